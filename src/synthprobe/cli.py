@@ -1,0 +1,81 @@
+"""The ``synthprobe`` command.
+
+Verbs (``build``, ``score``, ``study``, ``report``, ``export``, ``cache``) each hold one
+sub-command per task or format; every room of the package registers its own sub-commands
+through a ``register(verbs)`` function in its ``cli`` module, listed in ``_ROOMS``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import sys
+
+from synthprobe import __version__
+from synthprobe.errors import EXIT_BAD_INPUT, InputError
+
+VERBS = {
+    "build": "generate a task's data file deterministically from a seed",
+    "score": "score a causal LM on a task and write a results JSON",
+    "study": "the GPT-3 news-article human study: generate, serve to raters, analyse",
+    "probe": "GPT-3's qualitative probes: novel words, grammar correction",
+    "report": "turn results JSON files into an HTML report, plots and a leaderboard",
+    "export": "export a release as a Hugging Face dataset folder or lm-eval task YAMLs",
+    "cache": "inspect or clear the per-item scoring cache and converted model weights",
+}
+
+_ROOMS = (
+    "synthprobe.tasks.deeparithmark.cli",
+    "synthprobe.tasks.gpt3.cli",
+    "synthprobe.scoring.cli",
+    "synthprobe.study.cli",
+    "synthprobe.probes.cli",
+    "synthprobe.report.cli",
+    "synthprobe.export.cli",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="synthprobe",
+        description="Build procedurally generated probe benchmarks, prove them fair, and "
+                    "score causal language models on them.",
+        epilog="Run 'synthprobe VERB --help' for the sub-commands of a verb.",
+    )
+    parser.add_argument("--version", action="version", version=f"synthprobe {__version__}")
+    top = parser.add_subparsers(dest="verb", metavar="VERB")
+    verbs: dict[str, argparse._SubParsersAction] = {}
+    for verb, help_text in VERBS.items():
+        p = top.add_parser(verb, help=help_text, description=help_text)
+        verbs[verb] = p.add_subparsers(dest="what", metavar="WHAT")
+        p.set_defaults(_verb_parser=p)
+    for room in _ROOMS:
+        if importlib.util.find_spec(room) is None:
+            continue
+        importlib.import_module(room).register(verbs)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.verb is None:
+        parser.print_help()
+        return EXIT_BAD_INPUT
+    func = getattr(args, "func", None)
+    if func is None:
+        args._verb_parser.print_help()
+        return EXIT_BAD_INPUT
+    try:
+        return int(func(args) or 0)
+    except InputError as exc:
+        print(f"synthprobe: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("synthprobe: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,27 @@
+"""One exception type for bad input: it names the file, line and field and what was expected."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+#: Exit status for bad input or bad command-line values.
+EXIT_BAD_INPUT = 2
+
+
+class InputError(Exception):
+    """Bad user input. ``str(err)`` is the single line shown to the user."""
+
+    def __init__(self, message: str, *, path: str | Path | None = None,
+                 line: int | None = None, field: str | None = None):
+        self.path = str(path) if path is not None else None
+        self.line = line
+        self.field = field
+        self.detail = message
+        loc = ""
+        if self.path is not None:
+            loc = self.path + (f":{line}" if line is not None else "")
+        elif line is not None:
+            loc = f"line {line}"
+        if field is not None:
+            loc = f"{loc}: field {field!r}" if loc else f"field {field!r}"
+        super().__init__(f"{loc}: {message}" if loc else message)

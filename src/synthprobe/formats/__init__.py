@@ -1,0 +1,1 @@
+"""Readers for the file formats synthprobe consumes, each with strict, located errors."""

@@ -1,0 +1,211 @@
+"""The contract every Deep Arithmark family follows.
+
+A family is a pure function ``generate(rng) -> Problem``: the story, ``depth`` dependent
+operations written as machine-checkable steps (see :mod:`.steps`), the exact answer, and a
+pool of named plausible mistakes, each the exact wrong value that mistake produces.
+Arithmetic is exact (``int``/``Fraction``), never float.
+
+The builder (:mod:`.build`) picks three mistakes per item so that the answer's numeric rank,
+its slot and the options' roundness class are balanced; a family therefore offers more than
+three mistakes, on both sides of the answer, and the builder redraws when the pool cannot
+serve the rank it needs.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Callable, Mapping
+
+Number = int | Fraction
+
+#: Difficulty word in ``activity_label`` per depth tier.
+DIFFICULTY = {2: "easy", 3: "medium", 4: "hard", 5: "expert"}
+
+
+class GenerationError(ValueError):
+    """A family drew parameters it cannot use (non-integer result, …): the builder redraws."""
+
+
+def require(condition: bool, why: str) -> None:
+    """Reject a draw (not an ``assert``: ``python -O`` must not change the data)."""
+    if not condition:
+        raise GenerationError(why)
+
+
+# ---------------------------------------------------------------------------------------
+# Number formatting shared by stories, steps and endings
+# ---------------------------------------------------------------------------------------
+
+def fmt_num(x: Number, *, money: bool = False, commas: bool = False) -> str:
+    """Exact decimal rendering of an int or terminating Fraction ("12", "12.5", "$1,250")."""
+    x = Fraction(x)
+    sign = "-" if x < 0 else ""
+    x = abs(x)
+    whole, rest = divmod(x.numerator, x.denominator)
+    text = f"{whole:,}" if commas else str(whole)
+    if rest:
+        den = x.denominator
+        twos = fives = 0
+        while den % 2 == 0:
+            den //= 2
+            twos += 1
+        while den % 5 == 0:
+            den //= 5
+            fives += 1
+        if den != 1:
+            raise GenerationError(f"{x} has no terminating decimal form")
+        places = max(twos, fives)
+        frac = (rest * 10 ** places) // x.denominator
+        text += "." + str(frac).rjust(places, "0").rstrip("0")
+        if money and len(text.split(".")[1]) == 1:
+            text += "0"
+    return f"{sign}${text}" if money else sign + text
+
+
+def fmt_clock(minutes: int) -> str:
+    """Minutes after midnight (0 ≤ m < 1440) as ``H:MM a.m.``/``H:MM p.m.``."""
+    if not 0 <= minutes < 24 * 60:
+        raise GenerationError(f"clock value {minutes} outside one day")
+    h, m = divmod(minutes, 60)
+    half = "a.m." if h < 12 else "p.m."
+    h12 = h % 12 or 12
+    return f"{h12}:{m:02d} {half}"
+
+
+def as_int(x: Number, why: str = "result must be a whole number") -> int:
+    x = Fraction(x)
+    require(x.denominator == 1, why)
+    return int(x)
+
+
+# ---------------------------------------------------------------------------------------
+# Solution steps: each call performs one binary operation exactly and records its line.
+# ---------------------------------------------------------------------------------------
+
+class Steps:
+    """Accumulates ``<what>: <a> <op> <b> = <c>`` lines while computing the values.
+
+    Use one method per step; every method returns the exact result so later steps consume
+    earlier results. ``money=True`` renders amounts with ``$``.
+    """
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def _n(self, x: Number, money: bool) -> str:
+        return fmt_num(x, money=money)
+
+    def op(self, what: str, a: Number, op: str, b: Number, *, money: bool = False) -> Number:
+        """``a + b``, ``a - b``, ``a × b`` or an exact ``a / b`` (must terminate as a decimal)."""
+        a, b = Fraction(a), Fraction(b)
+        if op == "+":
+            c = a + b
+        elif op == "-":
+            c = a - b
+        elif op in ("×", "*"):
+            c = a * b
+        elif op == "/":
+            require(b != 0, "division by zero")
+            c = a / b
+        else:
+            raise ValueError(f"unknown operator {op!r}")
+        c = _norm(c)
+        self.lines.append(f"{what}: {self._n(a, money)} {op} {self._n(b, money)} = {self._n(c, money)}")
+        return c
+
+    def divmod(self, what: str, a: int, b: int) -> tuple[int, int]:
+        """Whole-unit division: ``<what>: a / b = q (remainder r)``; returns ``(q, r)``."""
+        a, b = as_int(a), as_int(b)
+        require(b > 0 and a >= 0, "whole-unit division needs a >= 0 and b > 0")
+        q, r = divmod(a, b)
+        self.lines.append(f"{what}: {a} / {b} = {q} (remainder {r})")
+        return q, r
+
+    def pct(self, what: str, p: Number, a: Number, *, money: bool = False) -> Number:
+        """``<what>: p% of a = c`` with c = a·p/100 exactly."""
+        c = _norm(Fraction(a) * Fraction(p) / 100)
+        self.lines.append(f"{what}: {fmt_num(p)}% of {self._n(a, money)} = {self._n(c, money)}")
+        return c
+
+    def clock(self, what: str, start: int, minutes: int) -> int:
+        """``<what>: H:MM a.m. + m min = H:MM p.m.`` on minutes after midnight."""
+        end = start + as_int(minutes)
+        self.lines.append(f"{what}: {fmt_clock(start)} + {as_int(minutes)} min = {fmt_clock(end)}")
+        return end
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+
+def _norm(x: Fraction) -> Number:
+    return int(x) if x.denominator == 1 else x
+
+
+# ---------------------------------------------------------------------------------------
+# What a family returns
+# ---------------------------------------------------------------------------------------
+
+VALUE_KINDS = ("count", "money", "clock")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One generated problem, before the builder picks decoys and slots.
+
+    ``ending`` is a ``str.format`` template with one ``{}`` for the rendered value, e.g.
+    ``" {} crates."`` or ``" ${}."``; the four endings differ only in that value.
+    ``mistakes`` maps a human-readable mistake name ("forgot the damaged units") to the exact
+    value it produces; invalid ones (non-positive, equal to the answer, ±1, …) are filtered
+    by the builder, so families need not pre-filter.
+    """
+
+    family: str
+    topic: str
+    depth: int
+    ctx: str
+    answer: int
+    unit: str
+    ending: str
+    steps: tuple[str, ...]
+    mistakes: Mapping[str, int]
+    kind: str = "count"
+    params: Mapping[str, object] = field(default_factory=dict)
+
+    def render(self, value: int) -> str:
+        return self.ending.format(render_value(value, self.kind))
+
+
+def render_value(value: int, kind: str) -> str:
+    if kind == "clock":
+        text = fmt_clock(value)
+        return text
+    return fmt_num(value)
+
+
+@dataclass(frozen=True)
+class Family:
+    """A registered family: its name, topic label, depth and generator."""
+
+    name: str
+    topic: str
+    depth: int
+    generate: Callable[[random.Random], Problem]
+    summary: str = ""
+
+
+FAMILIES: dict[str, Family] = {}
+
+
+def register(name: str, *, topic: str, depth: int, summary: str = ""):
+    """Decorator: ``@register("tank_fill", topic="tank_fill", depth=4)`` on ``generate(rng)``."""
+
+    def deco(fn: Callable[[random.Random], Problem]) -> Callable[[random.Random], Problem]:
+        if name in FAMILIES:
+            raise ValueError(f"family {name!r} registered twice")
+        FAMILIES[name] = Family(name=name, topic=topic, depth=depth, generate=fn,
+                                summary=summary or (fn.__doc__ or "").strip().splitlines()[0])
+        return fn
+
+    return deco
