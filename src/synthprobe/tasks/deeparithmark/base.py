@@ -209,3 +209,70 @@ def register(name: str, *, topic: str, depth: int, summary: str = ""):
         return fn
 
     return deco
+
+
+# ---------------------------------------------------------------------------------------
+# Option rules shared by the builder, the selftest and the family tests
+# ---------------------------------------------------------------------------------------
+
+#: Roundness classes, roundest last. Counts and money use the value; clock times use the
+#: minute-of-hour, so 9:00 is as round as 300 and 9:45 as round as 45.
+ROUNDNESS_NAMES = ("not a multiple of 5", "multiple of 5, not of 10",
+                   "multiple of 10, not of 100", "multiple of 100 / on the hour")
+
+
+def roundness_class(value: int, kind: str = "count") -> int:
+    """0 = not a multiple of 5, 1 = of 5 not 10, 2 = of 10 not 100, 3 = of 100.
+
+    For clock values (minutes after midnight) the class is that of the minute-of-hour,
+    with ``:00`` in class 3.
+    """
+    n = value % 60 if kind == "clock" else value
+    if kind == "clock" and n == 0:
+        return 3
+    if n % 100 == 0:
+        return 3
+    if n % 10 == 0:
+        return 2
+    if n % 5 == 0:
+        return 1
+    return 0
+
+
+def decoy_problem(answer: int, value: int, kind: str = "count") -> str | None:
+    """Why ``value`` cannot be a decoy for ``answer`` (``None`` if it can)."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        return "not a whole number"
+    if value <= 0:
+        return "not positive"
+    if value == answer:
+        return "equals the answer"
+    if abs(value - answer) == 1:
+        return "answer ± 1"
+    if roundness_class(value, kind) != roundness_class(answer, kind):
+        return "different roundness class"
+    if kind == "clock":
+        if not 0 <= value < 1440:
+            return "outside the day"
+        if (value < 720) != (answer < 720):
+            return "other half of the day"
+    return None
+
+
+def usable_mistakes(problem: Problem) -> dict[str, int]:
+    """The problem's mistakes that may serve as decoys, first name kept per distinct value."""
+    out: dict[str, int] = {}
+    seen: set[int] = set()
+    for name, value in problem.mistakes.items():
+        if decoy_problem(problem.answer, value, problem.kind) is None and value not in seen:
+            out[name] = value
+            seen.add(value)
+    return out
+
+
+def feasible_ranks(problem: Problem) -> set[int]:
+    """Answer ranks (0 = smallest of the four) that the usable mistakes can realise."""
+    vals = usable_mistakes(problem).values()
+    below = sum(v < problem.answer for v in vals)
+    above = sum(v > problem.answer for v in vals)
+    return {r for r in range(4) if below >= r and above >= 3 - r}
