@@ -1,0 +1,77 @@
+"""Small helpers shared by the depth-2 and depth-3 Deep Arithmark families.
+
+Nothing here draws randomness on its own: every helper that picks something takes the
+family's ``random.Random`` so a family stays a pure function of the generator it is given.
+"""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+from typing import Mapping, Sequence, TypeVar
+
+from ..base import Number, require
+
+T = TypeVar("T")
+
+#: First names for the people in the stories (short, common, varied in origin).
+NAMES: tuple[str, ...] = (
+    "Maya", "Omar", "Lena", "Ravi", "Sofia", "Jonas", "Aisha", "Diego", "Mei", "Tomas",
+    "Priya", "Kofi", "Hannah", "Yusuf", "Clara", "Mateo", "Nadia", "Ethan", "Amara", "Felix",
+    "Ines", "Kenji", "Zara", "Lucas", "Leila", "Noah", "Ana", "Samir", "Freya", "Tariq",
+    "Elif", "Owen", "Rosa", "Idris", "Julia", "Hugo", "Nia", "Arjun", "Greta", "Malik",
+)
+
+#: Minimum number of plausible mistakes a family must still offer after cleaning.
+MIN_MISTAKES = 5
+
+
+def pick(rng: random.Random, options: Sequence[T]) -> T:
+    """One element of ``options``; an empty list rejects the draw."""
+    require(len(options) > 0, "no admissible value to draw")
+    return options[rng.randrange(len(options))]
+
+
+def whole(x: Number | None) -> int | None:
+    """``x`` as an ``int`` when it is a whole number, else ``None``."""
+    if x is None:
+        return None
+    x = Fraction(x)
+    return int(x) if x.denominator == 1 else None
+
+
+def exact_div(a: Number, b: Number) -> int | None:
+    """``a / b`` when it is a whole number (and ``b`` is not zero), else ``None``."""
+    if b == 0:
+        return None
+    return whole(Fraction(a) / Fraction(b))
+
+
+def clean_mistakes(answer: int, candidates: Mapping[str, Number | None]) -> dict[str, int]:
+    """Keep the mistakes that yield a positive whole number different from the answer.
+
+    A mistake whose wrong chain would not end in a whole number (a non-integer share, a
+    negative length, …) is not a value a solver would write down as the answer, so it is left
+    out rather than rounded. Rejects the draw when fewer than :data:`MIN_MISTAKES` remain.
+    """
+    out: dict[str, int] = {}
+    for name, value in candidates.items():
+        v = whole(value)
+        if v is not None and v > 0 and v != answer:
+            out[name] = v
+    require(len(out) >= MIN_MISTAKES, f"only {len(out)} usable mistakes")
+    return out
+
+
+def hours_minutes(hours: int, minutes: int) -> str:
+    """``1 hour 47 minutes`` / ``2 hours 5 minutes`` / ``3 hours``."""
+    text = f"{hours} hour" + ("" if hours == 1 else "s")
+    if minutes:
+        text += f" {minutes} minute" + ("" if minutes == 1 else "s")
+    return text
+
+
+def hhmm_as_number(total_minutes: int) -> int:
+    """A duration written as hours and minutes run together: 133 min → 2 h 13 → ``213``."""
+    h, m = divmod(total_minutes, 60)
+    return h * 100 + m

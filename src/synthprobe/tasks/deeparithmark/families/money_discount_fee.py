@@ -1,0 +1,76 @@
+"""Percent off a price, then a fixed fee added (depth 2)."""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+from math import gcd
+
+from ..base import Problem, Steps, fmt_num, register, require
+from ._common_a import NAMES, clean_mistakes, exact_div, pick, whole
+
+NAME = "money_discount_fee"
+
+#: (item, lowest price, highest price) in whole dollars.
+ITEMS = (
+    ("jacket", 40, 260), ("desk lamp", 30, 160), ("backpack", 30, 180), ("pair of boots", 50, 280),
+    ("coffee table", 80, 420), ("printer", 60, 380), ("rug", 50, 360), ("desk chair", 70, 390),
+    ("tent", 60, 340), ("bicycle helmet", 30, 150), ("blender", 40, 220), ("suitcase", 60, 320),
+    ("guitar", 90, 480), ("microwave", 60, 280),
+)
+FEES = ("shipping fee", "delivery charge", "service fee", "gift-wrapping fee", "handling fee")
+PERCENTS = (10, 15, 20, 25, 30, 35, 40, 45, 50, 60)
+
+TEMPLATES = (
+    "{name} bought a {item} priced at ${price} during a {p}% off sale, and a ${fee} {feename} "
+    "was added at checkout. In total, {name} paid",
+    "A {item} normally costs ${price}. {name} got {p}% off it but also paid a ${fee} {feename}. "
+    "Altogether, the {item} cost {name}",
+    "A shop marked a ${price} {item} down by {p}%. {name} bought it and paid a ${fee} {feename} "
+    "on top. {name}'s total came to",
+    "With a {p}% discount, {name} ordered a {item} listed at ${price}, plus a ${fee} {feename}. "
+    "The amount {name} paid in total was",
+)
+
+
+@register(NAME, topic=NAME, depth=2)
+def generate(rng: random.Random) -> Problem:
+    """Percent off a price, then a fixed fee added."""
+    item, lo, hi = pick(rng, ITEMS)
+    p = pick(rng, PERCENTS)
+    step = 100 // gcd(p, 100)  # price must be a multiple of this for a whole-dollar discount
+    price = step * rng.randint(-(-lo // step), hi // step)
+    sale_price = Fraction(price * (100 - p), 100)
+    # the fee is drawn among those that leave a total off the multiples of 5, so the answer
+    # and its decoys share the commonest roundness class without a redraw
+    fee = pick(rng, [f for f in range(4, 40) if (sale_price + f) % 5 != 0])
+    feename = pick(rng, FEES)
+    name = pick(rng, NAMES)
+    template = pick(rng, TEMPLATES)
+
+    s = Steps()
+    sale = s.pct("price after the discount", 100 - p, price, money=True)
+    total = s.op("total with the fee", sale, "+", fee, money=True)
+    answer = whole(total)
+    require(answer is not None and answer > 0, "total must be whole dollars")
+    require(answer % 5 != 0, "answer should not be a multiple of 5")
+
+    discount = Fraction(price * p, 100)
+    mistakes = clean_mistakes(answer, {
+        "forgot the fee": sale,
+        "subtracted the fee instead of adding it": sale - fee,
+        "added the fee twice": sale + 2 * fee,
+        "ignored the discount": price + fee,
+        "took the discount amount as the price": discount + fee,
+        "took the percentage off as dollars": price - p + fee,
+        "added the discount instead of subtracting it": price + discount + fee,
+        "discounted the fee too": exact_div((price + fee) * (100 - p), 100),
+    })
+
+    ctx = template.format(name=name, item=item, price=fmt_num(price), p=p, fee=fee, feename=feename)
+    return Problem(
+        family=NAME, topic=NAME, depth=2, ctx=ctx, answer=answer, unit="$", ending=" ${}.",
+        steps=tuple(s.lines), mistakes=mistakes, kind="money",
+        params={"price": price, "percent_off": p, "fee": fee, "item": item, "fee_name": feename,
+                "name": name, "template": TEMPLATES.index(template)},
+    )
