@@ -1,0 +1,74 @@
+"""A start time plus two durations give the end time on the clock (depth 2)."""
+
+from __future__ import annotations
+
+import random
+
+from ..base import Problem, Steps, fmt_clock, register, require
+from ._common_a import NAMES, clean_mistakes, hours_minutes, pick
+
+NAME = "time_clock_end"
+
+#: First activity (lasts hours and minutes): noun phrase as used in the templates.
+FIRST = ("a film", "a football match", "a hike", "a train journey", "a board game", "a concert",
+         "a cooking class", "a museum tour", "a tennis lesson", "a study session")
+#: Second activity (lasts whole minutes, a multiple of five).
+SECOND = ("dinner", "coffee with a friend", "a walk home", "some shopping", "a swim",
+          "a bus ride", "a phone call", "lunch", "a nap", "tidying up")
+
+TEMPLATES = (
+    "{name} started {first} at {start}. It lasted {d1}, and then {second} took {d2} minutes. "
+    "{name} was done at",
+    "At {start}, {name} began {first} that ran for {d1}, followed by {second} lasting {d2} "
+    "minutes. Everything ended at",
+    "{name}'s plan: {first} from {start} lasting {d1}, then {second} for {d2} minutes. "
+    "That left {name} free at",
+    "{first_cap} began at {start} and took {d1}. Right after it, {name} spent {d2} minutes on "
+    "{second}, finishing at",
+)
+
+
+@register(NAME, topic=NAME, depth=2)
+def generate(rng: random.Random) -> Problem:
+    """A start time plus two durations give the end time."""
+    morning = rng.random() < 0.4
+    # start on a multiple of 5 minutes; morning stories end before noon, afternoon ones
+    # start after noon, so the story never crosses 12:00
+    start = 5 * (rng.randint(6 * 12, 8 * 12 + 6) if morning else rng.randint(12 * 12 + 1, 19 * 12))
+    h1 = rng.randint(1, 2)
+    m1 = pick(rng, [m for m in range(3, 58) if m % 5])  # odd minutes: the end is off the 5s
+    d2 = 5 * rng.randint(4, 19)
+    first = pick(rng, FIRST)
+    second = pick(rng, SECOND)
+    name = pick(rng, NAMES)
+    template = pick(rng, TEMPLATES)
+    d1 = 60 * h1 + m1
+
+    s = Steps()
+    t1 = s.clock("end of the first activity", start, d1)
+    end = s.clock("end of the second activity", t1, d2)
+    half_end = 720 if start < 720 else 1440
+    require(end < half_end, "the story must stay in one half of the day")
+
+    carries = ((start % 60) + m1 >= 60) + ((t1 % 60) + d2 % 60 >= 60)
+    mistakes = clean_mistakes(end, {
+        "stopped after the first activity": t1,
+        "counted the second activity twice": end + d2,
+        "read the hours and minutes as one number of minutes": end + (100 * h1 + m1) - d1,
+        "left out the hours of the first activity": end - 60 * h1,
+        "counted the first activity twice": end + d1,
+        "subtracted the second activity": t1 - d2,
+        "forgot to carry the hour": end - 60 * carries,
+        "left out the first activity": start + d2,
+    })
+
+    ctx = template.format(name=name, first=first, first_cap=first[0].upper() + first[1:],
+                          start=fmt_clock(start), d1=hours_minutes(h1, m1), d2=d2,
+                          second=second)
+    return Problem(
+        family=NAME, topic=NAME, depth=2, ctx=ctx, answer=end, unit="", ending=" {}",
+        steps=tuple(s.lines), mistakes=mistakes, kind="clock",
+        params={"start": start, "first_hours": h1, "first_minutes": m1, "second_minutes": d2,
+                "first": first, "second": second, "name": name,
+                "template": TEMPLATES.index(template)},
+    )

@@ -1,0 +1,75 @@
+"""time_clock_end: a start time plus two durations give the end time (depth 2)."""
+
+from __future__ import annotations
+
+from family_checks import check_family, draw
+
+from synthprobe.seeding import item_rng
+from synthprobe.tasks.deeparithmark.base import FAMILIES, fmt_clock, usable_mistakes
+
+NAME = "time_clock_end"
+
+
+def expected_pool(start: int, h1: int, m1: int, d2: int, answer: int) -> dict[str, int]:
+    """Every named mistake recomputed by hand, on minutes after midnight."""
+    d1 = 60 * h1 + m1
+    mid = start + d1
+    carries = int(start % 60 + m1 >= 60) + int(mid % 60 + d2 % 60 >= 60)
+    pool = {
+        "stopped after the first activity": mid,
+        "counted the second activity twice": mid + 2 * d2,
+        # 1 h 47 min read as 147 minutes
+        "read the hours and minutes as one number of minutes": start + int(f"{h1}{m1:02d}") + d2,
+        "left out the hours of the first activity": start + m1 + d2,
+        "counted the first activity twice": start + 2 * d1 + d2,
+        "subtracted the second activity": mid - d2,
+        "forgot to carry the hour": answer - 60 * carries,
+        "left out the first activity": start + d2,
+    }
+    return {k: v for k, v in pool.items() if v > 0 and v != answer}
+
+
+def test_contract_and_rates():
+    figures = check_family(NAME, expected_depth=2)
+    problems = figures["problems"]
+    assert figures["rejected"] < 0.05 * 400
+    for r in range(4):
+        assert figures["ranks"][r] >= 0.4 * len(problems), (r, figures["ranks"])
+    words = [len(p.ctx.split()) for p in problems]
+    assert 22 <= sum(words) / len(words) <= 27 and max(words) <= 30
+
+
+def test_answer_and_mistakes_recomputed_from_params():
+    problems, _ = draw(NAME, 120, seed=3)
+    for p in problems:
+        start, h1, m1, d2 = (p.params[k] for k in ("start", "first_hours", "first_minutes",
+                                                  "second_minutes"))
+        end = start + 60 * h1 + m1 + d2
+        assert p.answer == end and p.kind == "clock"
+        # the story stays inside one half of the day, and so do the usable decoys
+        assert (start < 720) == (end < 720)
+        assert all((v < 720) == (end < 720) for v in usable_mistakes(p).values())
+        assert fmt_clock(start) in p.ctx and f"{d2} minutes" in p.ctx
+        assert p.render(end) == " " + fmt_clock(end) and not p.render(end).endswith("..")
+        assert end % 5 != 0  # the end time is never on a round 5 minutes
+        assert dict(p.mistakes) == expected_pool(start, h1, m1, d2, end)
+
+
+def test_hand_worked_example_matches_the_pool():
+    # 6:15 p.m. + 1 h 47 min = 8:02 p.m. (one carry), + 40 min = 8:42 p.m.
+    pool = expected_pool(18 * 60 + 15, 1, 47, 40, 20 * 60 + 42)
+    assert fmt_clock(pool["forgot to carry the hour"]) == "7:42 p.m."
+    assert fmt_clock(pool["read the hours and minutes as one number of minutes"]) == "9:22 p.m."
+    assert fmt_clock(pool["stopped after the first activity"]) == "8:02 p.m."
+    # the family offers the carry mistake whenever the story has a carry
+    problems, _ = draw(NAME, 120, seed=4)
+    with_carry = [p for p in problems if "forgot to carry the hour" in p.mistakes]
+    assert len(with_carry) > 0.3 * len(problems)
+    assert all((p.answer - p.mistakes["forgot to carry the hour"]) in (60, 120) for p in with_carry)
+
+
+def test_deterministic_and_varied():
+    gen = FAMILIES[NAME].generate
+    assert gen(item_rng("t", 5, 1)) == gen(item_rng("t", 5, 1))
+    problems, _ = draw(NAME, 150, seed=9)
+    assert len({p.ctx for p in problems}) == len(problems)
