@@ -1,0 +1,287 @@
+"""Render a Deep Arithmark file deterministically from a seed.
+
+How an N-item file is made (all of it reproducible from ``seed`` and ``N`` alone):
+
+1. **Composition** — :func:`.composition.composition` gives each template its item count;
+   item ``k`` of template ``t`` is the pair ``(t, k)``.
+2. **Balance plan** — :func:`.composition.balance_plan` fixes how many items of each depth
+   tier go to every (correct slot, answer rank) cell; within a tier the cells are dealt to
+   the items by a seeded shuffle.
+3. **Order** — a seeded shuffle of all items gives the file order; ``ind`` is the position.
+4. **Items**, in file order — the family's generator draws from
+   ``item_rng("deeparithmark/<template>", seed, k, attempt)``. A draw that raises
+   :class:`GenerationError`, cannot put the answer at the rank the plan requires, or repeats
+   the context of an earlier item is discarded and ``attempt`` goes up by one. The three
+   decoys for the required rank are sampled from the family's usable mistakes with the same
+   RNG, the answer goes to its planned slot and the decoys fill the other slots in random
+   order.
+5. Every item is re-checked against every per-item rule (:mod:`.checks`), and the counts
+   against the plan, before the file is renamed into place; any fault aborts the build and
+   leaves nothing behind.
+
+Memory is O(N) in small fixed-size entries (one byte per item for the plan, four for the
+order, an 8-byte hash per context), so a million-item file streams to disk in bounded memory.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import json
+import random
+import time
+from array import array
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+from synthprobe.io import atomic_open
+from synthprobe.seeding import derive_seed, item_rng
+from synthprobe.tasks.deeparithmark.base import (FAMILIES, Family, GenerationError, Problem,
+                                                 feasible_ranks, render_value, usable_mistakes)
+from synthprobe.tasks.deeparithmark.checks import (CORRECT, ITEM_RULES, activity_label,
+                                                   item_faults, source_id)
+from synthprobe.tasks.deeparithmark.composition import (DEPTHS, N_OPTIONS, RELEASE_SEED,
+                                                        RELEASE_SIZE, TEMPLATE_BY_NAME, TEMPLATES,
+                                                        balance_plan, composition)
+
+#: Draws tried for one item before the build gives up on its template.
+MAX_ATTEMPTS = 2000
+
+
+class BuildError(RuntimeError):
+    """The generator could not produce a valid file (a family bug or an exhausted template)."""
+
+
+def dumps_item(item: dict) -> str:
+    """One JSONL line (without the newline): compact, UTF-8, keys in release order."""
+    return json.dumps(item, ensure_ascii=False, separators=(", ", ": "))
+
+
+def load_families() -> dict[str, Family]:
+    """Import the family modules and check them against the release table."""
+    import synthprobe.tasks.deeparithmark.families  # noqa: F401  (registers every family)
+
+    problems = []
+    for t in TEMPLATES:
+        fam = FAMILIES.get(t.name)
+        if fam is None:
+            problems.append(f"template {t.name!r} has no registered family "
+                            f"(expected module families/{t.name}.py)")
+        elif (fam.topic, fam.depth) != (t.topic, t.depth):
+            problems.append(f"family {t.name!r} is registered with topic {fam.topic!r}, depth "
+                            f"{fam.depth}; the release table says {t.topic!r}, depth {t.depth}")
+    if problems:
+        raise BuildError("; ".join(problems))
+    return {t.name: FAMILIES[t.name] for t in TEMPLATES}
+
+
+def _ctx_key(ctx: str) -> int:
+    return int.from_bytes(hashlib.blake2b(ctx.encode("utf-8"), digest_size=8).digest(), "big")
+
+
+@dataclass
+class Layout:
+    """Where every item of an N-item build sits: template, index, slot, rank, file order.
+
+    Items are numbered canonically — template by template in table order, ``k`` ascending —
+    which groups them by depth tier."""
+
+    n: int
+    seed: int
+    names: list[str]
+    starts: list[int]          # canonical index of each template's first item
+    cell: array                # canonical index -> slot * 4 + rank
+    order: array               # file position -> canonical index
+
+    def locate(self, c: int) -> tuple[str, int]:
+        t = bisect.bisect_right(self.starts, c) - 1
+        return self.names[t], c - self.starts[t]
+
+
+def layout(seed: int, n: int) -> Layout:
+    comp = composition(n)
+    plan = balance_plan(n)
+    names, starts, pos = [], [], 0
+    for t in TEMPLATES:
+        if comp[t.name]:
+            names.append(t.name)
+            starts.append(pos)
+            pos += comp[t.name]
+    cell = array("b")
+    for d in DEPTHS:
+        grid = plan.grid[d]
+        tier = array("b", (s * N_OPTIONS + r for s in range(N_OPTIONS) for r in range(N_OPTIONS)
+                           for _ in range(grid[s][r])))
+        random.Random(derive_seed("deeparithmark/plan", seed, d)).shuffle(tier)
+        cell.extend(tier)
+    if len(cell) != n:  # the plan and the composition disagree on a tier size
+        raise BuildError(f"balance plan covers {len(cell)} items, composition {n}")
+    order = array("I", range(n))
+    random.Random(derive_seed("deeparithmark/order", seed)).shuffle(order)
+    return Layout(n=n, seed=seed, names=names, starts=starts, cell=cell, order=order)
+
+
+@dataclass
+class BuildStats:
+    """What a build did: attempts per template and why draws were discarded."""
+
+    n: int = 0
+    attempts: Counter = field(default_factory=Counter)
+    discarded: Counter = field(default_factory=Counter)   # reason -> draws
+    slots: Counter = field(default_factory=Counter)
+    ranks: Counter = field(default_factory=Counter)
+    grid: Counter = field(default_factory=Counter)        # (slot, rank, depth) -> items
+    templates: Counter = field(default_factory=Counter)
+
+
+def _draw(fam: Family, template: str, seed: int, k: int, rank: int, seen: set[int],
+          stats: BuildStats) -> tuple[Problem, random.Random, int]:
+    why: Counter = Counter()
+    for attempt in range(MAX_ATTEMPTS):
+        rng = item_rng(f"deeparithmark/{template}", seed, k, attempt)
+        try:
+            problem = fam.generate(rng)
+        except GenerationError:
+            why["generator rejected the draw"] += 1
+            continue
+        if rank not in feasible_ranks(problem):
+            why[f"mistakes cannot put the answer at rank {rank}"] += 1
+            continue
+        key = _ctx_key(problem.ctx)
+        if key in seen:
+            why["context repeats an earlier item"] += 1
+            continue
+        stats.attempts[template] += attempt + 1
+        stats.discarded.update(why)
+        return problem, rng, key
+    reasons = ", ".join(f"{v} × {k_}" for k_, v in why.most_common())
+    raise BuildError(f"template {template!r}, item {k}: no usable draw in {MAX_ATTEMPTS} attempts "
+                     f"({reasons}); the template's parameter space may be exhausted at this size")
+
+
+def make_item(problem: Problem, *, template: str, ind: int, slot: int, rank: int,
+              rng: random.Random) -> dict:
+    """Pick the decoys for ``rank``, place the answer at ``slot`` and return the item."""
+    usable = usable_mistakes(problem)
+    below = [(name, v) for name, v in usable.items() if v < problem.answer]
+    above = [(name, v) for name, v in usable.items() if v > problem.answer]
+    decoys = rng.sample(below, rank) + rng.sample(above, N_OPTIONS - 1 - rank)
+    rng.shuffle(decoys)
+    options: list[tuple[str, int]] = decoys[:slot] + [(CORRECT, problem.answer)] + decoys[slot:]
+    values = [v for _, v in options]
+    depth = problem.depth
+    return {
+        "ind": ind,
+        "activity_label": activity_label(problem.topic, depth),
+        "ctx": problem.ctx,
+        "endings": [problem.render(v) for v in values],
+        "label": str(slot),
+        "source_id": source_id(template, depth, ind),
+        "split": "test",
+        "split_type": "synthetic",
+        "metadata": {
+            "answer": render_value(problem.answer, problem.kind),
+            "unit": problem.unit,
+            "topic": problem.topic,
+            "depth": depth,
+            "option_values": values,
+            "option_sources": [name for name, _ in options],
+            "answer_rank": rank,
+            "solution_steps": list(problem.steps),
+            "template": template,
+        },
+    }
+
+
+def iter_items(seed: int = RELEASE_SEED, n: int = RELEASE_SIZE, *,
+               stats: BuildStats | None = None) -> Iterator[dict]:
+    """Yield the ``n`` items of the file for ``seed`` in file order, each checked.
+
+    Raises :class:`BuildError` on a faulty item, and after the last item if the counts
+    differ from the plan (so a consumer that writes atomically keeps nothing)."""
+    if n < 1:
+        raise ValueError(f"n must be positive, got {n}")
+    families = load_families()
+    lay = layout(seed, n)
+    stats = stats if stats is not None else BuildStats()
+    seen: set[int] = set()
+    for ind, c in enumerate(lay.order):
+        template, k = lay.locate(c)
+        slot, rank = divmod(lay.cell[c], N_OPTIONS)
+        fam = families[template]
+        problem, rng, key = _draw(fam, template, seed, k, rank, seen, stats)
+        row = TEMPLATE_BY_NAME[template]
+        if (problem.family, problem.topic, problem.depth) != (template, row.topic, row.depth):
+            raise BuildError(f"template {template!r}, item {k}: the family returned a problem for "
+                             f"{problem.family!r}, topic {problem.topic!r}, depth {problem.depth}")
+        item = make_item(problem, template=template, ind=ind, slot=slot, rank=rank, rng=rng)
+        faults = item_faults(item, ind)
+        if faults:
+            rule, msg = faults[0]
+            raise BuildError(f"item {ind} (template {template!r}, #{k}) breaks the rule "
+                             f"'{ITEM_RULES[rule]}': {msg}")
+        seen.add(key)
+        stats.n += 1
+        stats.slots[slot] += 1
+        stats.ranks[rank] += 1
+        stats.grid[slot, rank, row.depth] += 1
+        stats.templates[template] += 1
+        yield item
+    _check_counts(stats, n)
+
+
+def _check_counts(stats: BuildStats, n: int) -> None:
+    plan = balance_plan(n)
+    comp = composition(n)
+    got = {t.name: stats.templates[t.name] for t in TEMPLATES}
+    if got != comp:
+        raise BuildError(f"composition {got} differs from the plan {comp}")
+    for d in DEPTHS:
+        for s in range(N_OPTIONS):
+            for r in range(N_OPTIONS):
+                if stats.grid[s, r, d] != plan.grid[d][s][r]:
+                    raise BuildError(f"cell slot {s} × rank {r} × depth {d} holds "
+                                     f"{stats.grid[s, r, d]} items; the plan says {plan.grid[d][s][r]}")
+
+
+@dataclass
+class BuildResult:
+    path: Path
+    n: int
+    seed: int
+    sha256: str
+    seconds: float
+    stats: BuildStats
+
+
+def _progress(iterable, total: int, progress: bool | None, desc: str):
+    from tqdm import tqdm
+
+    return tqdm(iterable, total=total, desc=desc, unit=" items", disable=None if progress is None
+                else not progress, dynamic_ncols=True, mininterval=0.5)
+
+
+def build(out: str | Path, *, seed: int = RELEASE_SEED, n: int = RELEASE_SIZE,
+          progress: bool | None = None) -> BuildResult:
+    """Write the ``n``-item file for ``seed`` to ``out`` atomically; return its SHA-256.
+
+    ``progress``: ``True``/``False`` force the tqdm bar on/off; ``None`` shows it on a terminal.
+    """
+    out = Path(out)
+    stats = BuildStats()
+    digest = hashlib.sha256()
+    t0 = time.perf_counter()
+    with atomic_open(out, "wb") as fh:
+        for item in _progress(iter_items(seed, n, stats=stats), n, progress, "deeparithmark build"):
+            line = (dumps_item(item) + "\n").encode("utf-8")
+            digest.update(line)
+            fh.write(line)
+    return BuildResult(path=out, n=n, seed=seed, sha256=digest.hexdigest(),
+                       seconds=time.perf_counter() - t0, stats=stats)
+
+
+def render_bytes(seed: int = RELEASE_SEED, n: int = RELEASE_SIZE) -> bytes:
+    """The whole file in memory (for comparisons and tests; use :func:`build` for large N)."""
+    return "".join(dumps_item(item) + "\n" for item in iter_items(seed, n)).encode("utf-8")
