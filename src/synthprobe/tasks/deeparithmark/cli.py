@@ -1,0 +1,253 @@
+"""Command line for Deep Arithmark: build, selftest and shortcut audit.
+
+Two front ends share these functions:
+
+* ``python deeparithmark.py build|selftest|audit`` at the repository root (:func:`main`),
+  which defaults to the released file ``data/deeparithmark-1.jsonl``;
+* ``synthprobe build deeparithmark --seed S --n N --out PATH [--selftest]``
+  (:func:`register`), for fresh private variants.
+
+Exit status: 0 success; 1 a failed check, a ``--check`` mismatch or a failed build;
+2 bad input (unreadable file, bad argument value).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from synthprobe.errors import EXIT_BAD_INPUT, InputError
+from synthprobe.tasks.deeparithmark.composition import RELEASE_SEED, RELEASE_SIZE
+
+RELEASE_FILE = Path("data") / "deeparithmark-1.jsonl"
+
+EXIT_FAILED = 1
+
+
+# ---------------------------------------------------------------------------------------
+# Argument types and checks
+# ---------------------------------------------------------------------------------------
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {value}")
+    return value
+
+
+def seed_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {value}")
+    return value
+
+
+def check_writable(out: Path) -> None:
+    """Fail early, before a long build, if ``out`` cannot be written."""
+    if out.is_dir():
+        raise InputError("is a directory; expected the path of the file to write", path=out, field="--out")
+    anc = out.parent
+    while not anc.exists():
+        anc = anc.parent
+    if not anc.is_dir():
+        raise InputError(f"cannot be created: {anc} is not a directory", path=out, field="--out")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".deeparithmark-probe.", dir=anc)
+    except OSError as exc:
+        raise InputError(f"cannot be written: {anc} is not writable ({exc.strerror})",
+                         path=out, field="--out") from None
+    os.close(fd)
+    os.unlink(probe)
+
+
+# ---------------------------------------------------------------------------------------
+# Commands
+# ---------------------------------------------------------------------------------------
+
+def _compare(out: Path, seed: int, n: int) -> int:
+    from synthprobe.io import sha256_file
+    from synthprobe.tasks.deeparithmark.build import dumps_item, iter_items
+
+    if not out.is_file():
+        raise InputError("does not exist; nothing to compare the build with", path=out)
+    with open(out, "rb") as fh:
+        for lineno, item in enumerate(iter_items(seed, n), start=1):
+            want = (dumps_item(item) + "\n").encode("utf-8")
+            have = fh.readline()
+            if have != want:
+                print(f"{out}: line {lineno} differs from the build for seed {seed}, n {n:,}; "
+                      f"run the build without --check to regenerate it", file=sys.stderr)
+                return EXIT_FAILED
+        if fh.read(1):
+            print(f"{out}: has lines after the {n:,} items of the build for seed {seed}", file=sys.stderr)
+            return EXIT_FAILED
+    print(f"{out}: identical to the build for seed {seed}, n {n:,}")
+    print(f"sha256 {sha256_file(out)}")
+    return 0
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    from synthprobe.tasks.deeparithmark.build import BuildError, build
+
+    out = Path(args.out)
+    try:
+        if args.check:
+            return _compare(out, args.seed, args.n)
+        check_writable(out)
+        res = build(out, seed=args.seed, n=args.n, progress=args.progress)
+    except BuildError as exc:
+        print(f"build failed, nothing written: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except OSError as exc:
+        raise InputError(f"cannot be written ({exc.strerror})", path=out, field="--out") from None
+    tries = sum(res.stats.attempts.values())
+    print(f"wrote {out}: {res.n:,} items from seed {res.seed} in {res.seconds:.1f} s "
+          f"({tries:,} draws, {tries / res.n:.2f} per item)")
+    print(f"sha256 {res.sha256}")
+    if getattr(args, "selftest", False):
+        return _run_selftest(out, None)
+    return 0
+
+
+def _run_selftest(path: Path, upstream: Path | None) -> int:
+    from synthprobe.tasks.deeparithmark.selftest import selftest
+
+    report = selftest(path, upstream=upstream)
+    print(report.table())
+    return 0 if report.ok else EXIT_FAILED
+
+
+def cmd_selftest(args: argparse.Namespace) -> int:
+    return _run_selftest(Path(args.path), Path(args.upstream) if args.upstream else None)
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    from synthprobe.tasks.deeparithmark.audit import audit, format_table, load_audit_items, tolerance
+
+    path = Path(args.path)
+    items = load_audit_items(path)
+    rows = audit(items)
+    print(format_table(rows, title=f"Shortcut audit: {path} ({len(items):,} items)"))
+    return 0 if all(r.within(tolerance(len(items))) for r in rows) else EXIT_FAILED
+
+
+# ---------------------------------------------------------------------------------------
+# Parsers
+# ---------------------------------------------------------------------------------------
+
+BUILD_HELP = "render a Deep Arithmark file deterministically from a seed"
+BUILD_DESCRIPTION = """\
+Render Deep Arithmark items deterministically: the same seed and size give a
+byte-identical file on any machine. The composition (15 templates, 4 depth tiers) and
+the correct-slot / answer-rank / depth balance follow the release table, scaled to
+--n; every item is re-checked before the file is renamed into place, so a failed
+build leaves nothing behind. Prints the file's SHA-256."""
+
+
+def add_build_arguments(p: argparse.ArgumentParser, *, default_out: Path | None,
+                        shown_out: str | None = None) -> None:
+    p.add_argument("--seed", type=seed_int, default=RELEASE_SEED, metavar="S",
+                   help=f"generator seed, a whole number >= 0 (default {RELEASE_SEED}, the release)")
+    p.add_argument("--n", type=positive_int, default=RELEASE_SIZE, metavar="N",
+                   help=f"number of items (default {RELEASE_SIZE:,}); multiples of 1,000 scale the "
+                        "release table exactly, other sizes split it proportionally")
+    if default_out is None:
+        p.add_argument("--out", required=True, metavar="PATH", help="JSONL file to write")
+    else:
+        p.add_argument("--out", default=str(default_out), metavar="PATH",
+                       help=f"JSONL file to write (default {shown_out or default_out})")
+    p.add_argument("--check", action="store_true",
+                   help="do not write: rebuild in memory and compare with the file at --out "
+                        "byte for byte (exit 1 on any difference)")
+    bar = p.add_mutually_exclusive_group()
+    bar.add_argument("--progress", dest="progress", action="store_true", default=None,
+                     help="always show the progress bar (default: only on a terminal)")
+    bar.add_argument("--no-progress", dest="progress", action="store_false",
+                     help="never show the progress bar")
+
+
+def register(verbs: dict) -> None:
+    """Add ``synthprobe build deeparithmark``."""
+    p = verbs["build"].add_parser(
+        "deeparithmark", help=BUILD_HELP, description=BUILD_DESCRIPTION,
+        epilog="Example: synthprobe build deeparithmark --seed 7 --n 1000 --out private.jsonl "
+               "--selftest", formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_build_arguments(p, default_out=None)
+    p.add_argument("--selftest", action="store_true",
+                   help="run the full selftest (every card claim and the shortcut audit) on the "
+                        "written file; exit 1 if any check fails")
+    p.set_defaults(func=cmd_build)
+
+
+def build_parser(root: Path) -> argparse.ArgumentParser:
+    data = root / RELEASE_FILE
+    shown = RELEASE_FILE
+    parser = argparse.ArgumentParser(
+        prog="deeparithmark.py",
+        description="Deep Arithmark-1: 1,000 arithmetic word problems needing 2-5 dependent "
+                    "operations, in the ArithMark 3.0 format. Build the file, re-check every "
+                    "claim of its card, and audit shortcut strategies.",
+        epilog="Exit status: 0 ok, 1 a check failed or --check found a difference, "
+               "2 bad input. Run 'deeparithmark.py COMMAND --help' for details.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    b = sub.add_parser("build", help=BUILD_HELP, description=BUILD_DESCRIPTION,
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
+                       epilog=f"Without options this renders the release, {shown}, from seed\n"
+                              f"{RELEASE_SEED}; 'build --check' verifies the committed file.")
+    add_build_arguments(b, default_out=data, shown_out=f"{shown} beside deeparithmark.py")
+    b.set_defaults(func=cmd_build)
+
+    s = sub.add_parser(
+        "selftest", help="re-check every claim of the card on a file (PASS/FAIL per check)",
+        description="Re-check a Deep Arithmark file: the ArithMark 3.0 loader contract, "
+                    "canonical bytes, schema and types, unique ids and contexts, units, "
+                    "distinct positive options, no answer ± 1 decoy, one roundness class, clock "
+                    "options in one half-day, label ↔ sources ↔ answer ↔ values, answer rank, "
+                    "steps = depth, every step re-evaluated, composition, slot / rank / depth "
+                    "balance and grid, prompt length and the shortcut audit. Expected figures "
+                    "are derived for the file's size. Exit 1 if any check fails, 2 if the file "
+                    "cannot be read.")
+    s.add_argument("path", nargs="?", default=str(data), metavar="PATH",
+                   help=f"file to check (default {shown})")
+    s.add_argument("--upstream", metavar="ARITHMARK3.jsonl",
+                   help="an ArithMark 3.0 file; also require 0 identical contexts and 0 shared "
+                        "eight-word n-grams (lower-cased word tokens) with it")
+    s.set_defaults(func=cmd_selftest)
+
+    a = sub.add_parser(
+        "audit", help="score strategies that skip the arithmetic (all must stay at chance)",
+        description="Print the shortcut table: pick the largest / smallest value, the roundest "
+                    "number, a fixed slot, the longest / shortest ending, and a cross-validated "
+                    "char-3-gram classifier over the option text. Exit 1 if any strategy leaves "
+                    "25 % ± 2.7 points (wider below 1,000 items: the 95 % interval of a guesser).")
+    a.add_argument("path", nargs="?", default=str(data), metavar="PATH",
+                   help=f"file to audit (default {shown})")
+    a.set_defaults(func=cmd_audit)
+    return parser
+
+
+def main(argv: list[str] | None = None, *, root: str | Path | None = None) -> int:
+    """Entry point of ``deeparithmark.py``; ``root`` is the directory holding ``data/``."""
+    parser = build_parser(Path(root) if root is not None else Path.cwd())
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return EXIT_BAD_INPUT
+    try:
+        return int(args.func(args) or 0)
+    except InputError as exc:
+        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print(f"{parser.prog}: interrupted", file=sys.stderr)
+        return 130
