@@ -1,0 +1,121 @@
+"""Helpers shared by the depth-4 and depth-5 families.
+
+Each of those families writes its story's arithmetic once, as a *chain* function
+``chain(calc, mistake) -> value`` that performs every operation through ``calc`` and applies
+the named ``mistake`` (``None`` for the correct solution) where that error would happen.
+The correct run uses :class:`~synthprobe.tasks.deeparithmark.base.Steps`, which records the
+solution lines; every mistake is the same chain re-run on :class:`Exact`, which computes the
+same operations exactly and records nothing. A mistake's value is therefore the exact wrong
+result of redoing the whole problem with that one error, never the answer nudged by a
+constant.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from math import lcm
+from typing import Callable, Iterable
+
+from ..base import GenerationError, Number, Steps, as_int, require
+
+#: The longest prompt the release allows, in words.
+MAX_CTX_WORDS = 45
+
+
+def _whole_if_possible(x: Fraction) -> Number:
+    return int(x) if x.denominator == 1 else x
+
+
+class Exact:
+    """The arithmetic of :class:`Steps` (same methods and results) without recording lines."""
+
+    def op(self, what: str, a: Number, op: str, b: Number, *, money: bool = False) -> Number:
+        a, b = Fraction(a), Fraction(b)
+        if op == "+":
+            return _whole_if_possible(a + b)
+        if op == "-":
+            return _whole_if_possible(a - b)
+        if op in ("×", "*"):
+            return _whole_if_possible(a * b)
+        if op == "/":
+            require(b != 0, "division by zero")
+            return _whole_if_possible(a / b)
+        raise ValueError(f"unknown operator {op!r}")
+
+    def divmod(self, what: str, a: Number, b: Number) -> tuple[int, int]:
+        a, b = as_int(a), as_int(b)
+        require(b > 0 and a >= 0, "whole-unit division needs a >= 0 and b > 0")
+        return divmod(a, b)
+
+    def pct(self, what: str, p: Number, a: Number, *, money: bool = False) -> Number:
+        return _whole_if_possible(Fraction(a) * Fraction(p) / 100)
+
+
+Calc = Steps | Exact
+Chain = Callable[[Calc, "str | None"], Number]
+
+
+def solve(chain: Chain) -> tuple[int, tuple[str, ...]]:
+    """Run the correct chain; return the whole, positive answer and its solution lines."""
+    steps = Steps()
+    value = chain(steps, None)
+    answer = as_int(value, "the answer must be a whole number")
+    require(answer > 0, "the answer must be positive")
+    return answer, tuple(steps.lines)
+
+
+def mistakes(chain: Chain, names: Iterable[str], answer: int) -> dict[str, int]:
+    """Each named mistake's exact value, by re-running ``chain`` with that error.
+
+    A mistake whose re-run is impossible (a negative amount to pack, a division that does not
+    come out whole, a value of zero or less) offers no option and is left out, and so is one
+    that happens to land on the answer for these numbers.
+    """
+    out: dict[str, int] = {}
+    for name in names:
+        try:
+            value = Fraction(chain(Exact(), name))
+        except GenerationError:
+            continue
+        if value.denominator == 1 and value > 0 and value != answer:
+            out[name] = int(value)
+    return out
+
+
+def sentence_case(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def finish_ctx(*sentences: str) -> str:
+    """Join the story's sentences with single spaces and check the prompt's length.
+
+    The last sentence is the unfinished one: no final period, no trailing space.
+    """
+    ctx = " ".join(s.strip() for s in sentences if s.strip())
+    require(not ctx.endswith("."), "the prompt must end in an unfinished sentence")
+    n = len(ctx.split())
+    require(n <= MAX_CTX_WORDS, f"prompt of {n} words is longer than {MAX_CTX_WORDS}")
+    return ctx
+
+
+def multiple_at_least(base: int, low: int) -> int:
+    """The smallest multiple of ``base`` that is ``>= low``."""
+    return -(-low // base) * base
+
+
+def lcm_of_denominators(values: Iterable[Fraction]) -> int:
+    """The least common multiple of the denominators of ``values``."""
+    out = 1
+    for v in values:
+        out = lcm(out, Fraction(v).denominator)
+    return out
+
+
+#: First names used by the stories.
+NAMES = ("Ava", "Ben", "Chloe", "Dev", "Elena", "Farid", "Grace", "Hugo", "Isla", "Jonas",
+         "Kemi", "Leo", "Maya", "Nina", "Omar", "Priya", "Quinn", "Rosa", "Sam", "Tariq",
+         "Uma", "Victor", "Wen", "Yusuf", "Zoe")
+
+#: Small whole numbers as words, for phrases like "three times as much".
+NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight",
+                9: "nine", 10: "ten", 11: "eleven", 12: "twelve"}

@@ -1,0 +1,74 @@
+"""inventory_boxes: receive, ship, discard damaged units, pack into crates (depth 4)."""
+
+from __future__ import annotations
+
+import re
+
+from family_checks import check_family, draw
+
+from synthprobe.seeding import item_rng
+from synthprobe.tasks.deeparithmark.base import FAMILIES, usable_mistakes
+
+NAME = "inventory_boxes"
+
+
+def crates(units: int, size: int) -> int | None:
+    """Whole crates packed from ``units`` (None when there is nothing to pack)."""
+    return units // size if units >= 0 and units // size > 0 else None
+
+
+def expected_pool(s: int, d: int, h: int, g: int, k: int, answer: int) -> dict[str, int]:
+    good = s + d - h - g
+    pool = {
+        "forgot the damaged units": crates(s + d - h, k),
+        "added the damaged units": crates(s + d - h + g, k),
+        "subtracted the damaged units twice": crates(good - g, k),
+        "forgot the shipped units": crates(s + d - g, k),
+        "added the shipped units": crates(s + d + h - g, k),
+        "subtracted the shipped units twice": crates(good - h, k),
+        "forgot the delivery": crates(s - h - g, k),
+        "counted the loose units as a crate": -(-good // k),
+        "gave the loose units instead of the crates": good % k or None,
+    }
+    return {n: v for n, v in pool.items() if v is not None and v != answer}
+
+
+def test_contract_and_rates():
+    figures = check_family(NAME, expected_depth=4)
+    problems = figures["problems"]
+    assert figures["rejected"] < 0.05 * 400
+    for r in range(4):
+        assert figures["ranks"][r] >= 0.4 * len(problems), (r, figures["ranks"])
+    words = [len(p.ctx.split()) for p in problems]
+    assert 29 <= sum(words) / len(words) <= 35 and max(words) <= 40
+    assert all(p.topic == "multi_step_inventory" for p in problems)
+    assert len(figures["mistake_names"]) >= 8
+
+
+def test_answer_and_mistakes_recomputed_from_params():
+    problems, _ = draw(NAME, 120, seed=3)
+    for p in problems:
+        s, d, h, g, k = (p.params[x] for x in ("stock", "delivery", "shipped", "damaged", "size"))
+        assert p.answer == (s + d - h - g) // k
+        assert dict(p.mistakes) == expected_pool(s, d, h, g, k, p.answer)
+        assert {str(x) for x in (s, d, h, g, k)} <= set(re.findall(r"\d+", p.ctx))
+        assert p.render(p.answer) == f" {p.answer} {p.params['box']}."
+        assert p.steps[-1].startswith(f"full {p.params['box']}: {s + d - h - g} / {k} = ")
+
+
+def test_the_card_example():
+    """The release card's worked item: 420 + 260 − 210 − 40 = 430, 430 // 16 = 26."""
+    pool = expected_pool(420, 260, 210, 40, 16, 26)
+    assert pool["forgot the damaged units"] == 29 and pool["added the damaged units"] == 31
+    assert pool["counted the loose units as a crate"] == 27  # kept in the pool ...
+    fake = type("P", (), {"answer": 26, "mistakes": pool, "kind": "count"})
+    assert "counted the loose units as a crate" not in usable_mistakes(fake)  # ... never shown
+
+
+def test_deterministic_and_varied():
+    gen = FAMILIES[NAME].generate
+    assert gen(item_rng("t", 5, 1)) == gen(item_rng("t", 5, 1))
+    assert gen(item_rng("t", 5, 1)) != gen(item_rng("t", 5, 2))
+    problems, _ = draw(NAME, 150, seed=9)
+    assert len({p.ctx for p in problems}) == len(problems)
+    assert len({p.params["goods"] for p in problems}) >= 8
