@@ -17,7 +17,7 @@ SECOND = ("dinner", "coffee with a friend", "a walk home", "some shopping", "a s
           "a bus ride", "a phone call", "lunch", "a nap", "tidying up")
 
 TEMPLATES = (
-    "{name} started {first} at {start}. It lasted {d1}, and then {second} took {d2} minutes. "
+    "{name} started {first} at {start}, and it lasted {d1}. Then {second} took {d2} minutes. "
     "{name} was done at",
     "At {start}, {name} began {first} that ran for {d1}, followed by {second} lasting {d2} "
     "minutes. Everything ended at",
@@ -51,7 +51,7 @@ def generate(rng: random.Random) -> Problem:
     require(end < half_end, "the story must stay in one half of the day")
 
     carries = ((start % 60) + m1 >= 60) + ((t1 % 60) + d2 % 60 >= 60)
-    mistakes = clean_mistakes(end, {
+    wrong = {
         "stopped after the first activity": t1,
         "counted the second activity twice": end + d2,
         "read the hours and minutes as one number of minutes": end + (100 * h1 + m1) - d1,
@@ -60,7 +60,11 @@ def generate(rng: random.Random) -> Problem:
         "subtracted the second activity": t1 - d2,
         "forgot to carry the hour": end - 60 * carries,
         "left out the first activity": start + d2,
-    })
+    }
+
+    # a clock decoy lives in the answer's half of the day, like the story itself
+    mistakes = clean_mistakes(end, {k: v for k, v in wrong.items()
+                                    if half_end - 720 <= v < half_end})
 
     ctx = template.format(name=name, first=first, first_cap=first[0].upper() + first[1:],
                           start=fmt_clock(start), d1=hours_minutes(h1, m1), d2=d2,
