@@ -1,0 +1,66 @@
+"""Metres converted to centimetres, a piece added, a piece cut off (depth 3)."""
+
+from __future__ import annotations
+
+import random
+
+from ..base import Problem, Steps, register, require
+from ._common_a import NAMES, clean_mistakes, pick
+
+NAME = "measure_cm_cut"
+
+#: (material, what is done to join a piece, what is done to remove one)
+MATERIALS = (
+    ("board", "glued", "sawed off"), ("rope", "tied", "cut off"), ("ribbon", "sewed", "snipped off"),
+    ("pipe", "welded", "cut off"), ("garden hose", "joined", "cut off"), ("cable", "spliced", "trimmed off"),
+    ("curtain rail", "screwed", "sawed off"), ("strip of fabric", "stitched", "cut off"),
+    ("wooden beam", "bolted", "sawed off"), ("length of chain", "linked", "removed"),
+)
+
+TEMPLATES = (
+    "{name} had a {mat} {m} m long. {name} {join} a {b} cm piece to one end, then {cut} {c} cm. "
+    "In centimetres, the {mat} was now",
+    "A {mat} measured {m} metres. A {b} cm piece was {join} onto it, and later {c} cm was {cut}. "
+    "The {mat}'s final length in centimetres was",
+    "For a project, {name} took a {m} m {mat}, {join} on another {b} cm, and {cut} {c} cm that "
+    "was not needed. Its length in centimetres was now",
+    "Starting with a {mat} of {m} m, {name} {join} an extra {b} cm to it and then {cut} {c} cm. "
+    "Measured in centimetres, it was",
+)
+
+
+@register(NAME, topic=NAME, depth=3)
+def generate(rng: random.Random) -> Problem:
+    """Metres to centimetres, add a piece, cut a piece off."""
+    mat, join, cut = pick(rng, MATERIALS)
+    m = rng.randint(1, 6)
+    b = rng.randint(105, 195)
+    # the cut keeps the answer off the multiples of 5, the commonest roundness class
+    c = pick(rng, [c for c in range(12, 99) if (b - c) % 5])
+    name = pick(rng, NAMES)
+    template = pick(rng, TEMPLATES)
+
+    s = Steps()
+    cm = s.op("first length in centimetres", m, "×", 100)
+    joined = s.op("after adding the piece", cm, "+", b)
+    final = s.op("after the cut", joined, "-", c)
+    require(final > 0 and final % 5 != 0, "length must be positive and off the multiples of 5")
+
+    mistakes = clean_mistakes(final, {
+        "dropped the metre conversion": m + b - c,
+        "used 10 cm per metre": 10 * m + b - c,
+        "used 1,000 cm per metre": 1000 * m + b - c,
+        "forgot the cut": cm + b,
+        "left out the added piece": cm - c,
+        "added the cut instead of subtracting it": cm + b + c,
+        "subtracted the added piece": cm - b - c,
+        "cut the piece off twice": cm + b - 2 * c,
+    })
+
+    ctx = template.format(name=name, mat=mat, join=join, cut=cut, m=m, b=b, c=c)
+    return Problem(
+        family=NAME, topic=NAME, depth=3, ctx=ctx, answer=int(final), unit="cm", ending=" {} cm.",
+        steps=tuple(s.lines), mistakes=mistakes, kind="count",
+        params={"metres": m, "added_cm": b, "cut_cm": c, "material": mat, "name": name,
+                "template": TEMPLATES.index(template)},
+    )

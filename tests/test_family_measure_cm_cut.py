@@ -1,0 +1,55 @@
+"""measure_cm_cut: metres to centimetres, add a piece, cut a piece off (depth 3)."""
+
+from __future__ import annotations
+
+from family_checks import check_family, draw
+
+from synthprobe.seeding import item_rng
+from synthprobe.tasks.deeparithmark.base import FAMILIES
+
+NAME = "measure_cm_cut"
+
+
+def expected_pool(m: int, b: int, c: int, answer: int) -> dict[str, int]:
+    pool = {
+        "dropped the metre conversion": m + b - c,
+        "used 10 cm per metre": 10 * m + b - c,
+        "used 1,000 cm per metre": 1000 * m + b - c,
+        "forgot the cut": 100 * m + b,
+        "left out the added piece": 100 * m - c,
+        "added the cut instead of subtracting it": 100 * m + b + c,
+        "subtracted the added piece": 100 * m - b - c,
+        "cut the piece off twice": 100 * m + b - 2 * c,
+    }
+    return {k: v for k, v in pool.items() if v > 0 and v != answer}
+
+
+def test_contract_and_rates():
+    figures = check_family(NAME, expected_depth=3)
+    problems = figures["problems"]
+    assert figures["rejected"] < 0.05 * 400
+    for r in range(4):
+        assert figures["ranks"][r] >= 0.4 * len(problems), (r, figures["ranks"])
+    words = [len(p.ctx.split()) for p in problems]
+    assert 26 <= sum(words) / len(words) <= 31 and max(words) <= 35
+    assert "dropped the metre conversion" in figures["mistake_names"]
+
+
+def test_answer_and_mistakes_recomputed_from_params():
+    problems, _ = draw(NAME, 120, seed=3)
+    for p in problems:
+        m, b, c = p.params["metres"], p.params["added_cm"], p.params["cut_cm"]
+        assert p.answer == m * 100 + b - c
+        assert p.steps[0] == f"first length in centimetres: {m} × 100 = {100 * m}"
+        assert p.render(p.answer) == f" {p.answer} cm."
+        assert f"{b} cm" in p.ctx and f"{c} cm" in p.ctx
+        assert dict(p.mistakes) == expected_pool(m, b, c, p.answer)
+        # the dropped conversion is always in the pool (the added piece is longer than the cut)
+        assert p.mistakes["dropped the metre conversion"] == m + b - c
+
+
+def test_deterministic_and_varied():
+    gen = FAMILIES[NAME].generate
+    assert gen(item_rng("t", 5, 1)) == gen(item_rng("t", 5, 1))
+    problems, _ = draw(NAME, 150, seed=9)
+    assert len({p.ctx for p in problems}) == len(problems)
