@@ -1,0 +1,113 @@
+"""A total, a share taken out, the rest split equally again (depth 3)."""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+from math import gcd
+
+from ..base import Problem, Steps, fmt_num, register, require
+from ._common_a import NAMES, clean_mistakes, exact_div, pick
+
+NAME = "share_then_split"
+
+#: Fractions taken out first, as (numerator, denominator); the rest is what gets split.
+FRACTIONS = ((1, 2), (1, 3), (1, 4), (3, 4), (1, 5), (2, 5), (3, 5), (1, 6), (1, 8), (3, 8),
+             (5, 8), (3, 10), (7, 10))
+PERCENTS = (10, 15, 20, 25, 30, 35, 40, 45, 55, 60, 65)
+
+#: (template, kind, unit noun, answer range); ``{share}`` is "3/8" or "35%".
+STORIES = (
+    ("{name} won a ${total} prize in a raffle, gave {share} of it to a local charity, and shared "
+     "the rest equally among {n} cousins. Each cousin received", "money", (), (12, 400)),
+    ("A sports club raised ${total} at its summer fair. {share_cap} of the money paid the hall "
+     "rent, and the rest was split equally between {n} youth teams. Each team got",
+     "money", (), (12, 400)),
+    ("{name} earned ${total} at a weekend market stall, kept {share} of it for new stock, and paid "
+     "the rest equally to {n} helpers. Each helper was paid", "money", (), (12, 300)),
+    ("Teacher {name} had a box of {total} {noun}. {share_cap} of them went to the art room, and "
+     "the rest were shared equally among {n} tables. Each table got",
+     "count", ("stickers", "pencils", "badges", "markers"), (11, 160)),
+    ("A farmer picked {total} {noun} in the orchard, sold {share} of them at the market, and split "
+     "the rest equally among {n} neighbours. Each neighbour received",
+     "count", ("apples", "pears", "plums", "peaches"), (11, 160)),
+    ("{name} baked {total} biscuits for the school fair, kept {share} of them for the family, and "
+     "packed the rest equally into {n} tins. Each tin held", "count", ("biscuits",), (11, 120)),
+)
+
+
+def _share_text(form: str, num: int, den: int) -> str:
+    if form == "percent":
+        return f"{fmt_num(Fraction(100 * num, den))}%"
+    return "half" if (num, den) == (1, 2) else f"{num}/{den}"
+
+
+@register(NAME, topic=NAME, depth=3)
+def generate(rng: random.Random) -> Problem:
+    """A share of a total taken out, the rest split equally."""
+    template, kind, nouns, (lo, hi) = pick(rng, STORIES)
+    noun = pick(rng, nouns) if nouns else ""
+    name = pick(rng, NAMES)
+    # Draw the share and the number of parts, then an answer that is a multiple of ``step``:
+    # (den - num) | answer makes the total and the split-the-wrong-amount mistakes whole;
+    # folding in n + 1 and den (when that keeps the answer off the multiples of 5, the
+    # commonest roundness class) makes the off-by-one divisor and doubled-fraction mistakes
+    # whole too, so the pool has values on both sides of the answer.
+    for _ in range(30):
+        if rng.random() < 0.4:
+            form, pc = "percent", pick(rng, PERCENTS)
+            num, den = pc // gcd(pc, 100), 100 // gcd(pc, 100)
+        else:
+            form, pc = "fraction", 0
+            num, den = pick(rng, FRACTIONS)
+        n = rng.randint(3, 9)
+        step = den - num
+        for extra in (n + 1, den):
+            wider = step * extra // gcd(step, extra)
+            if wider % 5 and 3 * wider <= hi:
+                step = wider
+        if step % 5 and hi // step > lo // step:
+            break
+    else:
+        require(False, "no share and group size give a whole answer")
+    answer = pick(rng, [a for a in range(step * (-(-lo // step)), hi + 1, step) if a % 5])
+    total = answer * n * den // (den - num)
+
+    s = Steps()
+    money = kind == "money"
+    if form == "fraction" and num == 1:
+        share = s.op("first share", total, "/", den)
+    else:
+        share = s.pct("first share", Fraction(100 * num, den), total, money=money)
+    rest = s.op("the rest", total, "-", share, money=money)
+    each = s.op("each equal part", rest, "/", n)
+    require(each == answer, "the chain must reproduce the drawn answer")
+
+    wrong_fraction = (Fraction(total - pc, n) if form == "percent" else
+                      Fraction(total - Fraction(total, den), n) if num > 1 else None)
+    mistakes = clean_mistakes(answer, {
+        "stopped before splitting the rest": rest,
+        "split the whole total": exact_div(total, n),
+        "gave the first share as the answer": share,
+        "split the first share instead of the rest": exact_div(share, n),
+        "divided the rest by one more than the number of parts": exact_div(rest, n + 1),
+        "divided the rest by one fewer than the number of parts": exact_div(rest, n - 1),
+        ("took the percentage as an amount" if form == "percent" else
+         "took one part of the fraction instead of several"): wrong_fraction,
+        "took the first share off one equal part": Fraction(total, n) - share,
+        "applied the fraction again to each part": answer - Fraction(answer * num, den),
+        "took the first share off twice": Fraction(total - 2 * share, n),
+        "divided by the number of parts twice": Fraction(answer, n),
+    })
+
+    text = _share_text(form, num, den)
+    ctx = template.format(name=name, total=fmt_num(total), share=text, noun=noun,
+                          share_cap=text[0].upper() + text[1:], n=n)
+    ending = " ${}." if money else f" {{}} {noun}."
+    return Problem(
+        family=NAME, topic=NAME, depth=3, ctx=ctx, answer=answer, unit="$" if money else noun,
+        ending=ending, steps=tuple(s.lines), mistakes=mistakes, kind=kind,
+        params={"total": total, "share_numerator": num, "share_denominator": den,
+                "share_form": form, "parts": n, "name": name,
+                "story": [st[0] for st in STORIES].index(template)},
+    )

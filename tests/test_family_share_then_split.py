@@ -1,0 +1,100 @@
+"""share_then_split: a share of a total taken out, the rest split equally (depth 3)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from family_checks import check_family, draw
+
+from synthprobe.seeding import item_rng
+from synthprobe.tasks.deeparithmark.base import FAMILIES
+
+NAME = "share_then_split"
+
+
+def _whole(x: Fraction) -> int | None:
+    return int(x) if x.denominator == 1 else None
+
+
+def expected_pool(total: int, num: int, den: int, form: str, n: int, answer: int) -> dict:
+    share = Fraction(total * num, den)
+    rest = total - share
+    if form == "percent":
+        wrong = ("took the percentage as an amount", Fraction(total - 100 * num // den, n))
+    elif num > 1:
+        wrong = ("took one part of the fraction instead of several",
+                 Fraction(total - Fraction(total, den), n))
+    else:
+        wrong = ("took one part of the fraction instead of several", None)
+    pool = {
+        "stopped before splitting the rest": rest,
+        "split the whole total": Fraction(total, n),
+        "gave the first share as the answer": share,
+        "split the first share instead of the rest": share / n,
+        "divided the rest by one more than the number of parts": rest / (n + 1),
+        "divided the rest by one fewer than the number of parts": rest / (n - 1),
+        wrong[0]: wrong[1],
+        "took the first share off one equal part": Fraction(total, n) - share,
+        "applied the fraction again to each part": answer * (1 - Fraction(num, den)),
+        "took the first share off twice": (total - 2 * share) / n,
+        "divided by the number of parts twice": Fraction(answer, n),
+    }
+    out = {}
+    for k, v in pool.items():
+        w = None if v is None else _whole(Fraction(v))
+        if w is not None and w > 0 and w != answer:
+            out[k] = w
+    return out
+
+
+def test_contract_and_rates():
+    figures = check_family(NAME, expected_depth=3)
+    problems = figures["problems"]
+    assert figures["rejected"] < 0.05 * 400
+    for r in range(4):
+        assert figures["ranks"][r] >= 0.35 * len(problems), (r, figures["ranks"])
+    words = [len(p.ctx.split()) for p in problems]
+    assert 26 <= sum(words) / len(words) <= 31 and max(words) <= 35
+
+
+def test_answer_and_mistakes_recomputed_from_params():
+    problems, _ = draw(NAME, 150, seed=3)
+    forms = set()
+    for p in problems:
+        total, num, den, n = (p.params[k] for k in ("total", "share_numerator",
+                                                     "share_denominator", "parts"))
+        form = p.params["share_form"]
+        forms.add(form)
+        # plain integer arithmetic: the share, the rest, one equal part
+        assert total * num % den == 0
+        rest = total - total * num // den
+        assert rest % n == 0 and p.answer == rest // n
+        assert p.answer % 5 != 0
+        text = "half" if (num, den) == (1, 2) and form == "fraction" else (
+            f"{num}/{den}" if form == "fraction" else None)
+        if text:
+            assert text in p.ctx.lower()
+        else:
+            assert "%" in p.ctx
+        assert f" {n} " in p.ctx
+        assert dict(p.mistakes) == expected_pool(total, num, den, form, n, p.answer)
+        if p.kind == "money":
+            assert p.unit == "$" and p.render(p.answer) == f" ${p.answer}."
+        else:
+            assert p.render(p.answer) == f" {p.answer} {p.unit}."
+    assert forms == {"fraction", "percent"}
+
+
+def test_steps_read_as_a_share_then_a_split():
+    problems, _ = draw(NAME, 60, seed=5)
+    for p in problems:
+        first, second, third = p.steps
+        assert first.startswith("first share: ") and second.startswith("the rest: ")
+        assert third.startswith("each equal part: ") and "$" not in third
+
+
+def test_deterministic_and_varied():
+    gen = FAMILIES[NAME].generate
+    assert gen(item_rng("t", 5, 1)) == gen(item_rng("t", 5, 1))
+    problems, _ = draw(NAME, 150, seed=9)
+    assert len({p.ctx for p in problems}) == len(problems)
