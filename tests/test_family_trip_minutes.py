@@ -1,0 +1,59 @@
+"""trip_minutes: legs in hours and minutes converted and summed to minutes (depth 3)."""
+
+from __future__ import annotations
+
+from family_checks import check_family, draw
+
+from synthprobe.seeding import item_rng
+from synthprobe.tasks.deeparithmark.base import FAMILIES
+
+NAME = "trip_minutes"
+
+
+def expected_pool(shape: str, h: int, m1: int, last: int, answer: int) -> dict[str, int]:
+    hours_part, minutes_part = divmod(answer, 60)
+    pool = {
+        "used 100 minutes per hour": 100 * h + m1 + last,
+        "added the hours as minutes": h + m1 + last,
+        "left out the hours": m1 + last,
+        "left out the last leg": 60 * h + m1,
+        ("left out the minutes of the first leg" if shape == "A" else "left out the first leg"):
+            60 * h + last,
+        "wrote the hours and minutes as one number": int(f"{hours_part}{minutes_part:02d}"),
+        "counted the last leg twice": 60 * h + m1 + 2 * last,
+        "added the hours twice": 120 * h + m1 + last,
+        "subtracted the last leg": 60 * h + m1 - last,
+    }
+    return {k: v for k, v in pool.items() if v > 0 and v != answer}
+
+
+def test_contract_and_rates():
+    figures = check_family(NAME, expected_depth=3)
+    problems = figures["problems"]
+    assert figures["rejected"] < 0.05 * 400
+    for r in range(4):
+        assert figures["ranks"][r] >= 0.4 * len(problems), (r, figures["ranks"])
+    words = [len(p.ctx.split()) for p in problems]
+    assert 25 <= sum(words) / len(words) <= 31 and max(words) <= 35
+
+
+def test_answer_and_mistakes_recomputed_from_params():
+    problems, _ = draw(NAME, 120, seed=3)
+    shapes = set()
+    for p in problems:
+        shape, h, m1, last = (p.params[k] for k in ("shape", "hours", "minutes_first",
+                                                     "minutes_last"))
+        shapes.add(shape)
+        assert p.answer == 60 * h + m1 + last and p.answer % 5 != 0
+        assert p.steps[0] == f"hours in minutes: {h} × 60 = {60 * h}"
+        assert p.render(p.answer) == f" {p.answer} minutes."
+        assert f"{h} hour" in p.ctx and f"{last}" in p.ctx
+        assert dict(p.mistakes) == expected_pool(shape, h, m1, last, p.answer)
+    assert shapes == {"A", "B"}
+
+
+def test_deterministic_and_varied():
+    gen = FAMILIES[NAME].generate
+    assert gen(item_rng("t", 5, 1)) == gen(item_rng("t", 5, 1))
+    problems, _ = draw(NAME, 150, seed=9)
+    assert len({p.ctx for p in problems}) == len(problems)
