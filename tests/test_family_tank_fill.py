@@ -1,0 +1,67 @@
+"""tank_fill: fill a tank at one rate, drain it at another, the volume left (depth 4)."""
+
+from __future__ import annotations
+
+import re
+
+from family_checks import check_family, draw
+
+from synthprobe.seeding import item_rng
+from synthprobe.tasks.deeparithmark.base import FAMILIES, roundness_class, usable_mistakes
+
+NAME = "tank_fill"
+
+
+def expected_pool(v: int, f: int, t1: int, d: int, t2: int, answer: int) -> dict[str, int]:
+    pool = {
+        "forgot the draining": v + f * t1,
+        "added the drained water": v + f * t1 + d * t2,
+        "drained for the filling time": v + f * t1 - d * t1,
+        "filled for the draining time": v + f * t2 - d * t2,
+        "swapped the two rates": v + d * t1 - f * t2,
+        "drained during the filling too": v + f * t1 - d * (t1 + t2),
+        "kept filling during the draining": v + f * (t1 + t2) - d * t2,
+        "drained at the filling rate": v + f * t1 - f * t2,
+        "filled at the draining rate": v + d * t1 - d * t2,
+    }
+    return {k: x for k, x in pool.items() if x > 0 and x != answer}
+
+
+def test_contract_and_rates():
+    figures = check_family(NAME, expected_depth=4)
+    problems = figures["problems"]
+    assert figures["rejected"] < 0.05 * 400
+    for r in range(4):
+        assert figures["ranks"][r] >= 0.4 * len(problems), (r, figures["ranks"])
+    words = [len(p.ctx.split()) for p in problems]
+    assert 29 <= sum(words) / len(words) <= 35 and max(words) <= 40
+    assert len(figures["mistake_names"]) == 9
+
+
+def test_answer_and_mistakes_recomputed_from_params():
+    problems, _ = draw(NAME, 120, seed=3)
+    for p in problems:
+        v, f, t1, d, t2 = (p.params[x] for x in
+                           ("start", "fill_rate", "fill_min", "drain_rate", "drain_min"))
+        assert p.answer == v + f * t1 - d * t2 >= 30
+        assert dict(p.mistakes) == expected_pool(v, f, t1, d, t2, p.answer)
+        assert {str(x) for x in (v, f, t1, d, t2)} <= set(re.findall(r"\d+", p.ctx))
+        assert p.render(p.answer) == f" {p.answer} litres."
+        assert d < f and t1 != t2
+
+
+def test_every_option_that_keeps_the_start_volume_avoids_multiples_of_5():
+    problems, _ = draw(NAME, 200, seed=4)
+    for p in problems:
+        assert p.params["start"] % 5 and roundness_class(p.answer) == 0
+        assert all(roundness_class(v) == 0 for v in p.mistakes.values())
+        assert len(usable_mistakes(p)) >= 4
+
+
+def test_deterministic_and_varied():
+    gen = FAMILIES[NAME].generate
+    assert gen(item_rng("t", 5, 1)) == gen(item_rng("t", 5, 1))
+    assert gen(item_rng("t", 5, 1)) != gen(item_rng("t", 5, 2))
+    problems, _ = draw(NAME, 150, seed=9)
+    assert len({p.ctx for p in problems}) == len(problems)
+    assert len({p.params["vessel"] for p in problems}) >= 6
