@@ -1,0 +1,84 @@
+"""discount_tax_coupon_split: percent off, tax, a coupon, then an even split (depth 4)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from family_checks import check_family, draw
+
+from synthprobe.seeding import item_rng
+from synthprobe.tasks.deeparithmark.base import FAMILIES
+
+NAME = "discount_tax_coupon_split"
+
+
+def whole(x: Fraction) -> int | None:
+    return int(x) if x.denominator == 1 and x > 0 else None
+
+
+def expected_pool(bill: int, off: int, tax: int, coupon: int, n: int,
+                  answer: int) -> dict[str, int]:
+    b, pct = Fraction(bill), lambda p, x: x * p / 100  # noqa: E731
+    sale = pct(100 - off, b)
+    taxed = pct(100 + tax, sale)
+    pool = {
+        "forgot the discount": whole((pct(100 + tax, b) - coupon) / n),
+        "added the discount instead of taking it off": whole(
+            (pct(100 + tax, pct(100 + off, b)) - coupon) / n),
+        "forgot the tax": whole((sale - coupon) / n),
+        "took the tax off instead of adding it": whole((pct(100 - tax, sale) - coupon) / n),
+        "tax taken of the original bill": whole((sale + pct(tax, b) - coupon) / n),
+        "took the discount off twice": whole((pct(100 + tax, pct(100 - off, sale)) - coupon) / n),
+        "swapped the discount and tax rates": whole(
+            (pct(100 + off, pct(100 - tax, b)) - coupon) / n),
+        "forgot the coupon": whole(taxed / n),
+        "used the coupon twice": whole((taxed - 2 * coupon) / n),
+        "took the coupon off every share": whole(taxed / n - coupon),
+        "left the organiser out of the split": whole((taxed - coupon) / (n - 1)),
+    }
+    return {k: v for k, v in pool.items() if v is not None and v != answer}
+
+
+def test_contract_and_rates():
+    figures = check_family(NAME, expected_depth=4)
+    problems = figures["problems"]
+    assert figures["rejected"] < 0.05 * 400
+    for r in range(4):
+        assert figures["ranks"][r] >= 0.4 * len(problems), (r, figures["ranks"])
+    words = [len(p.ctx.split()) for p in problems]
+    assert 29 <= sum(words) / len(words) <= 35 and max(words) <= 40
+    assert {"tax taken of the original bill", "forgot the coupon",
+            "took the coupon off every share"} <= figures["mistake_names"]
+
+
+def test_answer_and_mistakes_recomputed_from_params():
+    problems, _ = draw(NAME, 120, seed=3)
+    for p in problems:
+        bill, off, tax, coupon, n = (p.params[x] for x in
+                                     ("bill", "discount", "tax", "coupon", "people"))
+        total = bill * (100 - off) * (100 + tax)
+        assert total % 10000 == 0
+        assert (total // 10000 - coupon) % n == 0
+        assert p.answer == (total // 10000 - coupon) // n
+        assert dict(p.mistakes) == expected_pool(bill, off, tax, coupon, n, p.answer)
+        assert f"${bill}" in p.ctx and f"{off}%" in p.ctx and f"{tax}%" in p.ctx
+        assert f"${coupon}" in p.ctx and n == p.params["friends"] + 1
+        assert p.kind == "money" and p.render(p.answer) == f" ${p.answer}."
+        assert p.steps[0] == f"after the discount: {100 - off}% of ${bill} = " \
+                             f"${bill * (100 - off) // 100}"
+
+
+def test_wrong_base_is_usually_on_offer():
+    """Tax on the undiscounted bill, the key mistake, is a whole-dollar option in most items."""
+    problems, _ = draw(NAME, 200, seed=4)
+    share = sum("tax taken of the original bill" in p.mistakes for p in problems) / len(problems)
+    assert share >= 0.6
+
+
+def test_deterministic_and_varied():
+    gen = FAMILIES[NAME].generate
+    assert gen(item_rng("t", 5, 1)) == gen(item_rng("t", 5, 1))
+    assert gen(item_rng("t", 5, 1)) != gen(item_rng("t", 5, 2))
+    problems, _ = draw(NAME, 150, seed=9)
+    assert len({p.ctx for p in problems}) == len(problems)
+    assert len({(p.params["discount"], p.params["tax"]) for p in problems}) >= 8
