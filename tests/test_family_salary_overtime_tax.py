@@ -1,0 +1,79 @@
+"""salary_overtime_tax: regular pay plus overtime pay, less a tax percentage (depth 5)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from family_checks import check_family, draw
+
+from synthprobe.seeding import item_rng
+from synthprobe.tasks.deeparithmark.base import FAMILIES
+
+NAME = "salary_overtime_tax"
+
+
+def whole(x: Fraction) -> int | None:
+    return int(x) if x.denominator == 1 and x > 0 else None
+
+
+def expected_pool(h: int, r: int, o: int, r2: int, t: int, answer: int) -> dict[str, int]:
+    keep = Fraction(100 - t, 100)
+    regular, extra = h * r, o * r2
+    gross = regular + extra
+    tax = Fraction(gross * t, 100)
+    pool = {
+        "forgot the tax": whole(Fraction(gross)),
+        "added the tax instead of taking it off": whole(gross + tax),
+        "took the tax off twice": whole(gross - 2 * tax),
+        "tax taken of the regular pay only": whole(gross - Fraction(regular * t, 100)),
+        "tax taken of the overtime pay only": whole(gross - Fraction(extra * t, 100)),
+        "forgot the overtime": whole(regular * keep),
+        "forgot the regular pay": whole(extra * keep),
+        "paid the overtime at the regular rate": whole((h + o) * r * keep),
+        "paid every hour at the overtime rate": whole((h + o) * r2 * keep),
+        "gave the tax instead of the pay": whole(tax),
+    }
+    return {k: v for k, v in pool.items() if v is not None and v != answer}
+
+
+def test_contract_and_rates():
+    figures = check_family(NAME, expected_depth=5)
+    problems = figures["problems"]
+    assert figures["rejected"] < 0.05 * 400
+    for r in range(4):
+        assert figures["ranks"][r] >= 0.4 * len(problems), (r, figures["ranks"])
+    words = [len(p.ctx.split()) for p in problems]
+    assert 34 <= sum(words) / len(words) <= 40 and max(words) <= 45
+    assert len(figures["mistake_names"]) == 10
+
+
+def test_answer_and_mistakes_recomputed_from_params():
+    problems, _ = draw(NAME, 120, seed=3)
+    for p in problems:
+        h, r, o, r2, t = (p.params[x] for x in
+                          ("hours", "rate", "overtime", "overtime_rate", "tax"))
+        gross = h * r + o * r2
+        assert gross * t % 100 == 0 and p.answer == gross - gross * t // 100
+        assert r2 > r
+        assert dict(p.mistakes) == expected_pool(h, r, o, r2, t, p.answer)
+        assert f"${r} " in p.ctx and f"${r2} " in p.ctx and f"{t}%" in p.ctx
+        assert f" {h} regular hours" in p.ctx and f" {o} " in p.ctx
+        assert p.kind == "money" and p.render(p.answer) == f" ${p.answer}."
+        assert p.steps[3] == f"tax: {t}% of ${gross} = ${gross * t // 100}"
+
+
+def test_every_mistake_is_whole_dollars_by_construction():
+    """Each pay amount a mistake can produce keeps the tax whole, so no mistake is lost."""
+    problems, _ = draw(NAME, 200, seed=4)
+    for p in problems:
+        assert len(p.mistakes) >= 9, p.mistakes  # all ten, less one that may hit the answer
+
+
+def test_deterministic_and_varied():
+    gen = FAMILIES[NAME].generate
+    assert gen(item_rng("t", 5, 1)) == gen(item_rng("t", 5, 1))
+    assert gen(item_rng("t", 5, 1)) != gen(item_rng("t", 5, 2))
+    problems, _ = draw(NAME, 150, seed=9)
+    assert len({p.ctx for p in problems}) == len(problems)
+    assert {p.params["tax"] for p in problems} == {10, 20, 25, 30}
+    assert len({p.params["period"] for p in problems}) == 3
