@@ -1,0 +1,128 @@
+"""Two days of percentage sales, a delivery, then palletise (depth 5).
+
+    A depot had 2400 bags of compost. It sold 15% on Monday and 35% of the rest on Tuesday,
+    then received 560 more. Everything was stacked on pallets of 48. The number of full
+    pallets was → 39 pallets.
+
+Steps: day-1 % of the stock, stock − day-1 sales, (100 − day-2 %) of what was left,
++ delivery, ÷ pallet size (whole pallets, remainder).
+
+The stock is a multiple of the amount that keeps both days' percentages (and the
+day-2 percentage of the original stock) whole, and the delivery keeps the day-2 percentage
+of it whole, so every mistake's re-run counts whole items.
+"""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+from ..base import Problem, register, require
+from ._common_b import Calc, finish_ctx, lcm_of_denominators, mistakes, solve
+
+NAME = "inventory_percent_chain"
+
+DAY2_OF_ORIGINAL = "day-2 percentage taken of the original stock"
+DAY2_AFTER_DELIVERY = "took the day-2 percentage after the delivery"
+FORGOT_DAY2 = "stopped after day 1"
+FORGOT_DAY1 = "forgot the day-1 sales"
+ADDED_DAY2 = "added the day-2 sales"
+FORGOT_DELIVERY = "stopped before the delivery"
+SUBTRACTED_DELIVERY = "subtracted the delivery"
+DAY1_KEPT = "kept the day-1 percentage instead of selling it"
+DAY2_KEPT = "kept the day-2 percentage instead of selling it"
+DAY2_OF_DAY1_SALES = "day-2 percentage taken of the day-1 sales"
+ADDED_DAY1 = "added the day-1 sales"
+DELIVERY_TWICE = "counted the delivery twice"
+LOOSE_AS_PALLET = "counted the leftover as a pallet"
+
+MISTAKES = (DAY2_OF_ORIGINAL, DAY2_AFTER_DELIVERY, FORGOT_DAY2, FORGOT_DAY1, ADDED_DAY2,
+            FORGOT_DELIVERY, SUBTRACTED_DELIVERY, DAY1_KEPT, DAY2_KEPT, DAY2_OF_DAY1_SALES,
+            ADDED_DAY1, DELIVERY_TWICE, LOOSE_AS_PALLET)
+
+PERCENTS = (10, 15, 20, 25, 30, 35, 40, 45)
+#: (place, goods)
+STOCKS = (
+    ("A garden centre", "compost bags"), ("A depot", "cases of water"),
+    ("A builders' yard", "cement bags"), ("A tile shop", "tile boxes"),
+    ("A wholesaler", "rice sacks"), ("A paint store", "paint tins"),
+    ("A pet store", "dog-food bags"), ("A farm", "apple crates"), ("A brewery", "beer kegs"),
+    ("A stationer", "paper reams"),
+)
+DAYS = (("on Monday", "on Tuesday"), ("on Friday", "on Saturday"), ("on Saturday", "on Sunday"),
+        ("on day one", "on day two"), ("on Wednesday", "on Thursday"))
+
+
+def _story(rng: random.Random, p: dict) -> str:
+    place, goods = p["where"]
+    s, d1, d2, delivery, k = p["stock"], p["day1_pct"], p["day2_pct"], p["delivery"], p["pallet"]
+    first, second = p["days"]
+    opening = rng.choice((f"{place} had {s} {goods}.", f"{place} held {s} {goods} in stock."))
+    sales = rng.choice((
+        f"It sold {d1}% {first} and {d2}% of the rest {second}, then received {delivery} more.",
+        f"{first.capitalize()} {d1}% were sold, {second} {d2}% of the rest; then "
+        f"{delivery} more came.",
+    ))
+    packing = rng.choice((f"All were stacked on pallets of {k}.",
+                          f"All were loaded {k} to a pallet."))
+    question = rng.choice(("The number of full pallets was", "The full pallets numbered",
+                           "The count of full pallets was"))
+    return finish_ctx(opening, sales, packing, question)
+
+
+@register(NAME, topic="multi_step_inventory", depth=5)
+def generate(rng: random.Random) -> Problem:
+    """A stock loses p% one day and q% of the rest the next, gets a delivery, fills pallets of k."""
+    d1, d2 = rng.choice(PERCENTS), rng.choice(PERCENTS)
+    unit = lcm_of_denominators((Fraction(d1, 100), Fraction(d2, 100),
+                                Fraction((100 - d1) * (100 - d2), 10000)))
+    stock = unit * rng.randint(-(-800 // unit), 4000 // unit)
+    d_unit = Fraction(d2, 100).denominator
+    delivery = d_unit * rng.randint(-(-120 // d_unit), 900 // d_unit)
+    pallet = rng.randint(21, 64)
+    p = {"stock": stock, "day1_pct": d1, "day2_pct": d2, "delivery": delivery, "pallet": pallet,
+         "where": rng.choice(STOCKS), "days": rng.choice(DAYS)}
+
+    def chain(c: Calc, m: str | None):
+        if m == FORGOT_DAY1:
+            left1 = stock
+        else:
+            sold1 = c.pct("sold on day 1", d1, stock)
+            if m == DAY1_KEPT:
+                left1 = sold1
+            elif m == ADDED_DAY1:
+                left1 = c.op("left after day 1", stock, "+", sold1)
+            else:
+                left1 = c.op("left after day 1", stock, "-", sold1)
+        if m == DAY2_AFTER_DELIVERY:
+            left1 = c.op("after the delivery", left1, "+", delivery)
+        if m == FORGOT_DAY2:
+            left2 = left1
+        elif m in (DAY2_OF_ORIGINAL, DAY2_OF_DAY1_SALES):
+            base = stock if m == DAY2_OF_ORIGINAL else c.pct("sold on day 1", d1, stock)
+            left2 = c.op("left after day 2", left1, "-", c.pct("sold on day 2", d2, base))
+        elif m == ADDED_DAY2:
+            left2 = c.op("left after day 2", left1, "+", c.pct("sold on day 2", d2, left1))
+        elif m == DAY2_KEPT:
+            left2 = c.pct("sold on day 2", d2, left1)
+        else:
+            left2 = c.pct("left after day 2", 100 - d2, left1)
+        if m in (FORGOT_DELIVERY, DAY2_AFTER_DELIVERY):
+            total = left2
+        elif m == SUBTRACTED_DELIVERY:
+            total = c.op("after the delivery", left2, "-", delivery)
+        else:
+            total = c.op("after the delivery", left2, "+", delivery)
+            if m == DELIVERY_TWICE:
+                total = c.op("after the delivery again", total, "+", delivery)
+        full, leftover = c.divmod("full pallets", total, pallet)
+        if m == LOOSE_AS_PALLET:
+            return full + (1 if leftover else 0)
+        return full
+
+    answer, steps = solve(chain)
+    require(answer >= 8, "too few pallets")
+    return Problem(
+        family=NAME, topic="multi_step_inventory", depth=5, ctx=_story(rng, p), answer=answer,
+        unit="pallets", ending=" {} pallets.", steps=steps,
+        mistakes=mistakes(chain, MISTAKES, answer), kind="count", params=p)
