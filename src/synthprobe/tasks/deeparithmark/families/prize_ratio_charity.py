@@ -1,0 +1,145 @@
+"""A prize minus a charity share, split in a ratio, then shared or spent (depth 5).
+
+    Ava and Leo won $6000 in a quiz. They gave 20% to charity and split the rest 3 : 5.
+    Ava then shared her part equally with 2 cousins. Ava's own share was → $600.
+
+Steps: (100 − charity)% of the prize, ratio parts added, rest ÷ parts, one part × own
+parts, then ÷ people sharing (or − an amount spent).
+
+The prize is built backwards from the value of one ratio part, so every step of the
+correct solution stays in whole dollars; a mistake whose re-run leaves whole dollars offers
+an option, the others are left out.
+"""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+from math import gcd
+
+from ..base import Problem, fmt_num, register, require
+from ._common_b import NAMES, NUMBER_WORDS, Calc, finish_ctx, mistakes, solve
+
+NAME = "prize_ratio_charity"
+
+FORGOT_CHARITY = "forgot the charity share"
+ADDED_CHARITY = "added the charity share"
+CHARITY_TWICE = "took the charity share off twice"
+CHARITY_KEPT = "kept the charity percentage instead of the rest"
+CHARITY_FROM_PART = "took the charity off one part only"
+OTHER_PART = "took the other winner's part"
+EQUAL_HALVES = "split the rest in half instead of by the ratio"
+RATIO_AS_FRACTION = "divided by the other ratio term, not the total parts"
+ONE_PART = "gave one ratio part instead of the winner's part"
+# final step: shared equally with cousins
+FORGOT_SHARING = "forgot to share the part"
+LEFT_SELF_OUT = "left the sharer out of the split"
+# final step: an amount spent
+FORGOT_SPENDING = "forgot the amount spent"
+ADDED_SPENDING = "added the amount spent"
+SPENT_BEFORE_RATIO = "took the spending off before the ratio split"
+
+COMMON = (FORGOT_CHARITY, ADDED_CHARITY, CHARITY_TWICE, CHARITY_KEPT, CHARITY_FROM_PART,
+          OTHER_PART, EQUAL_HALVES, RATIO_AS_FRACTION, ONE_PART)
+MISTAKES = {"share": COMMON + (FORGOT_SHARING, LEFT_SELF_OUT),
+            "spend": COMMON + (FORGOT_SPENDING, ADDED_SPENDING, SPENT_BEFORE_RATIO)}
+
+CHARITY = (5, 10, 12, 15, 20, 25, 30)
+#: (winner's parts, partner's parts), coprime; the winner usually has the larger part
+LARGER = tuple((a, b) for a in range(2, 8) for b in range(1, a) if gcd(a, b) == 1)
+SMALLER = tuple((b, a) for a, b in LARGER)
+CONTESTS = ("a quiz", "a raffle", "a chess tournament", "a photo contest", "a hackathon",
+            "a baking contest", "a robotics league", "a science fair", "a pub quiz", "a fun run")
+PURCHASES = ("a bike", "a laptop", "a guitar", "new tyres", "a camera", "a course", "a holiday")
+
+
+def _story(rng: random.Random, p: dict) -> str:
+    me, other, prize, c, (a, b) = p["winner"], p["partner"], p["prize"], p["charity"], p["ratio"]
+    won, spent = fmt_num(prize, money=True), fmt_num(p["spent"], money=True)
+    opening = rng.choice((f"{me} and {other} won {won} in {p['contest']}.",
+                          f"{me} and {other} shared a {won} prize from {p['contest']}."))
+    split = rng.choice((
+        f"They gave {c}% to charity and split the rest {a} : {b} between them.",
+        f"After giving {c}% to charity, they split the rest in the ratio {a} : {b}.",
+    ))
+    if p["final"] == "share":
+        k = NUMBER_WORDS[p["cousins"]]
+        last = rng.choice((f"{me} then shared that part equally with {k} cousins.",
+                           f"{me} split that part evenly with {k} cousins."))
+        question = rng.choice((f"{me}'s own share was", f"{me} kept"))
+    else:
+        last = rng.choice((f"{me} then spent {spent} of it on {p['purchase']}.",
+                           f"Out of that part, {me} paid {spent} for {p['purchase']}."))
+        question = rng.choice((f"{me} had left", f"What {me} had left was"))
+    return finish_ctx(opening, split, last, question)
+
+
+@register(NAME, topic=NAME, depth=5)
+def generate(rng: random.Random) -> Problem:
+    """Charity off a prize, the rest split a : b, then one winner shares or spends part."""
+    charity = rng.choice(CHARITY)
+    a, b = rng.choice(LARGER if rng.random() < 2 / 3 else SMALLER)
+    parts = a + b
+    final = rng.choice(("share", "spend"))
+    cousins = rng.randint(2, 4)
+    people = cousins + 1
+    # One ratio part is a multiple of (100 - charity) / gcd(100, 100 - charity), so the prize,
+    # the charity share and the prize per ratio part are whole; times the number of people
+    # sharing, so that every re-run's share divides evenly.
+    unit = Fraction(100 - charity, 100).numerator
+    if final == "share":
+        unit *= people
+    part = unit * rng.randint(-(-30 // unit), 1500 // unit)
+    rest = part * parts
+    prize = rest * 100 // (100 - charity)
+    require(300 <= prize <= 20000, "prize out of range")
+    # the amount spent is a multiple of the parts so the "before the ratio" re-run stays whole
+    spent = parts * rng.randint(1, max(1, part * a * 3 // (5 * parts)))
+    winner, partner = rng.sample(NAMES, 2)
+    p = {"winner": winner, "partner": partner, "prize": prize, "charity": charity,
+         "ratio": (a, b), "final": final, "cousins": cousins, "people": people, "spent": spent,
+         "contest": rng.choice(CONTESTS), "purchase": rng.choice(PURCHASES)}
+
+    def chain(c: Calc, m: str | None):
+        if m == FORGOT_CHARITY or m == CHARITY_FROM_PART:
+            left = prize
+        elif m == ADDED_CHARITY:
+            left = c.pct("with charity added", 100 + charity, prize, money=True)
+        elif m == CHARITY_KEPT:
+            left = c.pct("charity", charity, prize, money=True)
+        elif m == CHARITY_TWICE:
+            gift = c.pct("charity", charity, prize, money=True)
+            left = c.op("after charity", c.op("after charity", prize, "-", gift), "-", gift)
+        else:
+            left = c.pct("after charity", 100 - charity, prize, money=True)
+        if m == SPENT_BEFORE_RATIO:
+            left = c.op("after spending", left, "-", spent, money=True)
+        # ratio arithmetic is in plain numbers: "one part: 4800 / 8 = 600"
+        total_parts = c.op("total parts", a, "+", b)
+        if m == EQUAL_HALVES:
+            mine = c.op(f"{winner}'s part", left, "/", 2)
+        else:
+            divisor = b if m == RATIO_AS_FRACTION else total_parts
+            one_part = c.op("one part", left, "/", divisor)
+            if m == ONE_PART:
+                mine = one_part
+            else:
+                mine = c.op(f"{winner}'s part", one_part, "×", b if m == OTHER_PART else a)
+        if m == CHARITY_FROM_PART:
+            mine = c.op(f"{winner}'s part", mine, "-", c.pct("charity", charity, prize))
+        if final == "share":
+            if m == FORGOT_SHARING:
+                return mine
+            return c.op("each share", mine, "/", cousins if m == LEFT_SELF_OUT else people)
+        if m in (FORGOT_SPENDING, SPENT_BEFORE_RATIO):
+            return mine
+        if m == ADDED_SPENDING:
+            return c.op("left", mine, "+", spent, money=True)
+        return c.op("left", mine, "-", spent, money=True)
+
+    answer, steps = solve(chain)
+    require(answer >= 10, "too little left")
+    return Problem(
+        family=NAME, topic=NAME, depth=5, ctx=_story(rng, p), answer=answer, unit="$",
+        ending=" ${}.", steps=steps, mistakes=mistakes(chain, MISTAKES[final], answer),
+        kind="money", params=p)

@@ -1,0 +1,97 @@
+"""prize_ratio_charity: charity off a prize, a ratio split, then a share or a purchase."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from family_checks import check_family, draw
+
+from synthprobe.seeding import item_rng
+from synthprobe.tasks.deeparithmark.base import FAMILIES
+
+NAME = "prize_ratio_charity"
+
+
+def whole(x: Fraction) -> int | None:
+    return int(x) if x.denominator == 1 and x > 0 else None
+
+
+def expected_pool(params: dict, answer: int) -> dict[str, int]:
+    prize, c, (a, b) = Fraction(params["prize"]), params["charity"], params["ratio"]
+    spent, cousins, people = params["spent"], params["cousins"], params["people"]
+    parts = a + b
+    gift = prize * c / 100
+    rest = prize - gift
+
+    def finish(mine: Fraction) -> Fraction:
+        return mine / people if params["final"] == "share" else mine - spent
+
+    pool = {
+        "forgot the charity share": finish(prize / parts * a),
+        "added the charity share": finish((prize + gift) / parts * a),
+        "took the charity share off twice": finish((prize - 2 * gift) / parts * a),
+        "kept the charity percentage instead of the rest": finish(gift / parts * a),
+        "took the charity off one part only": finish(prize / parts * a - gift),
+        "took the other winner's part": finish(rest / parts * b),
+        "split the rest in half instead of by the ratio": finish(rest / 2),
+        "divided by the other ratio term, not the total parts": finish(rest / b * a),
+        "gave one ratio part instead of the winner's part": finish(rest / parts),
+    }
+    mine = rest / parts * a
+    if params["final"] == "share":
+        pool["forgot to share the part"] = mine
+        pool["left the sharer out of the split"] = mine / cousins
+    else:
+        pool["forgot the amount spent"] = mine
+        pool["added the amount spent"] = mine + spent
+        pool["took the spending off before the ratio split"] = (rest - spent) / parts * a
+    out = {k: whole(Fraction(v)) for k, v in pool.items()}
+    return {k: v for k, v in out.items() if v is not None and v != answer}
+
+
+def test_contract_and_rates():
+    figures = check_family(NAME, expected_depth=5)
+    problems = figures["problems"]
+    assert figures["rejected"] < 0.05 * 400
+    for r in range(4):
+        assert figures["ranks"][r] >= 0.4 * len(problems), (r, figures["ranks"])
+    words = [len(p.ctx.split()) for p in problems]
+    assert 33 <= sum(words) / len(words) <= 40 and max(words) <= 45
+    assert len(figures["mistake_names"]) == 14
+
+
+def test_answer_and_mistakes_recomputed_from_params():
+    problems, _ = draw(NAME, 160, seed=3)
+    assert {p.params["final"] for p in problems} == {"share", "spend"}
+    for p in problems:
+        prize, c, (a, b) = p.params["prize"], p.params["charity"], p.params["ratio"]
+        rest = prize * (100 - c)
+        assert rest % (100 * (a + b)) == 0
+        mine = rest // (100 * (a + b)) * a
+        if p.params["final"] == "share":
+            assert mine % p.params["people"] == 0 and p.answer == mine // p.params["people"]
+            assert p.params["people"] == p.params["cousins"] + 1
+        else:
+            assert p.answer == mine - p.params["spent"] and f"${p.params['spent']}" in p.ctx
+        assert dict(p.mistakes) == expected_pool(p.params, p.answer)
+        assert f"${prize}" in p.ctx and f"{c}%" in p.ctx and f"{a} : {b}" in p.ctx
+        assert p.params["winner"] in p.ctx and p.params["partner"] in p.ctx
+        assert p.kind == "money" and p.render(p.answer) == f" ${p.answer}."
+        assert p.steps[1] == f"total parts: {a} + {b} = {a + b}"
+
+
+def test_the_winner_usually_holds_the_larger_part():
+    """Two draws in three give the asked-about winner the larger part, which puts the
+    'other part' and 'split in half' mistakes below the answer and balances the pool."""
+    problems, _ = draw(NAME, 300, seed=4)
+    larger = sum(p.params["ratio"][0] > p.params["ratio"][1] for p in problems) / len(problems)
+    assert 0.55 <= larger <= 0.8
+
+
+def test_deterministic_and_varied():
+    gen = FAMILIES[NAME].generate
+    assert gen(item_rng("t", 5, 1)) == gen(item_rng("t", 5, 1))
+    assert gen(item_rng("t", 5, 1)) != gen(item_rng("t", 5, 2))
+    problems, _ = draw(NAME, 150, seed=9)
+    assert len({p.ctx for p in problems}) == len(problems)
+    assert len({p.params["ratio"] for p in problems}) >= 15
