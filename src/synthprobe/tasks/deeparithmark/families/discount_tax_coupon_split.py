@@ -1,6 +1,6 @@
 """A bill with a percent discount, then tax, then a coupon, split evenly (depth 4).
 
-    Nina and 3 friends had dinner. The bill was $300, with 20% off, and then 10% tax
+    Nina and three friends had dinner out. The bill was $300, with 20% off, and then 10% tax
     was added. They used a $12 coupon and split the rest equally. Each person paid → $63.
 
 Steps: (100 − discount)% of the bill, (100 + tax)% of that, − coupon, ÷ people (exact).

@@ -1,7 +1,7 @@
 """Mix a liquid with a multiple of another, take some out, share the rest (depth 4).
 
-    Maya mixed 332 mL of lemon cordial with three times as much water. 140 mL was spilled,
-    and the rest was poured equally into 4 jugs. Each jug held → 297 mL.
+    Maya mixed 332 mL of lemon cordial with three times as much water. Then 140 mL was
+    spilled; the rest was poured equally into 4 jugs. Each jug held → 297 mL.
 
 Steps: first liquid × multiple, + first liquid, − amount taken out, ÷ containers (exact).
 
