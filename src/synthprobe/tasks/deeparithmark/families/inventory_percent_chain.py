@@ -1,8 +1,8 @@
 """Two days of percentage sales, a delivery, then palletise (depth 5).
 
-    A depot had 2400 bags of compost. It sold 15% on Monday and 35% of the rest on Tuesday,
-    then received 560 more. Everything was stacked on pallets of 48. The number of full
-    pallets was → 39 pallets.
+    A depot had 2400 compost bags. It sold 15% on Monday and 35% of the rest on Tuesday,
+    then received 560 more. All were stacked on pallets of 48. The number of full pallets
+    was → 39 pallets.
 
 Steps: day-1 % of the stock, stock − day-1 sales, (100 − day-2 %) of what was left,
 + delivery, ÷ pallet size (whole pallets, remainder).
@@ -18,7 +18,7 @@ import random
 from fractions import Fraction
 
 from ..base import Problem, register, require
-from ._common_b import Calc, finish_ctx, lcm_of_denominators, mistakes, solve
+from ._common_b import Calc, finish_ctx, lcm_of_denominators, mistakes, sentence_case, solve
 
 NAME = "inventory_percent_chain"
 
@@ -60,7 +60,7 @@ def _story(rng: random.Random, p: dict) -> str:
     opening = rng.choice((f"{place} had {s} {goods}.", f"{place} held {s} {goods} in stock."))
     sales = rng.choice((
         f"It sold {d1}% {first} and {d2}% of the rest {second}, then received {delivery} more.",
-        f"{first.capitalize()} {d1}% were sold, {second} {d2}% of the rest; then "
+        f"{sentence_case(first)} {d1}% were sold, {second} {d2}% of the rest; then "
         f"{delivery} more came.",
     ))
     packing = rng.choice((f"All were stacked on pallets of {k}.",

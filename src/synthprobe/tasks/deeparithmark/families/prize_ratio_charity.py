@@ -1,7 +1,8 @@
 """A prize minus a charity share, split in a ratio, then shared or spent (depth 5).
 
-    Ava and Leo won $6000 in a quiz. They gave 20% to charity and split the rest 3 : 5.
-    Ava then shared her part equally with 2 cousins. Ava's own share was → $600.
+    Ava and Leo won $6000 in a quiz. They gave 20% to charity and split the rest 3 : 5
+    between them. Ava then shared that part equally with two cousins. Ava's own share was
+    → $600.
 
 Steps: (100 − charity)% of the prize, ratio parts added, rest ÷ parts, one part × own
 parts, then ÷ people sharing (or − an amount spent).
@@ -93,8 +94,10 @@ def generate(rng: random.Random) -> Problem:
     rest = part * parts
     prize = rest * 100 // (100 - charity)
     require(300 <= prize <= 20000, "prize out of range")
-    # the amount spent is a multiple of the parts so the "before the ratio" re-run stays whole
-    spent = parts * rng.randint(1, max(1, part * a * 3 // (5 * parts)))
+    # the amount spent (a tenth to three fifths of the winner's part) is a multiple of the
+    # parts, so the "before the ratio" re-run stays whole
+    mine = part * a
+    spent = parts * rng.randint(max(1, mine // (10 * parts)), max(1, mine * 3 // (5 * parts)))
     winner, partner = rng.sample(NAMES, 2)
     p = {"winner": winner, "partner": partner, "prize": prize, "charity": charity,
          "ratio": (a, b), "final": final, "cousins": cousins, "people": people, "spent": spent,

@@ -1,8 +1,8 @@
 """Regular pay plus overtime pay, less a percentage of tax (depth 5).
 
-    Rosa earns $18 an hour at a bakery and $27 an hour for overtime. Last week she worked
-    40 regular hours and 5 hours of overtime. Tax took 20% of her pay. Her take-home pay
-    was → $684.
+    Rosa earns $18 an hour at a bakery and $27 an hour for overtime. Last week Rosa worked
+    40 regular hours and 5 hours of overtime. Tax took 20% of the pay. Rosa's take-home
+    pay was → $684.
 
 Steps: regular hours × rate, overtime hours × overtime rate, + (gross), tax% of gross,
 gross − tax.
@@ -37,8 +37,8 @@ MISTAKES = (FORGOT_TAX, ADDED_TAX, TAX_TWICE, TAX_ON_REGULAR, TAX_ON_OVERTIME, F
 
 TAX_RATES = (10, 20, 25, 30)
 #: (period, regular hours range, overtime hours range)
-PERIODS = (("Last week", (20, 44), (3, 14)), ("Over two weeks", (50, 80), (4, 20)),
-           ("Last month", (120, 170), (6, 30)))
+PERIODS = (("Last week", (32, 45), (3, 14)), ("Over two weeks", (64, 88), (4, 20)),
+           ("Last month", (128, 176), (6, 30)))
 JOBS = ("at a bakery", "at a garage", "in a warehouse", "at a hotel", "at a call centre",
         "on a building site", "at a care home", "in a print shop", "at a cinema", "on a farm")
 

@@ -1,7 +1,7 @@
 """Fill a tank at one rate, then drain it at another; the volume left (depth 4).
 
     A water tank held 143 litres. A pump filled it at 18 litres a minute for 25 minutes,
-    then a valve drained it at 12 litres a minute for 35 minutes. The tank then held
+    then a valve drained 12 litres a minute for 35 minutes. The tank then held
     → 173 litres.
 
 Steps: fill rate × filling time, + starting volume, drain rate × draining time, − drained.
@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 
 from ..base import Problem, register, require
-from ._common_b import Calc, finish_ctx, mistakes, solve
+from ._common_b import Calc, finish_ctx, mistakes, sentence_case, solve
 
 NAME = "tank_fill"
 
@@ -50,11 +50,11 @@ def _story(rng: random.Random, p: dict) -> str:
         f"A {vessel} had {v0} litres in it.",
     ))
     phases = rng.choice((
-        f"{filler.capitalize()} filled it at {f} litres a minute for {t1} minutes, then "
+        f"{sentence_case(filler)} filled it at {f} litres a minute for {t1} minutes, then "
         f"{drain} drained {d} litres a minute for {t2} minutes.",
         f"For {t1} minutes {filler} added {f} litres a minute; then for {t2} minutes "
         f"{drain} removed {d} a minute.",
-        f"{filler.capitalize()} added {f} litres a minute for {t1} minutes, then "
+        f"{sentence_case(filler)} added {f} litres a minute for {t1} minutes, then "
         f"{drain} let out {d} litres a minute for {t2} minutes.",
     ))
     short = vessel.split()[-1]
