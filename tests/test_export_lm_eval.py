@@ -92,9 +92,13 @@ def test_gpt3_task_files(tmp_path, exported):
     arith.write_text("".join(json.dumps({"context": f"Question: What is {a} plus {b}?\nAnswer:",
                                          "completion": f" {a + b}"}) + "\n"
                              for a, b in [(98, 45), (12, 30), (7, 61)]), encoding="utf-8")
+    sat = tmp_path / "sat.jsonl"
+    sat.write_text(json.dumps({"ind": "s1", "ctx": "puppy is to dog as", "label": 0,
+                               "endings": [" kitten is to cat", " leash is to collar"]}) + "\n",
+                   encoding="utf-8")
     out = tmp_path / "with-gpt3"
     assert main(["export", "lm-eval", "--out", str(out), "--data", str(data),
-                 "--gpt3", f"arithmetic_2da={arith}"]) == 0
+                 "--gpt3", str(arith), "--gpt3", f"sat_analogies={sat}"]) == 0
     ll = load_yaml(out / "arithmetic_2da.yaml")
     gen = load_yaml(out / "arithmetic_2da_gen.yaml")
     assert ll["output_type"] == "loglikelihood" and ll["target_delimiter"] == ""
@@ -103,13 +107,22 @@ def test_gpt3_task_files(tmp_path, exported):
     assert gen["generation_kwargs"]["until"] == ["\n"]
     assert gen["doc_to_target"] == "{{completion | trim}}"
     assert Path(ll["dataset_kwargs"]["data_files"]["test"]).read_bytes() == arith.read_bytes()
+    mc = load_yaml(out / "sat_analogies.yaml")
+    assert mc["output_type"] == "multiple_choice" and mc["doc_to_choice"] == "endings"
+    assert mc["target_delimiter"] == ""
     broken = tmp_path / "broken.jsonl"
     broken.write_text('{"context": "Q", "completion": ""}\n', encoding="utf-8")
     with pytest.raises(InputError) as err:
         export_lm_eval(tmp_path / "x", data=data, gpt3={"arithmetic_2ds": broken})
     assert (err.value.line, err.value.field) == (1, "completion")
+    sat.write_text(json.dumps({"ctx": "a is to b as", "label": 0, "endings": ["c is to d", " e is to f"]})
+                   + "\n", encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        export_lm_eval(tmp_path / "x", data=data, gpt3={"sat": sat})
+    assert (err.value.line, err.value.field) == (1, "endings")
+    assert not (tmp_path / "x").exists()
     assert main(["export", "lm-eval", "--out", str(tmp_path / "y"), "--data", str(data),
-                 "--gpt3", "no-equals-sign"]) == 2
+                 "--gpt3", str(tmp_path / "missing.jsonl")]) == 2
 
 
 # ---------------------------------------------------------------------------------------

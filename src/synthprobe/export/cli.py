@@ -68,9 +68,12 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
             "Endings keep their leading space, so target_delimiter is \"\". Metrics are acc\n"
             "and acc_norm; lm-eval's acc_norm divides by characters, ArithMark 3.0's by\n"
             "tokens, so only acc is comparable with `synthprobe score`.\n"
-            "GPT-3 tasks: pass files built by `synthprobe build` as --gpt3 NAME=PATH; each\n"
-            "gives a loglikelihood task NAME (acc = gold is the greedy continuation) and a\n"
-            "generate_until task NAME_gen (exact match up to a newline)."),
+            "GPT-3 tasks: pass files built by `synthprobe build` as --gpt3 [NAME=]PATH.\n"
+            "A context/completion file (arithmetic, word unscrambling) gives a loglikelihood\n"
+            "task NAME (acc = the gold completion is the greedy continuation, as lm-eval's\n"
+            "arithmetic tasks) and a generate_until task NAME_gen (greedy up to a newline,\n"
+            "exact match). A ctx/endings/label file (SAT) gives a multiple_choice task.\n"
+            "Build arithmetic files with --format eleuther for lm-eval's prompt wording."),
         epilog=("example: synthprobe export lm-eval --out out/lm-eval\n"
                 "then:    lm_eval --model hf --model_args pretrained=MODEL "
                 "--include_path out/lm-eval --tasks deeparithmark"))
@@ -78,7 +81,8 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
                    help="output folder (created if missing; our files in it are replaced)")
     q.add_argument("--data", type=Path, default=DEFAULT_RELEASE, metavar="PATH",
                    help=f"Deep Arithmark release JSONL (default: {DEFAULT_RELEASE})")
-    q.add_argument("--gpt3", action="append", metavar="NAME=PATH",
+    q.add_argument("--gpt3", action="append", metavar="[NAME=]PATH",
                    help="also export a GPT-3 task file built by `synthprobe build` "
-                        "(repeatable), e.g. arithmetic_2da=out/arithmetic_2da.jsonl")
+                        "(repeatable); NAME defaults to the file name, e.g. "
+                        "data/gpt3/arithmetic_2da.jsonl")
     q.set_defaults(func=_lm_eval)

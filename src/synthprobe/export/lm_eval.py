@@ -16,10 +16,12 @@ Deep Arithmark becomes a ``multiple_choice`` task over a byte-identical copy of 
 Besides the full task ``deeparithmark`` there is one task per depth tier
 (``deeparithmark_depth2`` …) and a group ``deeparithmark_depths`` averaging them by size.
 
-GPT-3 tasks built by ``synthprobe build`` (files of ``{"context", "completion"}`` objects)
-are exported the way lm-eval runs its own ``arithmetic_*``/unscramble tasks: a
-``loglikelihood`` task whose ``acc`` is "the gold completion is the greedy continuation",
-and a ``generate_until`` task (stop at a newline, exact match). Pass them with ``--gpt3``.
+GPT-3 task files built by ``synthprobe build`` are exported with ``--gpt3``. Free-form files
+(``{"context", "completion"}``: arithmetic, word unscrambling) become what lm-eval runs for
+its own ``arithmetic_*``/unscramble tasks: a ``loglikelihood`` task whose ``acc`` is "the
+gold completion is the greedy continuation", and a ``generate_until`` task ``<name>_gen``
+(greedy, stop at a newline, exact match after trimming). Multiple-choice files (SAT
+analogies: ``ctx``/``endings``/``label``) become a ``multiple_choice`` task.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import yaml
 from synthprobe.errors import InputError
 from synthprobe.export._files import check_out_dir, write_tree
 from synthprobe.export.release import DEFAULT_RELEASE, Release, load_release
+from synthprobe.formats.arithmark3 import load_arithmark3
 from synthprobe.io import read_jsonl
 
 TASK = "deeparithmark"
@@ -56,9 +59,21 @@ _MC_COMMENT = """\
 """
 
 
+class _Dumper(yaml.SafeDumper):
+    """Strings with control characters (the "\\n" stop sequence) in double quotes."""
+
+
+def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = '"' if any(c in value for c in "\n\t\r") else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _str)
+
+
 def _dump(comment: str, body: dict[str, Any]) -> bytes:
-    text = yaml.safe_dump(body, sort_keys=False, allow_unicode=True, width=10_000,
-                          default_flow_style=False)
+    text = yaml.dump(body, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=10_000,
+                     default_flow_style=False)
     return (comment + text).encode("utf-8")
 
 
@@ -125,7 +140,7 @@ def deeparithmark_files(release: Release, out: Path) -> dict[str, bytes]:
 
 
 # ---------------------------------------------------------------------------------------
-# GPT-3 tasks ({"context", "completion"} JSONL built by `synthprobe build`)
+# GPT-3 tasks (JSONL built by `synthprobe build`)
 # ---------------------------------------------------------------------------------------
 
 _GPT3_COMMENT = """\
@@ -135,54 +150,81 @@ _GPT3_COMMENT = """\
 """
 
 
-def _check_gpt3_file(path: Path) -> int:
-    n = 0
+def _gpt3_kind(path: Path) -> str:
+    """``"generate"`` for {"context", "completion"} files, ``"choice"`` for ctx/endings/label
+    files (SAT analogies), judged by the first record; every record is then checked."""
+    for line, obj in read_jsonl(path):
+        if "endings" in obj:
+            load_arithmark3(path)  # the multiple-choice contract, with located errors
+            return "choice"
+        break
     for line, obj in read_jsonl(path):
         for key in ("context", "completion"):
             if not isinstance(obj.get(key), str) or not obj.get(key):
                 raise InputError(f"expected a non-empty string, got {obj.get(key)!r}",
                                  path=path, line=line, field=key)
-        n += 1
-    return n
+    return "generate"
+
+
+def _max_new_tokens(name: str) -> int:
+    """The generation budget synthprobe's own GPT-3 scorer uses for ``name`` (32 if unknown)."""
+    try:
+        from synthprobe.tasks.gpt3.base import get_task
+
+        return int(get_task(name).max_new_tokens)
+    except (ImportError, InputError):
+        return 32
 
 
 def gpt3_files(name: str, path: Path, out: Path) -> dict[str, bytes]:
-    """A loglikelihood task ``name`` and a generation task ``name_gen`` over one built file."""
+    """Task YAMLs and a data copy for one GPT-3 task file built by ``synthprobe build``.
+
+    Free-form files give a loglikelihood task ``name`` and a generation task ``name_gen``;
+    multiple-choice files (SAT) give one ``multiple_choice`` task ``name``.
+    """
     import hashlib
 
-    if not name.replace("_", "").isalnum():
-        raise InputError(f"task name {name!r} must be letters, digits and underscores")
-    n = _check_gpt3_file(path)
+    if not name or not name.replace("_", "").isalnum():
+        raise InputError(f"task name {name!r} must be letters, digits and underscores", field="--gpt3")
+    kind = _gpt3_kind(path)
+    n = sum(1 for _ in read_jsonl(path))
     data = path.read_bytes()
     sha = hashlib.sha256(data).hexdigest()
     rel = f"data/{name}.jsonl"
-    abs_data = str(out.resolve() / rel)
-    comment = _GPT3_COMMENT.format(name=name, src=path.name, sha=sha)
     common = {
         "dataset_path": "json",
-        "dataset_kwargs": {"data_files": {"test": abs_data}},
+        "dataset_kwargs": {"data_files": {"test": str(out.resolve() / rel)}},
         "test_split": "test",
-        "doc_to_text": "{{context}}",
-        "target_delimiter": "",
     }
-    ll = {"task": name, "tag": ["synthprobe_gpt3"], **common, "doc_to_target": "{{completion}}",
-          "output_type": "loglikelihood",
+    meta = {"version": 1.0, "items": n}
+    comment = _GPT3_COMMENT.format(name=name, src=path.name, sha=sha)
+    if kind == "choice":
+        mc = {"task": name, "tag": ["synthprobe_gpt3"], **common, "output_type": "multiple_choice",
+              "doc_to_text": "{{ctx}}", "doc_to_choice": "endings", "doc_to_target": "{{label}}",
+              "target_delimiter": "", "metric_list": _MC_METRICS, "metadata": meta}
+        return {rel: data, f"{name}.yaml": _dump(
+            comment.replace("The completion carries", "Every ending carries")
+            + "# acc_norm is lm-eval's per-character normalisation (GPT-3 and synthprobe use per "
+              "token).\n", mc)}
+    io_keys = {"doc_to_text": "{{context}}", "target_delimiter": ""}
+    ll = {"task": name, "tag": ["synthprobe_gpt3"], **common, **io_keys,
+          "doc_to_target": "{{completion}}", "output_type": "loglikelihood",
           "metric_list": [{"metric": "acc", "aggregation": "mean", "higher_is_better": True}],
-          "metadata": {"version": 1.0, "items": n}}
-    gen = {"task": f"{name}_gen", "tag": ["synthprobe_gpt3_gen"], **common,
-           "doc_to_target": "{{completion | trim}}",
-           "output_type": "generate_until",
-           "generation_kwargs": {"until": ["\n"], "do_sample": False},
+          "metadata": meta}
+    gen = {"task": f"{name}_gen", "tag": ["synthprobe_gpt3_gen"], **common, **io_keys,
+           "doc_to_target": "{{completion | trim}}", "output_type": "generate_until",
+           "generation_kwargs": {"until": ["\n"], "do_sample": False,
+                                 "max_gen_toks": _max_new_tokens(name)},
            "filter_list": [{"name": "strip", "filter": [{"function": "remove_whitespace"},
                                                          {"function": "take_first"}]}],
            "metric_list": [{"metric": "exact_match", "aggregation": "mean", "higher_is_better": True,
                             "ignore_case": False, "ignore_punctuation": False}],
-           "metadata": {"version": 1.0, "items": n}}
+           "metadata": meta}
     return {
         rel: data,
         f"{name}.yaml": _dump(comment + "# acc: the gold completion is the greedy continuation "
                                         "(lm-eval's arithmetic check).\n", ll),
-        f"{name}_gen.yaml": _dump(comment + "# Greedy generation up to a newline, leading "
+        f"{name}_gen.yaml": _dump(comment + "# Greedy generation up to a newline, surrounding "
                                             "whitespace removed, exact match.\n", gen),
     }
 
@@ -228,10 +270,13 @@ def export_lm_eval(out: str | Path, *, data: str | Path = DEFAULT_RELEASE,
 
 
 def parse_gpt3_spec(spec: str) -> tuple[str, Path]:
-    """``NAME=PATH`` from the command line."""
+    """``NAME=PATH`` or just ``PATH`` (the task is then named after the file) from the command line."""
     name, sep, path = spec.partition("=")
-    if not sep or not name or not path:
-        raise InputError(f"--gpt3 expects NAME=PATH (e.g. arithmetic_2da=out/2da.jsonl), got {spec!r}")
+    if not sep:
+        name, path = Path(spec).stem.replace("-", "_").replace(".", "_"), spec
+    if not name or not path:
+        raise InputError(f"expected NAME=PATH or PATH (e.g. data/gpt3/arithmetic_2da.jsonl), got {spec!r}",
+                         field="--gpt3")
     return name, Path(path)
 
 
