@@ -33,8 +33,10 @@ TEMPLATES = (
 def generate(rng: random.Random) -> Problem:
     """Metres to centimetres, add a piece, cut a piece off."""
     mat, join, cut = pick(rng, MATERIALS)
-    m = rng.randint(1, 6)
-    b = rng.randint(105, 195)
+    # a 2-5 m length and a 200-299 cm piece keep the answer and the usual decoys (the dropped
+    # conversion included) three-digit, so option length says nothing about the answer
+    m = rng.randint(2, 5)
+    b = rng.randint(200, 299)
     # the cut keeps the answer off the multiples of 5, the commonest roundness class
     c = pick(rng, [c for c in range(12, 99) if (b - c) % 5])
     name = pick(rng, NAMES)
@@ -49,12 +51,12 @@ def generate(rng: random.Random) -> Problem:
     mistakes = clean_mistakes(final, {
         "dropped the metre conversion": m + b - c,
         "used 10 cm per metre": 10 * m + b - c,
-        "used 1,000 cm per metre": 1000 * m + b - c,
         "forgot the cut": cm + b,
         "left out the added piece": cm - c,
         "added the cut instead of subtracting it": cm + b + c,
         "subtracted the added piece": cm - b - c,
         "cut the piece off twice": cm + b - 2 * c,
+        "added the piece twice": cm + 2 * b - c,
     })
 
     ctx = template.format(name=name, mat=mat, join=join, cut=cut, m=m, b=b, c=c)
