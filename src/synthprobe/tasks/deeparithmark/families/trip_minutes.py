@@ -36,7 +36,8 @@ def generate(rng: random.Random) -> Problem:
     place = pick(rng, PLACES)
     ride1, ride2 = rng.sample(RIDES, 2)
     name = pick(rng, NAMES)
-    h = rng.randint(1, 3)
+    # trips of 2-4 hours keep the answer and its decoys three-digit numbers of minutes
+    h = rng.randint(2, 4)
     shape = "A" if rng.random() < 0.5 else "B"
 
     s = Steps()
@@ -65,8 +66,7 @@ def generate(rng: random.Random) -> Problem:
 
     mistakes = clean_mistakes(total, {
         "used 100 minutes per hour": total + 40 * h,
-        "added the hours as minutes": total - 60 * h + h,
-        "left out the hours": total - 60 * h,
+        "dropped the carried hour": total - 60 if m1 + last >= 60 else None,
         "left out the last leg": total - last,
         dropped_minutes_name: total - m1,
         "wrote the hours and minutes as one number": hhmm_as_number(total),
