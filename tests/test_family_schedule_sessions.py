@@ -7,7 +7,7 @@ from fractions import Fraction
 from family_checks import check_family, draw
 
 from synthprobe.seeding import item_rng
-from synthprobe.tasks.deeparithmark.base import FAMILIES
+from synthprobe.tasks.deeparithmark.base import FAMILIES, GenerationError
 
 NAME = "schedule_sessions"
 
@@ -28,7 +28,6 @@ def expected_pool(hours: Fraction, b: int, m: int, answer: int) -> dict[str, int
         "subtracted the set-up instead of adding it": window // (m - b),
         "rounded down hour by hour": whole_hours * (60 // block) + (30 // block if half else 0),
         "dropped the half hour": 60 * whole_hours // block if half else None,
-        "gave the spare minutes": spare,
         "skipped the first set-up": (window + b) // block,
         "counted the unfinished session": answer + 1 if spare else None,
     }
@@ -39,8 +38,8 @@ def test_contract_and_rates():
     figures = check_family(NAME, expected_depth=3)
     problems = figures["problems"]
     assert figures["rejected"] < 0.15 * 400
-    for r in range(4):
-        assert figures["ranks"][r] >= 0.35 * len(problems), (r, figures["ranks"])
+    for r, share in enumerate((0.4, 0.4, 0.4, 0.25)):  # few plausible mistakes undercount
+        assert figures["ranks"][r] >= share * len(problems), (r, figures["ranks"])
     words = [len(p.ctx.split()) for p in problems]
     assert 26 <= sum(words) / len(words) <= 31 and max(words) <= 35
 
@@ -54,7 +53,7 @@ def test_answer_and_mistakes_recomputed_from_params():
         # n complete sessions fit when n * (b + m) <= window < (n + 1) * (b + m)
         n = p.answer
         assert n * (b + m) <= window < (n + 1) * (b + m)
-        assert n >= 12 and n % 5 != 0
+        assert 20 <= n <= 99 and n % 5 != 0
         assert p.render(n) == f" {n} {p.params['noun']}."
         assert f"{b}" in p.ctx and f"{m} minutes" in p.ctx
         assert dict(p.mistakes) == expected_pool(hours, b, m, n)
@@ -62,6 +61,15 @@ def test_answer_and_mistakes_recomputed_from_params():
 
 def test_deterministic_and_varied():
     gen = FAMILIES[NAME].generate
-    assert gen(item_rng("t", 5, 1)) == gen(item_rng("t", 5, 1))
+
+    def outcome(i: int):
+        try:
+            return gen(item_rng("t", 5, i))
+        except GenerationError as exc:
+            return f"rejected: {exc}"
+
+    first = [outcome(i) for i in range(8)]
+    assert first == [outcome(i) for i in range(8)]  # same seed, same problem (or same rejection)
+    assert sum(not isinstance(x, str) for x in first) >= 6
     problems, _ = draw(NAME, 150, seed=9)
     assert len({p.ctx for p in problems}) == len(problems)

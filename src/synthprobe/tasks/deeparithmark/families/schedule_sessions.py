@@ -15,18 +15,18 @@ DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sun
 #: (template, plural noun of a session); ``{b}`` is the set-up before each session, ``{m}`` the
 #: session itself, so one complete session needs b + m minutes inside the window.
 STORIES = (
-    ("A tennis club booked a court for {hours} on {day}. Each match needs {b} minutes to set up, "
-     "then {m} minutes of play. The number of complete matches was", "matches"),
-    ("{name} runs pottery classes in a {hours_adj} slot. Every class starts with {b} minutes of "
-     "setting up, then {m} minutes of teaching. The complete classes numbered", "classes"),
-    ("On {day}, a bakery's oven is free for {hours}. Each batch takes {b} minutes to load and {m} "
-     "minutes to bake. The number of fully baked batches is", "batches"),
-    ("An escape room is open for {hours} on {day}. Each group gets a {b}-minute briefing, then "
-     "{m} minutes in the room. The number of complete games is", "games"),
-    ("{name}, a driving instructor, has {hours} free today. Each lesson begins with a {b}-minute "
-     "car check, then {m} minutes of driving. The complete lessons number", "lessons"),
-    ("A recording studio is booked for {hours} on {day}. Each take needs {b} minutes of sound "
-     "checks and {m} minutes of recording. The complete takes number", "takes"),
+    ("{name}'s go-kart track is open for {hours} on {day}. Each race needs a {b}-minute safety "
+     "briefing, then {m} minutes of driving. The number of complete races is", "races"),
+    ("{name} bakes cookies in one oven for {hours}. Each tray takes {b} minutes to load, "
+     "then bakes for {m} minutes. The number of fully baked trays is", "trays"),
+    ("A fairground ride run by {name} operates for {hours} on {day}. Each ride takes {b} minutes "
+     "to board, then lasts {m} minutes. The number of complete rides is", "rides"),
+    ("{name}'s car wash is open for {hours} on {day}. Each car needs {b} minutes of preparation "
+     "and {m} minutes of washing. The number of cars fully washed is", "cars"),
+    ("{name} runs blitz chess games for {hours} on {day}. Each game needs {b} minutes to set up, "
+     "then {m} minutes of play. The number of complete games is", "games"),
+    ("{name}'s climbing wall is open for {hours} on {day}. Each climber spends {b} minutes being "
+     "harnessed, then {m} minutes on the wall. The number of complete climbs is", "climbs"),
 )
 
 
@@ -36,13 +36,15 @@ def generate(rng: random.Random) -> Problem:
     template, noun = pick(rng, STORIES)
     name = pick(rng, NAMES)
     day = pick(rng, DAYS)
-    hours = Fraction(rng.randint(6, 20), 2)  # 3 to 10 hours in half hours
+    hours = Fraction(rng.randint(9, 24), 2)  # 4.5 to 12 hours in half hours
     window_min = int(hours * 60)
-    b = rng.randint(2, 9)
-    # the session length is drawn among those giving 12+ complete sessions off the multiples
-    # of 5 (the commonest roundness class)
-    m = pick(rng, [m for m in range(b + 4, 31)
-                   if window_min // (m + b) >= 12 and (window_min // (m + b)) % 5])
+    # set-up and session lengths are drawn among those giving 20+ complete sessions off the
+    # multiples of 5 (the commonest roundness class): two-digit answers whose decoys stay
+    # two-digit too, so neither the longest nor the shortest option text gives it away
+    pairs = [(b, m) for b in range(2, 10) for m in range(b + 3, 41)
+             if window_min // (m + b) >= 20 and (window_min // (m + b)) % 5]
+    b = pick(rng, sorted({b for b, _ in pairs}))
+    m = pick(rng, [m for b_, m in pairs if b_ == b])
 
     s = Steps()
     window = s.op("window in minutes", hours, "×", 60)
@@ -62,7 +64,6 @@ def generate(rng: random.Random) -> Problem:
         "subtracted the set-up instead of adding it": window // (m - b),
         "rounded down hour by hour": whole_hours * (60 // block) + (30 // block if half else 0),
         "dropped the half hour": (60 * whole_hours) // block if half else None,
-        "gave the spare minutes": spare,
         "skipped the first set-up": (window + b) // block,
         "counted the unfinished session": n + 1 if spare else None,
     })
