@@ -6,54 +6,59 @@ import random
 from math import gcd
 
 from ..base import Problem, Steps, register, require
-from ._common_a import NAMES, clean_mistakes, pick
+from ._common_a import NAMES, clean_mistakes, exact_div, pick
 
 NAME = "stock_percent_pack"
 
-#: (where, goods, pack word, how the percentage leaves the stock)
+#: (place, goods, pack word, how the percentage leaves the stock)
 STOCKS = (
-    ("A farm shop", "eggs", "boxes", "were cracked"), ("An orchard", "apples", "bags", "were bruised"),
-    ("A bakery", "rolls", "trays", "were sold"), ("A market stall", "oranges", "crates", "had spoiled"),
-    ("A nursery", "seedlings", "flats", "had wilted"), ("A warehouse", "light bulbs", "cartons",
-                                                        "were broken"),
-    ("A toy shop", "marbles", "pouches", "were given away"), ("A stationer", "pencils", "packs",
-                                                               "were sold"),
-    ("A greenhouse", "tomatoes", "punnets", "were too ripe"), ("A print shop", "postcards",
-                                                               "bundles", "were misprinted"),
+    ("farm shop", "eggs", "boxes", "were cracked"), ("orchard", "apples", "bags", "were bruised"),
+    ("bakery", "rolls", "trays", "were sold"), ("market stall", "oranges", "crates", "had spoiled"),
+    ("plant nursery", "seedlings", "flats", "had wilted"),
+    ("warehouse", "light bulbs", "cartons", "were broken"),
+    ("toy shop", "marbles", "pouches", "were given away"),
+    ("stationery shop", "pencils", "packs", "were sold"),
+    ("greenhouse", "tomatoes", "punnets", "were too ripe"),
+    ("print shop", "postcards", "bundles", "were misprinted"),
 )
-PERCENTS = (4, 5, 6, 8, 10, 12, 15, 16, 20, 24, 25, 30, 35, 40, 45)
+PERCENTS = (20, 25, 30, 40)
+DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 TEMPLATES = (
-    "{where} had {stock} {goods} on Monday morning. {p}% of them {gone}, and the rest were packed "
+    "{name}'s {place} had {stock} {goods} on {day}. {p}% of them {gone}, and the rest were packed "
     "into {packs} of {k}. The number of full {packs} was",
-    "Of the {stock} {goods} that {where_low} had in stock this week, {p}% {gone}. The remaining "
+    "Of the {stock} {goods} that {name}'s {place} had on {day}, {p}% {gone}. The remaining "
     "{goods} were put into {packs} of {k} each, filling",
-    "{name} counted {stock} {goods} at {where_low}. After {p}% of them {gone}, {name} packed the "
+    "{name} counted {stock} {goods} at the {place}. After {p}% of them {gone}, {name} packed the "
     "rest in {packs} of {k}. The number of full {packs} {name} made was",
-    "{where} started the day with {stock} {goods}, but {p}% {gone}. The rest went into {packs} "
-    "holding {k} each, and the full {packs} came to",
+    "On {day}, {name}'s {place} started with {stock} {goods}, but {p}% {gone}. The rest went into "
+    "{packs} holding {k} each, and the full {packs} came to",
 )
 
 
 @register(NAME, topic=NAME, depth=3)
 def generate(rng: random.Random) -> Problem:
     """A stock, a percentage removed, the rest packed into whole packs."""
-    where, goods, packs, gone = pick(rng, STOCKS)
+    place, goods, packs, gone = pick(rng, STOCKS)
     p = pick(rng, PERCENTS)
-    unit = 100 // gcd(p, 100)  # the stock is a multiple of this so p% of it is whole
-    stock = unit * rng.randint(-(-180 // unit), 1800 // unit)
-    # the pack size is drawn among those giving at least 8 full packs off the multiples of 5
-    # (the commonest roundness class), so the draw rarely has to be redone
+    # the stock is a multiple of ``unit`` so that p% of it, and p% of what is left after that,
+    # are whole numbers (the second for the take-the-percentage-again mistake)
+    unit = 10000 // gcd(p * (100 - p), 10000)
+    stock = unit * rng.randint(-(-250 // unit), 1500 // unit)
+    # the pack size is drawn among those giving a two-digit number of full packs off the
+    # multiples of 5 (the commonest roundness class), so the draw rarely has to be redone and
+    # the decoys, mostly two-digit too, give no length cue
     left_exact = stock * (100 - p) // 100
-    k = pick(rng, [k for k in range(6, 25) if left_exact // k >= 8 and (left_exact // k) % 5])
+    k = pick(rng, [k for k in range(8, 25) if 20 <= left_exact // k <= 99 and (left_exact // k) % 5])
     name = pick(rng, NAMES)
+    day = pick(rng, DAYS)
     template = pick(rng, TEMPLATES)
 
     s = Steps()
     removed = s.pct("removed", p, stock)
     left = s.op("left to pack", stock, "-", removed)
     full, loose = s.divmod("full packs", left, k)
-    require(full >= 8 and full % 5 != 0, "answer should be a fair count off the multiples of 5")
+    require(20 <= full <= 99 and full % 5 != 0, "answer should be two-digit, off the multiples of 5")
 
     mistakes = clean_mistakes(full, {
         "forgot the removed items": stock // k,
@@ -61,16 +66,15 @@ def generate(rng: random.Random) -> Problem:
         "took the percentage as a count": (stock - p) // k,
         "added the removed items": (stock + removed) // k,
         "took the percentage off twice": (stock - 2 * removed) // k,
-        "stopped before packing": left,
-        "gave the loose items left over": loose,
+        "took the percentage off the rest again": exact_div(left * (100 - p), 100) // k,
         "counted the loose items as a pack": full + 1 if loose else None,
     })
 
-    ctx = template.format(where=where, where_low=where[0].lower() + where[1:], goods=goods,
-                          packs=packs, gone=gone, stock=stock, p=p, k=k, name=name)
+    ctx = template.format(place=place, goods=goods, packs=packs, gone=gone, stock=stock, p=p, k=k,
+                          name=name, day=day)
     return Problem(
         family=NAME, topic=NAME, depth=3, ctx=ctx, answer=full, unit=packs, ending=f" {{}} {packs}.",
         steps=tuple(s.lines), mistakes=mistakes, kind="count",
         params={"stock": stock, "percent": p, "pack_size": k, "goods": goods, "packs": packs,
-                "name": name, "template": TEMPLATES.index(template)},
+                "name": name, "day": day, "template": TEMPLATES.index(template)},
     )
