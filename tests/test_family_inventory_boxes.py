@@ -27,8 +27,8 @@ def expected_pool(s: int, d: int, h: int, g: int, k: int, answer: int) -> dict[s
         "added the shipped units": crates(s + d + h - g, k),
         "subtracted the shipped units twice": crates(good - h, k),
         "forgot the delivery": crates(s - h - g, k),
+        "subtracted the delivery": crates(s - d - h - g, k),
         "counted the loose units as a crate": -(-good // k),
-        "gave the loose units instead of the crates": good % k or None,
     }
     return {n: v for n, v in pool.items() if v is not None and v != answer}
 
@@ -42,7 +42,7 @@ def test_contract_and_rates():
     words = [len(p.ctx.split()) for p in problems]
     assert 29 <= sum(words) / len(words) <= 35 and max(words) <= 40
     assert all(p.topic == "multi_step_inventory" for p in problems)
-    assert len(figures["mistake_names"]) >= 8
+    assert len(figures["mistake_names"]) == 9
 
 
 def test_answer_and_mistakes_recomputed_from_params():
@@ -54,6 +54,9 @@ def test_answer_and_mistakes_recomputed_from_params():
         assert {str(x) for x in (s, d, h, g, k)} <= set(re.findall(r"\d+", p.ctx))
         assert p.render(p.answer) == f" {p.answer} {p.params['box']}."
         assert p.steps[-1].startswith(f"full {p.params['box']}: {s + d - h - g} / {k} = ")
+        # every movement is worth 2 to 10 crates: the mistakes stay near the answer
+        assert all(2 * k < x <= 10 * k for x in (d, h)) and 2 * k < g <= 5 * k
+        assert all(abs(v - p.answer) <= 21 for v in p.mistakes.values())
 
 
 def test_the_card_example():

@@ -23,11 +23,11 @@ FORGOT_SHIPPED = "forgot the shipped units"
 ADDED_SHIPPED = "added the shipped units"
 SHIPPED_TWICE = "subtracted the shipped units twice"
 FORGOT_DELIVERY = "forgot the delivery"
+SUBTRACTED_DELIVERY = "subtracted the delivery"
 LOOSE_AS_CRATE = "counted the loose units as a crate"
-GAVE_LOOSE = "gave the loose units instead of the crates"
 
 MISTAKES = (FORGOT_DAMAGED, ADDED_DAMAGED, DAMAGED_TWICE, FORGOT_SHIPPED, ADDED_SHIPPED,
-            SHIPPED_TWICE, FORGOT_DELIVERY, LOOSE_AS_CRATE, GAVE_LOOSE)
+            SHIPPED_TWICE, FORGOT_DELIVERY, SUBTRACTED_DELIVERY, LOOSE_AS_CRATE)
 
 #: (goods, word for the damaged ones)
 GOODS = (
@@ -74,18 +74,25 @@ def _story(rng: random.Random, p: dict) -> str:
 def generate(rng: random.Random) -> Problem:
     """Receive, ship, discard damaged units, then pack the rest into crates of k."""
     size = rng.randint(8, 25)
-    stock = rng.randint(240, 960)
-    delivery = rng.randint(stock // 4, stock * 3 // 4)
-    shipped = rng.randint(stock // 4, stock // 2)
+    # Each movement is worth 2-10 crates, so every mistake lands within a few crates of
+    # the answer, on either side, and a magnitude guess cannot rule it out.
+    delivery = rng.randint(2 * size + 1, 10 * size)
+    shipped = rng.randint(2 * size + 1, 10 * size)
     damaged = rng.randint(2 * size + 1, 5 * size)
+    to_pack = rng.randint(12 * size, 60 * size)
+    stock = to_pack - delivery + shipped + damaged
     goods, bad = rng.choice(GOODS)
     p = {"stock": stock, "delivery": delivery, "shipped": shipped, "damaged": damaged,
          "size": size, "goods": goods, "bad": bad, "place": rng.choice(PLACES),
          "box": rng.choice(sorted(CONTAINERS))}
 
     def chain(c: Calc, m: str | None) -> int:
-        d = 0 if m == FORGOT_DELIVERY else delivery
-        after_delivery = c.op("after delivery", stock, "+", d)
+        if m == FORGOT_DELIVERY:
+            after_delivery = stock
+        elif m == SUBTRACTED_DELIVERY:
+            after_delivery = c.op("after delivery", stock, "-", delivery)
+        else:
+            after_delivery = c.op("after delivery", stock, "+", delivery)
         if m == FORGOT_SHIPPED:
             after_shipping = after_delivery
         elif m == ADDED_SHIPPED:
@@ -103,8 +110,6 @@ def generate(rng: random.Random) -> Problem:
             if m == DAMAGED_TWICE:
                 good = c.op("good units again", good, "-", damaged)
         crates, loose = c.divmod(f"full {p['box']}", good, size)
-        if m == GAVE_LOOSE:
-            return loose
         if m == LOOSE_AS_CRATE:
             return crates + (1 if loose else 0)
         return crates
