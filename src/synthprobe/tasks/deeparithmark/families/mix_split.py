@@ -25,11 +25,10 @@ ADDED_REMOVED = "added the amount taken out"
 REMOVED_TWICE = "took the amount out twice"
 REMOVED_PER_CONTAINER = "took the amount out of every container"
 LEFT_OUT_FIRST = "left out the first liquid"
-LEFT_OUT_SECOND = "left out the second liquid"
 FIRST_TWICE = "counted the first liquid twice"
 
 MISTAKES = (FORGOT_REMOVED, ADDED_REMOVED, REMOVED_TWICE, REMOVED_PER_CONTAINER,
-            LEFT_OUT_FIRST, LEFT_OUT_SECOND, FIRST_TWICE)
+            LEFT_OUT_FIRST, FIRST_TWICE)
 
 #: (first liquid, second liquid, how some was taken out, container, plural)
 MIXES = (
@@ -84,8 +83,6 @@ def generate(rng: random.Random) -> Problem:
         second = c.op("second liquid", first_ml, "×", times)
         if m == LEFT_OUT_FIRST:
             mixture = second
-        elif m == LEFT_OUT_SECOND:
-            mixture = first_ml
         else:
             mixture = c.op("mixture", first_ml, "+", second)
             if m == FIRST_TWICE:
