@@ -27,13 +27,12 @@ TAX_TWICE = "took the tax off twice"
 TAX_ON_REGULAR = "tax taken of the regular pay only"
 TAX_ON_OVERTIME = "tax taken of the overtime pay only"
 FORGOT_OVERTIME = "forgot the overtime"
-FORGOT_REGULAR = "forgot the regular pay"
 OVERTIME_AT_REGULAR = "paid the overtime at the regular rate"
+PREMIUM_ONLY = "paid only the overtime premium"
 ALL_AT_OVERTIME = "paid every hour at the overtime rate"
-GAVE_TAX = "gave the tax instead of the pay"
 
 MISTAKES = (FORGOT_TAX, ADDED_TAX, TAX_TWICE, TAX_ON_REGULAR, TAX_ON_OVERTIME, FORGOT_OVERTIME,
-            FORGOT_REGULAR, OVERTIME_AT_REGULAR, ALL_AT_OVERTIME, GAVE_TAX)
+            OVERTIME_AT_REGULAR, PREMIUM_ONLY, ALL_AT_OVERTIME)
 
 TAX_RATES = (10, 20, 25, 30)
 #: (period, regular hours range, overtime hours range)
@@ -87,21 +86,19 @@ def generate(rng: random.Random) -> Problem:
     def chain(c: Calc, m: str | None):
         r_rate = overtime_rate if m == ALL_AT_OVERTIME else rate
         o_rate = rate if m == OVERTIME_AT_REGULAR else overtime_rate
+        if m == PREMIUM_ONLY:
+            o_rate = c.op("overtime premium", overtime_rate, "-", rate)
         # hours × hourly rate: plain numbers ("regular pay: 40 × 18 = 720")
         regular = c.op("regular pay", hours, "×", r_rate)
         extra = c.op("overtime pay", overtime, "×", o_rate)
         if m == FORGOT_OVERTIME:
             gross = regular
-        elif m == FORGOT_REGULAR:
-            gross = extra
         else:
             gross = c.op("gross pay", regular, "+", extra, money=True)
         if m == FORGOT_TAX:
             return gross
         base = {TAX_ON_REGULAR: regular, TAX_ON_OVERTIME: extra}.get(m, gross)
         tax_due = c.pct("tax", tax, base, money=True)
-        if m == GAVE_TAX:
-            return tax_due
         if m == ADDED_TAX:
             return c.op("net pay", gross, "+", tax_due, money=True)
         net = c.op("net pay", gross, "-", tax_due, money=True)
