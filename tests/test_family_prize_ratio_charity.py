@@ -30,8 +30,9 @@ def expected_pool(params: dict, answer: int) -> dict[str, int]:
         "forgot the charity share": finish(prize / parts * a),
         "added the charity share": finish((prize + gift) / parts * a),
         "took the charity share off twice": finish((prize - 2 * gift) / parts * a),
-        "kept the charity percentage instead of the rest": finish(gift / parts * a),
         "took the charity off one part only": finish(prize / parts * a - gift),
+        "took the charity percentage off the part again": finish(
+            rest / parts * a * (100 - c) / 100),
         "took the other winner's part": finish(rest / parts * b),
         "split the rest in half instead of by the ratio": finish(rest / 2),
         "divided by the other ratio term, not the total parts": finish(rest / b * a),
@@ -44,6 +45,7 @@ def expected_pool(params: dict, answer: int) -> dict[str, int]:
     else:
         pool["forgot the amount spent"] = mine
         pool["added the amount spent"] = mine + spent
+        pool["took the amount spent off twice"] = mine - 2 * spent
         pool["took the spending off before the ratio split"] = (rest - spent) / parts * a
     out = {k: whole(Fraction(v)) for k, v in pool.items()}
     return {k: v for k, v in out.items() if v is not None and v != answer}
@@ -57,7 +59,7 @@ def test_contract_and_rates():
         assert figures["ranks"][r] >= 0.4 * len(problems), (r, figures["ranks"])
     words = [len(p.ctx.split()) for p in problems]
     assert 33 <= sum(words) / len(words) <= 40 and max(words) <= 45
-    assert len(figures["mistake_names"]) == 14
+    assert len(figures["mistake_names"]) == 15
 
 
 def test_answer_and_mistakes_recomputed_from_params():

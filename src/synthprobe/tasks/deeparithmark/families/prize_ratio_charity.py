@@ -26,8 +26,8 @@ NAME = "prize_ratio_charity"
 FORGOT_CHARITY = "forgot the charity share"
 ADDED_CHARITY = "added the charity share"
 CHARITY_TWICE = "took the charity share off twice"
-CHARITY_KEPT = "kept the charity percentage instead of the rest"
 CHARITY_FROM_PART = "took the charity off one part only"
+CHARITY_AGAIN_ON_PART = "took the charity percentage off the part again"
 OTHER_PART = "took the other winner's part"
 EQUAL_HALVES = "split the rest in half instead of by the ratio"
 RATIO_AS_FRACTION = "divided by the other ratio term, not the total parts"
@@ -38,12 +38,13 @@ LEFT_SELF_OUT = "left the sharer out of the split"
 # final step: an amount spent
 FORGOT_SPENDING = "forgot the amount spent"
 ADDED_SPENDING = "added the amount spent"
+SPENT_TWICE = "took the amount spent off twice"
 SPENT_BEFORE_RATIO = "took the spending off before the ratio split"
 
-COMMON = (FORGOT_CHARITY, ADDED_CHARITY, CHARITY_TWICE, CHARITY_KEPT, CHARITY_FROM_PART,
-          OTHER_PART, EQUAL_HALVES, RATIO_AS_FRACTION, ONE_PART)
+COMMON = (FORGOT_CHARITY, ADDED_CHARITY, CHARITY_TWICE, CHARITY_FROM_PART,
+          CHARITY_AGAIN_ON_PART, OTHER_PART, EQUAL_HALVES, RATIO_AS_FRACTION, ONE_PART)
 MISTAKES = {"share": COMMON + (FORGOT_SHARING, LEFT_SELF_OUT),
-            "spend": COMMON + (FORGOT_SPENDING, ADDED_SPENDING, SPENT_BEFORE_RATIO)}
+            "spend": COMMON + (FORGOT_SPENDING, ADDED_SPENDING, SPENT_TWICE, SPENT_BEFORE_RATIO)}
 
 CHARITY = (5, 10, 12, 15, 20, 25, 30)
 #: (winner's parts, partner's parts), coprime; the winner usually has the larger part
@@ -108,8 +109,6 @@ def generate(rng: random.Random) -> Problem:
             left = prize
         elif m == ADDED_CHARITY:
             left = c.pct("with charity added", 100 + charity, prize, money=True)
-        elif m == CHARITY_KEPT:
-            left = c.pct("charity", charity, prize, money=True)
         elif m == CHARITY_TWICE:
             gift = c.pct("charity", charity, prize, money=True)
             left = c.op("after charity", c.op("after charity", prize, "-", gift), "-", gift)
@@ -130,6 +129,8 @@ def generate(rng: random.Random) -> Problem:
                 mine = c.op(f"{winner}'s part", one_part, "×", b if m == OTHER_PART else a)
         if m == CHARITY_FROM_PART:
             mine = c.op(f"{winner}'s part", mine, "-", c.pct("charity", charity, prize))
+        elif m == CHARITY_AGAIN_ON_PART:
+            mine = c.pct(f"{winner}'s part", 100 - charity, mine)
         if final == "share":
             if m == FORGOT_SHARING:
                 return mine
@@ -138,7 +139,10 @@ def generate(rng: random.Random) -> Problem:
             return mine
         if m == ADDED_SPENDING:
             return c.op("left", mine, "+", spent, money=True)
-        return c.op("left", mine, "-", spent, money=True)
+        left_over = c.op("left", mine, "-", spent, money=True)
+        if m == SPENT_TWICE:
+            left_over = c.op("left", left_over, "-", spent, money=True)
+        return left_over
 
     answer, steps = solve(chain)
     require(answer >= 10, "too little left")
