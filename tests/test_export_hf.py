@@ -17,55 +17,12 @@ from synthprobe.export.hf import PARQUET_NAME, export_hf, size_category
 REPO = Path(__file__).resolve().parents[1]
 RELEASE = REPO / "data" / "deeparithmark-1.jsonl"
 
-CARD_ITEM = {
-    "ind": 3,
-    "activity_label": "deeparithmark::deeparithmark-1::multi_step_inventory::depth4::hard",
-    "ctx": "A warehouse held 420 units. A delivery added 260, then 210 units were shipped out, "
-           "and 40 were found damaged. The rest were packed into crates of 16. The number of "
-           "full crates packed was",
-    "endings": [" 26 crates.", " 29 crates.", " 27 crates.", " 31 crates."],
-    "label": "0",
-    "source_id": "deeparithmark_v1_multi_step_inventory_depth4_0003",
-    "split": "test",
-    "split_type": "synthetic",
-    "metadata": {
-        "answer": "26", "unit": "crates", "topic": "multi_step_inventory", "depth": 4,
-        "option_values": [26, 29, 27, 31],
-        "option_sources": ["correct", "forgot the damaged units",
-                           "counted the loose units as a crate", "added the damaged units"],
-        "answer_rank": 0,
-        "solution_steps": ["after delivery: 420 + 260 = 680", "after shipping: 680 - 210 = 470",
-                           "good units: 470 - 40 = 430", "full crates: 430 / 16 = 26 (remainder 14)"],
-        "template": "inventory_boxes",
-    },
-}
+def small_release(path: Path, n: int = 40, seed: int = 11) -> list[dict]:
+    """A fresh Deep Arithmark variant from the real builder (same generator as the release)."""
+    from synthprobe.tasks.deeparithmark.build import build
 
-
-def small_release(path: Path, n: int = 24) -> list[dict]:
-    """Items shaped like the release card's example, varied in depth, template, slot, rank."""
-    templates = [("money_discount_fee", "money_discount_fee", 2), ("share_then_split", "share", 3),
-                 ("inventory_boxes", "multi_step_inventory", 4), ("salary_overtime_tax", "salary", 5)]
-    rows = []
-    for i in range(n):
-        tpl, topic, depth = templates[i % 4]
-        ans = 40 + 3 * i
-        decoys = [ans - 6, ans + 4, ans + 9] if i % 3 else [ans - 9, ans - 4, ans + 7]
-        slot = (i // 4) % 4
-        values = decoys[:slot] + [ans] + decoys[slot:]
-        sources = ["correct" if v == ans else f"mistake {j}" for j, v in enumerate(values)]
-        row = json.loads(json.dumps(CARD_ITEM))
-        row.update(ind=i, ctx=f"A store had {ans * 16 + i} units. " + "More arrived later. " * (i % 3)
-                   + "The number of full crates packed was",
-                   endings=[f" {v} crates." for v in values], label=str(slot),
-                   activity_label=f"deeparithmark::deeparithmark-1::{topic}::depth{depth}::x",
-                   source_id=f"deeparithmark_v1_{tpl}_depth{depth}_{i:04d}")
-        row["metadata"].update(answer=str(ans), topic=topic, depth=depth, option_values=values,
-                               option_sources=sources, answer_rank=sorted(values).index(ans),
-                               solution_steps=[f"step {k}: 1 + 1 = 2" for k in range(depth)],
-                               template=tpl)
-        rows.append(row)
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    return rows
+    build(path, seed=seed, n=n, progress=False)
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 def strict_equal(a, b) -> bool:
@@ -136,8 +93,8 @@ def test_card_header_and_figures_come_from_the_data(release, tmp_path):
     for depth, count in Counter(r["metadata"]["depth"] for r in rows).items():
         assert f"| {depth} | {count} |" in body
     for tpl, count in Counter(r["metadata"]["template"] for r in rows).items():
-        depth = next(r["metadata"]["depth"] for r in rows if r["metadata"]["template"] == tpl)
-        assert f"`{tpl}` |" in body and f"| {depth} | {count} |" in body
+        md = next(r["metadata"] for r in rows if r["metadata"]["template"] == tpl)
+        assert f"| `{tpl}` | {md['topic']} | {md['depth']} | {count} |" in body
     slots = Counter(int(r["label"]) for r in rows)
     assert "Correct slot (0–3): " + " / ".join(str(slots[s]) for s in range(4)) in body
     ranks = Counter(r["metadata"]["answer_rank"] for r in rows)
@@ -149,6 +106,16 @@ def test_card_header_and_figures_come_from_the_data(release, tmp_path):
 
     for row in audit(load_audit_items(path)):
         assert f"| {row.name} | {100 * row.correct / row.n:.2f} % |" in body
+    # and the selftest verdicts are the selftest's own
+    from synthprobe.tasks.deeparithmark.selftest import selftest
+
+    report = selftest(path)
+    passed = sum(c.ok is True for c in report.checks)
+    assert f"{passed} of {len(report.checks)} checks pass" in body
+    for c in report.checks:
+        if not c.name.startswith("shortcut: "):
+            assert f"| {c.name} | {c.figure.replace('|', chr(92) + '|')} | {c.status} |" in body
+    assert '"source_id": "' + rows[0]["source_id"] + '"' in body  # the first item, shown
 
 
 def test_export_is_deterministic(release, tmp_path):
@@ -157,6 +124,7 @@ def test_export_is_deterministic(release, tmp_path):
     export_hf(a, data=path)
     export_hf(b, data=path)
     files_a = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
+    assert not any(p.name.startswith(".") for p in files_a)  # no temp files left behind
     assert files_a == sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
     assert len(files_a) == 3
     for rel in files_a:
@@ -184,6 +152,7 @@ def test_malformed_release_fails_located_and_writes_nothing(release, tmp_path, c
 def test_type_that_cannot_round_trip_is_refused(release, tmp_path):
     path, rows = release
     rows[7]["ind"] = "7"  # the contract allows a string id, but not mixed with ints
+    assert isinstance(rows[0]["ind"], int)
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     with pytest.raises(InputError) as err:
         export_hf(tmp_path / "hf", data=path)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from synthprobe.export.release import DEFAULT_RELEASE
@@ -11,9 +12,13 @@ from synthprobe.export.release import DEFAULT_RELEASE
 def _hf(args: argparse.Namespace) -> int:
     from synthprobe.export.hf import export_hf
 
-    paths = export_hf(args.out, data=args.data, repo_id=args.repo_id)
-    for p in paths:
+    result = export_hf(args.out, data=args.data, repo_id=args.repo_id)
+    for p in result.paths:
         print(p)
+    failed = [name for name, _, status in result.selftest.checks if status == "FAIL"]
+    if failed:
+        print(f"synthprobe: warning: {args.data} fails {len(failed)} selftest check(s): "
+              f"{'; '.join(failed)} (marked FAIL in the card)", file=sys.stderr)
     return 0
 
 

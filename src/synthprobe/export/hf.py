@@ -19,7 +19,9 @@ SHA-256 — is computed from the file at export time.
 from __future__ import annotations
 
 import io
+import json
 import math
+from dataclasses import dataclass
 from collections import Counter
 from pathlib import Path
 from typing import Any, Iterable
@@ -197,11 +199,25 @@ def card_figures(release: Release) -> dict[str, Any]:
     }
 
 
-def audit_rows(release: Release) -> list[tuple[str, float]]:
-    """The shortcut audit (strategy, accuracy in [0, 1]), run by the release's own audit."""
-    from synthprobe.tasks.deeparithmark.audit import audit, load_audit_items
+@dataclass(frozen=True)
+class SelftestFigures:
+    """The release's own selftest on the file: every check, and the shortcut audit rows."""
 
-    return [(row.name, row.correct / row.n) for row in audit(load_audit_items(release.path))]
+    checks: list[tuple[str, str, str]]          # (check, figure, PASS/FAIL/SKIP)
+    audit: list[tuple[str, float]]              # (strategy, accuracy in [0, 1])
+
+    @property
+    def ok(self) -> bool:
+        return not any(status == "FAIL" for _, _, status in self.checks)
+
+
+def run_selftest(release: Release) -> SelftestFigures:
+    """Run :func:`synthprobe.tasks.deeparithmark.selftest.selftest` (audit included) on the file."""
+    from synthprobe.tasks.deeparithmark.selftest import selftest
+
+    report = selftest(release.path)
+    return SelftestFigures(checks=[(c.name, c.figure, c.status) for c in report.checks],
+                           audit=[(r.name, r.correct / r.n) for r in report.audit_rows])
 
 
 # ---------------------------------------------------------------------------------------
@@ -218,6 +234,20 @@ def _table(header: list[str], rows: list[list[Any]], align: str | None = None) -
     out = ["| " + " | ".join(header) + " |", "| " + " | ".join(sep) + " |"]
     out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
     return out
+
+
+def _pretty(value: Any, indent: int = 0, width: int = 96) -> str:
+    """JSON with objects one key per line and short lists kept on one line."""
+    pad = " " * indent
+    if isinstance(value, dict):
+        inner = [f'{pad}  {json.dumps(k, ensure_ascii=False)}: {_pretty(v, indent + 2, width)}'
+                 for k, v in value.items()]
+        return "{\n" + ",\n".join(inner) + f"\n{pad}}}"
+    flat = json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list) and len(flat) + indent > width:
+        inner = [f"{pad}  {_pretty(v, indent + 2, width)}" for v in value]
+        return "[\n" + ",\n".join(inner) + f"\n{pad}]"
+    return flat
 
 
 def yaml_header(fig: dict[str, Any]) -> str:
@@ -241,7 +271,7 @@ def yaml_header(fig: dict[str, Any]) -> str:
 
 
 def render_card(release: Release, *, repo_id: str | None = None,
-                audit: list[tuple[str, float]] | None = None) -> str:
+                selftest: SelftestFigures | None = None) -> str:
     fig = card_figures(release)
     k = len(fig["slot"])
     load_id = repo_id or "path/to/this/folder"
@@ -304,14 +334,24 @@ def render_card(release: Release, *, repo_id: str | None = None,
               f"- Slot × rank × depth grid: {fig['grid_min']}–{fig['grid_max']} items per cell",
               ""]
 
-    lines += ["## Shortcut audit", ""]
-    if audit:
-        lines += ["Strategies that skip the arithmetic, scored on this file "
-                  f"(chance {_pct(fig['chance']) if fig['chance'] else 'n/a'}):", ""]
-        lines += _table(["Strategy", "Score"], [[s, _pct(v)] for s, v in audit], "lr") + [""]
-    else:
-        lines += ["The audit module was not available when this card was generated; run "
-                  "`python deeparithmark.py audit` for the table.", ""]
+    if selftest is not None:
+        lines += ["## Shortcut audit", "",
+                  "Strategies that skip the arithmetic, scored on this file "
+                  f"(chance {_pct(fig['chance']) if fig['chance'] else 'n/a'}; "
+                  "`python deeparithmark.py audit` reproduces the table):", ""]
+        lines += _table(["Strategy", "Score"], [[s, _pct(v)] for s, v in selftest.audit], "lr") + [""]
+        passed = sum(status == "PASS" for _, _, status in selftest.checks)
+        lines += ["## Self-test", "",
+                  f"`python deeparithmark.py selftest` re-checks every claim on this card against the "
+                  f"file: {passed} of {len(selftest.checks)} checks pass"
+                  + ("." if selftest.ok else "; **the failing checks are marked FAIL below**."), ""]
+        lines += _table(["Check", "Figure", "Result"],
+                        [[c, f.replace("|", "\\|"), st] for c, f, st in selftest.checks
+                         if not c.startswith("shortcut: ") or st != "PASS"], "lll")
+        lines += ["", "Passing shortcut checks are the rows of the audit table above.", ""]
+
+    example = _pretty(release.rows[0])
+    lines += ["## One item", "", "```json", example, "```", ""]
 
     lines += [
         "## Fields",
@@ -369,16 +409,27 @@ def render_card(release: Release, *, repo_id: str | None = None,
     return "\n".join(lines)
 
 
+@dataclass(frozen=True)
+class HfExport:
+    paths: list[Path]
+    selftest: SelftestFigures
+
+
 def export_hf(out: str | Path, *, data: str | Path = DEFAULT_RELEASE,
-              repo_id: str | None = None) -> list[Path]:
-    """Write the dataset folder; returns the written paths. Raises InputError before writing."""
+              repo_id: str | None = None) -> HfExport:
+    """Write the dataset folder. Raises InputError before writing anything.
+
+    A file that fails its selftest is still exported (variants may be small); the card
+    shows the failing checks and :attr:`HfExport.selftest` tells the caller.
+    """
     out = check_out_dir(out)
     if repo_id is not None and (repo_id.count("/") != 1 or not all(repo_id.split("/"))):
-        raise InputError(f"--repo-id expects OWNER/NAME, got {repo_id!r}")
+        raise InputError(f"expected OWNER/NAME, got {repo_id!r}", field="--repo-id")
     release = load_release(data)
+    checked = run_selftest(release)
     files = {
         PARQUET_NAME: parquet_bytes(release),
         f"data/{release.name}": release.data,
-        "README.md": render_card(release, repo_id=repo_id, audit=audit_rows(release)).encode("utf-8"),
+        "README.md": render_card(release, repo_id=repo_id, selftest=checked).encode("utf-8"),
     }
-    return write_tree(out, files)
+    return HfExport(paths=write_tree(out, files), selftest=checked)
