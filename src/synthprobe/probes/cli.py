@@ -1,0 +1,138 @@
+"""``synthprobe probe novel-words`` and ``synthprobe probe grammar``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from synthprobe.errors import InputError
+from synthprobe.io import atomic_write_json, atomic_write_text, sha256_file
+
+DEFAULT_MODEL = "smollm2-135m-instruct"
+
+
+def add_model_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", default=DEFAULT_MODEL,
+                   help=f"model to use: the alias {DEFAULT_MODEL} (embedded default), a local model folder, "
+                        "a local .gguf file or a Hugging Face hub id already in the local cache "
+                        "(default: %(default)s)")
+    p.add_argument("--device", default="auto", help="auto, cpu or cuda (default: %(default)s)")
+    p.add_argument("--dtype", default=None, help="float32, bfloat16 or float16 (default: float32 on CPU, "
+                                                 "bfloat16 on CUDA)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="sampling seed; the same seed gives byte-identical output files (default: %(default)s)")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+def load_model_or_exit(args):
+    """Load ``args.model``; a model that cannot be loaded ends the command with status 1."""
+    from synthprobe.probes.lm import ModelUnavailable, load_lm
+
+    try:
+        return load_lm(args.model, device=args.device, dtype=args.dtype)
+    except ModelUnavailable as exc:
+        print(f"synthprobe: error: {exc}", file=sys.stderr)
+        raise SystemExit(1) from None
+
+
+def _items_label(path: str | None, default_name: str) -> tuple[str, str]:
+    from synthprobe.probes.items import resource_path
+
+    if path is None:
+        return f"synthprobe:resources/{default_name}", sha256_file(resource_path(default_name))
+    return str(path), sha256_file(path)
+
+
+def _sampling(args):
+    from synthprobe.probes.lm import Sampling
+
+    return Sampling(temperature=args.temperature, top_p=args.top_p, n=args.samples,
+                    max_new_tokens=args.max_new_tokens)
+
+
+def _check_out(out: str) -> Path:
+    p = Path(out)
+    if p.exists() and not p.is_dir():
+        raise InputError("exists and is not a folder; --out names the folder for the JSON and HTML reports",
+                         path=p, field="--out")
+    return p
+
+
+def _cmd_novel_words(args) -> int:
+    from synthprobe.probes import novel_words, report
+    from synthprobe.probes.items import NOVEL_WORDS_FILE, load_novel_words
+
+    words = load_novel_words(args.items)
+    out = _check_out(args.out)
+    sampling = _sampling(args)
+    label, sha = _items_label(args.items, NOVEL_WORDS_FILE)
+    lm = load_model_or_exit(args)
+    body = novel_words.run(lm, words, sampling, seed=args.seed, progress=not args.quiet)
+    doc = {"probe": "novel-words", "model": lm.name, "model_spec": args.model, "items_file": label,
+           "items_sha256": sha, "seed": args.seed, "sampling": sampling.to_dict(), **body}
+    atomic_write_json(out / "novel_words.json", doc)
+    atomic_write_text(out / "novel_words.html", report.novel_words_html(doc))
+    s = doc["summary"]
+    print(f"novel words: {s['words']} words; first sample uses the word in {s['uses_word_first_sample']} "
+          f"-> {out / 'novel_words.json'}, {out / 'novel_words.html'}")
+    return 0
+
+
+def _cmd_grammar(args) -> int:
+    from synthprobe.probes import grammar, report
+    from synthprobe.probes.items import GRAMMAR_FILE, load_grammar
+
+    items = load_grammar(args.items)
+    out = _check_out(args.out)
+    sampling = _sampling(args)
+    label, sha = _items_label(args.items, GRAMMAR_FILE)
+    lm = load_model_or_exit(args)
+    body = grammar.run(lm, items, sampling, seed=args.seed, progress=not args.quiet)
+    doc = {"probe": "grammar", "model": lm.name, "model_spec": args.model, "items_file": label,
+           "items_sha256": sha, "seed": args.seed, "sampling": sampling.to_dict(), **body}
+    atomic_write_json(out / "grammar.json", doc)
+    atomic_write_text(out / "grammar.html", report.grammar_html(doc))
+    s = doc["summary"]
+    scored = (f"chrF {s['chrf']:.2f}, exact match {s['exact_match']}/{s['scored']}" if s.get("scored")
+              else "no references, not scored")
+    print(f"grammar: {s['items']} items; {scored} -> {out / 'grammar.json'}, {out / 'grammar.html'}")
+    return 0
+
+
+def _add_common(p: argparse.ArgumentParser, *, items_help: str, max_new: int) -> None:
+    p.add_argument("--items", default=None, metavar="FILE", help=items_help)
+    p.add_argument("--out", required=True, metavar="DIR", help="folder for the JSON and HTML reports")
+    add_model_args(p)
+    p.add_argument("--samples", type=int, default=1,
+                   help="generations per prompt, shown side by side (default: %(default)s; more than 1 needs "
+                        "--temperature above 0)")
+    p.add_argument("--temperature", type=float, default=0.0,
+                   help="0 = greedy decoding (default); above 0 = sampling")
+    p.add_argument("--top-p", type=float, default=1.0, help="nucleus sampling mass (default: %(default)s)")
+    p.add_argument("--max-new-tokens", type=int, default=max_new,
+                   help="longest answer in tokens; the answer ends at its first line break (default: %(default)s)")
+
+
+def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
+    sub = verbs["probe"]
+    p = sub.add_parser(
+        "novel-words", help="use a made-up word in a sentence after reading its definition (GPT-3 Fig. 3.16)",
+        description="GPT-3's novel-word probe. Each line defines a made-up word ('A \"w\" is ...', 'To do a \"w\" "
+                    "means to ...', 'To \"w\" something is to ...') and asks for an example sentence. The first "
+                    "word has a human-written sentence; each later definition is appended after the model's "
+                    "previous answer. Writes novel_words.json and novel_words.html (prompt beside generations, "
+                    "and whether each sentence uses the new word).")
+    _add_common(p, items_help="JSONL of {word, pos: noun|verb|verb-object, definition[, sentence]}; the leading "
+                              "items with a human-written sentence are the worked examples (default: the "
+                              "shipped set)", max_new=40)
+    p.set_defaults(func=_cmd_novel_words)
+
+    p = sub.add_parser(
+        "grammar", help="correct poor English after a few human-written corrections (GPT-3 Fig. 3.17)",
+        description="GPT-3's grammar-correction probe: 'Poor English input: ...' / 'Good English output: ...' "
+                    "demonstrations, then each input on its own. Items with a 'reference' are scored with chrF "
+                    "(sacrebleu) and exact match. Writes grammar.json and grammar.html.")
+    _add_common(p, items_help="JSONL: demonstrations {input, output} first, then {input[, reference]} "
+                              "(default: the shipped set)", max_new=48)
+    p.set_defaults(func=_cmd_grammar)
