@@ -15,6 +15,14 @@ How an N-item file is made (all of it reproducible from ``seed`` and ``N`` alone
    decoys for the required rank are sampled from the family's usable mistakes with the same
    RNG, the answer goes to its planned slot and the decoys fill the other slots in random
    order.
+4a. **Same-length decoys** — all four endings should have the same number of characters,
+   so that neither a text-length nor a digit-count prior singles out the answer (a
+   "stopped early" or "left-over" mistake is often an order of magnitude off, and a
+   decoy that is the only one-digit option is an easy reject). For the first
+   :data:`SAME_LENGTH_ATTEMPTS` draws of an item, a draw whose mistakes cannot fill the
+   required rank with endings as long as the answer's is discarded too; after that the
+   decoy sets with the fewest off-length endings are used. Among equally good sets the
+   choice is uniform (item RNG).
 5. Every item is re-checked against every per-item rule (:mod:`.checks`), and the counts
    against the plan, before the file is renamed into place; any fault aborts the build and
    leaves nothing behind.
@@ -27,6 +35,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import itertools
 import json
 import random
 import time
@@ -48,6 +57,9 @@ from synthprobe.tasks.deeparithmark.composition import (DEPTHS, N_OPTIONS, RELEA
 
 #: Draws tried for one item before the build gives up on its template.
 MAX_ATTEMPTS = 2000
+
+#: Draws of an item that must offer same-length decoys for its rank before any will do.
+SAME_LENGTH_ATTEMPTS = 50
 
 
 class BuildError(RuntimeError):
@@ -134,10 +146,38 @@ class BuildStats:
     ranks: Counter = field(default_factory=Counter)
     grid: Counter = field(default_factory=Counter)        # (slot, rank, depth) -> items
     templates: Counter = field(default_factory=Counter)
+    off_length: Counter = field(default_factory=Counter)  # template -> items with unequal lengths
+
+
+DecoySet = tuple[tuple[str, int], ...]
+
+
+def decoy_sets(problem: Problem, rank: int) -> tuple[int, list[DecoySet]]:
+    """The decoy triples that put the answer at ``rank``, keeping only those with the fewest
+    endings whose length differs from the answer's; returns ``(that number, the sets)``.
+
+    Sets list the mistakes below the answer, then those above, in the family's order, so
+    the list (and the RNG's choice from it) is deterministic. No set: ``(N_OPTIONS, [])``.
+    """
+    usable = usable_mistakes(problem)
+    width = len(problem.render(problem.answer))
+    off_len = {v: len(problem.render(v)) != width for v in usable.values()}
+    below = [(name, v) for name, v in usable.items() if v < problem.answer]
+    above = [(name, v) for name, v in usable.items() if v > problem.answer]
+    best, out = N_OPTIONS, []
+    for lo in itertools.combinations(below, rank):
+        for hi in itertools.combinations(above, N_OPTIONS - 1 - rank):
+            cand = lo + hi
+            off = sum(off_len[v] for _, v in cand)
+            if off < best:
+                best, out = off, [cand]
+            elif off == best:
+                out.append(cand)
+    return best, out
 
 
 def _draw(fam: Family, template: str, seed: int, k: int, rank: int, seen: set[int],
-          stats: BuildStats) -> tuple[Problem, random.Random, int]:
+          stats: BuildStats) -> tuple[Problem, random.Random, int, list[DecoySet]]:
     why: Counter = Counter()
     for attempt in range(MAX_ATTEMPTS):
         rng = item_rng(f"deeparithmark/{template}", seed, k, attempt)
@@ -149,27 +189,30 @@ def _draw(fam: Family, template: str, seed: int, k: int, rank: int, seen: set[in
         if rank not in feasible_ranks(problem):
             why[f"mistakes cannot put the answer at rank {rank}"] += 1
             continue
+        off, sets = decoy_sets(problem, rank)
+        if off and attempt < SAME_LENGTH_ATTEMPTS:
+            why[f"no same-length decoys for rank {rank}"] += 1
+            continue
         key = _ctx_key(problem.ctx)
         if key in seen:
             why["context repeats an earlier item"] += 1
             continue
         stats.attempts[template] += attempt + 1
         stats.discarded.update(why)
-        return problem, rng, key
+        if off:
+            stats.off_length[template] += 1
+        return problem, rng, key, sets
     reasons = ", ".join(f"{v} × {k_}" for k_, v in why.most_common())
     raise BuildError(f"template {template!r}, item {k}: no usable draw in {MAX_ATTEMPTS} attempts "
                      f"({reasons}); the template's parameter space may be exhausted at this size")
 
 
-def make_item(problem: Problem, *, template: str, ind: int, slot: int, rank: int,
-              rng: random.Random) -> dict:
-    """Pick the decoys for ``rank``, place the answer at ``slot`` and return the item."""
-    usable = usable_mistakes(problem)
-    below = [(name, v) for name, v in usable.items() if v < problem.answer]
-    above = [(name, v) for name, v in usable.items() if v > problem.answer]
-    decoys = rng.sample(below, rank) + rng.sample(above, N_OPTIONS - 1 - rank)
-    rng.shuffle(decoys)
-    options: list[tuple[str, int]] = decoys[:slot] + [(CORRECT, problem.answer)] + decoys[slot:]
+def make_item(problem: Problem, decoys: list[DecoySet], *, template: str, ind: int, slot: int,
+              rank: int, rng: random.Random) -> dict:
+    """Pick one of the decoy sets, place the answer at ``slot`` and return the item."""
+    chosen = list(rng.choice(decoys))
+    rng.shuffle(chosen)
+    options: list[tuple[str, int]] = chosen[:slot] + [(CORRECT, problem.answer)] + chosen[slot:]
     values = [v for _, v in options]
     depth = problem.depth
     return {
@@ -211,12 +254,12 @@ def iter_items(seed: int = RELEASE_SEED, n: int = RELEASE_SIZE, *,
         template, k = lay.locate(c)
         slot, rank = divmod(lay.cell[c], N_OPTIONS)
         fam = families[template]
-        problem, rng, key = _draw(fam, template, seed, k, rank, seen, stats)
+        problem, rng, key, sets = _draw(fam, template, seed, k, rank, seen, stats)
         row = TEMPLATE_BY_NAME[template]
         if (problem.family, problem.topic, problem.depth) != (template, row.topic, row.depth):
             raise BuildError(f"template {template!r}, item {k}: the family returned a problem for "
                              f"{problem.family!r}, topic {problem.topic!r}, depth {problem.depth}")
-        item = make_item(problem, template=template, ind=ind, slot=slot, rank=rank, rng=rng)
+        item = make_item(problem, sets, template=template, ind=ind, slot=slot, rank=rank, rng=rng)
         faults = item_faults(item, ind)
         if faults:
             rule, msg = faults[0]
