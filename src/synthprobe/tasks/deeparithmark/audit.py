@@ -61,6 +61,7 @@ class AuditItem:
     values: tuple[int, ...]
     label: int
     kind: str
+    template: str = ""
 
 
 @dataclass(frozen=True)
@@ -91,8 +92,10 @@ def load_audit_items(path: str | Path) -> list[AuditItem]:
         if not isinstance(answer, str):
             raise InputError(f"expected the rendered answer as a string, got {answer!r}",
                              path=path, line=it.line, field="metadata.answer")
+        template = md.get("template")
         out.append(AuditItem(endings=it.endings, values=tuple(vals), label=it.label,
-                             kind=value_kind(answer)))
+                             kind=value_kind(answer),
+                             template=template if isinstance(template, str) else ""))
     return out
 
 
@@ -135,28 +138,55 @@ def classifier_picks(items: Sequence[AuditItem]) -> list[int]:
 CLASSIFIER = "char-3-gram classifier over option text"
 
 
-def audit(items: Sequence[AuditItem], *, classifier: bool = True) -> list[StrategyScore]:
-    """Score every strategy on ``items``; the classifier row needs at least
+def strategy_picks(items: Sequence[AuditItem], *, classifier: bool = True) -> dict[str, list[int]]:
+    """Each strategy's pick per item; the classifier needs at least
     :data:`MIN_CLASSIFIER_ITEMS` items and is left out below that."""
     n = len(items)
-
-    def score(name: str, picks: Sequence[int]) -> StrategyScore:
-        return StrategyScore(name, sum(p == it.label for p, it in zip(picks, items)), n)
-
-    rows = [
-        score("pick largest value", [_argbest(it.values) for it in items]),
-        score("pick smallest value", [_argbest([-v for v in it.values]) for it in items]),
-        score("pick the roundest number",
-              [_argbest([roundness_class(v, it.kind) for v in it.values]) for it in items]),
-    ]
-    rows += [score(f"fixed slot {s}", [s] * n) for s in range(N_OPTIONS)]
-    rows += [
-        score("longest ending text", [_argbest([len(e) for e in it.endings]) for it in items]),
-        score("shortest ending text", [_argbest([-len(e) for e in it.endings]) for it in items]),
-    ]
+    picks = {
+        "pick largest value": [_argbest(it.values) for it in items],
+        "pick smallest value": [_argbest([-v for v in it.values]) for it in items],
+        "pick the roundest number":
+            [_argbest([roundness_class(v, it.kind) for v in it.values]) for it in items],
+    }
+    for s in range(N_OPTIONS):
+        picks[f"fixed slot {s}"] = [s] * n
+    picks["longest ending text"] = [_argbest([len(e) for e in it.endings]) for it in items]
+    picks["shortest ending text"] = [_argbest([-len(e) for e in it.endings]) for it in items]
     if classifier and n >= MIN_CLASSIFIER_ITEMS:
-        rows.append(score(CLASSIFIER, classifier_picks(items)))
-    return rows
+        picks[CLASSIFIER] = classifier_picks(items)
+    return picks
+
+
+def score(name: str, picks: Sequence[int], items: Sequence[AuditItem]) -> StrategyScore:
+    return StrategyScore(name, sum(p == it.label for p, it in zip(picks, items)), len(items))
+
+
+def audit(items: Sequence[AuditItem], *, classifier: bool = True) -> list[StrategyScore]:
+    """Score every strategy on ``items``."""
+    return [score(name, p, items) for name, p in strategy_picks(items, classifier=classifier).items()]
+
+
+def by_template(items: Sequence[AuditItem], picks: dict[str, list[int]]) -> str:
+    """Per-template scores of the strategies that are not fixed by the balance plan — a
+    diagnostic for generator authors (per-template rows are small samples; rank and slot are
+    balanced globally, not per template)."""
+    names = [k for k in picks if not k.startswith(("fixed slot", "pick the roundest"))]
+    short = {"pick largest value": "largest", "pick smallest value": "smallest",
+             "longest ending text": "longest", "shortest ending text": "shortest",
+             CLASSIFIER: "char-3-gram"}
+    groups: dict[str, list[int]] = {}
+    for i, it in enumerate(items):
+        groups.setdefault(it.template or "?", []).append(i)
+    w = max(len("template"), *(len(g) for g in groups))
+    head = f"{'template':<{w}}  {'items':>5}  " + "  ".join(f"{short.get(k, k):>11}" for k in names)
+    lines = [head, "-" * len(head)]
+    for g, idx in sorted(groups.items()):
+        cells = []
+        for k in names:
+            c = sum(picks[k][i] == items[i].label for i in idx)
+            cells.append(f"{100.0 * c / len(idx):9.1f} %")
+        lines.append(f"{g:<{w}}  {len(idx):>5}  " + "  ".join(cells))
+    return "\n".join(lines)
 
 
 def format_table(rows: Sequence[StrategyScore], *, title: str) -> str:
@@ -170,6 +200,6 @@ def format_table(rows: Sequence[StrategyScore], *, title: str) -> str:
     lines.append(f"{'strategy':<{w}}  {'correct':>{cw}}  {'score':>8}  result")
     lines.append(f"{'-' * w}  {'-' * cw}  {'-' * 8}  ------")
     for r in rows:
-        lines.append(f"{r.name:<{w}}  {f'{r.correct:,}/{r.n:,}':>{cw}}  {r.percent:7.2f}%  "
+        lines.append(f"{r.name:<{w}}  {f'{r.correct:,}/{r.n:,}':>{cw}}  {r.percent:6.2f} %  "
                      f"{'PASS' if r.within(tol) else 'FAIL'}")
     return "\n".join(lines)

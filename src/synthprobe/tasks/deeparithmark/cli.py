@@ -131,12 +131,17 @@ def cmd_selftest(args: argparse.Namespace) -> int:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    from synthprobe.tasks.deeparithmark.audit import audit, format_table, load_audit_items, tolerance
+    from synthprobe.tasks.deeparithmark.audit import (by_template, format_table, load_audit_items,
+                                                      score, strategy_picks, tolerance)
 
     path = Path(args.path)
     items = load_audit_items(path)
-    rows = audit(items)
+    picks = strategy_picks(items)
+    rows = [score(name, p, items) for name, p in picks.items()]
     print(format_table(rows, title=f"Shortcut audit: {path} ({len(items):,} items)"))
+    if args.by_template:
+        print()
+        print(by_template(items, picks))
     return 0 if all(r.within(tolerance(len(items))) for r in rows) else EXIT_FAILED
 
 
@@ -232,6 +237,10 @@ def build_parser(root: Path) -> argparse.ArgumentParser:
                     "25 % ± 2.7 points (wider below 1,000 items: the 95 % interval of a guesser).")
     a.add_argument("path", nargs="?", default=str(data), metavar="PATH",
                    help=f"file to audit (default {shown})")
+    a.add_argument("--by-template", action="store_true",
+                   help="also print each template's score under the strategies the balance plan "
+                        "does not fix (largest, smallest, longest, shortest, classifier): a "
+                        "diagnostic for finding which generator leaks")
     a.set_defaults(func=cmd_audit)
     return parser
 
