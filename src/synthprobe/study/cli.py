@@ -1,0 +1,188 @@
+"""``synthprobe study generate | serve | results``."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import json
+import os
+import sys
+from pathlib import Path
+
+from synthprobe.errors import InputError
+
+ADMIN_ENV = "SYNTHPROBE_STUDY_ADMIN"
+
+
+def _cmd_generate(args) -> int:
+    from synthprobe.probes.cli import load_model_or_exit
+    from synthprobe.study.articles import load_articles
+    from synthprobe.study.generate import CONDITIONS, Settings, generate_items, pick_context, write_items
+
+    conditions = tuple(c.strip() for c in args.conditions.split(",") if c.strip())
+    bad = [c for c in conditions if c not in CONDITIONS]
+    if bad or not conditions or len(set(conditions)) != len(conditions):
+        raise InputError(f"expected a comma-separated list of {', '.join(CONDITIONS)}, got {args.conditions!r}",
+                         field="--conditions")
+    settings = Settings(length=args.length, samples=args.samples, temperature=args.temperature, top_p=args.top_p,
+                        control_temperature=args.control_temperature, max_new_tokens=args.max_new_tokens,
+                        seed=args.seed)
+    for c in conditions:
+        settings.sampling(c)  # validates temperature, top-p, samples, token budget
+    articles = load_articles(args.articles, minimum=2)
+    if args.limit is not None:
+        if args.limit < 2:
+            raise InputError("must be at least 2 (a quiz needs a human and a machine article)", field="--limit")
+        articles = articles[: args.limit]
+    if "model" in conditions:
+        pick_context(articles, 0, settings.variant.context_articles, settings.seed)
+    out = Path(args.out)
+    if out.is_dir():
+        raise InputError("is a folder; --out names the items file to write", path=out, field="--out")
+
+    models = {}
+    loaded: dict[str, object] = {}
+    for c in conditions:
+        spec = args.control_model if (c == "control" and args.control_model) else args.model
+        if spec not in loaded:
+            args_for = argparse.Namespace(model=spec, device=args.device, dtype=args.dtype)
+            loaded[spec] = load_model_or_exit(args_for)
+        models[c] = (spec, loaded[spec])
+    items = generate_items(articles, settings, models=models, conditions=conditions, progress=not args.quiet)
+    write_items(out, items)
+    for c in conditions:
+        rows = [it for it in items if it["condition"] == c]
+        h = sum(it["human"]["words"] for it in rows) / len(rows)
+        m = sum(it["machine"]["words"] for it in rows) / len(rows)
+        print(f"{c}: {len(rows)} articles, mean words human {h:.0f} : machine {m:.0f}")
+    print(f"wrote {len(items)} items -> {out}")
+    return 0
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _cmd_serve(args) -> int:
+    from synthprobe.study.items import load_items
+    from synthprobe.study.store import Store
+
+    if not 0 <= args.port <= 65535:
+        raise InputError(f"expected 0..65535, got {args.port}", field="--port")
+    if not 1 <= args.threads <= 64:
+        raise InputError(f"expected 1..64, got {args.threads}", field="--threads")
+    if not _is_loopback(args.host) and not args.allow_remote:
+        raise InputError(f"{args.host} is not a loopback address; raters on other machines could reach the "
+                         "server. Pass --allow-remote to do this on purpose (behind HTTPS)", field="--host")
+    items = load_items(args.items) if args.items else None
+    store = Store(args.db)
+    store.initialise(items, items_label=str(args.items or ""))
+
+    import waitress
+
+    from synthprobe.study.app import create_app
+
+    password = os.environ.get(ADMIN_ENV) or None
+    app = create_app(args.db, admin_password=password)
+    server = waitress.create_server(app, host=args.host, port=args.port, threads=args.threads,
+                                    ident="synthprobe-study")
+    url = f"http://{args.host}:{server.effective_port}/"
+    print(f"serving the study on {url} (database {args.db}); stop with Ctrl+C", flush=True)
+    if password is None:
+        print(f"admin pages disabled: set {ADMIN_ENV} to see results at {url}admin", flush=True)
+    else:
+        print(f"results at {url}admin (admin password from {ADMIN_ENV})", flush=True)
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+    return 0
+
+
+def _cmd_results(args) -> int:
+    from synthprobe.io import atomic_write_text, dumps_json
+    from synthprobe.study import stats
+    from synthprobe.study.store import Store
+
+    store = Store(args.db)
+    store.check_readable()
+    res = stats.summarise(store, include_incomplete=args.include_incomplete)
+    if args.csv:
+        atomic_write_text(args.csv, stats.answers_csv(store))
+    if args.json:
+        atomic_write_text(args.json, dumps_json(res))
+    json.dump(res, sys.stdout, indent=2, ensure_ascii=False)
+    sys.stdout.write("\n")
+    return 0
+
+
+def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
+    from synthprobe.probes.cli import add_model_args
+
+    sub = verbs["study"]
+    p = sub.add_parser(
+        "generate", help="write model versions of human news articles (GPT-3's news study)",
+        description="For every human article, condition the model on other full articles ('Title: ...', "
+                    "'Subtitle: ...', 'Article: ...'; three for --length 200, one for --length 500), then the "
+                    "article's title and subtitle; draw --samples samples and keep the one whose word count is "
+                    "closest to the human article's. The 'control' condition is deliberately weaker (title and "
+                    "subtitle only, high temperature), like GPT-3's control model. Writes one JSONL item per "
+                    "article and condition, atomically; the same seed gives the same file.")
+    p.add_argument("--articles", default=None, metavar="FILE",
+                   help="JSONL of {title, subtitle, article[, id, source]} (default: synthprobe's 8-article "
+                        "self-written sample, which is not news)")
+    p.add_argument("--out", required=True, metavar="FILE", help="items JSONL to write (e.g. study.jsonl)")
+    add_model_args(p)
+    p.add_argument("--control-model", default=None, metavar="MODEL",
+                   help="model for the control condition (default: --model)")
+    p.add_argument("--length", type=int, default=200, choices=(200, 500),
+                   help="~200-word variant (3 context articles) or ~500-word variant (1 context article) "
+                        "(default: %(default)s)")
+    p.add_argument("--samples", type=int, default=5, help="samples per article (default: %(default)s)")
+    p.add_argument("--conditions", default="model,control",
+                   help="comma-separated conditions to generate: model, control (default: %(default)s)")
+    p.add_argument("--temperature", type=float, default=0.8, help="sampling temperature (default: %(default)s)")
+    p.add_argument("--top-p", type=float, default=0.9, help="nucleus sampling mass (default: %(default)s)")
+    p.add_argument("--control-temperature", type=float, default=1.6,
+                   help="temperature of the control condition; top-p is 1 there (default: %(default)s)")
+    p.add_argument("--max-new-tokens", type=int, default=None,
+                   help="token budget per sample (default: 400 for --length 200, 900 for --length 500)")
+    p.add_argument("--limit", type=int, default=None, metavar="N", help="use only the first N articles")
+    p.set_defaults(func=_cmd_generate)
+
+    p = sub.add_parser(
+        "serve", help="serve the rating web app to human raters",
+        description="Serve the study: each rater gets a secret link, one experiment (model, condition, length) "
+                    "and quiz A or B (an article shown as human in A is shown as machine in B), and rates each "
+                    "article on GPT-3's five-point scale. Answers are stored in SQLite at once; raters resume "
+                    f"from their link. Results are at /admin, protected by the password in ${ADMIN_ENV} "
+                    "(admin pages are refused when it is unset). Listens on loopback only unless --allow-remote.")
+    p.add_argument("--db", required=True, metavar="FILE", help="study database (created on first use)")
+    p.add_argument("--items", default=None, metavar="FILE",
+                   help="items JSONL from 'study generate' (required the first time; later it must be the same "
+                        "items)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
+    p.add_argument("--port", type=int, default=8765, help="port; 0 picks a free one (default: %(default)s)")
+    p.add_argument("--threads", type=int, default=8, help="worker threads (default: %(default)s)")
+    p.add_argument("--allow-remote", action="store_true",
+                   help="allow a non-loopback --host (put the server behind HTTPS)")
+    p.set_defaults(func=_cmd_serve)
+
+    p = sub.add_parser(
+        "results", help="accuracy per model and condition, as in GPT-3's Table 3.11",
+        description="Print the study results as JSON: per experiment the mean rater accuracy (per rater: correct "
+                    "/ answers other than \"I don't know\", then the mean over raters), its 95%% CI from the t "
+                    "distribution, a two-sample t-test against the control, and the \"I don't know\" rate.")
+    p.add_argument("--db", required=True, metavar="FILE", help="study database")
+    p.add_argument("--csv", default=None, metavar="PATH", help="also write every answer to this CSV file")
+    p.add_argument("--json", default=None, metavar="PATH", help="also write the JSON to this file")
+    p.add_argument("--include-incomplete", action="store_true",
+                   help="count raters who have not finished their quiz (default: finished raters only)")
+    p.set_defaults(func=_cmd_results)
