@@ -80,7 +80,6 @@ def _dump(comment: str, body: dict[str, Any]) -> bytes:
 def _mc_task(name: str, data_file: Path, what: str, sha: str, n: int) -> bytes:
     body = {
         "task": name,
-        "tag": ["deeparithmark_all"],
         "dataset_path": "json",
         "dataset_kwargs": {"data_files": {"test": str(data_file)}},
         "test_split": "test",
