@@ -1,0 +1,166 @@
+"""Keep the generated parts of DEEPARITHMARK_DESIGN.md and data/README.md true to the code and data.
+
+Each generated block sits between ``<!-- BEGIN GENERATED: name -->`` and
+``<!-- END GENERATED: name -->``; everything outside the markers is prose. Regenerate with::
+
+    python -m synthprobe.tasks.deeparithmark.docs            # rewrite the blocks
+    python -m synthprobe.tasks.deeparithmark.docs --check    # exit 1 if a block is stale
+
+Blocks: ``families`` (each family, its story and the named mistakes the release actually
+uses as decoys, from the code and the data), ``composition``, ``balance``, ``audit`` (the
+selftest and audit figures on the release file), and ``worked-example`` (the embedded model's
+per-template and mistake-profile figures, from its committed results JSON).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+from statistics import fmean
+from typing import Callable
+
+from synthprobe.formats.arithmark3 import MCItem, load_arithmark3
+from synthprobe.io import atomic_write_text
+from synthprobe.tasks.deeparithmark.base import DIFFICULTY, FAMILIES, ROUNDNESS_NAMES
+from synthprobe.tasks.deeparithmark.composition import TEMPLATES
+
+ROOT = Path(__file__).resolve().parents[4]
+RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"
+DOCS = (ROOT / "DEEPARITHMARK_DESIGN.md", ROOT / "data" / "README.md")
+EMBEDDED_RESULTS = ROOT / "benchmarks" / "deeparithmark_smollm2-135m-instruct.json"
+
+_BLOCK = re.compile(r"(<!-- BEGIN GENERATED: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- END GENERATED: (?P=name) -->)",
+                    re.S)
+
+
+def _md_table(head: list[str], rows: list[list[object]]) -> str:
+    out = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(out) + "\n"
+
+
+def families_block(items: list[MCItem]) -> str:
+    import synthprobe.tasks.deeparithmark.families  # noqa: F401  (registers them)
+
+    used: dict[str, Counter] = defaultdict(Counter)
+    for it in items:
+        md = it.metadata
+        for i, src in enumerate(md["option_sources"]):
+            if i != it.label:
+                used[md["template"]][src] += 1
+    rows = []
+    for t in TEMPLATES:
+        fam = FAMILIES[t.name]
+        names = ", ".join(f"{n} ({c})" for n, c in sorted(used[t.name].items(), key=lambda kv: (-kv[1], kv[0])))
+        rows.append([f"`{t.name}`", t.depth, t.count, f"`{t.topic}`", fam.summary, names])
+    return _md_table(["family", "depth", "items", "topic", "story", "named mistakes used as decoys (times)"], rows)
+
+
+def composition_block(items: list[MCItem]) -> str:
+    words = [len(it.ctx.split()) for it in items]
+    by_depth = Counter(it.metadata["depth"] for it in items)
+    rows = [[d, by_depth[d], DIFFICULTY[d]] for d in sorted(by_depth)]
+    text = _md_table(["depth", "items", "difficulty label"], rows)
+    text += (f"\n{len(items):,} items, {len(TEMPLATES)} templates, "
+             f"{len({it.metadata['topic'] for it in items})} topic labels; prompt length "
+             f"mean {fmean(words):.1f} words (max {max(words)}, min {min(words)}).\n")
+    return text
+
+
+def balance_block(items: list[MCItem]) -> str:
+    slots = Counter(it.label for it in items)
+    ranks = Counter(it.metadata["answer_rank"] for it in items)
+    cells = Counter((it.label, it.metadata["answer_rank"], it.metadata["depth"]) for it in items)
+    from synthprobe.tasks.deeparithmark.base import roundness_class
+    from synthprobe.tasks.deeparithmark.checks import value_kind
+    classes = Counter(roundness_class(int(it.metadata["option_values"][it.label]),
+                                      value_kind(it.metadata["answer"])) for it in items)
+    s = " / ".join(str(slots[i]) for i in range(4))
+    r = " / ".join(str(ranks[i]) for i in range(4))
+    lines = [f"- Correct slot 0–3: {s}.",
+             f"- Answer numeric rank (smallest → largest): {r}.",
+             f"- Slot × rank × depth grid: {len(cells)} cells, {min(cells.values())}–{max(cells.values())} items each.",
+             "- Roundness class shared by all four options of an item: "
+             + "; ".join(f"{ROUNDNESS_NAMES[c]} {classes[c]}" for c in sorted(classes)) + "."]
+    return "\n".join(lines) + "\n"
+
+
+def audit_block(path: Path) -> str:
+    from synthprobe.tasks.deeparithmark.selftest import selftest
+
+    report = selftest(path)
+    rows = [[r.name, f"{r.correct}/{r.n}", f"{r.percent:.2f} %"] for r in report.audit_rows]
+    text = _md_table(["strategy", "correct", "score"], rows)
+    passed = sum(c.ok is True for c in report.checks)
+    text += (f"\n`python deeparithmark.py selftest`: {passed}/{len(report.checks)} checks pass"
+             f"{'' if report.ok else ' — FAILED: ' + ', '.join(report.failed)}. "
+             f"SHA-256 of the file: `{report.sha256}`.\n")
+    return text
+
+
+def worked_example_block(results_path: Path) -> str:
+    if not results_path.exists():
+        return "_The embedded model's results file is not committed yet._\n"
+    from synthprobe.tasks.deeparithmark.worked_example import describe
+
+    return describe(json.loads(results_path.read_text(encoding="utf-8")))
+
+
+def scores_block(folder: Path) -> str:
+    from synthprobe.tasks.deeparithmark.worked_example import scores_table
+
+    files = sorted(folder.glob("deeparithmark_*.json"))
+    if not files:
+        return "_No results committed yet._\n"
+    text = scores_table([json.loads(f.read_text(encoding="utf-8")) for f in files])
+    return text + "\nFrom " + ", ".join(f"`benchmarks/{f.name}`" for f in files) + ".\n"
+
+
+def blocks(release: Path = RELEASE, results: Path = EMBEDDED_RESULTS) -> dict[str, Callable[[], str]]:
+    items = load_arithmark3(release)
+    return {
+        "families": lambda: families_block(items),
+        "composition": lambda: composition_block(items),
+        "balance": lambda: balance_block(items),
+        "audit": lambda: audit_block(release),
+        "worked-example": lambda: worked_example_block(results),
+        "scores": lambda: scores_block(results.parent),
+    }
+
+
+def render(text: str, makers: dict[str, Callable[[], str]], cache: dict[str, str]) -> str:
+    def sub(m: re.Match) -> str:
+        name = m["name"]
+        if name not in makers:
+            raise KeyError(f"unknown generated block {name!r}")
+        if name not in cache:
+            cache[name] = makers[name]()
+        return m.group(1) + cache[name] + m.group(4)
+
+    return _BLOCK.sub(sub, text)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m synthprobe.tasks.deeparithmark.docs",
+                                 description="Regenerate the data-derived blocks of the Deep Arithmark docs.")
+    ap.add_argument("--check", action="store_true", help="exit 1 if any block differs; write nothing")
+    args = ap.parse_args(argv)
+    makers, cache, stale = blocks(), {}, []
+    for doc in DOCS:
+        old = doc.read_text(encoding="utf-8")
+        new = render(old, makers, cache)
+        if new != old:
+            stale.append(doc)
+            if not args.check:
+                atomic_write_text(doc, new)
+    for doc in stale:
+        print(f"{'stale' if args.check else 'updated'}: {doc.relative_to(ROOT)}")
+    return 1 if (args.check and stale) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

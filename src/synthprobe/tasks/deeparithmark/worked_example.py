@@ -1,0 +1,114 @@
+"""The design doc's §6 and the card's measured rows, written from a results JSON.
+
+Pure functions of the results file (schema ``synthprobe/deeparithmark-results``): nothing here
+reads a model or the data, so the text always matches the committed figures.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f} %"
+
+
+def _p(p: float) -> str:
+    return f"{p:.2g}" if p >= 1e-4 else f"{p:.1e}"
+
+
+def describe(results: dict[str, Any]) -> str:
+    """Markdown for the first model of a Deep Arithmark results file."""
+    entry = results["models"][0]
+    res = entry["results"]["deeparithmark"]
+    s = res["summary"]
+    m = s["metrics"]["acc_norm"]
+    name = entry["model"].get("name") or entry["model"]["spec"]
+    settings = entry["settings"]
+    lines = [
+        f"Model: **{name}** ({entry['row']['params_label']}), {entry['model']['dtype']} on "
+        f"{entry['model']['device']}, batch {settings['batch_size']}, max context "
+        f"{settings['max_context']}, {s['n']:,} items (`{settings.get('command', 'make demo')}`).",
+        "",
+        f"- **Total.** acc_norm {_pct(m['acc'])} ({m['correct']}/{m['total']}; Wilson 95 % CI "
+        f"{_pct(m['ci95'][0])}–{_pct(m['ci95'][1])}; two-sided exact binomial p = {_p(m['p_vs_chance'])} "
+        f"against 25 %); soft {_pct(s['metrics']['soft'])}; acc {_pct(s['metrics']['acc']['acc'])}; "
+        f"acc_char {_pct(s['metrics']['acc_char']['acc'])}.",
+    ]
+    depth = s["by_depth"]
+    lines.append("- **Depth curve.** " + " → ".join(
+        f"d{d} {_pct(b['acc_norm'])} (p = {_p(b['p_vs_chance'])})" for d, b in depth.items()) + ".")
+    tmpl = s["by_template"]
+    lo = min(tmpl.items(), key=lambda kv: kv[1]["acc_norm"])
+    hi = max(tmpl.items(), key=lambda kv: kv[1]["acc_norm"])
+    h = s["template_homogeneity"]
+    lines.append(
+        f"- **Per template** accuracy spans {_pct(lo[1]['acc_norm'])} (`{lo[0]}`, {lo[1]['n']} items) to "
+        f"{_pct(hi[1]['acc_norm'])} (`{hi[0]}`, {hi[1]['n']} items); χ² homogeneity = {h['chi2']:.1f}, "
+        f"df = {h['df']}, p = {_p(h['p'])}.")
+    rp = s.get("rank_preference")
+    if rp:
+        counts = " / ".join(str(c) for c in rp["chosen_rank_counts"])
+        lines.append(
+            f"- **Rank preference.** It picks the smallest option {_pct(rp['pick_smallest'])} of the time and "
+            f"the largest {_pct(rp['pick_largest'])} (chosen rank counts, smallest → largest: {counts}; "
+            f"the answer's rank is balanced, so a rank preference alone scores 25 %).")
+    prof = s.get("mistake_profile") or {}
+    fav = []
+    for t, block in prof.items():
+        wrong = [(src, v) for src, v in block["sources"].items() if src != "correct" and v["offered"] >= 10]
+        if wrong:
+            src, v = max(wrong, key=lambda kv: (kv[1]["rate"], kv[0]))
+            fav.append((v["rate"], t, src, v))
+    fav.sort(reverse=True)
+    if fav:
+        lines.append("- **Mistake profile** (the named mistake chosen most often when offered, top five "
+                     "templates): " + "; ".join(
+                         f"`{t}` — “{src}” {v['chosen']}/{v['offered']} ({_pct(rate)})"
+                         for rate, t, src, v in fav[:5]) + ".")
+    lines += ["", _reading(m, h, rp)]
+    return "\n".join(lines) + "\n"
+
+
+def _reading(m: dict, h: dict, rp: dict | None) -> str:
+    at_chance = m["p_vs_chance"] >= 0.05
+    uneven = h["p"] < 0.05
+    if at_chance and uneven:
+        text = ("Reading: the total is indistinguishable from chance, yet accuracy is far from uniform "
+                "across templates. That is the signature of preferences, not partial skill: a prior over "
+                "option values (see the rank preference) plus one stable path per family, which cancel to "
+                "chance because the answer's rank and slot are balanced. Treat the per-template rows as "
+                "preference, and report the depth curve, not the single number.")
+    elif at_chance:
+        text = ("Reading: the total and the per-template rows are all compatible with chance — no "
+                "arithmetic signal and no strong template-level preference at this size.")
+    else:
+        text = ("Reading: the total differs significantly from chance; the depth curve and the "
+                "per-template rows show where the signal comes from.")
+    if rp and at_chance:
+        text += (f" A rank prior alone cannot move the total: picking the smallest option every time "
+                 f"would score exactly the rank-0 share of answers.")
+    return text
+
+
+def scores_table(results_files: list[dict[str, Any]]) -> str:
+    """The card's columns for every model row in the given results files."""
+    head = ["Model", "Params", "Deep", "soft", "d2", "d3", "d4", "d5", "ArithMark-3", "Δ", "p vs chance",
+            "dtype", "device"]
+    out = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    for res in results_files:
+        for e in res["models"]:
+            r = e["row"]
+
+            def f(x, suffix=""):
+                return "—" if x is None else f"{x:.2f}{suffix}"
+
+            def d(x):
+                return "—" if x is None else f"{x:.1f}"
+
+            out.append("| " + " | ".join([
+                r["model"], r["params_label"], f(r["deep"], " %"), f(r["soft"], " %"),
+                d(r["d2"]), d(r["d3"]), d(r["d4"]), d(r["d5"]), f(r["arithmark3"], " %"),
+                f(r["delta"]), _p(r["p_vs_chance"]) if r.get("p_vs_chance") is not None else "—",
+                e["model"]["dtype"], e["model"]["device"]]) + " |")
+    return "\n".join(out) + "\n"
