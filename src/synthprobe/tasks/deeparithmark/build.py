@@ -15,7 +15,7 @@ How an N-item file is made (all of it reproducible from ``seed`` and ``N`` alone
    decoys for the required rank are sampled from the family's usable mistakes with the same
    RNG, the answer goes to its planned slot and the decoys fill the other slots in random
    order.
-4a. **Same-length decoys** — all four endings should have the same number of characters,
+5. **Same-length decoys** — all four endings should have the same number of characters,
    so that neither a text-length nor a digit-count prior singles out the answer (a
    "stopped early" or "left-over" mistake is often an order of magnitude off, and a
    decoy that is the only one-digit option is an easy reject). For the first
@@ -23,12 +23,13 @@ How an N-item file is made (all of it reproducible from ``seed`` and ``N`` alone
    required rank with endings as long as the answer's is discarded too; after that the
    decoy sets with the fewest off-length endings are used. Among equally good sets the
    choice is uniform (item RNG).
-5. Every item is re-checked against every per-item rule (:mod:`.checks`), and the counts
+6. Every item is re-checked against every per-item rule (:mod:`.checks`), and the counts
    against the plan, before the file is renamed into place; any fault aborts the build and
    leaves nothing behind.
 
-Memory is O(N) in small fixed-size entries (one byte per item for the plan, four for the
-order, an 8-byte hash per context), so a million-item file streams to disk in bounded memory.
+Memory is O(N) in small fixed-size entries — one byte per item for the plan, four for the
+order and one 64-bit context hash in a set (about 70 bytes with Python's overhead) — so a
+million-item file streams to disk in well under 200 MiB.
 """
 
 from __future__ import annotations
