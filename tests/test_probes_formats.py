@@ -154,3 +154,10 @@ def test_html_reports_escape_everything():
     html = report.grammar_html(gr)
     assert "<script>" not in html and html.count("&lt;script&gt;") == 4
     json.dumps(gr)
+
+
+def test_direct_loader_only_knows_the_embedded_model():
+    from synthprobe.probes.lm import _load_direct
+
+    with pytest.raises(InputError, match="only 'smollm2-135m-instruct'"):
+        _load_direct("someone/some-model", "cpu")

@@ -178,7 +178,7 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
     p = sub.add_parser(
         "results", help="accuracy per model and condition, as in GPT-3's Table 3.11",
         description="Print the study results as JSON: per experiment the mean rater accuracy (per rater: correct "
-                    "/ answers other than \"I don't know\", then the mean over raters), its 95%% CI from the t "
+                    "/ answers other than \"I don't know\", then the mean over raters), its 95% CI from the t "
                     "distribution, a two-sample t-test against the control, and the \"I don't know\" rate.")
     p.add_argument("--db", required=True, metavar="FILE", help="study database")
     p.add_argument("--csv", default=None, metavar="PATH", help="also write every answer to this CSV file")
