@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from synthprobe.errors import InputError
@@ -22,6 +23,18 @@ def check_out_dir(out: str | Path) -> Path:
     return out
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def readable(path: Path) -> None:
+    """Give a freshly written file the usual mode (0o666 minus the umask): atomic writes go
+    through a private temporary file (0o600), but exports and reports are meant to be shared."""
+    os.chmod(path, 0o666 & ~_umask())
+
+
 def write_tree(out: str | Path, files: dict[str, bytes]) -> list[Path]:
     """Write ``files`` (relative path → bytes) under ``out``; returns the paths in key order.
 
@@ -33,6 +46,7 @@ def write_tree(out: str | Path, files: dict[str, bytes]) -> list[Path]:
         path = out / rel
         try:
             atomic_write_bytes(path, data)
+            readable(path)
         except OSError as exc:
             raise InputError(f"cannot write ({exc.strerror})", path=path) from None
         written.append(path)

@@ -1,0 +1,88 @@
+"""``synthprobe report RESULTS.json… --out DIR`` (also spelled ``synthprobe report deeparithmark
+RESULTS.json… --out DIR``).
+
+Reads results files written by ``synthprobe score deeparithmark`` (each may hold several
+models) and writes ``report.html`` (self-contained: inline CSS, embedded PNGs, works offline),
+the PNG plots and ``leaderboard.md`` into DIR. Same inputs give byte-identical files.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+SUBCOMMAND = "deeparithmark"
+
+_DESCRIPTION = """\
+Turn Deep Arithmark results JSON files into a report folder:
+  report.html            one self-contained page (CSS inline, figures embedded as
+                         base64 PNG, no scripts, nothing fetched): leaderboard,
+                         accuracy by depth, by template, mistake profile, rank
+                         preference, run settings
+  leaderboard.md         Model, Params, Deep, soft, d2-d5, ArithMark-3, delta, p vs chance
+  depth_curve.png        acc_norm per depth per model, 95 % Wilson intervals, chance line
+  template_heatmap.png   template x model heat-map of acc_norm
+  mistake_profile.png    per template, how often each named mistake is picked
+  rank_preference.png    how often the smallest ... largest option is picked
+The mistake profile and rank preference need per-item predictions in the results
+(`synthprobe score deeparithmark --save-predictions`). Every file is validated before
+anything is written; a malformed file is reported with its path and field.
+"""
+
+
+def _report(args: argparse.Namespace) -> int:
+    from synthprobe.report.build import build_report
+
+    files = list(args.results)
+    first = getattr(args, "_first_result", None)
+    if first is not None:
+        files.insert(0, Path(first))
+    for p in build_report(files, args.out, title=args.title):
+        print(p)
+    return 0
+
+
+def _parser(first: str | None = None) -> argparse.ArgumentParser:
+    prog = "synthprobe report"
+    p = argparse.ArgumentParser(prog=prog, description=_DESCRIPTION,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    _arguments(p, optional_files=first is not None)
+    p.set_defaults(_first_result=first)
+    return p
+
+
+def _arguments(p: argparse.ArgumentParser, *, optional_files: bool = False) -> None:
+    p.add_argument("results", nargs="*" if optional_files else "+", type=Path, metavar="RESULTS.json",
+                   help="results files written by `synthprobe score deeparithmark` "
+                        "(each may hold several models)")
+    p.add_argument("--out", required=True, type=Path, metavar="DIR",
+                   help="output folder (created if missing; report files in it are replaced)")
+    p.add_argument("--title", default="Deep Arithmark report", help="page and leaderboard title")
+    p.set_defaults(func=_report)
+
+
+class _SubcommandsOrFiles(dict):
+    """The ``report`` verb's sub-command table that also takes a results file as first word.
+
+    argparse looks the first word after ``report`` up in this table (``in``, then ``[]``).
+    Named sub-commands resolve as usual; any other word that is not an option is the first
+    results file, handed to a parser that puts it in front of the remaining files.
+    """
+
+    def __contains__(self, key: object) -> bool:
+        return dict.__contains__(self, key) or (isinstance(key, str) and not key.startswith("-"))
+
+    def __missing__(self, key: str) -> argparse.ArgumentParser:
+        return _parser(first=key)
+
+
+def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
+    verb = verbs["report"]
+    p = verb.add_parser(SUBCOMMAND, formatter_class=argparse.RawDescriptionHelpFormatter,
+                        help="Deep Arithmark results → HTML report, PNG plots, Markdown leaderboard "
+                             f"(the default: `synthprobe report RESULTS.json… --out DIR`)",
+                        description=_DESCRIPTION)
+    _arguments(p)
+    table = _SubcommandsOrFiles(verb._name_parser_map)
+    verb._name_parser_map = table
+    verb.choices = table

@@ -1,0 +1,67 @@
+"""What the report shows about one scored model, independent of the results file layout.
+
+:mod:`synthprobe.report.results` fills these from results JSON; the plots, the leaderboard
+and the HTML page read only these classes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Count:
+    """``correct`` out of ``n``."""
+
+    correct: int
+    n: int
+
+    @property
+    def rate(self) -> float:
+        return self.correct / self.n if self.n else float("nan")
+
+
+@dataclass(frozen=True)
+class MistakeCount:
+    """How often one named option source was offered in a template, and chosen."""
+
+    source: str
+    offered: int
+    chosen: int
+
+    @property
+    def rate(self) -> float:
+        return self.chosen / self.offered if self.offered else float("nan")
+
+
+@dataclass(frozen=True)
+class ModelResult:
+    """One model's Deep Arithmark scores (primary metric acc_norm, per-token normalised)."""
+
+    model: str
+    params: int | None
+    chance: float
+    overall: Count
+    soft: float | None
+    p_value: float | None
+    by_depth: dict[int, Count]
+    by_template: dict[str, Count]
+    template_depth: dict[str, int]
+    #: ArithMark 3.0 acc_norm in [0, 1] on the same weights, when scored in the same run.
+    arithmark3: float | None = None
+    #: picks per answer-rank position: index 0 = smallest option chosen, … last = largest.
+    rank_picks: tuple[int, ...] | None = None
+    #: template → option source → offered / chosen counts ("correct" included).
+    mistakes: dict[str, tuple[MistakeCount, ...]] = field(default_factory=dict)
+    #: free-form settings shown in the run table (dtype, device, versions, …).
+    settings: dict[str, str] = field(default_factory=dict)
+    #: the results file and its position there, for messages.
+    source: str = ""
+
+    @property
+    def acc_norm(self) -> float:
+        return self.overall.rate
+
+    @property
+    def delta(self) -> float | None:
+        return None if self.arithmark3 is None else self.acc_norm - self.arithmark3

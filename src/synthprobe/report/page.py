@@ -1,0 +1,241 @@
+"""The self-contained HTML page: inline CSS, figures embedded as base64 PNG, no scripts,
+nothing fetched from the network, no time stamps."""
+
+from __future__ import annotations
+
+import base64
+from html import escape
+from typing import Sequence
+
+from synthprobe import __version__
+from synthprobe.report import leaderboard as lb
+from synthprobe.report.model import ModelResult
+from synthprobe.report.plots import rank_names
+from synthprobe.report.stats import binom_p, wilson
+
+CSS = """
+:root { --fg: #1d2430; --muted: #5b6573; --line: #d9dee5; --band: #f5f7fa; --accent: #2a5db0; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 15px/1.5 -apple-system, "Segoe UI", "DejaVu Sans", Roboto, Arial, sans-serif;
+       color: var(--fg); background: #fff; }
+main { max-width: 1180px; margin: 0 auto; padding: 28px 28px 60px; }
+h1 { font-size: 26px; margin: 0 0 4px; }
+h2 { font-size: 20px; margin: 36px 0 8px; padding-top: 12px; border-top: 1px solid var(--line); }
+p { margin: 6px 0 10px; max-width: 90ch; }
+.sub { color: var(--muted); margin: 0 0 18px; }
+nav { display: flex; flex-wrap: wrap; gap: 6px 16px; margin: 10px 0 4px; font-size: 14px; }
+nav a { color: var(--accent); text-decoration: none; }
+.note { color: var(--muted); font-size: 13.5px; }
+.scroll { overflow-x: auto; }
+table { border-collapse: collapse; font-size: 13.5px; margin: 8px 0 6px; }
+th, td { padding: 4px 9px; border-bottom: 1px solid var(--line); text-align: right; white-space: nowrap; }
+th { background: var(--band); font-weight: 600; position: sticky; top: 0; }
+td:first-child, th:first-child { text-align: left; }
+td.l, th.l { text-align: left; white-space: normal; }
+tbody tr:nth-child(even) { background: #fafbfc; }
+.above { color: #1b6e33; font-weight: 600; }
+.below { color: #a3281b; font-weight: 600; }
+figure { margin: 10px 0 4px; }
+figure img { max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 4px; }
+figcaption { color: var(--muted); font-size: 13px; margin-top: 4px; }
+code { font-size: 13px; background: var(--band); padding: 1px 4px; border-radius: 3px; }
+""".strip()
+
+#: p-values below this are called significant in the page's colouring.
+ALPHA = 0.05
+
+
+def _img(png: bytes, alt: str, caption: str) -> str:
+    data = base64.b64encode(png).decode("ascii")
+    return (f'<figure><img src="data:image/png;base64,{data}" alt="{escape(alt)}">'
+            f"<figcaption>{escape(caption)}</figcaption></figure>")
+
+
+def _table(head: Sequence[str], body: Sequence[Sequence[str]], *, left: int = 1, raw: bool = False) -> str:
+    """``raw``: body cells are HTML already (escaped by the caller)."""
+    th = "".join(f'<th class="l">{escape(h)}</th>' if i < left else f"<th>{escape(h)}</th>"
+                 for i, h in enumerate(head))
+    trs = []
+    for row in body:
+        tds = "".join((f'<td class="l">' if i < left else "<td>") + (c if raw else escape(c)) + "</td>"
+                      for i, c in enumerate(row))
+        trs.append(f"<tr>{tds}</tr>")
+    return f'<div class="scroll"><table><thead><tr>{th}</tr></thead><tbody>{"".join(trs)}</tbody></table></div>'
+
+
+def _sig_class(rate: float, chance: float, p: float) -> str:
+    if p != p or p >= ALPHA:
+        return ""
+    return "above" if rate > chance else "below"
+
+
+def _depth_table(results: Sequence[ModelResult]) -> str:
+    ds = lb.depths(results)
+    head = ["Model"] + [f"depth {d}" for d in ds]
+    body = []
+    for r in lb.ordered(results):
+        row = [escape(r.model)]
+        for d in ds:
+            c = r.by_depth.get(d)
+            if c is None or not c.n:
+                row.append(lb.DASH)
+                continue
+            lo, hi = wilson(c)
+            p = binom_p(c, r.chance)
+            cls = _sig_class(c.rate, r.chance, p)
+            cell = (f"{100 * c.rate:.1f} [{100 * lo:.1f}, {100 * hi:.1f}] "
+                    f"<span class=\"note\">p {escape(lb.fmt_p(p))}</span>")
+            row.append(f'<span class="{cls}">{cell}</span>' if cls else cell)
+        body.append(row)
+    return _table(head, body, raw=True)
+
+
+def _leaderboard_table(results: Sequence[ModelResult]) -> str:
+    head = lb.header(results)
+    body = []
+    for r, cells in zip(lb.ordered(results), lb.rows(results)):
+        cls = _sig_class(r.acc_norm, r.chance, r.p_value if r.p_value is not None else float("nan"))
+        html_cells = [escape(c) for c in cells]
+        if cls:
+            html_cells[2] = f'<span class="{cls}">{html_cells[2]}</span>'
+        body.append(html_cells)
+    return _table(head, body, raw=True)
+
+
+def _mistake_table(results: Sequence[ModelResult]) -> str | None:
+    with_m = [r for r in lb.ordered(results) if r.mistakes]
+    if not with_m:
+        return None
+    depth_of: dict[str, int] = {}
+    for r in with_m:
+        depth_of.update(r.template_depth)
+    templates = sorted({t for r in with_m for t in r.mistakes}, key=lambda t: (depth_of.get(t, 0), t))
+    head = ["Template"] + [r.model for r in with_m]
+    body = []
+    for t in templates:
+        row = [f"{escape(t)} <span class=\"note\">(d{depth_of.get(t, '?')})</span>"]
+        for r in with_m:
+            wrong = [mc for mc in r.mistakes.get(t, ()) if mc.source != "correct" and mc.offered]
+            if not wrong:
+                row.append(lb.DASH)
+                continue
+            top = max(wrong, key=lambda mc: (mc.rate, mc.chosen, mc.source))
+            row.append(f"{escape(top.source)}<br><span class=\"note\">chosen {top.chosen} of "
+                       f"{top.offered} times offered ({100 * top.rate:.0f} %)</span>")
+        body.append(row)
+    return _table(head, body, left=len(head), raw=True)
+
+
+def _rank_table(results: Sequence[ModelResult]) -> str | None:
+    with_r = [r for r in lb.ordered(results) if r.rank_picks]
+    if not with_r:
+        return None
+    names = rank_names(len(with_r[0].rank_picks))
+    head = ["Model"] + list(names)
+    body = []
+    for r in with_r:
+        total = sum(r.rank_picks) or 1
+        body.append([r.model] + [f"{100 * c / total:.1f} %" for c in r.rank_picks])
+    return _table(head, body)
+
+
+def _settings_table(results: Sequence[ModelResult]) -> str:
+    keys: list[str] = []
+    for r in results:
+        for k in r.settings:
+            if k not in keys:
+                keys.append(k)
+    head = ["Model"] + keys
+    body = []
+    for r in lb.ordered(results):
+        cells = [escape(r.model)]
+        for k in keys:
+            v = r.settings.get(k, lb.DASH)
+            if k == "dataset SHA-256" and len(v) > 16:
+                cells.append(f'<span title="{escape(v)}">{escape(v[:12])}…</span>')
+            else:
+                cells.append(escape(v))
+        body.append(cells)
+    return _table(head, body, left=len(head), raw=True)
+
+
+def render(results: Sequence[ModelResult], figures: dict[str, bytes | None], *,
+           sources: Sequence[str], title: str = "Deep Arithmark report") -> str:
+    chance = results[0].chance
+    n_items = sorted({r.overall.n for r in results})
+    datasets = sorted({r.settings.get("dataset SHA-256", "") for r in results} - {""})
+    sections: list[tuple[str, str, str]] = []
+
+    lead = (f"<p>Zero-shot multiple choice; the primary metric is <b>acc_norm</b>: the ending with the "
+            f"highest mean log-likelihood per <i>token</i> (ArithMark 3.0's protocol). Chance is "
+            f"{100 * chance:.0f} %. <b>soft</b> is the mean probability of the correct option after a "
+            "softmax over the normalised scores. <b>p</b> is the exact two-sided binomial test against "
+            "chance; green/red marks a score significantly above/below chance (p &lt; 0.05). "
+            "<b>Δ</b> = Deep Arithmark − ArithMark-3 on the same weights, in points.</p>")
+    sections.append(("leaderboard", "Leaderboard", lead + _leaderboard_table(results)))
+
+    body = []
+    if figures.get("depth_curve"):
+        body.append(_img(figures["depth_curve"], "acc_norm by depth per model",
+                         "acc_norm per depth tier with 95 % Wilson intervals; dashed line: chance."))
+    body.append(_depth_table(results))
+    body.append('<p class="note">Cells: acc_norm % [95 % Wilson interval], exact binomial p against '
+                "chance. A tier significantly below chance means a stable wrong path, not guessing.</p>")
+    sections.append(("depth", "Accuracy by depth", "".join(body)))
+
+    if figures.get("template_heatmap"):
+        sections.append(("templates", "Accuracy by template", _img(
+            figures["template_heatmap"], "template by model heat-map of acc_norm",
+            "acc_norm per template (rows, with depth) and model (columns); white is chance, "
+            "blue above, red below.")
+            + '<p class="note">Answer rank is balanced globally, not per template: read per-template '
+              "rows as preference, not partial skill.</p>"))
+
+    mt = _mistake_table(results)
+    if figures.get("mistake_profile") or mt:
+        parts = []
+        if figures.get("mistake_profile"):
+            parts.append(_img(figures["mistake_profile"], "pick rate of each option source per template",
+                              "How often each option is picked when it is offered, by the mistake that "
+                              "produces it ('correct' is the answer). Dashed line: chance."))
+        if mt:
+            parts.append("<p>The wrong option each model prefers most, per template (pick rate when "
+                         "offered, and how many items offered it):</p>" + mt)
+        sections.append(("mistakes", "Mistake profile", "".join(parts)))
+
+    rt = _rank_table(results)
+    if figures.get("rank_preference") or rt:
+        parts = []
+        if figures.get("rank_preference"):
+            parts.append(_img(figures["rank_preference"], "share of picks by numeric rank",
+                              "Share of answers at each numeric rank of the four options. The correct "
+                              "answer's rank is balanced, so a skill-free model that prefers a rank shows "
+                              "a bar far from chance while scoring chance overall."))
+        if rt:
+            parts.append(rt)
+        sections.append(("ranks", "Rank preference", "".join(parts)))
+
+    sections.append(("runs", "Runs", _settings_table(results)
+                     + "<p class=\"note\">Read from: " + ", ".join(f"<code>{escape(s)}</code>" for s in sources)
+                     + "</p>"))
+
+    nav = "".join(f'<a href="#{sid}">{escape(name)}</a>' for sid, name, _ in sections)
+    sub = (f"{len(results)} model{'s' if len(results) != 1 else ''} · "
+           f"{', '.join(f'{n:,}' for n in n_items)} items · chance {100 * chance:.0f} %")
+    if datasets:
+        sub += " · data SHA-256 " + ", ".join(f"{d[:12]}…" for d in datasets)
+    out = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{escape(title)}</title>",
+        f"<style>{CSS}</style></head><body><main>",
+        f"<h1>{escape(title)}</h1>",
+        f'<p class="sub">{escape(sub)}</p>',
+        f"<nav>{nav}</nav>",
+    ]
+    for sid, name, html in sections:
+        out.append(f'<section id="{sid}"><h2>{escape(name)}</h2>{html}</section>')
+    out.append(f'<p class="note" style="margin-top:40px">Generated by synthprobe {escape(__version__)}.</p>')
+    out.append("</main></body></html>")
+    return "\n".join(out) + "\n"

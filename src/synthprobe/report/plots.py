@@ -1,0 +1,219 @@
+"""The report's figures, rendered with matplotlib's Agg canvas into deterministic PNG bytes.
+
+No pyplot and no global backend switch: each figure is a :class:`matplotlib.figure.Figure`
+drawn on its own Agg canvas, inside matplotlib's default style (a user's matplotlibrc does
+not leak in). PNGs carry no ``Software`` or time stamp, so the same results give the same
+bytes on every run.
+"""
+
+from __future__ import annotations
+
+import io
+import textwrap
+from typing import Sequence
+
+import matplotlib as mpl
+import matplotlib.style
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import TwoSlopeNorm
+from matplotlib.figure import Figure
+
+from synthprobe.report.model import ModelResult
+from synthprobe.report.stats import wilson
+
+DPI = 110
+
+_RC = {
+    "font.family": "DejaVu Sans",
+    "font.size": 9,
+    "axes.titlesize": 10,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "svg.hashsalt": "synthprobe",
+    "legend.frameon": False,
+}
+
+_CHANCE_STYLE = {"color": "0.35", "linestyle": "--", "linewidth": 1.0}
+
+
+def _colors(n: int) -> list:
+    cmap = mpl.colormaps["tab10" if n <= 10 else "tab20"]
+    return [cmap(i % cmap.N) for i in range(n)]
+
+
+def _png(fig: Figure) -> bytes:
+    FigureCanvasAgg(fig)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
+    return buf.getvalue()
+
+
+def _figure(width: float, height: float) -> Figure:
+    return Figure(figsize=(width, height), layout="constrained")
+
+
+def _legend(ax) -> None:
+    """Beside the axes, never over the data."""
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+
+
+def depth_curve(results: Sequence[ModelResult]) -> bytes:
+    """acc_norm per depth tier, one line per model, Wilson 95 % intervals, chance line."""
+    depths = sorted({d for r in results for d in r.by_depth})
+    with mpl.style.context("default"), mpl.rc_context(_RC):
+        fig = _figure(8.0 if len(results) <= 6 else 10.0, 4.6)
+        ax = fig.add_subplot()
+        m = len(results)
+        width = min(0.5, 0.08 * m)
+        for i, (r, color) in enumerate(zip(results, _colors(m))):
+            off = (i - (m - 1) / 2) * (width / max(m - 1, 1)) if m > 1 else 0.0
+            xs, ys, lo, hi = [], [], [], []
+            for d in depths:
+                c = r.by_depth.get(d)
+                if c is None or not c.n:
+                    continue
+                low, high = wilson(c)
+                xs.append(d + off)
+                ys.append(100 * c.rate)
+                lo.append(100 * (c.rate - low))
+                hi.append(100 * (high - c.rate))
+            ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", markersize=4, capsize=2.5,
+                        linewidth=1.4, color=color, label=r.model)
+        chance = results[0].chance
+        ax.axhline(100 * chance, **_CHANCE_STYLE, label=f"chance ({100 * chance:.0f} %)")
+        ax.set_xticks(depths, [f"depth {d}" for d in depths])
+        ax.set_ylabel("acc_norm (%)")
+        ax.set_title("Accuracy by depth (number of dependent operations), 95 % Wilson intervals")
+        ax.set_ylim(0, 100)
+        _legend(ax)
+        return _png(fig)
+
+
+def template_heatmap(results: Sequence[ModelResult]) -> bytes:
+    """Template × model heat-map of acc_norm, coloured around chance."""
+    depth_of: dict[str, int] = {}
+    for r in results:
+        depth_of.update(r.template_depth)
+    templates = sorted({t for r in results for t in r.by_template}, key=lambda t: (depth_of.get(t, 0), t))
+    chance = 100 * results[0].chance
+    with mpl.style.context("default"), mpl.rc_context({**_RC, "axes.grid": False}):
+        fig = _figure(max(5.5, 2.8 + 0.75 * len(results)), max(3.0, 0.9 + 0.34 * len(templates)))
+        ax = fig.add_subplot()
+        grid = [[100 * r.by_template[t].rate if t in r.by_template and r.by_template[t].n else float("nan")
+                 for r in results] for t in templates]
+        norm = TwoSlopeNorm(vmin=0, vcenter=chance, vmax=100)
+        im = ax.imshow(grid, cmap="RdBu", norm=norm, aspect="auto")
+        for i, row in enumerate(grid):
+            for j, v in enumerate(row):
+                if v == v:  # not NaN
+                    shade = float(norm(v))
+                    ax.text(j, i, f"{v:.0f}", ha="center", va="center", fontsize=8,
+                            color="white" if shade < 0.22 or shade > 0.78 else "black")
+        ax.set_xticks(range(len(results)), [r.model for r in results], rotation=35, ha="right",
+                      rotation_mode="anchor")
+        ax.set_yticks(range(len(templates)), [f"{t} (d{depth_of.get(t, '?')})" for t in templates])
+        ax.set_title(f"acc_norm (%) per template; white = chance ({chance:.0f} %)")
+        fig.colorbar(im, ax=ax, shrink=0.8, label="acc_norm (%)")
+        return _png(fig)
+
+
+def _wrap(text: str, width: int = 32) -> str:
+    return "\n".join(textwrap.wrap(text, width)) or text
+
+
+def mistake_profile(results: Sequence[ModelResult]) -> bytes | None:
+    """Per template, how often each option source is picked when offered, per model."""
+    with_mistakes = [r for r in results if r.mistakes]
+    if not with_mistakes:
+        return None
+    depth_of: dict[str, int] = {}
+    for r in with_mistakes:
+        depth_of.update(r.template_depth)
+    templates = sorted({t for r in with_mistakes for t in r.mistakes}, key=lambda t: (depth_of.get(t, 0), t))
+    sources: dict[str, list[str]] = {}
+    for t in templates:
+        names: list[str] = []
+        for r in with_mistakes:
+            for mc in r.mistakes.get(t, ()):
+                if mc.source not in names:
+                    names.append(mc.source)
+        sources[t] = ["correct"] + sorted(n for n in names if n != "correct")
+    m = len(with_mistakes)
+    ncols = 3 if len(templates) >= 3 else len(templates)
+    nrows = -(-len(templates) // ncols)
+    per_panel = max(len(s) for s in sources.values())
+    # room for a two-line label per source, and for one bar per model
+    panel_h = 0.55 + per_panel * max(0.3, 0.1 + 0.07 * m)
+    chance = 100 * with_mistakes[0].chance
+    with mpl.style.context("default"), mpl.rc_context({**_RC, "font.size": 7.5}):
+        # A fixed grid instead of constrained layout: with 15 panels the layout engine costs
+        # seconds, and the label column width is known (wrapped source names).
+        label_w, col_w, top_h, bottom_h = 2.05, 2.45, 0.55, 0.75
+        width = ncols * (label_w + col_w) + 0.2
+        height = top_h + bottom_h + nrows * panel_h
+        fig = Figure(figsize=(width, height))
+        axes = fig.subplots(nrows, ncols, squeeze=False, gridspec_kw={
+            "left": label_w / width, "right": 1 - 0.2 / width,
+            "top": 1 - top_h / height, "bottom": bottom_h / height,
+            "wspace": label_w / col_w, "hspace": 0.45 / (panel_h - 0.45)})
+        colors = _colors(m)
+        for k, t in enumerate(templates):
+            ax = axes[k // ncols][k % ncols]
+            names = sources[t]
+            bar_h = 0.8 / m
+            for j, (r, color) in enumerate(zip(with_mistakes, colors)):
+                by_name = {mc.source: mc for mc in r.mistakes.get(t, ())}
+                ys, xs = [], []
+                for i, name in enumerate(names):
+                    mc = by_name.get(name)
+                    if mc is not None and mc.offered:
+                        ys.append(i - 0.4 + bar_h * (j + 0.5))
+                        xs.append(100 * mc.rate)
+                ax.barh(ys, xs, height=bar_h, color=color, label=r.model if k == 0 else None)
+            ax.axvline(chance, **_CHANCE_STYLE)
+            ax.set_yticks(range(len(names)), [_wrap(n) for n in names])
+            ax.invert_yaxis()
+            ax.set_xlim(0, 100)
+            ax.set_title(f"{t} (d{depth_of.get(t, '?')})", loc="center")
+            ax.tick_params(axis="y", length=0)
+        for k in range(len(templates), nrows * ncols):
+            axes[k // ncols][k % ncols].set_visible(False)
+        fig.suptitle("Pick rate of each option source when offered (%); dashed = chance", fontsize=10,
+                     y=1 - 0.15 / height, va="top")
+        fig.legend(loc="lower center", bbox_to_anchor=(0.5, 0.05 / height), ncols=min(m, 6), fontsize=8)
+        return _png(fig)
+
+
+RANK_NAMES = {4: ("smallest", "2nd smallest", "2nd largest", "largest")}
+
+
+def rank_names(k: int) -> tuple[str, ...]:
+    return RANK_NAMES.get(k, tuple(f"rank {i}" for i in range(k)))
+
+
+def rank_preference(results: Sequence[ModelResult]) -> bytes | None:
+    """Share of picks at each numeric rank of the options (smallest … largest), per model."""
+    with_ranks = [r for r in results if r.rank_picks]
+    if not with_ranks:
+        return None
+    k = len(with_ranks[0].rank_picks)
+    m = len(with_ranks)
+    chance = 100 * with_ranks[0].chance
+    with mpl.style.context("default"), mpl.rc_context(_RC):
+        fig = _figure(8.0 if m <= 6 else 10.0, 4.2)
+        ax = fig.add_subplot()
+        width = 0.8 / m
+        for j, (r, color) in enumerate(zip(with_ranks, _colors(m))):
+            total = sum(r.rank_picks) or 1
+            xs = [i - 0.4 + width * (j + 0.5) for i in range(k)]
+            ax.bar(xs, [100 * c / total for c in r.rank_picks], width=width, color=color, label=r.model)
+        ax.axhline(chance, **_CHANCE_STYLE, label=f"chance ({chance:.0f} %)")
+        ax.set_xticks(range(k), rank_names(k))
+        ax.set_ylim(0, max(50.0, 5 + max(100 * c / (sum(r.rank_picks) or 1)
+                                          for r in with_ranks for c in r.rank_picks)))
+        ax.set_ylabel("share of answers (%)")
+        ax.set_title("Which option does the model pick, by numeric rank? (answers are rank-balanced)")
+        _legend(ax)
+        return _png(fig)

@@ -1,0 +1,205 @@
+"""The results schema the report reads: ``synthprobe/deeparithmark-results`` version 1.
+
+That is the file ``synthprobe score deeparithmark`` writes (layout documented in
+:mod:`synthprobe.scoring.results`). Per model the report uses:
+
+* ``model.name``, ``model.params`` and a few settings for the run table;
+* ``results.deeparithmark.summary``: ``n``, ``chance``, ``metrics.acc_norm`` (correct, total,
+  p_vs_chance), ``metrics.soft``, ``by_depth`` and ``by_template`` (n, correct),
+  ``rank_preference.chosen_rank_counts`` and ``mistake_profile`` (offered / chosen per
+  option source) when present;
+* ``results.arithmark3.summary.metrics.acc_norm`` when the run compared with ArithMark 3.0;
+* ``results.deeparithmark.predictions`` (optional) only to learn each template's depth; without
+  predictions the depth comes from the Deep Arithmark release table.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from synthprobe.report.model import Count, MistakeCount, ModelResult
+
+SCHEMA = "synthprobe/deeparithmark-results"
+SCHEMA_VERSIONS = (1,)
+TASK = "deeparithmark"
+
+
+def _count(r, block: dict, where: str, *, correct: str = "correct", total: str = "n") -> Count:
+    k = r.get(block, correct, where, int, what="a whole number of correct items")
+    n = r.get(block, total, where, int, what="a whole number of items")
+    if n < 0 or not 0 <= k <= n:
+        raise r.fail(f"{where}.{correct}", f"expected 0 <= {correct} <= {total} ({n}), got {k}")
+    return Count(k, n)
+
+
+def _release_depths() -> dict[str, int]:
+    try:
+        from synthprobe.tasks.deeparithmark.composition import TEMPLATES
+    except ImportError:  # pragma: no cover - the package ships it
+        return {}
+    return {t.name: t.depth for t in TEMPLATES}
+
+
+def _template_depths(r, block: dict, where: str, templates) -> dict[str, int]:
+    depth_of: dict[str, int] = {}
+    preds = r.get(block, "predictions", where, list, required=False)
+    for i, rec in enumerate(preds or []):
+        here = f"{where}.predictions[{i}]"
+        if not isinstance(rec, dict):
+            raise r.fail(here, f"expected an object, got {type(rec).__name__}")
+        t = r.get(rec, "template", here, str, required=False)
+        d = r.get(rec, "depth", here, int, required=False)
+        if t is not None and d is not None:
+            if depth_of.setdefault(t, d) != d:
+                raise r.fail(f"{here}.depth", f"template {t!r} has depth {depth_of[t]} elsewhere, {d} here")
+    release = _release_depths()
+    for t in templates:
+        if t not in depth_of and t in release:
+            depth_of[t] = release[t]
+    return depth_of
+
+
+def _mistakes(r, summary: dict, where: str) -> dict[str, tuple[MistakeCount, ...]]:
+    profile = r.get(summary, "mistake_profile", where, dict, required=False)
+    out: dict[str, tuple[MistakeCount, ...]] = {}
+    for template, block in (profile or {}).items():
+        here = f"{where}.mistake_profile.{template}"
+        if not isinstance(block, dict):
+            raise r.fail(here, f"expected an object, got {type(block).__name__}")
+        sources = r.get(block, "sources", here, dict)
+        rows = []
+        for name, counts in sources.items():
+            at = f"{here}.sources.{name}"
+            if not isinstance(counts, dict):
+                raise r.fail(at, f"expected an object, got {type(counts).__name__}")
+            c = _count(r, counts, at, correct="chosen", total="offered")
+            rows.append(MistakeCount(source=name, offered=c.n, chosen=c.correct))
+        out[template] = tuple(rows)
+    return out
+
+
+def _rank_picks(r, summary: dict, where: str, n_options: int | None) -> tuple[int, ...] | None:
+    rp = r.get(summary, "rank_preference", where, dict, required=False)
+    if rp is None:
+        return None
+    here = f"{where}.rank_preference"
+    counts = r.get(rp, "chosen_rank_counts", here, list, what="a list of counts, smallest rank first")
+    if not counts or not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in counts):
+        raise r.fail(f"{here}.chosen_rank_counts", f"expected non-negative whole numbers, got {counts!r}")
+    if n_options is not None and len(counts) != n_options:
+        raise r.fail(f"{here}.chosen_rank_counts", f"expected {n_options} counts (one per option), got {len(counts)}")
+    return tuple(counts)
+
+
+def _settings(r, entry: dict, task_block: dict, where: str, dataset_sha: str | None) -> dict[str, str]:
+    model = entry["model"]
+    settings = r.get(entry, "settings", where, dict, required=False) or {}
+
+    def text(v: Any) -> str:
+        return "—" if v is None else str(v)
+
+    out = {
+        "dtype": text(model.get("dtype")),
+        "device": text(model.get("device")),
+        "batch size": text(settings.get("batch_size")),
+        "max context": text(settings.get("max_context")),
+        "scorer": text(task_block.get("scorer_used", settings.get("scorer"))),
+    }
+    timing = task_block.get("timing")
+    if isinstance(timing, dict) and isinstance(timing.get("items_per_s"), (int, float)):
+        out["items/s"] = f"{timing['items_per_s']:.2f}"
+    if settings.get("limit") is not None:
+        out["limit"] = text(settings.get("limit"))
+    out["torch"] = text(settings.get("torch", model.get("torch")))
+    out["transformers"] = text(settings.get("transformers", model.get("transformers")))
+    out["synthprobe"] = text(settings.get("synthprobe"))
+    if dataset_sha:
+        out["dataset SHA-256"] = dataset_sha
+    return out
+
+
+def parse_entry(r, entry: Any, where: str, dataset_sha: str | None) -> ModelResult:
+    if not isinstance(entry, dict):
+        raise r.fail(where, f"expected an object, got {type(entry).__name__}")
+    model = r.get(entry, "model", where, dict)
+    name = r.get(model, "name", f"{where}.model", str)
+    params = r.get(model, "params", f"{where}.model", int, required=False)
+    results = r.get(entry, "results", where, dict)
+    block_where = f"{where}.results.{TASK}"
+    block = r.get(results, TASK, f"{where}.results", dict)
+    summary = r.get(block, "summary", block_where, dict)
+    sw = f"{block_where}.summary"
+    chance = r.get(summary, "chance", sw, float)
+    if not 0 < chance < 1:
+        raise r.fail(f"{sw}.chance", f"expected a probability between 0 and 1, got {chance}")
+    metrics = r.get(summary, "metrics", sw, dict)
+    primary = r.get(metrics, "acc_norm", f"{sw}.metrics", dict)
+    overall = _count(r, primary, f"{sw}.metrics.acc_norm", total="total")
+    if overall.n == 0:
+        raise r.fail(f"{sw}.metrics.acc_norm.total", "expected at least one scored item, got 0")
+    p_value = r.get(primary, "p_vs_chance", f"{sw}.metrics.acc_norm", float, required=False)
+    soft = r.get(metrics, "soft", f"{sw}.metrics", float, required=False)
+
+    by_depth: dict[int, Count] = {}
+    for key, b in r.get(summary, "by_depth", sw, dict).items():
+        here = f"{sw}.by_depth.{key}"
+        if not (isinstance(key, str) and key.isdigit()):
+            raise r.fail(here, "expected a depth (a whole number) as the key")
+        if not isinstance(b, dict):
+            raise r.fail(here, f"expected an object, got {type(b).__name__}")
+        by_depth[int(key)] = _count(r, b, here)
+    by_template: dict[str, Count] = {}
+    for key, b in r.get(summary, "by_template", sw, dict).items():
+        here = f"{sw}.by_template.{key}"
+        if not isinstance(b, dict):
+            raise r.fail(here, f"expected an object, got {type(b).__name__}")
+        by_template[key] = _count(r, b, here)
+    if not by_depth:
+        raise r.fail(f"{sw}.by_depth", "is empty; expected Deep Arithmark items with metadata.depth")
+
+    n_options = round(1 / chance) if abs(1 / chance - round(1 / chance)) < 1e-9 else None
+    am3 = None
+    am3_block = r.get(results, "arithmark3", f"{where}.results", dict, required=False)
+    if am3_block is not None:
+        aw = f"{where}.results.arithmark3.summary"
+        am3_summary = r.get(am3_block, "summary", f"{where}.results.arithmark3", dict)
+        am3_metrics = r.get(am3_summary, "metrics", aw, dict)
+        am3 = _count(r, r.get(am3_metrics, "acc_norm", f"{aw}.metrics", dict),
+                     f"{aw}.metrics.acc_norm", total="total").rate
+
+    return ModelResult(
+        model=name,
+        params=params,
+        chance=chance,
+        overall=overall,
+        soft=soft,
+        p_value=p_value,
+        by_depth=dict(sorted(by_depth.items())),
+        by_template=by_template,
+        template_depth=_template_depths(r, block, block_where, by_template),
+        arithmark3=am3,
+        rank_picks=_rank_picks(r, summary, sw, n_options),
+        mistakes=_mistakes(r, summary, sw),
+        settings=_settings(r, entry, block, where, dataset_sha),
+        source=str(r.path),
+    )
+
+
+def parse_document(doc: Any, r) -> list[ModelResult]:
+    if not isinstance(doc, dict):
+        raise r.fail("", f"expected a JSON object (a results file), got {type(doc).__name__}")
+    schema = doc.get("schema")
+    if schema != SCHEMA:
+        raise r.fail("schema", f"expected {SCHEMA!r} (a file written by `synthprobe score deeparithmark`), "
+                               f"got {schema!r}")
+    version = r.get(doc, "schema_version", "", int)
+    if version not in SCHEMA_VERSIONS:
+        raise r.fail("schema_version", f"expected one of {list(SCHEMA_VERSIONS)}, got {version}")
+    dataset_sha = None
+    datasets = r.get(doc, "datasets", "", dict, required=False)
+    if datasets and isinstance(datasets.get(TASK), dict):
+        dataset_sha = r.get(datasets[TASK], "sha256", f"datasets.{TASK}", str, required=False)
+    models = r.get(doc, "models", "", list)
+    if not models:
+        raise r.fail("models", "is empty; expected at least one scored model")
+    return [parse_entry(r, e, f"models[{i}]", dataset_sha) for i, e in enumerate(models)]
