@@ -56,7 +56,8 @@ def render_files(results: Sequence[ModelResult], *, sources: Sequence[str],
     """Relative path → bytes for every output file."""
     from tqdm.auto import tqdm
 
-    results = unique_names(list(results))
+    # one order everywhere (page, plots, legend): the leaderboard's, largest model first
+    results = leaderboard.ordered(unique_names(list(results)))
     chances = {round(r.chance, 9) for r in results}
     if len(chances) > 1:
         raise InputError(f"results mix tasks with different chance levels ({sorted(chances)}); "
