@@ -21,6 +21,17 @@ WORDS = [
 ]
 
 
+@pytest.fixture(scope="module", autouse=True)
+def one_torch_thread():
+    """Tiny generation batches run faster on one thread than on cores shared with other jobs."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
 @pytest.fixture(scope="module")
 def lm():
     return load_lm("smollm2-135m-instruct", device="cpu")

@@ -98,10 +98,26 @@ def test_generate_cli_rejects_bad_input_before_loading_a_model(tmp_path, capsys)
     assert not out.exists()
 
 
+@pytest.fixture
+def one_torch_thread():
+    """Tiny generation batches run faster on one thread than on cores shared with other jobs."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
 @pytest.mark.slow
-def test_generate_with_the_embedded_model_is_deterministic(tmp_path):
+def test_generate_with_the_embedded_model_is_deterministic(tmp_path, one_torch_thread):
     arts = tmp_path / "a.jsonl"
-    src = load_articles()[:2]
+    src = [Article("pond", "Ducks Return to the Village Pond", "Volunteers cleaned the water last spring",
+                   "The ducks are back. After a year of work by volunteers, the village pond is clean again, "
+                   "and six families of ducks have moved in.", 1),
+           Article("clock", "Church Clock Runs Again", "The bells ring on the hour for the first time in years",
+                   "The clock on St Anne's tower is working again. A retired watchmaker spent the winter "
+                   "repairing its gears, and the bells now ring every hour.", 2)]
     arts.write_text("".join(json.dumps({"id": a.id, "title": a.title, "subtitle": a.subtitle,
                                         "article": a.article}) + "\n" for a in src))
     outs = []
