@@ -1,0 +1,207 @@
+"""Batched greedy decoding for causal LMs, with early stop at a stop string.
+
+:func:`greedy_generate` is what every free-form task (arithmetic, word unscrambling) uses.
+It returns exactly the text that one-prompt-at-a-time greedy decoding returns, only faster:
+
+* prompts are sorted by token length (longest first) so a batch holds prompts of similar
+  length and little padding; results come back in the caller's order;
+* each batch is left-padded, with an attention mask and explicit ``position_ids`` (so a
+  padded prompt sees the same positions as when it is run alone), and decoded with the KV
+  cache, computing logits for the last position only;
+* after every step each unfinished sequence is checked: it is done when its decoded
+  continuation contains a stop string or it emits an end-of-sequence token; finished rows are
+  dropped from the batch (and from the cache), and the batch ends when all are done;
+* the continuation is cut before the first stop string.
+
+Tokenisation uses ``add_special_tokens=False`` by default (no BOS), matching the log-likelihood
+scorer; pass ``add_special_tokens=True`` for models that need their BOS token.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Sequence
+
+import torch
+
+
+def _as_stops(stop: str | Sequence[str] | None) -> tuple[str, ...]:
+    if stop is None:
+        return ()
+    if isinstance(stop, str):
+        stops = (stop,)
+    else:
+        stops = tuple(stop)
+    for s in stops:
+        if not isinstance(s, str) or not s:
+            raise ValueError(f"stop strings must be non-empty strings, got {s!r}")
+    return stops
+
+
+def cut_at_stop(text: str, stops: str | Sequence[str] | None) -> str:
+    """``text`` up to (not including) the earliest occurrence of any stop string."""
+    cut = len(text)
+    for s in _as_stops(stops):
+        pos = text.find(s)
+        if pos != -1:
+            cut = min(cut, pos)
+    return text[:cut]
+
+
+def _eos_ids(model, tokenizer) -> set[int]:
+    ids: set[int] = set()
+    gen_cfg = getattr(model, "generation_config", None)
+    value = getattr(gen_cfg, "eos_token_id", None) if gen_cfg is not None else None
+    if value is None:
+        value = getattr(tokenizer, "eos_token_id", None)
+    if isinstance(value, int):
+        ids.add(value)
+    elif value is not None:
+        ids.update(int(v) for v in value)
+    return ids
+
+
+def _pad_id(tokenizer) -> int:
+    for attr in ("pad_token_id", "eos_token_id", "unk_token_id"):
+        value = getattr(tokenizer, attr, None)
+        if isinstance(value, int):
+            return value
+    return 0
+
+
+def _accepts(model, name: str) -> bool:
+    try:
+        return name in inspect.signature(model.forward).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _max_positions(model) -> int | None:
+    cfg = getattr(model, "config", None)
+    value = getattr(cfg, "max_position_embeddings", None) if cfg is not None else None
+    return int(value) if isinstance(value, int) and value > 0 else None
+
+
+def _device(model) -> torch.device:
+    try:
+        return next(model.parameters()).device
+    except (StopIteration, AttributeError):
+        return torch.device("cpu")
+
+
+@torch.inference_mode()
+def greedy_generate(model, tokenizer, prompts: Sequence[str], *, max_new_tokens: int,
+                    stop: str | Sequence[str] | None = None, batch_size: int = 16,
+                    progress: bool = True, add_special_tokens: bool = False,
+                    desc: str = "generating") -> list[str]:
+    """Greedy continuations of ``prompts``, cut before the first ``stop`` string.
+
+    ``model`` is a Hugging Face causal LM, ``tokenizer`` its tokenizer. At most
+    ``max_new_tokens`` tokens are generated per prompt; a sequence also ends at an
+    end-of-sequence token (not part of the returned text). ``batch_size`` prompts are decoded
+    together; the result does not depend on it. ``progress`` shows a tqdm bar.
+    """
+    if isinstance(prompts, str):
+        raise TypeError("prompts must be a sequence of strings, not one string")
+    prompts = list(prompts)
+    if not isinstance(max_new_tokens, int) or isinstance(max_new_tokens, bool) or max_new_tokens < 0:
+        raise ValueError(f"max_new_tokens must be an integer >= 0, got {max_new_tokens!r}")
+    if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
+        raise ValueError(f"batch_size must be an integer >= 1, got {batch_size!r}")
+    stops = _as_stops(stop)
+    for i, p in enumerate(prompts):
+        if not isinstance(p, str):
+            raise TypeError(f"prompt {i} is {type(p).__name__}, expected str")
+    if not prompts:
+        return []
+
+    encoded = tokenizer(prompts, add_special_tokens=add_special_tokens)["input_ids"]
+    limit = _max_positions(model)
+    for i, ids in enumerate(encoded):
+        if not ids:
+            raise ValueError(f"prompt {i} encodes to no tokens; greedy decoding needs a context")
+        if limit is not None and len(ids) + max_new_tokens > limit:
+            raise ValueError(f"prompt {i} has {len(ids)} tokens; with max_new_tokens={max_new_tokens} "
+                             f"it exceeds the model's {limit} positions")
+    if max_new_tokens == 0:
+        return [""] * len(prompts)
+
+    from tqdm.auto import tqdm
+
+    device = _device(model)
+    eos = _eos_ids(model, tokenizer)
+    pad = _pad_id(tokenizer)
+    keep_last = _accepts(model, "logits_to_keep")
+    cache_kw = "cache" if _accepts(model, "cache") else "past_key_values"
+    order = sorted(range(len(prompts)), key=lambda i: (-len(encoded[i]), i))
+    results: list[str] = [""] * len(prompts)
+
+    with tqdm(total=len(prompts), desc=desc, unit="prompt", disable=not progress,
+              dynamic_ncols=True) as bar:
+        for start in range(0, len(order), batch_size):
+            rows = order[start:start + batch_size]
+            texts = _decode_batch(model, tokenizer, [encoded[i] for i in rows], device=device,
+                                  pad=pad, eos=eos, stops=stops, max_new_tokens=max_new_tokens,
+                                  keep_last=keep_last, cache_kw=cache_kw)
+            for i, text in zip(rows, texts):
+                results[i] = text
+            bar.update(len(rows))
+    return results
+
+
+def _decode_batch(model, tokenizer, batch: list[list[int]], *, device, pad: int, eos: set[int],
+                  stops: tuple[str, ...], max_new_tokens: int, keep_last: bool,
+                  cache_kw: str) -> list[str]:
+    n = len(batch)
+    width = max(len(ids) for ids in batch)
+    input_ids = torch.full((n, width), pad, dtype=torch.long)
+    mask = torch.zeros((n, width), dtype=torch.long)
+    for r, ids in enumerate(batch):
+        input_ids[r, width - len(ids):] = torch.tensor(ids, dtype=torch.long)
+        mask[r, width - len(ids):] = 1
+    positions = (mask.cumsum(-1) - 1).clamp(min=0)
+    input_ids, mask, positions = input_ids.to(device), mask.to(device), positions.to(device)
+
+    generated: list[list[int]] = [[] for _ in range(n)]
+    texts: list[str | None] = [None] * n     # set when a row finishes
+    active = list(range(n))                  # batch rows held in the cache, in cache order
+    next_pos = mask.sum(-1)                  # position of each active row's next token
+    past = None
+    extra = {"logits_to_keep": 1} if keep_last else {}
+
+    for _step in range(max_new_tokens):
+        out = model(input_ids=input_ids, attention_mask=mask, position_ids=positions,
+                    use_cache=True, **{cache_kw: past}, **extra)
+        past = getattr(out, "cache", None)
+        if past is None:
+            past = out.past_key_values
+        tokens = out.logits[:, -1, :].argmax(dim=-1).tolist()
+        for row, tok in zip(active, tokens):
+            if texts[row] is not None:       # finished earlier, kept for a cache that cannot shrink
+                continue
+            if tok in eos:
+                texts[row] = tokenizer.decode(generated[row], skip_special_tokens=True)
+                continue
+            generated[row].append(tok)
+            if stops:
+                text = tokenizer.decode(generated[row], skip_special_tokens=True)
+                if any(s in text for s in stops):
+                    texts[row] = text
+        unfinished = [k for k, row in enumerate(active) if texts[row] is None]
+        if not unfinished:
+            break
+        if len(unfinished) < len(active) and hasattr(past, "batch_select_indices"):
+            keep = torch.tensor(unfinished, dtype=torch.long, device=device)
+            past.batch_select_indices(keep)
+            active = [active[k] for k in unfinished]
+            tokens = [tokens[k] for k in unfinished]
+            mask = mask.index_select(0, keep)
+            next_pos = next_pos.index_select(0, keep)
+        input_ids = torch.tensor(tokens, dtype=torch.long, device=device)[:, None]
+        mask = torch.cat([mask, mask.new_ones((mask.shape[0], 1))], dim=1)
+        positions = next_pos[:, None].clone()
+        next_pos = next_pos + 1
+    for row in range(n):
+        if texts[row] is None:
+            texts[row] = tokenizer.decode(generated[row], skip_special_tokens=True)
+    return [cut_at_stop(t, stops) for t in texts]
