@@ -86,3 +86,6 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
     table = _SubcommandsOrFiles(verb._name_parser_map)
     verb._name_parser_map = table
     verb.choices = table
+    verb.metavar = "RESULTS.json"
+    verb.help = ("results files written by `synthprobe score deeparithmark`, then --out DIR "
+                 "(run `synthprobe report deeparithmark --help` for every option)")
