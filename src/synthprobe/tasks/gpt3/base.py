@@ -1,0 +1,192 @@
+"""The contract every GPT-3 synthetic task follows, and the task registry.
+
+A task is registered once, with a canonical name (lm-eval's where one exists), the GPT-3 paper
+code and other aliases, its default size, its few-shot K, and a ``build`` function
+``build(config) -> list[Item]``. Building is deterministic: the same :class:`BuildConfig`
+gives the same items, byte for byte, on any machine and any ``PYTHONHASHSEED``; item ``i`` is
+drawn from ``item_rng(task, seed, i)`` and a prefix of a larger build equals a smaller build.
+
+Items are written as JSON lines in the exact layout of OpenAI's released files:
+``{"context": ..., "completion": ...}`` for generation tasks, and an ArithMark-style
+multiple-choice record (``ctx``, ``endings``, ``label``) for SAT analogies.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Callable
+
+from synthprobe.errors import InputError
+
+#: Item layouts a build can write.
+FORMATS = ("openai", "eleuther")
+
+#: Shot settings and how the paper names them.
+SETTINGS = ("zero", "one", "few")
+
+
+@dataclass(frozen=True)
+class GenItem:
+    """One free-form item: the model must continue ``context`` with ``completion``."""
+
+    context: str
+    completion: str
+
+    def to_json(self) -> str:
+        return json.dumps({"context": self.context, "completion": self.completion})
+
+
+@dataclass(frozen=True)
+class ChoiceItem:
+    """One multiple-choice item: pick the ending of ``ctx`` (SAT analogies)."""
+
+    id: str
+    ctx: str
+    endings: tuple[str, ...]
+    label: int
+    source: str = ""
+    line: int = 0
+
+    @property
+    def completion(self) -> str:
+        return self.endings[self.label]
+
+    def to_json(self) -> str:
+        return json.dumps({"ind": self.id, "ctx": self.ctx, "endings": list(self.endings),
+                           "label": self.label, "source": self.source})
+
+
+Item = GenItem | ChoiceItem
+
+
+@dataclass(frozen=True)
+class BuildConfig:
+    """What to build: task, seed, number of items, item layout, and (SAT) the source file."""
+
+    task: str
+    seed: int = 0
+    n: int | None = None
+    format: str = "openai"
+    sat_file: str | None = None
+
+    def validate(self) -> "Task":
+        """Check every field; return the resolved :class:`Task`. Raises :class:`InputError`."""
+        task = get_task(self.task)
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise InputError(f"expected an integer >= 0, got {self.seed!r}", field="seed")
+        if self.n is not None:
+            if isinstance(self.n, bool) or not isinstance(self.n, int) or self.n < 1:
+                raise InputError(f"expected an integer >= 1, got {self.n!r}", field="n")
+            if task.max_n is not None and self.n > task.max_n:
+                raise InputError(f"{task.name} has at most {task.max_n:,} distinct items, "
+                                 f"got n={self.n:,}", field="n")
+        if self.format not in FORMATS:
+            raise InputError(f"expected one of {', '.join(FORMATS)}, got {self.format!r}",
+                             field="format")
+        if self.sat_file is not None and task.family != "sat":
+            raise InputError(f"only the SAT task reads a source file, not {task.name}",
+                             field="sat_file")
+        return task
+
+    @property
+    def size(self) -> int:
+        task = get_task(self.task)
+        return self.n if self.n is not None else task.default_n
+
+
+@dataclass(frozen=True)
+class Task:
+    """A registered task."""
+
+    name: str
+    code: str
+    family: str                      # "arithmetic" | "words" | "sat"
+    summary: str
+    default_n: int | None            # None: as many as the source file holds
+    k_few: int                       # GPT-3's few-shot K
+    build: Callable[[BuildConfig], list]
+    aliases: tuple[str, ...] = ()
+    max_n: int | None = None
+    max_new_tokens: int = 16
+    kind: str = "generate"           # "generate" | "choice"
+    extra: dict = field(default_factory=dict, compare=False)
+
+
+TASKS: dict[str, Task] = {}
+_ALIASES: dict[str, str] = {}
+
+
+def _key(name: str) -> str:
+    return name.strip().lower().replace("\u2212", "-").replace("\u00d7", "x")
+
+
+def register(task: Task) -> Task:
+    """Add ``task`` to the registry; its name, code and aliases must be new."""
+    if task.name in TASKS:
+        raise ValueError(f"task {task.name!r} registered twice")
+    for alias in (task.name, task.code, *task.aliases):
+        key = _key(alias)
+        if key in _ALIASES and _ALIASES[key] != task.name:
+            raise ValueError(f"alias {alias!r} of {task.name} already names {_ALIASES[key]}")
+        _ALIASES[key] = task.name
+    TASKS[task.name] = task
+    return task
+
+
+def _load_all() -> None:
+    # Importing the family modules registers their tasks, in the paper's order.
+    import synthprobe.tasks.gpt3.arithmetic  # noqa: F401
+    import synthprobe.tasks.gpt3.words  # noqa: F401
+    import synthprobe.tasks.gpt3.sat  # noqa: F401
+
+
+def get_task(name: str) -> Task:
+    """The task called ``name`` (canonical name, paper code such as ``2D+``, or alias)."""
+    _load_all()
+    if not isinstance(name, str):
+        raise InputError(f"expected a task name, got {name!r}", field="task")
+    canonical = _ALIASES.get(_key(name))
+    if canonical is None:
+        raise InputError(f"unknown task {name!r}; expected one of {', '.join(task_names())} "
+                         f"(or a paper code such as 2D+, CL, SAT)", field="task")
+    return TASKS[canonical]
+
+
+def task_names() -> list[str]:
+    """Canonical names of all tasks, in the paper's order."""
+    _load_all()
+    return list(TASKS)
+
+
+def resolve_tasks(spec: str | list[str]) -> list[Task]:
+    """Tasks named by a comma-separated list; ``all``, ``arithmetic``, ``words`` expand to families."""
+    _load_all()
+    parts = spec.split(",") if isinstance(spec, str) else list(spec)
+    out: list[Task] = []
+    for part in (p.strip() for p in parts):
+        if not part:
+            continue
+        if part.lower() == "all":
+            group = list(TASKS.values())
+        elif part.lower() in ("arithmetic", "words", "sat") and _key(part) not in _ALIASES:
+            group = [t for t in TASKS.values() if t.family == part.lower()]
+        else:
+            group = [get_task(part)]
+        for t in group:
+            if t not in out:
+                out.append(t)
+    if not out:
+        raise InputError("expected at least one task name", field="tasks")
+    return out
+
+
+def build_items(config: BuildConfig) -> list:
+    """Validate ``config`` and build its items."""
+    task = config.validate()
+    return task.build(config)
+
+
+def serialize(items: list) -> str:
+    """The JSONL text of ``items`` (one object per line, trailing newline)."""
+    return "".join(item.to_json() + "\n" for item in items)
