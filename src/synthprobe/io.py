@@ -20,8 +20,15 @@ MAX_LINE_BYTES = 1 << 20
 def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8"):
     """Open a temporary file beside ``path``; rename it over ``path`` only on success."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        # A parent that is a file, a read-only folder, a full disk: say where, not a traceback.
+        blocker = next((p for p in path.parents if p.exists() and not p.is_dir()), None)
+        why = f"{blocker} is a file, not a folder" if blocker else (exc.strerror or str(exc))
+        raise InputError(f"cannot be written ({why}); expected a path inside a writable folder",
+                         path=path) from None
     try:
         kwargs = {} if "b" in mode else {"encoding": encoding, "newline": "\n"}
         with os.fdopen(fd, mode, **kwargs) as fh:
