@@ -4,11 +4,12 @@
 PY ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
+OUT := out
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export HF_DATASETS_OFFLINE := 1
 
-.PHONY: venv demo test clean
+.PHONY: venv browser demo test clean
 
 $(BIN)/.installed: pyproject.toml Makefile
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -23,13 +24,23 @@ $(BIN)/.installed: pyproject.toml Makefile
 
 venv: $(BIN)/.installed
 
+# The study web app is tested in a real browser: Debian's chromium, driven by Playwright.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "chromium not installed and not root: the browser tests will be skipped"; fi; }
+
 demo: venv
 	$(BIN)/python deeparithmark.py build --check
 	$(BIN)/python deeparithmark.py selftest
 	$(BIN)/python deeparithmark.py audit
+	$(BIN)/synthprobe score deeparithmark --model smollm2-135m-instruct --dtype float32 \
+	  --save-predictions --output $(OUT)/deeparithmark_smollm2-135m-instruct.json
+	$(BIN)/synthprobe report $(OUT)/deeparithmark_smollm2-135m-instruct.json --out $(OUT)/report
+	@echo "Report: $(OUT)/report/index.html"
 
-test: venv
+test: venv browser
 	$(BIN)/python -m pytest -q
 
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .pytest_cache $(OUT)
