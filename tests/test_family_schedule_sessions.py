@@ -53,7 +53,7 @@ def test_answer_and_mistakes_recomputed_from_params():
         # n complete sessions fit when n * (b + m) <= window < (n + 1) * (b + m)
         n = p.answer
         assert n * (b + m) <= window < (n + 1) * (b + m)
-        assert 20 <= n <= 99 and n % 5 != 0
+        assert 11 <= n <= 99 and n % 5 != 0
         assert p.render(n) == f" {n} {p.params['noun']}."
         assert f"{b}" in p.ctx and f"{m} minutes" in p.ctx
         assert dict(p.mistakes) == expected_pool(hours, b, m, n)
