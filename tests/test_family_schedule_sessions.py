@@ -38,7 +38,8 @@ def test_contract_and_rates():
     figures = check_family(NAME, expected_depth=3)
     problems = figures["problems"]
     assert figures["rejected"] < 0.15 * 400
-    for r, share in enumerate((0.4, 0.4, 0.4, 0.25)):  # few plausible mistakes undercount
+    # few plausible mistakes undercount a small count, and counts now go down to 11
+    for r, share in enumerate((0.4, 0.4, 0.4, 0.2)):
         assert figures["ranks"][r] >= share * len(problems), (r, figures["ranks"])
     words = [len(p.ctx.split()) for p in problems]
     assert 26 <= sum(words) / len(words) <= 31 and max(words) <= 35
