@@ -47,9 +47,10 @@ def generate(rng: random.Random) -> Problem:
     stock = unit * rng.randint(-(-250 // unit), 1500 // unit)
     # the pack size is drawn among those giving a two-digit number of full packs off the
     # multiples of 5 (the commonest roundness class), so the draw rarely has to be redone and
-    # the decoys, mostly two-digit too, give no length cue
+    # the decoys, mostly two-digit too, give no length cue; the answer may go down to 11 like
+    # the decoys do, so that no band of two-digit values is left to the decoys alone
     left_exact = stock * (100 - p) // 100
-    k = pick(rng, [k for k in range(8, 25) if 20 <= left_exact // k <= 99 and (left_exact // k) % 5])
+    k = pick(rng, [k for k in range(8, 25) if 11 <= left_exact // k <= 99 and (left_exact // k) % 5])
     name = pick(rng, NAMES)
     day = pick(rng, DAYS)
     template = pick(rng, TEMPLATES)
@@ -58,7 +59,7 @@ def generate(rng: random.Random) -> Problem:
     removed = s.pct("removed", p, stock)
     left = s.op("left to pack", stock, "-", removed)
     full, loose = s.divmod("full packs", left, k)
-    require(20 <= full <= 99 and full % 5 != 0, "answer should be two-digit, off the multiples of 5")
+    require(11 <= full <= 99 and full % 5 != 0, "answer should be two-digit, off the multiples of 5")
 
     mistakes = clean_mistakes(full, {
         "forgot the removed items": stock // k,
