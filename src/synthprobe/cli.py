@@ -29,6 +29,7 @@ _ROOMS = (
     "synthprobe.tasks.deeparithmark.cli",
     "synthprobe.tasks.gpt3.cli",
     "synthprobe.scoring.cli",
+    "synthprobe.scoring.cache_cli",
     "synthprobe.study.cli",
     "synthprobe.probes.cli",
     "synthprobe.report.cli",

@@ -1,0 +1,196 @@
+"""Per-item score cache, so an interrupted scoring run resumes where it stopped.
+
+Each finished item is appended as one JSON line to
+``$SYNTHPROBE_CACHE/scores/<key>.jsonl`` (default ``~/.cache/synthprobe``), where ``key`` is the
+SHA-256 of everything that changes a score: the model fingerprint, the data file's SHA-256 and
+the scoring settings (dtype, max_context, bos, scorer, ...). Lines are flushed and fsync'd once
+per batch, so a run killed at any point (SIGINT or SIGKILL) loses at most the batch in flight.
+A torn last line (the kill landed mid-write) is ignored on reading; any other damage is an
+:class:`InputError` naming the cache file and line.
+
+This module also holds :func:`run_with_oom_backoff`, which halves the batch on CUDA
+out-of-memory and retries, and reports the batch size that finally worked.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, TypeVar
+
+from synthprobe.errors import InputError
+
+#: Bump when the line layout changes; old files are then simply not found.
+FORMAT = 1
+
+T = TypeVar("T")
+
+
+def cache_root() -> Path:
+    """``$SYNTHPROBE_CACHE`` or ``~/.cache/synthprobe``."""
+    env = os.environ.get("SYNTHPROBE_CACHE")
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "synthprobe"
+
+
+def scores_dir() -> Path:
+    return cache_root() / "scores"
+
+
+def models_dir() -> Path:
+    return cache_root() / "models"
+
+
+def cache_key(model_fingerprint: Mapping[str, Any] | str, data_sha256: str,
+              settings: Mapping[str, Any]) -> str:
+    """SHA-256 over a canonical JSON of the three parts (key order does not matter)."""
+    if not isinstance(data_sha256, str) or len(data_sha256) != 64:
+        raise ValueError(f"data_sha256 must be a 64-character hex digest, got {data_sha256!r}")
+    doc = {"format": FORMAT, "model": model_fingerprint, "data": data_sha256, "settings": dict(settings)}
+    blob = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=str)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class ScoreCache:
+    """Append-only per-item records for one (model, data, settings) key.
+
+    ``load()`` returns the finished items by id; ``append(records)`` writes one batch and
+    fsyncs it. A record is any JSON object; its ``id`` field (a string) names the item.
+    """
+
+    key: str
+    folder: Path | None = None
+
+    def __post_init__(self) -> None:
+        self.folder = Path(self.folder) if self.folder is not None else scores_dir()
+        self.path = self.folder / f"{self.key}.jsonl"
+
+    def load(self) -> dict[str, dict]:
+        done: dict[str, dict] = {}
+        if not self.path.exists():
+            return done
+        try:
+            raw = self.path.read_bytes()
+        except OSError as exc:
+            raise InputError(f"score cache cannot be read ({exc.strerror})", path=self.path) from None
+        lines = raw.split(b"\n")
+        for lineno, chunk in enumerate(lines, start=1):
+            if not chunk.strip():
+                continue
+            last = lineno == len(lines)  # no newline after it: the write was cut short
+            try:
+                obj = json.loads(chunk.decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError):
+                if last:
+                    break
+                raise InputError("damaged score cache line; run 'synthprobe cache clear --scores' or pass "
+                                 "--no-cache", path=self.path, line=lineno) from None
+            if not isinstance(obj, dict) or not isinstance(obj.get("id"), str):
+                if last:
+                    break
+                raise InputError("expected an object with a string 'id'; run 'synthprobe cache clear "
+                                 "--scores' or pass --no-cache", path=self.path, line=lineno, field="id")
+            done[obj["id"]] = obj
+        return done
+
+    def _drop_torn_tail(self) -> None:
+        """After a kill mid-write the file may end in part of a record: cut it off."""
+        if not self.path.exists():
+            return
+        with open(self.path, "r+b") as fh:
+            size = fh.seek(0, os.SEEK_END)
+            if size == 0:
+                return
+            fh.seek(size - 1)
+            if fh.read(1) == b"\n":
+                return
+            fh.seek(0)
+            data = fh.read()
+            fh.truncate(data.rfind(b"\n") + 1)
+
+    def append(self, records: Iterable[Mapping[str, Any]]) -> int:
+        """Append one batch and fsync it; returns the number of records written."""
+        lines = []
+        for rec in records:
+            if not isinstance(rec.get("id"), str):
+                raise ValueError(f"cache records need a string 'id', got {rec.get('id')!r}")
+            lines.append(json.dumps(rec, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n")
+        if not lines:
+            return 0
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            self._drop_torn_tail()
+            with open(self.path, "ab") as fh:
+                fh.write("".join(lines).encode("utf-8"))
+                fh.flush()
+                os.fsync(fh.fileno())
+        except OSError as exc:
+            raise InputError(f"score cache cannot be written ({exc.strerror}); pass --no-cache or set "
+                             "SYNTHPROBE_CACHE to a writable folder", path=self.path) from None
+        return len(lines)
+
+
+def _du(folder: Path) -> tuple[int, int]:
+    files = [p for p in folder.rglob("*") if p.is_file()] if folder.is_dir() else []
+    return len(files), sum(p.stat().st_size for p in files)
+
+
+def info() -> dict[str, Any]:
+    """Where the cache is, and how many files and bytes each part holds."""
+    out: dict[str, Any] = {"root": str(cache_root())}
+    for name, folder in (("scores", scores_dir()), ("models", models_dir())):
+        n, size = _du(folder)
+        out[name] = {"path": str(folder), "files": n, "bytes": size}
+    return out
+
+
+def clear(*, scores: bool, models: bool) -> list[Path]:
+    """Remove the chosen parts; returns the folders removed."""
+    removed = []
+    for wanted, folder in ((scores, scores_dir()), (models, models_dir())):
+        if wanted and folder.exists():
+            shutil.rmtree(folder)
+            removed.append(folder)
+    return removed
+
+
+def _is_oom(exc: BaseException) -> bool:
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - torch is a dependency
+        return False
+    oom = getattr(torch, "OutOfMemoryError", None) or torch.cuda.OutOfMemoryError
+    return isinstance(exc, oom)
+
+
+def run_with_oom_backoff(fn: Callable[[int], T], batch_size: int, *,
+                         on_halve: Callable[[int, int], None] | None = None) -> tuple[T, int]:
+    """Call ``fn(batch_size)``; on ``torch.OutOfMemoryError`` halve the batch and retry.
+
+    Returns ``(result, batch size that worked)``. When even a batch of one runs out of memory
+    the error is re-raised, so the caller fails loudly instead of writing a partial result.
+    """
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    size = batch_size
+    while True:
+        try:
+            return fn(size), size
+        except Exception as exc:
+            if not _is_oom(exc) or size == 1:
+                raise
+            new = size // 2
+            if on_halve is not None:
+                on_halve(size, new)
+            try:
+                import torch
+
+                if torch.cuda.is_available():
+                    torch.cuda.empty_cache()
+            except ImportError:  # pragma: no cover
+                pass
+            size = new
