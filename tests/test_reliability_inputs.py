@@ -424,3 +424,28 @@ def test_bad_command_line_values(tmp_path, capsys, argv):
     written = [p for p in tmp_path.rglob("*") if p.name.startswith("o")]
     assert not written, f"written despite the error: {written}"
 
+
+
+# --- interrupted builds ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGKILL"])
+def test_interrupted_build_leaves_no_output(tmp_path, sig):
+    """Ctrl-C (exit 130, a one-line message) or a kill mid-build never leaves a partial file."""
+    import signal
+    import subprocess
+    import time
+
+    out = tmp_path / "da.jsonl"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "synthprobe.cli", "build", "deeparithmark", "--n", "50000",
+                             "--out", str(out), "--no-progress"], stderr=subprocess.PIPE, text=True, env=env)
+    time.sleep(4)
+    assert proc.poll() is None, "the build finished before it could be interrupted"
+    proc.send_signal(getattr(signal, sig))
+    err = proc.communicate(timeout=60)[1]
+    if sig == "SIGINT":
+        assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err, err
+        assert list(tmp_path.iterdir()) == []
+    else:
+        assert proc.returncode == -signal.SIGKILL
+        assert not out.exists()
