@@ -38,8 +38,7 @@ def test_contract_and_rates():
     figures = check_family(NAME, expected_depth=3)
     problems = figures["problems"]
     assert figures["rejected"] < 0.15 * 400
-    # few plausible mistakes undercount a small count, and counts now go down to 11
-    for r, share in enumerate((0.4, 0.4, 0.4, 0.2)):
+    for r, share in enumerate((0.4, 0.4, 0.4, 0.25)):  # few plausible mistakes undercount
         assert figures["ranks"][r] >= share * len(problems), (r, figures["ranks"])
     words = [len(p.ctx.split()) for p in problems]
     assert 26 <= sum(words) / len(words) <= 31 and max(words) <= 35
@@ -54,7 +53,7 @@ def test_answer_and_mistakes_recomputed_from_params():
         # n complete sessions fit when n * (b + m) <= window < (n + 1) * (b + m)
         n = p.answer
         assert n * (b + m) <= window < (n + 1) * (b + m)
-        assert 11 <= n <= 99 and n % 5 != 0
+        assert 20 <= n <= 99 and n % 5 != 0
         assert p.render(n) == f" {n} {p.params['noun']}."
         assert f"{b}" in p.ctx and f"{m} minutes" in p.ctx
         assert dict(p.mistakes) == expected_pool(hours, b, m, n)

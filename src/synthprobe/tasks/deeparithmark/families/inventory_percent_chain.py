@@ -76,10 +76,7 @@ def generate(rng: random.Random) -> Problem:
     d1, d2 = rng.choice(PERCENTS), rng.choice(PERCENTS)
     unit = lcm_of_denominators((Fraction(d1, 100), Fraction(d2, 100),
                                 Fraction((100 - d1) * (100 - d2), 10000)))
-    # stocks from 500 let the answer reach the low two-digit counts that its decoys (the
-    # forgotten-delivery and percentage-twice chains) often land on, so the teens are not
-    # a decoy-only band
-    stock = unit * rng.randint(-(-500 // unit), 4000 // unit)
+    stock = unit * rng.randint(-(-800 // unit), 4000 // unit)
     d_unit = Fraction(d2, 100).denominator
     delivery = d_unit * rng.randint(-(-120 // d_unit), 900 // d_unit)
     pallet = rng.randint(21, 64)
