@@ -1,0 +1,62 @@
+"""Statistics for accuracy against chance: exact binomial test, Wilson interval, chi-square homogeneity."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+
+def binom_p(k: int, n: int, chance: float) -> float:
+    """Exact two-sided binomial p-value of ``k`` successes in ``n`` trials at success rate ``chance``."""
+    from scipy.stats import binomtest
+
+    if n == 0:
+        return float("nan")
+    return float(binomtest(k, n, chance, alternative="two-sided").pvalue)
+
+
+def wilson_ci(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval for a proportion ``k / n``."""
+    from scipy.stats import binomtest
+
+    if n == 0:
+        return (float("nan"), float("nan"))
+    ci = binomtest(k, n).proportion_ci(confidence_level=confidence, method="wilson")
+    return (float(ci.low), float(ci.high))
+
+
+def accuracy_block(k: int, n: int, chance: float) -> dict[str, Any]:
+    """Counts, accuracy, Wilson 95 % CI and the two-sided binomial p against chance."""
+    low, high = wilson_ci(k, n)
+    return {
+        "correct": k,
+        "total": n,
+        "acc": k / n if n else float("nan"),
+        "ci95": [low, high],
+        "chance": chance,
+        "p_vs_chance": binom_p(k, n, chance),
+    }
+
+
+def chi2_homogeneity(groups: Sequence[tuple[str, int, int]]) -> dict[str, Any]:
+    """Chi-square test that accuracy is the same in every group.
+
+    ``groups``: ``(name, correct, total)``. The contingency table is groups x {correct, wrong}
+    with ``df = groups - 1`` (no continuity correction). With fewer than two groups, or when
+    every item is right (or every item wrong), the test is undefined and ``chi2``/``p`` are None.
+    """
+    from scipy.stats import chi2_contingency
+
+    rows = [(name, k, n) for name, k, n in groups if n > 0]
+    out: dict[str, Any] = {"groups": len(rows), "df": max(len(rows) - 1, 0), "chi2": None, "p": None}
+    if len(rows) < 2:
+        out["note"] = "fewer than two non-empty groups"
+        return out
+    table = [[k, n - k] for _, k, n in rows]
+    if all(r[0] == 0 for r in table) or all(r[1] == 0 for r in table):
+        out["note"] = "accuracy is 0 or 1 in every group"
+        return out
+    res = chi2_contingency(table, correction=False)
+    out["chi2"] = float(res.statistic)
+    out["p"] = float(res.pvalue)
+    out["df"] = int(res.dof)
+    return out

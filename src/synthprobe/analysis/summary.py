@@ -1,0 +1,136 @@
+"""Pure functions from per-item records (:mod:`synthprobe.scoring.records`) to the reported numbers.
+
+``summarise(records)`` returns::
+
+    n, chance, primary ("acc_norm")
+    metrics:   acc / acc_norm / acc_char -> {correct, total, acc, ci95 [Wilson], chance, p_vs_chance}
+               soft -> mean over items of softmax(per-token scores)[label]
+    by_depth, by_template, by_topic, by_category:
+               {key: {n, correct, acc_norm, acc, acc_char, soft, ci95, p_vs_chance}}  (acc_norm based)
+    template_homogeneity: chi-square of acc_norm across templates {chi2, df, p, groups}
+    rank_preference: how often the acc_norm choice is the smallest / largest option value
+    mistake_profile: per template, how often each named option source was chosen
+
+Groups whose key is missing in an item (e.g. no ``metadata.depth`` in an ArithMark 3.0 file)
+are left out of that breakdown. ``chance`` is ``1 / n_endings`` (the mean of it when items
+differ in their number of endings).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from typing import Any, Iterable, Sequence
+
+from synthprobe.analysis.stats import accuracy_block, chi2_homogeneity
+
+METRICS = ("acc", "acc_norm", "acc_char")
+PRIMARY = "acc_norm"
+
+
+def chance_level(records: Sequence[dict]) -> float:
+    if not records:
+        return float("nan")
+    return sum(1.0 / r["n_endings"] for r in records) / len(records)
+
+
+def group_block(records: Sequence[dict], chance: float) -> dict[str, Any]:
+    n = len(records)
+    k = sum(r["correct_acc_norm"] for r in records)
+    block = accuracy_block(k, n, chance)
+    return {
+        "n": n,
+        "correct": k,
+        "acc_norm": block["acc"],
+        "acc": sum(r["correct_acc"] for r in records) / n if n else float("nan"),
+        "acc_char": sum(r["correct_acc_char"] for r in records) / n if n else float("nan"),
+        "soft": sum(r["soft"] for r in records) / n if n else float("nan"),
+        "ci95": block["ci95"],
+        "p_vs_chance": block["p_vs_chance"],
+    }
+
+
+def _sort_key(key: Any) -> tuple:
+    return (0, key, "") if isinstance(key, (int, float)) else (1, 0, str(key))
+
+
+def breakdown(records: Sequence[dict], field: str) -> dict[str, dict[str, Any]]:
+    """acc_norm (and friends) per value of ``field``; items without the field are skipped."""
+    groups: dict[Any, list[dict]] = defaultdict(list)
+    for r in records:
+        if r.get(field) is not None:
+            groups[r[field]].append(r)
+    return {str(key): group_block(groups[key], chance_level(groups[key]))
+            for key in sorted(groups, key=_sort_key)}
+
+
+def template_homogeneity(records: Sequence[dict]) -> dict[str, Any]:
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for r in records:
+        if r.get("template") is not None:
+            groups[r["template"]].append(r)
+    return chi2_homogeneity([(t, sum(x["correct_acc_norm"] for x in rs), len(rs))
+                             for t, rs in sorted(groups.items())])
+
+
+def rank_preference(records: Iterable[dict]) -> dict[str, Any] | None:
+    """Distribution of the chosen option's numeric rank (0 = smallest) for the acc_norm choice."""
+    rs = [r for r in records if r.get("chosen_rank") is not None]
+    if not rs:
+        return None
+    n_opts = max(r["n_endings"] for r in rs)
+    chosen = Counter(r["chosen_rank"] for r in rs)
+    answer = Counter(r["answer_rank"] for r in rs if isinstance(r.get("answer_rank"), int))
+    n = len(rs)
+    return {
+        "by": PRIMARY,
+        "n": n,
+        "chosen_rank_counts": [chosen.get(i, 0) for i in range(n_opts)],
+        "answer_rank_counts": [answer.get(i, 0) for i in range(n_opts)] if answer else None,
+        "pick_smallest": sum(1 for r in rs if r["chosen_rank"] == 0) / n,
+        "pick_largest": sum(1 for r in rs if r["chosen_rank"] == r["n_endings"] - 1) / n,
+    }
+
+
+def mistake_profile(records: Iterable[dict]) -> dict[str, dict[str, Any]] | None:
+    """Per template: how often each named option source was offered and chosen (acc_norm)."""
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for r in records:
+        if r.get("option_sources") and r.get("chosen_source") is not None:
+            groups[r.get("template") or "(none)"].append(r)
+    if not groups:
+        return None
+    out: dict[str, dict[str, Any]] = {}
+    for template in sorted(groups):
+        rs = groups[template]
+        offered = Counter(s for r in rs for s in r["option_sources"])
+        chosen = Counter(r["chosen_source"] for r in rs)
+        out[template] = {
+            "n": len(rs),
+            "sources": {s: {"offered": offered[s], "chosen": chosen.get(s, 0),
+                            "rate": chosen.get(s, 0) / offered[s]}
+                        for s in sorted(offered, key=lambda s: (-chosen.get(s, 0), s))},
+        }
+    return out
+
+
+def summarise(records: Sequence[dict]) -> dict[str, Any]:
+    n = len(records)
+    chance = chance_level(records)
+    metrics: dict[str, Any] = {}
+    for m in METRICS:
+        metrics[m] = accuracy_block(sum(r[f"correct_{m}"] for r in records), n, chance)
+    metrics["soft"] = sum(r["soft"] for r in records) / n if n else float("nan")
+    return {
+        "n": n,
+        "chance": chance,
+        "primary": PRIMARY,
+        "metrics": metrics,
+        "truncated": sum(1 for r in records if r.get("truncated")),
+        "by_depth": breakdown(records, "depth"),
+        "by_template": breakdown(records, "template"),
+        "by_topic": breakdown(records, "topic"),
+        "by_category": breakdown(records, "category"),
+        "template_homogeneity": template_homogeneity(records),
+        "rank_preference": rank_preference(records),
+        "mistake_profile": mistake_profile(records),
+    }

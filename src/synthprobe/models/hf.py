@@ -1,0 +1,247 @@
+"""The transformers backend and :func:`load_backend`.
+
+``load_backend(spec)`` accepts an alias (``smollm2-135m-instruct``, the embedded default), a
+local ``.gguf`` file, a local model folder or a hub id (see :mod:`synthprobe.models.resolve`).
+GGUF files are dequantised once into ``$SYNTHPROBE_CACHE/models/<sha256>`` (see
+:mod:`synthprobe.models.gguf_cache`); later loads read the cached safetensors in seconds.
+
+Defaults: ``device="auto"`` picks CUDA when present, else CPU; ``dtype=None`` means bfloat16
+on CUDA and float32 on CPU. Remote modelling code runs only with ``trust_remote_code=True``.
+Any failure to load raises :class:`~synthprobe.models.base.ModelLoadError` with a message
+that says what to do; nothing is skipped silently.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from synthprobe.errors import InputError
+from synthprobe.models.base import EndingScore, ItemCallback, ModelLoadError
+from synthprobe.models.resolve import ModelSpec, resolve_spec
+
+DTYPES = {
+    "float32": "float32", "fp32": "float32",
+    "bfloat16": "bfloat16", "bf16": "bfloat16",
+    "float16": "float16", "fp16": "float16", "half": "float16",
+}
+DEVICES = ("auto", "cpu", "cuda")
+
+# Config keys that do not change what a model computes (paths, versions, load-time choices).
+_VOLATILE_CONFIG_KEYS = {"_name_or_path", "transformers_version", "dtype", "torch_dtype", "_commit_hash",
+                         "quantization_config", "_attn_implementation_autoset", "attn_implementation",
+                         "_attn_implementation", "use_cache"}
+_WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".gguf")
+
+
+def resolve_device(device: str) -> str:
+    import torch
+
+    if device not in DEVICES and not device.startswith("cuda:"):
+        raise InputError(f"unknown device {device!r}; expected one of {', '.join(DEVICES)}", field="--device")
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise InputError(f"--device {device} was asked for, but this machine has no usable CUDA device; "
+                         "use --device cpu or auto", field="--device")
+    return device
+
+
+def resolve_dtype(dtype: str | None, device: str) -> str:
+    if dtype is None or dtype == "auto":
+        return "bfloat16" if device.startswith("cuda") else "float32"
+    key = str(dtype).lower().replace("torch.", "")
+    if key not in DTYPES:
+        raise InputError(f"unknown dtype {dtype!r}; expected float32, bfloat16 or float16", field="--dtype")
+    return DTYPES[key]
+
+
+def _sha(obj: Any) -> str:
+    return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode("utf-8")).hexdigest()
+
+
+def config_digest(config) -> str:
+    d = {k: v for k, v in config.to_dict().items() if k not in _VOLATILE_CONFIG_KEYS}
+    return _sha(d)
+
+
+def tokenizer_digest(tokenizer) -> str:
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    if backend is not None and hasattr(backend, "to_str"):
+        text = backend.to_str()
+    else:
+        text = json.dumps(sorted(tokenizer.get_vocab().items()))
+    extra = {"cls": type(tokenizer).__name__, "special": tokenizer.special_tokens_map}
+    return hashlib.sha256((text + json.dumps(extra, sort_keys=True, default=str)).encode("utf-8")).hexdigest()
+
+
+def _weights_identity(spec: ModelSpec, config) -> Any:
+    from synthprobe.models.gguf_cache import file_digest
+
+    if spec.kind == "gguf":
+        return {"gguf_sha256": file_digest(spec.gguf_path)}
+    if spec.kind == "hub":
+        # A hub commit pins every file of the repository.
+        return {"hub": spec.location, "revision": getattr(config, "_commit_hash", None)}
+    files = sorted(p for p in Path(spec.location).iterdir() if p.name.endswith(_WEIGHT_SUFFIXES))
+    return {p.name: file_digest(p) for p in files}
+
+
+def _max_positions(config) -> int | None:
+    for key in ("max_position_embeddings", "n_positions", "max_sequence_length", "seq_length", "n_ctx"):
+        v = getattr(config, key, None)
+        if isinstance(v, int) and v > 0:
+            return v
+    text = getattr(config, "text_config", None)
+    return _max_positions(text) if text is not None else None
+
+
+class HFBackend:
+    """A loaded transformers causal LM plus its tokenizer (see :class:`synthprobe.models.base.Backend`)."""
+
+    def __init__(self, model, tokenizer, *, spec: ModelSpec, name: str, dtype: str, device: str,
+                 bos: bool = False, fingerprint: str | None = None, n_params: int | None = None):
+        self.model = model
+        self.tokenizer = tokenizer
+        self.spec = spec
+        self.name = name
+        self.dtype = dtype
+        self.device = device
+        self.bos = bos
+        self.n_params = n_params if n_params is not None else sum(p.numel() for p in model.parameters())
+        self.max_positions = _max_positions(model.config)
+        if fingerprint is None:
+            fingerprint = _sha({"weights": _weights_identity(spec, model.config),
+                                "config": config_digest(model.config),
+                                "tokenizer": tokenizer_digest(tokenizer)})
+        self.fingerprint = fingerprint
+        #: Filled in by the scoring engine the first time it checks the one-pass layout.
+        self.capabilities: dict[str, Any] = {}
+        if bos and self.bos_token_id is None:
+            raise ModelLoadError(f"--bos was given, but the tokenizer of {name} defines no BOS token")
+
+    @property
+    def bos_token_id(self) -> int | None:
+        return getattr(self.tokenizer, "bos_token_id", None)
+
+    @property
+    def pad_token_id(self) -> int:
+        for tid in (getattr(self.tokenizer, "pad_token_id", None), getattr(self.tokenizer, "eos_token_id", None)):
+            if isinstance(tid, int):
+                return tid
+        return 0
+
+    # -- scoring -------------------------------------------------------------------------
+    def score_choices(self, items: Sequence[Any], *, batch_size: int = 32, max_context: int = 1024,
+                      scorer: str = "onepass", progress: bool = True,
+                      on_item: ItemCallback | None = None, source: str | None = None) -> list[list[EndingScore]]:
+        """Score every ending of every item; see :func:`synthprobe.scoring.engine.score_items`."""
+        from synthprobe.scoring.engine import score_items
+
+        return score_items(self, items, batch_size=batch_size, max_context=max_context, scorer=scorer,
+                           progress=progress, on_item=on_item, source=source).scores
+
+    def loglikelihood(self, pairs: Iterable[tuple[str, str]], *, batch_size: int = 32,
+                      max_context: int = 1024, progress: bool = False) -> list[EndingScore]:
+        """``log P(continuation | context)`` per pair, tokenised separately as in :meth:`score_choices`.
+
+        An empty context is replaced by the BOS token (else EOS), as lm-eval does.
+        """
+        from synthprobe.scoring.engine import score_pairs
+
+        return score_pairs(self, list(pairs), batch_size=batch_size, max_context=max_context, progress=progress)
+
+    def generate(self, prompts: Sequence[str], max_new_tokens: int, stop: str | Sequence[str] | None = None,
+                 *, batch_size: int = 16, progress: bool = True) -> list[str]:
+        """Greedy continuations of ``prompts`` (cut at ``stop``)."""
+        from synthprobe.models.generation import greedy_generate
+
+        return greedy_generate(self.model, self.tokenizer, list(prompts), max_new_tokens=max_new_tokens,
+                               stop=stop, batch_size=batch_size, progress=progress)
+
+    def describe(self) -> dict[str, Any]:
+        import torch
+        import transformers
+
+        return {
+            "spec": self.spec.spec,
+            "name": self.name,
+            "source": self.spec.kind,
+            "params": self.n_params,
+            "fingerprint": self.fingerprint,
+            "dtype": self.dtype,
+            "device": self.device,
+            "bos": self.bos,
+            "attn_implementation": getattr(self.model.config, "_attn_implementation", None),
+            "max_positions": self.max_positions,
+            "tokenizer_class": type(self.tokenizer).__name__,
+            "torch": torch.__version__,
+            "transformers": transformers.__version__,
+        }
+
+    def close(self) -> None:
+        """Drop the weights (and cached CUDA memory) before the next model is loaded."""
+        import gc
+
+        import torch
+
+        self.model = None
+        gc.collect()
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()
+
+
+def _load_error(spec: ModelSpec, exc: BaseException) -> ModelLoadError:
+    msg = f"could not load model {spec.spec!r}: {type(exc).__name__}: {exc}"
+    text = str(exc)
+    if spec.kind == "hub" and (os.environ.get("HF_HUB_OFFLINE") or "offline" in text.lower()
+                               or "connection" in text.lower() or "cached" in text.lower()):
+        msg += (" -- it is not in the local Hugging Face cache and the hub cannot be reached (HF_HUB_OFFLINE is "
+                f"{os.environ.get('HF_HUB_OFFLINE', 'unset')}); download it where the hub is reachable, or pass a "
+                "local folder or .gguf file")
+    if "trust_remote_code" in text:
+        msg += " -- this checkpoint ships its own modelling code; pass --trust-remote-code if you trust it"
+    return ModelLoadError(msg)
+
+
+def load_backend(spec: str, *, dtype: str | None = None, device: str = "auto", trust_remote_code: bool = False,
+                 bos: bool = False, progress: bool = True) -> HFBackend:
+    """Resolve ``spec``, load the model and tokenizer, and return a ready :class:`HFBackend`.
+
+    Raises :class:`InputError` for a bad spec, device or dtype (checked before anything loads)
+    and :class:`ModelLoadError` when the files cannot be loaded.
+    """
+    resolved = resolve_spec(spec)
+    device = resolve_device(device)
+    dtype_name = resolve_dtype(dtype, device)
+
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    location = resolved.location
+    if resolved.kind == "gguf":
+        from synthprobe.models import gguf_cache
+
+        if not resolved.gguf_path.is_file():
+            raise InputError(f"GGUF file {resolved.gguf_path} does not exist", field="--model")
+        folder = gguf_cache.convert(resolved.gguf_path, progress=progress)
+        location = str(folder)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(location, trust_remote_code=trust_remote_code)
+        model = AutoModelForCausalLM.from_pretrained(location, dtype=getattr(torch, dtype_name),
+                                                     trust_remote_code=trust_remote_code)
+    except ModelLoadError:
+        raise
+    except Exception as exc:  # transformers/hub raise OSError, ValueError, KeyError, ImportError, ...
+        raise _load_error(resolved, exc) from exc
+    try:
+        model.to(device)
+    except Exception as exc:
+        raise ModelLoadError(f"could not move {spec!r} to {device}: {type(exc).__name__}: {exc}") from exc
+    model.eval()
+    model.requires_grad_(False)
+    return HFBackend(model, tokenizer, spec=resolved, name=resolved.display or spec, dtype=dtype_name,
+                     device=device, bos=bos)

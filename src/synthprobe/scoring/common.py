@@ -1,0 +1,48 @@
+"""Pieces shared by the reference and the one-pass scorer."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from synthprobe.models.base import EndingScore
+
+
+def model_device(model):
+    import torch
+
+    try:
+        return next(model.parameters()).device
+    except StopIteration:  # pragma: no cover - a model without parameters
+        return torch.device("cpu")
+
+
+def target_logprobs(logits, rows, targets):
+    """Log-probabilities of ``targets`` under ``logits[rows]`` (log-softmax in fp32) and greedy flags.
+
+    ``logits``: ``[N, V]`` next-token logits at the selected positions (any dtype);
+    ``rows``/``targets``: ``[T]`` long tensors, one entry per scored token.
+    Returns two Python lists of length ``T``.
+    """
+    import torch
+
+    logp = torch.log_softmax(logits.float(), dim=-1)
+    lp = logp[rows, targets]
+    greedy = logits.argmax(dim=-1)[rows] == targets
+    return lp.double().tolist(), greedy.tolist()
+
+
+def ending_scores(token_lp: Sequence[float], token_greedy: Sequence[bool], n_tokens: Sequence[int],
+                  n_chars: Sequence[int]) -> list[EndingScore]:
+    """Sum consecutive runs of token log-probs (ending by ending, tokens in order) into records."""
+    out = []
+    k = 0
+    for n, c in zip(n_tokens, n_chars):
+        # A fixed left-to-right order in double precision: both scorers sum identically.
+        s = 0.0
+        g = True
+        for t in range(k, k + n):
+            s += token_lp[t]
+            g = g and bool(token_greedy[t])
+        k += n
+        out.append(EndingScore(logprob=s, n_tokens=n, n_chars=c, is_greedy=g))
+    return out

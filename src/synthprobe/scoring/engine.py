@@ -1,0 +1,208 @@
+"""Choose and run a scorer for a loaded backend.
+
+``score_items`` encodes items under the protocol (:mod:`synthprobe.scoring.requests`), checks
+the request lengths against the model, and runs the one-pass scorer (default) or the
+per-ending reference. Before the first one-pass run on a model it checks, on two small probe
+items, that the model honours a custom 4-D mask and ``position_ids`` (attention-only
+architectures do; recurrent or hybrid layers, ALiBi models that derive positions from a 2-D
+mask, and flash-attention-2 do not) and whether it accepts a boolean ``logits_to_keep``.
+Where the one-pass layout would not be exact, it falls back to the reference scorer and says
+so in :attr:`ScoreRun.scorer_used` / :attr:`ScoreRun.fallback_reason`; it never returns
+scores it has not checked.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any, Sequence
+
+from synthprobe.errors import InputError
+from synthprobe.models.base import EndingScore, ItemCallback, ScoringError
+from synthprobe.scoring.requests import EncodedItem, encode_items
+
+SCORERS = ("onepass", "reference")
+
+# Layer kinds that are attention and therefore follow a custom mask.
+_ATTENTION_LAYER_TYPES = {"full_attention", "sliding_attention", "attention", "global", "local",
+                          "chunked_attention"}
+
+_PROBE = (
+    ("Mia had 14 marbles. She gave 5 to Tom and then bought 12 more, so now she has",
+     (" 21 marbles.", " 9", " twenty-one marbles in a small blue bag")),
+    ("The train left at 9:40 and the trip took 75 minutes. It arrived at",
+     (" 10:55.", " 11:05 in the morning.", " noon")),
+)
+
+
+@dataclass
+class ScoreRun:
+    """Scores of one run plus what it cost."""
+
+    scores: list[list[EndingScore]]
+    scorer_requested: str
+    scorer_used: str
+    fallback_reason: str | None
+    n_items: int
+    truncated: int
+    #: Sum over endings of ``len(visible ctx) + len(ending)``: the protocol's request tokens.
+    request_tokens: int
+    #: Tokens actually fed through the model (no padding).
+    forward_tokens: int
+    tokenize_s: float
+    eval_s: float
+    encoded: list[EncodedItem] = field(default_factory=list, repr=False)
+
+    @property
+    def items_per_s(self) -> float:
+        return self.n_items / self.eval_s if self.eval_s > 0 else float("nan")
+
+    @property
+    def tokens_per_s(self) -> float:
+        return self.request_tokens / self.eval_s if self.eval_s > 0 else float("nan")
+
+    def timing(self) -> dict[str, Any]:
+        return {
+            "tokenize_s": round(self.tokenize_s, 3),
+            "eval_s": round(self.eval_s, 3),
+            "items_per_s": round(self.items_per_s, 3),
+            "request_tokens": self.request_tokens,
+            "forward_tokens": self.forward_tokens,
+            "request_tokens_per_s": round(self.tokens_per_s, 1),
+        }
+
+
+def _structural_reason(model, max_request: int) -> str | None:
+    config = model.config
+    impl = str(getattr(config, "_attn_implementation", "") or "")
+    if impl.startswith("flash") or "paged" in impl:
+        return f"attention implementation {impl!r} ignores custom 4-D masks"
+    layer_types = getattr(config, "layer_types", None)
+    if isinstance(layer_types, (list, tuple)):
+        other = sorted({str(t) for t in layer_types} - _ATTENTION_LAYER_TYPES)
+        if other:
+            return f"the model has non-attention layers ({', '.join(other)}) that see across endings"
+    window = getattr(config, "sliding_window", None)
+    uses_window = getattr(config, "use_sliding_window", True) is not False
+    if isinstance(window, int) and window > 0 and uses_window and max_request > window:
+        return (f"requests of up to {max_request} tokens exceed the sliding window ({window}), which a "
+                "custom mask would bypass")
+    return None
+
+
+def _max_diff(a: list[list[EndingScore]], b: list[list[EndingScore]]) -> float:
+    return max(abs(x.logprob - y.logprob) for ra, rb in zip(a, b) for x, y in zip(ra, rb))
+
+
+def check_onepass(backend) -> tuple[bool, str | None, str]:
+    """Probe whether the one-pass layout is exact on this model. Returns (ok, reason, logits_mode).
+
+    The result is cached in ``backend.capabilities``.
+    """
+    caps = backend.capabilities
+    if "onepass_ok" in caps:
+        return caps["onepass_ok"], caps.get("onepass_reason"), caps.get("logits_mode", "keep")
+    from synthprobe.scoring.onepass import score_onepass
+    from synthprobe.scoring.reference import score_reference
+
+    items = [SimpleNamespace(ctx=c, endings=e, line=0) for c, e in _PROBE]
+    enc = encode_items(backend.tokenizer, items, max_context=4096, bos_id=backend.bos_token_id if backend.bos else None)
+    ref = score_reference(backend.model, enc, batch_size=2, pad_id=backend.pad_token_id, progress=False)
+    # Per-ending sums over <= 10 tokens: fp32 rounding stays far below 1e-3; half precision
+    # is noisier, while a mask that leaks between endings moves sums by whole nats.
+    half = str(backend.dtype) in ("bfloat16", "float16")
+    tol = 0.25 if half else 1e-3
+    ok, reason, mode = False, None, "keep"
+    for mode in ("keep", "full"):
+        try:
+            one = score_onepass(backend.model, enc, batch_size=2, pad_id=backend.pad_token_id, progress=False,
+                                logits_mode=mode)
+        except Exception as exc:  # an unsupported argument or shape: try the next mode
+            reason = f"one-pass forward failed ({type(exc).__name__}: {exc})"
+            continue
+        d = _max_diff(ref, one)
+        if d <= tol:
+            ok, reason = True, None
+            break
+        reason = f"one-pass probe differs from the per-ending reference by {d:.3g} nats"
+    caps.update(onepass_ok=ok, onepass_reason=reason, logits_mode=mode)
+    return ok, reason, mode
+
+
+def _check_lengths(backend, encoded: Sequence[EncodedItem], max_context: int) -> None:
+    limit = getattr(backend, "max_positions", None)
+    longest = max((e.longest_request for e in encoded), default=0)
+    if limit and longest > limit:
+        raise InputError(f"requests reach {longest} tokens but {backend.name} has only {limit} positions; "
+                         f"pass --max-context {limit} or less (now {max_context})", field="--max-context")
+
+
+def run_encoded(backend, encoded: list[EncodedItem], *, batch_size: int, scorer: str = "onepass",
+                progress: bool = True, on_item: ItemCallback | None = None, desc: str | None = None,
+                tokenize_s: float = 0.0, max_context: int = 1024) -> ScoreRun:
+    from synthprobe.scoring.onepass import forward_tokens, score_onepass
+    from synthprobe.scoring.reference import score_reference
+
+    if scorer not in SCORERS:
+        raise InputError(f"unknown scorer {scorer!r}; expected one of {', '.join(SCORERS)}", field="--scorer")
+    if batch_size < 1:
+        raise InputError(f"batch size {batch_size} must be at least 1", field="--batch-size")
+    _check_lengths(backend, encoded, max_context)
+    used, reason, mode = scorer, None, "keep"
+    if scorer == "onepass":
+        reason = _structural_reason(backend.model, max((e.longest_request for e in encoded), default=0))
+        if reason is None:
+            ok, reason, mode = check_onepass(backend)
+        if reason is not None:
+            used = "reference"
+    t0 = time.perf_counter()
+    try:
+        if used == "onepass":
+            scores = score_onepass(backend.model, encoded, batch_size=batch_size, pad_id=backend.pad_token_id,
+                                   progress=progress, on_item=on_item, logits_mode=mode,
+                                   desc=desc or "scoring (one-pass)")
+            fed = forward_tokens(encoded)
+        else:
+            scores = score_reference(backend.model, encoded, batch_size=batch_size, pad_id=backend.pad_token_id,
+                                     progress=progress, on_item=on_item, desc=desc or "scoring (reference)")
+            fed = sum(e.reference_tokens for e in encoded)
+    except RuntimeError as exc:
+        if "out of memory" in str(exc).lower():
+            raise ScoringError(f"out of memory while scoring with {backend.name} at batch size {batch_size}; "
+                               "lower --batch-size") from exc
+        raise
+    eval_s = time.perf_counter() - t0
+    return ScoreRun(scores=scores, scorer_requested=scorer, scorer_used=used, fallback_reason=reason,
+                    n_items=len(encoded), truncated=sum(e.truncated for e in encoded),
+                    request_tokens=sum(e.reference_tokens for e in encoded), forward_tokens=fed,
+                    tokenize_s=tokenize_s, eval_s=eval_s, encoded=encoded)
+
+
+def score_items(backend, items: Sequence[Any], *, batch_size: int = 32, max_context: int = 1024,
+                scorer: str = "onepass", progress: bool = True, on_item: ItemCallback | None = None,
+                source: str | None = None, desc: str | None = None) -> ScoreRun:
+    """Score multiple-choice items (objects with ``ctx``, ``endings`` and optionally ``line``)."""
+    t0 = time.perf_counter()
+    encoded = encode_items(backend.tokenizer, items, max_context=max_context,
+                           bos_id=backend.bos_token_id if backend.bos else None, source=source)
+    tok_s = time.perf_counter() - t0
+    return run_encoded(backend, encoded, batch_size=batch_size, scorer=scorer, progress=progress,
+                       on_item=on_item, desc=desc, tokenize_s=tok_s, max_context=max_context)
+
+
+def score_pairs(backend, pairs: Sequence[tuple[str, str]], *, batch_size: int = 32, max_context: int = 1024,
+                progress: bool = False, scorer: str = "onepass") -> list[EndingScore]:
+    """``log P(continuation | context)`` for each pair; an empty context becomes BOS (else EOS)."""
+    items = []
+    for k, (ctx, cont) in enumerate(pairs):
+        if not isinstance(ctx, str) or not isinstance(cont, str) or not cont:
+            raise InputError(f"pair {k}: expected (context, non-empty continuation) strings, got {(ctx, cont)!r}")
+        items.append(SimpleNamespace(ctx=ctx, endings=(cont,), line=k + 1))
+    empty = backend.bos_token_id if backend.bos_token_id is not None else backend.tokenizer.eos_token_id
+    encoded = encode_items(backend.tokenizer, items, max_context=max_context,
+                           bos_id=backend.bos_token_id if backend.bos else None, source="pairs",
+                           empty_ctx_id=empty)
+    run = run_encoded(backend, encoded, batch_size=batch_size, scorer=scorer, progress=progress,
+                      desc="log-likelihood", max_context=max_context)
+    return [s[0] for s in run.scores]

@@ -1,0 +1,156 @@
+"""The Deep Arithmark results file and the printed score table.
+
+Schema (``schema = "synthprobe/deeparithmark-results"``, ``schema_version = 1``); all rates
+are fractions in [0, 1] except inside ``row``, which holds the table's percentages::
+
+    {
+      "schema": "synthprobe/deeparithmark-results", "schema_version": 1,
+      "synthprobe": "0.1.0",
+      "protocol": {tokenisation, bos, truncation, score, acc, acc_norm, acc_char, soft, ties},
+      "datasets": {
+        "deeparithmark": {"path", "sha256", "n_items", "n_items_in_file", "limit"},
+        "arithmark3":    {... same, plus "published_sha256", "matches_published"}   # --compare only
+      },
+      "models": [                                   # one entry per --model, in order
+        {
+          "model": {"spec", "name", "source" (gguf|folder|hub), "params", "fingerprint",
+                    "dtype", "device", "bos", "attn_implementation", "max_positions",
+                    "tokenizer_class", "torch", "transformers"},
+          "settings": {"batch_size", "max_context", "scorer", "trust_remote_code", "limit",
+                       "torch", "transformers", "synthprobe", "python", "platform"},
+          "load_s": seconds to load the model,
+          "results": {
+            "deeparithmark": {
+              "dataset": {"path", "sha256", "n_items"},
+              "scorer_used": "onepass" | "reference", "fallback_reason": str | null,
+              "timing": {"tokenize_s", "eval_s", "items_per_s", "request_tokens",
+                         "forward_tokens", "request_tokens_per_s"},
+              "truncated": items whose context was left-truncated,
+              "summary": synthprobe.analysis.summary.summarise(records)  # metrics, by_depth,
+                         # by_template, by_topic, by_category, template_homogeneity,
+                         # rank_preference, mistake_profile
+              "predictions": [per-item records]      # only with --save-predictions; see
+                                                      # synthprobe.scoring.records
+            },
+            "arithmark3": {... same layout ...}       # --compare only
+          },
+          "row": {"model", "params", "params_label", "deep", "soft", "d2", "d3", "d4", "d5",
+                  "arithmark3", "delta", "p_vs_chance"}  # percentages / points; null if absent
+        }
+      ]
+    }
+
+``request_tokens`` counts the protocol's tokens (``ctx + ending`` per ending, after
+truncation), so ``request_tokens_per_s`` compares scorers fairly; ``forward_tokens`` is what
+the chosen scorer actually fed through the model.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+SCHEMA = "synthprobe/deeparithmark-results"
+SCHEMA_VERSION = 1
+DEPTHS = (2, 3, 4, 5)
+ARITHMARK3_SHA256 = "bf8ab1a5193d52cdf0e05ff0b3ca226bdfcf416cb6e75562dcbe72e7e4559435"
+
+PROTOCOL = {
+    "tokenisation": "ctx and each ending tokenised separately, add_special_tokens=False, concatenated",
+    "bos": "none unless --bos (then prepended to the context, truncated with it)",
+    "truncation": "context left-truncated to max_context - len(ending) tokens per ending",
+    "score": "sum of the ending tokens' log-probabilities, fp32 log-softmax",
+    "acc": "argmax of the summed log-probability",
+    "acc_norm": "argmax of the per-token mean log-probability (ArithMark 3.0's primary metric)",
+    "acc_char": "argmax of log-probability per character of the ending (lm-eval's acc_norm)",
+    "soft": "mean over items of softmax(per-token means)[label]",
+    "ties": "lowest index",
+}
+
+
+def params_label(n: int | None) -> str:
+    if not n:
+        return "?"
+    if n >= 1e9:
+        return f"{n / 1e9:.2f} B"
+    if n >= 1e6:
+        return f"{n / 1e6:.0f} M"
+    return f"{n / 1e3:.0f} K"
+
+
+def _pct(x: float | None) -> float | None:
+    return None if x is None or (isinstance(x, float) and math.isnan(x)) else round(100.0 * x, 2)
+
+
+def table_row(entry: dict[str, Any]) -> dict[str, Any]:
+    deep = entry["results"]["deeparithmark"]["summary"]
+    row: dict[str, Any] = {
+        "model": entry["model"]["name"],
+        "params": entry["model"]["params"],
+        "params_label": params_label(entry["model"]["params"]),
+        "deep": _pct(deep["metrics"]["acc_norm"]["acc"]),
+        "soft": _pct(deep["metrics"]["soft"]),
+    }
+    for d in DEPTHS:
+        block = deep["by_depth"].get(str(d))
+        row[f"d{d}"] = _pct(block["acc_norm"]) if block else None
+    am3 = entry["results"].get("arithmark3")
+    row["arithmark3"] = _pct(am3["summary"]["metrics"]["acc_norm"]["acc"]) if am3 else None
+    row["delta"] = (round(row["deep"] - row["arithmark3"], 2)
+                    if row["arithmark3"] is not None and row["deep"] is not None else None)
+    row["p_vs_chance"] = deep["metrics"]["acc_norm"]["p_vs_chance"]
+    return row
+
+
+def format_p(p: float | None) -> str:
+    if p is None or math.isnan(p):
+        return "—"
+    return f"{p:.2g}"
+
+
+def _signed(x: float) -> str:
+    return f"{x:+.2f}".replace("-", "−")
+
+
+def format_table(rows: Sequence[dict[str, Any]]) -> str:
+    """The card's table: Model, Params, Deep, soft, d2-d5, ArithMark-3, Δ, p vs chance."""
+    head = ["Model", "Params", "Deep", "soft", "d2", "d3", "d4", "d5", "ArithMark-3", "Δ", "p vs chance"]
+    body = []
+    for r in rows:
+        body.append([
+            r["model"], r["params_label"],
+            f"{r['deep']:.2f} %" if r["deep"] is not None else "—",
+            f"{r['soft']:.2f} %" if r["soft"] is not None else "—",
+            *[f"{r[f'd{d}']:.1f}" if r[f"d{d}"] is not None else "—" for d in DEPTHS],
+            f"{r['arithmark3']:.2f} %" if r["arithmark3"] is not None else "—",
+            _signed(r["delta"]) if r["delta"] is not None else "—",
+            format_p(r["p_vs_chance"]),
+        ])
+    widths = [max(len(str(x)) for x in col) for col in zip(head, *body)]
+    left = {0}
+    def fmt(cells):
+        return "  ".join(str(c).ljust(w) if i in left else str(c).rjust(w)
+                         for i, (c, w) in enumerate(zip(cells, widths)))
+    lines = [fmt(head), "  ".join("-" * w for w in widths)]
+    lines.extend(fmt(b) for b in body)
+    return "\n".join(lines)
+
+
+def format_breakdown(entry: dict[str, Any], key: str = "deeparithmark") -> str:
+    """Per-depth and per-template lines for one model (printed under the table)."""
+    s = entry["results"][key]["summary"]
+    out = [f"{entry['model']['name']} — {key}: acc {100 * s['metrics']['acc']['acc']:.2f} %, "
+           f"acc_norm {100 * s['metrics']['acc_norm']['acc']:.2f} %, "
+           f"acc_char {100 * s['metrics']['acc_char']['acc']:.2f} %, soft {100 * s['metrics']['soft']:.2f} %"]
+    for name, field in (("depth", "by_depth"), ("template", "by_template")):
+        for g, b in s[field].items():
+            out.append(f"  {name} {g:<28} n={b['n']:<4} acc_norm {100 * b['acc_norm']:6.2f} %  "
+                       f"CI [{100 * b['ci95'][0]:.1f}, {100 * b['ci95'][1]:.1f}]  p {format_p(b['p_vs_chance'])}")
+    h = s.get("template_homogeneity") or {}
+    if h.get("chi2") is not None:
+        out.append(f"  templates: chi2 = {h['chi2']:.1f}, df = {h['df']}, p = {format_p(h['p'])}")
+    rp = s.get("rank_preference")
+    if rp:
+        out.append(f"  picks the smallest option {100 * rp['pick_smallest']:.1f} %, "
+                   f"the largest {100 * rp['pick_largest']:.1f} %")
+    return "\n".join(out)

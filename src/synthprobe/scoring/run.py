@@ -1,0 +1,191 @@
+"""``synthprobe score deeparithmark``: score models on Deep Arithmark (and ArithMark 3.0) and write results.
+
+Everything that can be checked without a model (data files, flags, output path) is checked
+first. Models are then loaded and scored one at a time; the results file is written
+atomically only after every model has been scored, so a failure leaves no file behind.
+"""
+
+from __future__ import annotations
+
+import platform
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from synthprobe import __version__
+from synthprobe.errors import InputError
+from synthprobe.formats.arithmark3 import MCItem, load_arithmark3
+from synthprobe.io import atomic_write_json, sha256_file
+from synthprobe.scoring import results as res
+
+DEFAULT_DATA = Path("data/deeparithmark-1.jsonl")
+DEFAULT_COMPARE_DATA = Path("data/arithmark-3.jsonl")
+ARITHMARK3_HOWTO = ("ArithMark 3.0 is not shipped with synthprobe; download the file arithmark-3.jsonl from the "
+                    "Hugging Face dataset AxiomicLabs/Arithmark-3.0 (revision 6f6e59dd9b7e2c63455f7af7f838f9ecc3d0a746),"
+                    " e.g. `huggingface-cli download AxiomicLabs/Arithmark-3.0 arithmark-3.jsonl --repo-type dataset "
+                    "--local-dir data`, then pass --compare-data data/arithmark-3.jsonl")
+
+
+@dataclass
+class ScoreConfig:
+    data: Path = DEFAULT_DATA
+    models: list[str] = field(default_factory=lambda: ["smollm2-135m-instruct"])
+    dtype: str | None = None
+    device: str = "auto"
+    batch_size: int = 32
+    max_context: int = 1024
+    trust_remote_code: bool = False
+    bos: bool = False
+    limit: int | None = None
+    compare: bool = False
+    compare_data: Path = DEFAULT_COMPARE_DATA
+    save_predictions: bool = False
+    output: Path | None = None
+    scorer: str = "onepass"
+    progress: bool = True
+
+
+@dataclass
+class Dataset:
+    key: str
+    items: list[MCItem]
+    info: dict[str, Any]
+
+
+def load_dataset(path: Path, key: str, limit: int | None) -> Dataset:
+    items = load_arithmark3(path)
+    info: dict[str, Any] = {"path": str(path), "sha256": sha256_file(path), "n_items_in_file": len(items),
+                            "limit": limit}
+    if limit is not None:
+        items = items[:limit]
+    info["n_items"] = len(items)
+    if key == "arithmark3":
+        info["published_sha256"] = res.ARITHMARK3_SHA256
+        info["matches_published"] = info["sha256"] == res.ARITHMARK3_SHA256
+    return Dataset(key, items, info)
+
+
+def slug(spec: str) -> str:
+    name = Path(spec).stem if spec.lower().endswith(".gguf") else spec.rstrip("/").split("/")[-1]
+    return re.sub(r"[^a-z0-9._-]+", "-", name.lower()).strip("-") or "model"
+
+
+def default_output(models: list[str]) -> Path:
+    name = slug(models[0]) if len(models) == 1 else f"{len(models)}models"
+    return Path("benchmarks") / f"deeparithmark_{name}.json"
+
+
+def validate(config: ScoreConfig) -> list[Dataset]:
+    """Check flags and load the data files; raises InputError before any model is touched."""
+    from synthprobe.models.hf import resolve_device, resolve_dtype
+    from synthprobe.models.resolve import resolve_spec
+    from synthprobe.scoring.engine import SCORERS
+
+    if config.batch_size < 1:
+        raise InputError(f"expected a positive integer, got {config.batch_size}", field="--batch-size")
+    if config.max_context < 2:
+        raise InputError(f"expected an integer >= 2, got {config.max_context}", field="--max-context")
+    if config.limit is not None and config.limit < 1:
+        raise InputError(f"expected a positive integer, got {config.limit}", field="--limit")
+    if config.scorer not in SCORERS:
+        raise InputError(f"expected one of {', '.join(SCORERS)}, got {config.scorer!r}", field="--scorer")
+    if not config.models:
+        raise InputError("expected at least one model", field="--model")
+    for spec in config.models:
+        resolve_spec(spec)
+    resolve_dtype(config.dtype, resolve_device(config.device))
+    out = config.output or default_output(config.models)
+    if out.exists() and out.is_dir():
+        raise InputError("is a folder; expected a file name for the results JSON", path=out, field="--output")
+    datasets = [load_dataset(config.data, "deeparithmark", config.limit)]
+    if config.compare:
+        if not config.compare_data.is_file():
+            raise InputError(f"ArithMark 3.0 file not found. {ARITHMARK3_HOWTO}", path=config.compare_data,
+                             field="--compare-data")
+        datasets.append(load_dataset(config.compare_data, "arithmark3", config.limit))
+    return datasets
+
+
+def score_dataset(backend, ds: Dataset, config: ScoreConfig, *,
+                  on_item: Callable[[int, Any], None] | None = None) -> dict[str, Any]:
+    from synthprobe.analysis.summary import summarise
+    from synthprobe.scoring.engine import score_items
+    from synthprobe.scoring.records import build_records
+
+    run = score_items(backend, ds.items, batch_size=config.batch_size, max_context=config.max_context,
+                      scorer=config.scorer, progress=config.progress, on_item=on_item, source=ds.info["path"],
+                      desc=f"{ds.key} · {backend.name}")
+    records = build_records(ds.items, run.scores, [e.truncated for e in run.encoded])
+    block: dict[str, Any] = {
+        "dataset": {k: ds.info[k] for k in ("path", "sha256", "n_items")},
+        "scorer_used": run.scorer_used,
+        "fallback_reason": run.fallback_reason,
+        "timing": run.timing(),
+        "truncated": run.truncated,
+        "summary": summarise(records),
+    }
+    if config.save_predictions:
+        block["predictions"] = records
+    return block
+
+
+def score_model(spec: str, datasets: list[Dataset], config: ScoreConfig) -> dict[str, Any]:
+    import torch
+    import transformers
+
+    from synthprobe.models.hf import load_backend
+
+    t0 = time.perf_counter()
+    backend = load_backend(spec, dtype=config.dtype, device=config.device,
+                           trust_remote_code=config.trust_remote_code, bos=config.bos, progress=config.progress)
+    load_s = time.perf_counter() - t0
+    try:
+        entry: dict[str, Any] = {
+            "model": backend.describe(),
+            "settings": {
+                "batch_size": config.batch_size,
+                "max_context": config.max_context,
+                "scorer": config.scorer,
+                "trust_remote_code": config.trust_remote_code,
+                "limit": config.limit,
+                "torch": torch.__version__,
+                "transformers": transformers.__version__,
+                "synthprobe": __version__,
+                "python": platform.python_version(),
+                "platform": platform.platform(terse=True),
+            },
+            "load_s": round(load_s, 3),
+            "results": {},
+        }
+        for ds in datasets:
+            entry["results"][ds.key] = score_dataset(backend, ds, config)
+    finally:
+        backend.close()
+    entry["row"] = res.table_row(entry)
+    return entry
+
+
+def run(config: ScoreConfig, *, echo: Callable[[str], None] = print) -> tuple[dict[str, Any], Path]:
+    """Score every model; write and return the results (path included). Raises on any failure."""
+    datasets = validate(config)
+    out = config.output or default_output(config.models)
+    entries = []
+    for spec in config.models:
+        entry = score_model(spec, datasets, config)
+        entries.append(entry)
+        echo(res.format_breakdown(entry))
+    doc = {
+        "schema": res.SCHEMA,
+        "schema_version": res.SCHEMA_VERSION,
+        "synthprobe": __version__,
+        "protocol": res.PROTOCOL,
+        "datasets": {ds.key: ds.info for ds in datasets},
+        "models": entries,
+    }
+    atomic_write_json(out, doc)
+    echo("")
+    echo(res.format_table([e["row"] for e in entries]))
+    echo(f"\nresults: {out}")
+    return doc, out
