@@ -30,7 +30,7 @@ from synthprobe.tasks.deeparithmark.composition import TEMPLATES
 
 ROOT = Path(__file__).resolve().parents[4]
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"
-DOCS = (ROOT / "DEEPARITHMARK_DESIGN.md", ROOT / "data" / "README.md")
+DOCS = (ROOT / "DEEPARITHMARK_DESIGN.md", ROOT / "data" / "README.md", ROOT / "README.md")
 EMBEDDED_RESULTS = ROOT / "benchmarks" / "deeparithmark_smollm2-135m-instruct.json"
 
 _BLOCK = re.compile(r"(<!-- BEGIN GENERATED: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- END GENERATED: (?P=name) -->)",
