@@ -1,0 +1,267 @@
+"""``synthprobe build <task>``, ``synthprobe build gpt3`` and ``synthprobe score gpt3``.
+
+Build writes one task's items as JSONL, deterministically from ``--seed`` (byte-identical on
+every machine). Score regenerates the same items in memory, builds zero-/one-/few-shot
+prompts, runs the model and prints its accuracy beside GPT-3's (Table H.1).
+
+Exit status: 0 success; 1 a model that fails to load or a failure while scoring (no results
+file is written); 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import time
+from pathlib import Path
+
+from synthprobe.errors import InputError
+
+DEFAULT_DIR = Path("data") / "gpt3"
+EXIT_FAILED = 1
+
+
+def _nonneg_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {value}")
+    return value
+
+
+def _pos_int(text: str) -> int:
+    value = _nonneg_int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value}")
+    return value
+
+
+def _write_items(items: list, out: str) -> str:
+    from synthprobe.io import atomic_write_text
+    from synthprobe.tasks.gpt3.base import serialize
+
+    text = serialize(items)
+    if out == "-":
+        sys.stdout.write(text)
+        return "stdout"
+    path = Path(out)
+    if path.is_dir():
+        raise InputError("is a directory; expected the path of the file to write", path=path, field="--out")
+    atomic_write_text(path, text)
+    return str(path)
+
+
+def cmd_build_task(args: argparse.Namespace) -> int:
+    from synthprobe.tasks.gpt3.base import BuildConfig, build_items
+
+    config = BuildConfig(args.task, seed=args.seed, n=args.n, format=args.format,
+                         sat_file=getattr(args, "sat_file", None))
+    task = config.validate()
+    items = build_items(config)
+    out = args.out or str(DEFAULT_DIR / f"{task.name}.jsonl")
+    where = _write_items(items, out)
+    print(f"{task.name} ({task.code}): {len(items):,} items, seed {args.seed}, format {args.format} -> {where}",
+          file=sys.stderr)
+    return 0
+
+
+def cmd_build_all(args: argparse.Namespace) -> int:
+    from tqdm.auto import tqdm
+
+    from synthprobe.tasks.gpt3.base import BuildConfig, build_items, resolve_tasks
+
+    tasks = resolve_tasks(args.tasks)
+    configs = [BuildConfig(t.name, seed=args.seed, n=args.n if t.family != "sat" else None,
+                           format=args.format, sat_file=args.sat_file if t.family == "sat" else None)
+               for t in tasks]
+    for c in configs:
+        c.validate()
+    out_dir = Path(args.out_dir)
+    for task, config in zip(tqdm(tasks, desc="building", unit="task", disable=args.quiet), configs):
+        items = build_items(config)
+        _write_items(items, str(out_dir / f"{task.name}.jsonl"))
+    print(f"{len(tasks)} task files (seed {args.seed}, format {args.format}) -> {out_dir}", file=sys.stderr)
+    return 0
+
+
+def _slug(spec: str) -> str:
+    """A file-name part for a model spec: the folder or file name of a path, else the hub id."""
+    path = Path(spec)
+    name = (path.stem if path.suffix == ".gguf" else path.name) if path.exists() else spec.replace("/", "_")
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-").lower() or "model"
+
+
+def _threads() -> int:
+    import torch
+
+    return torch.get_num_threads()
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from synthprobe import __version__
+    from synthprobe.io import atomic_write_json, sha256_file
+    from synthprobe.models import ModelLoadError, load_backend
+    from synthprobe.tasks.gpt3.base import resolve_tasks
+    from synthprobe.tasks.gpt3.evaluate import EvalConfig, format_table, run
+    from synthprobe.tasks.gpt3.sat import sample_path
+
+    shots = [s.strip() for s in args.shots.split(",") if s.strip()]
+    config = EvalConfig(
+        tasks=resolve_tasks(args.tasks), shots=shots, limit=args.limit, limit_few=args.limit_few,
+        seed=args.seed, format=args.format, check=args.check, max_context=args.max_context,
+        batch_size=args.batch_size, max_new_tokens=args.max_new_tokens, sat_file=args.sat_file,
+        save_items=args.save_predictions, progress=not args.quiet,
+    ).validate()
+    output = Path(args.output) if args.output else Path("benchmarks") / f"gpt3_{_slug(args.model)}.json"
+    if output.is_dir():
+        raise InputError("is a directory; expected the path of the results file", path=output, field="--output")
+
+    if args.threads is not None:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    started = time.perf_counter()
+    try:
+        backend = load_backend(args.model, dtype=args.dtype, device=args.device, progress=not args.quiet)
+    except ModelLoadError as exc:
+        print(f"synthprobe: error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    load_seconds = time.perf_counter() - started
+
+    def report(result: dict) -> None:
+        if not args.quiet:
+            print(f"  {result['code']:>4} {result['setting']:>5}: {result['accuracy']:6.2f}% "
+                  f"({result['correct']}/{result['n']}, {result['seconds']:.1f} s)", file=sys.stderr)
+
+    try:
+        results = run(backend, config, on_result=report)
+    except (InputError, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # anything mid-run: no results file, clear message, non-zero exit
+        print(f"synthprobe: error: scoring failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+
+    sat_path = Path(config.sat_file) if config.sat_file else sample_path()
+    uses_sat = any(t.family == "sat" for t in config.tasks)
+    from synthprobe.tasks.gpt3.words import WORD_SET_SIZE
+
+    doc = {
+        "benchmark": "gpt3-synthetic",
+        "synthprobe": __version__,
+        "model": backend.describe(),
+        "settings": {
+            "tasks": [t.name for t in config.tasks], "shots": shots, "seed": config.seed,
+            "format": config.format, "check": config.check, "max_context": config.max_context,
+            "batch_size": config.batch_size, "max_new_tokens": config.max_new_tokens,
+            "threads": _threads(),
+            "limits": {"zero_one_shot": config.limit, "few_shot": config.limit_for(2)},
+            "limit_note": "each task scores the first N items of its seeded pool; demonstrations "
+                          "are drawn from the whole pool",
+            "sat_file": (str(sat_path) if config.sat_file else "synthprobe sample (not the SAT set)")
+            if uses_sat else None,
+            "sat_sha256": sha256_file(sat_path) if uses_sat else None,
+            "word_list": f"wordsegment unigrams.txt, first {WORD_SET_SIZE:,} words by length rule",
+        },
+        "results": results,
+        "seconds": {"load": round(load_seconds, 2), "total": round(time.perf_counter() - started, 2)},
+    }
+    atomic_write_json(output, doc)
+    print(format_table(results, backend.name if hasattr(backend, "name") else args.model))
+    print(f"\nresults -> {output}", file=sys.stderr)
+    return 0
+
+
+_BUILD_EPILOG = """Items follow OpenAI's released files byte-for-byte in layout:
+  arithmetic  {"context": "\\n\\nQ: What is 98 plus 45?\\n\\nA:", "completion": " 143"}
+  word tasks  {"context": "\\nasinoc =", "completion": " casino"}
+  SAT         {"ind": ..., "ctx": "lull is to trust as", "endings": [" cajole is to compliance", ...], "label": 0}
+The same seed gives a byte-identical file on every machine."""
+
+
+def register(verbs: dict) -> None:
+    from synthprobe.tasks.gpt3.base import FORMATS, TASKS, task_names
+    from synthprobe.tasks.gpt3.evaluate import CHECKS
+
+    task_names()  # loads the registry
+    build = verbs["build"]
+    for task in TASKS.values():
+        aliases = [task.code] if task.code != task.name else []
+        if task.code.replace("\u2212", "-") != task.code:
+            aliases.append(task.code.replace("\u2212", "-"))
+        aliases += [a for a in task.aliases if a not in aliases and a != task.name]
+        p = build.add_parser(
+            task.name, aliases=aliases, help=f"GPT-3 {task.code}: {task.summary}",
+            description=f"Build GPT-3's {task.code} task ({task.summary}) as JSONL.",
+            epilog=_BUILD_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        p.add_argument("--seed", type=_nonneg_int, default=0, help="seed of the item draws (default 0)")
+        default_n = f"{task.default_n:,}" if task.default_n else "every question in the file"
+        p.add_argument("--n", type=_pos_int, default=None, help=f"number of items (default {default_n}); "
+                       "a smaller build is a prefix of a larger one")
+        p.add_argument("--out", default=None, help=f"output file, '-' for stdout (default {DEFAULT_DIR}/{task.name}.jsonl)")
+        p.add_argument("--format", choices=FORMATS, default="openai",
+                       help="openai: GPT-3's released layout; eleuther: lm-eval's 'Question: ...\\nAnswer:' "
+                            "rewrite of the arithmetic prompts (word and SAT items are the same in both)")
+        if task.family == "sat":
+            p.add_argument("--sat-file", default=None,
+                           help="Turney's SAT file (SAT-package-V3.txt, from Peter Turney on request); "
+                                "default: synthprobe's self-written sample, not the SAT set")
+        p.set_defaults(func=cmd_build_task, task=task.name)
+
+    p = build.add_parser("gpt3", help="all GPT-3 synthetic tasks at once, one JSONL file each",
+                         description="Build several GPT-3 synthetic tasks into one folder, one JSONL file each.",
+                         epilog=_BUILD_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--tasks", default="all", help="comma-separated names or codes, or all/arithmetic/words/sat "
+                   "(default all)")
+    p.add_argument("--seed", type=_nonneg_int, default=0, help="seed of the item draws (default 0)")
+    p.add_argument("--n", type=_pos_int, default=None, help="items per task (default: 2,000 arithmetic, 10,000 words)")
+    p.add_argument("--out-dir", default=str(DEFAULT_DIR), help=f"output folder (default {DEFAULT_DIR})")
+    p.add_argument("--format", choices=FORMATS, default="openai", help="openai or eleuther layout")
+    p.add_argument("--sat-file", default=None, help="Turney's SAT file; default the shipped sample")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_build_all)
+
+    s = verbs["score"].add_parser(
+        "gpt3", help="score a causal LM on GPT-3's synthetic tasks and compare with the paper",
+        description="Score a causal LM on GPT-3's synthetic tasks (arithmetic, word manipulation, SAT "
+                    "analogies) zero-, one- and few-shot, write a results JSON and print the accuracy "
+                    "beside GPT-3's for every model size (Table H.1).",
+        epilog="Generation tasks: greedy decoding, stop at newline, strip, exact match. SAT: the choice "
+               "with the highest per-token mean log-likelihood. Demonstrations come from the same task's "
+               "pool (never the test item) and are dropped from the far end to fit --max-context.\n"
+               "Example: synthprobe score gpt3 --tasks arithmetic_2da,CL --shots 0,1,few --limit 50",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    s.add_argument("--tasks", default="all", help="comma-separated task names or paper codes (2D+, CL, SAT, ...), "
+                   "or all/arithmetic/words/sat (default all)")
+    s.add_argument("--shots", default="zero,one,few",
+                   help="comma-separated settings: zero/0, one/1, few (GPT-3's K: 50 arithmetic, 100 words, "
+                        "20 SAT) or a number K (default zero,one,few)")
+    s.add_argument("--model", default="smollm2-135m-instruct",
+                   help="alias, local folder, .gguf file or hub id (default: the embedded smollm2-135m-instruct)")
+    s.add_argument("--limit", type=_pos_int, default=None, help="score only the first N items of each task")
+    s.add_argument("--limit-few", type=_pos_int, default=None,
+                   help="a separate, usually smaller, N for settings with K >= 2 (default: --limit)")
+    s.add_argument("--seed", type=_nonneg_int, default=0, help="seed of the items and demonstration draws (default 0)")
+    s.add_argument("--format", choices=FORMATS, default="openai",
+                   help="prompt layout: openai (GPT-3's, word tasks with the instruction line) or eleuther "
+                        "(lm-eval's Question/Answer arithmetic, no instruction)")
+    s.add_argument("--check", choices=CHECKS, default="generate",
+                   help="generate: exact match of the greedy generation (GPT-3); is-greedy: the gold "
+                        "completion is the model's greedy continuation (lm-eval's arithmetic acc)")
+    s.add_argument("--max-context", type=_pos_int, default=2048,
+                   help="prompt plus answer tokens at most (default 2048, GPT-3's window; capped at the model's)")
+    s.add_argument("--max-new-tokens", type=_pos_int, default=None,
+                   help="tokens to generate per item (default per task: digits+4 arithmetic, 20 words)")
+    s.add_argument("--batch-size", type=_pos_int, default=16, help="prompts per forward pass (default 16)")
+    s.add_argument("--sat-file", default=None, help="Turney's SAT file; default synthprobe's sample (not the SAT set)")
+    s.add_argument("--dtype", default=None, help="float32, bfloat16 or float16 (default fp32 on CPU, bf16 on CUDA)")
+    s.add_argument("--device", default="auto", help="auto, cpu or cuda (default auto)")
+    s.add_argument("--threads", type=_pos_int, default=None,
+                   help="CPU threads for torch (default: torch's choice); 1 is often fastest on a busy machine")
+    s.add_argument("--output", default=None, help="results JSON (default benchmarks/gpt3_<model>.json)")
+    s.add_argument("--save-predictions", action="store_true", help="keep every item's prompt size, "
+                   "prediction and correctness in the results JSON")
+    s.add_argument("--quiet", action="store_true", help="no progress bars or per-task lines")
+    s.set_defaults(func=cmd_score)

@@ -1,0 +1,277 @@
+"""Score a causal LM on the GPT-3 synthetic tasks and compare it with the paper.
+
+Generation tasks (arithmetic, word tasks): greedy decoding, stop at the first newline, strip
+whitespace, exact match against ``completion.strip()``; accuracy is reported in percent as in
+the paper. ``check="is-greedy"`` scores lm-eval's way instead: an item counts when every token
+of the gold completion is the model's argmax given the prompt (no free generation).
+
+SAT: the choice with the highest per-token mean log-likelihood wins (GPT-3's rule), ties to
+the lowest index.
+
+Results JSON (written atomically)::
+
+    {
+      "benchmark": "gpt3-synthetic",
+      "synthprobe": "<version>",
+      "model": {...backend.describe()...},
+      "settings": {"seed", "format", "check", "max_context", "batch_size", "limits",
+                   "sat_file", "sat_sha256", "word_list"},
+      "results": [
+        {"task", "code", "family", "setting", "k", "n", "correct", "accuracy",
+         "shots": {"mean", "min", "max", "reduced"}, "prompt_tokens": {"mean", "max"},
+         "max_new_tokens", "seconds", "items_per_s",
+         "paper": {"125M": {"value": ..., "doubtful"?: true, "alt"?: ...}, ...},
+         "paper_note"?, "lands",
+         "items"?: [{"index", "n_shots", "prompt_tokens", "gold", "prediction", "correct"}]}
+      ],
+      "seconds": <total>
+    }
+
+``accuracy`` is in percent (0–100). ``shots.reduced`` counts items that got fewer
+demonstrations than asked because of ``max_context``. ``lands`` places the model among the
+GPT-3 sizes (see :func:`synthprobe.tasks.gpt3.paper.where_it_lands`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from synthprobe.errors import InputError
+from synthprobe.tasks.gpt3.base import BuildConfig, FORMATS, Task, build_items
+from synthprobe.tasks.gpt3.paper import SIZES, ROW_NOTES, paper_row, where_it_lands
+from synthprobe.tasks.gpt3.prompts import Prompt, PromptConfig, build_prompts, parse_shots
+
+CHECKS = ("generate", "is-greedy")
+STOP = "\n"
+
+
+def exact_match(prediction: str, gold: str) -> bool:
+    """GPT-3's arithmetic/word check: the stripped generation equals the stripped gold."""
+    return prediction.strip() == gold.strip()
+
+
+def pick_choice(scores: Sequence[float]) -> int:
+    """Index of the highest score; ties go to the lowest index."""
+    if not scores:
+        raise ValueError("no choices to pick from")
+    best = 0
+    for i, s in enumerate(scores):
+        if s > scores[best]:
+            best = i
+    return best
+
+
+def setting_name(k: int, task: Task) -> str:
+    if k == 0:
+        return "zero"
+    if k == 1:
+        return "one"
+    if k == task.k_few:
+        return "few"
+    return f"{k}-shot"
+
+
+@dataclass
+class EvalConfig:
+    """One scoring run over several tasks and shot settings."""
+
+    tasks: list[Task]
+    shots: list[str] = field(default_factory=lambda: ["zero", "one", "few"])
+    limit: int | None = None
+    limit_few: int | None = None
+    seed: int = 0
+    format: str = "openai"
+    check: str = "generate"
+    max_context: int = 2048
+    batch_size: int = 16
+    max_new_tokens: int | None = None
+    sat_file: str | None = None
+    save_items: bool = True
+    progress: bool = True
+
+    def validate(self) -> "EvalConfig":
+        if not self.tasks:
+            raise InputError("expected at least one task", field="--tasks")
+        if not self.shots:
+            raise InputError("expected at least one shot setting", field="--shots")
+        for t in self.tasks:
+            for s in self.shots:
+                parse_shots(s, t)
+        for name in ("limit", "limit_few", "max_new_tokens"):
+            v = getattr(self, name)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+                raise InputError(f"expected an integer >= 1, got {v!r}", field="--" + name.replace("_", "-"))
+        if self.format not in FORMATS:
+            raise InputError(f"expected one of {', '.join(FORMATS)}, got {self.format!r}", field="--format")
+        if self.check not in CHECKS:
+            raise InputError(f"expected one of {', '.join(CHECKS)}, got {self.check!r}", field="--check")
+        if isinstance(self.max_context, bool) or not isinstance(self.max_context, int) or self.max_context < 8:
+            raise InputError(f"expected an integer >= 8, got {self.max_context!r}", field="--max-context")
+        if isinstance(self.batch_size, bool) or not isinstance(self.batch_size, int) or self.batch_size < 1:
+            raise InputError(f"expected an integer >= 1, got {self.batch_size!r}", field="--batch-size")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise InputError(f"expected an integer >= 0, got {self.seed!r}", field="--seed")
+        if self.sat_file is not None and not Path(self.sat_file).is_file():
+            raise InputError("file does not exist", path=self.sat_file, field="--sat-file")
+        return self
+
+    def limit_for(self, k: int) -> int | None:
+        if k >= 2 and self.limit_few is not None:
+            return self.limit_few
+        return self.limit
+
+
+def token_counter(backend) -> Callable[[str], int]:
+    """Prompt length in tokens as the backend's generation tokenises it."""
+    tok = backend.tokenizer
+
+    def count(text: str) -> int:
+        return len(tok(text, add_special_tokens=False)["input_ids"])
+
+    return count
+
+
+def _pool(task: Task, config: EvalConfig, cache: dict) -> list:
+    key = task.name
+    if key not in cache:
+        cache[key] = build_items(BuildConfig(task.name, seed=config.seed, format=config.format,
+                                             sat_file=config.sat_file if task.family == "sat" else None))
+    return cache[key]
+
+
+def score_task(backend, task: Task, k: int, config: EvalConfig, pool: list,
+               count_tokens: Callable[[str], int] | None = None) -> dict[str, Any]:
+    """Score ``backend`` on the first ``limit`` items of ``pool`` with ``k`` demonstrations."""
+    limit = config.limit_for(k)
+    n = len(pool) if limit is None else min(limit, len(pool))
+    count_tokens = count_tokens or token_counter(backend)
+    max_context = config.max_context
+    model_max = getattr(backend, "max_positions", None)
+    if isinstance(model_max, int) and model_max > 0:
+        max_context = min(max_context, model_max)
+    if task.kind == "choice":
+        reserve = max(count_tokens(e) for item in pool for e in item.endings)
+        max_new = 0
+    elif config.check == "is-greedy":
+        reserve = max(count_tokens(item.completion) for item in pool)
+        max_new = 0
+    else:
+        max_new = config.max_new_tokens or task.max_new_tokens
+        reserve = max_new
+    pconf = PromptConfig(shots=k, format=config.format, max_context=max_context, seed=config.seed,
+                         reserve=reserve).validate()
+    prompts = build_prompts(task, pool, range(n), pconf, count_tokens)
+    setting = setting_name(k, task)
+
+    start = time.perf_counter()
+    items: list[dict[str, Any]] = []
+    if task.kind == "choice":
+        queries = [dataclasses.replace(pool[p.index], ctx=p.text) for p in prompts]
+        scores = backend.score_choices(queries, batch_size=config.batch_size, max_context=max_context,
+                                       progress=config.progress)
+        for p, q, per_item in zip(prompts, queries, scores):
+            means = [s.per_token for s in per_item]
+            pred = pick_choice(means)
+            items.append({"index": p.index, "id": q.id, "n_shots": p.n_shots, "prompt_tokens": p.n_tokens,
+                          "label": q.label, "prediction": pred, "correct": pred == q.label,
+                          "per_token_logprob": [round(m, 6) for m in means]})
+    elif config.check == "is-greedy":
+        pairs = [(p.text, pool[p.index].completion) for p in prompts]
+        scores = backend.loglikelihood(pairs, batch_size=config.batch_size, max_context=max_context,
+                                       progress=config.progress)
+        for p, (ctx, gold), s in zip(prompts, pairs, scores):
+            items.append({"index": p.index, "n_shots": p.n_shots, "prompt_tokens": p.n_tokens,
+                          "gold": gold, "logprob": round(s.logprob, 6), "correct": bool(s.is_greedy)})
+    else:
+        outputs = backend.generate([p.text for p in prompts], max_new, STOP,
+                                   batch_size=config.batch_size, progress=config.progress)
+        for p, out in zip(prompts, outputs):
+            gold = pool[p.index].completion
+            items.append({"index": p.index, "n_shots": p.n_shots, "prompt_tokens": p.n_tokens,
+                          "gold": gold, "prediction": out, "correct": exact_match(out, gold)})
+    seconds = time.perf_counter() - start
+    return summarize(task, setting, k, prompts, items, seconds=seconds,
+                     max_new_tokens=max_new if task.kind != "choice" and config.check == "generate" else None,
+                     save_items=config.save_items)
+
+
+def summarize(task: Task, setting: str, k: int, prompts: Sequence[Prompt], items: list[dict],
+              *, seconds: float, max_new_tokens: int | None, save_items: bool) -> dict[str, Any]:
+    n = len(items)
+    correct = sum(1 for it in items if it["correct"])
+    accuracy = 100.0 * correct / n if n else 0.0
+    shots = [p.n_shots for p in prompts]
+    tokens = [p.n_tokens for p in prompts if p.n_tokens is not None]
+    paper_setting = setting if setting in ("zero", "one", "few") else "few"
+    row = paper_row(task.code, paper_setting)
+    out: dict[str, Any] = {
+        "task": task.name, "code": task.code, "family": task.family, "setting": setting, "k": k,
+        "n": n, "correct": correct, "accuracy": round(accuracy, 4),
+        "shots": {"mean": round(sum(shots) / n, 3) if n else 0, "min": min(shots, default=0),
+                  "max": max(shots, default=0), "reduced": sum(1 for p in prompts if p.reduced)},
+        "prompt_tokens": {"mean": round(sum(tokens) / len(tokens), 1) if tokens else None,
+                          "max": max(tokens) if tokens else None},
+        "max_new_tokens": max_new_tokens,
+        "seconds": round(seconds, 3),
+        "items_per_s": round(n / seconds, 4) if seconds > 0 else None,
+    }
+    if row is not None:
+        out["paper"] = {size: cell.to_dict() for size, cell in zip(SIZES, row)}
+        if paper_setting != setting:
+            out["paper_note"] = f"paper's few-shot row uses K={task.k_few}, this run K={k}"
+        elif (task.code.replace("\u2212", "-"), setting) in ROW_NOTES:
+            out["paper_note"] = ROW_NOTES[(task.code.replace("\u2212", "-"), setting)]
+        out["lands"] = where_it_lands(accuracy, row)
+    if save_items:
+        out["items"] = items
+    return out
+
+
+def run(backend, config: EvalConfig, *, on_result: Callable[[dict], None] | None = None) -> list[dict]:
+    """Score every (task, shot setting) of ``config``; returns one result dict each."""
+    config.validate()
+    pools: dict[str, list] = {}
+    count_tokens = token_counter(backend)
+    results = []
+    for task in config.tasks:
+        pool = _pool(task, config, pools)
+        for shot in config.shots:
+            k = parse_shots(shot, task)
+            result = score_task(backend, task, k, config, pool, count_tokens)
+            results.append(result)
+            if on_result is not None:
+                on_result(result)
+    return results
+
+
+def format_table(results: Sequence[dict], model_name: str = "model") -> str:
+    """A text table: the model's accuracy beside GPT-3's for every size (Table H.1)."""
+    head = ["task", "setting", "K", "n", model_name[:14]] + list(SIZES) + ["lands"]
+    rows = []
+    for r in results:
+        paper = r.get("paper") or {}
+        cells = []
+        for size in SIZES:
+            c = paper.get(size)
+            if c is None:
+                cells.append("-")
+            else:
+                v = c["value"]
+                text = f"{v:.1f}" if v >= 10 else f"{v:.2f}"
+                cells.append(text + ("†" if c.get("doubtful") else ""))
+        k = r["k"] if r["shots"]["mean"] == r["k"] else f"{r['k']}({r['shots']['mean']:g})"
+        rows.append([r["code"], r["setting"], str(k), str(r["n"]), f"{r['accuracy']:.2f}"] + cells
+                    + [r.get("lands", "-")])
+    widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
+    lines = ["  ".join(str(x).rjust(w) if i >= 2 else str(x).ljust(w) for i, (x, w) in enumerate(zip(line, widths)))
+             for line in [head] + rows]
+    lines.insert(1, "-" * len(lines[0]))
+    notes = ["Accuracy in %. GPT-3 columns: Brown et al. 2020, Table H.1 (few-shot K: arithmetic 50, "
+             "word tasks 100, SAT 20); † = doubtful cell (text versions of the table disagree).",
+             "K(x): x demonstrations used on average where max-context forced fewer. "
+             "lands: the largest GPT-3 size the model matches or beats at every size up to it."]
+    return "\n".join(lines + [""] + notes)

@@ -1,0 +1,216 @@
+"""Scoring the GPT-3 tasks: exact match, choice rule, the paper table, real-model runs, CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from synthprobe.errors import InputError
+from synthprobe.tasks.gpt3 import get_task, resolve_tasks, task_names
+from synthprobe.tasks.gpt3.evaluate import EvalConfig, exact_match, format_table, pick_choice, run
+from synthprobe.tasks.gpt3.paper import ROW_NOTES, SIZES, TABLE_H1, paper_row, where_it_lands
+
+from gpt3_model import embedded_backend, one_torch_thread
+
+ENV = {**os.environ, "HF_HUB_OFFLINE": "1"}
+
+_one_thread = pytest.fixture(autouse=True, scope="module")(one_torch_thread)
+
+
+# --------------------------------------------------------------------------------------
+# Pure parts
+# --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("prediction,gold,ok", [
+    (" 143", " 143", True), ("143", " 143", True), (" 143 ", " 143", True), (" -38097", " -38097", True),
+    (" 1430", " 143", False), (" 14", " 143", False), ("", " 143", False), (" 143.", " 143", False),
+    (" inevitably", " inevitably", True), (" Inevitably", " inevitably", False), (" inevit ably", " inevitably", False),
+])
+def test_exact_match(prediction, gold, ok):
+    assert exact_match(prediction, gold) is ok
+
+
+def test_pick_choice_takes_the_first_of_equal_scores():
+    assert pick_choice([-2.0, -1.0, -3.0]) == 1
+    assert pick_choice([-1.0, -1.0, -0.5, -0.5]) == 2
+    assert pick_choice([-4.0]) == 0
+    with pytest.raises(ValueError):
+        pick_choice([])
+
+
+def test_registry_holds_the_fifteen_tasks_in_paper_order():
+    assert [get_task(n).code for n in task_names()] == ["2D+", "2D−", "3D+", "3D−", "4D+", "4D−", "5D+", "5D−",
+                                                        "2Dx", "1DC", "CL", "A1", "A2", "RI", "RW", "SAT"][:len(task_names())]
+    assert len(task_names()) == 16        # 15 generation tasks + SAT
+    assert [t.code for t in resolve_tasks("words")] == ["CL", "A1", "A2", "RI", "RW"]
+    assert len(resolve_tasks("arithmetic")) == 10 and len(resolve_tasks("all")) == 16
+    assert [t.code for t in resolve_tasks("2D+, CL,2D+")] == ["2D+", "CL"]
+    with pytest.raises(InputError, match="unknown task"):
+        resolve_tasks("2D+,nope")
+
+
+def test_paper_table():
+    assert len(TABLE_H1) == 16 * 3
+    assert all(len(row) == len(SIZES) == 8 for row in TABLE_H1.values())
+    assert paper_row("2D+", "few")[-1].value == 100.0
+    assert paper_row("2D\u2212", "few")[-1].value == 98.9
+    assert paper_row("SAT", "few")[-1].value == 65.2 and paper_row("SAT", "zero")[0].value == 35.6
+    assert paper_row("CL", "few")[-1].value == 37.9 and paper_row("RW", "one")[-1].value == 0.48
+    cell = paper_row("2Dx", "few")[6]
+    assert cell.doubtful and cell.value == 7.05 and cell.alt == 17.05 and cell.render() == "7.05†"
+    assert not paper_row("2Dx", "few")[7].doubtful
+    assert all(c.doubtful for c in paper_row("1DC", "few")[:7]) and not paper_row("1DC", "few")[7].doubtful
+    assert ("4D-", "one") in ROW_NOTES
+    doubtful = sum(c.doubtful for row in TABLE_H1.values() for c in row)
+    assert doubtful == 20 + 7 + 3 * 7          # single cells + the 4D- one row + the three 1DC rows
+    # the 175B column equals Tables 3.9/3.10 (few-shot)
+    assert [paper_row(c, "few")[-1].value for c in ("3D+", "4D+", "5D+", "2Dx", "1DC", "A1", "A2", "RI")] == \
+        [80.4, 25.5, 9.3, 29.2, 21.3, 15.1, 39.7, 67.2]
+
+
+def test_where_it_lands():
+    row = paper_row("2D+", "zero")        # 0.70 0.65 0.70 0.85 1.10 2.54 15.4 76.9
+    assert where_it_lands(0.0, row) == "< 125M"
+    assert where_it_lands(0.7, row) == "≥ 760M"
+    assert where_it_lands(2.0, row) == "≥ 2.7B"
+    assert where_it_lands(100.0, row) == "≥ 175B"
+    assert where_it_lands(0.1, paper_row("CL", "zero")) == "< 125M"   # 1.3B's 0.00 does not count
+
+
+def test_eval_config_validation():
+    tasks = resolve_tasks("2D+")
+    for kwargs, field in (({"shots": ["many"]}, "--shots"), ({"limit": 0}, "--limit"),
+                          ({"check": "fuzzy"}, "--check"), ({"max_context": 4}, "--max-context"),
+                          ({"batch_size": 0}, "--batch-size"), ({"format": "x"}, "--format"),
+                          ({"sat_file": "/nonexistent/sat.txt"}, "--sat-file")):
+        with pytest.raises(InputError) as err:
+            EvalConfig(tasks=tasks, **kwargs).validate()
+        assert err.value.field == field
+
+
+# --------------------------------------------------------------------------------------
+# The real embedded model
+# --------------------------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_real_model_zero_and_one_shot_on_every_task():
+    backend = embedded_backend()
+    config = EvalConfig(tasks=resolve_tasks("all"), shots=["zero", "one"], limit=2, progress=False)
+    results = run(backend, config)
+    assert len(results) == 16 * 2
+    for r in results:
+        task = get_task(r["task"])
+        assert r["n"] == 2 and len(r["items"]) == 2 and 0 <= r["accuracy"] <= 100
+        assert r["correct"] == sum(it["correct"] for it in r["items"])
+        assert set(r["paper"]) == set(SIZES) and r["lands"]
+        k = 0 if r["setting"] == "zero" else 1
+        assert r["k"] == k and all(it["n_shots"] == k for it in r["items"])
+        for it in r["items"]:
+            if task.kind == "generate":
+                assert "\n" not in it["prediction"]
+                assert it["correct"] == exact_match(it["prediction"], it["gold"])
+            else:
+                means = it["per_token_logprob"]
+                assert len(means) == 5 and it["prediction"] == pick_choice(means)
+    assert "2D+" in format_table(results) and "175B" in format_table(results)
+
+
+@pytest.mark.slow
+def test_real_model_few_shot_fits_max_context():
+    backend = embedded_backend()
+    config = EvalConfig(tasks=resolve_tasks("2D+,RI"), shots=["few"], limit=2, max_context=160, progress=False)
+    results = run(backend, config)
+    tok = backend.tokenizer
+    for r in results:
+        assert r["k"] == get_task(r["task"]).k_few
+        assert r["shots"]["reduced"] == 2 and 0 < r["shots"]["max"] < r["k"]
+        for it in r["items"]:
+            assert it["prompt_tokens"] + r["max_new_tokens"] <= 160
+    # the recorded prompt size is the real tokenizer's count of the real prompt
+    from synthprobe.tasks.gpt3 import BuildConfig, build_items
+    from synthprobe.tasks.gpt3.prompts import PromptConfig, build_prompt
+
+    task = get_task("2D+")
+    pool = build_items(BuildConfig("2D+"))
+    p = build_prompt(task, pool, 0, PromptConfig(shots=50, max_context=160, reserve=task.max_new_tokens),
+                     count_tokens=lambda t: len(tok(t, add_special_tokens=False)["input_ids"]))
+    assert p.n_shots == results[0]["items"][0]["n_shots"]
+    assert p.n_tokens == len(tok(p.text, add_special_tokens=False)["input_ids"])
+
+
+@pytest.mark.slow
+def test_real_model_sat_few_shot_and_is_greedy_check():
+    backend = embedded_backend()
+    (sat,) = run(backend, EvalConfig(tasks=resolve_tasks("SAT"), shots=["few"], limit=4, progress=False))
+    assert sat["k"] == 20 and sat["shots"]["mean"] == 15 and sat["shots"]["reduced"] == 0
+    # the choice rule is the per-token mean of the backend's log-likelihoods
+    from synthprobe.tasks.gpt3 import BuildConfig, build_items
+    from synthprobe.tasks.gpt3.prompts import PromptConfig, build_prompt
+
+    pool = build_items(BuildConfig("SAT"))
+    p = build_prompt(get_task("SAT"), pool, 1, PromptConfig(shots=20))
+    scores = backend.loglikelihood([(p.text, e) for e in pool[1].endings], max_context=2048)
+    means = [s.logprob / s.n_tokens for s in scores]
+    assert sat["items"][1]["per_token_logprob"] == pytest.approx(means, abs=1e-4)
+    assert sat["items"][1]["prediction"] == pick_choice(means)
+
+    (greedy,) = run(backend, EvalConfig(tasks=resolve_tasks("2D+"), shots=["one"], limit=6,
+                                        check="is-greedy", progress=False))
+    (generated,) = run(backend, EvalConfig(tasks=resolve_tasks("2D+"), shots=["one"], limit=6, progress=False))
+    # SmolLM2 writes " 143" as a space then one token per digit, so "the gold tokens are the
+    # argmax at every step" is "greedy generation starts with the gold completion"
+    for g, e in zip(greedy["items"], generated["items"]):
+        assert g["correct"] == e["prediction"].startswith(g["gold"]) and g["logprob"] <= 0
+    assert greedy["max_new_tokens"] is None
+
+
+@pytest.mark.slow
+def test_cli_score_writes_results_and_prints_the_table(tmp_path):
+    out = tmp_path / "res.json"
+    proc = subprocess.run([sys.executable, "-m", "synthprobe.cli", "score", "gpt3", "--tasks", "2D+,SAT",
+                           "--shots", "0,1", "--limit", "2", "--output", str(out), "--save-predictions",
+                           "--quiet", "--threads", "1"], capture_output=True, text=True, env=ENV)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(out.read_text())
+    assert doc["benchmark"] == "gpt3-synthetic" and doc["settings"]["limits"]["zero_one_shot"] == 2
+    assert doc["settings"]["threads"] == 1 and doc["model"]["params"] > 100_000_000
+    assert [(r["code"], r["setting"]) for r in doc["results"]] == [("2D+", "zero"), ("2D+", "one"),
+                                                                   ("SAT", "zero"), ("SAT", "one")]
+    assert all(len(r["items"]) == 2 for r in doc["results"])
+    assert "175B" in proc.stdout and "76.9" in proc.stdout and "53.7" in proc.stdout
+
+
+def test_cli_bad_input_writes_nothing(tmp_path):
+    out = tmp_path / "res.json"
+    base = [sys.executable, "-m", "synthprobe.cli", "score", "gpt3", "--output", str(out), "--quiet"]
+    for extra, words in ((["--tasks", "9D+"], "unknown task"), (["--shots", "lots"], "--shots"),
+                         (["--model", str(tmp_path / "missing.gguf")], "missing.gguf")):
+        proc = subprocess.run(base + extra, capture_output=True, text=True, env=ENV)
+        assert proc.returncode == 2, proc.stderr
+        assert words in proc.stderr
+    assert not out.exists()
+
+
+def test_cli_model_that_fails_to_load_exits_1(tmp_path):
+    folder = tmp_path / "broken"
+    folder.mkdir()
+    (folder / "config.json").write_text('{"model_type": "no-such-architecture"}')
+    out = tmp_path / "res.json"
+    proc = subprocess.run([sys.executable, "-m", "synthprobe.cli", "score", "gpt3", "--tasks", "2D+",
+                           "--model", str(folder), "--output", str(out), "--quiet"],
+                          capture_output=True, text=True, env=ENV)
+    assert proc.returncode == 1, proc.stderr
+    assert "could not load model" in proc.stderr and not out.exists()
+
+
+def test_cli_build_bad_values(tmp_path):
+    out = tmp_path / "x.jsonl"
+    for extra in (["2D+", "--n", "0"], ["2D+", "--n", "20000"], ["CL", "--format", "gpt"], ["2D+", "--seed", "-3"]):
+        proc = subprocess.run([sys.executable, "-m", "synthprobe.cli", "build", *extra, "--out", str(out)],
+                              capture_output=True, text=True, env=ENV)
+        assert proc.returncode == 2, (extra, proc.stderr)
+    assert not out.exists()
