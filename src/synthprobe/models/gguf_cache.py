@@ -111,6 +111,9 @@ def convert(gguf_path: str | Path, *, progress: bool = True) -> Path:
             "n_params": n_params,
             "tied": sorted(skip),
         }, indent=2, sort_keys=True) + "\n")
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o777 & ~umask)  # mkdtemp makes it private; a cache folder need not be
         try:
             os.rename(tmp, target)
         except OSError:
