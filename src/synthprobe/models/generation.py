@@ -1,7 +1,10 @@
 """Batched greedy decoding for causal LMs, with early stop at a stop string.
 
 :func:`greedy_generate` is what every free-form task (arithmetic, word unscrambling) uses.
-It returns exactly the text that one-prompt-at-a-time greedy decoding returns, only faster:
+It returns the text that one-prompt-at-a-time greedy decoding returns, only faster. (Padding
+changes the shapes of the matrix products and so the order of float sums, by ~1e-6: where
+the two best next tokens are that close, either run may pick either; ``bench/bench_generation.py``
+reports such ties.)
 
 * prompts are sorted by token length (longest first) so a batch holds prompts of similar
   length and little padding; results come back in the caller's order;
