@@ -10,6 +10,7 @@ import glob
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -146,78 +147,90 @@ def tiny_llama(folder: Path) -> Path:
     return folder
 
 
-def our_logliks(model_dir: Path, rows: list[dict]) -> list[list[tuple[float, bool]]]:
-    """Per choice (sum log-prob, is_greedy) under ArithMark 3.0's protocol: context and
-    ending tokenised separately without special tokens, fp32 log-softmax."""
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+def run_lm_eval(out: Path, model_dir: Path, tasks: list[str], results: Path, cache: Path) -> None:
+    env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
+               HF_DATASETS_CACHE=str(cache), TOKENIZERS_PARALLELISM="false")
+    cmd = [str(Path(sys.executable).parent / "lm_eval"), "--model", "hf",
+           "--model_args", f"pretrained={model_dir},dtype=float32",
+           "--include_path", str(out), "--tasks", ",".join(tasks), "--limit", str(LIMIT),
+           "--log_samples", "--output_path", str(results)]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-4000:]
 
-    tok = AutoTokenizer.from_pretrained(model_dir)
-    model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32).eval()
-    out = []
-    with torch.no_grad():
-        for row in rows:
-            ctx = tok(row["ctx"], add_special_tokens=False)["input_ids"]
-            per = []
-            for ending in row["endings"]:
-                end = tok(ending, add_special_tokens=False)["input_ids"]
-                ids = torch.tensor([ctx + end])
-                logp = torch.log_softmax(model(ids).logits[0].float(), dim=-1)
-                pos = torch.arange(len(ctx) - 1, len(ctx) + len(end) - 1)
-                target = torch.tensor(end)
-                per.append((float(logp[pos, target].sum()),
-                            bool((logp[pos].argmax(-1) == target).all())))
-            out.append(per)
-    return out
+
+def samples_of(results: Path, task: str) -> list[dict]:
+    # samples_<task>_<date>T<time>.jsonl; `arithmetic_2da_*` would also match `arithmetic_2da_gen_*`
+    [path] = [p for p in glob.glob(str(results / "**" / f"samples_{task}_*.jsonl"), recursive=True)
+              if re.fullmatch(rf"samples_{task}_\d{{4}}-.*\.jsonl", Path(p).name)]
+    with open(path, encoding="utf-8") as fh:
+        return sorted((json.loads(line) for line in fh), key=lambda s: s["doc_id"])
 
 
 @pytest.mark.slow
-def test_lm_eval_run_matches_our_logliks(exported, tmp_path):
-    import lm_eval  # test dependency: pip install lm-eval==0.4.13
+def test_lm_eval_run_matches_our_scorer(exported, tmp_path):
+    """lm-eval runs the exported tasks on a tiny Llama; synthprobe's backend on the same weights
+    gives the same per-choice log-likelihoods (reference scorer, fp32), the same acc, the same
+    greedy flags for the GPT-3 arithmetic task and the same greedy generations."""
+    import lm_eval  # noqa: F401  test dependency: pip install lm-eval==0.4.13
     from importlib.metadata import version
+
+    from synthprobe.formats.arithmark3 import load_arithmark3
+    from synthprobe.models import load_backend
+    from synthprobe.tasks.gpt3.base import get_task
 
     lm_eval_version = version("lm_eval")
     print(f"lm-eval version: {lm_eval_version}")
-    out, _, rows = exported
+    out, data, rows = exported
+    arith = tmp_path / "arithmetic_2da.jsonl"
+    assert main(["build", "arithmetic_2da", "--format", "eleuther", "--n", "12", "--out", str(arith)]) == 0
+    export_lm_eval(out, data=data, gpt3={"arithmetic_2da": arith})
     model_dir = tiny_llama(tmp_path / "tiny-llama")
     results = tmp_path / "lm-eval-results"
-    env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
-               HF_DATASETS_CACHE=str(tmp_path / "hf-datasets"), TOKENIZERS_PARALLELISM="false")
-    cmd = [str(Path(sys.executable).parent / "lm_eval"), "--model", "hf",
-           "--model_args", f"pretrained={model_dir},dtype=float32",
-           "--include_path", str(out), "--tasks", "deeparithmark", "--limit", str(LIMIT),
-           "--log_samples", "--output_path", str(results)]
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    [samples_file] = glob.glob(str(results / "**" / "samples_deeparithmark_*.jsonl"), recursive=True)
-    samples = sorted((json.loads(line) for line in open(samples_file, encoding="utf-8")),
-                     key=lambda s: s["doc_id"])
-    [results_file] = glob.glob(str(results / "**" / "results_*.json"), recursive=True)
-    summary = json.loads(Path(results_file).read_text(encoding="utf-8"))
+    run_lm_eval(out, model_dir, ["deeparithmark", "arithmetic_2da", "arithmetic_2da_gen"], results,
+                tmp_path / "hf-datasets")
+    [summary_file] = glob.glob(str(results / "**" / "results_*.json"), recursive=True)
+    summary = json.loads(Path(summary_file).read_text(encoding="utf-8"))
     assert summary["lm_eval_version"] == lm_eval_version
-    assert [s["doc"]["source_id"] for s in samples] == [r["source_id"] for r in rows[:LIMIT]]
 
-    ours = our_logliks(model_dir, rows[:LIMIT])
+    backend = load_backend(str(model_dir), dtype="float32", device="cpu", progress=False)
+
+    # Deep Arithmark: every per-choice log-likelihood, acc and lm-eval's per-character acc_norm
+    samples = samples_of(results, "deeparithmark")
+    items = load_arithmark3(data)[:LIMIT]
+    assert [s["doc"]["source_id"] for s in samples] == [it.raw["source_id"] for it in items]
+    ours = backend.score_choices(items, scorer="reference", batch_size=LIMIT, progress=False)
     worst = 0.0
-    acc_theirs, acc_ours, accn_theirs, accn_ours = [], [], [], []
-    for s, mine, row in zip(samples, ours, rows):
+    for s, item, scores in zip(samples, items, ours):
         theirs = [(float(ll), greedy == "True") for ll, greedy in s["filtered_resps"]]
-        assert len(theirs) == len(mine) == len(row["endings"])
-        for (ll_t, g_t), (ll_o, g_o) in zip(theirs, mine):
-            worst = max(worst, abs(ll_t - ll_o))
-            assert g_t == g_o
-        lls = [ll for ll, _ in mine]
-        ranked = sorted(lls, reverse=True)
-        assert ranked[0] - ranked[1] > 1e-3, "near-tie: pick another seed for the tiny model"
-        label = int(row["label"])
-        acc_ours.append(float(lls.index(max(lls)) == label))
-        by_char = [ll / len(e) for ll, e in zip(lls, row["endings"])]
-        accn_ours.append(float(by_char.index(max(by_char)) == label))
-        acc_theirs.append(s["acc"])
-        accn_theirs.append(s["acc_norm"])
-    print(f"lm-eval {lm_eval_version}: max |delta loglik| = {worst:.2e} over {LIMIT} items")
+        assert len(theirs) == len(scores) == len(item.endings)
+        for (ll, greedy), mine in zip(theirs, scores):
+            worst = max(worst, abs(ll - mine.logprob))
+            assert greedy == mine.is_greedy
+        lls = sorted((sc.logprob for sc in scores), reverse=True)
+        assert lls[0] - lls[1] > 1e-3, "near-tie: pick another seed for the tiny model"
+        pred = max(range(len(scores)), key=lambda i: (scores[i].logprob, -i))
+        pred_char = max(range(len(scores)), key=lambda i: (scores[i].per_char, -i))
+        assert s["acc"] == float(pred == item.label)
+        assert s["acc_norm"] == float(pred_char == item.label)  # lm-eval's acc_norm: per character
+    print(f"lm-eval {lm_eval_version}: deeparithmark max |delta loglik| = {worst:.2e} over {LIMIT} items")
     assert worst <= 1e-4
-    assert acc_theirs == acc_ours
-    assert accn_theirs == accn_ours  # lm-eval's acc_norm is per character
     agg = summary["results"]["deeparithmark"]
-    assert agg["acc,none"] == pytest.approx(sum(acc_ours) / LIMIT)
+    assert agg["acc,none"] == pytest.approx(sum(s["acc"] for s in samples) / LIMIT)
+
+    # GPT-3 arithmetic, loglikelihood form: acc is "the gold completion is the greedy continuation"
+    docs = [json.loads(line) for line in arith.read_text(encoding="utf-8").splitlines()][:LIMIT]
+    samples = samples_of(results, "arithmetic_2da")
+    mine = backend.loglikelihood([(d["context"], d["completion"]) for d in docs])
+    for s, d, sc in zip(samples, docs, mine):
+        assert s["doc"] == d
+        [(ll, greedy)] = s["filtered_resps"]  # one (loglikelihood, is_greedy) pair per doc
+        assert abs(float(ll) - sc.logprob) <= 1e-4
+        assert s["acc"] == float(sc.is_greedy) == float(greedy == "True")
+
+    # GPT-3 arithmetic, generation form: the same greedy text up to the newline
+    samples = samples_of(results, "arithmetic_2da_gen")
+    texts = backend.generate([d["context"] for d in docs], get_task("arithmetic_2da").max_new_tokens,
+                             stop="\n", batch_size=1, progress=False)
+    assert [s["resps"][0][0] for s in samples] == texts
+    assert [s["exact_match"] for s in samples] == [float(t.strip() == d["completion"].strip())
+                                                    for t, d in zip(texts, docs)]
