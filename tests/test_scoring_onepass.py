@@ -167,3 +167,51 @@ def test_on_item_callback_reports_every_item_once(model, tok, items):
     out = score_onepass(model, enc, batch_size=3, progress=False, on_item=lambda i, s: seen.setdefault(i, s))
     assert sorted(seen) == list(range(len(items)))
     assert all(seen[i] == out[i] for i in seen)
+
+
+def _backend(model, tok):
+    return SimpleNamespace(model=model, tokenizer=tok, bos=False, bos_token_id=tok.bos_token_id, pad_token_id=0,
+                           dtype="float32", capabilities={}, name="tiny", max_positions=512)
+
+
+def test_engine_falls_back_when_the_model_ignores_the_tree_mask(tok, items):
+    from transformers import LlamaForCausalLM
+
+    from synthprobe.scoring.engine import score_items
+
+    class MaskIgnoringLlama(LlamaForCausalLM):
+        """Attends causally over the whole row, as a recurrent or ALiBi model effectively would."""
+
+        def forward(self, input_ids=None, attention_mask=None, position_ids=None, **kw):
+            if attention_mask is not None and attention_mask.dim() == 4:
+                attention_mask, position_ids = None, None
+            return super().forward(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids, **kw)
+
+    good = tiny_llama(seed=2)
+    leaky = MaskIgnoringLlama(good.config).eval()
+    leaky.load_state_dict(good.state_dict())
+    run = score_items(_backend(leaky, tok), items[:3], batch_size=2, progress=False)
+    assert run.scorer_used == "reference" and "differs" in run.fallback_reason
+    ok = score_items(_backend(good, tok), items[:3], batch_size=2, progress=False)
+    assert ok.scorer_used == "onepass" and ok.fallback_reason is None
+    assert max_abs_diff(run.scores, ok.scores) <= 1e-5  # the fallback still gives the right scores
+
+
+def test_engine_falls_back_for_non_attention_layers(tok, items):
+    from synthprobe.scoring.engine import score_items
+
+    model = tiny_llama(seed=2)
+    model.config.layer_types = ["full_attention", "linear_attention"]
+    run = score_items(_backend(model, tok), items[:2], batch_size=2, progress=False)
+    assert run.scorer_used == "reference" and "linear_attention" in run.fallback_reason
+
+
+def test_requests_longer_than_the_model_are_an_input_error(tok, items):
+    from synthprobe.scoring.engine import score_items
+
+    b = _backend(tiny_llama(seed=2), tok)
+    b.max_positions = 16
+    with pytest.raises(InputError, match="--max-context"):
+        score_items(b, items[:1], progress=False)
+    run = score_items(b, items[:1], max_context=16, progress=False)
+    assert run.truncated == 1 and all(e.longest_request <= 16 for e in run.encoded)

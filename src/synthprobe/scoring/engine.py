@@ -193,16 +193,26 @@ def score_items(backend, items: Sequence[Any], *, batch_size: int = 32, max_cont
 
 def score_pairs(backend, pairs: Sequence[tuple[str, str]], *, batch_size: int = 32, max_context: int = 1024,
                 progress: bool = False, scorer: str = "onepass") -> list[EndingScore]:
-    """``log P(continuation | context)`` for each pair; an empty context becomes BOS (else EOS)."""
-    items = []
-    for k, (ctx, cont) in enumerate(pairs):
-        if not isinstance(ctx, str) or not isinstance(cont, str) or not cont:
-            raise InputError(f"pair {k}: expected (context, non-empty continuation) strings, got {(ctx, cont)!r}")
-        items.append(SimpleNamespace(ctx=ctx, endings=(cont,), line=k + 1))
+    """``log P(continuation | context)`` for each pair; an empty context becomes BOS (else EOS).
+
+    Pairs with the same context are scored as one item, so the context runs once.
+    """
+    groups: dict[str, list[int]] = {}
+    for k, pair in enumerate(pairs):
+        if (not isinstance(pair, (tuple, list)) or len(pair) != 2 or not isinstance(pair[0], str)
+                or not isinstance(pair[1], str) or not pair[1]):
+            raise InputError(f"pair {k}: expected (context, non-empty continuation) strings, got {pair!r}")
+        groups.setdefault(pair[0], []).append(k)
+    items = [SimpleNamespace(ctx=ctx, endings=tuple(pairs[k][1] for k in ks), line=ks[0] + 1)
+             for ctx, ks in groups.items()]
     empty = backend.bos_token_id if backend.bos_token_id is not None else backend.tokenizer.eos_token_id
     encoded = encode_items(backend.tokenizer, items, max_context=max_context,
                            bos_id=backend.bos_token_id if backend.bos else None, source="pairs",
                            empty_ctx_id=empty)
     run = run_encoded(backend, encoded, batch_size=batch_size, scorer=scorer, progress=progress,
                       desc="log-likelihood", max_context=max_context)
-    return [s[0] for s in run.scores]
+    out: list[EndingScore | None] = [None] * len(pairs)
+    for ks, scores in zip(groups.values(), run.scores):
+        for k, s in zip(ks, scores):
+            out[k] = s
+    return out  # type: ignore[return-value]

@@ -85,13 +85,16 @@ def encode_items(tokenizer, items: Sequence[Any], *, max_context: int, bos_id: i
                 raise InputError(f"ending {j} is {len(e)} tokens long; it must be shorter than --max-context "
                                  f"{max_context}", field="endings", **_where(item, source))
             endings.append(e)
+        prefix = bos_id
         if not ctx:
             if empty_ctx_id is None:
                 raise InputError("context tokenises to nothing; expected a non-empty context",
                                  field="ctx", **_where(item, source))
             ctx = [empty_ctx_id]
-        if bos_id is not None:
-            ctx = [bos_id] + ctx
+            if empty_ctx_id == bos_id:
+                prefix = None  # the stand-in token already is BOS
+        if prefix is not None:
+            ctx = [prefix] + ctx
         out.append(EncodedItem(ctx_ids=tuple(ctx), ending_ids=tuple(endings),
                                n_chars=tuple(len(t) for t in item.endings), max_context=max_context))
     return out
