@@ -43,8 +43,8 @@ CARD_ITEM = {
 }
 
 
-def _item(ind, template, topic, depth, ctx, unit, values, sources, label, fmt="{v} " + "{unit}."):
-    endings = [" " + fmt.format(v=v, unit=unit) for v in values]
+def _item(ind, template, topic, depth, ctx, unit, values, sources, label, fmt="{v} " + "{unit}.", endings=None):
+    endings = endings or [" " + fmt.format(v=v, unit=unit) for v in values]
     ranks = sorted(values)
     return {
         "ind": ind,
@@ -68,9 +68,9 @@ def fixture_items() -> list[dict]:
                         "took the discount amount as the price"], 1, fmt="${v}."))
     items.append(_item(11, "time_clock_end", "time_clock_end", 2,
                        "A meeting started at 9:40 and ran for 75 minutes, then a 20-minute break followed. "
-                       "The break ended at", "", ["11:15", "10:55", "11:35", "11:05"],
+                       "The break ended at", "", [675, 655, 695, 665],  # minutes after midnight
                        ["correct", "forgot the break", "added the break twice", "counted 65 minutes"], 0,
-                       fmt="{v}."))
+                       endings=[" 11:15 a.m.", " 10:55 a.m.", " 11:35 a.m.", " 11:05 a.m."]))
     items.append(_item(12, "share_then_split", "share_then_split", 3,
                        "Three friends won 840 marbles and kept a quarter for the club. They shared the rest "
                        "equally, so each friend got", "marbles", [210, 280, 70, 315],

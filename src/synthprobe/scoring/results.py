@@ -17,7 +17,7 @@ are fractions in [0, 1] except inside ``row``, which holds the table's percentag
                     "dtype", "device", "bos", "attn_implementation", "max_positions",
                     "tokenizer_class", "torch", "transformers"},
           "settings": {"batch_size", "max_context", "scorer", "trust_remote_code", "limit",
-                       "torch", "transformers", "synthprobe", "python", "platform"},
+                       "torch", "transformers", "synthprobe", "torch_threads", "python", "platform"},
           "load_s": seconds to load the model,
           "results": {
             "deeparithmark": {

@@ -153,6 +153,7 @@ def score_model(spec: str, datasets: list[Dataset], config: ScoreConfig) -> dict
                 "torch": torch.__version__,
                 "transformers": transformers.__version__,
                 "synthprobe": __version__,
+                "torch_threads": torch.get_num_threads(),
                 "python": platform.python_version(),
                 "platform": platform.platform(terse=True),
             },

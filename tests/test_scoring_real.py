@@ -1,0 +1,55 @@
+"""The one-pass scorer on the real embedded model (fp32, CPU): equal to the reference, batch invariant."""
+
+from __future__ import annotations
+
+import pytest
+
+from scoring_support import data_items, embedded_backend, max_abs_diff
+from synthprobe.formats.arithmark3 import load_arithmark3
+from synthprobe.scoring.onepass import score_onepass
+from synthprobe.scoring.records import argmax_first
+from synthprobe.scoring.reference import score_reference
+from synthprobe.scoring.requests import encode_items
+
+pytestmark = pytest.mark.slow
+
+N_ITEMS = 12
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory):
+    path = data_items(N_ITEMS, tmp_path_factory.mktemp("data"))
+    items = load_arithmark3(path)
+    b = embedded_backend()
+    enc = encode_items(b.tokenizer, items, max_context=1024)
+    one = score_onepass(b.model, enc, batch_size=32, pad_id=b.pad_token_id, progress=False)
+    return b, items, enc, one
+
+
+def test_onepass_equals_reference_on_the_embedded_model(setup):
+    b, items, enc, one = setup
+    ref = score_reference(b.model, enc, batch_size=4, pad_id=b.pad_token_id, progress=False)
+    assert max_abs_diff(ref, one) <= 1e-4
+    for r, o in zip(ref, one):
+        assert argmax_first([s.logprob for s in r]) == argmax_first([s.logprob for s in o])
+        assert argmax_first([s.per_token for s in r]) == argmax_first([s.per_token for s in o])
+        assert argmax_first([s.per_char for s in r]) == argmax_first([s.per_char for s in o])
+        assert [s.is_greedy for s in r] == [s.is_greedy for s in o]
+    # A real model separates the endings: the scores are far from uniform.
+    assert max(max(s.logprob for s in o) - min(s.logprob for s in o) for o in one) > 1.0
+
+
+def test_batch_sizes_1_8_32_agree(setup):
+    b, items, enc, one = setup
+    for bs in (1, 8):
+        other = score_onepass(b.model, enc, batch_size=bs, pad_id=b.pad_token_id, progress=False)
+        assert max_abs_diff(one, other) <= 1e-5
+
+
+def test_backend_score_choices_uses_the_checked_onepass(setup):
+    b, items, enc, one = setup
+    from synthprobe.scoring.engine import score_items
+
+    run = score_items(b, items[:4], batch_size=2, progress=False)
+    assert run.scorer_used == "onepass" and b.capabilities["onepass_ok"] is True
+    assert max_abs_diff(run.scores, one[:4]) <= 1e-5
