@@ -7,7 +7,7 @@ each fed through the model, the largest per-ending |log-likelihood difference| a
 the predictions agree. The work is interleaved chunk by chunk (reference, one-pass,
 reference, ...) so that load from other processes hits both scorers alike.
 
-    python bench/bench_scorer.py [--n 64] [--batch-size 32] [--invariance]
+    python bench/bench_scorer.py [--n 64] [--batch-size 32] [--invariance] [--threads N]
 
 ``--invariance`` also re-scores with the one-pass scorer at batch sizes 1 and 8 and prints
 the largest difference to batch size 32.
@@ -40,9 +40,15 @@ def main(argv=None) -> int:
     p.add_argument("--dtype", default="float32", help="default: %(default)s")
     p.add_argument("--device", default="cpu", help="default: %(default)s")
     p.add_argument("--invariance", action="store_true", help="also compare one-pass batch sizes 1 and 8 with 32")
+    p.add_argument("--threads", type=int, default=None,
+                   help="torch CPU threads (default: torch's choice); on a CPU shared with other jobs, 1 "
+                        "thread is often faster than 2 that wait for each other")
     args = p.parse_args(argv)
 
     import torch
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
 
     from synthprobe.formats.arithmark3 import load_arithmark3
     from synthprobe.models import load_backend
