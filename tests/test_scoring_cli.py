@@ -117,3 +117,27 @@ def test_bench_wrapper_runs_the_same_command(tiny_dir, data, tmp_path):
     h = subprocess.run([sys.executable, str(REPO / "bench_deeparithmark.py"), "--help"], capture_output=True,
                        text=True, env=env, timeout=600)
     assert h.returncode == 0 and "--compare-data" in h.stdout and "--trust-remote-code" in h.stdout
+
+
+def test_interrupted_run_resumes_from_the_score_cache(tiny_dir, data, tmp_path, monkeypatch):
+    monkeypatch.setenv("SYNTHPROBE_CACHE", str(tmp_path / "cache"))
+    base = ["score", "deeparithmark", "--data", str(data), "--model", str(tiny_dir), "--no-progress",
+            "--save-predictions", "--batch-size", "2"]
+    # A run that stopped after 3 items leaves 3 cached records...
+    assert main(base + ["--limit", "3", "--output", str(tmp_path / "part.json")]) == 0
+    cached = list((tmp_path / "cache" / "scores").glob("*.jsonl"))
+    assert len(cached) == 1 and len(cached[0].read_text().splitlines()) == 3
+    # ...the next run scores only the other 5, and equals a run without the cache.
+    assert main(base + ["--output", str(tmp_path / "resumed.json")]) == 0
+    assert main(base + ["--no-cache", "--output", str(tmp_path / "fresh.json")]) == 0
+    resumed = json.loads((tmp_path / "resumed.json").read_text())["models"][0]["results"]["deeparithmark"]
+    fresh = json.loads((tmp_path / "fresh.json").read_text())["models"][0]["results"]["deeparithmark"]
+    assert resumed["cached_items"] == 3 and fresh["cached_items"] == 0
+    assert resumed["summary"] == fresh["summary"]
+    assert [p["logprob"] for p in resumed["predictions"]] == [p["logprob"] for p in fresh["predictions"]]
+    assert len(cached[0].read_text().splitlines()) == 8
+    # Everything cached: nothing is scored, the rates are null rather than NaN.
+    assert main(base + ["--output", str(tmp_path / "again.json")]) == 0
+    again = json.loads((tmp_path / "again.json").read_text())["models"][0]["results"]["deeparithmark"]
+    assert again["cached_items"] == 8 and again["timing"]["items_per_s"] is None
+    assert again["summary"] == fresh["summary"]

@@ -94,6 +94,9 @@ def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> No
                    help="onepass (default): each context runs once with a tree mask; reference: one "
                         "row per ending, as lm-eval and the ArithMark 3.0 script do. Both give the "
                         "same scores up to float rounding")
+    p.add_argument("--no-cache", action="store_true",
+                   help="neither read nor write the per-item score cache ($SYNTHPROBE_CACHE/scores), which "
+                        "otherwise lets an interrupted run resume where it stopped")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bars")
 
 
@@ -111,7 +114,7 @@ def config_from_args(args: argparse.Namespace):
         compare_data=args.compare_data or args._compare_default,
         save_predictions=args.save_predictions,
         output=args.output or args._root / default_output(models), scorer=args.scorer,
-        progress=not args.no_progress)
+        progress=not args.no_progress, cache=not args.no_cache)
 
 
 def run_command(args: argparse.Namespace) -> int:

@@ -19,7 +19,7 @@ from types import SimpleNamespace
 from typing import Any, Sequence
 
 from synthprobe.errors import InputError
-from synthprobe.models.base import EndingScore, ItemCallback, ScoringError
+from synthprobe.models.base import EndingScore, ItemCallback
 from synthprobe.scoring.requests import EncodedItem, encode_items
 
 SCORERS = ("onepass", "reference")
@@ -55,21 +55,23 @@ class ScoreRun:
     encoded: list[EncodedItem] = field(default_factory=list, repr=False)
 
     @property
-    def items_per_s(self) -> float:
-        return self.n_items / self.eval_s if self.eval_s > 0 else float("nan")
+    def items_per_s(self) -> float | None:
+        return self.n_items / self.eval_s if self.n_items and self.eval_s > 0 else None
 
     @property
-    def tokens_per_s(self) -> float:
-        return self.request_tokens / self.eval_s if self.eval_s > 0 else float("nan")
+    def tokens_per_s(self) -> float | None:
+        return self.request_tokens / self.eval_s if self.n_items and self.eval_s > 0 else None
 
     def timing(self) -> dict[str, Any]:
+        """JSON-ready timing; rates are None when nothing was scored (e.g. all items cached)."""
+        ips, tps = self.items_per_s, self.tokens_per_s
         return {
             "tokenize_s": round(self.tokenize_s, 3),
             "eval_s": round(self.eval_s, 3),
-            "items_per_s": round(self.items_per_s, 3),
+            "items_per_s": round(ips, 3) if ips is not None else None,
             "request_tokens": self.request_tokens,
             "forward_tokens": self.forward_tokens,
-            "request_tokens_per_s": round(self.tokens_per_s, 1),
+            "request_tokens_per_s": round(tps, 1) if tps is not None else None,
         }
 
 
@@ -157,21 +159,16 @@ def run_encoded(backend, encoded: list[EncodedItem], *, batch_size: int, scorer:
         if reason is not None:
             used = "reference"
     t0 = time.perf_counter()
-    try:
-        if used == "onepass":
-            scores = score_onepass(backend.model, encoded, batch_size=batch_size, pad_id=backend.pad_token_id,
-                                   progress=progress, on_item=on_item, logits_mode=mode,
-                                   desc=desc or "scoring (one-pass)")
-            fed = forward_tokens(encoded)
-        else:
-            scores = score_reference(backend.model, encoded, batch_size=batch_size, pad_id=backend.pad_token_id,
-                                     progress=progress, on_item=on_item, desc=desc or "scoring (reference)")
-            fed = sum(e.reference_tokens for e in encoded)
-    except RuntimeError as exc:
-        if "out of memory" in str(exc).lower():
-            raise ScoringError(f"out of memory while scoring with {backend.name} at batch size {batch_size}; "
-                               "lower --batch-size") from exc
-        raise
+    # Out-of-memory errors propagate unchanged, so a caller can retry with a smaller batch.
+    if used == "onepass":
+        scores = score_onepass(backend.model, encoded, batch_size=batch_size, pad_id=backend.pad_token_id,
+                               progress=progress, on_item=on_item, logits_mode=mode,
+                               desc=desc or "scoring (one-pass)")
+        fed = forward_tokens(encoded)
+    else:
+        scores = score_reference(backend.model, encoded, batch_size=batch_size, pad_id=backend.pad_token_id,
+                                 progress=progress, on_item=on_item, desc=desc or "scoring (reference)")
+        fed = sum(e.reference_tokens for e in encoded)
     eval_s = time.perf_counter() - t0
     return ScoreRun(scores=scores, scorer_requested=scorer, scorer_used=used, fallback_reason=reason,
                     n_items=len(encoded), truncated=sum(e.truncated for e in encoded),

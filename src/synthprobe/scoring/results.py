@@ -23,8 +23,12 @@ are fractions in [0, 1] except inside ``row``, which holds the table's percentag
             "deeparithmark": {
               "dataset": {"path", "sha256", "n_items"},
               "scorer_used": "onepass" | "reference", "fallback_reason": str | null,
+              "batch_size_used": the batch size that ran (smaller after an out-of-memory retry),
+              "cached_items": items taken from the per-item score cache instead of the model,
               "timing": {"tokenize_s", "eval_s", "items_per_s", "request_tokens",
-                         "forward_tokens", "request_tokens_per_s"},
+                         "forward_tokens", "request_tokens_per_s"},   # over the items scored
+                                                                       # in this run; rates null
+                                                                       # when all were cached
               "truncated": items whose context was left-truncated,
               "summary": synthprobe.analysis.summary.summarise(records)  # metrics, by_depth,
                          # by_template, by_topic, by_category, template_homogeneity,

@@ -18,6 +18,7 @@ from synthprobe import __version__
 from synthprobe.errors import InputError
 from synthprobe.formats.arithmark3 import MCItem, load_arithmark3
 from synthprobe.io import atomic_write_json, sha256_file
+from synthprobe.models.base import ScoringError
 from synthprobe.scoring import results as res
 
 DEFAULT_DATA = Path("data/deeparithmark-1.jsonl")
@@ -45,6 +46,7 @@ class ScoreConfig:
     output: Path | None = None
     scorer: str = "onepass"
     progress: bool = True
+    cache: bool = True
 
 
 @dataclass
@@ -108,22 +110,93 @@ def validate(config: ScoreConfig) -> list[Dataset]:
     return datasets
 
 
-def score_dataset(backend, ds: Dataset, config: ScoreConfig, *,
-                  on_item: Callable[[int, Any], None] | None = None) -> dict[str, Any]:
-    from synthprobe.analysis.summary import summarise
-    from synthprobe.scoring.engine import score_items
-    from synthprobe.scoring.records import build_records
+def _cache_record(item_id: str, scores, truncated: bool) -> dict[str, Any]:
+    return {"id": item_id, "truncated": truncated,
+            "scores": [[sc.logprob, sc.n_tokens, sc.n_chars, sc.is_greedy] for sc in scores]}
 
-    run = score_items(backend, ds.items, batch_size=config.batch_size, max_context=config.max_context,
-                      scorer=config.scorer, progress=config.progress, on_item=on_item, source=ds.info["path"],
-                      desc=f"{ds.key} · {backend.name}")
-    records = build_records(ds.items, run.scores, [e.truncated for e in run.encoded])
+
+def _from_cache(rec: dict[str, Any], n_endings: int, where: str):
+    from synthprobe.models.base import EndingScore
+
+    rows = rec.get("scores")
+    if not isinstance(rows, list) or len(rows) != n_endings or not all(
+            isinstance(r, list) and len(r) == 4 for r in rows):
+        raise InputError(f"cached record for item {rec.get('id')!r} does not match the data file; run "
+                         "'synthprobe cache clear --scores' or pass --no-cache", path=where)
+    return [EndingScore(float(a), int(b), int(c), bool(d)) for a, b, c, d in rows], bool(rec.get("truncated"))
+
+
+def score_dataset(backend, ds: Dataset, config: ScoreConfig, *,
+                  echo: Callable[[str], None] = print) -> dict[str, Any]:
+    """Score one data set with a loaded backend and summarise it.
+
+    With the score cache on (default), every finished item is appended to
+    ``$SYNTHPROBE_CACHE/scores/<key>.jsonl`` (key: model fingerprint, data SHA-256, dtype,
+    max context, BOS, scorer), so an interrupted run resumes with the items still missing;
+    the one-pass scorer is batch invariant, so resumed scores equal a fresh run's. On CUDA
+    out-of-memory the batch is halved and the run retried.
+    """
+    from synthprobe.analysis.summary import summarise
+    from synthprobe.scoring.cache import ScoreCache, cache_key, run_with_oom_backoff
+    from synthprobe.scoring.engine import run_encoded
+    from synthprobe.scoring.records import build_records
+    from synthprobe.scoring.requests import encode_items
+
+    cache = None
+    if config.cache:
+        settings = {"task": ds.key, "dtype": backend.dtype, "max_context": config.max_context,
+                    "bos": config.bos, "scorer": config.scorer}
+        cache = ScoreCache(cache_key(backend.fingerprint, ds.info["sha256"], settings))
+
+    def attempt(batch_size: int):
+        done = cache.load() if cache is not None else {}
+        todo = [i for i, it in enumerate(ds.items) if it.id not in done]
+        pending: list[dict[str, Any]] = []
+        t0 = time.perf_counter()
+        encoded = encode_items(backend.tokenizer, [ds.items[i] for i in todo], max_context=config.max_context,
+                               bos_id=backend.bos_token_id if backend.bos else None, source=ds.info["path"])
+        tokenize_s = time.perf_counter() - t0
+
+        def on_item(k: int, scores) -> None:
+            pending.append(_cache_record(ds.items[todo[k]].id, scores, encoded[k].truncated))
+            if len(pending) >= batch_size:  # one fsync per batch
+                cache.append(pending)
+                pending.clear()
+
+        run = run_encoded(backend, encoded, batch_size=batch_size, scorer=config.scorer, progress=config.progress,
+                          on_item=on_item if cache is not None else None, desc=f"{ds.key} · {backend.name}",
+                          tokenize_s=tokenize_s, max_context=config.max_context)
+        if cache is not None and pending:
+            cache.append(pending)
+        return done, todo, run
+
+    def halved(old: int, new: int) -> None:
+        echo(f"synthprobe: out of memory at batch size {old}; retrying with {new}")
+
+    try:
+        (done, todo, run), used_batch = run_with_oom_backoff(attempt, config.batch_size, on_halve=halved)
+    except RuntimeError as exc:
+        if "out of memory" in str(exc).lower():
+            raise ScoringError(f"out of memory while scoring with {backend.name} even at batch size 1") from exc
+        raise
+    scores: list[Any] = [None] * len(ds.items)
+    truncated = [False] * len(ds.items)
+    for k, i in enumerate(todo):
+        scores[i] = run.scores[k]
+        truncated[i] = run.encoded[k].truncated
+    where = str(cache.path) if cache is not None else ""
+    for i, item in enumerate(ds.items):
+        if scores[i] is None:
+            scores[i], truncated[i] = _from_cache(done[item.id], len(item.endings), where)
+    records = build_records(ds.items, scores, truncated)
     block: dict[str, Any] = {
         "dataset": {k: ds.info[k] for k in ("path", "sha256", "n_items")},
         "scorer_used": run.scorer_used,
         "fallback_reason": run.fallback_reason,
+        "batch_size_used": used_batch,
+        "cached_items": len(ds.items) - len(todo),
         "timing": run.timing(),
-        "truncated": run.truncated,
+        "truncated": sum(truncated),
         "summary": summarise(records),
     }
     if config.save_predictions:
@@ -131,7 +204,8 @@ def score_dataset(backend, ds: Dataset, config: ScoreConfig, *,
     return block
 
 
-def score_model(spec: str, datasets: list[Dataset], config: ScoreConfig) -> dict[str, Any]:
+def score_model(spec: str, datasets: list[Dataset], config: ScoreConfig, *,
+                echo: Callable[[str], None] = print) -> dict[str, Any]:
     import torch
     import transformers
 
@@ -161,7 +235,7 @@ def score_model(spec: str, datasets: list[Dataset], config: ScoreConfig) -> dict
             "results": {},
         }
         for ds in datasets:
-            entry["results"][ds.key] = score_dataset(backend, ds, config)
+            entry["results"][ds.key] = score_dataset(backend, ds, config, echo=echo)
     finally:
         backend.close()
     entry["row"] = res.table_row(entry)
@@ -174,7 +248,7 @@ def run(config: ScoreConfig, *, echo: Callable[[str], None] = print) -> tuple[di
     out = config.output or default_output(config.models)
     entries = []
     for spec in config.models:
-        entry = score_model(spec, datasets, config)
+        entry = score_model(spec, datasets, config, echo=echo)
         entries.append(entry)
         echo(res.format_breakdown(entry))
     doc = {
