@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Iterator, Sequence
 
 from synthprobe.models.base import EndingScore, ItemCallback
-from synthprobe.scoring.common import ending_scores, model_device, target_logprobs
+from synthprobe.scoring.common import BAR_FORMAT, ending_scores, model_device, target_logprobs
 from synthprobe.scoring.requests import EncodedItem
 
 
@@ -202,7 +202,8 @@ def _score_onepass(model, encoded, *, batch_size, pad_id, progress, on_item, log
     n = len(encoded)
     order = sorted(range(n), key=lambda i: (-layouts[i].length, i))
     results: list[list[EndingScore] | None] = [None] * n
-    with tqdm(total=n, unit="item", desc=desc, disable=not progress, dynamic_ncols=True) as bar:
+    with tqdm(total=n, unit="item", desc=desc, disable=not progress, dynamic_ncols=True,
+              bar_format=BAR_FORMAT) as bar:
         for start in range(0, n, batch_size):
             batch = order[start:start + batch_size]
             rows = [layouts[i] for i in batch]

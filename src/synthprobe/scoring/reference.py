@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from synthprobe.models.base import EndingScore, ItemCallback
-from synthprobe.scoring.common import ending_scores, model_device, target_logprobs
+from synthprobe.scoring.common import BAR_FORMAT, ending_scores, model_device, target_logprobs
 from synthprobe.scoring.requests import EncodedItem
 
 
@@ -27,7 +27,8 @@ def score_reference(model, encoded: Sequence[EncodedItem], *, batch_size: int = 
     n = len(encoded)
     order = sorted(range(n), key=lambda i: (-encoded[i].longest_request, i))
     results: list[list[EndingScore] | None] = [None] * n
-    with tqdm(total=n, unit="item", desc=desc, disable=not progress, dynamic_ncols=True) as bar:
+    with tqdm(total=n, unit="item", desc=desc, disable=not progress, dynamic_ncols=True,
+              bar_format=BAR_FORMAT) as bar:
         for start in range(0, n, batch_size):
             batch = order[start:start + batch_size]
             rows: list[tuple[int, ...]] = []
