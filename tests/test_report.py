@@ -142,6 +142,7 @@ def test_leaderboard_matches_the_scorers_own_table(scored, reports):
         assert html.count(name) >= 4  # leaderboard, depth table, mistakes, ranks, runs
     check_self_contained(html)
     assert len(embedded_pngs(html)) == 4
+    assert "Not one test set" not in html  # both files scored the same data
 
 
 def test_mistake_profile_and_rank_preference_come_from_the_results(scored, reports):
@@ -227,6 +228,18 @@ def test_cli_subcommand_form_and_help(scored, reports, tmp_path, capsys):
     a_file = tmp_path / "file"
     a_file.write_text("")
     assert main(["report", str(scored["one"]), "--out", str(a_file)]) == 2
+
+
+def test_results_on_different_data_are_flagged(scored):
+    from synthprobe.report.page import render
+
+    [res] = load_results(scored["one"])
+    doc = json.loads(scored["one"].read_text(encoding="utf-8"))
+    doc["datasets"]["deeparithmark"]["sha256"] = "0" * 64
+    other = scored["root"] / "other-data.json"
+    other.write_text(json.dumps(doc), encoding="utf-8")
+    html = render([res, *load_results(other)], {}, sources=["a", "b"])
+    assert "Not one test set" in html
 
 
 def test_same_model_in_two_files_is_told_apart(scored, tmp_path):
