@@ -100,12 +100,16 @@ def test_gpt3_task_files(tmp_path, exported):
     out = tmp_path / "with-gpt3"
     assert main(["export", "lm-eval", "--out", str(out), "--data", str(data),
                  "--gpt3", str(arith), "--gpt3", f"sat_analogies={sat}"]) == 0
-    ll = load_yaml(out / "arithmetic_2da.yaml")
-    gen = load_yaml(out / "arithmetic_2da_gen.yaml")
+    ll = load_yaml(out / "synthprobe_arithmetic_2da.yaml")  # named after the file, prefixed
+    gen = load_yaml(out / "synthprobe_arithmetic_2da_gen.yaml")
+    assert ll["task"] == "synthprobe_arithmetic_2da"
     assert ll["output_type"] == "loglikelihood" and ll["target_delimiter"] == ""
     assert ll["doc_to_target"] == "{{completion}}"
     assert gen["output_type"] == "generate_until"
     assert gen["generation_kwargs"]["until"] == ["\n"]
+    from synthprobe.tasks.gpt3.base import get_task
+
+    assert gen["generation_kwargs"]["max_gen_toks"] == get_task("arithmetic_2da").max_new_tokens
     assert gen["doc_to_target"] == "{{completion | trim}}"
     assert Path(ll["dataset_kwargs"]["data_files"]["test"]).read_bytes() == arith.read_bytes()
     mc = load_yaml(out / "sat_analogies.yaml")
@@ -183,11 +187,11 @@ def test_lm_eval_run_matches_our_scorer(exported, tmp_path):
     out, data, rows = exported
     arith = tmp_path / "arithmetic_2da.jsonl"
     assert main(["build", "arithmetic_2da", "--format", "eleuther", "--n", "12", "--out", str(arith)]) == 0
-    export_lm_eval(out, data=data, gpt3={"arithmetic_2da": arith})
+    export_lm_eval(out, data=data, gpt3={"synthprobe_arithmetic_2da": arith})
     model_dir = tiny_llama(tmp_path / "tiny-llama")
     results = tmp_path / "lm-eval-results"
-    run_lm_eval(out, model_dir, ["deeparithmark", "arithmetic_2da", "arithmetic_2da_gen"], results,
-                tmp_path / "hf-datasets")
+    run_lm_eval(out, model_dir, ["deeparithmark", "synthprobe_arithmetic_2da", "synthprobe_arithmetic_2da_gen"],
+                results, tmp_path / "hf-datasets")
     [summary_file] = glob.glob(str(results / "**" / "results_*.json"), recursive=True)
     summary = json.loads(Path(summary_file).read_text(encoding="utf-8"))
     assert summary["lm_eval_version"] == lm_eval_version
@@ -219,7 +223,7 @@ def test_lm_eval_run_matches_our_scorer(exported, tmp_path):
 
     # GPT-3 arithmetic, loglikelihood form: acc is "the gold completion is the greedy continuation"
     docs = [json.loads(line) for line in arith.read_text(encoding="utf-8").splitlines()][:LIMIT]
-    samples = samples_of(results, "arithmetic_2da")
+    samples = samples_of(results, "synthprobe_arithmetic_2da")
     mine = backend.loglikelihood([(d["context"], d["completion"]) for d in docs])
     for s, d, sc in zip(samples, docs, mine):
         assert s["doc"] == d
@@ -228,7 +232,7 @@ def test_lm_eval_run_matches_our_scorer(exported, tmp_path):
         assert s["acc"] == float(sc.is_greedy) == float(greedy == "True")
 
     # GPT-3 arithmetic, generation form: the same greedy text up to the newline
-    samples = samples_of(results, "arithmetic_2da_gen")
+    samples = samples_of(results, "synthprobe_arithmetic_2da_gen")
     texts = backend.generate([d["context"] for d in docs], get_task("arithmetic_2da").max_new_tokens,
                              stop="\n", batch_size=1, progress=False)
     assert [s["resps"][0][0] for s in samples] == texts

@@ -73,7 +73,9 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
             "Endings keep their leading space, so target_delimiter is \"\". Metrics are acc\n"
             "and acc_norm; lm-eval's acc_norm divides by characters, ArithMark 3.0's by\n"
             "tokens, so only acc is comparable with `synthprobe score`.\n"
-            "GPT-3 tasks: pass files built by `synthprobe build` as --gpt3 [NAME=]PATH.\n"
+            "GPT-3 tasks: pass files built by `synthprobe build` as --gpt3 [NAME=]PATH\n"
+            "(default name synthprobe_<file name>: lm-eval's built-in tasks of the same\n"
+            "name read OpenAI's files, ours hold regenerated items).\n"
             "A context/completion file (arithmetic, word unscrambling) gives a loglikelihood\n"
             "task NAME (acc = the gold completion is the greedy continuation, as lm-eval's\n"
             "arithmetic tasks) and a generate_until task NAME_gen (greedy up to a newline,\n"
@@ -86,8 +88,9 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
                    help="output folder (created if missing; our files in it are replaced)")
     q.add_argument("--data", type=Path, default=DEFAULT_RELEASE, metavar="PATH",
                    help=f"Deep Arithmark release JSONL (default: {DEFAULT_RELEASE})")
-    q.add_argument("--gpt3", action="append", metavar="[NAME=]PATH",
-                   help="also export a GPT-3 task file built by `synthprobe build` "
-                        "(repeatable); NAME defaults to the file name, e.g. "
-                        "data/gpt3/arithmetic_2da.jsonl")
+    q.add_argument("--gpt3", action="extend", nargs="+", metavar="[NAME=]PATH",
+                   help="also export GPT-3 task files built by `synthprobe build` (one or more, "
+                        "repeatable); NAME defaults to synthprobe_<file name>, which keeps "
+                        "lm-eval's own arithmetic_*/unscramble tasks intact, e.g. "
+                        "--gpt3 data/gpt3/*.jsonl")
     q.set_defaults(func=_lm_eval)

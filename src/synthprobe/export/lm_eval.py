@@ -16,7 +16,9 @@ Deep Arithmark becomes a ``multiple_choice`` task over a byte-identical copy of 
 Besides the full task ``deeparithmark`` there is one task per depth tier
 (``deeparithmark_depth2`` …) and a group ``deeparithmark_depths`` averaging them by size.
 
-GPT-3 task files built by ``synthprobe build`` are exported with ``--gpt3``. Free-form files
+GPT-3 task files built by ``synthprobe build`` are exported with ``--gpt3`` (named
+``synthprobe_<file name>`` unless given a name, so they do not override lm-eval's built-in
+``arithmetic_*``/unscramble tasks, which read OpenAI's released files). Free-form files
 (``{"context", "completion"}``: arithmetic, word unscrambling) become what lm-eval runs for
 its own ``arithmetic_*``/unscramble tasks: a ``loglikelihood`` task whose ``acc`` is "the
 gold completion is the greedy continuation", and a ``generate_until`` task ``<name>_gen``
@@ -40,6 +42,11 @@ from synthprobe.io import read_jsonl
 
 TASK = "deeparithmark"
 GROUP_BY_DEPTH = "deeparithmark_depths"
+
+#: Prefix of GPT-3 task names taken from file names. lm-eval ships ``arithmetic_2da``,
+#: ``anagrams1``, … over OpenAI's released files; ours hold regenerated items, so they get
+#: their own names instead of silently overriding the built-in tasks.
+GPT3_PREFIX = "synthprobe_"
 
 _MC_METRICS = [
     {"metric": "acc", "aggregation": "mean", "higher_is_better": True},
@@ -170,7 +177,7 @@ def _max_new_tokens(name: str) -> int:
     try:
         from synthprobe.tasks.gpt3.base import get_task
 
-        return int(get_task(name).max_new_tokens)
+        return int(get_task(name.removeprefix(GPT3_PREFIX)).max_new_tokens)
     except (ImportError, InputError):
         return 32
 
@@ -269,10 +276,11 @@ def export_lm_eval(out: str | Path, *, data: str | Path = DEFAULT_RELEASE,
 
 
 def parse_gpt3_spec(spec: str) -> tuple[str, Path]:
-    """``NAME=PATH`` or just ``PATH`` (the task is then named after the file) from the command line."""
+    """``NAME=PATH``, or just ``PATH``: the task is then ``synthprobe_<file name>``."""
     name, sep, path = spec.partition("=")
     if not sep:
-        name, path = Path(spec).stem.replace("-", "_").replace(".", "_"), spec
+        stem = Path(spec).stem.replace("-", "_").replace(".", "_")
+        name, path = (GPT3_PREFIX + stem if stem else ""), spec
     if not name or not path:
         raise InputError(f"expected NAME=PATH or PATH (e.g. data/gpt3/arithmetic_2da.jsonl), got {spec!r}",
                          field="--gpt3")
@@ -280,4 +288,4 @@ def parse_gpt3_spec(spec: str) -> tuple[str, Path]:
 
 
 __all__ = ["export_lm_eval", "deeparithmark_files", "gpt3_files", "parse_gpt3_spec", "TASK",
-           "GROUP_BY_DEPTH"]
+           "GROUP_BY_DEPTH", "GPT3_PREFIX"]
