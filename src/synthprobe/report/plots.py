@@ -111,8 +111,11 @@ def template_heatmap(results: Sequence[ModelResult]) -> bytes:
                     shade = float(norm(v))
                     ax.text(j, i, f"{v:.0f}", ha="center", va="center", fontsize=8,
                             color="white" if shade < 0.22 or shade > 0.78 else "black")
-        ax.set_xticks(range(len(results)), [r.model for r in results], rotation=35, ha="right",
-                      rotation_mode="anchor")
+        labels = [_wrap(r.model, 18) for r in results]
+        if len(results) <= 4:
+            ax.set_xticks(range(len(results)), labels)
+        else:
+            ax.set_xticks(range(len(results)), labels, rotation=35, ha="right", rotation_mode="anchor")
         ax.set_yticks(range(len(templates)), [f"{t} (d{depth_of.get(t, '?')})" for t in templates])
         ax.set_title(f"acc_norm (%) per template; white = chance ({chance:.0f} %)")
         fig.colorbar(im, ax=ax, shrink=0.8, label="acc_norm (%)")
