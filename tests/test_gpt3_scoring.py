@@ -43,9 +43,11 @@ def test_pick_choice_takes_the_first_of_equal_scores():
 
 
 def test_registry_holds_the_fifteen_tasks_in_paper_order():
+    import synthprobe.tasks.gpt3.sat  # noqa: F401  (import order must not matter)
+    import synthprobe.tasks.gpt3.words  # noqa: F401
+
     assert [get_task(n).code for n in task_names()] == ["2D+", "2D−", "3D+", "3D−", "4D+", "4D−", "5D+", "5D−",
-                                                        "2Dx", "1DC", "CL", "A1", "A2", "RI", "RW", "SAT"][:len(task_names())]
-    assert len(task_names()) == 16        # 15 generation tasks + SAT
+                                                        "2Dx", "1DC", "CL", "A1", "A2", "RI", "RW", "SAT"]
     assert [t.code for t in resolve_tasks("words")] == ["CL", "A1", "A2", "RI", "RW"]
     assert len(resolve_tasks("arithmetic")) == 10 and len(resolve_tasks("all")) == 16
     assert [t.code for t in resolve_tasks("2D+, CL,2D+")] == ["2D+", "CL"]
@@ -76,9 +78,20 @@ def test_where_it_lands():
     row = paper_row("2D+", "zero")        # 0.70 0.65 0.70 0.85 1.10 2.54 15.4 76.9
     assert where_it_lands(0.0, row) == "< 125M"
     assert where_it_lands(0.7, row) == "≥ 760M"
+    assert where_it_lands(0.0, paper_row("5D+", "few")) == "0, as ≤ 6.7B"
+    assert where_it_lands(0.0, paper_row("4D-", "zero")) == "0, as ≤ 6.7B"
+    assert where_it_lands(0.1, paper_row("5D+", "few")) == "≥ 13B"
     assert where_it_lands(2.0, row) == "≥ 2.7B"
     assert where_it_lands(100.0, row) == "≥ 175B"
     assert where_it_lands(0.1, paper_row("CL", "zero")) == "< 125M"   # 1.3B's 0.00 does not count
+
+
+def test_limits():
+    config = EvalConfig(tasks=resolve_tasks("2D+,SAT"), limit=20, limit_few=2).validate()
+    assert config.limit_for(0, get_task("2D+")) == config.limit_for(1, get_task("CL")) == 20
+    assert config.limit_for(50, get_task("2D+")) == config.limit_for(100, get_task("RI")) == 2
+    assert config.limit_for(20, get_task("SAT")) == 20          # SAT's few-shot prompts are short
+    assert EvalConfig(tasks=resolve_tasks("2D+"), limit=5).limit_for(50, get_task("2D+")) == 5
 
 
 def test_eval_config_validation():
@@ -177,6 +190,7 @@ def test_cli_score_writes_results_and_prints_the_table(tmp_path):
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(out.read_text())
     assert doc["benchmark"] == "gpt3-synthetic" and doc["settings"]["limits"]["zero_one_shot"] == 2
+    assert doc["command"].startswith("synthprobe score gpt3 --tasks 2D+,SAT")
     assert doc["settings"]["threads"] == 1 and doc["model"]["params"] > 100_000_000
     assert [(r["code"], r["setting"]) for r in doc["results"]] == [("2D+", "zero"), ("2D+", "one"),
                                                                    ("SAT", "zero"), ("SAT", "one")]

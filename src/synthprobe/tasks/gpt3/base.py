@@ -116,6 +116,9 @@ class Task:
 TASKS: dict[str, Task] = {}
 _ALIASES: dict[str, str] = {}
 
+#: The paper's order of the task families (tasks of one family keep their module's order).
+FAMILY_ORDER = ("arithmetic", "words", "sat")
+
 
 def _key(name: str) -> str:
     return name.strip().lower().replace("\u2212", "-").replace("\u00d7", "x")
@@ -153,14 +156,20 @@ def get_task(name: str) -> Task:
     return TASKS[canonical]
 
 
+def ordered_tasks() -> list[Task]:
+    """All tasks in the paper's order, whatever order their modules were imported in."""
+    _load_all()
+    position = {name: i for i, name in enumerate(TASKS)}
+    return sorted(TASKS.values(), key=lambda t: (FAMILY_ORDER.index(t.family), position[t.name]))
+
+
 def task_names() -> list[str]:
     """Canonical names of all tasks, in the paper's order."""
-    _load_all()
-    return list(TASKS)
+    return [t.name for t in ordered_tasks()]
 
 
 def resolve_tasks(spec: str | list[str]) -> list[Task]:
-    """Tasks named by a comma-separated list; ``all``, ``arithmetic``, ``words`` expand to families."""
+    """Tasks named by a comma-separated list; ``all``, ``arithmetic`` and ``words`` expand to groups."""
     _load_all()
     parts = spec.split(",") if isinstance(spec, str) else list(spec)
     out: list[Task] = []
@@ -168,9 +177,9 @@ def resolve_tasks(spec: str | list[str]) -> list[Task]:
         if not part:
             continue
         if part.lower() == "all":
-            group = list(TASKS.values())
-        elif part.lower() in ("arithmetic", "words", "sat") and _key(part) not in _ALIASES:
-            group = [t for t in TASKS.values() if t.family == part.lower()]
+            group = ordered_tasks()
+        elif part.lower() in ("arithmetic", "words"):
+            group = [t for t in ordered_tasks() if t.family == part.lower()]
         else:
             group = [get_task(part)]
         for t in group:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -151,13 +152,15 @@ def cmd_score(args: argparse.Namespace) -> int:
     doc = {
         "benchmark": "gpt3-synthetic",
         "synthprobe": __version__,
+        "command": shlex.join(["synthprobe", *sys.argv[1:]]),
         "model": backend.describe(),
         "settings": {
             "tasks": [t.name for t in config.tasks], "shots": shots, "seed": config.seed,
             "format": config.format, "check": config.check, "max_context": config.max_context,
             "batch_size": config.batch_size, "max_new_tokens": config.max_new_tokens,
             "threads": _threads(),
-            "limits": {"zero_one_shot": config.limit, "few_shot": config.limit_for(2)},
+            "limits": {"zero_one_shot": config.limit, "few_shot_generation": config.limit_for(2),
+                       "few_shot_sat": config.limit},
             "limit_note": "each task scores the first N items of its seeded pool; demonstrations "
                           "are drawn from the whole pool",
             "sat_file": (str(sat_path) if config.sat_file else "synthprobe sample (not the SAT set)")
@@ -182,12 +185,11 @@ The same seed gives a byte-identical file on every machine."""
 
 
 def register(verbs: dict) -> None:
-    from synthprobe.tasks.gpt3.base import FORMATS, TASKS, task_names
+    from synthprobe.tasks.gpt3.base import FORMATS, ordered_tasks
     from synthprobe.tasks.gpt3.evaluate import CHECKS
 
-    task_names()  # loads the registry
     build = verbs["build"]
-    for task in TASKS.values():
+    for task in ordered_tasks():
         aliases = [task.code] if task.code != task.name else []
         if task.code.replace("\u2212", "-") != task.code:
             aliases.append(task.code.replace("\u2212", "-"))
@@ -242,7 +244,8 @@ def register(verbs: dict) -> None:
                    help="alias, local folder, .gguf file or hub id (default: the embedded smollm2-135m-instruct)")
     s.add_argument("--limit", type=_pos_int, default=None, help="score only the first N items of each task")
     s.add_argument("--limit-few", type=_pos_int, default=None,
-                   help="a separate, usually smaller, N for settings with K >= 2 (default: --limit)")
+                   help="a separate, usually smaller, N for the few-shot (K >= 2) settings of the generation "
+                        "tasks, whose prompts run to 1,000-2,000 tokens (default: --limit; SAT uses --limit)")
     s.add_argument("--seed", type=_nonneg_int, default=0, help="seed of the items and demonstration draws (default 0)")
     s.add_argument("--format", choices=FORMATS, default="openai",
                    help="prompt layout: openai (GPT-3's, word tasks with the instruction line) or eleuther "

@@ -119,8 +119,9 @@ class EvalConfig:
             raise InputError("file does not exist", path=self.sat_file, field="--sat-file")
         return self
 
-    def limit_for(self, k: int) -> int | None:
-        if k >= 2 and self.limit_few is not None:
+    def limit_for(self, k: int, task: Task | None = None) -> int | None:
+        """Items to score: ``limit_few`` for few-shot generation prompts (1-2k tokens), else ``limit``."""
+        if k >= 2 and self.limit_few is not None and (task is None or task.kind == "generate"):
             return self.limit_few
         return self.limit
 
@@ -146,7 +147,7 @@ def _pool(task: Task, config: EvalConfig, cache: dict) -> list:
 def score_task(backend, task: Task, k: int, config: EvalConfig, pool: list,
                count_tokens: Callable[[str], int] | None = None) -> dict[str, Any]:
     """Score ``backend`` on the first ``limit`` items of ``pool`` with ``k`` demonstrations."""
-    limit = config.limit_for(k)
+    limit = config.limit_for(k, task)
     n = len(pool) if limit is None else min(limit, len(pool))
     count_tokens = count_tokens or token_counter(backend)
     max_context = config.max_context
@@ -250,7 +251,7 @@ def run(backend, config: EvalConfig, *, on_result: Callable[[dict], None] | None
 
 def format_table(results: Sequence[dict], model_name: str = "model") -> str:
     """A text table: the model's accuracy beside GPT-3's for every size (Table H.1)."""
-    head = ["task", "setting", "K", "n", model_name[:14]] + list(SIZES) + ["lands"]
+    head = ["task", "setting", "K", "n", model_name[:24]] + list(SIZES) + ["lands"]
     rows = []
     for r in results:
         paper = r.get("paper") or {}
@@ -272,6 +273,7 @@ def format_table(results: Sequence[dict], model_name: str = "model") -> str:
     lines.insert(1, "-" * len(lines[0]))
     notes = ["Accuracy in %. GPT-3 columns: Brown et al. 2020, Table H.1 (few-shot K: arithmetic 50, "
              "word tasks 100, SAT 20); † = doubtful cell (text versions of the table disagree).",
-             "K(x): x demonstrations used on average where max-context forced fewer. "
-             "lands: the largest GPT-3 size the model matches or beats at every size up to it."]
+             "K(x): x demonstrations used on average where max-context forced fewer (or the pool is smaller). "
+             "lands: '≥ S' = at least GPT-3's score at every size up to S; '0, as ≤ S' = 0%, "
+             "as GPT-3 up to S."]
     return "\n".join(lines + [""] + notes)

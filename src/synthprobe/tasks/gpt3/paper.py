@@ -133,15 +133,21 @@ def paper_row(code: str, setting: str) -> tuple[PaperCell, ...] | None:
 
 
 def where_it_lands(accuracy: float, row: tuple[PaperCell, ...]) -> str:
-    """The largest GPT-3 size S such that ``accuracy`` matches or beats every size up to S.
+    """Place ``accuracy`` among the GPT-3 sizes of one Table H.1 row.
 
-    ``"≥ 1.3B"`` means at least as good as GPT-3 125M … 1.3B; ``"< 125M"`` means below the
-    smallest model.
+    ``"≥ 1.3B"``: at least as good as GPT-3 at every size from 125M up to 1.3B (and below
+    2.7B). ``"< 125M"``: below the smallest model. A zero score is written ``"0, as ≤ 6.7B"``
+    when GPT-3 also scored 0 up to that size, so a tie at zero does not read as a win.
     """
-    best = None
-    for size, cell in zip(SIZES, row):
-        if accuracy + 1e-9 >= cell.value:
-            best = size
-        else:
-            break
-    return f"≥ {best}" if best else f"< {SIZES[0]}"
+    if accuracy <= 1e-9:
+        zeros = [size for size, _ in zip(SIZES, _prefix(row, lambda c: c.value == 0))]
+        return f"0, as ≤ {zeros[-1]}" if zeros else f"< {SIZES[0]}"
+    passed = [size for size, _ in zip(SIZES, _prefix(row, lambda c: accuracy + 1e-9 >= c.value))]
+    return f"≥ {passed[-1]}" if passed else f"< {SIZES[0]}"
+
+
+def _prefix(row, keep):
+    for cell in row:
+        if not keep(cell):
+            return
+        yield cell
