@@ -187,11 +187,18 @@ def test_engine_falls_back_when_the_model_ignores_the_tree_mask(tok, items):
                 attention_mask, position_ids = None, None
             return super().forward(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids, **kw)
 
+    class PositionIgnoringLlama(LlamaForCausalLM):
+        """Honours the mask but numbers positions 0..L-1 along the row."""
+
+        def forward(self, input_ids=None, attention_mask=None, position_ids=None, **kw):
+            return super().forward(input_ids=input_ids, attention_mask=attention_mask, position_ids=None, **kw)
+
     good = tiny_llama(seed=2)
-    leaky = MaskIgnoringLlama(good.config).eval()
-    leaky.load_state_dict(good.state_dict())
-    run = score_items(_backend(leaky, tok), items[:3], batch_size=2, progress=False)
-    assert run.scorer_used == "reference" and "differs" in run.fallback_reason
+    for cls in (MaskIgnoringLlama, PositionIgnoringLlama):
+        broken = cls(good.config).eval()
+        broken.load_state_dict(good.state_dict())
+        run = score_items(_backend(broken, tok), items[:3], batch_size=2, progress=False)
+        assert run.scorer_used == "reference" and "scored alone" in run.fallback_reason
     ok = score_items(_backend(good, tok), items[:3], batch_size=2, progress=False)
     assert ok.scorer_used == "onepass" and ok.fallback_reason is None
     assert max_abs_diff(run.scores, ok.scores) <= 1e-5  # the fallback still gives the right scores

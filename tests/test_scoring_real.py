@@ -13,7 +13,7 @@ from synthprobe.scoring.requests import encode_items
 
 pytestmark = pytest.mark.slow
 
-N_ITEMS = 12
+N_ITEMS = 8
 
 
 @pytest.fixture(scope="module")
@@ -53,3 +53,19 @@ def test_backend_score_choices_uses_the_checked_onepass(setup):
     run = score_items(b, items[:4], batch_size=2, progress=False)
     assert run.scorer_used == "onepass" and b.capabilities["onepass_ok"] is True
     assert max_abs_diff(run.scores, one[:4]) <= 1e-5
+
+
+def test_bfloat16_passes_the_probe_and_keeps_predictions_across_batch_sizes(setup):
+    from synthprobe.models import load_backend
+    from synthprobe.scoring.engine import check_onepass
+
+    _, items, _, _ = setup
+    b = load_backend("smollm2-135m-instruct", dtype="bfloat16", device="cpu", progress=False)
+    ok, reason, _ = check_onepass(b)
+    assert ok, reason  # bf16 rounding must not be mistaken for a leaking mask
+    enc = encode_items(b.tokenizer, items, max_context=1024)
+    preds = {bs: [argmax_first([s.per_token for s in r])
+                  for r in score_onepass(b.model, enc, batch_size=bs, pad_id=b.pad_token_id, progress=False)]
+             for bs in (1, 8, 32)}
+    assert preds[1] == preds[8] == preds[32]
+    b.close()
