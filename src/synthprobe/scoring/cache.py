@@ -23,17 +23,12 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 from synthprobe.errors import InputError
+from synthprobe.models.resolve import cache_root
 
 #: Bump when the line layout changes; old files are then simply not found.
 FORMAT = 1
 
 T = TypeVar("T")
-
-
-def cache_root() -> Path:
-    """``$SYNTHPROBE_CACHE`` or ``~/.cache/synthprobe``."""
-    env = os.environ.get("SYNTHPROBE_CACHE")
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "synthprobe"
 
 
 def scores_dir() -> Path:

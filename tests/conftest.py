@@ -1,0 +1,35 @@
+"""Test-wide isolation of the score cache.
+
+Scoring writes every finished item to ``$SYNTHPROBE_CACHE/scores``. Tests that score the same
+tiny model on the same items with the same settings would otherwise read each other's entries
+(and see no timing), so every test gets a fresh cache root of its own. The dequantised model
+weights (``models/``) and the file-digest memo (``digests/``) are shared with the user's real
+cache through symlinks: they are content-addressed and re-creating them costs ~20 s a test.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+_SHARED = ("models", "digests")
+
+
+@pytest.fixture(scope="session")
+def _real_cache_root() -> Path:
+    env = os.environ.get("SYNTHPROBE_CACHE")
+    root = Path(env).expanduser() if env else Path.home() / ".cache" / "synthprobe"
+    for name in _SHARED:
+        (root / name).mkdir(parents=True, exist_ok=True)
+    return root
+
+
+@pytest.fixture(autouse=True)
+def _isolated_score_cache(tmp_path_factory, monkeypatch, _real_cache_root):
+    root = tmp_path_factory.mktemp("synthprobe-cache")
+    for name in _SHARED:
+        (root / name).symlink_to(_real_cache_root / name, target_is_directory=True)
+    monkeypatch.setenv("SYNTHPROBE_CACHE", str(root))
+    yield root
