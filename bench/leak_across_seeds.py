@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""How much the char-3-gram classifier learns about Deep Arithmark's answers, across seeds.
+
+The audit in ``deeparithmark.py audit`` cross-validates the classifier inside one 1,000-item
+file, so each fold learns from only 800 items. This script measures the same leak three ways
+over several freshly built seeds:
+
+* **within file** — the audit's own figure, per seed;
+* **across files** — trained on the other seeds' items, tested on this seed's (more training
+  data, so closer to the leak a determined reader could exploit), and trained on just 800
+  items of the next seed (the audit's training size without its fold structure);
+* **per template** — the classifier cross-validated within each template on all seeds pooled,
+  which names the families whose answers and decoys differ in how their numbers look.
+
+A builder that balances a file against its own running counts can push the within-file figure
+below chance while the across-file figure stays put; this is the check for that.
+
+    python bench/leak_across_seeds.py [--seeds 1-10] [--n 1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+
+
+def seed_list(text: str) -> list[int]:
+    out: list[int] = []
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        out.extend(range(int(lo), int(hi or lo) + 1))
+    return out
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--seeds", type=seed_list, default=seed_list("1-10"),
+                   help="seeds to build, e.g. 1-10 or 3,7,20261027 (default: 1-10)")
+    p.add_argument("--n", type=int, default=1000, help="items per seed (default: %(default)s)")
+    args = p.parse_args(argv)
+    if len(args.seeds) < 2:
+        p.error("--seeds needs at least two seeds (the across-file rows train on the others)")
+
+    import numpy as np
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from tqdm import tqdm
+
+    from synthprobe.tasks.deeparithmark.audit import AuditItem, classifier_picks
+    from synthprobe.tasks.deeparithmark.build import iter_items
+    from synthprobe.tasks.deeparithmark.checks import value_kind
+
+    files: list[list[AuditItem]] = []
+    for s in tqdm(args.seeds, desc="building", unit="seed"):
+        files.append([AuditItem(tuple(it["endings"]), tuple(it["metadata"]["option_values"]), int(it["label"]),
+                                value_kind(it["metadata"]["answer"]), it["metadata"]["template"])
+                      for it in iter_items(s, args.n)])
+
+    def accuracy(picks, items) -> float:
+        return 100.0 * float(np.mean([pk == it.label for pk, it in zip(picks, items)]))
+
+    def fit_and_pick(train: list[AuditItem], test: list[AuditItem]) -> list[int]:
+        texts = [e for it in train for e in it.endings]
+        y = [int(i == it.label) for it in train for i in range(len(it.endings))]
+        model = make_pipeline(CountVectorizer(analyzer="char", ngram_range=(3, 3)),
+                              LogisticRegression(max_iter=5000)).fit(texts, y)
+        proba = model.predict_proba([e for it in test for e in it.endings])[:, 1]
+        picks, pos = [], 0
+        for it in test:
+            k = len(it.endings)
+            picks.append(int(np.argmax(proba[pos:pos + k])))
+            pos += k
+        return picks
+
+    rows = []
+    for i, (s, items) in enumerate(tqdm(list(zip(args.seeds, files)), desc="classifying", unit="seed")):
+        within = accuracy(classifier_picks(items), items)
+        others = [x for j, f in enumerate(files) if j != i for x in f]
+        across = accuracy(fit_and_pick(others, items), items)
+        nxt = files[(i + 1) % len(files)]
+        across_small = accuracy(fit_and_pick(nxt[: int(0.8 * len(nxt))], items), items)
+        rows.append((s, within, across, across_small))
+
+    print(f"{'seed':>10}  {'within file':>11}  {'across files':>12}  {'across, 800 train':>17}")
+    for s, a, b, c in rows:
+        print(f"{s:>10}  {a:10.1f} %  {b:11.1f} %  {c:16.1f} %")
+    mean = np.mean([r[1:] for r in rows], axis=0)
+    print(f"{'mean':>10}  {mean[0]:10.1f} %  {mean[1]:11.1f} %  {mean[2]:16.1f} %")
+    outside = sum(abs(r[1] - 25.0) > 2.7 for r in rows)
+    print(f"within-file figure outside 25 ± 2.7: {outside} of {len(rows)} seeds\n")
+
+    by_template: dict[str, list[AuditItem]] = defaultdict(list)
+    for f in files:
+        for it in f:
+            by_template[it.template].append(it)
+    scored = [(accuracy(classifier_picks(its), its), t, len(its)) for t, its in by_template.items()]
+    print(f"{'template (all seeds pooled)':<28}  {'items':>5}  classifier")
+    for acc, t, n in sorted(scored, reverse=True):
+        print(f"{t:<28}  {n:>5}  {acc:8.1f} %")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
