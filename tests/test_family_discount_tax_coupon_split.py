@@ -4,16 +4,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from family_checks import check_family, draw
-
-from synthprobe.seeding import item_rng
-from synthprobe.tasks.deeparithmark.base import FAMILIES
+from family_checks import check_deterministic_and_varied, check_release_rates, draw, offered, whole
 
 NAME = "discount_tax_coupon_split"
-
-
-def whole(x: Fraction) -> int | None:
-    return int(x) if x.denominator == 1 and x > 0 else None
 
 
 def expected_pool(bill: int, off: int, tax: int, coupon: int, n: int,
@@ -36,17 +29,11 @@ def expected_pool(bill: int, off: int, tax: int, coupon: int, n: int,
         "took the coupon off every share": whole(taxed / n - coupon),
         "left the organiser out of the split": whole((taxed - coupon) / (n - 1)),
     }
-    return {k: v for k, v in pool.items() if v is not None and v != answer}
+    return offered(pool, answer)
 
 
 def test_contract_and_rates():
-    figures = check_family(NAME, expected_depth=4)
-    problems = figures["problems"]
-    assert figures["rejected"] < 0.05 * 400
-    for r in range(4):
-        assert figures["ranks"][r] >= 0.4 * len(problems), (r, figures["ranks"])
-    words = [len(p.ctx.split()) for p in problems]
-    assert 29 <= sum(words) / len(words) <= 35 and max(words) <= 40
+    figures = check_release_rates(NAME, depth=4, mean_words=(29, 35), max_words=40)
     assert {"tax taken of the original bill", "forgot the coupon",
             "took the coupon off every share"} <= figures["mistake_names"]
 
@@ -76,9 +63,5 @@ def test_wrong_base_is_usually_on_offer():
 
 
 def test_deterministic_and_varied():
-    gen = FAMILIES[NAME].generate
-    assert gen(item_rng("t", 5, 1)) == gen(item_rng("t", 5, 1))
-    assert gen(item_rng("t", 5, 1)) != gen(item_rng("t", 5, 2))
-    problems, _ = draw(NAME, 150, seed=9)
-    assert len({p.ctx for p in problems}) == len(problems)
+    problems = check_deterministic_and_varied(NAME)
     assert len({(p.params["discount"], p.params["tax"]) for p in problems}) >= 8

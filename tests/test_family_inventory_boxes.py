@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import re
 
-from family_checks import check_family, draw
+from family_checks import check_deterministic_and_varied, check_release_rates, draw, offered
 
-from synthprobe.seeding import item_rng
-from synthprobe.tasks.deeparithmark.base import FAMILIES, usable_mistakes
+from synthprobe.tasks.deeparithmark.base import usable_mistakes
 
 NAME = "inventory_boxes"
 
@@ -30,19 +29,13 @@ def expected_pool(s: int, d: int, h: int, g: int, k: int, answer: int) -> dict[s
         "subtracted the delivery": crates(s - d - h - g, k),
         "counted the loose units as a crate": -(-good // k),
     }
-    return {n: v for n, v in pool.items() if v is not None and v != answer}
+    return offered(pool, answer)
 
 
 def test_contract_and_rates():
-    figures = check_family(NAME, expected_depth=4)
-    problems = figures["problems"]
-    assert figures["rejected"] < 0.05 * 400
-    for r in range(4):
-        assert figures["ranks"][r] >= 0.4 * len(problems), (r, figures["ranks"])
-    words = [len(p.ctx.split()) for p in problems]
-    assert 29 <= sum(words) / len(words) <= 35 and max(words) <= 40
-    assert all(p.topic == "multi_step_inventory" for p in problems)
-    assert len(figures["mistake_names"]) == 9
+    figures = check_release_rates(NAME, depth=4, mean_words=(29, 35), max_words=40,
+                                  mistake_kinds=9)
+    assert all(p.topic == "multi_step_inventory" for p in figures["problems"])
 
 
 def test_answer_and_mistakes_recomputed_from_params():
@@ -69,9 +62,5 @@ def test_the_card_example():
 
 
 def test_deterministic_and_varied():
-    gen = FAMILIES[NAME].generate
-    assert gen(item_rng("t", 5, 1)) == gen(item_rng("t", 5, 1))
-    assert gen(item_rng("t", 5, 1)) != gen(item_rng("t", 5, 2))
-    problems, _ = draw(NAME, 150, seed=9)
-    assert len({p.ctx for p in problems}) == len(problems)
+    problems = check_deterministic_and_varied(NAME)
     assert len({p.params["goods"] for p in problems}) >= 8

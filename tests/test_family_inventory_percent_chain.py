@@ -5,10 +5,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from family_checks import check_family, draw
-
-from synthprobe.seeding import item_rng
-from synthprobe.tasks.deeparithmark.base import FAMILIES
+from family_checks import check_deterministic_and_varied, check_release_rates, draw, offered
 
 NAME = "inventory_percent_chain"
 
@@ -41,19 +38,13 @@ def expected_pool(s: int, p1: int, p2: int, d: int, k: int, answer: int) -> dict
         "counted the delivery twice": pallets(left2 + 2 * d, k),
         "counted the leftover as a pallet": int(-(-total // k)),
     }
-    return {n: v for n, v in pool.items() if v is not None and v != answer}
+    return offered(pool, answer)
 
 
 def test_contract_and_rates():
-    figures = check_family(NAME, expected_depth=5)
-    problems = figures["problems"]
-    assert figures["rejected"] < 0.05 * 400
-    for r in range(4):
-        assert figures["ranks"][r] >= 0.4 * len(problems), (r, figures["ranks"])
-    words = [len(p.ctx.split()) for p in problems]
-    assert 33 <= sum(words) / len(words) <= 40 and max(words) <= 45
-    assert all(p.topic == "multi_step_inventory" for p in problems)
-    assert len(figures["mistake_names"]) == 13
+    figures = check_release_rates(NAME, depth=5, mean_words=(33, 40), max_words=45,
+                                  mistake_kinds=13)
+    assert all(p.topic == "multi_step_inventory" for p in figures["problems"])
 
 
 def test_answer_and_mistakes_recomputed_from_params():
@@ -85,9 +76,5 @@ def test_key_mistakes_are_whole_numbers_in_every_draw():
 
 
 def test_deterministic_and_varied():
-    gen = FAMILIES[NAME].generate
-    assert gen(item_rng("t", 5, 1)) == gen(item_rng("t", 5, 1))
-    assert gen(item_rng("t", 5, 1)) != gen(item_rng("t", 5, 2))
-    problems, _ = draw(NAME, 150, seed=9)
-    assert len({p.ctx for p in problems}) == len(problems)
+    problems = check_deterministic_and_varied(NAME)
     assert len({(p.params["day1_pct"], p.params["day2_pct"]) for p in problems}) >= 30

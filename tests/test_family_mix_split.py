@@ -5,16 +5,11 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from family_checks import check_family, draw
+from family_checks import check_deterministic_and_varied, check_release_rates, draw, offered, whole
 
-from synthprobe.seeding import item_rng
-from synthprobe.tasks.deeparithmark.base import FAMILIES, roundness_class, usable_mistakes
+from synthprobe.tasks.deeparithmark.base import roundness_class, usable_mistakes
 
 NAME = "mix_split"
-
-
-def whole(x: Fraction) -> int | None:
-    return int(x) if x.denominator == 1 and x > 0 else None
 
 
 def expected_pool(j: int, m: int, r: int, n: int, answer: int) -> dict[str, int]:
@@ -28,18 +23,11 @@ def expected_pool(j: int, m: int, r: int, n: int, answer: int) -> dict[str, int]
         "left out the first liquid": whole((j * m - r) / n),
         "counted the first liquid twice": whole((mixture + j - r) / n),
     }
-    return {k: v for k, v in pool.items() if v is not None and v != answer}
+    return offered(pool, answer)
 
 
 def test_contract_and_rates():
-    figures = check_family(NAME, expected_depth=4)
-    problems = figures["problems"]
-    assert figures["rejected"] < 0.05 * 400
-    for r in range(4):
-        assert figures["ranks"][r] >= 0.4 * len(problems), (r, figures["ranks"])
-    words = [len(p.ctx.split()) for p in problems]
-    assert 29 <= sum(words) / len(words) <= 35 and max(words) <= 40
-    assert len(figures["mistake_names"]) == 6
+    check_release_rates(NAME, depth=4, mean_words=(29, 35), max_words=40, mistake_kinds=6)
 
 
 def test_answer_and_mistakes_recomputed_from_params():
@@ -62,9 +50,5 @@ def test_numbers_keep_every_option_in_one_roundness_class():
 
 
 def test_deterministic_and_varied():
-    gen = FAMILIES[NAME].generate
-    assert gen(item_rng("t", 5, 1)) == gen(item_rng("t", 5, 1))
-    assert gen(item_rng("t", 5, 1)) != gen(item_rng("t", 5, 2))
-    problems, _ = draw(NAME, 150, seed=9)
-    assert len({p.ctx for p in problems}) == len(problems)
+    problems = check_deterministic_and_varied(NAME)
     assert len({p.params["mix"] for p in problems}) >= 6

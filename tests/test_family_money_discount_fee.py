@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from family_checks import check_family, draw
-
-from synthprobe.seeding import item_rng
-from synthprobe.tasks.deeparithmark.base import FAMILIES, GenerationError
+from family_checks import check_deterministic_and_varied, check_release_rates, draw, offered
 
 NAME = "money_discount_fee"
 
@@ -26,17 +23,11 @@ def expected_pool(price: int, p: int, fee: int, answer: int) -> dict[str, int]:
         "added the discount instead of subtracting it": price + off + fee,
         "discounted the fee too": both // 100 if both % 100 == 0 else None,
     }
-    return {k: v for k, v in pool.items() if v is not None and v > 0 and v != answer}
+    return offered(pool, answer)
 
 
 def test_contract_and_rates():
-    figures = check_family(NAME, expected_depth=2)
-    problems = figures["problems"]
-    assert figures["rejected"] < 0.05 * 400
-    for r in range(4):  # the builder should rarely have to redraw for any rank
-        assert figures["ranks"][r] >= 0.4 * len(problems), (r, figures["ranks"])
-    words = [len(p.ctx.split()) for p in problems]
-    assert 22 <= sum(words) / len(words) <= 26 and max(words) <= 30
+    figures = check_release_rates(NAME, depth=2, mean_words=(22, 26), max_words=30)
     assert {"forgot the fee", "ignored the discount", "took the discount amount as the price"} <= \
         figures["mistake_names"]
 
@@ -53,16 +44,4 @@ def test_answer_and_mistakes_recomputed_from_params():
 
 
 def test_deterministic_and_varied():
-    gen = FAMILIES[NAME].generate
-
-    def outcome(i: int):
-        try:
-            return gen(item_rng("t", 5, i))
-        except GenerationError as exc:
-            return f"rejected: {exc}"
-
-    first = [outcome(i) for i in range(8)]
-    assert first == [outcome(i) for i in range(8)]  # same seed, same problem (or same rejection)
-    assert sum(not isinstance(x, str) for x in first) >= 6
-    problems, _ = draw(NAME, 150, seed=9)
-    assert len({p.ctx for p in problems}) == len(problems)
+    check_deterministic_and_varied(NAME, may_reject=True)

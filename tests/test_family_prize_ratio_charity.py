@@ -4,16 +4,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from family_checks import check_family, draw
-
-from synthprobe.seeding import item_rng
-from synthprobe.tasks.deeparithmark.base import FAMILIES
+from family_checks import check_deterministic_and_varied, check_release_rates, draw, offered, whole
 
 NAME = "prize_ratio_charity"
-
-
-def whole(x: Fraction) -> int | None:
-    return int(x) if x.denominator == 1 and x > 0 else None
 
 
 def expected_pool(params: dict, answer: int) -> dict[str, int]:
@@ -48,18 +41,11 @@ def expected_pool(params: dict, answer: int) -> dict[str, int]:
         pool["took the amount spent off twice"] = mine - 2 * spent
         pool["took the spending off before the ratio split"] = (rest - spent) / parts * a
     out = {k: whole(Fraction(v)) for k, v in pool.items()}
-    return {k: v for k, v in out.items() if v is not None and v != answer}
+    return offered(out, answer)
 
 
 def test_contract_and_rates():
-    figures = check_family(NAME, expected_depth=5)
-    problems = figures["problems"]
-    assert figures["rejected"] < 0.05 * 400
-    for r in range(4):
-        assert figures["ranks"][r] >= 0.4 * len(problems), (r, figures["ranks"])
-    words = [len(p.ctx.split()) for p in problems]
-    assert 33 <= sum(words) / len(words) <= 40 and max(words) <= 45
-    assert len(figures["mistake_names"]) == 15
+    check_release_rates(NAME, depth=5, mean_words=(33, 40), max_words=45, mistake_kinds=15)
 
 
 def test_answer_and_mistakes_recomputed_from_params():
@@ -91,9 +77,5 @@ def test_the_winner_usually_holds_the_larger_part():
 
 
 def test_deterministic_and_varied():
-    gen = FAMILIES[NAME].generate
-    assert gen(item_rng("t", 5, 1)) == gen(item_rng("t", 5, 1))
-    assert gen(item_rng("t", 5, 1)) != gen(item_rng("t", 5, 2))
-    problems, _ = draw(NAME, 150, seed=9)
-    assert len({p.ctx for p in problems}) == len(problems)
+    problems = check_deterministic_and_varied(NAME)
     assert len({p.params["ratio"] for p in problems}) >= 15

@@ -4,16 +4,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from family_checks import check_family, draw
-
-from synthprobe.seeding import item_rng
-from synthprobe.tasks.deeparithmark.base import FAMILIES
+from family_checks import check_deterministic_and_varied, check_release_rates, draw, offered, whole
 
 NAME = "salary_overtime_tax"
-
-
-def whole(x: Fraction) -> int | None:
-    return int(x) if x.denominator == 1 and x > 0 else None
 
 
 def expected_pool(h: int, r: int, o: int, r2: int, t: int, answer: int) -> dict[str, int]:
@@ -32,18 +25,11 @@ def expected_pool(h: int, r: int, o: int, r2: int, t: int, answer: int) -> dict[
         "paid only the overtime premium": whole((regular + o * (r2 - r)) * keep),
         "paid every hour at the overtime rate": whole((h + o) * r2 * keep),
     }
-    return {k: v for k, v in pool.items() if v is not None and v != answer}
+    return offered(pool, answer)
 
 
 def test_contract_and_rates():
-    figures = check_family(NAME, expected_depth=5)
-    problems = figures["problems"]
-    assert figures["rejected"] < 0.05 * 400
-    for r in range(4):
-        assert figures["ranks"][r] >= 0.4 * len(problems), (r, figures["ranks"])
-    words = [len(p.ctx.split()) for p in problems]
-    assert 34 <= sum(words) / len(words) <= 40 and max(words) <= 45
-    assert len(figures["mistake_names"]) == 9
+    check_release_rates(NAME, depth=5, mean_words=(34, 40), max_words=45, mistake_kinds=9)
 
 
 def test_answer_and_mistakes_recomputed_from_params():
@@ -69,10 +55,6 @@ def test_every_mistake_is_whole_dollars_by_construction():
 
 
 def test_deterministic_and_varied():
-    gen = FAMILIES[NAME].generate
-    assert gen(item_rng("t", 5, 1)) == gen(item_rng("t", 5, 1))
-    assert gen(item_rng("t", 5, 1)) != gen(item_rng("t", 5, 2))
-    problems, _ = draw(NAME, 150, seed=9)
-    assert len({p.ctx for p in problems}) == len(problems)
+    problems = check_deterministic_and_varied(NAME)
     assert {p.params["tax"] for p in problems} == {10, 20, 25, 30}
     assert len({p.params["period"] for p in problems}) == 3

@@ -4,16 +4,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from family_checks import check_family, draw
-
-from synthprobe.seeding import item_rng
-from synthprobe.tasks.deeparithmark.base import FAMILIES, GenerationError
+from family_checks import check_deterministic_and_varied, check_release_rates, draw, offered, whole
 
 NAME = "share_then_split"
-
-
-def _whole(x: Fraction) -> int | None:
-    return int(x) if x.denominator == 1 else None
 
 
 def expected_pool(total: int, num: int, den: int, form: str, n: int, answer: int) -> dict:
@@ -39,22 +32,12 @@ def expected_pool(total: int, num: int, den: int, form: str, n: int, answer: int
         "took the first share off twice": (total - 2 * share) / n,
         "divided by the number of parts twice": Fraction(answer, n),
     }
-    out = {}
-    for k, v in pool.items():
-        w = None if v is None else _whole(Fraction(v))
-        if w is not None and w > 0 and w != answer:
-            out[k] = w
-    return out
+    return offered({k: None if v is None else whole(Fraction(v)) for k, v in pool.items()},
+                   answer)
 
 
 def test_contract_and_rates():
-    figures = check_family(NAME, expected_depth=3)
-    problems = figures["problems"]
-    assert figures["rejected"] < 0.05 * 400
-    for r in range(4):
-        assert figures["ranks"][r] >= 0.35 * len(problems), (r, figures["ranks"])
-    words = [len(p.ctx.split()) for p in problems]
-    assert 26 <= sum(words) / len(words) <= 31 and max(words) <= 35
+    check_release_rates(NAME, depth=3, mean_words=(26, 31), max_words=35, rank_share=0.35)
 
 
 def test_answer_and_mistakes_recomputed_from_params():
@@ -94,16 +77,4 @@ def test_steps_read_as_a_share_then_a_split():
 
 
 def test_deterministic_and_varied():
-    gen = FAMILIES[NAME].generate
-
-    def outcome(i: int):
-        try:
-            return gen(item_rng("t", 5, i))
-        except GenerationError as exc:
-            return f"rejected: {exc}"
-
-    first = [outcome(i) for i in range(8)]
-    assert first == [outcome(i) for i in range(8)]  # same seed, same problem (or same rejection)
-    assert sum(not isinstance(x, str) for x in first) >= 6
-    problems, _ = draw(NAME, 150, seed=9)
-    assert len({p.ctx for p in problems}) == len(problems)
+    check_deterministic_and_varied(NAME, may_reject=True)

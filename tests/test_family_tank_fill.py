@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import re
 
-from family_checks import check_family, draw
+from family_checks import check_deterministic_and_varied, check_release_rates, draw, offered
 
-from synthprobe.seeding import item_rng
-from synthprobe.tasks.deeparithmark.base import FAMILIES, roundness_class, usable_mistakes
+from synthprobe.tasks.deeparithmark.base import roundness_class, usable_mistakes
 
 NAME = "tank_fill"
 
@@ -24,18 +23,11 @@ def expected_pool(v: int, f: int, t1: int, d: int, t2: int, answer: int) -> dict
         "drained at the filling rate": v + f * t1 - f * t2,
         "filled at the draining rate": v + d * t1 - d * t2,
     }
-    return {k: x for k, x in pool.items() if x > 0 and x != answer}
+    return offered(pool, answer)
 
 
 def test_contract_and_rates():
-    figures = check_family(NAME, expected_depth=4)
-    problems = figures["problems"]
-    assert figures["rejected"] < 0.05 * 400
-    for r in range(4):
-        assert figures["ranks"][r] >= 0.4 * len(problems), (r, figures["ranks"])
-    words = [len(p.ctx.split()) for p in problems]
-    assert 29 <= sum(words) / len(words) <= 35 and max(words) <= 40
-    assert len(figures["mistake_names"]) == 9
+    check_release_rates(NAME, depth=4, mean_words=(29, 35), max_words=40, mistake_kinds=9)
 
 
 def test_answer_and_mistakes_recomputed_from_params():
@@ -59,9 +51,5 @@ def test_every_option_that_keeps_the_start_volume_avoids_multiples_of_5():
 
 
 def test_deterministic_and_varied():
-    gen = FAMILIES[NAME].generate
-    assert gen(item_rng("t", 5, 1)) == gen(item_rng("t", 5, 1))
-    assert gen(item_rng("t", 5, 1)) != gen(item_rng("t", 5, 2))
-    problems, _ = draw(NAME, 150, seed=9)
-    assert len({p.ctx for p in problems}) == len(problems)
+    problems = check_deterministic_and_varied(NAME)
     assert len({p.params["vessel"] for p in problems}) >= 6

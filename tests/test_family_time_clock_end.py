@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from family_checks import check_family, draw
+from family_checks import check_deterministic_and_varied, check_release_rates, draw
 
-from synthprobe.seeding import item_rng
-from synthprobe.tasks.deeparithmark.base import FAMILIES, GenerationError, fmt_clock, usable_mistakes
+from synthprobe.tasks.deeparithmark.base import fmt_clock, usable_mistakes
 
 NAME = "time_clock_end"
 
@@ -31,13 +30,7 @@ def expected_pool(start: int, h1: int, m1: int, d2: int, answer: int) -> dict[st
 
 
 def test_contract_and_rates():
-    figures = check_family(NAME, expected_depth=2)
-    problems = figures["problems"]
-    assert figures["rejected"] < 0.05 * 400
-    for r in range(4):
-        assert figures["ranks"][r] >= 0.4 * len(problems), (r, figures["ranks"])
-    words = [len(p.ctx.split()) for p in problems]
-    assert 22 <= sum(words) / len(words) <= 27 and max(words) <= 30
+    check_release_rates(NAME, depth=2, mean_words=(22, 27), max_words=30)
 
 
 def test_answer_and_mistakes_recomputed_from_params():
@@ -70,16 +63,4 @@ def test_hand_worked_example_matches_the_pool():
 
 
 def test_deterministic_and_varied():
-    gen = FAMILIES[NAME].generate
-
-    def outcome(i: int):
-        try:
-            return gen(item_rng("t", 5, i))
-        except GenerationError as exc:
-            return f"rejected: {exc}"
-
-    first = [outcome(i) for i in range(8)]
-    assert first == [outcome(i) for i in range(8)]  # same seed, same problem (or same rejection)
-    assert sum(not isinstance(x, str) for x in first) >= 6
-    problems, _ = draw(NAME, 150, seed=9)
-    assert len({p.ctx for p in problems}) == len(problems)
+    check_deterministic_and_varied(NAME, may_reject=True)

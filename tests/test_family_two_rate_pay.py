@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from family_checks import check_family, draw
-
-from synthprobe.seeding import item_rng
-from synthprobe.tasks.deeparithmark.base import FAMILIES, GenerationError
+from family_checks import check_deterministic_and_varied, check_release_rates, draw, offered
 
 NAME = "two_rate_pay"
 
@@ -22,17 +19,11 @@ def expected_pool(h1: int, r1: int, h2: int, r2: int, answer: int) -> dict[str, 
         "counted the second block twice": h1 * r1 + 2 * h2 * r2,
         "multiplied all the hours by both rates added": hours * rates,
     }
-    return {k: v for k, v in pool.items() if v is not None and v > 0 and v != answer}
+    return offered(pool, answer)
 
 
 def test_contract_and_rates():
-    figures = check_family(NAME, expected_depth=3)
-    problems = figures["problems"]
-    assert figures["rejected"] < 0.05 * 400
-    for r in range(4):
-        assert figures["ranks"][r] >= 0.4 * len(problems), (r, figures["ranks"])
-    words = [len(p.ctx.split()) for p in problems]
-    assert 26 <= sum(words) / len(words) <= 31 and max(words) <= 40
+    check_release_rates(NAME, depth=3, mean_words=(26, 31), max_words=40)
 
 
 def test_answer_and_mistakes_recomputed_from_params():
@@ -50,16 +41,4 @@ def test_answer_and_mistakes_recomputed_from_params():
 
 
 def test_deterministic_and_varied():
-    gen = FAMILIES[NAME].generate
-
-    def outcome(i: int):
-        try:
-            return gen(item_rng("t", 5, i))
-        except GenerationError as exc:
-            return f"rejected: {exc}"
-
-    first = [outcome(i) for i in range(8)]
-    assert first == [outcome(i) for i in range(8)]  # same seed, same problem (or same rejection)
-    assert sum(not isinstance(x, str) for x in first) >= 6
-    problems, _ = draw(NAME, 150, seed=9)
-    assert len({p.ctx for p in problems}) == len(problems)
+    check_deterministic_and_varied(NAME, may_reject=True)
