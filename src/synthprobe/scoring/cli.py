@@ -11,6 +11,8 @@ from synthprobe.errors import InputError
 
 #: Exit status when a model fails to load or scoring fails mid-run (bad input exits 2).
 EXIT_RUN_FAILED = 1
+#: Exit status after Ctrl-C (SIGINT), as shells report 128 + SIGINT.
+EXIT_INTERRUPTED = 130
 
 DESCRIPTION = """\
 Score causal language models on Deep Arithmark (ArithMark 3.0 format: finish the sentence,
@@ -26,8 +28,14 @@ examples:
   synthprobe score deeparithmark                       # the embedded SmolLM2-135M-Instruct
   synthprobe score deeparithmark --model ./my-model --model HuggingFaceTB/SmolLM2-135M
   synthprobe score deeparithmark --compare --compare-data data/arithmark-3.jsonl
-exit status: 0 ok, 2 bad input or flags, 1 a model failed to load or scoring failed
-(no results file is written then)."""
+score cache: every finished item is stored under $SYNTHPROBE_CACHE/scores (default
+~/.cache/synthprobe), keyed by the model (weights and config), the data file's SHA-256 and
+the settings that change a score. A run stopped by Ctrl-C, a kill or a crash loses at most
+the batch in flight: run the same command again and only the missing items are scored (the
+results report them as cached_items). --no-cache turns this off; 'synthprobe cache' shows
+or clears it.
+exit status: 0 ok, 2 bad input or flags, 1 a model failed to load or scoring failed,
+130 interrupted by Ctrl-C (no results file is written in these three cases)."""
 
 
 def _positive(text: str) -> int:
@@ -133,6 +141,9 @@ def run_command(args: argparse.Namespace) -> int:
     except ScoringError as exc:
         print(f"synthprobe: error: {exc}\nno results file was written", file=sys.stderr)
         return EXIT_RUN_FAILED
+    except KeyboardInterrupt as exc:  # Ctrl-C: one line saying how far it got, no traceback
+        print(f"synthprobe: {str(exc) or 'interrupted'}; no results file was written", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except Exception as exc:  # anything mid-run: say what failed, keep the traceback for a bug report
         traceback.print_exc()
         print(f"synthprobe: error: scoring failed: {type(exc).__name__}: {exc}\nno results file was written",

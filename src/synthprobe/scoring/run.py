@@ -49,6 +49,10 @@ class ScoreConfig:
     cache: bool = True
 
 
+class ScoringInterrupted(KeyboardInterrupt):
+    """Ctrl-C (SIGINT) while scoring; the message says how far the run got and what is cached."""
+
+
 @dataclass
 class Dataset:
     key: str
@@ -133,8 +137,10 @@ def score_dataset(backend, ds: Dataset, config: ScoreConfig, *,
     With the score cache on (default), every finished item is appended to
     ``$SYNTHPROBE_CACHE/scores/<key>.jsonl`` (key: model fingerprint, data SHA-256, dtype,
     max context, BOS, scorer), so an interrupted run resumes with the items still missing;
-    the one-pass scorer is batch invariant, so resumed scores equal a fresh run's. On CUDA
-    out-of-memory the batch is halved and the run retried.
+    the one-pass scorer is batch invariant, so resumed scores equal a fresh run's. Ctrl-C keeps
+    the items already finished (a cut-short batch's too) and raises :class:`ScoringInterrupted`,
+    whose message says how many are cached. On CUDA out-of-memory the batch is halved and the
+    run retried.
     """
     from synthprobe.analysis.summary import summarise
     from synthprobe.scoring.cache import ScoreCache, cache_key, run_with_oom_backoff
@@ -152,20 +158,37 @@ def score_dataset(backend, ds: Dataset, config: ScoreConfig, *,
         done = cache.load() if cache is not None else {}
         todo = [i for i, it in enumerate(ds.items) if it.id not in done]
         pending: list[dict[str, Any]] = []
+        finished = 0
         t0 = time.perf_counter()
         encoded = encode_items(backend.tokenizer, [ds.items[i] for i in todo], max_context=config.max_context,
                                bos_id=backend.bos_token_id if backend.bos else None, source=ds.info["path"])
         tokenize_s = time.perf_counter() - t0
 
         def on_item(k: int, scores) -> None:
+            nonlocal finished
+            finished += 1
+            if cache is None:
+                return
             pending.append(_cache_record(ds.items[todo[k]].id, scores, encoded[k].truncated))
             if len(pending) >= batch_size:  # one fsync per batch
                 cache.append(pending)
                 pending.clear()
 
-        run = run_encoded(backend, encoded, batch_size=batch_size, scorer=config.scorer, progress=config.progress,
-                          on_item=on_item if cache is not None else None, desc=f"{ds.key} · {backend.name}",
-                          tokenize_s=tokenize_s, max_context=config.max_context)
+        try:
+            run = run_encoded(backend, encoded, batch_size=batch_size, scorer=config.scorer,
+                              progress=config.progress, on_item=on_item, desc=f"{ds.key} · {backend.name}",
+                              tokenize_s=tokenize_s, max_context=config.max_context)
+        except KeyboardInterrupt:
+            where = f"{ds.key} · {backend.name}"
+            if cache is None:
+                raise ScoringInterrupted(f"interrupted after {finished} of {len(todo)} items ({where}); "
+                                         "nothing is cached (--no-cache)") from None
+            if pending:  # finished items of a cut-short batch are kept too
+                cache.append(pending)
+            n_cached = len(cache.load())
+            raise ScoringInterrupted(
+                f"interrupted after {n_cached - len(done)} items ({where}); {n_cached} of {len(ds.items)} items "
+                "are cached, run the same command again to resume") from None
         if cache is not None and pending:
             cache.append(pending)
         return done, todo, run
