@@ -7,6 +7,7 @@ import sys
 import traceback
 from pathlib import Path
 
+from synthprobe.cliargs import int_at_least, positive_int
 from synthprobe.errors import InputError
 
 #: Exit status when a model fails to load or scoring fails mid-run (bad input exits 2).
@@ -38,23 +39,6 @@ exit status: 0 ok, 2 bad input or flags, 1 a model failed to load or scoring fai
 130 interrupted by Ctrl-C (no results file is written in these three cases)."""
 
 
-def _positive(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {v}")
-    return v
-
-
-def _context(text: str) -> int:
-    v = _positive(text)
-    if v < 2:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 2, got {v}")
-    return v
-
-
 def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> None:
     """The flags, shared by the sub-command and ``bench_deeparithmark.py``.
 
@@ -75,16 +59,16 @@ def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> No
                         "log-softmax is always fp32")
     p.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto",
                    help="where to run (default: %(default)s = CUDA if available)")
-    p.add_argument("--batch-size", type=_positive, default=32, metavar="N",
+    p.add_argument("--batch-size", type=positive_int, default=32, metavar="N",
                    help="items per forward pass (default: %(default)s)")
-    p.add_argument("--max-context", type=_context, default=1024, metavar="N",
+    p.add_argument("--max-context", type=int_at_least(2), default=1024, metavar="N",
                    help="longest request in tokens; contexts are left-truncated to N minus the ending "
                         "length, and the number of truncated items is reported (default: %(default)s)")
     p.add_argument("--trust-remote-code", action="store_true",
                    help="allow modelling code shipped with a checkpoint to run (off by default)")
     p.add_argument("--bos", action="store_true",
                    help="prepend the tokenizer's BOS token to every context (the protocol adds none)")
-    p.add_argument("--limit", type=_positive, default=None, metavar="N",
+    p.add_argument("--limit", type=positive_int, default=None, metavar="N",
                    help="score only the first N items of each file (quick checks)")
     p.add_argument("--compare", action="store_true",
                    help="also score ArithMark 3.0 with the same loaded weights in the same run; the "

@@ -19,6 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from synthprobe.cliargs import nonneg_int, positive_int
 from synthprobe.errors import EXIT_BAD_INPUT, InputError
 from synthprobe.tasks.deeparithmark.composition import RELEASE_SEED, RELEASE_SIZE
 
@@ -30,26 +31,6 @@ EXIT_FAILED = 1
 # ---------------------------------------------------------------------------------------
 # Argument types and checks
 # ---------------------------------------------------------------------------------------
-
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {value}")
-    return value
-
-
-def seed_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {value}")
-    return value
-
 
 def check_writable(out: Path) -> None:
     """Fail early, before a long build, if ``out`` cannot be written."""
@@ -160,7 +141,7 @@ build leaves nothing behind. Prints the file's SHA-256."""
 
 def add_build_arguments(p: argparse.ArgumentParser, *, default_out: Path | None,
                         shown_out: str | None = None) -> None:
-    p.add_argument("--seed", type=seed_int, default=RELEASE_SEED, metavar="S",
+    p.add_argument("--seed", type=nonneg_int, default=RELEASE_SEED, metavar="S",
                    help=f"generator seed, a whole number >= 0 (default {RELEASE_SEED}, the release)")
     p.add_argument("--n", type=positive_int, default=RELEASE_SIZE, metavar="N",
                    help=f"number of items (default {RELEASE_SIZE:,}); multiples of 1,000 scale the "

@@ -17,27 +17,11 @@ import sys
 import time
 from pathlib import Path
 
+from synthprobe.cliargs import nonneg_int, positive_int
 from synthprobe.errors import InputError
 
 DEFAULT_DIR = Path("data") / "gpt3"
 EXIT_FAILED = 1
-
-
-def _nonneg_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {value}")
-    return value
-
-
-def _pos_int(text: str) -> int:
-    value = _nonneg_int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value}")
-    return value
 
 
 def _write_items(items: list, out: str) -> str:
@@ -198,9 +182,9 @@ def register(verbs: dict) -> None:
             task.name, aliases=aliases, help=f"GPT-3 {task.code}: {task.summary}",
             description=f"Build GPT-3's {task.code} task ({task.summary}) as JSONL.",
             epilog=_BUILD_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-        p.add_argument("--seed", type=_nonneg_int, default=0, help="seed of the item draws (default 0)")
+        p.add_argument("--seed", type=nonneg_int, default=0, help="seed of the item draws (default 0)")
         default_n = f"{task.default_n:,}" if task.default_n else "every question in the file"
-        p.add_argument("--n", type=_pos_int, default=None, help=f"number of items (default {default_n}); "
+        p.add_argument("--n", type=positive_int, default=None, help=f"number of items (default {default_n}); "
                        "a smaller build is a prefix of a larger one")
         p.add_argument("--out", default=None, help=f"output file, '-' for stdout (default {DEFAULT_DIR}/{task.name}.jsonl)")
         p.add_argument("--format", choices=FORMATS, default="openai",
@@ -217,8 +201,8 @@ def register(verbs: dict) -> None:
                          epilog=_BUILD_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--tasks", default="all", help="comma-separated names or codes, or all/arithmetic/words/sat "
                    "(default all)")
-    p.add_argument("--seed", type=_nonneg_int, default=0, help="seed of the item draws (default 0)")
-    p.add_argument("--n", type=_pos_int, default=None, help="items per task (default: 2,000 arithmetic, 10,000 words)")
+    p.add_argument("--seed", type=nonneg_int, default=0, help="seed of the item draws (default 0)")
+    p.add_argument("--n", type=positive_int, default=None, help="items per task (default: 2,000 arithmetic, 10,000 words)")
     p.add_argument("--out-dir", default=str(DEFAULT_DIR), help=f"output folder (default {DEFAULT_DIR})")
     p.add_argument("--format", choices=FORMATS, default="openai", help="openai or eleuther layout")
     p.add_argument("--sat-file", default=None, help="Turney's SAT file; default the shipped sample")
@@ -242,26 +226,26 @@ def register(verbs: dict) -> None:
                         "20 SAT) or a number K (default zero,one,few)")
     s.add_argument("--model", default="smollm2-135m-instruct",
                    help="alias, local folder, .gguf file or hub id (default: the embedded smollm2-135m-instruct)")
-    s.add_argument("--limit", type=_pos_int, default=None, help="score only the first N items of each task")
-    s.add_argument("--limit-few", type=_pos_int, default=None,
+    s.add_argument("--limit", type=positive_int, default=None, help="score only the first N items of each task")
+    s.add_argument("--limit-few", type=positive_int, default=None,
                    help="a separate, usually smaller, N for the few-shot (K >= 2) settings of the generation "
                         "tasks, whose prompts run to 1,000-2,000 tokens (default: --limit; SAT uses --limit)")
-    s.add_argument("--seed", type=_nonneg_int, default=0, help="seed of the items and demonstration draws (default 0)")
+    s.add_argument("--seed", type=nonneg_int, default=0, help="seed of the items and demonstration draws (default 0)")
     s.add_argument("--format", choices=FORMATS, default="openai",
                    help="prompt layout: openai (GPT-3's, word tasks with the instruction line) or eleuther "
                         "(lm-eval's Question/Answer arithmetic, no instruction)")
     s.add_argument("--check", choices=CHECKS, default="generate",
                    help="generate: exact match of the greedy generation (GPT-3); is-greedy: the gold "
                         "completion is the model's greedy continuation (lm-eval's arithmetic acc)")
-    s.add_argument("--max-context", type=_pos_int, default=2048,
+    s.add_argument("--max-context", type=positive_int, default=2048,
                    help="prompt plus answer tokens at most (default 2048, GPT-3's window; capped at the model's)")
-    s.add_argument("--max-new-tokens", type=_pos_int, default=None,
+    s.add_argument("--max-new-tokens", type=positive_int, default=None,
                    help="tokens to generate per item (default per task: digits+4 arithmetic, 20 words)")
-    s.add_argument("--batch-size", type=_pos_int, default=16, help="prompts per forward pass (default 16)")
+    s.add_argument("--batch-size", type=positive_int, default=16, help="prompts per forward pass (default 16)")
     s.add_argument("--sat-file", default=None, help="Turney's SAT file; default synthprobe's sample (not the SAT set)")
     s.add_argument("--dtype", default=None, help="float32, bfloat16 or float16 (default fp32 on CPU, bf16 on CUDA)")
     s.add_argument("--device", default="auto", help="auto, cpu or cuda (default auto)")
-    s.add_argument("--threads", type=_pos_int, default=None,
+    s.add_argument("--threads", type=positive_int, default=None,
                    help="CPU threads for torch (default: torch's choice); 1 is often fastest on a busy machine")
     s.add_argument("--output", default=None, help="results JSON (default benchmarks/gpt3_<model>.json)")
     s.add_argument("--save-predictions", action="store_true", help="keep every item's prompt size, "
