@@ -13,7 +13,7 @@ import importlib.util
 import sys
 
 from synthprobe import __version__
-from synthprobe.errors import EXIT_BAD_INPUT, InputError
+from synthprobe.errors import EXIT_BAD_INPUT, run_command_line
 
 VERBS = {
     "build": "generate a task's data file deterministically from a seed",
@@ -68,14 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     if func is None:
         args._verb_parser.print_help()
         return EXIT_BAD_INPUT
-    try:
-        return int(func(args) or 0)
-    except InputError as exc:
-        print(f"synthprobe: error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        print("synthprobe: interrupted", file=sys.stderr)
-        return 130
+    return run_command_line(func, args)
 
 
 if __name__ == "__main__":

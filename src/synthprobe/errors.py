@@ -7,6 +7,9 @@ from pathlib import Path
 #: Exit status for bad input or bad command-line values.
 EXIT_BAD_INPUT = 2
 
+#: Exit status after Ctrl-C (128 + SIGINT, the shell's convention).
+EXIT_INTERRUPTED = 130
+
 
 class InputError(Exception):
     """Bad user input. ``str(err)`` is the single line shown to the user."""
@@ -25,3 +28,18 @@ class InputError(Exception):
         if field is not None:
             loc = f"{loc}: field {field!r}" if loc else f"field {field!r}"
         super().__init__(f"{loc}: {message}" if loc else message)
+
+
+def run_command_line(func, args, prog: str = "synthprobe") -> int:
+    """Run a parsed command; bad input and Ctrl-C end it with one line on stderr and
+    :data:`EXIT_BAD_INPUT` / :data:`EXIT_INTERRUPTED` instead of a traceback."""
+    import sys
+
+    try:
+        return int(func(args) or 0)
+    except InputError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt as exc:
+        print(f"{prog}: {str(exc) or 'interrupted'}", file=sys.stderr)
+        return EXIT_INTERRUPTED

@@ -8,12 +8,11 @@ import traceback
 from pathlib import Path
 
 from synthprobe.cliargs import int_at_least, positive_int
-from synthprobe.errors import InputError
+from synthprobe.errors import EXIT_INTERRUPTED, InputError, run_command_line
 
 #: Exit status when a model fails to load or scoring fails mid-run (bad input exits 2).
 EXIT_RUN_FAILED = 1
 #: Exit status after Ctrl-C (SIGINT), as shells report 128 + SIGINT.
-EXIT_INTERRUPTED = 130
 
 DESCRIPTION = """\
 Score causal language models on Deep Arithmark (ArithMark 3.0 format: finish the sentence,
@@ -146,17 +145,8 @@ def register(verbs: dict) -> None:
 
 def bench_main(argv: list[str] | None = None, *, root: Path | None = None) -> int:
     """Entry point of ``bench_deeparithmark.py``: the same flags and code as the sub-command."""
-    from synthprobe.errors import EXIT_BAD_INPUT
-
     parser = argparse.ArgumentParser(prog="bench_deeparithmark.py", description=DESCRIPTION,
                                      epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(parser, root=root)
     args = parser.parse_args(argv)
-    try:
-        return run_command(args)
-    except InputError as exc:
-        print(f"synthprobe: error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        print("synthprobe: interrupted", file=sys.stderr)
-        return 130
+    return run_command_line(run_command, args)

@@ -49,3 +49,19 @@ def ending_scores(token_lp: Sequence[float], token_greedy: Sequence[bool], n_tok
         k += n
         out.append(EndingScore(logprob=s, n_tokens=n, n_chars=c, is_greedy=g))
     return out
+
+
+def deliver_batch(batch: Sequence[int], encoded, token_lp: Sequence[float], token_greedy: Sequence[bool],
+                  results: list, on_item=None) -> None:
+    """Split one batch's target log-probs (items in ``batch`` order, endings and tokens in
+    order) into each item's :class:`EndingScore` list, store it and report it to ``on_item``."""
+    k = 0
+    for i in batch:
+        enc = encoded[i]
+        n_tokens = [len(e) for e in enc.ending_ids]
+        m = sum(n_tokens)
+        scores = ending_scores(token_lp[k:k + m], token_greedy[k:k + m], n_tokens, enc.n_chars)
+        k += m
+        results[i] = scores
+        if on_item is not None:
+            on_item(i, scores)

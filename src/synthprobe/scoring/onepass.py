@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Iterator, Sequence
 
 from synthprobe.models.base import EndingScore, ItemCallback
-from synthprobe.scoring.common import BAR_FORMAT, ending_scores, model_device, target_logprobs
+from synthprobe.scoring.common import BAR_FORMAT, deliver_batch, model_device, target_logprobs
 from synthprobe.scoring.requests import EncodedItem
 
 
@@ -222,15 +222,7 @@ def _score_onepass(model, encoded, *, batch_size, pad_id, progress, on_item, log
             with torch.inference_mode():
                 lp, greedy = target_logprobs(logits, torch.tensor(q_rows, device=device),
                                              torch.tensor(tgts, device=device))
-            k = 0
-            for i in batch:
-                enc = encoded[i]
-                m = sum(len(e) for e in enc.ending_ids)
-                scores = ending_scores(lp[k:k + m], greedy[k:k + m], [len(e) for e in enc.ending_ids], enc.n_chars)
-                k += m
-                results[i] = scores
-                if on_item is not None:
-                    on_item(i, scores)
+            deliver_batch(batch, encoded, lp, greedy, results, on_item)
             bar.update(len(batch))
     return results  # type: ignore[return-value]
 

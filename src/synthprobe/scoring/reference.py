@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from synthprobe.models.base import EndingScore, ItemCallback
-from synthprobe.scoring.common import BAR_FORMAT, ending_scores, model_device, target_logprobs
+from synthprobe.scoring.common import BAR_FORMAT, deliver_batch, model_device, target_logprobs
 from synthprobe.scoring.requests import EncodedItem
 
 
@@ -56,14 +56,6 @@ def score_reference(model, encoded: Sequence[EncodedItem], *, batch_size: int = 
                 del logits
                 lp, greedy = target_logprobs(sel, torch.arange(len(tgts), device=device),
                                              torch.tensor(tgts, device=device))
-            k = 0
-            for i in batch:
-                enc = encoded[i]
-                m = sum(len(e) for e in enc.ending_ids)
-                scores = ending_scores(lp[k:k + m], greedy[k:k + m], [len(e) for e in enc.ending_ids], enc.n_chars)
-                k += m
-                results[i] = scores
-                if on_item is not None:
-                    on_item(i, scores)
+            deliver_batch(batch, encoded, lp, greedy, results, on_item)
             bar.update(len(batch))
     return results  # type: ignore[return-value]

@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 
 from synthprobe.cliargs import nonneg_int, positive_int
-from synthprobe.errors import EXIT_BAD_INPUT, InputError
+from synthprobe.errors import EXIT_BAD_INPUT, InputError, run_command_line
 from synthprobe.tasks.deeparithmark.composition import RELEASE_SEED, RELEASE_SIZE
 
 RELEASE_FILE = Path("data") / "deeparithmark-1.jsonl"
@@ -233,11 +233,4 @@ def main(argv: list[str] | None = None, *, root: str | Path | None = None) -> in
     if args.command is None:
         parser.print_help()
         return EXIT_BAD_INPUT
-    try:
-        return int(args.func(args) or 0)
-    except InputError as exc:
-        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        print(f"{parser.prog}: interrupted", file=sys.stderr)
-        return 130
+    return run_command_line(args.func, args, parser.prog)
