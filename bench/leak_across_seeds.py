@@ -47,36 +47,24 @@ def main(argv=None) -> int:
         p.error("--seeds needs at least two seeds (the across-file rows train on the others)")
 
     import numpy as np
-    from sklearn.feature_extraction.text import CountVectorizer
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.pipeline import make_pipeline
     from tqdm import tqdm
 
-    from synthprobe.tasks.deeparithmark.audit import AuditItem, classifier_picks
+    from synthprobe.tasks.deeparithmark.audit import (AuditItem, audit_item, classifier_picks,
+                                                      classifier_pipeline, option_rows,
+                                                      picks_from_proba)
     from synthprobe.tasks.deeparithmark.build import iter_items
-    from synthprobe.tasks.deeparithmark.checks import value_kind
 
     files: list[list[AuditItem]] = []
     for s in tqdm(args.seeds, desc="building", unit="seed"):
-        files.append([AuditItem(tuple(it["endings"]), tuple(it["metadata"]["option_values"]), int(it["label"]),
-                                value_kind(it["metadata"]["answer"]), it["metadata"]["template"])
-                      for it in iter_items(s, args.n)])
+        files.append([audit_item(it["endings"], it["label"], it["metadata"]) for it in iter_items(s, args.n)])
 
     def accuracy(picks, items) -> float:
         return 100.0 * float(np.mean([pk == it.label for pk, it in zip(picks, items)]))
 
     def fit_and_pick(train: list[AuditItem], test: list[AuditItem]) -> list[int]:
-        texts = [e for it in train for e in it.endings]
-        y = [int(i == it.label) for it in train for i in range(len(it.endings))]
-        model = make_pipeline(CountVectorizer(analyzer="char", ngram_range=(3, 3)),
-                              LogisticRegression(max_iter=5000)).fit(texts, y)
-        proba = model.predict_proba([e for it in test for e in it.endings])[:, 1]
-        picks, pos = [], 0
-        for it in test:
-            k = len(it.endings)
-            picks.append(int(np.argmax(proba[pos:pos + k])))
-            pos += k
-        return picks
+        texts, y, _ = option_rows(train)
+        model = classifier_pipeline().fit(texts, y)
+        return picks_from_proba(test, model.predict_proba(option_rows(test)[0])[:, 1])
 
     rows = []
     for i, (s, items) in enumerate(tqdm(list(zip(args.seeds, files)), desc="classifying", unit="seed")):

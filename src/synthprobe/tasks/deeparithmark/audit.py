@@ -92,11 +92,15 @@ def load_audit_items(path: str | Path) -> list[AuditItem]:
         if not isinstance(answer, str):
             raise InputError(f"expected the rendered answer as a string, got {answer!r}",
                              path=path, line=it.line, field="metadata.answer")
-        template = md.get("template")
-        out.append(AuditItem(endings=it.endings, values=tuple(vals), label=it.label,
-                             kind=value_kind(answer),
-                             template=template if isinstance(template, str) else ""))
+        out.append(audit_item(it.endings, it.label, md))
     return out
+
+
+def audit_item(endings: Sequence[str], label: int, metadata: dict) -> AuditItem:
+    """An :class:`AuditItem` from a release item's endings, label and (checked) metadata."""
+    template = metadata.get("template")
+    return AuditItem(endings=tuple(endings), values=tuple(metadata["option_values"]), label=int(label),
+                     kind=value_kind(metadata["answer"]), template=template if isinstance(template, str) else "")
 
 
 def _argbest(keys: Sequence) -> int:
@@ -108,31 +112,47 @@ def _argbest(keys: Sequence) -> int:
     return best
 
 
-def classifier_picks(items: Sequence[AuditItem]) -> list[int]:
-    """Per item, the ending a cross-validated char-3-gram classifier rates most likely correct."""
-    import numpy as np
+def classifier_pipeline():
+    """The audit's classifier: char-trigram counts of an ending and a logistic regression."""
     from sklearn.feature_extraction.text import CountVectorizer
     from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import GroupKFold, cross_val_predict
     from sklearn.pipeline import make_pipeline
 
+    return make_pipeline(CountVectorizer(analyzer="char", ngram_range=(3, 3), lowercase=True),
+                         LogisticRegression(max_iter=5000))
+
+
+def option_rows(items: Sequence[AuditItem]) -> tuple[list[str], list[int], list[int]]:
+    """One row per ending: its text, 1 if it is the correct one, and its item's index."""
     texts, y, groups = [], [], []
     for g, it in enumerate(items):
         for i, e in enumerate(it.endings):
             texts.append(e)
             y.append(int(i == it.label))
             groups.append(g)
-    model = make_pipeline(CountVectorizer(analyzer="char", ngram_range=(3, 3), lowercase=True),
-                          LogisticRegression(max_iter=5000))
-    folds = GroupKFold(n_splits=min(CV_FOLDS, len(items)))
-    proba = cross_val_predict(model, texts, np.array(y), groups=np.array(groups), cv=folds,
-                              method="predict_proba")[:, 1]
+    return texts, y, groups
+
+
+def picks_from_proba(items: Sequence[AuditItem], proba: Sequence[float]) -> list[int]:
+    """Per item, the ending with the highest probability of being correct (ties: lowest index)."""
     picks, pos = [], 0
     for it in items:
         k = len(it.endings)
         picks.append(_argbest(list(proba[pos:pos + k])))
         pos += k
     return picks
+
+
+def classifier_picks(items: Sequence[AuditItem]) -> list[int]:
+    """Per item, the ending a cross-validated char-3-gram classifier rates most likely correct."""
+    import numpy as np
+    from sklearn.model_selection import GroupKFold, cross_val_predict
+
+    texts, y, groups = option_rows(items)
+    folds = GroupKFold(n_splits=min(CV_FOLDS, len(items)))
+    proba = cross_val_predict(classifier_pipeline(), texts, np.array(y), groups=np.array(groups), cv=folds,
+                              method="predict_proba")[:, 1]
+    return picks_from_proba(items, proba)
 
 
 CLASSIFIER = "char-3-gram classifier over option text"

@@ -24,11 +24,9 @@ from pathlib import Path
 from statistics import fmean
 from typing import Sequence
 
-from synthprobe.errors import InputError
 from synthprobe.formats.arithmark3 import MCItem, load_arithmark3
 from synthprobe.io import sha256_file
-from synthprobe.tasks.deeparithmark.audit import (CLASSIFIER, AuditItem, audit, format_table,
-                                                  tolerance)
+from synthprobe.tasks.deeparithmark.audit import CLASSIFIER, audit, audit_item, format_table, tolerance
 from synthprobe.tasks.deeparithmark.build import dumps_item
 from synthprobe.tasks.deeparithmark.checks import (ITEM_RULES, MAX_CTX_WORDS, ctx_words,
                                                    item_faults, value_kind)
@@ -271,8 +269,7 @@ def selftest(path: str | Path, *, upstream: str | Path | None = None,
                         lo_w <= mean_w <= hi_w and max_w <= MAX_CTX_WORDS))
 
     # shortcut audit
-    a_items = [AuditItem(endings=it.endings, values=tuple(m["option_values"]), label=it.label,
-                         kind=value_kind(m["answer"])) for it, m in zip(items, md)]
+    a_items = [audit_item(it.endings, it.label, m) for it, m in zip(items, md)]
     rows = audit(a_items, classifier=classifier)
     tol = tolerance(n)
     for r in rows:
