@@ -59,21 +59,29 @@ def _check_out(out: str) -> Path:
     return p
 
 
+def _run_probe(args, probe: str, stem: str, load, default_file, run, to_html) -> dict:
+    """Load the items, generate, and write ``<stem>.json`` and ``<stem>.html`` under ``--out``;
+    returns the JSON document."""
+    items = load(args.items)
+    out = _check_out(args.out)
+    sampling = _sampling(args)
+    label, sha = _items_label(args.items, default_file)
+    lm = load_model_or_exit(args)
+    body = run(lm, items, sampling, seed=args.seed, progress=not args.quiet)
+    doc = {"probe": probe, "model": lm.name, "model_spec": args.model, "items_file": label,
+           "items_sha256": sha, "seed": args.seed, "sampling": sampling.to_dict(), **body}
+    atomic_write_json(out / f"{stem}.json", doc)
+    atomic_write_text(out / f"{stem}.html", to_html(doc))
+    return doc
+
+
 def _cmd_novel_words(args) -> int:
     from synthprobe.probes import novel_words, report
     from synthprobe.probes.items import NOVEL_WORDS_FILE, load_novel_words
 
-    words = load_novel_words(args.items)
-    out = _check_out(args.out)
-    sampling = _sampling(args)
-    label, sha = _items_label(args.items, NOVEL_WORDS_FILE)
-    lm = load_model_or_exit(args)
-    body = novel_words.run(lm, words, sampling, seed=args.seed, progress=not args.quiet)
-    doc = {"probe": "novel-words", "model": lm.name, "model_spec": args.model, "items_file": label,
-           "items_sha256": sha, "seed": args.seed, "sampling": sampling.to_dict(), **body}
-    atomic_write_json(out / "novel_words.json", doc)
-    atomic_write_text(out / "novel_words.html", report.novel_words_html(doc))
-    s = doc["summary"]
+    doc = _run_probe(args, "novel-words", "novel_words", load_novel_words, NOVEL_WORDS_FILE, novel_words.run,
+                     report.novel_words_html)
+    s, out = doc["summary"], Path(args.out)
     print(f"novel words: {s['words']} words; first sample uses the word in {s['uses_word_first_sample']} "
           f"-> {out / 'novel_words.json'}, {out / 'novel_words.html'}")
     return 0
@@ -83,17 +91,8 @@ def _cmd_grammar(args) -> int:
     from synthprobe.probes import grammar, report
     from synthprobe.probes.items import GRAMMAR_FILE, load_grammar
 
-    items = load_grammar(args.items)
-    out = _check_out(args.out)
-    sampling = _sampling(args)
-    label, sha = _items_label(args.items, GRAMMAR_FILE)
-    lm = load_model_or_exit(args)
-    body = grammar.run(lm, items, sampling, seed=args.seed, progress=not args.quiet)
-    doc = {"probe": "grammar", "model": lm.name, "model_spec": args.model, "items_file": label,
-           "items_sha256": sha, "seed": args.seed, "sampling": sampling.to_dict(), **body}
-    atomic_write_json(out / "grammar.json", doc)
-    atomic_write_text(out / "grammar.html", report.grammar_html(doc))
-    s = doc["summary"]
+    doc = _run_probe(args, "grammar", "grammar", load_grammar, GRAMMAR_FILE, grammar.run, report.grammar_html)
+    s, out = doc["summary"], Path(args.out)
     scored = (f"chrF {s['chrf']:.2f}, exact match {s['exact_match']}/{s['scored']}" if s.get("scored")
               else "no references, not scored")
     print(f"grammar: {s['items']} items; {scored} -> {out / 'grammar.json'}, {out / 'grammar.html'}")
