@@ -182,6 +182,44 @@ def test_real_model_sat_few_shot_and_is_greedy_check():
 
 
 @pytest.mark.slow
+def test_interrupted_run_resumes_from_the_score_cache(monkeypatch):
+    """Ctrl-C after two batches keeps those items; the rerun scores only the rest and equals
+    a run without the cache, for generation and for the choice task alike."""
+    import signal
+
+    from synthprobe.scoring.cache import ScoreCache
+    from synthprobe.scoring.run import ScoringInterrupted
+
+    backend = embedded_backend()
+    cfg = dict(tasks=resolve_tasks("2D+,CL,SAT"), shots=["one"], limit=6, batch_size=2, progress=False)
+    fresh = run(backend, EvalConfig(**cfg, cache=False))
+    original, appended = ScoreCache.append, []
+
+    def append_then_ctrl_c(self, records):
+        n = original(self, records)
+        appended.append(n)
+        if len(appended) == 2:
+            signal.raise_signal(signal.SIGINT)
+        return n
+
+    monkeypatch.setattr(ScoreCache, "append", append_then_ctrl_c)
+    with pytest.raises(ScoringInterrupted, match=r"interrupted after 4 items \(2D\+ one\); 4 of 6 items are cached"):
+        run(backend, EvalConfig(**cfg))
+    monkeypatch.setattr(ScoreCache, "append", original)
+    assert appended == [2, 2]
+
+    resumed = run(backend, EvalConfig(**cfg))
+    assert [r["cached_items"] for r in resumed] == [4, 0, 0]
+
+    def same(r):
+        return {k: v for k, v in r.items() if k not in ("seconds", "items_per_s", "cached_items")}
+
+    assert [same(r) for r in resumed] == [same(r) for r in fresh]
+    again = run(backend, EvalConfig(**cfg))
+    assert all(r["cached_items"] == 6 and r["items_per_s"] is None for r in again)
+    assert [same(r) for r in again] == [same(r) for r in fresh]
+
+
 def test_cli_score_writes_results_and_prints_the_table(tmp_path):
     out = tmp_path / "res.json"
     proc = subprocess.run([sys.executable, "-m", "synthprobe.cli", "score", "gpt3", "--tasks", "2D+,SAT",

@@ -98,7 +98,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         tasks=resolve_tasks(args.tasks), shots=shots, limit=args.limit, limit_few=args.limit_few,
         seed=args.seed, format=args.format, check=args.check, max_context=args.max_context,
         batch_size=args.batch_size, max_new_tokens=args.max_new_tokens, sat_file=args.sat_file,
-        save_items=args.save_predictions, progress=not args.quiet,
+        save_items=args.save_predictions, progress=not args.quiet, cache=not args.no_cache,
     ).validate()
     output = Path(args.output) if args.output else Path("benchmarks") / f"gpt3_{_slug(args.model)}.json"
     if output.is_dir():
@@ -250,5 +250,9 @@ def register(verbs: dict) -> None:
     s.add_argument("--output", default=None, help="results JSON (default benchmarks/gpt3_<model>.json)")
     s.add_argument("--save-predictions", action="store_true", help="keep every item's prompt size, "
                    "prediction and correctness in the results JSON")
+    s.add_argument("--no-cache", action="store_true",
+                   help="do not read or write the score cache (default: every finished batch of items is kept "
+                        "under $SYNTHPROBE_CACHE/scores, so a run stopped by Ctrl-C or a crash resumes where it "
+                        "stopped when the same command is run again; 'synthprobe cache' shows or clears it)")
     s.add_argument("--quiet", action="store_true", help="no progress bars or per-task lines")
     s.set_defaults(func=cmd_score)

@@ -19,7 +19,7 @@ Results JSON (written atomically)::
       "results": [
         {"task", "code", "family", "setting", "k", "n", "correct", "accuracy",
          "shots": {"mean", "min", "max", "reduced"}, "prompt_tokens": {"mean", "max"},
-         "max_new_tokens", "seconds", "items_per_s",
+         "max_new_tokens", "cached_items", "seconds", "items_per_s",
          "paper": {"125M": {"value": ..., "doubtful"?: true, "alt"?: ...}, ...},
          "paper_note"?, "lands",
          "items"?: [{"index", "n_shots", "prompt_tokens", "gold", "prediction", "correct"}]}
@@ -40,8 +40,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from tqdm.auto import tqdm
+
 from synthprobe.errors import InputError
-from synthprobe.tasks.gpt3.base import BuildConfig, FORMATS, Task, build_items
+from synthprobe.scoring.run import ScoringInterrupted
+from synthprobe.tasks.gpt3.base import BuildConfig, FORMATS, Task, build_items, serialize
 from synthprobe.tasks.gpt3.paper import SIZES, ROW_NOTES, paper_row, where_it_lands
 from synthprobe.tasks.gpt3.prompts import Prompt, PromptConfig, build_prompts, parse_shots
 
@@ -92,6 +95,8 @@ class EvalConfig:
     sat_file: str | None = None
     save_items: bool = True
     progress: bool = True
+    #: Keep every finished item in the score cache, so an interrupted run resumes (--no-cache: off).
+    cache: bool = True
 
     def validate(self) -> "EvalConfig":
         if not self.tasks:
@@ -168,40 +173,82 @@ def score_task(backend, task: Task, k: int, config: EvalConfig, pool: list,
     prompts = build_prompts(task, pool, range(n), pconf, count_tokens)
     setting = setting_name(k, task)
 
+    def score(chunk: Sequence[Prompt]) -> list[dict[str, Any]]:
+        rows: list[dict[str, Any]] = []
+        if task.kind == "choice":
+            queries = [dataclasses.replace(pool[p.index], ctx=p.text) for p in chunk]
+            scores = backend.score_choices(queries, batch_size=config.batch_size, max_context=max_context,
+                                           progress=False)
+            for p, q, per_item in zip(chunk, queries, scores):
+                means = [s.per_token for s in per_item]
+                pred = pick_choice(means)
+                rows.append({"index": p.index, "id": q.id, "n_shots": p.n_shots, "prompt_tokens": p.n_tokens,
+                             "label": q.label, "prediction": pred, "correct": pred == q.label,
+                             "per_token_logprob": [round(m, 6) for m in means]})
+        elif config.check == "is-greedy":
+            pairs = [(p.text, pool[p.index].completion) for p in chunk]
+            scores = backend.loglikelihood(pairs, batch_size=config.batch_size, max_context=max_context,
+                                           progress=False)
+            for p, (ctx, gold), s in zip(chunk, pairs, scores):
+                rows.append({"index": p.index, "n_shots": p.n_shots, "prompt_tokens": p.n_tokens,
+                             "gold": gold, "logprob": round(s.logprob, 6), "correct": bool(s.is_greedy)})
+        else:
+            outputs = backend.generate([p.text for p in chunk], max_new, STOP,
+                                       batch_size=config.batch_size, progress=False)
+            for p, out in zip(chunk, outputs):
+                gold = pool[p.index].completion
+                rows.append({"index": p.index, "n_shots": p.n_shots, "prompt_tokens": p.n_tokens,
+                             "gold": gold, "prediction": out, "correct": exact_match(out, gold)})
+        return rows
+
+    cache = None
+    if config.cache:
+        cache = item_cache(backend, task, pool, {
+            "setting": setting, "k": k, "seed": config.seed, "format": config.format, "check": config.check,
+            "max_context": max_context, "max_new_tokens": max_new})
+    done = {int(i): rec["item"] for i, rec in cache.load().items()} if cache is not None else {}
+    todo = [p for p in prompts if p.index not in done]
+    fresh: dict[int, dict[str, Any]] = {}
     start = time.perf_counter()
-    items: list[dict[str, Any]] = []
-    if task.kind == "choice":
-        queries = [dataclasses.replace(pool[p.index], ctx=p.text) for p in prompts]
-        scores = backend.score_choices(queries, batch_size=config.batch_size, max_context=max_context,
-                                       progress=config.progress)
-        for p, q, per_item in zip(prompts, queries, scores):
-            means = [s.per_token for s in per_item]
-            pred = pick_choice(means)
-            items.append({"index": p.index, "id": q.id, "n_shots": p.n_shots, "prompt_tokens": p.n_tokens,
-                          "label": q.label, "prediction": pred, "correct": pred == q.label,
-                          "per_token_logprob": [round(m, 6) for m in means]})
-    elif config.check == "is-greedy":
-        pairs = [(p.text, pool[p.index].completion) for p in prompts]
-        scores = backend.loglikelihood(pairs, batch_size=config.batch_size, max_context=max_context,
-                                       progress=config.progress)
-        for p, (ctx, gold), s in zip(prompts, pairs, scores):
-            items.append({"index": p.index, "n_shots": p.n_shots, "prompt_tokens": p.n_tokens,
-                          "gold": gold, "logprob": round(s.logprob, 6), "correct": bool(s.is_greedy)})
-    else:
-        outputs = backend.generate([p.text for p in prompts], max_new, STOP,
-                                   batch_size=config.batch_size, progress=config.progress)
-        for p, out in zip(prompts, outputs):
-            gold = pool[p.index].completion
-            items.append({"index": p.index, "n_shots": p.n_shots, "prompt_tokens": p.n_tokens,
-                          "gold": gold, "prediction": out, "correct": exact_match(out, gold)})
+    # One backend batch at a time: each finished batch goes to the cache at once, and a resumed
+    # run forms the same batches (it starts at a batch boundary), so its outputs are the same.
+    step = config.batch_size
+    with tqdm(total=len(prompts), initial=len(prompts) - len(todo), desc=f"{task.code} {setting}", unit="item",
+              disable=not config.progress, dynamic_ncols=True) as bar:
+        try:
+            for s in range(0, len(todo), step):
+                rows = score(todo[s:s + step])
+                fresh.update((r["index"], r) for r in rows)
+                if cache is not None:
+                    cache.append([{"id": str(r["index"]), "item": r} for r in rows])
+                bar.update(len(rows))
+        except KeyboardInterrupt:
+            kept = ("nothing is cached (--no-cache)" if cache is None else
+                    f"{len(done) + len(fresh)} of {len(prompts)} items are cached, run the same command "
+                    "again to resume")
+            raise ScoringInterrupted(f"interrupted after {len(fresh)} items ({task.code} {setting}); "
+                                     f"{kept}") from None
+    items = [fresh[p.index] if p.index in fresh else done[p.index] for p in prompts]
     seconds = time.perf_counter() - start
     return summarize(task, setting, k, prompts, items, seconds=seconds,
                      max_new_tokens=max_new if task.kind != "choice" and config.check == "generate" else None,
-                     save_items=config.save_items)
+                     save_items=config.save_items, cached=len(done))
+
+
+def item_cache(backend, task: Task, pool: list, settings: dict[str, Any]):
+    """The score cache of one (model, task pool, setting): the pool's JSONL text stands for the
+    data (it covers the seed, the format and a user's SAT file), ``settings`` for the rest."""
+    import hashlib
+
+    from synthprobe.scoring.cache import ScoreCache, cache_key
+
+    data_sha = hashlib.sha256(serialize(pool).encode("utf-8")).hexdigest()
+    return ScoreCache(cache_key(backend.fingerprint, data_sha,
+                                {"task": task.name, "dtype": backend.dtype, "bos": backend.bos, **settings}))
 
 
 def summarize(task: Task, setting: str, k: int, prompts: Sequence[Prompt], items: list[dict],
-              *, seconds: float, max_new_tokens: int | None, save_items: bool) -> dict[str, Any]:
+              *, seconds: float, max_new_tokens: int | None, save_items: bool, cached: int = 0) -> dict[str, Any]:
     n = len(items)
     correct = sum(1 for it in items if it["correct"])
     accuracy = 100.0 * correct / n if n else 0.0
@@ -217,8 +264,9 @@ def summarize(task: Task, setting: str, k: int, prompts: Sequence[Prompt], items
         "prompt_tokens": {"mean": round(sum(tokens) / len(tokens), 1) if tokens else None,
                           "max": max(tokens) if tokens else None},
         "max_new_tokens": max_new_tokens,
+        "cached_items": cached,
         "seconds": round(seconds, 3),
-        "items_per_s": round(n / seconds, 4) if seconds > 0 else None,
+        "items_per_s": round((n - cached) / seconds, 4) if seconds > 0 and n > cached else None,
     }
     if row is not None:
         out["paper"] = {size: cell.to_dict() for size, cell in zip(SIZES, row)}
