@@ -207,11 +207,13 @@ def score_task(backend, task: Task, k: int, config: EvalConfig, pool: list,
             "setting": setting, "k": k, "seed": config.seed, "format": config.format, "check": config.check,
             "max_context": max_context, "max_new_tokens": max_new})
     done = {int(i): rec["item"] for i, rec in cache.load().items()} if cache is not None else {}
-    todo = [p for p in prompts if p.index not in done]
+    # Longest prompts first, as the backends batch them (little padding), one backend batch at a
+    # time: each finished batch goes to the cache at once, and a resumed run forms the same
+    # batches (the cached ones are a prefix of this order), so its outputs are the same.
+    todo = sorted((p for p in prompts if p.index not in done),
+                  key=lambda p: (-(p.n_tokens if p.n_tokens is not None else len(p.text)), p.index))
     fresh: dict[int, dict[str, Any]] = {}
     start = time.perf_counter()
-    # One backend batch at a time: each finished batch goes to the cache at once, and a resumed
-    # run forms the same batches (it starts at a batch boundary), so its outputs are the same.
     step = config.batch_size
     with tqdm(total=len(prompts), initial=len(prompts) - len(todo), desc=f"{task.code} {setting}", unit="item",
               disable=not config.progress, dynamic_ncols=True) as bar:
