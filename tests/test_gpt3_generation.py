@@ -82,3 +82,24 @@ def test_edge_cases(model_and_tokenizer):
         greedy_generate(model, tok, ["ok"], max_new_tokens=-1, progress=False)
     with pytest.raises(ValueError):
         greedy_generate(model, tok, ["ok"], max_new_tokens=3, batch_size=0, progress=False)
+
+
+def test_bos_goes_before_every_prompt(model_and_tokenizer, prompts):
+    """With ``bos_id`` the continuation is the one plain greedy decoding gives after BOS + prompt."""
+    import torch
+
+    model, tok = model_and_tokenizer
+    bos = tok.bos_token_id
+    assert bos is not None
+    got = greedy_generate(model, tok, prompts[:4], max_new_tokens=8, batch_size=3, progress=False, bos_id=bos)
+    plain = greedy_generate(model, tok, prompts[:4], max_new_tokens=8, batch_size=3, progress=False)
+    want = []
+    for p in prompts[:4]:
+        ids = torch.tensor([[bos, *tok(p, add_special_tokens=False).input_ids]])
+        with torch.inference_mode():
+            out = model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=8, do_sample=False,
+                                 pad_token_id=tok.eos_token_id)
+        want.append(tok.decode(out[0, ids.shape[1]:], skip_special_tokens=True))
+    assert got == want
+    assert got != plain  # the BOS is really there: it changes at least one continuation
+

@@ -96,13 +96,14 @@ def _device(model) -> torch.device:
 def greedy_generate(model, tokenizer, prompts: Sequence[str], *, max_new_tokens: int,
                     stop: str | Sequence[str] | None = None, batch_size: int = 16,
                     progress: bool = True, add_special_tokens: bool = False,
-                    desc: str = "generating") -> list[str]:
+                    bos_id: int | None = None, desc: str = "generating") -> list[str]:
     """Greedy continuations of ``prompts``, cut before the first ``stop`` string.
 
     ``model`` is a Hugging Face causal LM, ``tokenizer`` its tokenizer. At most
     ``max_new_tokens`` tokens are generated per prompt; a sequence also ends at an
     end-of-sequence token (not part of the returned text). ``batch_size`` prompts are decoded
-    together; the result does not depend on it. ``progress`` shows a tqdm bar.
+    together; the result does not depend on it. ``progress`` shows a tqdm bar. ``bos_id``,
+    when given, is put before every prompt's tokens.
     """
     if isinstance(prompts, str):
         raise TypeError("prompts must be a sequence of strings, not one string")
@@ -119,6 +120,8 @@ def greedy_generate(model, tokenizer, prompts: Sequence[str], *, max_new_tokens:
         return []
 
     encoded = tokenizer(prompts, add_special_tokens=add_special_tokens)["input_ids"]
+    if bos_id is not None:  # the backend's --bos: one BOS before every prompt, as for scoring
+        encoded = [[bos_id, *ids] for ids in encoded]
     limit = _max_positions(model)
     for i, ids in enumerate(encoded):
         if not ids:

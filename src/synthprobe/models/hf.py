@@ -156,11 +156,13 @@ class HFBackend:
 
     def generate(self, prompts: Sequence[str], max_new_tokens: int, stop: str | Sequence[str] | None = None,
                  *, batch_size: int = 16, progress: bool = True) -> list[str]:
-        """Greedy continuations of ``prompts`` (cut at ``stop``)."""
+        """Greedy continuations of ``prompts`` (cut at ``stop``), after a BOS token when the
+        backend was loaded with ``bos=True`` (``--bos``), as in scoring."""
         from synthprobe.models.generation import greedy_generate
 
         return greedy_generate(self.model, self.tokenizer, list(prompts), max_new_tokens=max_new_tokens,
-                               stop=stop, batch_size=batch_size, progress=progress)
+                               stop=stop, batch_size=batch_size, progress=progress,
+                               bos_id=self.bos_token_id if self.bos else None)
 
     def describe(self) -> dict[str, Any]:
         import torch
