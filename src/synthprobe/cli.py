@@ -25,6 +25,10 @@ VERBS = {
     "cache": "inspect or clear the per-item scoring cache and converted model weights",
 }
 
+#: Verbs whose sub-command may be left out: ``synthprobe report FILES`` means
+#: ``synthprobe report deeparithmark FILES``.
+DEFAULT_WHAT = {"report": "deeparithmark"}
+
 _ROOMS = (
     "synthprobe.tasks.deeparithmark.cli",
     "synthprobe.tasks.gpt3.cli",
@@ -37,7 +41,7 @@ _ROOMS = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _build() -> tuple[argparse.ArgumentParser, dict[str, argparse._SubParsersAction]]:
     parser = argparse.ArgumentParser(
         prog="synthprobe",
         description="Build procedurally generated probe benchmarks, prove them fair, and "
@@ -55,12 +59,26 @@ def build_parser() -> argparse.ArgumentParser:
         if importlib.util.find_spec(room) is None:
             continue
         importlib.import_module(room).register(verbs)
-    return parser
+    return parser, verbs
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole ``synthprobe`` command line."""
+    return _build()[0]
+
+
+def with_default_what(verbs: dict[str, argparse._SubParsersAction], argv: list[str]) -> list[str]:
+    """``argv`` with the verb's default sub-command put in where the word after the verb is
+    neither a sub-command nor an option (:data:`DEFAULT_WHAT`)."""
+    if len(argv) < 2 or argv[0] not in DEFAULT_WHAT or argv[1].startswith("-") or argv[1] in verbs[argv[0]].choices:
+        return argv
+    return [argv[0], DEFAULT_WHAT[argv[0]], *argv[1:]]
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    parser, verbs = _build()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(with_default_what(verbs, argv))
     if args.verb is None:
         parser.print_help()
         return EXIT_BAD_INPUT

@@ -35,26 +35,13 @@ its path and the field inside it.
 def _report(args: argparse.Namespace) -> int:
     from synthprobe.report.build import build_report
 
-    files = list(args.results)
-    first = getattr(args, "_first_result", None)
-    if first is not None:
-        files.insert(0, Path(first))
-    for p in build_report(files, args.out, title=args.title):
+    for p in build_report(list(args.results), args.out, title=args.title):
         print(p)
     return 0
 
 
-def _parser(first: str | None = None) -> argparse.ArgumentParser:
-    prog = "synthprobe report"
-    p = argparse.ArgumentParser(prog=prog, description=_DESCRIPTION,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    _arguments(p, optional_files=first is not None)
-    p.set_defaults(_first_result=first)
-    return p
-
-
-def _arguments(p: argparse.ArgumentParser, *, optional_files: bool = False) -> None:
-    p.add_argument("results", nargs="*" if optional_files else "+", type=Path, metavar="RESULTS.json",
+def _arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("results", nargs="+", type=Path, metavar="RESULTS.json",
                    help="results files written by `synthprobe score deeparithmark` "
                         "(each may hold several models)")
     p.add_argument("--out", required=True, type=Path, metavar="DIR",
@@ -63,31 +50,10 @@ def _arguments(p: argparse.ArgumentParser, *, optional_files: bool = False) -> N
     p.set_defaults(func=_report)
 
 
-class _SubcommandsOrFiles(dict):
-    """The ``report`` verb's sub-command table that also takes a results file as first word.
-
-    argparse looks the first word after ``report`` up in this table (``in``, then ``[]``).
-    Named sub-commands resolve as usual; any other word that is not an option is the first
-    results file, handed to a parser that puts it in front of the remaining files.
-    """
-
-    def __contains__(self, key: object) -> bool:
-        return dict.__contains__(self, key) or (isinstance(key, str) and not key.startswith("-"))
-
-    def __missing__(self, key: str) -> argparse.ArgumentParser:
-        return _parser(first=key)
-
-
 def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
     verb = verbs["report"]
     p = verb.add_parser(SUBCOMMAND, formatter_class=argparse.RawDescriptionHelpFormatter,
                         help="Deep Arithmark results → HTML report, PNG plots, Markdown leaderboard "
-                             f"(the default: `synthprobe report RESULTS.json… --out DIR`)",
+                             "(the default: `synthprobe report RESULTS.json… --out DIR`)",
                         description=_DESCRIPTION)
     _arguments(p)
-    table = _SubcommandsOrFiles(verb._name_parser_map)
-    verb._name_parser_map = table
-    verb.choices = table
-    verb.metavar = "RESULTS.json"
-    verb.help = ("results files written by `synthprobe score deeparithmark`, then --out DIR "
-                 "(run `synthprobe report deeparithmark --help` for every option)")
