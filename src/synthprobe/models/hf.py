@@ -231,6 +231,11 @@ def load_backend(spec: str, *, dtype: str | None = None, device: str = "auto", t
             raise InputError(f"GGUF file {resolved.gguf_path} does not exist", field="--model")
         folder = gguf_cache.convert(resolved.gguf_path, progress=progress)
         location = str(folder)
+    from transformers.utils import logging as hf_logging
+
+    bars_were_on = hf_logging.is_progress_bar_enabled()
+    if not progress:  # transformers' own "Loading weights" bar obeys --no-progress / --quiet too
+        hf_logging.disable_progress_bar()
     try:
         tokenizer = AutoTokenizer.from_pretrained(location, trust_remote_code=trust_remote_code)
         model = AutoModelForCausalLM.from_pretrained(location, dtype=getattr(torch, dtype_name),
@@ -239,6 +244,9 @@ def load_backend(spec: str, *, dtype: str | None = None, device: str = "auto", t
         raise
     except Exception as exc:  # transformers/hub raise OSError, ValueError, KeyError, ImportError, ...
         raise _load_error(resolved, exc) from exc
+    finally:
+        if bars_were_on:
+            hf_logging.enable_progress_bar()
     try:
         model.to(device)
     except Exception as exc:
