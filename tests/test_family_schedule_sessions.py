@@ -32,9 +32,11 @@ def expected_pool(hours: Fraction, b: int, m: int, answer: int) -> dict[str, int
 
 
 def test_contract_and_rates():
-    # few plausible mistakes undercount the last rank
+    # few plausible mistakes undercount the last rank, and more so now that the count is drawn
+    # evenly down to 11 (a small count leaves little room for three mistakes below it): about
+    # a quarter of the draws can put the answer last, so the bound is 0.2 instead of 0.25
     check_release_rates(NAME, depth=3, mean_words=(26, 31), max_words=35,
-                        rank_share=(0.4, 0.4, 0.4, 0.25), max_rejected=0.15)
+                        rank_share=(0.4, 0.4, 0.4, 0.2), max_rejected=0.15)
 
 
 def test_answer_and_mistakes_recomputed_from_params():
@@ -46,7 +48,7 @@ def test_answer_and_mistakes_recomputed_from_params():
         # n complete sessions fit when n * (b + m) <= window < (n + 1) * (b + m)
         n = p.answer
         assert n * (b + m) <= window < (n + 1) * (b + m)
-        assert 20 <= n <= 99 and n % 5 != 0
+        assert 11 <= n <= 99 and n % 5 != 0
         assert p.render(n) == f" {n} {p.params['noun']}."
         assert f"{b}" in p.ctx and f"{m} minutes" in p.ctx
         assert dict(p.mistakes) == expected_pool(hours, b, m, n)

@@ -33,7 +33,7 @@ def test_answer_and_mistakes_recomputed_from_params():
         assert stock * pct % 100 == 0
         left = stock - stock * pct // 100
         assert left * pct % 100 == 0  # so taking the percentage again is whole too
-        assert p.answer == left // k and 20 <= p.answer <= 99 and p.answer % 5 != 0
+        assert p.answer == left // k and 11 <= p.answer <= 99 and p.answer % 5 != 0
         assert p.steps[-1] == f"full packs: {left} / {k} = {left // k} (remainder {left % k})"
         assert p.render(p.answer) == f" {p.answer} {p.params['packs']}."
         assert f"{stock} " in p.ctx and f"{pct}%" in p.ctx and f" {k}" in p.ctx

@@ -32,6 +32,17 @@ def pick(rng: random.Random, options: Sequence[T]) -> T:
     return options[rng.randrange(len(options))]
 
 
+def pick_log_uniform(rng: random.Random, values: Sequence[int]) -> int:
+    """One of the positive ``values``, each with probability proportional to ``1 / value``.
+
+    Decoys sit at roughly fixed ratios to the answer (a forgotten step doubles it, a skipped
+    block halves it), so they spread evenly on a log scale; an answer drawn the same way covers
+    the low leading digits as often as they do instead of bunching in the middle of its range.
+    """
+    require(len(values) > 0, "no admissible value to draw")
+    return rng.choices(values, weights=[1.0 / v for v in values])[0]
+
+
 def whole(x: Number | None) -> int | None:
     """``x`` as an ``int`` when it is a whole number, else ``None``."""
     if x is None:

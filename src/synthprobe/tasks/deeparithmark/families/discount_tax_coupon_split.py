@@ -12,6 +12,7 @@ whole dollars.
 
 from __future__ import annotations
 
+import math
 import random
 from fractions import Fraction
 
@@ -85,9 +86,14 @@ def generate(rng: random.Random) -> Problem:
     friends = rng.randint(2, 5)
     people = friends + 1
     unit = _step_unit(discount, tax)
-    per_person = unit * rng.randint(max(1, -(-20 // unit)), 160 // unit)
+    # shares drawn log-uniformly from about $15 to $330, and a coupon of up to $14 a head: the
+    # answers then cover the range their ratio-scaled decoys (no discount, no tax, ...) spill
+    # into and every final digit, instead of bunching in a few multiples of the share step
+    per_person = unit * max(1, round(math.exp(rng.uniform(math.log(15), math.log(330))) / unit))
     bill = per_person * people
-    coupon = people * rng.randint(2, 9)
+    # the coupon stays under about a quarter of a share, so small bills still leave a share
+    # that the mistakes can land on either side of
+    coupon = people * rng.randint(2, max(3, min(14, per_person // 4)))
     p = {"name": rng.choice(NAMES), "friends": friends, "people": people, "bill": bill,
          "discount": discount, "tax": tax, "coupon": coupon, "occasion": rng.choice(OCCASIONS)}
 

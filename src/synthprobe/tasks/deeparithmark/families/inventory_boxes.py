@@ -79,7 +79,9 @@ def generate(rng: random.Random) -> Problem:
     delivery = rng.randint(2 * size + 1, 10 * size)
     shipped = rng.randint(2 * size + 1, 10 * size)
     damaged = rng.randint(2 * size + 1, 5 * size)
-    to_pack = rng.randint(12 * size, 60 * size)
+    # up to 75 crates: the mistakes reach some 20 crates past the answer, so answers stopping
+    # at 60 would leave the 60s and 70s to the decoys alone
+    to_pack = rng.randint(12 * size, 75 * size)
     stock = to_pack - delivery + shipped + damaged
     goods, bad = rng.choice(GOODS)
     p = {"stock": stock, "delivery": delivery, "shipped": shipped, "damaged": damaged,

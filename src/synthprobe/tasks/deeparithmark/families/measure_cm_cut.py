@@ -33,12 +33,13 @@ TEMPLATES = (
 def generate(rng: random.Random) -> Problem:
     """Metres to centimetres, add a piece, cut a piece off."""
     mat, join, cut = pick(rng, MATERIALS)
-    # a 2-5 m length and a 200-299 cm piece keep the answer and the usual decoys (the dropped
-    # conversion included) three-digit, so option length says nothing about the answer
-    m = rng.randint(2, 5)
-    b = rng.randint(200, 299)
-    # the cut keeps the answer off the multiples of 5, the commonest roundness class
-    c = pick(rng, [c for c in range(12, 99) if (b - c) % 5])
+    # a 1-8 m length and a 20-299 cm piece spread the three-digit answers over 1xx-9xx, the
+    # range its decoys (the dropped conversion low, the doubled piece high) cover too
+    m = rng.randint(1, 8)
+    b = rng.randint(20, 299)
+    # the cut keeps the answer off the multiples of 5, the commonest roundness class, and is
+    # shorter than the added piece, so the dropped conversion stays a positive length
+    c = pick(rng, [c for c in range(12, min(99, b)) if (b - c) % 5])
     name = pick(rng, NAMES)
     template = pick(rng, TEMPLATES)
 
@@ -46,7 +47,8 @@ def generate(rng: random.Random) -> Problem:
     cm = s.op("first length in centimetres", m, "×", 100)
     joined = s.op("after adding the piece", cm, "+", b)
     final = s.op("after the cut", joined, "-", c)
-    require(final > 0 and final % 5 != 0, "length must be positive and off the multiples of 5")
+    require(100 <= final <= 999 and final % 5 != 0,
+            "length must be three-digit and off the multiples of 5")
 
     mistakes = clean_mistakes(final, {
         "dropped the metre conversion": m + b - c,

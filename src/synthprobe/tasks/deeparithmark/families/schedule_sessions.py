@@ -38,13 +38,15 @@ def generate(rng: random.Random) -> Problem:
     day = pick(rng, DAYS)
     hours = Fraction(rng.randint(9, 24), 2)  # 4.5 to 12 hours in half hours
     window_min = int(hours * 60)
-    # set-up and session lengths are drawn among those giving 20+ complete sessions off the
-    # multiples of 5 (the commonest roundness class): two-digit answers whose decoys stay
-    # two-digit too, so neither the longest nor the shortest option text gives it away
+    # the number of complete sessions is drawn first, evenly over the two-digit counts off the
+    # multiples of 5 (the commonest roundness class) that this window allows, then a set-up and
+    # session length giving it: the answers then spread over the same 11-99 range as the
+    # decoys, in size and in final digit, instead of bunching just above the smallest count a
+    # long session allows
     pairs = [(b, m) for b in range(2, 10) for m in range(b + 3, 41)
-             if window_min // (m + b) >= 20 and (window_min // (m + b)) % 5]
-    b = pick(rng, sorted({b for b, _ in pairs}))
-    m = pick(rng, [m for b_, m in pairs if b_ == b])
+             if 11 <= window_min // (m + b) <= 99 and (window_min // (m + b)) % 5]
+    target = pick(rng, sorted({window_min // (m + b) for b, m in pairs}))
+    b, m = pick(rng, [(b, m) for b, m in pairs if window_min // (m + b) == target])
 
     s = Steps()
     window = s.op("window in minutes", hours, "×", 60)

@@ -16,23 +16,26 @@ FRACTIONS = ((1, 2), (1, 3), (1, 4), (3, 4), (1, 5), (2, 5), (3, 5), (1, 6), (1,
              (5, 8), (3, 10), (7, 10))
 PERCENTS = (10, 15, 20, 25, 30, 35, 40, 45, 55, 60, 65)
 
-#: (template, kind, unit noun, answer range); ``{share}`` is "3/8" or "35%".
+#: (template, kind, unit noun, answer range); ``{share}`` is "3/8" or "35%". The ranges reach
+#: well past the usual share: the decoys that skip the split (the rest, the whole total split)
+#: run to several times the answer, so answers capped near the bottom of that range would leave
+#: its upper half, and its leading digits, to the decoys alone.
 STORIES = (
     ("{name} won a ${total} prize in a raffle, gave {share} of it to a local charity, and shared "
-     "the rest equally among {n} cousins. Each cousin received", "money", (), (12, 400)),
+     "the rest equally among {n} cousins. Each cousin received", "money", (), (12, 900)),
     ("A sports club raised ${total} at its summer fair. {share_cap} of the money paid the hall "
      "rent, and the rest was split equally between {n} youth teams. Each team got",
-     "money", (), (12, 400)),
+     "money", (), (12, 900)),
     ("{name} earned ${total} at a weekend market stall, kept {share} of it for new stock, and paid "
-     "the rest equally to {n} helpers. Each helper was paid", "money", (), (12, 300)),
+     "the rest equally to {n} helpers. Each helper was paid", "money", (), (12, 700)),
     ("Teacher {name} had a box of {total} {noun}. {share_cap} of them went to the art room, and "
      "the rest were shared equally among {n} tables. Each table got",
-     "count", ("stickers", "pencils", "badges", "markers"), (11, 160)),
+     "count", ("stickers", "pencils", "badges", "markers"), (11, 320)),
     ("A farmer picked {total} {noun} in the orchard, sold {share} of them at the market, and split "
      "the rest equally among {n} neighbours. Each neighbour received",
-     "count", ("apples", "pears", "plums", "peaches"), (11, 160)),
+     "count", ("apples", "pears", "plums", "peaches"), (11, 320)),
     ("{name} baked {total} biscuits for the school fair, kept {share} of them for the family, and "
-     "packed the rest equally into {n} tins. Each tin held", "count", ("biscuits",), (11, 120)),
+     "packed the rest equally into {n} tins. Each tin held", "count", ("biscuits",), (11, 240)),
 )
 
 

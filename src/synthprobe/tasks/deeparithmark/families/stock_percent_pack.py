@@ -6,7 +6,7 @@ import random
 from math import gcd
 
 from ..base import Problem, Steps, register, require
-from ._common_a import NAMES, clean_mistakes, exact_div, pick
+from ._common_a import NAMES, clean_mistakes, exact_div, pick, pick_log_uniform
 
 NAME = "stock_percent_pack"
 
@@ -44,12 +44,15 @@ def generate(rng: random.Random) -> Problem:
     # the stock is a multiple of ``unit`` so that p% of it, and p% of what is left after that,
     # are whole numbers (the second for the take-the-percentage-again mistake)
     unit = 10000 // gcd(p * (100 - p), 10000)
-    stock = unit * rng.randint(-(-250 // unit), 1500 // unit)
-    # the pack size is drawn among those giving a two-digit number of full packs off the
-    # multiples of 5 (the commonest roundness class), so the draw rarely has to be redone and
-    # the decoys, mostly two-digit too, give no length cue
-    left_exact = stock * (100 - p) // 100
-    k = pick(rng, [k for k in range(8, 25) if 20 <= left_exact // k <= 99 and (left_exact // k) % 5])
+    # the number of full packs is drawn first, evenly on a log scale over the two-digit counts
+    # off the multiples of 5 (the commonest roundness class), then a stock and a pack size
+    # giving it: the decoys (the removed items packed, the stock packed, ...) sit at a fixed
+    # ratio to the answer, so answers spread like that keep their size, leading digit and
+    # final digit from standing out among them, and the two-digit decoys give no length cue
+    pairs = [(stock, k) for stock in range(unit * -(-250 // unit), 1501, unit) for k in range(8, 25)
+             if 11 <= stock * (100 - p) // 100 // k <= 99 and (stock * (100 - p) // 100 // k) % 5]
+    target = pick_log_uniform(rng, sorted({stock * (100 - p) // 100 // k for stock, k in pairs}))
+    stock, k = pick(rng, [(st, k) for st, k in pairs if st * (100 - p) // 100 // k == target])
     name = pick(rng, NAMES)
     day = pick(rng, DAYS)
     template = pick(rng, TEMPLATES)
@@ -58,7 +61,8 @@ def generate(rng: random.Random) -> Problem:
     removed = s.pct("removed", p, stock)
     left = s.op("left to pack", stock, "-", removed)
     full, loose = s.divmod("full packs", left, k)
-    require(20 <= full <= 99 and full % 5 != 0, "answer should be two-digit, off the multiples of 5")
+    require(11 <= full <= 99 and full % 5 != 0,
+            "answer should be two-digit, off the multiples of 5")
 
     mistakes = clean_mistakes(full, {
         "forgot the removed items": stock // k,
