@@ -32,15 +32,35 @@ def pick(rng: random.Random, options: Sequence[T]) -> T:
     return options[rng.randrange(len(options))]
 
 
-def pick_log_uniform(rng: random.Random, values: Sequence[int]) -> int:
-    """One of the positive ``values``, each with probability proportional to ``1 / value``.
+def pick_log_uniform(rng: random.Random, values: Sequence[int], power: float = 1.0) -> int:
+    """One of the positive ``values``, each with probability proportional to ``value ** -power``.
 
     Decoys sit at roughly fixed ratios to the answer (a forgotten step doubles it, a skipped
-    block halves it), so they spread evenly on a log scale; an answer drawn the same way covers
-    the low leading digits as often as they do instead of bunching in the middle of its range.
+    block halves it), so they spread evenly on a log scale (``power`` 1); an answer drawn the
+    same way covers the low leading digits as often as they do instead of bunching in the
+    middle of its range. A ``power`` above 1 leans further to the small values, for a family
+    whose smallest answers can only take the lowest answer ranks (no same-length decoy fits
+    below them) and so are drawn for fewer items than the decoys that land there.
     """
     require(len(values) > 0, "no admissible value to draw")
-    return rng.choices(values, weights=[1.0 / v for v in values])[0]
+    return rng.choices(values, weights=[v ** -power for v in values])[0]
+
+
+#: Draws a family makes at most to land an answer of the wanted parity (see :func:`parity_kept`).
+PARITY_REDRAWS = 6
+
+
+def parity_kept(rng: random.Random, answer: int, odd_share: float) -> bool:
+    """Whether a family keeps a draw whose answer is ``answer``: always when it is even, with
+    probability ``odd_share`` when it is odd.
+
+    Many decoys are products (hours × a rate, the whole bill over the head count), which come
+    out even more often than the sums and differences that give the answer, so a family whose
+    decoys lean even redraws some odd answers, in a loop of at most :data:`PARITY_REDRAWS`
+    draws of its own, until its answers lean even as much; a family never rejects a draw for
+    its parity.
+    """
+    return answer % 2 == 0 or rng.random() < odd_share
 
 
 def whole(x: Number | None) -> int | None:

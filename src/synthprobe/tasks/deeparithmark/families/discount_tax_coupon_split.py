@@ -17,9 +17,13 @@ import random
 from fractions import Fraction
 
 from ..base import Problem, fmt_num, register, require
+from ._common_a import PARITY_REDRAWS, parity_kept
 from ._common_b import NAMES, NUMBER_WORDS, Calc, finish_ctx, lcm_of_denominators, mistakes, solve
 
 NAME = "discount_tax_coupon_split"
+
+#: Share of odd shares kept (see :func:`._common_a.parity_kept`).
+ODD_SHARE = 0.7
 
 FORGOT_DISCOUNT = "forgot the discount"
 ADDED_DISCOUNT = "added the discount instead of taking it off"
@@ -82,18 +86,23 @@ def _story(rng: random.Random, p: dict) -> str:
 @register(NAME, topic=NAME, depth=4)
 def generate(rng: random.Random) -> Problem:
     """Percent off a bill, tax on the discounted bill, a coupon, then an equal split."""
-    discount, tax = rng.choice(RATES)
-    friends = rng.randint(2, 5)
-    people = friends + 1
-    unit = _step_unit(discount, tax)
-    # shares drawn log-uniformly from about $15 to $330, and a coupon of up to $14 a head: the
-    # answers then cover the range their ratio-scaled decoys (no discount, no tax, ...) spill
-    # into and every final digit, instead of bunching in a few multiples of the share step
-    per_person = unit * max(1, round(math.exp(rng.uniform(math.log(15), math.log(330))) / unit))
-    bill = per_person * people
-    # the coupon stays under about a quarter of a share, so small bills still leave a share
-    # that the mistakes can land on either side of
-    coupon = people * rng.randint(2, max(3, min(14, per_person // 4)))
+    for _ in range(PARITY_REDRAWS):
+        discount, tax = rng.choice(RATES)
+        friends = rng.randint(2, 5)
+        people = friends + 1
+        unit = _step_unit(discount, tax)
+        # shares drawn log-uniformly from about $15 to $330, and a coupon of up to $14 a head:
+        # the answers then cover the range their ratio-scaled decoys (no discount, no tax, ...)
+        # spill into and every final digit, instead of bunching in a few multiples of the step
+        per_person = unit * max(1, round(math.exp(rng.uniform(math.log(15), math.log(330))) / unit))
+        bill = per_person * people
+        # the coupon stays under about a quarter of a share, so small bills still leave a share
+        # that the mistakes can land on either side of
+        coupon = people * rng.randint(2, max(3, min(14, per_person // 4)))
+        # the decoys (no coupon, the coupon twice, no tax, ...) lean even; so do the answers
+        share = (Fraction(bill * (100 - discount) * (100 + tax), 10000) - coupon) / people
+        if share.denominator > 1 or parity_kept(rng, int(share), ODD_SHARE):
+            break
     p = {"name": rng.choice(NAMES), "friends": friends, "people": people, "bill": bill,
          "discount": discount, "tax": tax, "coupon": coupon, "occasion": rng.choice(OCCASIONS)}
 

@@ -18,6 +18,7 @@ import random
 from fractions import Fraction
 
 from ..base import Problem, register, require
+from ._common_a import pick_log_uniform
 from ._common_b import Calc, finish_ctx, lcm_of_denominators, mistakes, sentence_case, solve
 
 NAME = "inventory_percent_chain"
@@ -76,7 +77,10 @@ def generate(rng: random.Random) -> Problem:
     d1, d2 = rng.choice(PERCENTS), rng.choice(PERCENTS)
     unit = lcm_of_denominators((Fraction(d1, 100), Fraction(d2, 100),
                                 Fraction((100 - d1) * (100 - d2), 10000)))
-    stock = unit * rng.randint(-(-800 // unit), 4000 // unit)
+    # the stock is drawn evenly on a log scale over 300-6,000: the decoys (a day's sales
+    # forgotten or added, the delivery left out or doubled) sit at ratios to the answer, and
+    # answers spread the same way cover the low teens and the high 80s-90s as they do
+    stock = pick_log_uniform(rng, range(unit * -(-300 // unit), 6001, unit))
     d_unit = Fraction(d2, 100).denominator
     delivery = d_unit * rng.randint(-(-120 // d_unit), 900 // d_unit)
     pallet = rng.randint(21, 64)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from ..base import Problem, Steps, register, require
-from ._common_a import NAMES, clean_mistakes, pick
+from ._common_a import NAMES, clean_mistakes, pick, pick_log_uniform
 
 NAME = "measure_cm_cut"
 
@@ -20,7 +20,7 @@ MATERIALS = (
 TEMPLATES = (
     "{name} had a {mat} {m} m long. {name} {join} a {b} cm piece to one end, then {cut} {c} cm. "
     "In centimetres, the {mat} was now",
-    "A {mat} measured {m} metres. A {b} cm piece was {join} onto it, and later {c} cm was {cut}. "
+    "A {mat} measured {metres}. A {b} cm piece was {join} onto it, and later {c} cm was {cut}. "
     "The {mat}'s final length in centimetres was",
     "For a project, {name} took a {m} m {mat}, {join} on another {b} cm, and {cut} {c} cm that "
     "was not needed. Its length in centimetres was now",
@@ -33,13 +33,17 @@ TEMPLATES = (
 def generate(rng: random.Random) -> Problem:
     """Metres to centimetres, add a piece, cut a piece off."""
     mat, join, cut = pick(rng, MATERIALS)
-    # a 1-8 m length and a 20-299 cm piece spread the three-digit answers over 1xx-9xx, the
-    # range its decoys (the dropped conversion low, the doubled piece high) cover too
-    m = rng.randint(1, 8)
-    b = rng.randint(20, 299)
-    # the cut keeps the answer off the multiples of 5, the commonest roundness class, and is
-    # shorter than the added piece, so the dropped conversion stays a positive length
-    c = pick(rng, [c for c in range(12, min(99, b)) if (b - c) % 5])
+    # the final length is drawn first, evenly on a log scale over the three-digit lengths off
+    # the multiples of 5 (the commonest roundness class), then a length in whole metres, an
+    # added piece and a shorter cut giving it: the decoys (the cut forgotten, the piece added
+    # twice, the piece left out, ...) sit at ratios to the answer from about a half to twice
+    # it, so answers spread the same way cover the 1xx and 9xx lengths as often as they do
+    # (leaning to the short ones, which few decoys fit below and so are kept less often)
+    final_cm = pick_log_uniform(rng, [v for v in range(112, 1000) if v % 5], power=1.5)
+    m = pick(rng, [m for m in range(1, 10) if 1 <= final_cm - 100 * m <= 280])
+    diff = final_cm - 100 * m  # the added piece less the cut
+    c = pick(rng, [c for c in range(12, 99) if 20 <= c + diff <= 299])
+    b = c + diff
     name = pick(rng, NAMES)
     template = pick(rng, TEMPLATES)
 
@@ -61,7 +65,8 @@ def generate(rng: random.Random) -> Problem:
         "added the piece twice": cm + 2 * b - c,
     })
 
-    ctx = template.format(name=name, mat=mat, join=join, cut=cut, m=m, b=b, c=c)
+    ctx = template.format(name=name, mat=mat, join=join, cut=cut, m=m, b=b, c=c,
+                          metres=f"{m} metre" + ("" if m == 1 else "s"))
     return Problem(
         family=NAME, topic=NAME, depth=3, ctx=ctx, answer=int(final), unit="cm", ending=" {} cm.",
         steps=tuple(s.lines), mistakes=mistakes, kind="count",

@@ -16,9 +16,13 @@ from __future__ import annotations
 import random
 
 from ..base import Problem, register, require
+from ._common_a import PARITY_REDRAWS, parity_kept
 from ._common_b import NAMES, NUMBER_WORDS, Calc, finish_ctx, mistakes, solve
 
 NAME = "mix_split"
+
+#: Share of odd shares kept (see :func:`._common_a.parity_kept`).
+ODD_SHARE = 0.7
 
 FORGOT_REMOVED = "forgot the amount taken out"
 ADDED_REMOVED = "added the amount taken out"
@@ -71,10 +75,15 @@ def _story(rng: random.Random, p: dict) -> str:
 @register(NAME, topic=NAME, depth=4)
 def generate(rng: random.Random) -> Problem:
     """Mix a liquid with m times as much of another, take some out, share the rest evenly."""
-    n = rng.randint(3, 8)
-    times = rng.choice(MULTIPLES)
-    per_first = rng.choice([v for v in range(24, 161) if v % 5])
-    per_removed = 5 * rng.randint(2, (per_first - 5) // 5)
+    for _ in range(PARITY_REDRAWS):
+        n = rng.randint(3, 8)
+        times = rng.choice(MULTIPLES)
+        per_first = rng.choice([v for v in range(24, 161) if v % 5])
+        per_removed = 5 * rng.randint(2, (per_first - 5) // 5)
+        # the decoys that double the first liquid or take the amount out of every container
+        # lean even; so do the answers (each container's share is computed below)
+        if parity_kept(rng, per_first * (1 + times) - per_removed, ODD_SHARE):
+            break
     first_ml, removed_ml = n * per_first, n * per_removed
     p = {"containers": n, "times": times, "first_ml": first_ml, "removed_ml": removed_ml,
          "name": rng.choice(NAMES), "mix": rng.choice(MIXES)}

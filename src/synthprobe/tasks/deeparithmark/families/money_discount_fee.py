@@ -7,16 +7,22 @@ from fractions import Fraction
 from math import gcd
 
 from ..base import Problem, Steps, fmt_num, register, require
-from ._common_a import NAMES, clean_mistakes, exact_div, pick, whole
+from ._common_a import (NAMES, PARITY_REDRAWS, clean_mistakes, exact_div, parity_kept, pick,
+                        pick_log_uniform, whole)
 
 NAME = "money_discount_fee"
 
-#: (item, lowest price, highest price) in whole dollars.
+#: Share of odd totals kept (see :func:`._common_a.parity_kept`).
+ODD_SHARE = 0.8
+
+#: (item, lowest price, highest price) in whole dollars. The ranges run to several times the
+#: lowest price: the decoys that skip the discount or add it reach well above the answer, so
+#: the answers have to reach the 300s-700s too or those leading digits would mark a decoy.
 ITEMS = (
-    ("jacket", 40, 260), ("desk lamp", 30, 160), ("backpack", 30, 180), ("pair of boots", 50, 280),
-    ("coffee table", 80, 420), ("printer", 60, 380), ("rug", 50, 360), ("desk chair", 70, 390),
-    ("tent", 60, 340), ("bicycle helmet", 30, 150), ("blender", 40, 220), ("suitcase", 60, 320),
-    ("guitar", 90, 480), ("microwave", 60, 280),
+    ("jacket", 40, 600), ("desk lamp", 30, 320), ("backpack", 30, 360), ("pair of boots", 50, 600),
+    ("coffee table", 80, 900), ("printer", 60, 800), ("rug", 50, 900), ("desk chair", 70, 800),
+    ("tent", 60, 800), ("bicycle helmet", 30, 300), ("blender", 40, 450), ("suitcase", 60, 700),
+    ("guitar", 90, 990), ("microwave", 60, 560),
 )
 FEES = ("shipping fee", "delivery charge", "service fee", "gift-wrapping fee", "handling fee")
 #: Discounts of 20 % and more keep "took the discount amount as the price" from falling far
@@ -41,11 +47,16 @@ def generate(rng: random.Random) -> Problem:
     item, lo, hi = pick(rng, ITEMS)
     p = pick(rng, PERCENTS)
     step = 100 // gcd(p, 100)  # price must be a multiple of this for a whole-dollar discount
-    price = step * rng.randint(-(-lo // step), hi // step)
-    sale_price = Fraction(price * (100 - p), 100)
-    # the fee is drawn among those that leave a total off the multiples of 5, so the answer
-    # and its decoys share the commonest roundness class without a redraw
-    fee = pick(rng, [f for f in range(4, 40) if (sale_price + f) % 5 != 0])
+    # evenly on a log scale, like the decoys that sit a fixed ratio off the answer
+    for _ in range(PARITY_REDRAWS):
+        price = pick_log_uniform(rng, range(step * -(-lo // step), hi + 1, step))
+        sale_price = Fraction(price * (100 - p), 100)
+        # the fee is drawn among those that leave a total off the multiples of 5, so the
+        # answer and its decoys share the commonest roundness class without a redraw
+        fee = pick(rng, [f for f in range(4, 40) if (sale_price + f) % 5 != 0])
+        # the decoys that double the fee or drop the discount lean even; so do the answers
+        if sale_price.denominator > 1 or parity_kept(rng, int(sale_price) + fee, ODD_SHARE):
+            break
     feename = pick(rng, FEES)
     name = pick(rng, NAMES)
     template = pick(rng, TEMPLATES)

@@ -14,12 +14,17 @@ keeps the tax whole, so each mistake's re-run stays in whole dollars.
 from __future__ import annotations
 
 import random
+from fractions import Fraction
 from math import gcd
 
 from ..base import Problem, fmt_num, register, require
+from ._common_a import PARITY_REDRAWS, parity_kept
 from ._common_b import NAMES, Calc, finish_ctx, mistakes, solve
 
 NAME = "salary_overtime_tax"
+
+#: Share of odd net pays kept (see :func:`._common_a.parity_kept`).
+ODD_SHARE = 0.5
 
 FORGOT_TAX = "forgot the tax"
 ADDED_TAX = "added the tax instead of taking it off"
@@ -74,12 +79,17 @@ def generate(rng: random.Random) -> Problem:
     """Regular hours at one rate, overtime at a higher one, then a flat tax percentage."""
     tax = rng.choice(TAX_RATES)
     step = 100 // gcd(100, tax)  # gross pay must be a multiple of this for whole-dollar tax
-    rate = rng.randint(12, 38)
-    overtime_rate = rate + rng.randint(4, max(5, rate // 2 + 4))
-    period, (h_lo, h_hi), (o_lo, o_hi) = rng.choice(PERIODS)
-    # regular pay, overtime pay and the mistakes' mixed products all multiples of ``step``
-    hours = _draw_whole(rng, h_lo, h_hi, step, gcd(rate, overtime_rate))
-    overtime = _draw_whole(rng, o_lo, o_hi, step, gcd(rate, overtime_rate))
+    for _ in range(PARITY_REDRAWS):
+        rate = rng.randint(12, 38)
+        overtime_rate = rate + rng.randint(4, max(5, rate // 2 + 4))
+        period, (h_lo, h_hi), (o_lo, o_hi) = rng.choice(PERIODS)
+        # regular pay, overtime pay and the mistakes' mixed products all multiples of ``step``
+        hours = _draw_whole(rng, h_lo, h_hi, step, gcd(rate, overtime_rate))
+        overtime = _draw_whole(rng, o_lo, o_hi, step, gcd(rate, overtime_rate))
+        # the decoys (the gross pay, the pay without overtime, ...) lean even; so do the answers
+        net = Fraction((hours * rate + overtime * overtime_rate) * (100 - tax), 100)
+        if net.denominator > 1 or parity_kept(rng, int(net), ODD_SHARE):
+            break
     p = {"name": rng.choice(NAMES), "job": rng.choice(JOBS), "period": period, "rate": rate,
          "overtime_rate": overtime_rate, "hours": hours, "overtime": overtime, "tax": tax}
 

@@ -48,10 +48,12 @@ def generate(rng: random.Random) -> Problem:
     # off the multiples of 5 (the commonest roundness class), then a stock and a pack size
     # giving it: the decoys (the removed items packed, the stock packed, ...) sit at a fixed
     # ratio to the answer, so answers spread like that keep their size, leading digit and
-    # final digit from standing out among them, and the two-digit decoys give no length cue
+    # final digit from standing out among them, and the two-digit decoys give no length cue;
+    # it leans to the small counts, which few two-digit decoys fit below and so are kept less
     pairs = [(stock, k) for stock in range(unit * -(-250 // unit), 1501, unit) for k in range(8, 25)
              if 11 <= stock * (100 - p) // 100 // k <= 99 and (stock * (100 - p) // 100 // k) % 5]
-    target = pick_log_uniform(rng, sorted({stock * (100 - p) // 100 // k for stock, k in pairs}))
+    target = pick_log_uniform(rng, sorted({stock * (100 - p) // 100 // k for stock, k in pairs}),
+                              power=1.5)
     stock, k = pick(rng, [(st, k) for st, k in pairs if st * (100 - p) // 100 // k == target])
     name = pick(rng, NAMES)
     day = pick(rng, DAYS)

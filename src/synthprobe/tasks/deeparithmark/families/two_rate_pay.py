@@ -6,9 +6,12 @@ import random
 from fractions import Fraction
 
 from ..base import Problem, Steps, register, require
-from ._common_a import NAMES, clean_mistakes, pick
+from ._common_a import NAMES, PARITY_REDRAWS, clean_mistakes, parity_kept, pick
 
 NAME = "two_rate_pay"
+
+#: Share of odd totals kept (see :func:`._common_a.parity_kept`).
+ODD_SHARE = 0.55
 
 #: (first block, second block, whether the second rate is always the higher one)
 SHIFTS = (
@@ -35,15 +38,19 @@ TEMPLATES = (
 def generate(rng: random.Random) -> Problem:
     """Hours at one rate plus hours at another rate give the total pay."""
     s1, s2, premium = pick(rng, SHIFTS)
-    h1 = rng.randint(8, 38)
-    h2 = pick(rng, [h for h in range(3, 19) if h != h1 and h % 5])
-    r1 = rng.randint(11, 29)
-    # weekend, night and overtime hours pay more; between two jobs either may pay more. The
-    # second rate is drawn among those that keep the total off the multiples of 5, so the
-    # answer sits in the commonest roundness class
-    sign = 1 if premium else pick(rng, (-1, 1))
-    r2 = pick(rng, [r1 + sign * d for d in range(3, 15)
-                    if r1 + sign * d >= 9 and (h1 * r1 + h2 * (r1 + sign * d)) % 5])
+    for _ in range(PARITY_REDRAWS):
+        h1 = rng.randint(8, 38)
+        h2 = pick(rng, [h for h in range(3, 19) if h != h1 and h % 5])
+        r1 = rng.randint(11, 29)
+        # weekend, night and overtime hours pay more; between two jobs either may pay more.
+        # The second rate is drawn among those that keep the total off the multiples of 5, so
+        # the answer sits in the commonest roundness class
+        sign = 1 if premium else pick(rng, (-1, 1))
+        r2 = pick(rng, [r1 + sign * d for d in range(3, 15)
+                        if r1 + sign * d >= 9 and (h1 * r1 + h2 * (r1 + sign * d)) % 5])
+        # most decoys are products of hours and a rate, even more often than the answer
+        if parity_kept(rng, h1 * r1 + h2 * r2, ODD_SHARE):
+            break
     name = pick(rng, NAMES)
     template = pick(rng, TEMPLATES)
 
