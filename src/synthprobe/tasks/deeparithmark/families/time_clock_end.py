@@ -32,12 +32,20 @@ TEMPLATES = (
 def generate(rng: random.Random) -> Problem:
     """A start time plus two durations give the end time."""
     morning = rng.random() < 0.4
-    # start on a multiple of 5 minutes; morning stories end before noon, afternoon ones
-    # start after noon, so the story never crosses 12:00
-    start = 5 * (rng.randint(6 * 12, 8 * 12 + 6) if morning else rng.randint(12 * 12 + 1, 19 * 12))
-    h1 = rng.randint(1, 2)
-    m1 = pick(rng, [m for m in range(3, 58) if m % 5])  # odd minutes: the end is off the 5s
-    d2 = 5 * rng.randint(4, 19)
+    # the end time is drawn first, evenly over the part of the half day the story can reach
+    # (morning stories start at 6:00 or later and end before noon, afternoon ones start after
+    # noon and end by 11:59 p.m., so a story never crosses 12:00), then durations and a start
+    # on a multiple of 5 minutes that lead to it: the decoys (the second activity left out,
+    # subtracted or doubled, ...) fall in every hour of that range, and so do the answers,
+    # the early hours that only short durations reach included
+    first_start, last_end = (6 * 60, 719) if morning else (12 * 60 + 5, 1439)
+    end = pick(rng, [t for t in range(first_start + 83, last_end + 1) if t % 5])
+    h1 = pick(rng, [h for h in (1, 2) if end - 60 * h - 23 >= first_start])
+    # odd minutes (the end is off the 5s) and a second activity of 20-95 minutes that keep
+    # the start on a multiple of 5 minutes, no earlier than the half day allows
+    m1, d2 = pick(rng, [(m, 5 * k) for m in range(3, 58) if m % 5 == end % 5
+                        for k in range(4, 20) if end - 60 * h1 - m - 5 * k >= first_start])
+    start = end - 60 * h1 - m1 - d2
     first = pick(rng, FIRST)
     second = pick(rng, SECOND)
     name = pick(rng, NAMES)
