@@ -79,9 +79,10 @@ def generate(rng: random.Random) -> Problem:
     delivery = rng.randint(2 * size + 1, 10 * size)
     shipped = rng.randint(2 * size + 1, 10 * size)
     damaged = rng.randint(2 * size + 1, 5 * size)
-    # up to 75 crates: the mistakes reach some 20 crates past the answer, so answers stopping
-    # at 60 would leave the 60s and 70s to the decoys alone
-    to_pack = rng.randint(12 * size, 75 * size)
+    # 11 to 95 crates: the mistakes reach some 20 crates either side of the answer, so answers
+    # stopping short of the two-digit range's ends would leave those crate counts to the
+    # decoys alone
+    to_pack = rng.randint(11 * size, 96 * size - 1)
     stock = to_pack - delivery + shipped + damaged
     goods, bad = rng.choice(GOODS)
     p = {"stock": stock, "delivery": delivery, "shipped": shipped, "damaged": damaged,
