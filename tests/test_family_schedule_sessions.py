@@ -14,7 +14,7 @@ def expected_pool(hours: Fraction, b: int, m: int, answer: int) -> dict[str, int
     block = b + m
     spare = window - answer * block
     whole_hours = int(hours)
-    half = hours != whole_hours
+    part_hour = int((hours - whole_hours) * 60)
     pool = {
         "left out the set-up time": window // m,
         "counted the set-up only once": (window - b) // m,
@@ -23,8 +23,8 @@ def expected_pool(hours: Fraction, b: int, m: int, answer: int) -> dict[str, int
         "counted the set-up twice": window // (m + 2 * b),
         "counted the session length twice": window // (2 * m + b),
         "subtracted the set-up instead of adding it": window // (m - b),
-        "rounded down hour by hour": whole_hours * (60 // block) + (30 // block if half else 0),
-        "dropped the half hour": 60 * whole_hours // block if half else None,
+        "rounded down hour by hour": whole_hours * (60 // block) + part_hour // block,
+        "dropped the part hour": 60 * whole_hours // block if part_hour else None,
         "skipped the first set-up": (window + b) // block,
         "counted the unfinished session": answer + 1 if spare else None,
     }

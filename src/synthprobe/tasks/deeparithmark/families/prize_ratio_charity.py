@@ -19,6 +19,7 @@ from fractions import Fraction
 from math import gcd
 
 from ..base import Problem, fmt_num, register, require
+from ._common_a import pick_log_uniform
 from ._common_b import NAMES, NUMBER_WORDS, Calc, finish_ctx, mistakes, solve
 
 NAME = "prize_ratio_charity"
@@ -91,7 +92,9 @@ def generate(rng: random.Random) -> Problem:
     unit = Fraction(100 - charity, 100).numerator
     if final == "share":
         unit *= people
-    part = unit * rng.randint(-(-30 // unit), 1500 // unit)
+    # on a log scale: the decoys sit at ratios to the answer, so small prizes must be as
+    # common as the small decoys that large prizes give
+    part = unit * pick_log_uniform(rng, range(-(-30 // unit), 1500 // unit + 1))
     rest = part * parts
     prize = rest * 100 // (100 - charity)
     require(300 <= prize <= 20000, "prize out of range")

@@ -36,7 +36,10 @@ def generate(rng: random.Random) -> Problem:
     template, noun = pick(rng, STORIES)
     name = pick(rng, NAMES)
     day = pick(rng, DAYS)
-    hours = Fraction(rng.randint(9, 24), 2)  # 4.5 to 12 hours in half hours
+    # 4.5 to 12 hours in quarter hours: with windows in whole half hours (multiples of 30
+    # minutes) some counts, such as 29 or 59, can never come out of window // block, while
+    # the decoys, dividing by other amounts, still land on them
+    hours = Fraction(rng.randint(18, 48), 4)
     window_min = int(hours * 60)
     # the number of complete sessions is drawn first, evenly over the two-digit counts off the
     # multiples of 5 (the commonest roundness class) that this window allows, then a set-up and
@@ -55,7 +58,7 @@ def generate(rng: random.Random) -> Problem:
     require(n % 5 != 0, "answer should not be a multiple of 5")
 
     whole_hours = int(hours)
-    half = hours != whole_hours
+    part_hour = int((hours - whole_hours) * 60)  # 0, 15, 30 or 45 minutes
     mistakes = clean_mistakes(n, {
         "left out the set-up time": window // m,
         "counted the set-up only once": (window - b) // m,
@@ -64,8 +67,8 @@ def generate(rng: random.Random) -> Problem:
         "counted the set-up twice": window // (m + 2 * b),
         "counted the session length twice": window // (2 * m + b),
         "subtracted the set-up instead of adding it": window // (m - b),
-        "rounded down hour by hour": whole_hours * (60 // block) + (30 // block if half else 0),
-        "dropped the half hour": (60 * whole_hours) // block if half else None,
+        "rounded down hour by hour": whole_hours * (60 // block) + part_hour // block,
+        "dropped the part hour": (60 * whole_hours) // block if part_hour else None,
         "skipped the first set-up": (window + b) // block,
         "counted the unfinished session": n + 1 if spare else None,
     })

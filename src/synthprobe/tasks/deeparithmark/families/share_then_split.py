@@ -22,12 +22,12 @@ PERCENTS = (10, 15, 20, 25, 30, 35, 40, 45, 55, 60, 65)
 #: its upper half, and its leading digits, to the decoys alone.
 STORIES = (
     ("{name} won a ${total} prize in a raffle, gave {share} of it to a local charity, and shared "
-     "the rest equally among {n} cousins. Each cousin received", "money", (), (12, 900)),
+     "the rest equally among {n} cousins. Each cousin received", "money", (), (12, 999)),
     ("A sports club raised ${total} at its summer fair. {share_cap} of the money paid the hall "
      "rent, and the rest was split equally between {n} youth teams. Each team got",
-     "money", (), (12, 900)),
+     "money", (), (12, 999)),
     ("{name} earned ${total} at a weekend market stall, kept {share} of it for new stock, and paid "
-     "the rest equally to {n} helpers. Each helper was paid", "money", (), (12, 700)),
+     "the rest equally to {n} helpers. Each helper was paid", "money", (), (12, 850)),
     ("Teacher {name} had a box of {total} {noun}. {share_cap} of them went to the art room, and "
      "the rest were shared equally among {n} tables. Each table got",
      "count", ("stickers", "pencils", "badges", "markers"), (11, 320)),

@@ -36,11 +36,11 @@ def generate(rng: random.Random) -> Problem:
     place = pick(rng, PLACES)
     ride1, ride2 = rng.sample(RIDES, 2)
     name = pick(rng, NAMES)
-    # trips of 1-8 hours: the decoys (100 minutes an hour, the hours added twice, the total
+    # trips of 1-15 hours: the decoys (100 minutes an hour, the hours added twice, the total
     # written as hours and minutes) run up to about twice the answer, so answers stopping at
-    # four hours would leave the 400s-900s to the decoys alone; 1 hour trips are kept only
-    # when the legs bring them to three digits, like the decoys
-    h = rng.randint(1, 8)
+    # eight hours would leave the 600s-900s to the decoys alone; trips are kept only when
+    # the total has three digits, like the decoys
+    h = rng.randint(1, 15)
     shape = "A" if rng.random() < 0.5 else "B"
 
     s = Steps()
@@ -65,7 +65,8 @@ def generate(rng: random.Random) -> Problem:
         text = template.format(name=name, place=place, ride1=ride1, ride2=ride2,
                                hm=hours_minutes(h, 0), m1=m1, m3=last)
         dropped_minutes_name = "left out the first leg"
-    require(total % 5 != 0 and total >= 100, "answer should be three-digit, off the multiples of 5")
+    require(total % 5 != 0 and 100 <= total <= 999,
+            "answer should be three-digit, off the multiples of 5")
 
     mistakes = clean_mistakes(total, {
         "used 100 minutes per hour": total + 40 * h,

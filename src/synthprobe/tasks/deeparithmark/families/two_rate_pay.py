@@ -6,7 +6,7 @@ import random
 from fractions import Fraction
 
 from ..base import Problem, Steps, register, require
-from ._common_a import NAMES, PARITY_REDRAWS, clean_mistakes, parity_kept, pick
+from ._common_a import NAMES, PARITY_REDRAWS, clean_mistakes, parity_kept, pick, pick_log_uniform
 
 NAME = "two_rate_pay"
 
@@ -39,9 +39,11 @@ def generate(rng: random.Random) -> Problem:
     """Hours at one rate plus hours at another rate give the total pay."""
     s1, s2, premium = pick(rng, SHIFTS)
     for _ in range(PARITY_REDRAWS):
-        h1 = rng.randint(8, 38)
+        # on a log scale, short weeks and low rates included: leaving out a block gives small
+        # decoys, so the answers must reach down into the low hundreds as often as they do
+        h1 = pick_log_uniform(rng, range(4, 39))
         h2 = pick(rng, [h for h in range(3, 19) if h != h1 and h % 5])
-        r1 = rng.randint(11, 29)
+        r1 = pick_log_uniform(rng, range(11, 30))
         # weekend, night and overtime hours pay more; between two jobs either may pay more.
         # The second rate is drawn among those that keep the total off the multiples of 5, so
         # the answer sits in the commonest roundness class
