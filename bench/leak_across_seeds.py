@@ -10,7 +10,10 @@ over several freshly built seeds:
   data, so closer to the leak a determined reader could exploit), and trained on just 800
   items of the next seed (the audit's training size without its fold structure);
 * **per template** — the classifier cross-validated within each template on all seeds pooled,
-  which names the families whose answers and decoys differ in how their numbers look.
+  which names the families whose answers and decoys differ in how their numbers look;
+* **no-leak reference** — the within-file figure on the same files with each item's correct
+  option reassigned at random, so the text cannot know it: how far from 25 % the audit lands
+  by chance alone, and how often it leaves 25 ± 2.7 even then.
 
 A builder that balances a file against its own running counts can push the within-file figure
 below chance while the across-file figure stays put; this is the check for that.
@@ -21,8 +24,10 @@ below chance while the across-file figure stays put; this is the check for that.
 from __future__ import annotations
 
 import argparse
+import random
 import sys
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -52,6 +57,7 @@ def main(argv=None) -> int:
     from synthprobe.tasks.deeparithmark.audit import (AuditItem, audit_item, classifier_picks,
                                                       classifier_pipeline, option_rows,
                                                       picks_from_proba)
+    from synthprobe.seeding import derive_seed
     from synthprobe.tasks.deeparithmark.build import iter_items
 
     files: list[list[AuditItem]] = []
@@ -66,22 +72,33 @@ def main(argv=None) -> int:
         model = classifier_pipeline().fit(texts, y)
         return picks_from_proba(test, model.predict_proba(option_rows(test)[0])[:, 1])
 
+    def relabelled(seed: int, items: list[AuditItem]) -> list[AuditItem]:
+        rng = random.Random(derive_seed("leak-bench/relabel", seed))
+        return [replace(it, label=rng.randrange(len(it.endings))) for it in items]
+
     rows = []
     for i, (s, items) in enumerate(tqdm(list(zip(args.seeds, files)), desc="classifying", unit="seed")):
         within = accuracy(classifier_picks(items), items)
+        null_items = relabelled(s, items)
+        null = accuracy(classifier_picks(null_items), null_items)
         others = [x for j, f in enumerate(files) if j != i for x in f]
         across = accuracy(fit_and_pick(others, items), items)
         nxt = files[(i + 1) % len(files)]
         across_small = accuracy(fit_and_pick(nxt[: int(0.8 * len(nxt))], items), items)
-        rows.append((s, within, across, across_small))
+        rows.append((s, within, across, across_small, null))
 
-    print(f"{'seed':>10}  {'within file':>11}  {'across files':>12}  {'across, 800 train':>17}")
-    for s, a, b, c in rows:
-        print(f"{s:>10}  {a:10.1f} %  {b:11.1f} %  {c:16.1f} %")
+    print(f"{'seed':>10}  {'within file':>11}  {'across files':>12}  {'across, 800 train':>17}  "
+          f"{'no-leak reference':>17}")
+    for s, a, b, c, d in rows:
+        print(f"{s:>10}  {a:10.1f} %  {b:11.1f} %  {c:16.1f} %  {d:16.1f} %")
     mean = np.mean([r[1:] for r in rows], axis=0)
-    print(f"{'mean':>10}  {mean[0]:10.1f} %  {mean[1]:11.1f} %  {mean[2]:16.1f} %")
+    print(f"{'mean':>10}  {mean[0]:10.1f} %  {mean[1]:11.1f} %  {mean[2]:16.1f} %  {mean[3]:16.1f} %")
+    sd = np.std([r[1] for r in rows]), np.std([r[4] for r in rows])
+    print(f"{'sd':>10}  {sd[0]:10.1f}    {'':>11}    {'':>16}    {sd[1]:16.1f}")
     outside = sum(abs(r[1] - 25.0) > 2.7 for r in rows)
-    print(f"within-file figure outside 25 ± 2.7: {outside} of {len(rows)} seeds\n")
+    null_outside = sum(abs(r[4] - 25.0) > 2.7 for r in rows)
+    print(f"within-file figure outside 25 ± 2.7: {outside} of {len(rows)} seeds "
+          f"(no-leak reference: {null_outside} of {len(rows)})\n")
 
     by_template: dict[str, list[AuditItem]] = defaultdict(list)
     for f in files:

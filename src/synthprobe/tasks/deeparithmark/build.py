@@ -10,8 +10,11 @@ How an N-item file is made (all of it reproducible from ``seed`` and ``N`` alone
 3. **Order** — a seeded shuffle of all items gives the file order; ``ind`` is the position.
 4. **Items**, in file order — the family's generator draws from
    ``item_rng("deeparithmark/<template>", seed, k, attempt)``. A draw that raises
-   :class:`GenerationError`, cannot put the answer at the rank the plan requires, or repeats
-   the context of an earlier item is discarded and ``attempt`` goes up by one. The three
+   :class:`GenerationError`, loses the answer-shape lottery (kept with the probability the
+   fixed table of :mod:`.answer_shape` gives its answer's leading digits, so that each
+   family's answers look like its decoys), cannot put the answer at the rank the plan
+   requires, or repeats the context of an earlier item is discarded and ``attempt`` goes up
+   by one. The three
    decoys for the required rank are sampled from the family's usable mistakes with the same
    RNG, the answer goes to its planned slot and the decoys fill the other slots in random
    order.
@@ -44,10 +47,11 @@ from array import array
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Mapping
 
 from synthprobe.io import atomic_open
 from synthprobe.seeding import derive_seed, item_rng
+from synthprobe.tasks.deeparithmark.answer_shape import acceptance, load_table
 from synthprobe.tasks.deeparithmark.base import (FAMILIES, Family, GenerationError, Problem,
                                                  feasible_ranks, render_value, usable_mistakes)
 from synthprobe.tasks.deeparithmark.checks import (CORRECT, ITEM_RULES, activity_label,
@@ -177,8 +181,12 @@ def decoy_sets(problem: Problem, rank: int) -> tuple[int, list[DecoySet]]:
     return best, out
 
 
-def _draw(fam: Family, template: str, seed: int, k: int, rank: int, seen: set[int],
-          stats: BuildStats) -> tuple[Problem, random.Random, int, list[DecoySet]]:
+def draw(fam: Family, template: str, seed: int, k: int, rank: int, seen: set[int],
+         stats: BuildStats, shapes: Mapping[str, Mapping[str, float]]
+         ) -> tuple[Problem, random.Random, int, list[DecoySet]]:
+    """Item ``k`` of ``template`` with its answer at ``rank``: the first draw that survives
+    every rule (step 4 of the module docstring), its RNG (for the decoy choice), its context
+    key and its decoy sets. ``shapes`` is the answer-shape table (:mod:`.answer_shape`)."""
     why: Counter = Counter()
     for attempt in range(MAX_ATTEMPTS):
         rng = item_rng(f"deeparithmark/{template}", seed, k, attempt)
@@ -186,6 +194,9 @@ def _draw(fam: Family, template: str, seed: int, k: int, rank: int, seen: set[in
             problem = fam.generate(rng)
         except GenerationError:
             why["generator rejected the draw"] += 1
+            continue
+        if rng.random() >= acceptance(shapes, problem):
+            why["answer shape thinned"] += 1
             continue
         if rank not in feasible_ranks(problem):
             why[f"mistakes cannot put the answer at rank {rank}"] += 1
@@ -249,13 +260,14 @@ def iter_items(seed: int = RELEASE_SEED, n: int = RELEASE_SIZE, *,
         raise ValueError(f"n must be positive, got {n}")
     families = load_families()
     lay = layout(seed, n)
+    shapes = load_table()
     stats = stats if stats is not None else BuildStats()
     seen: set[int] = set()
     for ind, c in enumerate(lay.order):
         template, k = lay.locate(c)
         slot, rank = divmod(lay.cell[c], N_OPTIONS)
         fam = families[template]
-        problem, rng, key, sets = _draw(fam, template, seed, k, rank, seen, stats)
+        problem, rng, key, sets = draw(fam, template, seed, k, rank, seen, stats, shapes)
         row = TEMPLATE_BY_NAME[template]
         if (problem.family, problem.topic, problem.depth) != (template, row.topic, row.depth):
             raise BuildError(f"template {template!r}, item {k}: the family returned a problem for "
