@@ -66,13 +66,14 @@ def _mismatch(answers: Counter, decoys: Counter) -> float:
     return 0.5 * sum(abs(answers[s] / na - decoys[s] / nd) for s in set(answers) | set(decoys))
 
 
-@pytest.mark.parametrize("template", ["share_then_split", "two_rate_pay", "discount_tax_coupon_split"])
+@pytest.mark.parametrize("template", ["share_then_split", "discount_tax_coupon_split", "schedule_sessions"])
 def test_table_brings_answers_closer_to_their_decoys(template):
     # a sample the calibration never drew: the table must generalise, not remember
     seed = derive_seed("test/answer-shape", template)
-    before = _mismatch(*counts(template, {}, seed, 1200))
-    after = _mismatch(*counts(template, load_table(), seed, 1200))
-    assert after < before - 0.04, (before, after)
+    before = _mismatch(*counts(template, {}, seed, 1500))
+    after = _mismatch(*counts(template, load_table(), seed, 1500))
+    # the sampling floor at 1,500 items is about 0.1; these three start far above it
+    assert after < before - 0.05, (before, after)
 
 
 def test_build_thins_draws_with_the_table():
