@@ -8,11 +8,10 @@ import traceback
 from pathlib import Path
 
 from synthprobe.cliargs import int_at_least, positive_int
-from synthprobe.errors import EXIT_INTERRUPTED, InputError, run_command_line
+from synthprobe.errors import InputError, run_command_line
 
 #: Exit status when a model fails to load or scoring fails mid-run (bad input exits 2).
 EXIT_RUN_FAILED = 1
-#: Exit status after Ctrl-C (SIGINT), as shells report 128 + SIGINT.
 
 DESCRIPTION = """\
 Score causal language models on Deep Arithmark (ArithMark 3.0 format: finish the sentence,
@@ -109,7 +108,8 @@ def config_from_args(args: argparse.Namespace):
 
 
 def run_command(args: argparse.Namespace) -> int:
-    """Run the sub-command; InputError propagates (exit 2), other failures print and return 1."""
+    """Run the sub-command; InputError and Ctrl-C propagate to :func:`run_command_line` (exit 2
+    and 130), other failures print and return 1. No results file is written in any of them."""
     from synthprobe.models.base import ModelLoadError, ScoringError
     from synthprobe.scoring.run import run
 
@@ -118,15 +118,11 @@ def run_command(args: argparse.Namespace) -> int:
         run(config)
     except InputError:
         raise
-    except ModelLoadError as exc:
+    except (ModelLoadError, ScoringError) as exc:
         print(f"synthprobe: error: {exc}\nno results file was written", file=sys.stderr)
         return EXIT_RUN_FAILED
-    except ScoringError as exc:
-        print(f"synthprobe: error: {exc}\nno results file was written", file=sys.stderr)
-        return EXIT_RUN_FAILED
-    except KeyboardInterrupt as exc:  # Ctrl-C: one line saying how far it got, no traceback
-        print(f"synthprobe: {str(exc) or 'interrupted'}; no results file was written", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:  # Ctrl-C: the same one line, saying nothing was written
+        raise KeyboardInterrupt(f"{str(exc) or 'interrupted'}; no results file was written") from None
     except Exception as exc:  # anything mid-run: say what failed, keep the traceback for a bug report
         traceback.print_exc()
         print(f"synthprobe: error: scoring failed: {type(exc).__name__}: {exc}\nno results file was written",

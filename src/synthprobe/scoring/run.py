@@ -52,6 +52,14 @@ class ScoreConfig:
 class ScoringInterrupted(KeyboardInterrupt):
     """Ctrl-C (SIGINT) while scoring; the message says how far the run got and what is cached."""
 
+    @classmethod
+    def after(cls, finished: int, where: str, *, cached: int | None, total: int) -> "ScoringInterrupted":
+        """``finished`` items scored by this run of ``where`` before Ctrl-C; ``cached`` of the
+        ``total`` items are now in the score cache (``None``: the cache is off)."""
+        kept = ("nothing is cached (--no-cache)" if cached is None else
+                f"{cached} of {total} items are cached, run the same command again to resume")
+        return cls(f"interrupted after {finished} items ({where}); {kept}")
+
 
 @dataclass
 class Dataset:
@@ -179,16 +187,14 @@ def score_dataset(backend, ds: Dataset, config: ScoreConfig, *,
                               progress=config.progress, on_item=on_item, desc=f"{ds.key} · {backend.name}",
                               tokenize_s=tokenize_s, max_context=config.max_context)
         except KeyboardInterrupt:
-            where = f"{ds.key} · {backend.name}"
+            where, total = f"{ds.key} · {backend.name}", len(ds.items)
             if cache is None:
-                raise ScoringInterrupted(f"interrupted after {finished} of {len(todo)} items ({where}); "
-                                         "nothing is cached (--no-cache)") from None
+                raise ScoringInterrupted.after(finished, where, cached=None, total=total) from None
             if pending:  # finished items of a cut-short batch are kept too
                 cache.append(pending)
+            # count what is on disk: Ctrl-C may land between counting an item and caching it
             n_cached = len(cache.load())
-            raise ScoringInterrupted(
-                f"interrupted after {n_cached - len(done)} items ({where}); {n_cached} of {len(ds.items)} items "
-                "are cached, run the same command again to resume") from None
+            raise ScoringInterrupted.after(n_cached - len(done), where, cached=n_cached, total=total) from None
         if cache is not None and pending:
             cache.append(pending)
         return done, todo, run

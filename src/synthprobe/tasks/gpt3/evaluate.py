@@ -225,11 +225,13 @@ def score_task(backend, task: Task, k: int, config: EvalConfig, pool: list,
                     cache.append([{"id": str(r["index"]), "item": r} for r in rows])
                 bar.update(len(rows))
         except KeyboardInterrupt:
-            kept = ("nothing is cached (--no-cache)" if cache is None else
-                    f"{len(done) + len(fresh)} of {len(prompts)} items are cached, run the same command "
-                    "again to resume")
-            raise ScoringInterrupted(f"interrupted after {len(fresh)} items ({task.code} {setting}); "
-                                     f"{kept}") from None
+            where = f"{task.code} {setting}"
+            if cache is None:
+                raise ScoringInterrupted.after(len(fresh), where, cached=None, total=len(prompts)) from None
+            # count what is on disk: Ctrl-C may land between scoring a batch and caching it
+            n_cached = len(cache.load())
+            raise ScoringInterrupted.after(n_cached - len(done), where, cached=n_cached,
+                                           total=len(prompts)) from None
     items = [fresh[p.index] if p.index in fresh else done[p.index] for p in prompts]
     seconds = time.perf_counter() - start
     return summarize(task, setting, k, prompts, items, seconds=seconds,
