@@ -4,8 +4,8 @@ For every family, repeat ``--rounds`` times: draw ``--n`` items exactly as the b
 (ranks 0–3 equally often, the current table applied), count how often each shape appears
 among the answers and among the decoys (a third of the decoy count, so both are per item),
 and multiply each shape's weight by ``((decoys + a) / (answers + a)) ** step``. Weights are
-then scaled so that the shapes holding the most answers are kept outright and clipped to
-``[MIN_WEIGHT, 1]``. A fixed point is an answer distribution that the answer → decoy step
+then scaled so that the highest-weighted shapes holding a tenth of the answers
+(``KEEP_SHARE``) are kept outright, and clipped to ``[MIN_WEIGHT, 1]``. A fixed point is an answer distribution that the answer → decoy step
 leaves unchanged, which is what the char-3-gram reader must not be able to tell apart.
 
 Every round draws from its own seeds (never a release or test seed), so the table does not
