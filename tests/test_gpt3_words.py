@@ -105,6 +105,36 @@ def test_cycle_letters_is_a_rotation_never_the_word(tasks):
         assert shifts[(n, True)] > 0 and shifts[(n, False)] > 0
 
 
+#: sha256 of ``synthprobe build CL --seed 0``: no seed-0 word needs a redrawn rotation, so the
+#: file is the same as with a single draw per word.
+CL_SEED0_SHA256 = "721882625b626bc6002bede971ee83518b3507fea03101942c840372ebff1cbf"
+
+
+def test_cycle_letters_seed_0_file_is_unchanged(tasks):
+    import hashlib
+
+    from synthprobe.tasks.gpt3 import serialize
+
+    assert hashlib.sha256(serialize(tasks["CL"]).encode("utf-8")).hexdigest() == CL_SEED0_SHA256
+
+
+@pytest.mark.parametrize("seed,word", [(11, "searchsearch"), (21, "phonephone")])
+def test_cycle_letters_redraws_a_rotation_that_gives_the_word_back(seed, word):
+    # at these seeds the first draw rotates a repeated-block word by one block length
+    items = build_items(BuildConfig("CL", seed=seed))
+    assert len(items) == 10_000
+    assert [_word(it) for it in items if _scrambled(it) == _word(it)] == []
+    (item,) = [it for it in items if _word(it) == word]
+    s = _scrambled(item)
+    assert s != word and any(word[r:] + word[:r] == s for r in range(1, len(word)))
+
+
+def test_cycle_letters_of_one_repeated_letter_is_the_word():
+    rng = random.Random(0)
+    assert cycle_letters("aaaaaa", rng) == "aaaaaa"
+    assert cycle_letters("abab", random.Random(1)) == "baba"      # only rotation that changes it
+
+
 @pytest.mark.parametrize("code,keep", [("A1", 1), ("A2", 2)])
 def test_anagrams_keep_the_ends_and_change_the_middle_where_possible(tasks, code, keep):
     unchanged = 0
@@ -146,7 +176,12 @@ def test_reversed_words(tasks):
 # Transformations as functions, on arbitrary words
 # --------------------------------------------------------------------------------------
 
-words = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=5, max_size=15)
+words = st.one_of(
+    st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=5, max_size=15),
+    # repeated blocks (searchsearch) equal some of their rotations; one letter repeated equals all
+    st.builds(lambda block, times: block * times,
+              st.text(alphabet="abc", min_size=1, max_size=5), st.integers(2, 5)).filter(lambda w: len(w) >= 5),
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -155,6 +190,7 @@ def test_transform_properties(word, seed):
     rng = random.Random(seed)
     c = cycle_letters(word, rng)
     assert any(word[r:] + word[:r] == c for r in range(1, len(word)))
+    assert (c != word) == (len(set(word)) > 1)
     a1 = anagram_1(word, rng)
     assert a1[0] == word[0] and a1[-1] == word[-1] and sorted(a1) == sorted(word)
     assert (a1 != word) == (len(set(word[1:-1])) > 1)

@@ -8,7 +8,8 @@ Words come from Norvig's unigram counts as shipped by the ``wordsegment`` packag
 
 These rules reproduce the word sets of OpenAI's released files exactly. Transformations:
 
-* CL  rotate left by r, r uniform in 1..len-1 (never the word itself);
+* CL  rotate left by r, r uniform in 1..len-1, redrawn while the rotation equals the word
+      (``searchsearch`` rotated by 6); never the word unless it is one letter repeated;
 * A1  shuffle all letters but the first and last, redrawn until the word changes;
 * A2  shuffle all letters but the first two and last two, redrawn until the word changes
       when the middle has more than one distinct arrangement;
@@ -85,11 +86,23 @@ def word_set(min_len: int, max_len: int, size: int = WORD_SET_SIZE) -> tuple[str
 # --------------------------------------------------------------------------------------
 
 def cycle_letters(word: str, rng: random.Random) -> str:
-    """Rotate left by r, r uniform in 1..len-1."""
+    """Rotate left by r, r uniform in 1..len-1, redrawn while the rotation equals the word.
+
+    A word made of a repeated block (``searchsearch``, ``phonephone``) equals some of its
+    rotations; r is redrawn from the same ``rng`` until the word changes, so a word that
+    never needs a redraw gets the same rotation as with a single draw. A word of one letter
+    repeated (``aaaaaa``) has no other rotation and is returned unchanged, as the anagram
+    tasks return a word whose middle has only one arrangement.
+    """
     if len(word) < 2:
         raise ValueError(f"cannot cycle a word of {len(word)} letter(s)")
-    r = rng.randint(1, len(word) - 1)
-    return word[r:] + word[:r]
+    if len(set(word)) < 2:          # every rotation is the word itself
+        return word
+    while True:
+        r = rng.randint(1, len(word) - 1)
+        out = word[r:] + word[:r]
+        if out != word:
+            return out
 
 
 def _shuffle_middle(word: str, keep: int, rng: random.Random) -> str:
