@@ -21,3 +21,36 @@ def test_every_marker_has_a_maker():
         names = set(docs._BLOCK.findall(doc.read_text(encoding="utf-8")))
         found = {n[1] for n in names}
         assert found and found <= set(makers), (doc, found - set(makers))
+
+
+def _reading(acc, p, homogeneity_p):
+    from synthprobe.tasks.deeparithmark.worked_example import _reading
+    return _reading({"acc": acc, "p_vs_chance": p}, {"p": homogeneity_p})
+
+
+def test_reading_says_only_what_the_statistics_support():
+    below = _reading(0.218, 0.019, 0.14)
+    assert "significantly *below* chance" in below and "compatible with noise" in below
+    assert "far from uniform" not in below
+    at_chance_uneven = _reading(0.251, 0.9, 0.001)
+    assert "indistinguishable from chance" in at_chance_uneven and "far from uniform" in at_chance_uneven
+    above = _reading(0.40, 1e-9, 0.3)
+    assert "significantly above chance" in above and "below" not in above
+
+
+def test_balance_block_counts_equal_length_endings(tmp_path):
+    from synthprobe.formats.arithmark3 import load_arithmark3
+
+    items = load_arithmark3(docs.RELEASE)
+    expected = sum(len({len(e) for e in it.endings}) == 1 for it in items)
+    assert 0 < expected < len(items)  # the release has a few items whose endings differ in length
+    assert f"same number of characters in {expected:,} of {len(items):,} items" in docs.balance_block(items)
+
+
+def test_families_block_lists_mistakes_the_code_names_but_the_file_never_uses():
+    from synthprobe.formats.arithmark3 import load_arithmark3
+
+    items = load_arithmark3(docs.RELEASE)
+    row = next(r for r in docs.families_block(items).splitlines() if r.startswith("| `inventory_boxes`"))
+    used, unused = row.split(" | ")[-2:]
+    assert "counted the loose units as a crate" in unused and "counted the loose units as a crate" not in used

@@ -8,13 +8,15 @@ Each generated block sits between ``<!-- BEGIN GENERATED: name -->`` and
 
 Blocks: ``families`` (each family, its story and the named mistakes the release actually
 uses as decoys, from the code and the data), ``composition``, ``balance``, ``audit`` (the
-selftest and audit figures on the release file), and ``worked-example`` (the embedded model's
+selftest and audit figures on the release file), ``audit-line`` (the same in one paragraph, for
+README.md), ``scores`` (the card's columns for every committed results file), and ``worked-example`` (the embedded model's
 per-template and mistake-profile figures, from its committed results JSON).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import re
 import sys
@@ -43,6 +45,20 @@ def _md_table(head: list[str], rows: list[list[object]]) -> str:
     return "\n".join(out) + "\n"
 
 
+def _mistake_pool(family, draws: int = 400) -> set[str]:
+    """Every mistake name a family's code produces, found by running it on fixed seeds."""
+    from synthprobe.seeding import item_rng
+    from synthprobe.tasks.deeparithmark.base import GenerationError
+
+    names: set[str] = set()
+    for i in range(draws):
+        try:
+            names.update(family.generate(item_rng("deeparithmark-docs-pool", 0, i)).mistakes)
+        except GenerationError:
+            continue
+    return names
+
+
 def families_block(items: list[MCItem]) -> str:
     import synthprobe.tasks.deeparithmark.families  # noqa: F401  (registers them)
 
@@ -56,8 +72,10 @@ def families_block(items: list[MCItem]) -> str:
     for t in TEMPLATES:
         fam = FAMILIES[t.name]
         names = ", ".join(f"{n} ({c})" for n, c in sorted(used[t.name].items(), key=lambda kv: (-kv[1], kv[0])))
-        rows.append([f"`{t.name}`", t.depth, t.count, f"`{t.topic}`", fam.summary, names])
-    return _md_table(["family", "depth", "items", "topic", "story", "named mistakes used as decoys (times)"], rows)
+        unused = ", ".join(sorted(_mistake_pool(fam) - set(used[t.name]))) or "—"
+        rows.append([f"`{t.name}`", t.depth, t.count, f"`{t.topic}`", fam.summary, names, unused])
+    return _md_table(["family", "depth", "items", "topic", "story", "named mistakes used as decoys (times)",
+                      "named in the code, never a decoy here"], rows)
 
 
 def composition_block(items: list[MCItem]) -> str:
@@ -81,18 +99,27 @@ def balance_block(items: list[MCItem]) -> str:
                                       value_kind(it.metadata["answer"])) for it in items)
     s = " / ".join(str(slots[i]) for i in range(4))
     r = " / ".join(str(ranks[i]) for i in range(4))
+    same_len = sum(len({len(e) for e in it.endings}) == 1 for it in items)
     lines = [f"- Correct slot 0–3: {s}.",
              f"- Answer numeric rank (smallest → largest): {r}.",
              f"- Slot × rank × depth grid: {len(cells)} cells, {min(cells.values())}–{max(cells.values())} items each.",
              "- Roundness class shared by all four options of an item: "
-             + "; ".join(f"{ROUNDNESS_NAMES[c]} {classes[c]}" for c in sorted(classes)) + "."]
+             + "; ".join(f"{ROUNDNESS_NAMES[c]} {classes[c]}" for c in sorted(classes)) + ".",
+             f"- All four endings have the same number of characters in {same_len:,} of {len(items):,} items "
+             "(so a character-normalised score ranks those items' endings exactly as the summed "
+             "log-likelihood does, §5)."]
     return "\n".join(lines) + "\n"
 
 
-def audit_block(path: Path) -> str:
+@functools.lru_cache(maxsize=4)
+def _selftest(path: Path):
     from synthprobe.tasks.deeparithmark.selftest import selftest
 
-    report = selftest(path)
+    return selftest(path)
+
+
+def audit_block(path: Path) -> str:
+    report = _selftest(path)
     rows = [[r.name, f"{r.correct}/{r.n}", f"{r.percent:.2f} %"] for r in report.audit_rows]
     text = _md_table(["strategy", "correct", "score"], rows)
     passed = sum(c.ok is True for c in report.checks)
@@ -100,6 +127,30 @@ def audit_block(path: Path) -> str:
              f"{'' if report.ok else ' — FAILED: ' + ', '.join(report.failed)}. "
              f"SHA-256 of the file: `{report.sha256}`.\n")
     return text
+
+
+#: How README names each audit strategy, in the audit's own order.
+_AUDIT_SHORT = {"pick largest value": "largest", "pick smallest value": "smallest",
+                "pick the roundest number": "roundest number", "longest ending text": "longest text",
+                "shortest ending text": "shortest text",
+                "char-3-gram classifier over option text": "char-3-gram classifier"}
+
+
+def audit_line_block(path: Path) -> str:
+    """README's one-paragraph summary of the audit block, with the SHA-256 and selftest result."""
+    from synthprobe.tasks.deeparithmark.audit import tolerance
+
+    report = _selftest(path)
+    tol = tolerance(report.n)
+    pct = {r.name: f"{r.percent:.2f} %" for r in report.audit_rows}
+    slots = " / ".join(pct[f"fixed slot {i}"] for i in range(4))
+    parts = [f"{_AUDIT_SHORT.get(name, name)} {value}" for name, value in pct.items()
+             if not name.startswith("fixed slot")]
+    passed = sum(c.ok is True for c in report.checks)
+    return (f"Shortcut audit of the release (chance 25 %, allowed {25 - tol:.1f}–{25 + tol:.1f} %): "
+            + "; ".join(parts) + f"; fixed slot 0/1/2/3 {slots}. `python deeparithmark.py selftest`: "
+            f"{passed}/{len(report.checks)} checks pass. SHA-256 of `data/deeparithmark-1.jsonl`: "
+            f"`{report.sha256}`.\n")
 
 
 def worked_example_block(results_path: Path) -> str:
@@ -127,6 +178,7 @@ def blocks(release: Path = RELEASE, results: Path = EMBEDDED_RESULTS) -> dict[st
         "composition": lambda: composition_block(items),
         "balance": lambda: balance_block(items),
         "audit": lambda: audit_block(release),
+        "audit-line": lambda: audit_line_block(release),
         "worked-example": lambda: worked_example_block(results),
         "scores": lambda: scores_block(results.parent),
     }

@@ -52,7 +52,7 @@ def describe(results: dict[str, Any]) -> str:
         lines.append(
             f"- **Rank preference.** It picks the smallest option {_pct(rp['pick_smallest'])} of the time and "
             f"the largest {_pct(rp['pick_largest'])} (chosen rank counts, smallest → largest: {counts}; "
-            f"the answer's rank is balanced, so a rank preference alone scores 25 %).")
+            f"the answer's rank is balanced, so a rank preference alone scores about 25 %).")
     prof = s.get("mistake_profile") or {}
     fav = []
     for t, block in prof.items():
@@ -66,28 +66,30 @@ def describe(results: dict[str, Any]) -> str:
                      "templates): " + "; ".join(
                          f"`{t}` — “{src}” {v['chosen']}/{v['offered']} ({_pct(rate)})"
                          for rate, t, src, v in fav[:5]) + ".")
-    lines += ["", _reading(m, h, rp)]
+    lines += ["", _reading(m, h)]
     return "\n".join(lines) + "\n"
 
 
-def _reading(m: dict, h: dict, rp: dict | None) -> str:
-    at_chance = m["p_vs_chance"] >= 0.05
+def _reading(m: dict, h: dict) -> str:
+    """One paragraph that says only what the statistics above support."""
+    significant = m["p_vs_chance"] < 0.05
+    below = m["acc"] < 0.25
     uneven = h["p"] < 0.05
-    if at_chance and uneven:
-        text = ("Reading: the total is indistinguishable from chance, yet accuracy is far from uniform "
-                "across templates. That is the signature of preferences, not partial skill: a prior over "
-                "option values (see the rank preference) plus one stable path per family, which cancel to "
-                "chance because the answer's rank and slot are balanced. Treat the per-template rows as "
-                "preference, and report the depth curve, not the single number.")
-    elif at_chance:
-        text = ("Reading: the total and the per-template rows are all compatible with chance — no "
-                "arithmetic signal and no strong template-level preference at this size.")
+    if not significant:
+        text = "Reading: the total is indistinguishable from chance"
+    elif below:
+        text = ("Reading: the total is significantly *below* chance. A guesser cannot do that; a model "
+                "drawn to the decoys can, because every decoy is the exact value of a named mistake")
     else:
-        text = ("Reading: the total differs significantly from chance; the depth curve and the "
-                "per-template rows show where the signal comes from.")
-    if rp and at_chance:
-        text += (f" A rank prior alone cannot move the total: picking the smallest option every time "
-                 f"would score exactly the rank-0 share of answers.")
+        text = "Reading: the total is significantly above chance"
+    if uneven:
+        text += (", and accuracy is far from uniform across templates (χ² p < 0.05): read the "
+                 "per-template rows as stable paths through each family — preferences, not partial skill.")
+    else:
+        text += (". The spread across templates is compatible with noise (χ² p ≥ 0.05), so single "
+                 "template rows say little on their own; the signal to look at is which options the "
+                 "model prefers — the named mistakes it picks when they are offered, and its rank prior.")
+    text += " Report the depth curve with its intervals, not the single number."
     return text
 
 
