@@ -250,3 +250,14 @@ def test_same_model_in_two_files_is_told_apart(scored, tmp_path):
     shutil.copy(scored["one"], copy)
     md = markdown(unique_names(load_results(scored["one"]) + load_results(copy)))
     assert "tiny-llama-3 (one_model.json#1)" in md and "tiny-llama-3 (copy.json#2)" in md
+
+
+def test_title_heads_the_page_and_the_leaderboard(scored, reports, tmp_path):
+    # without --title each file keeps its own heading
+    assert (reports["one"] / "leaderboard.md").read_text(encoding="utf-8").startswith("# Deep Arithmark leaderboard\n")
+    assert "<h1>Deep Arithmark report</h1>" in html_of(reports["one"])
+    out = tmp_path / "titled"
+    assert main(["report", str(scored["one"]), "--out", str(out), "--title", "Tiny | <models>"]) == 0
+    assert (out / "leaderboard.md").read_text(encoding="utf-8").startswith("# Tiny | <models>\n")
+    html = html_of(out)
+    assert "<title>Tiny | &lt;models&gt;</title>" in html and "<h1>Tiny | &lt;models&gt;</h1>" in html

@@ -51,7 +51,7 @@ def unique_names(results: list[ModelResult]) -> list[ModelResult]:
 
 
 def render_files(results: Sequence[ModelResult], *, sources: Sequence[str],
-                 title: str = "Deep Arithmark report", progress: bool | None = None) -> dict[str, bytes]:
+                 title: str | None = None, progress: bool | None = None) -> dict[str, bytes]:
     """Relative path → bytes for every output file."""
     from tqdm.auto import tqdm
 
@@ -68,15 +68,16 @@ def render_files(results: Sequence[ModelResult], *, sources: Sequence[str],
                      else not progress):
         figures[name] = makers[name](results)
     files: dict[str, bytes] = {}
-    files["index.html"] = page.render(results, figures, sources=sources, title=title).encode("utf-8")
-    files["leaderboard.md"] = leaderboard.markdown(results).encode("utf-8")
+    files["index.html"] = page.render(results, figures, sources=sources,
+                                      title=title or page.DEFAULT_TITLE).encode("utf-8")
+    files["leaderboard.md"] = leaderboard.markdown(results, title=title or leaderboard.DEFAULT_TITLE).encode("utf-8")
     for name, png in figures.items():
         if png is not None:
             files[f"{name}.png"] = png
     return files
 
 
-def build_report(paths: Sequence[str | Path], out: str | Path, *, title: str = "Deep Arithmark report",
+def build_report(paths: Sequence[str | Path], out: str | Path, *, title: str | None = None,
                  progress: bool | None = None) -> list[Path]:
     """Read every results file, then write the report folder; returns the written paths."""
     out = Path(out)

@@ -46,7 +46,9 @@ def _arguments(p: argparse.ArgumentParser) -> None:
                         "(each may hold several models)")
     p.add_argument("--out", required=True, type=Path, metavar="DIR",
                    help="output folder (created if missing; report files in it are replaced)")
-    p.add_argument("--title", default="Deep Arithmark report", help="page and leaderboard title")
+    p.add_argument("--title", default=None,
+                   help="heading of index.html and of leaderboard.md (default: 'Deep Arithmark report' "
+                        "for the page, 'Deep Arithmark leaderboard' for the Markdown file)")
     p.set_defaults(func=_report)
 
 

@@ -12,6 +12,7 @@ from typing import Sequence
 from synthprobe.report.model import ModelResult
 
 DASH = "—"
+DEFAULT_TITLE = "Deep Arithmark leaderboard"
 MINUS = "−"
 
 
@@ -79,7 +80,7 @@ def _md_cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def markdown(results: Sequence[ModelResult], *, title: str = "Deep Arithmark leaderboard") -> str:
+def markdown(results: Sequence[ModelResult], *, title: str = DEFAULT_TITLE) -> str:
     head = header(results)
     align = ["---", "---:"] + ["---:"] * (len(head) - 2)
     chance = results[0].chance

@@ -42,6 +42,8 @@ figcaption { color: var(--muted); font-size: 13px; margin-top: 4px; }
 code { font-size: 13px; background: var(--band); padding: 1px 4px; border-radius: 3px; }
 """.strip()
 
+DEFAULT_TITLE = "Deep Arithmark report"
+
 #: p-values below this are called significant in the page's colouring.
 ALPHA = 0.05
 
@@ -161,7 +163,7 @@ def _settings_table(results: Sequence[ModelResult]) -> str:
 
 
 def render(results: Sequence[ModelResult], figures: dict[str, bytes | None], *,
-           sources: Sequence[str], title: str = "Deep Arithmark report") -> str:
+           sources: Sequence[str], title: str = DEFAULT_TITLE) -> str:
     chance = results[0].chance
     n_items = sorted({r.overall.n for r in results})
     datasets = sorted({r.settings.get("dataset SHA-256", "") for r in results} - {""})
