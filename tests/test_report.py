@@ -153,12 +153,19 @@ def test_mistake_profile_and_rank_preference_come_from_the_results(scored, repor
     for template, block in summary["mistake_profile"].items():
         got = {mc.source: (mc.offered, mc.chosen) for mc in first.mistakes[template]}
         assert got == {s: (v["offered"], v["chosen"]) for s, v in block["sources"].items()}
-    # per template, the preferred mistake named in the page is the most chosen wrong option
+    # per template, the page names the wrong option picked most often among those offered at
+    # least 10 times, and says so when none was offered that often
+    from synthprobe.report.page import preferred_mistake
+
     html = html_of(reports["many"])
     for template, rows in first.mistakes.items():
-        wrong = [mc for mc in rows if mc.source != "correct" and mc.offered]
+        wrong = [mc for mc in rows if mc.source != "correct" and mc.offered >= 10]
+        top, enough = preferred_mistake(rows)
         if wrong:
-            top = max(wrong, key=lambda mc: (mc.rate, mc.chosen, mc.source))
+            assert enough and top == max(wrong, key=lambda mc: (mc.rate, mc.chosen, mc.source))
+        else:
+            assert not enough
+        if top is not None:
             assert f"chosen {top.chosen} of {top.offered} times offered" in html
     # each template's depth is known (from the predictions), so the heat-map labels are complete
     assert all(first.template_depth.get(t) in (2, 3, 4, 5) for t in first.by_template)
@@ -261,3 +268,121 @@ def test_title_heads_the_page_and_the_leaderboard(scored, reports, tmp_path):
     assert (out / "leaderboard.md").read_text(encoding="utf-8").startswith("# Tiny | <models>\n")
     html = html_of(out)
     assert "<title>Tiny | &lt;models&gt;</title>" in html and "<h1>Tiny | &lt;models&gt;</h1>" in html
+
+
+DA_BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "deeparithmark_smollm2-135m-instruct.json"
+
+
+def test_depth_tiers_must_add_up_to_the_total(tmp_path):
+    doc = json.loads(DA_BENCH.read_text(encoding="utf-8"))
+    summary = doc["models"][0]["results"]["deeparithmark"]["summary"]
+    summary["by_depth"]["3"]["n"] -= 1  # one item lost from a tier
+    bad = _write(tmp_path / "bad-depths.json", doc)
+    with pytest.raises(InputError, match=r"depth tiers hold 999 items .* total 1000") as err:
+        load_results(bad)
+    assert err.value.field == "models[0].results.deeparithmark.summary.by_depth"
+    assert str(bad) in str(err.value)
+    summary["by_depth"]["3"]["n"] += 1
+    summary["by_depth"]["3"]["correct"] += 1  # same items, one more correct than the total says
+    with pytest.raises(InputError, match="219 correct"):
+        load_results(_write(tmp_path / "bad-correct.json", doc))
+    out = tmp_path / "out"
+    assert main(["report", str(tmp_path / "bad-correct.json"), "--out", str(out)]) == 2
+    assert not out.exists()
+
+
+def test_rank_title_says_balanced_only_when_the_file_is(tmp_path):
+    from synthprobe.report.plots import rank_balance_note, rank_balanced
+
+    doc = json.loads(DA_BENCH.read_text(encoding="utf-8"))
+    rp = doc["models"][0]["results"]["deeparithmark"]["summary"]["rank_preference"]
+    assert rp["answer_rank_counts"] == [248, 252, 248, 252]
+    [res] = load_results(DA_BENCH)
+    assert res.answer_ranks == (248, 252, 248, 252) and rank_balanced(res) is True
+    assert rank_balance_note([res]) == "answers are rank-balanced"
+
+    rp["answer_rank_counts"] = [400, 200, 200, 200]  # the answer is the smallest option 40 % of the time
+    [skewed] = load_results(_write(tmp_path / "skewed.json", doc))
+    assert rank_balanced(skewed) is False
+    assert rank_balance_note([skewed]) == "answer ranks are NOT balanced in these results"
+    assert rank_balance_note([res, skewed]) == "answer ranks are NOT balanced in these results"
+
+    del rp["answer_rank_counts"]
+    [unknown] = load_results(_write(tmp_path / "unknown.json", doc))
+    assert unknown.answer_ranks is None and rank_balanced(unknown) is None
+    assert rank_balance_note([unknown]) == "answer ranks not recorded"
+    assert rank_balance_note([res, unknown]) == "answer ranks not recorded"
+
+    rp["answer_rank_counts"] = [250, 250, 500]
+    with pytest.raises(InputError, match="expected 4 counts") as err:
+        load_results(_write(tmp_path / "short.json", doc))
+    assert err.value.field == "models[0].results.deeparithmark.summary.rank_preference.answer_rank_counts"
+
+
+def test_rank_section_words_follow_the_balance(tmp_path):
+    from synthprobe.report.build import render_files
+
+    doc = json.loads(DA_BENCH.read_text(encoding="utf-8"))
+    rp = doc["models"][0]["results"]["deeparithmark"]["summary"]["rank_preference"]
+    rp["answer_rank_counts"] = [400, 200, 200, 200]
+    skewed = load_results(_write(tmp_path / "skewed.json", doc))
+    html = render_files(skewed, sources=["skewed.json"], progress=False)["index.html"].decode("utf-8")
+    ranks = html[html.index('<section id="ranks">'):]
+    ranks = ranks[:ranks.index("</section>")]
+    assert "is not balanced in these results" in ranks and "rank is balanced in" not in ranks
+    assert "40.0 / 20.0 / 20.0 / 20.0 %" in ranks
+
+
+def test_a_mistake_offered_few_times_is_not_called_preferred():
+    from synthprobe.report.model import MistakeCount
+    from synthprobe.report.page import MIN_OFFERS, preferred_mistake
+
+    assert MIN_OFFERS == 10
+    rows = (MistakeCount("correct", 30, 9), MistakeCount("rare", 3, 3), MistakeCount("common", 20, 8),
+            MistakeCount("never", 12, 0))
+    assert preferred_mistake(rows) == (MistakeCount("common", 20, 8), True)  # 3/3 is too few offers
+    only_rare = (MistakeCount("correct", 5, 1), MistakeCount("rare", 3, 2), MistakeCount("rarer", 2, 2))
+    assert preferred_mistake(only_rare) == (MistakeCount("rarer", 2, 2), False)
+    assert preferred_mistake((MistakeCount("correct", 5, 5),)) == (None, False)
+
+
+def test_mistake_table_marks_too_few_offers(tmp_path):
+    from synthprobe.report.page import render
+
+    [res] = load_results(DA_BENCH)
+    t = "measure_cm_cut"
+    few = {**res.mistakes, t: tuple(type(mc)(mc.source, min(mc.offered, 4), min(mc.chosen, 4))
+                                     for mc in res.mistakes[t])}
+    import dataclasses
+
+    html = render([dataclasses.replace(res, mistakes=few)], {}, sources=["x"])
+    row = html[html.index(f"{t} <span"):]
+    row = row[:row.index("</tr>")]
+    assert "too few offers to name a preference" in row
+    # the unchanged templates still name their preferred mistake
+    assert html.count("too few offers to name a preference") == 1
+
+
+def test_heatmap_labels_do_not_overlap_with_many_long_names():
+    import dataclasses
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from synthprobe.report.plots import heatmap_figure
+
+    [res] = load_results(DA_BENCH)
+    for m in (3, 12):
+        models = [dataclasses.replace(res, model=f"organisation-{i}/A-Rather-Long-Model-Name-{i}B-Instruct "
+                                                   f"(Q4_K_M GGUF)") for i in range(m)]
+        fig = heatmap_figure(models)
+        canvas = FigureCanvasAgg(fig)
+        canvas.draw()
+        renderer = canvas.get_renderer()
+        ax = fig.axes[0]
+        boxes = [t.get_window_extent(renderer) for t in ax.get_xticklabels()]
+        assert len(boxes) == m
+        for a, b in zip(boxes, boxes[1:]):
+            assert a.x1 <= b.x0, (m, a, b)  # left to right, no overlap
+        figure_box = fig.bbox
+        for b in boxes + [t.get_window_extent(renderer) for t in ax.get_yticklabels()]:
+            assert b.x0 >= 0 and b.y0 >= 0 and b.x1 <= figure_box.x1 and b.y1 <= figure_box.y1

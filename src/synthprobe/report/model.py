@@ -51,6 +51,8 @@ class ModelResult:
     arithmark3: float | None = None
     #: picks per answer-rank position: index 0 = smallest option chosen, … last = largest.
     rank_picks: tuple[int, ...] | None = None
+    #: how often the correct answer sits at each rank (same order), when the file records it.
+    answer_ranks: tuple[int, ...] | None = None
     #: template → option source → offered / chosen counts ("correct" included).
     mistakes: dict[str, tuple[MistakeCount, ...]] = field(default_factory=dict)
     #: free-form settings shown in the run table (dtype, device, versions, …).

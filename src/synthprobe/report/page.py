@@ -9,8 +9,8 @@ from typing import Sequence
 
 from synthprobe import __version__
 from synthprobe.report import leaderboard as lb
-from synthprobe.report.model import ModelResult
-from synthprobe.report.plots import rank_names
+from synthprobe.report.model import MistakeCount, ModelResult
+from synthprobe.report.plots import rank_balance_note, rank_balanced, rank_names
 from synthprobe.report.stats import binom_p, wilson
 
 CSS = """
@@ -43,6 +43,9 @@ code { font-size: 13px; background: var(--band); padding: 1px 4px; border-radius
 """.strip()
 
 DEFAULT_TITLE = "Deep Arithmark report"
+
+#: a wrong option offered fewer times than this is never called "preferred".
+MIN_OFFERS = 10
 
 #: p-values below this are called significant in the page's colouring.
 ALPHA = 0.05
@@ -105,6 +108,21 @@ def _leaderboard_table(results: Sequence[ModelResult]) -> str:
     return _table(head, body, raw=True)
 
 
+def preferred_mistake(rows: Sequence[MistakeCount]) -> tuple[MistakeCount | None, bool]:
+    """The wrong option picked most often when offered, and whether it may be called preferred.
+
+    Only options offered at least :data:`MIN_OFFERS` times compete for "preferred" (a 2-of-3 pick
+    rate says little). When none was offered that often, the most picked one is returned with
+    ``False``; ``(None, False)`` when no wrong option was offered at all.
+    """
+    wrong = [mc for mc in rows if mc.source != "correct" and mc.offered]
+    if not wrong:
+        return None, False
+    enough = [mc for mc in wrong if mc.offered >= MIN_OFFERS]
+    pool = enough or wrong
+    return max(pool, key=lambda mc: (mc.rate, mc.chosen, mc.source)), bool(enough)
+
+
 def _mistake_table(results: Sequence[ModelResult]) -> str | None:
     with_m = [r for r in lb.ordered(results) if r.mistakes]
     if not with_m:
@@ -118,13 +136,16 @@ def _mistake_table(results: Sequence[ModelResult]) -> str | None:
     for t in templates:
         row = [f"{escape(t)} <span class=\"note\">(d{depth_of.get(t, '?')})</span>"]
         for r in with_m:
-            wrong = [mc for mc in r.mistakes.get(t, ()) if mc.source != "correct" and mc.offered]
-            if not wrong:
+            top, enough = preferred_mistake(r.mistakes.get(t, ()))
+            if top is None:
                 row.append(lb.DASH)
                 continue
-            top = max(wrong, key=lambda mc: (mc.rate, mc.chosen, mc.source))
-            row.append(f"{escape(top.source)}<br><span class=\"note\">chosen {top.chosen} of "
-                       f"{top.offered} times offered ({100 * top.rate:.0f} %)</span>")
+            counts = f"chosen {top.chosen} of {top.offered} times offered ({100 * top.rate:.0f} %)"
+            if enough:
+                row.append(f"{escape(top.source)}<br><span class=\"note\">{counts}</span>")
+            else:
+                row.append(f'<span class="note">too few offers to name a preference (no wrong option '
+                           f"offered {MIN_OFFERS} times); most picked: {escape(top.source)}, {counts}</span>")
         body.append(row)
     return _table(head, body, left=len(head), raw=True)
 
@@ -134,11 +155,15 @@ def _rank_table(results: Sequence[ModelResult]) -> str | None:
     if not with_r:
         return None
     names = rank_names(len(with_r[0].rank_picks))
-    head = ["Model"] + list(names)
+    head = ["Model"] + list(names) + ["correct answer at each rank", "balanced"]
     body = []
     for r in with_r:
         total = sum(r.rank_picks) or 1
-        body.append([r.model] + [f"{100 * c / total:.1f} %" for c in r.rank_picks])
+        answers = r.answer_ranks
+        shares = (" / ".join(f"{100 * c / (sum(answers) or 1):.1f}" for c in answers) + " %"
+                  if answers else "not recorded")
+        balanced = {True: "yes", False: "no", None: lb.DASH}[rank_balanced(r)]
+        body.append([r.model] + [f"{100 * c / total:.1f} %" for c in r.rank_picks] + [shares, balanced])
     return _table(head, body)
 
 
@@ -200,20 +225,30 @@ def render(results: Sequence[ModelResult], figures: dict[str, bytes | None], *,
         if figures.get("mistake_profile"):
             parts.append(_img(figures["mistake_profile"], "pick rate of each option source per template",
                               "How often each option is picked when it is offered, by the mistake that "
-                              "produces it ('correct' is the answer). Dashed line: chance."))
+                              "produces it ('correct' is the answer). Dashed line: chance. '0 of N' marks an option "
+                              "offered N times and never picked; 'not offered' one that no item offered."))
         if mt:
             parts.append("<p>The wrong option each model prefers most, per template (pick rate when "
-                         "offered, and how many items offered it):</p>" + mt)
+                         "offered, and how many items offered it). Only options offered at least "
+                         f"{MIN_OFFERS} times are called preferred; a cell with none says so.</p>" + mt)
         sections.append(("mistakes", "Mistake profile", "".join(parts)))
 
     rt = _rank_table(results)
     if figures.get("rank_preference") or rt:
         parts = []
         if figures.get("rank_preference"):
+            note = rank_balance_note([r for r in results if r.rank_picks])
+            if note == "answers are rank-balanced":
+                why = ("The correct answer's rank is balanced in these results, so a skill-free model that "
+                       "prefers a rank shows a bar far from chance while scoring chance overall.")
+            elif note.startswith("answer ranks are NOT"):
+                why = ("The correct answer's rank is not balanced in these results (see the table): a "
+                       "preferred rank can raise or lower the score by itself.")
+            else:
+                why = ("The results do not record the correct answer's rank, so this page cannot say "
+                       "whether a preferred rank moves the score.")
             parts.append(_img(figures["rank_preference"], "share of picks by numeric rank",
-                              "Share of answers at each numeric rank of the four options. The correct "
-                              "answer's rank is balanced, so a skill-free model that prefers a rank shows "
-                              "a bar far from chance while scoring chance overall."))
+                              f"Share of answers at each numeric rank of the options. {why}"))
         if rt:
             parts.append(rt)
         sections.append(("ranks", "Rank preference", "".join(parts)))

@@ -9,6 +9,7 @@ bytes on every run.
 from __future__ import annotations
 
 import io
+import math
 import textwrap
 from typing import Sequence
 
@@ -91,15 +92,39 @@ def depth_curve(results: Sequence[ModelResult]) -> bytes:
         return _png(fig)
 
 
-def template_heatmap(results: Sequence[ModelResult]) -> bytes:
-    """Template × model heat-map of acc_norm, coloured around chance."""
+#: inches per character and per text line at the figures' 9 pt font (DejaVu Sans), with room
+CHAR_W, LINE_H = 0.075, 0.16
+
+
+def heatmap_figure(results: Sequence[ModelResult]) -> Figure:
+    """Template × model heat-map of acc_norm, coloured around chance.
+
+    Column width follows the model names: up to four models stand upright in columns as wide
+    as their wrapped names; more models are turned to read bottom-up, one column per name's
+    line count, so long names never run into each other.
+    """
     depth_of: dict[str, int] = {}
     for r in results:
         depth_of.update(r.template_depth)
     templates = sorted({t for r in results for t in r.by_template}, key=lambda t: (depth_of.get(t, 0), t))
     chance = 100 * results[0].chance
+    m = len(results)
+    upright = m <= 4
+    labels = [_wrap(r.model, 18 if upright else 26) for r in results]
+    longest = max(len(line) for text in labels for line in text.split("\n"))
+    lines = max(text.count("\n") + 1 for text in labels)
+    if upright:
+        col_w = max(0.8, CHAR_W * longest + 0.25)
+        label_h = LINE_H * lines
+    else:
+        col_w = max(0.45, LINE_H * lines + 0.14)
+        label_h = CHAR_W * longest
+    row_labels = [f"{t} (d{depth_of.get(t, '?')})" for t in templates]
+    label_w = CHAR_W * max((len(x) for x in row_labels), default=10)
+    width = max(5.5, label_w + m * col_w + 1.6)
+    height = max(3.0, 1.0 + 0.34 * len(templates) + label_h)
     with mpl.style.context("default"), mpl.rc_context({**_RC, "axes.grid": False}):
-        fig = _figure(max(5.5, 2.8 + 0.75 * len(results)), max(3.0, 0.9 + 0.34 * len(templates)))
+        fig = _figure(width, height)
         ax = fig.add_subplot()
         grid = [[100 * r.by_template[t].rate if t in r.by_template and r.by_template[t].n else float("nan")
                  for r in results] for t in templates]
@@ -111,15 +136,20 @@ def template_heatmap(results: Sequence[ModelResult]) -> bytes:
                     shade = float(norm(v))
                     ax.text(j, i, f"{v:.0f}", ha="center", va="center", fontsize=8,
                             color="white" if shade < 0.22 or shade > 0.78 else "black")
-        labels = [_wrap(r.model, 18) for r in results]
-        if len(results) <= 4:
-            ax.set_xticks(range(len(results)), labels)
+        if upright:
+            ax.set_xticks(range(m), labels)
         else:
-            ax.set_xticks(range(len(results)), labels, rotation=35, ha="right", rotation_mode="anchor")
-        ax.set_yticks(range(len(templates)), [f"{t} (d{depth_of.get(t, '?')})" for t in templates])
+            ax.set_xticks(range(m), labels, rotation=90, ha="center", va="top", rotation_mode="default")
+        ax.set_yticks(range(len(templates)), row_labels)
         ax.set_title(f"acc_norm (%) per template; white = chance ({chance:.0f} %)")
         fig.colorbar(im, ax=ax, shrink=0.8, label="acc_norm (%)")
-        return _png(fig)
+        return fig
+
+
+def template_heatmap(results: Sequence[ModelResult]) -> bytes:
+    """Template × model heat-map of acc_norm as PNG bytes."""
+    with mpl.style.context("default"), mpl.rc_context({**_RC, "axes.grid": False}):
+        return _png(heatmap_figure(results))
 
 
 def _wrap(text: str, width: int = 32) -> str:
@@ -162,19 +192,33 @@ def mistake_profile(results: Sequence[ModelResult]) -> bytes | None:
             "top": 1 - top_h / height, "bottom": bottom_h / height,
             "wspace": label_w / col_w, "hspace": 0.45 / (panel_h - 0.45)})
         colors = _colors(m)
+        note_size = 6.5 if m <= 4 else 5.0
         for k, t in enumerate(templates):
             ax = axes[k // ncols][k % ncols]
             names = sources[t]
             bar_h = 0.8 / m
             for j, (r, color) in enumerate(zip(with_mistakes, colors)):
                 by_name = {mc.source: mc for mc in r.mistakes.get(t, ())}
-                ys, xs = [], []
+                ys, xs, zeros, absent = [], [], [], []
                 for i, name in enumerate(names):
                     mc = by_name.get(name)
-                    if mc is not None and mc.offered:
-                        ys.append(i - 0.4 + bar_h * (j + 0.5))
+                    y = i - 0.4 + bar_h * (j + 0.5)
+                    if mc is None or not mc.offered:
+                        absent.append(y)
+                    else:
+                        ys.append(y)
                         xs.append(100 * mc.rate)
+                        if not mc.chosen:
+                            zeros.append((y, mc.offered))
                 ax.barh(ys, xs, height=bar_h, color=color, label=r.model if k == 0 else None)
+                # a 0-length bar is invisible: "offered, never chosen" and "never offered" are
+                # both said in words, so neither passes for the other
+                for y, offered in zeros:
+                    ax.text(1.5, y, f"0 of {offered}", va="center", ha="left", fontsize=note_size, color=color,
+                            fontweight="bold")
+                for y in absent:
+                    ax.text(1.5, y, "not offered", va="center", ha="left", fontsize=note_size, color="0.45",
+                            style="italic")
             ax.axvline(chance, **_CHANCE_STYLE)
             ax.set_yticks(range(len(names)), [_wrap(n) for n in names])
             ax.invert_yaxis()
@@ -183,8 +227,9 @@ def mistake_profile(results: Sequence[ModelResult]) -> bytes | None:
             ax.tick_params(axis="y", length=0)
         for k in range(len(templates), nrows * ncols):
             axes[k // ncols][k % ncols].set_visible(False)
-        fig.suptitle("Pick rate of each option source when offered (%); dashed = chance", fontsize=10,
-                     y=1 - 0.15 / height, va="top")
+        fig.suptitle("Pick rate of each option source when offered (%); dashed = chance; "
+                     "'0 of N' = offered N times, never chosen; 'not offered' = no item offered it",
+                     fontsize=10, y=1 - 0.15 / height, va="top")
         fig.legend(loc="lower center", bbox_to_anchor=(0.5, 0.05 / height), ncols=min(m, 6), fontsize=8)
         return _png(fig)
 
@@ -194,6 +239,31 @@ RANK_NAMES = {4: ("smallest", "2nd smallest", "2nd largest", "largest")}
 
 def rank_names(k: int) -> tuple[str, ...]:
     return RANK_NAMES.get(k, tuple(f"rank {i}" for i in range(k)))
+
+
+def rank_balanced(r: ModelResult) -> bool | None:
+    """Whether the correct answer sits equally often at every numeric rank in ``r``'s file.
+
+    Balanced: each rank holds the answer ``n / k`` times, give or take one item per depth
+    tier (each tier rounds on its own) or 1 % of the items, whichever is more. ``None`` when
+    the file does not record the answer's rank.
+    """
+    counts = r.answer_ranks
+    if not counts or not sum(counts):
+        return None
+    n, k = sum(counts), len(counts)
+    slack = max(len(r.by_depth), 1, math.ceil(0.01 * n))
+    return all(abs(c - n / k) <= slack for c in counts)
+
+
+def rank_balance_note(results: Sequence[ModelResult]) -> str:
+    """Short words for the rank figure's title: whether the answers are rank-balanced."""
+    states = [rank_balanced(r) for r in results if r.rank_picks]
+    if states and all(s is True for s in states):
+        return "answers are rank-balanced"
+    if any(s is False for s in states):
+        return "answer ranks are NOT balanced in these results"
+    return "answer ranks not recorded"
 
 
 def rank_preference(results: Sequence[ModelResult]) -> bytes | None:
@@ -217,6 +287,6 @@ def rank_preference(results: Sequence[ModelResult]) -> bytes | None:
         ax.set_ylim(0, max(50.0, 5 + max(100 * c / (sum(r.rank_picks) or 1)
                                           for r in with_ranks for c in r.rank_picks)))
         ax.set_ylabel("share of answers (%)")
-        ax.set_title("Which option does the model pick, by numeric rank? (answers are rank-balanced)")
+        ax.set_title(f"Which option does the model pick, by numeric rank? ({rank_balance_note(with_ranks)})")
         _legend(ax)
         return _png(fig)

@@ -5,9 +5,10 @@ That is the file ``synthprobe score deeparithmark`` writes (layout documented in
 
 * ``model.name``, ``model.params`` and a few settings for the run table;
 * ``results.deeparithmark.summary``: ``n``, ``chance``, ``metrics.acc_norm`` (correct, total,
-  p_vs_chance), ``metrics.soft``, ``by_depth`` and ``by_template`` (n, correct),
-  ``rank_preference.chosen_rank_counts`` and ``mistake_profile`` (offered / chosen per
-  option source) when present;
+  p_vs_chance), ``metrics.soft``, ``by_depth`` (its tiers must add up to the total) and
+  ``by_template`` (n, correct), ``rank_preference.chosen_rank_counts`` and
+  ``answer_rank_counts`` and ``mistake_profile`` (offered / chosen per option source) when
+  present;
 * ``results.arithmark3.summary.metrics.acc_norm`` when the run compared with ArithMark 3.0;
 * ``results.deeparithmark.predictions`` (optional) only to learn each template's depth; without
   predictions the depth comes from the Deep Arithmark release table.
@@ -18,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from synthprobe.report.model import Count, MistakeCount, ModelResult
+from synthprobe.report.results import _short
 
 SCHEMA = "synthprobe/deeparithmark-results"
 SCHEMA_VERSIONS = (1,)
@@ -30,6 +32,16 @@ def _count(r, block: dict, where: str, *, correct: str = "correct", total: str =
     if n < 0 or not 0 <= k <= n:
         raise r.fail(f"{where}.{correct}", f"expected 0 <= {correct} <= {total} ({n}), got {k}")
     return Count(k, n)
+
+
+def _check_sums(r, groups: dict, overall: Count, where: str) -> None:
+    """Every scored item sits in exactly one depth tier: the tiers add up to the total."""
+    n = sum(c.n for c in groups.values())
+    k = sum(c.correct for c in groups.values())
+    if (n, k) != (overall.n, overall.correct):
+        raise r.fail(where, f"the depth tiers hold {n} items ({k} correct), but metrics.acc_norm has "
+                            f"total {overall.n} ({overall.correct} correct); expected them to add up "
+                            "(every item carries one depth)")
 
 
 def _release_depths() -> dict[str, int]:
@@ -85,9 +97,27 @@ def _rank_picks(r, summary: dict, where: str, n_options: int | None) -> tuple[in
     here = f"{where}.rank_preference"
     counts = r.get(rp, "chosen_rank_counts", here, list, what="a list of counts, smallest rank first")
     if not counts or not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in counts):
-        raise r.fail(f"{here}.chosen_rank_counts", f"expected non-negative whole numbers, got {counts!r}")
+        raise r.fail(f"{here}.chosen_rank_counts", f"expected non-negative whole numbers, got {_short(counts)}")
     if n_options is not None and len(counts) != n_options:
         raise r.fail(f"{here}.chosen_rank_counts", f"expected {n_options} counts (one per option), got {len(counts)}")
+    return tuple(counts)
+
+
+def _answer_ranks(r, summary: dict, where: str, n_ranks: int | None) -> tuple[int, ...] | None:
+    """How often the correct answer is the smallest … largest option (None: not recorded)."""
+    rp = summary.get("rank_preference")
+    if not isinstance(rp, dict):
+        return None
+    here = f"{where}.rank_preference"
+    counts = r.get(rp, "answer_rank_counts", here, list, required=False,
+                   what="a list of counts, smallest rank first")
+    if counts is None:
+        return None
+    if not counts or not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in counts):
+        raise r.fail(f"{here}.answer_rank_counts", f"expected non-negative whole numbers, got {_short(counts)}")
+    if n_ranks is not None and len(counts) != n_ranks:
+        raise r.fail(f"{here}.answer_rank_counts",
+                     f"expected {n_ranks} counts (as many as chosen_rank_counts), got {len(counts)}")
     return tuple(counts)
 
 
@@ -156,6 +186,7 @@ def parse_entry(r, entry: Any, where: str, dataset_sha: str | None) -> ModelResu
         by_template[key] = _count(r, b, here)
     if not by_depth:
         raise r.fail(f"{sw}.by_depth", "is empty; expected Deep Arithmark items with metadata.depth")
+    _check_sums(r, by_depth, overall, f"{sw}.by_depth")
 
     n_options = round(1 / chance) if abs(1 / chance - round(1 / chance)) < 1e-9 else None
     am3 = None
@@ -167,6 +198,7 @@ def parse_entry(r, entry: Any, where: str, dataset_sha: str | None) -> ModelResu
         am3 = _count(r, r.get(am3_metrics, "acc_norm", f"{aw}.metrics", dict),
                      f"{aw}.metrics.acc_norm", total="total").rate
 
+    rank_picks = _rank_picks(r, summary, sw, n_options)
     return ModelResult(
         model=name,
         params=params,
@@ -178,7 +210,8 @@ def parse_entry(r, entry: Any, where: str, dataset_sha: str | None) -> ModelResu
         by_template=by_template,
         template_depth=_template_depths(r, block, block_where, by_template),
         arithmark3=am3,
-        rank_picks=_rank_picks(r, summary, sw, n_options),
+        rank_picks=rank_picks,
+        answer_ranks=_answer_ranks(r, summary, sw, None if rank_picks is None else len(rank_picks)),
         mistakes=_mistakes(r, summary, sw),
         settings=_settings(r, entry, block, where, dataset_sha),
         source=str(r.path),
