@@ -1,4 +1,5 @@
-"""Read results JSON files into :class:`~synthprobe.report.model.ModelResult` rows, strictly.
+"""Read results JSON files into :class:`~synthprobe.report.model.ModelResult` rows (Deep
+Arithmark) or :class:`~synthprobe.report.model.Gpt3Result` (GPT-3 synthetic tasks), strictly.
 
 The report reads nothing but these files. Every value it uses is type-checked; a missing
 or wrong field is an :class:`InputError` naming the file and the field's path inside it
@@ -12,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from synthprobe.errors import InputError
-from synthprobe.report.model import Count, MistakeCount, ModelResult
+from synthprobe.report.model import Count, Gpt3Result, MistakeCount, ModelResult
 
 MAX_BYTES = 512 << 20
 
@@ -80,7 +81,7 @@ def read_json(path: str | Path) -> Any:
 
 
 def load_results(path: str | Path) -> list[ModelResult]:
-    """All model rows of one results file."""
+    """All model rows of one Deep Arithmark results file."""
     from synthprobe.report.schema import parse_document
 
     path = Path(path)
@@ -88,4 +89,30 @@ def load_results(path: str | Path) -> list[ModelResult]:
     return parse_document(doc, _Reader(path))
 
 
-__all__ = ["load_results", "read_json", "Count", "MistakeCount", "ModelResult"]
+def load_gpt3(path: str | Path) -> Gpt3Result:
+    """One GPT-3 synthetic-task results file (``"benchmark": "gpt3-synthetic"``)."""
+    from synthprobe.report.gpt3_schema import parse_document
+
+    path = Path(path)
+    r = _Reader(path)
+    doc = read_json(path)
+    if not isinstance(doc, dict):
+        raise r.fail("", f"expected a JSON object (a results file), got {type(doc).__name__}")
+    return parse_document(doc, r)
+
+
+def load_any(path: str | Path) -> tuple[list[ModelResult], list[Gpt3Result]]:
+    """A Deep Arithmark or a GPT-3 results file, told apart by its top-level key:
+    ``"schema"`` (Deep Arithmark) or ``"benchmark"`` (GPT-3 synthetic tasks)."""
+    from synthprobe.report import gpt3_schema, schema
+
+    path = Path(path)
+    r = _Reader(path)
+    doc = read_json(path)
+    if isinstance(doc, dict) and "schema" not in doc and "benchmark" in doc:
+        return [], [gpt3_schema.parse_document(doc, r)]
+    return schema.parse_document(doc, r), []
+
+
+__all__ = ["load_any", "load_gpt3", "load_results", "read_json", "Count", "Gpt3Result", "MistakeCount",
+           "ModelResult"]

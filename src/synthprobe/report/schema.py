@@ -224,7 +224,8 @@ def parse_document(doc: Any, r) -> list[ModelResult]:
     schema = doc.get("schema")
     if schema != SCHEMA:
         raise r.fail("schema", f"expected {SCHEMA!r} (a file written by `synthprobe score deeparithmark`), "
-                               f"got {schema!r}")
+                               "or a GPT-3 results file with \"benchmark\": \"gpt3-synthetic\" (written by "
+                               f"`synthprobe score gpt3`); got {schema!r}")
     version = r.get(doc, "schema_version", "", int)
     if version not in SCHEMA_VERSIONS:
         raise r.fail("schema_version", f"expected one of {list(SCHEMA_VERSIONS)}, got {version}")
