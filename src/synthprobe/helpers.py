@@ -9,12 +9,16 @@ loaded once and kept for later calls.
 >>> synthprobe.loglik("smollm2-135m-instruct", "Q: What is 2 plus 2?\\n\\nA:", " 4")
 
 ``loglik`` tokenises context and continuation separately without special tokens (the
-multiple-choice scorer's protocol); ``generate`` decodes greedily.
+multiple-choice scorer's protocol) and scores them over the model's full window (its
+``max_positions``), never cutting the context: a pair longer than the window raises
+:class:`~synthprobe.errors.InputError`. ``generate`` decodes greedily.
 """
 
 from __future__ import annotations
 
 import functools
+import sys
+from types import SimpleNamespace
 from typing import Sequence
 
 
@@ -33,9 +37,41 @@ def _backend(model):
     return model
 
 
+def _request_tokens(backend, context: str, continuation: str) -> int:
+    """Tokens of context (with the backend's BOS, if any) plus continuation, as the scorer feeds them."""
+    from synthprobe.scoring.requests import encode_items
+
+    if not isinstance(context, str) or not isinstance(continuation, str):
+        raise TypeError(f"context and continuation must be strings, got {type(context).__name__} "
+                        f"and {type(continuation).__name__}")
+    empty = backend.bos_token_id if backend.bos_token_id is not None else backend.tokenizer.eos_token_id
+    item = SimpleNamespace(ctx=context, endings=(continuation,), line=None)
+    (enc,) = encode_items(backend.tokenizer, [item], max_context=sys.maxsize,
+                          bos_id=backend.bos_token_id if backend.bos else None, empty_ctx_id=empty)
+    return len(enc.ctx_ids) + len(enc.ending_ids[0])
+
+
 def loglik(model, context: str, continuation: str) -> float:
-    """Sum of the log-probabilities of ``continuation``'s tokens given ``context``."""
-    return float(_backend(model).loglikelihood([(context, continuation)])[0].logprob)
+    """Sum of the log-probabilities of ``continuation``'s tokens given ``context``.
+
+    The whole context is used, up to the model's positions (the backend's ``max_positions``);
+    when context plus continuation need more tokens than that, :class:`InputError` says so
+    instead of silently dropping the start of the context.
+    """
+    from synthprobe.errors import InputError
+
+    backend = _backend(model)
+    needed = _request_tokens(backend, context, continuation)
+    limit = getattr(backend, "max_positions", None)
+    if isinstance(limit, int) and limit > 0:
+        if needed > limit:
+            raise InputError(f"context plus continuation are {needed:,} tokens, but "
+                             f"{getattr(backend, 'name', 'the model')} has only {limit:,} positions; "
+                             f"shorten the context", field="context")
+        window = limit
+    else:                           # the model names no limit: give the request all it needs
+        window = needed
+    return float(backend.loglikelihood([(context, continuation)], max_context=window)[0].logprob)
 
 
 def generate(model, prompt: str, max_new_tokens: int = 32, stop: str | Sequence[str] | None = None) -> str:
