@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from pathlib import Path
 
@@ -36,10 +35,14 @@ def strict_equal(a, b) -> bool:
     return a == b
 
 
-def load_folder(folder: Path, cache: Path):
+def load_folder(folder: Path, cache: Path, monkeypatch: pytest.MonkeyPatch):
+    """``datasets.load_dataset`` on the folder, offline; monkeypatch restores the environment and
+    ``datasets.config`` (which reads the variables once, at import) after the test."""
     datasets = pytest.importorskip("datasets")
-    os.environ["HF_HUB_OFFLINE"] = "1"
-    os.environ["HF_DATASETS_OFFLINE"] = "1"
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", True)
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_OFFLINE", True)
     return datasets.load_dataset(str(folder), split="test", cache_dir=str(cache))
 
 
@@ -56,11 +59,11 @@ def release(tmp_path) -> tuple[Path, list[dict]]:
     return path, small_release(path)
 
 
-def test_round_trip_row_for_row(release, tmp_path):
+def test_round_trip_row_for_row(release, tmp_path, monkeypatch):
     path, rows = release
     out = tmp_path / "hf"
     assert main(["export", "hf", "--out", str(out), "--data", str(path)]) == 0
-    ds = load_folder(out, tmp_path / "cache")
+    ds = load_folder(out, tmp_path / "cache", monkeypatch)
     assert len(ds) == len(rows)
     for i, (got, want) in enumerate(zip(ds, rows)):
         assert strict_equal(got, want), (i, got, want)
@@ -191,11 +194,11 @@ def test_help_explains(capsys):
 
 
 @pytest.mark.skipif(not RELEASE.exists(), reason="the release file is built by `python deeparithmark.py build`")
-def test_release_round_trips(tmp_path):
+def test_release_round_trips(tmp_path, monkeypatch):
     out = tmp_path / "hf"
     export_hf(out, data=RELEASE)
     rows = [json.loads(line) for line in RELEASE.read_text(encoding="utf-8").splitlines() if line.strip()]
-    ds = load_folder(out, tmp_path / "cache")
+    ds = load_folder(out, tmp_path / "cache", monkeypatch)
     assert len(ds) == len(rows) == 1000
     for i, (got, want) in enumerate(zip(ds, rows)):
         assert strict_equal(got, want), (i, got, want)
