@@ -1,14 +1,22 @@
 """``synthprobe report``: results JSON files → one self-contained HTML page, PNGs, leaderboard.
 
-Output folder::
+The inputs may be Deep Arithmark results (``synthprobe score deeparithmark``), GPT-3
+synthetic-task results (``synthprobe score gpt3``) or a mix. Output folder::
 
     index.html             the page: CSS inline, every figure embedded as base64 PNG, no
                            scripts, nothing fetched; opens offline
-    leaderboard.md         the card's table (Model, Params, Deep, soft, d2–d5, ArithMark-3, Δ, p)
+    leaderboard.md         the card's table (Model, Params, Deep, soft, d2–d5, ArithMark-3, Δ, p),
+                           and the GPT-3 table (task × setting, one column per model, the paper's
+                           figures per GPT-3 size) when GPT-3 files are given
     depth_curve.png        acc_norm per depth per model, 95 % Wilson intervals, chance line
     template_heatmap.png   template × model acc_norm
     mistake_profile.png    per template, the pick rate of each named mistake when offered
     rank_preference.png    share of picks by numeric rank of the options
+    gpt3_curves.png        per GPT-3 task: each model's accuracy (95 % CI) against the paper's
+                           curves over GPT-3 sizes
+
+The four Deep Arithmark figures are written only with Deep Arithmark inputs, gpt3_curves.png
+only with GPT-3 inputs.
 
 Same inputs → byte-identical files: no time stamps anywhere, PNG metadata stripped.
 Every input is read and validated before anything is written.
@@ -21,11 +29,12 @@ from typing import Sequence
 
 from synthprobe.errors import InputError
 from synthprobe.export._files import write_tree
-from synthprobe.report import leaderboard, page, plots
-from synthprobe.report.model import ModelResult
-from synthprobe.report.results import load_results
+from synthprobe.report import gpt3_table, leaderboard, page, plots
+from synthprobe.report.model import Gpt3Result, ModelResult
+from synthprobe.report.results import load_any
 
 FIGURES = ("depth_curve", "template_heatmap", "mistake_profile", "rank_preference")
+GPT3_FIGURES = ("gpt3_curves",)
 
 
 def _check_out(out: Path) -> None:
@@ -33,8 +42,9 @@ def _check_out(out: Path) -> None:
         raise InputError("exists and is not a folder; expected an output folder", path=out, field="--out")
 
 
-def unique_names(results: list[ModelResult]) -> list[ModelResult]:
-    """Two rows with the same model name are told apart by their source."""
+def unique_names(results: list) -> list:
+    """Two rows with the same model name are told apart by their source (for Deep Arithmark
+    model rows and GPT-3 results alike)."""
     from dataclasses import replace
 
     counts: dict[str, int] = {}
@@ -50,27 +60,48 @@ def unique_names(results: list[ModelResult]) -> list[ModelResult]:
     return out
 
 
-def render_files(results: Sequence[ModelResult], *, sources: Sequence[str],
-                 title: str | None = None, progress: bool | None = None) -> dict[str, bytes]:
+def default_leaderboard_title(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result]) -> str:
+    if results and gpt3:
+        return "Deep Arithmark and GPT-3 synthetic tasks leaderboard"
+    return leaderboard.DEFAULT_TITLE if results else "GPT-3 synthetic tasks leaderboard"
+
+
+def markdown(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result], title: str) -> str:
+    """leaderboard.md: the Deep Arithmark table, the GPT-3 table, or both under their own headings."""
+    parts = [f"# {title}\n"]
+    if results:
+        parts.append(("## Deep Arithmark\n\n" if gpt3 else "") + leaderboard.markdown_body(results))
+    if gpt3:
+        parts.append(("## GPT-3 synthetic tasks\n\n" if results else "") + gpt3_table.markdown_body(gpt3))
+    return "\n".join(parts)
+
+
+def render_files(results: Sequence[ModelResult], *, sources: Sequence[str], title: str | None = None,
+                 progress: bool | None = None, gpt3: Sequence[Gpt3Result] = ()) -> dict[str, bytes]:
     """Relative path → bytes for every output file."""
     from tqdm.auto import tqdm
 
+    if not results and not gpt3:
+        raise InputError("expected at least one results JSON file")
     # one order everywhere (page, plots, legend): the leaderboard's, largest model first
     results = leaderboard.ordered(unique_names(list(results)))
+    gpt3 = leaderboard.ordered(unique_names(list(gpt3)))
     chances = {round(r.chance, 9) for r in results}
     if len(chances) > 1:
         raise InputError(f"results mix tasks with different chance levels ({sorted(chances)}); "
                          "report one task at a time")
     makers = {"depth_curve": plots.depth_curve, "template_heatmap": plots.template_heatmap,
               "mistake_profile": plots.mistake_profile, "rank_preference": plots.rank_preference}
+    todo = [(name, lambda f=makers[name]: f(results)) for name in FIGURES if results]
+    todo += [("gpt3_curves", lambda: plots.gpt3_curves(gpt3))] if gpt3 else []
     figures: dict[str, bytes | None] = {}
-    for name in tqdm(FIGURES, desc="report figures", unit="fig", disable=None if progress is None
-                     else not progress):
-        figures[name] = makers[name](results)
+    for name, make in tqdm(todo, desc="report figures", unit="fig",
+                           disable=None if progress is None else not progress):
+        figures[name] = make()
     files: dict[str, bytes] = {}
-    files["index.html"] = page.render(results, figures, sources=sources,
-                                      title=title or page.DEFAULT_TITLE).encode("utf-8")
-    files["leaderboard.md"] = leaderboard.markdown(results, title=title or leaderboard.DEFAULT_TITLE).encode("utf-8")
+    files["index.html"] = page.render(results, figures, sources=sources, title=title or
+                                      page.default_title(results, gpt3), gpt3=gpt3).encode("utf-8")
+    files["leaderboard.md"] = markdown(results, gpt3, title or default_leaderboard_title(results, gpt3)).encode("utf-8")
     for name, png in figures.items():
         if png is not None:
             files[f"{name}.png"] = png
@@ -79,13 +110,17 @@ def render_files(results: Sequence[ModelResult], *, sources: Sequence[str],
 
 def build_report(paths: Sequence[str | Path], out: str | Path, *, title: str | None = None,
                  progress: bool | None = None) -> list[Path]:
-    """Read every results file, then write the report folder; returns the written paths."""
+    """Read every results file (Deep Arithmark or GPT-3 synthetic tasks, in any mix), then write
+    the report folder; returns the written paths."""
     out = Path(out)
     _check_out(out)
     if not paths:
         raise InputError("expected at least one results JSON file")
     results: list[ModelResult] = []
+    gpt3: list[Gpt3Result] = []
     for p in paths:
-        results += load_results(p)
-    files = render_files(results, sources=[str(p) for p in paths], title=title, progress=progress)
+        deep, g = load_any(p)
+        results += deep
+        gpt3 += g
+    files = render_files(results, sources=[str(p) for p in paths], title=title, progress=progress, gpt3=gpt3)
     return write_tree(out, files)

@@ -2,8 +2,9 @@
 RESULTS.json… --out DIR``).
 
 Reads results files written by ``synthprobe score deeparithmark`` (each may hold several
-models) and writes ``index.html`` (self-contained: inline CSS, embedded PNGs, works offline),
-the PNG plots and ``leaderboard.md`` into DIR. Same inputs give byte-identical files.
+models) and by ``synthprobe score gpt3`` (one model each), in any mix, and writes
+``index.html`` (self-contained: inline CSS, embedded PNGs, works offline), the PNG plots and
+``leaderboard.md`` into DIR. Same inputs give byte-identical files.
 """
 
 from __future__ import annotations
@@ -14,21 +15,29 @@ from pathlib import Path
 SUBCOMMAND = "deeparithmark"
 
 _DESCRIPTION = """\
-Turn Deep Arithmark results JSON files into a report folder:
+Turn results JSON files into a report folder. Deep Arithmark results (from `synthprobe
+score deeparithmark`) and GPT-3 synthetic-task results (from `synthprobe score gpt3`,
+"benchmark": "gpt3-synthetic") may be given together; each kind gets its own sections.
   index.html             one self-contained page (CSS inline, figures embedded as
                          base64 PNG, no scripts, nothing fetched): leaderboard,
                          accuracy by depth, by template, mistake profile, rank
-                         preference, run settings
-  leaderboard.md         Model, Params, Deep, soft, d2-d5, ArithMark-3, delta, p vs chance
+                         preference; GPT-3 synthetic tasks; run settings
+  leaderboard.md         Model, Params, Deep, soft, d2-d5, ArithMark-3, delta, p vs chance;
+                         and the GPT-3 table (task x setting, one column per model with
+                         accuracy, 95 % Wilson interval and n, then the GPT-3 paper's
+                         accuracy at each model size)
   depth_curve.png        acc_norm per depth per model, 95 % Wilson intervals, chance line
   template_heatmap.png   template x model heat-map of acc_norm
   mistake_profile.png    per template, how often each named mistake is picked
   rank_preference.png    how often the smallest ... largest option is picked
-Figures come from each file's summaries (the mistake profile and rank preference need
-items with metadata.option_sources / option_values, as Deep Arithmark items have);
-per-item predictions (--save-predictions) are read only for each template's depth.
-Every file is validated before anything is written; a malformed file is reported with
-its path and the field inside it.
+  gpt3_curves.png        per GPT-3 task, each model's accuracy (95 % interval) at its own
+                         size against the paper's curves over GPT-3 sizes
+The Deep Arithmark figures come from each file's summaries (the mistake profile and rank
+preference need items with metadata.option_sources / option_values, as Deep Arithmark items
+have); per-item predictions (--save-predictions) are read only for each template's depth.
+GPT-3 intervals are computed from each row's n and correct. Several GPT-3 files give one
+column per model. Every file is validated before anything is written; a malformed file is
+reported with its path and the field inside it.
 """
 
 
@@ -42,20 +51,21 @@ def _report(args: argparse.Namespace) -> int:
 
 def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("results", nargs="+", type=Path, metavar="RESULTS.json",
-                   help="results files written by `synthprobe score deeparithmark` "
-                        "(each may hold several models)")
+                   help="results files written by `synthprobe score deeparithmark` (each may hold "
+                        "several models) or `synthprobe score gpt3` (one model each), in any mix")
     p.add_argument("--out", required=True, type=Path, metavar="DIR",
                    help="output folder (created if missing; report files in it are replaced)")
     p.add_argument("--title", default=None,
-                   help="heading of index.html and of leaderboard.md (default: 'Deep Arithmark report' "
-                        "for the page, 'Deep Arithmark leaderboard' for the Markdown file)")
+                   help="heading of index.html and of leaderboard.md (default: named after the inputs, "
+                        "e.g. 'Deep Arithmark report' for the page and 'Deep Arithmark leaderboard' for "
+                        "the Markdown file)")
     p.set_defaults(func=_report)
 
 
 def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
     verb = verbs["report"]
     p = verb.add_parser(SUBCOMMAND, formatter_class=argparse.RawDescriptionHelpFormatter,
-                        help="Deep Arithmark results → HTML report, PNG plots, Markdown leaderboard "
-                             "(the default: `synthprobe report RESULTS.json… --out DIR`)",
+                        help="Deep Arithmark and GPT-3 synthetic-task results → HTML report, PNG plots, "
+                             "Markdown leaderboard (the default: `synthprobe report RESULTS.json… --out DIR`)",
                         description=_DESCRIPTION)
     _arguments(p)

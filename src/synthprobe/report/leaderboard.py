@@ -81,13 +81,16 @@ def _md_cell(text: str) -> str:
 
 
 def markdown(results: Sequence[ModelResult], *, title: str = DEFAULT_TITLE) -> str:
+    return f"# {title}\n\n" + markdown_body(results)
+
+
+def markdown_body(results: Sequence[ModelResult]) -> str:
+    """The Deep Arithmark leaderboard in Markdown, without a title."""
     head = header(results)
     align = ["---", "---:"] + ["---:"] * (len(head) - 2)
     chance = results[0].chance
     n_items = sorted({r.overall.n for r in results})
     lines = [
-        f"# {title}",
-        "",
         f"Zero-shot, acc_norm (per-token length-normalised log-likelihood), chance "
         f"{100 * chance:.0f} %, {', '.join(f'{n:,}' for n in n_items)} items. soft is the mean "
         "probability of the correct option after a softmax over the normalised scores; "

@@ -9,7 +9,8 @@ from typing import Sequence
 
 from synthprobe import __version__
 from synthprobe.report import leaderboard as lb
-from synthprobe.report.model import MistakeCount, ModelResult
+from synthprobe.report import gpt3_table as gt
+from synthprobe.report.model import Gpt3Result, Gpt3Row, MistakeCount, ModelResult, PaperFigure
 from synthprobe.report.plots import rank_balance_note, rank_balanced, rank_names
 from synthprobe.report.stats import binom_p, wilson
 
@@ -39,6 +40,8 @@ tbody tr:nth-child(even) { background: #fafbfc; }
 figure { margin: 10px 0 4px; }
 figure img { max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 4px; }
 figcaption { color: var(--muted); font-size: 13px; margin-top: 4px; }
+h3 { font-size: 16px; margin: 18px 0 4px; }
+table.gpt3 td { vertical-align: top; }
 code { font-size: 13px; background: var(--band); padding: 1px 4px; border-radius: 3px; }
 """.strip()
 
@@ -187,11 +190,8 @@ def _settings_table(results: Sequence[ModelResult]) -> str:
     return _table(head, body, left=len(head), raw=True)
 
 
-def render(results: Sequence[ModelResult], figures: dict[str, bytes | None], *,
-           sources: Sequence[str], title: str = DEFAULT_TITLE) -> str:
+def _deep_sections(results: Sequence[ModelResult], figures: dict[str, bytes | None]) -> list[tuple[str, str, str]]:
     chance = results[0].chance
-    n_items = sorted({r.overall.n for r in results})
-    datasets = sorted({r.settings.get("dataset SHA-256", "") for r in results} - {""})
     sections: list[tuple[str, str, str]] = []
 
     lead = (f"<p>Zero-shot multiple choice; the primary metric is <b>acc_norm</b>: the ending with the "
@@ -252,16 +252,136 @@ def render(results: Sequence[ModelResult], figures: dict[str, bytes | None], *,
         if rt:
             parts.append(rt)
         sections.append(("ranks", "Rank preference", "".join(parts)))
+    return sections
 
-    sections.append(("runs", "Runs", _settings_table(results)
+
+def _gpt3_cell(row: Gpt3Row | None) -> str:
+    if row is None:
+        return lb.DASH
+    acc, lo, hi = gt.interval(row)
+    notes = [f"{row.count.correct}/{row.count.n}"]
+    if row.lands:
+        notes.append(f"lands {escape(row.lands)}")
+    shots = gt.shots_note(row)
+    if shots:
+        notes.append(escape(shots))
+    return (f"<b>{acc:.1f}</b> [{lo:.1f}, {hi:.1f}]<br>"
+            f'<span class="note">{" · ".join(notes)}</span>')
+
+
+def _paper_cell(fig: PaperFigure | None) -> str:
+    text = escape(gt.fmt_paper(fig))
+    if fig is not None and fig.doubtful:
+        other = "another reading not given" if fig.alt is None else f"other reading: {gt.fmt_paper(PaperFigure(fig.alt))}"
+        return f'<span title="doubtful cell; {escape(other)}">{text}</span>'
+    return text
+
+
+def _gpt3_table(results: Sequence[Gpt3Result]) -> str:
+    table = gt.lines(results)
+    size_cols = gt.sizes(table)
+    names = gt.column_names(results)
+    head1 = ('<tr><th class="l" rowspan="2">Task</th><th class="l" rowspan="2">Setting</th>'
+             '<th rowspan="2">K</th>'
+             f'<th colspan="{len(results)}" style="text-align:center">accuracy % [95 % CI]</th>'
+             f'<th colspan="{len(size_cols)}" style="text-align:center">GPT-3 paper ({escape(gt.PAPER)})</th>'
+             '<th class="l" rowspan="2">Note</th></tr>')
+    head2 = ("<tr>" + "".join(f'<th style="white-space:normal">{escape(n)}</th>' for n in names)
+             + "".join(f"<th>{escape(s)}</th>" for s in size_cols) + "</tr>")
+    trs = []
+    for ln in table:
+        notes = [escape(n) for n in ln.notes]
+        if ln.paper_differs:
+            notes.append("the files carry different paper figures; the first file's are shown")
+        cells = ([f'<td class="l">{escape(ln.code)} <span class="note">{escape(ln.task)}</span></td>',
+                  f'<td class="l">{escape(ln.setting)}</td>', f"<td>{ln.k}</td>"]
+                 + [f"<td>{_gpt3_cell(c)}</td>" for c in ln.cells]
+                 + [f"<td>{_paper_cell(ln.paper.get(sz))}</td>" for sz in size_cols]
+                 + [f'<td class="l note">{"; ".join(notes)}</td>'])
+        trs.append("<tr>" + "".join(cells) + "</tr>")
+    return (f'<div class="scroll"><table class="gpt3"><thead>{head1}{head2}</thead>'
+            f'<tbody>{"".join(trs)}</tbody></table></div>')
+
+
+def _gpt3_section(results: Sequence[Gpt3Result], figure: bytes | None) -> str:
+    parts = ["<p>The GPT-3 paper's synthetic tasks (arithmetic, word unscrambling, SAT analogies), scored "
+             "as the paper did: greedy generation with exact match for arithmetic and word tasks, the "
+             "choice with the highest mean log-likelihood per token for SAT. Each model's accuracy is "
+             "given with its 95 % Wilson interval from the items scored (correct/n below it), beside "
+             f"GPT-3's published accuracy at every model size ({escape(gt.PAPER)}; few-shot K: arithmetic "
+             "50, word tasks 100, SAT 20). <b>lands</b> places the score among the GPT-3 sizes. "
+             "† marks a doubtful paper cell (text versions of the table disagree; hover for the other "
+             "reading). Rows scored on few items have wide intervals: read them, not the point.</p>"]
+    keys = {r.test_set for r in results}
+    if len(keys) > 1:
+        parts.append('<p class="warn"><b>Not one test set.</b> These GPT-3 results were scored with '
+                     "different seeds, formats, checks or item limits (see Runs); their columns are not "
+                     "directly comparable.</p>")
+    if figure:
+        parts.append(_img(figure, "GPT-3 synthetic tasks: model accuracy against the paper's curves",
+                          "Per task: the paper's accuracy over GPT-3 sizes (lines: zero-, one-, few-shot) "
+                          "and each model's accuracy with its 95 % Wilson interval at its own parameter "
+                          "count (points in the setting's colour). Hollow rings: doubtful paper cells; "
+                          "▲: the interval runs past the top of the panel."))
+    parts.append(_gpt3_table(results))
+    return "".join(parts)
+
+
+def _gpt3_settings_table(results: Sequence[Gpt3Result]) -> str:
+    keys: list[str] = []
+    for r in results:
+        for k in r.settings:
+            if k not in keys:
+                keys.append(k)
+    head = ["Model"] + keys
+    body = [[r.model] + [r.settings.get(k, lb.DASH) for k in keys] for r in results]
+    return _table(head, body, left=len(head))
+
+
+def default_title(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result]) -> str:
+    if results and gpt3:
+        return "Deep Arithmark and GPT-3 synthetic tasks report"
+    return DEFAULT_TITLE if results else "GPT-3 synthetic tasks report"
+
+
+def render(results: Sequence[ModelResult], figures: dict[str, bytes | None], *,
+           sources: Sequence[str], title: str | None = None, gpt3: Sequence[Gpt3Result] = ()) -> str:
+    """The page: Deep Arithmark sections when ``results`` has models, a GPT-3 section when
+    ``gpt3`` has files (its figure is ``figures["gpt3_curves"]``), then the runs."""
+    if not results and not gpt3:
+        raise ValueError("nothing to report")
+    title = title or default_title(results, gpt3)
+    sections = _deep_sections(results, figures) if results else []
+    if sections and gpt3:
+        sections[0] = (sections[0][0], "Deep Arithmark leaderboard", sections[0][2])
+    sub_parts: list[str] = []
+    datasets: list[str] = []
+    n_items: list[int] = []
+    if results:
+        chance = results[0].chance
+        n_items = sorted({r.overall.n for r in results})
+        datasets = sorted({r.settings.get("dataset SHA-256", "") for r in results} - {""})
+        sub = (("Deep Arithmark: " if gpt3 else "") + f"{len(results)} model{'s' if len(results) != 1 else ''} · "
+               f"{', '.join(f'{n:,}' for n in n_items)} items · chance {100 * chance:.0f} %")
+        if datasets:
+            sub += " · data SHA-256 " + ", ".join(f"{d[:12]}…" for d in datasets)
+        sub_parts.append(sub)
+    if gpt3:
+        rows = len(gt.lines(gpt3))
+        sub_parts.append(f"GPT-3 synthetic tasks: {len(gpt3)} model{'s' if len(gpt3) != 1 else ''} · "
+                         f"{rows} task × setting row{'s' if rows != 1 else ''}")
+        sections.append(("gpt3", "GPT-3 synthetic tasks", _gpt3_section(gpt3, figures.get("gpt3_curves"))))
+
+    runs = []
+    if results:
+        runs.append(("<h3>Deep Arithmark</h3>" if gpt3 else "") + _settings_table(results))
+    if gpt3:
+        runs.append(("<h3>GPT-3 synthetic tasks</h3>" if results else "") + _gpt3_settings_table(gpt3))
+    sections.append(("runs", "Runs", "".join(runs)
                      + "<p class=\"note\">Read from: " + ", ".join(f"<code>{escape(s)}</code>" for s in sources)
                      + "</p>"))
 
     nav = "".join(f'<a href="#{sid}">{escape(name)}</a>' for sid, name, _ in sections)
-    sub = (f"{len(results)} model{'s' if len(results) != 1 else ''} · "
-           f"{', '.join(f'{n:,}' for n in n_items)} items · chance {100 * chance:.0f} %")
-    if datasets:
-        sub += " · data SHA-256 " + ", ".join(f"{d[:12]}…" for d in datasets)
     out = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -269,7 +389,7 @@ def render(results: Sequence[ModelResult], figures: dict[str, bytes | None], *,
         f"<title>{escape(title)}</title>",
         f"<style>{CSS}</style></head><body><main>",
         f"<h1>{escape(title)}</h1>",
-        f'<p class="sub">{escape(sub)}</p>',
+        f'<p class="sub">{escape(" · ".join(sub_parts))}</p>',
         f"<nav>{nav}</nav>",
     ]
     if len(datasets) > 1 or len(n_items) > 1:
