@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from synthprobe.cliargs import nonneg_int
 from synthprobe.export.release import DEFAULT_RELEASE
 
 
@@ -23,18 +24,30 @@ def _hf(args: argparse.Namespace) -> int:
 
 
 def _lm_eval(args: argparse.Namespace) -> int:
+    import time
+
     from synthprobe.export.lm_eval import TASK, export_lm_eval, parse_gpt3_spec
 
+    started = time.perf_counter()
     gpt3 = dict(parse_gpt3_spec(s) for s in args.gpt3 or [])
-    paths = export_lm_eval(args.out, data=args.data, gpt3=gpt3)
+    paths = export_lm_eval(args.out, data=args.data, gpt3=gpt3, gpt3_tasks=args.gpt3_tasks,
+                           gpt3_seed=args.gpt3_seed, gpt3_format=args.gpt3_format,
+                           sat_file=args.sat_file, progress=not args.quiet)
     for p in paths:
         print(p)
-    print(f"run: lm_eval --model hf --model_args pretrained=MODEL --include_path "
-          f"{Path(args.out).resolve()} --tasks {TASK}")
+    tasks = sorted(p.stem for p in paths if p.suffix == ".yaml")
+    print(f"{len(tasks)} task/group YAMLs in {time.perf_counter() - started:.1f} s; run: "
+          f"lm_eval --model hf --model_args pretrained=MODEL --include_path "
+          f"{Path(args.out).resolve()} --tasks {TASK}"
+          + (",synthprobe_gpt3_gen" if any(t.endswith("_gen") for t in tasks) else ""),
+          file=sys.stderr)
     return 0
 
 
 def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
+    from synthprobe.export.lm_eval import DEFAULT_GPT3_TASKS
+    from synthprobe.tasks.gpt3.base import FORMATS
+
     sub = verbs["export"]
     fmt = argparse.RawDescriptionHelpFormatter
 
@@ -68,29 +81,51 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
             "  deeparithmark.yaml           multiple_choice over the release (0-shot)\n"
             "  deeparithmark_depth<N>.yaml  one task per depth tier\n"
             "  deeparithmark_depths.yaml    group of the depth tasks\n"
-            "  data/                        byte-identical copies of the data, referenced\n"
-            "                               by absolute path (re-export after moving DIR)\n"
-            "Endings keep their leading space, so target_delimiter is \"\". Metrics are acc\n"
-            "and acc_norm; lm-eval's acc_norm divides by characters, ArithMark 3.0's by\n"
-            "tokens, so only acc is comparable with `synthprobe score`.\n"
-            "GPT-3 tasks: pass files built by `synthprobe build` as --gpt3 [NAME=]PATH\n"
-            "(default name synthprobe_<file name>: lm-eval's built-in tasks of the same\n"
-            "name read OpenAI's files, ours hold regenerated items).\n"
-            "A context/completion file (arithmetic, word unscrambling) gives a loglikelihood\n"
-            "task NAME (acc = the gold completion is the greedy continuation, as lm-eval's\n"
-            "arithmetic tasks) and a generate_until task NAME_gen (greedy up to a newline,\n"
-            "exact match). A ctx/endings/label file (SAT) gives a multiple_choice task.\n"
-            "Build arithmetic files with --format eleuther for lm-eval's prompt wording."),
+            "  synthprobe_<task>_gen.yaml   GPT-3's 10 arithmetic and 5 word tasks, greedy\n"
+            "                               generation up to a newline, exact match\n"
+            "  synthprobe_<task>.yaml       the same pools as loglikelihood tasks: acc = the\n"
+            "                               gold completion is the greedy continuation\n"
+            "  synthprobe_fewshot.py        draws few-shot demonstrations as\n"
+            "                               `synthprobe score gpt3` does\n"
+            "  data/                        the data, referenced by absolute path\n"
+            "                               (re-export after moving DIR)\n"
+            "Deep Arithmark: endings keep their leading space, so target_delimiter is \"\".\n"
+            "Metrics are acc and acc_norm; lm-eval's acc_norm divides by characters,\n"
+            "ArithMark 3.0's by tokens, so only acc is comparable with `synthprobe score`\n"
+            "(BOS and tokenisation differences are listed at the top of each YAML).\n"
+            "GPT-3 tasks are built here exactly as `synthprobe score gpt3 --seed S --format F`\n"
+            "builds them (a few seconds; same seed, same bytes), named synthprobe_<task> so\n"
+            "lm-eval's built-in arithmetic_*/unscramble tasks (OpenAI's files) stay intact.\n"
+            "Prompts follow GPT-3: the word tasks' instruction line is the YAML description,\n"
+            "demonstrations come from the task's own pool, never the test item. num_fewshot\n"
+            "is 0; pass --num_fewshot 1, or 50 (arithmetic) / 100 (words) for GPT-3's\n"
+            "few-shot K. What still differs from `synthprobe score gpt3` is stated at the\n"
+            "top of each YAML. SAT analogies are exported only with --sat-file (the SAT set\n"
+            "is not shipped)."),
         epilog=("example: synthprobe export lm-eval --out out/lm-eval\n"
                 "then:    lm_eval --model hf --model_args pretrained=MODEL "
-                "--include_path out/lm-eval --tasks deeparithmark"))
+                "--include_path out/lm-eval --tasks deeparithmark,synthprobe_gpt3_gen\n"
+                "         lm_eval ... --tasks synthprobe_gpt3_words_gen --num_fewshot 100"))
     q.add_argument("--out", required=True, type=Path, metavar="DIR",
                    help="output folder (created if missing; our files in it are replaced)")
     q.add_argument("--data", type=Path, default=DEFAULT_RELEASE, metavar="PATH",
                    help=f"Deep Arithmark release JSONL (default: {DEFAULT_RELEASE})")
+    q.add_argument("--gpt3-tasks", default=DEFAULT_GPT3_TASKS, metavar="LIST",
+                   help="GPT-3 tasks to build: comma-separated names or paper codes, or the groups "
+                        f"arithmetic/words; 'none' for none (default: {DEFAULT_GPT3_TASKS}, all 15)")
+    q.add_argument("--gpt3-seed", type=nonneg_int, default=0, metavar="S",
+                   help="seed of the GPT-3 items and of their few-shot demonstrations, as "
+                        "`synthprobe score gpt3 --seed` (default 0)")
+    q.add_argument("--gpt3-format", choices=FORMATS, default="openai",
+                   help="openai: GPT-3's layout ('Q: ...\\n\\nA:', word tasks with the instruction "
+                        "line); eleuther: lm-eval's 'Question: ...\\nAnswer:', no instruction "
+                        "(default openai)")
+    q.add_argument("--sat-file", type=Path, default=None, metavar="PATH",
+                   help="also export SAT analogies from Turney's SAT-package-V3.txt (never shipped; "
+                        "without it no SAT task is written)")
     q.add_argument("--gpt3", action="extend", nargs="+", metavar="[NAME=]PATH",
-                   help="also export GPT-3 task files built by `synthprobe build` (one or more, "
-                        "repeatable); NAME defaults to synthprobe_<file name>, which keeps "
-                        "lm-eval's own arithmetic_*/unscramble tasks intact, e.g. "
-                        "--gpt3 data/gpt3/*.jsonl")
+                   help="also export GPT-3 task files built earlier by `synthprobe build` (one or "
+                        "more, repeatable); NAME defaults to synthprobe_<file name>, and a file "
+                        "replaces the built task of the same name, e.g. --gpt3 data/gpt3/*.jsonl")
+    q.add_argument("--quiet", action="store_true", help="no progress bar")
     q.set_defaults(func=_lm_eval)
