@@ -52,7 +52,14 @@ def test_rater_flow_validation_and_resume(tmp_path):
                       ({"position": "0"}, "choose one of the five answers"),
                       ({"choice": "unsure"}, "did not say which question"),
                       ({"position": "-1", "choice": "unsure"}, "did not say which question"),
-                      ({"position": "3", "choice": "unsure"}, "not the current one")]:
+                      ({"position": "3", "choice": "unsure"}, "not the current one"),
+                      # str.isdigit() accepts these; int("²") raises and int("٠") is 0
+                      ({"position": "²", "choice": "unsure"}, "did not say which question"),
+                      ({"position": "٠", "choice": "unsure"}, "did not say which question"),
+                      ({"position": "0" * 7, "choice": "unsure"}, "did not say which question"),
+                      ({"position": ["0", "0"], "choice": "unsure"}, "did not say which question"),
+                      ({"position": "0", "choice": ["unsure", "human-very"]}, "more than one answer"),
+                      ({"position": "0", "choice": ["unsure", "unsure"]}, "more than one answer")]:
         resp = client.post(f"/r/{token}", data=form)
         assert resp.status_code == 400 and msg in resp.text and "Back to the current question" in resp.text
     assert store.answer_rows() == []

@@ -25,6 +25,8 @@ from synthprobe.study.store import CHOICES, AnswerRejected, Store
 
 COOKIE = "synthprobe_rater"
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{10,64}$")
+#: A question number as the form sends it: ASCII digits only (``str.isdigit`` also accepts "²" and "٠").
+_POSITION = re.compile(r"[0-9]{1,6}")
 
 _BASE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -186,12 +188,16 @@ def create_app(db: str, *, admin_password: str | None) -> Flask:
         if page is not None:
             return page
         back = dict(link=f"/r/{token}", link_text="Back to the current question", css="error")
-        pos = request.form.get("position", "")
-        choice = request.form.get("choice")
-        if not pos.isdigit() or len(pos) > 6:
+        positions = request.form.getlist("position")
+        choices = request.form.getlist("choice")
+        if len(positions) != 1 or not _POSITION.fullmatch(positions[0]):
             return message(400, "Invalid answer", "The form did not say which question was answered.", **back)
-        if choice is None:
+        if not choices:
             return message(400, "Invalid answer", "Please choose one of the five answers before continuing.", **back)
+        if len(choices) > 1:
+            return message(400, "Invalid answer", "The form carried more than one answer; please choose exactly one "
+                                                  "of the five answers.", **back)
+        pos, choice = positions[0], choices[0]
         try:
             store.answer(token, int(pos), choice)
         except AnswerRejected as exc:
