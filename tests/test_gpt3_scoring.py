@@ -11,8 +11,9 @@ import pytest
 
 from synthprobe.errors import InputError
 from synthprobe.tasks.gpt3 import get_task, resolve_tasks, task_names
-from synthprobe.tasks.gpt3.evaluate import EvalConfig, exact_match, format_table, pick_choice, run
-from synthprobe.tasks.gpt3.paper import ROW_NOTES, SIZES, TABLE_H1, paper_row, where_it_lands
+from synthprobe.tasks.gpt3.evaluate import EvalConfig, exact_match, format_table, interval, pick_choice, run
+from synthprobe.tasks.gpt3.paper import (ROW_NOTES, SIZES, TABLE_H1, TOO_FEW, land_position, paper_row,
+                                         where_it_lands)
 
 from gpt3_model import embedded_backend, one_torch_thread
 
@@ -86,6 +87,120 @@ def test_where_it_lands():
     assert where_it_lands(0.1, paper_row("CL", "zero")) == "< 125M"   # 1.3B's 0.00 does not count
 
 
+def test_where_it_lands_says_when_the_interval_cannot_place_the_model():
+    row = paper_row("2D+", "zero")        # 0.70 0.65 0.70 0.85 1.10 2.54 15.4 76.9
+    # 1 of 50: 2 %, but the interval 0.35-10.5 % reaches from below 125M past 6.7B
+    z, n, ph = 1.959964, 50, 1 / 50                       # Wilson's formula, by hand
+    centre, half = (ph + z * z / (2 * n)), z * (ph * (1 - ph) / n + z * z / (4 * n * n)) ** 0.5
+    assert interval(1, 50) == pytest.approx([100 * (centre - half) / (1 + z * z / n),
+                                             100 * (centre + half) / (1 + z * z / n)], abs=1e-3)
+    assert where_it_lands(2.0, row, tuple(interval(1, 50))) == TOO_FEW == "n too small"
+    # 2,000 of 100,000: the same 2 %, tight enough to stay between 2.7B (1.10) and 6.7B (2.54)
+    assert where_it_lands(2.0, row, tuple(interval(2_000, 100_000))) == "≥ 2.7B"
+    # crossing one neighbouring cell keeps the verdict; crossing two does not
+    assert where_it_lands(2.0, row, (1.0, 2.4)) == "≥ 2.7B"
+    assert where_it_lands(2.0, row, (1.2, 3.0)) == "≥ 2.7B"
+    assert where_it_lands(2.0, row, (1.0, 3.0)) == TOO_FEW
+    assert where_it_lands(20.0, row, (10.0, 40.0)) == "≥ 13B"
+    assert where_it_lands(20.0, row, (10.0, 80.0)) == TOO_FEW
+    # 0 of 50 on 5D+ few-shot: GPT-3 scored 0 up to 6.7B and 0.05 at 13B; the interval only
+    # reaches the next cell, so the tie at zero stands
+    assert where_it_lands(0.0, paper_row("5D+", "few"), tuple(interval(0, 50))) == "0, as ≤ 6.7B"
+    # 0 of 2 on CL zero-shot: anything from below 125M to beyond 175B
+    assert where_it_lands(0.0, paper_row("CL", "zero"), tuple(interval(0, 2))) == TOO_FEW
+    # the position never falls as accuracy grows
+    for r in TABLE_H1.values():
+        positions = [land_position(a / 10, r) for a in range(0, 1001)]
+        assert positions == sorted(positions) and positions[-1] == 8
+
+
+def _prompts(k: int, n_shots: list[int], drawn: int | None = None):
+    from synthprobe.tasks.gpt3.prompts import Prompt
+
+    return [Prompt(index=i, text="...", n_shots=m, requested=k, drawn=k if drawn is None else drawn,
+                   demos=tuple(range(m)), n_tokens=100 + m) for i, m in enumerate(n_shots)]
+
+
+def _items(prompts, correct: list[bool]):
+    return [{"index": p.index, "n_shots": p.n_shots, "prompt_tokens": p.n_tokens, "gold": " 1",
+             "prediction": " 1" if ok else " 2", "correct": ok} for p, ok in zip(prompts, correct)]
+
+
+def test_rows_carry_an_interval_and_honest_paper_notes():
+    from synthprobe.tasks.gpt3.evaluate import SAT_SAMPLE_NOTE, summarize
+
+    sat = get_task("SAT")
+    prompts = _prompts(20, [15] * 16, drawn=15)
+    row = summarize(sat, "few", 20, prompts, _items(prompts, [True] * 9 + [False] * 7), seconds=1.0,
+                    max_new_tokens=None, save_items=False, sat_sample=True)
+    assert row["accuracy"] == 56.25 and row["ci95"] == pytest.approx(interval(9, 16))
+    assert row["ci95"][0] < 56.25 < row["ci95"][1]
+    assert row["lands"] is None and row["paper_note"] == SAT_SAMPLE_NOTE and "real SAT set" in SAT_SAMPLE_NOTE
+    assert set(row["paper"]) == set(SIZES)                  # the figures stay, for reference
+    # a user's SAT file (not the sample) gets a verdict, and the note says the pool was short of K
+    row = summarize(sat, "few", 20, prompts, _items(prompts, [True] * 9 + [False] * 7), seconds=1.0,
+                    max_new_tokens=None, save_items=False, sat_sample=False)
+    assert row["lands"] == TOO_FEW and "only 15 other items" in row["paper_note"]
+
+    # --max-context cut the demonstrations below K
+    task = get_task("2D+")
+    prompts = _prompts(50, [50, 31, 12, 50])
+    row = summarize(task, "few", 50, prompts, _items(prompts, [True, False, False, False]), seconds=1.0,
+                    max_new_tokens=7, save_items=False)
+    assert row["shots"] == {"mean": 35.75, "min": 12, "max": 50, "reduced": 2}
+    assert "--max-context cut the demonstrations to 35.75 on average, below K=50" in row["paper_note"]
+    assert "2 of 4 items" in row["paper_note"]
+    # all K used: no note (2D+ has no row note of its own)
+    prompts = _prompts(50, [50] * 4)
+    row = summarize(task, "few", 50, prompts, _items(prompts, [True] * 4), seconds=1.0, max_new_tokens=7,
+                    save_items=False)
+    assert "paper_note" not in row and row["lands"] == TOO_FEW and row["ci95"][1] == 100.0
+    # the table prints the interval, the note and a "—" for a row without a verdict
+    sat_row = summarize(sat, "one", 1, _prompts(1, [1] * 16), _items(_prompts(1, [1] * 16), [True] * 16),
+                        seconds=1.0, max_new_tokens=None, save_items=False, sat_sample=True)
+    table = format_table([row, sat_row], "SmolLM2-135M-Instruct (a rather long model name)")
+    assert table.splitlines()[0] == "model: SmolLM2-135M-Instruct (a rather long model name)"
+    head = table.splitlines()[2].split()
+    assert head[:6] == ["task", "setting", "K", "n", "model", "95%"] and head[-1] == "lands"
+    sat_line = next(line for line in table.splitlines() if line.startswith("SAT"))
+    assert sat_line.rstrip().endswith("—") and "80.6-100.0" in sat_line
+    assert f"Note (SAT one): {SAT_SAMPLE_NOTE}." in table
+
+
+def test_rows_always_keep_each_items_shots_and_prompt_size():
+    import json
+
+    from synthprobe.tasks.gpt3.evaluate import dumps_results, summarize
+
+    task = get_task("CL")
+    prompts = _prompts(100, [100, 97, 100])
+    items = _items(prompts, [True, False, True])
+    lean = summarize(task, "few", 100, prompts, items, seconds=1.0, max_new_tokens=20, save_items=False)
+    assert lean["items"] == [{"index": 0, "n_shots": 100, "prompt_tokens": 200},
+                             {"index": 1, "n_shots": 97, "prompt_tokens": 197},
+                             {"index": 2, "n_shots": 100, "prompt_tokens": 200}]
+    full = summarize(task, "few", 100, prompts, items, seconds=1.0, max_new_tokens=20, save_items=True)
+    assert full["items"] == items and full["items"][1]["prediction"] == " 2"
+    # in the file every item sits on one line and the JSON reads back the same
+    doc = {"benchmark": "gpt3-synthetic", "results": [lean, full, {**lean, "items": []}]}
+    text = dumps_results(doc)
+    assert json.loads(text) == doc
+    lines = text.splitlines()
+    assert '      "items": [' in lines and '        {"index": 1, "n_shots": 97, "prompt_tokens": 197},' in lines
+    assert sum(line.strip().startswith('{"index": ') for line in lines) == 6
+    assert '      "items": []' in lines
+
+
+def test_is_sample(tmp_path):
+    from synthprobe.tasks.gpt3.sat import is_sample, sample_path
+
+    copy = tmp_path / "copy.txt"
+    copy.write_bytes(sample_path().read_bytes())
+    other = tmp_path / "other.txt"
+    other.write_bytes(sample_path().read_bytes() + b"\n")
+    assert is_sample(None) and is_sample(str(copy)) and not is_sample(other)
+
+
 def test_limits():
     config = EvalConfig(tasks=resolve_tasks("2D+,SAT"), limit=20, limit_few=2).validate()
     assert config.limit_for(0, get_task("2D+")) == config.limit_for(1, get_task("CL")) == 20
@@ -119,7 +234,8 @@ def test_real_model_zero_and_one_shot_on_every_task():
         task = get_task(r["task"])
         assert r["n"] == 2 and len(r["items"]) == 2 and 0 <= r["accuracy"] <= 100
         assert r["correct"] == sum(it["correct"] for it in r["items"])
-        assert set(r["paper"]) == set(SIZES) and r["lands"]
+        assert set(r["paper"]) == set(SIZES) and (r["lands"] is None) == (r["code"] == "SAT")
+        assert r["ci95"] == pytest.approx(interval(r["correct"], r["n"]))
         k = 0 if r["setting"] == "zero" else 1
         assert r["k"] == k and all(it["n_shots"] == k for it in r["items"])
         for it in r["items"]:
@@ -141,6 +257,7 @@ def test_real_model_few_shot_fits_max_context():
     for r in results:
         assert r["k"] == get_task(r["task"]).k_few
         assert r["shots"]["reduced"] == 2 and 0 < r["shots"]["max"] < r["k"]
+        assert f"--max-context cut the demonstrations to {r['shots']['mean']:g} on average" in r["paper_note"]
         for it in r["items"]:
             assert it["prompt_tokens"] + r["max_new_tokens"] <= 160
     # the recorded prompt size is the real tokenizer's count of the real prompt
@@ -223,7 +340,7 @@ def test_interrupted_run_resumes_from_the_score_cache(monkeypatch):
 def test_cli_score_writes_results_and_prints_the_table(tmp_path):
     out = tmp_path / "res.json"
     proc = subprocess.run([sys.executable, "-m", "synthprobe.cli", "score", "gpt3", "--tasks", "2D+,SAT",
-                           "--shots", "0,1", "--limit", "2", "--output", str(out), "--save-predictions",
+                           "--shots", "0,1", "--limit", "2", "--output", str(out),
                            "--quiet", "--threads", "1"], capture_output=True, text=True, env=ENV)
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(out.read_text())
@@ -232,7 +349,22 @@ def test_cli_score_writes_results_and_prints_the_table(tmp_path):
     assert doc["settings"]["threads"] == 1 and doc["model"]["params"] > 100_000_000
     assert [(r["code"], r["setting"]) for r in doc["results"]] == [("2D+", "zero"), ("2D+", "one"),
                                                                    ("SAT", "zero"), ("SAT", "one")]
-    assert all(len(r["items"]) == 2 for r in doc["results"])
+    for r in doc["results"]:
+        # without --save-predictions every item still keeps its index, shots and prompt size
+        assert [list(it) for it in r["items"]] == [["index", "n_shots", "prompt_tokens"]] * 2
+        assert [it["index"] for it in r["items"]] == [0, 1]
+        assert all(it["n_shots"] == r["k"] and it["prompt_tokens"] > 0 for it in r["items"])
+        lo, hi = r["ci95"]
+        assert 0 <= lo <= r["accuracy"] <= hi <= 100 and hi - lo > 30          # two items say little
+        if r["code"] == "SAT":         # the shipped sample: no verdict against the real SAT set
+            assert r["lands"] is None and "real SAT set" in r["paper_note"]
+        else:
+            assert r["lands"] == "n too small"
+    assert sum(line.lstrip().startswith('{"index": ') for line in out.read_text().splitlines()) == 8
+    lines = proc.stdout.splitlines()
+    # the full model name (longer than a column) above the table, a short column title inside it
+    assert lines[0] == f"model: {doc['model']['name']}" and len(doc["model"]["name"]) > 24
+    assert lines[2].split()[4:6] == ["model", "95%"]
     assert "175B" in proc.stdout and "76.9" in proc.stdout and "53.7" in proc.stdout
 
 

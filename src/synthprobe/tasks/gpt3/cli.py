@@ -87,10 +87,10 @@ def _threads() -> int:
 
 def cmd_score(args: argparse.Namespace) -> int:
     from synthprobe import __version__
-    from synthprobe.io import atomic_write_json, sha256_file
+    from synthprobe.io import atomic_write_text, sha256_file
     from synthprobe.models import ModelLoadError, load_backend
     from synthprobe.tasks.gpt3.base import resolve_tasks
-    from synthprobe.tasks.gpt3.evaluate import EvalConfig, format_table, run
+    from synthprobe.tasks.gpt3.evaluate import EvalConfig, dumps_results, format_table, run
     from synthprobe.tasks.gpt3.sat import sample_path
 
     shots = [s.strip() for s in args.shots.split(",") if s.strip()]
@@ -155,7 +155,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         "results": results,
         "seconds": {"load": round(load_seconds, 2), "total": round(time.perf_counter() - started, 2)},
     }
-    atomic_write_json(output, doc)
+    atomic_write_text(output, dumps_results(doc))
     print(format_table(results, backend.name if hasattr(backend, "name") else args.model))
     print(f"\nresults -> {output}", file=sys.stderr)
     return 0
@@ -248,8 +248,9 @@ def register(verbs: dict) -> None:
     s.add_argument("--threads", type=positive_int, default=None,
                    help="CPU threads for torch (default: torch's choice); 1 is often fastest on a busy machine")
     s.add_argument("--output", default=None, help="results JSON (default benchmarks/gpt3_<model>.json)")
-    s.add_argument("--save-predictions", action="store_true", help="keep every item's prompt size, "
-                   "prediction and correctness in the results JSON")
+    s.add_argument("--save-predictions", action="store_true",
+                   help="also keep every item's gold answer, prediction and correctness in the results JSON "
+                        "(each item's pool index, demonstrations used and prompt tokens are always kept)")
     s.add_argument("--no-cache", action="store_true",
                    help="do not read or write the score cache (default: every finished batch of items is kept "
                         "under $SYNTHPROBE_CACHE/scores, so a run stopped by Ctrl-C or a crash resumes where it "

@@ -17,19 +17,28 @@ Results JSON (written atomically)::
       "settings": {"seed", "format", "check", "max_context", "batch_size", "limits",
                    "sat_file", "sat_sha256", "word_list"},
       "results": [
-        {"task", "code", "family", "setting", "k", "n", "correct", "accuracy",
+        {"task", "code", "family", "setting", "k", "n", "correct", "accuracy", "ci95": [lo, hi],
          "shots": {"mean", "min", "max", "reduced"}, "prompt_tokens": {"mean", "max"},
          "max_new_tokens", "cached_items", "seconds", "items_per_s",
          "paper": {"125M": {"value": ..., "doubtful"?: true, "alt"?: ...}, ...},
          "paper_note"?, "lands",
-         "items"?: [{"index", "n_shots", "prompt_tokens", "gold", "prediction", "correct"}]}
+         "items": [{"index", "n_shots", "prompt_tokens",
+                    "gold"?, "prediction"?, "correct"?, ...}]}
       ],
       "seconds": <total>
     }
 
-``accuracy`` is in percent (0–100). ``shots.reduced`` counts items that got fewer
-demonstrations than asked because of ``max_context``. ``lands`` places the model among the
-GPT-3 sizes (see :func:`synthprobe.tasks.gpt3.paper.where_it_lands`).
+``accuracy`` is in percent (0–100) and ``ci95`` is its Wilson 95 % interval, also in percent.
+``shots.reduced`` counts items that got fewer demonstrations than asked because of
+``max_context``. ``lands`` places the model among the GPT-3 sizes (see
+:func:`synthprobe.tasks.gpt3.paper.where_it_lands`): ``"n too small"`` when the interval
+reaches across more than one GPT-3 cell, ``null`` for SAT scored on the shipped sample (the
+paper's figures are for the real SAT set). ``paper_note`` says why a row does not compare
+one to one with the paper (a doubtful row, the SAT sample, fewer than K demonstrations).
+
+``items`` always holds every scored item's ``index`` (in the seeded pool), ``n_shots`` and
+``prompt_tokens``, one item per line of the file; ``--save-predictions`` adds the gold answer,
+the prediction, correctness and (SAT) the per-choice scores.
 """
 
 from __future__ import annotations
@@ -47,6 +56,7 @@ from synthprobe.scoring.run import ScoringInterrupted
 from synthprobe.tasks.gpt3.base import BuildConfig, FORMATS, Task, build_items, serialize
 from synthprobe.tasks.gpt3.paper import SIZES, ROW_NOTES, paper_row, where_it_lands
 from synthprobe.tasks.gpt3.prompts import Prompt, PromptConfig, build_prompts, parse_shots
+from synthprobe.tasks.gpt3.sat import is_sample
 
 CHECKS = ("generate", "is-greedy")
 STOP = "\n"
@@ -236,7 +246,8 @@ def score_task(backend, task: Task, k: int, config: EvalConfig, pool: list,
     seconds = time.perf_counter() - start
     return summarize(task, setting, k, prompts, items, seconds=seconds,
                      max_new_tokens=max_new if task.kind != "choice" and config.check == "generate" else None,
-                     save_items=config.save_items, cached=len(done))
+                     save_items=config.save_items, cached=len(done),
+                     sat_sample=task.family == "sat" and is_sample(config.sat_file))
 
 
 def item_cache(backend, task: Task, pool: list, settings: dict[str, Any]):
@@ -251,19 +262,55 @@ def item_cache(backend, task: Task, pool: list, settings: dict[str, Any]):
                                 {"task": task.name, "dtype": backend.dtype, "bos": backend.bos, **settings}))
 
 
+#: Per-item keys every row keeps; the rest (gold, prediction, ...) only with ``save_items``.
+ITEM_KEYS = ("index", "n_shots", "prompt_tokens")
+
+#: ``paper_note`` of a SAT row scored on the shipped sample.
+SAT_SAMPLE_NOTE = ("scored on synthprobe's self-written sample, not the SAT set: the paper's figures are for "
+                   "the real SAT set (374 questions, SAT-package-V3.txt), so no size verdict")
+
+
+def interval(correct: int, n: int) -> list[float] | None:
+    """Wilson 95 % interval of ``correct / n``, in percent, as ``[lo, hi]``; None when n is 0."""
+    from synthprobe.analysis.stats import wilson_ci
+
+    if n <= 0:
+        return None
+    lo, hi = wilson_ci(correct, n)
+    return [round(100.0 * lo, 4), round(100.0 * hi, 4)]
+
+
+def _shots_note(task: Task, k: int, prompts: Sequence[Prompt], mean: float) -> str | None:
+    """Why fewer than K demonstrations were used on average, if they were."""
+    if not prompts or mean >= k:
+        return None
+    reduced = sum(1 for p in prompts if p.reduced)
+    if reduced:
+        return (f"--max-context cut the demonstrations to {mean:g} on average, below K={k} ({reduced} of "
+                f"{len(prompts)} items got fewer); the paper's figures use all K")
+    return (f"the {task.code} pool holds only {max(p.drawn for p in prompts)} other items, so "
+            f"{mean:g} demonstrations instead of K={k}")
+
+
 def summarize(task: Task, setting: str, k: int, prompts: Sequence[Prompt], items: list[dict],
-              *, seconds: float, max_new_tokens: int | None, save_items: bool, cached: int = 0) -> dict[str, Any]:
+              *, seconds: float, max_new_tokens: int | None, save_items: bool, cached: int = 0,
+              sat_sample: bool = False) -> dict[str, Any]:
+    """One results row. ``save_items``: keep every item's full record (gold, prediction, ...);
+    without it each item keeps only ``index``, ``n_shots`` and ``prompt_tokens``.
+    ``sat_sample``: the SAT items came from the shipped sample, not the SAT set."""
     n = len(items)
     correct = sum(1 for it in items if it["correct"])
     accuracy = 100.0 * correct / n if n else 0.0
+    ci95 = interval(correct, n)
     shots = [p.n_shots for p in prompts]
+    shots_mean = round(sum(shots) / n, 3) if n else 0
     tokens = [p.n_tokens for p in prompts if p.n_tokens is not None]
     paper_setting = setting if setting in ("zero", "one", "few") else "few"
     row = paper_row(task.code, paper_setting)
     out: dict[str, Any] = {
         "task": task.name, "code": task.code, "family": task.family, "setting": setting, "k": k,
-        "n": n, "correct": correct, "accuracy": round(accuracy, 4),
-        "shots": {"mean": round(sum(shots) / n, 3) if n else 0, "min": min(shots, default=0),
+        "n": n, "correct": correct, "accuracy": round(accuracy, 4), "ci95": ci95,
+        "shots": {"mean": shots_mean, "min": min(shots, default=0),
                   "max": max(shots, default=0), "reduced": sum(1 for p in prompts if p.reduced)},
         "prompt_tokens": {"mean": round(sum(tokens) / len(tokens), 1) if tokens else None,
                           "max": max(tokens) if tokens else None},
@@ -274,14 +321,52 @@ def summarize(task: Task, setting: str, k: int, prompts: Sequence[Prompt], items
     }
     if row is not None:
         out["paper"] = {size: cell.to_dict() for size, cell in zip(SIZES, row)}
+        notes = []
         if paper_setting != setting:
-            out["paper_note"] = f"paper's few-shot row uses K={task.k_few}, this run K={k}"
+            notes.append(f"paper's few-shot row uses K={task.k_few}, this run K={k}")
         elif (task.code.replace("\u2212", "-"), setting) in ROW_NOTES:
-            out["paper_note"] = ROW_NOTES[(task.code.replace("\u2212", "-"), setting)]
-        out["lands"] = where_it_lands(accuracy, row)
-    if save_items:
-        out["items"] = items
+            notes.append(ROW_NOTES[(task.code.replace("\u2212", "-"), setting)])
+        if task.family == "sat" and sat_sample:
+            notes.append(SAT_SAMPLE_NOTE)
+        else:
+            shots_note = _shots_note(task, k, prompts, shots_mean)
+            if shots_note:
+                notes.append(shots_note)
+        if notes:
+            out["paper_note"] = "; ".join(notes)
+        if task.family == "sat" and sat_sample:
+            out["lands"] = None
+        else:
+            out["lands"] = where_it_lands(accuracy, row, tuple(ci95) if ci95 else None)
+    out["items"] = items if save_items else [{key: it.get(key) for key in ITEM_KEYS} for it in items]
     return out
+
+
+def dumps_results(doc: dict[str, Any]) -> str:
+    """The results JSON: indented as :func:`synthprobe.io.dumps_json`, but each per-item record
+    of ``results[*].items`` on one line, so a full run's file stays small and readable."""
+    import json
+    import re
+
+    from synthprobe.io import dumps_json
+
+    blocks: dict[str, list] = {}
+    rows = []
+    for i, r in enumerate(doc.get("results") or []):
+        if isinstance(r, dict) and isinstance(r.get("items"), list):
+            blocks[str(i)] = r["items"]
+            r = {**r, "items": f"\u0000items {i}"}
+        rows.append(r)
+    text = dumps_json({**doc, "results": rows} if "results" in doc else doc)
+
+    def expand(m: re.Match) -> str:
+        indent, items = m.group(1), blocks[m.group(2)]
+        if not items:
+            return f'{indent}"items": []'
+        body = ",\n".join(f"{indent}  {json.dumps(it, ensure_ascii=False)}" for it in items)
+        return f'{indent}"items": [\n{body}\n{indent}]'
+
+    return re.sub(r'^( *)"items": "\\u0000items (\d+)"', expand, text, flags=re.M)
 
 
 def run(backend, config: EvalConfig, *, on_result: Callable[[dict], None] | None = None) -> list[dict]:
@@ -301,10 +386,20 @@ def run(backend, config: EvalConfig, *, on_result: Callable[[dict], None] | None
     return results
 
 
+def _ci_text(ci: Sequence[float] | None) -> str:
+    if not ci:
+        return "-"
+    return f"{ci[0]:.1f}-{ci[1]:.1f}"
+
+
 def format_table(results: Sequence[dict], model_name: str = "model") -> str:
-    """A text table: the model's accuracy beside GPT-3's for every size (Table H.1)."""
-    head = ["task", "setting", "K", "n", model_name[:24]] + list(SIZES) + ["lands"]
+    """A text table: the model's accuracy and 95 % interval beside GPT-3's for every size (Table H.1).
+
+    ``model_name`` is printed in full above the table; the column itself is titled ``model``.
+    """
+    head = ["task", "setting", "K", "n", "model", "95% CI"] + list(SIZES) + ["lands"]
     rows = []
+    notes: dict[str, list[str]] = {}
     for r in results:
         paper = r.get("paper") or {}
         cells = []
@@ -317,15 +412,20 @@ def format_table(results: Sequence[dict], model_name: str = "model") -> str:
                 text = f"{v:.1f}" if v >= 10 else f"{v:.2f}"
                 cells.append(text + ("†" if c.get("doubtful") else ""))
         k = r["k"] if r["shots"]["mean"] == r["k"] else f"{r['k']}({r['shots']['mean']:g})"
-        rows.append([r["code"], r["setting"], str(k), str(r["n"]), f"{r['accuracy']:.2f}"] + cells
-                    + [r.get("lands", "-")])
+        lands = r.get("lands")
+        rows.append([r["code"], r["setting"], str(k), str(r["n"]), f"{r['accuracy']:.2f}", _ci_text(r.get("ci95"))]
+                    + cells + ["—" if lands is None else lands])
+        if r.get("paper_note"):
+            notes.setdefault(r["paper_note"], []).append(f"{r['code']} {r['setting']}")
     widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
     lines = ["  ".join(str(x).rjust(w) if i >= 2 else str(x).ljust(w) for i, (x, w) in enumerate(zip(line, widths)))
              for line in [head] + rows]
     lines.insert(1, "-" * len(lines[0]))
-    notes = ["Accuracy in %. GPT-3 columns: Brown et al. 2020, Table H.1 (few-shot K: arithmetic 50, "
-             "word tasks 100, SAT 20); † = doubtful cell (text versions of the table disagree).",
-             "K(x): x demonstrations used on average where max-context forced fewer (or the pool is smaller). "
-             "lands: '≥ S' = at least GPT-3's score at every size up to S; '0, as ≤ S' = 0%, "
-             "as GPT-3 up to S."]
-    return "\n".join(lines + [""] + notes)
+    legend = ["Accuracy in %, with its Wilson 95% interval. GPT-3 columns: Brown et al. 2020, Table H.1 (few-shot "
+              "K: arithmetic 50, word tasks 100, SAT 20); † = doubtful cell (text versions of the table disagree).",
+              "K(x): x demonstrations used on average where max-context forced fewer (or the pool is smaller). "
+              "lands: '≥ S' = at least GPT-3's score at every size up to S; '0, as ≤ S' = 0%, "
+              "as GPT-3 up to S; 'n too small' = the 95% interval reaches across more than one GPT-3 cell, "
+              "so the data cannot place the model; '—' = no verdict (see the notes)."]
+    legend += [f"Note ({', '.join(where)}): {note}." for note, where in notes.items()]
+    return "\n".join([f"model: {model_name}", ""] + lines + [""] + legend)

@@ -132,18 +132,38 @@ def paper_row(code: str, setting: str) -> tuple[PaperCell, ...] | None:
     return TABLE_H1.get((_code_key(code), setting))
 
 
-def where_it_lands(accuracy: float, row: tuple[PaperCell, ...]) -> str:
+def land_position(accuracy: float, row: tuple[PaperCell, ...]) -> int:
+    """How many of the row's sizes, from 125M up, ``accuracy`` matches or beats without a gap
+    (0: below 125M, 8: at least 175B); never decreases as ``accuracy`` grows."""
+    return sum(1 for _ in _prefix(row, lambda c: accuracy + 1e-9 >= c.value))
+
+
+#: ``lands`` when the 95 % interval reaches across more than one GPT-3 cell.
+TOO_FEW = "n too small"
+
+
+def where_it_lands(accuracy: float, row: tuple[PaperCell, ...],
+                   ci: tuple[float, float] | None = None) -> str:
     """Place ``accuracy`` among the GPT-3 sizes of one Table H.1 row.
 
     ``"≥ 1.3B"``: at least as good as GPT-3 at every size from 125M up to 1.3B (and below
     2.7B). ``"< 125M"``: below the smallest model. A zero score is written ``"0, as ≤ 6.7B"``
     when GPT-3 also scored 0 up to that size, so a tie at zero does not read as a win.
+
+    ``ci``: the score's 95 % interval (percent). When its two ends land more than one size
+    step apart, the interval reaches past the GPT-3 cells on either side of the verdict (or
+    two cells on one side), the data cannot place the model, and the answer is
+    :data:`TOO_FEW` (``"n too small"``) instead of a size.
     """
+    if ci is not None:
+        lo, hi = ci
+        if land_position(hi, row) - land_position(lo, row) >= 2:
+            return TOO_FEW
     if accuracy <= 1e-9:
         zeros = [size for size, _ in zip(SIZES, _prefix(row, lambda c: c.value == 0))]
         return f"0, as ≤ {zeros[-1]}" if zeros else f"< {SIZES[0]}"
-    passed = [size for size, _ in zip(SIZES, _prefix(row, lambda c: accuracy + 1e-9 >= c.value))]
-    return f"≥ {passed[-1]}" if passed else f"< {SIZES[0]}"
+    passed = land_position(accuracy, row)
+    return f"≥ {SIZES[passed - 1]}" if passed else f"< {SIZES[0]}"
 
 
 def _prefix(row, keep):

@@ -59,6 +59,18 @@ def sample_path() -> Path:
     return Path(str(importlib.resources.files("synthprobe") / "resources" / "sat_sample.txt"))
 
 
+def is_sample(path: str | Path | None) -> bool:
+    """True when ``path`` is ``None`` (the default) or a file with the shipped sample's bytes."""
+    if path is None:
+        return True
+    from synthprobe.io import sha256_file
+
+    try:
+        return sha256_file(path) == sha256_file(sample_path())
+    except OSError:
+        return False
+
+
 def _pair(text: str, *, path: Path, line: int, field: str) -> Pair:
     parts = text.split()
     if len(parts) != 3 or not _POS.match(parts[2]):
