@@ -13,7 +13,7 @@ from synthprobe.cli import main
 from synthprobe.study import stats
 from synthprobe.study.items import load_items
 from synthprobe.study.store import Store
-from test_study_support import write_items
+from test_study_support import ADMIN_PASSWORD, write_items
 
 RIGHT = {"human": "human-very", "machine": "machine-more"}
 WRONG = {"human": "machine-very", "machine": "human-more"}
@@ -58,7 +58,7 @@ def filled(tmp_path):
     items = tmp_path / "items.jsonl"
     write_items(items, n_articles=4)
     store = Store(tmp_path / "s.sqlite")
-    store.initialise(load_items(items))
+    store.initialise(load_items(items), admin_password=ADMIN_PASSWORD)
     rng = random.Random(3)
     tokens = [store.create_rater(rng) for _ in range(6)]
     by_exp = {}
@@ -97,8 +97,9 @@ def test_summary_from_the_database(filled):
         1 for r in store.answer_rows() if r["finished"] and r["version"] == "machine" and r["choice"] != "unsure")
 
 
-def test_results_cli_json_and_csv(filled, tmp_path, capsys):
+def test_results_cli_json_and_csv(filled, tmp_path, capsys, monkeypatch):
     store, _ = filled
+    monkeypatch.setenv("SYNTHPROBE_STUDY_ADMIN", ADMIN_PASSWORD)
     out_csv = tmp_path / "answers.csv"
     assert main(["study", "results", "--db", str(store.path), "--csv", str(out_csv)]) == 0
     res = json.loads(capsys.readouterr().out)
@@ -110,3 +111,35 @@ def test_results_cli_json_and_csv(filled, tmp_path, capsys):
     assert all(len(r["rater"]) < 5 for r in rows)               # numbered raters, never their secret links
     assert main(["study", "results", "--db", str(tmp_path / "missing.sqlite")]) == 2
     assert "database does not exist" in capsys.readouterr().err
+
+
+def test_results_cli_needs_the_admin_password(filled, tmp_path, capsys, monkeypatch):
+    store, _ = filled
+    out_csv = tmp_path / "answers.csv"
+    cmd = ["study", "results", "--db", str(store.path), "--csv", str(out_csv)]
+    monkeypatch.delenv("SYNTHPROBE_STUDY_ADMIN", raising=False)
+    assert main(cmd) == 2
+    captured = capsys.readouterr()
+    assert "set $SYNTHPROBE_STUDY_ADMIN" in captured.err and captured.out == ""
+    monkeypatch.setenv("SYNTHPROBE_STUDY_ADMIN", "not the password")
+    assert main(cmd) == 2
+    captured = capsys.readouterr()
+    assert "is not this study's admin password" in captured.err and captured.out == ""
+    assert not out_csv.exists()                                   # nothing written without the password
+    # the database keeps a salted hash, never the password itself
+    with store.connect() as con:
+        meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
+    assert ADMIN_PASSWORD not in "".join(meta.values())
+    assert meta["admin_scrypt"].startswith("scrypt$")
+    # a database that was never served with a password cannot be read either; the message says how to fix it
+    items = tmp_path / "items.jsonl"
+    write_items(items, n_articles=2)
+    bare = Store(tmp_path / "bare.sqlite")
+    bare.initialise(load_items(items))
+    monkeypatch.setenv("SYNTHPROBE_STUDY_ADMIN", ADMIN_PASSWORD)
+    assert main(["study", "results", "--db", str(bare.path)]) == 2
+    assert "no admin password is recorded" in capsys.readouterr().err
+    # serving it with the password records it; then the results open
+    bare.initialise(None, admin_password=ADMIN_PASSWORD)
+    assert main(["study", "results", "--db", str(bare.path)]) == 0
+    assert json.loads(capsys.readouterr().out)["experiments"]

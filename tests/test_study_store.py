@@ -90,8 +90,9 @@ def test_items_must_match_database(study, tmp_path):
     write_items(other, n_articles=3)
     with pytest.raises(InputError, match="started with other items"):
         store.initialise(load_items(other))
-    with pytest.raises(InputError, match="no study items yet"):
+    with pytest.raises(InputError, match="does not exist yet; pass --items"):
         Store(tmp_path / "fresh.sqlite").initialise(None)
+    assert not (tmp_path / "fresh.sqlite").exists()
     bad = tmp_path / "bad.sqlite"
     bad.write_bytes(b"this is not sqlite" * 100)
     with pytest.raises(InputError, match="not a synthprobe study database"):
@@ -162,3 +163,48 @@ def test_server_restart_loses_nothing_and_rater_resumes(tmp_path):
     rows = Store(db).answer_rows()
     assert len(rows) == 3 * 2 + 2
     assert Counter(r["choice"] for r in rows) == {"machine-more": 6, "human-very": 2}
+
+
+def test_serve_without_items_on_a_new_database_leaves_nothing(tmp_path, capsys):
+    from synthprobe.cli import main
+
+    db = tmp_path / "new.sqlite"
+    assert main(["study", "serve", "--db", str(db)]) == 2
+    assert "pass --items" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+    # a failure after the file was created removes it too (and its WAL side files)
+    items = tmp_path / "items.jsonl"
+    write_items(items, n_articles=2)
+    with pytest.raises(InputError, match="database schema"):
+        store = Store(db)
+        real = store._initialise
+
+        def fail_late(*args):
+            real(*args)
+            raise InputError("database schema 9 is not supported")
+        store._initialise = fail_late
+        store.initialise(load_items(items))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["items.jsonl"]
+
+
+def test_admin_password_is_recorded_and_checked_when_serving(study, tmp_path, capsys, monkeypatch):
+    from synthprobe.cli import main
+
+    store, items_path = study
+    store.initialise(None, admin_password="first password")          # recorded on first use
+    store.check_admin_password("first password")
+    with pytest.raises(InputError, match="not this study's admin password"):
+        store.check_admin_password("second password")
+    with pytest.raises(InputError, match="--change-admin-password"):
+        store.initialise(None, admin_password="second password")
+    # 'study serve' with another password is refused before it listens
+    monkeypatch.setenv("SYNTHPROBE_STUDY_ADMIN", "second password")
+    assert main(["study", "serve", "--db", str(store.path), "--port", "0"]) == 2
+    assert "not the admin password this study database was started with" in capsys.readouterr().err
+    store.initialise(None, admin_password="second password", replace_admin_password=True)
+    store.check_admin_password("second password")
+    with pytest.raises(InputError, match="not this study's admin password"):
+        store.check_admin_password("first password")
+    monkeypatch.delenv("SYNTHPROBE_STUDY_ADMIN")
+    assert main(["study", "serve", "--db", str(store.path), "--change-admin-password"]) == 2
+    assert "which is not set" in capsys.readouterr().err

@@ -10,8 +10,7 @@ import sys
 from pathlib import Path
 
 from synthprobe.errors import InputError
-
-ADMIN_ENV = "SYNTHPROBE_STUDY_ADMIN"
+from synthprobe.study.store import ADMIN_ENV
 
 
 def _cmd_generate(args) -> int:
@@ -79,15 +78,19 @@ def _cmd_serve(args) -> int:
     if not _is_loopback(args.host) and not args.allow_remote:
         raise InputError(f"{args.host} is not a loopback address; raters on other machines could reach the "
                          "server. Pass --allow-remote to do this on purpose (behind HTTPS)", field="--host")
+    password = os.environ.get(ADMIN_ENV) or None
+    if args.change_admin_password and password is None:
+        raise InputError(f"--change-admin-password records the password in ${ADMIN_ENV}, which is not set",
+                         field="--change-admin-password")
     items = load_items(args.items) if args.items else None
     store = Store(args.db)
-    store.initialise(items, items_label=str(args.items or ""))
+    store.initialise(items, items_label=str(args.items or ""), admin_password=password,
+                     replace_admin_password=args.change_admin_password)
 
     import waitress
 
     from synthprobe.study.app import create_app
 
-    password = os.environ.get(ADMIN_ENV) or None
     app = create_app(args.db, admin_password=password)
     server = waitress.create_server(app, host=args.host, port=args.port, threads=args.threads,
                                     ident="synthprobe-study")
@@ -113,6 +116,7 @@ def _cmd_results(args) -> int:
 
     store = Store(args.db)
     store.check_readable()
+    store.check_admin_password(os.environ.get(ADMIN_ENV))
     res = stats.summarise(store, include_incomplete=args.include_incomplete)
     if args.csv:
         atomic_write_text(args.csv, stats.answers_csv(store))
@@ -163,7 +167,9 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
                     "and quiz A or B (an article shown as human in A is shown as machine in B), and rates each "
                     "article on GPT-3's five-point scale. Answers are stored in SQLite at once; raters resume "
                     f"from their link. Results are at /admin, protected by the password in ${ADMIN_ENV} "
-                    "(admin pages are refused when it is unset). Listens on loopback only unless --allow-remote.")
+                    "(admin pages are refused when it is unset); a salted hash of that password is recorded in "
+                    "the database, and 'study results' asks for the same password. Listens on loopback only "
+                    "unless --allow-remote.")
     p.add_argument("--db", required=True, metavar="FILE", help="study database (created on first use)")
     p.add_argument("--items", default=None, metavar="FILE",
                    help="items JSONL from 'study generate' (required the first time; later it must be the same "
@@ -173,13 +179,19 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
     p.add_argument("--threads", type=int, default=8, help="worker threads (default: %(default)s)")
     p.add_argument("--allow-remote", action="store_true",
                    help="allow a non-loopback --host (put the server behind HTTPS)")
+    p.add_argument("--change-admin-password", action="store_true",
+                   help=f"record the password now in ${ADMIN_ENV} as the study's admin password, replacing the "
+                        "one recorded when the database was first served (without this flag a different password "
+                        "is refused)")
     p.set_defaults(func=_cmd_serve)
 
     p = sub.add_parser(
         "results", help="accuracy per model and condition, as in GPT-3's Table 3.11",
         description="Print the study results as JSON: per experiment the mean rater accuracy (per rater: correct "
                     "/ answers other than \"I don't know\", then the mean over raters), its 95% CI from the t "
-                    "distribution, a two-sample t-test against the control, and the \"I don't know\" rate.")
+                    "distribution, a two-sample t-test against the control, and the \"I don't know\" rate. "
+                    f"Needs the study's admin password in ${ADMIN_ENV}, the one 'study serve' recorded in the "
+                    "database (the same password as the /admin pages).")
     p.add_argument("--db", required=True, metavar="FILE", help="study database")
     p.add_argument("--csv", default=None, metavar="PATH", help="also write every answer to this CSV file")
     p.add_argument("--json", default=None, metavar="PATH", help="also write the JSON to this file")

@@ -9,12 +9,17 @@ Quiz design (GPT-3 §3.9.4): a rater joins one experiment and is given quiz A or
 both experiments and quizzes balanced. In quiz A the experiment's 1st, 3rd, 5th, ... articles
 are shown as the human version and the others as the machine version; quiz B is the mirror
 image. The order of questions is shuffled per rater.
+
+The ``meta`` table also keeps a salted scrypt hash of the admin password the study was first
+served with (``$SYNTHPROBE_STUDY_ADMIN``); ``synthprobe study results`` checks it, so the
+command line asks for the same password as the web results page.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import hmac
 import random
 import secrets
 import sqlite3
@@ -76,6 +81,32 @@ def items_digest(items: list[StudyItem]) -> str:
     return h.hexdigest()
 
 
+#: Environment variable that holds the study's admin password (web results and ``study results``).
+ADMIN_ENV = "SYNTHPROBE_STUDY_ADMIN"
+#: ``meta`` key of the salted admin-password hash.
+ADMIN_KEY = "admin_scrypt"
+_SCRYPT = {"n": 2 ** 14, "r": 8, "p": 1}
+
+
+def hash_password(password: str, salt: bytes | None = None) -> str:
+    """``scrypt$n$r$p$salt$hash`` (hex) of ``password`` with a random 16-byte salt."""
+    salt = secrets.token_bytes(16) if salt is None else salt
+    digest = hashlib.scrypt(password.encode("utf-8"), salt=salt, dklen=32, **_SCRYPT)
+    return f"scrypt${_SCRYPT['n']}${_SCRYPT['r']}${_SCRYPT['p']}${salt.hex()}${digest.hex()}"
+
+
+def password_matches(password: str, stored: str) -> bool:
+    try:
+        kind, n, r, p, salt, digest = stored.split("$")
+        if kind != "scrypt":
+            return False
+        got = hashlib.scrypt(password.encode("utf-8"), salt=bytes.fromhex(salt), n=int(n), r=int(r), p=int(p),
+                             dklen=len(digest) // 2)
+    except (ValueError, MemoryError):
+        return False
+    return hmac.compare_digest(got.hex(), digest)
+
+
 class AnswerRejected(Exception):
     """An answer that cannot be stored; ``str(err)`` is shown to the rater."""
 
@@ -132,12 +163,35 @@ class Store:
             con.execute("COMMIT")
 
     # -- set-up ------------------------------------------------------------------------
-    def initialise(self, items: list[StudyItem] | None, *, items_label: str = "") -> None:
-        """Create the schema; load ``items`` into a new database or check they match an existing one."""
+    def initialise(self, items: list[StudyItem] | None, *, items_label: str = "",
+                   admin_password: str | None = None, replace_admin_password: bool = False) -> None:
+        """Create the schema; load ``items`` into a new database or check they match an existing one.
+
+        With ``admin_password`` a salted hash of it is recorded the first time (``study results``
+        checks it later); an existing record must match unless ``replace_admin_password``.
+        When anything fails on a database file this call created, the file is removed again.
+        """
         if self.path.exists() and not self.path.is_file():
             raise InputError("is not a regular file", path=self.path, field="--db")
         if not self.path.parent.is_dir():
             raise InputError("folder does not exist", path=self.path.parent, field="--db")
+        created = not self.path.exists()
+        if created and items is None:
+            raise InputError("database does not exist yet; pass --items (the file from 'synthprobe study "
+                             "generate') to create it", path=self.path, field="--db")
+        try:
+            self._initialise(items, items_label, admin_password, replace_admin_password)
+        except BaseException:
+            if created:
+                self._remove_files()
+            raise
+
+    def _remove_files(self) -> None:
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            with contextlib.suppress(FileNotFoundError):
+                Path(str(self.path) + suffix).unlink()
+
+    def _initialise(self, items, items_label, admin_password, replace_admin_password) -> None:
         try:
             with self.connect() as con:
                 mode = con.execute("PRAGMA journal_mode = WAL").fetchone()[0]
@@ -155,20 +209,45 @@ class Store:
                 if "items_sha256" not in meta:
                     raise InputError("database holds no study items yet; pass --items", path=self.path,
                                      field="--db")
-                return
-            digest = items_digest(items)
-            if "items_sha256" in meta:
-                if meta["items_sha256"] != digest:
-                    raise InputError(f"this database was started with other items ({meta.get('items_file', '?')}); "
-                                     "use the same items file or a new --db", path=self.path, field="--items")
-                return
-            con.executemany(
-                "INSERT INTO items(item_id, ord, experiment, model, condition, length, article_id, title, "
-                "subtitle, human_text, machine_text) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                [(it.id, it.order, it.experiment, it.model, it.condition, it.length, it.article_id, it.title,
-                  it.subtitle, it.human_text, it.machine_text) for it in items])
-            con.executemany("INSERT INTO meta(key, value) VALUES (?, ?)",
-                            [("schema", SCHEMA_VERSION), ("items_sha256", digest), ("items_file", items_label)])
+            else:
+                digest = items_digest(items)
+                if "items_sha256" in meta:
+                    if meta["items_sha256"] != digest:
+                        raise InputError("this database was started with other items "
+                                         f"({meta.get('items_file', '?')}); use the same items file or a new --db",
+                                         path=self.path, field="--items")
+                else:
+                    con.executemany(
+                        "INSERT INTO items(item_id, ord, experiment, model, condition, length, article_id, title, "
+                        "subtitle, human_text, machine_text) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                        [(it.id, it.order, it.experiment, it.model, it.condition, it.length, it.article_id,
+                          it.title, it.subtitle, it.human_text, it.machine_text) for it in items])
+                    con.executemany("INSERT INTO meta(key, value) VALUES (?, ?)",
+                                    [("schema", SCHEMA_VERSION), ("items_sha256", digest),
+                                     ("items_file", items_label)])
+            if admin_password is not None:
+                stored = meta.get(ADMIN_KEY)
+                if stored is not None and not replace_admin_password and not password_matches(admin_password, stored):
+                    raise InputError(f"${ADMIN_ENV} is not the admin password this study database was started "
+                                     f"with; set that password, or pass --change-admin-password to replace it",
+                                     path=self.path)
+                if stored is None or replace_admin_password:
+                    con.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+                                (ADMIN_KEY, hash_password(admin_password)))
+
+    def check_admin_password(self, password: str | None) -> None:
+        """Raise :class:`InputError` unless ``password`` is the admin password recorded in the database."""
+        if not password:
+            raise InputError(f"the results are for the study's admin only: set ${ADMIN_ENV} to the admin password "
+                             "the study was served with")
+        with self.connect() as con:
+            row = con.execute("SELECT value FROM meta WHERE key = ?", (ADMIN_KEY,)).fetchone()
+        if row is None:
+            raise InputError(f"no admin password is recorded in this database (it was never served with "
+                             f"${ADMIN_ENV} set); run 'synthprobe study serve --db {self.path}' once with it set, "
+                             "which records it", path=self.path)
+        if not password_matches(password, row["value"]):
+            raise InputError(f"${ADMIN_ENV} is not this study's admin password", path=self.path)
 
     def check_readable(self) -> None:
         if not self.path.is_file():
