@@ -386,3 +386,257 @@ def test_heatmap_labels_do_not_overlap_with_many_long_names():
         figure_box = fig.bbox
         for b in boxes + [t.get_window_extent(renderer) for t in ax.get_yticklabels()]:
             assert b.x0 >= 0 and b.y0 >= 0 and b.x1 <= figure_box.x1 and b.y1 <= figure_box.y1
+
+
+# --- GPT-3 synthetic-task results ------------------------------------------------------------
+
+GPT3_BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "gpt3_smollm2-135m-instruct.json"
+DA_PNGS = PNGS
+
+
+def wilson_percent(correct: int, n: int) -> tuple[float, float]:
+    """The 95 % Wilson score interval in percent, from its textbook formula (an oracle
+    independent of the report's scipy-based helper)."""
+    import math
+
+    z = 1.959963984540054
+    p = correct / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return 100 * max(0.0, centre - half), 100 * min(1.0, centre + half)
+
+
+def paper_text(cell: dict) -> str:
+    v = cell["value"]
+    return (f"{v:.1f}" if v >= 10 else f"{v:.2f}") + ("†" if cell.get("doubtful") else "")
+
+
+def md_table(md: str, first_header: str) -> list[list[str]]:
+    """The Markdown table whose header starts with ``first_header``, as rows of cells."""
+    lines = md.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith(f"| {first_header} |"))
+    rows = []
+    for ln in lines[start:]:
+        if not ln.startswith("|"):
+            break
+        rows.append([c.strip() for c in re.split(r"(?<!\\)\|", ln.strip())[1:-1]])
+    return rows
+
+
+def section(html: str, sid: str) -> str:
+    part = html[html.index(f'<section id="{sid}">'):]
+    return part[:part.index("</section>")]
+
+
+def gpt3_html_rows(html: str) -> dict[tuple[str, str], str]:
+    """(task, setting) → the HTML of that row of the GPT-3 table."""
+    body = section(html, "gpt3")
+    body = body[body.index("<tbody>"):body.index("</tbody>")]
+    out = {}
+    for tr in body.split("<tr>")[1:]:
+        task = re.search(r'<span class="note">([^<]+)</span>', tr).group(1)
+        setting = re.findall(r'<td class="l">([^<]*)</td>', tr)[0]
+        out[(task, setting)] = tr
+    return out
+
+
+@pytest.fixture(scope="module")
+def gpt3_doc() -> dict:
+    return json.loads(GPT3_BENCH.read_text(encoding="utf-8"))
+
+
+def test_gpt3_only_report_shows_the_files_numbers(gpt3_doc, tmp_path):
+    src = tmp_path / GPT3_BENCH.name
+    shutil.copy(GPT3_BENCH, src)
+    out = tmp_path / "report"
+    assert main(["report", str(src), "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["gpt3_curves.png", "index.html", "leaderboard.md"]
+    html = html_of(out)
+    check_self_contained(html)
+    # no Deep Arithmark sections without Deep Arithmark files
+    assert re.findall(r'<section id="([^"]+)">', html) == ["gpt3", "runs"]
+    assert "<h1>GPT-3 synthetic tasks report</h1>" in html
+    png = (out / "gpt3_curves.png").read_bytes()
+    assert embedded_pngs(html) == [png] and b"tEXt" not in png
+    from PIL import Image
+
+    with Image.open(io.BytesIO(png)) as im:
+        assert im.size[0] > 1000 and im.size[1] > 800
+
+    rows = gpt3_doc["results"]
+    model = gpt3_doc["model"]
+    md = (out / "leaderboard.md").read_text(encoding="utf-8")
+    assert md.startswith("# GPT-3 synthetic tasks leaderboard\n")
+    table = md_table(md, "Task")
+    head, body = table[0], table[2:]
+    sizes = list(rows[0]["paper"])
+    assert head == (["Task", "Setting", "K", f"{model['name']} (135 M)"] + [f"GPT-3 {s}" for s in sizes]
+                    + ["Note"])
+    assert len(body) == len(rows) == 48
+    html_rows = gpt3_html_rows(html)
+    assert len(html_rows) == len(rows)
+    for row, cells in zip(rows, body):  # the file's order: arithmetic, words, SAT; zero, one, few
+        lo, hi = wilson_percent(row["correct"], row["n"])
+        score = f"{row['accuracy']:.1f} [{lo:.1f}, {hi:.1f}] n={row['n']}; lands {row['lands']}"
+        assert cells[:4] == [row["code"], row["setting"], str(row["k"]), score], row["task"]
+        assert cells[4:-1] == [paper_text(row["paper"][s]) for s in sizes], row["task"]
+        if row.get("paper_note"):
+            assert row["paper_note"] in cells[-1]
+        tr = html_rows[(row["task"], row["setting"])]
+        assert f"<b>{row['accuracy']:.1f}</b> [{lo:.1f}, {hi:.1f}]" in tr
+        assert f"{row['correct']}/{row['n']}" in tr
+        from html import escape
+
+        assert f"lands {escape(row['lands'])}" in tr
+        tds = [re.sub(r"<[^>]+>", "", td) for td in re.findall(r"<td[^>]*>(.*?)</td>", tr)]
+        assert tds[4:-1] == [paper_text(row["paper"][s]) for s in sizes]  # smallest size first
+        if row.get("paper_note"):
+            assert escape(row["paper_note"]) in tr
+    # spot checks against figures worked out by hand: SAT zero-shot 6 of 16; 2D+ few-shot 1 of 2
+    sat = next(c for c in body if c[0] == "SAT" and c[1] == "zero")
+    assert sat[3] == "37.5 [18.5, 61.4] n=16; lands ≥ 125M"
+    two = next(c for c in body if c[0] == "2D+" and c[1] == "few")
+    assert two[3].startswith("50.0 [9.5, 90.5] n=2")
+    # the SAT few-shot prompts held 15 demonstrations, not the 20 asked for
+    sat_few = next(c for c in body if c[0] == "SAT" and c[1] == "few")
+    assert "K used: mean 15" in sat_few[-1]
+    # rerun: byte-identical
+    again = tmp_path / "again"
+    build_report([src], again, progress=False)
+    for name in ("index.html", "leaderboard.md", "gpt3_curves.png"):
+        assert (again / name).read_bytes() == (out / name).read_bytes(), name
+
+
+def test_mixed_report_of_both_committed_benchmarks(gpt3_doc, tmp_path):
+    da_doc = json.loads(DA_BENCH.read_text(encoding="utf-8"))
+    out = tmp_path / "mixed"
+    # as `synthprobe report benchmarks/*.json` expands it
+    paths = sorted(str(p) for p in DA_BENCH.parent.glob("*.json"))
+    assert paths == sorted([str(DA_BENCH), str(GPT3_BENCH)])
+    assert main(["report", *paths, "--out", str(out), "--title", "Both benchmarks"]) == 0
+    assert sorted(p.name for p in out.iterdir()) == sorted(["index.html", "leaderboard.md", "gpt3_curves.png",
+                                                           *DA_PNGS])
+    html = html_of(out)
+    check_self_contained(html)
+    assert re.findall(r'<section id="([^"]+)">', html) == [*SECTIONS[:-1], "gpt3", "runs"]
+    assert len(embedded_pngs(html)) == 5
+    assert sorted(embedded_pngs(html)) == sorted((out / n).read_bytes() for n in ["gpt3_curves.png", *DA_PNGS])
+
+    md = (out / "leaderboard.md").read_text(encoding="utf-8")
+    assert md.startswith("# Both benchmarks\n")
+    assert md.index("## Deep Arithmark") < md.index("## GPT-3 synthetic tasks")
+    da_row = da_doc["models"][0]["row"]
+    [deep] = md_table(md, "Model")[2:]
+    assert deep[0] == da_row["model"] and deep[2] == f"{da_row['deep']:.2f} %"
+    assert deep[4:8] == [f"{da_row[f'd{d}']:.1f}" for d in (2, 3, 4, 5)]
+    gpt3 = md_table(md, "Task")[2:]
+    assert len(gpt3) == len(gpt3_doc["results"])
+    for row, cells in zip(gpt3_doc["results"], gpt3):
+        lo, hi = wilson_percent(row["correct"], row["n"])
+        assert cells[3].startswith(f"{row['accuracy']:.1f} [{lo:.1f}, {hi:.1f}] n={row['n']}")
+    # both parts of the page carry their own numbers
+    assert f"{da_row['deep']:.2f} %" in section(html, "leaderboard")
+    rows = gpt3_html_rows(html)
+    sat = rows[("sat_analogies", "zero")]
+    assert "<b>37.5</b> [18.5, 61.4]" in sat and "6/16" in sat
+    # the Deep Arithmark rank section still speaks from its own file (balanced answer ranks)
+    assert "is balanced in these results" in section(html, "ranks")
+
+
+def _variant(doc: dict, **model) -> dict:
+    new = json.loads(json.dumps(doc))
+    new["model"].update(model)
+    return new
+
+
+def test_gpt3_files_of_several_models_give_one_column_each(gpt3_doc, tmp_path):
+    # a second model: other scores (correct and accuracy changed together), one row missing,
+    # size unknown; and a third, larger one that scores every row
+    other = _variant(gpt3_doc, name="Other | model", params=None)
+    for row in other["results"]:
+        if row["setting"] != "few":
+            row["correct"] = min(row["n"], row["correct"] + 3)
+            row["accuracy"] = round(100 * row["correct"] / row["n"], 4)
+    dropped = other["results"].pop(0)
+    big = _variant(gpt3_doc, name="Big model", params=1_300_000_000)
+    for row in big["results"]:
+        row["correct"] = row["n"] // 2
+        row["accuracy"] = round(100 * row["correct"] / row["n"], 4)
+        row["ci95"] = [0.0, 1.0]  # an interval of the file's own is not what the report shows
+    files = [GPT3_BENCH, _write(tmp_path / "other.json", other), _write(tmp_path / "big.json", big)]
+    out = tmp_path / "report"
+    build_report(files, out, progress=False)
+    md = (out / "leaderboard.md").read_text(encoding="utf-8")
+    table = md_table(md, "Task")
+    # largest model first, unknown size last
+    assert table[0][3:6] == ["Big model (1.30 B)", f"{gpt3_doc['model']['name']} (135 M)", "Other \\| model"]
+    by_key = {(c[0], c[1]): c for c in table[2:]}
+    for mine, theirs, large in zip(gpt3_doc["results"], other["results"][0:0] + [None] + other["results"],
+                                   big["results"]):
+        cells = by_key[(mine["code"], mine["setting"])]
+        for cell, row in zip(cells[3:6], (large, mine, theirs)):
+            if row is None:
+                assert cell == "—"
+                continue
+            lo, hi = wilson_percent(row["correct"], row["n"])
+            assert cell.startswith(f"{100 * row['correct'] / row['n']:.1f} [{lo:.1f}, {hi:.1f}] n={row['n']}")
+    assert dropped["task"] == "arithmetic_2da" and by_key[("2D+", "zero")][5] == "—"
+    html = html_of(out)
+    check_self_contained(html)
+    assert "Not one test set" not in html  # same seed, format, check and limits
+    assert "Other | model" in section(html, "gpt3")
+    # a file scored with another seed is flagged
+    reseeded = _variant(gpt3_doc, name="Reseeded")
+    reseeded["settings"]["seed"] = 1
+    page = render_page([GPT3_BENCH, _write(tmp_path / "reseeded.json", reseeded)])
+    assert "Not one test set" in section(page, "gpt3")
+
+
+def render_page(paths) -> str:
+    from synthprobe.report.build import render_files
+    from synthprobe.report.results import load_any
+
+    gpt3 = [g for p in paths for g in load_any(p)[1]]
+    return render_files([], sources=[str(p) for p in paths], progress=False, gpt3=gpt3)["index.html"].decode()
+
+
+def test_bad_gpt3_results_are_located_and_nothing_is_written(gpt3_doc, tmp_path, capsys):
+    from synthprobe.report.results import load_any
+
+    def fails(doc, field, match=None):
+        path = _write(tmp_path / "bad.json", doc)
+        with pytest.raises(InputError, match=match) as err:
+            load_any(path)
+        assert err.value.field == field and str(path) in str(err.value)
+        return err.value
+
+    def bad(edit):
+        doc = json.loads(json.dumps(gpt3_doc))
+        edit(doc)
+        return doc
+
+    fails(bad(lambda d: d["results"][3].update(accuracy=12.5)), "results[3].accuracy", r"100 × correct / n")
+    fails(bad(lambda d: d["results"][3].update(correct=21)), "results[3].correct", "correct <= n")
+    fails(bad(lambda d: d["results"][3].update(n=0, correct=0)), "results[3].n", ">= 1")
+    fails(bad(lambda d: d["results"][0].update(k=1)), "results[0].k", "setting 'zero' means k = 0")
+    fails(bad(lambda d: d["results"][1].update(setting="two")), "results[1].setting", "zero, one, few")
+    fails(bad(lambda d: d["results"][0]["paper"].update(huge={"value": 1.0})), "results[0].paper.huge",
+          "model size")
+    fails(bad(lambda d: d["results"][0]["paper"]["175B"].update(value=176.0)), "results[0].paper.175B.value",
+          "between 0 and 100")
+    fails(bad(lambda d: d["results"][2]["shots"].pop("reduced")), "results[2].shots.reduced", "missing")
+    fails(bad(lambda d: d["results"][2]["shots"].update(max=60)), "results[2].shots", "max <= k")
+    fails(bad(lambda d: d["results"].append(d["results"][0])), "results[48]", r"already scored in results\[0\]")
+    fails(bad(lambda d: d.update(results=[])), "results", "is empty")
+    fails(bad(lambda d: d["model"].pop("name")), "model.name", "missing")
+    fails(bad(lambda d: d["results"][5].pop("task")), "results[5].task", "missing")
+    fails(bad(lambda d: d.update(benchmark="gpt4-synthetic")), "benchmark", "'gpt3-synthetic'")
+    # neither kind: the message names both
+    err = fails(bad(lambda d: d.pop("benchmark")), "schema")
+    assert "synthprobe/deeparithmark-results" in str(err) and "gpt3-synthetic" in str(err)
+
+    out = tmp_path / "out"
+    broken = _write(tmp_path / "broken.json", bad(lambda d: d["results"][7].update(correct="3")))
+    assert main(["report", str(DA_BENCH), str(GPT3_BENCH), str(broken), "--out", str(out)]) == 2
+    assert "results[7].correct" in capsys.readouterr().err
+    assert not out.exists()

@@ -66,7 +66,7 @@ def _table(head: Sequence[str], body: Sequence[Sequence[str]], *, left: int = 1,
                  for i, h in enumerate(head))
     trs = []
     for row in body:
-        tds = "".join((f'<td class="l">' if i < left else "<td>") + (c if raw else escape(c)) + "</td>"
+        tds = "".join(('<td class="l">' if i < left else "<td>") + (c if raw else escape(c)) + "</td>"
                       for i, c in enumerate(row))
         trs.append(f"<tr>{tds}</tr>")
     return f'<div class="scroll"><table><thead><tr>{th}</tr></thead><tbody>{"".join(trs)}</tbody></table></div>'

@@ -296,7 +296,7 @@ def rank_preference(results: Sequence[ModelResult]) -> bytes | None:
 SETTING_COLORS = {"zero": "tab:blue", "one": "tab:orange", "few": "tab:green"}
 MODEL_MARKERS = ("o", "s", "D", "^", "v", "P", "X", "*", "<", ">")
 #: where a model of unknown size is drawn on the parameter axis
-UNKNOWN_SIZE_X = 5e7
+UNKNOWN_SIZE_X = 2.5e7
 
 
 def gpt3_curves(results: Sequence) -> bytes | None:
