@@ -398,3 +398,49 @@ def test_cli_build_bad_values(tmp_path):
                               capture_output=True, text=True, env=ENV)
         assert proc.returncode == 2, (extra, proc.stderr)
     assert not out.exists()
+
+
+def test_cli_help_is_true_to_the_defaults():
+    from synthprobe.tasks.gpt3.base import ordered_tasks
+
+    proc = subprocess.run([sys.executable, "-m", "synthprobe.cli", "score", "gpt3", "--help"],
+                          capture_output=True, text=True, env={**ENV, "COLUMNS": "400"})
+    assert proc.returncode == 0, proc.stderr
+    line = next(x for x in proc.stdout.splitlines() if "tokens to generate per item" in x)
+    groups = {int(n): codes.split() for n, codes in
+              (g.split(" for ") for g in line.split("default per task: ")[1].rstrip(")").split("; "))}
+    generate = [t for t in ordered_tasks() if t.kind == "generate"]
+    assert sorted(c for codes in groups.values() for c in codes) == sorted(t.code for t in generate)
+    for t in generate:
+        assert t.code in groups[t.max_new_tokens], t.code
+    assert {"2Dx", "1DC"} <= set(groups[8])
+    assert "differs from lm-eval's unscramble layout" in " ".join(proc.stdout.split())
+
+
+def test_task_names_in_any_case(tmp_path):
+    assert [t.code for t in resolve_tasks("2d+,cl,Arithmetic_2DA,sat")] == ["2D+", "CL", "SAT"]
+    outs = {}
+    for name in ("2D+", "2d+", "arithmetic_2DA"):
+        proc = subprocess.run([sys.executable, "-m", "synthprobe.cli", "build", name, "--n", "3", "--out", "-"],
+                              capture_output=True, text=True, env=ENV)
+        assert proc.returncode == 0, (name, proc.stderr)
+        outs[name] = proc.stdout
+    assert len(set(outs.values())) == 1 and outs["2D+"].count("\n") == 3
+    proc = subprocess.run([sys.executable, "-m", "synthprobe.cli", "build", "9d+", "--out", str(tmp_path / "x")],
+                          capture_output=True, text=True, env=ENV)
+    assert proc.returncode == 2 and "invalid choice: '9d+'" in proc.stderr and "'2D+'" in proc.stderr
+
+
+def test_sat_file_without_a_sat_task_is_an_error(tmp_path):
+    from synthprobe.tasks.gpt3.sat import sample_path
+
+    with pytest.raises(InputError, match="only the SAT task reads a source file") as err:
+        EvalConfig(tasks=resolve_tasks("2D+,CL"), sat_file=str(sample_path())).validate()
+    assert err.value.field == "--sat-file"
+    EvalConfig(tasks=resolve_tasks("2D+,SAT"), sat_file=str(sample_path())).validate()
+    for verb in (["score", "gpt3", "--output", str(tmp_path / "r.json")], ["build", "gpt3", "--out-dir", str(tmp_path)]):
+        proc = subprocess.run([sys.executable, "-m", "synthprobe.cli", *verb, "--tasks", "2D+",
+                               "--sat-file", str(sample_path()), "--quiet"], capture_output=True, text=True, env=ENV)
+        assert proc.returncode == 2, proc.stderr
+        assert "--sat-file" in proc.stderr and "selects none (2D+)" in proc.stderr
+    assert list(tmp_path.iterdir()) == []

@@ -59,6 +59,9 @@ def cmd_build_all(args: argparse.Namespace) -> int:
     from synthprobe.tasks.gpt3.base import BuildConfig, build_items, resolve_tasks
 
     tasks = resolve_tasks(args.tasks)
+    if args.sat_file is not None and not any(t.family == "sat" for t in tasks):
+        raise InputError(f"only the SAT task reads a source file, and --tasks selects none "
+                         f"({', '.join(t.code for t in tasks)}); add SAT or drop --sat-file", field="--sat-file")
     configs = [BuildConfig(t.name, seed=args.seed, n=args.n if t.family != "sat" else None,
                            format=args.format, sat_file=args.sat_file if t.family == "sat" else None)
                for t in tasks]
@@ -161,6 +164,53 @@ def cmd_score(args: argparse.Namespace) -> int:
     return 0
 
 
+def max_new_tokens_text() -> str:
+    """Each generation task's default ``--max-new-tokens``, grouped: ``6 for 2D+ 2D−; ...``."""
+    from synthprobe.tasks.gpt3.base import ordered_tasks
+
+    groups: dict[int, list[str]] = {}
+    for t in ordered_tasks():
+        if t.kind == "generate":
+            groups.setdefault(t.max_new_tokens, []).append(t.code)
+    return "; ".join(f"{n} for {' '.join(codes)}" for n, codes in sorted(groups.items()))
+
+
+class _AnyCaseTaskNames(dict):
+    """The ``build`` verb's map of sub-command names: a name that is not a sub-command but names
+    a GPT-3 task in another case (``2d+``, ``cl``, ``Arithmetic_2DA``) finds that task's
+    sub-command, as :func:`~synthprobe.tasks.gpt3.base.get_task` does."""
+
+    def _task_name(self, key) -> str | None:
+        from synthprobe.tasks.gpt3.base import get_task
+
+        if not isinstance(key, str):
+            return None
+        try:
+            name = get_task(key).name
+        except InputError:
+            return None
+        return name if dict.__contains__(self, name) else None
+
+    def __contains__(self, key) -> bool:
+        return dict.__contains__(self, key) or self._task_name(key) is not None
+
+    def __getitem__(self, key):
+        if not dict.__contains__(self, key):
+            name = self._task_name(key)
+            if name is not None:
+                return dict.__getitem__(self, name)
+        return dict.__getitem__(self, key)
+
+
+def _any_case(subparsers: argparse._SubParsersAction) -> None:
+    """Let ``subparsers`` find GPT-3 task sub-commands in any case (argparse matches names exactly)."""
+    names = getattr(subparsers, "_name_parser_map", None)
+    if isinstance(names, dict) and subparsers.choices is names:
+        folded = _AnyCaseTaskNames(names)
+        subparsers._name_parser_map = folded
+        subparsers.choices = folded
+
+
 _BUILD_EPILOG = """Items follow OpenAI's released files byte-for-byte in layout:
   arithmetic  {"context": "\\n\\nQ: What is 98 plus 45?\\n\\nA:", "completion": " 143"}
   word tasks  {"context": "\\nasinoc =", "completion": " casino"}
@@ -173,6 +223,7 @@ def register(verbs: dict) -> None:
     from synthprobe.tasks.gpt3.evaluate import CHECKS
 
     build = verbs["build"]
+    _any_case(build)
     for task in ordered_tasks():
         aliases = [task.code] if task.code != task.name else []
         if task.code.replace("\u2212", "-") != task.code:
@@ -233,14 +284,16 @@ def register(verbs: dict) -> None:
     s.add_argument("--seed", type=nonneg_int, default=0, help="seed of the items and demonstration draws (default 0)")
     s.add_argument("--format", choices=FORMATS, default="openai",
                    help="prompt layout: openai (GPT-3's, word tasks with the instruction line) or eleuther "
-                        "(lm-eval's Question/Answer arithmetic, no instruction)")
+                        "(lm-eval's Question/Answer arithmetic; word tasks as openai without the instruction "
+                        "line, which differs from lm-eval's unscramble layout: lm-eval keeps the context's "
+                        "leading newline, adds a space before the answer and a blank line between examples)")
     s.add_argument("--check", choices=CHECKS, default="generate",
                    help="generate: exact match of the greedy generation (GPT-3); is-greedy: the gold "
                         "completion is the model's greedy continuation (lm-eval's arithmetic acc)")
     s.add_argument("--max-context", type=positive_int, default=2048,
                    help="prompt plus answer tokens at most (default 2048, GPT-3's window; capped at the model's)")
     s.add_argument("--max-new-tokens", type=positive_int, default=None,
-                   help="tokens to generate per item (default per task: digits+4 arithmetic, 20 words)")
+                   help=f"tokens to generate per item (default per task: {max_new_tokens_text()})")
     s.add_argument("--batch-size", type=positive_int, default=16, help="prompts per forward pass (default 16)")
     s.add_argument("--sat-file", default=None, help="Turney's SAT file; default synthprobe's sample (not the SAT set)")
     s.add_argument("--dtype", default=None, help="float32, bfloat16 or float16 (default fp32 on CPU, bf16 on CUDA)")

@@ -130,6 +130,10 @@ class EvalConfig:
             raise InputError(f"expected an integer >= 1, got {self.batch_size!r}", field="--batch-size")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise InputError(f"expected an integer >= 0, got {self.seed!r}", field="--seed")
+        if self.sat_file is not None and not any(t.family == "sat" for t in self.tasks):
+            raise InputError(f"only the SAT task reads a source file, and --tasks selects none "
+                             f"({', '.join(t.code for t in self.tasks)}); add SAT or drop --sat-file",
+                             field="--sat-file")
         if self.sat_file is not None and not Path(self.sat_file).is_file():
             raise InputError("file does not exist", path=self.sat_file, field="--sat-file")
         return self

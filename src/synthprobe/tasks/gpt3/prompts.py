@@ -14,9 +14,12 @@ Layouts (``format``):
     into a word, and write that word:``, then the one-newline items (``\\nasinoc = casino``…),
     then the test context. SAT: ``<a> is to <b> as <c> is to <d>`` demonstrations, one per
     line, then the test context; the paper does not state SAT's delimiter, one newline is used.
-``eleuther`` (lm-eval's)
-    arithmetic items in ``Question: …\\nAnswer:`` layout joined by a blank line; word tasks
-    without the instruction line; SAT as above.
+``eleuther`` (lm-eval's arithmetic)
+    arithmetic items in ``Question: …\\nAnswer:`` layout joined by a blank line, as lm-eval's
+    ``arithmetic_*`` tasks; word tasks as ``openai`` without the instruction line, which is
+    *not* lm-eval's ``unscramble`` layout (lm-eval keeps each context's leading newline, puts
+    its target delimiter, a space, before the completion and a blank line between few-shot
+    examples); SAT as above.
 
 Demonstrations that do not fit are dropped from the far end (the start of the prompt, furthest
 from the test item) until prompt plus ``reserve`` tokens (room for the answer) fit
