@@ -640,3 +640,20 @@ def test_bad_gpt3_results_are_located_and_nothing_is_written(gpt3_doc, tmp_path,
     assert main(["report", str(DA_BENCH), str(GPT3_BENCH), str(broken), "--out", str(out)]) == 2
     assert "results[7].correct" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_gpt3_file_without_paper_figures_or_size(gpt3_doc, tmp_path):
+    # a task the paper has no row for, scored by a model of unknown size
+    doc = _variant(gpt3_doc, params=None)
+    doc["results"] = [{k: v for k, v in row.items() if k not in ("paper", "paper_note", "lands")}
+                      for row in doc["results"][:3]]
+    out = tmp_path / "report"
+    build_report([_write(tmp_path / "bare.json", doc)], out, progress=False)
+    md = (out / "leaderboard.md").read_text(encoding="utf-8")
+    table = md_table(md, "Task")
+    assert table[0] == ["Task", "Setting", "K", gpt3_doc["model"]["name"], "Note"]
+    assert [c[3] for c in table[2:]] == ["0.0 [0.0, 16.1] n=20", "5.0 [0.9, 23.6] n=20", "50.0 [9.5, 90.5] n=2"]
+    html = html_of(out)
+    check_self_contained(html)
+    assert "GPT-3 paper" not in section(html, "gpt3").split("<table", 1)[1]
+    assert (out / "gpt3_curves.png").read_bytes() in embedded_pngs(html)

@@ -281,11 +281,12 @@ def _gpt3_table(results: Sequence[Gpt3Result]) -> str:
     table = gt.lines(results)
     size_cols = gt.sizes(table)
     names = gt.column_names(results)
+    paper_head = (f'<th colspan="{len(size_cols)}" style="text-align:center">GPT-3 paper '
+                  f"({escape(gt.PAPER)})</th>" if size_cols else "")
     head1 = ('<tr><th class="l" rowspan="2">Task</th><th class="l" rowspan="2">Setting</th>'
              '<th rowspan="2">K</th>'
              f'<th colspan="{len(results)}" style="text-align:center">accuracy % [95 % CI]</th>'
-             f'<th colspan="{len(size_cols)}" style="text-align:center">GPT-3 paper ({escape(gt.PAPER)})</th>'
-             '<th class="l" rowspan="2">Note</th></tr>')
+             f'{paper_head}<th class="l" rowspan="2">Note</th></tr>')
     head2 = ("<tr>" + "".join(f'<th style="white-space:normal">{escape(n)}</th>' for n in names)
              + "".join(f"<th>{escape(s)}</th>" for s in size_cols) + "</tr>")
     trs = []

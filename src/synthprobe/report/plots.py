@@ -323,6 +323,7 @@ def gpt3_curves(results: Sequence) -> bytes | None:
     names = gpt3_table.column_names(results)
     unknown = any(r.params is None for r in results)
     xs_all = [size_params(s) for s in gpt3_table.sizes(table)] + [float(r.params) for r in results if r.params]
+    xs_all = xs_all or [1.25e8, 1.75e11]  # no paper figures and no known sizes: GPT-3's range
     x_lo = min(xs_all + [UNKNOWN_SIZE_X if unknown else float("inf")]) / 1.8
     x_hi = max(xs_all) * 1.8
     ncols = min(4, len(tasks))
