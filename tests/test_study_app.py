@@ -125,3 +125,20 @@ def test_serve_refuses_non_loopback_hosts(tmp_path, capsys, host):
     assert main(["study", "serve", "--db", str(tmp_path / "x.sqlite"), "--host", host]) == 2
     assert "not a loopback address" in capsys.readouterr().err
     assert not (tmp_path / "x.sqlite").exists()
+
+
+def test_start_page_counts_the_questions_this_rater_will_get(tmp_path):
+    items = tmp_path / "items.jsonl"
+    rows = write_items(items, n_articles=4)                     # model (4 articles), then control ...
+    items.write_text("".join(items.read_text().splitlines(keepends=True)[:7]))  # ... with 3 articles
+    assert [r["condition"] for r in rows[:7]].count("control") == 3
+    db = tmp_path / "s.sqlite"
+    Store(db).initialise(load_items(items))
+    client = create_app(str(db), admin_password=None).test_client()
+    expected = []
+    for _ in range(4):
+        expected.append(4 if "read 4 short news articles" in client.get("/").text else
+                        3 if "read 3 short news articles" in client.get("/").text else None)
+        token = _start(client)
+        assert f"Question 1 of {expected[-1]}" in client.get(f"/r/{token}").text
+    assert expected == [4, 3, 4, 3]                              # raters alternate between the experiments

@@ -149,9 +149,7 @@ def create_app(db: str, *, admin_password: str | None) -> Flask:
         resume = request.cookies.get(COOKIE, "")
         if not (_TOKEN.match(resume) and (r := store.rater(resume)) is not None and not r.finished):
             resume = None
-        with store.connect() as con:
-            n = con.execute("SELECT MIN(c) FROM (SELECT COUNT(*) AS c FROM items GROUP BY experiment)").fetchone()[0]
-        return render_template("start.html", n_questions=n, resume=resume)
+        return render_template("start.html", n_questions=store.next_rater_questions(), resume=resume)
 
     @app.post("/start")
     def start():

@@ -259,17 +259,29 @@ class Store:
             raise InputError(f"is not a synthprobe study database ({exc})", path=self.path, field="--db") from None
 
     # -- raters ------------------------------------------------------------------------
+    @staticmethod
+    def _next_experiment(con: sqlite3.Connection) -> tuple[str, int]:
+        """The experiment a rater who starts now joins, and its number of questions: the one with the
+        fewest raters, ties going to the experiment that comes first in the items file (so the start
+        page can say how many articles the rater will read)."""
+        rows = con.execute("SELECT i.experiment, COUNT(*) AS n, MIN(i.ord) AS first, "
+                           "(SELECT COUNT(*) FROM raters r WHERE r.experiment = i.experiment) AS raters "
+                           "FROM items i GROUP BY i.experiment").fetchall()
+        best = min(rows, key=lambda r: (r["raters"], r["first"]))
+        return best["experiment"], best["n"]
+
+    def next_rater_questions(self) -> int:
+        """How many questions a rater who starts now will get."""
+        with self.connect() as con:
+            return self._next_experiment(con)[1]
+
     def create_rater(self, rng: random.Random | None = None) -> str:
-        """A new rater in the least-filled experiment and quiz; returns the rater's secret token."""
+        """A new rater in the least-filled experiment (see :meth:`_next_experiment`) and quiz, with a
+        shuffled question order; returns the rater's secret token."""
         rng = rng or random.SystemRandom()
         token = secrets.token_urlsafe(18)
         with self.write() as con:
-            counts = {r["experiment"]: 0 for r in con.execute("SELECT DISTINCT experiment FROM items")}
-            for r in con.execute("SELECT experiment, COUNT(*) AS n FROM raters GROUP BY experiment"):
-                if r["experiment"] in counts:
-                    counts[r["experiment"]] = r["n"]
-            fewest = min(counts.values())
-            experiment = rng.choice(sorted(k for k, n in counts.items() if n == fewest))
+            experiment = self._next_experiment(con)[0]
             quiz_n = {"A": 0, "B": 0}
             for r in con.execute("SELECT quiz, COUNT(*) AS n FROM raters WHERE experiment = ? GROUP BY quiz",
                                  (experiment,)):
