@@ -142,3 +142,23 @@ def test_start_page_counts_the_questions_this_rater_will_get(tmp_path):
         token = _start(client)
         assert f"Question 1 of {expected[-1]}" in client.get(f"/r/{token}").text
     assert expected == [4, 3, 4, 3]                              # raters alternate between the experiments
+
+
+@pytest.mark.parametrize("require, rc, outcome", [(None, 0, "1 skipped"), ("1", 1, "1 error")])
+def test_browser_test_skips_or_fails_without_chromium(tmp_path, require, rc, outcome):
+    """A missing browser skips the browser test, unless SYNTHPROBE_REQUIRE_BROWSER=1 makes that a failure."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {k: v for k, v in os.environ.items() if k != "SYNTHPROBE_REQUIRE_BROWSER"}
+    env["SYNTHPROBE_CHROMIUM"] = str(tmp_path / "no-chromium-here")
+    if require:
+        env["SYNTHPROBE_REQUIRE_BROWSER"] = require
+    test_file = Path(__file__).with_name("test_study_browser.py")
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", str(test_file)],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == rc, done.stdout + done.stderr
+    assert outcome in done.stdout and "chromium at" in done.stdout
+    assert ("SYNTHPROBE_REQUIRE_BROWSER=1, but" in done.stdout) == bool(require)
