@@ -109,6 +109,10 @@ def test_shipped_sets_load():
       '{"word": "zub", "pos": "noun", "definition": "x", "sentence": "late"}'], 3, "sentence", "come first"),
     (['{"word": "zib", "pos": "noun", "definition": "a cat", "sentence": "A zib.", "colour": 1}'], 1, "colour",
      "unknown field"),
+    (['{"word": "zib", "pos": "noun", "definition": "a cat", "sentence": "A zib."}',
+      '{"word": "a", "pos": "noun", "definition": "x"}'], 2, "word", "shorter than 3 letters"),
+    (['{"word": "zib", "pos": "noun", "definition": "a cat", "sentence": "A zib."}',
+      '{"word": "z-o", "pos": "verb", "definition": "x"}'], 2, "word", "shorter than 3 letters"),
 ])
 def test_novel_words_loader_errors(tmp_path, lines, line, field, message):
     p = tmp_path / "w.jsonl"

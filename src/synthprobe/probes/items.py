@@ -20,6 +20,8 @@ GRAMMAR_FILE = "grammar.jsonl"
 POS_KINDS = ("noun", "verb", "verb-object")
 _WORD = re.compile(r"^[A-Za-z][A-Za-z'-]{0,39}$")
 MAX_TEXT = 2000
+#: Shortest made-up word (letters): the word-use proxy is meaningless for "a" or "is".
+MIN_LETTERS = 3
 
 
 def resource_path(name: str) -> Path:
@@ -76,6 +78,10 @@ def load_novel_words(path: str | Path | None = None) -> list[NovelWord]:
         if not _WORD.match(word):
             raise InputError(f"{word!r} is not a single word of letters (hyphen/apostrophe allowed, "
                              "at most 40 characters)", path=path, line=line, field="word")
+        if sum(c.isalpha() for c in word) < MIN_LETTERS:
+            raise InputError(f"{word!r} is shorter than {MIN_LETTERS} letters; a made-up word that short turns up "
+                             "inside ordinary text, so whether a sentence uses it cannot be judged",
+                             path=path, line=line, field="word")
         if word.lower() in seen:
             raise InputError(f"word {word!r} already appears on line {seen[word.lower()]}",
                              path=path, line=line, field="word")
