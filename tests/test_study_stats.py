@@ -34,6 +34,8 @@ def test_mean_ci_and_t_test_by_hand():
     assert stats.mean_ci([0.6, 0.6, 0.6]) == (0.6, 0.6, 0.6)
     assert stats.mean_ci([]) == (None, None, None)
     assert stats.t_test([0.5], [0.4, 0.6]) == (None, None)
+    assert stats.t_test([0.5, 0.5], [0.5, 0.5]) == (None, None)     # no spread: t undefined
+    assert stats.t_test([0.5, 0.5], [1.0, 1.0]) == (None, None)
 
 
 def test_rater_accuracy_excludes_dont_know():
@@ -143,3 +145,64 @@ def test_results_cli_needs_the_admin_password(filled, tmp_path, capsys, monkeypa
     bare.initialise(None, admin_password=ADMIN_PASSWORD)
     assert main(["study", "results", "--db", str(bare.path)]) == 0
     assert json.loads(capsys.readouterr().out)["experiments"]
+
+
+def _concat(tmp_path, parts):
+    """One items file from several ``write_items`` runs: ``parts`` = [(model, conditions), ...]."""
+    text = ""
+    for k, (model, conditions) in enumerate(parts):
+        part = tmp_path / f"part{k}.jsonl"
+        write_items(part, n_articles=2, model=model, conditions=conditions)
+        text += part.read_text()
+    path = tmp_path / "items.jsonl"
+    path.write_text(text)
+    return path
+
+
+def test_control_matching_says_why_there_is_no_t_test(tmp_path):
+    from synthprobe.study.app import create_app
+
+    items = _concat(tmp_path, [("model-a", ("model", "control")), ("model-b", ("model", "control")),
+                               ("model-c", ("model",))])
+    store = Store(tmp_path / "s.sqlite")
+    store.initialise(load_items(items))
+    rng = random.Random(0)
+    for _ in range(10):                                       # two raters per experiment
+        _answer(store, store.create_rater(rng), "RW")
+    res = {(e["model"], e["condition"]): e for e in stats.summarise(store)["experiments"]}
+    a, c = res[("model-a", "model")], res[("model-c", "model")]
+    assert a["control"] == res[("model-a", "control")]["experiment"] and a["control_note"] is None
+    assert c["control"] is None and c["t_vs_control"] is None
+    assert c["control_note"].startswith("no t-test: 2 control experiments of ~200 words (model-a, model-b) "
+                                        "and none from model-c")
+    assert res[("model-a", "control")]["control_note"] is None
+    # the results page shows the note
+    client = create_app(str(store.path), admin_password="pw").test_client()
+    import base64
+    page = client.get("/admin", headers={"Authorization": "Basic " + base64.b64encode(b"a:pw").decode()}).text
+    assert "none from model-c, so which one to compare against is ambiguous" in page
+    # a study with no control at all
+    items2 = tmp_path / "nocontrol.jsonl"
+    write_items(items2, n_articles=2, conditions=("model",))
+    store2 = Store(tmp_path / "n.sqlite")
+    store2.initialise(load_items(items2))
+    (e,) = stats.summarise(store2)["experiments"]
+    assert e["control"] is None and e["control_note"] == "no t-test: the study has no control experiment of ~200 words"
+
+
+def test_two_runs_with_one_control_model_are_refused_with_a_way_out(tmp_path, capsys):
+    from synthprobe.errors import InputError
+
+    # the same control (same --control-model) written by two runs: its item ids repeat
+    items = _concat(tmp_path, [("shared", ("control",)), ("shared", ("control",))])
+    with pytest.raises(InputError, match="id repeats line 1") as err:
+        load_items(items)
+    assert "generate the control once" in str(err.value) and "--conditions model" in str(err.value)
+    assert main(["study", "serve", "--db", str(tmp_path / "s.sqlite"), "--items", str(items)]) == 2
+    assert "--conditions model" in capsys.readouterr().err
+    assert not (tmp_path / "s.sqlite").exists()
+    # the help of 'study generate' says how to combine runs
+    with pytest.raises(SystemExit):
+        main(["study", "generate", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "generate the control once" in help_text and "--conditions model" in help_text

@@ -93,7 +93,7 @@ distribution; t and p from a two-sample independent t-test against the control o
 <td>{{ e.raters }} ({{ e.raters_started }} started)</td>
 <td class="acc">{{ pct(e.mean_accuracy) }}</td>
 <td>{% if e.ci95_low is not none %}{{ pct(e.ci95_low) }} &ndash; {{ pct(e.ci95_high) }}{% else %}&ndash;{% endif %}</td>
-<td>{% if e.t_vs_control is not none %}{{ "%.2f"|format(e.t_vs_control) }} ({{ "%.2g"|format(e.p_vs_control) }}){% else %}&ndash;{% endif %}</td>
+<td>{% if e.t_vs_control is not none %}{{ "%.2f"|format(e.t_vs_control) }} ({{ "%.2g"|format(e.p_vs_control) }}){% else %}&ndash;{% endif %}{% if e.control_note %}<br><small class="note">{{ e.control_note }}</small>{% endif %}</td>
 <td>{{ pct(e.dont_know_rate) }}</td><td>{{ e.median_seconds_per_question if e.median_seconds_per_question is not none else "–" }}</td>
 <td>{{ e.human_words_mean }} : {{ e.machine_words_mean }}</td></tr>{% endfor %}
 </table>

@@ -138,7 +138,12 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
                     "article's title and subtitle; draw --samples samples and keep the one whose word count is "
                     "closest to the human article's. The 'control' condition is deliberately weaker (title and "
                     "subtitle only, high temperature), like GPT-3's control model. Writes one JSONL item per "
-                    "article and condition, atomically; the same seed gives the same file.")
+                    "article and condition, atomically; the same seed gives the same file. To compare several "
+                    "models against one control (as GPT-3 did), generate the control once -- the first run with "
+                    "the default --conditions model,control (and --control-model if the control should come from "
+                    "another model) -- and the others with --conditions model, then concatenate the files for "
+                    "'study serve'; two runs that both write the same control repeat its item ids, which 'serve' "
+                    "refuses.")
     p.add_argument("--articles", default=None, metavar="FILE",
                    help="JSONL of {title, subtitle, article[, id, source]} (default: synthprobe's 8-article "
                         "self-written sample, which is not news)")
@@ -151,7 +156,8 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
                         "(default: %(default)s)")
     p.add_argument("--samples", type=int, default=5, help="samples per article (default: %(default)s)")
     p.add_argument("--conditions", default="model,control",
-                   help="comma-separated conditions to generate: model, control (default: %(default)s)")
+                   help="comma-separated conditions to generate: model, control (default: %(default)s; use "
+                        "'model' for every model after the first when they share one control)")
     p.add_argument("--temperature", type=float, default=0.8, help="sampling temperature (default: %(default)s)")
     p.add_argument("--top-p", type=float, default=0.9, help="nucleus sampling mass (default: %(default)s)")
     p.add_argument("--control-temperature", type=float, default=1.6,

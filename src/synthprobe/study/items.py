@@ -80,7 +80,12 @@ def load_items(path: str | Path) -> list[StudyItem]:
             raise InputError("unknown field", path=path, line=line, field=extra[0])
         iid = _str(obj, "id", path, line)
         if iid in ids:
-            raise InputError(f"id repeats line {ids[iid]}", path=path, line=line, field="id")
+            hint = ""
+            if obj.get("condition") == "control":
+                hint = ("; two 'study generate' runs both wrote this control. To compare several models with one "
+                        "control, generate the control once (with the first model, or --control-model) and pass "
+                        "--conditions model to the runs for the other models, then concatenate the files")
+            raise InputError(f"id repeats line {ids[iid]}{hint}", path=path, line=line, field="id")
         condition = obj["condition"]
         if condition not in CONDITIONS:
             raise InputError(f"expected one of {', '.join(CONDITIONS)}, got {condition!r:.40}",

@@ -81,6 +81,8 @@ def t_test(a: Sequence[float], b: Sequence[float]) -> tuple[float | None, float 
 
     if len(a) < 2 or len(b) < 2:
         return None, None
+    if len(set(a)) == 1 and len(set(b)) == 1:   # no spread in either group: t is 0/0 or infinite
+        return None, None
     res = stats.ttest_ind(a, b, equal_var=True)
     t, p = float(res.statistic), float(res.pvalue)
     if not (math.isfinite(t) and math.isfinite(p)):
@@ -88,12 +90,25 @@ def t_test(a: Sequence[float], b: Sequence[float]) -> tuple[float | None, float 
     return t, p
 
 
-def _control_for(exp, experiments) -> str | None:
+def control_for(exp, experiments) -> tuple[str | None, str | None]:
+    """The control experiment ``exp`` is tested against, and a note when there is none.
+
+    The control of the same article length: the only one, else the one from the same model.
+    """
+    if exp["condition"] == "control":
+        return None, None
     controls = [e for e in experiments if e["condition"] == "control" and e["length"] == exp["length"]]
     if len(controls) == 1:
-        return controls[0]["experiment"]
+        return controls[0]["experiment"], None
+    if not controls:
+        return None, f"no t-test: the study has no control experiment of ~{exp['length']} words"
     same = [e for e in controls if e["model"] == exp["model"]]
-    return same[0]["experiment"] if len(same) == 1 else None
+    if len(same) == 1:
+        return same[0]["experiment"], None
+    models = ", ".join(sorted(e["model"] for e in controls))
+    return None, (f"no t-test: {len(controls)} control experiments of ~{exp['length']} words ({models}) and none "
+                  f"from {exp['model']}, so which one to compare against is ambiguous; generate one control for "
+                  "all models (--conditions model for the other runs)")
 
 
 def summarise(store: Store, *, include_incomplete: bool = False) -> dict[str, Any]:
@@ -122,7 +137,7 @@ def summarise(store: Store, *, include_incomplete: bool = False) -> dict[str, An
         exp_rows = [r for r in rows if r["experiment"] == key and r["rater_id"] in counted]
         unsure = sum(1 for r in exp_rows if r["choice"] == NEUTRAL)
         seconds = [r["answered_at"] - r["shown_at"] for r in exp_rows if r["shown_at"] is not None]
-        control = _control_for(e, experiments) if e["condition"] != "control" else None
+        control, control_note = control_for(e, experiments)
         t, p = t_test(acc, acc_by_exp[control]) if control else (None, None)
         hw, mw = words.get(key, ([], []))
         table.append({
@@ -134,7 +149,7 @@ def summarise(store: Store, *, include_incomplete: bool = False) -> dict[str, An
             "answers": len(exp_rows),
             "mean_accuracy": _f(mean), "ci95_low": _f(lo), "ci95_high": _f(hi),
             "sd": _f(statistics.stdev(acc)) if len(acc) > 1 else None,
-            "control": control, "t_vs_control": _f(t), "p_vs_control": float(f"{p:.4g}") if p is not None else None,
+            "control": control, "control_note": control_note, "t_vs_control": _f(t), "p_vs_control": float(f"{p:.4g}") if p is not None else None,
             "dont_know_rate": _f(unsure / len(exp_rows)) if exp_rows else None,
             "median_seconds_per_question": _f(statistics.median(seconds), 1) if seconds else None,
             "human_words_mean": _f(statistics.fmean(hw), 1) if hw else None,
