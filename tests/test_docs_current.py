@@ -54,3 +54,16 @@ def test_families_block_lists_mistakes_the_code_names_but_the_file_never_uses():
     row = next(r for r in docs.families_block(items).splitlines() if r.startswith("| `inventory_boxes`"))
     used, unused = row.split(" | ")[-2:]
     assert "counted the loose units as a crate" in unused and "counted the loose units as a crate" not in used
+
+
+def test_readme_depth_plot_is_drawn_from_the_committed_results(tmp_path):
+    import json
+
+    assert not docs.png_differs(docs.depth_curve_png(), docs.DEPTH_PNG.read_bytes())
+    # the comparison notices a real change: the same results with two depth tiers swapped
+    doc = json.loads(docs.EMBEDDED_RESULTS.read_text(encoding="utf-8"))
+    tiers = doc["models"][0]["results"]["deeparithmark"]["summary"]["by_depth"]
+    tiers["2"], tiers["3"] = tiers["3"], tiers["2"]
+    swapped = tmp_path / "swapped.json"
+    swapped.write_text(json.dumps(doc), encoding="utf-8")
+    assert docs.png_differs(docs.depth_curve_png(swapped), docs.DEPTH_PNG.read_bytes())

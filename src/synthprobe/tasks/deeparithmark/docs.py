@@ -10,7 +10,8 @@ Blocks: ``families`` (each family, its story and the named mistakes the release 
 uses as decoys, from the code and the data), ``composition``, ``balance``, ``audit`` (the
 selftest and audit figures on the release file), ``audit-line`` (the same in one paragraph, for
 README.md), ``scores`` (the card's columns for every committed results file), and ``worked-example`` (the embedded model's
-per-template and mistake-profile figures, from its committed results JSON).
+per-template and mistake-profile figures, from its committed results JSON). The same run redraws
+``benchmarks/depth_curve.png`` (README's plot) from that JSON.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from statistics import fmean
 from typing import Callable
 
 from synthprobe.formats.arithmark3 import MCItem, load_arithmark3
-from synthprobe.io import atomic_write_text
+from synthprobe.io import atomic_write_bytes, atomic_write_text
 from synthprobe.tasks.deeparithmark.base import DIFFICULTY, FAMILIES, ROUNDNESS_NAMES
 from synthprobe.tasks.deeparithmark.composition import TEMPLATES
 
@@ -34,6 +35,8 @@ ROOT = Path(__file__).resolve().parents[4]
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"
 DOCS = (ROOT / "DEEPARITHMARK_DESIGN.md", ROOT / "data" / "README.md", ROOT / "README.md")
 EMBEDDED_RESULTS = ROOT / "benchmarks" / "deeparithmark_smollm2-135m-instruct.json"
+#: README embeds this plot; it is drawn from EMBEDDED_RESULTS by the report's own plotting code.
+DEPTH_PNG = ROOT / "benchmarks" / "depth_curve.png"
 
 _BLOCK = re.compile(r"(<!-- BEGIN GENERATED: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- END GENERATED: (?P=name) -->)",
                     re.S)
@@ -171,6 +174,28 @@ def scores_block(folder: Path) -> str:
     return text + "\nFrom " + ", ".join(f"`benchmarks/{f.name}`" for f in files) + ".\n"
 
 
+def depth_curve_png(results: Path = EMBEDDED_RESULTS) -> bytes:
+    """The per-depth plot of the embedded model, exactly as ``synthprobe report`` draws it."""
+    from synthprobe.report.plots import depth_curve
+    from synthprobe.report.results import load_results
+
+    return depth_curve(load_results(results))
+
+
+def png_differs(a: bytes, b: bytes, *, share: float = 0.001) -> bool:
+    """True if two PNGs differ in size or in more than ``share`` of their pixels (by > 0.1 in any
+    channel). Pixels, not bytes: another matplotlib build may encode the same drawing differently."""
+    import io
+
+    import numpy as np
+    from matplotlib.image import imread
+
+    x, y = (imread(io.BytesIO(data), format="png") for data in (a, b))
+    if x.shape != y.shape:
+        return True
+    return float((np.abs(x - y).max(axis=-1) > 0.1).mean()) > share
+
+
 def blocks(release: Path = RELEASE, results: Path = EMBEDDED_RESULTS) -> dict[str, Callable[[], str]]:
     items = load_arithmark3(release)
     return {
@@ -209,6 +234,13 @@ def main(argv: list[str] | None = None) -> int:
             stale.append(doc)
             if not args.check:
                 atomic_write_text(doc, new)
+    if EMBEDDED_RESULTS.exists():
+        png = depth_curve_png()
+        old_png = DEPTH_PNG.read_bytes() if DEPTH_PNG.exists() else b""
+        if not old_png or png_differs(png, old_png):
+            stale.append(DEPTH_PNG)
+            if not args.check:
+                atomic_write_bytes(DEPTH_PNG, png)
     for doc in stale:
         print(f"{'stale' if args.check else 'updated'}: {doc.relative_to(ROOT)}")
     return 1 if (args.check and stale) else 0
