@@ -170,12 +170,13 @@ def _rank_table(results: Sequence[ModelResult]) -> str | None:
     return _table(head, body)
 
 
+def _setting_keys(results: Sequence) -> list[str]:
+    """Every settings key of the given results, in first-seen order."""
+    return list(dict.fromkeys(k for r in results for k in r.settings))
+
+
 def _settings_table(results: Sequence[ModelResult]) -> str:
-    keys: list[str] = []
-    for r in results:
-        for k in r.settings:
-            if k not in keys:
-                keys.append(k)
+    keys = _setting_keys(results)
     head = ["Model"] + keys
     body = []
     for r in lb.ordered(results):
@@ -329,11 +330,7 @@ def _gpt3_section(results: Sequence[Gpt3Result], figure: bytes | None) -> str:
 
 
 def _gpt3_settings_table(results: Sequence[Gpt3Result]) -> str:
-    keys: list[str] = []
-    for r in results:
-        for k in r.settings:
-            if k not in keys:
-                keys.append(k)
+    keys = _setting_keys(results)
     head = ["Model"] + keys
     body = [[r.model] + [r.settings.get(k, lb.DASH) for k in keys] for r in results]
     return _table(head, body, left=len(head))
