@@ -18,14 +18,41 @@ reports such ties.)
 
 Tokenisation uses ``add_special_tokens=False`` by default (no BOS), matching the log-likelihood
 scorer; pass ``add_special_tokens=True`` for models that need their BOS token.
+
+:func:`sample_generate` runs the same decoding loop with temperature / nucleus (top-p)
+sampling instead of the argmax: ``n`` samples per prompt as ``n`` rows of one batch, drawn
+with one seeded :class:`torch.Generator` per prompt, so a prompt's samples depend only on the
+prompt, its seed and the settings. With ``details=True`` (greedy) and always for sampling,
+every continuation comes back as a :class:`Generation` that also says why it ended: a stop
+string, an end-of-sequence token, or the ``max_new_tokens`` budget (then it is truncated).
 """
 
 from __future__ import annotations
 
 import inspect
-from typing import Sequence
+from dataclasses import dataclass
+from typing import Callable, Literal, Sequence
 
 import torch
+
+#: Why a continuation ended: a stop string, an end-of-sequence token, or the token budget.
+FinishReason = Literal["stop", "eos", "length"]
+
+
+@dataclass(frozen=True)
+class Generation:
+    """One continuation and how it ended."""
+
+    text: str
+    finish: FinishReason
+    #: Generated tokens (the end-of-sequence token not counted).
+    n_tokens: int
+
+    @property
+    def finished(self) -> bool:
+        """True when a stop string or an end-of-sequence token ended it; False when the
+        ``max_new_tokens`` budget ran out first (the text is truncated)."""
+        return self.finish != "length"
 
 
 def _as_stops(stop: str | Sequence[str] | None) -> tuple[str, ...]:
@@ -92,11 +119,43 @@ def _device(model) -> torch.device:
         return torch.device("cpu")
 
 
+def _encode(tokenizer, model, prompts, *, max_new_tokens: int, batch_size: int, add_special_tokens: bool,
+            bos_id: int | None) -> list[list[int]]:
+    """Check the arguments and tokenise ``prompts`` (raises ``TypeError`` / ``ValueError``)."""
+    if isinstance(prompts, str):
+        raise TypeError("prompts must be a sequence of strings, not one string")
+    if not isinstance(max_new_tokens, int) or isinstance(max_new_tokens, bool) or max_new_tokens < 0:
+        raise ValueError(f"max_new_tokens must be an integer >= 0, got {max_new_tokens!r}")
+    if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
+        raise ValueError(f"batch_size must be an integer >= 1, got {batch_size!r}")
+    for i, p in enumerate(prompts):
+        if not isinstance(p, str):
+            raise TypeError(f"prompt {i} is {type(p).__name__}, expected str")
+    if not prompts:
+        return []
+    encoded = tokenizer(list(prompts), add_special_tokens=add_special_tokens)["input_ids"]
+    if bos_id is not None:  # the backend's --bos: one BOS before every prompt, as for scoring
+        encoded = [[bos_id, *ids] for ids in encoded]
+    limit = _max_positions(model)
+    for i, ids in enumerate(encoded):
+        if not ids:
+            raise ValueError(f"prompt {i} encodes to no tokens; decoding needs a context")
+        if limit is not None and len(ids) + max_new_tokens > limit:
+            raise ValueError(f"prompt {i} has {len(ids)} tokens; with max_new_tokens={max_new_tokens} "
+                             f"it exceeds the model's {limit} positions")
+    return encoded
+
+
+def _argmax(logits: torch.Tensor, rows: list[int], live: list[bool]) -> list[int]:
+    return logits.argmax(dim=-1).tolist()
+
+
 @torch.inference_mode()
 def greedy_generate(model, tokenizer, prompts: Sequence[str], *, max_new_tokens: int,
                     stop: str | Sequence[str] | None = None, batch_size: int = 16,
                     progress: bool = True, add_special_tokens: bool = False,
-                    bos_id: int | None = None, desc: str = "generating") -> list[str]:
+                    bos_id: int | None = None, desc: str = "generating", details: bool = False,
+                    skip_leading_whitespace: bool = False) -> list[str] | list[Generation]:
     """Greedy continuations of ``prompts``, cut before the first ``stop`` string.
 
     ``model`` is a Hugging Face causal LM, ``tokenizer`` its tokenizer. At most
@@ -104,33 +163,21 @@ def greedy_generate(model, tokenizer, prompts: Sequence[str], *, max_new_tokens:
     end-of-sequence token (not part of the returned text). ``batch_size`` prompts are decoded
     together; the result does not depend on it. ``progress`` shows a tqdm bar. ``bos_id``,
     when given, is put before every prompt's tokens.
+
+    ``details=True`` returns :class:`Generation` objects (text, how it ended, token count)
+    instead of strings. ``skip_leading_whitespace=True`` drops the continuation's leading
+    whitespace and looks for stop strings only after it, so that a prompt ending in ``"is:"``
+    may be answered on the next line when the stop string is ``"\n"``.
     """
-    if isinstance(prompts, str):
-        raise TypeError("prompts must be a sequence of strings, not one string")
-    prompts = list(prompts)
-    if not isinstance(max_new_tokens, int) or isinstance(max_new_tokens, bool) or max_new_tokens < 0:
-        raise ValueError(f"max_new_tokens must be an integer >= 0, got {max_new_tokens!r}")
-    if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
-        raise ValueError(f"batch_size must be an integer >= 1, got {batch_size!r}")
+    prompts = list(prompts) if not isinstance(prompts, str) else prompts
     stops = _as_stops(stop)
-    for i, p in enumerate(prompts):
-        if not isinstance(p, str):
-            raise TypeError(f"prompt {i} is {type(p).__name__}, expected str")
+    encoded = _encode(tokenizer, model, prompts, max_new_tokens=max_new_tokens, batch_size=batch_size,
+                      add_special_tokens=add_special_tokens, bos_id=bos_id)
     if not prompts:
         return []
-
-    encoded = tokenizer(prompts, add_special_tokens=add_special_tokens)["input_ids"]
-    if bos_id is not None:  # the backend's --bos: one BOS before every prompt, as for scoring
-        encoded = [[bos_id, *ids] for ids in encoded]
-    limit = _max_positions(model)
-    for i, ids in enumerate(encoded):
-        if not ids:
-            raise ValueError(f"prompt {i} encodes to no tokens; greedy decoding needs a context")
-        if limit is not None and len(ids) + max_new_tokens > limit:
-            raise ValueError(f"prompt {i} has {len(ids)} tokens; with max_new_tokens={max_new_tokens} "
-                             f"it exceeds the model's {limit} positions")
     if max_new_tokens == 0:
-        return [""] * len(prompts)
+        empty = Generation("", "length", 0)
+        return [empty] * len(prompts) if details else [""] * len(prompts)
 
     from tqdm.auto import tqdm
 
@@ -140,24 +187,118 @@ def greedy_generate(model, tokenizer, prompts: Sequence[str], *, max_new_tokens:
     keep_last = _accepts(model, "logits_to_keep")
     cache_kw = "cache" if _accepts(model, "cache") else "past_key_values"
     order = sorted(range(len(prompts)), key=lambda i: (-len(encoded[i]), i))
-    results: list[str] = [""] * len(prompts)
+    results: list[Generation | None] = [None] * len(prompts)
 
     with tqdm(total=len(prompts), desc=desc, unit="prompt", disable=not progress,
               dynamic_ncols=True) as bar:
         for start in range(0, len(order), batch_size):
             rows = order[start:start + batch_size]
-            texts = _decode_batch(model, tokenizer, [encoded[i] for i in rows], device=device,
-                                  pad=pad, eos=eos, stops=stops, max_new_tokens=max_new_tokens,
-                                  keep_last=keep_last, cache_kw=cache_kw)
-            for i, text in zip(rows, texts):
-                results[i] = text
+            gens = _decode_batch(model, tokenizer, [encoded[i] for i in rows], device=device,
+                                 pad=pad, eos=eos, stops=stops, max_new_tokens=max_new_tokens,
+                                 keep_last=keep_last, cache_kw=cache_kw, choose=_argmax,
+                                 skip_leading_whitespace=skip_leading_whitespace)
+            for i, gen in zip(rows, gens):
+                results[i] = gen
             bar.update(len(rows))
+    if details:
+        return results
+    return [g.text for g in results]
+
+
+def _nucleus_sampler(temperature: float, top_p: float, group_of_row: list[int],
+                     generators: list[torch.Generator]) -> Callable[[torch.Tensor, list[int], list[bool]], list[int]]:
+    """Draw the next token of every live row: softmax(logits / temperature), cut to the smallest
+    set of tokens whose probability reaches ``top_p``, one draw per row from the generator of
+    the row's prompt (prompts in increasing order, rows in batch order)."""
+
+    def choose(logits: torch.Tensor, rows: list[int], live: list[bool]) -> list[int]:
+        probs = torch.softmax(logits.float() / temperature, dim=-1)
+        if top_p < 1.0:
+            sorted_p, index = probs.sort(dim=-1, descending=True, stable=True)
+            before = sorted_p.cumsum(dim=-1) - sorted_p     # mass of the more likely tokens
+            sorted_p = sorted_p.masked_fill(before >= top_p, 0.0)
+            probs = torch.zeros_like(probs).scatter_(-1, index, sorted_p)
+        tokens = [0] * len(rows)
+        groups: dict[int, list[int]] = {}
+        for k, row in enumerate(rows):
+            if live[k]:
+                groups.setdefault(group_of_row[row], []).append(k)
+        for g in sorted(groups):
+            ks = groups[g]
+            pick = torch.tensor(ks, dtype=torch.long, device=probs.device)
+            drawn = torch.multinomial(probs.index_select(0, pick), 1, generator=generators[g]).squeeze(1)
+            for k, tok in zip(ks, drawn.tolist()):
+                tokens[k] = tok
+        return tokens
+
+    return choose
+
+
+@torch.inference_mode()
+def sample_generate(model, tokenizer, prompts: Sequence[str], *, n: int, temperature: float, seeds: Sequence[int],
+                    max_new_tokens: int, top_p: float = 1.0, stop: str | Sequence[str] | None = None,
+                    batch_size: int = 16, progress: bool = True, add_special_tokens: bool = False,
+                    bos_id: int | None = None, desc: str = "sampling",
+                    skip_leading_whitespace: bool = False) -> list[list[Generation]]:
+    """``n`` sampled continuations per prompt (temperature, then nucleus ``top_p``; no top-k).
+
+    ``seeds`` holds one seed per prompt: the prompt's ``n`` rows draw from one
+    :class:`torch.Generator` seeded with it, so the same prompt, seed and settings give the
+    same samples (on the same machine and software). A batch holds whole prompts (at least
+    one; ``batch_size`` rows where ``n`` allows). Stop strings, end-of-sequence tokens,
+    ``bos_id`` and ``skip_leading_whitespace`` work as in :func:`greedy_generate`.
+    """
+    prompts = list(prompts) if not isinstance(prompts, str) else prompts
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise ValueError(f"n must be an integer >= 1, got {n!r}")
+    if not temperature > 0:
+        raise ValueError(f"temperature must be > 0 for sampling, got {temperature!r}")
+    if not 0 < top_p <= 1:
+        raise ValueError(f"top_p must be in (0, 1], got {top_p!r}")
+    seeds = list(seeds)
+    if len(seeds) != len(prompts) or not all(isinstance(x, int) and not isinstance(x, bool) for x in seeds):
+        raise ValueError(f"expected one integer seed per prompt ({len(prompts)}), got {seeds!r:.80}")
+    stops = _as_stops(stop)
+    encoded = _encode(tokenizer, model, prompts, max_new_tokens=max_new_tokens, batch_size=batch_size,
+                      add_special_tokens=add_special_tokens, bos_id=bos_id)
+    if not prompts:
+        return []
+    if max_new_tokens == 0:
+        return [[Generation("", "length", 0)] * n for _ in prompts]
+
+    from tqdm.auto import tqdm
+
+    device = _device(model)
+    eos = _eos_ids(model, tokenizer)
+    pad = _pad_id(tokenizer)
+    keep_last = _accepts(model, "logits_to_keep")
+    cache_kw = "cache" if _accepts(model, "cache") else "past_key_values"
+    order = sorted(range(len(prompts)), key=lambda i: (-len(encoded[i]), i))
+    per_batch = max(1, batch_size // n)
+    results: list[list[Generation]] = [[] for _ in prompts]
+
+    with tqdm(total=len(prompts), desc=desc, unit="prompt", disable=not progress,
+              dynamic_ncols=True) as bar:
+        for start in range(0, len(order), per_batch):
+            chunk = order[start:start + per_batch]
+            group_of_row = [g for g in range(len(chunk)) for _ in range(n)]
+            generators = [torch.Generator(device=device).manual_seed(int(seeds[i]) % (1 << 64)) for i in chunk]
+            gens = _decode_batch(model, tokenizer, [encoded[chunk[g]] for g in group_of_row], device=device,
+                                 pad=pad, eos=eos, stops=stops, max_new_tokens=max_new_tokens,
+                                 keep_last=keep_last, cache_kw=cache_kw,
+                                 choose=_nucleus_sampler(temperature, top_p, group_of_row, generators),
+                                 skip_leading_whitespace=skip_leading_whitespace)
+            for g, i in enumerate(chunk):
+                results[i] = gens[g * n:(g + 1) * n]
+            bar.update(len(chunk))
     return results
 
 
 def _decode_batch(model, tokenizer, batch: list[list[int]], *, device, pad: int, eos: set[int],
                   stops: tuple[str, ...], max_new_tokens: int, keep_last: bool,
-                  cache_kw: str) -> list[str]:
+                  cache_kw: str, choose=_argmax, skip_leading_whitespace: bool = False) -> list[Generation]:
+    """Decode one left-padded batch. ``choose(logits, rows, live)`` picks the next token of every
+    row held in the cache (``rows``: their batch indices; ``live``: which are still unfinished)."""
     n = len(batch)
     width = max(len(ids) for ids in batch)
     input_ids = torch.full((n, width), pad, dtype=torch.long)
@@ -170,6 +311,7 @@ def _decode_batch(model, tokenizer, batch: list[list[int]], *, device, pad: int,
 
     generated: list[list[int]] = [[] for _ in range(n)]
     texts: list[str | None] = [None] * n     # set when a row finishes
+    finish: list[FinishReason] = ["length"] * n
     active = list(range(n))                  # batch rows held in the cache, in cache order
     next_pos = mask.sum(-1)                  # position of each active row's next token
     past = None
@@ -181,18 +323,20 @@ def _decode_batch(model, tokenizer, batch: list[list[int]], *, device, pad: int,
         past = getattr(out, "cache", None)
         if past is None:
             past = out.past_key_values
-        tokens = out.logits[:, -1, :].argmax(dim=-1).tolist()
+        tokens = choose(out.logits[:, -1, :], active, [texts[row] is None for row in active])
         for row, tok in zip(active, tokens):
             if texts[row] is not None:       # finished earlier, kept for a cache that cannot shrink
                 continue
             if tok in eos:
                 texts[row] = tokenizer.decode(generated[row], skip_special_tokens=True)
+                finish[row] = "eos"
                 continue
             generated[row].append(tok)
             if stops:
                 text = tokenizer.decode(generated[row], skip_special_tokens=True)
-                if any(s in text for s in stops):
+                if any(s in (text.lstrip() if skip_leading_whitespace else text) for s in stops):
                     texts[row] = text
+                    finish[row] = "stop"
         unfinished = [k for k, row in enumerate(active) if texts[row] is None]
         if not unfinished:
             break
@@ -210,4 +354,6 @@ def _decode_batch(model, tokenizer, batch: list[list[int]], *, device, pad: int,
     for row in range(n):
         if texts[row] is None:
             texts[row] = tokenizer.decode(generated[row], skip_special_tokens=True)
-    return [cut_at_stop(t, stops) for t in texts]
+    if skip_leading_whitespace:
+        texts = [t.lstrip() for t in texts]
+    return [Generation(cut_at_stop(t, stops), finish[row], len(generated[row])) for row, t in enumerate(texts)]

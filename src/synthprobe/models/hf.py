@@ -155,14 +155,29 @@ class HFBackend:
         return score_pairs(self, list(pairs), batch_size=batch_size, max_context=max_context, progress=progress)
 
     def generate(self, prompts: Sequence[str], max_new_tokens: int, stop: str | Sequence[str] | None = None,
-                 *, batch_size: int = 16, progress: bool = True) -> list[str]:
+                 *, batch_size: int = 16, progress: bool = True, details: bool = False,
+                 skip_leading_whitespace: bool = False) -> list[str] | list[Any]:
         """Greedy continuations of ``prompts`` (cut at ``stop``), after a BOS token when the
-        backend was loaded with ``bos=True`` (``--bos``), as in scoring."""
+        backend was loaded with ``bos=True`` (``--bos``), as in scoring. ``details`` and
+        ``skip_leading_whitespace``: see :func:`synthprobe.models.generation.greedy_generate`."""
         from synthprobe.models.generation import greedy_generate
 
         return greedy_generate(self.model, self.tokenizer, list(prompts), max_new_tokens=max_new_tokens,
                                stop=stop, batch_size=batch_size, progress=progress,
-                               bos_id=self.bos_token_id if self.bos else None)
+                               bos_id=self.bos_token_id if self.bos else None, details=details,
+                               skip_leading_whitespace=skip_leading_whitespace)
+
+    def sample(self, prompts: Sequence[str], *, n: int, temperature: float, seeds: Sequence[int],
+               max_new_tokens: int, top_p: float = 1.0, stop: str | Sequence[str] | None = None,
+               batch_size: int = 16, progress: bool = True, skip_leading_whitespace: bool = False) -> list[list[Any]]:
+        """``n`` seeded samples per prompt (one seed per prompt), after a BOS token with ``--bos``;
+        see :func:`synthprobe.models.generation.sample_generate`."""
+        from synthprobe.models.generation import sample_generate
+
+        return sample_generate(self.model, self.tokenizer, list(prompts), n=n, temperature=temperature, seeds=seeds,
+                               max_new_tokens=max_new_tokens, top_p=top_p, stop=stop, batch_size=batch_size,
+                               progress=progress, bos_id=self.bos_token_id if self.bos else None,
+                               skip_leading_whitespace=skip_leading_whitespace)
 
     def describe(self) -> dict[str, Any]:
         import torch
