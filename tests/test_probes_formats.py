@@ -9,7 +9,7 @@ import pytest
 from synthprobe.errors import InputError
 from synthprobe.probes import grammar, novel_words, report
 from synthprobe.probes.items import GrammarItem, NovelWord, load_grammar, load_novel_words
-from synthprobe.probes.lm import Sampling, cut_at_stop
+from synthprobe.probes.lm import Sampling
 
 
 def test_novel_word_prompt_matches_figure_3_16():
@@ -39,6 +39,24 @@ def test_grammar_prompt_matches_figure_3_17():
         "Good English output: I'd be more than happy to work with you on another project.\n"
         "Poor English input: The patient was died.\n"
         "Good English output:")
+
+
+def test_grammar_chained_prompt_appends_each_input_after_the_previous_completion():
+    """Figure 3.17: the demonstrations, then every earlier input with the model's completion."""
+    demos = [GrammarItem("I eated the purple berries.", "I ate the purple berries.", None, 1)]
+    first = GrammarItem("The patient was died.", None, "The patient died.", 2)
+    second = GrammarItem("We think that Leslie likes ourselves.", None, None, 3)
+    third = GrammarItem("Janet broke Bill on the finger.", None, None, 4)
+    assert grammar.build_prompt(demos, third, [(first, "The patient died."), (second, "")]) == (
+        "Poor English input: I eated the purple berries.\n"
+        "Good English output: I ate the purple berries.\n"
+        "Poor English input: The patient was died.\n"
+        "Good English output: The patient died.\n"
+        "Poor English input: We think that Leslie likes ourselves.\n"
+        "Good English output:\n"                      # an empty completion leaves the bare label
+        "Poor English input: Janet broke Bill on the finger.\n"
+        "Good English output:")
+    assert grammar.build_prompt(demos, third, []) == grammar.build_prompt(demos, third)
 
 
 @pytest.mark.parametrize("sentence, word, form", [
@@ -71,12 +89,6 @@ def test_grammar_scores_with_chrf_and_exact_match():
     assert s["chrf"] == round(CHRF().corpus_score(["The patient died.", "I ate berries .", "Nothing alike"],
                                                   [["The patient  died.", "I ate the berries.", "The cat sat."]]).score, 4)
     assert grammar.score([], []) == {"scored": 0}
-
-
-def test_stop_cut_ignores_leading_whitespace():
-    assert cut_at_stop("\n  She did it.\nNext line", ["\n"]) == "She did it."
-    assert cut_at_stop(" Body text\nTitle: next", ["\nTitle:"]) == "Body text"
-    assert cut_at_stop("", ["\n"]) == ""
 
 
 def test_sampling_settings_are_checked():
@@ -143,12 +155,13 @@ def test_html_reports_escape_everything():
           "sampling": Sampling(temperature=0.5, n=2).to_dict(),
           "demonstrations": [{"word": "zib", "sentence": evil}],
           "results": [{"word": "zob", "prompt": evil + "\n", "new_text": evil, "generations": [evil, "a zob"],
-                       "uses_word": [False, True], "used_form": [None, "zob"]}],
+                       "uses_word": [False, True], "used_form": [None, "zob"], "finished": [True, False]}],
           "summary": {"words": 1, "uses_word_first_sample": 0}}
     html = report.novel_words_html(nw)
     assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "m&lt;i&gt;" in html
     assert html.count("<th>Generation ") == 2              # two generations side by side
     assert 'does not use the word' in html and "uses the word (zob)" in html
+    assert html.count("truncated: reached --max-new-tokens") == 1       # the second generation only
     gr = {"model": "m", "items_file": "f", "seed": 0, "sampling": Sampling().to_dict(),
           "demonstrations": [{"input": evil, "output": "ok"}],
           "results": [{"input": evil, "prompt": evil, "generations": ["fixed"], "reference": evil,
@@ -158,10 +171,3 @@ def test_html_reports_escape_everything():
     html = report.grammar_html(gr)
     assert "<script>" not in html and html.count("&lt;script&gt;") == 4
     json.dumps(gr)
-
-
-def test_direct_loader_only_knows_the_embedded_model():
-    from synthprobe.probes.lm import _load_direct
-
-    with pytest.raises(InputError, match="only 'smollm2-135m-instruct'"):
-        _load_direct("someone/some-model", "cpu")

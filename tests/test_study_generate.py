@@ -10,7 +10,8 @@ from synthprobe.cli import main
 from synthprobe.errors import InputError
 from synthprobe.probes.items import resource_path
 from synthprobe.study.articles import Article, build_prompt, load_articles, word_count
-from synthprobe.study.generate import LENGTHS, Settings, closest_sample, pick_context
+from synthprobe.study.generate import (LENGTHS, SELECT_COMPLETE, SELECT_TRUNCATED, Settings, closest_sample,
+                                       pick_context, pick_sample)
 from synthprobe.study.items import load_items
 
 
@@ -98,6 +99,19 @@ def test_generate_cli_rejects_bad_input_before_loading_a_model(tmp_path, capsys)
     assert not out.exists()
 
 
+def test_selection_prefers_complete_samples():
+    # the closest count (205) ran out of tokens: the closest complete sample (190) is shown instead
+    assert pick_sample([150, 190, 260, 205], [True, True, True, False], 200) == (1, SELECT_COMPLETE)
+    assert pick_sample([150, 190, 260, 205], [True] * 4, 200) == (3, SELECT_COMPLETE)
+    assert pick_sample([150, 210, 190], [False, True, True], 200) == (1, SELECT_COMPLETE)   # tie: earlier
+    assert pick_sample([120, 260], [False, True], 130) == (1, SELECT_COMPLETE)   # complete beats closer
+    # none finished: the closest of all, and the item says the text is truncated
+    assert pick_sample([150, 190, 260], [False] * 3, 200) == (1, SELECT_TRUNCATED)
+    assert "truncated" in SELECT_TRUNCATED and "--max-new-tokens" in SELECT_TRUNCATED
+    with pytest.raises(ValueError):
+        pick_sample([1, 2], [True], 2)
+
+
 @pytest.fixture
 def one_torch_thread():
     """Tiny generation batches run faster on one thread than on cores shared with other jobs."""
@@ -110,7 +124,10 @@ def one_torch_thread():
 
 
 @pytest.mark.slow
-def test_generate_with_the_embedded_model_is_deterministic(tmp_path, one_torch_thread):
+def test_generate_with_a_local_model_is_deterministic(tmp_path, one_torch_thread, capsys):
+    from scoring_support import save_tiny_llama
+
+    model = save_tiny_llama(tmp_path / "tiny-llama")
     arts = tmp_path / "a.jsonl"
     src = [Article("pond", "Ducks Return to the Village Pond", "Volunteers cleaned the water last spring",
                    "The ducks are back. After a year of work by volunteers, the village pond is clean again, "
@@ -124,24 +141,34 @@ def test_generate_with_the_embedded_model_is_deterministic(tmp_path, one_torch_t
     for name in ("one.jsonl", "two.jsonl"):
         out = tmp_path / name
         assert main(["study", "generate", "--articles", str(arts), "--out", str(out), "--length", "500",
-                     "--samples", "2", "--max-new-tokens", "6", "--seed", "3", "--quiet", "--device", "cpu"]) == 0
+                     "--samples", "3", "--max-new-tokens", "6", "--seed", "3", "--quiet", "--device", "cpu",
+                     "--model", str(model), "--bos"]) == 0
         outs.append(out.read_bytes())
     assert outs[0] == outs[1]                                     # same seed, same bytes
+    assert "truncated" in capsys.readouterr().out                 # 6 tokens: no sample can finish an article
     items = [json.loads(x) for x in outs[0].decode().splitlines()]
     assert [(it["article_id"], it["condition"]) for it in items] == [
         (src[0].id, "model"), (src[0].id, "control"), (src[1].id, "model"), (src[1].id, "control")]
     for it in items:
-        assert len(it["samples_words"]) == 2
-        assert it["chosen_sample"] == closest_sample(it["samples_words"], it["human"]["words"])
+        assert len(it["samples_words"]) == len(it["samples_complete"]) == 3
+        assert (it["chosen_sample"], it["selection"]) == pick_sample(it["samples_words"], it["samples_complete"],
+                                                                     it["human"]["words"])
+        assert it["machine"]["complete"] == it["samples_complete"][it["chosen_sample"]]
         assert it["machine"]["words"] == it["samples_words"][it["chosen_sample"]] == word_count(it["machine"]["text"])
         assert it["human"]["words"] == word_count(it["human"]["text"])
+        backend = it["backend"]                                    # which weights, how they ran
+        assert len(backend["fingerprint"]) == 64 and backend["bos"] is True
+        assert (backend["name"], backend["dtype"], backend["device"]) == (it["model"], "float32", "cpu")
         if it["condition"] == "control":
             assert it["context_ids"] == [] and it["sampling"]["temperature"] == 1.6
         else:
             assert it["context_ids"] == [a.id for a in src if a.id != it["article_id"]]
-    # the file feeds the rating app; an empty machine text (possible on a 6-token budget) is refused there
-    if all(it["machine"]["text"].strip() for it in items):
-        assert len(load_items(tmp_path / "one.jsonl")) == 4
-    else:
-        with pytest.raises(InputError, match="text is empty"):
-            load_items(tmp_path / "one.jsonl")
+    assert not any(it["machine"]["complete"] for it in items)
+    assert {it["selection"] for it in items} == {SELECT_TRUNCATED}
+    # another seed draws other samples
+    assert main(["study", "generate", "--articles", str(arts), "--out", str(tmp_path / "three.jsonl"),
+                 "--length", "500", "--samples", "3", "--max-new-tokens", "6", "--seed", "4", "--quiet",
+                 "--device", "cpu", "--model", str(model), "--bos"]) == 0
+    assert (tmp_path / "three.jsonl").read_bytes() != outs[0]
+    # the file feeds the rating app
+    assert len(load_items(tmp_path / "one.jsonl")) == 4

@@ -20,17 +20,22 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--device", default="auto", help="auto, cpu or cuda (default: %(default)s)")
     p.add_argument("--dtype", default=None, help="float32, bfloat16 or float16 (default: float32 on CPU, "
                                                  "bfloat16 on CUDA)")
+    p.add_argument("--bos", action="store_true",
+                   help="put the tokenizer's BOS token before every prompt (for models trained with one; "
+                        "refused when the tokenizer has none)")
     p.add_argument("--seed", type=int, default=0,
                    help="sampling seed; the same seed gives byte-identical output files (default: %(default)s)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
 def load_model_or_exit(args):
-    """Load ``args.model``; a model that cannot be loaded ends the command with status 1."""
+    """Load ``args.model`` through synthprobe's backend; a model that cannot be loaded ends the
+    command with status 1."""
     from synthprobe.probes.lm import ModelUnavailable, load_lm
 
     try:
-        return load_lm(args.model, device=args.device, dtype=args.dtype)
+        return load_lm(args.model, device=args.device, dtype=args.dtype, bos=getattr(args, "bos", False),
+                       progress=not getattr(args, "quiet", False))
     except ModelUnavailable as exc:
         print(f"synthprobe: error: {exc}", file=sys.stderr)
         raise SystemExit(1) from None
@@ -59,17 +64,19 @@ def _check_out(out: str) -> Path:
     return p
 
 
-def _run_probe(args, probe: str, stem: str, load, default_file, run, to_html) -> dict:
+def _run_probe(args, probe: str, stem: str, load, default_file, run, to_html, **options) -> dict:
     """Load the items, generate, and write ``<stem>.json`` and ``<stem>.html`` under ``--out``;
     returns the JSON document."""
+    from synthprobe.probes.lm import describe
+
     items = load(args.items)
     out = _check_out(args.out)
     sampling = _sampling(args)
     label, sha = _items_label(args.items, default_file)
     lm = load_model_or_exit(args)
-    body = run(lm, items, sampling, seed=args.seed, progress=not args.quiet)
-    doc = {"probe": probe, "model": lm.name, "model_spec": args.model, "items_file": label,
-           "items_sha256": sha, "seed": args.seed, "sampling": sampling.to_dict(), **body}
+    body = run(lm, items, sampling, seed=args.seed, progress=not args.quiet, **options)
+    doc = {"probe": probe, "model": lm.name, "model_spec": args.model, "backend": describe(lm),
+           "items_file": label, "items_sha256": sha, "seed": args.seed, "sampling": sampling.to_dict(), **body}
     atomic_write_json(out / f"{stem}.json", doc)
     atomic_write_text(out / f"{stem}.html", to_html(doc))
     return doc
@@ -91,11 +98,13 @@ def _cmd_grammar(args) -> int:
     from synthprobe.probes import grammar, report
     from synthprobe.probes.items import GRAMMAR_FILE, load_grammar
 
-    doc = _run_probe(args, "grammar", "grammar", load_grammar, GRAMMAR_FILE, grammar.run, report.grammar_html)
+    doc = _run_probe(args, "grammar", "grammar", load_grammar, GRAMMAR_FILE, grammar.run, report.grammar_html,
+                     chain=not args.no_chain)
     s, out = doc["summary"], Path(args.out)
     scored = (f"chrF {s['chrf']:.2f}, exact match {s['exact_match']}/{s['scored']}" if s.get("scored")
               else "no references, not scored")
-    print(f"grammar: {s['items']} items; {scored} -> {out / 'grammar.json'}, {out / 'grammar.html'}")
+    print(f"grammar: {s['items']} items ({'chained' if s['chained'] else 'each on its own'}); {scored} "
+          f"-> {out / 'grammar.json'}, {out / 'grammar.html'}")
     return 0
 
 
@@ -110,7 +119,8 @@ def _add_common(p: argparse.ArgumentParser, *, items_help: str, max_new: int) ->
                    help="0 = greedy decoding (default); above 0 = sampling")
     p.add_argument("--top-p", type=float, default=1.0, help="nucleus sampling mass (default: %(default)s)")
     p.add_argument("--max-new-tokens", type=int, default=max_new,
-                   help="longest answer in tokens; the answer ends at its first line break (default: %(default)s)")
+                   help="longest answer in tokens; the answer ends at its first line break (default: %(default)s; "
+                        "answers that reach it are marked as truncated)")
 
 
 def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
@@ -122,7 +132,8 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
                     "word has a human-written sentence; each later definition is appended after the model's "
                     "previous answer. Writes novel_words.json and novel_words.html (prompt beside generations, "
                     "and whether each sentence uses the new word).")
-    _add_common(p, items_help="JSONL of {word, pos: noun|verb|verb-object, definition[, sentence]}; the leading "
+    _add_common(p, items_help="JSONL of {word (3+ letters), pos: noun|verb|verb-object, definition[, sentence]}; "
+                              "the leading "
                               "items with a human-written sentence are the worked examples (default: the "
                               "shipped set)", max_new=40)
     p.set_defaults(func=_cmd_novel_words)
@@ -130,8 +141,14 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
     p = sub.add_parser(
         "grammar", help="correct poor English after a few human-written corrections (GPT-3 Fig. 3.17)",
         description="GPT-3's grammar-correction probe: 'Poor English input: ...' / 'Good English output: ...' "
-                    "demonstrations, then each input on its own. Items with a 'reference' are scored with chrF "
-                    "(sacrebleu) and exact match. Writes grammar.json and grammar.html.")
+                    "human-written demonstrations, then the items. As in GPT-3's Figure 3.17 the prompts are "
+                    "chained: each new 'Poor English input:' is appended after the model's previous completion "
+                    "(--no-chain asks every item on its own, after the demonstrations only). Items with a "
+                    "'reference' are scored with chrF (sacrebleu) and exact match. Writes grammar.json and "
+                    "grammar.html.")
     _add_common(p, items_help="JSONL: demonstrations {input, output} first, then {input[, reference]} "
                               "(default: the shipped set)", max_new=48)
+    p.add_argument("--no-chain", action="store_true",
+                   help="ask every item on its own (demonstrations + item) instead of after the model's earlier "
+                        "completions; these prompts are decoded in batches")
     p.set_defaults(func=_cmd_grammar)

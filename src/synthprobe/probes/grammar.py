@@ -1,9 +1,13 @@
 """GPT-3's grammar-correction probe (Brown et al. 2020, §3.9.6, Figure 3.17).
 
-The prompt alternates ``Poor English input: …`` and ``Good English output: …`` lines for the
-human-written demonstrations, then gives the item's input and ends with ``Good English
-output:`` for the model to complete. Every item is asked on its own (demonstrations + item),
-so one bad answer cannot leak into the next prompt.
+The prompt alternates ``Poor English input: …`` and ``Good English output: …`` lines. The
+human-written demonstrations come first; as in Figure 3.17 they then "serve as conditioning for
+subsequent examples where GPT-3 receives successive additional prompts and provides the
+completions": by default (chained) every new ``Poor English input:`` is appended after the
+model's previous completion, so item *n* sees the demonstrations and the model's answers to
+items 1..n-1 (the first sample's, when there are several). ``chain=False`` (``--no-chain``)
+asks every item on its own (demonstrations + item), so one bad answer cannot leak into the
+next prompt; those prompts are decoded in batches.
 
 When items carry a ``reference`` correction, answers are scored with chrF (sacrebleu's
 standard implementation; corpus-level and mean sentence-level) and exact match (equal after
@@ -17,7 +21,7 @@ from typing import Any
 from tqdm import tqdm
 
 from synthprobe.probes.items import GrammarItem
-from synthprobe.probes.lm import LoadedLM, Sampling, sample_generate
+from synthprobe.probes.lm import Sampling, generate
 from synthprobe.seeding import derive_seed
 
 TASK = "probe-grammar"
@@ -26,10 +30,19 @@ INPUT = "Poor English input:"
 OUTPUT = "Good English output:"
 
 
-def build_prompt(demos: list[GrammarItem], item: GrammarItem) -> str:
+def _pair(inp: str, out: str) -> list[str]:
+    return [f"{INPUT} {inp}", f"{OUTPUT} {out}" if out else OUTPUT]
+
+
+def build_prompt(demos: list[GrammarItem], item: GrammarItem,
+                 history: list[tuple[GrammarItem, str]] = ()) -> str:
+    """Demonstrations, then the earlier items with the model's completions (chained prompting),
+    then the item's input and ``Good English output:`` for the model to complete."""
     lines = []
     for d in demos:
-        lines += [f"{INPUT} {d.input}", f"{OUTPUT} {d.output}"]
+        lines += _pair(d.input, d.output)
+    for g, completion in history:
+        lines += _pair(g.input, completion)
     lines += [f"{INPUT} {item.input}", OUTPUT]
     return "\n".join(lines)
 
@@ -63,16 +76,34 @@ def score(hyps: list[str], refs: list[str]) -> dict[str, Any]:
     }
 
 
-def run(lm: LoadedLM, items: list[GrammarItem], sampling: Sampling, *, seed: int,
+def run(lm, items: list[GrammarItem], sampling: Sampling, *, seed: int, chain: bool = True,
         progress: bool = True) -> dict[str, Any]:
+    """Correct every item without an ``output``; ``lm`` is a synthprobe backend.
+
+    Chained (default): one prompt at a time, each after the previous completions. Not chained:
+    all prompts in batches. Item ``i`` samples with the seed ``derive_seed(TASK, seed, i)``.
+    """
     demos = [g for g in items if g.output is not None]
     targets = [g for g in items if g.output is None]
+    seeds = [derive_seed(TASK, seed, index) for index in range(len(targets))]
+    prompts: list[str] = []
+    runs = []
+    if chain:
+        history: list[tuple[GrammarItem, str]] = []
+        for index, g in enumerate(tqdm(targets, desc="grammar", unit="item", disable=not progress)):
+            prompts.append(build_prompt(demos, g, history))
+            (run_,) = generate(lm, [prompts[-1]], sampling, seeds=[seeds[index]], stop=STOP)
+            runs.append(run_)
+            history.append((g, run_[0].text))
+    else:
+        prompts = [build_prompt(demos, g) for g in targets]
+        runs = generate(lm, prompts, sampling, seeds=seeds, stop=STOP, progress=progress)
     results = []
-    for index, g in enumerate(tqdm(targets, desc="grammar", unit="item", disable=not progress)):
-        prompt = build_prompt(demos, g)
-        gens = sample_generate(lm, prompt, sampling, seed=derive_seed(TASK, seed, index), stop=STOP)
-        row: dict[str, Any] = {"input": g.input, "line": g.line, "prompt": prompt, "generations": gens,
-                               "reference": g.reference}
+    for index, (g, prompt, run_) in enumerate(zip(targets, prompts, runs)):
+        gens = [x.text for x in run_]
+        row: dict[str, Any] = {"input": g.input, "line": g.line, "prompt": prompt,
+                               "earlier_answers": index if chain else 0, "generations": gens,
+                               "finished": [x.finished for x in run_], "reference": g.reference}
         if g.reference is not None:
             row["exact_match"] = [exact_match(x, g.reference) for x in gens]
         results.append(row)
@@ -83,12 +114,14 @@ def run(lm: LoadedLM, items: list[GrammarItem], sampling: Sampling, *, seed: int
             r["chrf"] = s
     summary = {
         "items": len(results),
+        "chained": chain,
         "samples_per_item": sampling.n,
         "with_reference": len(scored),
         "scored_sample": "the first sample of each item" if sampling.n > 1 else "the only sample",
         **metrics,
         "unchanged_inputs": sum(1 for r in results if exact_match(r["generations"][0], r["input"])),
         "empty_generations": sum(1 for r in results for x in r["generations"] if not x),
+        "truncated_generations": sum(1 for r in results for f in r["finished"] if not f),
     }
     return {
         "demonstrations": [{"input": d.input, "output": d.output} for d in demos],

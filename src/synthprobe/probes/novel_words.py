@@ -17,7 +17,7 @@ from typing import Any
 from tqdm import tqdm
 
 from synthprobe.probes.items import NovelWord
-from synthprobe.probes.lm import LoadedLM, Sampling, sample_generate
+from synthprobe.probes.lm import Sampling, generate
 from synthprobe.seeding import derive_seed
 
 TASK = "probe-novel-words"
@@ -82,18 +82,20 @@ def used_form(sentence: str, word: str) -> str | None:
     return None
 
 
-def run(lm: LoadedLM, words: list[NovelWord], sampling: Sampling, *, seed: int,
+def run(lm, words: list[NovelWord], sampling: Sampling, *, seed: int,
         progress: bool = True) -> dict[str, Any]:
     """Generate a sentence (``sampling.n`` samples) for every word without a human sentence.
 
-    The first sample continues the chain. Returns the JSON-ready ``results`` and ``summary``.
+    ``lm`` is a synthprobe backend. The first sample continues the chain. Returns the
+    JSON-ready ``results`` and ``summary``.
     """
     history = [(w, w.sentence) for w in words if w.sentence is not None]
     targets = [w for w in words if w.sentence is None]
     results = []
     for index, w in enumerate(tqdm(targets, desc="novel words", unit="word", disable=not progress)):
         prompt = build_prompt(history, w)
-        gens = sample_generate(lm, prompt, sampling, seed=derive_seed(TASK, seed, index), stop=STOP)
+        (run_,) = generate(lm, [prompt], sampling, seeds=[derive_seed(TASK, seed, index)], stop=STOP)
+        gens = [g.text for g in run_]
         forms = [used_form(g, w.word) for g in gens]
         results.append({
             "word": w.word, "pos": w.pos, "definition": w.definition, "line": w.line,
@@ -101,6 +103,7 @@ def run(lm: LoadedLM, words: list[NovelWord], sampling: Sampling, *, seed: int,
             "prompt": prompt,
             "new_text": definition_line(w),
             "generations": gens,
+            "finished": [g.finished for g in run_],
             "uses_word": [f is not None for f in forms],
             "used_form": forms,
         })
@@ -115,6 +118,7 @@ def run(lm: LoadedLM, words: list[NovelWord], sampling: Sampling, *, seed: int,
         "uses_word_rate_first_sample": round(first / n, 4) if n else None,
         "uses_word_rate_all_samples": round(sum(every) / len(every), 4) if every else None,
         "empty_generations": sum(1 for r in results for g in r["generations"] if not g),
+        "truncated_generations": sum(1 for r in results for f in r["finished"] if not f),
     }
     return {
         "demonstrations": [{"word": w.word, "pos": w.pos, "definition": w.definition, "sentence": w.sentence}

@@ -36,16 +36,23 @@ def _prompt_cell(prompt: str, new_text: str) -> str:
             f"({len(prompt)} characters)</summary><pre>{escape(prompt)}</pre></details></td>")
 
 
+def _truncated(row: dict[str, Any], j: int) -> str:
+    finished = row.get("finished")
+    if finished is None or finished[j]:
+        return ""
+    return '<br><span class="no">truncated: reached --max-new-tokens</span>'
+
+
 def novel_words_html(doc: dict[str, Any]) -> str:
     n = doc["sampling"]["n"]
     head = "".join(f"<th>Generation {i + 1}</th>" for i in range(n))
     rows = []
     for i, r in enumerate(doc["results"], 1):
         cells = []
-        for g, used, form in zip(r["generations"], r["uses_word"], r["used_form"]):
+        for j, (g, used, form) in enumerate(zip(r["generations"], r["uses_word"], r["used_form"])):
             flag = (f'<span class="ok">uses the word ({escape(form)})</span>' if used
                     else '<span class="no">does not use the word</span>')
-            cells.append(f"<td><pre>{escape(g)}</pre>{flag}</td>")
+            cells.append(f"<td><pre>{escape(g)}</pre>{flag}{_truncated(r, j)}</td>")
         rows.append(f"<tr><td>{i}</td><td>{escape(r['word'])}</td>{_prompt_cell(r['prompt'], r['new_text'])}"
                     f"{''.join(cells)}</tr>")
     demos = "".join(f"<li><b>{escape(d['word'])}</b>: {escape(d['sentence'])}</li>" for d in doc["demonstrations"])
@@ -73,7 +80,7 @@ def grammar_html(doc: dict[str, Any]) -> str:
             if r["reference"] is not None:
                 em = r["exact_match"][j]
                 mark = '<span class="ok">exact match</span>' if em else '<span class="no">differs</span>'
-            cells.append(f"<td><pre>{escape(g)}</pre>{mark}</td>")
+            cells.append(f"<td><pre>{escape(g)}</pre>{mark}{_truncated(r, j)}</td>")
         ref = escape(r["reference"]) if r["reference"] is not None else "<i>none</i>"
         chrf = f"<br>chrF {r['chrf']:.1f}" if "chrf" in r else ""
         rows.append(f"<tr><td>{i}</td>{_prompt_cell(r['prompt'], r['input'])}{''.join(cells)}"
@@ -89,6 +96,7 @@ def grammar_html(doc: dict[str, Any]) -> str:
     if s.get("scored"):
         meta["chrF (corpus)"] = f"{s['chrf']:.2f}"
         meta["exact match"] = f"{s['exact_match']} of {s['scored']} ({100 * s['exact_match_rate']:.1f}%)"
-    intro = ("GPT-3's grammar-correction probe (Brown et al. 2020, Figure 3.17): human-written demonstrations, "
-             "then each poor-English input on its own.")
+    how = ("each new input appended after the model's previous completions (chained, as in the paper)"
+           if s.get("chained") else "then each poor-English input on its own")
+    intro = f"GPT-3's grammar-correction probe (Brown et al. 2020, Figure 3.17): human-written demonstrations, {how}."
     return _page("Grammar correction", meta, intro, table)

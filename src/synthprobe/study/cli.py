@@ -44,7 +44,8 @@ def _cmd_generate(args) -> int:
     for c in conditions:
         spec = args.control_model if (c == "control" and args.control_model) else args.model
         if spec not in loaded:
-            args_for = argparse.Namespace(model=spec, device=args.device, dtype=args.dtype)
+            args_for = argparse.Namespace(model=spec, device=args.device, dtype=args.dtype, bos=args.bos,
+                                          quiet=args.quiet)
             loaded[spec] = load_model_or_exit(args_for)
         models[c] = (spec, loaded[spec])
     items = generate_items(articles, settings, models=models, conditions=conditions, progress=not args.quiet)
@@ -53,7 +54,10 @@ def _cmd_generate(args) -> int:
         rows = [it for it in items if it["condition"] == c]
         h = sum(it["human"]["words"] for it in rows) / len(rows)
         m = sum(it["machine"]["words"] for it in rows) / len(rows)
-        print(f"{c}: {len(rows)} articles, mean words human {h:.0f} : machine {m:.0f}")
+        cut = sum(not it["machine"]["complete"] for it in rows)
+        note = (f"; {cut} chosen text(s) truncated (no sample finished within the token budget: raise "
+                "--max-new-tokens)" if cut else "")
+        print(f"{c}: {len(rows)} articles, mean words human {h:.0f} : machine {m:.0f}{note}")
     print(f"wrote {len(items)} items -> {out}")
     return 0
 

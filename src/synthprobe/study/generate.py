@@ -2,8 +2,12 @@
 
 For each human article the model reads other full articles (three for the ~200-word
 variant, one for the ~500-word variant) and then the target's title and subtitle, ending in
-``Article:``. It draws several samples; the one whose word count is closest to the human
-article's is kept, automatically (ties go to the earlier sample).
+``Article:``. It draws several samples (all in one batch, through synthprobe's backend); the
+one whose word count is closest to the human article's is kept, automatically (ties go to the
+earlier sample). Samples that ran into the token budget without finishing (no ``Title:`` of a
+next article, no end-of-sequence token) end mid-sentence, a give-away to raters: the choice is
+made among the complete samples, and only when none finished among all of them; each item says
+which (``selection``, ``machine.complete``, ``samples_complete``).
 
 The ``control`` condition is deliberately weaker, like GPT-3's unconditional small model with
 increased randomness: no earlier articles in the prompt (only the title and subtitle) and a
@@ -24,7 +28,7 @@ from tqdm import tqdm
 
 from synthprobe.errors import InputError
 from synthprobe.io import atomic_open
-from synthprobe.probes.lm import LoadedLM, Sampling, sample_generate
+from synthprobe.probes.lm import Sampling, describe, generate
 from synthprobe.seeding import derive_seed, item_rng
 from synthprobe.study.articles import STOP, Article, build_prompt, word_count
 
@@ -77,6 +81,23 @@ def closest_sample(counts: list[int], target: int) -> int:
     return min(range(len(counts)), key=lambda i: (abs(counts[i] - target), i))
 
 
+#: ``selection`` values of a study item.
+SELECT_COMPLETE = "closest word count among the complete samples"
+SELECT_TRUNCATED = ("closest word count among all samples: none finished within the token budget, so the "
+                    "machine text is truncated (raise --max-new-tokens)")
+
+
+def pick_sample(counts: list[int], complete: list[bool], target: int) -> tuple[int, str]:
+    """The sample to show raters and why: the one nearest ``target`` words among the complete
+    samples (ties to the lowest index); among all samples only when none is complete."""
+    if len(counts) != len(complete):
+        raise ValueError("one completeness flag per sample expected")
+    done = [i for i, ok in enumerate(complete) if ok]
+    if not done:
+        return closest_sample(counts, target), SELECT_TRUNCATED
+    return done[closest_sample([counts[i] for i in done], target)], SELECT_COMPLETE
+
+
 def pick_context(articles: list[Article], index: int, k: int, seed: int) -> list[Article]:
     """``k`` other articles for the prompt of article ``index`` (the same for every model)."""
     others = [a for j, a in enumerate(articles) if j != index]
@@ -95,11 +116,11 @@ def prompt_for(articles: list[Article], index: int, condition: str, settings: Se
     return build_prompt(context, target), [a.id for a in context]
 
 
-def generate_items(articles: list[Article], settings: Settings, *, models: dict[str, tuple[str, LoadedLM]],
+def generate_items(articles: list[Article], settings: Settings, *, models: dict[str, tuple[str, Any]],
                    conditions: tuple[str, ...] = CONDITIONS, progress: bool = True) -> list[dict[str, Any]]:
     """One study item per (article, condition): the human text and the chosen machine text.
 
-    ``models`` maps each condition to ``(spec, loaded model)``.
+    ``models`` maps each condition to ``(spec, backend)``.
     """
     settings.variant  # validates the length
     for c in conditions:
@@ -107,6 +128,7 @@ def generate_items(articles: list[Article], settings: Settings, *, models: dict[
             raise InputError(f"unknown condition {c!r}; expected {', '.join(CONDITIONS)}", field="--conditions")
     if "model" in conditions:
         pick_context(articles, 0, settings.variant.context_articles, settings.seed)  # enough articles?
+    described = {c: describe(models[c][1]) for c in conditions}
     jobs = [(i, c) for i in range(len(articles)) for c in conditions]
     items = []
     for i, condition in tqdm(jobs, desc="study articles", unit="article", disable=not progress):
@@ -116,11 +138,12 @@ def generate_items(articles: list[Article], settings: Settings, *, models: dict[
         prompt, context_ids = prompt_for(articles, i, condition, settings)
         seed = derive_seed(TASK, settings.seed, i, condition)
         try:
-            texts = sample_generate(lm, prompt, sampling, seed=seed, stop=STOP)
+            (samples,) = generate(lm, [prompt], sampling, seeds=[seed], stop=STOP)
         except InputError as exc:
             raise InputError(f"article {art.id!r}: {exc.detail}", field="--articles") from None
-        counts = [word_count(t) for t in texts]
-        chosen = closest_sample(counts, art.words)
+        counts = [word_count(g.text) for g in samples]
+        complete = [g.finished for g in samples]
+        chosen, selection = pick_sample(counts, complete, art.words)
         items.append({
             "id": f"{art.id}/{settings.length}/{condition}/{spec}",
             "article_id": art.id,
@@ -129,11 +152,14 @@ def generate_items(articles: list[Article], settings: Settings, *, models: dict[
             "condition": condition,
             "model": lm.name,
             "model_spec": spec,
+            "backend": described[condition],
             "length": settings.length,
             "human": {"text": art.article, "words": art.words},
-            "machine": {"text": texts[chosen], "words": counts[chosen]},
+            "machine": {"text": samples[chosen].text, "words": counts[chosen], "complete": complete[chosen]},
             "samples_words": counts,
+            "samples_complete": complete,
             "chosen_sample": chosen,
+            "selection": selection,
             "context_ids": context_ids,
             "seed": settings.seed,
             "sample_seed": seed,

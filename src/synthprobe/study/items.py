@@ -16,7 +16,8 @@ from synthprobe.errors import InputError
 from synthprobe.io import read_jsonl
 
 _REQUIRED = ("id", "article_id", "title", "subtitle", "condition", "model", "length", "human", "machine")
-_OPTIONAL = {"model_spec", "samples_words", "chosen_sample", "context_ids", "seed", "sample_seed", "sampling"}
+_OPTIONAL = {"model_spec", "backend", "samples_words", "samples_complete", "chosen_sample", "selection",
+             "context_ids", "seed", "sample_seed", "sampling"}
 CONDITIONS = ("model", "control")
 
 
