@@ -121,8 +121,10 @@ def cmd_score(args: argparse.Namespace) -> int:
 
     def report(result: dict) -> None:
         if not args.quiet:
+            lo, hi = result["ci95"] or (0.0, 0.0)
             print(f"  {result['code']:>4} {result['setting']:>5}: {result['accuracy']:6.2f}% "
-                  f"({result['correct']}/{result['n']}, {result['seconds']:.1f} s)", file=sys.stderr)
+                  f"({result['correct']}/{result['n']}, 95% CI {lo:.1f}-{hi:.1f}, {result['seconds']:.1f} s)",
+                  file=sys.stderr)
 
     try:
         results = run(backend, config, on_result=report)
