@@ -9,7 +9,8 @@ Each generated block sits between ``<!-- BEGIN GENERATED: name -->`` and
 Blocks: ``families`` (each family, its story and the named mistakes the release actually
 uses as decoys, from the code and the data), ``composition``, ``balance``, ``audit`` (the
 selftest and audit figures on the release file), ``audit-line`` (the same in one paragraph, for
-README.md), ``scores`` (the card's columns for every committed results file), and ``worked-example`` (the embedded model's
+README.md), ``scores`` (the card's columns for every committed results file), ``gpt3-scores``
+(the committed GPT-3 synthetic-task results beside GPT-3 125M and 175B), and ``worked-example`` (the embedded model's
 per-template and mistake-profile figures, from its committed results JSON). The same run redraws
 ``benchmarks/depth_curve.png`` (README's plot) from that JSON.
 """
@@ -196,6 +197,54 @@ def png_differs(a: bytes, b: bytes, *, share: float = 0.001) -> bool:
     return float((np.abs(x - y).max(axis=-1) > 0.1).mean()) > share
 
 
+def _gpt3_cell(row: dict | None) -> str:
+    if row is None:
+        return "—"
+    from synthprobe.analysis.stats import wilson_ci
+
+    lo, hi = (100 * x for x in wilson_ci(row["correct"], row["n"]))
+    return f"{row['accuracy']:.1f} [{lo:.0f}–{hi:.0f}] n={row['n']}"
+
+
+def _paper_cells(rows: dict, size: str) -> str:
+    vals = []
+    for setting in ("zero", "one", "few"):
+        cell = (rows.get(setting) or {}).get("paper", {}).get(size)
+        vals.append("—" if cell is None else f"{cell['value']:g}{'†' if cell.get('doubtful') else ''}")
+    return " / ".join(vals)
+
+
+def gpt3_block(folder: Path) -> str:
+    """The committed GPT-3 synthetic-task results beside GPT-3 125M and 175B, one row per task."""
+    files = sorted(folder.glob("gpt3_*.json"))
+    if not files:
+        return "_No GPT-3 results committed yet._\n"
+    out = []
+    for f in files:
+        doc = json.loads(f.read_text(encoding="utf-8"))
+        by_task: dict[str, dict[str, dict]] = defaultdict(dict)
+        for row in doc["results"]:
+            by_task[(row["task"], row["code"])][row["setting"]] = row
+        head = ["task", "zero-shot", "one-shot", "few-shot (K)", "GPT-3 125M 0/1/few", "GPT-3 175B 0/1/few"]
+        rows = []
+        for (task, code), settings in by_task.items():
+            few = settings.get("few")
+            k = f" (K={few['k']}, used {few['shots']['mean']:g})" if few else ""
+            name = f"{code} `{task}`"
+            if code == "SAT" and "sample" in str(doc["settings"].get("sat_file", "")):
+                name += " (synthprobe's sample file, not the SAT set: not comparable with the paper)"
+            rows.append([name, _gpt3_cell(settings.get("zero")), _gpt3_cell(settings.get("one")),
+                         _gpt3_cell(few) + k, _paper_cells(settings, "125M"), _paper_cells(settings, "175B")])
+        limit_text = ", ".join(f"{k} {v}" for k, v in doc["settings"].get("limits", {}).items())
+        out.append(f"**{doc['model'].get('name') or doc['model']['spec']}**, {doc['model']['dtype']} on "
+                   f"{doc['model']['device']}: `{doc.get('command', '')}`. Accuracy in % with its Wilson 95 % "
+                   f"interval and the number of items scored (limits: {limit_text}; each task scores "
+                   f"the first n items of its seeded pool). † a doubtful cell in the paper's table.\n")
+        out.append(_md_table(head, rows))
+        out.append(f"\nFrom `benchmarks/{f.name}`.\n")
+    return "\n".join(out)
+
+
 def blocks(release: Path = RELEASE, results: Path = EMBEDDED_RESULTS) -> dict[str, Callable[[], str]]:
     items = load_arithmark3(release)
     return {
@@ -206,6 +255,7 @@ def blocks(release: Path = RELEASE, results: Path = EMBEDDED_RESULTS) -> dict[st
         "audit-line": lambda: audit_line_block(release),
         "worked-example": lambda: worked_example_block(results),
         "scores": lambda: scores_block(results.parent),
+        "gpt3-scores": lambda: gpt3_block(results.parent),
     }
 
 
