@@ -191,3 +191,22 @@ def test_probe_cli_writes_json_and_html(tmp_path, capsys):
     assert main(["probe", "grammar", "--items", str(g), "--out", str(out)]) == 2
     assert f"{g}:2: field 'input'" in capsys.readouterr().err
     assert (out / "grammar.json").read_bytes() == before
+
+
+@pytest.mark.parametrize("copy_cache", [True, False])
+def test_samples_share_one_pass_over_the_prompt(tiny, monkeypatch, copy_cache):
+    """Reading a prompt once and copying its cache to n rows decodes exactly like n separate rows
+    (also when the cache cannot be copied and the rows are read again)."""
+    if not copy_cache:
+        from transformers.cache_utils import Cache
+
+        monkeypatch.delattr(Cache, "batch_repeat_interleave")
+    tok, model = tiny.tokenizer, tiny.model
+    p1 = tok("Title: Ducks Return\nSubtitle: The pond is clean\nArticle:", add_special_tokens=False).input_ids
+    p2 = tok("Short one", add_special_tokens=False).input_ids
+    kw = dict(device="cpu", pad=0, eos={tok.eos_token_id}, stops=(), max_new_tokens=8, keep_last=True,
+              cache_kw="cache" if _accepts(model, "cache") else "past_key_values")
+    shared = _decode_batch(model, tok, [p1, p2], repeat=3, **kw)
+    rows = _decode_batch(model, tok, [p1, p1, p1, p2, p2, p2], **kw)
+    assert [g.text for g in shared] == [g.text for g in rows]
+    assert len({g.text for g in shared}) == 2 and all(g.n_tokens == 8 for g in shared)

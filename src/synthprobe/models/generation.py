@@ -20,8 +20,9 @@ Tokenisation uses ``add_special_tokens=False`` by default (no BOS), matching the
 scorer; pass ``add_special_tokens=True`` for models that need their BOS token.
 
 :func:`sample_generate` runs the same decoding loop with temperature / nucleus (top-p)
-sampling instead of the argmax: ``n`` samples per prompt as ``n`` rows of one batch, drawn
-with one seeded :class:`torch.Generator` per prompt, so a prompt's samples depend only on the
+sampling instead of the argmax: ``n`` samples per prompt as ``n`` rows of one batch (the
+prompt is read once and its cache copied to the ``n`` rows), drawn with one seeded
+:class:`torch.Generator` per prompt, so a prompt's samples depend only on the
 prompt, its seed and the settings. With ``details=True`` (greedy) and always for sampling,
 every continuation comes back as a :class:`Generation` that also says why it ended: a stop
 string, an end-of-sequence token, or the ``max_new_tokens`` budget (then it is truncated).
@@ -283,11 +284,11 @@ def sample_generate(model, tokenizer, prompts: Sequence[str], *, n: int, tempera
             chunk = order[start:start + per_batch]
             group_of_row = [g for g in range(len(chunk)) for _ in range(n)]
             generators = [torch.Generator(device=device).manual_seed(int(seeds[i]) % (1 << 64)) for i in chunk]
-            gens = _decode_batch(model, tokenizer, [encoded[chunk[g]] for g in group_of_row], device=device,
+            gens = _decode_batch(model, tokenizer, [encoded[i] for i in chunk], device=device,
                                  pad=pad, eos=eos, stops=stops, max_new_tokens=max_new_tokens,
                                  keep_last=keep_last, cache_kw=cache_kw,
                                  choose=_nucleus_sampler(temperature, top_p, group_of_row, generators),
-                                 skip_leading_whitespace=skip_leading_whitespace)
+                                 skip_leading_whitespace=skip_leading_whitespace, repeat=n)
             for g, i in enumerate(chunk):
                 results[i] = gens[g * n:(g + 1) * n]
             bar.update(len(chunk))
@@ -296,18 +297,26 @@ def sample_generate(model, tokenizer, prompts: Sequence[str], *, n: int, tempera
 
 def _decode_batch(model, tokenizer, batch: list[list[int]], *, device, pad: int, eos: set[int],
                   stops: tuple[str, ...], max_new_tokens: int, keep_last: bool,
-                  cache_kw: str, choose=_argmax, skip_leading_whitespace: bool = False) -> list[Generation]:
+                  cache_kw: str, choose=_argmax, skip_leading_whitespace: bool = False,
+                  repeat: int = 1) -> list[Generation]:
     """Decode one left-padded batch. ``choose(logits, rows, live)`` picks the next token of every
-    row held in the cache (``rows``: their batch indices; ``live``: which are still unfinished)."""
-    n = len(batch)
+    row held in the cache (``rows``: their batch indices; ``live``: which are still unfinished).
+
+    With ``repeat`` > 1 every prompt is read once and its cache copied to ``repeat`` rows
+    (prompt ``i`` becomes rows ``i * repeat`` .. ``i * repeat + repeat - 1``), so ``n`` samples
+    of a long prompt cost one pass over it, not ``n``.
+    """
+    k = len(batch)
     width = max(len(ids) for ids in batch)
-    input_ids = torch.full((n, width), pad, dtype=torch.long)
-    mask = torch.zeros((n, width), dtype=torch.long)
+    input_ids = torch.full((k, width), pad, dtype=torch.long)
+    mask = torch.zeros((k, width), dtype=torch.long)
     for r, ids in enumerate(batch):
         input_ids[r, width - len(ids):] = torch.tensor(ids, dtype=torch.long)
         mask[r, width - len(ids):] = 1
     positions = (mask.cumsum(-1) - 1).clamp(min=0)
     input_ids, mask, positions = input_ids.to(device), mask.to(device), positions.to(device)
+    n = k * repeat
+    expanded = repeat == 1
 
     generated: list[list[int]] = [[] for _ in range(n)]
     texts: list[str | None] = [None] * n     # set when a row finishes
@@ -323,7 +332,24 @@ def _decode_batch(model, tokenizer, batch: list[list[int]], *, device, pad: int,
         past = getattr(out, "cache", None)
         if past is None:
             past = out.past_key_values
-        tokens = choose(out.logits[:, -1, :], active, [texts[row] is None for row in active])
+        logits = out.logits[:, -1, :]
+        if not expanded:                     # after the prompt pass: one cache row per sample
+            if hasattr(past, "batch_repeat_interleave"):
+                past.batch_repeat_interleave(repeat)
+                logits = logits.repeat_interleave(repeat, dim=0)
+            else:                            # a cache that cannot be copied: read the rows again
+                out = model(input_ids=input_ids.repeat_interleave(repeat, dim=0),
+                            attention_mask=mask.repeat_interleave(repeat, dim=0),
+                            position_ids=positions.repeat_interleave(repeat, dim=0),
+                            use_cache=True, **{cache_kw: None}, **extra)
+                past = getattr(out, "cache", None)
+                if past is None:
+                    past = out.past_key_values
+                logits = out.logits[:, -1, :]
+            mask = mask.repeat_interleave(repeat, dim=0)
+            next_pos = next_pos.repeat_interleave(repeat, dim=0)
+            expanded = True
+        tokens = choose(logits, active, [texts[row] is None for row in active])
         for row, tok in zip(active, tokens):
             if texts[row] is not None:       # finished earlier, kept for a cache that cannot shrink
                 continue
