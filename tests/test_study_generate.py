@@ -96,6 +96,9 @@ def test_generate_cli_rejects_bad_input_before_loading_a_model(tmp_path, capsys)
     assert main(["study", "generate", "--articles", str(arts), "--out", str(out), "--conditions", "model,human"]) == 2
     assert "--conditions" in capsys.readouterr().err
     assert main(["study", "generate", "--articles", str(arts), "--out", str(out), "--samples", "0"]) == 2
+    assert main(["study", "generate", "--articles", str(arts), "--out", str(out), "--threads", "0",
+                 "--length", "500"]) == 2
+    assert "field '--threads': expected 1..256, got 0" in capsys.readouterr().err
     assert not out.exists()
 
 

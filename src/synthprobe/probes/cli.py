@@ -20,6 +20,8 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--device", default="auto", help="auto, cpu or cuda (default: %(default)s)")
     p.add_argument("--dtype", default=None, help="float32, bfloat16 or float16 (default: float32 on CPU, "
                                                  "bfloat16 on CUDA)")
+    p.add_argument("--threads", type=int, default=None, metavar="N",
+                   help="CPU threads for torch (default: torch's choice); 1 is often fastest on a busy machine")
     p.add_argument("--bos", action="store_true",
                    help="put the tokenizer's BOS token before every prompt (for models trained with one; "
                         "refused when the tokenizer has none)")
@@ -33,6 +35,13 @@ def load_model_or_exit(args):
     command with status 1."""
     from synthprobe.probes.lm import ModelUnavailable, load_lm
 
+    threads = getattr(args, "threads", None)
+    if threads is not None:
+        if not 1 <= threads <= 256:
+            raise InputError(f"expected 1..256, got {threads}", field="--threads")
+        import torch
+
+        torch.set_num_threads(threads)
     try:
         return load_lm(args.model, device=args.device, dtype=args.dtype, bos=getattr(args, "bos", False),
                        progress=not getattr(args, "quiet", False))

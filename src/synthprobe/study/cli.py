@@ -45,7 +45,7 @@ def _cmd_generate(args) -> int:
         spec = args.control_model if (c == "control" and args.control_model) else args.model
         if spec not in loaded:
             args_for = argparse.Namespace(model=spec, device=args.device, dtype=args.dtype, bos=args.bos,
-                                          quiet=args.quiet)
+                                          quiet=args.quiet, threads=args.threads)
             loaded[spec] = load_model_or_exit(args_for)
         models[c] = (spec, loaded[spec])
     items = generate_items(articles, settings, models=models, conditions=conditions, progress=not args.quiet)
