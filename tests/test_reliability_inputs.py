@@ -404,7 +404,8 @@ def _flag_cases():
     yield "study-gen-bad-length", ["study", "generate", "--length", "300", "--out", o + ".jsonl"]
     yield "study-gen-bad-condition", ["study", "generate", "--conditions", "model,alien", "--out", o + ".jsonl"]
     yield "study-gen-negative-temp", ["study", "generate", "--temperature", "-1", "--out", o + ".jsonl"]
-    yield "study-gen-missing-model", ["study", "generate", "--model", "{tmp}/no-model", "--limit", "1",
+    yield "study-gen-limit-below-context", ["study", "generate", "--limit", "3", "--out", o + ".jsonl"]
+    yield "study-gen-missing-model", ["study", "generate", "--model", "{tmp}/no-model", "--limit", "4",
                                       "--out", o + ".jsonl", "--quiet"]
     yield "study-serve-bad-port", ["study", "serve", "--items", "{tmp}/none.jsonl", "--db", o + ".db",
                                    "--port", "-4"]

@@ -10,7 +10,7 @@ from synthprobe.cli import main
 from synthprobe.errors import InputError
 from synthprobe.probes.items import resource_path
 from synthprobe.study.articles import Article, build_prompt, load_articles, word_count
-from synthprobe.study.generate import (LENGTHS, SELECT_COMPLETE, SELECT_TRUNCATED, Settings, closest_sample,
+from synthprobe.study.generate import (LENGTHS, trim_to_sentence, SELECT_COMPLETE, SELECT_TRUNCATED, Settings, closest_sample,
                                        pick_context, pick_sample)
 from synthprobe.study.items import load_items
 
@@ -28,6 +28,14 @@ def test_prompt_layout_is_gpt3s():
         "Title: More News\nSubtitle: Also\nArticle: Body.\n\n"
         "Title: Target Title\nSubtitle: Target subtitle\nArticle:")
     assert build_prompt([], target) == "Title: Target Title\nSubtitle: Target subtitle\nArticle:"
+
+
+def test_truncated_text_is_cut_back_to_its_last_full_sentence():
+    assert trim_to_sentence("The vote passed. Members said the split was") == "The vote passed."
+    assert trim_to_sentence('He said "no!" and the church agr') == 'He said "no!"'
+    assert trim_to_sentence("It ended (as planned.) Then the") == "It ended (as planned.)"
+    assert trim_to_sentence("Prices rose 3.5 per cent in the") == "Prices rose 3.5 per cent in the"  # no full sentence
+    assert trim_to_sentence("Done.") == "Done."
 
 
 def test_closest_word_count_selection():

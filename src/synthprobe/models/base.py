@@ -15,7 +15,14 @@ A backend wraps one loaded model and its tokenizer and offers three operations:
     :class:`EndingScore` per pair.
 
 ``generate(prompts, max_new_tokens, stop)``
-    Greedy continuations, delegated to :func:`synthprobe.models.generation.greedy_generate`.
+    Greedy continuations, delegated to :func:`synthprobe.models.generation.greedy_generate`
+    (``details=True``: each continuation also says how it ended — stop string, end of
+    sequence, or cut at ``max_new_tokens``).
+
+``sample(prompts, n=, temperature=, seeds=, max_new_tokens=)``
+    ``n`` sampled continuations per prompt, one seeded generator per prompt so a prompt's
+    samples do not depend on the rest of the batch; delegated to
+    :func:`synthprobe.models.generation.sample_generate`.
 
 plus the identity fields ``name``, ``fingerprint`` (a stable hash of the weights, config and
 tokenizer, independent of dtype and device), ``n_params``, ``dtype`` and ``device``.
@@ -86,7 +93,14 @@ class Backend(Protocol):
         ...
 
     def generate(self, prompts: Sequence[str], max_new_tokens: int, stop: str | Sequence[str] | None = None,
-                 *, batch_size: int = 16) -> list[str]:
+                 *, batch_size: int = 16, progress: bool = True, details: bool = False,
+                 skip_leading_whitespace: bool = False) -> list[str] | list[Any]:
+        ...
+
+    def sample(self, prompts: Sequence[str], *, n: int, temperature: float, seeds: Sequence[int],
+               max_new_tokens: int, top_p: float = 1.0, stop: str | Sequence[str] | None = None,
+               batch_size: int = 16, progress: bool = True,
+               skip_leading_whitespace: bool = False) -> list[list[Any]]:
         ...
 
     def describe(self) -> dict[str, Any]:

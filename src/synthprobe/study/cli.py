@@ -30,8 +30,13 @@ def _cmd_generate(args) -> int:
         settings.sampling(c)  # validates temperature, top-p, samples, token budget
     articles = load_articles(args.articles, minimum=2)
     if args.limit is not None:
-        if args.limit < 2:
-            raise InputError("must be at least 2 (a quiz needs a human and a machine article)", field="--limit")
+        # a quiz needs a human and a machine article; the model condition also needs the target's
+        # context articles (three other articles for --length 200, one for --length 500)
+        least = settings.variant.context_articles + 1 if "model" in conditions else 2
+        if args.limit < least:
+            why = (f"--length {args.length} conditions on {least - 1} other article(s)" if least > 2
+                   else "a quiz needs a human and a machine article")
+            raise InputError(f"must be at least {least} ({why})", field="--limit")
         articles = articles[: args.limit]
     if "model" in conditions:
         pick_context(articles, 0, settings.variant.context_articles, settings.seed)

@@ -7,7 +7,9 @@ one whose word count is closest to the human article's is kept, automatically (t
 earlier sample). Samples that ran into the token budget without finishing (no ``Title:`` of a
 next article, no end-of-sequence token) end mid-sentence, a give-away to raters: the choice is
 made among the complete samples, and only when none finished among all of them; each item says
-which (``selection``, ``machine.complete``, ``samples_complete``).
+which (``selection``, ``machine.complete``, ``samples_complete``). A truncated sample is cut
+back to its last full sentence before its words are counted (``machine.trimmed``), so a rater
+never sees a text that stops mid-word.
 
 The ``control`` condition is deliberately weaker, like GPT-3's unconditional small model with
 increased randomness: no earlier articles in the prompt (only the title and subtitle) and a
@@ -20,6 +22,7 @@ condition): the same seed gives the same file.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -87,6 +90,16 @@ SELECT_TRUNCATED = ("closest word count among all samples: none finished within 
                     "machine text is truncated (raise --max-new-tokens)")
 
 
+_SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*(?=\s|$)")
+
+
+def trim_to_sentence(text: str) -> str:
+    """``text`` cut after its last full sentence (a ``.``, ``!`` or ``?``, with any closing quotes
+    or brackets, followed by white space or the end); unchanged when it has none."""
+    ends = list(_SENTENCE_END.finditer(text))
+    return text[:ends[-1].end()] if ends else text
+
+
 def pick_sample(counts: list[int], complete: list[bool], target: int) -> tuple[int, str]:
     """The sample to show raters and why: the one nearest ``target`` words among the complete
     samples (ties to the lowest index); among all samples only when none is complete."""
@@ -141,8 +154,9 @@ def generate_items(articles: list[Article], settings: Settings, *, models: dict[
             (samples,) = generate(lm, [prompt], sampling, seeds=[seed], stop=STOP)
         except InputError as exc:
             raise InputError(f"article {art.id!r}: {exc.detail}", field="--articles") from None
-        counts = [word_count(g.text) for g in samples]
         complete = [g.finished for g in samples]
+        texts = [g.text if g.finished else trim_to_sentence(g.text) for g in samples]
+        counts = [word_count(t) for t in texts]
         chosen, selection = pick_sample(counts, complete, art.words)
         items.append({
             "id": f"{art.id}/{settings.length}/{condition}/{spec}",
@@ -155,7 +169,8 @@ def generate_items(articles: list[Article], settings: Settings, *, models: dict[
             "backend": described[condition],
             "length": settings.length,
             "human": {"text": art.article, "words": art.words},
-            "machine": {"text": samples[chosen].text, "words": counts[chosen], "complete": complete[chosen]},
+            "machine": {"text": texts[chosen], "words": counts[chosen], "complete": complete[chosen],
+                        "trimmed": texts[chosen] != samples[chosen].text},
             "samples_words": counts,
             "samples_complete": complete,
             "chosen_sample": chosen,
