@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
-from typing import Callable, Literal, Sequence
+from typing import Any, Callable, Literal, Sequence
 
 import torch
 
@@ -182,11 +182,7 @@ def greedy_generate(model, tokenizer, prompts: Sequence[str], *, max_new_tokens:
 
     from tqdm.auto import tqdm
 
-    device = _device(model)
-    eos = _eos_ids(model, tokenizer)
-    pad = _pad_id(tokenizer)
-    keep_last = _accepts(model, "logits_to_keep")
-    cache_kw = "cache" if _accepts(model, "cache") else "past_key_values"
+    setup = _decoding_setup(model, tokenizer)
     order = sorted(range(len(prompts)), key=lambda i: (-len(encoded[i]), i))
     results: list[Generation | None] = [None] * len(prompts)
 
@@ -194,10 +190,9 @@ def greedy_generate(model, tokenizer, prompts: Sequence[str], *, max_new_tokens:
               dynamic_ncols=True) as bar:
         for start in range(0, len(order), batch_size):
             rows = order[start:start + batch_size]
-            gens = _decode_batch(model, tokenizer, [encoded[i] for i in rows], device=device,
-                                 pad=pad, eos=eos, stops=stops, max_new_tokens=max_new_tokens,
-                                 keep_last=keep_last, cache_kw=cache_kw, choose=_argmax,
-                                 skip_leading_whitespace=skip_leading_whitespace)
+            gens = _decode_batch(model, tokenizer, [encoded[i] for i in rows], stops=stops,
+                                 max_new_tokens=max_new_tokens, choose=_argmax,
+                                 skip_leading_whitespace=skip_leading_whitespace, **setup)
             for i, gen in zip(rows, gens):
                 results[i] = gen
             bar.update(len(rows))
@@ -269,11 +264,7 @@ def sample_generate(model, tokenizer, prompts: Sequence[str], *, n: int, tempera
 
     from tqdm.auto import tqdm
 
-    device = _device(model)
-    eos = _eos_ids(model, tokenizer)
-    pad = _pad_id(tokenizer)
-    keep_last = _accepts(model, "logits_to_keep")
-    cache_kw = "cache" if _accepts(model, "cache") else "past_key_values"
+    setup = _decoding_setup(model, tokenizer)
     order = sorted(range(len(prompts)), key=lambda i: (-len(encoded[i]), i))
     per_batch = max(1, batch_size // n)
     results: list[list[Generation]] = [[] for _ in prompts]
@@ -283,16 +274,24 @@ def sample_generate(model, tokenizer, prompts: Sequence[str], *, n: int, tempera
         for start in range(0, len(order), per_batch):
             chunk = order[start:start + per_batch]
             group_of_row = [g for g in range(len(chunk)) for _ in range(n)]
-            generators = [torch.Generator(device=device).manual_seed(int(seeds[i]) % (1 << 64)) for i in chunk]
-            gens = _decode_batch(model, tokenizer, [encoded[i] for i in chunk], device=device,
-                                 pad=pad, eos=eos, stops=stops, max_new_tokens=max_new_tokens,
-                                 keep_last=keep_last, cache_kw=cache_kw,
+            generators = [torch.Generator(device=setup["device"]).manual_seed(int(seeds[i]) % (1 << 64))
+                          for i in chunk]
+            gens = _decode_batch(model, tokenizer, [encoded[i] for i in chunk], stops=stops,
+                                 max_new_tokens=max_new_tokens,
                                  choose=_nucleus_sampler(temperature, top_p, group_of_row, generators),
-                                 skip_leading_whitespace=skip_leading_whitespace, repeat=n)
+                                 skip_leading_whitespace=skip_leading_whitespace, repeat=n, **setup)
             for g, i in enumerate(chunk):
                 results[i] = gens[g * n:(g + 1) * n]
             bar.update(len(chunk))
     return results
+
+
+def _decoding_setup(model, tokenizer) -> dict[str, Any]:
+    """What every decoding batch needs to know about the model: device, padding and
+    end-of-sequence ids, and how the model takes its cache and logits cut."""
+    return {"device": _device(model), "eos": _eos_ids(model, tokenizer), "pad": _pad_id(tokenizer),
+            "keep_last": _accepts(model, "logits_to_keep"),
+            "cache_kw": "cache" if _accepts(model, "cache") else "past_key_values"}
 
 
 def _decode_batch(model, tokenizer, batch: list[list[int]], *, device, pad: int, eos: set[int],
