@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from synthprobe.errors import InputError
-from synthprobe.export.lm_eval import gpt3_files
+from synthprobe.export.lm_eval import gpt3_files, user_pool
 from synthprobe.export.release import load_release
 from synthprobe.probes.items import load_grammar, load_novel_words
 from synthprobe.report.results import load_results
@@ -72,7 +72,7 @@ def _mutated(good: list[bytes]):
 
 
 def _load_gpt3_task(path: Path):
-    return gpt3_files("fuzz", path, path.parent / "out")
+    return gpt3_files(user_pool("fuzz", path), path.parent / "out")
 
 
 LOADERS = {
