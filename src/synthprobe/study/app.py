@@ -7,26 +7,52 @@ question from the same link (the start page also remembers it in a cookie).
 
 Admin pages (``/admin``, ``/admin/results.csv``, ``/admin/results.json``) use HTTP Basic
 authentication with the password given at start-up (``SYNTHPROBE_STUDY_ADMIN``); without one
-they answer 403. All text goes through Jinja's HTML autoescaping.
+they answer 403. Wrong passwords are throttled per client address (:class:`LoginThrottle`, limits
+in :mod:`synthprobe.study.limits`): after ``LOCKOUT_AFTER`` failures within ``FAILURE_WINDOW_SECONDS`` the address is locked out
+of every admin page for ``LOCKOUT_SECONDS`` (doubling with each further lock-out, up to
+``LOCKOUT_MAX_SECONDS``), and even the right password is answered 429 with ``Retry-After``.
+Each failure and each lock-out is logged (logger ``synthprobe.study``).
+
+Every state-changing request (any method but GET, HEAD, OPTIONS) must come from the server's
+own origin (its ``Origin`` header, or lacking that its ``Referer``) and carry the session's
+CSRF token in the form field ``csrf_token``; otherwise it is refused with 403 before anything
+is stored. The token lives in Flask's signed session cookie, signed with a key kept in the
+study database. Bodies over ``MAX_BODY_BYTES`` are refused with 413 (``study serve`` also caps
+them in waitress, before reading them). All text goes through Jinja's HTML autoescaping.
 """
 
 from __future__ import annotations
 
 import hmac
 import json
+import logging
+import math
 import re
+import secrets
+import threading
+import time
+from urllib.parse import urlsplit
 
-from flask import Flask, Response, redirect, render_template, request
+from flask import Flask, Response, redirect, render_template, request, session
 from jinja2 import DictLoader
 from werkzeug.exceptions import HTTPException
 
 from synthprobe.study import stats
+from synthprobe.study.limits import (FAILURE_WINDOW_SECONDS, LOCKOUT_AFTER, LOCKOUT_MAX_SECONDS, LOCKOUT_SECONDS,
+                                     MAX_BODY_BYTES, MAX_TRACKED_ADDRESSES)
 from synthprobe.study.store import CHOICES, AnswerRejected, Store
 
 COOKIE = "synthprobe_rater"
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{10,64}$")
 #: A question number as the form sends it: ASCII digits only (``str.isdigit`` also accepts "²" and "٠").
 _POSITION = re.compile(r"[0-9]{1,6}")
+
+log = logging.getLogger("synthprobe.study")
+
+#: Form field and session key of the CSRF token.
+CSRF_FIELD = "csrf_token"
+#: Methods that change nothing and so need neither an origin check nor a token.
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 _BASE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -55,7 +81,7 @@ tell, answer "I don't know".</p>
 <p>Your answers are saved as you go. If you close the page, open your personal link again to continue where you
 left off.</p>
 {% if resume %}<p class="ui"><a id="resume" href="{{ url_for('question', token=resume) }}">Continue where you left off</a></p>{% endif %}
-<form method="post" action="{{ url_for('start') }}"><button id="start" type="submit">Start</button></form>
+<form method="post" action="{{ url_for('start') }}"><input type="hidden" name="csrf_token" value="{{ csrf_token() }}"><button id="start" type="submit">Start</button></form>
 {% endblock %}"""
 
 _QUESTION = """{% extends "base.html" %}{% block title %}Question {{ q.position + 1 }} of {{ q.n_questions }}{% endblock %}
@@ -69,6 +95,7 @@ keep this page's address to continue later</p>
 </div>
 <form method="post" action="{{ url_for('question', token=token) }}">
 <input type="hidden" name="position" value="{{ q.position }}">
+<input type="hidden" name="csrf_token" value="{{ csrf_token() }}">
 <fieldset><legend><b>How likely do you think it is that this article was written by a person or by a machine?</b></legend>
 {% for key, label in choices %}<label><input type="radio" name="choice" value="{{ key }}" required> {{ label|capitalize }}</label>
 {% endfor %}</fieldset>
@@ -115,14 +142,101 @@ def paragraphs(text: str) -> list[str]:
     return [p for p in paras if p] or [text]
 
 
-def create_app(db: str, *, admin_password: str | None) -> Flask:
-    """The WSGI app for a study database that :meth:`Store.initialise` has already set up."""
+class LoginThrottle:
+    """Failed admin logins per client address, and the lock-outs they earn (thread-safe).
+
+    After ``after`` failures within ``window`` seconds an address is locked out for ``seconds``;
+    each further lock-out within a day doubles that, up to ``max_seconds``. A success clears the
+    address. ``clock`` is :func:`time.monotonic`.
+    """
+
+    def __init__(self, *, after: int = LOCKOUT_AFTER, seconds: float = LOCKOUT_SECONDS,
+                 max_seconds: float = LOCKOUT_MAX_SECONDS, window: float = FAILURE_WINDOW_SECONDS,
+                 max_addresses: int = MAX_TRACKED_ADDRESSES):
+        if after < 1 or seconds <= 0 or max_seconds < seconds or window <= 0 or max_addresses < 1:
+            raise ValueError("invalid lock-out settings")
+        self.after, self.seconds, self.max_seconds, self.window = after, seconds, max(max_seconds, seconds), window
+        self.max_addresses = max_addresses
+        self._lock = threading.Lock()
+        # address -> [failure times, locked until, lock-outs so far, time of the last event]
+        self._state: dict[str, list] = {}
+
+    def locked_for(self, addr: str) -> float:
+        """Seconds the address is still locked out (0 when it is not)."""
+        now = time.monotonic()
+        with self._lock:
+            st = self._state.get(addr)
+            return max(0.0, st[1] - now) if st is not None else 0.0
+
+    def failure(self, addr: str) -> float:
+        """Record a wrong password; returns the lock-out it starts, in seconds (0 for none)."""
+        now = time.monotonic()
+        with self._lock:
+            st = self._state.pop(addr, None)
+            if st is None or now - st[3] > 24 * 3600:
+                st = [[], 0.0, 0, now]
+            st[0] = [t for t in st[0] if now - t < self.window] + [now]
+            st[3] = now
+            started = 0.0
+            if len(st[0]) >= self.after:
+                started = min(self.seconds * 2 ** st[2], self.max_seconds)
+                st[0], st[1], st[2] = [], now + started, st[2] + 1
+            self._state[addr] = st          # re-inserted: the dict keeps addresses oldest event first
+            while len(self._state) > self.max_addresses:
+                del self._state[next(iter(self._state))]
+            return started
+
+    def success(self, addr: str) -> None:
+        with self._lock:
+            self._state.pop(addr, None)
+
+
+def _own_origins() -> set[str]:
+    """The origins a form of this server is posted from: its scheme and Host, and the same host over
+    HTTPS (a proxy that terminates TLS in front of it)."""
+    host = request.host.lower()
+    return {f"{request.scheme}://{host}", f"https://{host}"}
+
+
+def _origin_refusal() -> str | None:
+    """Why a state-changing request does not come from this server's pages (``None`` when it does)."""
+    origin = request.headers.get("Origin")
+    if origin is None:
+        referer = request.headers.get("Referer")
+        if not referer:
+            return "it named no origin (neither an Origin nor a Referer header)"
+        parts = urlsplit(referer)
+        origin = f"{parts.scheme}://{parts.netloc}"
+    if origin.strip().lower() not in _own_origins():
+        return "it came from another site"
+    return None
+
+
+def csrf_token() -> str:
+    """The session's CSRF token, made on first use."""
+    token = session.get(CSRF_FIELD)
+    if not isinstance(token, str) or len(token) < 20:
+        token = secrets.token_urlsafe(32)
+        session[CSRF_FIELD] = token
+    return token
+
+
+def create_app(db: str, *, admin_password: str | None, throttle: LoginThrottle | None = None) -> Flask:
+    """The WSGI app for a study database that :meth:`Store.initialise` has already set up.
+
+    ``throttle`` limits wrong admin passwords (default: :class:`LoginThrottle` with the module's
+    constants; ``study serve --lockout-after/--lockout-seconds`` shorten or lengthen them).
+    """
     store = Store(db)
     app = Flask("synthprobe.study")
     app.jinja_loader = DictLoader(TEMPLATES)
-    app.config["MAX_CONTENT_LENGTH"] = 16 * 1024
+    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
+    app.config.update(SECRET_KEY=store.session_secret(), SESSION_COOKIE_NAME="synthprobe_session",
+                      SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Lax")
     app.jinja_env.globals["pct"] = _pct
+    app.jinja_env.globals["csrf_token"] = csrf_token
     secret = admin_password or None
+    throttle = throttle or LoginThrottle()
 
     def message(status: int, heading: str, text: str, *, link: str | None = None, link_text: str = "",
                 css: str = ""):
@@ -134,7 +248,9 @@ def create_app(db: str, *, admin_password: str | None) -> Flask:
         resp.headers["Content-Security-Policy"] = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'"
         resp.headers["X-Content-Type-Options"] = "nosniff"
         resp.headers["X-Frame-Options"] = "DENY"
-        resp.headers["Referrer-Policy"] = "no-referrer"
+        # same-origin, not no-referrer: with no-referrer browsers send "Origin: null" on our own form
+        # posts, and the origin check needs the real one; other sites still get no referrer at all
+        resp.headers["Referrer-Policy"] = "same-origin"
         resp.headers["Cache-Control"] = "no-store"
         return resp
 
@@ -143,6 +259,24 @@ def create_app(db: str, *, admin_password: str | None) -> Flask:
         if exc.code == 401:
             return exc
         return message(exc.code or 500, exc.name, exc.description or "", css="error")
+
+    @app.before_request
+    def _same_origin_and_token():
+        if request.method in SAFE_METHODS:
+            return None
+        why = _origin_refusal()
+        if why is None:
+            sent = request.form.getlist(CSRF_FIELD)     # over MAX_CONTENT_LENGTH: 413 before reading
+            expected = session.get(CSRF_FIELD)
+            if not (len(sent) == 1 and isinstance(expected, str)
+                    and hmac.compare_digest(sent[0].encode("utf-8"), expected.encode("utf-8"))):
+                why = "the form's security token was missing or out of date"
+        if why is None:
+            return None
+        log.warning("refused %s %s from %s: %s", request.method, request.path, request.remote_addr, why)
+        return message(403, "Request refused",
+                       f"This request was refused because {why}. Go back to the study page, reload it and try "
+                       "again (the study needs cookies).", link="/", link_text="Go to the start page", css="error")
 
     @app.get("/")
     def index():
@@ -208,13 +342,30 @@ def create_app(db: str, *, admin_password: str | None) -> Flask:
             return message(403, "Admin pages disabled",
                            "The results are not available because no admin password was set when the server "
                            "started. Restart it with SYNTHPROBE_STUDY_ADMIN set.", css="error")
+        addr = request.remote_addr or "?"
+        wait = throttle.locked_for(addr)
+        if wait > 0:
+            return _locked_out(wait)
         auth = request.authorization
         given = (auth.password or "") if auth is not None and auth.type == "basic" else ""
-        if not given or not hmac.compare_digest(given.encode("utf-8"), secret.encode("utf-8")):
-            body, status = message(401, "Password required", "The results need the study's admin password.",
-                                   css="error")
-            return Response(body, status, {"WWW-Authenticate": 'Basic realm="synthprobe study admin", charset="UTF-8"'})
-        return None
+        if given and hmac.compare_digest(given.encode("utf-8"), secret.encode("utf-8")):
+            throttle.success(addr)
+            return None
+        if given:  # a browser's first request carries no password; only wrong ones count
+            lock = throttle.failure(addr)
+            log.warning("wrong admin password from %s for %s", addr, request.path)
+            if lock > 0:
+                log.warning("admin login locked for %s for %d s after %d wrong passwords", addr, math.ceil(lock),
+                            throttle.after)
+                return _locked_out(lock)
+        body, status = message(401, "Password required", "The results need the study's admin password.", css="error")
+        return Response(body, status, {"WWW-Authenticate": 'Basic realm="synthprobe study admin", charset="UTF-8"'})
+
+    def _locked_out(wait: float):
+        body, status = message(429, "Too many wrong passwords",
+                               "The admin pages are locked for this address after too many wrong passwords. "
+                               f"Try again in {math.ceil(wait)} seconds.", css="error")
+        return Response(body, 429, {"Retry-After": str(math.ceil(wait))})
 
     @app.get("/admin")
     def results_page():

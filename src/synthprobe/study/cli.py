@@ -84,6 +84,10 @@ def _cmd_serve(args) -> int:
         raise InputError(f"expected 0..65535, got {args.port}", field="--port")
     if not 1 <= args.threads <= 64:
         raise InputError(f"expected 1..64, got {args.threads}", field="--threads")
+    if not 1 <= args.lockout_after <= 1000:
+        raise InputError(f"expected 1..1000, got {args.lockout_after}", field="--lockout-after")
+    if not 1 <= args.lockout_seconds <= 24 * 3600:
+        raise InputError(f"expected 1..86400 seconds, got {args.lockout_seconds}", field="--lockout-seconds")
     if not _is_loopback(args.host) and not args.allow_remote:
         raise InputError(f"{args.host} is not a loopback address; raters on other machines could reach the "
                          "server. Pass --allow-remote to do this on purpose (behind HTTPS)", field="--host")
@@ -96,13 +100,26 @@ def _cmd_serve(args) -> int:
     store.initialise(items, items_label=str(args.items or ""), admin_password=password,
                      replace_admin_password=args.change_admin_password)
 
+    import logging
+
     import waitress
 
-    from synthprobe.study.app import create_app
+    from synthprobe.study.app import LoginThrottle, create_app, log
+    from synthprobe.study.limits import LOCKOUT_MAX_SECONDS, MAX_REQUEST_BODY
 
-    app = create_app(args.db, admin_password=password)
+    if not log.handlers:  # refusals and failed admin logins go to stderr, one line each
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        log.addHandler(handler)
+        log.setLevel(logging.INFO)
+        log.propagate = False
+    throttle = LoginThrottle(after=args.lockout_after, seconds=args.lockout_seconds,
+                             max_seconds=max(LOCKOUT_MAX_SECONDS, args.lockout_seconds))
+    app = create_app(args.db, admin_password=password, throttle=throttle)
+    # the body cap is enforced by waitress itself: a request whose Content-Length is larger is answered
+    # 413 at once, before its body is read (forms are tiny; waitress would otherwise buffer up to 1 GiB)
     server = waitress.create_server(app, host=args.host, port=args.port, threads=args.threads,
-                                    ident="synthprobe-study")
+                                    ident="synthprobe-study", max_request_body_size=MAX_REQUEST_BODY)
     url = f"http://{args.host}:{server.effective_port}/"
     print(f"serving the study on {url} (database {args.db}); stop with Ctrl+C", flush=True)
     if password is None:
@@ -138,6 +155,7 @@ def _cmd_results(args) -> int:
 
 def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
     from synthprobe.probes.cli import add_model_args
+    from synthprobe.study.limits import LOCKOUT_AFTER, LOCKOUT_SECONDS
 
     sub = verbs["study"]
     p = sub.add_parser(
@@ -183,7 +201,12 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
                     "article on GPT-3's five-point scale. Answers are stored in SQLite at once; raters resume "
                     f"from their link. Results are at /admin, protected by the password in ${ADMIN_ENV} "
                     "(admin pages are refused when it is unset); a salted hash of that password is recorded in "
-                    "the database, and 'study results' asks for the same password. Listens on loopback only "
+                    "the database, and 'study results' asks for the same password. Wrong admin passwords are "
+                    "throttled per client address: after --lockout-after failures the address is locked out of "
+                    "the admin pages (429 with Retry-After, even for the right password) for --lockout-seconds, "
+                    "doubling with each further lock-out up to an hour; failures and lock-outs are logged on "
+                    "stderr. Every form post must come from the server's own origin and carry the session's "
+                    "CSRF token; request bodies over 64 KiB are refused with 413. Listens on loopback only "
                     "unless --allow-remote.")
     p.add_argument("--db", required=True, metavar="FILE", help="study database (created on first use)")
     p.add_argument("--items", default=None, metavar="FILE",
@@ -194,6 +217,12 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
     p.add_argument("--threads", type=int, default=8, help="worker threads (default: %(default)s)")
     p.add_argument("--allow-remote", action="store_true",
                    help="allow a non-loopback --host (put the server behind HTTPS)")
+    p.add_argument("--lockout-after", type=int, default=LOCKOUT_AFTER, metavar="N",
+                   help="wrong admin passwords from one address (within 15 minutes) before it is locked out "
+                        "(default: %(default)s)")
+    p.add_argument("--lockout-seconds", type=int, default=LOCKOUT_SECONDS, metavar="S",
+                   help="length of the first lock-out; each further one doubles it, up to an hour "
+                        "(default: %(default)s)")
     p.add_argument("--change-admin-password", action="store_true",
                    help=f"record the password now in ${ADMIN_ENV} as the study's admin password, replacing the "
                         "one recorded when the database was first served (without this flag a different password "

@@ -10,9 +10,13 @@ both experiments and quizzes balanced. In quiz A the experiment's 1st, 3rd, 5th,
 are shown as the human version and the others as the machine version; quiz B is the mirror
 image. The order of questions is shuffled per rater.
 
-The ``meta`` table also keeps a salted scrypt hash of the admin password the study was first
-served with (``$SYNTHPROBE_STUDY_ADMIN``); ``synthprobe study results`` checks it, so the
-command line asks for the same password as the web results page.
+The ``meta`` table also keeps a salted hash of the admin password the study was first served
+with (``$SYNTHPROBE_STUDY_ADMIN``), made and checked by ``werkzeug.security``; ``synthprobe
+study results`` checks it, so the command line asks for the same password as the web results
+page. Databases from earlier releases hold the hand-made ``scrypt$n$r$p$salt$hash`` format; it
+still verifies, and the next successful ``serve`` replaces it with werkzeug's format. The meta
+table also keeps the random key that signs the web app's session cookie (CSRF tokens), so a
+restart does not invalidate the forms raters have open.
 """
 
 from __future__ import annotations
@@ -83,28 +87,47 @@ def items_digest(items: list[StudyItem]) -> str:
 
 #: Environment variable that holds the study's admin password (web results and ``study results``).
 ADMIN_ENV = "SYNTHPROBE_STUDY_ADMIN"
-#: ``meta`` key of the salted admin-password hash.
+#: ``meta`` key of the salted admin-password hash (the name dates from the first format).
 ADMIN_KEY = "admin_scrypt"
-_SCRYPT = {"n": 2 ** 14, "r": 8, "p": 1}
+#: ``meta`` key of the web app's session-signing key.
+SESSION_KEY = "session_secret"
+_LEGACY_PREFIX = "scrypt$"
 
 
-def hash_password(password: str, salt: bytes | None = None) -> str:
-    """``scrypt$n$r$p$salt$hash`` (hex) of ``password`` with a random 16-byte salt."""
-    salt = secrets.token_bytes(16) if salt is None else salt
-    digest = hashlib.scrypt(password.encode("utf-8"), salt=salt, dklen=32, **_SCRYPT)
-    return f"scrypt${_SCRYPT['n']}${_SCRYPT['r']}${_SCRYPT['p']}${salt.hex()}${digest.hex()}"
+def hash_password(password: str) -> str:
+    """werkzeug's salted hash of ``password`` (``scrypt:n:r:p$salt$hash``)."""
+    from werkzeug.security import generate_password_hash  # here: werkzeug is slow to import for every command
+
+    return generate_password_hash(password)
 
 
-def password_matches(password: str, stored: str) -> bool:
+def is_legacy_hash(stored: str) -> bool:
+    """Whether ``stored`` is the hand-made format written by earlier releases."""
+    return stored.startswith(_LEGACY_PREFIX)
+
+
+def _legacy_matches(password: str, stored: str) -> bool:
+    # ``scrypt$n$r$p$salt$hash`` (hex), kept only so that existing databases still verify
     try:
         kind, n, r, p, salt, digest = stored.split("$")
-        if kind != "scrypt":
+        if kind != "scrypt" or not (n.isascii() and r.isascii() and p.isascii()):
             return False
         got = hashlib.scrypt(password.encode("utf-8"), salt=bytes.fromhex(salt), n=int(n), r=int(r), p=int(p),
                              dklen=len(digest) // 2)
     except (ValueError, MemoryError):
         return False
     return hmac.compare_digest(got.hex(), digest)
+
+
+def password_matches(password: str, stored: str) -> bool:
+    if is_legacy_hash(stored):
+        return _legacy_matches(password, stored)
+    from werkzeug.security import check_password_hash
+
+    try:
+        return check_password_hash(stored, password)
+    except (ValueError, TypeError, MemoryError):  # unknown method or a damaged record
+        return False
 
 
 class AnswerRejected(Exception):
@@ -168,7 +191,8 @@ class Store:
         """Create the schema; load ``items`` into a new database or check they match an existing one.
 
         With ``admin_password`` a salted hash of it is recorded the first time (``study results``
-        checks it later); an existing record must match unless ``replace_admin_password``.
+        checks it later); an existing record must match unless ``replace_admin_password``. A
+        matching record in the earlier hand-made format is replaced by werkzeug's format.
         When anything fails on a database file this call created, the file is removed again.
         """
         if self.path.exists() and not self.path.is_file():
@@ -231,7 +255,7 @@ class Store:
                     raise InputError(f"${ADMIN_ENV} is not the admin password this study database was started "
                                      f"with; set that password, or pass --change-admin-password to replace it",
                                      path=self.path)
-                if stored is None or replace_admin_password:
+                if stored is None or replace_admin_password or is_legacy_hash(stored):
                     con.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
                                 (ADMIN_KEY, hash_password(admin_password)))
 
@@ -248,6 +272,16 @@ class Store:
                              "which records it", path=self.path)
         if not password_matches(password, row["value"]):
             raise InputError(f"${ADMIN_ENV} is not this study's admin password", path=self.path)
+
+    def session_secret(self) -> bytes:
+        """The web app's session-signing key: made once per database and kept in ``meta``."""
+        with self.write() as con:
+            row = con.execute("SELECT value FROM meta WHERE key = ?", (SESSION_KEY,)).fetchone()
+            if row is not None:
+                return bytes.fromhex(row["value"])
+            key = secrets.token_bytes(32)
+            con.execute("INSERT INTO meta(key, value) VALUES (?, ?)", (SESSION_KEY, key.hex()))
+            return key
 
     def check_readable(self) -> None:
         if not self.path.is_file():
