@@ -28,8 +28,15 @@ def _auth(password):
     return {"Authorization": "Basic " + base64.b64encode(f"admin:{password}".encode()).decode()}
 
 
+def _post(client, url, data=None):
+    """A form post as the app's own pages send it: from its origin, with the session's CSRF token."""
+    page = client.get("/").text
+    token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
+    return client.post(url, data={"csrf_token": token, **(data or {})}, headers={"Origin": "http://localhost"})
+
+
 def _start(client):
-    resp = client.post("/start")
+    resp = _post(client, "/start")
     assert resp.status_code == 303
     token = resp.headers["Location"].rsplit("/", 1)[1]
     assert re.fullmatch(r"[A-Za-z0-9_-]{20,}", token)
@@ -60,20 +67,20 @@ def test_rater_flow_validation_and_resume(tmp_path):
                       ({"position": ["0", "0"], "choice": "unsure"}, "did not say which question"),
                       ({"position": "0", "choice": ["unsure", "human-very"]}, "more than one answer"),
                       ({"position": "0", "choice": ["unsure", "unsure"]}, "more than one answer")]:
-        resp = client.post(f"/r/{token}", data=form)
+        resp = _post(client, f"/r/{token}", form)
         assert resp.status_code == 400 and msg in resp.text and "Back to the current question" in resp.text
     assert store.answer_rows() == []
-    assert client.post(f"/r/{token}", data={"position": "0", "choice": "unsure"}).status_code == 303
-    assert client.post(f"/r/{token}", data={"position": "0", "choice": "human-very"}).status_code == 303
+    assert _post(client, f"/r/{token}", {"position": "0", "choice": "unsure"}).status_code == 303
+    assert _post(client, f"/r/{token}", {"position": "0", "choice": "human-very"}).status_code == 303
     assert [r["choice"] for r in store.answer_rows()] == ["unsure"]          # idempotent
     # the start page (cookie) and the link both resume at question 2
     assert 'id="resume"' in client.get("/").text
     assert "Question 2 of 4" in client.get(f"/r/{token}").text
     for pos in (1, 2, 3):
-        client.post(f"/r/{token}", data={"position": str(pos), "choice": "machine-very"})
+        _post(client, f"/r/{token}", {"position": str(pos), "choice": "machine-very"})
     done = client.get(f"/r/{token}")
     assert done.status_code == 200 and "You have answered all 4 questions" in done.text
-    assert client.post(f"/r/{token}", data={"position": "0", "choice": "unsure"}).status_code == 200
+    assert _post(client, f"/r/{token}", {"position": "0", "choice": "unsure"}).status_code == 200
     assert 'id="resume"' not in client.get("/").text
     unknown = client.get("/r/not-a-real-token-123")
     assert unknown.status_code == 404 and "This study link is not valid" in unknown.text

@@ -129,8 +129,17 @@ def test_concurrent_raters_do_not_corrupt(study):
 
 
 def _post(url, data):
-    req = urllib.request.Request(url, data=urllib.parse.urlencode(data).encode(), method="POST")
-    return urllib.request.urlopen(req, timeout=30)
+    """A form post as the app's pages send it: from the server's origin, with the session's CSRF token."""
+    import http.cookiejar
+
+    parts = urllib.parse.urlsplit(url)
+    origin = f"{parts.scheme}://{parts.netloc}"
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+    page = opener.open(origin + "/", timeout=30).read().decode()
+    token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
+    req = urllib.request.Request(url, data=urllib.parse.urlencode({"csrf_token": token, **data}).encode(),
+                                 method="POST", headers={"Origin": origin})
+    return opener.open(req, timeout=30)
 
 
 def test_server_restart_loses_nothing_and_rater_resumes(tmp_path):
