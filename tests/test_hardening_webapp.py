@@ -21,7 +21,8 @@ from urllib.parse import urlsplit
 import pytest
 
 from synthprobe.cli import main
-from synthprobe.study.store import ADMIN_KEY, Store, is_legacy_hash, password_matches
+from synthprobe.study import store as study_store
+from synthprobe.study.store import ADMIN_KEY, Store
 from test_study_support import ADMIN_PASSWORD, write_items
 
 EVIL_ORIGIN = "http://evil.example"
@@ -297,6 +298,8 @@ def _stored(db: Path) -> str:
 def test_admin_password_hash_is_werkzeugs_and_old_databases_still_verify(tmp_path, monkeypatch, capsys):
     from werkzeug.security import check_password_hash
 
+    is_legacy_hash, password_matches = study_store.is_legacy_hash, study_store.password_matches
+
     # a new database records werkzeug's format
     with Serve(tmp_path) as srv:
         pass
@@ -330,3 +333,66 @@ def test_admin_password_hash_is_werkzeugs_and_old_databases_still_verify(tmp_pat
     # damaged records never match
     for bad in ("scrypt$x$8$1$00$00", "scrypt$16384$8$1$zz$00", "unknown:1$a$b", "", "$$"):
         assert not password_matches(ADMIN_PASSWORD, bad)
+
+
+# -- the attack itself, in a real browser -------------------------------------------------------------
+def test_another_sites_page_cannot_create_raters_in_chromium(tmp_path):
+    """A page on another origin that auto-submits a form to ``/start`` (what any web page could do to a
+    rater's browser) is refused; the study's own Start button still works in the same browser."""
+    import http.server
+    import threading
+
+    from test_study_browser import ARGS, CHROMIUM, _browser_missing
+
+    missing = _browser_missing()
+    if missing is not None:
+        if os.environ.get("SYNTHPROBE_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"SYNTHPROBE_REQUIRE_BROWSER=1, but {missing}", pytrace=False)
+        pytest.skip(missing)
+    from playwright.sync_api import sync_playwright
+
+    with Serve(tmp_path) as srv:
+        evil_page = (f'<form id="f" method="post" action="{srv.origin}/start">'
+                     '<input type="hidden" name="csrf_token" value="guess"></form>'
+                     '<script>document.getElementById("f").submit()</script>').encode()
+
+        class Evil(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html")
+                self.send_header("Content-Length", str(len(evil_page)))
+                self.end_headers()
+                self.wfile.write(evil_page)
+
+            def log_message(self, *args):
+                pass
+
+        evil = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Evil)
+        threading.Thread(target=evil.serve_forever, daemon=True).start()
+        try:
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+                ctx = browser.new_context()
+                page = ctx.new_page()
+                page.goto(srv.origin + "/")                     # the rater has the study open (session cookie)
+                with page.expect_response(lambda r: r.url.endswith("/start")) as info:
+                    page.goto(f"http://127.0.0.1:{evil.server_address[1]}/")
+                assert info.value.status == 403
+                page.wait_for_load_state()
+                assert "Request refused" in page.content()
+                assert _raters(srv.db) == 0
+                page.goto(srv.origin + "/")
+                page.click("#start")
+                page.wait_for_url("**/r/**")
+                assert _raters(srv.db) == 1
+                page.check("input[value='unsure']")
+                page.click("#next")
+                page.wait_for_load_state()
+                assert "Question 2 of 4" in page.inner_text(".progress")
+                assert _answers(srv.db) == 1
+                browser.close()
+        finally:
+            evil.shutdown()
+            evil.server_close()
+        log = srv.log()
+    assert "refused POST /start from 127.0.0.1: it came from another site" in log
