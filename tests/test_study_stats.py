@@ -132,7 +132,7 @@ def test_results_cli_needs_the_admin_password(filled, tmp_path, capsys, monkeypa
     with store.connect() as con:
         meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
     assert ADMIN_PASSWORD not in "".join(meta.values())
-    assert meta["admin_scrypt"].startswith("scrypt$")
+    assert meta["admin_scrypt"].startswith("scrypt:")                   # werkzeug.security's format
     # a database that was never served with a password cannot be read either; the message says how to fix it
     items = tmp_path / "items.jsonl"
     write_items(items, n_articles=2)
