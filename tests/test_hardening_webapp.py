@@ -396,3 +396,17 @@ def test_another_sites_page_cannot_create_raters_in_chromium(tmp_path):
             evil.server_close()
         log = srv.log()
     assert "refused POST /start from 127.0.0.1: it came from another site" in log
+
+
+def test_the_lockout_table_stays_small_and_other_addresses_are_not_locked():
+    from synthprobe.study.app import LoginThrottle
+
+    t = LoginThrottle(after=2, seconds=60, max_addresses=100)
+    assert t.failure("10.0.0.1") == 0 and t.failure("10.0.0.1") == 60
+    assert 59 < t.locked_for("10.0.0.1") <= 60 and t.locked_for("10.0.0.2") == 0
+    for i in range(1000):                                   # many addresses, one failure each
+        t.failure(f"192.0.2.{i}")
+    assert len(t._state) == 100                             # the oldest are forgotten first
+    assert t.locked_for("10.0.0.1") == 0 and t.locked_for("192.0.2.999") == 0
+    with pytest.raises(ValueError):
+        LoginThrottle(after=0)
