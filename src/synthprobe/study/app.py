@@ -7,11 +7,13 @@ question from the same link (the start page also remembers it in a cookie).
 
 Admin pages (``/admin``, ``/admin/results.csv``, ``/admin/results.json``) use HTTP Basic
 authentication with the password given at start-up (``SYNTHPROBE_STUDY_ADMIN``); without one
-they answer 403. Wrong passwords are throttled per client address (:class:`LoginThrottle`, limits
-in :mod:`synthprobe.study.limits`): after ``LOCKOUT_AFTER`` failures within ``FAILURE_WINDOW_SECONDS`` the address is locked out
-of every admin page for ``LOCKOUT_SECONDS`` (doubling with each further lock-out, up to
-``LOCKOUT_MAX_SECONDS``), and even the right password is answered 429 with ``Retry-After``.
-Each failure and each lock-out is logged (logger ``synthprobe.study``).
+they answer 403. Wrong passwords are throttled per client address (:class:`LoginThrottle`,
+limits in :mod:`synthprobe.study.limits`): after ``LOCKOUT_AFTER`` failures within
+``FAILURE_WINDOW_SECONDS`` the address is locked out of every admin page for ``LOCKOUT_SECONDS``
+(doubling with each further lock-out, up to ``LOCKOUT_MAX_SECONDS``), and even the right password
+is answered 429 with ``Retry-After``. Each failure and each lock-out is logged (logger
+``synthprobe.study``). Behind a reverse proxy every client has the proxy's address, so one
+client's wrong passwords lock the admin pages for all.
 
 Every state-changing request (any method but GET, HEAD, OPTIONS) must come from the server's
 own origin (its ``Origin`` header, or lacking that its ``Referer``) and carry the session's
@@ -147,7 +149,7 @@ class LoginThrottle:
 
     After ``after`` failures within ``window`` seconds an address is locked out for ``seconds``;
     each further lock-out within a day doubles that, up to ``max_seconds``. A success clears the
-    address. ``clock`` is :func:`time.monotonic`.
+    address. Times come from :func:`time.monotonic`.
     """
 
     def __init__(self, *, after: int = LOCKOUT_AFTER, seconds: float = LOCKOUT_SECONDS,
@@ -155,7 +157,7 @@ class LoginThrottle:
                  max_addresses: int = MAX_TRACKED_ADDRESSES):
         if after < 1 or seconds <= 0 or max_seconds < seconds or window <= 0 or max_addresses < 1:
             raise ValueError("invalid lock-out settings")
-        self.after, self.seconds, self.max_seconds, self.window = after, seconds, max(max_seconds, seconds), window
+        self.after, self.seconds, self.max_seconds, self.window = after, seconds, max_seconds, window
         self.max_addresses = max_addresses
         self._lock = threading.Lock()
         # address -> [failure times, locked until, lock-outs so far, time of the last event]
@@ -210,6 +212,11 @@ def _origin_refusal() -> str | None:
     if origin.strip().lower() not in _own_origins():
         return "it came from another site"
     return None
+
+
+def _loggable(text: str) -> str:
+    """``text`` on one line of printable ASCII (request paths are the client's choice)."""
+    return text[:200].encode("unicode_escape").decode("ascii")
 
 
 def csrf_token() -> str:
@@ -273,7 +280,8 @@ def create_app(db: str, *, admin_password: str | None, throttle: LoginThrottle |
                 why = "the form's security token was missing or out of date"
         if why is None:
             return None
-        log.warning("refused %s %s from %s: %s", request.method, request.path, request.remote_addr, why)
+        log.warning("refused %s %s from %s: %s", request.method, _loggable(request.path), request.remote_addr,
+                    why)
         return message(403, "Request refused",
                        f"This request was refused because {why}. Go back to the study page, reload it and try "
                        "again (the study needs cookies).", link="/", link_text="Go to the start page", css="error")
@@ -353,7 +361,7 @@ def create_app(db: str, *, admin_password: str | None, throttle: LoginThrottle |
             return None
         if given:  # a browser's first request carries no password; only wrong ones count
             lock = throttle.failure(addr)
-            log.warning("wrong admin password from %s for %s", addr, request.path)
+            log.warning("wrong admin password from %s for %s", addr, _loggable(request.path))
             if lock > 0:
                 log.warning("admin login locked for %s for %d s after %d wrong passwords", addr, math.ceil(lock),
                             throttle.after)
