@@ -97,9 +97,9 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
             "builds them (a few seconds; same seed, same bytes), named synthprobe_<task> so\n"
             "lm-eval's built-in arithmetic_*/unscramble tasks (OpenAI's files) stay intact.\n"
             "Prompts follow GPT-3: the word tasks' instruction line is the YAML description,\n"
-            "demonstrations come from the task's own pool, never the test item. num_fewshot\n"
-            "is 0; pass --num_fewshot 1, or 50 (arithmetic) / 100 (words) for GPT-3's\n"
-            "few-shot K. What still differs from `synthprobe score gpt3` is stated at the\n"
+            "demonstrations come from the task's own pool, never the test item. The GPT-3\n"
+            "YAMLs leave num_fewshot unset (zero-shot unless asked); pass --num_fewshot 1, or\n"
+            "50 (arithmetic) / 100 (words) for GPT-3's few-shot K. What still differs from `synthprobe score gpt3` is stated at the\n"
             "top of each YAML. SAT analogies are exported only with --sat-file (the SAT set\n"
             "is not shipped)."),
         epilog=("example: synthprobe export lm-eval --out out/lm-eval\n"

@@ -492,9 +492,10 @@ def _gpt3_comment(pool: Gpt3Pool, variant: str, layout: _Layout) -> str:
                              "(synthprobe's --check is-greedy)."))
     paras += [
         ("", "Different:"),
-        ("K", f"num_fewshot is 0 here, and lm-eval runs one K per run: pass --num_fewshot 1 for "
-              f"one-shot, {task.k_few} for GPT-3's few-shot ({task.family}). synthprobe score gpt3 "
-              f"runs zero, one and few (K={task.k_few}) by default."),
+        ("K", f"num_fewshot is left unset here, so lm-eval runs zero-shot by default and honours "
+              f"--num_fewshot (a YAML value of 0 would make lm-eval ignore it): pass --num_fewshot 1 "
+              f"for one-shot, {task.k_few} for GPT-3's few-shot ({task.family}); lm-eval runs one K "
+              f"per run. synthprobe score gpt3 runs zero, one and few (K={task.k_few}) by default."),
         ("context", "synthprobe drops whole demonstrations, furthest from the test item first, until "
                     "the prompt fits --max-context (2048, capped at the model's); lm-eval instead "
                     "cuts the first tokens beyond the model's max_length (instruction and "
@@ -525,6 +526,10 @@ def gpt3_files(pool: Gpt3Pool, out: Path) -> dict[str, bytes]:
 
     A free-form pool gives a loglikelihood task ``name`` and a generation task ``name_gen``; a
     multiple-choice pool (SAT) gives one ``multiple_choice`` task ``name``.
+
+    No GPT-3 YAML sets ``num_fewshot``: lm-eval 0.4 ignores ``--num_fewshot`` for a task whose
+    config says 0 ("Manual configuration will be ignored"); with the key unset it runs
+    zero-shot unless ``--num_fewshot`` asks for more.
     """
     name = pool.name
     rel = f"data/{name}.jsonl"
@@ -550,18 +555,18 @@ def gpt3_files(pool: Gpt3Pool, out: Path) -> dict[str, bytes]:
         mc = {"task": name, "tag": family_tags, **common, "output_type": "multiple_choice",
               "doc_to_choice": "endings", "doc_to_target": "{{label}}",
               **({"fewshot_config": fewshot} if fewshot else {}),
-              "num_fewshot": 0, "metric_list": _MC_METRICS, "metadata": meta}
+              "metric_list": _MC_METRICS, "metadata": meta}
         return {rel: pool.data, f"{name}.yaml": _dump(_gpt3_comment(pool, "multiple choice", layout), mc)}
     ll = {"task": name, "tag": family_tags, **common, "doc_to_target": "{{completion}}",
           **({"fewshot_config": fewshot} if fewshot else {}),
-          "output_type": "loglikelihood", "num_fewshot": 0,
+          "output_type": "loglikelihood",
           "metric_list": [{"metric": "acc", "aggregation": "mean", "higher_is_better": True}],
           "metadata": meta}
     # The gold is compared trimmed; demonstrations keep the completion's own leading space.
     gen = {"task": f"{name}_gen", "tag": [f"{t}_gen" for t in family_tags], **common,
            "doc_to_target": "{{completion | trim}}",
            "fewshot_config": {**fewshot, "doc_to_target": "{{completion}}"},
-           "output_type": "generate_until", "num_fewshot": 0,
+           "output_type": "generate_until",
            "generation_kwargs": {"until": ["\n"], "do_sample": False,
                                  "max_gen_toks": _max_new_tokens(pool)},
            "filter_list": [{"name": "strip", "filter": [{"function": "remove_whitespace"},

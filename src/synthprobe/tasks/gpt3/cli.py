@@ -95,10 +95,18 @@ def cmd_score(args: argparse.Namespace) -> int:
     from synthprobe.tasks.gpt3.base import resolve_tasks
     from synthprobe.tasks.gpt3.evaluate import EvalConfig, dumps_results, format_table, run
     from synthprobe.tasks.gpt3.sat import sample_path
+    from synthprobe.tasks.gpt3.taskfile import load_task_files
 
     shots = [s.strip() for s in args.shots.split(",") if s.strip()]
+    # every task file is read and checked here, before any model loads
+    task_files = load_task_files(args.task_file or [])
+    if args.tasks is None:
+        tasks = [tf.task for tf in task_files] if task_files else resolve_tasks("all")
+    else:
+        tasks = resolve_tasks(args.tasks)
+        tasks += [tf.task for tf in task_files if tf.task not in tasks]
     config = EvalConfig(
-        tasks=resolve_tasks(args.tasks), shots=shots, limit=args.limit, limit_few=args.limit_few,
+        tasks=tasks, task_files=task_files, shots=shots, limit=args.limit, limit_few=args.limit_few,
         seed=args.seed, format=args.format, check=args.check, max_context=args.max_context,
         batch_size=args.batch_size, max_new_tokens=args.max_new_tokens, sat_file=args.sat_file,
         save_items=args.save_predictions, progress=not args.quiet, cache=not args.no_cache,
@@ -156,6 +164,9 @@ def cmd_score(args: argparse.Namespace) -> int:
             if uses_sat else None,
             "sat_sha256": sha256_file(sat_path) if uses_sat else None,
             "word_list": f"wordsegment unigrams.txt, first {WORD_SET_SIZE:,} words by length rule",
+            **({"task_files": [{"task": tf.task.name, "path": str(tf.path), "sha256": tf.sha256,
+                                "items": len(tf.items), "format": config.format_for(tf.task)}
+                               for tf in task_files]} if task_files else {}),
         },
         "results": results,
         "seconds": {"load": round(load_seconds, 2), "total": round(time.perf_counter() - started, 2)},
@@ -270,10 +281,23 @@ def register(verbs: dict) -> None:
         epilog="Generation tasks: greedy decoding, stop at newline, strip, exact match. SAT: the choice "
                "with the highest per-token mean log-likelihood. Demonstrations come from the same task's "
                "pool (never the test item) and are dropped from the far end to fit --max-context.\n"
-               "Example: synthprobe score gpt3 --tasks arithmetic_2da,CL --shots 0,1,few --limit 50",
+               "Example: synthprobe score gpt3 --tasks arithmetic_2da,CL --shots 0,1,few --limit 50\n"
+               "Your own task files in OpenAI's released format (e.g. GPT-3's original files):\n"
+               "  synthprobe score gpt3 --task-file two_digit_addition.jsonl --task-file A1=my_a1.jsonl --limit 100",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    s.add_argument("--tasks", default="all", help="comma-separated task names or paper codes (2D+, CL, SAT, ...), "
-                   "or all/arithmetic/words/sat (default all)")
+    s.add_argument("--tasks", default=None, help="comma-separated task names or paper codes (2D+, CL, SAT, ...), "
+                   "or all/arithmetic/words/sat (default all; with --task-file, only the files' tasks)")
+    s.add_argument("--task-file", action="append", metavar="[NAME=]PATH",
+                   help="score the items of a task file in OpenAI's released format ({\"context\", "
+                        "\"completion\"} lines, e.g. GPT-3's two_digit_addition.jsonl or a 'synthprobe build' "
+                        "file) instead of building that task; repeatable, one file per task. The task is "
+                        "NAME (a task name, paper code or released file name: 2D+, arithmetic_2da, "
+                        "two_digit_addition, A1, mid_word_1_anagrams, ...) or else the file name up to its "
+                        "first dot. Every line is checked before the model loads (only the two fields, the "
+                        "task's question form, operands and correct answer, or its word transformation; no "
+                        "repeated item); the first bad one is an error naming file, line and field (exit 2). "
+                        "An arithmetic file's layout (Q:/A: or lm-eval's Question:/Answer:) is read from it; "
+                        "demonstrations are drawn from the file's own items")
     s.add_argument("--shots", default="zero,one,few",
                    help="comma-separated settings: zero/0, one/1, few (GPT-3's K: 50 arithmetic, 100 words, "
                         "20 SAT) or a number K (default zero,one,few)")

@@ -15,13 +15,14 @@ Results JSON (written atomically)::
       "synthprobe": "<version>",
       "model": {...backend.describe()...},
       "settings": {"seed", "format", "check", "max_context", "batch_size", "limits",
-                   "sat_file", "sat_sha256", "word_list"},
+                   "sat_file", "sat_sha256", "word_list",
+                   "task_files": [{"task", "path", "sha256", "items", "format"}]},
       "results": [
         {"task", "code", "family", "setting", "k", "n", "correct", "accuracy", "ci95": [lo, hi],
          "shots": {"mean", "min", "max", "reduced"}, "prompt_tokens": {"mean", "max"},
          "max_new_tokens", "cached_items", "seconds", "items_per_s",
          "paper": {"125M": {"value": ..., "doubtful"?: true, "alt"?: ...}, ...},
-         "paper_note"?, "lands",
+         "paper_note"?, "lands", "task_file"? (the user's file the items came from),
          "items": [{"index", "n_shots", "prompt_tokens",
                     "gold"?, "prediction"?, "correct"?, ...}]}
       ],
@@ -107,6 +108,9 @@ class EvalConfig:
     progress: bool = True
     #: Keep every finished item in the score cache, so an interrupted run resumes (--no-cache: off).
     cache: bool = True
+    #: Users' task files (:class:`~synthprobe.tasks.gpt3.taskfile.TaskFile`, checked on loading):
+    #: each one's items replace the built pool of its task, which must be in ``tasks``.
+    task_files: list = field(default_factory=list)
 
     def validate(self) -> "EvalConfig":
         if not self.tasks:
@@ -136,7 +140,20 @@ class EvalConfig:
                              field="--sat-file")
         if self.sat_file is not None and not Path(self.sat_file).is_file():
             raise InputError("file does not exist", path=self.sat_file, field="--sat-file")
+        for tf in self.task_files:
+            if tf.task not in self.tasks:
+                raise InputError(f"the file's task {tf.task.code} is not among --tasks", path=tf.path,
+                                 field="--task-file")
         return self
+
+    def task_file(self, task: Task):
+        """The user's task file for ``task``, or None when its pool is built."""
+        return next((tf for tf in self.task_files if tf.task.name == task.name), None)
+
+    def format_for(self, task: Task) -> str:
+        """The prompt layout of ``task``: an arithmetic task file's own layout, else ``format``."""
+        tf = self.task_file(task)
+        return tf.format if tf is not None and tf.format else self.format
 
     def limit_for(self, k: int, task: Task | None = None) -> int | None:
         """Items to score: ``limit_few`` for few-shot generation prompts (1-2k tokens), else ``limit``."""
@@ -157,6 +174,9 @@ def token_counter(backend) -> Callable[[str], int]:
 
 def _pool(task: Task, config: EvalConfig, cache: dict) -> list:
     key = task.name
+    tf = config.task_file(task)
+    if tf is not None:
+        cache.setdefault(key, tf.items)
     if key not in cache:
         cache[key] = build_items(BuildConfig(task.name, seed=config.seed, format=config.format,
                                              sat_file=config.sat_file if task.family == "sat" else None))
@@ -182,7 +202,8 @@ def score_task(backend, task: Task, k: int, config: EvalConfig, pool: list,
     else:
         max_new = config.max_new_tokens or task.max_new_tokens
         reserve = max_new
-    pconf = PromptConfig(shots=k, format=config.format, max_context=max_context, seed=config.seed,
+    fmt = config.format_for(task)
+    pconf = PromptConfig(shots=k, format=fmt, max_context=max_context, seed=config.seed,
                          reserve=reserve).validate()
     prompts = build_prompts(task, pool, range(n), pconf, count_tokens)
     setting = setting_name(k, task)
@@ -218,7 +239,7 @@ def score_task(backend, task: Task, k: int, config: EvalConfig, pool: list,
     cache = None
     if config.cache:
         cache = item_cache(backend, task, pool, {
-            "setting": setting, "k": k, "seed": config.seed, "format": config.format, "check": config.check,
+            "setting": setting, "k": k, "seed": config.seed, "format": fmt, "check": config.check,
             "max_context": max_context, "max_new_tokens": max_new})
     done = {int(i): rec["item"] for i, rec in cache.load().items()} if cache is not None else {}
     # Longest prompts first, as the backends batch them (little padding), one backend batch at a
@@ -248,10 +269,14 @@ def score_task(backend, task: Task, k: int, config: EvalConfig, pool: list,
                                            total=len(prompts)) from None
     items = [fresh[p.index] if p.index in fresh else done[p.index] for p in prompts]
     seconds = time.perf_counter() - start
-    return summarize(task, setting, k, prompts, items, seconds=seconds,
-                     max_new_tokens=max_new if task.kind != "choice" and config.check == "generate" else None,
-                     save_items=config.save_items, cached=len(done),
-                     sat_sample=task.family == "sat" and is_sample(config.sat_file))
+    row = summarize(task, setting, k, prompts, items, seconds=seconds,
+                    max_new_tokens=max_new if task.kind != "choice" and config.check == "generate" else None,
+                    save_items=config.save_items, cached=len(done),
+                    sat_sample=task.family == "sat" and is_sample(config.sat_file))
+    tf = config.task_file(task)
+    if tf is not None:
+        row = {"task": row["task"], "task_file": str(tf.path), **row}
+    return row
 
 
 def item_cache(backend, task: Task, pool: list, settings: dict[str, Any]):

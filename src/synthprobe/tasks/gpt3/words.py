@@ -10,9 +10,16 @@ These rules reproduce the word sets of OpenAI's released files exactly. Transfor
 
 * CL  rotate left by r, r uniform in 1..len-1, redrawn while the rotation equals the word
       (``searchsearch`` rotated by 6); never the word unless it is one letter repeated;
-* A1  shuffle all letters but the first and last, redrawn until the word changes;
-* A2  shuffle all letters but the first two and last two, redrawn until the word changes
-      when the middle has more than one distinct arrangement;
+* A1  shuffle all letters but the first and last once; if that gives the word back, rotate
+      the middle left by one instead;
+* A2  the same with the first two and last two letters kept. A middle of one letter repeated
+      (``yellow``, ``buffer``) has no other arrangement and stays unchanged (193 A2 words,
+      none in A1, as in the released files).
+
+The anagram rule is inferred from the released files: where the middle has three distinct
+letters, it comes out as a left rotation in about 1/3 of words (1/6 from the shuffle, 1/6 from
+the shuffles that gave the word back), not the 1/5 of reshuffling until the word changes
+(``bench/anagram_rotation_share.py`` measures it).
 * RI  one character, uniform over space . / !, between every pair of adjacent letters;
 * RW  the word reversed.
 
@@ -106,23 +113,30 @@ def cycle_letters(word: str, rng: random.Random) -> str:
 
 
 def _shuffle_middle(word: str, keep: int, rng: random.Random) -> str:
-    head, middle, tail = word[:keep], list(word[keep:len(word) - keep]), word[len(word) - keep:]
+    """Shuffle ``word`` between its first and last ``keep`` letters once; if the word comes
+    back unchanged, rotate the original middle left by one instead (GPT-3's rule).
+
+    The result differs from the word whenever the middle has two or more distinct letters (a
+    rotation by one changes any such middle); a middle of one letter repeated stays as it is.
+    """
+    head, middle, tail = word[:keep], word[keep:len(word) - keep], word[len(word) - keep:]
     if len(set(middle)) < 2:        # only one arrangement: nothing can change
         return word
-    while True:
-        rng.shuffle(middle)
-        out = head + "".join(middle) + tail
-        if out != word:
-            return out
+    letters = list(middle)
+    rng.shuffle(letters)
+    shuffled = "".join(letters)
+    if shuffled == middle:
+        shuffled = middle[1:] + middle[:1]
+    return head + shuffled + tail
 
 
 def anagram_1(word: str, rng: random.Random) -> str:
-    """Shuffle all letters but the first and last, until the word changes (when it can)."""
+    """Shuffle all letters but the first and last once; rotate them left by one if the word came back."""
     return _shuffle_middle(word, 1, rng)
 
 
 def anagram_2(word: str, rng: random.Random) -> str:
-    """Shuffle all letters but the first two and last two, until the word changes (when it can)."""
+    """Shuffle all letters but the first two and last two once; rotate them left by one if the word came back."""
     return _shuffle_middle(word, 2, rng)
 
 
