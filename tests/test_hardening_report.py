@@ -94,3 +94,71 @@ def test_mistake_profile_bars_carry_their_n():
                 assert f"{mc.chosen}/{mc.offered}" in texts, (template, mc.source)
             elif mc.offered:
                 assert f"0 of {mc.offered}" in texts
+
+
+# --- GPT-3: no size verdict without enough items -------------------------------------------
+
+
+def test_zero_of_three_gets_no_size_verdict():
+    from synthprobe.tasks.gpt3.evaluate import interval
+    from synthprobe.tasks.gpt3.paper import TOO_FEW, paper_row, where_it_lands
+
+    # the reported case: 0 of 3 on 5D+ zero-shot printed "0, as ≤ 13B"; the interval 0-56 %
+    # holds every GPT-3 cell of the row
+    ci = tuple(interval(0, 3))
+    assert ci[1] > 50
+    assert where_it_lands(0.0, paper_row("5D+", "zero"), ci) == TOO_FEW
+    assert where_it_lands(0.0, paper_row("5D-", "few"), tuple(interval(0, 10))) == TOO_FEW
+    # enough items keep the tie at zero
+    assert where_it_lands(0.0, paper_row("5D+", "zero"), tuple(interval(0, 2_000))) == "0, as ≤ 13B"
+
+
+def test_committed_gpt3_verdicts_follow_the_rule():
+    from synthprobe.tasks.gpt3.paper import paper_row, where_it_lands
+
+    doc = json.loads(GPT3.read_text(encoding="utf-8"))
+    for r in doc["results"]:
+        if r["code"] == "SAT":
+            assert r["lands"] is None
+            continue
+        row = paper_row(r["code"], r["setting"])
+        assert r["lands"] == where_it_lands(r["accuracy"], row, tuple(r["ci95"])), (r["code"], r["setting"])
+
+
+@pytest.mark.slow
+def test_is_greedy_check_with_three_items_gives_no_verdict(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    out = tmp_path / "g.json"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    proc = subprocess.run([sys.executable, "-m", "synthprobe", "score", "gpt3", "--model", "smollm2-135m-instruct",
+                           "--tasks", "5D+", "--shots", "0", "--limit", "3", "--check", "is-greedy",
+                           "--output", str(out), "--quiet", "--threads", "1"],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    (row,) = json.loads(out.read_text(encoding="utf-8"))["results"]
+    assert row["n"] == 3 and row["ci95"][1] > 50
+    assert row["lands"] == "n too small"
+    table = proc.stdout.splitlines()
+    line = next(ln for ln in table if ln.startswith("5D+"))
+    assert line.rstrip().endswith("n too small") and "as ≤" not in line
+
+
+def test_sat_panel_from_the_sample_carries_its_caveat_in_the_figure():
+    from dataclasses import replace
+
+    from synthprobe.report.results import load_any
+
+    _, (result,) = load_any(GPT3)
+    assert json.loads(GPT3.read_text(encoding="utf-8"))["settings"]["sat_file"].startswith("synthprobe sample")
+    fig = plots.gpt3_figure([result])
+    caveats = [(ax, t) for ax in fig.axes for t in ax.texts if t.get_gid() == "sat-sample-caveat"]
+    assert len(caveats) == 1
+    ax, text = caveats[0]
+    assert ax.get_title().startswith("SAT") and "not the SAT set" in text.get_text()
+    # the same rows with the real SAT set (no sample note): no caveat
+    rows = tuple(replace(r, paper_note=None) if r.family == "sat" else r for r in result.rows)
+    fig = plots.gpt3_figure([replace(result, rows=rows)])
+    assert not [t for ax in fig.axes for t in ax.texts if t.get_gid() == "sat-sample-caveat"]

@@ -335,7 +335,9 @@ def _gpt3_section(results: Sequence[Gpt3Result], figure: bytes | None) -> str:
                           "Per task: the paper's accuracy over GPT-3 sizes (lines: zero-, one-, few-shot) "
                           "and each model's accuracy with its 95 % Wilson interval at its own parameter "
                           "count (points in the setting's colour). Hollow rings: doubtful paper cells; "
-                          "▲: the interval runs past the top of the panel."))
+                          "▲: the interval runs past the top of the panel. A SAT panel scored on synthprobe's "
+                          "self-written sample says so inside the panel: those points do not compare with "
+                          "the paper's SAT curves."))
     parts.append(_gpt3_table(results))
     return "".join(parts)
 

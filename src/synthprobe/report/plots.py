@@ -365,6 +365,18 @@ UNKNOWN_SIZE_X = 2.5e7
 
 
 def gpt3_curves(results: Sequence) -> bytes | None:
+    """:func:`gpt3_figure` as PNG bytes."""
+    with mpl.style.context("default"), mpl.rc_context({**_RC, "font.size": 8}):
+        fig = gpt3_figure(results)
+        return None if fig is None else _png(fig)
+
+
+#: written inside a panel whose model points were scored on synthprobe's own SAT sample
+SAT_SAMPLE_CAVEAT = ("points: synthprobe's self-written\nSAT sample, not the SAT set;\n"
+                     "not comparable with these curves")
+
+
+def gpt3_figure(results: Sequence) -> Figure | None:
     """One panel per GPT-3 synthetic task: the paper's accuracy over GPT-3 sizes as a line per
     setting (zero / one / few), and each model's accuracy with its 95 % Wilson interval as a
     point at the model's own parameter count, in the same setting's colour. Where the model's
@@ -444,6 +456,12 @@ def gpt3_curves(results: Sequence) -> bytes | None:
                     ax.plot([x], [y_top], linestyle="none", marker="^", markersize=4.5, color=color,
                             clip_on=False, zorder=4)
             first = by_task[task][0]
+            if any(gpt3_table.from_sat_sample(row) for ln in by_task[task] for row in ln.cells if row):
+                # lower right: the paper's SAT curves run high there, the model's points sit left
+                ax.text(0.97, 0.04, SAT_SAMPLE_CAVEAT, transform=ax.transAxes, ha="right", va="bottom",
+                        fontsize=6.5, color="#8a1c00", gid="sat-sample-caveat", zorder=5,
+                        bbox={"boxstyle": "round,pad=0.25", "facecolor": "#fff7e6", "edgecolor": "#c77c02",
+                              "linewidth": 0.8})
             ax.set_title(f"{first.code} — {task}", fontsize=8.5)
             ax.set_xscale("log")
             ax.set_xlim(x_lo, x_hi)
@@ -475,4 +493,4 @@ def gpt3_curves(results: Sequence) -> bytes | None:
                      "and each model's, with 95 % Wilson intervals, at its own size (points, same colour)\n"
                      "▲ = the interval runs past the top of the panel",
                      fontsize=9.5, y=1 - 0.1 / height, va="top")
-        return _png(fig)
+        return fig
