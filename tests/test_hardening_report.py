@@ -162,3 +162,97 @@ def test_sat_panel_from_the_sample_carries_its_caveat_in_the_figure():
     rows = tuple(replace(r, paper_note=None) if r.family == "sat" else r for r in result.rows)
     fig = plots.gpt3_figure([replace(result, rows=rows)])
     assert not [t for ax in fig.axes for t in ax.texts if t.get_gid() == "sat-sample-caveat"]
+
+
+# --- probes: baselines and variety beside the headline figures -----------------------------
+
+EVIL = "<script>alert(1)</script>"
+
+
+def _probe_env():
+    import os
+
+    return {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+
+
+def test_copy_baseline_of_the_shipped_grammar_set_is_71_5():
+    from synthprobe.probes.grammar import copy_baseline
+    from synthprobe.probes.items import load_grammar
+
+    items = [g for g in load_grammar() if g.output is None and g.reference is not None]
+    assert round(copy_baseline([g.input for g in items], [g.reference for g in items]), 1) == 71.5
+
+
+def test_distinct_n_and_shared_frames_see_one_template_sentence():
+    from synthprobe.probes.novel_words import distinct_n, shared_frames
+
+    same = ["We saw a farduddle.", "We saw a yalubalu.", "We saw a screeg."]
+    varied = ["The kids began to farduddle on the bed.", "A yalubalu grows by the river.",
+              "He screeged at the door all night."]
+    assert shared_frames(same, ["farduddle", "yalubalu", "screeg"]) == 3
+    assert shared_frames(varied, ["farduddle", "yalubalu", "screeg"]) == 0
+    assert distinct_n(same, 2) < 0.6 < distinct_n(varied, 2) == 1.0
+    assert distinct_n(same, 1) == pytest.approx(6 / 12) and distinct_n([""], 1) is None
+
+
+@pytest.mark.slow
+def test_grammar_probe_reports_the_copy_baseline_in_json_and_html(tmp_path):
+    import subprocess
+    import sys
+
+    out = tmp_path / "g"
+    proc = subprocess.run([sys.executable, "-m", "synthprobe", "probe", "grammar", "--model", "smollm2-135m-instruct",
+                           "--out", str(out), "--max-new-tokens", "24", "--no-chain", "--quiet",
+                           "--threads", "1"], capture_output=True, text=True, env=_probe_env(), timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    s = json.loads((out / "grammar.json").read_text(encoding="utf-8"))["summary"]
+    assert s["scored"] == 10 and round(s["copy_baseline_chrf"], 1) == 71.5
+    html = (out / "grammar.html").read_text(encoding="utf-8")
+    assert f"{s['chrf']:.2f} (copy-the-input baseline: 71.53)" in html
+    assert "copy-the-input baseline 71.53" in proc.stdout
+
+
+@pytest.mark.slow
+def test_novel_words_probe_reports_distinct_n_in_json_and_html(tmp_path):
+    import subprocess
+    import sys
+
+    out = tmp_path / "n"
+    proc = subprocess.run([sys.executable, "-m", "synthprobe", "probe", "novel-words", "--model",
+                           "smollm2-135m-instruct", "--out", str(out), "--max-new-tokens", "24", "--quiet",
+                           "--threads", "1"], capture_output=True, text=True, env=_probe_env(), timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads((out / "novel_words.json").read_text(encoding="utf-8"))
+    s = doc["summary"]
+    from synthprobe.probes.novel_words import distinct_n, shared_frames
+
+    gens = [g for r in doc["results"] for g in r["generations"]]
+    assert s["distinct_1"] == distinct_n(gens, 1) and s["distinct_2"] == distinct_n(gens, 2)
+    assert 0 < s["distinct_1"] <= 1 and 0 < s["distinct_2"] <= 1
+    assert s["shared_frame_first_sample"] == shared_frames([r["generations"][0] for r in doc["results"]],
+                                                           [r["word"] for r in doc["results"]])
+    html = (out / "novel_words.html").read_text(encoding="utf-8")
+    assert f"{s['distinct_1']:.2f} / {s['distinct_2']:.2f}" in html
+    assert "share a template sentence" in html and "distinct-1" in proc.stdout
+
+
+def test_probe_pages_escape_a_hostile_model_name():
+    from synthprobe.probes import report
+    from synthprobe.probes.lm import Sampling
+
+    nw = {"model": EVIL, "items_file": EVIL, "seed": 0, "sampling": Sampling().to_dict(),
+          "demonstrations": [{"word": "zib", "sentence": "A zib."}],
+          "results": [{"word": "zob", "prompt": "p", "new_text": "n", "generations": ["We saw a zob."],
+                       "uses_word": [True], "used_form": ["zob"], "finished": [True]}],
+          "summary": {"words": 1, "uses_word_first_sample": 1, "distinct_1": 1.0, "distinct_2": 1.0,
+                      "shared_frame_first_sample": 0}}
+    gr = {"model": EVIL, "items_file": "f", "seed": 0, "sampling": Sampling().to_dict(),
+          "demonstrations": [{"input": "a", "output": "b"}],
+          "results": [{"input": "x", "prompt": "p", "generations": ["y"], "reference": "y",
+                       "exact_match": [True], "chrf": 100.0, "finished": [True]}],
+          "summary": {"items": 1, "with_reference": 1, "scored": 1, "chrf": 100.0, "exact_match": 1,
+                      "exact_match_rate": 1.0, "copy_baseline_chrf": 40.0}}
+    for html in (report.novel_words_html(nw), report.grammar_html(gr)):
+        assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "1.00 / 1.00" in report.novel_words_html(nw)
+    assert "100.00 (copy-the-input baseline: 40.00)" in report.grammar_html(gr)
