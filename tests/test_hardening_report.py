@@ -256,3 +256,19 @@ def test_probe_pages_escape_a_hostile_model_name():
         assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "1.00 / 1.00" in report.novel_words_html(nw)
     assert "100.00 (copy-the-input baseline: 40.00)" in report.grammar_html(gr)
+
+
+def test_report_help_says_it_reads_any_results_files_with_examples():
+    import subprocess
+    import sys
+
+    for argv in (["report", "--help"], ["report", "deeparithmark", "--help"]):
+        proc = subprocess.run([sys.executable, "-m", "synthprobe", *argv], capture_output=True, text=True,
+                              env=_probe_env(), timeout=120)
+        assert proc.returncode == 0
+        text = " ".join(proc.stdout.split())
+        assert "score gpt3" in text and "score deeparithmark" in text, argv
+        assert "examples:" in proc.stdout and "gpt3_smollm2-135m-instruct.json --out" in proc.stdout, argv
+    assert "ANY synthprobe results files" in subprocess.run(
+        [sys.executable, "-m", "synthprobe", "report", "--help"], capture_output=True, text=True,
+        env=_probe_env(), timeout=120).stdout
