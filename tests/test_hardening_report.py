@@ -272,3 +272,28 @@ def test_report_help_says_it_reads_any_results_files_with_examples():
     assert "ANY synthprobe results files" in subprocess.run(
         [sys.executable, "-m", "synthprobe", "report", "--help"], capture_output=True, text=True,
         env=_probe_env(), timeout=120).stdout
+
+
+# --- Jinja2 pages ---------------------------------------------------------------------------
+
+
+def test_report_page_is_a_jinja2_template_and_escapes_a_hostile_model_name():
+    from dataclasses import replace
+
+    from synthprobe.report.build import render_files
+    from synthprobe.report.results import load_any
+    from synthprobe.templating import environment
+
+    deep = [replace(r, model=EVIL, settings={**r.settings, "dtype": EVIL}) for r in load_results(DEEP)]
+    _, gpt3 = load_any(GPT3)
+    gpt3 = [replace(g, model=EVIL) for g in gpt3]
+    files = render_files(deep, sources=[EVIL], title=EVIL, progress=False, gpt3=gpt3)
+    html = files["index.html"].decode("utf-8")
+    assert "<script>" not in html and html.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 6
+    assert "&amp;lt;" not in html                       # escaped once, not twice
+    assert html.startswith("<!DOCTYPE html>") and '<section id="depth">' in html
+    assert 'font: 15px/1.5 -apple-system, "Segoe UI"' in html   # the CSS is not escaped
+    # the templates ship as package resources, with autoescape on
+    env = environment()
+    assert env.autoescape is True
+    assert {"report.html", "report_parts.html", "grammar.html", "novel_words.html"} <= set(env.list_templates())

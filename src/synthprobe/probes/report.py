@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from synthprobe.templating import render
+from synthprobe.templating import Markup, render
 
 _CSS = """
 body{font-family:system-ui,sans-serif;margin:2em;max-width:110em;color:#222}
@@ -40,7 +40,7 @@ def novel_words_html(doc: dict[str, Any]) -> str:
              "previous answer. 'Uses the word' is an automatic proxy: the word or a regular inflection appears "
              "as a token. Read it beside distinct-n (unique word n-grams over all n-grams of the generations; "
              "1.0 = nothing repeats) and the count of sentences that are one template with the word swapped in.")
-    return render("novel_words.html", title="Novel words", css=_CSS, meta=meta, intro=intro, doc=doc)
+    return render("novel_words.html", title="Novel words", css=Markup(_CSS), meta=meta, intro=intro, doc=doc)
 
 
 def grammar_html(doc: dict[str, Any]) -> str:
@@ -60,4 +60,4 @@ def grammar_html(doc: dict[str, Any]) -> str:
     if s.get("copy_baseline_chrf") is not None:
         intro += (" The copy-the-input baseline is the chrF of handing back every input unchanged: a correction "
                   "must beat it to have improved anything.")
-    return render("grammar.html", title="Grammar correction", css=_CSS, meta=meta, intro=intro, doc=doc)
+    return render("grammar.html", title="Grammar correction", css=Markup(_CSS), meta=meta, intro=intro, doc=doc)
