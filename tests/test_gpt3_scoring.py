@@ -103,9 +103,11 @@ def test_where_it_lands_says_when_the_interval_cannot_place_the_model():
     assert where_it_lands(2.0, row, (1.0, 3.0)) == TOO_FEW
     assert where_it_lands(20.0, row, (10.0, 40.0)) == "≥ 13B"
     assert where_it_lands(20.0, row, (10.0, 80.0)) == TOO_FEW
-    # 0 of 50 on 5D+ few-shot: GPT-3 scored 0 up to 6.7B and 0.05 at 13B; the interval only
-    # reaches the next cell, so the tie at zero stands
-    assert where_it_lands(0.0, paper_row("5D+", "few"), tuple(interval(0, 50))) == "0, as ≤ 6.7B"
+    # 0 of 50 on 5D+ few-shot: GPT-3 scored 0 up to 6.7B and 0.05 at 13B; the interval (0-7.1 %)
+    # holds both the zeros and 13B's 0.05, so it cannot place the model among them
+    assert where_it_lands(0.0, paper_row("5D+", "few"), tuple(interval(0, 50))) == TOO_FEW
+    # 0 of 10,000 (interval 0-0.04 %) holds only the zeros: the tie at zero stands
+    assert where_it_lands(0.0, paper_row("5D+", "few"), tuple(interval(0, 10_000))) == "0, as ≤ 6.7B"
     # 0 of 2 on CL zero-shot: anything from below 125M to beyond 175B
     assert where_it_lands(0.0, paper_row("CL", "zero"), tuple(interval(0, 2))) == TOO_FEW
     # the position never falls as accuracy grows

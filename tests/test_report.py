@@ -487,7 +487,7 @@ def test_gpt3_only_report_shows_the_files_numbers(gpt3_doc, tmp_path):
         tr = html_rows[(row["task"], row["setting"])]
         assert f"<b>{row['accuracy']:.1f}</b> [{lo:.1f}, {hi:.1f}]" in tr
         assert f"{row['correct']}/{row['n']}" in tr
-        from html import escape
+        from markupsafe import escape  # the escaping Jinja2 applies (' as &#39;)
 
         if row.get("lands"):
             assert f"lands {escape(row['lands'])}" in tr

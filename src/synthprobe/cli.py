@@ -41,6 +41,28 @@ _ROOMS = (
 )
 
 
+#: What ``synthprobe VERB --help`` says beyond the one-line summary, with examples.
+VERB_DESCRIPTIONS = {
+    "report": """\
+Turn results JSON files into a report folder: index.html (one self-contained page),
+the PNG plots and leaderboard.md. It reads ANY synthprobe results files, in any mix:
+Deep Arithmark results (`synthprobe score deeparithmark`, several models per file) and
+GPT-3 synthetic-task results (`synthprobe score gpt3`, one model per file); each kind
+gets its own sections. The sub-command may be left out: `synthprobe report FILES --out DIR`
+is `synthprobe report deeparithmark FILES --out DIR` (the name is historical: it takes
+GPT-3 results too).""",
+}
+
+VERB_EPILOGS = {
+    "report": """\
+examples:
+  synthprobe report benchmarks/deeparithmark_smollm2-135m-instruct.json --out report/
+  synthprobe report benchmarks/gpt3_smollm2-135m-instruct.json --out report-gpt3/
+  synthprobe report deep_a.json deep_b.json gpt3_a.json gpt3_b.json --out all/ --title "Our models"
+Run 'synthprobe report deeparithmark --help' for every option and the files written.""",
+}
+
+
 def _build() -> tuple[argparse.ArgumentParser, dict[str, argparse._SubParsersAction]]:
     parser = argparse.ArgumentParser(
         prog="synthprobe",
@@ -52,7 +74,8 @@ def _build() -> tuple[argparse.ArgumentParser, dict[str, argparse._SubParsersAct
     top = parser.add_subparsers(dest="verb", metavar="VERB")
     verbs: dict[str, argparse._SubParsersAction] = {}
     for verb, help_text in VERBS.items():
-        p = top.add_parser(verb, help=help_text, description=help_text)
+        p = top.add_parser(verb, help=help_text, description=VERB_DESCRIPTIONS.get(verb, help_text),
+                           epilog=VERB_EPILOGS.get(verb), formatter_class=argparse.RawDescriptionHelpFormatter)
         verbs[verb] = p.add_subparsers(dest="what", metavar="WHAT")
         p.set_defaults(_verb_parser=p)
     for room in _ROOMS:

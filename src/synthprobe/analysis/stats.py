@@ -60,3 +60,25 @@ def chi2_homogeneity(groups: Sequence[tuple[str, int, int]]) -> dict[str, Any]:
     out["p"] = float(res.pvalue)
     out["df"] = int(res.dof)
     return out
+
+
+#: the multiple-test correction the report applies to per-depth and per-template p-values
+CORRECTION = "holm"
+CORRECTION_NAME = "Holm"
+
+
+def holm(pvalues: Sequence[float]) -> list[float]:
+    """Holm-adjusted p-values (family-wise error), by statsmodels' ``multipletests``.
+
+    NaN p-values (empty groups) stay NaN and are not counted as tests.
+    """
+    from statsmodels.stats.multitest import multipletests
+
+    ps = [float(p) for p in pvalues]
+    real = [i for i, p in enumerate(ps) if p == p]
+    out = [float("nan")] * len(ps)
+    if real:
+        adjusted = multipletests([ps[i] for i in real], method=CORRECTION)[1]
+        for i, q in zip(real, adjusted):
+            out[i] = float(q)
+    return out

@@ -98,9 +98,15 @@ def _cmd_novel_words(args) -> int:
     doc = _run_probe(args, "novel-words", "novel_words", load_novel_words, NOVEL_WORDS_FILE, novel_words.run,
                      report.novel_words_html)
     s, out = doc["summary"], Path(args.out)
-    print(f"novel words: {s['words']} words; first sample uses the word in {s['uses_word_first_sample']} "
+    print(f"novel words: {s['words']} words; first sample uses the word in {s['uses_word_first_sample']}; "
+          f"distinct-1 {_num(s['distinct_1'])}, distinct-2 {_num(s['distinct_2'])}, "
+          f"{s['shared_frame_first_sample']} share a template sentence "
           f"-> {out / 'novel_words.json'}, {out / 'novel_words.html'}")
     return 0
+
+
+def _num(x: float | None) -> str:
+    return "—" if x is None else f"{x:.2f}"
 
 
 def _cmd_grammar(args) -> int:
@@ -110,7 +116,7 @@ def _cmd_grammar(args) -> int:
     doc = _run_probe(args, "grammar", "grammar", load_grammar, GRAMMAR_FILE, grammar.run, report.grammar_html,
                      chain=not args.no_chain)
     s, out = doc["summary"], Path(args.out)
-    scored = (f"chrF {s['chrf']:.2f}, exact match {s['exact_match']}/{s['scored']}" if s.get("scored")
+    scored = (f"chrF {s['chrf']:.2f} (copy-the-input baseline {s['copy_baseline_chrf']:.2f}), exact match {s['exact_match']}/{s['scored']}" if s.get("scored")
               else "no references, not scored")
     print(f"grammar: {s['items']} items ({'chained' if s['chained'] else 'each on its own'}); {scored} "
           f"-> {out / 'grammar.json'}, {out / 'grammar.html'}")

@@ -11,7 +11,8 @@ next prompt; those prompts are decoded in batches.
 
 When items carry a ``reference`` correction, answers are scored with chrF (sacrebleu's
 standard implementation; corpus-level and mean sentence-level) and exact match (equal after
-collapsing whitespace; case and punctuation count).
+collapsing whitespace; case and punctuation count). ``copy_baseline_chrf`` is the corpus chrF
+of copying each input unchanged, reported beside the model's chrF.
 """
 
 from __future__ import annotations
@@ -76,6 +77,14 @@ def score(hyps: list[str], refs: list[str]) -> dict[str, Any]:
     }
 
 
+def copy_baseline(inputs: list[str], refs: list[str]) -> float:
+    """Corpus chrF of handing back every input unchanged: the floor a correction must beat
+    (poor-English inputs already share most characters with their corrections)."""
+    from sacrebleu.metrics import CHRF
+
+    return round(CHRF().corpus_score(list(inputs), [list(refs)]).score, 4)
+
+
 def run(lm, items: list[GrammarItem], sampling: Sampling, *, seed: int, chain: bool = True,
         progress: bool = True) -> dict[str, Any]:
     """Correct every item without an ``output``; ``lm`` is a synthprobe backend.
@@ -109,6 +118,8 @@ def run(lm, items: list[GrammarItem], sampling: Sampling, *, seed: int, chain: b
         results.append(row)
     scored = [r for r in results if r["reference"] is not None]
     metrics = score([r["generations"][0] for r in scored], [r["reference"] for r in scored])
+    if scored:
+        metrics["copy_baseline_chrf"] = copy_baseline([r["input"] for r in scored], [r["reference"] for r in scored])
     if "sentence_chrf" in metrics:
         for r, s in zip(scored, metrics.pop("sentence_chrf")):
             r["chrf"] = s

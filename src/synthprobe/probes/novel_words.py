@@ -82,6 +82,29 @@ def used_form(sentence: str, word: str) -> str | None:
     return None
 
 
+def distinct_n(texts: list[str], n: int) -> float | None:
+    """Distinct-n (Li et al. 2016): unique word n-grams over all word n-grams of ``texts``
+    (lower-cased words); None when there is no n-gram. 1.0: no n-gram repeats."""
+    grams = [tuple(toks[i:i + n]) for toks in (_TOKEN.findall(t.lower()) for t in texts)
+             for i in range(len(toks) - n + 1)]
+    return round(len(set(grams)) / len(grams), 4) if grams else None
+
+
+def shared_frames(texts: list[str], words: list[str]) -> int:
+    """How many of ``texts`` are, once their own target word (any form) is blanked out, the same
+    sentence as another one: "uses the word" counts them all, yet they are one template."""
+    frames = []
+    for text, word in zip(texts, words):
+        forms = inflections(word)
+        toks = ["_" if (tok[:-2] if tok.endswith("'s") else tok) in forms else tok
+                for tok in _TOKEN.findall(text.lower())]
+        frames.append(" ".join(toks))
+    counts: dict[str, int] = {}
+    for f in frames:
+        counts[f] = counts.get(f, 0) + 1
+    return sum(1 for f in frames if f and counts[f] > 1)
+
+
 def run(lm, words: list[NovelWord], sampling: Sampling, *, seed: int,
         progress: bool = True) -> dict[str, Any]:
     """Generate a sentence (``sampling.n`` samples) for every word without a human sentence.
@@ -111,12 +134,19 @@ def run(lm, words: list[NovelWord], sampling: Sampling, *, seed: int,
     n = len(results)
     first = sum(r["uses_word"][0] for r in results)
     every = [u for r in results for u in r["uses_word"]]
+    gens_all = [g for r in results for g in r["generations"]]
     summary = {
         "words": n,
         "samples_per_word": sampling.n,
         "uses_word_first_sample": first,
         "uses_word_rate_first_sample": round(first / n, 4) if n else None,
         "uses_word_rate_all_samples": round(sum(every) / len(every), 4) if every else None,
+        # beside the proxy: how varied the sentences are (a single template sentence with the
+        # word swapped in "uses the word" every time)
+        "distinct_1": distinct_n(gens_all, 1),
+        "distinct_2": distinct_n(gens_all, 2),
+        "shared_frame_first_sample": shared_frames([r["generations"][0] for r in results],
+                                                   [r["word"] for r in results]),
         "empty_generations": sum(1 for r in results for g in r["generations"] if not g),
         "truncated_generations": sum(1 for r in results for f in r["finished"] if not f),
     }

@@ -41,6 +41,14 @@ reported with its path and the field inside it.
 """
 
 
+_EXAMPLES = """\
+examples:
+  synthprobe report benchmarks/deeparithmark_smollm2-135m-instruct.json --out report/
+  synthprobe report benchmarks/gpt3_smollm2-135m-instruct.json --out report-gpt3/
+  synthprobe report deeparithmark deep.json gpt3.json --out both/ --title "Deep Arithmark and GPT-3"
+"""
+
+
 def _report(args: argparse.Namespace) -> int:
     from synthprobe.report.build import build_report
 
@@ -65,7 +73,8 @@ def _arguments(p: argparse.ArgumentParser) -> None:
 def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
     verb = verbs["report"]
     p = verb.add_parser(SUBCOMMAND, formatter_class=argparse.RawDescriptionHelpFormatter,
-                        help="Deep Arithmark and GPT-3 synthetic-task results → HTML report, PNG plots, "
-                             "Markdown leaderboard (the default: `synthprobe report RESULTS.json… --out DIR`)",
-                        description=_DESCRIPTION)
+                        help="any results files (Deep Arithmark and GPT-3, in any mix) → HTML report, PNG "
+                             "plots, Markdown leaderboard; the default, so `synthprobe report RESULTS.json… "
+                             "--out DIR` is the same",
+                        description=_DESCRIPTION, epilog=_EXAMPLES)
     _arguments(p)

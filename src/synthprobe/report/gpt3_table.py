@@ -64,6 +64,15 @@ def lines(results: Sequence[Gpt3Result]) -> list[Gpt3Line]:
                                                  first_seen[(ln.task, ln.setting, ln.k)]))
 
 
+#: the words the scorer puts in ``paper_note`` of a SAT row scored on its shipped sample
+SAT_SAMPLE_MARK = "self-written sample"
+
+
+def from_sat_sample(row: Gpt3Row) -> bool:
+    """The row is SAT scored on synthprobe's self-written sample, not on the SAT set."""
+    return row.family == "sat" and SAT_SAMPLE_MARK in (row.paper_note or "")
+
+
 def sizes(table: Sequence[Gpt3Line]) -> list[str]:
     """Every GPT-3 size any line has a figure for, smallest first."""
     labels = {s for ln in table for s in ln.paper}

@@ -4,15 +4,18 @@ nothing fetched from the network, no time stamps."""
 from __future__ import annotations
 
 import base64
-from html import escape
 from typing import Sequence
+
+from synthprobe.templating import Markup, environment, escape
+from synthprobe.templating import render as render_template
 
 from synthprobe import __version__
 from synthprobe.report import leaderboard as lb
 from synthprobe.report import gpt3_table as gt
 from synthprobe.report.model import Gpt3Result, Gpt3Row, MistakeCount, ModelResult, PaperFigure
 from synthprobe.report.plots import rank_balance_note, rank_balanced, rank_names
-from synthprobe.report.stats import binom_p, wilson
+from synthprobe.analysis.stats import CORRECTION, CORRECTION_NAME
+from synthprobe.report.stats import adjusted, contains_chance, wilson
 
 CSS = """
 :root { --fg: #1d2430; --muted: #5b6573; --line: #d9dee5; --band: #f5f7fa; --accent: #2a5db0; }
@@ -54,22 +57,22 @@ MIN_OFFERS = 10
 ALPHA = 0.05
 
 
+def _parts():
+    """The page's Jinja2 macros (``resources/templates/report_parts.html``)."""
+    return environment().get_template("report_parts.html").module
+
+
 def _img(png: bytes, alt: str, caption: str) -> str:
+    """The figure macro (alt text and caption escaped by the template), as plain HTML text."""
     data = base64.b64encode(png).decode("ascii")
-    return (f'<figure><img src="data:image/png;base64,{data}" alt="{escape(alt)}">'
-            f"<figcaption>{escape(caption)}</figcaption></figure>")
+    return str(_parts().figure(data, alt, caption))
 
 
 def _table(head: Sequence[str], body: Sequence[Sequence[str]], *, left: int = 1, raw: bool = False) -> str:
-    """``raw``: body cells are HTML already (escaped by the caller)."""
-    th = "".join(f'<th class="l">{escape(h)}</th>' if i < left else f"<th>{escape(h)}</th>"
-                 for i, h in enumerate(head))
-    trs = []
-    for row in body:
-        tds = "".join(('<td class="l">' if i < left else "<td>") + (c if raw else escape(c)) + "</td>"
-                      for i, c in enumerate(row))
-        trs.append(f"<tr>{tds}</tr>")
-    return f'<div class="scroll"><table><thead><tr>{th}</tr></thead><tbody>{"".join(trs)}</tbody></table></div>'
+    """The table macro; its template escapes every cell. ``raw``: body cells are HTML already,
+    built from :func:`markupsafe.escape`-d pieces, and pass as :class:`~markupsafe.Markup`."""
+    cells = [[Markup(c) if raw else c for c in row] for row in body]
+    return str(_parts().table(list(head), cells, left))
 
 
 def _sig_class(rate: float, chance: float, p: float) -> str:
@@ -84,16 +87,18 @@ def _depth_table(results: Sequence[ModelResult]) -> str:
     body = []
     for r in lb.ordered(results):
         row = [escape(r.model)]
+        tests = adjusted(r.by_depth, r.chance)
         for d in ds:
             c = r.by_depth.get(d)
             if c is None or not c.n:
                 row.append(lb.DASH)
                 continue
             lo, hi = wilson(c)
-            p = binom_p(c, r.chance)
-            cls = _sig_class(c.rate, r.chance, p)
+            p, p_holm = tests[d]
+            cls = _sig_class(c.rate, r.chance, p_holm)
             cell = (f"{100 * c.rate:.1f} [{100 * lo:.1f}, {100 * hi:.1f}] "
-                    f"<span class=\"note\">p {escape(lb.fmt_p(p))}</span>")
+                    f"<span class=\"note\">n {c.n} · p {escape(lb.fmt_p(p))} · "
+                    f"{CORRECTION_NAME} p {escape(lb.fmt_p(p_holm))}</span>")
             row.append(f'<span class="{cls}">{cell}</span>' if cls else cell)
         body.append(row)
     return _table(head, body, raw=True)
@@ -199,7 +204,8 @@ def _deep_sections(results: Sequence[ModelResult], figures: dict[str, bytes | No
             f"highest mean log-likelihood per <i>token</i> (ArithMark 3.0's protocol). Chance is "
             f"{100 * chance:.0f} %. <b>soft</b> is the mean probability of the correct option after a "
             "softmax over the normalised scores. <b>p</b> is the exact two-sided binomial test against "
-            "chance; green/red marks a score significantly above/below chance (p &lt; 0.05). "
+            "chance; green/red marks a score significantly above/below chance (p &lt; 0.05; the per-depth "
+            f"and per-template marks below use {CORRECTION_NAME}-adjusted p). "
             "<b>Δ</b> = Deep Arithmark − ArithMark-3 on the same weights, in points.</p>")
     sections.append(("leaderboard", "Leaderboard", lead + _leaderboard_table(results)))
 
@@ -208,15 +214,21 @@ def _deep_sections(results: Sequence[ModelResult], figures: dict[str, bytes | No
         body.append(_img(figures["depth_curve"], "acc_norm by depth per model",
                          "acc_norm per depth tier with 95 % Wilson intervals; dashed line: chance."))
     body.append(_depth_table(results))
-    body.append('<p class="note">Cells: acc_norm % [95 % Wilson interval], exact binomial p against '
-                "chance. A tier significantly below chance means a stable wrong path, not guessing.</p>")
+    body.append('<p class="note">Cells: acc_norm % [95 % Wilson interval], items n, the exact binomial p '
+                f"against chance, and that p after {CORRECTION_NAME}'s correction for the tiers of each model "
+                f"(statsmodels' multipletests, method '{CORRECTION}'). Green/red marks a tier whose "
+                f"{CORRECTION_NAME}-adjusted p is below {ALPHA:g}. Only a tier below chance after the "
+                "correction suggests a stable wrong path rather than guessing.</p>")
     sections.append(("depth", "Accuracy by depth", "".join(body)))
 
     if figures.get("template_heatmap"):
         sections.append(("templates", "Accuracy by template", _img(
             figures["template_heatmap"], "template by model heat-map of acc_norm",
             "acc_norm per template (rows, with depth) and model (columns); white is chance, "
-            "blue above, red below.")
+            "blue above, red below. Each cell gives its number of items n; a hatched cell's 95 % "
+            "Wilson interval contains chance (it cannot be told from guessing); * marks a cell whose "
+            f"exact binomial p against chance stays below {ALPHA:g} after {CORRECTION_NAME}'s correction "
+            "for the templates of that model.")
             + '<p class="note">Answer rank is balanced globally, not per template: read per-template '
               "rows as preference, not partial skill.</p>"))
 
@@ -226,7 +238,8 @@ def _deep_sections(results: Sequence[ModelResult], figures: dict[str, bytes | No
         if figures.get("mistake_profile"):
             parts.append(_img(figures["mistake_profile"], "pick rate of each option source per template",
                               "How often each option is picked when it is offered, by the mistake that "
-                              "produces it ('correct' is the answer). Dashed line: chance. '0 of N' marks an option "
+                              "produces it ('correct' is the answer). Dashed line: chance. Each bar is labelled 'k/N': "
+                              "picked k of the N times it was offered. '0 of N' marks an option "
                               "offered N times and never picked; 'not offered' one that no item offered."))
         if mt:
             parts.append("<p>The wrong option each model prefers most, per template (pick rate when "
@@ -324,7 +337,9 @@ def _gpt3_section(results: Sequence[Gpt3Result], figure: bytes | None) -> str:
                           "Per task: the paper's accuracy over GPT-3 sizes (lines: zero-, one-, few-shot) "
                           "and each model's accuracy with its 95 % Wilson interval at its own parameter "
                           "count (points in the setting's colour). Hollow rings: doubtful paper cells; "
-                          "▲: the interval runs past the top of the panel."))
+                          "▲: the interval runs past the top of the panel. A SAT panel scored on synthprobe's "
+                          "self-written sample says so inside the panel: those points do not compare with "
+                          "the paper's SAT curves."))
     parts.append(_gpt3_table(results))
     return "".join(parts)
 
@@ -379,22 +394,6 @@ def render(results: Sequence[ModelResult], figures: dict[str, bytes | None], *,
                      + "<p class=\"note\">Read from: " + ", ".join(f"<code>{escape(s)}</code>" for s in sources)
                      + "</p>"))
 
-    nav = "".join(f'<a href="#{sid}">{escape(name)}</a>' for sid, name, _ in sections)
-    out = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{escape(title)}</title>",
-        f"<style>{CSS}</style></head><body><main>",
-        f"<h1>{escape(title)}</h1>",
-        f'<p class="sub">{escape(" · ".join(sub_parts))}</p>',
-        f"<nav>{nav}</nav>",
-    ]
-    if len(datasets) > 1 or len(n_items) > 1:
-        out.append('<p class="warn"><b>Not one test set.</b> These results come from different data files '
-                   "or item counts (see Runs); their rows are not directly comparable.</p>")
-    for sid, name, html in sections:
-        out.append(f'<section id="{sid}"><h2>{escape(name)}</h2>{html}</section>')
-    out.append(f'<p class="note" style="margin-top:40px">Generated by synthprobe {escape(__version__)}.</p>')
-    out.append("</main></body></html>")
-    return "\n".join(out) + "\n"
+    return render_template("report.html", title=title, css=Markup(CSS), sub=" · ".join(sub_parts),
+                  sections=[(sid, name, Markup(html)) for sid, name, html in sections],
+                  not_one_test_set=len(datasets) > 1 or len(n_items) > 1, version=__version__)

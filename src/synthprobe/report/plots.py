@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import math
 import textwrap
+from dataclasses import dataclass
 from typing import Sequence
 
 import matplotlib as mpl
@@ -19,9 +20,11 @@ import matplotlib.ticker
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
 
 from synthprobe.report.model import ModelResult
-from synthprobe.report.stats import wilson
+from synthprobe.analysis.stats import CORRECTION_NAME
+from synthprobe.report.stats import adjusted, contains_chance, wilson
 
 DPI = 110
 
@@ -127,24 +130,72 @@ def heatmap_figure(results: Sequence[ModelResult]) -> Figure:
     with mpl.style.context("default"), mpl.rc_context({**_RC, "axes.grid": False}):
         fig = _figure(width, height)
         ax = fig.add_subplot()
-        grid = [[100 * r.by_template[t].rate if t in r.by_template and r.by_template[t].n else float("nan")
-                 for r in results] for t in templates]
+        cells = template_cells(results, templates)
+        grid = [[100 * c.rate if c is not None else float("nan") for c in row] for row in cells]
         norm = TwoSlopeNorm(vmin=0, vcenter=chance, vmax=100)
         im = ax.imshow(grid, cmap="RdBu", norm=norm, aspect="auto")
-        for i, row in enumerate(grid):
-            for j, v in enumerate(row):
-                if v == v:  # not NaN
-                    shade = float(norm(v))
-                    ax.text(j, i, f"{v:.0f}", ha="center", va="center", fontsize=8,
-                            color="white" if shade < 0.22 or shade > 0.78 else "black")
+        for i, row in enumerate(cells):
+            for j, c in enumerate(row):
+                if c is None:
+                    continue
+                shade = float(norm(100 * c.rate))
+                ax.text(j, i, f"{100 * c.rate:.0f}{'*' if c.significant else ''}\nn={c.n}", ha="center",
+                        va="center", fontsize=7, linespacing=1.0,
+                        color="white" if shade < 0.22 or shade > 0.78 else "black")
+                if c.contains_chance:
+                    ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, hatch="///",
+                                           edgecolor="0.55", linewidth=0, gid="contains-chance"))
         if upright:
             ax.set_xticks(range(m), labels)
         else:
             ax.set_xticks(range(m), labels, rotation=90, ha="center", va="top", rotation_mode="default")
         ax.set_yticks(range(len(templates)), row_labels)
-        ax.set_title(f"acc_norm (%) per template; white = chance ({chance:.0f} %)")
+        ax.set_title(f"acc_norm (%) and n per template\nwhite = chance ({chance:.0f} %); hatched: the 95 %\n"
+                     f"interval holds chance; *: {CORRECTION_NAME} p < {ALPHA:g}")
         fig.colorbar(im, ax=ax, shrink=0.8, label="acc_norm (%)")
         return fig
+
+
+#: a heat-map cell is starred when its Holm-adjusted p against chance is below this
+ALPHA = 0.05
+
+
+@dataclass(frozen=True)
+class TemplateCell:
+    """One template × model cell of the heat-map."""
+
+    correct: int
+    n: int
+    rate: float
+    low: float
+    high: float
+    #: exact binomial p against chance, and after Holm's correction over the model's templates
+    p: float
+    p_holm: float
+    #: the 95 % Wilson interval holds chance
+    contains_chance: bool
+
+    @property
+    def significant(self) -> bool:
+        return self.p_holm == self.p_holm and self.p_holm < ALPHA
+
+
+def template_cells(results: Sequence[ModelResult], templates: Sequence[str]) -> list[list[TemplateCell | None]]:
+    """Rows of ``templates``, one cell per model (None where the model has no items there)."""
+    tests = [adjusted({t: c for t, c in r.by_template.items() if c.n}, r.chance) for r in results]
+    rows = []
+    for t in templates:
+        row: list[TemplateCell | None] = []
+        for r, test in zip(results, tests):
+            c = r.by_template.get(t)
+            if c is None or not c.n:
+                row.append(None)
+                continue
+            lo, hi = wilson(c)
+            p, p_holm = test[t]
+            row.append(TemplateCell(c.correct, c.n, c.rate, lo, hi, p, p_holm, contains_chance(c, r.chance)))
+        rows.append(row)
+    return rows
 
 
 def template_heatmap(results: Sequence[ModelResult]) -> bytes:
@@ -158,7 +209,14 @@ def _wrap(text: str, width: int = 32) -> str:
 
 
 def mistake_profile(results: Sequence[ModelResult]) -> bytes | None:
-    """Per template, how often each option source is picked when offered, per model."""
+    """Per template, how often each option source is picked when offered, per model (PNG)."""
+    with mpl.style.context("default"), mpl.rc_context({**_RC, "font.size": 7.5}):
+        fig = mistake_figure(results)
+        return None if fig is None else _png(fig)
+
+
+def mistake_figure(results: Sequence[ModelResult]) -> Figure | None:
+    """The mistake profile as a figure: every bar labelled with its n (``k/N``)."""
     with_mistakes = [r for r in results if r.mistakes]
     if not with_mistakes:
         return None
@@ -184,7 +242,7 @@ def mistake_profile(results: Sequence[ModelResult]) -> bytes | None:
     with mpl.style.context("default"), mpl.rc_context({**_RC, "font.size": 7.5}):
         # A fixed grid instead of constrained layout: with 15 panels the layout engine costs
         # seconds, and the label column width is known (wrapped source names).
-        label_w, col_w, top_h, bottom_h = 2.05, 2.45, 0.55, 0.75
+        label_w, col_w, top_h, bottom_h = 2.05, 2.45, 0.7, 0.75
         width = ncols * (label_w + col_w) + 0.2
         height = top_h + bottom_h + nrows * panel_h
         fig = Figure(figsize=(width, height))
@@ -200,7 +258,7 @@ def mistake_profile(results: Sequence[ModelResult]) -> bytes | None:
             bar_h = 0.8 / m
             for j, (r, color) in enumerate(zip(with_mistakes, colors)):
                 by_name = {mc.source: mc for mc in r.mistakes.get(t, ())}
-                ys, xs, zeros, absent = [], [], [], []
+                ys, xs, zeros, absent, counts = [], [], [], [], []
                 for i, name in enumerate(names):
                     mc = by_name.get(name)
                     y = i - 0.4 + bar_h * (j + 0.5)
@@ -211,12 +269,18 @@ def mistake_profile(results: Sequence[ModelResult]) -> bytes | None:
                         xs.append(100 * mc.rate)
                         if not mc.chosen:
                             zeros.append((y, mc.offered))
+                        else:
+                            counts.append((y, 100 * mc.rate, mc.chosen, mc.offered))
                 ax.barh(ys, xs, height=bar_h, color=color, label=r.model if k == 0 else None)
                 # a 0-length bar is invisible: "offered, never chosen" and "never offered" are
                 # both said in words, so neither passes for the other
                 for y, offered in zeros:
                     ax.text(1.5, y, f"0 of {offered}", va="center", ha="left", fontsize=note_size, color=color,
                             fontweight="bold")
+                # every bar carries its n: picked k of the N items that offered the option
+                for y, x, chosen, offered in counts:
+                    ax.text(min(x, 78.0) + 1.5, y, f"{chosen}/{offered}", va="center", ha="left",
+                            fontsize=note_size, color=color)
                 for y in absent:
                     ax.text(1.5, y, "not offered", va="center", ha="left", fontsize=note_size, color="0.45",
                             style="italic")
@@ -229,10 +293,11 @@ def mistake_profile(results: Sequence[ModelResult]) -> bytes | None:
         for k in range(len(templates), nrows * ncols):
             axes[k // ncols][k % ncols].set_visible(False)
         fig.suptitle("Pick rate of each option source when offered (%); dashed = chance; "
-                     "'0 of N' = offered N times, never chosen; 'not offered' = no item offered it",
+                     "'k/N' = chosen k of the N times offered;\n'0 of N' = offered N times, never chosen; "
+                     "'not offered' = no item offered it",
                      fontsize=10, y=1 - 0.15 / height, va="top")
         fig.legend(loc="lower center", bbox_to_anchor=(0.5, 0.05 / height), ncols=min(m, 6), fontsize=8)
-        return _png(fig)
+        return fig
 
 
 RANK_NAMES = {4: ("smallest", "2nd smallest", "2nd largest", "largest")}
@@ -300,6 +365,18 @@ UNKNOWN_SIZE_X = 2.5e7
 
 
 def gpt3_curves(results: Sequence) -> bytes | None:
+    """:func:`gpt3_figure` as PNG bytes."""
+    with mpl.style.context("default"), mpl.rc_context({**_RC, "font.size": 8}):
+        fig = gpt3_figure(results)
+        return None if fig is None else _png(fig)
+
+
+#: written inside a panel whose model points were scored on synthprobe's own SAT sample
+SAT_SAMPLE_CAVEAT = ("points: synthprobe's self-written\nSAT sample, not the SAT set;\n"
+                     "not comparable with these curves")
+
+
+def gpt3_figure(results: Sequence) -> Figure | None:
     """One panel per GPT-3 synthetic task: the paper's accuracy over GPT-3 sizes as a line per
     setting (zero / one / few), and each model's accuracy with its 95 % Wilson interval as a
     point at the model's own parameter count, in the same setting's colour. Where the model's
@@ -379,6 +456,12 @@ def gpt3_curves(results: Sequence) -> bytes | None:
                     ax.plot([x], [y_top], linestyle="none", marker="^", markersize=4.5, color=color,
                             clip_on=False, zorder=4)
             first = by_task[task][0]
+            if any(gpt3_table.from_sat_sample(row) for ln in by_task[task] for row in ln.cells if row):
+                # lower right: the paper's SAT curves run high there, the model's points sit left
+                ax.text(0.97, 0.04, SAT_SAMPLE_CAVEAT, transform=ax.transAxes, ha="right", va="bottom",
+                        fontsize=6.5, color="#8a1c00", gid="sat-sample-caveat", zorder=5,
+                        bbox={"boxstyle": "round,pad=0.25", "facecolor": "#fff7e6", "edgecolor": "#c77c02",
+                              "linewidth": 0.8})
             ax.set_title(f"{first.code} — {task}", fontsize=8.5)
             ax.set_xscale("log")
             ax.set_xlim(x_lo, x_hi)
@@ -410,4 +493,4 @@ def gpt3_curves(results: Sequence) -> bytes | None:
                      "and each model's, with 95 % Wilson intervals, at its own size (points, same colour)\n"
                      "▲ = the interval runs past the top of the panel",
                      fontsize=9.5, y=1 - 0.1 / height, va="top")
-        return _png(fig)
+        return fig

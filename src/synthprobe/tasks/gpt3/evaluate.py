@@ -454,7 +454,8 @@ def format_table(results: Sequence[dict], model_name: str = "model") -> str:
               "K: arithmetic 50, word tasks 100, SAT 20); † = doubtful cell (text versions of the table disagree).",
               "K(x): x demonstrations used on average where max-context forced fewer (or the pool is smaller). "
               "lands: '≥ S' = at least GPT-3's score at every size up to S; '0, as ≤ S' = 0%, "
-              "as GPT-3 up to S; 'n too small' = the 95% interval reaches across more than one GPT-3 cell, "
+              "as GPT-3 up to S; 'n too small' = the 95% interval reaches across or holds more than one GPT-3 cell "
+              "(equal cells count as one), "
               "so the data cannot place the model; '—' = no verdict (see the notes)."]
     legend += [f"Note ({', '.join(where)}): {note}." for note, where in notes.items()]
     return "\n".join([f"model: {model_name}", ""] + lines + [""] + legend)

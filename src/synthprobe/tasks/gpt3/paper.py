@@ -153,11 +153,16 @@ def where_it_lands(accuracy: float, row: tuple[PaperCell, ...],
     ``ci``: the score's 95 % interval (percent). When its two ends land more than one size
     step apart, the interval reaches past the GPT-3 cells on either side of the verdict (or
     two cells on one side), the data cannot place the model, and the answer is
-    :data:`TOO_FEW` (``"n too small"``) instead of a size.
+    :data:`TOO_FEW` (``"n too small"``) instead of a size. Cells of equal value count as one
+    (GPT-3's run of zeros is one cell), but the cells the interval holds count too: 0 of 3 on
+    5D+ (interval 0-56 %) holds GPT-3's zeros up to 13B *and* 175B's 0.65, so it cannot say
+    "0, as ≤ 13B" — whichever check (generation or is-greedy) produced the score.
     """
     if ci is not None:
         lo, hi = ci
         if land_position(hi, row) - land_position(lo, row) >= 2:
+            return TOO_FEW
+        if len({c.value for c in row if lo - 1e-9 <= c.value <= hi + 1e-9}) >= 2:
             return TOO_FEW
     if accuracy <= 1e-9:
         zeros = [size for size, _ in zip(SIZES, _prefix(row, lambda c: c.value == 0))]
