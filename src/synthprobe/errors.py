@@ -35,6 +35,40 @@ def run_command_line(func, args, prog: str = "synthprobe") -> int:
     :data:`EXIT_BAD_INPUT` / :data:`EXIT_INTERRUPTED` instead of a traceback."""
     import sys
 
+    with _sigterm_as_exit():
+        return _run(func, args, prog, sys)
+
+
+#: Exit status after SIGTERM (128 + 15).
+EXIT_TERMINATED = 143
+
+
+class _sigterm_as_exit:
+    """While a command runs, SIGTERM raises ``SystemExit(143)`` so ``finally`` blocks and the
+    atomic writers' clean-up run (the default action would end the process on the spot).
+    Only in the main thread, where Python allows signal handlers."""
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        self._old = None
+        if threading.current_thread() is threading.main_thread():
+            def _exit(signum, frame):
+                raise SystemExit(EXIT_TERMINATED)
+
+            self._old = signal.signal(signal.SIGTERM, _exit)
+        return self
+
+    def __exit__(self, *exc):
+        import signal
+
+        if self._old is not None:
+            signal.signal(signal.SIGTERM, self._old)
+        return False
+
+
+def _run(func, args, prog: str, sys) -> int:
     try:
         return int(func(args) or 0)
     except InputError as exc:
