@@ -32,7 +32,8 @@ class InputError(Exception):
 
 def run_command_line(func, args, prog: str = "synthprobe") -> int:
     """Run a parsed command; bad input and Ctrl-C end it with one line on stderr and
-    :data:`EXIT_BAD_INPUT` / :data:`EXIT_INTERRUPTED` instead of a traceback."""
+    :data:`EXIT_BAD_INPUT` / :data:`EXIT_INTERRUPTED` instead of a traceback. SIGTERM ends it
+    with :data:`EXIT_TERMINATED` after the clean-up (``finally`` blocks, atomic writers) ran."""
     import sys
 
     with _sigterm_as_exit():

@@ -91,7 +91,7 @@ def _identical(out: Path, seed: int, n: int) -> bool:
 def cmd_build(args: argparse.Namespace) -> int:
     from synthprobe.tasks.deeparithmark.build import BuildError, build
 
-    from synthprobe.io import check_outputs
+    from synthprobe.io import check_outputs, sha256_file
 
     out = Path(args.out if args.out is not None else args._default_out)
     try:
@@ -103,6 +103,7 @@ def cmd_build(args: argparse.Namespace) -> int:
             if _identical(out, args.seed, args.n):
                 print(f"{out}: already identical to the build for seed {args.seed}, n {args.n:,}; "
                       "left untouched")
+                print(f"sha256 {sha256_file(out)}")
                 return _run_selftest(out, None) if getattr(args, "selftest", False) else 0
             raise InputError(f"exists and differs from the build for seed {args.seed}, n {args.n:,}; "
                              "pass --overwrite to replace it", path=out, field="--out")
