@@ -227,6 +227,12 @@ def test_output_folders_holding_our_files_are_refused_unless_overwrite(tmp_path,
     assert main(["report", str(results), "--out", str(out)]) == 2
     assert "already holds index.html" in capsys.readouterr().err
     assert sorted(os.listdir(out)) == ["index.html"] and (out / "index.html").read_text() == "my page"
+    assert main(["report", str(results), "--out", str(out), "--overwrite"]) == 0   # make demo, run twice
+    assert (out / "index.html").read_text() != "my page" and (out / "leaderboard.md").is_file()
+    capsys.readouterr()
+    for name in os.listdir(out):
+        (out / name).unlink()
+    (out / "index.html").write_text("my page")
     # a results file that is one of the files the report writes is refused even with --overwrite
     inside = out / "leaderboard.md"
     shutil.copyfile(results, inside)
