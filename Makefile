@@ -1,5 +1,6 @@
 # Two commands do all set-up on a fresh machine:
 #   make demo   build + selftest + audit the release, score the embedded model, write the report
+#               (under out/, replaced on every run: --overwrite)
 #   make test   the whole test suite
 PY ?= python3.11
 VENV := .venv
@@ -35,8 +36,8 @@ demo: venv
 	$(BIN)/python deeparithmark.py selftest
 	$(BIN)/python deeparithmark.py audit
 	$(BIN)/synthprobe score deeparithmark --model smollm2-135m-instruct --dtype float32 \
-	  --save-predictions --output $(OUT)/deeparithmark_smollm2-135m-instruct.json
-	$(BIN)/synthprobe report $(OUT)/deeparithmark_smollm2-135m-instruct.json --out $(OUT)/report
+	  --save-predictions --overwrite --output $(OUT)/deeparithmark_smollm2-135m-instruct.json
+	$(BIN)/synthprobe report $(OUT)/deeparithmark_smollm2-135m-instruct.json --out $(OUT)/report --overwrite
 	@echo "Report: $(OUT)/report/index.html"
 
 test: venv browser

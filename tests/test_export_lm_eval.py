@@ -133,7 +133,10 @@ def test_plain_export_writes_the_gpt3_tasks(exported):
 def test_export_is_deterministic_and_bad_input_writes_nothing(exported, tmp_path):
     out, data, _ = exported
     again = tree(out)
-    export_lm_eval(out, data=data)
+    with pytest.raises(InputError, match="already holds"):     # our files are there: refused ...
+        export_lm_eval(out, data=data)
+    assert again == tree(out)
+    export_lm_eval(out, data=data, overwrite=True)             # ... unless asked to replace them
     assert again == tree(out)
     other = tmp_path / "seed1"
     export_lm_eval(other, data=data, gpt3_tasks="2D+,RW", gpt3_seed=1)

@@ -32,9 +32,44 @@ class InputError(Exception):
 
 def run_command_line(func, args, prog: str = "synthprobe") -> int:
     """Run a parsed command; bad input and Ctrl-C end it with one line on stderr and
-    :data:`EXIT_BAD_INPUT` / :data:`EXIT_INTERRUPTED` instead of a traceback."""
+    :data:`EXIT_BAD_INPUT` / :data:`EXIT_INTERRUPTED` instead of a traceback. SIGTERM ends it
+    with :data:`EXIT_TERMINATED` after the clean-up (``finally`` blocks, atomic writers) ran."""
     import sys
 
+    with _sigterm_as_exit():
+        return _run(func, args, prog, sys)
+
+
+#: Exit status after SIGTERM (128 + 15).
+EXIT_TERMINATED = 143
+
+
+class _sigterm_as_exit:
+    """While a command runs, SIGTERM raises ``SystemExit(143)`` so ``finally`` blocks and the
+    atomic writers' clean-up run (the default action would end the process on the spot).
+    Only in the main thread, where Python allows signal handlers."""
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        self._old = None
+        if threading.current_thread() is threading.main_thread():
+            def _exit(signum, frame):
+                raise SystemExit(EXIT_TERMINATED)
+
+            self._old = signal.signal(signal.SIGTERM, _exit)
+        return self
+
+    def __exit__(self, *exc):
+        import signal
+
+        if self._old is not None:
+            signal.signal(signal.SIGTERM, self._old)
+        return False
+
+
+def _run(func, args, prog: str, sys) -> int:
     try:
         return int(func(args) or 0)
     except InputError as exc:

@@ -1,11 +1,13 @@
-"""File helpers: atomic writes and a strict JSONL reader."""
+"""File helpers: atomic writes, the output-path rules of every command, a strict JSONL reader."""
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
+import secrets
 import tempfile
 from pathlib import Path
 from typing import Any, Iterator
@@ -16,13 +18,159 @@ from synthprobe.errors import InputError
 MAX_LINE_BYTES = 1 << 20
 
 
+#: The one help text of every command's ``--overwrite``.
+OVERWRITE_HELP = ("replace output files that already exist (default: refuse an explicit output that exists; "
+                  "a default output name that exists gets a new, timestamped name)")
+
+
+def add_overwrite_argument(parser) -> None:
+    """Add ``--overwrite`` (help :data:`OVERWRITE_HELP`) to an argparse parser."""
+    parser.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
+
+
+def same_file(a: str | Path, b: str | Path) -> bool:
+    """Whether ``a`` and ``b`` name one file: the same real path (symlinks resolved) or the same
+    (device, inode) pair (hard links)."""
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        sa, sb = os.stat(a), os.stat(b)
+    except (OSError, ValueError):
+        return False
+    return (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
+
+
+def _pairs(paths) -> list[tuple[Path, str | None]]:
+    """``[(path, field)]`` from paths or ``(path, field)`` pairs; ``None`` and ``'-'`` dropped."""
+    out = []
+    for entry in paths:
+        path, field = entry if isinstance(entry, tuple) else (entry, None)
+        if path is None or str(path) == "-":
+            continue
+        out.append((Path(path), field))
+    return out
+
+
+def check_not_input(outputs, inputs) -> None:
+    """Refuse any output that resolves to an input (same path, a symlink or a hard link to it).
+
+    ``outputs`` and ``inputs`` hold paths or ``(path, field)`` pairs. Call this before any work
+    starts (before any model loads); raises :class:`InputError` (exit 2)."""
+    ins = [(p, f) for p, f in _pairs(inputs) if os.path.lexists(p)]  # nothing there, nothing to lose
+    for out, out_field in _pairs(outputs):
+        for src, src_field in ins:
+            if same_file(out, src):
+                what = f"the input {src_field} {src}" if src_field else f"the input {src}"
+                raise InputError(f"is {what}; refusing to overwrite an input, choose another output path",
+                                 path=out, field=out_field)
+
+
+def check_outputs(outputs, inputs=(), *, overwrite: bool = False) -> None:
+    """The output rules of every command, checked before anything runs.
+
+    1. an output that resolves to an input is refused (:func:`check_not_input`), even with
+       ``overwrite``;
+    2. an output file that already exists is refused unless ``overwrite``.
+
+    Default output names are made new with :func:`default_output` before calling this."""
+    check_not_input(outputs, inputs)
+    if overwrite:
+        return
+    for out, field in _pairs(outputs):
+        if os.path.lexists(out) and not out.is_dir():
+            raise InputError("already exists; pass --overwrite to replace it, or choose another path",
+                             path=out, field=field)
+
+
+def check_output_dir(folder: str | Path, names, inputs=(), *, overwrite: bool = False,
+                     field: str | None = "--out") -> None:
+    """The output rules for a folder: refuse a folder that already holds any of ``names``
+    (relative paths we would write) unless ``overwrite``, and any of them that is an input."""
+    folder = Path(folder)
+    paths = [folder / n for n in names]
+    check_not_input([(p, field) for p in paths], inputs)
+    if overwrite:
+        return
+    held = [str(n) for n, p in zip(names, paths) if os.path.lexists(p)]
+    if held:
+        more = f" and {len(held) - 1} more of the files this command writes" if len(held) > 1 else ""
+        raise InputError(f"already holds {held[0]}{more}; pass --overwrite to replace them, or choose "
+                         "another folder", path=folder, field=field)
+
+
+def default_output(path: str | Path, *, now: float | None = None) -> Path:
+    """``path`` if nothing exists there, else a new name beside it with a timestamp suffix
+    (``results_20260102T030405.json``, then ``..._2.json`` ...): a default output never
+    replaces an existing file."""
+    import time
+
+    path = Path(path)
+    if not os.path.lexists(path):
+        return path
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.localtime(now))
+    base = path.with_name(f"{path.stem}_{stamp}{path.suffix}")
+    candidate, k = base, 2
+    while os.path.lexists(candidate):
+        candidate = base.with_name(f"{base.stem}_{k}{base.suffix}")
+        k += 1
+    return candidate
+
+
+def _unsupported_tmpfile(exc: OSError) -> bool:
+    return exc.errno in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.ENOSYS, errno.EPERM)
+
+
+def _open_unnamed(folder: Path) -> int | None:
+    """An unnamed (O_TMPFILE) file in ``folder``, or ``None`` where the OS or file system has none."""
+    flag = getattr(os, "O_TMPFILE", None)
+    if flag is None or not os.path.isdir("/proc/self/fd"):
+        return None
+    try:
+        return os.open(folder, flag | os.O_WRONLY | getattr(os, "O_CLOEXEC", 0), 0o666)
+    except OSError as exc:
+        if _unsupported_tmpfile(exc):
+            return None
+        raise
+
+
+def _link_into_place(fd: int, path: Path) -> None:
+    """Give the unnamed file ``fd`` a name beside ``path`` and rename it over ``path``.
+
+    The link goes through ``linkat(..., AT_SYMLINK_FOLLOW)`` (a folder descriptor makes Python
+    call ``linkat``; plain ``link`` would link the ``/proc`` symlink itself)."""
+    folder = os.open(path.parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        while True:
+            tmp = f".{path.name}.{secrets.token_hex(6)}.tmp"
+            try:
+                os.link(f"/proc/self/fd/{fd}", tmp, dst_dir_fd=folder, follow_symlinks=True)
+                break
+            except FileExistsError:
+                continue
+        try:
+            os.replace(tmp, path.name, src_dir_fd=folder, dst_dir_fd=folder)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp, dir_fd=folder)
+            raise
+    finally:
+        os.close(folder)
+
+
 @contextlib.contextmanager
 def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8"):
-    """Open a temporary file beside ``path``; rename it over ``path`` only on success."""
+    """Write to a temporary file in ``path``'s folder; put it at ``path`` only on success.
+
+    On Linux the temporary file is unnamed (``O_TMPFILE``) and gets its name only at the end,
+    so even a process killed with SIGKILL leaves nothing behind; elsewhere (or on a file system
+    without ``O_TMPFILE``) it is a ``.name.XXXX.tmp`` file removed on any exception."""
     path = Path(path)
+    tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        fd = _open_unnamed(path.parent)
+        if fd is None:
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as exc:
         # A parent that is a file, a read-only folder, a full disk: say where, not a traceback.
         blocker = next((p for p in path.parents if p.exists() and not p.is_dir()), None)
@@ -35,14 +183,18 @@ def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
-        # mkstemp creates 0600; give the result the permissions a plain open() would.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
+            if tmp is None:
+                _link_into_place(fh.fileno(), path)
+        if tmp is not None:
+            # mkstemp creates 0600; give the result the permissions a plain open() would.
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+            os.replace(tmp, path)
     except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+        if tmp is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
         raise
 
 

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from synthprobe.errors import InputError
-from synthprobe.io import atomic_write_bytes
+from synthprobe.io import atomic_write_bytes, check_output_dir
 
 
 def check_out_dir(out: str | Path) -> Path:
@@ -35,12 +35,15 @@ def readable(path: Path) -> None:
     os.chmod(path, 0o666 & ~_umask())
 
 
-def write_tree(out: str | Path, files: dict[str, bytes]) -> list[Path]:
+def write_tree(out: str | Path, files: dict[str, bytes], *, inputs=(), overwrite: bool = False) -> list[Path]:
     """Write ``files`` (relative path → bytes) under ``out``; returns the paths in key order.
 
     Call this only after every file's bytes exist, so bad input never leaves a half export.
+    Nothing is written if one of the files is an input (``inputs``: paths or ``(path, field)``
+    pairs) or, unless ``overwrite``, already exists (:func:`synthprobe.io.check_output_dir`).
     """
     out = Path(out)
+    check_output_dir(out, list(files), inputs, overwrite=overwrite)
     written = []
     for rel, data in files.items():
         path = out / rel

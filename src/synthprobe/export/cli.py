@@ -8,12 +8,13 @@ from pathlib import Path
 
 from synthprobe.cliargs import nonneg_int
 from synthprobe.export.release import DEFAULT_RELEASE
+from synthprobe.io import add_overwrite_argument
 
 
 def _hf(args: argparse.Namespace) -> int:
     from synthprobe.export.hf import export_hf
 
-    result = export_hf(args.out, data=args.data, repo_id=args.repo_id)
+    result = export_hf(args.out, data=args.data, repo_id=args.repo_id, overwrite=args.overwrite)
     for p in result.paths:
         print(p)
     failed = [name for name, _, status in result.selftest.checks if status == "FAIL"]
@@ -32,7 +33,7 @@ def _lm_eval(args: argparse.Namespace) -> int:
     gpt3 = dict(parse_gpt3_spec(s) for s in args.gpt3 or [])
     paths = export_lm_eval(args.out, data=args.data, gpt3=gpt3, gpt3_tasks=args.gpt3_tasks,
                            gpt3_seed=args.gpt3_seed, gpt3_format=args.gpt3_format,
-                           sat_file=args.sat_file, progress=not args.quiet)
+                           sat_file=args.sat_file, progress=not args.quiet, overwrite=args.overwrite)
     for p in paths:
         print(p)
     tasks = sorted(p.stem for p in paths if p.suffix == ".yaml")
@@ -65,12 +66,14 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
             "rows. The data file is validated first; nothing is written if it is malformed."),
         epilog="example: synthprobe export hf --out out/hf-deeparithmark-1")
     p.add_argument("--out", required=True, type=Path, metavar="DIR",
-                   help="output folder (created if missing; our files in it are replaced)")
+                   help="output folder (created if missing; one that already holds the files we "
+                        "write is refused unless --overwrite)")
     p.add_argument("--data", type=Path, default=DEFAULT_RELEASE, metavar="PATH",
                    help=f"release JSONL to export (default: {DEFAULT_RELEASE})")
     p.add_argument("--repo-id", default=None, metavar="OWNER/NAME",
                    help="Hub repository the folder will be pushed to; used in the card's "
                         "quick-start snippet (default: a local-folder placeholder)")
+    add_overwrite_argument(p)
     p.set_defaults(func=_hf)
 
     q = sub.add_parser(
@@ -107,7 +110,8 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
                 "--include_path out/lm-eval --tasks deeparithmark,synthprobe_gpt3_gen\n"
                 "         lm_eval ... --tasks synthprobe_gpt3_words_gen --num_fewshot 100"))
     q.add_argument("--out", required=True, type=Path, metavar="DIR",
-                   help="output folder (created if missing; our files in it are replaced)")
+                   help="output folder (created if missing; one that already holds the files we "
+                        "write is refused unless --overwrite)")
     q.add_argument("--data", type=Path, default=DEFAULT_RELEASE, metavar="PATH",
                    help=f"Deep Arithmark release JSONL (default: {DEFAULT_RELEASE})")
     q.add_argument("--gpt3-tasks", default=DEFAULT_GPT3_TASKS, metavar="LIST",
@@ -128,4 +132,5 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
                         "more, repeatable); NAME defaults to synthprobe_<file name>, and a file "
                         "replaces the built task of the same name, e.g. --gpt3 data/gpt3/*.jsonl")
     q.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_overwrite_argument(q)
     q.set_defaults(func=_lm_eval)

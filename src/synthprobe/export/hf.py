@@ -32,6 +32,7 @@ import yaml
 
 from synthprobe.errors import InputError
 from synthprobe.export._files import check_out_dir, write_tree
+from synthprobe.io import check_output_dir
 from synthprobe.export.release import DEFAULT_RELEASE, Release, load_release
 
 PARQUET_NAME = "data/test-00000-of-00001.parquet"
@@ -416,13 +417,16 @@ class HfExport:
 
 
 def export_hf(out: str | Path, *, data: str | Path = DEFAULT_RELEASE,
-              repo_id: str | None = None) -> HfExport:
-    """Write the dataset folder. Raises InputError before writing anything.
+              repo_id: str | None = None, overwrite: bool = False) -> HfExport:
+    """Write the dataset folder. Raises InputError before writing anything, also when the
+    folder already holds one of the files (unless ``overwrite``) or one of them is ``data``.
 
     A file that fails its selftest is still exported (variants may be small); the card
     shows the failing checks and :attr:`HfExport.selftest` tells the caller.
     """
     out = check_out_dir(out)
+    inputs = [(data, "--data")]
+    check_output_dir(out, ["README.md", PARQUET_NAME, f"data/{Path(data).name}"], inputs, overwrite=overwrite)
     if repo_id is not None and (repo_id.count("/") != 1 or not all(repo_id.split("/"))):
         raise InputError(f"expected OWNER/NAME, got {repo_id!r}", field="--repo-id")
     release = load_release(data)
@@ -432,4 +436,4 @@ def export_hf(out: str | Path, *, data: str | Path = DEFAULT_RELEASE,
         f"data/{release.name}": release.data,
         "README.md": render_card(release, repo_id=repo_id, selftest=checked).encode("utf-8"),
     }
-    return HfExport(paths=write_tree(out, files), selftest=checked)
+    return HfExport(paths=write_tree(out, files, inputs=inputs, overwrite=overwrite), selftest=checked)

@@ -54,6 +54,7 @@ import yaml
 
 from synthprobe.errors import InputError
 from synthprobe.export._files import check_out_dir, write_tree
+from synthprobe.io import check_output_dir
 from synthprobe.export.release import DEFAULT_RELEASE, Release, load_release
 from synthprobe.formats.arithmark3 import load_arithmark3
 from synthprobe.io import read_jsonl
@@ -640,14 +641,17 @@ def export_lm_eval(out: str | Path, *, data: str | Path = DEFAULT_RELEASE,
                    gpt3: dict[str, str | Path] | None = None,
                    gpt3_tasks: str | Iterable[str] = DEFAULT_GPT3_TASKS, gpt3_seed: int = 0,
                    gpt3_format: str = "openai", sat_file: str | Path | None = None,
-                   progress: bool = False) -> list[Path]:
-    """Write the task folder; returns the written paths. Raises InputError before writing.
+                   progress: bool = False, overwrite: bool = False) -> list[Path]:
+    """Write the task folder; returns the written paths. Raises InputError before writing, also
+    when the folder already holds one of the files (unless ``overwrite``) or one is an input.
 
     Deep Arithmark from ``data``; the GPT-3 tasks ``gpt3_tasks`` built from ``gpt3_seed`` in
     ``gpt3_format`` (SAT from ``sat_file`` only); ``gpt3`` maps task names to files built
     earlier, which replace a built task of the same name.
     """
     out = check_out_dir(out)
+    inputs = [(data, "--data"), (sat_file, "--sat-file"), *((p, "--gpt3") for p in (gpt3 or {}).values())]
+    check_output_dir(out, ["README.md", f"{TASK}.yaml"], inputs, overwrite=overwrite)
     release = load_release(data)
     files = deeparithmark_files(release, out)
     user = {name: user_pool(name, Path(path), seed=gpt3_seed, fmt=gpt3_format)
@@ -663,7 +667,7 @@ def export_lm_eval(out: str | Path, *, data: str | Path = DEFAULT_RELEASE,
     if pools:
         files[f"{FEWSHOT_MODULE}.py"] = _fewshot_module(pools)
     files["README.md"] = _readme(files, out, pools)
-    return write_tree(out, files)
+    return write_tree(out, files, inputs=inputs, overwrite=overwrite)
 
 
 def parse_gpt3_spec(spec: str) -> tuple[str, Path]:

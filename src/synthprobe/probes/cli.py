@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 from synthprobe.errors import InputError
-from synthprobe.io import atomic_write_json, atomic_write_text, sha256_file
+from synthprobe.io import (add_overwrite_argument, atomic_write_json, atomic_write_text, check_output_dir,
+                           sha256_file)
 
 DEFAULT_MODEL = "smollm2-135m-instruct"
 
@@ -80,6 +81,8 @@ def _run_probe(args, probe: str, stem: str, load, default_file, run, to_html, **
 
     items = load(args.items)
     out = _check_out(args.out)
+    check_output_dir(out, [f"{stem}.json", f"{stem}.html"], [(args.items, "--items"), (args.model, "--model")],
+                     overwrite=args.overwrite)
     sampling = _sampling(args)
     label, sha = _items_label(args.items, default_file)
     lm = load_model_or_exit(args)
@@ -126,6 +129,7 @@ def _cmd_grammar(args) -> int:
 def _add_common(p: argparse.ArgumentParser, *, items_help: str, max_new: int) -> None:
     p.add_argument("--items", default=None, metavar="FILE", help=items_help)
     p.add_argument("--out", required=True, metavar="DIR", help="folder for the JSON and HTML reports")
+    add_overwrite_argument(p)
     add_model_args(p)
     p.add_argument("--samples", type=int, default=1,
                    help="generations per prompt, shown side by side (default: %(default)s; more than 1 needs "

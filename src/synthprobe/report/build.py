@@ -29,6 +29,7 @@ from typing import Sequence
 
 from synthprobe.errors import InputError
 from synthprobe.export._files import write_tree
+from synthprobe.io import check_output_dir
 from synthprobe.report import gpt3_table, leaderboard, page, plots
 from synthprobe.report.model import Gpt3Result, ModelResult
 from synthprobe.report.results import load_any
@@ -109,11 +110,14 @@ def render_files(results: Sequence[ModelResult], *, sources: Sequence[str], titl
 
 
 def build_report(paths: Sequence[str | Path], out: str | Path, *, title: str | None = None,
-                 progress: bool | None = None) -> list[Path]:
+                 progress: bool | None = None, overwrite: bool = False) -> list[Path]:
     """Read every results file (Deep Arithmark or GPT-3 synthetic tasks, in any mix), then write
-    the report folder; returns the written paths."""
+    the report folder; returns the written paths. A folder that already holds a report file is
+    refused unless ``overwrite``; a results file among the outputs always is."""
     out = Path(out)
     _check_out(out)
+    inputs = [(p, "RESULTS.json") for p in paths]
+    check_output_dir(out, ["index.html", "leaderboard.md"], inputs, overwrite=overwrite)
     if not paths:
         raise InputError("expected at least one results JSON file")
     results: list[ModelResult] = []
@@ -123,4 +127,4 @@ def build_report(paths: Sequence[str | Path], out: str | Path, *, title: str | N
         results += deep
         gpt3 += g
     files = render_files(results, sources=[str(p) for p in paths], title=title, progress=progress, gpt3=gpt3)
-    return write_tree(out, files)
+    return write_tree(out, files, inputs=inputs, overwrite=overwrite)

@@ -52,17 +52,21 @@ examples:
 def _report(args: argparse.Namespace) -> int:
     from synthprobe.report.build import build_report
 
-    for p in build_report(list(args.results), args.out, title=args.title):
+    for p in build_report(list(args.results), args.out, title=args.title, overwrite=args.overwrite):
         print(p)
     return 0
 
 
 def _arguments(p: argparse.ArgumentParser) -> None:
+    from synthprobe.io import add_overwrite_argument
+
     p.add_argument("results", nargs="+", type=Path, metavar="RESULTS.json",
                    help="results files written by `synthprobe score deeparithmark` (each may hold "
                         "several models) or `synthprobe score gpt3` (one model each), in any mix")
     p.add_argument("--out", required=True, type=Path, metavar="DIR",
-                   help="output folder (created if missing; report files in it are replaced)")
+                   help="output folder (created if missing; one that already holds report files is "
+                        "refused unless --overwrite)")
+    add_overwrite_argument(p)
     p.add_argument("--title", default=None,
                    help="heading of index.html and of leaderboard.md (default: named after the inputs, "
                         "e.g. 'Deep Arithmark report' for the page and 'Deep Arithmark leaderboard' for "

@@ -42,6 +42,7 @@ def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> No
 
     ``root``: resolve the default data paths against this folder instead of the working directory.
     """
+    from synthprobe.io import add_overwrite_argument
     from synthprobe.models.resolve import EMBEDDED_ALIAS
     from synthprobe.scoring.run import DEFAULT_COMPARE_DATA, DEFAULT_DATA
 
@@ -79,7 +80,9 @@ def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> No
                    help="store every item's four scores, token and character counts and predictions")
     p.add_argument("--output", type=Path, default=None, metavar="PATH",
                    help="results JSON (default: benchmarks/deeparithmark_<model>.json, or "
-                        "benchmarks/deeparithmark_<N>models.json for several models)")
+                        "benchmarks/deeparithmark_<N>models.json for several models; a new timestamped "
+                        "name beside it if that file exists)")
+    add_overwrite_argument(p)
     p.add_argument("--scorer", choices=["onepass", "reference"], default="onepass",
                    help="onepass (default): each context runs once with a tree mask; reference: one "
                         "row per ending, as lm-eval and the ArithMark 3.0 script do. Both give the "
@@ -96,14 +99,23 @@ def config_from_args(args: argparse.Namespace):
 
     if args.compare_data is not None and not args.compare:
         raise InputError("only has an effect together with --compare", field="--compare-data")
+    from synthprobe.io import check_outputs
+    from synthprobe.io import default_output as new_name
+
     models = args.models or [EMBEDDED_ALIAS]
+    output = args.output or new_name(args._root / default_output(models))
+    inputs = [(args.data, "--data"), *((m, "--model") for m in models)]
+    if args.compare:
+        inputs.append((args.compare_data or args._compare_default, "--compare-data"))
+    if not output.is_dir():  # a folder gets its own message in validate()
+        check_outputs([(output, "--output")], inputs, overwrite=args.overwrite)
     return ScoreConfig(
         data=args.data, models=models, dtype=args.dtype, device=args.device,
         batch_size=args.batch_size, max_context=args.max_context, trust_remote_code=args.trust_remote_code,
         bos=args.bos, limit=args.limit, compare=args.compare,
         compare_data=args.compare_data or args._compare_default,
         save_predictions=args.save_predictions,
-        output=args.output or args._root / default_output(models), scorer=args.scorer,
+        output=output, scorer=args.scorer,
         progress=not args.no_progress, cache=not args.no_cache)
 
 

@@ -17,7 +17,7 @@ from typing import Any, Callable
 from synthprobe import __version__
 from synthprobe.errors import InputError
 from synthprobe.formats.arithmark3 import MCItem, load_arithmark3
-from synthprobe.io import atomic_write_json, sha256_file
+from synthprobe.io import atomic_write_json, check_not_input, sha256_file
 from synthprobe.models.base import ScoringError
 from synthprobe.scoring import results as res
 
@@ -113,6 +113,8 @@ def validate(config: ScoreConfig) -> list[Dataset]:
     out = config.output or default_output(config.models)
     if out.exists() and out.is_dir():
         raise InputError("is a folder; expected a file name for the results JSON", path=out, field="--output")
+    check_not_input([(out, "--output")], [(config.data, "--data"), *((m, "--model") for m in config.models),
+                                          *([(config.compare_data, "--compare-data")] if config.compare else [])])
     datasets = [load_dataset(config.data, "deeparithmark", config.limit)]
     if config.compare:
         if not config.compare_data.is_file():

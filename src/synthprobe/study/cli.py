@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from synthprobe.errors import InputError
+from synthprobe.io import add_overwrite_argument, check_not_input, check_outputs
 from synthprobe.study.store import ADMIN_ENV
 
 
@@ -18,6 +19,8 @@ def _cmd_generate(args) -> int:
     from synthprobe.study.articles import load_articles
     from synthprobe.study.generate import CONDITIONS, Settings, generate_items, pick_context, write_items
 
+    check_outputs([(args.out, "--out")], [(args.articles, "--articles"), (args.model, "--model"),
+                                          (args.control_model, "--control-model")], overwrite=args.overwrite)
     conditions = tuple(c.strip() for c in args.conditions.split(",") if c.strip())
     bad = [c for c in conditions if c not in CONDITIONS]
     if bad or not conditions or len(set(conditions)) != len(conditions):
@@ -95,6 +98,7 @@ def _cmd_serve(args) -> int:
     if args.change_admin_password and password is None:
         raise InputError(f"--change-admin-password records the password in ${ADMIN_ENV}, which is not set",
                          field="--change-admin-password")
+    check_not_input([(args.db, "--db")], [(args.items, "--items")])
     items = load_items(args.items) if args.items else None
     store = Store(args.db)
     store.initialise(items, items_label=str(args.items or ""), admin_password=password,
@@ -140,6 +144,12 @@ def _cmd_results(args) -> int:
     from synthprobe.study import stats
     from synthprobe.study.store import Store
 
+    outputs = [(args.csv, "--csv"), (args.json, "--json")]
+    check_outputs(outputs, [(args.db, "--db")], overwrite=args.overwrite)
+    if args.csv and args.json:
+        check_not_input([(args.json, "--json")], [(args.csv, "--csv")])
+        if Path(args.csv).resolve() == Path(args.json).resolve():
+            raise InputError("is also --csv; expected two different files", path=args.json, field="--json")
     store = Store(args.db)
     store.check_readable()
     store.check_admin_password(os.environ.get(ADMIN_ENV))
@@ -192,6 +202,7 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
     p.add_argument("--max-new-tokens", type=int, default=None,
                    help="token budget per sample (default: 400 for --length 200, 900 for --length 500)")
     p.add_argument("--limit", type=int, default=None, metavar="N", help="use only the first N articles")
+    add_overwrite_argument(p)
     p.set_defaults(func=_cmd_generate)
 
     p = sub.add_parser(
@@ -241,4 +252,5 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
     p.add_argument("--json", default=None, metavar="PATH", help="also write the JSON to this file")
     p.add_argument("--include-incomplete", action="store_true",
                    help="count raters who have not finished their quiz (default: finished raters only)")
+    add_overwrite_argument(p)
     p.set_defaults(func=_cmd_results)

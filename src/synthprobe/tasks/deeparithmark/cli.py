@@ -21,6 +21,7 @@ from pathlib import Path
 
 from synthprobe.cliargs import nonneg_int, positive_int
 from synthprobe.errors import EXIT_BAD_INPUT, InputError, run_command_line
+from synthprobe.io import add_overwrite_argument
 from synthprobe.tasks.deeparithmark.composition import RELEASE_SEED, RELEASE_SIZE
 
 RELEASE_FILE = Path("data") / "deeparithmark-1.jsonl"
@@ -76,13 +77,37 @@ def _compare(out: Path, seed: int, n: int) -> int:
     return 0
 
 
+def _identical(out: Path, seed: int, n: int) -> bool:
+    """Whether ``out`` holds exactly the build for ``seed`` and ``n`` (rendered in memory)."""
+    from synthprobe.tasks.deeparithmark.build import dumps_item, iter_items
+
+    with open(out, "rb") as fh:
+        for item in iter_items(seed, n):
+            if fh.readline() != (dumps_item(item) + "\n").encode("utf-8"):
+                return False
+        return not fh.read(1)
+
+
 def cmd_build(args: argparse.Namespace) -> int:
     from synthprobe.tasks.deeparithmark.build import BuildError, build
 
-    out = Path(args.out)
+    from synthprobe.io import check_outputs, sha256_file
+
+    out = Path(args.out if args.out is not None else args._default_out)
     try:
         if args.check:
             return _compare(out, args.seed, args.n)
+        if args.out is None and out.is_file() and not args.overwrite:
+            # The release file: a fresh render identical to it leaves it untouched (so README's
+            # command changes no tracked file); one that differs is refused without --overwrite.
+            if _identical(out, args.seed, args.n):
+                print(f"{out}: already identical to the build for seed {args.seed}, n {args.n:,}; "
+                      "left untouched")
+                print(f"sha256 {sha256_file(out)}")
+                return _run_selftest(out, None) if getattr(args, "selftest", False) else 0
+            raise InputError(f"exists and differs from the build for seed {args.seed}, n {args.n:,}; "
+                             "pass --overwrite to replace it", path=out, field="--out")
+        check_outputs([(out, "--out")], overwrite=args.overwrite)
         check_writable(out)
         res = build(out, seed=args.seed, n=args.n, progress=args.progress)
     except BuildError as exc:
@@ -149,8 +174,12 @@ def add_build_arguments(p: argparse.ArgumentParser, *, default_out: Path | None,
     if default_out is None:
         p.add_argument("--out", required=True, metavar="PATH", help="JSONL file to write")
     else:
-        p.add_argument("--out", default=str(default_out), metavar="PATH",
-                       help=f"JSONL file to write (default {shown_out or default_out})")
+        p.add_argument("--out", default=None, metavar="PATH",
+                       help=f"JSONL file to write (default {shown_out or default_out}; if that file "
+                            "exists, a render identical to it leaves it untouched and one that "
+                            "differs is refused without --overwrite)")
+        p.set_defaults(_default_out=str(default_out))
+    add_overwrite_argument(p)
     p.add_argument("--check", action="store_true",
                    help="do not write: rebuild in memory and compare with the file at --out "
                         "byte for byte (exit 1 on any difference)")

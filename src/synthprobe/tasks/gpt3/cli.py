@@ -24,7 +24,9 @@ DEFAULT_DIR = Path("data") / "gpt3"
 EXIT_FAILED = 1
 
 
-def _write_items(items: list, out: str) -> str:
+def _write_items(items: list, out: str, *, keep_identical: bool = False) -> str:
+    """Write ``items`` to ``out`` ('-': stdout). ``keep_identical``: a file already holding exactly
+    these bytes is left untouched (the message says so)."""
     from synthprobe.io import atomic_write_text
     from synthprobe.tasks.gpt3.base import serialize
 
@@ -35,22 +37,36 @@ def _write_items(items: list, out: str) -> str:
     path = Path(out)
     if path.is_dir():
         raise InputError("is a directory; expected the path of the file to write", path=path, field="--out")
+    if keep_identical and path.is_file() and path.read_bytes() == text.encode("utf-8"):
+        return f"{path} (already identical, left untouched)"
     atomic_write_text(path, text)
     return str(path)
 
 
 def cmd_build_task(args: argparse.Namespace) -> int:
-    from synthprobe.tasks.gpt3.base import BuildConfig, build_items
+    from synthprobe.io import check_outputs, default_output
+    from synthprobe.tasks.gpt3.base import BuildConfig, build_items, get_task
 
-    config = BuildConfig(args.task, seed=args.seed, n=args.n, format=args.format,
-                         sat_file=getattr(args, "sat_file", None))
+    sat_file = getattr(args, "sat_file", None)
+    default = DEFAULT_DIR / f"{get_task(args.task).name}.jsonl"
+    out = args.out or str(default)
+    check_outputs([(out, "--out")], [(sat_file, "--sat-file")], overwrite=args.overwrite or args.out is None)
+    config = BuildConfig(args.task, seed=args.seed, n=args.n, format=args.format, sat_file=sat_file)
     task = config.validate()
     items = build_items(config)
-    out = args.out or str(DEFAULT_DIR / f"{task.name}.jsonl")
-    where = _write_items(items, out)
+    keep = args.out is None and not args.overwrite
+    if keep and default.is_file() and not _same_text(default, items):
+        out = str(default_output(default))  # a default name that exists, with other bytes: a new name
+    where = _write_items(items, out, keep_identical=keep)
     print(f"{task.name} ({task.code}): {len(items):,} items, seed {args.seed}, format {args.format} -> {where}",
           file=sys.stderr)
     return 0
+
+
+def _same_text(path: Path, items: list) -> bool:
+    from synthprobe.tasks.gpt3.base import serialize
+
+    return path.read_bytes() == serialize(items).encode("utf-8")
 
 
 def cmd_build_all(args: argparse.Namespace) -> int:
@@ -68,6 +84,10 @@ def cmd_build_all(args: argparse.Namespace) -> int:
     for c in configs:
         c.validate()
     out_dir = Path(args.out_dir)
+    from synthprobe.io import check_output_dir
+
+    check_output_dir(out_dir, [f"{t.name}.jsonl" for t in tasks], [(args.sat_file, "--sat-file")],
+                     overwrite=args.overwrite, field="--out-dir")
     for task, config in zip(tqdm(tasks, desc="building", unit="task", disable=args.quiet), configs):
         items = build_items(config)
         _write_items(items, str(out_dir / f"{task.name}.jsonl"))
@@ -90,7 +110,7 @@ def _threads() -> int:
 
 def cmd_score(args: argparse.Namespace) -> int:
     from synthprobe import __version__
-    from synthprobe.io import atomic_write_text, sha256_file
+    from synthprobe.io import atomic_write_text, check_outputs, default_output, sha256_file
     from synthprobe.models import ModelLoadError, load_backend
     from synthprobe.tasks.gpt3.base import resolve_tasks
     from synthprobe.tasks.gpt3.evaluate import EvalConfig, dumps_results, format_table, run
@@ -111,9 +131,11 @@ def cmd_score(args: argparse.Namespace) -> int:
         batch_size=args.batch_size, max_new_tokens=args.max_new_tokens, sat_file=args.sat_file,
         save_items=args.save_predictions, progress=not args.quiet, cache=not args.no_cache,
     ).validate()
-    output = Path(args.output) if args.output else Path("benchmarks") / f"gpt3_{_slug(args.model)}.json"
+    output = Path(args.output) if args.output else default_output(Path("benchmarks") / f"gpt3_{_slug(args.model)}.json")
     if output.is_dir():
         raise InputError("is a directory; expected the path of the results file", path=output, field="--output")
+    check_outputs([(output, "--output")], [(args.sat_file, "--sat-file"), (args.model, "--model")],
+                  overwrite=args.overwrite)
 
     if args.threads is not None:
         import torch
@@ -232,6 +254,7 @@ The same seed gives a byte-identical file on every machine."""
 
 
 def register(verbs: dict) -> None:
+    from synthprobe.io import add_overwrite_argument
     from synthprobe.tasks.gpt3.base import FORMATS, ordered_tasks
     from synthprobe.tasks.gpt3.evaluate import CHECKS
 
@@ -254,6 +277,7 @@ def register(verbs: dict) -> None:
         p.add_argument("--format", choices=FORMATS, default="openai",
                        help="openai: GPT-3's released layout; eleuther: lm-eval's 'Question: ...\\nAnswer:' "
                             "rewrite of the arithmetic prompts (word and SAT items are the same in both)")
+        add_overwrite_argument(p)
         if task.family == "sat":
             p.add_argument("--sat-file", default=None,
                            help="Turney's SAT file (SAT-package-V3.txt, from Peter Turney on request); "
@@ -271,6 +295,7 @@ def register(verbs: dict) -> None:
     p.add_argument("--format", choices=FORMATS, default="openai", help="openai or eleuther layout")
     p.add_argument("--sat-file", default=None, help="Turney's SAT file; default the shipped sample")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_overwrite_argument(p)
     p.set_defaults(func=cmd_build_all)
 
     s = verbs["score"].add_parser(
@@ -326,7 +351,9 @@ def register(verbs: dict) -> None:
     s.add_argument("--device", default="auto", help="auto, cpu or cuda (default auto)")
     s.add_argument("--threads", type=positive_int, default=None,
                    help="CPU threads for torch (default: torch's choice); 1 is often fastest on a busy machine")
-    s.add_argument("--output", default=None, help="results JSON (default benchmarks/gpt3_<model>.json)")
+    s.add_argument("--output", default=None, help="results JSON (default benchmarks/gpt3_<model>.json, or a new "
+                   "timestamped name beside it if that file exists)")
+    add_overwrite_argument(s)
     s.add_argument("--save-predictions", action="store_true",
                    help="also keep every item's gold answer, prediction and correctness in the results JSON "
                         "(each item's pool index, demonstrations used and prompt tokens are always kept)")
