@@ -375,3 +375,14 @@ def test_a_killed_build_leaves_no_temporary_file(tmp_path, sig):
     assert proc.returncode == (-signal.SIGKILL if sig == signal.SIGKILL else 143)
     assert os.listdir(folder) == []
     assert not target.exists()
+
+
+def test_score_gpt3_refuses_a_task_file_as_output(tmp_path):
+    task_file = tmp_path / "two_digit_addition.jsonl"
+    task_file.write_text('{"context": "\\n\\nQ: What is 98 plus 45?\\n\\nA:", "completion": " 143"}\n', encoding="utf-8")
+    before = task_file.read_bytes()
+    for out in _links(tmp_path, task_file).values():
+        res = _cli("score", "gpt3", "--task-file", str(task_file), "--output", str(out), "--overwrite",
+                   "--model", str(tmp_path / "no-such-model"), "--no-cache", cwd=tmp_path)
+        assert res.returncode == 2 and "is the input --task-file" in res.stderr, res.stderr
+        assert task_file.read_bytes() == before

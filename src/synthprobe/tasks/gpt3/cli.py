@@ -134,7 +134,9 @@ def cmd_score(args: argparse.Namespace) -> int:
     output = Path(args.output) if args.output else default_output(Path("benchmarks") / f"gpt3_{_slug(args.model)}.json")
     if output.is_dir():
         raise InputError("is a directory; expected the path of the results file", path=output, field="--output")
-    check_outputs([(output, "--output")], [(args.sat_file, "--sat-file"), (args.model, "--model")],
+    check_outputs([(output, "--output")],
+                  [(args.sat_file, "--sat-file"), (args.model, "--model"),
+                   *((tf.path, "--task-file") for tf in task_files)],
                   overwrite=args.overwrite)
 
     if args.threads is not None:
