@@ -178,3 +178,79 @@ def test_a_line_cut_short_at_any_byte_is_never_read_back_and_the_next_append_is_
         assert list(c.load()) == [str(i) for i in range(complete)], cut
         assert c.append(recs) == 3 - complete
         assert c.path.read_bytes() == raw, cut  # each record once, no torn bytes left
+
+
+_THREADS_AFTER_EXPORT = """
+import os, sys
+from synthprobe.export.hf import export_hf
+import pyarrow  # noqa: F401  (its own start-up threads are not the export's)
+before = len(os.listdir("/proc/self/task"))
+export_hf(sys.argv[1])
+print(before, len(os.listdir("/proc/self/task")))
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts native threads through /proc")
+def test_export_hf_leaves_no_arrow_worker_thread_alive_for_the_interpreter_exit(tmp_path):
+    """Arrow's pool threads still alive at exit are what abort (exit 134) now and then; the
+    export must start none that outlive it. BLAS is pinned to one thread, so any new native
+    thread is Arrow's."""
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    p = subprocess.run([sys.executable, "-c", _THREADS_AFTER_EXPORT, str(tmp_path / "hf")], env=env,
+                       capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert p.returncode == 0, p.stderr[-2000:]
+    before, after = map(int, p.stdout.split())
+    assert after == before, f"{after - before} native threads outlive the export"
+    assert (tmp_path / "hf" / "data" / "test-00000-of-00001.parquet").is_file()
+
+
+def test_soak_script_runs_the_export_a_few_times_without_an_abort(tmp_path):
+    p = subprocess.run([sys.executable, str(REPO / "bench" / "soak_export_hf.py"), "--runs", "3"],
+                       capture_output=True, text=True, timeout=900, cwd=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr[-3000:]
+    summary = p.stdout.strip().splitlines()[-1]
+    assert summary.startswith("export hf soak: 3 runs, 0 aborts (exit 134/SIGABRT), 0 other failures, 3 ok;"), \
+        summary
+
+
+def test_soak_script_counts_a_failing_export(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("{not json\n", encoding="utf-8")
+    p = subprocess.run([sys.executable, str(REPO / "bench" / "soak_export_hf.py"), "--runs", "1",
+                        "--data", str(bad)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert p.returncode == 1
+    assert "1 runs, 0 aborts (exit 134/SIGABRT), 1 other failures, 0 ok" in p.stdout, p.stdout
+    assert "run 1: failure (exit 2)" in p.stderr, p.stderr
+
+
+def test_score_deeparithmark_says_how_many_items_came_from_the_cache(tmp_path, capsys):
+    """The embedded model through the CLI, progress on: 3 items, then 5 (3 cached), then 5 again."""
+    base = ["score", "deeparithmark", "--data", str(RELEASE), "--model", "smollm2-135m-instruct",
+            "--dtype", "float32", "--device", "cpu", "--batch-size", "4"]
+    assert main(base + ["--limit", "3", "--output", str(tmp_path / "a.json")]) == 0
+    first = capsys.readouterr().err
+    assert "from the cache" not in first
+    assert main(base + ["--limit", "5", "--output", str(tmp_path / "b.json")]) == 0
+    partial = capsys.readouterr().err
+    assert "\ndeeparithmark · SmolLM2-135M-Instruct (Q4_1 GGUF): 3 of 5 from the cache; scoring the other 2\n" \
+        in partial, partial
+    assert main(base + ["--limit", "5", "--output", str(tmp_path / "c.json")]) == 0
+    again = capsys.readouterr().err
+    assert "\ndeeparithmark · SmolLM2-135M-Instruct (Q4_1 GGUF): 5 of 5 from the cache\n" in again, again
+    assert "0/0" not in again and "scoring the other" not in again
+    assert _block(tmp_path / "c.json")["cached_items"] == 5
+    assert _block(tmp_path / "c.json")["summary"] == _block(tmp_path / "b.json")["summary"]
+
+
+def test_score_gpt3_says_how_many_items_came_from_the_cache(tmp_path, capsys):
+    base = ["score", "gpt3", "--tasks", "2D+", "--shots", "zero", "--model", "smollm2-135m-instruct",
+            "--dtype", "float32", "--device", "cpu", "--batch-size", "4", "--threads", "1"]
+    assert main(base + ["--limit", "2", "--output", str(tmp_path / "a.json")]) == 0
+    assert "from the cache" not in capsys.readouterr().err
+    assert main(base + ["--limit", "3", "--output", str(tmp_path / "b.json")]) == 0
+    partial = capsys.readouterr().err
+    assert "2D+ zero: 2 of 3 from the cache; scoring the other 1" in partial, partial
+    assert main(base + ["--limit", "3", "--output", str(tmp_path / "c.json")]) == 0
+    again = capsys.readouterr().err
+    assert "2D+ zero: 3 of 3 from the cache\n" in again, again
+    assert "0/0" not in again
