@@ -1,13 +1,10 @@
 """The score cache is exact under Ctrl-C, says what came from it, and ``export hf`` exits cleanly.
 
 * A real SIGINT is raised at every line of the cache's save path (``ScoreCache.append`` and
-  what it calls) while the third batch of 24 items (batch 8) is being saved, in a real
-  ``synthprobe score deeparithmark`` run on a tiny model: every item is on disk exactly once,
-  every line is whole, and the same command then completes the cache to exactly 24 lines
-  whose scores equal an uninterrupted run's. (Before, Ctrl-C after the batch reached the disk
-  wrote it again: 32 lines for 24 items.)
-* A real CLI subprocess blocks at the save point (after the fsync of the third batch) until the
-  test sends it SIGINT from outside; the cache then holds each item once.
+  what it calls) while the third batch of 6 items (batch 2) is being saved, through the real
+  caller (``score_dataset``) on a tiny model: every item is on disk exactly once, every line is
+  whole, and a resume gives an uninterrupted run's scores. (Before, Ctrl-C after the batch
+  reached the disk wrote it again: 8 lines for 6 items, as 32 for 24 in the report.)
 * A record whose line was cut short is never read back, whatever byte the cut lands on.
 * Run twice, ``score deeparithmark`` and ``score gpt3`` say "N of N from the cache" instead of
   a 0/0 bar, and a partial resume says how many came from the cache.
