@@ -128,17 +128,40 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def parquet_bytes(release: Release) -> bytes:
-    """Parquet bytes of the release, verified to read back as exactly the release rows."""
+    """Parquet bytes of the release, verified to read back as exactly the release rows.
+
+    Arrow's thread pools are kept out of it (an in-memory Arrow buffer instead of a Python file
+    object, the read-back on the calling thread) and every Arrow object is released before
+    returning: worker threads still alive when the interpreter exits are what made
+    ``export hf`` abort now and then with "terminate called without an active exception".
+    """
     table = arrow_table(release)
-    buf = io.BytesIO()
-    pq.write_table(table, buf, compression="zstd", use_dictionary=True, write_statistics=True)
-    data = buf.getvalue()
-    back = pq.read_table(io.BytesIO(data)).to_pylist()
-    for item, row in zip(release.items, back):
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression="zstd", use_dictionary=True, write_statistics=True)
+    del table
+    buffer = sink.getvalue()
+    data = buffer.to_pybytes()
+    back = pq.ParquetFile(pa.BufferReader(buffer)).read(use_threads=False)
+    rows = back.to_pylist()
+    del back, buffer, sink
+    release_arrow()
+    for item, row in zip(release.items, rows):
         if not _same(item.raw, row):
             raise InputError("does not survive the Parquet round trip unchanged",
                              path=release.path, line=item.line)
     return data
+
+
+def release_arrow() -> None:
+    """Free what Arrow still holds (unreferenced tables and buffers, cached memory) now, while
+    the interpreter is whole, rather than in its teardown."""
+    import gc
+
+    gc.collect()
+    pool = pa.default_memory_pool()
+    release_unused = getattr(pool, "release_unused", None)
+    if release_unused is not None:
+        release_unused()
 
 
 # ---------------------------------------------------------------------------------------
@@ -436,4 +459,7 @@ def export_hf(out: str | Path, *, data: str | Path = DEFAULT_RELEASE,
         f"data/{release.name}": release.data,
         "README.md": render_card(release, repo_id=repo_id, selftest=checked).encode("utf-8"),
     }
-    return HfExport(paths=write_tree(out, files, inputs=inputs, overwrite=overwrite), selftest=checked)
+    paths = write_tree(out, files, inputs=inputs, overwrite=overwrite)
+    del files, release
+    release_arrow()
+    return HfExport(paths=paths, selftest=checked)

@@ -5,8 +5,12 @@ Each finished item is appended as one JSON line to
 SHA-256 of everything that changes a score: the model fingerprint, the data file's SHA-256 and
 the scoring settings (dtype, max_context, bos, scorer, ...). Lines are flushed and fsync'd once
 per batch, so a run killed at any point (SIGINT or SIGKILL) loses at most the batch in flight.
-A torn last line (the kill landed mid-write) is ignored on reading; any other damage is an
-:class:`InputError` naming the cache file and line.
+The cache is exact: each item is on disk once, whatever the moment of an interrupt. A record
+counts only when its line is complete (ends in a newline), so a torn last line (the kill landed
+mid-write) is never read back and is cut off before the next append; :meth:`ScoreCache.append`
+skips items already on disk, and when an interrupt left it unsure what reached the disk it
+reads the file again before writing. Any other damage is an :class:`InputError` naming the
+cache file and line.
 
 This module also holds :func:`run_with_oom_backoff`, which halves the batch on CUDA
 out-of-memory and retries, and reports the batch size that finally worked.
@@ -55,6 +59,8 @@ class ScoreCache:
 
     ``load()`` returns the finished items by id; ``append(records)`` writes one batch and
     fsyncs it. A record is any JSON object; its ``id`` field (a string) names the item.
+    ``append`` writes only items not yet on disk, so calling it again with the same records
+    (e.g. from a Ctrl-C handler after an interrupted save) never writes an item twice.
     """
 
     key: str
@@ -63,8 +69,11 @@ class ScoreCache:
     def __post_init__(self) -> None:
         self.folder = Path(self.folder) if self.folder is not None else scores_dir()
         self.path = self.folder / f"{self.key}.jsonl"
+        #: Ids known to be on disk in complete lines; None: not read yet, or an append was cut
+        #: short (an exception inside it), so the file must be read again before writing.
+        self._on_disk: set[str] | None = None
 
-    def load(self) -> dict[str, dict]:
+    def _read(self) -> dict[str, dict]:
         done: dict[str, dict] = {}
         if not self.path.exists():
             return done
@@ -73,23 +82,26 @@ class ScoreCache:
         except OSError as exc:
             raise InputError(f"score cache cannot be read ({exc.strerror})", path=self.path) from None
         lines = raw.split(b"\n")
-        for lineno, chunk in enumerate(lines, start=1):
+        # The part after the last newline is a write cut short (or nothing): never a record,
+        # even when it happens to parse, since the next append cuts it off.
+        for lineno, chunk in enumerate(lines[:-1], start=1):
             if not chunk.strip():
                 continue
-            last = lineno == len(lines)  # no newline after it: the write was cut short
             try:
                 obj = json.loads(chunk.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError):
-                if last:
-                    break
+            except (UnicodeDecodeError, json.JSONDecodeError, ValueError, RecursionError):
                 raise InputError("damaged score cache line; run 'synthprobe cache clear --scores' or pass "
                                  "--no-cache", path=self.path, line=lineno) from None
             if not isinstance(obj, dict) or not isinstance(obj.get("id"), str):
-                if last:
-                    break
                 raise InputError("expected an object with a string 'id'; run 'synthprobe cache clear "
                                  "--scores' or pass --no-cache", path=self.path, line=lineno, field="id")
             done[obj["id"]] = obj
+        return done
+
+    def load(self) -> dict[str, dict]:
+        """The records on disk by id (complete lines only)."""
+        done = self._read()
+        self._on_disk = set(done)
         return done
 
     def _drop_torn_tail(self) -> None:
@@ -106,27 +118,48 @@ class ScoreCache:
             fh.seek(0)
             data = fh.read()
             fh.truncate(data.rfind(b"\n") + 1)
+            fh.flush()
+            os.fsync(fh.fileno())
 
     def append(self, records: Iterable[Mapping[str, Any]]) -> int:
-        """Append one batch and fsync it; returns the number of records written."""
-        lines = []
+        """Append the records not yet on disk as one batch and fsync it; returns how many were
+        written. Each id is written at most once, also across calls and interrupts."""
+        lines: dict[str, str] = {}
         for rec in records:
             if not isinstance(rec.get("id"), str):
                 raise ValueError(f"cache records need a string 'id', got {rec.get('id')!r}")
-            lines.append(json.dumps(rec, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n")
+            lines[rec["id"]] = json.dumps(rec, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
         if not lines:
             return 0
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             self._drop_torn_tail()
+            if self._on_disk is None:  # first write without load(), or the last one was cut short
+                self._on_disk = set(self._read())
+            on_disk = self._on_disk
+            new = {i: line for i, line in lines.items() if i not in on_disk}
+            if not new:
+                return 0
+            # Until the write is known to be complete, the next append must look at the file:
+            # an interrupt may land before, during or after the bytes reach it.
+            self._on_disk = None
             with open(self.path, "ab") as fh:
-                fh.write("".join(lines).encode("utf-8"))
+                fh.write("".join(new.values()).encode("utf-8"))
                 fh.flush()
                 os.fsync(fh.fileno())
+            on_disk.update(new)
+            self._on_disk = on_disk
         except OSError as exc:
             raise InputError(f"score cache cannot be written ({exc.strerror}); pass --no-cache or set "
                              "SYNTHPROBE_CACHE to a writable folder", path=self.path) from None
-        return len(lines)
+        return len(new)
+
+
+def from_cache_note(cached: int, total: int) -> str:
+    """What the progress display says when the score cache supplied items: "1,000 of 1,000
+    from the cache", or "400 of 1,000 from the cache; scoring the other 600"."""
+    note = f"{cached:,} of {total:,} from the cache"
+    return note if cached >= total else f"{note}; scoring the other {total - cached:,}"
 
 
 def _du(folder: Path) -> tuple[int, int]:

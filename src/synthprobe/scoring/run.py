@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import platform
 import re
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -173,6 +174,11 @@ def score_dataset(backend, ds: Dataset, config: ScoreConfig, *,
         encoded = encode_items(backend.tokenizer, [ds.items[i] for i in todo], max_context=config.max_context,
                                bos_id=backend.bos_token_id if backend.bos else None, source=ds.info["path"])
         tokenize_s = time.perf_counter() - t0
+        if config.progress and len(todo) < len(ds.items):
+            from synthprobe.scoring.cache import from_cache_note
+
+            print(f"{ds.key} · {backend.name}: {from_cache_note(len(ds.items) - len(todo), len(ds.items))}",
+                  file=sys.stderr, flush=True)
 
         def on_item(k: int, scores) -> None:
             nonlocal finished
@@ -186,7 +192,8 @@ def score_dataset(backend, ds: Dataset, config: ScoreConfig, *,
 
         try:
             run = run_encoded(backend, encoded, batch_size=batch_size, scorer=config.scorer,
-                              progress=config.progress, on_item=on_item, desc=f"{ds.key} · {backend.name}",
+                              progress=config.progress and bool(todo), on_item=on_item,
+                              desc=f"{ds.key} · {backend.name}",
                               tokenize_s=tokenize_s, max_context=config.max_context)
         except KeyboardInterrupt:
             where, total = f"{ds.key} · {backend.name}", len(ds.items)

@@ -45,6 +45,7 @@ the prediction, correctness and (SAT) the per-choice scores.
 from __future__ import annotations
 
 import dataclasses
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -250,8 +251,13 @@ def score_task(backend, task: Task, k: int, config: EvalConfig, pool: list,
     fresh: dict[int, dict[str, Any]] = {}
     start = time.perf_counter()
     step = config.batch_size
+    if config.progress and len(todo) < len(prompts):
+        from synthprobe.scoring.cache import from_cache_note
+
+        print(f"{task.code} {setting}: {from_cache_note(len(prompts) - len(todo), len(prompts))}",
+              file=sys.stderr, flush=True)
     with tqdm(total=len(prompts), initial=len(prompts) - len(todo), desc=f"{task.code} {setting}", unit="item",
-              disable=not config.progress, dynamic_ncols=True) as bar:
+              disable=not config.progress or not todo, dynamic_ncols=True) as bar:
         try:
             for s in range(0, len(todo), step):
                 rows = score(todo[s:s + step])
@@ -263,7 +269,9 @@ def score_task(backend, task: Task, k: int, config: EvalConfig, pool: list,
             where = f"{task.code} {setting}"
             if cache is None:
                 raise ScoringInterrupted.after(len(fresh), where, cached=None, total=len(prompts)) from None
-            # count what is on disk: Ctrl-C may land between scoring a batch and caching it
+            # Ctrl-C may land while a scored batch is being saved: save what is not on disk yet
+            # (the cache writes each item once), then count what is there.
+            cache.append([{"id": str(i), "item": r} for i, r in fresh.items()])
             n_cached = len(cache.load())
             raise ScoringInterrupted.after(n_cached - len(done), where, cached=n_cached,
                                            total=len(prompts)) from None
