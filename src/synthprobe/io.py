@@ -1,11 +1,13 @@
-"""File helpers: atomic writes and a strict JSONL reader."""
+"""File helpers: atomic writes, a strict JSON decoder and a strict JSONL reader."""
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
 import json
+import math
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any, Iterator
@@ -102,11 +104,7 @@ def read_jsonl(path: str | Path, *, allow_empty: bool = False) -> Iterator[tuple
                 raise InputError(f"not valid UTF-8 (byte {exc.start})", path=path, line=lineno) from None
             if not text.strip():
                 continue
-            try:
-                obj = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"invalid JSON ({exc.msg} at column {exc.colno})",
-                                 path=path, line=lineno) from None
+            obj = loads_json(text, path=path, line=lineno)
             if not isinstance(obj, dict):
                 raise InputError(f"expected a JSON object, got {type(obj).__name__}",
                                  path=path, line=lineno)
@@ -114,3 +112,170 @@ def read_jsonl(path: str | Path, *, allow_empty: bool = False) -> Iterator[tuple
             yield lineno, obj
     if not seen and not allow_empty:
         raise InputError("file is empty; expected one JSON object per line", path=path)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading JSON strictly. Every JSON and JSONL reader of the package goes through
+# :func:`loads_json`, so one malformed value is refused the same way everywhere.
+
+#: Deepest nesting of arrays and objects a JSON document may have (results files use < 10).
+MAX_JSON_DEPTH = 64
+
+#: Longest integer literal accepted, in digits (item values have < 20; Python stops at 4,300).
+MAX_INT_DIGITS = 100
+
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_BRACKET = re.compile(r"[\[\]{}]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class _Bad:
+    """Stands in for a value the strict decoder refuses; found again, with its path, after parsing."""
+
+    __slots__ = ("why",)
+
+    def __init__(self, why: str):
+        self.why = why
+
+
+class _Object(dict):
+    """A decoded JSON object that remembers a key it held twice."""
+
+    __slots__ = ("duplicate",)
+
+
+def _check_depth(text: str, *, path, line: int | None) -> None:
+    """Refuse nesting deeper than :data:`MAX_JSON_DEPTH` without letting the parser recurse:
+    a cheap count first, a scan over the brackets outside strings only when that count is high."""
+    if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
+        return
+    skeleton = _STRING.sub('""', text)
+    depth = 0
+    for m in _BRACKET.finditer(skeleton):
+        if m.group() in "[{":
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                where = line if line is not None else skeleton.count("\n", 0, m.start()) + 1
+                raise InputError(f"JSON nested more than {MAX_JSON_DEPTH} levels deep; expected a flat record",
+                                 path=path, line=where)
+        else:
+            depth = max(depth - 1, 0)
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict:
+    obj = dict(pairs)
+    if len(obj) == len(pairs):
+        return obj
+    marked = _Object(pairs)
+    seen: set[str] = set()
+    marked.duplicate = next(k for k, _ in pairs if k in seen or seen.add(k))
+    return marked
+
+
+def _int(text: str):
+    digits = len(text.lstrip("-"))
+    if digits > MAX_INT_DIGITS:
+        return _Bad(f"integer with {digits:,} digits; at most {MAX_INT_DIGITS} expected")
+    return int(text)
+
+
+def _float(text: str):
+    value = float(text)
+    if math.isinf(value):
+        return _Bad(f"number {text[:20]}{'...' if len(text) > 20 else ''} is out of range; expected a finite number")
+    return value
+
+
+def _constant(name: str):
+    return _Bad(f"{name} is not a number JSON allows; expected a finite number")
+
+
+def _field_path(parent: str, key: Any) -> str:
+    if isinstance(key, int):
+        return f"{parent}[{key}]"
+    return f"{parent}.{key}" if parent else str(key)
+
+
+def _find_bad(value: Any, where: str, *, surrogates: bool) -> tuple[str, str] | None:
+    """The first refused value under ``value`` as ``(field path, why)``; depth is already bounded."""
+    if isinstance(value, _Bad):
+        return where, value.why
+    if isinstance(value, str):
+        if surrogates and _SURROGATE.search(value):
+            return where, "string holds a lone surrogate (\\ud800-\\udfff escape); expected valid Unicode text"
+        return None
+    if isinstance(value, dict):
+        dup = getattr(value, "duplicate", None)
+        if dup is not None:
+            return _field_path(where, dup), f"duplicate key {dup!r}; every key may appear once in an object"
+        for k, v in value.items():
+            if surrogates and _SURROGATE.search(k):
+                return _field_path(where, k), "key holds a lone surrogate; expected valid Unicode text"
+            found = _find_bad(v, _field_path(where, k), surrogates=surrogates)
+            if found:
+                return found
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            found = _find_bad(v, _field_path(where, i), surrogates=surrogates)
+            if found:
+                return found
+    return None
+
+
+def loads_json(text: str, *, path: str | Path | None = None, line: int | None = None,
+               allow_nonfinite: bool = False) -> Any:
+    """Decode ``text`` strictly, or raise :class:`InputError` naming file, line and field.
+
+    Refused: invalid JSON, nesting deeper than :data:`MAX_JSON_DEPTH`, a key twice in one object,
+    integers longer than :data:`MAX_INT_DIGITS` digits, ``NaN``/``Infinity`` and numbers that
+    overflow to infinity, and strings holding a lone surrogate (they cannot be written as UTF-8).
+    ``line`` is the line of a JSONL record; for a whole document the line comes from the text.
+    ``allow_nonfinite`` accepts ``NaN``/``Infinity`` (for files synthprobe itself wrote, such as
+    the score cache, where a log-probability may be ``-Infinity``).
+    """
+    _check_depth(text, path=path, line=line)
+    flagged: list[bool] = []
+
+    def bad_int(s: str):
+        v = _int(s)
+        if isinstance(v, _Bad):
+            flagged.append(True)
+        return v
+
+    def bad_float(s: str):
+        if allow_nonfinite:
+            return float(s)
+        v = _float(s)
+        if isinstance(v, _Bad):
+            flagged.append(True)
+        return v
+
+    def bad_constant(s: str):
+        if allow_nonfinite:
+            return float(s)
+        flagged.append(True)
+        return _constant(s)
+
+    def pairs(p):
+        obj = _pairs(p)
+        if type(obj) is _Object:
+            flagged.append(True)
+        return obj
+
+    try:
+        value = json.loads(text, object_pairs_hook=pairs, parse_int=bad_int, parse_float=bad_float,
+                           parse_constant=bad_constant)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"invalid JSON ({exc.msg} at column {exc.colno})", path=path,
+                         line=line if line is not None else exc.lineno) from None
+    except RecursionError:  # not reached after _check_depth; kept so it can never escape
+        raise InputError(f"JSON nested too deeply; at most {MAX_JSON_DEPTH} levels expected",
+                         path=path, line=line) from None
+    surrogates = _SURROGATE_ESCAPE.search(text) is not None
+    if flagged or surrogates:
+        found = _find_bad(value, "", surrogates=surrogates)
+        if found:
+            where, why = found
+            raise InputError(why, path=path, line=line, field=where or None)
+    return value
