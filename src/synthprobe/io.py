@@ -133,10 +133,11 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 class _Bad:
     """Stands in for a value the strict decoder refuses; found again, with its path, after parsing."""
 
-    __slots__ = ("why",)
+    __slots__ = ("why", "token")
 
-    def __init__(self, why: str):
+    def __init__(self, why: str, token: str):
         self.why = why
+        self.token = token  # the literal as written, to find its line in a whole document
 
 
 class _Object(dict):
@@ -176,19 +177,20 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict:
 def _int(text: str):
     digits = len(text.lstrip("-"))
     if digits > MAX_INT_DIGITS:
-        return _Bad(f"integer with {digits:,} digits; at most {MAX_INT_DIGITS} expected")
+        return _Bad(f"integer with {digits:,} digits; at most {MAX_INT_DIGITS} expected", text)
     return int(text)
 
 
 def _float(text: str):
     value = float(text)
     if math.isinf(value):
-        return _Bad(f"number {text[:20]}{'...' if len(text) > 20 else ''} is out of range; expected a finite number")
+        return _Bad(f"number {text[:20]}{'...' if len(text) > 20 else ''} is out of range; expected a finite number",
+                    text)
     return value
 
 
 def _constant(name: str):
-    return _Bad(f"{name} is not a number JSON allows; expected a finite number")
+    return _Bad(f"{name} is not a number JSON allows; expected a finite number", name)
 
 
 def _field_path(parent: str, key: Any) -> str:
@@ -197,21 +199,25 @@ def _field_path(parent: str, key: Any) -> str:
     return f"{parent}.{key}" if parent else str(key)
 
 
-def _find_bad(value: Any, where: str, *, surrogates: bool) -> tuple[str, str] | None:
-    """The first refused value under ``value`` as ``(field path, why)``; depth is already bounded."""
+_LONE = "lone surrogate"
+
+
+def _find_bad(value: Any, where: str, *, surrogates: bool) -> tuple[str, str, str | None] | None:
+    """The first refused value under ``value`` as ``(field path, why, literal)``; depth is
+    already bounded."""
     if isinstance(value, _Bad):
-        return where, value.why
+        return where, value.why, value.token
     if isinstance(value, str):
         if surrogates and _SURROGATE.search(value):
-            return where, "string holds a lone surrogate (\\ud800-\\udfff escape); expected valid Unicode text"
+            return where, "string holds a lone surrogate (\\ud800-\\udfff escape); expected valid Unicode text", _LONE
         return None
     if isinstance(value, dict):
         dup = getattr(value, "duplicate", None)
         if dup is not None:
-            return _field_path(where, dup), f"duplicate key {dup!r}; every key may appear once in an object"
+            return _field_path(where, dup), f"duplicate key {dup!r}; every key may appear once in an object", None
         for k, v in value.items():
             if surrogates and _SURROGATE.search(k):
-                return _field_path(where, k), "key holds a lone surrogate; expected valid Unicode text"
+                return _field_path(where, k), "key holds a lone surrogate; expected valid Unicode text", _LONE
             found = _find_bad(v, _field_path(where, k), surrogates=surrogates)
             if found:
                 return found
@@ -221,6 +227,22 @@ def _find_bad(value: Any, where: str, *, surrogates: bool) -> tuple[str, str] | 
             if found:
                 return found
     return None
+
+
+_LONE_ESCAPE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])"
+                         r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}")
+
+
+def _line_of(text: str, token: str | None) -> int | None:
+    """Line of the first occurrence of a refused literal in a whole document (None when unsure)."""
+    if token is None:
+        return None
+    if token == _LONE:
+        m = _LONE_ESCAPE.search(text)
+        return text.count("\n", 0, m.start()) + 1 if m else None
+    skeleton = _STRING.sub('""', text)  # the literal outside strings; strings never hold newlines
+    pos = skeleton.find(token)
+    return skeleton.count("\n", 0, pos) + 1 if pos >= 0 else None
 
 
 def loads_json(text: str, *, path: str | Path | None = None, line: int | None = None,
@@ -276,6 +298,8 @@ def loads_json(text: str, *, path: str | Path | None = None, line: int | None = 
     if flagged or surrogates:
         found = _find_bad(value, "", surrogates=surrogates)
         if found:
-            where, why = found
+            where, why, token = found
+            if line is None:
+                line = _line_of(text, token)
             raise InputError(why, path=path, line=line, field=where or None)
     return value

@@ -107,18 +107,19 @@ def validate(config: ScoreConfig) -> list[Dataset]:
         raise InputError(f"expected one of {', '.join(SCORERS)}, got {config.scorer!r}", field="--scorer")
     if not config.models:
         raise InputError("expected at least one model", field="--model")
-    for spec in config.models:
-        resolve_spec(spec)
-    resolve_dtype(config.dtype, resolve_device(config.device))
-    out = config.output or default_output(config.models)
-    if out.exists() and out.is_dir():
-        raise InputError("is a folder; expected a file name for the results JSON", path=out, field="--output")
+    # every data file first: a bad item is reported before any model is looked up or loaded
     datasets = [load_dataset(config.data, "deeparithmark", config.limit)]
     if config.compare:
         if not config.compare_data.is_file():
             raise InputError(f"ArithMark 3.0 file not found. {ARITHMARK3_HOWTO}", path=config.compare_data,
                              field="--compare-data")
         datasets.append(load_dataset(config.compare_data, "arithmark3", config.limit))
+    for spec in config.models:
+        resolve_spec(spec)
+    resolve_dtype(config.dtype, resolve_device(config.device))
+    out = config.output or default_output(config.models)
+    if out.exists() and out.is_dir():
+        raise InputError("is a folder; expected a file name for the results JSON", path=out, field="--output")
     return datasets
 
 

@@ -38,6 +38,10 @@ DEPTHS = (2, 3, 4, 5)
 #: Size of the release the table describes.
 RELEASE_SIZE = 1000
 
+#: Largest ``--n`` a build accepts: ten times the 10-million-item scale the builder is timed at,
+#: and well below what would exhaust memory for the per-build bookkeeping.
+MAX_BUILD_SIZE = 10**8
+
 #: Default seed of the released file.
 RELEASE_SEED = 20261027
 

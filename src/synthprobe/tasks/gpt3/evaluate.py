@@ -136,6 +136,10 @@ class EvalConfig:
                              field="--sat-file")
         if self.sat_file is not None and not Path(self.sat_file).is_file():
             raise InputError("file does not exist", path=self.sat_file, field="--sat-file")
+        if any(t.family == "sat" for t in self.tasks):
+            from synthprobe.tasks.gpt3.sat import load_sat
+
+            load_sat(self.sat_file)  # the whole file, strictly, before any model is loaded
         return self
 
     def limit_for(self, k: int, task: Task | None = None) -> int | None:
