@@ -20,7 +20,8 @@ from synthprobe.errors import InputError
 from synthprobe.io import read_jsonl
 
 
-_LABEL_TEXT = re.compile(r"-?[0-9]{1,18}")
+#: What int() takes for a label, less the other scripts' digits and "1_0": ASCII digits, ASCII spaces.
+_LABEL_TEXT = re.compile(r"[ \t\r\n]*[+-]?[0-9]{1,18}[ \t\r\n]*")
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ def parse_label(value: Any, n_endings: int, *, path: str | Path, line: int) -> i
     if isinstance(value, int):
         label = value
     elif isinstance(value, str):
-        # ASCII digits only: int() would also take "١", "５", " 1 " and "1_0"
+        # ASCII digits only: int() would also take "١", "５" and "1_0"
         if not _LABEL_TEXT.fullmatch(value):
             raise InputError(f"expected an integer string of ASCII digits such as \"1\", got {value!r}",
                              path=path, line=line, field="label")
