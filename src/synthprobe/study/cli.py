@@ -9,7 +9,7 @@ import os
 import sys
 from pathlib import Path
 
-from synthprobe.cliargs import any_int, positive_int
+from synthprobe.cliargs import any_int
 from synthprobe.errors import InputError
 from synthprobe.study.store import ADMIN_ENV
 
@@ -43,8 +43,8 @@ def _cmd_generate(args) -> int:
         from synthprobe.study.articles import SAMPLE_FILE, resource_path
 
         k = settings.variant.context_articles
-        raise InputError(f"holds {len(articles)} article(s); --length {args.length} conditions each article on {k} "
-                         f"other article(s), so at least {k + 1} are needed",
+        raise InputError(f"holds {len(articles)} article(s); the ~{args.length}-word variant (--length "
+                         f"{args.length}) conditions on {k} other article(s), so at least {k + 1} are needed",
                          path=args.articles or resource_path(SAMPLE_FILE), field="--articles")
     out = Path(args.out)
     if out.is_dir():
@@ -169,7 +169,7 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
     p.add_argument("--length", type=any_int, default=200, choices=(200, 500),
                    help="~200-word variant (3 context articles) or ~500-word variant (1 context article) "
                         "(default: %(default)s)")
-    p.add_argument("--samples", type=positive_int, default=5, help="samples per article (default: %(default)s)")
+    p.add_argument("--samples", type=any_int, default=5, help="samples per article (default: %(default)s)")
     p.add_argument("--conditions", default="model,control",
                    help="comma-separated conditions to generate: model, control (default: %(default)s; use "
                         "'model' for every model after the first when they share one control)")
@@ -177,9 +177,9 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
     p.add_argument("--top-p", type=float, default=0.9, help="nucleus sampling mass (default: %(default)s)")
     p.add_argument("--control-temperature", type=float, default=1.6,
                    help="temperature of the control condition; top-p is 1 there (default: %(default)s)")
-    p.add_argument("--max-new-tokens", type=positive_int, default=None,
+    p.add_argument("--max-new-tokens", type=any_int, default=None,
                    help="token budget per sample (default: 400 for --length 200, 900 for --length 500)")
-    p.add_argument("--limit", type=positive_int, default=None, metavar="N", help="use only the first N articles")
+    p.add_argument("--limit", type=any_int, default=None, metavar="N", help="use only the first N articles")
     p.set_defaults(func=_cmd_generate)
 
     p = sub.add_parser(
