@@ -318,6 +318,12 @@ def test_strict_decoder_classes():
     with pytest.raises(InputError, match="nested more than"):
         loads_json("[" * 100_000 + "]" * 100_000, path="x.json", line=1)
     assert loads_json('{"a": "\\ud83d\\ude00", "b": [1e5, -3]}') == {"a": "\U0001F600", "b": [1e5, -3]}
+    edge = "9" * MAX_INT_DIGITS
+    assert loads_json(f'[{edge}, -{edge}]') == [int(edge), -int(edge)]
+    for text in (f"[{edge}1]", f"[-{edge}1]", "[1e309]", "[-Infinity]"):
+        with pytest.raises(InputError, match="digits|finite"):
+            loads_json(text, path="x.json", line=1)
+    assert loads_json("[NaN, -Infinity, 1e309]", allow_nonfinite=True)[1:] == [float("-inf"), float("inf")]
 
 
 # --- commands that load a model check their inputs first ----------------------------------------

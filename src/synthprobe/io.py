@@ -245,6 +245,48 @@ def _line_of(text: str, token: str | None) -> int | None:
     return skeleton.count("\n", 0, pos) + 1 if pos >= 0 else None
 
 
+class _Refused(Exception):
+    """Raised by the fast decoder's hooks at the first value to refuse."""
+
+
+def _fast_pairs(pairs: list[tuple[str, Any]]) -> dict:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise _Refused
+    return obj
+
+
+def _fast_int(text: str) -> int:
+    if len(text) > MAX_INT_DIGITS and len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise _Refused
+    return int(text)
+
+
+def _fast_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise _Refused
+    return value
+
+
+def _refuse(_: str):
+    raise _Refused
+
+
+#: The decoders of the common case: nothing to refuse, no Python call beyond the hooks.
+_STRICT = json.JSONDecoder(object_pairs_hook=_fast_pairs, parse_int=_fast_int, parse_float=_fast_float,
+                           parse_constant=_refuse)
+_LENIENT = json.JSONDecoder(object_pairs_hook=_fast_pairs, parse_int=_fast_int)
+
+
+def _marking_decoder(allow_nonfinite: bool) -> json.JSONDecoder:
+    """A decoder that puts a :class:`_Bad` (or a :class:`_Object`) where a value is refused."""
+    if allow_nonfinite:
+        return json.JSONDecoder(object_pairs_hook=_pairs, parse_int=_int)
+    return json.JSONDecoder(object_pairs_hook=_pairs, parse_int=_int, parse_float=_float,
+                            parse_constant=_constant)
+
+
 def loads_json(text: str, *, path: str | Path | None = None, line: int | None = None,
                allow_nonfinite: bool = False) -> Any:
     """Decode ``text`` strictly, or raise :class:`InputError` naming file, line and field.
@@ -257,37 +299,13 @@ def loads_json(text: str, *, path: str | Path | None = None, line: int | None = 
     the score cache, where a log-probability may be ``-Infinity``).
     """
     _check_depth(text, path=path, line=line)
-    flagged: list[bool] = []
-
-    def bad_int(s: str):
-        v = _int(s)
-        if isinstance(v, _Bad):
-            flagged.append(True)
-        return v
-
-    def bad_float(s: str):
-        if allow_nonfinite:
-            return float(s)
-        v = _float(s)
-        if isinstance(v, _Bad):
-            flagged.append(True)
-        return v
-
-    def bad_constant(s: str):
-        if allow_nonfinite:
-            return float(s)
-        flagged.append(True)
-        return _constant(s)
-
-    def pairs(p):
-        obj = _pairs(p)
-        if type(obj) is _Object:
-            flagged.append(True)
-        return obj
-
     try:
-        value = json.loads(text, object_pairs_hook=pairs, parse_int=bad_int, parse_float=bad_float,
-                           parse_constant=bad_constant)
+        try:
+            value = (_LENIENT if allow_nonfinite else _STRICT).decode(text)
+            flagged = False
+        except _Refused:  # something to refuse: decode again with markers to find its field
+            value = _marking_decoder(allow_nonfinite).decode(text)
+            flagged = True
     except json.JSONDecodeError as exc:
         raise InputError(f"invalid JSON ({exc.msg} at column {exc.colno})", path=path,
                          line=line if line is not None else exc.lineno) from None
