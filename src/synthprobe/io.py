@@ -78,8 +78,10 @@ def sha256_file(path: str | Path) -> str:
 def read_jsonl(path: str | Path, *, allow_empty: bool = False) -> Iterator[tuple[int, dict]]:
     """Yield ``(line_number, object)`` for each non-blank line of a UTF-8 JSONL file.
 
-    A BOM is tolerated. Non-UTF-8 bytes, oversized lines, invalid JSON, a value that is
-    not an object, or an empty file raise :class:`InputError` naming file and line.
+    A BOM is tolerated. Non-UTF-8 bytes, oversized lines, invalid JSON, anything
+    :func:`loads_json` refuses (duplicate keys, huge integers, NaN, deep nesting, lone
+    surrogates), a value that is not an object, or an empty file raise :class:`InputError`
+    naming file and line (and the field where there is one).
     """
     path = Path(path)
     if not path.exists():
