@@ -124,8 +124,10 @@ def test_fuzz_bytes_either_load_or_raise_input_error(tmp_path_factory, data):
             assert it.ctx and len(it.endings) >= 2 and 0 <= it.label < len(it.endings)
 
 
-json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False)
-                           | st.text(max_size=8), lambda c: st.lists(c, max_size=4)
+# finite floats only: json.dumps writes inf as Infinity, which is not JSON and is refused by the reader
+json_values = st.recursive(st.none() | st.booleans() | st.integers()
+                           | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8),
+                           lambda c: st.lists(c, max_size=4)
                            | st.dictionaries(st.text(max_size=5), c, max_size=4), max_leaves=10)
 
 

@@ -26,9 +26,9 @@ def run(argv, capsys):
 
 
 @pytest.mark.parametrize("argv, needle", [
-    (["build", "--n", "0"], "argument --n: expected a positive whole number, got 0"),
-    (["build", "--n", "-5"], "argument --n: expected a positive whole number, got -5"),
-    (["build", "--n", "ten"], "argument --n: expected a positive whole number, got 'ten'"),
+    (["build", "--n", "0"], "argument --n: expected a whole number from 1 to 100,000,000, got 0"),
+    (["build", "--n", "-5"], "argument --n: expected a whole number from 1 to 100,000,000, got -5"),
+    (["build", "--n", "ten"], "argument --n: expected a whole number from 1 to 100,000,000 (ASCII digits), got 'ten'"),
     (["build", "--seed", "-1"], "argument --seed: expected a whole number >= 0, got -1"),
     (["build", "--frobnicate"], "unrecognized arguments: --frobnicate"),
     (["audit", "--n", "3"], "unrecognized arguments: --n"),
@@ -110,7 +110,7 @@ def test_synthprobe_build_needs_out_and_rejects_bad_n(capsys):
     assert exc.value.code == 2 and "--out" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exc:
         synthprobe_main(["build", "deeparithmark", "--n", "0", "--out", "x.jsonl"])
-    assert exc.value.code == 2 and "positive whole number" in capsys.readouterr().err
+    assert exc.value.code == 2 and "whole number from 1 to 100,000,000" in capsys.readouterr().err
 
 
 def test_help_texts_explain_the_commands(capsys):

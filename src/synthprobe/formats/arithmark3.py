@@ -1,8 +1,8 @@
 """The ArithMark 3.0 JSONL task contract (loader ``load_arithmark_3``), as one strict reader.
 
 Rules (see DEEPARITHMARK_DESIGN.md): ``ctx`` a non-empty string; ``endings`` a list of at
-least two non-empty strings, each starting with an ASCII space; ``label`` an int, or a
-string ``int()`` accepts, in range; ``activity_label`` optional (default ``"unknown"``);
+least two non-empty strings, each starting with an ASCII space; endings distinct; ``label`` an
+int, or a string of ASCII digits, in range; ``activity_label`` optional (default ``"unknown"``);
 ``ind`` optional (default ``line_<n>``). Other keys are carried along untouched.
 
 The official loader checks neither id uniqueness nor distinct endings; we do, because a
@@ -11,12 +11,17 @@ duplicate id silently merges two items in every per-item table (``strict_ids``).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from synthprobe.errors import InputError
 from synthprobe.io import read_jsonl
+
+
+#: What int() takes for a label, less the other scripts' digits and "1_0": ASCII digits, ASCII spaces.
+_LABEL_TEXT = re.compile(r"[ \t\r\n]*[+-]?[0-9]{1,18}[ \t\r\n]*")
 
 
 @dataclass(frozen=True)
@@ -44,11 +49,11 @@ def parse_label(value: Any, n_endings: int, *, path: str | Path, line: int) -> i
     if isinstance(value, int):
         label = value
     elif isinstance(value, str):
-        try:
-            label = int(value)
-        except ValueError:
-            raise InputError(f"expected an integer string such as \"1\", got {value!r}",
-                             path=path, line=line, field="label") from None
+        # ASCII digits only: int() would also take "١", "５" and "1_0"
+        if not _LABEL_TEXT.fullmatch(value):
+            raise InputError(f"expected an integer string of ASCII digits such as \"1\", got {value!r}",
+                             path=path, line=line, field="label")
+        label = int(value)
     else:
         raise InputError(f"expected an integer or a string holding one, got {type(value).__name__} {value!r}",
                          path=path, line=line, field="label")
@@ -78,6 +83,12 @@ def item_from_record(obj: dict, *, path: str | Path, line: int) -> MCItem:
             raise InputError(f"entry {i} {e!r} must start with a space "
                              "(every continuation must retain its leading space)",
                              path=path, line=line, field="endings")
+    first: dict[str, int] = {}
+    for i, e in enumerate(endings):
+        if e in first:
+            raise InputError(f"entry {i} {e!r} repeats entry {first[e]}; expected distinct endings",
+                             path=path, line=line, field="endings")
+        first[e] = i
     if "label" not in obj:
         raise InputError("missing; expected the index of the correct ending",
                          path=path, line=line, field="label")

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from synthprobe.cliargs import any_int, nonneg_int
 from synthprobe.errors import InputError
 from synthprobe.io import (add_overwrite_argument, atomic_write_json, atomic_write_text, check_output_dir,
                            sha256_file)
@@ -21,12 +22,12 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--device", default="auto", help="auto, cpu or cuda (default: %(default)s)")
     p.add_argument("--dtype", default=None, help="float32, bfloat16 or float16 (default: float32 on CPU, "
                                                  "bfloat16 on CUDA)")
-    p.add_argument("--threads", type=int, default=None, metavar="N",
+    p.add_argument("--threads", type=any_int, default=None, metavar="N",
                    help="CPU threads for torch (default: torch's choice); 1 is often fastest on a busy machine")
     p.add_argument("--bos", action="store_true",
                    help="put the tokenizer's BOS token before every prompt (for models trained with one; "
                         "refused when the tokenizer has none)")
-    p.add_argument("--seed", type=int, default=0,
+    p.add_argument("--seed", type=nonneg_int, default=0,
                    help="sampling seed; the same seed gives byte-identical output files (default: %(default)s)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
 
@@ -131,13 +132,13 @@ def _add_common(p: argparse.ArgumentParser, *, items_help: str, max_new: int) ->
     p.add_argument("--out", required=True, metavar="DIR", help="folder for the JSON and HTML reports")
     add_overwrite_argument(p)
     add_model_args(p)
-    p.add_argument("--samples", type=int, default=1,
+    p.add_argument("--samples", type=any_int, default=1,
                    help="generations per prompt, shown side by side (default: %(default)s; more than 1 needs "
                         "--temperature above 0)")
     p.add_argument("--temperature", type=float, default=0.0,
                    help="0 = greedy decoding (default); above 0 = sampling")
     p.add_argument("--top-p", type=float, default=1.0, help="nucleus sampling mass (default: %(default)s)")
-    p.add_argument("--max-new-tokens", type=int, default=max_new,
+    p.add_argument("--max-new-tokens", type=any_int, default=max_new,
                    help="longest answer in tokens; the answer ends at its first line break (default: %(default)s; "
                         "answers that reach it are marked as truncated)")
 

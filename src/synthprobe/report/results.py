@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from synthprobe.errors import InputError
+from synthprobe.io import loads_json
 from synthprobe.report.model import Count, Gpt3Result, MistakeCount, ModelResult
 
 MAX_BYTES = 512 << 20
@@ -74,10 +75,7 @@ def read_json(path: str | Path) -> Any:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(f"not valid UTF-8 (byte {exc.start})", path=path) from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"invalid JSON ({exc.msg} at column {exc.colno})", path=path, line=exc.lineno) from None
+    return loads_json(text, path=path)
 
 
 def load_results(path: str | Path) -> list[ModelResult]:

@@ -34,6 +34,15 @@ def _count(r, block: dict, where: str, *, correct: str = "correct", total: str =
     return Count(k, n)
 
 
+def _fraction(r, obj: dict, key: str, where: str, *, what: str) -> float | None:
+    """An optional number in [0, 1] (a p-value, a mean probability); NaN never gets this far
+    (the JSON reader refuses it)."""
+    value = r.get(obj, key, where, float, required=False, what=what)
+    if value is not None and not 0 <= value <= 1:
+        raise r.fail(f"{where}.{key}", f"expected {what} between 0 and 1, got {value}")
+    return value
+
+
 def _check_sums(r, groups: dict, overall: Count, where: str) -> None:
     """Every scored item sits in exactly one depth tier: the tiers add up to the total."""
     n = sum(c.n for c in groups.values())
@@ -167,13 +176,17 @@ def parse_entry(r, entry: Any, where: str, dataset_sha: str | None) -> ModelResu
     overall = _count(r, primary, f"{sw}.metrics.acc_norm", total="total")
     if overall.n == 0:
         raise r.fail(f"{sw}.metrics.acc_norm.total", "expected at least one scored item, got 0")
-    p_value = r.get(primary, "p_vs_chance", f"{sw}.metrics.acc_norm", float, required=False)
-    soft = r.get(metrics, "soft", f"{sw}.metrics", float, required=False)
+    p_value = _fraction(r, primary, "p_vs_chance", f"{sw}.metrics.acc_norm", what="a p-value")
+    soft = _fraction(r, metrics, "soft", f"{sw}.metrics", what="a mean probability")
+    n_items = r.get(summary, "n", sw, int, required=False, what="a whole number of items")
+    if n_items is not None and n_items != overall.n:
+        raise r.fail(f"{sw}.n", f"expected the number of scored items, {overall.n} (metrics.acc_norm.total), "
+                                f"got {n_items}")
 
     by_depth: dict[int, Count] = {}
     for key, b in r.get(summary, "by_depth", sw, dict).items():
         here = f"{sw}.by_depth.{key}"
-        if not (isinstance(key, str) and key.isdigit()):
+        if not (isinstance(key, str) and key.isascii() and key.isdigit() and len(key) <= 9):
             raise r.fail(here, "expected a depth (a whole number) as the key")
         if not isinstance(b, dict):
             raise r.fail(here, f"expected an object, got {type(b).__name__}")

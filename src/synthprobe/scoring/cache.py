@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 from synthprobe.errors import InputError
+from synthprobe.io import loads_json
 from synthprobe.models.resolve import cache_root
 
 #: Bump when the line layout changes; old files are then simply not found.
@@ -88,10 +89,13 @@ class ScoreCache:
             if not chunk.strip():
                 continue
             try:
-                obj = json.loads(chunk.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError, ValueError, RecursionError):
-                raise InputError("damaged score cache line; run 'synthprobe cache clear --scores' or pass "
-                                 "--no-cache", path=self.path, line=lineno) from None
+                obj = loads_json(chunk.decode("utf-8"), path=self.path, line=lineno,
+                                 allow_nonfinite=True)
+            except (UnicodeDecodeError, InputError) as exc:
+                why = f" ({exc.detail})" if isinstance(exc, InputError) else ""
+                raise InputError(f"damaged score cache line{why}; run 'synthprobe cache clear --scores' or pass "
+                                 "--no-cache", path=self.path, line=lineno,
+                                 field=getattr(exc, "field", None)) from None
             if not isinstance(obj, dict) or not isinstance(obj.get("id"), str):
                 raise InputError("expected an object with a string 'id'; run 'synthprobe cache clear "
                                  "--scores' or pass --no-cache", path=self.path, line=lineno, field="id")

@@ -108,6 +108,13 @@ def validate(config: ScoreConfig) -> list[Dataset]:
         raise InputError(f"expected one of {', '.join(SCORERS)}, got {config.scorer!r}", field="--scorer")
     if not config.models:
         raise InputError("expected at least one model", field="--model")
+    # every data file first: a bad item is reported before any model is looked up or loaded
+    datasets = [load_dataset(config.data, "deeparithmark", config.limit)]
+    if config.compare:
+        if not config.compare_data.is_file():
+            raise InputError(f"ArithMark 3.0 file not found. {ARITHMARK3_HOWTO}", path=config.compare_data,
+                             field="--compare-data")
+        datasets.append(load_dataset(config.compare_data, "arithmark3", config.limit))
     for spec in config.models:
         resolve_spec(spec)
     resolve_dtype(config.dtype, resolve_device(config.device))
@@ -116,12 +123,6 @@ def validate(config: ScoreConfig) -> list[Dataset]:
         raise InputError("is a folder; expected a file name for the results JSON", path=out, field="--output")
     check_not_input([(out, "--output")], [(config.data, "--data"), *((m, "--model") for m in config.models),
                                           *([(config.compare_data, "--compare-data")] if config.compare else [])])
-    datasets = [load_dataset(config.data, "deeparithmark", config.limit)]
-    if config.compare:
-        if not config.compare_data.is_file():
-            raise InputError(f"ArithMark 3.0 file not found. {ARITHMARK3_HOWTO}", path=config.compare_data,
-                             field="--compare-data")
-        datasets.append(load_dataset(config.compare_data, "arithmark3", config.limit))
     return datasets
 
 

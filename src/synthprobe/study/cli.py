@@ -9,6 +9,7 @@ import os
 import sys
 from pathlib import Path
 
+from synthprobe.cliargs import any_int
 from synthprobe.errors import InputError
 from synthprobe.io import add_overwrite_argument, check_not_input, check_outputs
 from synthprobe.study.store import ADMIN_ENV
@@ -41,8 +42,13 @@ def _cmd_generate(args) -> int:
                    else "a quiz needs a human and a machine article")
             raise InputError(f"must be at least {least} ({why})", field="--limit")
         articles = articles[: args.limit]
-    if "model" in conditions:
-        pick_context(articles, 0, settings.variant.context_articles, settings.seed)
+    if "model" in conditions and len(articles) <= settings.variant.context_articles:
+        from synthprobe.study.articles import SAMPLE_FILE, resource_path
+
+        k = settings.variant.context_articles
+        raise InputError(f"holds {len(articles)} article(s); the ~{args.length}-word variant (--length "
+                         f"{args.length}) conditions on {k} other article(s), so at least {k + 1} are needed",
+                         path=args.articles or resource_path(SAMPLE_FILE), field="--articles")
     out = Path(args.out)
     if out.is_dir():
         raise InputError("is a folder; --out names the items file to write", path=out, field="--out")
@@ -188,10 +194,10 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
     add_model_args(p)
     p.add_argument("--control-model", default=None, metavar="MODEL",
                    help="model for the control condition (default: --model)")
-    p.add_argument("--length", type=int, default=200, choices=(200, 500),
+    p.add_argument("--length", type=any_int, default=200, choices=(200, 500),
                    help="~200-word variant (3 context articles) or ~500-word variant (1 context article) "
                         "(default: %(default)s)")
-    p.add_argument("--samples", type=int, default=5, help="samples per article (default: %(default)s)")
+    p.add_argument("--samples", type=any_int, default=5, help="samples per article (default: %(default)s)")
     p.add_argument("--conditions", default="model,control",
                    help="comma-separated conditions to generate: model, control (default: %(default)s; use "
                         "'model' for every model after the first when they share one control)")
@@ -199,9 +205,9 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
     p.add_argument("--top-p", type=float, default=0.9, help="nucleus sampling mass (default: %(default)s)")
     p.add_argument("--control-temperature", type=float, default=1.6,
                    help="temperature of the control condition; top-p is 1 there (default: %(default)s)")
-    p.add_argument("--max-new-tokens", type=int, default=None,
+    p.add_argument("--max-new-tokens", type=any_int, default=None,
                    help="token budget per sample (default: 400 for --length 200, 900 for --length 500)")
-    p.add_argument("--limit", type=int, default=None, metavar="N", help="use only the first N articles")
+    p.add_argument("--limit", type=any_int, default=None, metavar="N", help="use only the first N articles")
     add_overwrite_argument(p)
     p.set_defaults(func=_cmd_generate)
 
@@ -224,14 +230,14 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
                    help="items JSONL from 'study generate' (required the first time; later it must be the same "
                         "items)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
-    p.add_argument("--port", type=int, default=8765, help="port; 0 picks a free one (default: %(default)s)")
-    p.add_argument("--threads", type=int, default=8, help="worker threads (default: %(default)s)")
+    p.add_argument("--port", type=any_int, default=8765, help="port; 0 picks a free one (default: %(default)s)")
+    p.add_argument("--threads", type=any_int, default=8, help="worker threads (default: %(default)s)")
     p.add_argument("--allow-remote", action="store_true",
                    help="allow a non-loopback --host (put the server behind HTTPS)")
-    p.add_argument("--lockout-after", type=int, default=LOCKOUT_AFTER, metavar="N",
+    p.add_argument("--lockout-after", type=any_int, default=LOCKOUT_AFTER, metavar="N",
                    help="wrong admin passwords from one address (within 15 minutes) before it is locked out "
                         "(default: %(default)s)")
-    p.add_argument("--lockout-seconds", type=int, default=LOCKOUT_SECONDS, metavar="S",
+    p.add_argument("--lockout-seconds", type=any_int, default=LOCKOUT_SECONDS, metavar="S",
                    help="length of the first lock-out; each further one doubles it, up to an hour "
                         "(default: %(default)s)")
     p.add_argument("--change-admin-password", action="store_true",

@@ -71,7 +71,7 @@ class Settings:
         return LENGTHS[self.length]
 
     def sampling(self, condition: str) -> Sampling:
-        budget = self.max_new_tokens or self.variant.max_new_tokens
+        budget = self.variant.max_new_tokens if self.max_new_tokens is None else self.max_new_tokens
         if condition == "control":
             return Sampling(self.control_temperature, self.control_top_p, self.samples, budget)
         return Sampling(self.temperature, self.top_p, self.samples, budget)

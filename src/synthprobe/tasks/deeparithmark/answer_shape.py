@@ -22,11 +22,11 @@ with weight 1.
 from __future__ import annotations
 
 import importlib.resources
-import json
 import re
 from functools import lru_cache
 from typing import Mapping
 
+from synthprobe.io import loads_json
 from synthprobe.tasks.deeparithmark.base import Problem
 
 #: Where the calibrated table lives (inside the package, so an installed copy has it).
@@ -50,7 +50,7 @@ def answer_shape(problem: Problem, value: int | None = None) -> str:
 def load_table() -> dict[str, dict[str, float]]:
     """The calibrated table: family name → shape → acceptance weight in (0, 1]."""
     path = importlib.resources.files("synthprobe") / "resources" / WEIGHTS_RESOURCE
-    data = json.loads(path.read_text(encoding="utf-8"))
+    data = loads_json(path.read_text(encoding="utf-8"), path=path)
     return {name: dict(row) for name, row in data["weights"].items()}
 
 

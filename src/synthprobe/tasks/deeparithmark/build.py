@@ -56,8 +56,8 @@ from synthprobe.tasks.deeparithmark.base import (FAMILIES, Family, GenerationErr
                                                  feasible_ranks, render_value, usable_mistakes)
 from synthprobe.tasks.deeparithmark.checks import (CORRECT, ITEM_RULES, activity_label,
                                                    item_faults, source_id)
-from synthprobe.tasks.deeparithmark.composition import (DEPTHS, N_OPTIONS, RELEASE_SEED,
-                                                        RELEASE_SIZE, TEMPLATE_BY_NAME, TEMPLATES,
+from synthprobe.tasks.deeparithmark.composition import (DEPTHS, MAX_BUILD_SIZE, N_OPTIONS,
+                                                        RELEASE_SEED, RELEASE_SIZE, TEMPLATE_BY_NAME, TEMPLATES,
                                                         balance_plan, composition)
 
 #: Draws tried for one item before the build gives up on its template.
@@ -256,8 +256,8 @@ def iter_items(seed: int = RELEASE_SEED, n: int = RELEASE_SIZE, *,
 
     Raises :class:`BuildError` on a faulty item, and after the last item if the counts
     differ from the plan (so a consumer that writes atomically keeps nothing)."""
-    if n < 1:
-        raise ValueError(f"n must be positive, got {n}")
+    if not 1 <= n <= MAX_BUILD_SIZE:
+        raise ValueError(f"n must be 1..{MAX_BUILD_SIZE:,}, got {n}")
     families = load_families()
     lay = layout(seed, n)
     shapes = load_table()

@@ -19,10 +19,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from synthprobe.cliargs import nonneg_int, positive_int
+from synthprobe.cliargs import int_in_range, nonneg_int
 from synthprobe.errors import EXIT_BAD_INPUT, InputError, run_command_line
 from synthprobe.io import add_overwrite_argument
-from synthprobe.tasks.deeparithmark.composition import RELEASE_SEED, RELEASE_SIZE
+from synthprobe.tasks.deeparithmark.composition import MAX_BUILD_SIZE, RELEASE_SEED, RELEASE_SIZE
 
 RELEASE_FILE = Path("data") / "deeparithmark-1.jsonl"
 
@@ -168,9 +168,9 @@ def add_build_arguments(p: argparse.ArgumentParser, *, default_out: Path | None,
                         shown_out: str | None = None) -> None:
     p.add_argument("--seed", type=nonneg_int, default=RELEASE_SEED, metavar="S",
                    help=f"generator seed, a whole number >= 0 (default {RELEASE_SEED}, the release)")
-    p.add_argument("--n", type=positive_int, default=RELEASE_SIZE, metavar="N",
-                   help=f"number of items (default {RELEASE_SIZE:,}); multiples of 1,000 scale the "
-                        "release table exactly, other sizes split it proportionally")
+    p.add_argument("--n", type=int_in_range(1, MAX_BUILD_SIZE), default=RELEASE_SIZE, metavar="N",
+                   help=f"number of items, 1 to {MAX_BUILD_SIZE:,} (default {RELEASE_SIZE:,}); multiples of "
+                        "1,000 scale the release table exactly, other sizes split it proportionally")
     if default_out is None:
         p.add_argument("--out", required=True, metavar="PATH", help="JSONL file to write")
     else:

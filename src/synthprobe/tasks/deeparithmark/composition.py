@@ -38,6 +38,10 @@ DEPTHS = (2, 3, 4, 5)
 #: Size of the release the table describes.
 RELEASE_SIZE = 1000
 
+#: Largest ``--n`` a build accepts: room for ten times a 10-million-item file, while a mistyped
+#: size (``--n 1000000000000``) is refused at once instead of running for days.
+MAX_BUILD_SIZE = 10**8
+
 #: Default seed of the released file.
 RELEASE_SEED = 20261027
 

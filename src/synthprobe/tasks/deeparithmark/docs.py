@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import json
 import re
 import sys
 from collections import Counter, defaultdict
@@ -28,7 +27,7 @@ from statistics import fmean
 from typing import Callable
 
 from synthprobe.formats.arithmark3 import MCItem, load_arithmark3
-from synthprobe.io import atomic_write_bytes, atomic_write_text
+from synthprobe.io import atomic_write_bytes, atomic_write_text, loads_json
 from synthprobe.tasks.deeparithmark.base import DIFFICULTY, FAMILIES, ROUNDNESS_NAMES
 from synthprobe.tasks.deeparithmark.composition import TEMPLATES
 
@@ -162,7 +161,7 @@ def worked_example_block(results_path: Path) -> str:
         return "_The embedded model's results file is not committed yet._\n"
     from synthprobe.tasks.deeparithmark.worked_example import describe
 
-    return describe(json.loads(results_path.read_text(encoding="utf-8")))
+    return describe(loads_json(results_path.read_text(encoding="utf-8"), path=results_path))
 
 
 def scores_block(folder: Path) -> str:
@@ -171,7 +170,7 @@ def scores_block(folder: Path) -> str:
     files = sorted(folder.glob("deeparithmark_*.json"))
     if not files:
         return "_No results committed yet._\n"
-    text = scores_table([json.loads(f.read_text(encoding="utf-8")) for f in files])
+    text = scores_table([loads_json(f.read_text(encoding="utf-8"), path=f) for f in files])
     return text + "\nFrom " + ", ".join(f"`benchmarks/{f.name}`" for f in files) + ".\n"
 
 
@@ -221,7 +220,7 @@ def gpt3_block(folder: Path) -> str:
         return "_No GPT-3 results committed yet._\n"
     out = []
     for f in files:
-        doc = json.loads(f.read_text(encoding="utf-8"))
+        doc = loads_json(f.read_text(encoding="utf-8"), path=f)
         by_task: dict[str, dict[str, dict]] = defaultdict(dict)
         for row in doc["results"]:
             by_task[(row["task"], row["code"])][row["setting"]] = row

@@ -145,6 +145,10 @@ class EvalConfig:
             if tf.task not in self.tasks:
                 raise InputError(f"the file's task {tf.task.code} is not among --tasks", path=tf.path,
                                  field="--task-file")
+        if any(t.family == "sat" for t in self.tasks):
+            from synthprobe.tasks.gpt3.sat import load_sat
+
+            load_sat(self.sat_file)  # the whole file, strictly, before any model is loaded
         return self
 
     def task_file(self, task: Task):

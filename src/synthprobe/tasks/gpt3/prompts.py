@@ -93,11 +93,10 @@ def parse_shots(value: str | int, task: Task) -> int:
             return task.k_few
         if text in SHOT_NAMES:
             return SHOT_NAMES[text]
-        try:
-            k = int(text)
-        except ValueError:
-            raise InputError(f"expected zero, one, few or an integer >= 0, got {value!r}",
-                             field="--shots") from None
+        if not (text.isascii() and text.isdigit() and len(text) <= 9):  # int() would take "٣" and "1_0"
+            raise InputError(f"expected zero, one, few or an integer >= 0 in ASCII digits, got {value!r}",
+                             field="--shots")
+        k = int(text)
     if k < 0:
         raise InputError(f"expected an integer >= 0, got {k}", field="--shots")
     return k

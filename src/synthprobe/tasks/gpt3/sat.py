@@ -122,6 +122,12 @@ def load_sat(path: str | Path | None = None) -> list[SATQuestion]:
         stem_pair = _pair(stem, path=path, line=stem_line, field="stem")
         choices = tuple(_pair(text, path=path, line=ln, field=f"choice {LETTERS[k]}")
                         for k, (ln, text) in enumerate(choice_lines))
+        shown: dict[tuple[str, str], int] = {}
+        for k, (c, (ln, _)) in enumerate(zip(choices, choice_lines)):
+            if (c.first, c.second) in shown:
+                raise InputError(f"repeats choice {LETTERS[shown[c.first, c.second]]} ({c.first} is to {c.second}); "
+                                 "expected five distinct choices", path=path, line=ln, field=f"choice {LETTERS[k]}")
+            shown[c.first, c.second] = k
         letter = answer.strip().lower()
         if len(letter) != 1 or letter not in LETTERS:
             raise InputError(f"expected one answer letter a-e, got {answer.strip()!r}",

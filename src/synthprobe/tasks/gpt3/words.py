@@ -66,7 +66,7 @@ def norvig_words() -> tuple[str, ...]:
     words = []
     for lineno, line in enumerate(text.splitlines(), start=1):
         parts = line.split("\t")
-        if len(parts) != 2 or not parts[0] or not parts[1].isdigit():
+        if len(parts) != 2 or not parts[0] or not (parts[1].isascii() and parts[1].isdigit()):
             raise InputError(f"expected 'word<TAB>count', got {line[:60]!r}", path=str(path),
                              line=lineno)
         words.append(parts[0])
