@@ -14,7 +14,7 @@ from synthprobe.report import leaderboard as lb
 from synthprobe.report import gpt3_table as gt
 from synthprobe.report.model import Gpt3Result, Gpt3Row, MistakeCount, ModelResult, PaperFigure
 from synthprobe.report.plots import rank_balance_note, rank_balanced, rank_names
-from synthprobe.analysis.stats import CORRECTION, CORRECTION_NAME
+from synthprobe.metrics.stats import CORRECTION, CORRECTION_NAME
 from synthprobe.report.stats import adjusted, contains_chance, wilson
 
 CSS = """

@@ -23,7 +23,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from synthprobe.report.model import ModelResult
-from synthprobe.analysis.stats import CORRECTION_NAME
+from synthprobe.metrics.stats import CORRECTION_NAME
 from synthprobe.report.stats import adjusted, contains_chance, wilson
 
 DPI = 110

@@ -1,12 +1,12 @@
-"""The two statistics the report draws, from :mod:`synthprobe.analysis.stats` (the same
+"""The two statistics the report draws, from :mod:`synthprobe.metrics.stats` (the same
 functions the scorer's summaries use): Wilson 95 % intervals and exact binomial p-values."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 
-from synthprobe.analysis.stats import binom_p as _binom_p
-from synthprobe.analysis.stats import wilson_ci
+from synthprobe.metrics.stats import binom_p as _binom_p
+from synthprobe.metrics.stats import wilson_ci
 from synthprobe.report.model import Count
 
 
@@ -34,7 +34,7 @@ def adjusted(counts: dict, chance: float) -> dict:
     """Per group (depth tier or template) of one model: ``(p, p_holm)``, the exact binomial
     p-value against chance and its Holm adjustment over that model's non-empty groups (the
     family of 4 depth tiers, or of 15 templates). Empty groups get ``(nan, nan)``."""
-    from synthprobe.analysis.stats import holm
+    from synthprobe.metrics.stats import holm
 
     keys = list(counts)
     ps = [binom_p(counts[k], chance) if counts[k].n else float("nan") for k in keys]

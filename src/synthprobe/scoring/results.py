@@ -30,7 +30,7 @@ are fractions in [0, 1] except inside ``row``, which holds the table's percentag
                                                                        # in this run; rates null
                                                                        # when all were cached
               "truncated": items whose context was left-truncated,
-              "summary": synthprobe.analysis.summary.summarise(records)  # metrics, by_depth,
+              "summary": synthprobe.metrics.summary.summarise(records)  # metrics, by_depth,
                          # by_template, by_topic, by_category, template_homogeneity,
                          # rank_preference, mistake_profile
               "predictions": [per-item records]      # only with --save-predictions; see

@@ -154,7 +154,7 @@ def score_dataset(backend, ds: Dataset, config: ScoreConfig, *,
     whose message says how many are cached. On CUDA out-of-memory the batch is halved and the
     run retried.
     """
-    from synthprobe.analysis.summary import summarise
+    from synthprobe.metrics.summary import summarise
     from synthprobe.scoring.cache import ScoreCache, cache_key, run_with_oom_backoff
     from synthprobe.scoring.engine import run_encoded
     from synthprobe.scoring.records import build_records

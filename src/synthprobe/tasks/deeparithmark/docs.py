@@ -199,7 +199,7 @@ def png_differs(a: bytes, b: bytes, *, share: float = 0.001) -> bool:
 def _gpt3_cell(row: dict | None) -> str:
     if row is None:
         return "—"
-    from synthprobe.analysis.stats import wilson_ci
+    from synthprobe.metrics.stats import wilson_ci
 
     lo, hi = (100 * x for x in wilson_ci(row["correct"], row["n"]))
     return f"{row['accuracy']:.1f} [{lo:.0f}–{hi:.0f}] n={row['n']}"

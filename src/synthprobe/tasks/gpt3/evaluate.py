@@ -313,7 +313,7 @@ SAT_SAMPLE_NOTE = ("scored on synthprobe's self-written sample, not the SAT set:
 
 def interval(correct: int, n: int) -> list[float] | None:
     """Wilson 95 % interval of ``correct / n``, in percent, as ``[lo, hi]``; None when n is 0."""
-    from synthprobe.analysis.stats import wilson_ci
+    from synthprobe.metrics.stats import wilson_ci
 
     if n <= 0:
         return None

@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from synthprobe.analysis.stats import accuracy_block, binom_p, chi2_homogeneity, wilson_ci
-from synthprobe.analysis.summary import mistake_profile, rank_preference, summarise
+from synthprobe.metrics.stats import accuracy_block, binom_p, chi2_homogeneity, wilson_ci
+from synthprobe.metrics.summary import mistake_profile, rank_preference, summarise
 from synthprobe.models.base import EndingScore
 from synthprobe.scoring.records import argmax_first, item_record, softmax, value_rank
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any, Iterable, Sequence
 
-from synthprobe.analysis.stats import accuracy_block, chi2_homogeneity
+from synthprobe.metrics.stats import accuracy_block, chi2_homogeneity
 
 METRICS = ("acc", "acc_norm", "acc_char")
 PRIMARY = "acc_norm"
