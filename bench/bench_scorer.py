@@ -53,7 +53,7 @@ def main(argv=None) -> int:
     from synthprobe.formats.arithmark3 import load_arithmark3
     from synthprobe.models import load_backend
     from synthprobe.scoring.onepass import forward_tokens, score_onepass
-    from synthprobe.scoring.records import argmax_first
+    from synthprobe.metrics.choice import argmax_first
     from synthprobe.scoring.reference import score_reference
     from synthprobe.scoring.requests import encode_items
 

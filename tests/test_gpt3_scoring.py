@@ -11,7 +11,9 @@ import pytest
 
 from synthprobe.errors import InputError
 from synthprobe.tasks.gpt3 import get_task, resolve_tasks, task_names
-from synthprobe.tasks.gpt3.evaluate import EvalConfig, exact_match, format_table, interval, pick_choice, run
+from synthprobe.metrics.choice import exact_match, pick_choice
+from synthprobe.metrics.stats import wilson_percent as interval
+from synthprobe.tasks.gpt3.evaluate import EvalConfig, format_table, run
 from synthprobe.tasks.gpt3.paper import (ROW_NOTES, SIZES, TABLE_H1, TOO_FEW, land_position, paper_row,
                                          where_it_lands)
 

@@ -100,7 +100,7 @@ def test_mistake_profile_bars_carry_their_n():
 
 
 def test_zero_of_three_gets_no_size_verdict():
-    from synthprobe.tasks.gpt3.evaluate import interval
+    from synthprobe.metrics.stats import wilson_percent as interval
     from synthprobe.tasks.gpt3.paper import TOO_FEW, paper_row, where_it_lands
 
     # the reported case: 0 of 3 on 5D+ zero-shot printed "0, as ≤ 13B"; the interval 0-56 %

@@ -9,7 +9,8 @@ import pytest
 from synthprobe.metrics.stats import accuracy_block, binom_p, chi2_homogeneity, wilson_ci
 from synthprobe.metrics.summary import mistake_profile, rank_preference, summarise
 from synthprobe.models.base import EndingScore
-from synthprobe.scoring.records import argmax_first, item_record, softmax, value_rank
+from synthprobe.metrics.choice import argmax_first, softmax
+from synthprobe.scoring.records import item_record, value_rank
 
 
 def test_binomial_p_against_chance_matches_the_card():

@@ -7,7 +7,7 @@ import pytest
 from scoring_support import data_items, embedded_backend, max_abs_diff
 from synthprobe.formats.arithmark3 import load_arithmark3
 from synthprobe.scoring.onepass import score_onepass
-from synthprobe.scoring.records import argmax_first
+from synthprobe.metrics.choice import argmax_first
 from synthprobe.scoring.reference import score_reference
 from synthprobe.scoring.requests import encode_items
 

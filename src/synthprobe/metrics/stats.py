@@ -1,10 +1,16 @@
-"""Statistics for accuracy against chance: exact binomial test, Wilson interval, chi-square homogeneity."""
+"""Statistics, all in one place: exact binomial test against chance, Wilson interval (as a
+fraction and in percent), chi-square homogeneity, Holm's correction, and the t-interval and
+two-sample t-test the study app reports. Imports nothing from scoring, tasks or report."""
 
 from __future__ import annotations
 
+import math
+import statistics
+from functools import lru_cache
 from typing import Any, Sequence
 
 
+@lru_cache(maxsize=4096)
 def binom_p(k: int, n: int, chance: float) -> float:
     """Exact two-sided binomial p-value of ``k`` successes in ``n`` trials at success rate ``chance``."""
     from scipy.stats import binomtest
@@ -14,6 +20,7 @@ def binom_p(k: int, n: int, chance: float) -> float:
     return float(binomtest(k, n, chance, alternative="two-sided").pvalue)
 
 
+@lru_cache(maxsize=4096)
 def wilson_ci(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
     """Wilson score interval for a proportion ``k / n``."""
     from scipy.stats import binomtest
@@ -22,6 +29,15 @@ def wilson_ci(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
         return (float("nan"), float("nan"))
     ci = binomtest(k, n).proportion_ci(confidence_level=confidence, method="wilson")
     return (float(ci.low), float(ci.high))
+
+
+def wilson_percent(correct: int, n: int) -> list[float] | None:
+    """Wilson 95 % interval of ``correct / n``, in percent, as ``[lo, hi]`` rounded to 4 places;
+    None when n is 0."""
+    if n <= 0:
+        return None
+    lo, hi = wilson_ci(correct, n)
+    return [round(100.0 * lo, 4), round(100.0 * hi, 4)]
 
 
 def accuracy_block(k: int, n: int, chance: float) -> dict[str, Any]:
@@ -82,3 +98,35 @@ def holm(pvalues: Sequence[float]) -> list[float]:
         for i, q in zip(real, adjusted):
             out[i] = float(q)
     return out
+
+
+def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float | None, float | None, float | None]:
+    """Mean and the t-distribution confidence interval (``None`` bounds for fewer than 2 values)."""
+    from scipy import stats
+
+    n = len(values)
+    if n == 0:
+        return None, None, None
+    m = statistics.fmean(values)
+    if n < 2:
+        return m, None, None
+    sem = stats.sem(values)
+    if sem == 0:
+        return m, m, m
+    lo, hi = stats.t.interval(confidence, n - 1, loc=m, scale=sem)
+    return m, float(lo), float(hi)
+
+
+def t_test(a: Sequence[float], b: Sequence[float]) -> tuple[float | None, float | None]:
+    """Student's two-sample t-test (t, two-sided p); ``None`` when it is not defined."""
+    from scipy import stats
+
+    if len(a) < 2 or len(b) < 2:
+        return None, None
+    if len(set(a)) == 1 and len(set(b)) == 1:   # no spread in either group: t is 0/0 or infinite
+        return None, None
+    res = stats.ttest_ind(a, b, equal_var=True)
+    t, p = float(res.statistic), float(res.pvalue)
+    if not (math.isfinite(t) and math.isfinite(p)):
+        return None, None
+    return t, p

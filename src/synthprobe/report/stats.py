@@ -3,31 +3,19 @@ functions the scorer's summaries use): Wilson 95 % intervals and exact binomial 
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from synthprobe.metrics.stats import binom_p as _binom_p
 from synthprobe.metrics.stats import wilson_ci
 from synthprobe.report.model import Count
 
 
-@lru_cache(maxsize=4096)
-def _wilson(correct: int, n: int) -> tuple[float, float]:
-    return wilson_ci(correct, n)
-
-
 def wilson(count: Count) -> tuple[float, float]:
     """95 % Wilson score interval of ``count.rate``."""
-    return _wilson(count.correct, count.n)
-
-
-@lru_cache(maxsize=4096)
-def _p(correct: int, n: int, chance: float) -> float:
-    return _binom_p(correct, n, chance)
+    return wilson_ci(count.correct, count.n)
 
 
 def binom_p(count: Count, chance: float) -> float:
     """Exact two-sided binomial p-value of ``count`` against ``chance``."""
-    return _p(count.correct, count.n, chance)
+    return _binom_p(count.correct, count.n, chance)
 
 
 def adjusted(counts: dict, chance: float) -> dict:

@@ -22,26 +22,10 @@ A record is a plain dict (JSON-ready)::
 
 from __future__ import annotations
 
-import math
 from typing import Any, Sequence
 
+from synthprobe.metrics.choice import argmax_first, softmax
 from synthprobe.models.base import EndingScore
-
-
-def argmax_first(values: Sequence[float]) -> int:
-    """Index of the largest value; ties go to the lowest index."""
-    best = 0
-    for i in range(1, len(values)):
-        if values[i] > values[best]:
-            best = i
-    return best
-
-
-def softmax(values: Sequence[float]) -> list[float]:
-    m = max(values)
-    ex = [math.exp(v - m) for v in values]
-    s = sum(ex)
-    return [e / s for e in ex]
 
 
 def _number(v: Any) -> float | None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Sequence
 
+from synthprobe.metrics.stats import mean_ci, t_test
 from synthprobe.study.store import CHOICE_LABELS, NEUTRAL, Store, is_correct
 
 
@@ -56,38 +57,6 @@ def _f(x: float | None, nd: int = 4) -> float | None:
     if x is None or (isinstance(x, float) and not math.isfinite(x)):
         return None
     return round(float(x), nd)
-
-
-def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float | None, float | None, float | None]:
-    """Mean and the t-distribution confidence interval (``None`` bounds for fewer than 2 values)."""
-    from scipy import stats
-
-    n = len(values)
-    if n == 0:
-        return None, None, None
-    m = statistics.fmean(values)
-    if n < 2:
-        return m, None, None
-    sem = stats.sem(values)
-    if sem == 0:
-        return m, m, m
-    lo, hi = stats.t.interval(confidence, n - 1, loc=m, scale=sem)
-    return m, float(lo), float(hi)
-
-
-def t_test(a: Sequence[float], b: Sequence[float]) -> tuple[float | None, float | None]:
-    """Student's two-sample t-test (t, two-sided p); ``None`` when it is not defined."""
-    from scipy import stats
-
-    if len(a) < 2 or len(b) < 2:
-        return None, None
-    if len(set(a)) == 1 and len(set(b)) == 1:   # no spread in either group: t is 0/0 or infinite
-        return None, None
-    res = stats.ttest_ind(a, b, equal_var=True)
-    t, p = float(res.statistic), float(res.pvalue)
-    if not (math.isfinite(t) and math.isfinite(p)):
-        return None, None
-    return t, p
 
 
 def control_for(exp, experiments) -> tuple[str | None, str | None]:

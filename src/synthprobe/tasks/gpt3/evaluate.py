@@ -54,6 +54,8 @@ from typing import Any, Callable, Sequence
 from tqdm.auto import tqdm
 
 from synthprobe.errors import InputError
+from synthprobe.metrics.choice import exact_match, pick_choice
+from synthprobe.metrics.stats import wilson_percent
 from synthprobe.scoring.run import ScoringInterrupted
 from synthprobe.tasks.gpt3.base import BuildConfig, FORMATS, Task, build_items, serialize
 from synthprobe.tasks.gpt3.paper import SIZES, ROW_NOTES, paper_row, where_it_lands
@@ -62,22 +64,6 @@ from synthprobe.tasks.gpt3.sat import is_sample
 
 CHECKS = ("generate", "is-greedy")
 STOP = "\n"
-
-
-def exact_match(prediction: str, gold: str) -> bool:
-    """GPT-3's arithmetic/word check: the stripped generation equals the stripped gold."""
-    return prediction.strip() == gold.strip()
-
-
-def pick_choice(scores: Sequence[float]) -> int:
-    """Index of the highest score; ties go to the lowest index."""
-    if not scores:
-        raise ValueError("no choices to pick from")
-    best = 0
-    for i, s in enumerate(scores):
-        if s > scores[best]:
-            best = i
-    return best
 
 
 def setting_name(k: int, task: Task) -> str:
@@ -311,16 +297,6 @@ SAT_SAMPLE_NOTE = ("scored on synthprobe's self-written sample, not the SAT set:
                    "the real SAT set (374 questions, SAT-package-V3.txt), so no size verdict")
 
 
-def interval(correct: int, n: int) -> list[float] | None:
-    """Wilson 95 % interval of ``correct / n``, in percent, as ``[lo, hi]``; None when n is 0."""
-    from synthprobe.metrics.stats import wilson_ci
-
-    if n <= 0:
-        return None
-    lo, hi = wilson_ci(correct, n)
-    return [round(100.0 * lo, 4), round(100.0 * hi, 4)]
-
-
 def _shots_note(task: Task, k: int, prompts: Sequence[Prompt], mean: float) -> str | None:
     """Why fewer than K demonstrations were used on average, if they were."""
     if not prompts or mean >= k:
@@ -342,7 +318,7 @@ def summarize(task: Task, setting: str, k: int, prompts: Sequence[Prompt], items
     n = len(items)
     correct = sum(1 for it in items if it["correct"])
     accuracy = 100.0 * correct / n if n else 0.0
-    ci95 = interval(correct, n)
+    ci95 = wilson_percent(correct, n)
     shots = [p.n_shots for p in prompts]
     shots_mean = round(sum(shots) / n, 3) if n else 0
     tokens = [p.n_tokens for p in prompts if p.n_tokens is not None]
