@@ -10,9 +10,15 @@ cache through symlinks: they are content-addressed and re-creating them costs ~2
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
+
+#: the repository's maintenance scripts (tools/, outside the package) import as top-level modules
+TOOLS = Path(__file__).resolve().parents[1] / "tools"
+if str(TOOLS) not in sys.path:
+    sys.path.insert(0, str(TOOLS))
 
 _SHARED = ("models", "digests")
 

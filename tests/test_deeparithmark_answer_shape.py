@@ -11,10 +11,10 @@ from collections import Counter
 
 import pytest
 
+from deeparithmark_calibrate_shape import MIN_WEIGHT, ROOT, counts, update
 from synthprobe.seeding import derive_seed
 from synthprobe.tasks.deeparithmark.answer_shape import acceptance, answer_shape, load_table, shape_of
 from synthprobe.tasks.deeparithmark.build import BuildStats, iter_items, load_families
-from synthprobe.tasks.deeparithmark.calibrate_shape import MIN_WEIGHT, counts, update
 from synthprobe.tasks.deeparithmark.composition import TEMPLATES
 
 
@@ -84,7 +84,7 @@ def test_build_thins_draws_with_the_table():
 
 
 def test_calibration_command_runs_a_small_round_and_reports():
-    out = subprocess.run([sys.executable, "-m", "synthprobe.tasks.deeparithmark.calibrate_shape",
+    out = subprocess.run([sys.executable, str(ROOT / "tools" / "deeparithmark_calibrate_shape.py"),
                           "--families", "trip_minutes", "--rounds", "1", "--n", "40", "--jobs", "1"],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr

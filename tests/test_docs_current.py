@@ -5,13 +5,13 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from synthprobe.tasks.deeparithmark import docs
+import deeparithmark_docs as docs
 
 
 def test_generated_blocks_are_current():
-    proc = subprocess.run([sys.executable, "-m", "synthprobe.tasks.deeparithmark.docs", "--check"],
+    proc = subprocess.run([sys.executable, str(docs.ROOT / "tools" / "deeparithmark_docs.py"), "--check"],
                           capture_output=True, text=True, cwd=docs.ROOT)
-    assert proc.returncode == 0, (f"stale docs — run `python -m synthprobe.tasks.deeparithmark.docs`\n"
+    assert proc.returncode == 0, (f"stale docs — run `python tools/deeparithmark_docs.py`\n"
                                   f"{proc.stdout}{proc.stderr}")
 
 
@@ -24,7 +24,7 @@ def test_every_marker_has_a_maker():
 
 
 def _reading(acc, p, homogeneity_p):
-    from synthprobe.tasks.deeparithmark.worked_example import _reading
+    from deeparithmark_worked_example import _reading
     return _reading({"acc": acc, "p_vs_chance": p}, {"p": homogeneity_p})
 
 

@@ -7,7 +7,7 @@ final digits, so the answers' numbers must be spread over those shapes as the de
 
 The decoys are functions of the answer (a forgotten step, a divisor off by one), so drawing
 answers differently moves the decoys too: the answer distribution we want is the one that the
-step *answer → one of its decoys* leaves unchanged. :mod:`.calibrate_shape` finds it by
+step *answer → one of its decoys* leaves unchanged. ``tools/deeparithmark_calibrate_shape.py`` finds it by
 iteration on large calibration samples drawn exactly as the build draws (every rank equally
 often) and stores, per family, an acceptance weight for each answer shape; the build keeps a
 draw with that probability, with the item's own RNG. The table is a fixed part of the

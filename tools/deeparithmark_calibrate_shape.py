@@ -1,4 +1,4 @@
-"""Calibrate the answer-shape table of :mod:`.answer_shape` (a maintainer's tool).
+"""Calibrate the answer-shape table of :mod:`synthprobe.tasks.deeparithmark.answer_shape` (a maintainer's tool).
 
 For every family, repeat ``--rounds`` times: draw ``--n`` items exactly as the build does
 (ranks 0–3 equally often, the current table applied), count how often each shape appears
@@ -12,7 +12,7 @@ Every round draws from its own seeds (never a release or test seed), so the tabl
 fit one sample's noise; the output is deterministic, and the JSON it writes is what the build
 reads. Regenerate it after changing a family:
 
-    python -m synthprobe.tasks.deeparithmark.calibrate_shape --write
+    python tools/deeparithmark_calibrate_shape.py --write
 """
 
 from __future__ import annotations
@@ -30,6 +30,9 @@ from synthprobe.seeding import derive_seed
 from synthprobe.tasks.deeparithmark.answer_shape import WEIGHTS_RESOURCE, answer_shape
 from synthprobe.tasks.deeparithmark.build import BuildStats, draw, load_families, make_item
 from synthprobe.tasks.deeparithmark.composition import N_OPTIONS, TEMPLATES
+
+#: the repository root, found from this script's own place (tools/ sits at the top)
+ROOT = Path(__file__).resolve().parents[1]
 
 #: Smallest weight a shape can get (so no reachable answer becomes impossible).
 MIN_WEIGHT = 0.05
@@ -101,7 +104,7 @@ def _one(args):
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(
-        prog="python -m synthprobe.tasks.deeparithmark.calibrate_shape",
+        prog="python tools/deeparithmark_calibrate_shape.py",
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--rounds", type=positive_int, default=DEFAULT_ROUNDS,
                    help="iterations per family (default: %(default)s)")
@@ -123,10 +126,10 @@ def main(argv=None) -> int:
         print(f"{name:<28} answer/decoy shape mismatch {gaps[0]:.3f} -> {gaps[-1]:.3f}")
     if args.write:
         doc = {"about": "Deep Arithmark answer-shape acceptance weights; regenerate with "
-                        "python -m synthprobe.tasks.deeparithmark.calibrate_shape --write",
+                        "python tools/deeparithmark_calibrate_shape.py --write",
                "rounds": args.rounds, "n": args.n,
                "weights": {name: results[name][0] for name in names}}
-        out = Path(__file__).resolve().parents[2] / "resources" / WEIGHTS_RESOURCE
+        out = ROOT / "src" / "synthprobe" / "resources" / WEIGHTS_RESOURCE
         atomic_write_text(out, json.dumps(doc, indent=1, sort_keys=False) + "\n")
         print(f"wrote {out}")
     return 0

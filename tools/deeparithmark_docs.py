@@ -3,8 +3,8 @@
 Each generated block sits between ``<!-- BEGIN GENERATED: name -->`` and
 ``<!-- END GENERATED: name -->``; everything outside the markers is prose. Regenerate with::
 
-    python -m synthprobe.tasks.deeparithmark.docs            # rewrite the blocks
-    python -m synthprobe.tasks.deeparithmark.docs --check    # exit 1 if a block is stale
+    python tools/deeparithmark_docs.py            # rewrite the blocks
+    python tools/deeparithmark_docs.py --check    # exit 1 if a block is stale
 
 Blocks: ``families`` (each family, its story and the named mistakes the release actually
 uses as decoys, from the code and the data), ``composition``, ``balance``, ``audit`` (the
@@ -31,7 +31,8 @@ from synthprobe.io import atomic_write_bytes, atomic_write_text, loads_json
 from synthprobe.tasks.deeparithmark.base import DIFFICULTY, FAMILIES, ROUNDNESS_NAMES
 from synthprobe.tasks.deeparithmark.composition import TEMPLATES
 
-ROOT = Path(__file__).resolve().parents[4]
+#: the repository root, found from this script's own place (tools/ sits at the top)
+ROOT = Path(__file__).resolve().parents[1]
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"
 DOCS = (ROOT / "DEEPARITHMARK_DESIGN.md", ROOT / "data" / "README.md", ROOT / "README.md")
 EMBEDDED_RESULTS = ROOT / "benchmarks" / "deeparithmark_smollm2-135m-instruct.json"
@@ -159,13 +160,13 @@ def audit_line_block(path: Path) -> str:
 def worked_example_block(results_path: Path) -> str:
     if not results_path.exists():
         return "_The embedded model's results file is not committed yet._\n"
-    from synthprobe.tasks.deeparithmark.worked_example import describe
+    from deeparithmark_worked_example import describe
 
     return describe(loads_json(results_path.read_text(encoding="utf-8"), path=results_path))
 
 
 def scores_block(folder: Path) -> str:
-    from synthprobe.tasks.deeparithmark.worked_example import scores_table
+    from deeparithmark_worked_example import scores_table
 
     files = sorted(folder.glob("deeparithmark_*.json"))
     if not files:
@@ -271,7 +272,7 @@ def render(text: str, makers: dict[str, Callable[[], str]], cache: dict[str, str
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m synthprobe.tasks.deeparithmark.docs",
+    ap = argparse.ArgumentParser(prog="python tools/deeparithmark_docs.py",
                                  description="Regenerate the data-derived blocks of the Deep Arithmark docs.")
     ap.add_argument("--check", action="store_true", help="exit 1 if any block differs; write nothing")
     args = ap.parse_args(argv)
