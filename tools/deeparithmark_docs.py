@@ -29,11 +29,11 @@ from typing import Callable
 from synthprobe.formats.arithmark3 import MCItem, load_arithmark3
 from synthprobe.io import atomic_write_bytes, atomic_write_text, loads_json
 from synthprobe.tasks.deeparithmark.base import DIFFICULTY, FAMILIES, ROUNDNESS_NAMES
-from synthprobe.tasks.deeparithmark.composition import TEMPLATES
+from synthprobe.tasks.deeparithmark.composition import RELEASE_FILE, TEMPLATES
 
 #: the repository root, found from this script's own place (tools/ sits at the top)
 ROOT = Path(__file__).resolve().parents[1]
-RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"
+RELEASE = ROOT / RELEASE_FILE
 DOCS = (ROOT / "DEEPARITHMARK_DESIGN.md", ROOT / "data" / "README.md", ROOT / "README.md")
 EMBEDDED_RESULTS = ROOT / "benchmarks" / "deeparithmark_smollm2-135m-instruct.json"
 #: README embeds this plot; it is drawn from EMBEDDED_RESULTS by the report's own plotting code.

@@ -118,6 +118,15 @@ def default_output(path: str | Path, *, now: float | None = None) -> Path:
     return candidate
 
 
+def slug(spec: str) -> str:
+    """The model's part of a default output name (``benchmarks/<benchmark>_<slug>.json``), the
+    same for every scoring command: a GGUF file's stem, else the last part of the path or hub id
+    (``HuggingFaceTB/SmolLM2-135M-Instruct`` and the alias ``smollm2-135m-instruct`` both give
+    ``smollm2-135m-instruct``), lower-cased, runs of other characters as ``-``."""
+    name = Path(spec).stem if spec.lower().endswith(".gguf") else spec.rstrip("/").split("/")[-1]
+    return re.sub(r"[^a-z0-9._-]+", "-", name.lower()).strip("-") or "model"
+
+
 def _unsupported_tmpfile(exc: OSError) -> bool:
     return exc.errno in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.ENOSYS, errno.EPERM)
 

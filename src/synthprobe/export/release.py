@@ -16,9 +16,10 @@ from typing import Any
 
 from synthprobe.errors import InputError
 from synthprobe.formats.arithmark3 import MCItem, load_arithmark3
+from synthprobe.tasks.deeparithmark.composition import RELEASE_FILE
 
 #: Where ``synthprobe build deeparithmark`` writes the release (relative to the repo root).
-DEFAULT_RELEASE = Path("data/deeparithmark-1.jsonl")
+DEFAULT_RELEASE = RELEASE_FILE
 
 #: metadata fields the exports read, with the Python type each must have.
 _METADATA_FIELDS: dict[str, tuple[type, str]] = {

@@ -8,7 +8,6 @@ atomically only after every model has been scored, so a failure leaves no file b
 from __future__ import annotations
 
 import platform
-import re
 import sys
 import time
 from dataclasses import dataclass, field
@@ -18,11 +17,12 @@ from typing import Any, Callable
 from synthprobe import __version__
 from synthprobe.errors import InputError
 from synthprobe.formats.arithmark3 import MCItem, load_arithmark3
-from synthprobe.io import atomic_write_json, check_not_input, sha256_file
+from synthprobe.io import atomic_write_json, check_not_input, sha256_file, slug
 from synthprobe.models.base import ScoringError
 from synthprobe.scoring import results as res
+from synthprobe.tasks.deeparithmark.composition import RELEASE_FILE
 
-DEFAULT_DATA = Path("data/deeparithmark-1.jsonl")
+DEFAULT_DATA = RELEASE_FILE
 DEFAULT_COMPARE_DATA = Path("data/arithmark-3.jsonl")
 ARITHMARK3_HOWTO = ("ArithMark 3.0 is not shipped with synthprobe; download the file arithmark-3.jsonl from the "
                     "Hugging Face dataset AxiomicLabs/Arithmark-3.0 (revision 6f6e59dd9b7e2c63455f7af7f838f9ecc3d0a746),"
@@ -80,11 +80,6 @@ def load_dataset(path: Path, key: str, limit: int | None) -> Dataset:
         info["published_sha256"] = res.ARITHMARK3_SHA256
         info["matches_published"] = info["sha256"] == res.ARITHMARK3_SHA256
     return Dataset(key, items, info)
-
-
-def slug(spec: str) -> str:
-    name = Path(spec).stem if spec.lower().endswith(".gguf") else spec.rstrip("/").split("/")[-1]
-    return re.sub(r"[^a-z0-9._-]+", "-", name.lower()).strip("-") or "model"
 
 
 def default_output(models: list[str]) -> Path:

@@ -27,6 +27,7 @@ Balance plan
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Iterable
 
 #: Number of options per item (the ArithMark 3.0 contract allows ≥ 2; Deep Arithmark uses 4).
@@ -47,6 +48,10 @@ RELEASE_SEED = 20261027
 
 #: Release name as it appears in ``activity_label``.
 RELEASE_NAME = "deeparithmark-1"
+
+#: The released file, relative to the repository root: the default data of every command that
+#: reads the release (build --check, score, export, the docs tool).
+RELEASE_FILE = Path("data") / f"{RELEASE_NAME}.jsonl"
 
 
 @dataclass(frozen=True)

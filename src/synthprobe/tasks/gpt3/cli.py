@@ -11,7 +11,6 @@ file is written); 2 bad input.
 from __future__ import annotations
 
 import argparse
-import re
 import shlex
 import sys
 import time
@@ -95,13 +94,6 @@ def cmd_build_all(args: argparse.Namespace) -> int:
     return 0
 
 
-def _slug(spec: str) -> str:
-    """A file-name part for a model spec: the folder or file name of a path, else the hub id."""
-    path = Path(spec)
-    name = (path.stem if path.suffix == ".gguf" else path.name) if path.exists() else spec.replace("/", "_")
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-").lower() or "model"
-
-
 def _threads() -> int:
     import torch
 
@@ -110,7 +102,7 @@ def _threads() -> int:
 
 def cmd_score(args: argparse.Namespace) -> int:
     from synthprobe import __version__
-    from synthprobe.io import atomic_write_text, check_outputs, default_output, sha256_file
+    from synthprobe.io import atomic_write_text, check_outputs, default_output, sha256_file, slug
     from synthprobe.models import ModelLoadError, load_backend
     from synthprobe.tasks.gpt3.base import resolve_tasks
     from synthprobe.tasks.gpt3.evaluate import EvalConfig, dumps_results, format_table, run
@@ -131,7 +123,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         batch_size=args.batch_size, max_new_tokens=args.max_new_tokens, sat_file=args.sat_file,
         save_items=args.save_predictions, progress=not args.quiet, cache=not args.no_cache,
     ).validate()
-    output = Path(args.output) if args.output else default_output(Path("benchmarks") / f"gpt3_{_slug(args.model)}.json")
+    output = Path(args.output) if args.output else default_output(Path("benchmarks") / f"gpt3_{slug(args.model)}.json")
     if output.is_dir():
         raise InputError("is a directory; expected the path of the results file", path=output, field="--output")
     check_outputs([(output, "--output")],
