@@ -26,6 +26,7 @@ from pathlib import Path
 from statistics import fmean
 from typing import Callable
 
+from synthprobe.errors import EXIT_FAILED
 from synthprobe.formats.arithmark3 import MCItem, load_arithmark3
 from synthprobe.io import atomic_write_bytes, atomic_write_text, loads_json
 from synthprobe.tasks.deeparithmark.base import DIFFICULTY, FAMILIES, ROUNDNESS_NAMES
@@ -293,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
                 atomic_write_bytes(DEPTH_PNG, png)
     for doc in stale:
         print(f"{'stale' if args.check else 'updated'}: {doc.relative_to(ROOT)}")
-    return 1 if (args.check and stale) else 0
+    return EXIT_FAILED if (args.check and stale) else 0
 
 
 if __name__ == "__main__":

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
 import sys
 
 from synthprobe import __version__
-from synthprobe.errors import EXIT_BAD_INPUT, run_command_line
+from synthprobe.errors import EXIT_BAD_INPUT, EXIT_FAILED, run_command_line
 
 VERBS = {
     "build": "generate a task's data file deterministically from a seed",
@@ -79,10 +78,23 @@ def _build() -> tuple[argparse.ArgumentParser, dict[str, argparse._SubParsersAct
         verbs[verb] = p.add_subparsers(dest="what", metavar="WHAT")
         p.set_defaults(_verb_parser=p)
     for room in _ROOMS:
-        if importlib.util.find_spec(room) is None:
-            continue
-        importlib.import_module(room).register(verbs)
+        _register(room, verbs)
     return parser, verbs
+
+
+class MissingCommands(ImportError):
+    """A command module listed in :data:`_ROOMS` cannot be imported. The CLI refuses to start
+    rather than run without that module's commands."""
+
+
+def _register(room: str, verbs: dict[str, argparse._SubParsersAction]) -> None:
+    """Import ``room`` and let it add its sub-commands; an import failure names the module."""
+    try:
+        module = importlib.import_module(room)
+    except ImportError as exc:
+        raise MissingCommands(f"cannot import the command module {room} ({type(exc).__name__}: {exc}); "
+                              "its commands would be missing") from exc
+    module.register(verbs)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -99,7 +111,11 @@ def with_default_what(verbs: dict[str, argparse._SubParsersAction], argv: list[s
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser, verbs = _build()
+    try:
+        parser, verbs = _build()
+    except MissingCommands as exc:
+        print(f"synthprobe: error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(with_default_what(verbs, argv))
     if args.verb is None:

@@ -1,8 +1,15 @@
-"""One exception type for bad input: it names the file, line and field and what was expected."""
+"""Every exit status a synthprobe command ends with, and the two exception types that carry one:
+:class:`InputError` (bad input; it names the file, line and field and what was expected) and
+:class:`CommandFailed` (the command could not do its work)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+#: Exit status when a command ran but failed: a model that would not load, a scoring run that
+#: broke off (no results file written), a check that found a problem (``build --check``,
+#: ``selftest``, ``audit``), or a command module of the CLI that cannot be imported.
+EXIT_FAILED = 1
 
 #: Exit status for bad input or bad command-line values.
 EXIT_BAD_INPUT = 2
@@ -30,9 +37,15 @@ class InputError(Exception):
         super().__init__(f"{loc}: {message}" if loc else message)
 
 
+class CommandFailed(Exception):
+    """The command could not do its work (say, the model would not load). ``str(err)`` is the
+    single line shown to the user; :func:`run_command_line` ends the command with
+    :data:`EXIT_FAILED`."""
+
+
 def run_command_line(func, args, prog: str = "synthprobe") -> int:
-    """Run a parsed command; bad input and Ctrl-C end it with one line on stderr and
-    :data:`EXIT_BAD_INPUT` / :data:`EXIT_INTERRUPTED` instead of a traceback. SIGTERM ends it
+    """Run a parsed command; bad input, a failure and Ctrl-C end it with one line on stderr and
+    :data:`EXIT_BAD_INPUT` / :data:`EXIT_FAILED` / :data:`EXIT_INTERRUPTED` instead of a traceback. SIGTERM ends it
     with :data:`EXIT_TERMINATED` after the clean-up (``finally`` blocks, atomic writers) ran."""
     import sys
 
@@ -75,6 +88,9 @@ def _run(func, args, prog: str, sys) -> int:
     except InputError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except CommandFailed as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
     except KeyboardInterrupt as exc:
         print(f"{prog}: {str(exc) or 'interrupted'}", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from synthprobe.cliargs import any_int, nonneg_int
-from synthprobe.errors import InputError
+from synthprobe.errors import CommandFailed, InputError
 from synthprobe.io import (add_overwrite_argument, atomic_write_json, atomic_write_text, check_output_dir,
                            sha256_file)
 
@@ -48,8 +47,7 @@ def load_model_or_exit(args):
         return load_lm(args.model, device=args.device, dtype=args.dtype, bos=getattr(args, "bos", False),
                        progress=not getattr(args, "quiet", False))
     except ModelUnavailable as exc:
-        print(f"synthprobe: error: {exc}", file=sys.stderr)
-        raise SystemExit(1) from None
+        raise CommandFailed(str(exc)) from None
 
 
 def _items_label(path: str | None, default_name: str) -> tuple[str, str]:

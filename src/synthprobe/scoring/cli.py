@@ -8,10 +8,7 @@ import traceback
 from pathlib import Path
 
 from synthprobe.cliargs import int_at_least, positive_int
-from synthprobe.errors import InputError, run_command_line
-
-#: Exit status when a model fails to load or scoring fails mid-run (bad input exits 2).
-EXIT_RUN_FAILED = 1
+from synthprobe.errors import EXIT_FAILED, InputError, run_command_line
 
 DESCRIPTION = """\
 Score causal language models on Deep Arithmark (ArithMark 3.0 format: finish the sentence,
@@ -132,14 +129,14 @@ def run_command(args: argparse.Namespace) -> int:
         raise
     except (ModelLoadError, ScoringError) as exc:
         print(f"synthprobe: error: {exc}\nno results file was written", file=sys.stderr)
-        return EXIT_RUN_FAILED
+        return EXIT_FAILED
     except KeyboardInterrupt as exc:  # Ctrl-C: the same one line, saying nothing was written
         raise KeyboardInterrupt(f"{str(exc) or 'interrupted'}; no results file was written") from None
     except Exception as exc:  # anything mid-run: say what failed, keep the traceback for a bug report
         traceback.print_exc()
         print(f"synthprobe: error: scoring failed: {type(exc).__name__}: {exc}\nno results file was written",
               file=sys.stderr)
-        return EXIT_RUN_FAILED
+        return EXIT_FAILED
     return 0
 
 

@@ -20,11 +20,9 @@ import tempfile
 from pathlib import Path
 
 from synthprobe.cliargs import int_in_range, nonneg_int
-from synthprobe.errors import EXIT_BAD_INPUT, InputError, run_command_line
+from synthprobe.errors import EXIT_BAD_INPUT, EXIT_FAILED, InputError, run_command_line
 from synthprobe.io import add_overwrite_argument
 from synthprobe.tasks.deeparithmark.composition import MAX_BUILD_SIZE, RELEASE_FILE, RELEASE_SEED, RELEASE_SIZE
-
-EXIT_FAILED = 1
 
 
 # ---------------------------------------------------------------------------------------

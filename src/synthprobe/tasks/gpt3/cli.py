@@ -17,10 +17,9 @@ import time
 from pathlib import Path
 
 from synthprobe.cliargs import nonneg_int, positive_int
-from synthprobe.errors import InputError
+from synthprobe.errors import EXIT_FAILED, InputError
 
 DEFAULT_DIR = Path("data") / "gpt3"
-EXIT_FAILED = 1
 
 
 def _write_items(items: list, out: str, *, keep_identical: bool = False) -> str:
