@@ -21,7 +21,7 @@ import yaml
 from synthprobe.cli import main
 from synthprobe.errors import InputError
 from synthprobe.export.lm_eval import FEWSHOT_MODULE, export_lm_eval
-from synthprobe.tasks.gpt3.base import BuildConfig, build_items, get_task, ordered_tasks, serialize
+from synthprobe.tasks.gpt3.registry import BuildConfig, build_items, get_task, ordered_tasks, serialize
 from synthprobe.tasks.gpt3.prompts import PromptConfig, build_prompt
 from synthprobe.tasks.gpt3.words import INSTRUCTION
 

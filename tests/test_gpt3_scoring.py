@@ -405,7 +405,7 @@ def test_cli_build_bad_values(tmp_path):
 
 
 def test_cli_help_is_true_to_the_defaults():
-    from synthprobe.tasks.gpt3.base import ordered_tasks
+    from synthprobe.tasks.gpt3.registry import ordered_tasks
 
     proc = subprocess.run([sys.executable, "-m", "synthprobe.cli", "score", "gpt3", "--help"],
                           capture_output=True, text=True, env={**ENV, "COLUMNS": "400"})

@@ -47,7 +47,7 @@ def _lm_eval(args: argparse.Namespace) -> int:
 
 def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
     from synthprobe.export.lm_eval import DEFAULT_GPT3_TASKS
-    from synthprobe.tasks.gpt3.base import FORMATS
+    from synthprobe.tasks.gpt3.registry import FORMATS
 
     sub = verbs["export"]
     fmt = argparse.RawDescriptionHelpFormatter

@@ -206,7 +206,7 @@ class Gpt3Pool:
     file whose name matches no task), the JSONL bytes, the prompt layout and where it came from."""
 
     name: str
-    task: Any            # synthprobe.tasks.gpt3.base.Task | None
+    task: Any            # synthprobe.tasks.gpt3.registry.Task | None
     data: bytes
     kind: str            # "generate" | "choice"
     format: str          # "openai" | "eleuther": the prompt layout
@@ -274,7 +274,7 @@ def _gpt3_kind(path: Path) -> str:
 
 def _known_task(*names: str):
     """The synthprobe GPT-3 task one of ``names`` (prefix dropped) stands for, else None."""
-    from synthprobe.tasks.gpt3.base import get_task
+    from synthprobe.tasks.gpt3.registry import get_task
 
     for name in names:
         try:
@@ -313,7 +313,7 @@ def user_pool(name: str, path: Path, *, seed: int = 0, fmt: str = "openai") -> G
 
 @functools.lru_cache(maxsize=64)
 def _built_data(task_name: str, seed: int, fmt: str, sat_file: str | None) -> bytes:
-    from synthprobe.tasks.gpt3.base import BuildConfig, build_items, serialize
+    from synthprobe.tasks.gpt3.registry import BuildConfig, build_items, serialize
 
     return serialize(build_items(BuildConfig(task_name, seed=seed, format=fmt,
                                              sat_file=sat_file))).encode("utf-8")
@@ -329,7 +329,7 @@ def built_pools(spec: str | Iterable[str] = DEFAULT_GPT3_TASKS, *, seed: int = 0
     """
     from tqdm.auto import tqdm
 
-    from synthprobe.tasks.gpt3.base import FORMATS, BuildConfig, resolve_tasks
+    from synthprobe.tasks.gpt3.registry import FORMATS, BuildConfig, resolve_tasks
 
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise InputError(f"expected an integer >= 0, got {seed!r}", field="--gpt3-seed")
@@ -612,7 +612,7 @@ def _readme(files: dict[str, bytes], out: Path, pools: list[Gpt3Pool]) -> bytes:
             "",
             "```bash",
         ]
-        from synthprobe.tasks.gpt3.base import ordered_tasks
+        from synthprobe.tasks.gpt3.registry import ordered_tasks
 
         k_of = {t.family: t.k_few for t in ordered_tasks()}
         for fam in families:

@@ -10,7 +10,7 @@ One module per task family, each registering its tasks on import:
 :mod:`.paper` holds GPT-3's published figures (Table H.1), :mod:`.cli` the commands.
 """
 
-from synthprobe.tasks.gpt3.base import (TASKS, BuildConfig, ChoiceItem, GenItem, Task, build_items,
+from synthprobe.tasks.gpt3.registry import (TASKS, BuildConfig, ChoiceItem, GenItem, Task, build_items,
                                         get_task, resolve_tasks, serialize, task_names)
 
 __all__ = ["TASKS", "BuildConfig", "ChoiceItem", "GenItem", "Task", "build_items", "get_task",

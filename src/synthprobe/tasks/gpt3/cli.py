@@ -26,7 +26,7 @@ def _write_items(items: list, out: str, *, keep_identical: bool = False) -> str:
     """Write ``items`` to ``out`` ('-': stdout). ``keep_identical``: a file already holding exactly
     these bytes is left untouched (the message says so)."""
     from synthprobe.io import atomic_write_text
-    from synthprobe.tasks.gpt3.base import serialize
+    from synthprobe.tasks.gpt3.registry import serialize
 
     text = serialize(items)
     if out == "-":
@@ -43,7 +43,7 @@ def _write_items(items: list, out: str, *, keep_identical: bool = False) -> str:
 
 def cmd_build_task(args: argparse.Namespace) -> int:
     from synthprobe.io import check_outputs, default_output
-    from synthprobe.tasks.gpt3.base import BuildConfig, build_items, get_task
+    from synthprobe.tasks.gpt3.registry import BuildConfig, build_items, get_task
 
     sat_file = getattr(args, "sat_file", None)
     default = DEFAULT_DIR / f"{get_task(args.task).name}.jsonl"
@@ -62,7 +62,7 @@ def cmd_build_task(args: argparse.Namespace) -> int:
 
 
 def _same_text(path: Path, items: list) -> bool:
-    from synthprobe.tasks.gpt3.base import serialize
+    from synthprobe.tasks.gpt3.registry import serialize
 
     return path.read_bytes() == serialize(items).encode("utf-8")
 
@@ -70,7 +70,7 @@ def _same_text(path: Path, items: list) -> bool:
 def cmd_build_all(args: argparse.Namespace) -> int:
     from tqdm.auto import tqdm
 
-    from synthprobe.tasks.gpt3.base import BuildConfig, build_items, resolve_tasks
+    from synthprobe.tasks.gpt3.registry import BuildConfig, build_items, resolve_tasks
 
     tasks = resolve_tasks(args.tasks)
     if args.sat_file is not None and not any(t.family == "sat" for t in tasks):
@@ -103,7 +103,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     from synthprobe import __version__
     from synthprobe.io import atomic_write_text, check_outputs, default_output, sha256_file, slug
     from synthprobe.models import ModelLoadError, load_backend
-    from synthprobe.tasks.gpt3.base import resolve_tasks
+    from synthprobe.tasks.gpt3.registry import resolve_tasks
     from synthprobe.tasks.gpt3.evaluate import EvalConfig, dumps_results, format_table, run
     from synthprobe.tasks.gpt3.sat import sample_path
     from synthprobe.tasks.gpt3.taskfile import load_task_files
@@ -194,7 +194,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 def max_new_tokens_text() -> str:
     """Each generation task's default ``--max-new-tokens``, grouped: ``6 for 2D+ 2D−; ...``."""
-    from synthprobe.tasks.gpt3.base import ordered_tasks
+    from synthprobe.tasks.gpt3.registry import ordered_tasks
 
     groups: dict[int, list[str]] = {}
     for t in ordered_tasks():
@@ -206,10 +206,10 @@ def max_new_tokens_text() -> str:
 class _AnyCaseTaskNames(dict):
     """The ``build`` verb's map of sub-command names: a name that is not a sub-command but names
     a GPT-3 task in another case (``2d+``, ``cl``, ``Arithmetic_2DA``) finds that task's
-    sub-command, as :func:`~synthprobe.tasks.gpt3.base.get_task` does."""
+    sub-command, as :func:`~synthprobe.tasks.gpt3.registry.get_task` does."""
 
     def _task_name(self, key) -> str | None:
-        from synthprobe.tasks.gpt3.base import get_task
+        from synthprobe.tasks.gpt3.registry import get_task
 
         if not isinstance(key, str):
             return None
@@ -248,7 +248,7 @@ The same seed gives a byte-identical file on every machine."""
 
 def register(verbs: dict) -> None:
     from synthprobe.io import add_overwrite_argument
-    from synthprobe.tasks.gpt3.base import FORMATS, ordered_tasks
+    from synthprobe.tasks.gpt3.registry import FORMATS, ordered_tasks
     from synthprobe.tasks.gpt3.evaluate import CHECKS
 
     build = verbs["build"]

@@ -57,7 +57,7 @@ from synthprobe.errors import InputError
 from synthprobe.metrics.choice import exact_match, pick_choice
 from synthprobe.metrics.stats import wilson_percent
 from synthprobe.scoring.run import ScoringInterrupted
-from synthprobe.tasks.gpt3.base import BuildConfig, FORMATS, Task, build_items, serialize
+from synthprobe.tasks.gpt3.registry import BuildConfig, FORMATS, Task, build_items, serialize
 from synthprobe.tasks.gpt3.paper import SIZES, ROW_NOTES, paper_row, where_it_lands
 from synthprobe.tasks.gpt3.prompts import Prompt, PromptConfig, build_prompts, parse_shots
 from synthprobe.tasks.gpt3.sat import is_sample

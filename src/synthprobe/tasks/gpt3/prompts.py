@@ -34,7 +34,7 @@ from typing import Callable, Sequence
 
 from synthprobe.errors import InputError
 from synthprobe.seeding import derive_seed
-from synthprobe.tasks.gpt3.base import FORMATS, ChoiceItem, GenItem, Task
+from synthprobe.tasks.gpt3.registry import FORMATS, ChoiceItem, GenItem, Task
 
 #: The shot settings and their K (``few`` is the task's own default K).
 SHOT_NAMES = {"zero": 0, "one": 1}

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from synthprobe.errors import InputError
-from synthprobe.tasks.gpt3.base import BuildConfig, ChoiceItem, Task, register
+from synthprobe.tasks.gpt3.registry import BuildConfig, ChoiceItem, Task, register
 
 LETTERS = "abcde"
 _POS = re.compile(r"^[A-Za-z]+:[A-Za-z]+$")
