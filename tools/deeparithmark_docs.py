@@ -27,7 +27,8 @@ from statistics import fmean
 from typing import Callable
 
 from synthprobe.errors import EXIT_FAILED
-from synthprobe.formats.arithmark3 import MCItem, load_arithmark3
+from synthprobe.formats.arithmark3 import load_arithmark3
+from synthprobe.items import MCItem
 from synthprobe.io import atomic_write_bytes, atomic_write_text, loads_json
 from synthprobe.tasks.deeparithmark.base import DIFFICULTY, FAMILIES, ROUNDNESS_NAMES
 from synthprobe.tasks.deeparithmark.composition import RELEASE_FILE, TEMPLATES

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from synthprobe.errors import InputError
-from synthprobe.formats.arithmark3 import MCItem, load_arithmark3
+from synthprobe.formats.arithmark3 import load_arithmark3
+from synthprobe.items import MCItem
 from synthprobe.tasks.deeparithmark.composition import RELEASE_FILE
 
 #: Where ``synthprobe build deeparithmark`` writes the release (relative to the repo root).

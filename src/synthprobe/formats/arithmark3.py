@@ -12,34 +12,16 @@ duplicate id silently merges two items in every per-item table (``strict_ids``).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from synthprobe.errors import InputError
 from synthprobe.io import read_jsonl
+from synthprobe.items import MCItem
 
 
 #: What int() takes for a label, less the other scripts' digits and "1_0": ASCII digits, ASCII spaces.
 _LABEL_TEXT = re.compile(r"[ \t\r\n]*[+-]?[0-9]{1,18}[ \t\r\n]*")
-
-
-@dataclass(frozen=True)
-class MCItem:
-    """One multiple-choice item: finish ``ctx`` with one of ``endings``."""
-
-    id: str
-    ctx: str
-    endings: tuple[str, ...]
-    label: int
-    category: str = "unknown"
-    line: int = 0
-    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
-
-    @property
-    def metadata(self) -> dict[str, Any]:
-        md = self.raw.get("metadata")
-        return md if isinstance(md, dict) else {}
 
 
 def parse_label(value: Any, n_endings: int, *, path: str | Path, line: int) -> int:

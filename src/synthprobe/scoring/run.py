@@ -16,7 +16,8 @@ from typing import Any, Callable
 
 from synthprobe import __version__
 from synthprobe.errors import InputError
-from synthprobe.formats.arithmark3 import MCItem, load_arithmark3
+from synthprobe.formats.arithmark3 import load_arithmark3
+from synthprobe.items import MCItem
 from synthprobe.io import atomic_write_json, check_not_input, sha256_file, slug
 from synthprobe.models.base import ScoringError
 from synthprobe.scoring import results as res

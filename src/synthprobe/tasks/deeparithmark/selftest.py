@@ -24,7 +24,8 @@ from pathlib import Path
 from statistics import fmean
 from typing import Sequence
 
-from synthprobe.formats.arithmark3 import MCItem, load_arithmark3
+from synthprobe.formats.arithmark3 import load_arithmark3
+from synthprobe.items import MCItem
 from synthprobe.io import sha256_file
 from synthprobe.tasks.deeparithmark.audit import CLASSIFIER, audit, audit_item, format_table, tolerance
 from synthprobe.tasks.deeparithmark.build import dumps_item

@@ -18,7 +18,8 @@ with the same completion.
 from __future__ import annotations
 
 from synthprobe.seeding import item_rng
-from synthprobe.tasks.gpt3.registry import BuildConfig, GenItem, Task, register
+from synthprobe.items import GenItem
+from synthprobe.tasks.gpt3.registry import BuildConfig, Task, register
 
 _WORDS = {"+": "plus", "-": "minus", "x": "times"}
 _DIGIT_NAMES = {2: "two", 3: "three", 4: "four", 5: "five"}

@@ -34,7 +34,8 @@ from typing import Callable, Sequence
 
 from synthprobe.errors import InputError
 from synthprobe.seeding import derive_seed
-from synthprobe.tasks.gpt3.registry import FORMATS, ChoiceItem, GenItem, Task
+from synthprobe.items import GenItem, MCItem
+from synthprobe.tasks.gpt3.registry import FORMATS, Task
 
 #: The shot settings and their K (``few`` is the task's own default K).
 SHOT_NAMES = {"zero": 0, "one": 1}
@@ -132,7 +133,7 @@ def _assemble(head: str, demo_pieces: list[str], test_piece: str) -> str:
     return text
 
 
-def build_prompt(task: Task, pool: Sequence[GenItem | ChoiceItem], index: int, config: PromptConfig,
+def build_prompt(task: Task, pool: Sequence[GenItem | MCItem], index: int, config: PromptConfig,
                  count_tokens: Callable[[str], int] | None = None) -> Prompt:
     """The prompt for ``pool[index]`` with ``config.shots`` demonstrations from ``pool``.
 

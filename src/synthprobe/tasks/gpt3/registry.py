@@ -1,5 +1,9 @@
 """The contract every GPT-3 synthetic task follows, and the task registry.
 
+A leaf: it imports no task module. The task modules import it and call :func:`register`;
+the package's ``__init__`` imports them (:data:`synthprobe.tasks.gpt3.TASK_MODULES`), so any
+import of this module, which runs the package's ``__init__`` first, finds every task registered.
+
 A task is registered once, with a canonical name (lm-eval's where one exists), the GPT-3 paper
 code and other aliases, its default size, its few-shot K, and a ``build`` function
 ``build(config) -> list[Item]``. Building is deterministic: the same :class:`BuildConfig`
@@ -13,11 +17,11 @@ multiple-choice record (``ctx``, ``endings``, ``label``) for SAT analogies.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Callable
 
 from synthprobe.errors import InputError
+from synthprobe.items import GenItem, MCItem
 
 #: Item layouts a build can write.
 FORMATS = ("openai", "eleuther")
@@ -26,38 +30,7 @@ FORMATS = ("openai", "eleuther")
 SETTINGS = ("zero", "one", "few")
 
 
-@dataclass(frozen=True)
-class GenItem:
-    """One free-form item: the model must continue ``context`` with ``completion``."""
-
-    context: str
-    completion: str
-
-    def to_json(self) -> str:
-        return json.dumps({"context": self.context, "completion": self.completion})
-
-
-@dataclass(frozen=True)
-class ChoiceItem:
-    """One multiple-choice item: pick the ending of ``ctx`` (SAT analogies)."""
-
-    id: str
-    ctx: str
-    endings: tuple[str, ...]
-    label: int
-    source: str = ""
-    line: int = 0
-
-    @property
-    def completion(self) -> str:
-        return self.endings[self.label]
-
-    def to_json(self) -> str:
-        return json.dumps({"ind": self.id, "ctx": self.ctx, "endings": list(self.endings),
-                           "label": self.label, "source": self.source})
-
-
-Item = GenItem | ChoiceItem
+Item = GenItem | MCItem
 
 
 @dataclass(frozen=True)
@@ -137,16 +110,8 @@ def register(task: Task) -> Task:
     return task
 
 
-def _load_all() -> None:
-    # Importing the family modules registers their tasks, in the paper's order.
-    import synthprobe.tasks.gpt3.arithmetic  # noqa: F401
-    import synthprobe.tasks.gpt3.words  # noqa: F401
-    import synthprobe.tasks.gpt3.sat  # noqa: F401
-
-
 def get_task(name: str) -> Task:
     """The task called ``name`` (canonical name, paper code such as ``2D+``, or alias)."""
-    _load_all()
     if not isinstance(name, str):
         raise InputError(f"expected a task name, got {name!r}", field="task")
     canonical = _ALIASES.get(_key(name))
@@ -158,7 +123,6 @@ def get_task(name: str) -> Task:
 
 def ordered_tasks() -> list[Task]:
     """All tasks in the paper's order, whatever order their modules were imported in."""
-    _load_all()
     position = {name: i for i, name in enumerate(TASKS)}
     return sorted(TASKS.values(), key=lambda t: (FAMILY_ORDER.index(t.family), position[t.name]))
 
@@ -170,7 +134,6 @@ def task_names() -> list[str]:
 
 def resolve_tasks(spec: str | list[str]) -> list[Task]:
     """Tasks named by a comma-separated list; ``all``, ``arithmetic`` and ``words`` expand to groups."""
-    _load_all()
     parts = spec.split(",") if isinstance(spec, str) else list(spec)
     out: list[Task] = []
     for part in (p.strip() for p in parts):

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from synthprobe.errors import InputError
-from synthprobe.tasks.gpt3.registry import BuildConfig, ChoiceItem, Task, register
+from synthprobe.items import MCItem
+from synthprobe.tasks.gpt3.registry import BuildConfig, Task, register
 
 LETTERS = "abcde"
 _POS = re.compile(r"^[A-Za-z]+:[A-Za-z]+$")
@@ -45,8 +46,8 @@ class SATQuestion:
     answer: int
     line: int           # line of the record's source line
 
-    def to_item(self, index: int) -> ChoiceItem:
-        return ChoiceItem(
+    def to_item(self, index: int) -> MCItem:
+        return MCItem(
             id=f"sat-{index + 1:03d}",
             ctx=f"{self.stem.first} is to {self.stem.second} as",
             endings=tuple(f" {c.first} is to {c.second}" for c in self.choices),
@@ -137,7 +138,7 @@ def load_sat(path: str | Path | None = None) -> list[SATQuestion]:
     return questions
 
 
-def build_sat(config: BuildConfig) -> list[ChoiceItem]:
+def build_sat(config: BuildConfig) -> list[MCItem]:
     questions = load_sat(config.sat_file)
     if config.n is not None:
         if config.n > len(questions):

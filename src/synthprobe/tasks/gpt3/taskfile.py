@@ -28,7 +28,8 @@ from pathlib import Path
 
 from synthprobe.errors import InputError
 from synthprobe.io import read_jsonl
-from synthprobe.tasks.gpt3.registry import GenItem, Task, get_task
+from synthprobe.items import GenItem
+from synthprobe.tasks.gpt3.registry import Task, get_task
 from synthprobe.tasks.gpt3.words import INSERTIONS
 
 FIELD = "--task-file"

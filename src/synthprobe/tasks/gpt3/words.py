@@ -35,7 +35,8 @@ import random
 
 from synthprobe.errors import InputError
 from synthprobe.seeding import derive_seed, item_rng
-from synthprobe.tasks.gpt3.registry import BuildConfig, GenItem, Task, register
+from synthprobe.items import GenItem
+from synthprobe.tasks.gpt3.registry import BuildConfig, Task, register
 
 #: GPT-3's instruction line for every word task (App. G).
 INSTRUCTION = "Please unscramble the letters into a word, and write that word:"
