@@ -425,3 +425,22 @@ def test_lm_eval_run_matches_our_scorer(exported, tmp_path):
     assert [s["resps"][0][0] for s in found] == texts
     assert [s["exact_match"] for s in found] == [float(t.strip() == pool[i].completion.strip())
                                                   for i, t in enumerate(texts)]
+
+
+def test_a_user_task_file_gets_the_same_checks_as_score_gpt3_task_file(tmp_path):
+    """One validation of user task files: export refuses what `score gpt3 --task-file` refuses."""
+    from synthprobe.export.lm_eval import user_pool
+    from synthprobe.tasks.gpt3.taskfile import load_task_file
+
+    wrong = tmp_path / "arithmetic_2da.jsonl"
+    wrong.write_text(json.dumps({"context": "Q: What is 2 plus 2?\n\nA:", "completion": " 5"}) + "\n",
+                     encoding="utf-8")
+    for load in (lambda: user_pool("synthprobe_arithmetic_2da", wrong), lambda: load_task_file(str(wrong))):
+        with pytest.raises(InputError) as err:
+            load()
+        assert (err.value.line, err.value.field) == (1, "completion") and "wrong answer" in str(err.value)
+    extra = tmp_path / "mystery.jsonl"   # no task to check against: the record's shape still is
+    extra.write_text(json.dumps({"context": "a", "completion": " b", "note": "x"}) + "\n", encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        user_pool("synthprobe_mystery", extra)
+    assert (err.value.line, err.value.field) == (1, "note")

@@ -14,6 +14,7 @@ from synthprobe.errors import InputError
 from synthprobe.export.lm_eval.yaml import MC_METRICS, Function, comment, dump
 from synthprobe.formats.arithmark3 import load_arithmark3
 from synthprobe.io import read_jsonl
+from synthprobe.tasks.gpt3.taskfile import check_record, load_task_file
 
 #: Prefix of every GPT-3 task name. lm-eval ships ``arithmetic_2da``, ``anagrams1``, … over
 #: OpenAI's released files; ours hold regenerated items, so they get their own names instead
@@ -83,20 +84,12 @@ def _layout(pool: Gpt3Pool) -> _Layout:
                    "eleuther layout), then '<scrambled> ='")
 
 
-def _gpt3_kind(path: Path) -> str:
-    """``"generate"`` for {"context", "completion"} files, ``"choice"`` for ctx/endings/label
-    files (SAT analogies), judged by the first record; every record is then checked."""
-    for line, obj in read_jsonl(path):
-        if "endings" in obj:
-            load_arithmark3(path)  # the multiple-choice contract, with located errors
-            return "choice"
-        break
-    for line, obj in read_jsonl(path):
-        for key in ("context", "completion"):
-            if not isinstance(obj.get(key), str) or not obj.get(key):
-                raise InputError(f"expected a non-empty string, got {obj.get(key)!r}",
-                                 path=path, line=line, field=key)
-    return "generate"
+def _is_choice_file(path: Path) -> bool:
+    """Whether the file holds multiple-choice records (ctx/endings/label, SAT analogies) rather
+    than {"context", "completion"} ones, judged by its first record."""
+    for _, obj in read_jsonl(path):
+        return "endings" in obj
+    return False
 
 
 def _known_task(*names: str):
@@ -126,16 +119,22 @@ def user_pool(name: str, path: Path, *, seed: int = 0, fmt: str = "openai") -> G
     """
     _check_name(name, "--gpt3")
     path = Path(path)
-    kind = _gpt3_kind(path)
-    data = path.read_bytes()
-    records = [obj for _, obj in read_jsonl(path)]
+    kind = "choice" if _is_choice_file(path) else "generate"
     task = _known_task(name, path.stem)
     if task is not None and (task.kind == "choice") != (kind == "choice"):
         task = None  # a file that does not hold that task's kind of item
     layout_fmt = fmt
-    if task is not None and task.family == "arithmetic":
-        layout_fmt = "eleuther" if records[0]["context"].startswith("Question:") else "openai"
-    return Gpt3Pool(name, task, data, kind, layout_fmt, seed, path.name, len(records))
+    if kind == "choice":
+        n = len(load_arithmark3(path))  # the multiple-choice contract, with located errors
+    elif task is not None:
+        # the same full check as `score gpt3 --task-file`: every record holds the named task
+        task_file = load_task_file(f"{task.name}={path}")
+        n = len(task_file.items)
+        layout_fmt = task_file.format or fmt
+    else:
+        # no task to hold the records to: their shape only, as the task-file reader checks it
+        n = sum(1 for line, obj in read_jsonl(path) if check_record(obj, path, line))
+    return Gpt3Pool(name, task, path.read_bytes(), kind, layout_fmt, seed, path.name, n)
 
 
 @functools.lru_cache(maxsize=64)

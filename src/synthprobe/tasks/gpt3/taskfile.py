@@ -126,6 +126,21 @@ _WORD_RULES = {"CL": "a rotation of", "A1": "an anagram, first and last letter k
                "RI": "one of space . / ! between every pair of letters of", "RW": "the reversal of"}
 
 
+def check_record(obj: dict, path: str | Path, line: int) -> tuple[str, str]:
+    """One record's shape, whatever its task: exactly ``context`` and ``completion``, both
+    non-blank strings. Returns them; raises :class:`InputError` naming file, line and field."""
+    for key in obj:
+        if key not in FIELDS:
+            raise InputError(f"unexpected field; OpenAI's task files hold only 'context' and "
+                             f"'completion'", path=path, line=line, field=str(key)[:40])
+    for key in FIELDS:
+        value = obj.get(key)
+        if not isinstance(value, str) or not value.strip():
+            raise InputError(f"expected a non-empty string, got {value!r:.60}", path=path, line=line,
+                             field=key)
+    return obj["context"], obj["completion"]
+
+
 def load_task_file(spec: str) -> TaskFile:
     """Read and check one ``[NAME=]PATH``; raises :class:`InputError` on the first bad record."""
     import hashlib
@@ -138,16 +153,7 @@ def load_task_file(spec: str) -> TaskFile:
     seen: dict[tuple[str, str], int] = {}
     layout = None
     for line, obj in read_jsonl(path):
-        for key in obj:
-            if key not in FIELDS:
-                raise InputError(f"unexpected field; OpenAI's task files hold only 'context' and "
-                                 f"'completion'", path=path, line=line, field=str(key)[:40])
-        for key in FIELDS:
-            value = obj.get(key)
-            if not isinstance(value, str) or not value.strip():
-                raise InputError(f"expected a non-empty string, got {value!r:.60}", path=path, line=line,
-                                 field=key)
-        context, completion = obj["context"], obj["completion"]
+        context, completion = check_record(obj, path, line)
         if task.family == "arithmetic":
             m_openai, m_eleuther = _OPENAI.fullmatch(context), _ELEUTHER.fullmatch(context)
             m = m_openai or m_eleuther
