@@ -4,7 +4,7 @@ A backend wraps one loaded model and its tokenizer and offers three operations:
 
 ``score_choices(items)``
     For multiple-choice items (anything with ``ctx`` and ``endings``, e.g.
-    :class:`synthprobe.formats.arithmark3.MCItem`) return, per item, one :class:`EndingScore`
+    :class:`synthprobe.items.MCItem`) return, per item, one :class:`EndingScore`
     per ending: the summed log-probability of the ending's tokens given the context, the
     number of ending tokens, the number of characters, and whether every ending token was
     the model's greedy (argmax) choice. Tokenisation follows the ArithMark 3.0 protocol:
