@@ -20,7 +20,7 @@ import pytest
 from synthprobe.cli import main
 from synthprobe.errors import InputError
 from synthprobe.report.build import build_report
-from synthprobe.report.results import load_results
+from synthprobe.report.reader import load_results
 
 GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SECTIONS = ("leaderboard", "depth", "templates", "mistakes", "ranks", "runs")
@@ -251,7 +251,7 @@ def test_results_on_different_data_are_flagged(scored):
 
 def test_same_model_in_two_files_is_told_apart(scored, tmp_path):
     from synthprobe.report.build import unique_names
-    from synthprobe.report.leaderboard import markdown
+    from synthprobe.report.deeparithmark.table import markdown
 
     copy = tmp_path / "copy.json"
     shutil.copy(scored["one"], copy)
@@ -600,14 +600,14 @@ def test_gpt3_files_of_several_models_give_one_column_each(gpt3_doc, tmp_path):
 
 def render_page(paths) -> str:
     from synthprobe.report.build import render_files
-    from synthprobe.report.results import load_any
+    from synthprobe.report.reader import load_any
 
     gpt3 = [g for p in paths for g in load_any(p)[1]]
     return render_files([], sources=[str(p) for p in paths], progress=False, gpt3=gpt3)["index.html"].decode()
 
 
 def test_bad_gpt3_results_are_located_and_nothing_is_written(gpt3_doc, tmp_path, capsys):
-    from synthprobe.report.results import load_any
+    from synthprobe.report.reader import load_any
 
     def fails(doc, field, match=None):
         path = _write(tmp_path / "bad.json", doc)

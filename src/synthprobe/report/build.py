@@ -30,9 +30,11 @@ from typing import Sequence
 from synthprobe.errors import InputError
 from synthprobe.export._files import write_tree
 from synthprobe.io import check_output_dir
-from synthprobe.report import gpt3_table, leaderboard, page, plots
+from synthprobe.report import page, plots
+from synthprobe.report.deeparithmark import table as leaderboard
+from synthprobe.report.gpt3 import table as gpt3_table
 from synthprobe.report.model import Gpt3Result, ModelResult
-from synthprobe.report.results import load_any
+from synthprobe.report.reader import load_any
 
 FIGURES = ("depth_curve", "template_heatmap", "mistake_profile", "rank_preference")
 GPT3_FIGURES = ("gpt3_curves",)

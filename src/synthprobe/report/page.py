@@ -10,8 +10,8 @@ from synthprobe.templating import Markup, environment, escape
 from synthprobe.templating import render as render_template
 
 from synthprobe import __version__
-from synthprobe.report import leaderboard as lb
-from synthprobe.report import gpt3_table as gt
+from synthprobe.report.deeparithmark import table as lb
+from synthprobe.report.gpt3 import table as gt
 from synthprobe.report.model import Gpt3Result, Gpt3Row, MistakeCount, ModelResult, PaperFigure
 from synthprobe.report.plots import rank_balance_note, rank_balanced, rank_names
 from synthprobe.analysis.stats import CORRECTION, CORRECTION_NAME

@@ -381,8 +381,8 @@ def gpt3_figure(results: Sequence) -> Figure | None:
     setting (zero / one / few), and each model's accuracy with its 95 % Wilson interval as a
     point at the model's own parameter count, in the same setting's colour. Where the model's
     point sits against the lines is where it lands among the GPT-3 sizes."""
-    from synthprobe.report import gpt3_table
-    from synthprobe.report.gpt3_schema import size_params
+    from synthprobe.report.gpt3 import table as gpt3_table
+    from synthprobe.report.gpt3.read import size_params
 
     if not results:
         return None

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from synthprobe.report.model import Count, MistakeCount, ModelResult
-from synthprobe.report.results import _short
+from synthprobe.report.reader import _short
 
 SCHEMA = "synthprobe/deeparithmark-results"
 SCHEMA_VERSIONS = (1,)

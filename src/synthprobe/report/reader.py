@@ -80,7 +80,7 @@ def read_json(path: str | Path) -> Any:
 
 def load_results(path: str | Path) -> list[ModelResult]:
     """All model rows of one Deep Arithmark results file."""
-    from synthprobe.report.schema import parse_document
+    from synthprobe.report.deeparithmark.read import parse_document
 
     path = Path(path)
     doc = read_json(path)
@@ -89,7 +89,7 @@ def load_results(path: str | Path) -> list[ModelResult]:
 
 def load_gpt3(path: str | Path) -> Gpt3Result:
     """One GPT-3 synthetic-task results file (``"benchmark": "gpt3-synthetic"``)."""
-    from synthprobe.report.gpt3_schema import parse_document
+    from synthprobe.report.gpt3.read import parse_document
 
     path = Path(path)
     r = _Reader(path)
@@ -102,7 +102,8 @@ def load_gpt3(path: str | Path) -> Gpt3Result:
 def load_any(path: str | Path) -> tuple[list[ModelResult], list[Gpt3Result]]:
     """A Deep Arithmark or a GPT-3 results file, told apart by its top-level key:
     ``"schema"`` (Deep Arithmark) or ``"benchmark"`` (GPT-3 synthetic tasks)."""
-    from synthprobe.report import gpt3_schema, schema
+    from synthprobe.report.deeparithmark import read as schema
+    from synthprobe.report.gpt3 import read as gpt3_schema
 
     path = Path(path)
     r = _Reader(path)
