@@ -1,10 +1,12 @@
-"""The Deep Arithmark results file and the printed score table.
+"""The Deep Arithmark blocks of the results document, and the printed score table.
 
-Schema (``schema = "synthprobe/deeparithmark-results"``, ``schema_version = 1``); all rates
-are fractions in [0, 1] except inside ``row``, which holds the table's percentages::
+The file is the one results document of :mod:`synthprobe.results` (``schema =
+"synthprobe/results"``, ``schema_version = 2``; files of the earlier Deep Arithmark-only
+layout, ``"synthprobe/deeparithmark-results"`` version 1, read the same). All rates are
+fractions in [0, 1] except inside ``row``, which holds the table's percentages::
 
     {
-      "schema": "synthprobe/deeparithmark-results", "schema_version": 1,
+      "schema": "synthprobe/results", "schema_version": 2,
       "synthprobe": "0.1.0",
       "protocol": {tokenisation, bos, truncation, score, acc, acc_norm, acc_char, soft, ties},
       "datasets": {
@@ -54,8 +56,7 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
-SCHEMA = "synthprobe/deeparithmark-results"
-SCHEMA_VERSION = 1
+from synthprobe.results import SCHEMA, SCHEMA_VERSION
 DEPTHS = (2, 3, 4, 5)
 ARITHMARK3_SHA256 = "bf8ab1a5193d52cdf0e05ff0b3ca226bdfcf416cb6e75562dcbe72e7e4559435"
 
