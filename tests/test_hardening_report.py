@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from statsmodels.stats.multitest import multipletests
 
-from synthprobe.report import page, plots
+from synthprobe.report import page
+from synthprobe.report.deeparithmark import figures as plots
 from synthprobe.report.deeparithmark.table import fmt_p
 from synthprobe.report.reader import load_results
 

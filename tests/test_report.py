@@ -292,7 +292,7 @@ def test_depth_tiers_must_add_up_to_the_total(tmp_path):
 
 
 def test_rank_title_says_balanced_only_when_the_file_is(tmp_path):
-    from synthprobe.report.plots import rank_balance_note, rank_balanced
+    from synthprobe.report.deeparithmark.figures import rank_balance_note, rank_balanced
 
     doc = json.loads(DA_BENCH.read_text(encoding="utf-8"))
     rp = doc["models"][0]["results"]["deeparithmark"]["summary"]["rank_preference"]
@@ -368,7 +368,7 @@ def test_heatmap_labels_do_not_overlap_with_many_long_names():
 
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from synthprobe.report.plots import heatmap_figure
+    from synthprobe.report.deeparithmark.figures import heatmap_figure
 
     [res] = load_results(DA_BENCH)
     for m in (3, 12):

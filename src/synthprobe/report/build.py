@@ -30,7 +30,8 @@ from typing import Sequence
 from synthprobe.errors import InputError
 from synthprobe.export._files import write_tree
 from synthprobe.io import check_output_dir
-from synthprobe.report import page, plots
+from synthprobe.report import page
+from synthprobe.report.deeparithmark import figures as plots
 from synthprobe.report.deeparithmark import table as leaderboard
 from synthprobe.report.gpt3 import table as gpt3_table
 from synthprobe.report.model import Gpt3Result, ModelResult

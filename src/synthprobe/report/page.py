@@ -13,7 +13,7 @@ from synthprobe import __version__
 from synthprobe.report.deeparithmark import table as lb
 from synthprobe.report.gpt3 import table as gt
 from synthprobe.report.model import Gpt3Result, Gpt3Row, MistakeCount, ModelResult, PaperFigure
-from synthprobe.report.plots import rank_balance_note, rank_balanced, rank_names
+from synthprobe.report.deeparithmark.figures import rank_balance_note, rank_balanced, rank_names
 from synthprobe.analysis.stats import CORRECTION, CORRECTION_NAME
 from synthprobe.report.stats import adjusted, contains_chance, wilson
 

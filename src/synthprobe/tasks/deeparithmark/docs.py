@@ -177,7 +177,7 @@ def scores_block(folder: Path) -> str:
 
 def depth_curve_png(results: Path = EMBEDDED_RESULTS) -> bytes:
     """The per-depth plot of the embedded model, exactly as ``synthprobe report`` draws it."""
-    from synthprobe.report.plots import depth_curve
+    from synthprobe.report.deeparithmark.figures import depth_curve
     from synthprobe.report.reader import load_results
 
     return depth_curve(load_results(results))
