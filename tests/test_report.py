@@ -155,7 +155,7 @@ def test_mistake_profile_and_rank_preference_come_from_the_results(scored, repor
         assert got == {s: (v["offered"], v["chosen"]) for s, v in block["sources"].items()}
     # per template, the page names the wrong option picked most often among those offered at
     # least 10 times, and says so when none was offered that often
-    from synthprobe.report.page import preferred_mistake
+    from synthprobe.report.deeparithmark.section import preferred_mistake
 
     html = html_of(reports["many"])
     for template, rows in first.mistakes.items():
@@ -335,7 +335,7 @@ def test_rank_section_words_follow_the_balance(tmp_path):
 
 def test_a_mistake_offered_few_times_is_not_called_preferred():
     from synthprobe.report.model import MistakeCount
-    from synthprobe.report.page import MIN_OFFERS, preferred_mistake
+    from synthprobe.report.deeparithmark.section import MIN_OFFERS, preferred_mistake
 
     assert MIN_OFFERS == 10
     rows = (MistakeCount("correct", 30, 9), MistakeCount("rare", 3, 3), MistakeCount("common", 20, 8),

@@ -47,7 +47,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 from synthprobe.errors import InputError
 from synthprobe.io import loads_json
@@ -275,3 +275,58 @@ def _dump(value: Any, indent: str, one_line_items: bool) -> str:
             parts = [inner + _dump(v, inner, False) for v in value]
         return "[\n" + ",\n".join(parts) + f"\n{indent}]"
     return json.dumps(value, ensure_ascii=False)
+
+
+# -- the Deep Arithmark card's row, formatted once -------------------------------------------
+# The scorer's printed table, the report's leaderboard and the README's scores table all show
+# these columns; each builds a row of percentages and formats it here.
+
+DASH = "—"
+MINUS = "−"
+#: the depth tiers of the Deep Arithmark release (the card's d2 … d5 columns)
+DEPTHS = (2, 3, 4, 5)
+
+
+def fmt_params(n: int | None) -> str:
+    """A parameter count as the card prints it: ``135 M``, ``1.30 B``."""
+    if n is None:
+        return DASH
+    if n >= 1e9:
+        return f"{n / 1e9:.2f} B"
+    if n >= 1e6:
+        return f"{n / 1e6:.0f} M"
+    if n >= 1e3:
+        return f"{n / 1e3:.0f} K"
+    return str(n)
+
+
+def fmt_p(p: float | None) -> str:
+    """A p-value: two significant digits, ``1.2e−5`` below 0.001."""
+    if p is None or p != p:
+        return DASH
+    if p >= 1e-3:
+        return f"{p:.2g}"
+    mant, exp = f"{p:.1e}".split("e")
+    return f"{mant}e{MINUS}{int(exp[1:])}" if exp.startswith("-") else f"{mant}e{int(exp)}"
+
+
+def card_header(depths: Sequence[int] = DEPTHS) -> list[str]:
+    return (["Model", "Params", "Deep", "soft"] + [f"d{d}" for d in depths]
+            + ["ArithMark-3", "Δ", "p vs chance"])
+
+
+def card_cells(row: Mapping[str, Any], depths: Sequence[int] = DEPTHS) -> list[str]:
+    """The card's cells for one model. ``row`` holds percentages (``deep``, ``soft``, ``d<n>``,
+    ``arithmark3``; ``delta`` in points), ``model``, ``params`` and ``p_vs_chance``; None: not
+    measured (shown as a dash)."""
+
+    def pct(key: str, digits: int = 2, unit: str = " %") -> str:
+        x = row.get(key)
+        return DASH if x is None or x != x else f"{x:.{digits}f}{unit}"
+
+    delta = row.get("delta")
+    return ([row["model"], fmt_params(row.get("params")), pct("deep"), pct("soft")]
+            + [pct(f"d{d}", 1, "") for d in depths]
+            + [pct("arithmark3"), DASH if delta is None else f"{delta:+.2f}".replace("-", MINUS),
+               fmt_p(row.get("p_vs_chance"))])
+

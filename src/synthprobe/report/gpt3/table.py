@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from synthprobe.report.gpt3.read import size_params
-from synthprobe.report.deeparithmark.table import DASH, fmt_params, ordered
+from synthprobe.report.format import DASH, fmt_params, ordered
 from synthprobe.report.model import Gpt3Result, Gpt3Row, PaperFigure
 from synthprobe.report.stats import wilson
 

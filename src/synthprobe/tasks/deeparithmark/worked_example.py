@@ -6,7 +6,7 @@ layout): nothing here reads a model or the data, so the text always matches the 
 
 from __future__ import annotations
 
-from synthprobe.results import Results
+from synthprobe.results import Results, card_cells, card_header
 
 
 def _pct(x: float) -> str:
@@ -94,24 +94,13 @@ def _reading(m: dict, h: dict) -> str:
 
 
 def scores_table(results_files: list[Results]) -> str:
-    """The card's columns for every model row in the given results files."""
-    head = ["Model", "Params", "Deep", "soft", "d2", "d3", "d4", "d5", "ArithMark-3", "Δ", "p vs chance",
-            "dtype", "device"]
+    """The card's columns (cells from :func:`synthprobe.results.card_cells`, as the scorer's
+    table and the report's leaderboard show them), plus dtype and device, for every model row
+    in the given results files."""
+    head = card_header() + ["dtype", "device"]
     out = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
     for res in results_files:
         for entry, _ in res.blocks("deeparithmark"):
             e = entry.data
-            r = e["row"]
-
-            def f(x, suffix=""):
-                return "—" if x is None else f"{x:.2f}{suffix}"
-
-            def d(x):
-                return "—" if x is None else f"{x:.1f}"
-
-            out.append("| " + " | ".join([
-                r["model"], r["params_label"], f(r["deep"], " %"), f(r["soft"], " %"),
-                d(r["d2"]), d(r["d3"]), d(r["d4"]), d(r["d5"]), f(r["arithmark3"], " %"),
-                f(r["delta"]), _p(r["p_vs_chance"]) if r.get("p_vs_chance") is not None else "—",
-                e["model"]["dtype"], e["model"]["device"]]) + " |")
+            out.append("| " + " | ".join(card_cells(e["row"]) + [e["model"]["dtype"], e["model"]["device"]]) + " |")
     return "\n".join(out) + "\n"
