@@ -163,7 +163,7 @@ _SOFT = re.compile(r'("soft": )([-0-9.e]+)')
 
 
 def test_unpoisoned_results_file_passes_the_reader():
-    from synthprobe.report.results import load_any
+    from synthprobe.report.reader import load_any
 
     with tempfile.TemporaryDirectory() as tmp:
         f = Path(tmp) / "r.json"

@@ -14,9 +14,11 @@ from pathlib import Path
 import pytest
 from statsmodels.stats.multitest import multipletests
 
-from synthprobe.report import page, plots
-from synthprobe.report.leaderboard import fmt_p
-from synthprobe.report.results import load_results
+from synthprobe.report import page
+from synthprobe.report.deeparithmark import figures as plots
+from synthprobe.report.gpt3 import figures as gpt3_figures
+from synthprobe.report.format import fmt_p
+from synthprobe.report.reader import load_results
 
 ROOT = Path(__file__).resolve().parents[1]
 DEEP = ROOT / "benchmarks" / "deeparithmark_smollm2-135m-instruct.json"
@@ -149,18 +151,18 @@ def test_is_greedy_check_with_three_items_gives_no_verdict(tmp_path):
 def test_sat_panel_from_the_sample_carries_its_caveat_in_the_figure():
     from dataclasses import replace
 
-    from synthprobe.report.results import load_any
+    from synthprobe.report.reader import load_any
 
     _, (result,) = load_any(GPT3)
     assert json.loads(GPT3.read_text(encoding="utf-8"))["settings"]["sat_file"].startswith("synthprobe sample")
-    fig = plots.gpt3_figure([result])
+    fig = gpt3_figures.gpt3_figure([result])
     caveats = [(ax, t) for ax in fig.axes for t in ax.texts if t.get_gid() == "sat-sample-caveat"]
     assert len(caveats) == 1
     ax, text = caveats[0]
     assert ax.get_title().startswith("SAT") and "not the SAT set" in text.get_text()
     # the same rows with the real SAT set (no sample note): no caveat
     rows = tuple(replace(r, paper_note=None) if r.family == "sat" else r for r in result.rows)
-    fig = plots.gpt3_figure([replace(result, rows=rows)])
+    fig = gpt3_figures.gpt3_figure([replace(result, rows=rows)])
     assert not [t for ax in fig.axes for t in ax.texts if t.get_gid() == "sat-sample-caveat"]
 
 
@@ -281,7 +283,7 @@ def test_report_page_is_a_jinja2_template_and_escapes_a_hostile_model_name():
     from dataclasses import replace
 
     from synthprobe.report.build import render_files
-    from synthprobe.report.results import load_any
+    from synthprobe.report.reader import load_any
     from synthprobe.templating import environment
 
     deep = [replace(r, model=EVIL, settings={**r.settings, "dtype": EVIL}) for r in load_results(DEEP)]

@@ -17,7 +17,7 @@ from synthprobe.errors import InputError
 from synthprobe.export.lm_eval import gpt3_files, user_pool
 from synthprobe.export.release import load_release
 from synthprobe.probes.items import load_grammar, load_novel_words
-from synthprobe.report.results import load_results
+from synthprobe.report.reader import load_results
 from synthprobe.study.articles import load_articles
 from synthprobe.study.items import load_items
 from synthprobe.tasks.deeparithmark.audit import load_audit_items

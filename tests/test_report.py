@@ -20,7 +20,7 @@ import pytest
 from synthprobe.cli import main
 from synthprobe.errors import InputError
 from synthprobe.report.build import build_report
-from synthprobe.report.results import load_results
+from synthprobe.report.reader import load_results
 
 GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SECTIONS = ("leaderboard", "depth", "templates", "mistakes", "ranks", "runs")
@@ -155,7 +155,7 @@ def test_mistake_profile_and_rank_preference_come_from_the_results(scored, repor
         assert got == {s: (v["offered"], v["chosen"]) for s, v in block["sources"].items()}
     # per template, the page names the wrong option picked most often among those offered at
     # least 10 times, and says so when none was offered that often
-    from synthprobe.report.page import preferred_mistake
+    from synthprobe.report.deeparithmark.section import preferred_mistake
 
     html = html_of(reports["many"])
     for template, rows in first.mistakes.items():
@@ -251,7 +251,7 @@ def test_results_on_different_data_are_flagged(scored):
 
 def test_same_model_in_two_files_is_told_apart(scored, tmp_path):
     from synthprobe.report.build import unique_names
-    from synthprobe.report.leaderboard import markdown
+    from synthprobe.report.deeparithmark.table import markdown
 
     copy = tmp_path / "copy.json"
     shutil.copy(scored["one"], copy)
@@ -292,7 +292,7 @@ def test_depth_tiers_must_add_up_to_the_total(tmp_path):
 
 
 def test_rank_title_says_balanced_only_when_the_file_is(tmp_path):
-    from synthprobe.report.plots import rank_balance_note, rank_balanced
+    from synthprobe.report.deeparithmark.figures import rank_balance_note, rank_balanced
 
     doc = json.loads(DA_BENCH.read_text(encoding="utf-8"))
     rp = doc["models"][0]["results"]["deeparithmark"]["summary"]["rank_preference"]
@@ -335,7 +335,7 @@ def test_rank_section_words_follow_the_balance(tmp_path):
 
 def test_a_mistake_offered_few_times_is_not_called_preferred():
     from synthprobe.report.model import MistakeCount
-    from synthprobe.report.page import MIN_OFFERS, preferred_mistake
+    from synthprobe.report.deeparithmark.section import MIN_OFFERS, preferred_mistake
 
     assert MIN_OFFERS == 10
     rows = (MistakeCount("correct", 30, 9), MistakeCount("rare", 3, 3), MistakeCount("common", 20, 8),
@@ -368,7 +368,7 @@ def test_heatmap_labels_do_not_overlap_with_many_long_names():
 
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from synthprobe.report.plots import heatmap_figure
+    from synthprobe.report.deeparithmark.figures import heatmap_figure
 
     [res] = load_results(DA_BENCH)
     for m in (3, 12):
@@ -600,14 +600,14 @@ def test_gpt3_files_of_several_models_give_one_column_each(gpt3_doc, tmp_path):
 
 def render_page(paths) -> str:
     from synthprobe.report.build import render_files
-    from synthprobe.report.results import load_any
+    from synthprobe.report.reader import load_any
 
     gpt3 = [g for p in paths for g in load_any(p)[1]]
     return render_files([], sources=[str(p) for p in paths], progress=False, gpt3=gpt3)["index.html"].decode()
 
 
 def test_bad_gpt3_results_are_located_and_nothing_is_written(gpt3_doc, tmp_path, capsys):
-    from synthprobe.report.results import load_any
+    from synthprobe.report.reader import load_any
 
     def fails(doc, field, match=None):
         path = _write(tmp_path / "bad.json", doc)

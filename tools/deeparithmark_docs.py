@@ -29,7 +29,8 @@ from typing import Callable
 from synthprobe.errors import EXIT_FAILED
 from synthprobe.formats.arithmark3 import load_arithmark3
 from synthprobe.items import MCItem
-from synthprobe.io import atomic_write_bytes, atomic_write_text, loads_json
+from synthprobe.io import atomic_write_bytes, atomic_write_text
+from synthprobe.results import Block, Entry, Results, read_results
 from synthprobe.tasks.deeparithmark.base import DIFFICULTY, FAMILIES, ROUNDNESS_NAMES
 from synthprobe.tasks.deeparithmark.composition import RELEASE_FILE, TEMPLATES
 
@@ -164,7 +165,7 @@ def worked_example_block(results_path: Path) -> str:
         return "_The embedded model's results file is not committed yet._\n"
     from deeparithmark_worked_example import describe
 
-    return describe(loads_json(results_path.read_text(encoding="utf-8"), path=results_path))
+    return describe(read_results(results_path))
 
 
 def scores_block(folder: Path) -> str:
@@ -173,14 +174,14 @@ def scores_block(folder: Path) -> str:
     files = sorted(folder.glob("deeparithmark_*.json"))
     if not files:
         return "_No results committed yet._\n"
-    text = scores_table([loads_json(f.read_text(encoding="utf-8"), path=f) for f in files])
+    text = scores_table([read_results(f) for f in files])
     return text + "\nFrom " + ", ".join(f"`benchmarks/{f.name}`" for f in files) + ".\n"
 
 
 def depth_curve_png(results: Path = EMBEDDED_RESULTS) -> bytes:
     """The per-depth plot of the embedded model, exactly as ``synthprobe report`` draws it."""
-    from synthprobe.report.plots import depth_curve
-    from synthprobe.report.results import load_results
+    from synthprobe.report.deeparithmark.figures import depth_curve
+    from synthprobe.report.reader import load_results
 
     return depth_curve(load_results(results))
 
@@ -223,28 +224,38 @@ def gpt3_block(folder: Path) -> str:
         return "_No GPT-3 results committed yet._\n"
     out = []
     for f in files:
-        doc = loads_json(f.read_text(encoding="utf-8"), path=f)
-        by_task: dict[str, dict[str, dict]] = defaultdict(dict)
-        for row in doc["results"]:
-            by_task[(row["task"], row["code"])][row["setting"]] = row
-        head = ["task", "zero-shot", "one-shot", "few-shot (K)", "GPT-3 125M 0/1/few", "GPT-3 175B 0/1/few"]
-        rows = []
-        for (task, code), settings in by_task.items():
-            few = settings.get("few")
-            k = f" (K={few['k']}, used {few['shots']['mean']:g})" if few else ""
-            name = f"{code} `{task}`"
-            if code == "SAT" and "sample" in str(doc["settings"].get("sat_file", "")):
-                name += " (synthprobe's sample file, not the SAT set: not comparable with the paper)"
-            rows.append([name, _gpt3_cell(settings.get("zero")), _gpt3_cell(settings.get("one")),
-                         _gpt3_cell(few) + k, _paper_cells(settings, "125M"), _paper_cells(settings, "175B")])
-        limit_text = ", ".join(f"{k} {v}" for k, v in doc["settings"].get("limits", {}).items())
-        out.append(f"**{doc['model'].get('name') or doc['model']['spec']}**, {doc['model']['dtype']} on "
-                   f"{doc['model']['device']}: `{doc.get('command', '')}`. Accuracy in % with its Wilson 95 % "
-                   f"interval and the number of items scored (limits: {limit_text}; each task scores "
-                   f"the first n items of its seeded pool). † a doubtful cell in the paper's table.\n")
-        out.append(_md_table(head, rows))
-        out.append(f"\nFrom `benchmarks/{f.name}`.\n")
+        results = read_results(f)
+        for entry, block in results.blocks("gpt3"):
+            out += _gpt3_model_block(f, results, entry, block)
     return "\n".join(out)
+
+
+def _gpt3_model_block(f: Path, results: Results, entry: Entry, block: Block) -> list[str]:
+    """One model's GPT-3 table, as the README shows it."""
+    out = []
+    model = entry.model
+    settings_of_run = block.data.get("settings") or entry.settings
+    by_task: dict[str, dict[str, dict]] = defaultdict(dict)
+    for row in block.data["rows"]:
+        by_task[(row["task"], row["code"])][row["setting"]] = row
+    head = ["task", "zero-shot", "one-shot", "few-shot (K)", "GPT-3 125M 0/1/few", "GPT-3 175B 0/1/few"]
+    rows = []
+    for (task, code), settings in by_task.items():
+        few = settings.get("few")
+        k = f" (K={few['k']}, used {few['shots']['mean']:g})" if few else ""
+        name = f"{code} `{task}`"
+        if code == "SAT" and "sample" in str(settings_of_run.get("sat_file", "")):
+            name += " (synthprobe's sample file, not the SAT set: not comparable with the paper)"
+        rows.append([name, _gpt3_cell(settings.get("zero")), _gpt3_cell(settings.get("one")),
+                     _gpt3_cell(few) + k, _paper_cells(settings, "125M"), _paper_cells(settings, "175B")])
+    limit_text = ", ".join(f"{k} {v}" for k, v in settings_of_run.get("limits", {}).items())
+    out.append(f"**{model.get('name') or model['spec']}**, {model['dtype']} on "
+               f"{model['device']}: `{results.command or ''}`. Accuracy in % with its Wilson 95 % "
+               f"interval and the number of items scored (limits: {limit_text}; each task scores "
+               f"the first n items of its seeded pool). † a doubtful cell in the paper's table.\n")
+    out.append(_md_table(head, rows))
+    out.append(f"\nFrom `benchmarks/{f.name}`.\n")
+    return out
 
 
 def blocks(release: Path = RELEASE, results: Path = EMBEDDED_RESULTS) -> dict[str, Callable[[], str]]:

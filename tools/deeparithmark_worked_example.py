@@ -1,12 +1,12 @@
 """The design doc's §6 and the card's measured rows, written from a results JSON.
 
-Pure functions of the results file (schema ``synthprobe/deeparithmark-results``): nothing here
-reads a model or the data, so the text always matches the committed figures.
+Pure functions of a results file as :func:`synthprobe.results.read_results` reads it (any
+layout): nothing here reads a model or the data, so the text always matches the committed figures.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from synthprobe.results import Results, card_cells, card_header
 
 
 def _pct(x: float) -> str:
@@ -17,9 +17,9 @@ def _p(p: float) -> str:
     return f"{p:.2g}" if p >= 1e-4 else f"{p:.1e}"
 
 
-def describe(results: dict[str, Any]) -> str:
-    """Markdown for the first model of a Deep Arithmark results file."""
-    entry = results["models"][0]
+def describe(results: Results) -> str:
+    """Markdown for the first model with Deep Arithmark results in a results file."""
+    entry = results.blocks("deeparithmark")[0][0].data
     res = entry["results"]["deeparithmark"]
     s = res["summary"]
     m = s["metrics"]["acc_norm"]
@@ -93,24 +93,14 @@ def _reading(m: dict, h: dict) -> str:
     return text
 
 
-def scores_table(results_files: list[dict[str, Any]]) -> str:
-    """The card's columns for every model row in the given results files."""
-    head = ["Model", "Params", "Deep", "soft", "d2", "d3", "d4", "d5", "ArithMark-3", "Δ", "p vs chance",
-            "dtype", "device"]
+def scores_table(results_files: list[Results]) -> str:
+    """The card's columns (cells from :func:`synthprobe.results.card_cells`, as the scorer's
+    table and the report's leaderboard show them), plus dtype and device, for every model row
+    in the given results files."""
+    head = card_header() + ["dtype", "device"]
     out = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
     for res in results_files:
-        for e in res["models"]:
-            r = e["row"]
-
-            def f(x, suffix=""):
-                return "—" if x is None else f"{x:.2f}{suffix}"
-
-            def d(x):
-                return "—" if x is None else f"{x:.1f}"
-
-            out.append("| " + " | ".join([
-                r["model"], r["params_label"], f(r["deep"], " %"), f(r["soft"], " %"),
-                d(r["d2"]), d(r["d3"]), d(r["d4"]), d(r["d5"]), f(r["arithmark3"], " %"),
-                f(r["delta"]), _p(r["p_vs_chance"]) if r.get("p_vs_chance") is not None else "—",
-                e["model"]["dtype"], e["model"]["device"]]) + " |")
+        for entry, _ in res.blocks("deeparithmark"):
+            e = entry.data
+            out.append("| " + " | ".join(card_cells(e["row"]) + [e["model"]["dtype"], e["model"]["device"]]) + " |")
     return "\n".join(out) + "\n"

@@ -30,9 +30,14 @@ from typing import Sequence
 from synthprobe.errors import InputError
 from synthprobe.export._files import write_tree
 from synthprobe.io import check_output_dir
-from synthprobe.report import gpt3_table, leaderboard, page, plots
+from synthprobe.report import page
+from synthprobe.report.deeparithmark import figures as plots
+from synthprobe.report.gpt3 import figures as gpt3_figures
+from synthprobe.report.deeparithmark import table as leaderboard
+from synthprobe.report.gpt3 import table as gpt3_table
+from synthprobe.report.format import ordered
 from synthprobe.report.model import Gpt3Result, ModelResult
-from synthprobe.report.results import load_any
+from synthprobe.report.reader import load_any
 
 FIGURES = ("depth_curve", "template_heatmap", "mistake_profile", "rank_preference")
 GPT3_FIGURES = ("gpt3_curves",)
@@ -85,8 +90,8 @@ def render_files(results: Sequence[ModelResult], *, sources: Sequence[str], titl
     if not results and not gpt3:
         raise InputError("expected at least one results JSON file")
     # one order everywhere (page, plots, legend): the leaderboard's, largest model first
-    results = leaderboard.ordered(unique_names(list(results)))
-    gpt3 = leaderboard.ordered(unique_names(list(gpt3)))
+    results = ordered(unique_names(list(results)))
+    gpt3 = ordered(unique_names(list(gpt3)))
     chances = {round(r.chance, 9) for r in results}
     if len(chances) > 1:
         raise InputError(f"results mix tasks with different chance levels ({sorted(chances)}); "
@@ -94,7 +99,7 @@ def render_files(results: Sequence[ModelResult], *, sources: Sequence[str], titl
     makers = {"depth_curve": plots.depth_curve, "template_heatmap": plots.template_heatmap,
               "mistake_profile": plots.mistake_profile, "rank_preference": plots.rank_preference}
     todo = [(name, lambda f=makers[name]: f(results)) for name in FIGURES if results]
-    todo += [("gpt3_curves", lambda: plots.gpt3_curves(gpt3))] if gpt3 else []
+    todo += [("gpt3_curves", lambda: gpt3_figures.gpt3_curves(gpt3))] if gpt3 else []
     figures: dict[str, bytes | None] = {}
     for name, make in tqdm(todo, desc="report figures", unit="fig",
                            disable=None if progress is None else not progress):

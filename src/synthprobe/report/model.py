@@ -1,6 +1,6 @@
 """What the report shows about one scored model, independent of the results file layout.
 
-:mod:`synthprobe.report.results` fills these from results JSON; the plots, the leaderboard
+:mod:`synthprobe.report.reader` fills these from results JSON; the plots, the leaderboard
 and the HTML page read only these classes.
 """
 

@@ -1,10 +1,12 @@
-"""The Deep Arithmark results file and the printed score table.
+"""The Deep Arithmark blocks of the results document, and the printed score table.
 
-Schema (``schema = "synthprobe/deeparithmark-results"``, ``schema_version = 1``); all rates
-are fractions in [0, 1] except inside ``row``, which holds the table's percentages::
+The file is the one results document of :mod:`synthprobe.results` (``schema =
+"synthprobe/results"``, ``schema_version = 2``; files of the earlier Deep Arithmark-only
+layout, ``"synthprobe/deeparithmark-results"`` version 1, read the same). All rates are
+fractions in [0, 1] except inside ``row``, which holds the table's percentages::
 
     {
-      "schema": "synthprobe/deeparithmark-results", "schema_version": 1,
+      "schema": "synthprobe/results", "schema_version": 2,
       "synthprobe": "0.1.0",
       "protocol": {tokenisation, bos, truncation, score, acc, acc_norm, acc_char, soft, ties},
       "datasets": {
@@ -54,9 +56,8 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
-SCHEMA = "synthprobe/deeparithmark-results"
-SCHEMA_VERSION = 1
-DEPTHS = (2, 3, 4, 5)
+from synthprobe.results import DEPTHS, SCHEMA, SCHEMA_VERSION, card_cells, card_header, fmt_p
+
 ARITHMARK3_SHA256 = "bf8ab1a5193d52cdf0e05ff0b3ca226bdfcf416cb6e75562dcbe72e7e4559435"
 
 PROTOCOL = {
@@ -73,6 +74,7 @@ PROTOCOL = {
 
 
 def params_label(n: int | None) -> str:
+    """The parameter count kept in the file's ``row`` (``?`` when unknown)."""
     if not n:
         return "?"
     if n >= 1e9:
@@ -106,30 +108,12 @@ def table_row(entry: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def format_p(p: float | None) -> str:
-    if p is None or math.isnan(p):
-        return "—"
-    return f"{p:.2g}"
-
-
-def _signed(x: float) -> str:
-    return f"{x:+.2f}".replace("-", "−")
-
-
 def format_table(rows: Sequence[dict[str, Any]]) -> str:
-    """The card's table: Model, Params, Deep, soft, d2-d5, ArithMark-3, Δ, p vs chance."""
-    head = ["Model", "Params", "Deep", "soft", "d2", "d3", "d4", "d5", "ArithMark-3", "Δ", "p vs chance"]
-    body = []
-    for r in rows:
-        body.append([
-            r["model"], r["params_label"],
-            f"{r['deep']:.2f} %" if r["deep"] is not None else "—",
-            f"{r['soft']:.2f} %" if r["soft"] is not None else "—",
-            *[f"{r[f'd{d}']:.1f}" if r[f"d{d}"] is not None else "—" for d in DEPTHS],
-            f"{r['arithmark3']:.2f} %" if r["arithmark3"] is not None else "—",
-            _signed(r["delta"]) if r["delta"] is not None else "—",
-            format_p(r["p_vs_chance"]),
-        ])
+    """The card's table as aligned text (cells from :func:`synthprobe.results.card_cells`, as the
+    report's leaderboard and the README show them): Model, Params, Deep, soft, d2-d5,
+    ArithMark-3, Δ, p vs chance."""
+    head = card_header(DEPTHS)
+    body = [card_cells(r, DEPTHS) for r in rows]
     widths = [max(len(str(x)) for x in col) for col in zip(head, *body)]
     left = {0}
     def fmt(cells):
@@ -149,10 +133,10 @@ def format_breakdown(entry: dict[str, Any], key: str = "deeparithmark") -> str:
     for name, field in (("depth", "by_depth"), ("template", "by_template")):
         for g, b in s[field].items():
             out.append(f"  {name} {g:<28} n={b['n']:<4} acc_norm {100 * b['acc_norm']:6.2f} %  "
-                       f"CI [{100 * b['ci95'][0]:.1f}, {100 * b['ci95'][1]:.1f}]  p {format_p(b['p_vs_chance'])}")
+                       f"CI [{100 * b['ci95'][0]:.1f}, {100 * b['ci95'][1]:.1f}]  p {fmt_p(b['p_vs_chance'])}")
     h = s.get("template_homogeneity") or {}
     if h.get("chi2") is not None:
-        out.append(f"  templates: chi2 = {h['chi2']:.1f}, df = {h['df']}, p = {format_p(h['p'])}")
+        out.append(f"  templates: chi2 = {h['chi2']:.1f}, df = {h['df']}, p = {fmt_p(h['p'])}")
     rp = s.get("rank_preference")
     if rp:
         out.append(f"  picks the smallest option {100 * rp['pick_smallest']:.1f} %, "

@@ -361,29 +361,11 @@ def summarize(task: Task, setting: str, k: int, prompts: Sequence[Prompt], items
 
 def dumps_results(doc: dict[str, Any]) -> str:
     """The results JSON: indented as :func:`synthprobe.io.dumps_json`, but each per-item record
-    of ``results[*].items`` on one line, so a full run's file stays small and readable."""
-    import json
-    import re
+    of ``results[*].items`` on one line, so a full run's file stays small and readable (written
+    by :func:`synthprobe.results.dumps_results`, the one results writer)."""
+    from synthprobe.results import dumps_results as dumps
 
-    from synthprobe.io import dumps_json
-
-    blocks: dict[str, list] = {}
-    rows = []
-    for i, r in enumerate(doc.get("results") or []):
-        if isinstance(r, dict) and isinstance(r.get("items"), list):
-            blocks[str(i)] = r["items"]
-            r = {**r, "items": f"\u0000items {i}"}
-        rows.append(r)
-    text = dumps_json({**doc, "results": rows} if "results" in doc else doc)
-
-    def expand(m: re.Match) -> str:
-        indent, items = m.group(1), blocks[m.group(2)]
-        if not items:
-            return f'{indent}"items": []'
-        body = ",\n".join(f"{indent}  {json.dumps(it, ensure_ascii=False)}" for it in items)
-        return f'{indent}"items": [\n{body}\n{indent}]'
-
-    return re.sub(r'^( *)"items": "\\u0000items (\d+)"', expand, text, flags=re.M)
+    return dumps(doc)
 
 
 def run(backend, config: EvalConfig, *, on_result: Callable[[dict], None] | None = None) -> list[dict]:

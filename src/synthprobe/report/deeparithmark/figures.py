@@ -1,14 +1,8 @@
-"""The report's figures, rendered with matplotlib's Agg canvas into deterministic PNG bytes.
-
-No pyplot and no global backend switch: each figure is a :class:`matplotlib.figure.Figure`
-drawn on its own Agg canvas, inside matplotlib's default style (a user's matplotlibrc does
-not leak in). PNGs carry no ``Software`` or time stamp, so the same results give the same
-bytes on every run.
-"""
+"""The Deep Arithmark figures: depth curve, template heatmap, mistake profile, rank preference
+(drawn on :mod:`synthprobe.report.figures`)."""
 
 from __future__ import annotations
 
-import io
 import math
 import textwrap
 from dataclasses import dataclass
@@ -17,62 +11,25 @@ from typing import Sequence
 import matplotlib as mpl
 import matplotlib.style
 import matplotlib.ticker
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from synthprobe.report.model import ModelResult
 from synthprobe.metrics.stats import CORRECTION_NAME
+from synthprobe.report.figures import CHANCE_STYLE, RC, new_figure, palette, png_bytes, side_legend
+from synthprobe.report.model import ModelResult
 from synthprobe.report.stats import adjusted, contains_chance, wilson
-
-DPI = 110
-
-_RC = {
-    "font.family": "DejaVu Sans",
-    "font.size": 9,
-    "axes.titlesize": 10,
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-    "axes.grid": True,
-    "grid.alpha": 0.3,
-    "svg.hashsalt": "synthprobe",
-    "legend.frameon": False,
-}
-
-_CHANCE_STYLE = {"color": "0.35", "linestyle": "--", "linewidth": 1.0}
-
-
-def _colors(n: int) -> list:
-    cmap = mpl.colormaps["tab10" if n <= 10 else "tab20"]
-    return [cmap(i % cmap.N) for i in range(n)]
-
-
-def _png(fig: Figure) -> bytes:
-    FigureCanvasAgg(fig)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
-    return buf.getvalue()
-
-
-def _figure(width: float, height: float) -> Figure:
-    return Figure(figsize=(width, height), layout="constrained")
-
-
-def _legend(ax) -> None:
-    """Beside the axes, never over the data."""
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
 
 
 def depth_curve(results: Sequence[ModelResult]) -> bytes:
     """acc_norm per depth tier, one line per model, Wilson 95 % intervals, chance line."""
     depths = sorted({d for r in results for d in r.by_depth})
-    with mpl.style.context("default"), mpl.rc_context(_RC):
-        fig = _figure(8.0 if len(results) <= 6 else 10.0, 4.6)
+    with mpl.style.context("default"), mpl.rc_context(RC):
+        fig = new_figure(8.0 if len(results) <= 6 else 10.0, 4.6)
         ax = fig.add_subplot()
         m = len(results)
         width = min(0.5, 0.08 * m)
-        for i, (r, color) in enumerate(zip(results, _colors(m))):
+        for i, (r, color) in enumerate(zip(results, palette(m))):
             off = (i - (m - 1) / 2) * (width / max(m - 1, 1)) if m > 1 else 0.0
             xs, ys, lo, hi = [], [], [], []
             for d in depths:
@@ -87,13 +44,13 @@ def depth_curve(results: Sequence[ModelResult]) -> bytes:
             ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", markersize=4, capsize=2.5,
                         linewidth=1.4, color=color, label=r.model)
         chance = results[0].chance
-        ax.axhline(100 * chance, **_CHANCE_STYLE, label=f"chance ({100 * chance:.0f} %)")
+        ax.axhline(100 * chance, **CHANCE_STYLE, label=f"chance ({100 * chance:.0f} %)")
         ax.set_xticks(depths, [f"depth {d}" for d in depths])
         ax.set_ylabel("acc_norm (%)")
         ax.set_title("Accuracy by depth (number of dependent operations), 95 % Wilson intervals")
         ax.set_ylim(0, 100)
-        _legend(ax)
-        return _png(fig)
+        side_legend(ax)
+        return png_bytes(fig)
 
 
 #: inches per character and per text line at the figures' 9 pt font (DejaVu Sans), with room
@@ -127,8 +84,8 @@ def heatmap_figure(results: Sequence[ModelResult]) -> Figure:
     label_w = CHAR_W * max((len(x) for x in row_labels), default=10)
     width = max(5.5, label_w + m * col_w + 1.6)
     height = max(3.0, 1.0 + 0.34 * len(templates) + label_h)
-    with mpl.style.context("default"), mpl.rc_context({**_RC, "axes.grid": False}):
-        fig = _figure(width, height)
+    with mpl.style.context("default"), mpl.rc_context({**RC, "axes.grid": False}):
+        fig = new_figure(width, height)
         ax = fig.add_subplot()
         cells = template_cells(results, templates)
         grid = [[100 * c.rate if c is not None else float("nan") for c in row] for row in cells]
@@ -200,8 +157,8 @@ def template_cells(results: Sequence[ModelResult], templates: Sequence[str]) -> 
 
 def template_heatmap(results: Sequence[ModelResult]) -> bytes:
     """Template × model heat-map of acc_norm as PNG bytes."""
-    with mpl.style.context("default"), mpl.rc_context({**_RC, "axes.grid": False}):
-        return _png(heatmap_figure(results))
+    with mpl.style.context("default"), mpl.rc_context({**RC, "axes.grid": False}):
+        return png_bytes(heatmap_figure(results))
 
 
 def _wrap(text: str, width: int = 32) -> str:
@@ -210,9 +167,9 @@ def _wrap(text: str, width: int = 32) -> str:
 
 def mistake_profile(results: Sequence[ModelResult]) -> bytes | None:
     """Per template, how often each option source is picked when offered, per model (PNG)."""
-    with mpl.style.context("default"), mpl.rc_context({**_RC, "font.size": 7.5}):
+    with mpl.style.context("default"), mpl.rc_context({**RC, "font.size": 7.5}):
         fig = mistake_figure(results)
-        return None if fig is None else _png(fig)
+        return None if fig is None else png_bytes(fig)
 
 
 def mistake_figure(results: Sequence[ModelResult]) -> Figure | None:
@@ -239,7 +196,7 @@ def mistake_figure(results: Sequence[ModelResult]) -> Figure | None:
     # room for a two-line label per source, and for one bar per model
     panel_h = 0.55 + per_panel * max(0.3, 0.1 + 0.07 * m)
     chance = 100 * with_mistakes[0].chance
-    with mpl.style.context("default"), mpl.rc_context({**_RC, "font.size": 7.5}):
+    with mpl.style.context("default"), mpl.rc_context({**RC, "font.size": 7.5}):
         # A fixed grid instead of constrained layout: with 15 panels the layout engine costs
         # seconds, and the label column width is known (wrapped source names).
         label_w, col_w, top_h, bottom_h = 2.05, 2.45, 0.7, 0.75
@@ -250,7 +207,7 @@ def mistake_figure(results: Sequence[ModelResult]) -> Figure | None:
             "left": label_w / width, "right": 1 - 0.2 / width,
             "top": 1 - top_h / height, "bottom": bottom_h / height,
             "wspace": label_w / col_w, "hspace": 0.45 / (panel_h - 0.45)})
-        colors = _colors(m)
+        colors = palette(m)
         note_size = 6.5 if m <= 4 else 5.0
         for k, t in enumerate(templates):
             ax = axes[k // ncols][k % ncols]
@@ -284,7 +241,7 @@ def mistake_figure(results: Sequence[ModelResult]) -> Figure | None:
                 for y in absent:
                     ax.text(1.5, y, "not offered", va="center", ha="left", fontsize=note_size, color="0.45",
                             style="italic")
-            ax.axvline(chance, **_CHANCE_STYLE)
+            ax.axvline(chance, **CHANCE_STYLE)
             ax.set_yticks(range(len(names)), [_wrap(n) for n in names])
             ax.invert_yaxis()
             ax.set_xlim(0, 100)
@@ -340,157 +297,19 @@ def rank_preference(results: Sequence[ModelResult]) -> bytes | None:
     k = len(with_ranks[0].rank_picks)
     m = len(with_ranks)
     chance = 100 * with_ranks[0].chance
-    with mpl.style.context("default"), mpl.rc_context(_RC):
-        fig = _figure(8.0 if m <= 6 else 10.0, 4.2)
+    with mpl.style.context("default"), mpl.rc_context(RC):
+        fig = new_figure(8.0 if m <= 6 else 10.0, 4.2)
         ax = fig.add_subplot()
         width = 0.8 / m
-        for j, (r, color) in enumerate(zip(with_ranks, _colors(m))):
+        for j, (r, color) in enumerate(zip(with_ranks, palette(m))):
             total = sum(r.rank_picks) or 1
             xs = [i - 0.4 + width * (j + 0.5) for i in range(k)]
             ax.bar(xs, [100 * c / total for c in r.rank_picks], width=width, color=color, label=r.model)
-        ax.axhline(chance, **_CHANCE_STYLE, label=f"chance ({chance:.0f} %)")
+        ax.axhline(chance, **CHANCE_STYLE, label=f"chance ({chance:.0f} %)")
         ax.set_xticks(range(k), rank_names(k))
         ax.set_ylim(0, max(50.0, 5 + max(100 * c / (sum(r.rank_picks) or 1)
                                           for r in with_ranks for c in r.rank_picks)))
         ax.set_ylabel("share of answers (%)")
         ax.set_title(f"Which option does the model pick, by numeric rank? ({rank_balance_note(with_ranks)})")
-        _legend(ax)
-        return _png(fig)
-
-
-SETTING_COLORS = {"zero": "tab:blue", "one": "tab:orange", "few": "tab:green"}
-MODEL_MARKERS = ("o", "s", "D", "^", "v", "P", "X", "*", "<", ">")
-#: where a model of unknown size is drawn on the parameter axis
-UNKNOWN_SIZE_X = 2.5e7
-
-
-def gpt3_curves(results: Sequence) -> bytes | None:
-    """:func:`gpt3_figure` as PNG bytes."""
-    with mpl.style.context("default"), mpl.rc_context({**_RC, "font.size": 8}):
-        fig = gpt3_figure(results)
-        return None if fig is None else _png(fig)
-
-
-#: written inside a panel whose model points were scored on synthprobe's own SAT sample
-SAT_SAMPLE_CAVEAT = ("points: synthprobe's self-written\nSAT sample, not the SAT set;\n"
-                     "not comparable with these curves")
-
-
-def gpt3_figure(results: Sequence) -> Figure | None:
-    """One panel per GPT-3 synthetic task: the paper's accuracy over GPT-3 sizes as a line per
-    setting (zero / one / few), and each model's accuracy with its 95 % Wilson interval as a
-    point at the model's own parameter count, in the same setting's colour. Where the model's
-    point sits against the lines is where it lands among the GPT-3 sizes."""
-    from synthprobe.report import gpt3_table
-    from synthprobe.report.gpt3_schema import size_params
-
-    if not results:
-        return None
-    table = gpt3_table.lines(results)
-    tasks: list[str] = []
-    for ln in table:
-        if ln.task not in tasks:
-            tasks.append(ln.task)
-    by_task = {t: [ln for ln in table if ln.task == t] for t in tasks}
-    settings = sorted({ln.setting for ln in table}, key=lambda s: (s not in SETTING_COLORS,
-                                                                   list(SETTING_COLORS).index(s)
-                                                                   if s in SETTING_COLORS else 0, s))
-    extra = _colors(10)[4:]
-    colors = {s: SETTING_COLORS.get(s) or extra[i % len(extra)] for i, s in enumerate(settings)}
-    names = gpt3_table.column_names(results)
-    unknown = any(r.params is None for r in results)
-    xs_all = [size_params(s) for s in gpt3_table.sizes(table)] + [float(r.params) for r in results if r.params]
-    xs_all = xs_all or [1.25e8, 1.75e11]  # no paper figures and no known sizes: GPT-3's range
-    x_lo = min(xs_all + [UNKNOWN_SIZE_X if unknown else float("inf")]) / 1.8
-    x_hi = max(xs_all) * 1.8
-    ncols = min(4, len(tasks))
-    nrows = -(-len(tasks) // ncols)
-    panel_w, panel_h = 2.9, 2.05
-    left, right, top, bottom, gap_w, gap_h = 0.55, 0.15, 0.85, 0.8 + 0.2 * (-(-len(results) // 3)), 0.45, 0.75
-    width = left + right + ncols * panel_w + (ncols - 1) * gap_w
-    height = top + bottom + nrows * panel_h + (nrows - 1) * gap_h
-    with mpl.style.context("default"), mpl.rc_context({**_RC, "font.size": 8}):
-        # a fixed grid: the panel sizes are known, and the layout engine is slow on many panels
-        fig = Figure(figsize=(width, height))
-        axes = fig.subplots(nrows, ncols, squeeze=False, sharex=True, gridspec_kw={
-            "left": left / width, "right": 1 - right / width, "top": 1 - top / height,
-            "bottom": bottom / height, "wspace": gap_w / panel_w, "hspace": gap_h / panel_h})
-        m = len(results)
-        for p, task in enumerate(tasks):
-            ax = axes[p // ncols][p % ncols]
-            # the y range follows the paper's figures and the models' scores, not the intervals:
-            # a few-shot row of 2 items has an interval of half the axis and would flatten the
-            # curves; an interval that runs past the top is cut there and marked with a ▲
-            top_y = 8.0
-            marks: list[tuple[float, float, str]] = []
-            for ln in by_task[task]:
-                color = colors[ln.setting]
-                if ln.paper:
-                    px = [size_params(s) for s in ln.paper]
-                    py = [f.value for f in ln.paper.values()]
-                    ax.plot(px, py, color=color, linewidth=1.3, marker="o", markersize=2.5)
-                    dx = [x for x, f in zip(px, ln.paper.values()) if f.doubtful]
-                    dy = [f.value for f in ln.paper.values() if f.doubtful]
-                    if dx:  # doubtful cells: hollow rings
-                        ax.plot(dx, dy, linestyle="none", marker="o", markersize=5, markerfacecolor="white",
-                                markeredgecolor=color, markeredgewidth=1.0)
-                    top_y = max(top_y, *py)
-                for j, (r, row) in enumerate(zip(results, ln.cells)):
-                    if row is None:
-                        continue
-                    acc, lo, hi = gpt3_table.interval(row)
-                    # settings and models side by side around the model's size, a little apart
-                    shift = 10 ** (0.09 * (settings.index(ln.setting) - (len(settings) - 1) / 2)
-                                   + 0.03 * (j - (m - 1) / 2))
-                    x = (r.params or UNKNOWN_SIZE_X) * shift
-                    ax.errorbar([x], [acc], yerr=[[acc - lo], [hi - acc]], color=color,
-                                marker=MODEL_MARKERS[j % len(MODEL_MARKERS)], markersize=5,
-                                markeredgecolor="black", markeredgewidth=0.7, capsize=2, linewidth=1.2,
-                                zorder=3)
-                    top_y = max(top_y, acc)
-                    marks.append((x, hi, color))
-            y_top = min(100.0, top_y * 1.15 + 1)
-            ax.set_ylim(0, y_top)
-            for x, hi, color in marks:
-                if hi > y_top + 1e-9:
-                    ax.plot([x], [y_top], linestyle="none", marker="^", markersize=4.5, color=color,
-                            clip_on=False, zorder=4)
-            first = by_task[task][0]
-            if any(gpt3_table.from_sat_sample(row) for ln in by_task[task] for row in ln.cells if row):
-                # lower right: the paper's SAT curves run high there, the model's points sit left
-                ax.text(0.97, 0.04, SAT_SAMPLE_CAVEAT, transform=ax.transAxes, ha="right", va="bottom",
-                        fontsize=6.5, color="#8a1c00", gid="sat-sample-caveat", zorder=5,
-                        bbox={"boxstyle": "round,pad=0.25", "facecolor": "#fff7e6", "edgecolor": "#c77c02",
-                              "linewidth": 0.8})
-            ax.set_title(f"{first.code} — {task}", fontsize=8.5)
-            ax.set_xscale("log")
-            ax.set_xlim(x_lo, x_hi)
-            if p % ncols == 0:
-                ax.set_ylabel("accuracy (%)")
-        ticks = [size_params(s) for s in gpt3_table.sizes(table)]
-        labels = gpt3_table.sizes(table)
-        if unknown:
-            ticks, labels = [UNKNOWN_SIZE_X] + ticks, ["size ?"] + labels
-        for k in range(nrows * ncols):
-            ax = axes[k // ncols][k % ncols]
-            if k >= len(tasks):
-                ax.set_visible(False)
-                continue
-            ax.set_xticks(ticks, labels, rotation=60, ha="right", rotation_mode="anchor", fontsize=7)
-            ax.xaxis.set_minor_locator(mpl.ticker.NullLocator())
-            ax.tick_params(axis="x", labelbottom=True)
-        from matplotlib.lines import Line2D
-
-        handles = [Line2D([], [], color=colors[s], linewidth=1.5, marker="o", markersize=3,
-                          label=f"GPT-3 {s}-shot" if s in SETTING_COLORS else f"GPT-3 ({s})") for s in settings]
-        handles.append(Line2D([], [], linestyle="none", marker="o", markersize=5, markerfacecolor="white",
-                              markeredgecolor="0.3", label="doubtful paper cell"))
-        handles += [Line2D([], [], linestyle="none", color="0.6", marker=MODEL_MARKERS[j % len(MODEL_MARKERS)],
-                           markeredgecolor="black", markersize=6, label=name) for j, name in enumerate(names)]
-        fig.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 0.08 / height),
-                   ncols=min(len(handles), 4), fontsize=8)
-        fig.suptitle("GPT-3 synthetic tasks: the paper's accuracy over GPT-3 sizes (lines, one per setting) "
-                     "and each model's, with 95 % Wilson intervals, at its own size (points, same colour)\n"
-                     "▲ = the interval runs past the top of the panel",
-                     fontsize=9.5, y=1 - 0.1 / height, va="top")
-        return fig
+        side_legend(ax)
+        return png_bytes(fig)

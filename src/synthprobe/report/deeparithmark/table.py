@@ -9,50 +9,11 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from synthprobe.report.format import ordered
 from synthprobe.report.model import ModelResult
+from synthprobe.results import card_cells, card_header
 
-DASH = "—"
 DEFAULT_TITLE = "Deep Arithmark leaderboard"
-MINUS = "−"
-
-
-def fmt_params(n: int | None) -> str:
-    if n is None:
-        return DASH
-    if n >= 1e9:
-        return f"{n / 1e9:.2f} B"
-    if n >= 1e6:
-        return f"{n / 1e6:.0f} M"
-    if n >= 1e3:
-        return f"{n / 1e3:.0f} K"
-    return str(n)
-
-
-def fmt_pct(x: float | None, digits: int = 2, unit: bool = True) -> str:
-    if x is None or x != x:
-        return DASH
-    text = f"{100 * x:.{digits}f}"
-    return f"{text} %" if unit else text
-
-
-def fmt_delta(x: float | None) -> str:
-    if x is None:
-        return DASH
-    return f"{100 * x:+.2f}".replace("-", MINUS)
-
-
-def fmt_p(p: float | None) -> str:
-    if p is None or p != p:
-        return DASH
-    if p >= 1e-3:
-        return f"{p:.2g}"
-    mant, exp = f"{p:.1e}".split("e")
-    return f"{mant}e{MINUS}{int(exp[1:])}" if exp.startswith("-") else f"{mant}e{int(exp)}"
-
-
-def ordered(results: Sequence[ModelResult]) -> list[ModelResult]:
-    """Largest model first; unknown sizes last; ties by name."""
-    return sorted(results, key=lambda r: (r.params is None, -(r.params or 0), r.model))
 
 
 def depths(results: Sequence[ModelResult]) -> list[int]:
@@ -60,20 +21,24 @@ def depths(results: Sequence[ModelResult]) -> list[int]:
 
 
 def header(results: Sequence[ModelResult]) -> list[str]:
-    return (["Model", "Params", "Deep", "soft"] + [f"d{d}" for d in depths(results)]
-            + ["ArithMark-3", "Δ", "p vs chance"])
+    return card_header(depths(results))
+
+
+def _pct(x: float | None) -> float | None:
+    return None if x is None or x != x else 100 * x
+
+
+def card_row(r: ModelResult, ds: Sequence[int]) -> dict:
+    """One model's card row in percentages, for :func:`synthprobe.results.card_cells`."""
+    return {"model": r.model, "params": r.params, "deep": _pct(r.acc_norm), "soft": _pct(r.soft),
+            **{f"d{d}": _pct(r.by_depth[d].rate) if d in r.by_depth else None for d in ds},
+            "arithmark3": _pct(r.arithmark3), "delta": None if r.delta is None else 100 * r.delta,
+            "p_vs_chance": r.p_value}
 
 
 def rows(results: Sequence[ModelResult]) -> list[list[str]]:
     ds = depths(results)
-    out = []
-    for r in ordered(results):
-        out.append(
-            [r.model, fmt_params(r.params), fmt_pct(r.acc_norm), fmt_pct(r.soft)]
-            + [fmt_pct(r.by_depth[d].rate, 1, unit=False) if d in r.by_depth else DASH for d in ds]
-            + [fmt_pct(r.arithmark3), fmt_delta(r.delta), fmt_p(r.p_value)]
-        )
-    return out
+    return [card_cells(card_row(r, ds), ds) for r in ordered(results)]
 
 
 def _md_cell(text: str) -> str:

@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from synthprobe.report.gpt3_schema import size_params
-from synthprobe.report.leaderboard import DASH, fmt_params, ordered
+from synthprobe.report.gpt3.read import size_params
+from synthprobe.report.format import DASH, fmt_params, ordered
 from synthprobe.report.model import Gpt3Result, Gpt3Row, PaperFigure
 from synthprobe.report.stats import wilson
 

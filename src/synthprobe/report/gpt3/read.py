@@ -1,7 +1,8 @@
-"""The GPT-3 synthetic-task results the report reads: files with ``"benchmark": "gpt3-synthetic"``.
+"""The GPT-3 synthetic-task blocks of a results file, as the report reads them.
 
-That is the file ``synthprobe score gpt3`` writes (layout documented in
-:mod:`synthprobe.tasks.gpt3.evaluate`). The report uses:
+The envelope is read and checked by :mod:`synthprobe.results` (a one-model file with
+``"benchmark": "gpt3-synthetic"``, as ``synthprobe score gpt3`` writes it, is converted on read);
+the rows are documented in :mod:`synthprobe.tasks.gpt3.evaluate`. The report uses:
 
 * ``model.name``, ``model.params`` and a few of ``model`` / ``settings`` for the run table;
 * per row of ``results``: ``task``, ``code``, ``family``, ``setting`` (zero / one / few /
@@ -19,8 +20,9 @@ import re
 from typing import Any
 
 from synthprobe.report.model import Count, Gpt3Result, Gpt3Row, PaperFigure
+from synthprobe.results import Block, Entry, Results, at
 
-BENCHMARK = "gpt3-synthetic"
+TASK = "gpt3"
 SETTINGS = ("zero", "one", "few")
 _K_SHOT = re.compile(r"^([0-9]+)-shot$")
 _SIZE = re.compile(r"^([0-9]+(?:\.[0-9]+)?)([KMBT])$")
@@ -130,7 +132,7 @@ def _text(v: Any) -> str:
     return str(v)
 
 
-def _settings(doc: dict, model: dict, settings: dict) -> dict[str, str]:
+def _settings(seconds: Any, version: str | None, model: dict, settings: dict) -> dict[str, str]:
     out = {
         "dtype": _text(model.get("dtype")),
         "device": _text(model.get("device")),
@@ -142,41 +144,48 @@ def _settings(doc: dict, model: dict, settings: dict) -> dict[str, str]:
     }
     if settings.get("sat_file") is not None:
         out["SAT file"] = _text(settings.get("sat_file"))
-    seconds = doc.get("seconds")
     if isinstance(seconds, dict) and isinstance(seconds.get("total"), (int, float)):
         out["seconds"] = f"{seconds['total']:.0f}"
     out["torch"] = _text(model.get("torch"))
     out["transformers"] = _text(model.get("transformers"))
-    out["synthprobe"] = _text(doc.get("synthprobe"))
+    out["synthprobe"] = _text(version)
     return out
 
 
-def parse_document(doc: dict, r) -> Gpt3Result:
-    benchmark = doc.get("benchmark")
-    if benchmark != BENCHMARK:
-        raise r.fail("benchmark", f"expected {BENCHMARK!r} (a file written by `synthprobe score gpt3`), "
-                                  f"got {benchmark!r}")
-    model = r.get(doc, "model", "", dict)
-    name = r.get(model, "name", "model", str)
+def parse_entry(r, entry: Entry, block: Block, version: str | None) -> Gpt3Result:
+    """One model's GPT-3 results (``block``: its ``rows`` and, optionally, its own ``settings``
+    and ``seconds``, else the model entry's)."""
+    rows_in = block.data["rows"]
+    rows_where = at(block.where, "rows") if block.where else "results"
+    model = entry.model
+    mw = entry.at("model")
+    name = r.get(model, "name", mw, str)
     if not name:
-        raise r.fail("model.name", "expected a model name, got an empty string")
-    params = r.get(model, "params", "model", int, required=False)
+        raise r.fail(f"{mw}.name", "expected a model name, got an empty string")
+    params = r.get(model, "params", mw, int, required=False)
     if params is not None and params < 1:
-        raise r.fail("model.params", f"expected a positive parameter count, got {params}")
-    settings = r.get(doc, "settings", "", dict, required=False) or {}
-    rows_in = r.get(doc, "results", "", list, what="a list of task results")
+        raise r.fail(f"{mw}.params", f"expected a positive parameter count, got {params}")
+    settings = block.data.get("settings") or entry.settings
     if not rows_in:
-        raise r.fail("results", "is empty; expected at least one scored task and setting")
+        raise r.fail(rows_where, "is empty; expected at least one scored task and setting")
     rows: list[Gpt3Row] = []
     seen: dict[tuple[str, str, int], int] = {}
     for i, item in enumerate(rows_in):
-        row = parse_row(r, item, f"results[{i}]")
+        row = parse_row(r, item, f"{rows_where}[{i}]")
         if row.key in seen:
-            raise r.fail(f"results[{i}]", f"task {row.task!r}, setting {row.setting!r} (k = {row.k}) already "
-                                          f"scored in results[{seen[row.key]}]; expected each once")
+            raise r.fail(f"{rows_where}[{i}]", f"task {row.task!r}, setting {row.setting!r} (k = {row.k}) "
+                                               f"already scored in {rows_where}[{seen[row.key]}]; expected each once")
         seen[row.key] = i
         rows.append(row)
     test_set = tuple((key, _text(settings.get(key))) for key in
                      ("seed", "format", "check", "limits", "sat_sha256", "word_list"))
-    return Gpt3Result(model=name, params=params, rows=tuple(rows), settings=_settings(doc, model, settings),
+    return Gpt3Result(model=name, params=params, rows=tuple(rows),
+                      settings=_settings(block.data.get("seconds", entry.data.get("seconds")), version,
+                                         model, settings),
                       test_set=test_set, source=str(r.path))
+
+
+def parse(results: Results) -> list[Gpt3Result]:
+    """Every model's GPT-3 results in one read results file."""
+    return [parse_entry(results.reader, e, b, results.synthprobe)
+            for e, b in results.blocks(TASK)]

@@ -1,7 +1,8 @@
-"""The results schema the report reads: ``synthprobe/deeparithmark-results`` version 1.
+"""The Deep Arithmark blocks of a results file, as the report reads them.
 
-That is the file ``synthprobe score deeparithmark`` writes (layout documented in
-:mod:`synthprobe.scoring.results`). Per model the report uses:
+The envelope is read and checked by :mod:`synthprobe.results`; the blocks are what
+``synthprobe score deeparithmark`` writes (layout documented in :mod:`synthprobe.scoring.results`).
+Per model the report uses:
 
 * ``model.name``, ``model.params`` and a few settings for the run table;
 * ``results.deeparithmark.summary``: ``n``, ``chance``, ``metrics.acc_norm`` (correct, total,
@@ -19,10 +20,9 @@ from __future__ import annotations
 from typing import Any
 
 from synthprobe.report.model import Count, MistakeCount, ModelResult
-from synthprobe.report.results import _short
+from synthprobe.results import DEEPARITHMARK_V1, Results
+from synthprobe.results import short as _short
 
-SCHEMA = "synthprobe/deeparithmark-results"
-SCHEMA_VERSIONS = (1,)
 TASK = "deeparithmark"
 
 
@@ -157,15 +157,13 @@ def _settings(r, entry: dict, task_block: dict, where: str, dataset_sha: str | N
     return out
 
 
-def parse_entry(r, entry: Any, where: str, dataset_sha: str | None) -> ModelResult:
-    if not isinstance(entry, dict):
-        raise r.fail(where, f"expected an object, got {type(entry).__name__}")
-    model = r.get(entry, "model", where, dict)
-    name = r.get(model, "name", f"{where}.model", str)
-    params = r.get(model, "params", f"{where}.model", int, required=False)
-    results = r.get(entry, "results", where, dict)
-    block_where = f"{where}.results.{TASK}"
-    block = r.get(results, TASK, f"{where}.results", dict)
+def parse_entry(r, entry, block: dict, block_where: str, dataset_sha: str | None) -> ModelResult:
+    """One model's Deep Arithmark row (``entry``: a :class:`synthprobe.results.Entry`)."""
+    where = entry.where
+    model = entry.model
+    name = r.get(model, "name", entry.at("model"), str)
+    params = r.get(model, "params", entry.at("model"), int, required=False)
+    results = entry.data["results"]
     summary = r.get(block, "summary", block_where, dict)
     sw = f"{block_where}.summary"
     chance = r.get(summary, "chance", sw, float)
@@ -226,27 +224,17 @@ def parse_entry(r, entry: Any, where: str, dataset_sha: str | None) -> ModelResu
         rank_picks=rank_picks,
         answer_ranks=_answer_ranks(r, summary, sw, None if rank_picks is None else len(rank_picks)),
         mistakes=_mistakes(r, summary, sw),
-        settings=_settings(r, entry, block, where, dataset_sha),
+        settings=_settings(r, entry.data, block, where, dataset_sha),
         source=str(r.path),
     )
 
 
-def parse_document(doc: Any, r) -> list[ModelResult]:
-    if not isinstance(doc, dict):
-        raise r.fail("", f"expected a JSON object (a results file), got {type(doc).__name__}")
-    schema = doc.get("schema")
-    if schema != SCHEMA:
-        raise r.fail("schema", f"expected {SCHEMA!r} (a file written by `synthprobe score deeparithmark`), "
-                               "or a GPT-3 results file with \"benchmark\": \"gpt3-synthetic\" (written by "
-                               f"`synthprobe score gpt3`); got {schema!r}")
-    version = r.get(doc, "schema_version", "", int)
-    if version not in SCHEMA_VERSIONS:
-        raise r.fail("schema_version", f"expected one of {list(SCHEMA_VERSIONS)}, got {version}")
-    dataset_sha = None
-    datasets = r.get(doc, "datasets", "", dict, required=False)
-    if datasets and isinstance(datasets.get(TASK), dict):
-        dataset_sha = r.get(datasets[TASK], "sha256", f"datasets.{TASK}", str, required=False)
-    models = r.get(doc, "models", "", list)
-    if not models:
-        raise r.fail("models", "is empty; expected at least one scored model")
-    return [parse_entry(r, e, f"models[{i}]", dataset_sha) for i, e in enumerate(models)]
+def parse(results: Results) -> list[ModelResult]:
+    """Every model's Deep Arithmark row; in a file of the old Deep Arithmark layout every model
+    must have one."""
+    r = results.reader
+    if results.layout == DEEPARITHMARK_V1:
+        for e in results.models:
+            r.get(e.data["results"], TASK, e.at("results"), dict)
+    sha = results.dataset_sha256(TASK)
+    return [parse_entry(r, e, b.data, b.where, sha) for e, b in results.blocks(TASK)]

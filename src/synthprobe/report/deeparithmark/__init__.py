@@ -1,0 +1,1 @@
+"""The Deep Arithmark section of the report: read, table, figures."""

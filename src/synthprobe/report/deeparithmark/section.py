@@ -1,0 +1,211 @@
+"""The Deep Arithmark section of the report page: leaderboard, depth tiers, templates, mistake
+profile, rank preference, and its runs table."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from synthprobe.metrics.stats import CORRECTION, CORRECTION_NAME
+from synthprobe.report import html
+from synthprobe.report.deeparithmark import table as lb
+from synthprobe.report.deeparithmark.figures import rank_balance_note, rank_balanced, rank_names
+from synthprobe.report.format import DASH, fmt_p, ordered
+from synthprobe.report.model import MistakeCount, ModelResult
+from synthprobe.report.stats import adjusted, wilson
+from synthprobe.templating import escape
+
+
+#: a wrong option offered fewer times than this is never called "preferred".
+MIN_OFFERS = 10
+
+#: p-values below this are called significant in the page's colouring.
+ALPHA = 0.05
+
+
+def _sig_class(rate: float, chance: float, p: float) -> str:
+    if p != p or p >= ALPHA:
+        return ""
+    return "above" if rate > chance else "below"
+
+
+def _depth_table(results: Sequence[ModelResult]) -> str:
+    ds = lb.depths(results)
+    head = ["Model"] + [f"depth {d}" for d in ds]
+    body = []
+    for r in ordered(results):
+        row = [escape(r.model)]
+        tests = adjusted(r.by_depth, r.chance)
+        for d in ds:
+            c = r.by_depth.get(d)
+            if c is None or not c.n:
+                row.append(DASH)
+                continue
+            lo, hi = wilson(c)
+            p, p_holm = tests[d]
+            cls = _sig_class(c.rate, r.chance, p_holm)
+            cell = (f"{100 * c.rate:.1f} [{100 * lo:.1f}, {100 * hi:.1f}] "
+                    f"<span class=\"note\">n {c.n} · p {escape(fmt_p(p))} · "
+                    f"{CORRECTION_NAME} p {escape(fmt_p(p_holm))}</span>")
+            row.append(f'<span class="{cls}">{cell}</span>' if cls else cell)
+        body.append(row)
+    return html.table(head, body, raw=True)
+
+
+def _leaderboard_table(results: Sequence[ModelResult]) -> str:
+    head = lb.header(results)
+    body = []
+    for r, cells in zip(ordered(results), lb.rows(results)):
+        cls = _sig_class(r.acc_norm, r.chance, r.p_value if r.p_value is not None else float("nan"))
+        html_cells = [escape(c) for c in cells]
+        if cls:
+            html_cells[2] = f'<span class="{cls}">{html_cells[2]}</span>'
+        body.append(html_cells)
+    return html.table(head, body, raw=True)
+
+
+def preferred_mistake(rows: Sequence[MistakeCount]) -> tuple[MistakeCount | None, bool]:
+    """The wrong option picked most often when offered, and whether it may be called preferred.
+
+    Only options offered at least :data:`MIN_OFFERS` times compete for "preferred" (a 2-of-3 pick
+    rate says little). When none was offered that often, the most picked one is returned with
+    ``False``; ``(None, False)`` when no wrong option was offered at all.
+    """
+    wrong = [mc for mc in rows if mc.source != "correct" and mc.offered]
+    if not wrong:
+        return None, False
+    enough = [mc for mc in wrong if mc.offered >= MIN_OFFERS]
+    pool = enough or wrong
+    return max(pool, key=lambda mc: (mc.rate, mc.chosen, mc.source)), bool(enough)
+
+
+def _mistake_table(results: Sequence[ModelResult]) -> str | None:
+    with_m = [r for r in ordered(results) if r.mistakes]
+    if not with_m:
+        return None
+    depth_of: dict[str, int] = {}
+    for r in with_m:
+        depth_of.update(r.template_depth)
+    templates = sorted({t for r in with_m for t in r.mistakes}, key=lambda t: (depth_of.get(t, 0), t))
+    head = ["Template"] + [r.model for r in with_m]
+    body = []
+    for t in templates:
+        row = [f"{escape(t)} <span class=\"note\">(d{depth_of.get(t, '?')})</span>"]
+        for r in with_m:
+            top, enough = preferred_mistake(r.mistakes.get(t, ()))
+            if top is None:
+                row.append(DASH)
+                continue
+            counts = f"chosen {top.chosen} of {top.offered} times offered ({100 * top.rate:.0f} %)"
+            if enough:
+                row.append(f"{escape(top.source)}<br><span class=\"note\">{counts}</span>")
+            else:
+                row.append(f'<span class="note">too few offers to name a preference (no wrong option '
+                           f"offered {MIN_OFFERS} times); most picked: {escape(top.source)}, {counts}</span>")
+        body.append(row)
+    return html.table(head, body, left=len(head), raw=True)
+
+
+def _rank_table(results: Sequence[ModelResult]) -> str | None:
+    with_r = [r for r in ordered(results) if r.rank_picks]
+    if not with_r:
+        return None
+    names = rank_names(len(with_r[0].rank_picks))
+    head = ["Model"] + list(names) + ["correct answer at each rank", "balanced"]
+    body = []
+    for r in with_r:
+        total = sum(r.rank_picks) or 1
+        answers = r.answer_ranks
+        shares = (" / ".join(f"{100 * c / (sum(answers) or 1):.1f}" for c in answers) + " %"
+                  if answers else "not recorded")
+        balanced = {True: "yes", False: "no", None: DASH}[rank_balanced(r)]
+        body.append([r.model] + [f"{100 * c / total:.1f} %" for c in r.rank_picks] + [shares, balanced])
+    return html.table(head, body)
+
+
+def settings_table(results: Sequence[ModelResult]) -> str:
+    keys = html.setting_keys(results)
+    head = ["Model"] + keys
+    body = []
+    for r in ordered(results):
+        cells = [escape(r.model)]
+        for k in keys:
+            v = r.settings.get(k, DASH)
+            if k == "dataset SHA-256" and len(v) > 16:
+                cells.append(f'<span title="{escape(v)}">{escape(v[:12])}…</span>')
+            else:
+                cells.append(escape(v))
+        body.append(cells)
+    return html.table(head, body, left=len(head), raw=True)
+
+
+def sections(results: Sequence[ModelResult], figures: dict[str, bytes | None]) -> list[tuple[str, str, str]]:
+    chance = results[0].chance
+    sections: list[tuple[str, str, str]] = []
+
+    lead = (f"<p>Zero-shot multiple choice; the primary metric is <b>acc_norm</b>: the ending with the "
+            f"highest mean log-likelihood per <i>token</i> (ArithMark 3.0's protocol). Chance is "
+            f"{100 * chance:.0f} %. <b>soft</b> is the mean probability of the correct option after a "
+            "softmax over the normalised scores. <b>p</b> is the exact two-sided binomial test against "
+            "chance; green/red marks a score significantly above/below chance (p &lt; 0.05; the per-depth "
+            f"and per-template marks below use {CORRECTION_NAME}-adjusted p). "
+            "<b>Δ</b> = Deep Arithmark − ArithMark-3 on the same weights, in points.</p>")
+    sections.append(("leaderboard", "Leaderboard", lead + _leaderboard_table(results)))
+
+    body = []
+    if figures.get("depth_curve"):
+        body.append(html.img(figures["depth_curve"], "acc_norm by depth per model",
+                         "acc_norm per depth tier with 95 % Wilson intervals; dashed line: chance."))
+    body.append(_depth_table(results))
+    body.append('<p class="note">Cells: acc_norm % [95 % Wilson interval], items n, the exact binomial p '
+                f"against chance, and that p after {CORRECTION_NAME}'s correction for the tiers of each model "
+                f"(statsmodels' multipletests, method '{CORRECTION}'). Green/red marks a tier whose "
+                f"{CORRECTION_NAME}-adjusted p is below {ALPHA:g}. Only a tier below chance after the "
+                "correction suggests a stable wrong path rather than guessing.</p>")
+    sections.append(("depth", "Accuracy by depth", "".join(body)))
+
+    if figures.get("template_heatmap"):
+        sections.append(("templates", "Accuracy by template", html.img(
+            figures["template_heatmap"], "template by model heat-map of acc_norm",
+            "acc_norm per template (rows, with depth) and model (columns); white is chance, "
+            "blue above, red below. Each cell gives its number of items n; a hatched cell's 95 % "
+            "Wilson interval contains chance (it cannot be told from guessing); * marks a cell whose "
+            f"exact binomial p against chance stays below {ALPHA:g} after {CORRECTION_NAME}'s correction "
+            "for the templates of that model.")
+            + '<p class="note">Answer rank is balanced globally, not per template: read per-template '
+              "rows as preference, not partial skill.</p>"))
+
+    mt = _mistake_table(results)
+    if figures.get("mistake_profile") or mt:
+        parts = []
+        if figures.get("mistake_profile"):
+            parts.append(html.img(figures["mistake_profile"], "pick rate of each option source per template",
+                              "How often each option is picked when it is offered, by the mistake that "
+                              "produces it ('correct' is the answer). Dashed line: chance. Each bar is labelled 'k/N': "
+                              "picked k of the N times it was offered. '0 of N' marks an option "
+                              "offered N times and never picked; 'not offered' one that no item offered."))
+        if mt:
+            parts.append("<p>The wrong option each model prefers most, per template (pick rate when "
+                         "offered, and how many items offered it). Only options offered at least "
+                         f"{MIN_OFFERS} times are called preferred; a cell with none says so.</p>" + mt)
+        sections.append(("mistakes", "Mistake profile", "".join(parts)))
+
+    rt = _rank_table(results)
+    if figures.get("rank_preference") or rt:
+        parts = []
+        if figures.get("rank_preference"):
+            note = rank_balance_note([r for r in results if r.rank_picks])
+            if note == "answers are rank-balanced":
+                why = ("The correct answer's rank is balanced in these results, so a skill-free model that "
+                       "prefers a rank shows a bar far from chance while scoring chance overall.")
+            elif note.startswith("answer ranks are NOT"):
+                why = ("The correct answer's rank is not balanced in these results (see the table): a "
+                       "preferred rank can raise or lower the score by itself.")
+            else:
+                why = ("The results do not record the correct answer's rank, so this page cannot say "
+                       "whether a preferred rank moves the score.")
+            parts.append(html.img(figures["rank_preference"], "share of picks by numeric rank",
+                              f"Share of answers at each numeric rank of the options. {why}"))
+        if rt:
+            parts.append(rt)
+        sections.append(("ranks", "Rank preference", "".join(parts)))
+    return sections

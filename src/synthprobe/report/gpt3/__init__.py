@@ -1,0 +1,1 @@
+"""The GPT-3 synthetic-tasks section of the report: read, table, figures."""

@@ -1,0 +1,57 @@
+"""The report's one reader: results files → :class:`~synthprobe.report.model.ModelResult` rows
+(Deep Arithmark) and :class:`~synthprobe.report.model.Gpt3Result` (GPT-3 synthetic tasks).
+
+The envelope (any layout, old files converted on read) is read and checked by
+:func:`synthprobe.results.read_results`; each benchmark's section reads its own blocks
+(:mod:`synthprobe.report.deeparithmark.read`, :mod:`synthprobe.report.gpt3.read`). Every value
+used is type-checked; a missing or wrong field is an :class:`InputError` naming the file and
+the field's path inside it (``models[1].results.deeparithmark.summary.by_depth.3.correct``),
+a JSON syntax error names the line. The report, the docs and the exports read through here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from synthprobe.report.deeparithmark import read as deeparithmark_read
+from synthprobe.report.gpt3 import read as gpt3_read
+from synthprobe.report.model import Count, Gpt3Result, MistakeCount, ModelResult
+from synthprobe.results import Results, read_results
+
+
+def parse(results: Results) -> tuple[list[ModelResult], list[Gpt3Result]]:
+    """Every model's rows of one read results file, per benchmark."""
+    for e in results.models:
+        if "deeparithmark" not in e.results and "gpt3" not in e.results:
+            raise results.reader.fail(f"{e.at('results')}.deeparithmark",
+                                      "missing; expected a Deep Arithmark or a GPT-3 results block")
+    return deeparithmark_read.parse(results), gpt3_read.parse(results)
+
+
+def load_any(path: str | Path) -> tuple[list[ModelResult], list[Gpt3Result]]:
+    """A results file of any layout: its Deep Arithmark rows and its GPT-3 results."""
+    return parse(read_results(path))
+
+
+def load_results(path: str | Path) -> list[ModelResult]:
+    """All Deep Arithmark model rows of one results file (at least one)."""
+    results = read_results(path)
+    deep, _ = parse(results)
+    if not deep:
+        raise results.reader.fail("models", "holds no Deep Arithmark results; expected a file written by "
+                                            "`synthprobe score deeparithmark`")
+    return deep
+
+
+def load_gpt3(path: str | Path) -> list[Gpt3Result]:
+    """All GPT-3 synthetic-task results of one results file (at least one)."""
+    results = read_results(path)
+    _, gpt3 = parse(results)
+    if not gpt3:
+        raise results.reader.fail("models", "holds no GPT-3 results; expected a file written by "
+                                            "`synthprobe score gpt3`")
+    return gpt3
+
+
+__all__ = ["load_any", "load_gpt3", "load_results", "parse", "Count", "Gpt3Result", "MistakeCount",
+           "ModelResult"]

@@ -1,0 +1,332 @@
+"""The one results document: write it, read it, check it (both benchmarks, many models per file).
+
+Layout (``schema = "synthprobe/results"``, ``schema_version = 2``)::
+
+    {
+      "schema": "synthprobe/results", "schema_version": 2,
+      "synthprobe": "<version that wrote it>",
+      "command": "synthprobe score ..."?,            # the command line, when recorded
+      "protocol": {...}?,                            # how the scores were computed (Deep Arithmark)
+      "datasets": {"<benchmark>": {"path", "sha256", "n_items", ...}, ...}?,
+      "models": [                                    # one entry per scored model, in order
+        {
+          "model": {"spec", "name", "params", "dtype", "device", ...backend.describe()},
+          "settings": {...how this model was run...},
+          "seconds": {...}?, "load_s": seconds?,
+          "results": {                               # one block per benchmark scored
+            "deeparithmark": {"summary": {...}, "predictions"?: [...], ...},
+            "arithmark3":    {... the same layout ...},
+            "gpt3":          {"settings"?: {seed, format, check, limits, ...},  # else the entry's
+                              "seconds"?: {...},
+                              "rows": [{"task", "code", "family", "setting", "k", "n", "correct",
+                                        "accuracy" (percent), "ci95", "shots", "paper", "lands",
+                                        "items": [...]}, ...]}
+          },
+          "row": {...}?                              # the Deep Arithmark table's row, percentages
+        }
+      ]
+    }
+
+Deep Arithmark blocks are documented in :mod:`synthprobe.scoring.results` (rates are fractions
+in [0, 1]), GPT-3 rows in :mod:`synthprobe.tasks.gpt3.evaluate` (accuracies in percent, as the
+paper prints them).
+
+Files written by earlier releases still read, converted on read, with every error located at
+the field of the file as it is on disk:
+
+* ``"schema": "synthprobe/deeparithmark-results"``, ``"schema_version": 1``: the same layout
+  with only Deep Arithmark / ArithMark 3.0 blocks;
+* ``"benchmark": "gpt3-synthetic"``: one model per file, ``model`` and ``settings`` at the top,
+  the rows in ``results`` (a list), ``seconds`` at the top.
+
+This module is in the core layer: it imports nothing from scoring, tasks, report or export.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from synthprobe.errors import InputError
+from synthprobe.io import loads_json
+
+SCHEMA = "synthprobe/results"
+SCHEMA_VERSION = 2
+#: the Deep Arithmark-only layout of earlier releases (read, converted)
+DEEPARITHMARK_V1 = "synthprobe/deeparithmark-results"
+#: the one-model GPT-3 layout of earlier releases and of ``score gpt3`` (read, converted)
+GPT3_V1 = "gpt3-synthetic"
+#: the benchmark blocks a model entry may hold under ``results``
+BENCHMARKS = ("deeparithmark", "arithmark3", "gpt3")
+MAX_BYTES = 512 << 20
+
+
+class Reader:
+    """Typed access to a parsed JSON document; every error names the file and the field."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def fail(self, where: str, message: str) -> InputError:
+        return InputError(message, path=self.path, field=where or None)
+
+    def get(self, obj: dict, key: str, where: str, typ, *, required: bool = True, what: str = ""):
+        here = f"{where}.{key}" if where else key
+        if key not in obj or obj[key] is None:
+            if required:
+                raise self.fail(here, f"missing; expected {what or type_name(typ)}")
+            return None
+        value = obj[key]
+        if not is_a(value, typ):
+            raise self.fail(here, f"expected {what or type_name(typ)}, got {short(value)}")
+        return value
+
+
+def at(where: str, key: str) -> str:
+    """The path of field ``key`` inside the object at ``where``."""
+    return f"{where}.{key}" if where else key
+
+
+def type_name(typ) -> str:
+    names = {int: "an integer", float: "a number", str: "a string", dict: "an object", list: "a list",
+             bool: "true or false"}
+    if isinstance(typ, tuple):
+        return " or ".join(names.get(t, t.__name__) for t in typ)
+    return names.get(typ, typ.__name__)
+
+
+def is_a(value: Any, typ) -> bool:
+    """``isinstance`` for JSON values: a bool is no number, an int is a number."""
+    types = typ if isinstance(typ, tuple) else (typ,)
+    if isinstance(value, bool) and bool not in types:
+        return False
+    if float in types and isinstance(value, int):
+        return True
+    return isinstance(value, types)
+
+
+def short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def read_json(path: str | Path) -> Any:
+    """One JSON file, strictly (:func:`synthprobe.io.loads_json`), with located errors."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError("file does not exist", path=path)
+    if not path.is_file():
+        raise InputError("not a regular file", path=path)
+    if path.stat().st_size > MAX_BYTES:
+        raise InputError(f"larger than {MAX_BYTES >> 20} MiB; not a results file", path=path)
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not valid UTF-8 (byte {exc.start})", path=path) from None
+    return loads_json(text, path=path)
+
+
+@dataclass
+class Block:
+    """One benchmark's results for one model, and where it sits in the file (``where`` is ""
+    for the rows of a one-model GPT-3 file, which sit at the top as ``results``)."""
+
+    data: Any
+    where: str
+
+
+@dataclass
+class Entry:
+    """One scored model: its ``model`` / ``settings`` objects and its benchmark blocks."""
+
+    model: dict
+    settings: dict
+    #: the entry's own object in the v2 layout (``seconds``, ``load_s``, ``row`` ...)
+    data: dict
+    #: where the entry sits in the file ("models[0]"; "" for a one-model GPT-3 file)
+    where: str
+    results: dict[str, Block] = field(default_factory=dict)
+
+    def at(self, key: str) -> str:
+        return at(self.where, key)
+
+
+@dataclass
+class Results:
+    """A results file, whatever release wrote it, as the v2 envelope."""
+
+    path: Path
+    reader: Reader
+    #: the layout on disk: SCHEMA, DEEPARITHMARK_V1 or GPT3_V1
+    layout: str
+    synthprobe: str | None
+    datasets: dict
+    models: list[Entry]
+    #: the command line that wrote the file, when it records one
+    command: str | None = None
+
+    def dataset_sha256(self, benchmark: str) -> str | None:
+        block = self.datasets.get(benchmark)
+        if not isinstance(block, dict):
+            return None
+        return self.reader.get(block, "sha256", f"datasets.{benchmark}", str, required=False)
+
+    def blocks(self, benchmark: str) -> list[tuple[Entry, Block]]:
+        return [(e, e.results[benchmark]) for e in self.models if benchmark in e.results]
+
+
+def _expected_kinds() -> str:
+    return (f"expected {SCHEMA!r} (a file written by `synthprobe score`), {DEEPARITHMARK_V1!r} (an older "
+            f"`synthprobe score deeparithmark` file), or a GPT-3 results file with \"benchmark\": "
+            f"\"{GPT3_V1}\" (written by `synthprobe score gpt3`)")
+
+
+def _gpt3_v1(doc: dict, r: Reader) -> list[Entry]:
+    benchmark = doc.get("benchmark")
+    if benchmark != GPT3_V1:
+        raise r.fail("benchmark", f"expected {GPT3_V1!r} (a file written by `synthprobe score gpt3`), "
+                                  f"got {benchmark!r}")
+    model = r.get(doc, "model", "", dict)
+    settings = r.get(doc, "settings", "", dict, required=False) or {}
+    rows = r.get(doc, "results", "", list, what="a list of task results")
+    data = {"model": model, "settings": settings, "seconds": doc.get("seconds"),
+            "results": {"gpt3": {"rows": rows}}}
+    return [Entry(model=model, settings=settings, data=data, where="",
+                  results={"gpt3": Block({"rows": rows}, "")})]
+
+
+def _entries(doc: dict, r: Reader) -> list[Entry]:
+    models = r.get(doc, "models", "", list)
+    if not models:
+        raise r.fail("models", "is empty; expected at least one scored model")
+    out = []
+    for i, e in enumerate(models):
+        where = f"models[{i}]"
+        if not isinstance(e, dict):
+            raise r.fail(where, f"expected an object, got {type(e).__name__}")
+        model = r.get(e, "model", where, dict)
+        settings = r.get(e, "settings", where, dict, required=False) or {}
+        results = r.get(e, "results", where, dict)
+        unknown = [k for k in results if k not in BENCHMARKS]
+        if unknown:
+            raise r.fail(f"{where}.results.{unknown[0]}", f"expected a benchmark, one of {list(BENCHMARKS)}")
+        blocks = {}
+        for name in BENCHMARKS:
+            block = r.get(results, name, f"{where}.results", dict, required=False)
+            if block is not None:
+                blocks[name] = Block(block, f"{where}.results.{name}")
+        if "gpt3" in blocks:
+            g = blocks["gpt3"]
+            r.get(g.data, "rows", g.where, list, what="a list of task results")
+            r.get(g.data, "settings", g.where, dict, required=False)
+        out.append(Entry(model=model, settings=settings, data=e, where=where, results=blocks))
+    return out
+
+
+def parse(doc: Any, path: str | Path) -> Results:
+    """Check the envelope of a parsed results document and convert it to the v2 layout."""
+    path = Path(path)
+    r = Reader(path)
+    if not isinstance(doc, dict):
+        raise r.fail("", f"expected a JSON object (a results file), got {type(doc).__name__}")
+    if "schema" not in doc and "benchmark" in doc:
+        return Results(path, r, GPT3_V1, doc.get("synthprobe"), {}, _gpt3_v1(doc, r), doc.get("command"))
+    schema = doc.get("schema")
+    versions = {SCHEMA: (SCHEMA_VERSION,), DEEPARITHMARK_V1: (1,)}
+    if not isinstance(schema, str) or schema not in versions:
+        raise r.fail("schema", f"{_expected_kinds()}; got {schema!r}")
+    version = r.get(doc, "schema_version", "", int)
+    if version not in versions[schema]:
+        raise r.fail("schema_version", f"expected one of {list(versions[schema])}, got {version}")
+    datasets = r.get(doc, "datasets", "", dict, required=False) or {}
+    models = _entries(doc, r)
+    if schema == DEEPARITHMARK_V1:
+        for e in models:
+            if "gpt3" in e.results:
+                raise r.fail(f"{e.where}.results.gpt3", f"a {DEEPARITHMARK_V1!r} file holds no GPT-3 results")
+    return Results(path, r, schema, doc.get("synthprobe"), datasets, models, doc.get("command"))
+
+
+def read_results(path: str | Path) -> Results:
+    """Read and check one results file of any layout (see the module docstring)."""
+    return parse(read_json(path), path)
+
+
+def dumps_results(doc: Any) -> str:
+    """A results document as JSON text: indented as :func:`synthprobe.io.dumps_json`, except
+    that each per-item record (an element of a list under an ``"items"`` key) sits on one line,
+    so a full run's file stays small and readable."""
+    return _dump(doc, "", False) + "\n"
+
+
+def _dump(value: Any, indent: str, one_line_items: bool) -> str:
+    inner = indent + "  "
+    if isinstance(value, dict) and value:
+        parts = [f"{inner}{json.dumps(k, ensure_ascii=False)}: {_dump(v, inner, k == 'items')}"
+                 for k, v in value.items()]
+        return "{\n" + ",\n".join(parts) + f"\n{indent}}}"
+    if isinstance(value, list) and value:
+        if one_line_items:
+            parts = [inner + json.dumps(v, ensure_ascii=False) for v in value]
+        else:
+            parts = [inner + _dump(v, inner, False) for v in value]
+        return "[\n" + ",\n".join(parts) + f"\n{indent}]"
+    return json.dumps(value, ensure_ascii=False)
+
+
+# -- the Deep Arithmark card's row, formatted once -------------------------------------------
+# The scorer's printed table, the report's leaderboard and the README's scores table all show
+# these columns; each builds a row of percentages and formats it here.
+
+DASH = "—"
+MINUS = "−"
+#: the depth tiers of the Deep Arithmark release (the card's d2 … d5 columns)
+DEPTHS = (2, 3, 4, 5)
+
+
+def fmt_params(n: int | None) -> str:
+    """A parameter count as the card prints it: ``135 M``, ``1.30 B``."""
+    if n is None:
+        return DASH
+    if n >= 1e9:
+        return f"{n / 1e9:.2f} B"
+    if n >= 1e6:
+        return f"{n / 1e6:.0f} M"
+    if n >= 1e3:
+        return f"{n / 1e3:.0f} K"
+    return str(n)
+
+
+def fmt_p(p: float | None) -> str:
+    """A p-value: two significant digits, ``1.2e−5`` below 0.001."""
+    if p is None or p != p:
+        return DASH
+    if p >= 1e-3:
+        return f"{p:.2g}"
+    mant, exp = f"{p:.1e}".split("e")
+    return f"{mant}e{MINUS}{int(exp[1:])}" if exp.startswith("-") else f"{mant}e{int(exp)}"
+
+
+def card_header(depths: Sequence[int] = DEPTHS) -> list[str]:
+    return (["Model", "Params", "Deep", "soft"] + [f"d{d}" for d in depths]
+            + ["ArithMark-3", "Δ", "p vs chance"])
+
+
+def card_cells(row: Mapping[str, Any], depths: Sequence[int] = DEPTHS) -> list[str]:
+    """The card's cells for one model. ``row`` holds percentages (``deep``, ``soft``, ``d<n>``,
+    ``arithmark3``; ``delta`` in points), ``model``, ``params`` and ``p_vs_chance``; None: not
+    measured (shown as a dash)."""
+
+    def pct(key: str, digits: int = 2, unit: str = " %") -> str:
+        x = row.get(key)
+        return DASH if x is None or x != x else f"{x:.{digits}f}{unit}"
+
+    delta = row.get("delta")
+    return ([row["model"], fmt_params(row.get("params")), pct("deep"), pct("soft")]
+            + [pct(f"d{d}", 1, "") for d in depths]
+            + [pct("arithmark3"), DASH if delta is None else f"{delta:+.2f}".replace("-", MINUS),
+               fmt_p(row.get("p_vs_chance"))])
+
