@@ -8,7 +8,7 @@ import pytest
 
 from synthprobe.analysis.stats import accuracy_block, binom_p, chi2_homogeneity, wilson_ci
 from synthprobe.analysis.summary import mistake_profile, rank_preference, summarise
-from synthprobe.models.base import EndingScore
+from synthprobe.backends.base import EndingScore
 from synthprobe.scoring.records import argmax_first, item_record, softmax, value_rank
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from synthprobe.errors import InputError
 from synthprobe.tasks.gpt3 import get_task, resolve_tasks, task_names
-from synthprobe.tasks.gpt3.evaluate import EvalConfig, exact_match, format_table, interval, pick_choice, run
+from synthprobe.scoring.gpt3 import EvalConfig, exact_match, format_table, interval, pick_choice, run
 from synthprobe.tasks.gpt3.paper import (ROW_NOTES, SIZES, TABLE_H1, TOO_FEW, land_position, paper_row,
                                          where_it_lands)
 
@@ -129,7 +129,7 @@ def _items(prompts, correct: list[bool]):
 
 
 def test_rows_carry_an_interval_and_honest_paper_notes():
-    from synthprobe.tasks.gpt3.evaluate import SAT_SAMPLE_NOTE, summarize
+    from synthprobe.scoring.gpt3 import SAT_SAMPLE_NOTE, summarize
 
     sat = get_task("SAT")
     prompts = _prompts(20, [15] * 16, drawn=15)
@@ -172,7 +172,7 @@ def test_rows_carry_an_interval_and_honest_paper_notes():
 def test_rows_always_keep_each_items_shots_and_prompt_size():
     import json
 
-    from synthprobe.tasks.gpt3.evaluate import dumps_results, summarize
+    from synthprobe.scoring.gpt3 import dumps_results, summarize
 
     task = get_task("CL")
     prompts = _prompts(100, [100, 97, 100])
@@ -307,7 +307,7 @@ def test_interrupted_run_resumes_from_the_score_cache(monkeypatch):
     import signal
 
     from synthprobe.scoring.cache import ScoreCache
-    from synthprobe.scoring.run import ScoringInterrupted
+    from synthprobe.scoring.deeparithmark import ScoringInterrupted
 
     backend = embedded_backend()
     cfg = dict(tasks=resolve_tasks("2D+,CL,SAT"), shots=["one"], limit=6, batch_size=2, progress=False)

@@ -100,7 +100,7 @@ def test_mistake_profile_bars_carry_their_n():
 
 
 def test_zero_of_three_gets_no_size_verdict():
-    from synthprobe.tasks.gpt3.evaluate import interval
+    from synthprobe.scoring.gpt3 import interval
     from synthprobe.tasks.gpt3.paper import TOO_FEW, paper_row, where_it_lands
 
     # the reported case: 0 of 3 on 5D+ zero-shot printed "0, as ≤ 13B"; the interval 0-56 %
@@ -238,7 +238,7 @@ def test_novel_words_probe_reports_distinct_n_in_json_and_html(tmp_path):
 
 def test_probe_pages_escape_a_hostile_model_name():
     from synthprobe.probes import report
-    from synthprobe.probes.lm import Sampling
+    from synthprobe.backends.decoding import Sampling
 
     nw = {"model": EVIL, "items_file": EVIL, "seed": 0, "sampling": Sampling().to_dict(),
           "demonstrations": [{"word": "zib", "sentence": "A zib."}],

@@ -35,7 +35,7 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
 def load_model_or_exit(args):
     """Load ``args.model`` through synthprobe's backend; a model that cannot be loaded ends the
     command with status 1."""
-    from synthprobe.probes.lm import ModelUnavailable, load_lm
+    from synthprobe.backends.decoding import ModelUnavailable, load_lm
 
     threads = getattr(args, "threads", None)
     if threads is not None:
@@ -61,7 +61,7 @@ def _items_label(path: str | None, default_name: str) -> tuple[str, str]:
 
 
 def _sampling(args):
-    from synthprobe.probes.lm import Sampling
+    from synthprobe.backends.decoding import Sampling
 
     return Sampling(temperature=args.temperature, top_p=args.top_p, n=args.samples,
                     max_new_tokens=args.max_new_tokens)
@@ -78,7 +78,7 @@ def _check_out(out: str) -> Path:
 def _run_probe(args, probe: str, stem: str, load, default_file, run, to_html, **options) -> dict:
     """Load the items, generate, and write ``<stem>.json`` and ``<stem>.html`` under ``--out``;
     returns the JSON document."""
-    from synthprobe.probes.lm import describe
+    from synthprobe.backends.decoding import describe
 
     items = load(args.items)
     out = _check_out(args.out)

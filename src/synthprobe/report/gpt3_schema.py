@@ -1,7 +1,7 @@
 """The GPT-3 synthetic-task results the report reads: files with ``"benchmark": "gpt3-synthetic"``.
 
 That is the file ``synthprobe score gpt3`` writes (layout documented in
-:mod:`synthprobe.tasks.gpt3.evaluate`). The report uses:
+:mod:`synthprobe.scoring.gpt3`). The report uses:
 
 * ``model.name``, ``model.params`` and a few of ``model`` / ``settings`` for the run table;
 * per row of ``results``: ``task``, ``code``, ``family``, ``setting`` (zero / one / few /

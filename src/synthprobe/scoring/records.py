@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
-from synthprobe.models.base import EndingScore
+from synthprobe.backends.base import EndingScore
 
 
 def argmax_first(values: Sequence[float]) -> int:

@@ -111,9 +111,9 @@ def _threads() -> int:
 def cmd_score(args: argparse.Namespace) -> int:
     from synthprobe import __version__
     from synthprobe.io import atomic_write_text, check_outputs, default_output, sha256_file
-    from synthprobe.models import ModelLoadError, load_backend
+    from synthprobe.backends import ModelLoadError, load_backend
     from synthprobe.tasks.gpt3.base import resolve_tasks
-    from synthprobe.tasks.gpt3.evaluate import EvalConfig, dumps_results, format_table, run
+    from synthprobe.scoring.gpt3 import EvalConfig, dumps_results, format_table, run
     from synthprobe.tasks.gpt3.sat import sample_path
     from synthprobe.tasks.gpt3.taskfile import load_task_files
 
@@ -258,7 +258,7 @@ The same seed gives a byte-identical file on every machine."""
 def register(verbs: dict) -> None:
     from synthprobe.io import add_overwrite_argument
     from synthprobe.tasks.gpt3.base import FORMATS, ordered_tasks
-    from synthprobe.tasks.gpt3.evaluate import CHECKS
+    from synthprobe.scoring.gpt3 import CHECKS
 
     build = verbs["build"]
     _any_case(build)

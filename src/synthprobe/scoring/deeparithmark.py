@@ -19,7 +19,7 @@ from synthprobe import __version__
 from synthprobe.errors import InputError
 from synthprobe.formats.arithmark3 import MCItem, load_arithmark3
 from synthprobe.io import atomic_write_json, check_not_input, sha256_file
-from synthprobe.models.base import ScoringError
+from synthprobe.backends.base import ScoringError
 from synthprobe.scoring import results as res
 
 DEFAULT_DATA = Path("data/deeparithmark-1.jsonl")
@@ -94,9 +94,9 @@ def default_output(models: list[str]) -> Path:
 
 def validate(config: ScoreConfig) -> list[Dataset]:
     """Check flags and load the data files; raises InputError before any model is touched."""
-    from synthprobe.models.hf import resolve_device, resolve_dtype
-    from synthprobe.models.resolve import resolve_spec
-    from synthprobe.scoring.engine import SCORERS
+    from synthprobe.backends.hf.backend import resolve_device, resolve_dtype
+    from synthprobe.backends.spec import resolve_spec
+    from synthprobe.backends.hf.loglik import SCORERS
 
     if config.batch_size < 1:
         raise InputError(f"expected a positive integer, got {config.batch_size}", field="--batch-size")
@@ -132,7 +132,7 @@ def _cache_record(item_id: str, scores, truncated: bool) -> dict[str, Any]:
 
 
 def _from_cache(rec: dict[str, Any], n_endings: int, where: str):
-    from synthprobe.models.base import EndingScore
+    from synthprobe.backends.base import EndingScore
 
     rows = rec.get("scores")
     if not isinstance(rows, list) or len(rows) != n_endings or not all(
@@ -156,9 +156,9 @@ def score_dataset(backend, ds: Dataset, config: ScoreConfig, *,
     """
     from synthprobe.analysis.summary import summarise
     from synthprobe.scoring.cache import ScoreCache, cache_key, run_with_oom_backoff
-    from synthprobe.scoring.engine import run_encoded
+    from synthprobe.backends.hf.loglik import run_encoded
     from synthprobe.scoring.records import build_records
-    from synthprobe.scoring.requests import encode_items
+    from synthprobe.backends.hf.encode import encode_items
 
     cache = None
     if config.cache:
@@ -248,7 +248,7 @@ def score_model(spec: str, datasets: list[Dataset], config: ScoreConfig, *,
     import torch
     import transformers
 
-    from synthprobe.models.hf import load_backend
+    from synthprobe.backends.hf.backend import load_backend
 
     t0 = time.perf_counter()
     backend = load_backend(spec, dtype=config.dtype, device=config.device,

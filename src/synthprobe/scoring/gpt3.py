@@ -54,7 +54,7 @@ from typing import Any, Callable, Sequence
 from tqdm.auto import tqdm
 
 from synthprobe.errors import InputError
-from synthprobe.scoring.run import ScoringInterrupted
+from synthprobe.scoring.deeparithmark import ScoringInterrupted
 from synthprobe.tasks.gpt3.base import BuildConfig, FORMATS, Task, build_items, serialize
 from synthprobe.tasks.gpt3.paper import SIZES, ROW_NOTES, paper_row, where_it_lands
 from synthprobe.tasks.gpt3.prompts import Prompt, PromptConfig, build_prompts, parse_shots

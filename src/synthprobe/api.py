@@ -1,6 +1,6 @@
 """Two one-line helpers for quick experiments, as in the benchmark cards' quickstart.
 
-``model`` is a loaded backend (from :func:`synthprobe.models.load_backend`) or a model spec
+``model`` is a loaded backend (from :func:`synthprobe.backends.load_backend`) or a model spec
 string (``"smollm2-135m-instruct"``, a local folder, a ``.gguf`` file or a hub id); a spec is
 loaded once and kept for later calls.
 
@@ -24,7 +24,7 @@ from typing import Sequence
 
 @functools.lru_cache(maxsize=2)
 def _load(spec: str):
-    from synthprobe.models import load_backend
+    from synthprobe.backends import load_backend
 
     return load_backend(spec, progress=False)
 
@@ -39,7 +39,7 @@ def _backend(model):
 
 def _request_tokens(backend, context: str, continuation: str) -> int:
     """Tokens of context (with the backend's BOS, if any) plus continuation, as the scorer feeds them."""
-    from synthprobe.scoring.requests import encode_items
+    from synthprobe.backends.hf.encode import encode_items
 
     if not isinstance(context, str) or not isinstance(continuation, str):
         raise TypeError(f"context and continuation must be strings, got {type(context).__name__} "

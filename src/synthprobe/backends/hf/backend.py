@@ -1,13 +1,13 @@
 """The transformers backend and :func:`load_backend`.
 
 ``load_backend(spec)`` accepts an alias (``smollm2-135m-instruct``, the embedded default), a
-local ``.gguf`` file, a local model folder or a hub id (see :mod:`synthprobe.models.resolve`).
+local ``.gguf`` file, a local model folder or a hub id (see :mod:`synthprobe.backends.spec`).
 GGUF files are dequantised once into ``$SYNTHPROBE_CACHE/models/<sha256>`` (see
-:mod:`synthprobe.models.gguf_cache`); later loads read the cached safetensors in seconds.
+:mod:`synthprobe.backends.hf.gguf`); later loads read the cached safetensors in seconds.
 
 Defaults: ``device="auto"`` picks CUDA when present, else CPU; ``dtype=None`` means bfloat16
 on CUDA and float32 on CPU. Remote modelling code runs only with ``trust_remote_code=True``.
-Any failure to load raises :class:`~synthprobe.models.base.ModelLoadError` with a message
+Any failure to load raises :class:`~synthprobe.backends.base.ModelLoadError` with a message
 that says what to do; nothing is skipped silently.
 """
 
@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from synthprobe.errors import InputError
-from synthprobe.models.base import EndingScore, ItemCallback, ModelLoadError
-from synthprobe.models.resolve import ModelSpec, resolve_spec
+from synthprobe.backends.base import EndingScore, ItemCallback, ModelLoadError
+from synthprobe.backends.spec import ModelSpec, resolve_spec
 
 DTYPES = {
     "float32": "float32", "fp32": "float32",
@@ -79,7 +79,7 @@ def tokenizer_digest(tokenizer) -> str:
 
 
 def _weights_identity(spec: ModelSpec, config) -> Any:
-    from synthprobe.models.gguf_cache import file_digest
+    from synthprobe.backends.hf.gguf import file_digest
 
     if spec.kind == "gguf":
         return {"gguf_sha256": file_digest(spec.gguf_path)}
@@ -100,7 +100,7 @@ def _max_positions(config) -> int | None:
 
 
 class HFBackend:
-    """A loaded transformers causal LM plus its tokenizer (see :class:`synthprobe.models.base.Backend`)."""
+    """A loaded transformers causal LM plus its tokenizer (see :class:`synthprobe.backends.base.Backend`)."""
 
     def __init__(self, model, tokenizer, *, spec: ModelSpec, name: str, dtype: str, device: str,
                  bos: bool = False, fingerprint: str | None = None, n_params: int | None = None):
@@ -138,8 +138,8 @@ class HFBackend:
     def score_choices(self, items: Sequence[Any], *, batch_size: int = 32, max_context: int = 1024,
                       scorer: str = "onepass", progress: bool = True,
                       on_item: ItemCallback | None = None, source: str | None = None) -> list[list[EndingScore]]:
-        """Score every ending of every item; see :func:`synthprobe.scoring.engine.score_items`."""
-        from synthprobe.scoring.engine import score_items
+        """Score every ending of every item; see :func:`synthprobe.backends.hf.loglik.score_items`."""
+        from synthprobe.backends.hf.loglik import score_items
 
         return score_items(self, items, batch_size=batch_size, max_context=max_context, scorer=scorer,
                            progress=progress, on_item=on_item, source=source).scores
@@ -150,7 +150,7 @@ class HFBackend:
 
         An empty context is replaced by the BOS token (else EOS), as lm-eval does.
         """
-        from synthprobe.scoring.engine import score_pairs
+        from synthprobe.backends.hf.loglik import score_pairs
 
         return score_pairs(self, list(pairs), batch_size=batch_size, max_context=max_context, progress=progress)
 
@@ -159,8 +159,8 @@ class HFBackend:
                  skip_leading_whitespace: bool = False) -> list[str] | list[Any]:
         """Greedy continuations of ``prompts`` (cut at ``stop``), after a BOS token when the
         backend was loaded with ``bos=True`` (``--bos``), as in scoring. ``details`` and
-        ``skip_leading_whitespace``: see :func:`synthprobe.models.generation.greedy_generate`."""
-        from synthprobe.models.generation import greedy_generate
+        ``skip_leading_whitespace``: see :func:`synthprobe.backends.hf.generate.greedy_generate`."""
+        from synthprobe.backends.hf.generate import greedy_generate
 
         return greedy_generate(self.model, self.tokenizer, list(prompts), max_new_tokens=max_new_tokens,
                                stop=stop, batch_size=batch_size, progress=progress,
@@ -171,8 +171,8 @@ class HFBackend:
                max_new_tokens: int, top_p: float = 1.0, stop: str | Sequence[str] | None = None,
                batch_size: int = 16, progress: bool = True, skip_leading_whitespace: bool = False) -> list[list[Any]]:
         """``n`` seeded samples per prompt (one seed per prompt), after a BOS token with ``--bos``;
-        see :func:`synthprobe.models.generation.sample_generate`."""
-        from synthprobe.models.generation import sample_generate
+        see :func:`synthprobe.backends.hf.generate.sample_generate`."""
+        from synthprobe.backends.hf.generate import sample_generate
 
         return sample_generate(self.model, self.tokenizer, list(prompts), n=n, temperature=temperature, seeds=seeds,
                                max_new_tokens=max_new_tokens, top_p=top_p, stop=stop, batch_size=batch_size,
@@ -240,7 +240,7 @@ def load_backend(spec: str, *, dtype: str | None = None, device: str = "auto", t
 
     location = resolved.location
     if resolved.kind == "gguf":
-        from synthprobe.models import gguf_cache
+        from synthprobe.backends.hf import gguf as gguf_cache
 
         if not resolved.gguf_path.is_file():
             raise InputError(f"GGUF file {resolved.gguf_path} does not exist", field="--model")

@@ -15,14 +15,14 @@ A backend wraps one loaded model and its tokenizer and offers three operations:
     :class:`EndingScore` per pair.
 
 ``generate(prompts, max_new_tokens, stop)``
-    Greedy continuations, delegated to :func:`synthprobe.models.generation.greedy_generate`
+    Greedy continuations, delegated to :func:`synthprobe.backends.hf.generate.greedy_generate`
     (``details=True``: each continuation also says how it ended — stop string, end of
     sequence, or cut at ``max_new_tokens``).
 
 ``sample(prompts, n=, temperature=, seeds=, max_new_tokens=)``
     ``n`` sampled continuations per prompt, one seeded generator per prompt so a prompt's
     samples do not depend on the rest of the batch; delegated to
-    :func:`synthprobe.models.generation.sample_generate`.
+    :func:`synthprobe.backends.hf.generate.sample_generate`.
 
 plus the identity fields ``name``, ``fingerprint`` (a stable hash of the weights, config and
 tokenizer, independent of dtype and device), ``n_params``, ``dtype`` and ``device``.
@@ -75,7 +75,7 @@ ItemCallback = Callable[[int, list[EndingScore]], None]
 
 @runtime_checkable
 class Backend(Protocol):
-    """What :func:`synthprobe.models.load_backend` returns."""
+    """What :func:`synthprobe.backends.load_backend` returns."""
 
     name: str
     fingerprint: str
