@@ -307,7 +307,7 @@ def test_interrupted_run_resumes_from_the_score_cache(monkeypatch):
     import signal
 
     from synthprobe.scoring.cache import ScoreCache
-    from synthprobe.scoring.deeparithmark import ScoringInterrupted
+    from synthprobe.scoring.runner import ScoringInterrupted
 
     backend = embedded_backend()
     cfg = dict(tasks=resolve_tasks("2D+,CL,SAT"), shots=["one"], limit=6, batch_size=2, progress=False)

@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any, Sequence
 
 from synthprobe.errors import InputError
-from synthprobe.backends.hf.generate import Generation
+from synthprobe.backends.base import Generation
 
 
 class ModelUnavailable(RuntimeError):

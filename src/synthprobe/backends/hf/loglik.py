@@ -19,10 +19,10 @@ from types import SimpleNamespace
 from typing import Any, Sequence
 
 from synthprobe.errors import InputError
-from synthprobe.backends.base import EndingScore, ItemCallback
+from synthprobe.backends.base import SCORERS, EndingScore, ItemCallback
 from synthprobe.backends.hf.encode import EncodedItem, encode_items
 
-SCORERS = ("onepass", "reference")
+
 
 # Layer kinds that are attention and therefore follow a custom mask.
 _ATTENTION_LAYER_TYPES = {"full_attention", "sliding_attention", "attention", "global", "local",
