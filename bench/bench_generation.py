@@ -7,7 +7,7 @@ gives the paper's long few-shot arithmetic prompts) and decodes every prompt thr
 
 1. ``hf``: plain ``transformers`` ``model.generate``, one prompt at a time, greedy, always
    ``--max-new-tokens`` tokens (it has no stop at the newline), then cut at the newline;
-2. ``ours, batch 1``: :func:`synthprobe.models.generation.greedy_generate` one prompt at a
+2. ``ours, batch 1``: :func:`synthprobe.backends.hf.generate.greedy_generate` one prompt at a
    time, with the same newline early stop as the batched run;
 3. ``ours, batched``: the same function, ``--batch-size`` prompts at a time (what
    ``synthprobe score gpt3`` runs).
@@ -64,8 +64,8 @@ def main(argv: list[str] | None = None) -> int:
     import torch
     from tqdm.auto import tqdm
 
-    from synthprobe.models import load_backend
-    from synthprobe.models.generation import cut_at_stop, greedy_generate
+    from synthprobe.backends import load_backend
+    from synthprobe.backends.hf.generate import cut_at_stop, greedy_generate
     from synthprobe.tasks.gpt3 import BuildConfig, build_items, resolve_tasks
     from synthprobe.tasks.gpt3.prompts import PromptConfig, build_prompt
 

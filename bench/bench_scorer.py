@@ -51,11 +51,11 @@ def main(argv=None) -> int:
         torch.set_num_threads(args.threads)
 
     from synthprobe.formats.arithmark3 import load_arithmark3
-    from synthprobe.models import load_backend
-    from synthprobe.scoring.onepass import forward_tokens, score_onepass
+    from synthprobe.backends import load_backend
+    from synthprobe.backends.hf.onepass import forward_tokens, score_onepass
     from synthprobe.metrics.choice import argmax_first
-    from synthprobe.scoring.reference import score_reference
-    from synthprobe.scoring.requests import encode_items
+    from synthprobe.backends.hf.reference import score_reference
+    from synthprobe.backends.hf.encode import encode_items
 
     items = load_arithmark3(args.data)[: args.n]
     backend = load_backend(args.model, dtype=args.dtype, device=args.device, progress=False)

@@ -11,7 +11,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 @functools.lru_cache(maxsize=1)
 def embedded_backend():
     """The embedded SmolLM2-135M-Instruct as a synthprobe backend (fp32, CPU)."""
-    from synthprobe.models import load_backend
+    from synthprobe.backends import load_backend
 
     return load_backend("smollm2-135m-instruct", dtype="float32", device="cpu", progress=False)
 

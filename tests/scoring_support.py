@@ -117,8 +117,8 @@ def data_items(n: int, tmp_path: Path) -> Path:
 
 @functools.lru_cache(maxsize=1)
 def embedded_folder() -> Path:
-    from synthprobe.models import gguf_cache
-    from synthprobe.models.resolve import EMBEDDED_ALIAS, resolve_spec
+    from synthprobe.backends.hf import gguf as gguf_cache
+    from synthprobe.backends.spec import EMBEDDED_ALIAS, resolve_spec
 
     return gguf_cache.convert(resolve_spec(EMBEDDED_ALIAS).gguf_path, progress=False)
 
@@ -158,7 +158,7 @@ def save_tiny_llama(folder: Path, seed: int = 0) -> Path:
 
 @functools.lru_cache(maxsize=1)
 def embedded_backend():
-    from synthprobe.models import load_backend
+    from synthprobe.backends import load_backend
 
     return load_backend("smollm2-135m-instruct", dtype="float32", device="cpu", progress=False)
 

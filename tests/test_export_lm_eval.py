@@ -349,7 +349,7 @@ def test_lm_eval_run_matches_our_scorer(exported, tmp_path):
     from importlib.metadata import version
 
     from synthprobe.formats.arithmark3 import load_arithmark3
-    from synthprobe.models import load_backend
+    from synthprobe.backends import load_backend
 
     lm_eval_version = version("lm_eval")
     out, data, rows = exported

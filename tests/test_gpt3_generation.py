@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from synthprobe.models.generation import cut_at_stop, greedy_generate
+from synthprobe.backends.hf.generate import cut_at_stop, greedy_generate
 from synthprobe.tasks.gpt3 import BuildConfig, build_items, get_task
 from synthprobe.tasks.gpt3.prompts import PromptConfig, build_prompt
 

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 import synthprobe
-from synthprobe.models.generation import greedy_generate
+from synthprobe.backends.hf.generate import greedy_generate
 
 from gpt3_model import embedded_backend, one_torch_thread
 

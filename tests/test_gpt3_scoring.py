@@ -13,7 +13,7 @@ from synthprobe.errors import InputError
 from synthprobe.tasks.gpt3 import get_task, resolve_tasks, task_names
 from synthprobe.metrics.choice import exact_match, pick_choice
 from synthprobe.metrics.stats import wilson_percent as interval
-from synthprobe.tasks.gpt3.evaluate import EvalConfig, format_table, run
+from synthprobe.scoring.gpt3 import EvalConfig, format_table, run
 from synthprobe.tasks.gpt3.paper import (ROW_NOTES, SIZES, TABLE_H1, TOO_FEW, land_position, paper_row,
                                          where_it_lands)
 
@@ -131,7 +131,7 @@ def _items(prompts, correct: list[bool]):
 
 
 def test_rows_carry_an_interval_and_honest_paper_notes():
-    from synthprobe.tasks.gpt3.evaluate import SAT_SAMPLE_NOTE, summarize
+    from synthprobe.scoring.gpt3 import SAT_SAMPLE_NOTE, summarize
 
     sat = get_task("SAT")
     prompts = _prompts(20, [15] * 16, drawn=15)
@@ -174,7 +174,7 @@ def test_rows_carry_an_interval_and_honest_paper_notes():
 def test_rows_always_keep_each_items_shots_and_prompt_size():
     import json
 
-    from synthprobe.tasks.gpt3.evaluate import dumps_results, summarize
+    from synthprobe.scoring.gpt3 import dumps_results, summarize
 
     task = get_task("CL")
     prompts = _prompts(100, [100, 97, 100])
@@ -309,7 +309,7 @@ def test_interrupted_run_resumes_from_the_score_cache(monkeypatch):
     import signal
 
     from synthprobe.scoring.cache import ScoreCache
-    from synthprobe.scoring.run import ScoringInterrupted
+    from synthprobe.scoring.runner import ScoringInterrupted
 
     backend = embedded_backend()
     cfg = dict(tasks=resolve_tasks("2D+,CL,SAT"), shots=["one"], limit=6, batch_size=2, progress=False)

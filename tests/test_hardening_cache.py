@@ -108,7 +108,7 @@ class _CtrlCInSave:
 
 @pytest.fixture(scope="module")
 def backend(tiny):
-    from synthprobe.models.hf import load_backend
+    from synthprobe.backends.hf.backend import load_backend
 
     b = load_backend(str(tiny), dtype="float32", device="cpu", progress=False)
     yield b
@@ -119,7 +119,8 @@ def test_ctrl_c_at_every_line_of_saving_a_batch_leaves_each_item_once(data, back
     """The real caller (``score_dataset``) on a loaded tiny model: 6 items in batches of 2, a
     real SIGINT at the 1st, 2nd, ... line of saving the third batch, until the save completes
     before the signal could land."""
-    from synthprobe.scoring.run import ScoreConfig, ScoringInterrupted, load_dataset, score_dataset
+    from synthprobe.scoring.deeparithmark import ScoreConfig, load_dataset, score_dataset
+    from synthprobe.scoring.runner import ScoringInterrupted
 
     ds = load_dataset(data, "deeparithmark", 6)
     config = ScoreConfig(data=data, batch_size=2, progress=False, save_predictions=True)

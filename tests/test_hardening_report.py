@@ -240,7 +240,7 @@ def test_novel_words_probe_reports_distinct_n_in_json_and_html(tmp_path):
 
 def test_probe_pages_escape_a_hostile_model_name():
     from synthprobe.probes import report
-    from synthprobe.probes.lm import Sampling
+    from synthprobe.backends.decoding import Sampling
 
     nw = {"model": EVIL, "items_file": EVIL, "seed": 0, "sampling": Sampling().to_dict(),
           "demonstrations": [{"word": "zib", "sentence": "A zib."}],

@@ -8,7 +8,7 @@ import pytest
 
 from synthprobe.metrics.stats import accuracy_block, binom_p, chi2_homogeneity, wilson_ci
 from synthprobe.metrics.summary import mistake_profile, rank_preference, summarise
-from synthprobe.models.base import EndingScore
+from synthprobe.backends.base import EndingScore
 from synthprobe.metrics.choice import argmax_first, softmax
 from synthprobe.scoring.records import item_record, value_rank
 

@@ -9,10 +9,10 @@ import pytest
 
 from scoring_support import embedded_backend, embedded_folder, save_tiny_llama
 from synthprobe.io import sha256_file
-from synthprobe.models import ModelLoadError, load_backend
-from synthprobe.models.base import Backend
-from synthprobe.models.gguf_cache import PROVENANCE, file_digest
-from synthprobe.models.resolve import EMBEDDED_ALIAS, resolve_spec
+from synthprobe.backends import ModelLoadError, load_backend
+from synthprobe.backends.base import Backend
+from synthprobe.backends.hf.gguf import PROVENANCE, file_digest
+from synthprobe.backends.spec import EMBEDDED_ALIAS, resolve_spec
 
 pytestmark = pytest.mark.slow
 

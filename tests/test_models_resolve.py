@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from synthprobe.errors import InputError
-from synthprobe.models.hf import resolve_device, resolve_dtype
-from synthprobe.models.resolve import EMBEDDED_ALIAS, cache_root, resolve_spec
+from synthprobe.backends.hf.backend import resolve_device, resolve_dtype
+from synthprobe.backends.spec import EMBEDDED_ALIAS, cache_root, resolve_spec
 
 
 def test_embedded_alias_points_at_the_packaged_gguf():

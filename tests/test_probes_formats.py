@@ -9,7 +9,7 @@ import pytest
 from synthprobe.errors import InputError
 from synthprobe.probes import grammar, novel_words, report
 from synthprobe.probes.items import GrammarItem, NovelWord, load_grammar, load_novel_words
-from synthprobe.probes.lm import Sampling
+from synthprobe.backends.decoding import Sampling
 
 
 def test_novel_word_prompt_matches_figure_3_16():

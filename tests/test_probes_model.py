@@ -13,10 +13,10 @@ import pytest
 from scoring_support import save_tiny_llama
 from synthprobe.cli import main
 from synthprobe.errors import InputError
-from synthprobe.models.generation import _accepts, _decode_batch, greedy_generate
+from synthprobe.backends.hf.generate import _accepts, _decode_batch, greedy_generate
 from synthprobe.probes import grammar, novel_words
 from synthprobe.probes.items import load_grammar, load_novel_words
-from synthprobe.probes.lm import Sampling, generate, load_lm
+from synthprobe.backends.decoding import Sampling, generate, load_lm
 
 pytestmark = pytest.mark.slow
 

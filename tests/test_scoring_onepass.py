@@ -10,9 +10,9 @@ import torch
 from scoring_support import embedded_tokenizer, fixture_items, max_abs_diff, tiny_llama
 from synthprobe.errors import InputError
 from synthprobe.formats.arithmark3 import item_from_record
-from synthprobe.scoring.onepass import build_batch, forward_tokens, layout_item, score_onepass
-from synthprobe.scoring.reference import score_reference
-from synthprobe.scoring.requests import encode_items
+from synthprobe.backends.hf.onepass import build_batch, forward_tokens, layout_item, score_onepass
+from synthprobe.backends.hf.reference import score_reference
+from synthprobe.backends.hf.encode import encode_items
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +90,7 @@ def test_onepass_feeds_fewer_tokens_and_shares_ending_prefixes(tok, items):
 
 def test_mask_keeps_endings_apart():
     enc = SimpleNamespace()  # a hand-made layout: ctx [1, 2], endings [5, 6, 7] and [5, 8, 9]
-    from synthprobe.scoring.requests import EncodedItem
+    from synthprobe.backends.hf.encode import EncodedItem
 
     enc = EncodedItem(ctx_ids=(1, 2), ending_ids=((5, 6, 7), (5, 8, 9)), n_chars=(3, 3), max_context=64)
     lay = layout_item(enc)
@@ -177,7 +177,7 @@ def _backend(model, tok):
 def test_engine_falls_back_when_the_model_ignores_the_tree_mask(tok, items):
     from transformers import LlamaForCausalLM
 
-    from synthprobe.scoring.engine import score_items
+    from synthprobe.backends.hf.loglik import score_items
 
     class MaskIgnoringLlama(LlamaForCausalLM):
         """Attends causally over the whole row, as a recurrent or ALiBi model effectively would."""
@@ -205,7 +205,7 @@ def test_engine_falls_back_when_the_model_ignores_the_tree_mask(tok, items):
 
 
 def test_engine_falls_back_for_non_attention_layers(tok, items):
-    from synthprobe.scoring.engine import score_items
+    from synthprobe.backends.hf.loglik import score_items
 
     model = tiny_llama(seed=2)
     model.config.layer_types = ["full_attention", "linear_attention"]
@@ -214,7 +214,7 @@ def test_engine_falls_back_for_non_attention_layers(tok, items):
 
 
 def test_requests_longer_than_the_model_are_an_input_error(tok, items):
-    from synthprobe.scoring.engine import score_items
+    from synthprobe.backends.hf.loglik import score_items
 
     b = _backend(tiny_llama(seed=2), tok)
     b.max_positions = 16

@@ -6,10 +6,10 @@ import pytest
 
 from scoring_support import data_items, embedded_backend, max_abs_diff
 from synthprobe.formats.arithmark3 import load_arithmark3
-from synthprobe.scoring.onepass import score_onepass
+from synthprobe.backends.hf.onepass import score_onepass
 from synthprobe.metrics.choice import argmax_first
-from synthprobe.scoring.reference import score_reference
-from synthprobe.scoring.requests import encode_items
+from synthprobe.backends.hf.reference import score_reference
+from synthprobe.backends.hf.encode import encode_items
 
 pytestmark = pytest.mark.slow
 
@@ -48,7 +48,7 @@ def test_batch_sizes_1_8_32_agree(setup):
 
 def test_backend_score_choices_uses_the_checked_onepass(setup):
     b, items, enc, one = setup
-    from synthprobe.scoring.engine import score_items
+    from synthprobe.backends.hf.loglik import score_items
 
     run = score_items(b, items[:4], batch_size=2, progress=False)
     assert run.scorer_used == "onepass" and b.capabilities["onepass_ok"] is True
@@ -56,8 +56,8 @@ def test_backend_score_choices_uses_the_checked_onepass(setup):
 
 
 def test_bfloat16_passes_the_probe_and_keeps_predictions_across_batch_sizes(setup):
-    from synthprobe.models import load_backend
-    from synthprobe.scoring.engine import check_onepass
+    from synthprobe.backends import load_backend
+    from synthprobe.backends.hf.loglik import check_onepass
 
     _, items, _, _ = setup
     b = load_backend("smollm2-135m-instruct", dtype="bfloat16", device="cpu", progress=False)

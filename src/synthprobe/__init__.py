@@ -6,7 +6,7 @@ and score any causal LM on them (``synthprobe score``).
 Quick helpers (imported on first use, so ``import synthprobe`` stays light):
 ``synthprobe.loglik(model, context, continuation)`` and
 ``synthprobe.generate(model, prompt, max_new_tokens=32, stop=None)``, where ``model`` is a
-loaded backend or a model spec string; see :mod:`synthprobe.helpers`.
+loaded backend or a model spec string; see :mod:`synthprobe.api`.
 """
 
 __version__ = "0.1.0"
@@ -16,7 +16,7 @@ _HELPERS = ("loglik", "generate")
 
 def __getattr__(name: str):
     if name in _HELPERS:
-        from synthprobe import helpers
+        from synthprobe import api as helpers
 
         return getattr(helpers, name)
     raise AttributeError(f"module 'synthprobe' has no attribute {name!r}")

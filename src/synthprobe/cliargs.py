@@ -57,3 +57,77 @@ positive_int = int_at_least(1)
 
 #: Seeds.
 nonneg_int = int_at_least(0)
+
+
+# -- the one model block -------------------------------------------------------------------------
+
+
+def model_arg(text: str) -> tuple[str, object]:
+    """``--model-arg key=value``: the value as JSON when it parses (``4``, ``true``, ``1.5``), else text."""
+    import json
+
+    key, sep, value = text.partition("=")
+    key = key.strip()
+    if not sep or not key.isidentifier():
+        raise argparse.ArgumentTypeError(f"expected key=value with a plain key, got {text!r}")
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        parsed = value
+    return key, parsed
+
+
+def add_model_args(p: argparse.ArgumentParser, *, multiple: bool = False, batch_size: int | None = None,
+                   quiet_alias: bool = True) -> None:
+    """The flags of every command that loads a model: ``--model`` (repeatable with ``multiple``),
+    ``--model-arg key=value`` (engine options), ``--dtype``, ``--device``, ``--threads``,
+    ``--batch-size`` (when the command batches, default ``batch_size``) and one progress switch
+    ``--progress/--no-progress`` (``--quiet`` = ``--no-progress``). See :func:`backend_options`."""
+    from synthprobe.backends.spec import EMBEDDED_ALIAS
+
+    where = ("an alias ({a}: the embedded default), a local model folder, a local .gguf file, or a hub id "
+             "such as HuggingFaceTB/SmolLM2-135M (needs the hub or a local hub cache); prefix kind: to use "
+             "another engine (e.g. toy:...)").format(a=EMBEDDED_ALIAS)
+    if multiple:
+        p.add_argument("--model", action="append", dest="models", metavar="SPEC",
+                       help=f"model to score; repeat for several. {where}")
+    else:
+        p.add_argument("--model", default=EMBEDDED_ALIAS, metavar="SPEC",
+                       help=f"model to use: {where} (default: %(default)s)")
+    p.add_argument("--model-arg", action="append", dest="model_args", type=model_arg, default=[],
+                   metavar="KEY=VALUE", help="an option for the model's engine (repeatable)")
+    p.add_argument("--dtype", default=None,
+                   help="weights and forward pass dtype: float32, bfloat16 or float16 (default: bfloat16 on "
+                        "CUDA, float32 on CPU); log-softmax is always fp32")
+    p.add_argument("--device", default="auto", help="auto, cpu or cuda (default: %(default)s = CUDA if available)")
+    p.add_argument("--threads", type=any_int, default=None, metavar="N",
+                   help="CPU threads for torch (default: torch's choice); 1 is often fastest on a busy machine")
+    if batch_size is not None:
+        p.add_argument("--batch-size", type=positive_int, default=batch_size, metavar="N",
+                       help="items per forward pass (default: %(default)s)")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
+                   help="show progress bars (default: on)")
+    if quiet_alias:
+        p.add_argument("--quiet", action="store_false", dest="progress", help="the same as --no-progress")
+
+
+def backend_options(args: argparse.Namespace, **extra) -> dict:
+    """``load_backend`` options from the model block's flags (``--model-arg`` last, so it wins)."""
+    options = {"dtype": args.dtype, "device": args.device, "progress": args.progress}
+    if getattr(args, "threads", None) is not None:
+        options["threads"] = args.threads
+    options.update(extra)
+    options.update(dict(getattr(args, "model_args", None) or []))
+    return options
+
+
+def load_backend_or_exit(spec: str, args: argparse.Namespace, **extra):
+    """Load ``spec`` with the model block's options; a model that cannot be loaded ends the command
+    with one line and :data:`~synthprobe.errors.EXIT_FAILED` (bad flags raise InputError: status 2)."""
+    from synthprobe.backends import ModelLoadError, load_backend
+    from synthprobe.errors import CommandFailed
+
+    try:
+        return load_backend(spec, **backend_options(args, **extra))
+    except ModelLoadError as exc:
+        raise CommandFailed(str(exc)) from None

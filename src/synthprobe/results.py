@@ -28,7 +28,7 @@ Layout (``schema = "synthprobe/results"``, ``schema_version = 2``)::
     }
 
 Deep Arithmark blocks are documented in :mod:`synthprobe.scoring.results` (rates are fractions
-in [0, 1]), GPT-3 rows in :mod:`synthprobe.tasks.gpt3.evaluate` (accuracies in percent, as the
+in [0, 1]), GPT-3 rows in :mod:`synthprobe.scoring.gpt3` (accuracies in percent, as the
 paper prints them).
 
 Files written by earlier releases still read, converted on read, with every error located at

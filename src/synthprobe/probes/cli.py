@@ -5,49 +5,19 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from synthprobe.cliargs import any_int, nonneg_int
-from synthprobe.errors import CommandFailed, InputError
+from synthprobe.cliargs import add_model_args, any_int, load_backend_or_exit, nonneg_int
+from synthprobe.errors import InputError
 from synthprobe.io import (add_overwrite_argument, atomic_write_json, atomic_write_text, check_output_dir,
                            sha256_file)
 
-DEFAULT_MODEL = "smollm2-135m-instruct"
-
-
-def add_model_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--model", default=DEFAULT_MODEL,
-                   help=f"model to use: the alias {DEFAULT_MODEL} (embedded default), a local model folder, "
-                        "a local .gguf file or a Hugging Face hub id already in the local cache "
-                        "(default: %(default)s)")
-    p.add_argument("--device", default="auto", help="auto, cpu or cuda (default: %(default)s)")
-    p.add_argument("--dtype", default=None, help="float32, bfloat16 or float16 (default: float32 on CPU, "
-                                                 "bfloat16 on CUDA)")
-    p.add_argument("--threads", type=any_int, default=None, metavar="N",
-                   help="CPU threads for torch (default: torch's choice); 1 is often fastest on a busy machine")
+def add_probe_model_args(p: argparse.ArgumentParser) -> None:
+    """The model block (:func:`synthprobe.cliargs.add_model_args`) plus ``--bos`` and ``--seed``."""
+    add_model_args(p)
     p.add_argument("--bos", action="store_true",
                    help="put the tokenizer's BOS token before every prompt (for models trained with one; "
                         "refused when the tokenizer has none)")
     p.add_argument("--seed", type=nonneg_int, default=0,
                    help="sampling seed; the same seed gives byte-identical output files (default: %(default)s)")
-    p.add_argument("--quiet", action="store_true", help="no progress bars")
-
-
-def load_model_or_exit(args):
-    """Load ``args.model`` through synthprobe's backend; a model that cannot be loaded ends the
-    command with status 1."""
-    from synthprobe.probes.lm import ModelUnavailable, load_lm
-
-    threads = getattr(args, "threads", None)
-    if threads is not None:
-        if not 1 <= threads <= 256:
-            raise InputError(f"expected 1..256, got {threads}", field="--threads")
-        import torch
-
-        torch.set_num_threads(threads)
-    try:
-        return load_lm(args.model, device=args.device, dtype=args.dtype, bos=getattr(args, "bos", False),
-                       progress=not getattr(args, "quiet", False))
-    except ModelUnavailable as exc:
-        raise CommandFailed(str(exc)) from None
 
 
 def _items_label(path: str | None, default_name: str) -> tuple[str, str]:
@@ -59,7 +29,7 @@ def _items_label(path: str | None, default_name: str) -> tuple[str, str]:
 
 
 def _sampling(args):
-    from synthprobe.probes.lm import Sampling
+    from synthprobe.backends.decoding import Sampling
 
     return Sampling(temperature=args.temperature, top_p=args.top_p, n=args.samples,
                     max_new_tokens=args.max_new_tokens)
@@ -76,7 +46,7 @@ def _check_out(out: str) -> Path:
 def _run_probe(args, probe: str, stem: str, load, default_file, run, to_html, **options) -> dict:
     """Load the items, generate, and write ``<stem>.json`` and ``<stem>.html`` under ``--out``;
     returns the JSON document."""
-    from synthprobe.probes.lm import describe
+    from synthprobe.backends.decoding import describe
 
     items = load(args.items)
     out = _check_out(args.out)
@@ -84,8 +54,8 @@ def _run_probe(args, probe: str, stem: str, load, default_file, run, to_html, **
                      overwrite=args.overwrite)
     sampling = _sampling(args)
     label, sha = _items_label(args.items, default_file)
-    lm = load_model_or_exit(args)
-    body = run(lm, items, sampling, seed=args.seed, progress=not args.quiet, **options)
+    lm = load_backend_or_exit(args.model, args, bos=args.bos)
+    body = run(lm, items, sampling, seed=args.seed, progress=args.progress, **options)
     doc = {"probe": probe, "model": lm.name, "model_spec": args.model, "backend": describe(lm),
            "items_file": label, "items_sha256": sha, "seed": args.seed, "sampling": sampling.to_dict(), **body}
     atomic_write_json(out / f"{stem}.json", doc)
@@ -129,7 +99,7 @@ def _add_common(p: argparse.ArgumentParser, *, items_help: str, max_new: int) ->
     p.add_argument("--items", default=None, metavar="FILE", help=items_help)
     p.add_argument("--out", required=True, metavar="DIR", help="folder for the JSON and HTML reports")
     add_overwrite_argument(p)
-    add_model_args(p)
+    add_probe_model_args(p)
     p.add_argument("--samples", type=any_int, default=1,
                    help="generations per prompt, shown side by side (default: %(default)s; more than 1 needs "
                         "--temperature above 0)")

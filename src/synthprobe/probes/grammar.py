@@ -22,7 +22,7 @@ from typing import Any
 from tqdm import tqdm
 
 from synthprobe.probes.items import GrammarItem
-from synthprobe.probes.lm import Sampling, generate
+from synthprobe.backends.decoding import Sampling, generate
 from synthprobe.seeding import derive_seed
 
 TASK = "probe-grammar"

@@ -17,7 +17,7 @@ from typing import Any
 from tqdm import tqdm
 
 from synthprobe.probes.items import NovelWord
-from synthprobe.probes.lm import Sampling, generate
+from synthprobe.backends.decoding import Sampling, generate
 from synthprobe.seeding import derive_seed
 
 TASK = "probe-novel-words"

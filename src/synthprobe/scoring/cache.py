@@ -22,13 +22,14 @@ import hashlib
 import json
 import os
 import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 from synthprobe.errors import InputError
 from synthprobe.io import loads_json
-from synthprobe.models.resolve import cache_root
+from synthprobe.backends.spec import cache_root
 
 #: Bump when the line layout changes; old files are then simply not found.
 FORMAT = 1
@@ -191,12 +192,9 @@ def clear(*, scores: bool, models: bool) -> list[Path]:
 
 
 def _is_oom(exc: BaseException) -> bool:
-    try:
-        import torch
-    except ImportError:  # pragma: no cover - torch is a dependency
-        return False
-    oom = getattr(torch, "OutOfMemoryError", None) or torch.cuda.OutOfMemoryError
-    return isinstance(exc, oom)
+    """An engine's out-of-memory error (torch's ``OutOfMemoryError``, or any engine's class of
+    that name), recognised without importing an engine here."""
+    return any(cls.__name__ == "OutOfMemoryError" for cls in type(exc).__mro__)
 
 
 def run_with_oom_backoff(fn: Callable[[int], T], batch_size: int, *,
@@ -218,11 +216,7 @@ def run_with_oom_backoff(fn: Callable[[int], T], batch_size: int, *,
             new = size // 2
             if on_halve is not None:
                 on_halve(size, new)
-            try:
-                import torch
-
-                if torch.cuda.is_available():
-                    torch.cuda.empty_cache()
-            except ImportError:  # pragma: no cover
-                pass
+            torch = sys.modules.get("torch")  # loaded by the engine that ran out, if any
+            if torch is not None and torch.cuda.is_available():
+                torch.cuda.empty_cache()
             size = new

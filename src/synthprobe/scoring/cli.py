@@ -7,7 +7,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from synthprobe.cliargs import int_at_least, positive_int
+from synthprobe.cliargs import add_model_args, int_at_least, positive_int
 from synthprobe.errors import EXIT_FAILED, InputError, run_command_line
 
 DESCRIPTION = """\
@@ -40,23 +40,12 @@ def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> No
     ``root``: resolve the default data paths against this folder instead of the working directory.
     """
     from synthprobe.io import add_overwrite_argument
-    from synthprobe.models.resolve import EMBEDDED_ALIAS
-    from synthprobe.scoring.run import DEFAULT_COMPARE_DATA, DEFAULT_DATA
+    from synthprobe.scoring.deeparithmark import DEFAULT_COMPARE_DATA, DEFAULT_DATA
 
     base = root or Path()
     p.add_argument("--data", type=Path, default=base / DEFAULT_DATA, metavar="PATH",
                    help="Deep Arithmark JSONL file (default: %(default)s)")
-    p.add_argument("--model", action="append", dest="models", metavar="SPEC",
-                   help=f"model to score; repeat for several. An alias ({EMBEDDED_ALIAS}: the embedded "
-                        "default), a local model folder, a local .gguf file, or a hub id such as "
-                        "HuggingFaceTB/SmolLM2-135M (needs the hub or a local hub cache)")
-    p.add_argument("--dtype", choices=["float32", "bfloat16", "float16"], default=None,
-                   help="weights and forward pass dtype (default: bfloat16 on CUDA, float32 on CPU); "
-                        "log-softmax is always fp32")
-    p.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto",
-                   help="where to run (default: %(default)s = CUDA if available)")
-    p.add_argument("--batch-size", type=positive_int, default=32, metavar="N",
-                   help="items per forward pass (default: %(default)s)")
+    add_model_args(p, multiple=True, batch_size=32)
     p.add_argument("--max-context", type=int_at_least(2), default=1024, metavar="N",
                    help="longest request in tokens; contexts are left-truncated to N minus the ending "
                         "length, and the number of truncated items is reported (default: %(default)s)")
@@ -87,12 +76,11 @@ def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> No
     p.add_argument("--no-cache", action="store_true",
                    help="neither read nor write the per-item score cache ($SYNTHPROBE_CACHE/scores), which "
                         "otherwise lets an interrupted run resume where it stopped")
-    p.add_argument("--no-progress", action="store_true", help="hide the progress bars")
 
 
 def config_from_args(args: argparse.Namespace):
-    from synthprobe.models.resolve import EMBEDDED_ALIAS
-    from synthprobe.scoring.run import ScoreConfig, default_output
+    from synthprobe.backends.spec import EMBEDDED_ALIAS
+    from synthprobe.scoring.deeparithmark import ScoreConfig, default_output
 
     if args.compare_data is not None and not args.compare:
         raise InputError("only has an effect together with --compare", field="--compare-data")
@@ -113,14 +101,15 @@ def config_from_args(args: argparse.Namespace):
         compare_data=args.compare_data or args._compare_default,
         save_predictions=args.save_predictions,
         output=output, scorer=args.scorer,
-        progress=not args.no_progress, cache=not args.no_cache)
+        progress=args.progress, cache=not args.no_cache,
+        model_args={**({"threads": args.threads} if args.threads is not None else {}), **dict(args.model_args)})
 
 
 def run_command(args: argparse.Namespace) -> int:
     """Run the sub-command; InputError and Ctrl-C propagate to :func:`run_command_line` (exit 2
     and 130), other failures print and return 1. No results file is written in any of them."""
-    from synthprobe.models.base import ModelLoadError, ScoringError
-    from synthprobe.scoring.run import run
+    from synthprobe.backends.base import ModelLoadError, ScoringError
+    from synthprobe.scoring.deeparithmark import run
 
     config = config_from_args(args)
     try:

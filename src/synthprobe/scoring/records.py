@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from synthprobe.backends.base import EndingScore
 from synthprobe.metrics.choice import argmax_first, softmax
-from synthprobe.models.base import EndingScore
 
 
 def _number(v: Any) -> float | None:

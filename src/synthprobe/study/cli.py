@@ -16,7 +16,7 @@ from synthprobe.study.store import ADMIN_ENV
 
 
 def _cmd_generate(args) -> int:
-    from synthprobe.probes.cli import load_model_or_exit
+    from synthprobe.cliargs import load_backend_or_exit
     from synthprobe.study.articles import load_articles
     from synthprobe.study.generate import CONDITIONS, Settings, generate_items, pick_context, write_items
 
@@ -58,11 +58,9 @@ def _cmd_generate(args) -> int:
     for c in conditions:
         spec = args.control_model if (c == "control" and args.control_model) else args.model
         if spec not in loaded:
-            args_for = argparse.Namespace(model=spec, device=args.device, dtype=args.dtype, bos=args.bos,
-                                          quiet=args.quiet, threads=args.threads)
-            loaded[spec] = load_model_or_exit(args_for)
+            loaded[spec] = load_backend_or_exit(spec, args, bos=args.bos)
         models[c] = (spec, loaded[spec])
-    items = generate_items(articles, settings, models=models, conditions=conditions, progress=not args.quiet)
+    items = generate_items(articles, settings, models=models, conditions=conditions, progress=args.progress)
     write_items(out, items)
     for c in conditions:
         rows = [it for it in items if it["condition"] == c]
@@ -170,7 +168,7 @@ def _cmd_results(args) -> int:
 
 
 def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
-    from synthprobe.probes.cli import add_model_args
+    from synthprobe.probes.cli import add_probe_model_args
     from synthprobe.study.limits import LOCKOUT_AFTER, LOCKOUT_SECONDS
 
     sub = verbs["study"]
@@ -191,7 +189,7 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
                    help="JSONL of {title, subtitle, article[, id, source]} (default: synthprobe's 8-article "
                         "self-written sample, which is not news)")
     p.add_argument("--out", required=True, metavar="FILE", help="items JSONL to write (e.g. study.jsonl)")
-    add_model_args(p)
+    add_probe_model_args(p)
     p.add_argument("--control-model", default=None, metavar="MODEL",
                    help="model for the control condition (default: --model)")
     p.add_argument("--length", type=any_int, default=200, choices=(200, 500),

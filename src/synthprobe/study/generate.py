@@ -31,7 +31,7 @@ from tqdm import tqdm
 
 from synthprobe.errors import InputError
 from synthprobe.io import atomic_open
-from synthprobe.probes.lm import Sampling, describe, generate
+from synthprobe.backends.decoding import Sampling, describe, generate
 from synthprobe.seeding import derive_seed, item_rng
 from synthprobe.study.articles import STOP, Article, build_prompt, word_count
 

@@ -2,7 +2,7 @@
 
 The envelope is read and checked by :mod:`synthprobe.results` (a one-model file with
 ``"benchmark": "gpt3-synthetic"``, as ``synthprobe score gpt3`` writes it, is converted on read);
-the rows are documented in :mod:`synthprobe.tasks.gpt3.evaluate`. The report uses:
+the rows are documented in :mod:`synthprobe.scoring.gpt3`. The report uses:
 
 * ``model.name``, ``model.params`` and a few of ``model`` / ``settings`` for the run table;
 * per row of ``results``: ``task``, ``code``, ``family``, ``setting`` (zero / one / few /

@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from synthprobe.cliargs import nonneg_int, positive_int
+from synthprobe.cliargs import add_model_args, nonneg_int, positive_int
 from synthprobe.errors import EXIT_FAILED, InputError
 
 DEFAULT_DIR = Path("data") / "gpt3"
@@ -93,18 +93,14 @@ def cmd_build_all(args: argparse.Namespace) -> int:
     return 0
 
 
-def _threads() -> int:
-    import torch
-
-    return torch.get_num_threads()
 
 
 def cmd_score(args: argparse.Namespace) -> int:
     from synthprobe import __version__
     from synthprobe.io import atomic_write_text, check_outputs, default_output, sha256_file, slug
-    from synthprobe.models import ModelLoadError, load_backend
+    from synthprobe.cliargs import load_backend_or_exit
     from synthprobe.tasks.gpt3.registry import resolve_tasks
-    from synthprobe.tasks.gpt3.evaluate import EvalConfig, dumps_results, format_table, run
+    from synthprobe.scoring.gpt3 import EvalConfig, dumps_results, format_table, run
     from synthprobe.tasks.gpt3.sat import sample_path
     from synthprobe.tasks.gpt3.taskfile import load_task_files
 
@@ -120,7 +116,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         tasks=tasks, task_files=task_files, shots=shots, limit=args.limit, limit_few=args.limit_few,
         seed=args.seed, format=args.format, check=args.check, max_context=args.max_context,
         batch_size=args.batch_size, max_new_tokens=args.max_new_tokens, sat_file=args.sat_file,
-        save_items=args.save_predictions, progress=not args.quiet, cache=not args.no_cache,
+        save_items=args.save_predictions, progress=args.progress, cache=not args.no_cache,
     ).validate()
     output = Path(args.output) if args.output else default_output(Path("benchmarks") / f"gpt3_{slug(args.model)}.json")
     if output.is_dir():
@@ -130,20 +126,15 @@ def cmd_score(args: argparse.Namespace) -> int:
                    *((tf.path, "--task-file") for tf in task_files)],
                   overwrite=args.overwrite)
 
-    if args.threads is not None:
-        import torch
-
-        torch.set_num_threads(args.threads)
     started = time.perf_counter()
     try:
-        backend = load_backend(args.model, dtype=args.dtype, device=args.device, progress=not args.quiet)
-    except ModelLoadError as exc:
-        print(f"synthprobe: error: {exc}", file=sys.stderr)
-        return EXIT_FAILED
+        backend = load_backend_or_exit(args.model, args)
+    except SystemExit as exc:  # the reason is printed; no results file
+        return int(exc.code)
     load_seconds = time.perf_counter() - started
 
     def report(result: dict) -> None:
-        if not args.quiet:
+        if args.progress:
             lo, hi = result["ci95"] or (0.0, 0.0)
             print(f"  {result['code']:>4} {result['setting']:>5}: {result['accuracy']:6.2f}% "
                   f"({result['correct']}/{result['n']}, 95% CI {lo:.1f}-{hi:.1f}, {result['seconds']:.1f} s)",
@@ -170,7 +161,7 @@ def cmd_score(args: argparse.Namespace) -> int:
             "tasks": [t.name for t in config.tasks], "shots": shots, "seed": config.seed,
             "format": config.format, "check": config.check, "max_context": config.max_context,
             "batch_size": config.batch_size, "max_new_tokens": config.max_new_tokens,
-            "threads": _threads(),
+            "threads": backend.runtime().get("torch_threads"),
             "limits": {"zero_one_shot": config.limit, "few_shot_generation": config.limit_for(2),
                        "few_shot_sat": config.limit},
             "limit_note": "each task scores the first N items of its seeded pool; demonstrations "
@@ -249,7 +240,7 @@ The same seed gives a byte-identical file on every machine."""
 def register(verbs: dict) -> None:
     from synthprobe.io import add_overwrite_argument
     from synthprobe.tasks.gpt3.registry import FORMATS, ordered_tasks
-    from synthprobe.tasks.gpt3.evaluate import CHECKS
+    from synthprobe.scoring.gpt3 import CHECKS
 
     build = verbs["build"]
     _any_case(build)
@@ -319,8 +310,6 @@ def register(verbs: dict) -> None:
     s.add_argument("--shots", default="zero,one,few",
                    help="comma-separated settings: zero/0, one/1, few (GPT-3's K: 50 arithmetic, 100 words, "
                         "20 SAT) or a number K (default zero,one,few)")
-    s.add_argument("--model", default="smollm2-135m-instruct",
-                   help="alias, local folder, .gguf file or hub id (default: the embedded smollm2-135m-instruct)")
     s.add_argument("--limit", type=positive_int, default=None, help="score only the first N items of each task")
     s.add_argument("--limit-few", type=positive_int, default=None,
                    help="a separate, usually smaller, N for the few-shot (K >= 2) settings of the generation "
@@ -338,12 +327,7 @@ def register(verbs: dict) -> None:
                    help="prompt plus answer tokens at most (default 2048, GPT-3's window; capped at the model's)")
     s.add_argument("--max-new-tokens", type=positive_int, default=None,
                    help=f"tokens to generate per item (default per task: {max_new_tokens_text()})")
-    s.add_argument("--batch-size", type=positive_int, default=16, help="prompts per forward pass (default 16)")
     s.add_argument("--sat-file", default=None, help="Turney's SAT file; default synthprobe's sample (not the SAT set)")
-    s.add_argument("--dtype", default=None, help="float32, bfloat16 or float16 (default fp32 on CPU, bf16 on CUDA)")
-    s.add_argument("--device", default="auto", help="auto, cpu or cuda (default auto)")
-    s.add_argument("--threads", type=positive_int, default=None,
-                   help="CPU threads for torch (default: torch's choice); 1 is often fastest on a busy machine")
     s.add_argument("--output", default=None, help="results JSON (default benchmarks/gpt3_<model>.json, or a new "
                    "timestamped name beside it if that file exists)")
     add_overwrite_argument(s)
@@ -354,5 +338,5 @@ def register(verbs: dict) -> None:
                    help="do not read or write the score cache (default: every finished batch of items is kept "
                         "under $SYNTHPROBE_CACHE/scores, so a run stopped by Ctrl-C or a crash resumes where it "
                         "stopped when the same command is run again; 'synthprobe cache' shows or clears it)")
-    s.add_argument("--quiet", action="store_true", help="no progress bars or per-task lines")
+    add_model_args(s, batch_size=16)
     s.set_defaults(func=cmd_score)

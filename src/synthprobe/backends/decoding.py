@@ -1,12 +1,12 @@
 """Model access for the probes and the news study, built on synthprobe's shared backend.
 
-:func:`load_lm` loads a model through :func:`synthprobe.models.load_backend` (so ``--bos``,
+:func:`load_lm` loads a model through :func:`synthprobe.backends.load_backend` (so ``--bos``,
 ``--dtype`` and ``--device`` mean what they mean for scoring, and the backend's fingerprint
 identifies the weights). :func:`generate` draws continuations through the backend:
 
 * temperature 0 -- the backend's batched greedy decoding
-  (:func:`synthprobe.models.generation.greedy_generate`), one continuation per prompt;
-* temperature > 0 -- :func:`synthprobe.models.generation.sample_generate`: all ``n`` samples of
+  (:func:`synthprobe.backends.hf.generate.greedy_generate`), one continuation per prompt;
+* temperature > 0 -- :func:`synthprobe.backends.hf.generate.sample_generate`: all ``n`` samples of
   a prompt in one batch, drawn with a :class:`torch.Generator` seeded from the prompt's seed,
   so the same seed gives the same text.
 
@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any, Sequence
 
 from synthprobe.errors import InputError
-from synthprobe.models.generation import Generation
+from synthprobe.backends.base import Generation
 
 
 class ModelUnavailable(RuntimeError):
@@ -65,7 +65,7 @@ class Sampling:
 def load_lm(spec: str, *, device: str = "auto", dtype: str | None = None, bos: bool = False,
             progress: bool = True):
     """Load ``spec`` (alias, local folder, ``.gguf`` file or hub id) as a synthprobe backend."""
-    from synthprobe.models import ModelLoadError, load_backend
+    from synthprobe.backends import ModelLoadError, load_backend
 
     try:
         return load_backend(spec, dtype=dtype, device=device, bos=bos, progress=progress)

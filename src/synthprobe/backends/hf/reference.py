@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from synthprobe.models.base import EndingScore, ItemCallback
-from synthprobe.scoring.common import BAR_FORMAT, deliver_batch, model_device, target_logprobs
-from synthprobe.scoring.requests import EncodedItem
+from synthprobe.backends.base import EndingScore, ItemCallback
+from synthprobe.backends.hf.common import BAR_FORMAT, deliver_batch, model_device, target_logprobs
+from synthprobe.backends.hf.encode import EncodedItem
 
 
 def score_reference(model, encoded: Sequence[EncodedItem], *, batch_size: int = 32, pad_id: int = 0,

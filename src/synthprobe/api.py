@@ -1,6 +1,6 @@
 """Two one-line helpers for quick experiments, as in the benchmark cards' quickstart.
 
-``model`` is a loaded backend (from :func:`synthprobe.models.load_backend`) or a model spec
+``model`` is a loaded backend (from :func:`synthprobe.backends.load_backend`) or a model spec
 string (``"smollm2-135m-instruct"``, a local folder, a ``.gguf`` file or a hub id); a spec is
 loaded once and kept for later calls.
 
@@ -10,21 +10,19 @@ loaded once and kept for later calls.
 
 ``loglik`` tokenises context and continuation separately without special tokens (the
 multiple-choice scorer's protocol) and scores them over the model's full window (its
-``max_positions``), never cutting the context: a pair longer than the window raises
+``max_length``), never cutting the context: a pair longer than the window raises
 :class:`~synthprobe.errors.InputError`. ``generate`` decodes greedily.
 """
 
 from __future__ import annotations
 
 import functools
-import sys
-from types import SimpleNamespace
 from typing import Sequence
 
 
 @functools.lru_cache(maxsize=2)
 def _load(spec: str):
-    from synthprobe.models import load_backend
+    from synthprobe.backends import load_backend
 
     return load_backend(spec, progress=False)
 
@@ -38,23 +36,20 @@ def _backend(model):
 
 
 def _request_tokens(backend, context: str, continuation: str) -> int:
-    """Tokens of context (with the backend's BOS, if any) plus continuation, as the scorer feeds them."""
-    from synthprobe.scoring.requests import encode_items
-
+    """Tokens of context (with the backend's BOS, if any) plus continuation, tokenised separately
+    as the scorer feeds them; an empty context stands as one token (BOS, else EOS)."""
     if not isinstance(context, str) or not isinstance(continuation, str):
         raise TypeError(f"context and continuation must be strings, got {type(context).__name__} "
                         f"and {type(continuation).__name__}")
-    empty = backend.bos_token_id if backend.bos_token_id is not None else backend.tokenizer.eos_token_id
-    item = SimpleNamespace(ctx=context, endings=(continuation,), line=None)
-    (enc,) = encode_items(backend.tokenizer, [item], max_context=sys.maxsize,
-                          bos_id=backend.bos_token_id if backend.bos else None, empty_ctx_id=empty)
-    return len(enc.ctx_ids) + len(enc.ending_ids[0])
+    n_ctx = backend.count_tokens(context) if context else 0
+    n_ctx = n_ctx + (1 if backend.bos else 0) if n_ctx else 1
+    return n_ctx + backend.count_tokens(continuation)
 
 
 def loglik(model, context: str, continuation: str) -> float:
     """Sum of the log-probabilities of ``continuation``'s tokens given ``context``.
 
-    The whole context is used, up to the model's positions (the backend's ``max_positions``);
+    The whole context is used, up to the model's positions (the backend's ``max_length``);
     when context plus continuation need more tokens than that, :class:`InputError` says so
     instead of silently dropping the start of the context.
     """
@@ -62,7 +57,7 @@ def loglik(model, context: str, continuation: str) -> float:
 
     backend = _backend(model)
     needed = _request_tokens(backend, context, continuation)
-    limit = getattr(backend, "max_positions", None)
+    limit = backend.max_length
     if isinstance(limit, int) and limit > 0:
         if needed > limit:
             raise InputError(f"context plus continuation are {needed:,} tokens, but "

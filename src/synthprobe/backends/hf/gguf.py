@@ -26,8 +26,8 @@ import tempfile
 from pathlib import Path
 
 from synthprobe.io import atomic_write_text, sha256_file
-from synthprobe.models.base import ModelLoadError
-from synthprobe.models.resolve import cache_root
+from synthprobe.backends.base import ModelLoadError
+from synthprobe.backends.spec import cache_root
 
 PROVENANCE = "synthprobe-gguf.json"
 

@@ -1,6 +1,6 @@
 """Choose and run a scorer for a loaded backend.
 
-``score_items`` encodes items under the protocol (:mod:`synthprobe.scoring.requests`), checks
+``score_items`` encodes items under the protocol (:mod:`synthprobe.backends.hf.encode`), checks
 the request lengths against the model, and runs the one-pass scorer (default) or the
 per-ending reference. Before the first one-pass run on a model it checks, on two small probe
 items, that the model honours a custom 4-D mask and ``position_ids`` (attention-only
@@ -19,10 +19,10 @@ from types import SimpleNamespace
 from typing import Any, Sequence
 
 from synthprobe.errors import InputError
-from synthprobe.models.base import EndingScore, ItemCallback
-from synthprobe.scoring.requests import EncodedItem, encode_items
+from synthprobe.backends.base import SCORERS, EndingScore, ItemCallback
+from synthprobe.backends.hf.encode import EncodedItem, encode_items
 
-SCORERS = ("onepass", "reference")
+
 
 # Layer kinds that are attention and therefore follow a custom mask.
 _ATTENTION_LAYER_TYPES = {"full_attention", "sliding_attention", "attention", "global", "local",
@@ -114,8 +114,8 @@ def check_onepass(backend) -> tuple[bool, str | None, str]:
     caps = backend.capabilities
     if "onepass_ok" in caps:
         return caps["onepass_ok"], caps.get("onepass_reason"), caps.get("logits_mode", "keep")
-    from synthprobe.scoring.onepass import score_onepass
-    from synthprobe.scoring.reference import score_reference
+    from synthprobe.backends.hf.onepass import score_onepass
+    from synthprobe.backends.hf.reference import score_reference
 
     bos = backend.bos_token_id if backend.bos else None
     items = [SimpleNamespace(ctx=c, endings=e, line=0) for c, e in _PROBE]
@@ -157,8 +157,8 @@ def _check_lengths(backend, encoded: Sequence[EncodedItem], max_context: int) ->
 def run_encoded(backend, encoded: list[EncodedItem], *, batch_size: int, scorer: str = "onepass",
                 progress: bool = True, on_item: ItemCallback | None = None, desc: str | None = None,
                 tokenize_s: float = 0.0, max_context: int = 1024) -> ScoreRun:
-    from synthprobe.scoring.onepass import forward_tokens, score_onepass
-    from synthprobe.scoring.reference import score_reference
+    from synthprobe.backends.hf.onepass import forward_tokens, score_onepass
+    from synthprobe.backends.hf.reference import score_reference
 
     if scorer not in SCORERS:
         raise InputError(f"unknown scorer {scorer!r}; expected one of {', '.join(SCORERS)}", field="--scorer")

@@ -45,18 +45,15 @@ the prediction, correctness and (SAT) the per-choice scores.
 from __future__ import annotations
 
 import dataclasses
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from tqdm.auto import tqdm
-
 from synthprobe.errors import InputError
 from synthprobe.metrics.choice import exact_match, pick_choice
 from synthprobe.metrics.stats import wilson_percent
-from synthprobe.scoring.run import ScoringInterrupted
+from synthprobe.scoring.runner import batches, run_items
 from synthprobe.tasks.gpt3.registry import BuildConfig, FORMATS, Task, build_items, serialize
 from synthprobe.tasks.gpt3.paper import SIZES, ROW_NOTES, paper_row, where_it_lands
 from synthprobe.tasks.gpt3.prompts import Prompt, PromptConfig, build_prompts, parse_shots
@@ -155,12 +152,7 @@ class EvalConfig:
 
 def token_counter(backend) -> Callable[[str], int]:
     """Prompt length in tokens as the backend's generation tokenises it."""
-    tok = backend.tokenizer
-
-    def count(text: str) -> int:
-        return len(tok(text, add_special_tokens=False)["input_ids"])
-
-    return count
+    return backend.count_tokens
 
 
 def _pool(task: Task, config: EvalConfig, cache: dict) -> list:
@@ -181,7 +173,7 @@ def score_task(backend, task: Task, k: int, config: EvalConfig, pool: list,
     n = len(pool) if limit is None else min(limit, len(pool))
     count_tokens = count_tokens or token_counter(backend)
     max_context = config.max_context
-    model_max = getattr(backend, "max_positions", None)
+    model_max = getattr(backend, "max_length", None)
     if isinstance(model_max, int) and model_max > 0:
         max_context = min(max_context, model_max)
     if task.kind == "choice":
@@ -199,11 +191,11 @@ def score_task(backend, task: Task, k: int, config: EvalConfig, pool: list,
     prompts = build_prompts(task, pool, range(n), pconf, count_tokens)
     setting = setting_name(k, task)
 
-    def score(chunk: Sequence[Prompt]) -> list[dict[str, Any]]:
+    def score(chunk: Sequence[Prompt], batch_size: int) -> list[dict[str, Any]]:
         rows: list[dict[str, Any]] = []
         if task.kind == "choice":
             queries = [dataclasses.replace(pool[p.index], ctx=p.text) for p in chunk]
-            scores = backend.score_choices(queries, batch_size=config.batch_size, max_context=max_context,
+            scores = backend.score_choices(queries, batch_size=batch_size, max_context=max_context,
                                            progress=False)
             for p, q, per_item in zip(chunk, queries, scores):
                 means = [s.per_token for s in per_item]
@@ -213,14 +205,14 @@ def score_task(backend, task: Task, k: int, config: EvalConfig, pool: list,
                              "per_token_logprob": [round(m, 6) for m in means]})
         elif config.check == "is-greedy":
             pairs = [(p.text, pool[p.index].completion) for p in chunk]
-            scores = backend.loglikelihood(pairs, batch_size=config.batch_size, max_context=max_context,
+            scores = backend.loglikelihood(pairs, batch_size=batch_size, max_context=max_context,
                                            progress=False)
             for p, (ctx, gold), s in zip(chunk, pairs, scores):
                 rows.append({"index": p.index, "n_shots": p.n_shots, "prompt_tokens": p.n_tokens,
                              "gold": gold, "logprob": round(s.logprob, 6), "correct": bool(s.is_greedy)})
         else:
             outputs = backend.generate([p.text for p in chunk], max_new, STOP,
-                                       batch_size=config.batch_size, progress=False)
+                                       batch_size=batch_size, progress=False)
             for p, out in zip(chunk, outputs):
                 gold = pool[p.index].completion
                 rows.append({"index": p.index, "n_shots": p.n_shots, "prompt_tokens": p.n_tokens,
@@ -232,44 +224,26 @@ def score_task(backend, task: Task, k: int, config: EvalConfig, pool: list,
         cache = item_cache(backend, task, pool, {
             "setting": setting, "k": k, "seed": config.seed, "format": fmt, "check": config.check,
             "max_context": max_context, "max_new_tokens": max_new})
-    done = {int(i): rec["item"] for i, rec in cache.load().items()} if cache is not None else {}
-    # Longest prompts first, as the backends batch them (little padding), one backend batch at a
-    # time: each finished batch goes to the cache at once, and a resumed run forms the same
-    # batches (the cached ones are a prefix of this order), so its outputs are the same.
-    todo = sorted((p for p in prompts if p.index not in done),
-                  key=lambda p: (-(p.n_tokens if p.n_tokens is not None else len(p.text)), p.index))
-    fresh: dict[int, dict[str, Any]] = {}
-    start = time.perf_counter()
-    step = config.batch_size
-    if config.progress and len(todo) < len(prompts):
-        from synthprobe.scoring.cache import from_cache_note
+    where = f"{task.code} {setting}"
 
-        print(f"{task.code} {setting}: {from_cache_note(len(prompts) - len(todo), len(prompts))}",
-              file=sys.stderr, flush=True)
-    with tqdm(total=len(prompts), initial=len(prompts) - len(todo), desc=f"{task.code} {setting}", unit="item",
-              disable=not config.progress or not todo, dynamic_ncols=True) as bar:
-        try:
-            for s in range(0, len(todo), step):
-                rows = score(todo[s:s + step])
-                fresh.update((r["index"], r) for r in rows)
-                if cache is not None:
-                    cache.append([{"id": str(r["index"]), "item": r} for r in rows])
-                bar.update(len(rows))
-        except KeyboardInterrupt:
-            where = f"{task.code} {setting}"
-            if cache is None:
-                raise ScoringInterrupted.after(len(fresh), where, cached=None, total=len(prompts)) from None
-            # Ctrl-C may land while a scored batch is being saved: save what is not on disk yet
-            # (the cache writes each item once), then count what is there.
-            cache.append([{"id": str(i), "item": r} for i, r in fresh.items()])
-            n_cached = len(cache.load())
-            raise ScoringInterrupted.after(n_cached - len(done), where, cached=n_cached,
-                                           total=len(prompts)) from None
-    items = [fresh[p.index] if p.index in fresh else done[p.index] for p in prompts]
+    def work(todo: list[int], batch_size: int, emit) -> None:
+        # Longest prompts first, as the backends batch them (little padding), one backend batch at
+        # a time: each finished batch goes to the cache at once.
+        for chunk in batches(todo, batch_size, length=lambda i: prompts[i].n_tokens if prompts[i].n_tokens
+                             is not None else len(prompts[i].text), tiebreak=lambda i: prompts[i].index,
+                             desc=where, total=len(prompts), progress=config.progress):
+            for i, row in zip(chunk, score([prompts[i] for i in chunk], batch_size)):
+                emit(i, {"id": str(row["index"]), "item": row})
+
+    start = time.perf_counter()
+    result = run_items([str(p.index) for p in prompts], work, where=where, cache=cache,
+                       batch_size=config.batch_size, progress=config.progress,
+                       name=getattr(backend, "name", "the model"))
+    items = [rec["item"] for rec in result.records]
     seconds = time.perf_counter() - start
     row = summarize(task, setting, k, prompts, items, seconds=seconds,
                     max_new_tokens=max_new if task.kind != "choice" and config.check == "generate" else None,
-                    save_items=config.save_items, cached=len(done),
+                    save_items=config.save_items, cached=result.stored,
                     sat_sample=task.family == "sat" and is_sample(config.sat_file))
     tf = config.task_file(task)
     if tf is not None:

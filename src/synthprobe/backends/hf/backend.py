@@ -1,13 +1,13 @@
 """The transformers backend and :func:`load_backend`.
 
 ``load_backend(spec)`` accepts an alias (``smollm2-135m-instruct``, the embedded default), a
-local ``.gguf`` file, a local model folder or a hub id (see :mod:`synthprobe.models.resolve`).
+local ``.gguf`` file, a local model folder or a hub id (see :mod:`synthprobe.backends.spec`).
 GGUF files are dequantised once into ``$SYNTHPROBE_CACHE/models/<sha256>`` (see
-:mod:`synthprobe.models.gguf_cache`); later loads read the cached safetensors in seconds.
+:mod:`synthprobe.backends.hf.gguf`); later loads read the cached safetensors in seconds.
 
 Defaults: ``device="auto"`` picks CUDA when present, else CPU; ``dtype=None`` means bfloat16
 on CUDA and float32 on CPU. Remote modelling code runs only with ``trust_remote_code=True``.
-Any failure to load raises :class:`~synthprobe.models.base.ModelLoadError` with a message
+Any failure to load raises :class:`~synthprobe.backends.base.ModelLoadError` with a message
 that says what to do; nothing is skipped silently.
 """
 
@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from synthprobe.errors import InputError
-from synthprobe.models.base import EndingScore, ItemCallback, ModelLoadError
-from synthprobe.models.resolve import ModelSpec, resolve_spec
+from synthprobe.backends.base import (BaseBackend, ChoiceCallback, ChoiceRun, EndingScore, ItemCallback,
+                                      ModelLoadError)
+from synthprobe.backends.spec import ModelSpec, resolve_spec
 
 DTYPES = {
     "float32": "float32", "fp32": "float32",
@@ -79,7 +80,7 @@ def tokenizer_digest(tokenizer) -> str:
 
 
 def _weights_identity(spec: ModelSpec, config) -> Any:
-    from synthprobe.models.gguf_cache import file_digest
+    from synthprobe.backends.hf.gguf import file_digest
 
     if spec.kind == "gguf":
         return {"gguf_sha256": file_digest(spec.gguf_path)}
@@ -99,8 +100,8 @@ def _max_positions(config) -> int | None:
     return _max_positions(text) if text is not None else None
 
 
-class HFBackend:
-    """A loaded transformers causal LM plus its tokenizer (see :class:`synthprobe.models.base.Backend`)."""
+class HFBackend(BaseBackend):
+    """A loaded transformers causal LM plus its tokenizer (see :class:`synthprobe.backends.base.Backend`)."""
 
     def __init__(self, model, tokenizer, *, spec: ModelSpec, name: str, dtype: str, device: str,
                  bos: bool = False, fingerprint: str | None = None, n_params: int | None = None):
@@ -113,6 +114,7 @@ class HFBackend:
         self.bos = bos
         self.n_params = n_params if n_params is not None else sum(p.numel() for p in model.parameters())
         self.max_positions = _max_positions(model.config)
+        self.max_length = self.max_positions
         if fingerprint is None:
             fingerprint = _sha({"weights": _weights_identity(spec, model.config),
                                 "config": config_digest(model.config),
@@ -135,14 +137,45 @@ class HFBackend:
         return 0
 
     # -- scoring -------------------------------------------------------------------------
+    def run_choices(self, items: Sequence[Any], *, batch_size: int = 32, max_context: int = 1024,
+                    scorer: str = "onepass", progress: bool = True, on_item: ChoiceCallback | None = None,
+                    desc: str | None = None, source: str | None = None) -> ChoiceRun:
+        """Encode (the protocol, left-truncation) and score every ending of every item; see
+        :func:`synthprobe.backends.hf.loglik.run_encoded`."""
+        import time
+
+        from synthprobe.backends.hf.encode import encode_items
+        from synthprobe.backends.hf.loglik import run_encoded
+
+        t0 = time.perf_counter()
+        encoded = encode_items(self.tokenizer, items, max_context=max_context,
+                               bos_id=self.bos_token_id if self.bos else None, source=source)
+        tokenize_s = time.perf_counter() - t0
+        each = None if on_item is None else (lambda k, scores: on_item(k, scores, encoded[k].truncated))
+        run = run_encoded(self, encoded, batch_size=batch_size, scorer=scorer, progress=progress, on_item=each,
+                          desc=desc, tokenize_s=tokenize_s, max_context=max_context)
+        return ChoiceRun(scores=run.scores, truncated=[e.truncated for e in run.encoded],
+                         scorer_used=run.scorer_used, fallback_reason=run.fallback_reason, timing=run.timing())
+
     def score_choices(self, items: Sequence[Any], *, batch_size: int = 32, max_context: int = 1024,
                       scorer: str = "onepass", progress: bool = True,
                       on_item: ItemCallback | None = None, source: str | None = None) -> list[list[EndingScore]]:
-        """Score every ending of every item; see :func:`synthprobe.scoring.engine.score_items`."""
-        from synthprobe.scoring.engine import score_items
+        """Score every ending of every item; see :func:`synthprobe.backends.hf.loglik.score_items`."""
+        from synthprobe.backends.hf.loglik import score_items
 
         return score_items(self, items, batch_size=batch_size, max_context=max_context, scorer=scorer,
                            progress=progress, on_item=on_item, source=source).scores
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of ``text`` as generation encodes a prompt (no special tokens)."""
+        return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    def runtime(self) -> dict[str, Any]:
+        import torch
+        import transformers
+
+        return {"torch": torch.__version__, "transformers": transformers.__version__,
+                "torch_threads": torch.get_num_threads()}
 
     def loglikelihood(self, pairs: Iterable[tuple[str, str]], *, batch_size: int = 32,
                       max_context: int = 1024, progress: bool = False) -> list[EndingScore]:
@@ -150,7 +183,7 @@ class HFBackend:
 
         An empty context is replaced by the BOS token (else EOS), as lm-eval does.
         """
-        from synthprobe.scoring.engine import score_pairs
+        from synthprobe.backends.hf.loglik import score_pairs
 
         return score_pairs(self, list(pairs), batch_size=batch_size, max_context=max_context, progress=progress)
 
@@ -159,8 +192,8 @@ class HFBackend:
                  skip_leading_whitespace: bool = False) -> list[str] | list[Any]:
         """Greedy continuations of ``prompts`` (cut at ``stop``), after a BOS token when the
         backend was loaded with ``bos=True`` (``--bos``), as in scoring. ``details`` and
-        ``skip_leading_whitespace``: see :func:`synthprobe.models.generation.greedy_generate`."""
-        from synthprobe.models.generation import greedy_generate
+        ``skip_leading_whitespace``: see :func:`synthprobe.backends.hf.generate.greedy_generate`."""
+        from synthprobe.backends.hf.generate import greedy_generate
 
         return greedy_generate(self.model, self.tokenizer, list(prompts), max_new_tokens=max_new_tokens,
                                stop=stop, batch_size=batch_size, progress=progress,
@@ -171,8 +204,8 @@ class HFBackend:
                max_new_tokens: int, top_p: float = 1.0, stop: str | Sequence[str] | None = None,
                batch_size: int = 16, progress: bool = True, skip_leading_whitespace: bool = False) -> list[list[Any]]:
         """``n`` seeded samples per prompt (one seed per prompt), after a BOS token with ``--bos``;
-        see :func:`synthprobe.models.generation.sample_generate`."""
-        from synthprobe.models.generation import sample_generate
+        see :func:`synthprobe.backends.hf.generate.sample_generate`."""
+        from synthprobe.backends.hf.generate import sample_generate
 
         return sample_generate(self.model, self.tokenizer, list(prompts), n=n, temperature=temperature, seeds=seeds,
                                max_new_tokens=max_new_tokens, top_p=top_p, stop=stop, batch_size=batch_size,
@@ -224,23 +257,54 @@ def _load_error(spec: ModelSpec, exc: BaseException) -> ModelLoadError:
     return ModelLoadError(msg)
 
 
+#: The options :func:`load_backend` takes (``--model-arg`` keys included).
+OPTIONS = ("dtype", "device", "trust_remote_code", "bos", "progress", "threads")
+
+
+def check(spec: str, *, dtype: str | None = None, device: str = "auto", **options) -> None:
+    """Check the spec, options, device and dtype before anything loads (raises :class:`InputError`)."""
+    unknown = sorted(set(options) - set(OPTIONS))
+    if unknown:
+        raise InputError(f"the hf engine has no option {', '.join(unknown)}; it takes {', '.join(OPTIONS)}",
+                         field="--model-arg")
+    set_threads_check(options.get("threads"))
+    resolve_spec(spec)
+    resolve_dtype(dtype, resolve_device(device))
+
+
+def set_threads_check(threads: int | None) -> None:
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= 256):
+        raise InputError(f"expected 1..256, got {threads}", field="--threads")
+
+
+def set_threads(threads: int | None) -> None:
+    """torch's CPU threads (``--threads``); None leaves torch's choice."""
+    set_threads_check(threads)
+    if threads is None:
+        return
+    import torch
+
+    torch.set_num_threads(threads)
+
+
 def load_backend(spec: str, *, dtype: str | None = None, device: str = "auto", trust_remote_code: bool = False,
-                 bos: bool = False, progress: bool = True) -> HFBackend:
+                 bos: bool = False, progress: bool = True, threads: int | None = None) -> HFBackend:
     """Resolve ``spec``, load the model and tokenizer, and return a ready :class:`HFBackend`.
 
     Raises :class:`InputError` for a bad spec, device or dtype (checked before anything loads)
-    and :class:`ModelLoadError` when the files cannot be loaded.
+    and :class:`ModelLoadError` when the files cannot be loaded. ``threads``: torch's CPU threads.
     """
     resolved = resolve_spec(spec)
     device = resolve_device(device)
     dtype_name = resolve_dtype(dtype, device)
+    set_threads(threads)
 
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     location = resolved.location
     if resolved.kind == "gguf":
-        from synthprobe.models import gguf_cache
+        from synthprobe.backends.hf import gguf as gguf_cache
 
         if not resolved.gguf_path.is_file():
             raise InputError(f"GGUF file {resolved.gguf_path} does not exist", field="--model")
@@ -270,3 +334,10 @@ def load_backend(spec: str, *, dtype: str | None = None, device: str = "auto", t
     model.requires_grad_(False)
     return HFBackend(model, tokenizer, spec=resolved, name=resolved.display or spec, dtype=dtype_name,
                      device=device, bos=bos)
+
+
+def load(spec: str, **options) -> HFBackend:
+    """The engine entry point used by :func:`synthprobe.backends.load_backend`: unknown options
+    (a misspelt ``--model-arg``) are an :class:`InputError`, not a crash."""
+    check(spec, **{k: v for k, v in options.items() if k not in ("dtype", "device")})
+    return load_backend(spec, **options)

@@ -31,30 +31,11 @@ string, an end-of-sequence token, or the ``max_new_tokens`` budget (then it is t
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass
-from typing import Any, Callable, Literal, Sequence
+from typing import Any, Callable, Sequence
 
 import torch
 
-#: Why a continuation ended: a stop string, an end-of-sequence token, or the token budget.
-FinishReason = Literal["stop", "eos", "length"]
-
-
-@dataclass(frozen=True)
-class Generation:
-    """One continuation and how it ended."""
-
-    text: str
-    finish: FinishReason
-    #: Generated tokens (the end-of-sequence token not counted).
-    n_tokens: int
-
-    @property
-    def finished(self) -> bool:
-        """True when a stop string or an end-of-sequence token ended it; False when the
-        ``max_new_tokens`` budget ran out first (the text is truncated)."""
-        return self.finish != "length"
-
+from synthprobe.backends.base import FinishReason, Generation
 
 def _as_stops(stop: str | Sequence[str] | None) -> tuple[str, ...]:
     if stop is None:

@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import Any, Callable
 
 from synthprobe import __version__
+from synthprobe.backends.spec import EMBEDDED_ALIAS
 from synthprobe.errors import InputError
 from synthprobe.formats.arithmark3 import load_arithmark3
 from synthprobe.items import MCItem
 from synthprobe.io import atomic_write_json, check_not_input, sha256_file, slug
-from synthprobe.models.base import ScoringError
 from synthprobe.scoring import results as res
+from synthprobe.scoring.runner import run_items
 from synthprobe.tasks.deeparithmark.composition import RELEASE_FILE
 
 DEFAULT_DATA = RELEASE_FILE
@@ -34,7 +35,7 @@ ARITHMARK3_HOWTO = ("ArithMark 3.0 is not shipped with synthprobe; download the 
 @dataclass
 class ScoreConfig:
     data: Path = DEFAULT_DATA
-    models: list[str] = field(default_factory=lambda: ["smollm2-135m-instruct"])
+    models: list[str] = field(default_factory=lambda: [EMBEDDED_ALIAS])
     dtype: str | None = None
     device: str = "auto"
     batch_size: int = 32
@@ -49,18 +50,8 @@ class ScoreConfig:
     scorer: str = "onepass"
     progress: bool = True
     cache: bool = True
-
-
-class ScoringInterrupted(KeyboardInterrupt):
-    """Ctrl-C (SIGINT) while scoring; the message says how far the run got and what is cached."""
-
-    @classmethod
-    def after(cls, finished: int, where: str, *, cached: int | None, total: int) -> "ScoringInterrupted":
-        """``finished`` items scored by this run of ``where`` before Ctrl-C; ``cached`` of the
-        ``total`` items are now in the score cache (``None``: the cache is off)."""
-        kept = ("nothing is cached (--no-cache)" if cached is None else
-                f"{cached} of {total} items are cached, run the same command again to resume")
-        return cls(f"interrupted after {finished} items ({where}); {kept}")
+    #: Engine options (``--model-arg key=value``, ``--threads``), passed to ``load_backend``.
+    model_args: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -90,9 +81,8 @@ def default_output(models: list[str]) -> Path:
 
 def validate(config: ScoreConfig) -> list[Dataset]:
     """Check flags and load the data files; raises InputError before any model is touched."""
-    from synthprobe.models.hf import resolve_device, resolve_dtype
-    from synthprobe.models.resolve import resolve_spec
-    from synthprobe.scoring.engine import SCORERS
+    from synthprobe.backends import check_backend
+    from synthprobe.backends.base import SCORERS
 
     if config.batch_size < 1:
         raise InputError(f"expected a positive integer, got {config.batch_size}", field="--batch-size")
@@ -112,8 +102,7 @@ def validate(config: ScoreConfig) -> list[Dataset]:
                              field="--compare-data")
         datasets.append(load_dataset(config.compare_data, "arithmark3", config.limit))
     for spec in config.models:
-        resolve_spec(spec)
-    resolve_dtype(config.dtype, resolve_device(config.device))
+        check_backend(spec, dtype=config.dtype, device=config.device, **config.model_args)
     out = config.output or default_output(config.models)
     if out.exists() and out.is_dir():
         raise InputError("is a folder; expected a file name for the results JSON", path=out, field="--output")
@@ -128,7 +117,7 @@ def _cache_record(item_id: str, scores, truncated: bool) -> dict[str, Any]:
 
 
 def _from_cache(rec: dict[str, Any], n_endings: int, where: str):
-    from synthprobe.models.base import EndingScore
+    from synthprobe.backends.base import EndingScore
 
     rows = rec.get("scores")
     if not isinstance(rows, list) or len(rows) != n_endings or not all(
@@ -146,91 +135,50 @@ def score_dataset(backend, ds: Dataset, config: ScoreConfig, *,
     ``$SYNTHPROBE_CACHE/scores/<key>.jsonl`` (key: model fingerprint, data SHA-256, dtype,
     max context, BOS, scorer), so an interrupted run resumes with the items still missing;
     the one-pass scorer is batch invariant, so resumed scores equal a fresh run's. Ctrl-C keeps
-    the items already finished (a cut-short batch's too) and raises :class:`ScoringInterrupted`,
+    the items already finished (a cut-short batch's too) and raises :class:`~synthprobe.scoring.runner.ScoringInterrupted`,
     whose message says how many are cached. On CUDA out-of-memory the batch is halved and the
     run retried.
     """
     from synthprobe.metrics.summary import summarise
-    from synthprobe.scoring.cache import ScoreCache, cache_key, run_with_oom_backoff
-    from synthprobe.scoring.engine import run_encoded
+    from synthprobe.scoring.cache import ScoreCache, cache_key
     from synthprobe.scoring.records import build_records
-    from synthprobe.scoring.requests import encode_items
 
     cache = None
     if config.cache:
         settings = {"task": ds.key, "dtype": backend.dtype, "max_context": config.max_context,
                     "bos": config.bos, "scorer": config.scorer}
         cache = ScoreCache(cache_key(backend.fingerprint, ds.info["sha256"], settings))
+    where = f"{ds.key} · {backend.name}"
 
-    def attempt(batch_size: int):
-        done = cache.load() if cache is not None else {}
-        todo = [i for i, it in enumerate(ds.items) if it.id not in done]
-        pending: list[dict[str, Any]] = []
-        finished = 0
-        t0 = time.perf_counter()
-        encoded = encode_items(backend.tokenizer, [ds.items[i] for i in todo], max_context=config.max_context,
-                               bos_id=backend.bos_token_id if backend.bos else None, source=ds.info["path"])
-        tokenize_s = time.perf_counter() - t0
-        if config.progress and len(todo) < len(ds.items):
-            from synthprobe.scoring.cache import from_cache_note
+    def work(todo: list[int], batch_size: int, emit):
+        def on_item(k: int, scores, truncated: bool) -> None:
+            emit(todo[k], _cache_record(ds.items[todo[k]].id, scores, truncated))
 
-            print(f"{ds.key} · {backend.name}: {from_cache_note(len(ds.items) - len(todo), len(ds.items))}",
-                  file=sys.stderr, flush=True)
+        return backend.run_choices([ds.items[i] for i in todo], batch_size=batch_size,
+                                   max_context=config.max_context, scorer=config.scorer,
+                                   progress=config.progress and bool(todo), on_item=on_item, desc=where,
+                                   source=ds.info["path"])
 
-        def on_item(k: int, scores) -> None:
-            nonlocal finished
-            finished += 1
-            if cache is None:
-                return
-            pending.append(_cache_record(ds.items[todo[k]].id, scores, encoded[k].truncated))
-            if len(pending) >= batch_size:  # one fsync per batch
-                cache.append(pending)
-                pending.clear()
-
-        try:
-            run = run_encoded(backend, encoded, batch_size=batch_size, scorer=config.scorer,
-                              progress=config.progress and bool(todo), on_item=on_item,
-                              desc=f"{ds.key} · {backend.name}",
-                              tokenize_s=tokenize_s, max_context=config.max_context)
-        except KeyboardInterrupt:
-            where, total = f"{ds.key} · {backend.name}", len(ds.items)
-            if cache is None:
-                raise ScoringInterrupted.after(finished, where, cached=None, total=total) from None
-            if pending:  # finished items of a cut-short batch are kept too
-                cache.append(pending)
-            # count what is on disk: Ctrl-C may land between counting an item and caching it
-            n_cached = len(cache.load())
-            raise ScoringInterrupted.after(n_cached - len(done), where, cached=n_cached, total=total) from None
-        if cache is not None and pending:
-            cache.append(pending)
-        return done, todo, run
-
-    def halved(old: int, new: int) -> None:
-        echo(f"synthprobe: out of memory at batch size {old}; retrying with {new}")
-
-    try:
-        (done, todo, run), used_batch = run_with_oom_backoff(attempt, config.batch_size, on_halve=halved)
-    except RuntimeError as exc:
-        if "out of memory" in str(exc).lower():
-            raise ScoringError(f"out of memory while scoring with {backend.name} even at batch size 1") from exc
-        raise
+    result = run_items([it.id for it in ds.items], work, where=where, cache=cache, batch_size=config.batch_size,
+                       progress=config.progress, name=backend.name, echo=echo)
+    run = result.extra
+    place = str(cache.path) if cache is not None else ""
     scores: list[Any] = [None] * len(ds.items)
     truncated = [False] * len(ds.items)
-    for k, i in enumerate(todo):
+    for k, i in enumerate(result.todo):
         scores[i] = run.scores[k]
-        truncated[i] = run.encoded[k].truncated
-    where = str(cache.path) if cache is not None else ""
+        truncated[i] = run.truncated[k]
     for i, item in enumerate(ds.items):
         if scores[i] is None:
-            scores[i], truncated[i] = _from_cache(done[item.id], len(item.endings), where)
+            scores[i], truncated[i] = _from_cache(result.records[i], len(item.endings), place)
     records = build_records(ds.items, scores, truncated)
     block: dict[str, Any] = {
         "dataset": {k: ds.info[k] for k in ("path", "sha256", "n_items")},
         "scorer_used": run.scorer_used,
         "fallback_reason": run.fallback_reason,
-        "batch_size_used": used_batch,
-        "cached_items": len(ds.items) - len(todo),
-        "timing": run.timing(),
+        "batch_size_used": result.batch_size,
+        "cached_items": result.cached,
+        "timing": run.timing,
         "truncated": sum(truncated),
         "summary": summarise(records),
     }
@@ -241,16 +189,15 @@ def score_dataset(backend, ds: Dataset, config: ScoreConfig, *,
 
 def score_model(spec: str, datasets: list[Dataset], config: ScoreConfig, *,
                 echo: Callable[[str], None] = print) -> dict[str, Any]:
-    import torch
-    import transformers
-
-    from synthprobe.models.hf import load_backend
+    from synthprobe.backends import load_backend
 
     t0 = time.perf_counter()
     backend = load_backend(spec, dtype=config.dtype, device=config.device,
-                           trust_remote_code=config.trust_remote_code, bos=config.bos, progress=config.progress)
+                           trust_remote_code=config.trust_remote_code, bos=config.bos, progress=config.progress,
+                           **config.model_args)
     load_s = time.perf_counter() - t0
     try:
+        rt = backend.runtime()  # library versions: torch, transformers, torch_threads for the HF engine
         entry: dict[str, Any] = {
             "model": backend.describe(),
             "settings": {
@@ -259,10 +206,9 @@ def score_model(spec: str, datasets: list[Dataset], config: ScoreConfig, *,
                 "scorer": config.scorer,
                 "trust_remote_code": config.trust_remote_code,
                 "limit": config.limit,
-                "torch": torch.__version__,
-                "transformers": transformers.__version__,
+                **{k: rt[k] for k in ("torch", "transformers") if k in rt},
                 "synthprobe": __version__,
-                "torch_threads": torch.get_num_threads(),
+                **{k: v for k, v in rt.items() if k not in ("torch", "transformers")},
                 "python": platform.python_version(),
                 "platform": platform.platform(terse=True),
             },

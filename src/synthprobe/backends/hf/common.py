@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from synthprobe.models.base import EndingScore
+from synthprobe.backends.base import EndingScore
 
 #: Progress bars always show items/s (tqdm would switch to s/item below one item a second).
 BAR_FORMAT = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}, {rate_noinv_fmt}]"

@@ -24,7 +24,7 @@ Layout of one item (one row of the batch)::
   and moved per-token log-probs by ~3e-5 between batch sizes. Every matmul also gets at
   least ``MIN_ROWS`` rows (see :func:`build_batch`).
 
-The result equals the per-ending reference (:mod:`synthprobe.scoring.reference`) up to
+The result equals the per-ending reference (:mod:`synthprobe.backends.hf.reference`) up to
 floating-point rounding (3e-5 nats at most on the embedded model in fp32), and a row's
 scores do not depend on the batch it is in (identical at batch sizes 1, 8 and 32 there).
 """
@@ -35,9 +35,9 @@ import contextlib
 from dataclasses import dataclass
 from typing import Iterator, Sequence
 
-from synthprobe.models.base import EndingScore, ItemCallback
-from synthprobe.scoring.common import BAR_FORMAT, deliver_batch, model_device, target_logprobs
-from synthprobe.scoring.requests import EncodedItem
+from synthprobe.backends.base import EndingScore, ItemCallback
+from synthprobe.backends.hf.common import BAR_FORMAT, deliver_batch, model_device, target_logprobs
+from synthprobe.backends.hf.encode import EncodedItem
 
 
 @dataclass(frozen=True)

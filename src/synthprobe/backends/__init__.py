@@ -1,0 +1,72 @@
+"""Model backends: one contract (:mod:`.base`), one module or package per engine.
+
+``load_backend("[kind:]spec", **options)`` picks the engine by ``kind`` (default ``hf``: a
+transformers model from an alias, a local folder, a ``.gguf`` file or a hub id) and imports
+its module only then, so ``import synthprobe.backends`` pulls in neither torch nor any
+engine. An engine module offers ``load(spec, **options) -> Backend`` and, optionally,
+``check(spec, **options)`` (raise :class:`~synthprobe.errors.InputError` on a bad spec or
+option before anything loads).
+
+Adding an engine is one file: put ``backends/<kind>.py`` beside this one and add its line to
+:data:`ENGINES`, or, from outside the package (a plugin, a test), call
+``register_engine("<kind>", "my_package.my_engine")``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+from synthprobe.backends.base import (Backend, BaseBackend, ChoiceRun, EndingScore, Generation, ModelLoadError,
+                                      ScoringError)
+from synthprobe.backends.spec import EMBEDDED_ALIAS, ModelSpec, resolve_spec
+
+__all__ = ["Backend", "BaseBackend", "ChoiceRun", "EndingScore", "Generation", "ModelLoadError", "ScoringError",
+           "EMBEDDED_ALIAS", "ModelSpec", "resolve_spec", "load_backend", "check_backend", "register_engine",
+           "ENGINES", "DEFAULT_KIND"]
+
+#: kind -> (module, the pip extra that brings its dependencies, or None).
+ENGINES: dict[str, tuple[str, str | None]] = {
+    "hf": ("synthprobe.backends.hf.backend", None),
+}
+DEFAULT_KIND = "hf"
+
+
+def register_engine(kind: str, module: str, extra: str | None = None) -> None:
+    """Make ``load_backend("<kind>:spec")`` use ``module`` (imported on first use)."""
+    if not kind.isidentifier():
+        raise ValueError(f"an engine kind is a plain name, got {kind!r}")
+    ENGINES[kind] = (module, extra)
+
+
+def split_kind(spec: str) -> tuple[str, str]:
+    """``"toy:abc"`` -> ``("toy", "abc")``; a spec without a registered kind prefix is HF's
+    (``C:\\model`` or ``org/name`` stay whole)."""
+    head, sep, rest = spec.partition(":")
+    if sep and head in ENGINES:
+        return head, rest
+    return DEFAULT_KIND, spec
+
+
+def _engine(kind: str) -> ModuleType:
+    module, extra = ENGINES[kind]
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        hint = f"pip install 'synthprobe[{extra}]'" if extra else "reinstall synthprobe"
+        raise ModelLoadError(f"the {kind!r} engine needs a package that is not installed "
+                             f"({exc.name or exc}); {hint}") from exc
+
+
+def check_backend(spec: str, **options) -> None:
+    """Check ``spec`` and ``options`` as the engine would, without loading anything."""
+    kind, rest = split_kind(spec)
+    check = getattr(_engine(kind), "check", None)
+    if check is not None:
+        check(rest, **options)
+
+
+def load_backend(spec: str, **options) -> Backend:
+    """Load ``[kind:]spec`` with the engine of ``kind`` (default ``hf``) and return its backend."""
+    kind, rest = split_kind(spec)
+    return _engine(kind).load(rest, **options)

@@ -1,0 +1,233 @@
+"""The model contract: everything a scorer, a task, a probe or the study needs from a causal LM.
+
+Every engine (``backends/hf`` today; one file or folder per engine) returns a :class:`Backend`
+from ``load(spec, **options)``; nothing outside ``backends/`` touches a tokenizer or a model.
+
+``loglikelihood(pairs)``
+    ``log P(continuation | context)`` for free ``(context, continuation)`` string pairs, one
+    :class:`EndingScore` per pair (summed log-probability, tokens, characters, greedy or not).
+
+``score_choices(items)`` / ``run_choices(items)``
+    For multiple-choice items (anything with ``ctx`` and ``endings``) one :class:`EndingScore`
+    per ending; ``run_choices`` also says which scorer ran, what was truncated and how long it
+    took (:class:`ChoiceRun`), and calls ``on_item`` as each item finishes.
+
+``generate(prompts, max_new_tokens, stop)`` / ``sample(prompts, n=, temperature=, seeds=, ...)``
+    Greedy continuations (``details=True``: :class:`Generation` objects saying how each ended)
+    and ``n`` seeded samples per prompt.
+
+``count_tokens(text)``, ``describe()``, ``runtime()``, ``close()``
+    plus the identity fields ``name``, ``fingerprint``, ``n_params``, ``dtype``, ``device``,
+    ``bos`` and ``max_length`` (the model's positions, or None).
+
+:class:`BaseBackend` gives ``score_choices``/``run_choices`` from ``loglikelihood`` (as
+lm-eval's ``TemplateLM`` builds multiple choice from log-likelihoods), a ``sample`` that says
+the engine cannot sample, and the rest, so a new engine implements ``loglikelihood`` and
+``generate`` only.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Iterable, Literal, Protocol, Sequence, runtime_checkable
+
+
+class ModelLoadError(RuntimeError):
+    """A model could not be resolved or loaded. ``str(err)`` is the message shown to the user."""
+
+
+class ScoringError(RuntimeError):
+    """Scoring could not be carried out for a reason that is not bad input (e.g. out of memory)."""
+
+
+@dataclass(frozen=True)
+class EndingScore:
+    """The score of one continuation given its context."""
+
+    #: Sum of the continuation tokens' log-probabilities (natural log, computed in fp32).
+    logprob: float
+    #: Number of continuation tokens.
+    n_tokens: int
+    #: Number of characters of the continuation string (leading space included).
+    n_chars: int
+    #: True when every continuation token is the argmax of the model's next-token distribution.
+    is_greedy: bool
+
+    @property
+    def per_token(self) -> float:
+        """Mean log-probability per token (ArithMark 3.0's normalised score)."""
+        return self.logprob / max(self.n_tokens, 1)
+
+    @property
+    def per_char(self) -> float:
+        """Log-probability per character (lm-eval's ``acc_norm`` normalisation)."""
+        return self.logprob / max(self.n_chars, 1)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+#: Called once per finished item with ``(index in the input list, scores of its endings)``.
+ItemCallback = Callable[[int, list[EndingScore]], None]
+
+#: :meth:`Backend.run_choices`'s ``on_item``: ``(index, scores of its endings, context truncated)``.
+ChoiceCallback = Callable[[int, list[EndingScore], bool], None]
+
+
+#: The multiple-choice scorers an engine may offer (``--scorer``); engines without a one-pass
+#: path run every request on its own, which is what ``reference`` means.
+SCORERS = ("onepass", "reference")
+
+#: Why a continuation ended: a stop string, an end-of-sequence token, or the token budget.
+FinishReason = Literal["stop", "eos", "length"]
+
+
+@dataclass(frozen=True)
+class Generation:
+    """One continuation and how it ended."""
+
+    text: str
+    finish: FinishReason
+    #: Generated tokens (the end-of-sequence token not counted).
+    n_tokens: int
+
+    @property
+    def finished(self) -> bool:
+        """True when a stop string or an end-of-sequence token ended it; False when the
+        ``max_new_tokens`` budget ran out first (the text is truncated)."""
+        return self.finish != "length"
+
+
+@dataclass
+class ChoiceRun:
+    """Scores of one multiple-choice run plus how it went."""
+
+    scores: list[list[EndingScore]]
+    #: Per item: whether its context was left-truncated to fit ``max_context``.
+    truncated: list[bool]
+    scorer_used: str
+    fallback_reason: str | None = None
+    #: JSON-ready timing (``tokenize_s``, ``eval_s``, ``items_per_s``, ...).
+    timing: dict[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """What :func:`synthprobe.backends.load_backend` returns."""
+
+    name: str
+    fingerprint: str
+    n_params: int | None
+    dtype: str
+    device: str
+    bos: bool
+    max_length: int | None
+
+    def loglikelihood(self, pairs: Iterable[tuple[str, str]], *, batch_size: int = 32,
+                      max_context: int = 1024, progress: bool = False) -> list[EndingScore]:
+        ...
+
+    def score_choices(self, items: Sequence[Any], *, batch_size: int = 32, max_context: int = 1024,
+                      scorer: str = "onepass", progress: bool = True,
+                      on_item: ItemCallback | None = None) -> list[list[EndingScore]]:
+        ...
+
+    def run_choices(self, items: Sequence[Any], *, batch_size: int = 32, max_context: int = 1024,
+                    scorer: str = "onepass", progress: bool = True, on_item: ChoiceCallback | None = None,
+                    desc: str | None = None, source: str | None = None) -> ChoiceRun:
+        ...
+
+    def generate(self, prompts: Sequence[str], max_new_tokens: int, stop: str | Sequence[str] | None = None,
+                 *, batch_size: int = 16, progress: bool = True, details: bool = False,
+                 skip_leading_whitespace: bool = False) -> list[str] | list[Generation]:
+        ...
+
+    def sample(self, prompts: Sequence[str], *, n: int, temperature: float, seeds: Sequence[int],
+               max_new_tokens: int, top_p: float = 1.0, stop: str | Sequence[str] | None = None,
+               batch_size: int = 16, progress: bool = True,
+               skip_leading_whitespace: bool = False) -> list[list[Generation]]:
+        ...
+
+    def count_tokens(self, text: str) -> int:
+        ...
+
+    def describe(self) -> dict[str, Any]:
+        ...
+
+    def runtime(self) -> dict[str, Any]:
+        ...
+
+    def close(self) -> None:
+        ...
+
+
+class BaseBackend:
+    """Defaults for an engine: subclass it, set the identity fields, implement
+    :meth:`loglikelihood` and :meth:`generate`; override the rest where the engine can do better."""
+
+    name: str = "model"
+    fingerprint: str = ""
+    n_params: int | None = None
+    dtype: str = "float32"
+    device: str = "cpu"
+    bos: bool = False
+    max_length: int | None = None
+
+    def loglikelihood(self, pairs: Iterable[tuple[str, str]], *, batch_size: int = 32,
+                      max_context: int = 1024, progress: bool = False) -> list[EndingScore]:
+        raise NotImplementedError(f"{type(self).__name__} does not implement loglikelihood")
+
+    def generate(self, prompts: Sequence[str], max_new_tokens: int, stop: str | Sequence[str] | None = None,
+                 *, batch_size: int = 16, progress: bool = True, details: bool = False,
+                 skip_leading_whitespace: bool = False) -> list[str] | list[Generation]:
+        raise NotImplementedError(f"{type(self).__name__} does not implement generate")
+
+    def run_choices(self, items: Sequence[Any], *, batch_size: int = 32, max_context: int = 1024,
+                    scorer: str = "onepass", progress: bool = True, on_item: ChoiceCallback | None = None,
+                    desc: str | None = None, source: str | None = None) -> ChoiceRun:
+        """Every ending of every item through :meth:`loglikelihood`, one item's endings per call
+        (so ``on_item`` fires as each item finishes); the scorer used is always ``reference``."""
+        t0 = time.perf_counter()
+        scores: list[list[EndingScore]] = []
+        for k, item in enumerate(items):
+            row = list(self.loglikelihood([(item.ctx, e) for e in item.endings], batch_size=batch_size,
+                                          max_context=max_context, progress=False))
+            scores.append(row)
+            if on_item is not None:
+                on_item(k, row, False)
+        eval_s = time.perf_counter() - t0
+        reason = None if scorer == "reference" else f"{type(self).__name__} scores each ending on its own"
+        return ChoiceRun(scores=scores, truncated=[False] * len(scores), scorer_used="reference",
+                         fallback_reason=reason,
+                         timing={"eval_s": round(eval_s, 3),
+                                 "items_per_s": round(len(scores) / eval_s, 3) if scores and eval_s > 0 else None})
+
+    def score_choices(self, items: Sequence[Any], *, batch_size: int = 32, max_context: int = 1024,
+                      scorer: str = "onepass", progress: bool = True,
+                      on_item: ItemCallback | None = None) -> list[list[EndingScore]]:
+        return self.run_choices(items, batch_size=batch_size, max_context=max_context, scorer=scorer,
+                                progress=progress,
+                                on_item=None if on_item is None else lambda k, s, _t: on_item(k, s)).scores
+
+    def sample(self, prompts: Sequence[str], *, n: int, temperature: float, seeds: Sequence[int],
+               max_new_tokens: int, top_p: float = 1.0, stop: str | Sequence[str] | None = None,
+               batch_size: int = 16, progress: bool = True,
+               skip_leading_whitespace: bool = False) -> list[list[Generation]]:
+        raise ScoringError(f"the {type(self).__name__} engine cannot sample; use temperature 0 (greedy decoding)")
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of ``text``; by default its UTF-8 bytes, an upper bound for byte-level vocabularies."""
+        return len(text.encode("utf-8"))
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "source": type(self).__name__, "params": self.n_params,
+                "fingerprint": self.fingerprint, "dtype": self.dtype, "device": self.device, "bos": self.bos,
+                "max_positions": self.max_length}
+
+    def runtime(self) -> dict[str, Any]:
+        """Library versions and thread settings recorded beside scores (none by default)."""
+        return {}
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,124 @@
+"""THE scoring loop, written once for every scored workload (Deep Arithmark, ArithMark 3.0,
+GPT-3 tasks): per-item cache, resume, progress, the Ctrl-C message and out-of-memory halving.
+
+A workload says only what to ask the backend: a ``work(todo, batch_size, emit)`` function that
+scores the items at positions ``todo`` (in input order) and calls ``emit(position, record)``
+as each one finishes; ``record`` is a JSON object whose ``id`` names the item in the cache.
+:func:`run_items` does the rest and returns every item's record (fresh or cached) in order.
+Workloads that batch prompts themselves walk them with :func:`batches` (longest first, the
+order a resumed run repeats, with one progress bar).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Sequence, TypeVar
+
+from synthprobe.backends.base import ScoringError
+from synthprobe.scoring.cache import ScoreCache, from_cache_note, run_with_oom_backoff
+
+T = TypeVar("T")
+
+#: ``emit(position, record)``: one item finished.
+Emit = Callable[[int, dict], None]
+
+
+class ScoringInterrupted(KeyboardInterrupt):
+    """Ctrl-C (SIGINT) while scoring; the message says how far the run got and what is cached."""
+
+    @classmethod
+    def after(cls, finished: int, where: str, *, cached: int | None, total: int) -> "ScoringInterrupted":
+        """``finished`` items scored by this run of ``where`` before Ctrl-C; ``cached`` of the
+        ``total`` items are now in the score cache (``None``: the cache is off)."""
+        kept = ("nothing is cached (--no-cache)" if cached is None else
+                f"{cached} of {total} items are cached, run the same command again to resume")
+        return cls(f"interrupted after {finished} items ({where}); {kept}")
+
+
+@dataclass
+class RunResult:
+    #: Every item's record, in input order (fresh or from the cache).
+    records: list[dict]
+    #: Positions scored by this run, in input order.
+    todo: list[int]
+    #: Items read back from the cache.
+    cached: int
+    #: Records the cache held when the run started (it may hold items beyond ``ids``).
+    stored: int
+    #: The batch size that finally worked (after out-of-memory halving).
+    batch_size: int
+    #: What ``work`` returned.
+    extra: Any
+
+
+def run_items(ids: Sequence[str], work: Callable[[list[int], int, Emit], T], *, where: str,
+              cache: ScoreCache | None, batch_size: int, progress: bool, name: str,
+              echo: Callable[[str], None] = print) -> RunResult:
+    """Score the items named ``ids`` (see the module docstring) and return their records.
+
+    With ``cache``, finished records are appended once per ``batch_size`` items (one fsync per
+    batch), and items already there are not scored again. Ctrl-C saves what finished and raises
+    :class:`ScoringInterrupted`; out of memory halves the batch and retries (``name`` is the
+    model in the error when even a batch of one does not fit).
+    """
+    total = len(ids)
+
+    def attempt(size: int):
+        done = cache.load() if cache is not None else {}
+        todo = [i for i, key in enumerate(ids) if key not in done]
+        fresh: dict[int, dict] = {}
+        pending: list[dict] = []
+        if progress and len(todo) < total:
+            print(f"{where}: {from_cache_note(total - len(todo), total)}", file=sys.stderr, flush=True)
+
+        def emit(pos: int, record: dict) -> None:
+            fresh[pos] = record
+            if cache is None:
+                return
+            pending.append(record)
+            if len(pending) >= size:  # one fsync per batch
+                cache.append(pending)
+                pending.clear()
+
+        try:
+            extra = work(todo, size, emit)
+        except KeyboardInterrupt:
+            if cache is None:
+                raise ScoringInterrupted.after(len(fresh), where, cached=None, total=total) from None
+            # Ctrl-C may land while a batch is being saved: save what is not on disk yet (the
+            # cache writes each item once), then count what is there.
+            cache.append(list(fresh.values()))
+            n_cached = len(cache.load())
+            raise ScoringInterrupted.after(n_cached - len(done), where, cached=n_cached, total=total) from None
+        if cache is not None and pending:
+            cache.append(pending)
+        return done, todo, fresh, extra
+
+    def halved(old: int, new: int) -> None:
+        echo(f"synthprobe: out of memory at batch size {old}; retrying with {new}")
+
+    try:
+        (done, todo, fresh, extra), used = run_with_oom_backoff(attempt, batch_size, on_halve=halved)
+    except RuntimeError as exc:
+        if "out of memory" in str(exc).lower():
+            raise ScoringError(f"out of memory while scoring with {name} even at batch size 1") from exc
+        raise
+    records = [fresh[i] if i in fresh else done[key] for i, key in enumerate(ids)]
+    return RunResult(records=records, todo=todo, cached=total - len(todo), stored=len(done), batch_size=used, extra=extra)
+
+
+def batches(todo: Sequence[T], batch_size: int, *, length: Callable[[T], int], tiebreak: Callable[[T], Any],
+            desc: str, total: int, progress: bool) -> Iterator[list[T]]:
+    """``todo`` longest first (``length``, then ``tiebreak``), ``batch_size`` at a time, under one
+    progress bar that starts at the ``total - len(todo)`` items already done. A resumed run forms
+    the same batches (the cached ones are a prefix of this order), so its outputs are the same."""
+    from tqdm.auto import tqdm
+
+    order = sorted(todo, key=lambda x: (-length(x), tiebreak(x)))
+    with tqdm(total=total, initial=total - len(order), desc=desc, unit="item",
+              disable=not progress or not order, dynamic_ncols=True) as bar:
+        for s in range(0, len(order), batch_size):
+            chunk = order[s:s + batch_size]
+            yield chunk
+            bar.update(len(chunk))

@@ -1,0 +1,65 @@
+"""A new engine is one file: the toy engine (loglikelihood and generate only) scores both
+benchmarks end to end through the real CLI and writes valid results files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from synthprobe.backends import ENGINES, load_backend, register_engine
+from synthprobe.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def toy():
+    register_engine("toy", "toy_engine")
+    yield
+    ENGINES.pop("toy", None)
+
+
+def test_the_base_class_gives_choices_and_refuses_sampling(toy):
+    from types import SimpleNamespace
+
+    from synthprobe.backends import ScoringError
+
+    b = load_backend("toy:x")
+    item = SimpleNamespace(ctx="2 plus 2 is", endings=(" 4", " five"))
+    (scores,) = b.score_choices([item])
+    assert [s.logprob for s in scores] == [s.logprob for s in b.loglikelihood([("2 plus 2 is", e) for e in item.endings])]
+    assert b.count_tokens("abc") == 3 and b.describe()["name"] == "toy:x"
+    with pytest.raises(ScoringError, match="cannot sample"):
+        b.sample(["x"], n=2, temperature=1.0, seeds=[0], max_new_tokens=2)
+
+
+def test_toy_engine_scores_deeparithmark_through_the_cli(toy, tmp_path):
+    out = tmp_path / "da.json"
+    assert main(["score", "deeparithmark", "--data", str(ROOT / "data" / "deeparithmark-1.jsonl"),
+                 "--model", "toy:bigram", "--limit", "8", "--no-progress", "--save-predictions",
+                 "--output", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["schema"] == "synthprobe/deeparithmark-results"
+    (entry,) = doc["models"]
+    block = entry["results"]["deeparithmark"]
+    assert entry["model"]["name"] == "toy:bigram" and block["dataset"]["n_items"] == 8
+    assert len(block["predictions"]) == 8 and block["scorer_used"] == "reference"
+    assert entry["row"]["model"] and "summary" in block
+
+
+def test_toy_engine_scores_gpt3_through_the_cli(toy, tmp_path):
+    out = tmp_path / "gpt3.json"
+    assert main(["score", "gpt3", "--model", "toy:bigram", "--limit", "4", "--tasks", "2D+", "--quiet",
+                 "--no-cache", "--output", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["benchmark"] == "gpt3-synthetic" and doc["model"]["name"] == "toy:bigram"
+    assert [r["setting"] for r in doc["results"]] == ["zero", "one", "few"]
+    assert all(r["n"] == 4 for r in doc["results"])
+
+
+def test_an_unknown_engine_option_is_bad_input(tmp_path):
+    code = main(["score", "gpt3", "--model-arg", "nonsense=1", "--limit", "1", "--tasks", "2D+", "--quiet",
+                 "--output", str(tmp_path / "x.json")])
+    assert code == 2
