@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from synthprobe.results import SCHEMA, read_results
+
 from synthprobe.backends import ENGINES, load_backend, register_engine
 from synthprobe.cli import main
 
@@ -41,7 +43,8 @@ def test_toy_engine_scores_deeparithmark_through_the_cli(toy, tmp_path):
                  "--model", "toy:bigram", "--limit", "8", "--no-progress", "--save-predictions",
                  "--output", str(out)]) == 0
     doc = json.loads(out.read_text())
-    assert doc["schema"] == "synthprobe/deeparithmark-results"
+    assert doc["schema"] == SCHEMA
+    read_results(out)  # the one reader takes it
     (entry,) = doc["models"]
     block = entry["results"]["deeparithmark"]
     assert entry["model"]["name"] == "toy:bigram" and block["dataset"]["n_items"] == 8
@@ -57,6 +60,7 @@ def test_toy_engine_scores_gpt3_through_the_cli(toy, tmp_path):
     assert doc["benchmark"] == "gpt3-synthetic" and doc["model"]["name"] == "toy:bigram"
     assert [r["setting"] for r in doc["results"]] == ["zero", "one", "few"]
     assert all(r["n"] == 4 for r in doc["results"])
+    read_results(out)  # the one reader takes it
 
 
 def test_an_unknown_engine_option_is_bad_input(tmp_path):
