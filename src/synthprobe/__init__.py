@@ -9,7 +9,7 @@ Quick helpers (imported on first use, so ``import synthprobe`` stays light):
 loaded backend or a model spec string; see :mod:`synthprobe.api`.
 """
 
-__version__ = "0.1.0"
+from synthprobe.version import __version__
 
 _HELPERS = ("loglik", "generate")
 

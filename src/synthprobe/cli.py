@@ -11,7 +11,7 @@ import argparse
 import importlib
 import sys
 
-from synthprobe import __version__
+from synthprobe.version import __version__
 from synthprobe.errors import EXIT_BAD_INPUT, EXIT_FAILED, run_command_line
 
 VERBS = {
@@ -32,6 +32,7 @@ _ROOMS = (
     "synthprobe.tasks.deeparithmark.cli",
     "synthprobe.tasks.gpt3.cli",
     "synthprobe.scoring.cli",
+    "synthprobe.scoring.gpt3_cli",
     "synthprobe.scoring.cache_cli",
     "synthprobe.study.cli",
     "synthprobe.probes.cli",

@@ -131,3 +131,13 @@ def load_backend_or_exit(spec: str, args: argparse.Namespace, **extra):
         return load_backend(spec, **backend_options(args, **extra))
     except ModelLoadError as exc:
         raise CommandFailed(str(exc)) from None
+
+
+def add_probe_model_args(p: argparse.ArgumentParser) -> None:
+    """The model block (:func:`add_model_args`) plus ``--bos`` and ``--seed``: the generating commands (probes, study)."""
+    add_model_args(p)
+    p.add_argument("--bos", action="store_true",
+                   help="put the tokenizer's BOS token before every prompt (for models trained with one; "
+                        "refused when the tokenizer has none)")
+    p.add_argument("--seed", type=nonneg_int, default=0,
+                   help="sampling seed; the same seed gives byte-identical output files (default: %(default)s)")

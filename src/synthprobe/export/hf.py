@@ -31,7 +31,7 @@ import pyarrow.parquet as pq
 import yaml
 
 from synthprobe.errors import InputError
-from synthprobe.export._files import check_out_dir, write_tree
+from synthprobe.io import check_out_dir, write_tree
 from synthprobe.io import check_output_dir
 from synthprobe.export.release import DEFAULT_RELEASE, Release, load_release
 

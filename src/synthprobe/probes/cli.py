@@ -5,23 +5,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from synthprobe.cliargs import add_model_args, any_int, load_backend_or_exit, nonneg_int
+from synthprobe.cliargs import add_probe_model_args, any_int, load_backend_or_exit
 from synthprobe.errors import InputError
 from synthprobe.io import (add_overwrite_argument, atomic_write_json, atomic_write_text, check_output_dir,
                            sha256_file)
 
-def add_probe_model_args(p: argparse.ArgumentParser) -> None:
-    """The model block (:func:`synthprobe.cliargs.add_model_args`) plus ``--bos`` and ``--seed``."""
-    add_model_args(p)
-    p.add_argument("--bos", action="store_true",
-                   help="put the tokenizer's BOS token before every prompt (for models trained with one; "
-                        "refused when the tokenizer has none)")
-    p.add_argument("--seed", type=nonneg_int, default=0,
-                   help="sampling seed; the same seed gives byte-identical output files (default: %(default)s)")
 
 
 def _items_label(path: str | None, default_name: str) -> tuple[str, str]:
-    from synthprobe.probes.items import resource_path
+    from synthprobe.io import resource_path
 
     if path is None:
         return f"synthprobe:resources/{default_name}", sha256_file(resource_path(default_name))

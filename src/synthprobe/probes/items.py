@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 from synthprobe.errors import InputError
-from synthprobe.io import read_jsonl
+from synthprobe.io import read_jsonl, resource_path
 
 NOVEL_WORDS_FILE = "novel_words.jsonl"
 GRAMMAR_FILE = "grammar.jsonl"
@@ -22,11 +21,6 @@ _WORD = re.compile(r"^[A-Za-z][A-Za-z'-]{0,39}$")
 MAX_TEXT = 2000
 #: Shortest made-up word (letters): the word-use proxy is meaningless for "a" or "is".
 MIN_LETTERS = 3
-
-
-def resource_path(name: str) -> Path:
-    """Path of a file shipped in ``synthprobe/resources``."""
-    return Path(str(resources.files("synthprobe").joinpath("resources", name)))
 
 
 def _text(obj: dict, key: str, path, line: int, *, required: bool = True) -> str | None:

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Sequence
 
 from synthprobe.errors import InputError
-from synthprobe.export._files import write_tree
+from synthprobe.io import write_tree
 from synthprobe.io import check_output_dir
 from synthprobe.report import page
 from synthprobe.report.deeparithmark import figures as plots

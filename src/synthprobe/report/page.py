@@ -9,7 +9,7 @@ from typing import Sequence
 from synthprobe.templating import Markup, escape
 from synthprobe.templating import render as render_template
 
-from synthprobe import __version__
+from synthprobe.version import __version__
 from synthprobe.report.deeparithmark import section as deep_section
 from synthprobe.report.gpt3 import section as gpt3_section
 from synthprobe.report.gpt3 import table as gt

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from synthprobe import __version__
+from synthprobe.version import __version__
 from synthprobe.backends.spec import EMBEDDED_ALIAS
 from synthprobe.errors import InputError
 from synthprobe.formats.arithmark3 import load_arithmark3

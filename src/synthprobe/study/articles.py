@@ -13,7 +13,7 @@ from pathlib import Path
 
 from synthprobe.errors import InputError
 from synthprobe.io import read_jsonl
-from synthprobe.probes.items import resource_path
+from synthprobe.io import resource_path
 
 SAMPLE_FILE = "study_sample.jsonl"
 MAX_ARTICLE_CHARS = 40_000

@@ -43,7 +43,8 @@ def _cmd_generate(args) -> int:
             raise InputError(f"must be at least {least} ({why})", field="--limit")
         articles = articles[: args.limit]
     if "model" in conditions and len(articles) <= settings.variant.context_articles:
-        from synthprobe.study.articles import SAMPLE_FILE, resource_path
+        from synthprobe.io import resource_path
+        from synthprobe.study.articles import SAMPLE_FILE
 
         k = settings.variant.context_articles
         raise InputError(f"holds {len(articles)} article(s); the ~{args.length}-word variant (--length "
@@ -168,7 +169,7 @@ def _cmd_results(args) -> int:
 
 
 def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
-    from synthprobe.probes.cli import add_probe_model_args
+    from synthprobe.cliargs import add_probe_model_args
     from synthprobe.study.limits import LOCKOUT_AFTER, LOCKOUT_SECONDS
 
     sub = verbs["study"]

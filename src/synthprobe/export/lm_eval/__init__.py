@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Iterable
 
 from synthprobe.errors import InputError
-from synthprobe.export._files import check_out_dir, write_tree
+from synthprobe.io import check_out_dir, write_tree
 from synthprobe.export.lm_eval.deeparithmark import GROUP_BY_DEPTH, TASK, deeparithmark_files
 from synthprobe.export.lm_eval.gpt3 import (DEFAULT_GPT3_TASKS, FEWSHOT_MODULE, GPT3_PREFIX, Gpt3Pool,
                                             built_pools, fewshot_module, gpt3_files, user_pool)
