@@ -4,6 +4,7 @@ benchmarks end to end through the real CLI and writes valid results files."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -67,3 +68,25 @@ def test_an_unknown_engine_option_is_bad_input(tmp_path):
     code = main(["score", "gpt3", "--model-arg", "nonsense=1", "--limit", "1", "--tasks", "2D+", "--quiet",
                  "--output", str(tmp_path / "x.json")])
     assert code == 2
+
+
+def test_an_engine_without_a_weights_fingerprint_is_never_cached(toy, tmp_path, monkeypatch):
+    """Scores are cached under the weights fingerprint: an engine that has none must not share
+    entries between its models, so nothing of it is cached."""
+    import toy_engine
+
+    real_init = toy_engine.ToyBackend.__init__
+
+    def init(self, *a, **k):
+        real_init(self, *a, **k)
+        self.fingerprint = ""
+
+    monkeypatch.setattr(toy_engine.ToyBackend, "__init__", init)
+    scores = Path(os.environ["SYNTHPROBE_CACHE"]) / "scores"
+    out = tmp_path / "da.json"
+    assert main(["score", "deeparithmark", "--data", str(ROOT / "data" / "deeparithmark-1.jsonl"),
+                 "--model", "toy:bigram", "--limit", "4", "--no-progress", "--output", str(out)]) == 0
+    out2 = tmp_path / "g.json"
+    assert main(["score", "gpt3", "--model", "toy:bigram", "--limit", "2", "--tasks", "2D+", "--shots", "0",
+                 "--quiet", "--output", str(out2)]) == 0
+    assert not scores.exists() or not any(scores.iterdir())

@@ -45,6 +45,13 @@ def models_dir() -> Path:
     return cache_root() / "models"
 
 
+def cacheable(backend) -> bool:
+    """Whether ``backend``'s scores may be cached: entries are keyed by the model's weights
+    fingerprint, so an engine that gives none (an empty ``fingerprint``, e.g. a server whose weights
+    cannot be read) is never cached — two of its models would otherwise share entries."""
+    return bool(getattr(backend, "fingerprint", ""))
+
+
 def cache_key(model_fingerprint: Mapping[str, Any] | str, data_sha256: str,
               settings: Mapping[str, Any]) -> str:
     """SHA-256 over a canonical JSON of the three parts (key order does not matter)."""

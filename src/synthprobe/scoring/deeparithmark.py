@@ -140,11 +140,11 @@ def score_dataset(backend, ds: Dataset, config: ScoreConfig, *,
     run retried.
     """
     from synthprobe.metrics.summary import summarise
-    from synthprobe.scoring.cache import ScoreCache, cache_key
+    from synthprobe.scoring.cache import ScoreCache, cache_key, cacheable
     from synthprobe.scoring.records import build_records
 
     cache = None
-    if config.cache:
+    if config.cache and cacheable(backend):
         settings = {"task": ds.key, "dtype": backend.dtype, "max_context": config.max_context,
                     "bos": config.bos, "scorer": config.scorer}
         cache = ScoreCache(cache_key(backend.fingerprint, ds.info["sha256"], settings))

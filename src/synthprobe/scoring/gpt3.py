@@ -53,6 +53,7 @@ from typing import Any, Callable, Sequence
 from synthprobe.errors import InputError
 from synthprobe.metrics.choice import exact_match, pick_choice
 from synthprobe.metrics.stats import wilson_percent
+from synthprobe.scoring.cache import cacheable
 from synthprobe.scoring.runner import batches, run_items
 from synthprobe.tasks.gpt3.registry import BuildConfig, FORMATS, Task, build_items, serialize
 from synthprobe.tasks.gpt3.paper import SIZES, ROW_NOTES, paper_row, where_it_lands
@@ -220,7 +221,7 @@ def score_task(backend, task: Task, k: int, config: EvalConfig, pool: list,
         return rows
 
     cache = None
-    if config.cache:
+    if config.cache and cacheable(backend):
         cache = item_cache(backend, task, pool, {
             "setting": setting, "k": k, "seed": config.seed, "format": fmt, "check": config.check,
             "max_context": max_context, "max_new_tokens": max_new})
