@@ -1,11 +1,14 @@
-"""Scoring causal LMs on multiple-choice items under the ArithMark 3.0 protocol.
+"""``synthprobe score``: a backend on a task, through one runner.
 
-* :mod:`~synthprobe.backends.hf.encode`: tokenisation and left-truncation (the protocol);
-* :mod:`~synthprobe.backends.hf.reference`: one row per (context, ending), as lm-eval does;
-* :mod:`~synthprobe.backends.hf.onepass`: each context once, endings in a tree mask (the default);
-* :mod:`~synthprobe.backends.hf.loglik`: picks and checks the scorer for a loaded backend;
+* :mod:`~synthprobe.scoring.runner`: THE batch → cache → resume → Ctrl-C → out-of-memory loop;
 * :mod:`~synthprobe.scoring.cache`: per-item records on disk, so interrupted runs resume;
-* :mod:`~synthprobe.scoring.records`: per-item records; :mod:`~synthprobe.scoring.results`:
-  the results JSON schema and the printed table; :mod:`~synthprobe.scoring.deeparithmark` and
-  :mod:`~synthprobe.scoring.cli`: ``synthprobe score deeparithmark``.
+* :mod:`~synthprobe.scoring.deeparithmark`: Deep Arithmark and the ArithMark 3.0 comparison
+  (what to ask the backend, how to score the answer); :mod:`~synthprobe.scoring.records` its
+  per-item records, :mod:`~synthprobe.scoring.results` its results block and printed table;
+* :mod:`~synthprobe.scoring.gpt3`: GPT-3's synthetic tasks, zero-/one-/few-shot;
+* :mod:`~synthprobe.scoring.cli`, :mod:`~synthprobe.scoring.gpt3_cli`,
+  :mod:`~synthprobe.scoring.cache_cli`: the commands.
+
+The model side (tokenisation, the one-pass and per-ending scorers) lives in the engines under
+:mod:`synthprobe.backends`; the results document in :mod:`synthprobe.results`.
 """

@@ -7,8 +7,9 @@ package imports them, :data:`TASK_MODULES`):
 * :mod:`.words` — CL, A1, A2, RI, RW from Norvig's word list (``wordsegment``);
 * :mod:`.sat` — SAT analogies from a Turney-format file (a self-written sample ships).
 
-:mod:`.prompts` builds zero-/one-/few-shot prompts, :mod:`.evaluate` scores a model,
-:mod:`.paper` holds GPT-3's published figures (Table H.1), :mod:`.cli` the commands.
+:mod:`.prompts` builds zero-/one-/few-shot prompts, :mod:`.paper` holds GPT-3's published
+figures (Table H.1), :mod:`.taskfile` reads a user's task files, :mod:`.cli` the build commands.
+Scoring is :mod:`synthprobe.scoring.gpt3` (``synthprobe score gpt3``).
 """
 
 import importlib
