@@ -58,10 +58,14 @@ def test_toy_engine_scores_gpt3_through_the_cli(toy, tmp_path):
     assert main(["score", "gpt3", "--model", "toy:bigram", "--limit", "4", "--tasks", "2D+", "--quiet",
                  "--no-cache", "--output", str(out)]) == 0
     doc = json.loads(out.read_text())
-    assert doc["benchmark"] == "gpt3-synthetic" and doc["model"]["name"] == "toy:bigram"
-    assert [r["setting"] for r in doc["results"]] == ["zero", "one", "few"]
-    assert all(r["n"] == 4 for r in doc["results"])
-    read_results(out)  # the one reader takes it
+    assert doc["schema"] == SCHEMA and "benchmark" not in doc   # the one results document
+    (entry,) = doc["models"]
+    assert entry["model"]["name"] == "toy:bigram"
+    rows = entry["results"]["gpt3"]["rows"]
+    assert [r["setting"] for r in rows] == ["zero", "one", "few"]
+    assert all(r["n"] == 4 for r in rows)
+    (read,) = read_results(out).models  # the one reader takes it
+    assert read.results["gpt3"].data["rows"] == rows
 
 
 def test_an_unknown_engine_option_is_bad_input(tmp_path):

@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from synthprobe.errors import InputError
+from synthprobe.results import SCHEMA, SCHEMA_VERSION, read_results
 from synthprobe.tasks.gpt3 import get_task, resolve_tasks, task_names
 from synthprobe.metrics.choice import exact_match, pick_choice
 from synthprobe.metrics.stats import wilson_percent as interval
@@ -186,13 +187,15 @@ def test_rows_always_keep_each_items_shots_and_prompt_size():
     full = summarize(task, "few", 100, prompts, items, seconds=1.0, max_new_tokens=20, save_items=True)
     assert full["items"] == items and full["items"][1]["prediction"] == " 2"
     # in the file every item sits on one line and the JSON reads back the same
-    doc = {"benchmark": "gpt3-synthetic", "results": [lean, full, {**lean, "items": []}]}
+    doc = {"schema": SCHEMA, "schema_version": SCHEMA_VERSION,
+           "models": [{"model": {"name": "m"}, "results": {"gpt3": {"rows": [lean, full, {**lean, "items": []}]}}}]}
     text = dumps_results(doc)
     assert json.loads(text) == doc
     lines = text.splitlines()
-    assert '      "items": [' in lines and '        {"index": 1, "n_shots": 97, "prompt_tokens": 197},' in lines
+    pad = " " * 14                    # models[0].results.gpt3.rows[i].items
+    assert f'{pad}"items": [' in lines and f'{pad}  {{"index": 1, "n_shots": 97, "prompt_tokens": 197}},' in lines
     assert sum(line.strip().startswith('{"index": ') for line in lines) == 6
-    assert '      "items": []' in lines
+    assert f'{pad}"items": []' in lines
 
 
 def test_is_sample(tmp_path):
@@ -348,12 +351,20 @@ def test_cli_score_writes_results_and_prints_the_table(tmp_path):
                            "--quiet", "--threads", "1"], capture_output=True, text=True, env=ENV)
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(out.read_text())
-    assert doc["benchmark"] == "gpt3-synthetic" and doc["settings"]["limits"]["zero_one_shot"] == 2
+    # the one results document: one model entry, the rows in its gpt3 block
+    assert (doc["schema"], doc["schema_version"]) == (SCHEMA, SCHEMA_VERSION) and "benchmark" not in doc
     assert doc["command"].startswith("synthprobe score gpt3 --tasks 2D+,SAT")
-    assert doc["settings"]["threads"] == 1 and doc["model"]["params"] > 100_000_000
-    assert [(r["code"], r["setting"]) for r in doc["results"]] == [("2D+", "zero"), ("2D+", "one"),
-                                                                   ("SAT", "zero"), ("SAT", "one")]
-    for r in doc["results"]:
+    (entry,) = doc["models"]
+    assert entry["settings"]["limits"]["zero_one_shot"] == 2
+    assert entry["settings"]["threads"] == 1 and entry["model"]["params"] > 100_000_000
+    assert set(entry["seconds"]) == {"load", "total"}
+    rows = entry["results"]["gpt3"]["rows"]
+    assert [(r["code"], r["setting"]) for r in rows] == [("2D+", "zero"), ("2D+", "one"),
+                                                         ("SAT", "zero"), ("SAT", "one")]
+    read = read_results(out)
+    assert read.layout == SCHEMA and read.command == doc["command"]
+    assert [e.results["gpt3"].data["rows"] for e in read.models] == [rows]
+    for r in rows:
         # without --save-predictions every item still keeps its index, shots and prompt size
         assert [list(it) for it in r["items"]] == [["index", "n_shots", "prompt_tokens"]] * 2
         assert [it["index"] for it in r["items"]] == [0, 1]
@@ -367,7 +378,7 @@ def test_cli_score_writes_results_and_prints_the_table(tmp_path):
     assert sum(line.lstrip().startswith('{"index": ') for line in out.read_text().splitlines()) == 8
     lines = proc.stdout.splitlines()
     # the full model name (longer than a column) above the table, a short column title inside it
-    assert lines[0] == f"model: {doc['model']['name']}" and len(doc["model"]["name"]) > 24
+    assert lines[0] == f"model: {entry['model']['name']}" and len(entry["model"]["name"]) > 24
     assert lines[2].split()[4:6] == ["model", "95%"]
     assert "175B" in proc.stdout and "76.9" in proc.stdout and "53.7" in proc.stdout
 

@@ -162,6 +162,8 @@ def test_score_a_released_format_file_end_to_end(tmp_path):
     import subprocess
     import sys
 
+    from synthprobe.results import read_results
+
     # OpenAI's layout, in an order no build gives (the file's own items must be scored)
     arith = [json.loads(it.to_json()) for it in build_items(BuildConfig("2D+", n=40, seed=5))][::-1]
     words = [json.loads(it.to_json()) for it in build_items(BuildConfig("RW", n=40, seed=7))][::-1]
@@ -174,14 +176,14 @@ def test_score_a_released_format_file_end_to_end(tmp_path):
          "--threads", "1", "--save-predictions", "--quiet", "--no-cache", "--output", str(out)],
         capture_output=True, text=True, timeout=600, env=dict(os.environ, HF_HUB_OFFLINE="1"))
     assert proc.returncode == 0, proc.stderr[-3000:]
-    doc = json.loads(out.read_text(encoding="utf-8"))
-    assert doc["settings"]["tasks"] == ["arithmetic_2da", "reversed_words"]
-    assert doc["settings"]["task_files"] == [
+    (entry,) = read_results(out).models            # the one results document, through the one reader
+    assert entry.settings["tasks"] == ["arithmetic_2da", "reversed_words"]
+    assert entry.settings["task_files"] == [
         {"task": "arithmetic_2da", "path": str(a_path), "sha256": hashlib.sha256(a_path.read_bytes()).hexdigest(),
          "items": 40, "format": "openai"},
         {"task": "reversed_words", "path": str(w_path), "sha256": hashlib.sha256(w_path.read_bytes()).hexdigest(),
          "items": 40, "format": "openai"}]
-    rows = {(r["task"], r["setting"]): r for r in doc["results"]}
+    rows = {(r["task"], r["setting"]): r for r in entry.results["gpt3"].data["rows"]}
     assert sorted(rows) == [("arithmetic_2da", "one"), ("arithmetic_2da", "zero"),
                             ("reversed_words", "one"), ("reversed_words", "zero")]
     for (task, setting), r in rows.items():

@@ -19,6 +19,7 @@ from synthprobe.report.deeparithmark import figures as plots
 from synthprobe.report.gpt3 import figures as gpt3_figures
 from synthprobe.report.format import fmt_p
 from synthprobe.report.reader import load_results
+from synthprobe.results import read_results
 
 ROOT = Path(__file__).resolve().parents[1]
 DEEP = ROOT / "benchmarks" / "deeparithmark_smollm2-135m-instruct.json"
@@ -118,8 +119,8 @@ def test_zero_of_three_gets_no_size_verdict():
 def test_committed_gpt3_verdicts_follow_the_rule():
     from synthprobe.tasks.gpt3.paper import paper_row, where_it_lands
 
-    doc = json.loads(GPT3.read_text(encoding="utf-8"))
-    for r in doc["results"]:
+    (entry,) = read_results(GPT3).models          # the committed file, converted on read
+    for r in entry.results["gpt3"].data["rows"]:
         if r["code"] == "SAT":
             assert r["lands"] is None
             continue
@@ -140,7 +141,8 @@ def test_is_greedy_check_with_three_items_gives_no_verdict(tmp_path):
                            "--output", str(out), "--quiet", "--threads", "1"],
                           capture_output=True, text=True, env=env, timeout=600)
     assert proc.returncode == 0, proc.stderr
-    (row,) = json.loads(out.read_text(encoding="utf-8"))["results"]
+    (entry,) = read_results(out).models             # the one results document
+    (row,) = entry.results["gpt3"].data["rows"]
     assert row["n"] == 3 and row["ci95"][1] > 50
     assert row["lands"] == "n too small"
     table = proc.stdout.splitlines()

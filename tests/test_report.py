@@ -440,9 +440,31 @@ def gpt3_html_rows(html: str) -> dict[tuple[str, str], str]:
     return out
 
 
+def as_v2(old: dict) -> dict:
+    """A one-model GPT-3 file of the earlier layout as the one results document that
+    ``synthprobe score gpt3`` writes now (the same model, settings, rows and seconds)."""
+    from synthprobe.results import SCHEMA, SCHEMA_VERSION
+
+    entry = {"model": old["model"], "settings": old["settings"], "results": {"gpt3": {"rows": old["results"]}},
+             "seconds": old["seconds"]}
+    return {"schema": SCHEMA, "schema_version": SCHEMA_VERSION, "synthprobe": old.get("synthprobe"),
+            "command": old.get("command"), "models": [entry]}
+
+
+def rows_of(doc: dict) -> list[dict]:
+    return doc["models"][0]["results"]["gpt3"]["rows"]
+
+
 @pytest.fixture(scope="module")
-def gpt3_doc() -> dict:
+def gpt3_old() -> dict:
+    """The committed GPT-3 file as it is on disk (the earlier one-model layout)."""
     return json.loads(GPT3_BENCH.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def gpt3_doc(gpt3_old) -> dict:
+    """The committed GPT-3 file in the layout ``synthprobe score gpt3`` writes now."""
+    return as_v2(gpt3_old)
 
 
 def test_gpt3_only_report_shows_the_files_numbers(gpt3_doc, tmp_path):
@@ -463,8 +485,8 @@ def test_gpt3_only_report_shows_the_files_numbers(gpt3_doc, tmp_path):
     with Image.open(io.BytesIO(png)) as im:
         assert im.size[0] > 1000 and im.size[1] > 800
 
-    rows = gpt3_doc["results"]
-    model = gpt3_doc["model"]
+    rows = rows_of(gpt3_doc)
+    model = gpt3_doc["models"][0]["model"]
     md = (out / "leaderboard.md").read_text(encoding="utf-8")
     assert md.startswith("# GPT-3 synthetic tasks leaderboard\n")
     table = md_table(md, "Task")
@@ -536,8 +558,8 @@ def test_mixed_report_of_both_committed_benchmarks(gpt3_doc, tmp_path):
     assert deep[0] == da_row["model"] and deep[2] == f"{da_row['deep']:.2f} %"
     assert deep[4:8] == [f"{da_row[f'd{d}']:.1f}" for d in (2, 3, 4, 5)]
     gpt3 = md_table(md, "Task")[2:]
-    assert len(gpt3) == len(gpt3_doc["results"])
-    for row, cells in zip(gpt3_doc["results"], gpt3):
+    assert len(gpt3) == len(rows_of(gpt3_doc))
+    for row, cells in zip(rows_of(gpt3_doc), gpt3):
         lo, hi = wilson_percent(row["correct"], row["n"])
         assert cells[3].startswith(f"{row['accuracy']:.1f} [{lo:.1f}, {hi:.1f}] n={row['n']}")
     # both parts of the page carry their own numbers
@@ -551,7 +573,7 @@ def test_mixed_report_of_both_committed_benchmarks(gpt3_doc, tmp_path):
 
 def _variant(doc: dict, **model) -> dict:
     new = json.loads(json.dumps(doc))
-    new["model"].update(model)
+    new["models"][0]["model"].update(model)
     return new
 
 
@@ -559,13 +581,13 @@ def test_gpt3_files_of_several_models_give_one_column_each(gpt3_doc, tmp_path):
     # a second model: other scores (correct and accuracy changed together), one row missing,
     # size unknown; and a third, larger one that scores every row
     other = _variant(gpt3_doc, name="Other | model", params=None)
-    for row in other["results"]:
+    for row in rows_of(other):
         if row["setting"] != "few":
             row["correct"] = min(row["n"], row["correct"] + 3)
             row["accuracy"] = round(100 * row["correct"] / row["n"], 4)
-    dropped = other["results"].pop(0)
+    dropped = rows_of(other).pop(0)
     big = _variant(gpt3_doc, name="Big model", params=1_300_000_000)
-    for row in big["results"]:
+    for row in rows_of(big):
         row["correct"] = row["n"] // 2
         row["accuracy"] = round(100 * row["correct"] / row["n"], 4)
         row["ci95"] = [0.0, 1.0]  # an interval of the file's own is not what the report shows
@@ -575,10 +597,10 @@ def test_gpt3_files_of_several_models_give_one_column_each(gpt3_doc, tmp_path):
     md = (out / "leaderboard.md").read_text(encoding="utf-8")
     table = md_table(md, "Task")
     # largest model first, unknown size last
-    assert table[0][3:6] == ["Big model (1.30 B)", f"{gpt3_doc['model']['name']} (135 M)", "Other \\| model"]
+    assert table[0][3:6] == ["Big model (1.30 B)", f"{gpt3_doc['models'][0]['model']['name']} (135 M)",
+                              "Other \\| model"]
     by_key = {(c[0], c[1]): c for c in table[2:]}
-    for mine, theirs, large in zip(gpt3_doc["results"], other["results"][0:0] + [None] + other["results"],
-                                   big["results"]):
+    for mine, theirs, large in zip(rows_of(gpt3_doc), [None] + rows_of(other), rows_of(big)):
         cells = by_key[(mine["code"], mine["setting"])]
         for cell, row in zip(cells[3:6], (large, mine, theirs)):
             if row is None:
@@ -593,7 +615,7 @@ def test_gpt3_files_of_several_models_give_one_column_each(gpt3_doc, tmp_path):
     assert "Other | model" in section(html, "gpt3")
     # a file scored with another seed is flagged
     reseeded = _variant(gpt3_doc, name="Reseeded")
-    reseeded["settings"]["seed"] = 1
+    reseeded["models"][0]["settings"]["seed"] = 1
     page = render_page([GPT3_BENCH, _write(tmp_path / "reseeded.json", reseeded)])
     assert "Not one test set" in section(page, "gpt3")
 
@@ -606,7 +628,7 @@ def render_page(paths) -> str:
     return render_files([], sources=[str(p) for p in paths], progress=False, gpt3=gpt3)["index.html"].decode()
 
 
-def test_bad_gpt3_results_are_located_and_nothing_is_written(gpt3_doc, tmp_path, capsys):
+def test_bad_gpt3_results_are_located_and_nothing_is_written(gpt3_doc, gpt3_old, tmp_path, capsys):
     from synthprobe.report.reader import load_any
 
     def fails(doc, field, match=None):
@@ -616,35 +638,42 @@ def test_bad_gpt3_results_are_located_and_nothing_is_written(gpt3_doc, tmp_path,
         assert err.value.field == field and str(path) in str(err.value)
         return err.value
 
-    def bad(edit):
-        doc = json.loads(json.dumps(gpt3_doc))
+    def bad(edit, doc=gpt3_doc):
+        doc = json.loads(json.dumps(doc))
         edit(doc)
         return doc
 
-    fails(bad(lambda d: d["results"][3].update(accuracy=12.5)), "results[3].accuracy", r"100 × correct / n")
-    fails(bad(lambda d: d["results"][3].update(correct=d["results"][3]["n"] + 1)), "results[3].correct",
-          "correct <= n")
-    fails(bad(lambda d: d["results"][3].update(n=0, correct=0)), "results[3].n", ">= 1")
-    fails(bad(lambda d: d["results"][0].update(k=1)), "results[0].k", "setting 'zero' means k = 0")
-    fails(bad(lambda d: d["results"][1].update(setting="two")), "results[1].setting", "zero, one, few")
-    fails(bad(lambda d: d["results"][0]["paper"].update(huge={"value": 1.0})), "results[0].paper.huge",
-          "model size")
-    fails(bad(lambda d: d["results"][0]["paper"]["175B"].update(value=176.0)), "results[0].paper.175B.value",
+    at = "models[0].results.gpt3.rows"
+    fails(bad(lambda d: rows_of(d)[3].update(accuracy=12.5)), f"{at}[3].accuracy", r"100 × correct / n")
+    fails(bad(lambda d: rows_of(d)[3].update(correct=rows_of(d)[3]["n"] + 1)), f"{at}[3].correct", "correct <= n")
+    fails(bad(lambda d: rows_of(d)[3].update(n=0, correct=0)), f"{at}[3].n", ">= 1")
+    fails(bad(lambda d: rows_of(d)[0].update(k=1)), f"{at}[0].k", "setting 'zero' means k = 0")
+    fails(bad(lambda d: rows_of(d)[1].update(setting="two")), f"{at}[1].setting", "zero, one, few")
+    fails(bad(lambda d: rows_of(d)[0]["paper"].update(huge={"value": 1.0})), f"{at}[0].paper.huge", "model size")
+    fails(bad(lambda d: rows_of(d)[0]["paper"]["175B"].update(value=176.0)), f"{at}[0].paper.175B.value",
           "between 0 and 100")
-    fails(bad(lambda d: d["results"][2]["shots"].pop("reduced")), "results[2].shots.reduced", "missing")
-    fails(bad(lambda d: d["results"][2]["shots"].update(max=60)), "results[2].shots", "max <= k")
-    fails(bad(lambda d: d["results"].append(d["results"][0])), "results[48]", r"already scored in results\[0\]")
-    fails(bad(lambda d: d.update(results=[])), "results", "is empty")
-    fails(bad(lambda d: d["model"].pop("name")), "model.name", "missing")
-    fails(bad(lambda d: d["results"][5].pop("task")), "results[5].task", "missing")
-    fails(bad(lambda d: d.update(benchmark="gpt4-synthetic")), "benchmark", "'gpt3-synthetic'")
+    fails(bad(lambda d: rows_of(d)[2]["shots"].pop("reduced")), f"{at}[2].shots.reduced", "missing")
+    fails(bad(lambda d: rows_of(d)[2]["shots"].update(max=60)), f"{at}[2].shots", "max <= k")
+    fails(bad(lambda d: rows_of(d).append(rows_of(d)[0])), f"{at}[48]", r"already scored in models\[0\]\.results\.gpt3\.rows\[0\]")
+    fails(bad(lambda d: d["models"][0]["results"]["gpt3"].update(rows=[])), at, "is empty")
+    fails(bad(lambda d: d["models"][0]["model"].pop("name")), "models[0].model.name", "missing")
+    fails(bad(lambda d: rows_of(d)[5].pop("task")), f"{at}[5].task", "missing")
+    # the earlier one-model layout (the committed files): errors at the field as it is on disk
+    fails(bad(lambda d: d["results"][3].update(accuracy=12.5), gpt3_old), "results[3].accuracy",
+          r"100 × correct / n")
+    fails(bad(lambda d: d.update(results=[]), gpt3_old), "results", "is empty")
+    fails(bad(lambda d: d["model"].pop("name"), gpt3_old), "model.name", "missing")
+    fails(bad(lambda d: d.update(benchmark="gpt4-synthetic"), gpt3_old), "benchmark", "'gpt3-synthetic'")
     # neither kind: the message names both
-    err = fails(bad(lambda d: d.pop("benchmark")), "schema")
+    err = fails(bad(lambda d: d.pop("benchmark"), gpt3_old), "schema")
     assert "synthprobe/deeparithmark-results" in str(err) and "gpt3-synthetic" in str(err)
 
     out = tmp_path / "out"
-    broken = _write(tmp_path / "broken.json", bad(lambda d: d["results"][7].update(correct="3")))
+    broken = _write(tmp_path / "broken.json", bad(lambda d: rows_of(d)[7].update(correct="3")))
+    old_broken = _write(tmp_path / "old_broken.json", bad(lambda d: d["results"][7].update(correct="3"), gpt3_old))
     assert main(["report", str(DA_BENCH), str(GPT3_BENCH), str(broken), "--out", str(out)]) == 2
+    assert f"{at}[7].correct" in capsys.readouterr().err
+    assert main(["report", str(DA_BENCH), str(GPT3_BENCH), str(old_broken), "--out", str(out)]) == 2
     assert "results[7].correct" in capsys.readouterr().err
     assert not out.exists()
 
@@ -652,13 +681,13 @@ def test_bad_gpt3_results_are_located_and_nothing_is_written(gpt3_doc, tmp_path,
 def test_gpt3_file_without_paper_figures_or_size(gpt3_doc, tmp_path):
     # a task the paper has no row for, scored by a model of unknown size
     doc = _variant(gpt3_doc, params=None)
-    doc["results"] = [{k: v for k, v in row.items() if k not in ("paper", "paper_note", "lands")}
-                      for row in doc["results"][:3]]
+    doc["models"][0]["results"]["gpt3"]["rows"] = [
+        {k: v for k, v in row.items() if k not in ("paper", "paper_note", "lands")} for row in rows_of(doc)[:3]]
     out = tmp_path / "report"
     build_report([_write(tmp_path / "bare.json", doc)], out, progress=False)
     md = (out / "leaderboard.md").read_text(encoding="utf-8")
     table = md_table(md, "Task")
-    assert table[0] == ["Task", "Setting", "K", gpt3_doc["model"]["name"], "Note"]
+    assert table[0] == ["Task", "Setting", "K", gpt3_doc["models"][0]["model"]["name"], "Note"]
     assert [c[3] for c in table[2:]] == ["0.0 [0.0, 7.1] n=50", "4.0 [1.1, 13.5] n=50", "10.0 [1.8, 40.4] n=10"]
     html = html_of(out)
     check_self_contained(html)

@@ -56,7 +56,7 @@ SCHEMA = "synthprobe/results"
 SCHEMA_VERSION = 2
 #: the Deep Arithmark-only layout of earlier releases (read, converted)
 DEEPARITHMARK_V1 = "synthprobe/deeparithmark-results"
-#: the one-model GPT-3 layout of earlier releases and of ``score gpt3`` (read, converted)
+#: the one-model GPT-3 layout of earlier releases of ``score gpt3`` (read, converted)
 GPT3_V1 = "gpt3-synthetic"
 #: the benchmark blocks a model entry may hold under ``results``
 BENCHMARKS = ("deeparithmark", "arithmark3", "gpt3")
@@ -181,13 +181,13 @@ class Results:
 def _expected_kinds() -> str:
     return (f"expected {SCHEMA!r} (a file written by `synthprobe score`), {DEEPARITHMARK_V1!r} (an older "
             f"`synthprobe score deeparithmark` file), or a GPT-3 results file with \"benchmark\": "
-            f"\"{GPT3_V1}\" (written by `synthprobe score gpt3`)")
+            f"\"{GPT3_V1}\" (written by earlier releases of `synthprobe score gpt3`)")
 
 
 def _gpt3_v1(doc: dict, r: Reader) -> list[Entry]:
     benchmark = doc.get("benchmark")
     if benchmark != GPT3_V1:
-        raise r.fail("benchmark", f"expected {GPT3_V1!r} (a file written by `synthprobe score gpt3`), "
+        raise r.fail("benchmark", f"expected {GPT3_V1!r} (a file written by an earlier `synthprobe score gpt3`), "
                                   f"got {benchmark!r}")
     model = r.get(doc, "model", "", dict)
     settings = r.get(doc, "settings", "", dict, required=False) or {}

@@ -16,8 +16,8 @@ SUBCOMMAND = "deeparithmark"
 
 _DESCRIPTION = """\
 Turn results JSON files into a report folder. Deep Arithmark results (from `synthprobe
-score deeparithmark`) and GPT-3 synthetic-task results (from `synthprobe score gpt3`,
-"benchmark": "gpt3-synthetic") may be given together; each kind gets its own sections.
+score deeparithmark`) and GPT-3 synthetic-task results (from `synthprobe score gpt3`; older
+"benchmark": "gpt3-synthetic" files too) may be given together; each kind gets its own sections.
   index.html             one self-contained page (CSS inline, figures embedded as
                          base64 PNG, no scripts, nothing fetched): leaderboard,
                          accuracy by depth, by template, mistake profile, rank

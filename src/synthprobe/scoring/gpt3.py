@@ -8,25 +8,30 @@ of the gold completion is the model's argmax given the prompt (no free generatio
 SAT: the choice with the highest per-token mean log-likelihood wins (GPT-3's rule), ties to
 the lowest index.
 
-Results JSON (written atomically)::
+Results JSON (written atomically): the one results document of :mod:`synthprobe.results`
+(``schema = "synthprobe/results"``, ``schema_version = 2``), one model entry whose ``gpt3``
+block holds the rows (files of the earlier one-model layout, ``"benchmark": "gpt3-synthetic"``
+with the rows in a top-level ``results`` list, still read, converted on read)::
 
     {
-      "benchmark": "gpt3-synthetic",
-      "synthprobe": "<version>",
-      "model": {...backend.describe()...},
-      "settings": {"seed", "format", "check", "max_context", "batch_size", "limits",
-                   "sat_file", "sat_sha256", "word_list",
-                   "task_files": [{"task", "path", "sha256", "items", "format"}]},
-      "results": [
-        {"task", "code", "family", "setting", "k", "n", "correct", "accuracy", "ci95": [lo, hi],
-         "shots": {"mean", "min", "max", "reduced"}, "prompt_tokens": {"mean", "max"},
-         "max_new_tokens", "cached_items", "seconds", "items_per_s",
-         "paper": {"125M": {"value": ..., "doubtful"?: true, "alt"?: ...}, ...},
-         "paper_note"?, "lands", "task_file"? (the user's file the items came from),
-         "items": [{"index", "n_shots", "prompt_tokens",
-                    "gold"?, "prediction"?, "correct"?, ...}]}
-      ],
-      "seconds": <total>
+      "schema": "synthprobe/results", "schema_version": 2,
+      "synthprobe": "<version>", "command": "synthprobe score gpt3 ...",
+      "models": [{
+        "model": {...backend.describe()...},
+        "settings": {"tasks", "shots", "seed", "format", "check", "max_context", "batch_size",
+                     "limits", "sat_file", "sat_sha256", "word_list",
+                     "task_files": [{"task", "path", "sha256", "items", "format"}]},
+        "results": {"gpt3": {"rows": [
+          {"task", "code", "family", "setting", "k", "n", "correct", "accuracy", "ci95": [lo, hi],
+           "shots": {"mean", "min", "max", "reduced"}, "prompt_tokens": {"mean", "max"},
+           "max_new_tokens", "cached_items", "seconds", "items_per_s",
+           "paper": {"125M": {"value": ..., "doubtful"?: true, "alt"?: ...}, ...},
+           "paper_note"?, "lands", "task_file"? (the user's file the items came from),
+           "items": [{"index", "n_shots", "prompt_tokens",
+                      "gold"?, "prediction"?, "correct"?, ...}]}
+        ]}},
+        "seconds": {"load", "total"}
+      }]
     }
 
 ``accuracy`` is in percent (0–100) and ``ci95`` is its Wilson 95 % interval, also in percent.
@@ -336,7 +341,7 @@ def summarize(task: Task, setting: str, k: int, prompts: Sequence[Prompt], items
 
 def dumps_results(doc: dict[str, Any]) -> str:
     """The results JSON: indented as :func:`synthprobe.io.dumps_json`, but each per-item record
-    of ``results[*].items`` on one line, so a full run's file stays small and readable (written
+    of ``models[*].results.gpt3.rows[*].items`` on one line, so a full run's file stays small and readable (written
     by :func:`synthprobe.results.dumps_results`, the one results writer)."""
     from synthprobe.results import dumps_results as dumps
 

@@ -72,30 +72,37 @@ def cmd_score(args: argparse.Namespace) -> int:
     uses_sat = any(t.family == "sat" for t in config.tasks)
     from synthprobe.tasks.gpt3.words import WORD_SET_SIZE
 
+    from synthprobe import results as res
+
+    settings = {
+        "tasks": [t.name for t in config.tasks], "shots": shots, "seed": config.seed,
+        "format": config.format, "check": config.check, "max_context": config.max_context,
+        "batch_size": config.batch_size, "max_new_tokens": config.max_new_tokens,
+        "threads": backend.runtime().get("torch_threads"),
+        "limits": {"zero_one_shot": config.limit, "few_shot_generation": config.limit_for(2),
+                   "few_shot_sat": config.limit},
+        "limit_note": "each task scores the first N items of its seeded pool; demonstrations "
+                      "are drawn from the whole pool",
+        "sat_file": (str(sat_path) if config.sat_file else "synthprobe sample (not the SAT set)")
+        if uses_sat else None,
+        "sat_sha256": sha256_file(sat_path) if uses_sat else None,
+        "word_list": f"wordsegment unigrams.txt, first {WORD_SET_SIZE:,} words by length rule",
+        **({"task_files": [{"task": tf.task.name, "path": str(tf.path), "sha256": tf.sha256,
+                            "items": len(tf.items), "format": config.format_for(tf.task)}
+                           for tf in task_files]} if task_files else {}),
+    }
+    # the one results document (synthprobe.results): one model entry, its GPT-3 rows as a block
     doc = {
-        "benchmark": "gpt3-synthetic",
+        "schema": res.SCHEMA,
+        "schema_version": res.SCHEMA_VERSION,
         "synthprobe": __version__,
         "command": shlex.join(["synthprobe", *sys.argv[1:]]),
-        "model": backend.describe(),
-        "settings": {
-            "tasks": [t.name for t in config.tasks], "shots": shots, "seed": config.seed,
-            "format": config.format, "check": config.check, "max_context": config.max_context,
-            "batch_size": config.batch_size, "max_new_tokens": config.max_new_tokens,
-            "threads": backend.runtime().get("torch_threads"),
-            "limits": {"zero_one_shot": config.limit, "few_shot_generation": config.limit_for(2),
-                       "few_shot_sat": config.limit},
-            "limit_note": "each task scores the first N items of its seeded pool; demonstrations "
-                          "are drawn from the whole pool",
-            "sat_file": (str(sat_path) if config.sat_file else "synthprobe sample (not the SAT set)")
-            if uses_sat else None,
-            "sat_sha256": sha256_file(sat_path) if uses_sat else None,
-            "word_list": f"wordsegment unigrams.txt, first {WORD_SET_SIZE:,} words by length rule",
-            **({"task_files": [{"task": tf.task.name, "path": str(tf.path), "sha256": tf.sha256,
-                                "items": len(tf.items), "format": config.format_for(tf.task)}
-                               for tf in task_files]} if task_files else {}),
-        },
-        "results": results,
-        "seconds": {"load": round(load_seconds, 2), "total": round(time.perf_counter() - started, 2)},
+        "models": [{
+            "model": backend.describe(),
+            "settings": settings,
+            "results": {"gpt3": {"rows": results}},
+            "seconds": {"load": round(load_seconds, 2), "total": round(time.perf_counter() - started, 2)},
+        }],
     }
     atomic_write_text(output, dumps_results(doc))
     print(format_table(results, backend.name if hasattr(backend, "name") else args.model))

@@ -1,11 +1,12 @@
 """The GPT-3 synthetic-task blocks of a results file, as the report reads them.
 
-The envelope is read and checked by :mod:`synthprobe.results` (a one-model file with
-``"benchmark": "gpt3-synthetic"``, as ``synthprobe score gpt3`` writes it, is converted on read);
-the rows are documented in :mod:`synthprobe.scoring.gpt3`. The report uses:
+The envelope is read and checked by :mod:`synthprobe.results` (``synthprobe score gpt3`` writes
+the one results document; a one-model file with ``"benchmark": "gpt3-synthetic"``, as earlier
+releases wrote it, is converted on read); the rows are documented in
+:mod:`synthprobe.scoring.gpt3`. The report uses:
 
 * ``model.name``, ``model.params`` and a few of ``model`` / ``settings`` for the run table;
-* per row of ``results``: ``task``, ``code``, ``family``, ``setting`` (zero / one / few /
+* per row of the ``gpt3`` block's ``rows``: ``task``, ``code``, ``family``, ``setting`` (zero / one / few /
   ``<k>-shot``), ``k``, ``n``, ``correct``, ``accuracy`` (percent, checked against
   correct / n), ``shots`` (mean, min, max, reduced), ``paper`` (GPT-3 size → ``value`` in
   percent, optional ``doubtful`` / ``alt``), ``paper_note`` and ``lands`` when present.
