@@ -65,6 +65,7 @@ def test_a_faulty_item_fails_the_parallel_build_like_the_serial_one(monkeypatch,
     assert msgs[0] == msgs[1] and "item 37" in msgs[0]
 
 
+@pytest.mark.skipif(not Path("/proc/self").exists(), reason="needs /proc and pgrep")
 def test_cli_workers_option_and_interrupt_leave_nothing(tmp_path):
     help_ = subprocess.run([sys.executable, "-m", "synthprobe", "build", "deeparithmark", "--help"],
                            capture_output=True, text=True, env=_env(), check=True).stdout
@@ -78,11 +79,22 @@ def test_cli_workers_option_and_interrupt_leave_nothing(tmp_path):
                    check=True, capture_output=True)
     assert out.read_bytes() == serial.read_bytes()
     out.unlink(), serial.unlink()
-    proc = subprocess.Popen([*cmd[:5], "--n", "200000", *cmd[7:], "--workers", "2"], env=_env(),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
-    time.sleep(4)
-    os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C: the whole process group
-    proc.communicate(timeout=60)
-    assert proc.returncode != 0
-    assert list(tmp_path.iterdir()) == []
+    for how in ("Ctrl-C", "kill -9"):
+        proc = subprocess.Popen([*cmd[:5], "--n", "200000", *cmd[7:], "--workers", "2"],
+                                env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                start_new_session=True)
+        time.sleep(4)
+        kids = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True,
+                              text=True).stdout.split()
+        assert len(kids) == 2, how
+        if how == "Ctrl-C":
+            os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C: the whole process group
+        else:
+            proc.kill()  # the parent alone: its workers must notice and exit
+        proc.communicate(timeout=60)
+        assert proc.returncode != 0, how
+        deadline = time.time() + 10
+        while any(Path(f"/proc/{k}").exists() for k in kids) and time.time() < deadline:
+            time.sleep(0.2)
+        assert not any(Path(f"/proc/{k}").exists() for k in kids), how
+        assert list(tmp_path.iterdir()) == [], how

@@ -351,8 +351,17 @@ _WORKER: dict = {}
 
 def _worker_init() -> None:
     import signal
+    import threading
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and cleans up
+    parent = os.getppid()
+
+    def orphaned() -> None:  # a parent killed outright (SIGKILL/SIGTERM) takes its workers along
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=orphaned, daemon=True).start()
     _WORKER["families"] = load_families()
     _WORKER["shapes"] = load_table()
 
