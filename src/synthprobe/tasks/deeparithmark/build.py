@@ -30,6 +30,13 @@ How an N-item file is made (all of it reproducible from ``seed`` and ``N`` alone
    against the plan, before the file is renamed into place; any fault aborts the build and
    leaves nothing behind.
 
+**Parallel build** (``workers`` > 1): worker processes draw chunks of items, in file order,
+as step 4 would if no context repeated, and return each line with its context hash and the
+attempt used; the parent takes the chunks in file order, keeps the set of context hashes and
+re-draws an item whose context repeats an earlier one itself, continuing from that attempt
+exactly as the serial loop does. The bytes (and the build statistics) are those of the
+serial build for every number of workers.
+
 Memory is O(N) in small fixed-size entries — one byte per item for the plan, four for the
 order and one 64-bit context hash in a set (about 70 bytes with Python's overhead) — so a
 million-item file streams to disk in well under 200 MiB.
@@ -41,6 +48,7 @@ import bisect
 import hashlib
 import itertools
 import json
+import os
 import random
 import time
 from array import array
@@ -152,6 +160,7 @@ class BuildStats:
     grid: Counter = field(default_factory=Counter)        # (slot, rank, depth) -> items
     templates: Counter = field(default_factory=Counter)
     off_length: Counter = field(default_factory=Counter)  # template -> items with unequal lengths
+    redrawn: int = 0     # parallel build: items re-drawn in the parent for a repeated context
 
 
 DecoySet = tuple[tuple[str, int], ...]
@@ -181,14 +190,12 @@ def decoy_sets(problem: Problem, rank: int) -> tuple[int, list[DecoySet]]:
     return best, out
 
 
-def draw(fam: Family, template: str, seed: int, k: int, rank: int, seen: set[int],
-         stats: BuildStats, shapes: Mapping[str, Mapping[str, float]]
-         ) -> tuple[Problem, random.Random, int, list[DecoySet]]:
-    """Item ``k`` of ``template`` with its answer at ``rank``: the first draw that survives
-    every rule (step 4 of the module docstring), its RNG (for the decoy choice), its context
-    key and its decoy sets. ``shapes`` is the answer-shape table (:mod:`.answer_shape`)."""
-    why: Counter = Counter()
-    for attempt in range(MAX_ATTEMPTS):
+def _first_draw(fam: Family, template: str, seed: int, k: int, rank: int, seen: set[int],
+                shapes: Mapping[str, Mapping[str, float]], start: int, why: Counter
+                ) -> tuple[Problem, random.Random, int, list[DecoySet], int, int]:
+    """The attempt loop of :func:`draw` from attempt ``start``: ``(problem, rng, key, sets,
+    attempt, off)``; the reasons for discarded draws are counted into ``why``."""
+    for attempt in range(start, MAX_ATTEMPTS):
         rng = item_rng(f"deeparithmark/{template}", seed, k, attempt)
         try:
             problem = fam.generate(rng)
@@ -209,14 +216,29 @@ def draw(fam: Family, template: str, seed: int, k: int, rank: int, seen: set[int
         if key in seen:
             why["context repeats an earlier item"] += 1
             continue
-        stats.attempts[template] += attempt + 1
-        stats.discarded.update(why)
-        if off:
-            stats.off_length[template] += 1
-        return problem, rng, key, sets
+        return problem, rng, key, sets, attempt, off
     reasons = ", ".join(f"{v} × {k_}" for k_, v in why.most_common())
     raise BuildError(f"template {template!r}, item {k}: no usable draw in {MAX_ATTEMPTS} attempts "
                      f"({reasons}); the template's parameter space may be exhausted at this size")
+
+
+def draw(fam: Family, template: str, seed: int, k: int, rank: int, seen: set[int],
+         stats: BuildStats, shapes: Mapping[str, Mapping[str, float]], *, start: int = 0,
+         why: Counter | None = None) -> tuple[Problem, random.Random, int, list[DecoySet]]:
+    """Item ``k`` of ``template`` with its answer at ``rank``: the first draw that survives
+    every rule (step 4 of the module docstring), its RNG (for the decoy choice), its context
+    key and its decoy sets. ``shapes`` is the answer-shape table (:mod:`.answer_shape`).
+
+    ``start`` and ``why`` resume the loop at a later attempt with the discard reasons of the
+    earlier ones (the parallel build's re-draw after a repeated context)."""
+    why = why if why is not None else Counter()
+    problem, rng, key, sets, attempt, off = _first_draw(fam, template, seed, k, rank, seen,
+                                                        shapes, start, why)
+    stats.attempts[template] += attempt + 1
+    stats.discarded.update(why)
+    if off:
+        stats.off_length[template] += 1
+    return problem, rng, key, sets
 
 
 def make_item(problem: Problem, decoys: list[DecoySet], *, template: str, ind: int, slot: int,
@@ -266,25 +288,164 @@ def iter_items(seed: int = RELEASE_SEED, n: int = RELEASE_SIZE, *,
     for ind, c in enumerate(lay.order):
         template, k = lay.locate(c)
         slot, rank = divmod(lay.cell[c], N_OPTIONS)
-        fam = families[template]
-        problem, rng, key, sets = draw(fam, template, seed, k, rank, seen, stats, shapes)
-        row = TEMPLATE_BY_NAME[template]
-        if (problem.family, problem.topic, problem.depth) != (template, row.topic, row.depth):
-            raise BuildError(f"template {template!r}, item {k}: the family returned a problem for "
-                             f"{problem.family!r}, topic {problem.topic!r}, depth {problem.depth}")
-        item = make_item(problem, sets, template=template, ind=ind, slot=slot, rank=rank, rng=rng)
-        faults = item_faults(item, ind)
-        if faults:
-            rule, msg = faults[0]
-            raise BuildError(f"item {ind} (template {template!r}, #{k}) breaks the rule "
-                             f"'{ITEM_RULES[rule]}': {msg}")
-        seen.add(key)
-        stats.n += 1
-        stats.slots[slot] += 1
-        stats.ranks[rank] += 1
-        stats.grid[slot, rank, row.depth] += 1
-        stats.templates[template] += 1
+        item, key = _item(families, shapes, seed, ind, template, k, slot, rank, seen, stats)
+        _count(stats, seen, key, template, slot, rank)
         yield item
+    _check_counts(stats, n)
+
+
+def _item(families: Mapping[str, Family], shapes: Mapping[str, Mapping[str, float]], seed: int,
+          ind: int, template: str, k: int, slot: int, rank: int, seen: set[int],
+          stats: BuildStats, start: int = 0, why: Counter | None = None) -> tuple[dict, int]:
+    """Item ``ind`` (``k`` of ``template``), checked, and its context key (steps 4-6)."""
+    problem, rng, key, sets = draw(families[template], template, seed, k, rank, seen, stats,
+                                   shapes, start=start, why=why)
+    fault = _fault(problem, template, k)
+    if fault is None:
+        item = make_item(problem, sets, template=template, ind=ind, slot=slot, rank=rank, rng=rng)
+        fault = _item_fault(item, ind, template, k)
+    if fault is not None:
+        raise BuildError(fault)
+    return item, key
+
+
+def _fault(problem: Problem, template: str, k: int) -> str | None:
+    row = TEMPLATE_BY_NAME[template]
+    if (problem.family, problem.topic, problem.depth) != (template, row.topic, row.depth):
+        return (f"template {template!r}, item {k}: the family returned a problem for "
+                f"{problem.family!r}, topic {problem.topic!r}, depth {problem.depth}")
+    return None
+
+
+def _item_fault(item: dict, ind: int, template: str, k: int) -> str | None:
+    faults = item_faults(item, ind)
+    if faults:
+        rule, msg = faults[0]
+        return (f"item {ind} (template {template!r}, #{k}) breaks the rule "
+                f"'{ITEM_RULES[rule]}': {msg}")
+    return None
+
+
+def _count(stats: BuildStats, seen: set[int], key: int, template: str, slot: int,
+           rank: int) -> None:
+    seen.add(key)
+    stats.n += 1
+    stats.slots[slot] += 1
+    stats.ranks[rank] += 1
+    stats.grid[slot, rank, TEMPLATE_BY_NAME[template].depth] += 1
+    stats.templates[template] += 1
+
+
+# ---------------------------------------------------------------------------------------
+# Parallel build: workers draw chunks of items as if no context repeated; the parent takes
+# the chunks in file order, keeps the context set and re-draws (serially, from the next
+# attempt, with the same RNG stream) any item whose context repeats an earlier one — so the
+# bytes are those of the serial build.
+# ---------------------------------------------------------------------------------------
+
+#: Items per task sent to a worker process.
+CHUNK = 250
+
+_WORKER: dict = {}
+
+
+def _worker_init() -> None:
+    import signal
+    import threading
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and cleans up
+    parent = os.getppid()
+
+    def orphaned() -> None:  # a parent killed outright (SIGKILL/SIGTERM) takes its workers along
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=orphaned, daemon=True).start()
+    _WORKER["families"] = load_families()
+    _WORKER["shapes"] = load_table()
+
+
+def _worker_chunk(seed: int, jobs: list[tuple[int, str, int, int, int]]) -> list[tuple]:
+    """For each ``(ind, template, k, slot, rank)``: ``(line, key, attempt, why, off, failed)``
+    as the serial build would make it if no earlier item had the same context; ``key`` is
+    None when the draw itself failed, ``failed`` is True when the item broke a rule (the
+    parent re-runs such items serially to raise the serial build's error)."""
+    families, shapes = _WORKER["families"], _WORKER["shapes"]
+    out = []
+    for ind, template, k, slot, rank in jobs:
+        why: Counter = Counter()
+        try:
+            problem, rng, key, sets, attempt, off = _first_draw(
+                families[template], template, seed, k, rank, frozenset(), shapes, 0, why)
+        except BuildError:
+            out.append((None, None, 0, None, 0, True))
+            continue
+        fault = _fault(problem, template, k)
+        line = None
+        if fault is None:
+            item = make_item(problem, sets, template=template, ind=ind, slot=slot, rank=rank,
+                             rng=rng)
+            fault = _item_fault(item, ind, template, k)
+            line = dumps_item(item) + "\n"
+        out.append((line, key, attempt, dict(why), off, fault is not None))
+    return out
+
+
+def iter_lines_parallel(seed: int, n: int, workers: int, *, stats: BuildStats | None = None
+                        ) -> Iterator[str]:
+    """The JSONL lines of :func:`iter_items` (with their newline), drawn by ``workers``
+    processes; the same bytes, the same checks and the same errors."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    if not 1 <= n <= MAX_BUILD_SIZE:
+        raise ValueError(f"n must be 1..{MAX_BUILD_SIZE:,}, got {n}")
+    families = load_families()
+    lay = layout(seed, n)
+    shapes = load_table()
+    stats = stats if stats is not None else BuildStats()
+    seen: set[int] = set()
+
+    def chunks() -> Iterator[list[tuple[int, str, int, int, int]]]:
+        for lo in range(0, n, CHUNK):
+            jobs = []
+            for ind in range(lo, min(n, lo + CHUNK)):
+                c = lay.order[ind]
+                template, k = lay.locate(c)
+                slot, rank = divmod(lay.cell[c], N_OPTIONS)
+                jobs.append((ind, template, k, slot, rank))
+            yield jobs
+
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init)
+    try:
+        todo = chunks()
+        window = [(jobs, pool.submit(_worker_chunk, seed, jobs))
+                  for jobs in itertools.islice(todo, 4 * workers)]
+        while window:
+            jobs, fut = window.pop(0)
+            results = fut.result()
+            nxt = next(todo, None)
+            if nxt is not None:
+                window.append((nxt, pool.submit(_worker_chunk, seed, nxt)))
+            for (ind, template, k, slot, rank), res in zip(jobs, results):
+                line, key, attempt, why, off, failed = res
+                if key is None or failed or key in seen:
+                    stats.redrawn += key is not None and key in seen
+                    # As the serial loop: a draw that failed or broke a rule raises there, a
+                    # repeated context goes on from this attempt (counted as a discard).
+                    item, key = _item(families, shapes, seed, ind, template, k, slot, rank, seen,
+                                      stats, start=attempt if key is not None else 0,
+                                      why=Counter(why) if key is not None else None)
+                    line = dumps_item(item) + "\n"
+                else:
+                    stats.attempts[template] += attempt + 1
+                    stats.discarded.update(why)
+                    if off:
+                        stats.off_length[template] += 1
+                _count(stats, seen, key, template, slot, rank)
+                yield line
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
     _check_counts(stats, n)
 
 
@@ -320,18 +481,24 @@ def _progress(iterable, total: int, progress: bool | None, desc: str):
 
 
 def build(out: str | Path, *, seed: int = RELEASE_SEED, n: int = RELEASE_SIZE,
-          progress: bool | None = None) -> BuildResult:
+          progress: bool | None = None, workers: int = 1) -> BuildResult:
     """Write the ``n``-item file for ``seed`` to ``out`` atomically; return its SHA-256.
 
     ``progress``: ``True``/``False`` force the tqdm bar on/off; ``None`` shows it on a terminal.
+    ``workers``: processes drawing items (1: in this process; 0: one per CPU); any number
+    gives the same bytes.
     """
+    if workers == 0:
+        workers = os.cpu_count() or 1
     out = Path(out)
     stats = BuildStats()
     digest = hashlib.sha256()
     t0 = time.perf_counter()
     with atomic_open(out, "wb") as fh:
-        for item in _progress(iter_items(seed, n, stats=stats), n, progress, "deeparithmark build"):
-            line = (dumps_item(item) + "\n").encode("utf-8")
+        lines = ((dumps_item(item) + "\n" for item in iter_items(seed, n, stats=stats))
+                 if workers == 1 else iter_lines_parallel(seed, n, workers, stats=stats))
+        for text in _progress(lines, n, progress, "deeparithmark build"):
+            line = text.encode("utf-8")
             digest.update(line)
             fh.write(line)
     return BuildResult(path=out, n=n, seed=seed, sha256=digest.hexdigest(),

@@ -105,7 +105,8 @@ def cmd_build(args: argparse.Namespace) -> int:
                              "pass --overwrite to replace it", path=out, field="--out")
         check_outputs([(out, "--out")], overwrite=args.overwrite)
         check_writable(out)
-        res = build(out, seed=args.seed, n=args.n, progress=args.progress)
+        res = build(out, seed=args.seed, n=args.n, progress=args.progress,
+                    workers=getattr(args, "workers", 1))
     except BuildError as exc:
         print(f"build failed, nothing written: {exc}", file=sys.stderr)
         return EXIT_FAILED
@@ -175,6 +176,9 @@ def add_build_arguments(p: argparse.ArgumentParser, *, default_out: Path | None,
                             "exists, a render identical to it leaves it untouched and one that "
                             "differs is refused without --overwrite)")
         p.set_defaults(_default_out=str(default_out))
+    p.add_argument("--workers", type=nonneg_int, default=1, metavar="K",
+                   help="processes that draw items in parallel (default 1: this process only; "
+                        "0: one per CPU); every K gives the same bytes")
     add_overwrite_argument(p)
     p.add_argument("--check", action="store_true",
                    help="do not write: rebuild in memory and compare with the file at --out "
