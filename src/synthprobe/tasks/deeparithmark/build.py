@@ -272,18 +272,21 @@ def make_item(problem: Problem, decoys: list[DecoySet], *, template: str, ind: i
     }
 
 
+def _start(seed: int, n: int, stats: BuildStats | None):
+    """What every build of ``n`` items for ``seed`` starts from: the families, the layout (plan
+    and order), the answer-shape table and the stats to fill."""
+    if not 1 <= n <= MAX_BUILD_SIZE:
+        raise ValueError(f"n must be 1..{MAX_BUILD_SIZE:,}, got {n}")
+    return load_families(), layout(seed, n), load_table(), (stats if stats is not None else BuildStats())
+
+
 def iter_items(seed: int = RELEASE_SEED, n: int = RELEASE_SIZE, *,
                stats: BuildStats | None = None) -> Iterator[dict]:
     """Yield the ``n`` items of the file for ``seed`` in file order, each checked.
 
     Raises :class:`BuildError` on a faulty item, and after the last item if the counts
     differ from the plan (so a consumer that writes atomically keeps nothing)."""
-    if not 1 <= n <= MAX_BUILD_SIZE:
-        raise ValueError(f"n must be 1..{MAX_BUILD_SIZE:,}, got {n}")
-    families = load_families()
-    lay = layout(seed, n)
-    shapes = load_table()
-    stats = stats if stats is not None else BuildStats()
+    families, lay, shapes, stats = _start(seed, n, stats)
     seen: set[int] = set()
     for ind, c in enumerate(lay.order):
         template, k = lay.locate(c)
@@ -398,12 +401,7 @@ def iter_lines_parallel(seed: int, n: int, workers: int, *, stats: BuildStats | 
     processes; the same bytes, the same checks and the same errors."""
     from concurrent.futures import ProcessPoolExecutor
 
-    if not 1 <= n <= MAX_BUILD_SIZE:
-        raise ValueError(f"n must be 1..{MAX_BUILD_SIZE:,}, got {n}")
-    families = load_families()
-    lay = layout(seed, n)
-    shapes = load_table()
-    stats = stats if stats is not None else BuildStats()
+    families, lay, shapes, stats = _start(seed, n, stats)
     seen: set[int] = set()
 
     def chunks() -> Iterator[list[tuple[int, str, int, int, int]]]:
