@@ -88,20 +88,20 @@ def _basic(password: str) -> dict:
     return {"Authorization": "Basic " + base64.b64encode(f"admin:{password}".encode()).decode()}
 
 
-def _raters(db: Path) -> int:
+def _count(db: Path, table: str) -> int:
     con = sqlite3.connect(db)
     try:
-        return con.execute("SELECT COUNT(*) FROM raters").fetchone()[0]
+        return con.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
     finally:
         con.close()
+
+
+def _raters(db: Path) -> int:
+    return _count(db, "raters")
 
 
 def _answers(db: Path) -> int:
-    con = sqlite3.connect(db)
-    try:
-        return con.execute("SELECT COUNT(*) FROM answers").fetchone()[0]
-    finally:
-        con.close()
+    return _count(db, "answers")
 
 
 class Browser:

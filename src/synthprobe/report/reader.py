@@ -33,24 +33,24 @@ def load_any(path: str | Path) -> tuple[list[ModelResult], list[Gpt3Result]]:
     return parse(read_results(path))
 
 
+def _load(path: str | Path, which: int, what: str, command: str):
+    """The Deep Arithmark (``which`` 0) or GPT-3 (1) results of one file; at least one."""
+    results = read_results(path)
+    found = parse(results)[which]
+    if not found:
+        raise results.reader.fail("models", f"holds no {what} results; expected a file written by "
+                                            f"`synthprobe score {command}`")
+    return found
+
+
 def load_results(path: str | Path) -> list[ModelResult]:
     """All Deep Arithmark model rows of one results file (at least one)."""
-    results = read_results(path)
-    deep, _ = parse(results)
-    if not deep:
-        raise results.reader.fail("models", "holds no Deep Arithmark results; expected a file written by "
-                                            "`synthprobe score deeparithmark`")
-    return deep
+    return _load(path, 0, "Deep Arithmark", "deeparithmark")
 
 
 def load_gpt3(path: str | Path) -> list[Gpt3Result]:
     """All GPT-3 synthetic-task results of one results file (at least one)."""
-    results = read_results(path)
-    _, gpt3 = parse(results)
-    if not gpt3:
-        raise results.reader.fail("models", "holds no GPT-3 results; expected a file written by "
-                                            "`synthprobe score gpt3`")
-    return gpt3
+    return _load(path, 1, "GPT-3", "gpt3")
 
 
 __all__ = ["load_any", "load_gpt3", "load_results", "parse", "Count", "Gpt3Result", "MistakeCount",
