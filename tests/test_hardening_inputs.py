@@ -382,3 +382,15 @@ def test_build_size_has_a_documented_bound(tmp_path):
     from synthprobe.tasks.deeparithmark.composition import MAX_BUILD_SIZE
 
     assert MAX_BUILD_SIZE >= 10_000_000
+
+
+def test_model_arg_values_go_through_the_strict_decoder():
+    """``--model-arg`` values are JSON only when the strict decoder takes them: deep nesting, NaN
+    and huge integers stay text for the engine to check, never a RecursionError or a float NaN."""
+    from synthprobe.cliargs import model_arg
+
+    assert model_arg("n=4") == ("n", 4) and model_arg("flag=true") == ("flag", True)
+    deep = "[" * 100_000
+    assert model_arg(f"x={deep}") == ("x", deep)
+    assert model_arg("x=NaN") == ("x", "NaN")
+    assert model_arg("x=" + "9" * 5000) == ("x", "9" * 5000)

@@ -63,16 +63,18 @@ nonneg_int = int_at_least(0)
 
 
 def model_arg(text: str) -> tuple[str, object]:
-    """``--model-arg key=value``: the value as JSON when it parses (``4``, ``true``, ``1.5``), else text."""
-    import json
+    """``--model-arg key=value``: the value as JSON when the strict decoder of :mod:`synthprobe.io`
+    takes it (``4``, ``true``, ``1.5``), else the text as given."""
+    from synthprobe.errors import InputError
+    from synthprobe.io import loads_json
 
     key, sep, value = text.partition("=")
     key = key.strip()
     if not sep or not key.isidentifier():
         raise argparse.ArgumentTypeError(f"expected key=value with a plain key, got {text!r}")
     try:
-        parsed = json.loads(value)
-    except ValueError:
+        parsed = loads_json(value)
+    except InputError:
         parsed = value
     return key, parsed
 
