@@ -144,10 +144,12 @@ def run_job(job: Job, settings: Settings) -> dict[str, Any]:
     options = job_options(job, settings)
     dtype = options.pop("dtype", None)
     device = options.pop("device", "auto")
+    bos = bool(options.pop("bos", settings.bos))  # a grid file's model may set it; it keys the cache
+    trust = bool(options.pop("trust_remote_code", False))
     config = ScoreConfig(data=Path(ds.info["path"]), models=[job.model.spec], dtype=dtype, device=device,
-                         batch_size=settings.batch_size, max_context=settings.max_context, bos=settings.bos,
-                         limit=settings.limit, progress=False, scorer=settings.scorer, cache=settings.cache,
-                         model_args=options)
+                         batch_size=settings.batch_size, max_context=settings.max_context, bos=bos,
+                         trust_remote_code=trust, limit=settings.limit, progress=False, scorer=settings.scorer,
+                         cache=settings.cache, model_args=options)
     entry = score_model(job.model.spec, [ds], config, echo=lambda _: None)
     block = entry["results"][job.task]
     run = {"job": job.index, "pid": os.getpid(), "load_s": entry.pop("load_s", None),
