@@ -173,7 +173,7 @@ def run_command(args: argparse.Namespace) -> int:
 
 def register(verbs: dict) -> None:
     p = verbs["sweep"].add_parser(
-        "run", help="run a grid of (model × task × seed) scoring jobs (the default: `synthprobe sweep ...`)",
+        "run", prog="synthprobe sweep", help="run a grid of (model × task × seed) scoring jobs (the default: `synthprobe sweep ...`)",
         description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(p)
     p.set_defaults(func=run_command)
