@@ -102,6 +102,75 @@ def test_bad_grid_files_are_located(tmp_path, text, field):
     assert err.value.field == field
 
 
+@pytest.fixture
+def toy(monkeypatch, tmp_path):
+    """The tests' one-file engine as kind ``toy`` (a CPU-only, not in-process kind for the sweep)."""
+    from synthprobe.backends import ENGINES, register_engine
+
+    monkeypatch.setenv("SYNTHPROBE_CACHE", str(tmp_path / "cache"))
+    saved = dict(ENGINES)
+    register_engine("toy", "toy_engine")
+    yield
+    ENGINES.clear()
+    ENGINES.update(saved)
+
+
+def _settings(tmp_path, **kw):
+    from synthprobe.sweep.run import Settings
+
+    return Settings(options={"dtype": None, "device": "auto", "progress": False}, data_dir=str(tmp_path / "data"),
+                    **kw)
+
+
+def test_jobs_ask_for_a_gpu_only_for_an_in_process_model_on_cuda(toy, tmp_path):
+    from synthprobe.sweep.grid import GridModel, Job, Seed
+    from synthprobe.sweep.run import job_options, resources
+
+    settings = _settings(tmp_path, cpus_per_job=3)
+    seed = Seed("1", 1)
+
+    def job(spec, **options):
+        return Job(0, GridModel(spec, spec, options), "deeparithmark", seed)
+
+    hf = job("smollm2-135m-instruct")
+    assert resources(hf, settings, cluster_has_gpu=False) == {"num_cpus": 3, "num_gpus": 0}
+    assert resources(hf, settings, cluster_has_gpu=True) == {"num_cpus": 3, "num_gpus": 1}
+    assert resources(job("smollm2-135m-instruct", device="cuda"), settings, cluster_has_gpu=False)["num_gpus"] == 1
+    assert resources(job("smollm2-135m-instruct", device="cpu"), settings, cluster_has_gpu=True)["num_gpus"] == 0
+    server = job("toy:served")   # an engine outside the process: one CPU, never a GPU
+    assert resources(server, settings, cluster_has_gpu=True) == {"num_cpus": 1, "num_gpus": 0}
+    # an in-process CPU model runs on cpus_per_job torch threads unless --threads says otherwise
+    assert job_options(hf, settings)["threads"] == 3
+    assert "threads" not in job_options(server, settings)
+
+
+def test_serial_sweep_in_process_is_deterministic_and_summarised(toy, tmp_path):
+    from synthprobe.results import parse
+    from synthprobe.report.sweep import read as read_sweep
+    from synthprobe.sweep.run import document, prepare_data, run_serial
+
+    grid = make_grid(grid_file=None, models=["toy:a", "toy:b"], seeds="release,1,2", tasks=None, limit=40)
+    settings = _settings(tmp_path, limit=40, batch_size=7)
+    prepare_data(grid, Path(settings.data_dir), progress=False)
+    done = []
+    docs = [document(grid, settings, [r["entry"] for r in run_serial(grid.jobs(), settings,
+                                                                      lambda j, r: done.append(j.index))])
+            for _ in range(2)]
+    assert done == list(range(6)) * 2
+    assert json.dumps(docs[0]) == json.dumps(docs[1])
+    doc = docs[0]
+    summary = doc["sweep"]["summary"]["deeparithmark"]
+    accs = {(e["sweep"]["label"], e["sweep"]["seed_label"]):
+            e["results"]["deeparithmark"]["summary"]["metrics"]["acc_norm"]["correct"] / 40 for e in doc["models"]}
+    for label in ("toy:a", "toy:b"):
+        values = [accs[(label, s)] for s in ("release", "1", "2")]
+        assert summary["models"][label]["mean"] == pytest.approx(sum(values) / 3)
+    # the report recomputes the same spread from the file's scores
+    [table] = read_sweep(parse(json.loads(json.dumps(doc)), tmp_path / "sweep.json"))
+    assert {"metric": "acc_norm", **table.summary} == summary
+    assert "timing" not in doc["models"][0]["results"]["deeparithmark"]
+
+
 def _cli(args, cwd, env=None, **kw):
     return subprocess.run([sys.executable, "-m", "synthprobe", "sweep", *args], cwd=cwd, capture_output=True,
                           text=True, env=env, **kw)

@@ -187,11 +187,14 @@ def run_ray(jobs: list[Job], settings: Settings, on_done: Callable[[Job, dict], 
     """Each job as a Ray task. A local Ray with ``workers`` CPUs is started for the run (and shut
     down after it), or ``address`` joins a running cluster. A task whose worker dies is retried up
     to ``max_retries`` times; an error raised by the job itself is not retried."""
+    import logging
+
     ray = _import_ray()
+    quiet = {"log_to_driver": False, "logging_level": logging.WARNING}
     if address:
-        ray.init(address=address, log_to_driver=False)
+        ray.init(address=address, **quiet)
     else:
-        ray.init(address="local", num_cpus=workers, include_dashboard=False, log_to_driver=False)
+        ray.init(address="local", num_cpus=workers, include_dashboard=False, **quiet)
     try:
         has_gpu = ray.cluster_resources().get("GPU", 0) > 0
         remote = ray.remote(_ray_job)
