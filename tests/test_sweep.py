@@ -90,6 +90,8 @@ def test_grid_file_and_command_line_combine(tmp_path):
     ("models: [{spec: m1, colour: red}]\n", "models[0].colour"),
     ("seeds: 2-1\n", "seeds"),
     ("tasks: [lambada]\n", "tasks"),
+    ("tasks: [\"gpt3:nope\"]\n", "tasks"),
+    ("tasks: [\"gpt3:2D+\"]\nseeds: release,0\n", "seeds"),
     ("limit: 0\n", "limit"),
     ("- just a list\n", None),
 ])
@@ -169,6 +171,37 @@ def test_serial_sweep_in_process_is_deterministic_and_summarised(toy, tmp_path):
     [table] = read_sweep(parse(json.loads(json.dumps(doc)), tmp_path / "sweep.json"))
     assert {"metric": "acc_norm", **table.summary} == summary
     assert "timing" not in doc["models"][0]["results"]["deeparithmark"]
+
+
+def test_gpt3_tasks_in_a_sweep_score_as_score_gpt3_does(toy, tmp_path):
+    from synthprobe.backends import load_backend
+    from synthprobe.results import parse
+    from synthprobe.report.sweep import read as read_sweep
+    from synthprobe.scoring.gpt3 import EvalConfig, run
+    from synthprobe.sweep.run import document, run_serial
+    from synthprobe.tasks.gpt3.registry import get_task
+
+    grid = make_grid(grid_file=None, models=["toy:a", "toy:b"], seeds="release,1", tasks=["gpt3:2D+"], limit=12)
+    assert grid.tasks == ["gpt3:arithmetic_2da"]
+    settings = _settings(tmp_path, limit=12, batch_size=5)
+    entries = [r["entry"] for r in run_serial(grid.jobs(), settings, lambda j, r: None)]
+    assert [(e["sweep"]["label"], e["sweep"]["seed"]) for e in entries] == [
+        ("toy:a", 0), ("toy:a", 1), ("toy:b", 0), ("toy:b", 1)]   # 'release' is GPT-3's seed 0
+    backend = load_backend("toy:b")
+    direct = run(backend, EvalConfig(tasks=[get_task("2D+")], shots=["zero"], limit=12, seed=1, batch_size=5,
+                                     save_items=False, progress=False, cache=False))
+    for row in direct:
+        for key in ("cached_items", "seconds", "items_per_s"):
+            row.pop(key)
+    assert entries[3]["results"]["gpt3"]["rows"] == direct
+    doc = document(grid, settings, entries)
+    summary = doc["sweep"]["summary"]["gpt3:arithmetic_2da"]
+    assert summary["metric"] == "accuracy"
+    assert summary["models"]["toy:b"]["mean"] == pytest.approx(
+        (entries[2]["results"]["gpt3"]["rows"][0]["correct"] + direct[0]["correct"]) / 24)
+    [table] = read_sweep(parse(json.loads(json.dumps(doc)), tmp_path / "sweep.json"))
+    assert table.task == "gpt3:arithmetic_2da"
+    assert {"metric": "accuracy", **table.summary} == summary
 
 
 def _cli(args, cwd, env=None, **kw):

@@ -1,5 +1,5 @@
 """The report's "Sweep" section: for a results file written by ``synthprobe sweep``, each model's
-acc_norm per seed, its mean and sd across seeds, and whether the models' rank order holds from
+score per seed (acc_norm on Deep Arithmark, accuracy on a GPT-3 task), its mean and sd across seeds, and whether the models' rank order holds from
 seed to seed (:func:`synthprobe.metrics.sweep.seed_spread`, recomputed from the scores in the
 file, so it always matches the rows shown).
 
@@ -18,7 +18,7 @@ from synthprobe.templating import escape
 
 @dataclass(frozen=True)
 class SweepTable:
-    """One task of one sweep file: label → seed label → acc_norm, and its spread."""
+    """One task of one sweep file: label → seed label → score (a fraction), and its spread."""
 
     task: str
     source: str
@@ -48,15 +48,24 @@ def read(results: Results) -> list[SweepTable]:
         label = r.get(sw, "label", where, str)
         seed = r.get(sw, "seed_label", where, str)
         task = r.get(sw, "task", where, str)
-        block = e.results.get(task)
+        gpt3 = task.startswith("gpt3:")
+        block = e.results.get("gpt3" if gpt3 else task)
         if block is None:
-            raise r.fail(f"{e.at('results')}.{task}", f"missing; the sweep entry names task {task!r}")
-        bw = f"{block.where}.summary.metrics.acc_norm"
-        summary = r.get(block.data, "summary", block.where, dict)
-        metrics = r.get(summary, "metrics", f"{block.where}.summary", dict)
-        acc = r.get(metrics, "acc_norm", f"{block.where}.summary.metrics", dict)
+            raise r.fail(f"{e.at('results')}.{'gpt3' if gpt3 else task}",
+                         f"missing; the sweep entry names task {task!r}")
+        if gpt3:
+            rows = r.get(block.data, "rows", block.where, list)
+            if len(rows) != 1 or not isinstance(rows[0], dict):
+                raise r.fail(f"{block.where}.rows", "expected the one row of the sweep job's task")
+            bw, acc, total_key = f"{block.where}.rows[0]", rows[0], "n"
+        else:
+            bw = f"{block.where}.summary.metrics.acc_norm"
+            summary = r.get(block.data, "summary", block.where, dict)
+            metrics = r.get(summary, "metrics", f"{block.where}.summary", dict)
+            acc = r.get(metrics, "acc_norm", f"{block.where}.summary.metrics", dict)
+            total_key = "total"
         correct = r.get(acc, "correct", bw, int)
-        total = r.get(acc, "total", bw, int)
+        total = r.get(acc, total_key, bw, int)
         if not 0 <= correct <= total or total == 0:
             raise r.fail(f"{bw}.correct", f"expected 0 <= correct <= total and total > 0, got {correct}/{total}")
         per_seed = tables.setdefault(task, {}).setdefault(label, {})
@@ -98,7 +107,8 @@ def concordance_text(t: SweepTable) -> str:
         w = (f"Kendall's W = {s['kendalls_w']:.3f} (1 = every seed ranks the models the same way, "
              f"0 = no agreement; Friedman p = {s['friedman_p']:.3g})")
     return (f"{w}; {s['seeds_matching_mean_ranking']} of {n} seeds rank the models exactly as their means "
-            "do. Accuracy is acc_norm in percent; SD is the sample standard deviation across seeds.")
+            "do. Scores in percent (acc_norm on Deep Arithmark, accuracy on a GPT-3 task); SD is the "
+            "sample standard deviation across seeds.")
 
 
 def section(tables: Sequence[SweepTable]) -> str:
@@ -108,7 +118,7 @@ def section(tables: Sequence[SweepTable]) -> str:
              "benchmark): the spread across seeds is how much a single variant's score can be trusted, "
              "and the rank agreement says whether the models' order holds.</p>"]
     for t in tables:
-        if len(tables) > 1:
+        if len(tables) > 1 or t.task != "deeparithmark":
             parts.append(f"<h3>{escape(t.task)} · <code>{escape(t.source)}</code></h3>")
         head, rows = _spread_rows(t)
         parts.append(table(head, rows))
@@ -125,7 +135,7 @@ def markdown_body(tables: Sequence[SweepTable]) -> str:
 
     lines: list[str] = []
     for t in tables:
-        if len(tables) > 1:
+        if len(tables) > 1 or t.task != "deeparithmark":
             lines += [f"### {t.task} ({t.source})", ""]
         lines += md(*_spread_rows(t)) + ["", concordance_text(t), ""] + md(*_seed_rows(t)) + [""]
     return "\n".join(lines)

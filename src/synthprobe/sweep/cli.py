@@ -15,7 +15,9 @@ Score a grid of (model x task x seed) jobs and merge them into ONE results file:
 checkpoints on Deep Arithmark at the release seed plus ten private variants. Each job builds
 (or finds) the seed's Deep Arithmark file (the same bytes as `synthprobe build deeparithmark
 --seed S`; 'release' is the release seed, the bytes of data/deeparithmark-1.jsonl) and scores it
-exactly as `synthprobe score deeparithmark` does, through the per-item score cache.
+exactly as `synthprobe score deeparithmark` does, through the per-item score cache. GPT-3
+synthetic tasks join the grid as gpt3:<task> (e.g. gpt3:2D+), scored as `synthprobe score gpt3`
+does in the --shots setting, their items drawn from the seed ('release' = seed 0).
 
 Jobs run as Ray tasks: on a local Ray started for the run (--workers K CPUs) or on a running
 cluster (--ray-address). A job asks Ray for one GPU when its model loads in-process (hf, vllm)
@@ -26,8 +28,8 @@ for a server-backed model such as openai:URL). A job whose worker dies is retrie
 
 The results file keeps grid order (model, task, seed) and holds only what the grid and the
 scores decide, so a Ray run writes the same bytes as a serial run; per-job timings and cache
-hits are printed instead. Its "sweep" block holds the grid and, per model, the mean and sd of
-acc_norm across seeds and whether the models' rank order holds from seed to seed (Kendall's W
+hits are printed instead. Its "sweep" block holds the grid and, per model and task, the mean and
+sd across seeds of acc_norm (Deep Arithmark) or accuracy (GPT-3) and whether the models' rank order holds from seed to seed (Kendall's W
 with Friedman's p, and how many seeds rank the models as their means do). `synthprobe report`
 reads it and adds a "Sweep" section."""
 
@@ -58,7 +60,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="grid file (YAML or JSON) with models, seeds, tasks and limit; see below")
     add_model_args(p, multiple=True, batch_size=32)
     p.add_argument("--task", action="append", dest="tasks", default=None, metavar="TASK",
-                   help="task to score (repeatable): deeparithmark (default)")
+                   help="task to score (repeatable): deeparithmark (default), or a GPT-3 synthetic task "
+                        "as gpt3:<name or paper code>, e.g. gpt3:2D+ (its 'release' seed is 0)")
+    p.add_argument("--shots", default="zero", metavar="SETTING",
+                   help="shot setting of the GPT-3 tasks: zero, one, few or a number K (default: %(default)s)")
     p.add_argument("--seeds", default=None, metavar="LIST",
                    help="comma-separated seeds and ranges; 'release' is the release seed "
                         "(default: release), e.g. release,1-10")
@@ -92,10 +97,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _echo_done(bar, job, result) -> None:
-    from synthprobe.sweep.run import accuracy
+    from synthprobe.sweep.run import accuracy, metric_name
 
     run = result["run"]
-    bar.write(f"job {job.index}: {job.name}: acc_norm {100 * accuracy(result['entry'], job.task):.2f} % "
+    bar.write(f"job {job.index}: {job.name}: {metric_name(job.task)} {100 * accuracy(result['entry'], job.task):.2f} % "
               f"({run['cached_items']} cached, {run['seconds']:.1f} s, pid {run['pid']})")
     bar.update(1)
 
@@ -133,7 +138,7 @@ def run_command(args: argparse.Namespace) -> int:
     settings = runner.Settings(options=backend_options(args), batch_size=args.batch_size,
                                max_context=args.max_context, bos=args.bos, scorer=args.scorer,
                                cache=not args.no_cache, limit=grid.limit, data_dir=str(data_dir),
-                               cpus_per_job=args.cpus_per_job)
+                               cpus_per_job=args.cpus_per_job, shots=args.shots)
     runner.check_models(grid, settings)
     jobs = grid.jobs()
     runner.prepare_data(grid, data_dir, progress=args.progress)
@@ -158,8 +163,10 @@ def run_command(args: argparse.Namespace) -> int:
     entries = [r["entry"] for r in results]
     doc = runner.document(grid, settings, entries)
     atomic_write_json(output, doc)
-    print(res.format_table([e["row"] | {"model": f"{e['sweep']['label']} · seed {e['sweep']['seed_label']}"}
-                            for e in entries]))
+    deep = [e for e in entries if "row" in e]
+    if deep:
+        print(res.format_table([e["row"] | {"model": f"{e['sweep']['label']} · seed {e['sweep']['seed_label']}"}
+                                for e in deep]))
     print()
     print(runner.format_summary(doc["sweep"]["summary"]))
     print(f"\nresults: {output}")

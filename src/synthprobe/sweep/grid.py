@@ -7,7 +7,7 @@ A grid file (YAML, or JSON when it ends in ``.json``) may hold::
       - {spec: smollm2-135m-instruct, label: smollm2-bf16, dtype: bfloat16}
       - {spec: "openai:http://127.0.0.1:8000/v1", model_args: {concurrency: 8}}
     seeds: release,1-10           # or a list: [release, 1, 2, 3]
-    tasks: [deeparithmark]
+    tasks: [deeparithmark, "gpt3:2D+"]   # GPT-3 tasks by name or paper code
     limit: 100
 
 Command-line ``--model`` values are added after the file's models; ``--seeds``, ``--task`` and
@@ -25,6 +25,8 @@ from typing import Any
 from synthprobe.errors import InputError
 
 TASKS = ("deeparithmark",)
+#: a GPT-3 synthetic task in the grid: ``gpt3:<name or paper code>``
+GPT3_PREFIX = "gpt3:"
 RELEASE = "release"
 #: the most jobs one sweep may hold (a typo such as 1-100000 is refused, not queued)
 MAX_JOBS = 100_000
@@ -57,6 +59,30 @@ class Job:
     @property
     def name(self) -> str:
         return f"{self.model.label} · {self.task} · seed {self.seed.label}"
+
+
+def canonical_task(name: Any, *, path: Path | None = None, field: str = "--task") -> str:
+    """``deeparithmark``, or ``gpt3:<task>`` with the GPT-3 task's canonical name (``gpt3:2D+`` →
+    ``gpt3:arithmetic_2da``)."""
+    if name in TASKS:
+        return name
+    if isinstance(name, str) and name.startswith(GPT3_PREFIX):
+        from synthprobe.tasks.gpt3.registry import get_task
+
+        try:
+            return GPT3_PREFIX + get_task(name[len(GPT3_PREFIX):]).name
+        except InputError as exc:
+            raise InputError(exc.detail, path=path, field=field) from None
+    raise InputError(f"expected deeparithmark or gpt3:<task> (e.g. gpt3:2D+), got {name!r}", path=path,
+                     field=field)
+
+
+def task_seed(task: str, seed: Seed) -> int:
+    """The seed a job builds its items from: 'release' is Deep Arithmark's release seed, and for a
+    GPT-3 task its default seed, 0 (`synthprobe build gpt3`'s)."""
+    if task.startswith(GPT3_PREFIX) and seed.label == RELEASE:
+        return 0
+    return seed.value
 
 
 def release_seed() -> int:
@@ -217,12 +243,12 @@ def make_grid(*, grid_file: Path | None, models: list[str] | None, seeds: str | 
     task_list = tasks if tasks else doc.get("tasks", list(TASKS[:1]))
     if not isinstance(task_list, list) or not task_list:
         raise InputError("expected a list of tasks", path=where, field="tasks")
-    for t in task_list:
-        if t not in TASKS:
-            raise InputError(f"expected one of {list(TASKS)}, got {t!r}", path=None if tasks else where,
-                             field="--task" if tasks else "tasks")
+    task_list = [canonical_task(t, path=None if tasks else where, field="--task" if tasks else "tasks")
+                 for t in task_list]
     if len(set(task_list)) != len(task_list):
         raise InputError("a task is listed twice", path=None if tasks else where, field="--task" if tasks else "tasks")
+    if any(t.startswith(GPT3_PREFIX) for t in task_list) and {RELEASE, "0"} <= {s.label for s in seed_list}:
+        raise InputError("'release' is seed 0 for a GPT-3 task; list one of them", path=where, field="seeds")
     if limit is None and "limit" in doc:
         limit = doc["limit"]
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from synthprobe.errors import CommandFailed, InputError
-from synthprobe.sweep.grid import Grid, Job
+from synthprobe.sweep.grid import GPT3_PREFIX, Grid, Job, task_seed
 
 #: engines that load the weights into the job's own process: they get a GPU when there is one
 IN_PROCESS_KINDS = ("hf", "vllm")
@@ -46,11 +46,13 @@ class Settings:
     data_dir: str = ""
     #: CPUs a job asks Ray for, and torch threads of an in-process CPU model without --threads
     cpus_per_job: int = 1
+    #: the shot setting of GPT-3 tasks (zero, one, few or a number)
+    shots: str = "zero"
 
     def recorded(self) -> dict[str, Any]:
         """The settings that change a score (the results document records them)."""
         return {"batch_size": self.batch_size, "max_context": self.max_context, "bos": self.bos,
-                "scorer": self.scorer, "limit": self.limit}
+                "scorer": self.scorer, "limit": self.limit, "gpt3_shots": self.shots}
 
 
 def default_data_dir() -> Path:
@@ -71,6 +73,8 @@ def prepare_data(grid: Grid, data_dir: Path, *, progress: bool = True) -> None:
     from synthprobe.io import atomic_write_bytes
     from synthprobe.tasks.deeparithmark.build import render_bytes
 
+    if "deeparithmark" not in grid.tasks:
+        return
     for seed in tqdm(grid.seeds, desc="sweep data", unit=" seed", disable=not progress):
         path = variant_path("deeparithmark", seed.value, data_dir)
         data = render_bytes(seed.value)
@@ -123,9 +127,17 @@ def resources(job: Job, settings: Settings, *, cluster_has_gpu: bool) -> dict[st
 
 
 def check_models(grid: Grid, settings: Settings) -> None:
-    """Every model spec and its options as its engine would check them, before any job starts."""
+    """Every model spec and its options as its engine would check them, and the GPT-3 tasks' shot
+    setting, before any job starts."""
     from synthprobe.backends import check_backend
 
+    for task in grid.tasks:
+        if task.startswith(GPT3_PREFIX):
+            from synthprobe.scoring.gpt3 import EvalConfig
+            from synthprobe.tasks.gpt3.registry import get_task
+
+            EvalConfig(tasks=[get_task(task[len(GPT3_PREFIX):])], shots=[settings.shots], limit=settings.limit,
+                       batch_size=settings.batch_size).validate()
     seen = set()
     for job in grid.jobs():
         if job.model.label in seen:
@@ -135,10 +147,53 @@ def check_models(grid: Grid, settings: Settings) -> None:
         check_backend(job.model.spec, **options)
 
 
+def _sweep_block(job: Job) -> dict[str, Any]:
+    return {"job": job.index, "label": job.model.label, "spec": job.model.spec, "task": job.task,
+            "seed": task_seed(job.task, job.seed), "seed_label": job.seed.label}
+
+
+def _gpt3_job(job: Job, settings: Settings) -> dict[str, Any]:
+    """One GPT-3 task in one shot setting through :func:`synthprobe.scoring.gpt3.run` (its score
+    cache included); the entry is what ``score gpt3`` writes for one model, less the timings."""
+    from synthprobe.backends import load_backend
+    from synthprobe.scoring.gpt3 import EvalConfig
+    from synthprobe.scoring.gpt3 import run as score_gpt3
+    from synthprobe.tasks.gpt3.registry import get_task
+    from synthprobe.version import __version__
+
+    t0 = time.perf_counter()
+    task = get_task(job.task[len(GPT3_PREFIX):])
+    seed = task_seed(job.task, job.seed)
+    config = EvalConfig(tasks=[task], shots=[settings.shots], limit=settings.limit, seed=seed,
+                        batch_size=settings.batch_size, save_items=False, progress=False, cache=settings.cache)
+    config.validate()
+    options = job_options(job, settings)
+    backend = load_backend(job.model.spec, progress=False, **options)
+    load_s = time.perf_counter() - t0
+    try:
+        rows = score_gpt3(backend, config)
+        model, runtime = backend.describe(), backend.runtime()
+    finally:
+        backend.close()
+    timing = [{k: row.pop(k, None) for k in ("cached_items", "seconds", "items_per_s")} for row in rows]
+    entry = {"model": model,
+             "settings": {"tasks": [task.name], "shots": [settings.shots], "seed": seed, "limit": settings.limit,
+                          "batch_size": settings.batch_size, "threads": runtime.get("torch_threads"),
+                          "synthprobe": __version__},
+             "results": {"gpt3": {"rows": rows}},
+             "sweep": _sweep_block(job)}
+    run = {"job": job.index, "pid": os.getpid(), "load_s": round(load_s, 3), "timing": timing,
+           "cached_items": sum(t["cached_items"] or 0 for t in timing),
+           "seconds": round(time.perf_counter() - t0, 3)}
+    return {"entry": entry, "run": run}
+
+
 def run_job(job: Job, settings: Settings) -> dict[str, Any]:
     """Score one job; returns ``{"entry": results entry, "run": facts of this run}``."""
     from synthprobe.scoring.deeparithmark import ScoreConfig, score_model
 
+    if job.task.startswith(GPT3_PREFIX):
+        return _gpt3_job(job, settings)
     t0 = time.perf_counter()
     ds = _dataset(job, settings)
     options = job_options(job, settings)
@@ -155,8 +210,7 @@ def run_job(job: Job, settings: Settings) -> dict[str, Any]:
     run = {"job": job.index, "pid": os.getpid(), "load_s": entry.pop("load_s", None),
            "timing": block.pop("timing", None), "cached_items": block.pop("cached_items", 0),
            "seconds": round(time.perf_counter() - t0, 3)}
-    entry["sweep"] = {"job": job.index, "label": job.model.label, "spec": job.model.spec, "task": job.task,
-                      "seed": job.seed.value, "seed_label": job.seed.label}
+    entry["sweep"] = _sweep_block(job)
     return {"entry": entry, "run": run}
 
 
@@ -229,8 +283,17 @@ def run_ray(jobs: list[Job], settings: Settings, on_done: Callable[[Job, dict], 
 
 
 def accuracy(entry: dict[str, Any], task: str) -> float:
+    """A job's score as a fraction: acc_norm on Deep Arithmark, exact-match (or choice) accuracy
+    of the one row of a GPT-3 task."""
+    if task.startswith(GPT3_PREFIX):
+        row = entry["results"]["gpt3"]["rows"][0]
+        return row["correct"] / row["n"] if row["n"] else float("nan")
     acc = entry["results"][task]["summary"]["metrics"]["acc_norm"]
     return acc["correct"] / acc["total"]
+
+
+def metric_name(task: str) -> str:
+    return "accuracy" if task.startswith(GPT3_PREFIX) else "acc_norm"
 
 
 def summarise_sweep(grid: Grid, entries: list[dict[str, Any]]) -> dict[str, Any]:
@@ -243,7 +306,7 @@ def summarise_sweep(grid: Grid, entries: list[dict[str, Any]]) -> dict[str, Any]
         for e in entries:
             if e["sweep"]["task"] == task:
                 table.setdefault(e["sweep"]["label"], {})[e["sweep"]["seed_label"]] = accuracy(e, task)
-        out[task] = {"metric": "acc_norm", **seed_spread(table)}
+        out[task] = {"metric": metric_name(task), **seed_spread(table)}
     return out
 
 
@@ -266,7 +329,7 @@ def format_summary(summary: dict[str, Any]) -> str:
     """The seed-to-seed spread as printed at the end of a sweep."""
     lines = []
     for task, s in summary.items():
-        lines.append(f"{task} (acc_norm over seeds):")
+        lines.append(f"{task} ({s['metric']} over seeds):")
         width = max(len(m) for m in s["models"])
         for label, m in s["models"].items():
             sd = "—" if m["sd"] is None else f"{100 * m['sd']:.2f}"
