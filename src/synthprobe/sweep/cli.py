@@ -29,9 +29,9 @@ for a server-backed model such as openai:URL). A job whose worker dies is retrie
 The results file keeps grid order (model, task, seed) and holds only what the grid and the
 scores decide, so a Ray run writes the same bytes as a serial run; per-job timings and cache
 hits are printed instead. Its "sweep" block holds the grid and, per model and task, the mean and
-sd across seeds of acc_norm (Deep Arithmark) or accuracy (GPT-3) and whether the models' rank order holds from seed to seed (Kendall's W
-with Friedman's p, and how many seeds rank the models as their means do). `synthprobe report`
-reads it and adds a "Sweep" section."""
+sd across seeds of acc_norm (Deep Arithmark) or accuracy (GPT-3), and whether the models' rank
+order holds from seed to seed (Kendall's W with Friedman's p, and how many seeds rank the models
+as their means do). `synthprobe report` reads it and adds a "Sweep" section."""
 
 EPILOG = """\
 examples:
