@@ -22,11 +22,14 @@ VERBS = {
     "report": "turn results JSON files into an HTML report, plots and a leaderboard",
     "export": "export a release as a Hugging Face dataset folder or lm-eval task YAMLs",
     "cache": "inspect or clear the per-item scoring cache and converted model weights",
+    "sweep": "score a grid of models x tasks x seeds as Ray tasks (or serially) into one results file",
 }
 
 #: Verbs whose sub-command may be left out: ``synthprobe report FILES`` means
 #: ``synthprobe report deeparithmark FILES``.
-DEFAULT_WHAT = {"report": "deeparithmark"}
+DEFAULT_WHAT = {"report": "deeparithmark", "sweep": "run"}
+#: Verbs with one sub-command, put in even before an option: ``synthprobe sweep --model X``.
+ONLY_WHAT = {"sweep"}
 
 _ROOMS = (
     "synthprobe.tasks.deeparithmark.cli",
@@ -38,6 +41,7 @@ _ROOMS = (
     "synthprobe.probes.cli",
     "synthprobe.report.cli",
     "synthprobe.export.cli",
+    "synthprobe.sweep.cli",
 )
 
 
@@ -106,6 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
 def with_default_what(verbs: dict[str, argparse._SubParsersAction], argv: list[str]) -> list[str]:
     """``argv`` with the verb's default sub-command put in where the word after the verb is
     neither a sub-command nor an option (:data:`DEFAULT_WHAT`)."""
+    if argv and argv[0] in ONLY_WHAT and (len(argv) < 2 or argv[1] not in verbs[argv[0]].choices):
+        return [argv[0], DEFAULT_WHAT[argv[0]], *argv[1:]]
     if len(argv) < 2 or argv[0] not in DEFAULT_WHAT or argv[1].startswith("-") or argv[1] in verbs[argv[0]].choices:
         return argv
     return [argv[0], DEFAULT_WHAT[argv[0]], *argv[1:]]

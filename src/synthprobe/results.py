@@ -8,6 +8,7 @@ Layout (``schema = "synthprobe/results"``, ``schema_version = 2``)::
       "command": "synthprobe score ..."?,            # the command line, when recorded
       "protocol": {...}?,                            # how the scores were computed (Deep Arithmark)
       "datasets": {"<benchmark>": {"path", "sha256", "n_items", ...}, ...}?,
+      "sweep": {"grid", "settings", "summary"}?,     # written by `synthprobe sweep` (synthprobe.sweep.run)
       "models": [                                    # one entry per scored model, in order
         {
           "model": {"spec", "name", "params", "dtype", "device", ...backend.describe()},
@@ -22,7 +23,8 @@ Layout (``schema = "synthprobe/results"``, ``schema_version = 2``)::
                                         "accuracy" (percent), "ci95", "shots", "paper", "lands",
                                         "items": [...]}, ...]}
           },
-          "row": {...}?                              # the Deep Arithmark table's row, percentages
+          "row": {...}?,                             # the Deep Arithmark table's row, percentages
+          "sweep": {"job", "label", "spec", "task", "seed", "seed_label"}?   # a sweep's job
         }
       ]
     }

@@ -15,6 +15,9 @@ synthetic-task results (``synthprobe score gpt3``) or a mix. Output folder::
     gpt3_curves.png        per GPT-3 task: each model's accuracy (95 % CI) against the paper's
                            curves over GPT-3 sizes
 
+A results file written by ``synthprobe sweep`` adds a "Sweep" section (page and leaderboard.md):
+per model the mean and sd of acc_norm across seeds and the rank agreement between seeds.
+
 The four Deep Arithmark figures are written only with Deep Arithmark inputs, gpt3_curves.png
 only with GPT-3 inputs.
 
@@ -37,7 +40,10 @@ from synthprobe.report.deeparithmark import table as leaderboard
 from synthprobe.report.gpt3 import table as gpt3_table
 from synthprobe.report.format import ordered
 from synthprobe.report.model import Gpt3Result, ModelResult
-from synthprobe.report.reader import load_any
+from synthprobe.report.reader import parse
+from synthprobe.report.sweep import SweepTable
+from synthprobe.report.sweep import read as read_sweep
+from synthprobe.results import read_results
 
 FIGURES = ("depth_curve", "template_heatmap", "mistake_profile", "rank_preference")
 GPT3_FIGURES = ("gpt3_curves",)
@@ -72,18 +78,25 @@ def default_leaderboard_title(results: Sequence[ModelResult], gpt3: Sequence[Gpt
     return leaderboard.DEFAULT_TITLE if results else "GPT-3 synthetic tasks leaderboard"
 
 
-def markdown(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result], title: str) -> str:
-    """leaderboard.md: the Deep Arithmark table, the GPT-3 table, or both under their own headings."""
+def markdown(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result], title: str,
+             sweep: Sequence[SweepTable] = ()) -> str:
+    """leaderboard.md: the Deep Arithmark table, the GPT-3 table, or both under their own headings;
+    then the sweep's seed-to-seed spread when a sweep file is among the inputs."""
     parts = [f"# {title}\n"]
     if results:
         parts.append(("## Deep Arithmark\n\n" if gpt3 else "") + leaderboard.markdown_body(results))
     if gpt3:
         parts.append(("## GPT-3 synthetic tasks\n\n" if results else "") + gpt3_table.markdown_body(gpt3))
+    if sweep:
+        from synthprobe.report.sweep import markdown_body as sweep_markdown
+
+        parts.append("## Sweep: spread across seeds\n\n" + sweep_markdown(sweep))
     return "\n".join(parts)
 
 
 def render_files(results: Sequence[ModelResult], *, sources: Sequence[str], title: str | None = None,
-                 progress: bool | None = None, gpt3: Sequence[Gpt3Result] = ()) -> dict[str, bytes]:
+                 progress: bool | None = None, gpt3: Sequence[Gpt3Result] = (),
+                 sweep: Sequence[SweepTable] = ()) -> dict[str, bytes]:
     """Relative path → bytes for every output file."""
     from tqdm.auto import tqdm
 
@@ -106,8 +119,9 @@ def render_files(results: Sequence[ModelResult], *, sources: Sequence[str], titl
         figures[name] = make()
     files: dict[str, bytes] = {}
     files["index.html"] = page.render(results, figures, sources=sources, title=title or
-                                      page.default_title(results, gpt3), gpt3=gpt3).encode("utf-8")
-    files["leaderboard.md"] = markdown(results, gpt3, title or default_leaderboard_title(results, gpt3)).encode("utf-8")
+                                      page.default_title(results, gpt3), gpt3=gpt3, sweep=sweep).encode("utf-8")
+    files["leaderboard.md"] = markdown(results, gpt3, title or default_leaderboard_title(results, gpt3),
+                                       sweep).encode("utf-8")
     for name, png in figures.items():
         if png is not None:
             files[f"{name}.png"] = png
@@ -127,9 +141,13 @@ def build_report(paths: Sequence[str | Path], out: str | Path, *, title: str | N
         raise InputError("expected at least one results JSON file")
     results: list[ModelResult] = []
     gpt3: list[Gpt3Result] = []
+    sweep: list[SweepTable] = []
     for p in paths:
-        deep, g = load_any(p)
+        read = read_results(p)
+        deep, g = parse(read)
         results += deep
         gpt3 += g
-    files = render_files(results, sources=[str(p) for p in paths], title=title, progress=progress, gpt3=gpt3)
+        sweep += read_sweep(read)
+    files = render_files(results, sources=[str(p) for p in paths], title=title, progress=progress, gpt3=gpt3,
+                         sweep=sweep)
     return write_tree(out, files, inputs=inputs, overwrite=overwrite)

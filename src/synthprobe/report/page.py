@@ -56,9 +56,11 @@ def default_title(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result]) ->
 
 
 def render(results: Sequence[ModelResult], figures: dict[str, bytes | None], *,
-           sources: Sequence[str], title: str | None = None, gpt3: Sequence[Gpt3Result] = ()) -> str:
+           sources: Sequence[str], title: str | None = None, gpt3: Sequence[Gpt3Result] = (),
+           sweep: Sequence = ()) -> str:
     """The page: Deep Arithmark sections when ``results`` has models, a GPT-3 section when
-    ``gpt3`` has files (its figure is ``figures["gpt3_curves"]``), then the runs."""
+    ``gpt3`` has files (its figure is ``figures["gpt3_curves"]``), a sweep section for
+    ``sweep`` tables (:mod:`synthprobe.report.sweep`), then the runs."""
     if not results and not gpt3:
         raise ValueError("nothing to report")
     title = title or default_title(results, gpt3)
@@ -83,6 +85,10 @@ def render(results: Sequence[ModelResult], figures: dict[str, bytes | None], *,
                          f"{rows} task × setting row{'s' if rows != 1 else ''}")
         sections.append(("gpt3", "GPT-3 synthetic tasks", gpt3_section.section(gpt3, figures.get("gpt3_curves"))))
 
+    if sweep:
+        from synthprobe.report import sweep as sweep_section
+
+        sections.append(("sweep", "Sweep: spread across seeds", sweep_section.section(sweep)))
     runs = []
     if results:
         runs.append(("<h3>Deep Arithmark</h3>" if gpt3 else "") + deep_section.settings_table(results))

@@ -162,6 +162,9 @@ def parse_entry(r, entry, block: dict, block_where: str, dataset_sha: str | None
     where = entry.where
     model = entry.model
     name = r.get(model, "name", entry.at("model"), str)
+    sweep = entry.data.get("sweep")
+    if isinstance(sweep, dict) and isinstance(sweep.get("label"), str) and isinstance(sweep.get("seed_label"), str):
+        name = f"{sweep['label']} · seed {sweep['seed_label']}"  # a `synthprobe sweep` job: one row per seed
     params = r.get(model, "params", entry.at("model"), int, required=False)
     results = entry.data["results"]
     summary = r.get(block, "summary", block_where, dict)

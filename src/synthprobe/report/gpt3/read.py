@@ -163,6 +163,9 @@ def parse_entry(r, entry: Entry, block: Block, version: str | None) -> Gpt3Resul
     name = r.get(model, "name", mw, str)
     if not name:
         raise r.fail(f"{mw}.name", "expected a model name, got an empty string")
+    sweep = entry.data.get("sweep")
+    if isinstance(sweep, dict) and isinstance(sweep.get("label"), str) and isinstance(sweep.get("seed_label"), str):
+        name = f"{sweep['label']} · seed {sweep['seed_label']}"  # a `synthprobe sweep` job: one per seed
     params = r.get(model, "params", mw, int, required=False)
     if params is not None and params < 1:
         raise r.fail(f"{mw}.params", f"expected a positive parameter count, got {params}")

@@ -1,0 +1,141 @@
+"""The report's "Sweep" section: for a results file written by ``synthprobe sweep``, each model's
+score per seed (acc_norm on Deep Arithmark, accuracy on a GPT-3 task), its mean and sd across seeds, and whether the models' rank order holds from
+seed to seed (:func:`synthprobe.metrics.sweep.seed_spread`, recomputed from the scores in the
+file, so it always matches the rows shown).
+
+A sweep entry carries ``"sweep": {"label", "task", "seed", "seed_label", ...}`` beside the usual
+``model`` / ``settings`` / ``results``; files without it have no sweep section.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from synthprobe.results import DASH, Results
+from synthprobe.templating import escape
+
+
+@dataclass(frozen=True)
+class SweepTable:
+    """One task of one sweep file: label → seed label → score (a fraction), and its spread."""
+
+    task: str
+    source: str
+    scores: dict[str, dict[str, float]]
+    summary: dict[str, Any]
+
+
+def sweep_key(entry) -> tuple[str, str, str] | None:
+    """``(label, seed label, task)`` of a sweep entry (a :class:`synthprobe.results.Entry`), else None."""
+    sw = entry.data.get("sweep")
+    if sw is None:
+        return None
+    return sw.get("label"), sw.get("seed_label"), sw.get("task")
+
+
+def read(results: Results) -> list[SweepTable]:
+    """The sweep tables of one read results file (none for a file not written by a sweep)."""
+    from synthprobe.metrics.sweep import seed_spread
+
+    r = results.reader
+    tables: dict[str, dict[str, dict[str, float]]] = {}
+    for e in results.models:
+        if "sweep" not in e.data:
+            continue
+        where = e.at("sweep")
+        sw = r.get(e.data, "sweep", e.where, dict)
+        label = r.get(sw, "label", where, str)
+        seed = r.get(sw, "seed_label", where, str)
+        task = r.get(sw, "task", where, str)
+        gpt3 = task.startswith("gpt3:")
+        block = e.results.get("gpt3" if gpt3 else task)
+        if block is None:
+            raise r.fail(f"{e.at('results')}.{'gpt3' if gpt3 else task}",
+                         f"missing; the sweep entry names task {task!r}")
+        if gpt3:
+            rows = r.get(block.data, "rows", block.where, list)
+            if len(rows) != 1 or not isinstance(rows[0], dict):
+                raise r.fail(f"{block.where}.rows", "expected the one row of the sweep job's task")
+            bw, acc, total_key = f"{block.where}.rows[0]", rows[0], "n"
+        else:
+            bw = f"{block.where}.summary.metrics.acc_norm"
+            summary = r.get(block.data, "summary", block.where, dict)
+            metrics = r.get(summary, "metrics", f"{block.where}.summary", dict)
+            acc = r.get(metrics, "acc_norm", f"{block.where}.summary.metrics", dict)
+            total_key = "total"
+        correct = r.get(acc, "correct", bw, int)
+        total = r.get(acc, total_key, bw, int)
+        if not 0 <= correct <= total or total == 0:
+            raise r.fail(f"{bw}.correct", f"expected 0 <= correct <= total and total > 0, got {correct}/{total}")
+        per_seed = tables.setdefault(task, {}).setdefault(label, {})
+        if seed in per_seed:
+            raise r.fail(f"{where}.seed_label", f"model {label!r} has seed {seed} twice in this file")
+        per_seed[seed] = correct / total
+    return [SweepTable(task, str(results.path), scores, seed_spread(scores)) for task, scores in tables.items()]
+
+
+def _pct(x: float | None, digits: int = 2) -> str:
+    return DASH if x is None else f"{100 * x:.{digits}f}"
+
+
+def _spread_rows(t: SweepTable) -> tuple[list[str], list[list[str]]]:
+    n_seeds = len(t.summary["seeds_compared"])
+    head = ["Model", "Seeds", "Mean %", "SD (points)", "Min %", "Max %", "Rank by mean", "Seeds at that rank"]
+    rows = []
+    for label, m in t.summary["models"].items():
+        rank = m.get("rank_by_mean")
+        rows.append([label, str(m["n_seeds"]), _pct(m["mean"]), _pct(m["sd"]), _pct(m["min"]), _pct(m["max"]),
+                     DASH if rank is None else f"{rank:g}",
+                     f"{m.get('seeds_at_rank_by_mean', 0)}/{n_seeds}"])
+    return head, rows
+
+
+def _seed_rows(t: SweepTable) -> tuple[list[str], list[list[str]]]:
+    seeds = list(dict.fromkeys(s for per in t.scores.values() for s in per))
+    head = ["Model"] + [f"seed {s}" for s in seeds]
+    return head, [[label] + [_pct(per.get(s)) if s in per else DASH for s in seeds]
+                  for label, per in t.scores.items()]
+
+
+def concordance_text(t: SweepTable) -> str:
+    s = t.summary
+    n = len(s["seeds_compared"])
+    if s["kendalls_w"] is None:
+        w = "Kendall's W needs at least two models and two seeds (and not every score tied)"
+    else:
+        w = (f"Kendall's W = {s['kendalls_w']:.3f} (1 = every seed ranks the models the same way, "
+             f"0 = no agreement; Friedman p = {s['friedman_p']:.3g})")
+    return (f"{w}; {s['seeds_matching_mean_ranking']} of {n} seeds rank the models exactly as their means "
+            "do. Scores in percent (acc_norm on Deep Arithmark, accuracy on a GPT-3 task); SD is the "
+            "sample standard deviation across seeds.")
+
+
+def section(tables: Sequence[SweepTable]) -> str:
+    from synthprobe.report.html import table
+
+    parts = ["<p>Each model scored on the same task built from several seeds (private variants of the "
+             "benchmark): the spread across seeds is how much a single variant's score can be trusted, "
+             "and the rank agreement says whether the models' order holds.</p>"]
+    for t in tables:
+        if len(tables) > 1 or t.task != "deeparithmark":
+            parts.append(f"<h3>{escape(t.task)} · <code>{escape(t.source)}</code></h3>")
+        head, rows = _spread_rows(t)
+        parts.append(table(head, rows))
+        parts.append(f"<p class=\"note\">{escape(concordance_text(t))}</p>")
+        head, rows = _seed_rows(t)
+        parts.append("<div class=\"scroll\">" + table(head, rows) + "</div>")
+    return "".join(parts)
+
+
+def markdown_body(tables: Sequence[SweepTable]) -> str:
+    def md(head: list[str], rows: list[list[str]]) -> list[str]:
+        return (["| " + " | ".join(head) + " |", "|---" + "|---:" * (len(head) - 1) + "|"]
+                + ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows])
+
+    lines: list[str] = []
+    for t in tables:
+        if len(tables) > 1 or t.task != "deeparithmark":
+            lines += [f"### {t.task} ({t.source})", ""]
+        lines += md(*_spread_rows(t)) + ["", concordance_text(t), ""] + md(*_seed_rows(t)) + [""]
+    return "\n".join(lines)

@@ -1,0 +1,187 @@
+"""``synthprobe sweep``: a grid of (model × task × seed) scoring jobs, on Ray or in this process,
+merged into one results file (and, with ``--report``, one report)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from synthprobe.cliargs import add_model_args, int_at_least, nonneg_int, positive_int
+from synthprobe.errors import CommandFailed, InputError
+
+DESCRIPTION = """\
+Score a grid of (model x task x seed) jobs and merge them into ONE results file: e.g. twelve
+checkpoints on Deep Arithmark at the release seed plus ten private variants. Each job builds
+(or finds) the seed's Deep Arithmark file (the same bytes as `synthprobe build deeparithmark
+--seed S`; 'release' is the release seed, the bytes of data/deeparithmark-1.jsonl) and scores it
+exactly as `synthprobe score deeparithmark` does, through the per-item score cache. GPT-3
+synthetic tasks join the grid as gpt3:<task> (e.g. gpt3:2D+), scored as `synthprobe score gpt3`
+does in the --shots setting, their items drawn from the seed ('release' = seed 0).
+
+Jobs run as Ray tasks: on a local Ray started for the run (--workers K CPUs) or on a running
+cluster (--ray-address). A job asks Ray for one GPU when its model loads in-process (hf, vllm)
+on CUDA (--device cuda, or auto on a cluster with GPUs), else CPUs only (--cpus-per-job; one CPU
+for a server-backed model such as openai:URL). A job whose worker dies is retried
+(--max-retries) and scores only the items its lost run had not cached yet. --serial (or
+--workers 0) runs the same jobs one by one in this process, without Ray.
+
+The results file keeps grid order (model, task, seed) and holds only what the grid and the
+scores decide, so a Ray run writes the same bytes as a serial run; per-job timings and cache
+hits are printed instead. Its "sweep" block holds the grid and, per model and task, the mean and
+sd across seeds of acc_norm (Deep Arithmark) or accuracy (GPT-3), and whether the models' rank
+order holds from seed to seed (Kendall's W with Friedman's p, and how many seeds rank the models
+as their means do). `synthprobe report` reads it and adds a "Sweep" section."""
+
+EPILOG = """\
+examples:
+  synthprobe sweep --model smollm2-135m-instruct --seeds release,1-10 --limit 100 --workers 2
+  synthprobe sweep --grid grid.yaml --ray-address ray://head:10001 --output sweep.json --report sweep/
+  synthprobe sweep --model ./ckpt-1000 --model ./ckpt-2000 --seeds 1-3 --serial
+grid file (YAML, or JSON by its .json suffix):
+  models:
+    - smollm2-135m-instruct
+    - {spec: smollm2-135m-instruct, label: smollm2-bf16, dtype: bfloat16}
+    - {spec: "openai:http://127.0.0.1:8000/v1", model_args: {concurrency: 8}}
+  seeds: release,1-10
+  tasks: [deeparithmark]
+  limit: 100
+--model values are added after the file's models; --seeds, --task and --limit replace the
+file's values. A model's options in the file replace the shared --dtype / --device /
+--model-arg values for that model. Labels name the models in the results and the report.
+On a cluster every node needs synthprobe (and the models' files or servers) installed.
+exit status: 0 ok, 2 bad input or flags, 1 a job failed (no results file is written), 130 Ctrl-C."""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from synthprobe.io import add_overwrite_argument
+
+    p.add_argument("--grid", type=Path, default=None, metavar="FILE",
+                   help="grid file (YAML or JSON) with models, seeds, tasks and limit; see below")
+    add_model_args(p, multiple=True, batch_size=32)
+    p.add_argument("--task", action="append", dest="tasks", default=None, metavar="TASK",
+                   help="task to score (repeatable): deeparithmark (default), or a GPT-3 synthetic task "
+                        "as gpt3:<name or paper code>, e.g. gpt3:2D+ (its 'release' seed is 0)")
+    p.add_argument("--shots", default="zero", metavar="SETTING",
+                   help="shot setting of the GPT-3 tasks: zero, one, few or a number K (default: %(default)s)")
+    p.add_argument("--seeds", default=None, metavar="LIST",
+                   help="comma-separated seeds and ranges; 'release' is the release seed "
+                        "(default: release), e.g. release,1-10")
+    p.add_argument("--limit", type=positive_int, default=None, metavar="N",
+                   help="score only the first N items of each seed's file (small grids)")
+    p.add_argument("--max-context", type=int_at_least(2), default=1024, metavar="N",
+                   help="longest request in tokens, as in `score deeparithmark` (default: %(default)s)")
+    p.add_argument("--bos", action="store_true", help="prepend the tokenizer's BOS token to every context")
+    p.add_argument("--scorer", choices=["onepass", "reference"], default="onepass",
+                   help="as in `score deeparithmark` (default: %(default)s)")
+    p.add_argument("--no-cache", action="store_true",
+                   help="neither read nor write the per-item score cache (a lost worker then costs its whole job)")
+    p.add_argument("--workers", type=nonneg_int, default=2, metavar="K",
+                   help="CPUs of the local Ray started for the run (default: %(default)s); 0 = --serial")
+    p.add_argument("--serial", action="store_true", help="run the jobs one by one in this process, without Ray")
+    p.add_argument("--ray-address", default=None, metavar="ADDR",
+                   help="join a running Ray cluster (e.g. ray://head:10001 or auto) instead of starting one")
+    p.add_argument("--cpus-per-job", type=positive_int, default=1, metavar="N",
+                   help="CPUs a job asks Ray for; also the torch threads of an in-process CPU model "
+                        "when --threads is not given (default: %(default)s)")
+    p.add_argument("--max-retries", type=nonneg_int, default=3, metavar="N",
+                   help="times Ray reruns a job whose worker died (default: %(default)s)")
+    p.add_argument("--data-dir", type=Path, default=None, metavar="DIR",
+                   help="where each seed's data file is built (default: $SYNTHPROBE_CACHE/sweep/data)")
+    p.add_argument("--output", type=Path, default=None, metavar="PATH",
+                   help="results JSON (default: benchmarks/sweep_<N>models_<M>seeds.json, a new "
+                        "timestamped name beside it if that file exists)")
+    p.add_argument("--report", type=Path, default=None, metavar="DIR",
+                   help="also write the report of the results (as `synthprobe report`) into DIR")
+    add_overwrite_argument(p)
+
+
+def _echo_done(bar, job, result) -> None:
+    from synthprobe.sweep.run import accuracy, metric_name
+
+    run = result["run"]
+    bar.write(f"job {job.index}: {job.name}: {metric_name(job.task)} {100 * accuracy(result['entry'], job.task):.2f} % "
+              f"({run['cached_items']} cached, {run['seconds']:.1f} s, pid {run['pid']})")
+    bar.update(1)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from synthprobe.backends.base import ModelLoadError, ScoringError
+    from synthprobe.cliargs import backend_options
+    from synthprobe.io import atomic_write_json, check_output_dir, check_outputs, default_output
+    from synthprobe.scoring import results as res
+    from synthprobe.sweep import grid as grid_mod
+    from synthprobe.sweep import run as runner
+
+    if args.serial and args.ray_address:
+        raise InputError("runs without Ray; leave out --ray-address", field="--serial")
+    grid = grid_mod.make_grid(grid_file=args.grid, models=args.models, seeds=args.seeds, tasks=args.tasks,
+                              limit=args.limit)
+    serial = args.serial or (args.workers == 0 and not args.ray_address)
+    data_dir = args.data_dir or runner.default_data_dir()
+    if data_dir.exists() and not data_dir.is_dir():
+        raise InputError("exists and is not a folder", path=data_dir, field="--data-dir")
+    output = args.output or default_output(
+        Path("benchmarks") / f"sweep_{len(grid.models)}models_{len(grid.seeds)}seeds.json")
+    if output.is_dir():
+        raise InputError("is a folder; expected a file name for the results JSON", path=output, field="--output")
+    inputs = [*([(args.grid, "--grid")] if args.grid else []), *((m.spec, "--model") for m in grid.models)]
+    check_outputs([(output, "--output")], inputs, overwrite=args.overwrite)
+    if args.report is not None:
+        if args.report.exists() and not args.report.is_dir():
+            raise InputError("exists and is not a folder; expected an output folder", path=args.report,
+                             field="--report")
+        check_output_dir(args.report, ["index.html", "leaderboard.md"], [*inputs, (output, "--output")],
+                         overwrite=args.overwrite, field="--report")
+    settings = runner.Settings(options=backend_options(args), batch_size=args.batch_size,
+                               max_context=args.max_context, bos=args.bos, scorer=args.scorer,
+                               cache=not args.no_cache, limit=grid.limit, data_dir=str(data_dir),
+                               cpus_per_job=args.cpus_per_job, shots=args.shots)
+    runner.check_models(grid, settings)
+    jobs = grid.jobs()
+    runner.prepare_data(grid, data_dir, progress=args.progress)
+    where = "in this process" if serial else (f"on Ray at {args.ray_address}" if args.ray_address
+                                              else f"on a local Ray with {args.workers} CPUs")
+    print(f"sweep: {len(jobs)} jobs ({len(grid.models)} models × {len(grid.tasks)} tasks × "
+          f"{len(grid.seeds)} seeds) {where}", file=sys.stderr)
+    bar = tqdm(total=len(jobs), desc="sweep", unit=" job", disable=not args.progress, dynamic_ncols=True)
+    try:
+        if serial:
+            results = runner.run_serial(jobs, settings, lambda j, r: _echo_done(bar, j, r))
+        else:
+            results = runner.run_ray(jobs, settings, lambda j, r: _echo_done(bar, j, r), workers=args.workers,
+                                     address=args.ray_address, max_retries=args.max_retries)
+    except (ModelLoadError, ScoringError) as exc:
+        raise CommandFailed(f"{exc}; no results file was written") from None
+    except KeyboardInterrupt as exc:
+        raise KeyboardInterrupt(f"{str(exc) or 'interrupted'}; finished items stay in the score cache; "
+                                "no results file was written") from None
+    finally:
+        bar.close()
+    entries = [r["entry"] for r in results]
+    doc = runner.document(grid, settings, entries)
+    atomic_write_json(output, doc)
+    deep = [e for e in entries if "row" in e]
+    if deep:
+        print(res.format_table([e["row"] | {"model": f"{e['sweep']['label']} · seed {e['sweep']['seed_label']}"}
+                                for e in deep]))
+    print()
+    print(runner.format_summary(doc["sweep"]["summary"]))
+    print(f"\nresults: {output}")
+    if args.report is not None:
+        from synthprobe.report.build import build_report
+
+        build_report([output], args.report, progress=args.progress, overwrite=args.overwrite)
+        print(f"report: {args.report / 'index.html'}")
+    return 0
+
+
+def register(verbs: dict) -> None:
+    p = verbs["sweep"].add_parser(
+        "run", prog="synthprobe sweep", help="run a grid of (model × task × seed) scoring jobs (the default: `synthprobe sweep ...`)",
+        description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_arguments(p)
+    p.set_defaults(func=run_command)
+

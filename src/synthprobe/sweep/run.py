@@ -1,0 +1,344 @@
+"""Run a sweep's jobs (serially in this process, or as Ray tasks) and merge them into one
+results document.
+
+A job is one (model, task, seed): build (or find) the task's data file for the seed, then score
+it with :func:`synthprobe.scoring.deeparithmark.score_model`, which goes through the per-item
+score cache (``$SYNTHPROBE_CACHE/scores``). A job that Ray restarts after its worker died
+therefore scores only the items that were not yet cached, and its scores equal a fresh run's
+(the one-pass scorer is batch invariant).
+
+The merged document depends only on the grid and the scores: jobs keep grid order whatever
+finishes first, and the facts of one particular run (seconds, items read from the cache, the
+worker's process) are printed, not written, so a Ray run's file is byte-identical to a serial
+run's. Ray is imported only here, and only for a Ray run.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from synthprobe.errors import CommandFailed, InputError
+from synthprobe.sweep.grid import GPT3_PREFIX, Grid, Job, task_seed
+
+#: engines that load the weights into the job's own process: they get a GPU when there is one
+IN_PROCESS_KINDS = ("hf", "vllm")
+#: Ray's task name prefix; a job's worker process is titled ``ray::synthprobe-sweep-job-<index>``
+TASK_NAME = "synthprobe-sweep-job"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What every job shares: the model block's options and the scoring settings."""
+
+    #: ``load_backend`` options from the model block (dtype, device, threads, --model-arg keys)
+    options: dict[str, Any]
+    batch_size: int = 32
+    max_context: int = 1024
+    bos: bool = False
+    scorer: str = "onepass"
+    cache: bool = True
+    limit: int | None = None
+    #: where the private variants are built (one JSONL file per seed)
+    data_dir: str = ""
+    #: CPUs a job asks Ray for, and torch threads of an in-process CPU model without --threads
+    cpus_per_job: int = 1
+    #: the shot setting of GPT-3 tasks (zero, one, few or a number)
+    shots: str = "zero"
+
+    def recorded(self) -> dict[str, Any]:
+        """The settings that change a score (the results document records them)."""
+        return {"batch_size": self.batch_size, "max_context": self.max_context, "bos": self.bos,
+                "scorer": self.scorer, "limit": self.limit, "gpt3_shots": self.shots}
+
+
+def default_data_dir() -> Path:
+    from synthprobe.backends.spec import cache_root
+
+    return cache_root() / "sweep" / "data"
+
+
+def variant_path(task: str, seed: int, data_dir: str | Path) -> Path:
+    return Path(data_dir) / f"{task}-seed{seed}.jsonl"
+
+
+def prepare_data(grid: Grid, data_dir: Path, *, progress: bool = True) -> None:
+    """Build every seed's data file once, in the driver (an identical file is left untouched), so
+    that jobs only read it. Same seed → the same bytes; the release seed gives the release file."""
+    from tqdm import tqdm
+
+    from synthprobe.io import atomic_write_bytes
+    from synthprobe.tasks.deeparithmark.build import render_bytes
+
+    if "deeparithmark" not in grid.tasks:
+        return
+    for seed in tqdm(grid.seeds, desc="sweep data", unit=" seed", disable=not progress):
+        path = variant_path("deeparithmark", seed.value, data_dir)
+        data = render_bytes(seed.value)
+        if not (path.is_file() and path.read_bytes() == data):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_bytes(path, data)
+
+
+def _dataset(job: Job, settings: Settings):
+    from synthprobe.scoring.deeparithmark import load_dataset
+
+    path = variant_path(job.task, job.seed.value, settings.data_dir)
+    if not path.is_file():  # a cluster node without the driver's files: build it here, the same bytes
+        from synthprobe.tasks.deeparithmark.build import build
+
+        path.parent.mkdir(parents=True, exist_ok=True)
+        build(path, seed=job.seed.value, progress=False)
+    return load_dataset(path, job.task, settings.limit)
+
+
+def kind_of(spec: str) -> str:
+    from synthprobe.backends import split_kind
+
+    return split_kind(spec)[0]
+
+
+def job_options(job: Job, settings: Settings) -> dict[str, Any]:
+    """The job's ``load_backend`` options: the shared model block, then the grid file's per-model
+    values; an in-process model without ``threads`` runs on ``cpus_per_job`` torch threads, the
+    same in a serial run and on Ray (so the arithmetic, and the scores, are the same)."""
+    options = {k: v for k, v in settings.options.items() if k != "progress"}
+    for key in ("dtype", "device"):
+        if key in job.model.options:
+            options[key] = job.model.options[key]
+    options.update(job.model.options.get("model_args", {}))
+    if kind_of(job.model.spec) in IN_PROCESS_KINDS and options.get("threads") is None:
+        options["threads"] = settings.cpus_per_job
+    return options
+
+
+def resources(job: Job, settings: Settings, *, cluster_has_gpu: bool) -> dict[str, float]:
+    """What the job asks Ray for: one GPU for an in-process model on CUDA (``--device cuda``, or
+    ``auto`` on a cluster with GPUs), else CPUs only; a server-backed model needs one CPU."""
+    options = job_options(job, settings)
+    if kind_of(job.model.spec) not in IN_PROCESS_KINDS:
+        return {"num_cpus": 1, "num_gpus": 0}
+    device = str(options.get("device") or "auto")
+    gpu = device.startswith("cuda") or (device == "auto" and cluster_has_gpu)
+    return {"num_cpus": settings.cpus_per_job, "num_gpus": 1 if gpu else 0}
+
+
+def check_models(grid: Grid, settings: Settings) -> None:
+    """Every model spec and its options as its engine would check them, and the GPT-3 tasks' shot
+    setting, before any job starts."""
+    from synthprobe.backends import check_backend
+
+    for task in grid.tasks:
+        if task.startswith(GPT3_PREFIX):
+            from synthprobe.scoring.gpt3 import EvalConfig
+            from synthprobe.tasks.gpt3.registry import get_task
+
+            EvalConfig(tasks=[get_task(task[len(GPT3_PREFIX):])], shots=[settings.shots], limit=settings.limit,
+                       batch_size=settings.batch_size).validate()
+    seen = set()
+    for job in grid.jobs():
+        if job.model.label in seen:
+            continue
+        seen.add(job.model.label)
+        options = job_options(job, settings)
+        check_backend(job.model.spec, **options)
+
+
+def _sweep_block(job: Job) -> dict[str, Any]:
+    return {"job": job.index, "label": job.model.label, "spec": job.model.spec, "task": job.task,
+            "seed": task_seed(job.task, job.seed), "seed_label": job.seed.label}
+
+
+def _gpt3_job(job: Job, settings: Settings) -> dict[str, Any]:
+    """One GPT-3 task in one shot setting through :func:`synthprobe.scoring.gpt3.run` (its score
+    cache included); the entry is what ``score gpt3`` writes for one model, less the timings."""
+    from synthprobe.backends import load_backend
+    from synthprobe.scoring.gpt3 import EvalConfig
+    from synthprobe.scoring.gpt3 import run as score_gpt3
+    from synthprobe.tasks.gpt3.registry import get_task
+    from synthprobe.version import __version__
+
+    t0 = time.perf_counter()
+    task = get_task(job.task[len(GPT3_PREFIX):])
+    seed = task_seed(job.task, job.seed)
+    config = EvalConfig(tasks=[task], shots=[settings.shots], limit=settings.limit, seed=seed,
+                        batch_size=settings.batch_size, save_items=False, progress=False, cache=settings.cache)
+    config.validate()
+    options = job_options(job, settings)
+    backend = load_backend(job.model.spec, progress=False, **options)
+    load_s = time.perf_counter() - t0
+    try:
+        rows = score_gpt3(backend, config)
+        model, runtime = backend.describe(), backend.runtime()
+    finally:
+        backend.close()
+    timing = [{k: row.pop(k, None) for k in ("cached_items", "seconds", "items_per_s")} for row in rows]
+    entry = {"model": model,
+             "settings": {"tasks": [task.name], "shots": [settings.shots], "seed": seed, "limit": settings.limit,
+                          "batch_size": settings.batch_size, "threads": runtime.get("torch_threads"),
+                          "synthprobe": __version__},
+             "results": {"gpt3": {"rows": rows}},
+             "sweep": _sweep_block(job)}
+    run = {"job": job.index, "pid": os.getpid(), "load_s": round(load_s, 3), "timing": timing,
+           "cached_items": sum(t["cached_items"] or 0 for t in timing),
+           "seconds": round(time.perf_counter() - t0, 3)}
+    return {"entry": entry, "run": run}
+
+
+def run_job(job: Job, settings: Settings) -> dict[str, Any]:
+    """Score one job; returns ``{"entry": results entry, "run": facts of this run}``."""
+    from synthprobe.scoring.deeparithmark import ScoreConfig, score_model
+
+    if job.task.startswith(GPT3_PREFIX):
+        return _gpt3_job(job, settings)
+    t0 = time.perf_counter()
+    ds = _dataset(job, settings)
+    options = job_options(job, settings)
+    dtype = options.pop("dtype", None)
+    device = options.pop("device", "auto")
+    bos = bool(options.pop("bos", settings.bos))  # a grid file's model may set it; it keys the cache
+    trust = bool(options.pop("trust_remote_code", False))
+    config = ScoreConfig(data=Path(ds.info["path"]), models=[job.model.spec], dtype=dtype, device=device,
+                         batch_size=settings.batch_size, max_context=settings.max_context, bos=bos,
+                         trust_remote_code=trust, limit=settings.limit, progress=False, scorer=settings.scorer,
+                         cache=settings.cache, model_args=options)
+    entry = score_model(job.model.spec, [ds], config, echo=lambda _: None)
+    block = entry["results"][job.task]
+    run = {"job": job.index, "pid": os.getpid(), "load_s": entry.pop("load_s", None),
+           "timing": block.pop("timing", None), "cached_items": block.pop("cached_items", 0),
+           "seconds": round(time.perf_counter() - t0, 3)}
+    entry["sweep"] = _sweep_block(job)
+    return {"entry": entry, "run": run}
+
+
+def _ray_job(job: Job, settings: Settings) -> dict[str, Any]:
+    return run_job(job, settings)
+
+
+def run_serial(jobs: list[Job], settings: Settings, on_done: Callable[[Job, dict], None]) -> list[dict]:
+    out = []
+    for job in jobs:
+        result = run_job(job, settings)
+        on_done(job, result)
+        out.append(result)
+    return out
+
+
+def _import_ray():
+    try:
+        import ray
+    except ImportError as exc:
+        raise CommandFailed(f"synthprobe sweep on Ray needs the package 'ray' ({exc}); pip install "
+                            "'synthprobe[ray]', or run the jobs in this process with --serial") from None
+    return ray
+
+
+def run_ray(jobs: list[Job], settings: Settings, on_done: Callable[[Job, dict], None], *, workers: int,
+            address: str | None, max_retries: int) -> list[dict]:
+    """Each job as a Ray task. A local Ray with ``workers`` CPUs is started for the run (and shut
+    down after it), or ``address`` joins a running cluster. A task whose worker dies is retried up
+    to ``max_retries`` times; an error raised by the job itself is not retried."""
+    import logging
+
+    ray = _import_ray()
+    quiet = {"log_to_driver": False, "logging_level": logging.WARNING}
+    if address:
+        ray.init(address=address, **quiet)
+    else:
+        ray.init(address="local", num_cpus=workers, include_dashboard=False, **quiet)
+    try:
+        has_gpu = ray.cluster_resources().get("GPU", 0) > 0
+        remote = ray.remote(_ray_job)
+        refs = {}
+        for job in jobs:
+            res = resources(job, settings, cluster_has_gpu=has_gpu)
+            ref = remote.options(name=f"{TASK_NAME}-{job.index}", max_retries=max_retries,
+                                 retry_exceptions=False, **res).remote(job, settings)
+            refs[ref] = job
+        results: dict[int, dict] = {}
+        pending = list(refs)
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            for ref in done:
+                job = refs[ref]
+                try:
+                    result = ray.get(ref)
+                except ray.exceptions.RayTaskError as exc:
+                    cause = getattr(exc, "cause", None)
+                    if isinstance(cause, InputError):
+                        raise InputError(str(cause)) from None
+                    raise CommandFailed(f"job {job.index} ({job.name}) failed: "
+                                        f"{type(cause).__name__ if cause else 'error'}: {cause or exc}") from None
+                except ray.exceptions.RayError as exc:
+                    raise CommandFailed(f"job {job.index} ({job.name}) was lost after {max_retries} "
+                                        f"retries: {type(exc).__name__}") from None
+                results[job.index] = result
+                on_done(job, result)
+        return [results[job.index] for job in jobs]
+    finally:
+        ray.shutdown()
+
+
+def accuracy(entry: dict[str, Any], task: str) -> float:
+    """A job's score as a fraction: acc_norm on Deep Arithmark, exact-match (or choice) accuracy
+    of the one row of a GPT-3 task."""
+    if task.startswith(GPT3_PREFIX):
+        row = entry["results"]["gpt3"]["rows"][0]
+        return row["correct"] / row["n"] if row["n"] else float("nan")
+    acc = entry["results"][task]["summary"]["metrics"]["acc_norm"]
+    return acc["correct"] / acc["total"]
+
+
+def metric_name(task: str) -> str:
+    return "accuracy" if task.startswith(GPT3_PREFIX) else "acc_norm"
+
+
+def summarise_sweep(grid: Grid, entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per task: :func:`synthprobe.metrics.sweep.seed_spread` of acc_norm over the seeds."""
+    from synthprobe.metrics.sweep import seed_spread
+
+    out = {}
+    for task in grid.tasks:
+        table: dict[str, dict[str, float]] = {}
+        for e in entries:
+            if e["sweep"]["task"] == task:
+                table.setdefault(e["sweep"]["label"], {})[e["sweep"]["seed_label"]] = accuracy(e, task)
+        out[task] = {"metric": metric_name(task), **seed_spread(table)}
+    return out
+
+
+def document(grid: Grid, settings: Settings, entries: list[dict[str, Any]]) -> dict[str, Any]:
+    from synthprobe.scoring import results as res
+    from synthprobe.version import __version__
+
+    return {
+        "schema": res.SCHEMA,
+        "schema_version": res.SCHEMA_VERSION,
+        "synthprobe": __version__,
+        "protocol": res.PROTOCOL,
+        "sweep": {"grid": grid.describe(), "settings": settings.recorded(),
+                  "summary": summarise_sweep(grid, entries)},
+        "models": entries,
+    }
+
+
+def format_summary(summary: dict[str, Any]) -> str:
+    """The seed-to-seed spread as printed at the end of a sweep."""
+    lines = []
+    for task, s in summary.items():
+        lines.append(f"{task} ({s['metric']} over seeds):")
+        width = max(len(m) for m in s["models"])
+        for label, m in s["models"].items():
+            sd = "—" if m["sd"] is None else f"{100 * m['sd']:.2f}"
+            lines.append(f"  {label:<{width}}  mean {100 * m['mean']:6.2f} %  sd {sd:>5}  "
+                         f"seeds {m['n_seeds']}  rank {m.get('rank_by_mean', 0):g} "
+                         f"(held on {m.get('seeds_at_rank_by_mean', 0)}/{len(s['seeds_compared'])} seeds)")
+        w = "—" if s["kendalls_w"] is None else f"{s['kendalls_w']:.3f}"
+        p = "—" if s["friedman_p"] is None else f"{s['friedman_p']:.3g}"
+        lines.append(f"  rank order: Kendall's W {w} (Friedman p {p}); "
+                     f"{s['seeds_matching_mean_ranking']}/{len(s['seeds_compared'])} seeds rank the models "
+                     "as their means do")
+    return "\n".join(lines)
