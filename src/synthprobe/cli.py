@@ -18,7 +18,7 @@ VERBS = {
     "build": "generate a task's data file deterministically from a seed",
     "score": "score a causal LM on a task and write a results JSON",
     "study": "the GPT-3 news-article human study: generate, serve to raters, analyse",
-    "probe": "GPT-3's qualitative probes: novel words, grammar correction",
+    "probe": "GPT-3's qualitative probes: novel words, grammar correction; number-format sensitivity",
     "report": "turn results JSON files into an HTML report, plots and a leaderboard",
     "export": "export a release as a Hugging Face dataset folder or lm-eval task YAMLs",
     "cache": "inspect or clear the per-item scoring cache and converted model weights",
@@ -36,6 +36,7 @@ _ROOMS = (
     "synthprobe.scoring.cache_cli",
     "synthprobe.study.cli",
     "synthprobe.probes.cli",
+    "synthprobe.scoring.number_format_cli",
     "synthprobe.report.cli",
     "synthprobe.export.cli",
 )
