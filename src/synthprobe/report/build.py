@@ -37,7 +37,8 @@ from synthprobe.report.deeparithmark import table as leaderboard
 from synthprobe.report.gpt3 import table as gpt3_table
 from synthprobe.report.format import ordered
 from synthprobe.report.model import Gpt3Result, ModelResult
-from synthprobe.report.reader import load_any
+from synthprobe.report import number_format as nf_section
+from synthprobe.report.reader import parse as parse_results
 
 FIGURES = ("depth_curve", "template_heatmap", "mistake_profile", "rank_preference")
 GPT3_FIGURES = ("gpt3_curves",)
@@ -67,6 +68,8 @@ def unique_names(results: list) -> list:
 
 
 def default_leaderboard_title(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result]) -> str:
+    if not results and not gpt3:
+        return "Number-format sensitivity"
     if results and gpt3:
         return "Deep Arithmark and GPT-3 synthetic tasks leaderboard"
     return leaderboard.DEFAULT_TITLE if results else "GPT-3 synthetic tasks leaderboard"
@@ -83,11 +86,12 @@ def markdown(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result], title: 
 
 
 def render_files(results: Sequence[ModelResult], *, sources: Sequence[str], title: str | None = None,
-                 progress: bool | None = None, gpt3: Sequence[Gpt3Result] = ()) -> dict[str, bytes]:
+                 progress: bool | None = None, gpt3: Sequence[Gpt3Result] = (),
+                 number_format: Sequence[nf_section.NumberFormatResult] = ()) -> dict[str, bytes]:
     """Relative path → bytes for every output file."""
     from tqdm.auto import tqdm
 
-    if not results and not gpt3:
+    if not results and not gpt3 and not number_format:
         raise InputError("expected at least one results JSON file")
     # one order everywhere (page, plots, legend): the leaderboard's, largest model first
     results = ordered(unique_names(list(results)))
@@ -106,7 +110,8 @@ def render_files(results: Sequence[ModelResult], *, sources: Sequence[str], titl
         figures[name] = make()
     files: dict[str, bytes] = {}
     files["index.html"] = page.render(results, figures, sources=sources, title=title or
-                                      page.default_title(results, gpt3), gpt3=gpt3).encode("utf-8")
+                                      page.default_title(results, gpt3), gpt3=gpt3,
+                                      number_format=number_format).encode("utf-8")
     files["leaderboard.md"] = markdown(results, gpt3, title or default_leaderboard_title(results, gpt3)).encode("utf-8")
     for name, png in figures.items():
         if png is not None:
@@ -125,11 +130,17 @@ def build_report(paths: Sequence[str | Path], out: str | Path, *, title: str | N
     check_output_dir(out, ["index.html", "leaderboard.md"], inputs, overwrite=overwrite)
     if not paths:
         raise InputError("expected at least one results JSON file")
+    from synthprobe.results import read_results
+
     results: list[ModelResult] = []
     gpt3: list[Gpt3Result] = []
+    number_format: list[nf_section.NumberFormatResult] = []
     for p in paths:
-        deep, g = load_any(p)
+        read = read_results(p)
+        deep, g = parse_results(read)
         results += deep
         gpt3 += g
-    files = render_files(results, sources=[str(p) for p in paths], title=title, progress=progress, gpt3=gpt3)
+        number_format += nf_section.parse(read)
+    files = render_files(results, sources=[str(p) for p in paths], title=title, progress=progress, gpt3=gpt3,
+                         number_format=number_format)
     return write_tree(out, files, inputs=inputs, overwrite=overwrite)
