@@ -20,7 +20,11 @@ from synthprobe.tasks.gpt3.registry import BuildConfig, build_items, resolve_tas
 from synthprobe.tasks.numformat import format_int, format_numbers, group_digits, join_groups
 
 ROOT = Path(__file__).resolve().parents[1]
-ENV = {**os.environ, "HF_HUB_OFFLINE": "1"}
+
+
+def env() -> dict:
+    """The environment now (the per-test score cache is set by conftest's fixture)."""
+    return {**os.environ, "HF_HUB_OFFLINE": "1"}
 
 #: sha256 of small builds taken before --number-format existed (the plain rendering must not move)
 DEEP_SEED7_N200 = "57c62f3d099fe3bac0b0dae13ed3eb2fcc41688daf21ce5e1b6093d4ced43c35"
@@ -28,7 +32,7 @@ GPT3_ARITHMETIC_SEED3_N60 = "46c8997443fe660d610e30f08c9d1a8b22b545038a0ce1c7c0a
 
 
 def cli(*argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "synthprobe", *argv], cwd=cwd, env=ENV, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "synthprobe", *argv], cwd=cwd, env=env(), capture_output=True,
                           text=True, timeout=600)
 
 
@@ -54,7 +58,7 @@ def test_plain_gpt3_arithmetic_is_todays_bytes():
 
 
 def test_release_file_still_checks():
-    proc = subprocess.run([sys.executable, str(ROOT / "deeparithmark.py"), "build", "--check"], cwd=ROOT, env=ENV,
+    proc = subprocess.run([sys.executable, str(ROOT / "deeparithmark.py"), "build", "--check"], cwd=ROOT, env=env(),
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
 
@@ -117,7 +121,7 @@ def test_each_format_passes_selftest_and_audit(tmp_path, fmt):
                "--selftest", "--no-progress")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "32/32 checks passed" in proc.stdout
-    audit = subprocess.run([sys.executable, str(ROOT / "deeparithmark.py"), "audit", str(out)], env=ENV,
+    audit = subprocess.run([sys.executable, str(ROOT / "deeparithmark.py"), "audit", str(out)], env=env(),
                            capture_output=True, text=True, timeout=300)
     assert audit.returncode == 0, audit.stdout + audit.stderr
     # the same items: ids, labels, values and steps pair with the plain build; only text differs
@@ -198,7 +202,7 @@ def test_bad_input_exits_2_and_writes_nothing(tmp_path, argv, needle):
 def test_release_build_refuses_another_format(tmp_path):
     before = (ROOT / "data" / "deeparithmark-1.jsonl").read_bytes()
     proc = subprocess.run([sys.executable, str(ROOT / "deeparithmark.py"), "build", "--number-format", "comma"],
-                          cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=300)
+                          cwd=ROOT, env=env(), capture_output=True, text=True, timeout=300)
     assert proc.returncode == 2 and "pass --out" in proc.stderr
     assert (ROOT / "data" / "deeparithmark-1.jsonl").read_bytes() == before
 
