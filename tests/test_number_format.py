@@ -219,3 +219,14 @@ def test_results_reader_checks_the_block_version(tmp_path):
     doc["models"][0]["results"]["number_format"]["version"] = 1
     path.write_text(json.dumps(doc), encoding="utf-8")
     assert [e.where for e, _ in read_results(path).blocks("number_format")] == ["models[0]"]
+
+
+def test_parallel_build_gives_the_same_bytes_in_every_format(tmp_path):
+    from synthprobe.tasks.deeparithmark.build import build
+
+    for fmt in ("comma", "space"):
+        serial, parallel = tmp_path / f"{fmt}1.jsonl", tmp_path / f"{fmt}2.jsonl"
+        a = build(serial, seed=5, n=300, progress=False, workers=1, number_format=fmt)
+        b = build(parallel, seed=5, n=300, progress=False, workers=2, number_format=fmt)
+        assert a.sha256 == b.sha256 and serial.read_bytes() == parallel.read_bytes()
+        assert serial.read_bytes() == render_bytes(5, 300, fmt)
