@@ -18,7 +18,7 @@ VERBS = {
     "build": "generate a task's data file deterministically from a seed",
     "score": "score a causal LM on a task and write a results JSON",
     "study": "the GPT-3 news-article human study: generate, serve to raters, analyse",
-    "probe": "GPT-3's qualitative probes: novel words, grammar correction",
+    "probe": "GPT-3's qualitative probes: novel words, grammar correction; number-format sensitivity",
     "report": "turn results JSON files into an HTML report, plots and a leaderboard",
     "export": "export a release as a Hugging Face dataset folder or lm-eval task YAMLs",
     "cache": "inspect or clear the per-item scoring cache and converted model weights",
@@ -39,6 +39,7 @@ _ROOMS = (
     "synthprobe.scoring.cache_cli",
     "synthprobe.study.cli",
     "synthprobe.probes.cli",
+    "synthprobe.scoring.number_format_cli",
     "synthprobe.report.cli",
     "synthprobe.export.cli",
     "synthprobe.sweep.cli",
@@ -51,8 +52,8 @@ VERB_DESCRIPTIONS = {
 Turn results JSON files into a report folder: index.html (one self-contained page),
 the PNG plots and leaderboard.md. It reads ANY synthprobe results files, in any mix:
 Deep Arithmark results (`synthprobe score deeparithmark`, several models per file) and
-GPT-3 synthetic-task results (`synthprobe score gpt3`, one model per file); each kind
-gets its own sections. The sub-command may be left out: `synthprobe report FILES --out DIR`
+GPT-3 synthetic-task results (`synthprobe score gpt3`, one model per file) and
+number-format results (`synthprobe probe number-format`); each kind gets its own sections. The sub-command may be left out: `synthprobe report FILES --out DIR`
 is `synthprobe report deeparithmark FILES --out DIR` (the name is historical: it takes
 GPT-3 results too).""",
 }

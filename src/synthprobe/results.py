@@ -21,7 +21,9 @@ Layout (``schema = "synthprobe/results"``, ``schema_version = 2``)::
                               "seconds"?: {...},
                               "rows": [{"task", "code", "family", "setting", "k", "n", "correct",
                                         "accuracy" (percent), "ci95", "shots", "paper", "lands",
-                                        "items": [...]}, ...]}
+                                        "items": [...]}, ...]},
+            "number_format": {"version": 1, "formats", "deeparithmark"?, "gpt3"?}  # paired McNemar
+                                                     # per format (synthprobe probe number-format)
           },
           "row": {...}?,                             # the Deep Arithmark table's row, percentages
           "sweep": {"job", "label", "spec", "task", "seed", "seed_label"}?   # a sweep's job
@@ -31,7 +33,8 @@ Layout (``schema = "synthprobe/results"``, ``schema_version = 2``)::
 
 Deep Arithmark blocks are documented in :mod:`synthprobe.scoring.results` (rates are fractions
 in [0, 1]), GPT-3 rows in :mod:`synthprobe.scoring.gpt3` (accuracies in percent, as the
-paper prints them).
+paper prints them), the ``number_format`` block (its own ``version``) in
+:mod:`synthprobe.scoring.number_format`.
 
 Files written by earlier releases still read, converted on read, with every error located at
 the field of the file as it is on disk:
@@ -61,7 +64,9 @@ DEEPARITHMARK_V1 = "synthprobe/deeparithmark-results"
 #: the one-model GPT-3 layout of earlier releases of ``score gpt3`` (read, converted)
 GPT3_V1 = "gpt3-synthetic"
 #: the benchmark blocks a model entry may hold under ``results``
-BENCHMARKS = ("deeparithmark", "arithmark3", "gpt3")
+BENCHMARKS = ("deeparithmark", "arithmark3", "gpt3", "number_format")
+#: versions of the ``number_format`` block (:mod:`synthprobe.scoring.number_format`) this release reads
+NUMBER_FORMAT_VERSIONS = (1,)
 MAX_BYTES = 512 << 20
 
 
@@ -224,6 +229,11 @@ def _entries(doc: dict, r: Reader) -> list[Entry]:
             g = blocks["gpt3"]
             r.get(g.data, "rows", g.where, list, what="a list of task results")
             r.get(g.data, "settings", g.where, dict, required=False)
+        if "number_format" in blocks:
+            nf = blocks["number_format"]
+            version = r.get(nf.data, "version", nf.where, int)
+            if version not in NUMBER_FORMAT_VERSIONS:
+                raise r.fail(f"{nf.where}.version", f"expected one of {list(NUMBER_FORMAT_VERSIONS)}, got {version}")
         out.append(Entry(model=model, settings=settings, data=e, where=where, results=blocks))
     return out
 

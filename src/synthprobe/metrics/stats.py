@@ -130,3 +130,33 @@ def t_test(a: Sequence[float], b: Sequence[float]) -> tuple[float | None, float 
     if not (math.isfinite(t) and math.isfinite(p)):
         return None, None
     return t, p
+
+
+def mcnemar_exact(b: int, c: int) -> float:
+    """Exact two-sided McNemar p-value of a paired 2×2 table whose discordant cells are ``b``
+    (right before, wrong after) and ``c`` (wrong before, right after), from statsmodels; 1.0
+    when no pair is discordant."""
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    if b + c == 0:
+        return 1.0
+    return float(mcnemar([[0, b], [c, 0]], exact=True).pvalue)
+
+
+def paired_difference(reference: Sequence[bool], other: Sequence[bool]) -> dict[str, Any]:
+    """The same items scored two ways: accuracies (percent), the difference ``other −
+    reference`` in points, the discordant counts ``b`` (right in ``reference`` only) and ``c``
+    (right in ``other`` only) and the exact McNemar p-value."""
+    if len(reference) != len(other):
+        raise ValueError(f"paired lists differ in length: {len(reference)} and {len(other)}")
+    n = len(reference)
+    ref = sum(1 for x in reference if x)
+    got = sum(1 for x in other if x)
+    b = sum(1 for x, y in zip(reference, other) if x and not y)
+    c = sum(1 for x, y in zip(reference, other) if y and not x)
+    acc = 100.0 * got / n if n else None
+    ref_acc = 100.0 * ref / n if n else None
+    return {"n": n, "correct": got, "accuracy": None if acc is None else round(acc, 4),
+            "reference_correct": ref, "reference_accuracy": None if ref_acc is None else round(ref_acc, 4),
+            "delta": None if acc is None else round(acc - ref_acc, 4),
+            "b": b, "c": c, "p_mcnemar": mcnemar_exact(b, c)}

@@ -40,6 +40,7 @@ from synthprobe.report.deeparithmark import table as leaderboard
 from synthprobe.report.gpt3 import table as gpt3_table
 from synthprobe.report.format import ordered
 from synthprobe.report.model import Gpt3Result, ModelResult
+from synthprobe.report import number_format as nf_section
 from synthprobe.report.reader import parse
 from synthprobe.report.sweep import SweepTable
 from synthprobe.report.sweep import read as read_sweep
@@ -73,6 +74,8 @@ def unique_names(results: list) -> list:
 
 
 def default_leaderboard_title(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result]) -> str:
+    if not results and not gpt3:
+        return "Number-format sensitivity"
     if results and gpt3:
         return "Deep Arithmark and GPT-3 synthetic tasks leaderboard"
     return leaderboard.DEFAULT_TITLE if results else "GPT-3 synthetic tasks leaderboard"
@@ -96,11 +99,12 @@ def markdown(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result], title: 
 
 def render_files(results: Sequence[ModelResult], *, sources: Sequence[str], title: str | None = None,
                  progress: bool | None = None, gpt3: Sequence[Gpt3Result] = (),
-                 sweep: Sequence[SweepTable] = ()) -> dict[str, bytes]:
+                 sweep: Sequence[SweepTable] = (),
+                 number_format: Sequence[nf_section.NumberFormatResult] = ()) -> dict[str, bytes]:
     """Relative path → bytes for every output file."""
     from tqdm.auto import tqdm
 
-    if not results and not gpt3:
+    if not results and not gpt3 and not number_format:
         raise InputError("expected at least one results JSON file")
     # one order everywhere (page, plots, legend): the leaderboard's, largest model first
     results = ordered(unique_names(list(results)))
@@ -119,7 +123,8 @@ def render_files(results: Sequence[ModelResult], *, sources: Sequence[str], titl
         figures[name] = make()
     files: dict[str, bytes] = {}
     files["index.html"] = page.render(results, figures, sources=sources, title=title or
-                                      page.default_title(results, gpt3), gpt3=gpt3, sweep=sweep).encode("utf-8")
+                                      page.default_title(results, gpt3), gpt3=gpt3, sweep=sweep,
+                                      number_format=number_format).encode("utf-8")
     files["leaderboard.md"] = markdown(results, gpt3, title or default_leaderboard_title(results, gpt3),
                                        sweep).encode("utf-8")
     for name, png in figures.items():
@@ -142,12 +147,14 @@ def build_report(paths: Sequence[str | Path], out: str | Path, *, title: str | N
     results: list[ModelResult] = []
     gpt3: list[Gpt3Result] = []
     sweep: list[SweepTable] = []
+    number_format: list[nf_section.NumberFormatResult] = []
     for p in paths:
         read = read_results(p)
         deep, g = parse(read)
         results += deep
         gpt3 += g
         sweep += read_sweep(read)
+        number_format += nf_section.parse(read)
     files = render_files(results, sources=[str(p) for p in paths], title=title, progress=progress, gpt3=gpt3,
-                         sweep=sweep)
+                         sweep=sweep, number_format=number_format)
     return write_tree(out, files, inputs=inputs, overwrite=overwrite)

@@ -2,7 +2,8 @@
 RESULTS.json… --out DIR``).
 
 Reads results files written by ``synthprobe score deeparithmark`` (each may hold several
-models) and by ``synthprobe score gpt3`` (one model each), in any mix, and writes
+models), by ``synthprobe score gpt3`` (one model each) and by ``synthprobe probe number-format``,
+in any mix, and writes
 ``index.html`` (self-contained: inline CSS, embedded PNGs, works offline), the PNG plots and
 ``leaderboard.md`` into DIR. Same inputs give byte-identical files.
 """
@@ -17,11 +18,14 @@ SUBCOMMAND = "deeparithmark"
 _DESCRIPTION = """\
 Turn results JSON files into a report folder. Deep Arithmark results (from `synthprobe
 score deeparithmark`) and GPT-3 synthetic-task results (from `synthprobe score gpt3`; older
-"benchmark": "gpt3-synthetic" files too) may be given together; each kind gets its own sections.
+"benchmark": "gpt3-synthetic" files too) and number-format results (from `synthprobe probe
+number-format`) may be given together; each kind gets its own sections.
   index.html             one self-contained page (CSS inline, figures embedded as
                          base64 PNG, no scripts, nothing fetched): leaderboard,
                          accuracy by depth, by template, mistake profile, rank
-                         preference; GPT-3 synthetic tasks; run settings
+                         preference; GPT-3 synthetic tasks; number-format sensitivity
+                         (per format: accuracy, difference from plain, McNemar p);
+                         run settings
   leaderboard.md         Model, Params, Deep, soft, d2-d5, ArithMark-3, delta, p vs chance;
                          and the GPT-3 table (task x setting, one column per model with
                          accuracy, 95 % Wilson interval and n, then the GPT-3 paper's

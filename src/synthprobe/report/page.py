@@ -13,6 +13,7 @@ from synthprobe.version import __version__
 from synthprobe.report.deeparithmark import section as deep_section
 from synthprobe.report.gpt3 import section as gpt3_section
 from synthprobe.report.gpt3 import table as gt
+from synthprobe.report import number_format as nf_section
 from synthprobe.report.model import Gpt3Result, ModelResult
 
 CSS = """
@@ -50,6 +51,8 @@ DEFAULT_TITLE = "Deep Arithmark report"
 
 
 def default_title(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result]) -> str:
+    if not results and not gpt3:
+        return "Number-format sensitivity report"
     if results and gpt3:
         return "Deep Arithmark and GPT-3 synthetic tasks report"
     return DEFAULT_TITLE if results else "GPT-3 synthetic tasks report"
@@ -57,11 +60,13 @@ def default_title(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result]) ->
 
 def render(results: Sequence[ModelResult], figures: dict[str, bytes | None], *,
            sources: Sequence[str], title: str | None = None, gpt3: Sequence[Gpt3Result] = (),
-           sweep: Sequence = ()) -> str:
+           sweep: Sequence = (),
+           number_format: Sequence[nf_section.NumberFormatResult] = ()) -> str:
     """The page: Deep Arithmark sections when ``results`` has models, a GPT-3 section when
     ``gpt3`` has files (its figure is ``figures["gpt3_curves"]``), a sweep section for
-    ``sweep`` tables (:mod:`synthprobe.report.sweep`), then the runs."""
-    if not results and not gpt3:
+    ``sweep`` tables (:mod:`synthprobe.report.sweep`), a number-format section when
+    ``number_format`` has blocks, then the runs."""
+    if not results and not gpt3 and not number_format:
         raise ValueError("nothing to report")
     title = title or default_title(results, gpt3)
     sections = deep_section.sections(results, figures) if results else []
@@ -89,6 +94,11 @@ def render(results: Sequence[ModelResult], figures: dict[str, bytes | None], *,
         from synthprobe.report import sweep as sweep_section
 
         sections.append(("sweep", "Sweep: spread across seeds", sweep_section.section(sweep)))
+
+    if number_format:
+        sub_parts.append(f"number formats: {len(number_format)} model{'s' if len(number_format) != 1 else ''}")
+        sections.append(("number-format", "Number-format sensitivity", nf_section.section(number_format)))
+
     runs = []
     if results:
         runs.append(("<h3>Deep Arithmark</h3>" if gpt3 else "") + deep_section.settings_table(results))

@@ -101,6 +101,8 @@ class EvalConfig:
     #: Users' task files (:class:`~synthprobe.tasks.gpt3.taskfile.TaskFile`, checked on loading):
     #: each one's items replace the built pool of its task, which must be in ``tasks``.
     task_files: list = field(default_factory=list)
+    #: How the arithmetic tasks write numbers (plain, comma, space: :mod:`synthprobe.tasks.numformat`).
+    number_format: str = "plain"
 
     def validate(self) -> "EvalConfig":
         if not self.tasks:
@@ -116,6 +118,9 @@ class EvalConfig:
                 raise InputError(f"expected an integer >= 1, got {v!r}", field="--" + name.replace("_", "-"))
         if self.format not in FORMATS:
             raise InputError(f"expected one of {', '.join(FORMATS)}, got {self.format!r}", field="--format")
+        from synthprobe.tasks.numformat import check_number_format
+
+        check_number_format(self.number_format)
         if self.check not in CHECKS:
             raise InputError(f"expected one of {', '.join(CHECKS)}, got {self.check!r}", field="--check")
         if isinstance(self.max_context, bool) or not isinstance(self.max_context, int) or self.max_context < 8:
@@ -168,7 +173,8 @@ def _pool(task: Task, config: EvalConfig, cache: dict) -> list:
         cache.setdefault(key, tf.items)
     if key not in cache:
         cache[key] = build_items(BuildConfig(task.name, seed=config.seed, format=config.format,
-                                             sat_file=config.sat_file if task.family == "sat" else None))
+                                             sat_file=config.sat_file if task.family == "sat" else None,
+                                             number_format=config.number_format))
     return cache[key]
 
 

@@ -67,6 +67,7 @@ from synthprobe.tasks.deeparithmark.checks import (CORRECT, ITEM_RULES, activity
 from synthprobe.tasks.deeparithmark.composition import (DEPTHS, MAX_BUILD_SIZE, N_OPTIONS,
                                                         RELEASE_SEED, RELEASE_SIZE, TEMPLATE_BY_NAME, TEMPLATES,
                                                         balance_plan, composition)
+from synthprobe.tasks.numformat import PLAIN, check_number_format, format_numbers
 
 #: Draws tried for one item before the build gives up on its template.
 MAX_ATTEMPTS = 2000
@@ -272,6 +273,24 @@ def make_item(problem: Problem, decoys: list[DecoySet], *, template: str, ind: i
     }
 
 
+def format_item(item: dict, number_format: str) -> dict:
+    """``item`` with its prompt and endings written in ``number_format`` (see
+    :mod:`synthprobe.tasks.numformat`): the same item, id and order, only the rendering differs.
+    ``metadata`` stays canonical (plain digits, so values and steps check the same way in every
+    format) and gains a last key ``number_format``; a ``plain`` item is returned unchanged, so a
+    plain build is byte-identical to a build without the option."""
+    if number_format == PLAIN:
+        return item
+    out = dict(item)
+    out["ctx"] = format_numbers(item["ctx"], number_format)
+    out["endings"] = [format_numbers(e, number_format) for e in item["endings"]]
+    out["metadata"] = {**item["metadata"], "number_format": number_format}
+    fault = _item_fault(out, item["ind"], item["metadata"]["template"], item["ind"])
+    if fault is not None:
+        raise BuildError(f"{number_format} rendering: {fault}")
+    return out
+
+
 def _start(seed: int, n: int, stats: BuildStats | None):
     """What every build of ``n`` items for ``seed`` starts from: the families, the layout (plan
     and order), the answer-shape table and the stats to fill."""
@@ -281,8 +300,9 @@ def _start(seed: int, n: int, stats: BuildStats | None):
 
 
 def iter_items(seed: int = RELEASE_SEED, n: int = RELEASE_SIZE, *,
-               stats: BuildStats | None = None) -> Iterator[dict]:
-    """Yield the ``n`` items of the file for ``seed`` in file order, each checked.
+               stats: BuildStats | None = None, number_format: str = PLAIN) -> Iterator[dict]:
+    """Yield the ``n`` items of the file for ``seed`` in file order, each checked, with their
+    numbers written in ``number_format`` (:func:`format_item`).
 
     Raises :class:`BuildError` on a faulty item, and after the last item if the counts
     differ from the plan (so a consumer that writes atomically keeps nothing)."""
@@ -293,7 +313,7 @@ def iter_items(seed: int = RELEASE_SEED, n: int = RELEASE_SIZE, *,
         slot, rank = divmod(lay.cell[c], N_OPTIONS)
         item, key = _item(families, shapes, seed, ind, template, k, slot, rank, seen, stats)
         _count(stats, seen, key, template, slot, rank)
-        yield item
+        yield format_item(item, number_format)
     _check_counts(stats, n)
 
 
@@ -479,13 +499,14 @@ def _progress(iterable, total: int, progress: bool | None, desc: str):
 
 
 def build(out: str | Path, *, seed: int = RELEASE_SEED, n: int = RELEASE_SIZE,
-          progress: bool | None = None, workers: int = 1) -> BuildResult:
+          progress: bool | None = None, workers: int = 1, number_format: str = PLAIN) -> BuildResult:
     """Write the ``n``-item file for ``seed`` to ``out`` atomically; return its SHA-256.
 
     ``progress``: ``True``/``False`` force the tqdm bar on/off; ``None`` shows it on a terminal.
     ``workers``: processes drawing items (1: in this process; 0: one per CPU); any number
-    gives the same bytes.
+    gives the same bytes. ``number_format``: how numbers are written (:func:`format_item`).
     """
+    check_number_format(number_format)
     if workers == 0:
         workers = os.cpu_count() or 1
     out = Path(out)
@@ -493,8 +514,13 @@ def build(out: str | Path, *, seed: int = RELEASE_SEED, n: int = RELEASE_SIZE,
     digest = hashlib.sha256()
     t0 = time.perf_counter()
     with atomic_open(out, "wb") as fh:
-        lines = ((dumps_item(item) + "\n" for item in iter_items(seed, n, stats=stats))
-                 if workers == 1 else iter_lines_parallel(seed, n, workers, stats=stats))
+        if workers == 1:
+            lines = (dumps_item(item) + "\n"
+                     for item in iter_items(seed, n, stats=stats, number_format=number_format))
+        else:
+            lines = iter_lines_parallel(seed, n, workers, stats=stats)
+            if number_format != PLAIN:
+                lines = (dumps_item(format_item(json.loads(line), number_format)) + "\n" for line in lines)
         for text in _progress(lines, n, progress, "deeparithmark build"):
             line = text.encode("utf-8")
             digest.update(line)
@@ -503,6 +529,7 @@ def build(out: str | Path, *, seed: int = RELEASE_SEED, n: int = RELEASE_SIZE,
                        seconds=time.perf_counter() - t0, stats=stats)
 
 
-def render_bytes(seed: int = RELEASE_SEED, n: int = RELEASE_SIZE) -> bytes:
+def render_bytes(seed: int = RELEASE_SEED, n: int = RELEASE_SIZE, number_format: str = PLAIN) -> bytes:
     """The whole file in memory (for comparisons and tests; use :func:`build` for large N)."""
-    return "".join(dumps_item(item) + "\n" for item in iter_items(seed, n)).encode("utf-8")
+    return "".join(dumps_item(item) + "\n"
+                   for item in iter_items(seed, n, number_format=number_format)).encode("utf-8")

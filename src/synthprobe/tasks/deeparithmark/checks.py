@@ -16,6 +16,7 @@ from synthprobe.tasks.deeparithmark.base import DIFFICULTY, render_value, roundn
 from synthprobe.tasks.deeparithmark.composition import (DEPTHS, N_OPTIONS, RELEASE_NAME,
                                                         TEMPLATE_BY_NAME)
 from synthprobe.tasks.deeparithmark.steps import StepError, check_chain
+from synthprobe.tasks.numformat import NUMBER_FORMATS, PLAIN, format_numbers, join_groups
 
 #: Longest prompt allowed, in whitespace-separated words.
 MAX_CTX_WORDS = 45
@@ -26,6 +27,9 @@ ITEM_KEYS = ("ind", "activity_label", "ctx", "endings", "label", "source_id", "s
 #: ``metadata`` keys, in order.
 METADATA_KEYS = ("answer", "unit", "topic", "depth", "option_values", "option_sources",
                  "answer_rank", "solution_steps", "template")
+#: The optional last ``metadata`` key of an item rendered in another number format than
+#: plain digits (``synthprobe build deeparithmark --number-format``); never written for plain.
+NUMBER_FORMAT_KEY = "number_format"
 
 CORRECT = "correct"
 
@@ -62,8 +66,14 @@ def value_kind(answer_text: str) -> str:
     return "clock" if _CLOCK_ANSWER.match(answer_text) else "count"
 
 
-def ctx_words(ctx: str) -> int:
-    return len(ctx.split())
+def ctx_words(ctx: str, number_format: str = PLAIN) -> int:
+    """Whitespace-separated words; a number written in spaced groups counts as one word."""
+    return len(join_groups(ctx, number_format).split())
+
+
+def number_format_of(metadata: dict) -> str:
+    """The number format an item's prompt and endings are written in (``plain`` when absent)."""
+    return metadata.get(NUMBER_FORMAT_KEY, PLAIN)
 
 
 def _is_int(x: Any) -> bool:
@@ -102,8 +112,14 @@ def _schema_faults(obj: dict, index: int | None) -> list[str]:
     if not isinstance(md, dict):
         out.append(f"field 'metadata': expected an object, got {type(md).__name__}")
         return out
-    if tuple(md) != METADATA_KEYS:
-        out.append(f"field 'metadata': keys {list(md)}; expected {list(METADATA_KEYS)} in that order")
+    if tuple(md) not in (METADATA_KEYS, METADATA_KEYS + (NUMBER_FORMAT_KEY,)):
+        out.append(f"field 'metadata': keys {list(md)}; expected {list(METADATA_KEYS)} in that order"
+                   f" (and optionally {NUMBER_FORMAT_KEY!r} last)")
+        return out
+    if NUMBER_FORMAT_KEY in md and (md[NUMBER_FORMAT_KEY] == PLAIN or md[NUMBER_FORMAT_KEY] not in NUMBER_FORMATS):
+        out.append(f"field 'metadata.{NUMBER_FORMAT_KEY}': expected one of "
+                   f"{[f for f in NUMBER_FORMATS if f != PLAIN]} (plain items carry no such key), "
+                   f"got {md[NUMBER_FORMAT_KEY]!r}")
         return out
     for key in ("answer", "topic", "template"):
         if not isinstance(md[key], str) or not md[key]:
@@ -146,6 +162,7 @@ def item_faults(obj: dict, index: int | None = None) -> list[tuple[str, str]]:
     depth, template = md["depth"], md["template"]
     kind = value_kind(md["answer"])
     gold = vals[label]
+    fmt = number_format_of(md)
 
     # labels: the row of the release table this item claims
     row = TEMPLATE_BY_NAME[template]
@@ -159,20 +176,22 @@ def item_faults(obj: dict, index: int | None = None) -> list[tuple[str, str]]:
     if obj["source_id"] != source_id(template, depth, ind):
         faults.append(("labels", f"source_id {obj['source_id']!r}; expected {source_id(template, depth, ind)!r}"))
 
-    # unit / endings identical except for the number
+    # unit / endings identical except for the number (written in the item's number format;
+    # metadata.answer keeps the plain rendering)
     rendered = []
     try:
         rendered = [render_value(v, kind) for v in vals]
     except ValueError as exc:  # GenerationError: a value with no rendering (clock outside the day)
         faults.append(("unit", f"option value cannot be rendered: {exc}"))
     if rendered:
+        shown = [format_numbers(r, fmt) for r in rendered]
         first = endings[0]
-        pos = first.find(rendered[0])
+        pos = first.find(shown[0])
         if pos < 0:
-            faults.append(("unit", f"ending 0 {first!r} does not contain its value {rendered[0]!r}"))
+            faults.append(("unit", f"ending 0 {first!r} does not contain its value {shown[0]!r}"))
         else:
-            prefix, suffix = first[:pos], first[pos + len(rendered[0]):]
-            for i, (e, r) in enumerate(zip(endings, rendered)):
+            prefix, suffix = first[:pos], first[pos + len(shown[0]):]
+            for i, (e, r) in enumerate(zip(endings, shown)):
                 if e != prefix + r + suffix:
                     faults.append(("unit", f"ending {i} {e!r} is not {prefix + r + suffix!r} "
                                            f"(same text as ending 0 with value {r})"))
@@ -227,7 +246,9 @@ def item_faults(obj: dict, index: int | None = None) -> list[tuple[str, str]]:
     except StepError as exc:
         faults.append(("steps", str(exc)))
 
-    words = ctx_words(ctx)
+    if fmt != PLAIN and format_numbers(ctx, fmt) != ctx:
+        faults.append(("unit", f"prompt has numbers not written in the {fmt} format: {ctx!r}"))
+    words = ctx_words(ctx, fmt)
     if words > MAX_CTX_WORDS:
         faults.append(("length", f"prompt has {words} words; at most {MAX_CTX_WORDS}"))
     return faults

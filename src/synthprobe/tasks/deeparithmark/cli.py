@@ -23,6 +23,7 @@ from synthprobe.cliargs import int_in_range, nonneg_int
 from synthprobe.errors import EXIT_BAD_INPUT, EXIT_FAILED, InputError, run_command_line
 from synthprobe.io import add_overwrite_argument
 from synthprobe.tasks.deeparithmark.composition import MAX_BUILD_SIZE, RELEASE_FILE, RELEASE_SEED, RELEASE_SIZE
+from synthprobe.tasks.numformat import NUMBER_FORMATS
 
 
 # ---------------------------------------------------------------------------------------
@@ -51,14 +52,14 @@ def check_writable(out: Path) -> None:
 # Commands
 # ---------------------------------------------------------------------------------------
 
-def _compare(out: Path, seed: int, n: int) -> int:
+def _compare(out: Path, seed: int, n: int, number_format: str = "plain") -> int:
     from synthprobe.io import sha256_file
     from synthprobe.tasks.deeparithmark.build import dumps_item, iter_items
 
     if not out.is_file():
         raise InputError("does not exist; nothing to compare the build with", path=out)
     with open(out, "rb") as fh:
-        for lineno, item in enumerate(iter_items(seed, n), start=1):
+        for lineno, item in enumerate(iter_items(seed, n, number_format=number_format), start=1):
             want = (dumps_item(item) + "\n").encode("utf-8")
             have = fh.readline()
             if have != want:
@@ -90,9 +91,13 @@ def cmd_build(args: argparse.Namespace) -> int:
     from synthprobe.io import check_outputs, sha256_file
 
     out = Path(args.out if args.out is not None else args._default_out)
+    number_format = getattr(args, "number_format", "plain")
+    if args.out is None and number_format != "plain":
+        raise InputError(f"the release file is written in plain digits; pass --out for a {number_format} "
+                         "rendering", field="--number-format")
     try:
         if args.check:
-            return _compare(out, args.seed, args.n)
+            return _compare(out, args.seed, args.n, number_format)
         if args.out is None and out.is_file() and not args.overwrite:
             # The release file: a fresh render identical to it leaves it untouched (so README's
             # command changes no tracked file); one that differs is refused without --overwrite.
@@ -106,14 +111,15 @@ def cmd_build(args: argparse.Namespace) -> int:
         check_outputs([(out, "--out")], overwrite=args.overwrite)
         check_writable(out)
         res = build(out, seed=args.seed, n=args.n, progress=args.progress,
-                    workers=getattr(args, "workers", 1))
+                    workers=getattr(args, "workers", 1), number_format=number_format)
     except BuildError as exc:
         print(f"build failed, nothing written: {exc}", file=sys.stderr)
         return EXIT_FAILED
     except OSError as exc:
         raise InputError(f"cannot be written ({exc.strerror})", path=out, field="--out") from None
     tries = sum(res.stats.attempts.values())
-    print(f"wrote {out}: {res.n:,} items from seed {res.seed} in {res.seconds:.1f} s "
+    shown = "" if number_format == "plain" else f", numbers in the {number_format} format"
+    print(f"wrote {out}: {res.n:,} items from seed {res.seed}{shown} in {res.seconds:.1f} s "
           f"({tries:,} draws, {tries / res.n:.2f} per item)")
     print(f"sha256 {res.sha256}")
     if getattr(args, "selftest", False):
@@ -179,6 +185,12 @@ def add_build_arguments(p: argparse.ArgumentParser, *, default_out: Path | None,
     p.add_argument("--workers", type=nonneg_int, default=1, metavar="K",
                    help="processes that draw items in parallel (default 1: this process only; "
                         "0: one per CPU); every K gives the same bytes")
+    p.add_argument("--number-format", choices=NUMBER_FORMATS, default="plain", metavar="F",
+                   help="how numbers of 1,000 and more are written in prompts and endings: plain "
+                        "(12345, default, the release's rendering), comma (12,345) or space (12 345, "
+                        "an ordinary space); the same items, ids and order in every format, so "
+                        "scores pair (synthprobe probe number-format); the metadata keeps plain "
+                        "digits and records the format")
     add_overwrite_argument(p)
     p.add_argument("--check", action="store_true",
                    help="do not write: rebuild in memory and compare with the file at --out "

@@ -30,7 +30,7 @@ from synthprobe.io import sha256_file
 from synthprobe.tasks.deeparithmark.audit import CLASSIFIER, audit, audit_item, format_table, tolerance
 from synthprobe.tasks.deeparithmark.build import dumps_item
 from synthprobe.tasks.deeparithmark.checks import (ITEM_RULES, MAX_CTX_WORDS, ctx_words,
-                                                   item_faults, value_kind)
+                                                   item_faults, number_format_of, value_kind)
 from synthprobe.tasks.deeparithmark.composition import (DEPTHS, N_OPTIONS, TEMPLATES,
                                                         balance_plan, composition, depth_counts)
 
@@ -262,7 +262,7 @@ def selftest(path: str | Path, *, upstream: str | Path | None = None,
                         f"{len(cells)} cells hold {min(cells)}–{max(cells)} items", not off, off))
 
     # prompt length
-    words = [ctx_words(it.ctx) for it in items]
+    words = [ctx_words(it.ctx, number_format_of(m)) for it, m in zip(items, md)]
     mean_w, max_w = fmean(words), max(words)
     lo_w, hi_w = MEAN_WORDS_RANGE
     checks.append(Check("prompt length",

@@ -11,6 +11,10 @@ Layout and sampling follow OpenAI's released files, not the paper prose where th
   attempt)``) until its pair is new, so the dedup is deterministic and prefix-stable;
 * 1DC is always ``(a o1 b) o2 c`` with digits 1–9 and both operators uniform over + - *.
 
+``number_format="comma"`` or ``"space"`` writes every operand and answer of 1,000 or more with
+grouped digits (``12,345``, ``-1 234``; :mod:`synthprobe.tasks.numformat`): the same draws, ids
+and order as the plain build, which stays byte-identical to OpenAI's layout.
+
 ``format="eleuther"`` writes lm-eval's rewrite instead: ``Question: What is 98 plus 45?\\nAnswer:``
 with the same completion.
 """
@@ -20,6 +24,7 @@ from __future__ import annotations
 from synthprobe.seeding import item_rng
 from synthprobe.items import GenItem
 from synthprobe.tasks.gpt3.registry import BuildConfig, Task, register
+from synthprobe.tasks.numformat import format_int
 
 _WORDS = {"+": "plus", "-": "minus", "x": "times"}
 _DIGIT_NAMES = {2: "two", 3: "three", 4: "four", 5: "five"}
@@ -66,7 +71,9 @@ def build_two_operand(name: str, digits: int, op: str, config: BuildConfig) -> l
         return rng.randrange(hi), rng.randrange(hi)
 
     pairs = _unique_draws(name, config.seed, config.size, draw)
-    return [GenItem(question_text(f"{a} {_WORDS[op]} {b}", config.format), f" {_apply(a, op, b)}")
+    nf = config.number_format
+    return [GenItem(question_text(f"{format_int(a, nf)} {_WORDS[op]} {format_int(b, nf)}", config.format),
+                    f" {format_int(_apply(a, op, b), nf)}")
             for a, b in pairs]
 
 
@@ -79,7 +86,9 @@ def build_1dc(name: str, config: BuildConfig) -> list[GenItem]:
     items = []
     for a, o1, b, o2, c in _unique_draws(name, config.seed, config.size, draw):
         value = _apply(_apply(a, o1, b), o2, c)
-        items.append(GenItem(question_text(f"({a} {o1} {b}) {o2} {c}", config.format), f" {value}"))
+        # one-digit operands; |value| <= 729, so every number format writes the same text
+        items.append(GenItem(question_text(f"({a} {o1} {b}) {o2} {c}", config.format),
+                             f" {format_int(value, config.number_format)}"))
     return items
 
 

@@ -44,15 +44,17 @@ def cmd_build_task(args: argparse.Namespace) -> int:
     default = DEFAULT_DIR / f"{get_task(args.task).name}.jsonl"
     out = args.out or str(default)
     check_outputs([(out, "--out")], [(sat_file, "--sat-file")], overwrite=args.overwrite or args.out is None)
-    config = BuildConfig(args.task, seed=args.seed, n=args.n, format=args.format, sat_file=sat_file)
+    config = BuildConfig(args.task, seed=args.seed, n=args.n, format=args.format, sat_file=sat_file,
+                         number_format=getattr(args, "number_format", "plain"))
     task = config.validate()
     items = build_items(config)
     keep = args.out is None and not args.overwrite
     if keep and default.is_file() and not _same_text(default, items):
         out = str(default_output(default))  # a default name that exists, with other bytes: a new name
     where = _write_items(items, out, keep_identical=keep)
-    print(f"{task.name} ({task.code}): {len(items):,} items, seed {args.seed}, format {args.format} -> {where}",
-          file=sys.stderr)
+    numbers = "" if config.number_format == "plain" else f", numbers {config.number_format}"
+    print(f"{task.name} ({task.code}): {len(items):,} items, seed {args.seed}, format {args.format}{numbers} "
+          f"-> {where}", file=sys.stderr)
     return 0
 
 
@@ -72,7 +74,8 @@ def cmd_build_all(args: argparse.Namespace) -> int:
         raise InputError(f"only the SAT task reads a source file, and --tasks selects none "
                          f"({', '.join(t.code for t in tasks)}); add SAT or drop --sat-file", field="--sat-file")
     configs = [BuildConfig(t.name, seed=args.seed, n=args.n if t.family != "sat" else None,
-                           format=args.format, sat_file=args.sat_file if t.family == "sat" else None)
+                           format=args.format, sat_file=args.sat_file if t.family == "sat" else None,
+                           number_format=args.number_format)
                for t in tasks]
     for c in configs:
         c.validate()
@@ -133,8 +136,13 @@ _BUILD_EPILOG = """Items follow OpenAI's released files byte-for-byte in layout:
 The same seed gives a byte-identical file on every machine."""
 
 
+_NUMBER_HELP = ("how operands and answers of 1,000 and more are written: plain (12345, OpenAI's files, the "
+                "default), comma (12,345) or space (12 345); the same draws and order in every format")
+
+
 def register(verbs: dict) -> None:
     from synthprobe.io import add_overwrite_argument
+    from synthprobe.tasks.numformat import NUMBER_FORMATS
     from synthprobe.tasks.gpt3.registry import FORMATS, ordered_tasks
 
     build = verbs["build"]
@@ -156,6 +164,8 @@ def register(verbs: dict) -> None:
         p.add_argument("--format", choices=FORMATS, default="openai",
                        help="openai: GPT-3's released layout; eleuther: lm-eval's 'Question: ...\\nAnswer:' "
                             "rewrite of the arithmetic prompts (word and SAT items are the same in both)")
+        if task.family == "arithmetic":
+            p.add_argument("--number-format", choices=NUMBER_FORMATS, default="plain", help=_NUMBER_HELP)
         add_overwrite_argument(p)
         if task.family == "sat":
             p.add_argument("--sat-file", default=None,
@@ -172,6 +182,8 @@ def register(verbs: dict) -> None:
     p.add_argument("--n", type=positive_int, default=None, help="items per task (default: 2,000 arithmetic, 10,000 words)")
     p.add_argument("--out-dir", default=str(DEFAULT_DIR), help=f"output folder (default {DEFAULT_DIR})")
     p.add_argument("--format", choices=FORMATS, default="openai", help="openai or eleuther layout")
+    p.add_argument("--number-format", choices=NUMBER_FORMATS, default="plain",
+                   help=_NUMBER_HELP + "; only the arithmetic tasks take comma or space (--tasks arithmetic)")
     p.add_argument("--sat-file", default=None, help="Turney's SAT file; default the shipped sample")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_overwrite_argument(p)

@@ -42,6 +42,9 @@ class BuildConfig:
     n: int | None = None
     format: str = "openai"
     sat_file: str | None = None
+    #: How the arithmetic tasks write numbers (:mod:`synthprobe.tasks.numformat`): ``plain``
+    #: (OpenAI's files), ``comma`` or ``space``; only the arithmetic tasks take another than plain.
+    number_format: str = "plain"
 
     def validate(self) -> "Task":
         """Check every field; return the resolved :class:`Task`. Raises :class:`InputError`."""
@@ -57,6 +60,12 @@ class BuildConfig:
         if self.format not in FORMATS:
             raise InputError(f"expected one of {', '.join(FORMATS)}, got {self.format!r}",
                              field="format")
+        from synthprobe.tasks.numformat import PLAIN, check_number_format
+
+        check_number_format(self.number_format, field="number_format")
+        if self.number_format != PLAIN and task.family != "arithmetic":
+            raise InputError(f"only the arithmetic tasks write numbers; {task.name} takes no "
+                             f"{self.number_format!r} number format", field="number_format")
         if self.sat_file is not None and task.family != "sat":
             raise InputError(f"only the SAT task reads a source file, not {task.name}",
                              field="sat_file")

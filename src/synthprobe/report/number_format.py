@@ -1,0 +1,104 @@
+"""The number-format section of the report page (``synthprobe probe number-format`` results):
+per model, accuracy per format with the paired difference from plain digits and the exact
+McNemar p-value, by depth (Deep Arithmark) and by task (GPT-3 arithmetic).
+
+Reads the ``number_format`` block (:mod:`synthprobe.scoring.number_format`, ``version`` 1) of
+any results document; every value shown is type-checked, and a wrong one is an
+:class:`~synthprobe.errors.InputError` naming the file and the field."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from synthprobe.results import Results, at, fmt_p
+from synthprobe.templating import render as render_template
+
+#: Row keys the section reads, with their types (None allowed where the value may be null).
+_ROW_KEYS = {"format": (str,), "n": (int,), "changed": (int,), "accuracy": (int, float),
+             "delta": (int, float, type(None)), "b": (int, type(None)), "c": (int, type(None)),
+             "p_mcnemar": (int, float, type(None))}
+
+
+@dataclass(frozen=True)
+class FormatTable:
+    """One part (Deep Arithmark or GPT-3) of one model's number-format block."""
+
+    title: str
+    key: str                  # "depth" or "task"
+    rows: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class NumberFormatResult:
+    model: str
+    source: str
+    formats: list[str]
+    tables: list[FormatTable]
+
+
+def _rows(results: Results, block: dict, where: str, key: str) -> list[dict[str, Any]]:
+    r = results.reader
+    rows = r.get(block, "rows", where, list, what="a list of per-format rows")
+    out = []
+    for i, row in enumerate(rows):
+        rw = f"{at(where, 'rows')}[{i}]"
+        if not isinstance(row, dict):
+            raise r.fail(rw, f"expected an object, got {type(row).__name__}")
+        for name, types in _ROW_KEYS.items():
+            if name not in row or isinstance(row[name], bool) or not isinstance(row[name], types):
+                raise r.fail(at(rw, name), f"missing or of the wrong type: {row.get(name)!r}")
+        label = row.get("code" if key == "task" else "depth")
+        if not isinstance(label, (str, int)) or isinstance(label, bool):
+            raise r.fail(at(rw, "code" if key == "task" else "depth"), f"expected a label, got {label!r}")
+        out.append({**row, "label": str(label)})
+    return out
+
+
+def parse(results: Results) -> list[NumberFormatResult]:
+    """Every model's number-format block in one read results file (the envelope is checked by
+    :func:`synthprobe.results.read_results`, the block's version too)."""
+    r = results.reader
+    out = []
+    for entry, block in results.blocks("number_format"):
+        name = r.get(entry.model, "name", entry.at("model"), str)
+        formats = r.get(block.data, "formats", block.where, list)
+        tables = []
+        deep = r.get(block.data, "deeparithmark", block.where, dict, required=False)
+        if deep is not None:
+            w = at(block.where, "deeparithmark")
+            title = (f"Deep Arithmark, seed {r.get(deep, 'seed', w, int)}, {r.get(deep, 'n', w, int):,} items "
+                     f"({r.get(deep, 'metric', w, str)})")
+            tables.append(FormatTable(title, "depth", _rows(results, deep, w, "depth")))
+        g = r.get(block.data, "gpt3", block.where, dict, required=False)
+        if g is not None:
+            w = at(block.where, "gpt3")
+            title = (f"GPT-3 arithmetic, seed {r.get(g, 'seed', w, int)}, first {r.get(g, 'n', w, int):,} items "
+                     f"per task, {r.get(g, 'shots', w, str)}-shot, exact match")
+            tables.append(FormatTable(title, "task", _rows(results, g, w, "task")))
+        out.append(NumberFormatResult(name, str(results.path), [str(f) for f in formats], tables))
+    return out
+
+
+def _pct(x: float | None) -> str:
+    return "—" if x is None else f"{x:.1f} %"
+
+
+def _delta(x: float | None) -> str:
+    return "—" if x is None else f"{x:+.1f}".replace("-", "−")
+
+
+def section(results: Sequence[NumberFormatResult]) -> str:
+    """The section's HTML (Jinja2 template ``number_format.html``)."""
+    models = []
+    for res in results:
+        tables = []
+        for t in res.tables:
+            body = [[row["label"], row["format"], f"{row['n']:,}", f"{row['changed']:,}", _pct(row["accuracy"]),
+                     _delta(row["delta"]), "—" if row["b"] is None else f"{row['b']} / {row['c']}",
+                     fmt_p(row["p_mcnemar"])] for row in t.rows]
+            tables.append({"title": t.title, "head": [t.key, "format", "n", "changed", "accuracy",
+                                                      "Δ vs plain (points)", "b / c", "McNemar p"],
+                           "body": body})
+        models.append({"name": res.model, "source": res.source, "tables": tables})
+    return render_template("number_format.html", models=models)
