@@ -22,11 +22,15 @@ VERBS = {
     "report": "turn results JSON files into an HTML report, plots and a leaderboard",
     "export": "export a release as a Hugging Face dataset folder or lm-eval task YAMLs",
     "cache": "inspect or clear the per-item scoring cache and converted model weights",
+    "contamination": "scan a training corpus for a task's items (13-grams, 8-grams, GPT-3's arithmetic search)",
 }
 
 #: Verbs whose sub-command may be left out: ``synthprobe report FILES`` means
 #: ``synthprobe report deeparithmark FILES``.
 DEFAULT_WHAT = {"report": "deeparithmark"}
+#: Verbs that are one command: ``synthprobe contamination ARGS`` means ``synthprobe
+#: contamination check ARGS`` (``--help`` included).
+ONE_COMMAND = {"contamination": "check"}
 
 _ROOMS = (
     "synthprobe.tasks.deeparithmark.cli",
@@ -38,6 +42,7 @@ _ROOMS = (
     "synthprobe.probes.cli",
     "synthprobe.report.cli",
     "synthprobe.export.cli",
+    "synthprobe.contamination.cli",
 )
 
 
@@ -105,7 +110,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def with_default_what(verbs: dict[str, argparse._SubParsersAction], argv: list[str]) -> list[str]:
     """``argv`` with the verb's default sub-command put in where the word after the verb is
-    neither a sub-command nor an option (:data:`DEFAULT_WHAT`)."""
+    neither a sub-command nor an option (:data:`DEFAULT_WHAT`), or always for a verb that is one
+    command (:data:`ONE_COMMAND`)."""
+    if argv and argv[0] in ONE_COMMAND and argv[1:2] != [ONE_COMMAND[argv[0]]]:
+        return [argv[0], ONE_COMMAND[argv[0]], *argv[1:]]
     if len(argv) < 2 or argv[0] not in DEFAULT_WHAT or argv[1].startswith("-") or argv[1] in verbs[argv[0]].choices:
         return argv
     return [argv[0], DEFAULT_WHAT[argv[0]], *argv[1:]]
