@@ -16,7 +16,8 @@ synthetic-task results (``synthprobe score gpt3``) or a mix. Output folder::
                            curves over GPT-3 sizes
 
 The four Deep Arithmark figures are written only with Deep Arithmark inputs, gpt3_curves.png
-only with GPT-3 inputs.
+only with GPT-3 inputs. A file written by ``synthprobe contamination`` adds a Contamination
+section (contaminated share per task, clean-subset scores) to the page.
 
 Same inputs → byte-identical files: no time stamps anywhere, PNG metadata stripped.
 Every input is read and validated before anything is written.
@@ -37,7 +38,10 @@ from synthprobe.report.deeparithmark import table as leaderboard
 from synthprobe.report.gpt3 import table as gpt3_table
 from synthprobe.report.format import ordered
 from synthprobe.report.model import Gpt3Result, ModelResult
-from synthprobe.report.reader import load_any
+from synthprobe.report import contamination as contamination_section
+from synthprobe.report.contamination import ContaminationRun
+from synthprobe.report.reader import parse
+from synthprobe.results import read_results
 
 FIGURES = ("depth_curve", "template_heatmap", "mistake_profile", "rank_preference")
 GPT3_FIGURES = ("gpt3_curves",)
@@ -66,28 +70,37 @@ def unique_names(results: list) -> list:
     return out
 
 
-def default_leaderboard_title(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result]) -> str:
+def default_leaderboard_title(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result],
+                              contamination: Sequence[ContaminationRun] = ()) -> str:
+    if not results and not gpt3 and contamination:
+        return "Contamination"
     if results and gpt3:
         return "Deep Arithmark and GPT-3 synthetic tasks leaderboard"
     return leaderboard.DEFAULT_TITLE if results else "GPT-3 synthetic tasks leaderboard"
 
 
-def markdown(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result], title: str) -> str:
-    """leaderboard.md: the Deep Arithmark table, the GPT-3 table, or both under their own headings."""
+def markdown(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result], title: str,
+             contamination: Sequence[ContaminationRun] = ()) -> str:
+    """leaderboard.md: the Deep Arithmark table, the GPT-3 table, or both under their own headings;
+    the contamination table after them when contamination files are given."""
     parts = [f"# {title}\n"]
     if results:
         parts.append(("## Deep Arithmark\n\n" if gpt3 else "") + leaderboard.markdown_body(results))
     if gpt3:
         parts.append(("## GPT-3 synthetic tasks\n\n" if results else "") + gpt3_table.markdown_body(gpt3))
+    if contamination:
+        parts.append(("## Contamination\n\n" if results or gpt3 else "")
+                     + contamination_section.markdown_body(contamination))
     return "\n".join(parts)
 
 
 def render_files(results: Sequence[ModelResult], *, sources: Sequence[str], title: str | None = None,
-                 progress: bool | None = None, gpt3: Sequence[Gpt3Result] = ()) -> dict[str, bytes]:
+                 progress: bool | None = None, gpt3: Sequence[Gpt3Result] = (),
+                 contamination: Sequence[ContaminationRun] = ()) -> dict[str, bytes]:
     """Relative path → bytes for every output file."""
     from tqdm.auto import tqdm
 
-    if not results and not gpt3:
+    if not results and not gpt3 and not contamination:
         raise InputError("expected at least one results JSON file")
     # one order everywhere (page, plots, legend): the leaderboard's, largest model first
     results = ordered(unique_names(list(results)))
@@ -106,8 +119,10 @@ def render_files(results: Sequence[ModelResult], *, sources: Sequence[str], titl
         figures[name] = make()
     files: dict[str, bytes] = {}
     files["index.html"] = page.render(results, figures, sources=sources, title=title or
-                                      page.default_title(results, gpt3), gpt3=gpt3).encode("utf-8")
-    files["leaderboard.md"] = markdown(results, gpt3, title or default_leaderboard_title(results, gpt3)).encode("utf-8")
+                                      page.default_title(results, gpt3, contamination), gpt3=gpt3,
+                                      contamination=contamination).encode("utf-8")
+    files["leaderboard.md"] = markdown(results, gpt3, title or default_leaderboard_title(results, gpt3, contamination),
+                                       contamination).encode("utf-8")
     for name, png in figures.items():
         if png is not None:
             files[f"{name}.png"] = png
@@ -127,9 +142,13 @@ def build_report(paths: Sequence[str | Path], out: str | Path, *, title: str | N
         raise InputError("expected at least one results JSON file")
     results: list[ModelResult] = []
     gpt3: list[Gpt3Result] = []
+    contamination: list[ContaminationRun] = []
     for p in paths:
-        deep, g = load_any(p)
+        doc = read_results(p)
+        deep, g = parse(doc)
         results += deep
         gpt3 += g
-    files = render_files(results, sources=[str(p) for p in paths], title=title, progress=progress, gpt3=gpt3)
+        contamination += contamination_section.parse(doc)
+    files = render_files(results, sources=[str(p) for p in paths], title=title, progress=progress, gpt3=gpt3,
+                         contamination=contamination)
     return write_tree(out, files, inputs=inputs, overwrite=overwrite)

@@ -13,6 +13,8 @@ from synthprobe.version import __version__
 from synthprobe.report.deeparithmark import section as deep_section
 from synthprobe.report.gpt3 import section as gpt3_section
 from synthprobe.report.gpt3 import table as gt
+from synthprobe.report import contamination as contamination_section
+from synthprobe.report.contamination import ContaminationRun
 from synthprobe.report.model import Gpt3Result, ModelResult
 
 CSS = """
@@ -49,19 +51,23 @@ code { font-size: 13px; background: var(--band); padding: 1px 4px; border-radius
 DEFAULT_TITLE = "Deep Arithmark report"
 
 
-def default_title(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result]) -> str:
+def default_title(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result],
+                  contamination: Sequence[ContaminationRun] = ()) -> str:
+    if not results and not gpt3 and contamination:
+        return "Contamination report"
     if results and gpt3:
         return "Deep Arithmark and GPT-3 synthetic tasks report"
     return DEFAULT_TITLE if results else "GPT-3 synthetic tasks report"
 
 
 def render(results: Sequence[ModelResult], figures: dict[str, bytes | None], *,
-           sources: Sequence[str], title: str | None = None, gpt3: Sequence[Gpt3Result] = ()) -> str:
+           sources: Sequence[str], title: str | None = None, gpt3: Sequence[Gpt3Result] = (),
+           contamination: Sequence[ContaminationRun] = ()) -> str:
     """The page: Deep Arithmark sections when ``results`` has models, a GPT-3 section when
     ``gpt3`` has files (its figure is ``figures["gpt3_curves"]``), then the runs."""
-    if not results and not gpt3:
+    if not results and not gpt3 and not contamination:
         raise ValueError("nothing to report")
-    title = title or default_title(results, gpt3)
+    title = title or default_title(results, gpt3, contamination)
     sections = deep_section.sections(results, figures) if results else []
     if sections and gpt3:
         sections[0] = (sections[0][0], "Deep Arithmark leaderboard", sections[0][2])
@@ -82,6 +88,11 @@ def render(results: Sequence[ModelResult], figures: dict[str, bytes | None], *,
         sub_parts.append(f"GPT-3 synthetic tasks: {len(gpt3)} model{'s' if len(gpt3) != 1 else ''} · "
                          f"{rows} task × setting row{'s' if rows != 1 else ''}")
         sections.append(("gpt3", "GPT-3 synthetic tasks", gpt3_section.section(gpt3, figures.get("gpt3_curves"))))
+
+    if contamination:
+        n_tasks = sum(len(c.section["tasks"]) for c in contamination)
+        sub_parts.append(f"contamination: {n_tasks} task{'s' if n_tasks != 1 else ''} checked")
+        sections.append(("contamination", "Contamination", contamination_section.section(contamination)))
 
     runs = []
     if results:
