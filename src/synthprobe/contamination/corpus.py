@@ -31,6 +31,7 @@ characters is in no item and is read as a non-item token.
 from __future__ import annotations
 
 import codecs
+import itertools
 import json
 import os
 from dataclasses import dataclass
@@ -215,8 +216,8 @@ class _Scanner:
         self.hits: dict[str, dict[tuple[int, int], tuple[int, str | None]]] = {}
 
     def add_tokens(self, toks: list[str], line: int) -> None:
-        vocab = self.vocab
-        ids = [vocab.get(t, 0) for t in toks]
+        # a token that is in no item (an over-long one included: no item token is) gets id 0
+        ids = list(map(self.vocab.get, toks, itertools.repeat(0, len(toks))))
         self.ids += ids
         self.lines += [line] * len(ids)
         if len(self.ids) >= BUFFER_TOKENS:
@@ -228,10 +229,12 @@ class _Scanner:
             self.ids.append(0)
             self.lines.append(self.lines[-1])
 
-    def add_arith(self, text: str, line: int) -> None:
+    def add_arith(self, normalised: str, line: int) -> str:
+        """Search ``normalised`` for the arithmetic forms; returns it as :func:`ng.arith_text`."""
         problems = self.index.problems
         if not problems:
-            return
+            return ""
+        text = ng.arith_text(normalised)
         found = self.hits.setdefault("arithmetic", {})
         for a, op, b, form in ng.arith_matches(text):
             owners = problems.get((a, op, b))
@@ -239,6 +242,7 @@ class _Scanner:
                 shown = f"{a} {OP_FORM[form][op]} {b}" + (" =" if form == "symbol" else "")
                 for key in owners:
                     found.setdefault(key, (line, shown))
+        return text
 
     def flush(self, keep: bool = False) -> None:
         if not self.ids:
@@ -255,9 +259,12 @@ class _Scanner:
             if not clean.any():
                 continue
             h = ng.window_hashes(th, n)
-            pos = np.searchsorted(table, h)
+            cand = np.nonzero(clean & self.index.filters[n][h >> np.uint64(64 - ng.FILTER_BITS)])[0]
+            if len(cand) == 0:
+                continue
+            pos = np.searchsorted(table, h[cand])
             pos[pos == len(table)] = 0
-            cand = np.nonzero(clean & (table[pos] == h))[0]
+            cand = cand[table[pos] == h[cand]]
             if len(cand) == 0:
                 continue
             found = self.hits.setdefault(test_name(n), {})
@@ -314,7 +321,7 @@ def _with_breaks(body: str) -> list[str]:
     """The tokens of ``body``, a dropped over-long run (marked NUL) as the non-item token ""."""
     out: list[str] = []
     for part in body.split("\x00"):
-        out += [t if len(t) <= ng.MAX_TOKEN_CHARS else "" for t in ng.TOKEN.findall(part)]
+        out += ng.TOKEN.findall(part)
         out.append("")
     return out[:-1]
 
@@ -358,14 +365,11 @@ def _scan_text(shard: Shard, sc: _Scanner) -> dict:
                     body, carry, long_run = text, "", False
                 else:
                     body, carry, long_run = _tail_split(text)
-                toks = [t if len(t) <= ng.MAX_TOKEN_CHARS else "" for t in ng.TOKEN.findall(body)]
-                if "\x00" in body:
-                    toks = _with_breaks(body)
+                toks = _with_breaks(body) if "\x00" in body else ng.TOKEN.findall(body)
                 sc.add_tokens(toks, rel)
                 if not owned:
                     extra_tokens += len(toks)
-                a = ng.arith_text(arith_carry + body)
-                sc.add_arith(a, rel)
+                a = sc.add_arith(arith_carry + body, rel)
                 arith_carry = "" if ends else a[-64:]
             if not got:
                 break
@@ -373,7 +377,7 @@ def _scan_text(shard: Shard, sc: _Scanner) -> dict:
                 lines += 1
             rel += 1
         if carry:
-            sc.add_tokens([t for t in ng.TOKEN.findall(carry) if len(t) <= ng.MAX_TOKEN_CHARS], rel - 1)
+            sc.add_tokens(ng.TOKEN.findall(carry), rel - 1)
     sc.flush()
     return {"lines": lines, "records": lines}
 
@@ -400,10 +404,9 @@ def _record_text(obj: Any, text_field: str, path: str, line: int) -> str:
 
 def _add_record(sc: _Scanner, text: str, where: int) -> None:
     norm = ng.normalise(text)
-    toks = [t if len(t) <= ng.MAX_TOKEN_CHARS else "" for t in ng.TOKEN.findall(norm)]
-    sc.add_tokens(toks, where)
+    sc.add_tokens(ng.TOKEN.findall(norm), where)
     sc.boundary()
-    sc.add_arith(ng.arith_text(norm), where)
+    sc.add_arith(norm, where)
 
 
 def _scan_jsonl(shard: Shard, sc: _Scanner, text_field: str, max_record: int, skipped: list) -> dict:

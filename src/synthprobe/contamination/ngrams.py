@@ -42,6 +42,9 @@ PRIME = 0x100000001B3
 #: A token longer than this (characters) can be in no item; the scan reads it as a non-item token.
 MAX_TOKEN_CHARS = 256
 
+#: Each size's pre-filter: a bit per value of the top FILTER_BITS bits of the n-gram hashes kept.
+FILTER_BITS = 22
+
 TOKEN = re.compile(r"[^\W_]+")
 _SPACE = re.compile(r"\s+")
 #: ``A op B =`` with a symbol, or ``A plus|minus|times B``, on text from :func:`arith_text`.
@@ -113,6 +116,9 @@ class Index:
     sizes: tuple[int, ...]
     #: per size: sorted unique n-gram hashes, and hash -> [(ids tuple, [(task, item), ...])]
     sorted_hashes: dict[int, np.ndarray] = field(default_factory=dict)
+    #: per size: a bool array over the top FILTER_BITS bits of a hash (a window whose bit is off
+    #: is in no table; most windows end there before the binary search)
+    filters: dict[int, np.ndarray] = field(default_factory=dict)
     table: dict[int, dict[int, list[tuple[tuple[int, ...], list[tuple[int, int]]]]]] = field(default_factory=dict)
     #: (a, op, b) -> [(task, item), ...]
     problems: dict[tuple[str, str, str], list[tuple[int, int]]] = field(default_factory=dict)
@@ -194,6 +200,9 @@ def build_index(tasks: list[list[ItemText]], sizes: tuple[int, ...] = NGRAM_SIZE
                 table.setdefault(h, []).append((g, kept))
         index.table[n] = table
         index.sorted_hashes[n] = np.array(sorted(table), dtype=np.uint64)
+        bits = np.zeros(1 << FILTER_BITS, dtype=bool)
+        bits[index.sorted_hashes[n] >> np.uint64(64 - FILTER_BITS)] = True
+        index.filters[n] = bits
         for t in range(len(tasks)):
             stats[t].checkable[n] = len(checkable[t])
     for t, items in enumerate(tasks):
