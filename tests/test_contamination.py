@@ -303,3 +303,34 @@ def test_report_renders_the_section(plants, tmp_path):
     assert '<section id="leaderboard">' in page                  # the scores file's own sections stay
     md = (tmp_path / "rep" / "leaderboard.md").read_text("utf-8")
     assert "## Contamination" in md and "| deeparithmark | 1,000 |" in md
+
+
+@pytest.mark.slow
+def test_clean_subset_rescoring_of_fresh_scores(plants, tmp_path):
+    """Score the embedded model on 10 release items and 10 items of the 3D+ file (zero-shot),
+    plant two of each in a corpus, rescore: the clean subset is the other 8."""
+    deep_out, g_out = tmp_path / "deep.json", tmp_path / "g.json"
+    assert main(["score", "deeparithmark", "--model", "smollm2-135m-instruct", "--dtype", "float32", "--limit", "10",
+                 "--save-predictions", "--no-cache", "--output", str(deep_out)]) == 0
+    assert main(["score", "gpt3", "--task-file", plants["gpt3"], "--shots", "zero", "--limit", "10",
+                 "--model", "smollm2-135m-instruct", "--dtype", "float32", "--save-predictions", "--no-cache",
+                 "--output", str(g_out)]) == 0
+    deep, g = plants["deep"], plants["g"]
+    lines = [deep.texts[2].prompt, deep.texts[6].prompt]
+    lines += [f"{g.texts[i].problem[0]} plus {g.texts[i].problem[2]}" for i in (1, 8)]
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    doc = run_check(tmp_path, [str(corpus)], plants, "--scores", str(deep_out), "--scores", str(g_out))
+    by = {t["task"]: t for t in doc["contamination"]["tasks"]}
+    preds = json.loads(deep_out.read_text())["models"][0]["results"]["deeparithmark"]["predictions"]
+    (r,) = by["deeparithmark"]["rescored"]
+    assert (r["full"]["n"], r["clean"]["n"]) == (10, 8)
+    assert r["full"]["correct"] == sum(p["correct_acc_norm"] for p in preds)
+    assert r["clean"]["correct"] == sum(p["correct_acc_norm"] for p in preds if p["id"] not in ("2", "6"))
+    (x,) = by["arithmetic_3da"]["rescored"]
+    items = json.loads(g_out.read_text())["models"][0]["results"]["gpt3"]["rows"][0]["items"]
+    flagged = {it["index"] for it in by["arithmetic_3da"]["items"]}
+    assert {1, 8} <= flagged
+    assert x["setting"] == "zero" and x["full"]["n"] == 10
+    assert x["clean"]["n"] == 10 - len({i for i in flagged if i < 10})
+    assert x["clean"]["correct"] == sum(it["correct"] for it in items if it["index"] not in flagged)
