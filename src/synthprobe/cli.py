@@ -52,8 +52,8 @@ VERB_DESCRIPTIONS = {
 Turn results JSON files into a report folder: index.html (one self-contained page),
 the PNG plots and leaderboard.md. It reads ANY synthprobe results files, in any mix:
 Deep Arithmark results (`synthprobe score deeparithmark`, several models per file) and
-GPT-3 synthetic-task results (`synthprobe score gpt3`, one model per file); each kind
-gets its own sections. The sub-command may be left out: `synthprobe report FILES --out DIR`
+GPT-3 synthetic-task results (`synthprobe score gpt3`, one model per file) and
+contamination checks (`synthprobe contamination`); each kind gets its own sections. The sub-command may be left out: `synthprobe report FILES --out DIR`
 is `synthprobe report deeparithmark FILES --out DIR` (the name is historical: it takes
 GPT-3 results too).""",
 }

@@ -19,7 +19,7 @@ as "A + B =" or "A plus B" (minus, times likewise). Text is compared after NFKC 
 case-folding; tokens are runs of letters and digits (punctuation and whitespace only separate
 them). N-grams shared by items with different prompts are template text and are not used.
 
-Corpus formats: plain text (.txt, or any file named), JSONL (.jsonl/.ndjson, the text in
+Corpus formats: plain text (.txt, .text, .md, or any file named), JSONL (.jsonl/.ndjson, the text in
 --text-field), Parquet (.parquet, column --text-field) and datasets save_to_disk folders; a
 folder is walked. Files are streamed in bounded memory (1 MiB text pieces, 64 Ki-token
 buffers, 1,024-row batches; a JSONL record over --max-record-bytes is skipped and listed).

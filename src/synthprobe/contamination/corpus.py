@@ -2,7 +2,7 @@
 
 Formats (a folder argument is walked, in sorted order, for these):
 
-* **plain text** (``.txt``; any other explicitly named file too): one document, read as a
+* **plain text** (``.txt``, ``.text``, ``.md``; any other explicitly named file too): one document, read as a
   stream; n-grams run across line breaks. Decoded as UTF-8, a bad byte read as U+FFFD.
   Location: the line where the match begins.
 * **JSONL** (``.jsonl``, ``.ndjson``): one JSON object per line, the text in ``--text-field``;
@@ -48,7 +48,7 @@ BUFFER_TOKENS = 1 << 16
 ROWS_PER_BATCH = 1024
 DEFAULT_SHARD_BYTES = 64 << 20
 DEFAULT_MAX_RECORD_BYTES = 16 << 20
-TEXT_EXT = (".txt", ".text")
+TEXT_EXT = (".txt", ".text", ".md")
 JSONL_EXT = (".jsonl", ".ndjson")
 PARQUET_EXT = (".parquet",)
 FIELD = "--corpus"
@@ -137,7 +137,7 @@ def discover(paths: list[str | Path]) -> list[CorpusFile]:
             before = len(out)
             walk(p)
             if len(out) == before:
-                raise InputError("holds no corpus file (.txt, .jsonl, .ndjson, .parquet or a datasets "
+                raise InputError("holds no corpus file (.txt, .text, .md, .jsonl, .ndjson, .parquet or a datasets "
                                  "save_to_disk folder)", path=p, field=FIELD)
         elif p.is_file():
             add(p, _format_of(p))

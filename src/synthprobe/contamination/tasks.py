@@ -67,7 +67,12 @@ def load_task(spec: str) -> TaskItems:
     if isinstance(first, dict) and "context" in first:
         from synthprobe.tasks.gpt3.taskfile import load_task_file
 
-        tf = load_task_file(spec)
+        try:
+            tf = load_task_file(spec)
+        except InputError as exc:       # the same rules as `score gpt3 --task-file`, named as our flag
+            if exc.field != "--task-file":
+                raise
+            raise InputError(exc.detail, path=exc.path, line=exc.line, field=FIELD) from None
         texts = []
         for it in tf.items:
             m = _PROBLEM.search(it.context) if tf.task.family == "arithmetic" else None
