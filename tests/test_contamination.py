@@ -334,3 +334,20 @@ def test_clean_subset_rescoring_of_fresh_scores(plants, tmp_path):
     assert x["setting"] == "zero" and x["full"]["n"] == 10
     assert x["clean"]["n"] == 10 - len({i for i in flagged if i < 10})
     assert x["clean"]["correct"] == sum(it["correct"] for it in items if it["index"] not in flagged)
+
+
+def test_tasks_no_test_can_check_say_so(tmp_path):
+    """GPT-3 word items ("\\nlyinevitab =") and one-digit composites ("(2 * 3) + 4", 7 tokens, no
+    A op B problem) can be flagged by no test: every share is null, not a reassuring 0 %."""
+    cl, dc = tmp_path / "cycle_letters.jsonl", tmp_path / "arithmetic_1dc.jsonl"
+    assert main(["build", "cycle_letters", "--out", str(cl)]) == 0
+    assert main(["build", "arithmetic_1dc", "--out", str(dc)]) == 0
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("anything at all\n", encoding="utf-8")
+    out = tmp_path / "o.json"
+    assert main(["contamination", "--corpus", str(corpus), "--task", str(cl), "--task", str(dc), "--output", str(out),
+                 "--no-progress"]) == 0
+    for t in json.loads(out.read_text())["contamination"]["tasks"]:
+        assert set(t["contaminated"].values()) == {None}, t["task"]
+        assert t["checked"] == {"ngram13": 0, "ngram8": 0, "arithmetic": 0}
+    assert main(["report", str(out), "--out", str(tmp_path / "rep")]) == 0

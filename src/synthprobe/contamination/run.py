@@ -15,7 +15,8 @@ The section (``version`` :data:`SECTION_VERSION`)::
         "ngrams": {"13": {"kept", "template"}, "8": {...}},
         "contaminated": {"ngram13" | "ngram8" | "arithmetic" | "any":
                          {"k", "share", "ci95"}},          # share of all n items, exact 95 % CI;
-                                                           # null: the test can flag no item here
+                                                           # null: the test (for "any": every test)
+                                                           # can flag no item of this task
         "items": [{"index", "id", "ngram13", "ngram8", "arithmetic"}],   # flagged items only;
                   # each test: null or the first match {"file", "line"} (text, JSONL; 1-based)
                   # or {"file", "row"} (Parquet, Arrow; 0-based), "form" for arithmetic
@@ -199,7 +200,7 @@ def task_section(t: int, task: TaskItems, stats: ng.TaskStats, first: dict) -> d
         "ngrams": {str(s): {"kept": stats.ngrams[s], "template": stats.template_ngrams[s]} for s in ng.NGRAM_SIZES},
         # a test that can flag none of the task's items (no n-gram that long, no A op B problem): null
         "contaminated": {**{test: proportion(len(flagged[test]), n) if checked[test] else None for test in TESTS},
-                         "any": proportion(len(anyf), n)},
+                         "any": proportion(len(anyf), n) if any(checked.values()) else None},
         "items": items,
         "rescored": [],
     }

@@ -42,7 +42,7 @@ def parse(results: Results) -> list[ContaminationRun]:
         r.get(t, "n", where, int)
         c = r.get(t, "contaminated", where, dict)
         for test in TESTS:
-            block = r.get(c, test, f"{where}.contaminated", dict, required=test == "any")
+            block = r.get(c, test, f"{where}.contaminated", dict, required=False)
             if block is not None:
                 r.get(block, "k", f"{where}.contaminated.{test}", int)
         for j, res in enumerate(r.get(t, "rescored", where, list)):
