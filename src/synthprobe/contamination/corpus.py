@@ -30,6 +30,7 @@ characters is in no item and is read as a non-item token.
 
 from __future__ import annotations
 
+import bisect
 import codecs
 import itertools
 import json
@@ -212,22 +213,29 @@ class _Scanner:
         self.vocab = index.vocab
         self.max_n = max(index.sizes)
         self.ids: list[int] = []
+        # the buffer's lines: tokens from position starts[k] on are on line lines[k]
+        self.starts: list[int] = []
         self.lines: list[int] = []
         self.hits: dict[str, dict[tuple[int, int], tuple[int, str | None]]] = {}
 
     def add_tokens(self, toks: list[str], line: int) -> None:
+        if not toks:
+            return
+        if not self.lines or self.lines[-1] != line:
+            self.starts.append(len(self.ids))
+            self.lines.append(line)
         # a token that is in no item (an over-long one included: no item token is) gets id 0
-        ids = list(map(self.vocab.get, toks, itertools.repeat(0, len(toks))))
-        self.ids += ids
-        self.lines += [line] * len(ids)
+        self.ids.extend(map(self.vocab.get, toks, itertools.repeat(0)))
         if len(self.ids) >= BUFFER_TOKENS:
             self.flush(keep=True)
+
+    def line_of(self, pos: int) -> int:
+        return self.lines[bisect.bisect_right(self.starts, pos) - 1]
 
     def boundary(self) -> None:
         """A record ends: no n-gram crosses here."""
         if self.ids and self.ids[-1] != 0:
             self.ids.append(0)
-            self.lines.append(self.lines[-1])
 
     def add_arith(self, normalised: str, line: int) -> str:
         """Search ``normalised`` for the arithmetic forms; returns it as :func:`ng.arith_text`."""
@@ -275,12 +283,15 @@ class _Scanner:
                     if g == gram:
                         for key in owners:
                             if key not in found:
-                                found[key] = (self.lines[j], None)
-        if keep:
-            k = self.max_n - 1
-            self.ids, self.lines = self.ids[-k:], self.lines[-k:]
+                                found[key] = (self.line_of(j), None)
+        base = max(0, len(self.ids) - (self.max_n - 1)) if keep else len(self.ids)
+        k = bisect.bisect_right(self.starts, base) - 1
+        self.ids = self.ids[base:]
+        if self.ids:
+            self.starts = [0] + [s - base for s in self.starts[k + 1:]]
+            self.lines = self.lines[k:]
         else:
-            self.ids, self.lines = [], []
+            self.starts, self.lines = [], []
 
 
 OP_FORM = {"symbol": ng.OP_SYMBOL, "word": ng.OP_WORD}
@@ -321,7 +332,7 @@ def _with_breaks(body: str) -> list[str]:
     """The tokens of ``body``, a dropped over-long run (marked NUL) as the non-item token ""."""
     out: list[str] = []
     for part in body.split("\x00"):
-        out += ng.TOKEN.findall(part)
+        out += ng.split(part)
         out.append("")
     return out[:-1]
 
@@ -365,7 +376,7 @@ def _scan_text(shard: Shard, sc: _Scanner) -> dict:
                     body, carry, long_run = text, "", False
                 else:
                     body, carry, long_run = _tail_split(text)
-                toks = _with_breaks(body) if "\x00" in body else ng.TOKEN.findall(body)
+                toks = _with_breaks(body) if "\x00" in body else ng.split(body)
                 sc.add_tokens(toks, rel)
                 if not owned:
                     extra_tokens += len(toks)
@@ -377,7 +388,7 @@ def _scan_text(shard: Shard, sc: _Scanner) -> dict:
                 lines += 1
             rel += 1
         if carry:
-            sc.add_tokens(ng.TOKEN.findall(carry), rel - 1)
+            sc.add_tokens(ng.split(carry), rel - 1)
     sc.flush()
     return {"lines": lines, "records": lines}
 
@@ -404,7 +415,7 @@ def _record_text(obj: Any, text_field: str, path: str, line: int) -> str:
 
 def _add_record(sc: _Scanner, text: str, where: int) -> None:
     norm = ng.normalise(text)
-    sc.add_tokens(ng.TOKEN.findall(norm), where)
+    sc.add_tokens(ng.split(norm), where)
     sc.boundary()
     sc.add_arith(norm, where)
 

