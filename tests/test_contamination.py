@@ -195,7 +195,7 @@ def test_one_huge_line_is_read_in_bounded_memory(plants, tmp_path, monkeypatch):
         fh.write(head + a + " ")
         while fh.tell() < 8_000_000:
             fh.write(block + " ")
-        fh.write(b + " " + block)                                # no newline at all
+        fh.write("x" * 200_000 + " " + b + " " + block)         # a 200 KB "token"; no newline at all
     assert path.stat().st_size > 8_000_000
     index, _ = ng.build_index([deep.texts])
     files = cp.discover([str(path)])

@@ -198,9 +198,6 @@ def shards(files: list[CorpusFile], shard_bytes: int = DEFAULT_SHARD_BYTES) -> l
 
 # -- the scan of one shard -----------------------------------------------------------------------
 
-TESTS = ("ngram13", "ngram8", "arithmetic")
-
-
 def test_name(n: int) -> str:
     return f"ngram{n}"
 
@@ -320,12 +317,13 @@ def _tail_split(text: str) -> tuple[str, str, bool]:
     return text[:i], text[i:], False
 
 
-def _drop_leading_run(text: str) -> str:
-    """The rest of an over-long token at the start of a piece, read as a non-item token."""
+def _drop_leading_run(text: str) -> tuple[str, bool]:
+    """The rest of an over-long token at the start of a piece, read as a non-item token; the
+    flag says the run fills the whole piece (and may go on in the next)."""
     i = 0
     while i < len(text) and text[i].isalnum():
         i += 1
-    return "\x00 " + text[i:] if i else text
+    return ("\x00 " + text[i:] if i else text), i == len(text)
 
 
 def _with_breaks(body: str) -> list[str]:
@@ -369,13 +367,15 @@ def _scan_text(shard: Shard, sc: _Scanner) -> dict:
             for text, ends in _text_pieces(fh, decoder, PIECE_BYTES):
                 got = True
                 text = ng.normalise(text).replace("\x00", " ")
+                still_long = False
                 if long_run:
-                    text = _drop_leading_run(text)
+                    text, still_long = _drop_leading_run(text)
                 text = carry + text
                 if ends:
                     body, carry, long_run = text, "", False
                 else:
                     body, carry, long_run = _tail_split(text)
+                    long_run = long_run or still_long
                 toks = _with_breaks(body) if "\x00" in body else ng.split(body)
                 sc.add_tokens(toks, rel)
                 if not owned:
