@@ -104,7 +104,12 @@ def _ray_batch(batch: dict, index: ng.Index, text_field: str, max_record_bytes: 
 def scan_ray(shards: Sequence[cp.Shard], index: ng.Index, *, text_field: str, max_record_bytes: int,
              address: str | None = None) -> list[dict]:
     """The same shards scanned by Ray Data ``map_batches`` tasks across the cluster at
-    ``address`` (a local Ray started for the run when None); results in shard order."""
+    ``address`` (a local Ray started for the run when None); results in shard order.
+
+    The dataset is the list of shards (byte ranges, row groups, Arrow files), not
+    ``ray.data.read_text`` / ``read_json`` / ``read_parquet`` rows: those lose the line and row
+    numbers a match is reported at and cut text n-grams at line ends, so their results could
+    not equal the single-machine scan. Every worker reads its shard from the shared path."""
     try:
         import ray
     except ImportError:
