@@ -351,3 +351,24 @@ def test_tasks_no_test_can_check_say_so(tmp_path):
         assert set(t["contaminated"].values()) == {None}, t["task"]
         assert t["checked"] == {"ngram13": 0, "ngram8": 0, "arithmetic": 0}
     assert main(["report", str(out), "--out", str(tmp_path / "rep")]) == 0
+
+
+def test_help_explains_the_one_command(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["contamination", "--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: synthprobe contamination [-h] --corpus PATH --task TASK --output")
+    assert "13-gram" in out and "--ray-address" in out and "--scores" in out
+
+
+def test_a_section_of_an_unknown_version_is_refused(plants, tmp_path, capsys):
+    path, _ = write_corpus("text", plants["docs"], tmp_path / "t")
+    doc = run_check(tmp_path, [str(path)], plants)
+    doc["contamination"]["version"] = 2
+    newer = tmp_path / "newer.json"
+    newer.write_text(json.dumps(doc), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["report", str(newer), "--out", str(tmp_path / "rep")]) == 2
+    assert "newer.json: field 'contamination.version': expected one of [1], got 2" in capsys.readouterr().err
+    assert not (tmp_path / "rep").exists()

@@ -89,6 +89,7 @@ def run_command(args: argparse.Namespace) -> int:
 
 def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
     p = verbs["contamination"].add_parser(SUBCOMMAND, help="scan a corpus for a task's items",
+                                          prog="synthprobe contamination",
                                           description=DESCRIPTION, epilog=EPILOG,
                                           formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(p)
