@@ -372,3 +372,10 @@ def test_a_section_of_an_unknown_version_is_refused(plants, tmp_path, capsys):
     assert main(["report", str(newer), "--out", str(tmp_path / "rep")]) == 2
     assert "newer.json: field 'contamination.version': expected one of [1], got 2" in capsys.readouterr().err
     assert not (tmp_path / "rep").exists()
+
+
+def test_a_file_named_twice_is_scanned_once(plants, tmp_path):
+    path, _ = write_corpus("jsonl", plants["docs"], tmp_path / "j")
+    doc = run_check(tmp_path, [str(path), str(tmp_path / "j"), str(path)], plants)
+    assert [f["path"] for f in doc["contamination"]["corpus"]["files"]] == [str(path)]
+    assert doc["contamination"]["corpus"]["records"] == len(plants["docs"])

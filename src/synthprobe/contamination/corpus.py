@@ -112,9 +112,15 @@ def _format_of(path: Path) -> str:
 def discover(paths: list[str | Path]) -> list[CorpusFile]:
     """Every corpus file named or found under a named folder, in a fixed order; bad paths raise."""
     out: list[CorpusFile] = []
+    seen: set[str] = set()
+    found = [0]
 
     def add(p: Path, fmt: str) -> None:
-        out.append(CorpusFile(str(p), fmt, p.stat().st_size))
+        found[0] += 1
+        real = os.path.realpath(p)
+        if real not in seen:            # a file named twice (or through a link) is scanned once
+            seen.add(real)
+            out.append(CorpusFile(str(p), fmt, p.stat().st_size))
 
     def walk(folder: Path) -> None:
         if _is_datasets_folder(folder):
@@ -135,9 +141,9 @@ def discover(paths: list[str | Path]) -> list[CorpusFile]:
         if not p.exists():
             raise InputError("does not exist", path=p, field=FIELD)
         if p.is_dir():
-            before = len(out)
+            before = found[0]
             walk(p)
-            if len(out) == before:
+            if found[0] == before:
                 raise InputError("holds no corpus file (.txt, .text, .md, .jsonl, .ndjson, .parquet or a datasets "
                                  "save_to_disk folder)", path=p, field=FIELD)
         elif p.is_file():
