@@ -148,7 +148,7 @@ def test_jobs_ask_for_a_gpu_only_for_an_in_process_model_on_cuda(toy, tmp_path):
 
 def test_serial_sweep_in_process_is_deterministic_and_summarised(toy, tmp_path):
     from synthprobe.results import parse
-    from synthprobe.report.sweep import read as read_sweep
+    from synthprobe.report.sweep import parse as read_sweep
     from synthprobe.sweep.run import document, prepare_data, run_serial
 
     grid = make_grid(grid_file=None, models=["toy:a", "toy:b"], seeds="release,1,2", tasks=None, limit=40)
@@ -176,7 +176,7 @@ def test_serial_sweep_in_process_is_deterministic_and_summarised(toy, tmp_path):
 def test_gpt3_tasks_in_a_sweep_score_as_score_gpt3_does(toy, tmp_path):
     from synthprobe.backends import load_backend
     from synthprobe.results import parse
-    from synthprobe.report.sweep import read as read_sweep
+    from synthprobe.report.sweep import parse as read_sweep
     from synthprobe.scoring.gpt3 import EvalConfig, run
     from synthprobe.sweep.run import document, run_serial
     from synthprobe.tasks.gpt3.registry import get_task

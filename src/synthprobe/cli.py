@@ -23,13 +23,15 @@ VERBS = {
     "export": "export a release as a Hugging Face dataset folder or lm-eval task YAMLs",
     "cache": "inspect or clear the per-item scoring cache and converted model weights",
     "sweep": "score a grid of models x tasks x seeds as Ray tasks (or serially) into one results file",
+    "contamination": "scan a training corpus for a task's items (13-grams, 8-grams, GPT-3's arithmetic search)",
 }
 
 #: Verbs whose sub-command may be left out: ``synthprobe report FILES`` means
 #: ``synthprobe report deeparithmark FILES``.
-DEFAULT_WHAT = {"report": "deeparithmark", "sweep": "run"}
-#: Verbs with one sub-command, put in even before an option: ``synthprobe sweep --model X``.
-ONLY_WHAT = {"sweep"}
+DEFAULT_WHAT = {"report": "deeparithmark"}
+#: Verbs that are one command: ``synthprobe contamination ARGS`` means ``synthprobe
+#: contamination check ARGS`` (``--help`` included), ``synthprobe sweep ARGS`` ``sweep run ARGS``.
+ONE_COMMAND = {"contamination": "check", "sweep": "run"}
 
 _ROOMS = (
     "synthprobe.tasks.deeparithmark.cli",
@@ -43,6 +45,7 @@ _ROOMS = (
     "synthprobe.report.cli",
     "synthprobe.export.cli",
     "synthprobe.sweep.cli",
+    "synthprobe.contamination.cli",
 )
 
 
@@ -53,7 +56,8 @@ Turn results JSON files into a report folder: index.html (one self-contained pag
 the PNG plots and leaderboard.md. It reads ANY synthprobe results files, in any mix:
 Deep Arithmark results (`synthprobe score deeparithmark`, several models per file) and
 GPT-3 synthetic-task results (`synthprobe score gpt3`, one model per file) and
-number-format results (`synthprobe probe number-format`); each kind gets its own sections. The sub-command may be left out: `synthprobe report FILES --out DIR`
+number-format results (`synthprobe probe number-format`) and contamination checks
+(`synthprobe contamination`); each kind gets its own sections. The sub-command may be left out: `synthprobe report FILES --out DIR`
 is `synthprobe report deeparithmark FILES --out DIR` (the name is historical: it takes
 GPT-3 results too).""",
 }
@@ -110,9 +114,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def with_default_what(verbs: dict[str, argparse._SubParsersAction], argv: list[str]) -> list[str]:
     """``argv`` with the verb's default sub-command put in where the word after the verb is
-    neither a sub-command nor an option (:data:`DEFAULT_WHAT`)."""
-    if argv and argv[0] in ONLY_WHAT and (len(argv) < 2 or argv[1] not in verbs[argv[0]].choices):
-        return [argv[0], DEFAULT_WHAT[argv[0]], *argv[1:]]
+    neither a sub-command nor an option (:data:`DEFAULT_WHAT`), or always for a verb that is one
+    command (:data:`ONE_COMMAND`)."""
+    if argv and argv[0] in ONE_COMMAND and argv[1:2] != [ONE_COMMAND[argv[0]]]:
+        return [argv[0], ONE_COMMAND[argv[0]], *argv[1:]]
     if len(argv) < 2 or argv[0] not in DEFAULT_WHAT or argv[1].startswith("-") or argv[1] in verbs[argv[0]].choices:
         return argv
     return [argv[0], DEFAULT_WHAT[argv[0]], *argv[1:]]

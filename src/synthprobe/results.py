@@ -28,10 +28,13 @@ Layout (``schema = "synthprobe/results"``, ``schema_version = 2``)::
           "row": {...}?,                             # the Deep Arithmark table's row, percentages
           "sweep": {"job", "label", "spec", "task", "seed", "seed_label"}?   # a sweep's job
         }
-      ]
+      ],
+      "contamination": {"version": 1, ...}?          # `synthprobe contamination` (models may then be [])
     }
 
-Deep Arithmark blocks are documented in :mod:`synthprobe.scoring.results` (rates are fractions
+The ``contamination`` section (its own ``version``, :data:`CONTAMINATION_VERSIONS`) is written by
+``synthprobe contamination`` and documented in :mod:`synthprobe.contamination.run`; a document
+holding one may have no models. Deep Arithmark blocks are documented in :mod:`synthprobe.scoring.results` (rates are fractions
 in [0, 1]), GPT-3 rows in :mod:`synthprobe.scoring.gpt3` (accuracies in percent, as the
 paper prints them), the ``number_format`` block (its own ``version``) in
 :mod:`synthprobe.scoring.number_format`.
@@ -68,6 +71,8 @@ BENCHMARKS = ("deeparithmark", "arithmark3", "gpt3", "number_format")
 #: versions of the ``number_format`` block (:mod:`synthprobe.scoring.number_format`) this release reads
 NUMBER_FORMAT_VERSIONS = (1,)
 MAX_BYTES = 512 << 20
+#: the versions of the ``contamination`` section this release reads
+CONTAMINATION_VERSIONS = (1,)
 
 
 class Reader:
@@ -174,6 +179,8 @@ class Results:
     models: list[Entry]
     #: the command line that wrote the file, when it records one
     command: str | None = None
+    #: the ``contamination`` section (``synthprobe contamination``), when the file holds one
+    contamination: dict | None = None
 
     def dataset_sha256(self, benchmark: str) -> str | None:
         block = self.datasets.get(benchmark)
@@ -205,9 +212,20 @@ def _gpt3_v1(doc: dict, r: Reader) -> list[Entry]:
                   results={"gpt3": Block({"rows": rows}, "")})]
 
 
-def _entries(doc: dict, r: Reader) -> list[Entry]:
-    models = r.get(doc, "models", "", list)
-    if not models:
+def _contamination(doc: dict, r: Reader) -> dict | None:
+    section = r.get(doc, "contamination", "", dict, required=False)
+    if section is None:
+        return None
+    version = r.get(section, "version", "contamination", int)
+    if version not in CONTAMINATION_VERSIONS:
+        raise r.fail("contamination.version", f"expected one of {list(CONTAMINATION_VERSIONS)}, got {version}")
+    r.get(section, "tasks", "contamination", list)
+    return section
+
+
+def _entries(doc: dict, r: Reader, *, allow_empty: bool = False) -> list[Entry]:
+    models = r.get(doc, "models", "", list, required=not allow_empty) or []
+    if not models and not allow_empty:
         raise r.fail("models", "is empty; expected at least one scored model")
     out = []
     for i, e in enumerate(models):
@@ -254,12 +272,13 @@ def parse(doc: Any, path: str | Path) -> Results:
     if version not in versions[schema]:
         raise r.fail("schema_version", f"expected one of {list(versions[schema])}, got {version}")
     datasets = r.get(doc, "datasets", "", dict, required=False) or {}
-    models = _entries(doc, r)
+    contamination = _contamination(doc, r) if schema == SCHEMA else None
+    models = _entries(doc, r, allow_empty=contamination is not None)
     if schema == DEEPARITHMARK_V1:
         for e in models:
             if "gpt3" in e.results:
                 raise r.fail(f"{e.where}.results.gpt3", f"a {DEEPARITHMARK_V1!r} file holds no GPT-3 results")
-    return Results(path, r, schema, doc.get("synthprobe"), datasets, models, doc.get("command"))
+    return Results(path, r, schema, doc.get("synthprobe"), datasets, models, doc.get("command"), contamination)
 
 
 def read_results(path: str | Path) -> Results:

@@ -31,6 +31,17 @@ def wilson_ci(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
     return (float(ci.low), float(ci.high))
 
 
+@lru_cache(maxsize=4096)
+def exact_ci(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Exact (Clopper-Pearson) binomial interval for a proportion ``k / n``; NaNs when n is 0."""
+    from scipy.stats import binomtest
+
+    if n == 0:
+        return (float("nan"), float("nan"))
+    ci = binomtest(k, n).proportion_ci(confidence_level=confidence, method="exact")
+    return (float(ci.low), float(ci.high))
+
+
 def wilson_percent(correct: int, n: int) -> list[float] | None:
     """Wilson 95 % interval of ``correct / n``, in percent, as ``[lo, hi]`` rounded to 4 places;
     None when n is 0."""

@@ -19,7 +19,8 @@ A results file written by ``synthprobe sweep`` adds a "Sweep" section (page and 
 per model the mean and sd of acc_norm across seeds and the rank agreement between seeds.
 
 The four Deep Arithmark figures are written only with Deep Arithmark inputs, gpt3_curves.png
-only with GPT-3 inputs.
+only with GPT-3 inputs. A file written by ``synthprobe contamination`` adds a Contamination
+section (contaminated share per task, clean-subset scores) to the page.
 
 Same inputs → byte-identical files: no time stamps anywhere, PNG metadata stripped.
 Every input is read and validated before anything is written.
@@ -40,10 +41,8 @@ from synthprobe.report.deeparithmark import table as leaderboard
 from synthprobe.report.gpt3 import table as gpt3_table
 from synthprobe.report.format import ordered
 from synthprobe.report.model import Gpt3Result, ModelResult
-from synthprobe.report import number_format as nf_section
+from synthprobe.report import extras as extra_sections
 from synthprobe.report.reader import parse
-from synthprobe.report.sweep import SweepTable
-from synthprobe.report.sweep import read as read_sweep
 from synthprobe.results import read_results
 
 FIGURES = ("depth_curve", "template_heatmap", "mistake_profile", "rank_preference")
@@ -73,38 +72,38 @@ def unique_names(results: list) -> list:
     return out
 
 
-def default_leaderboard_title(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result]) -> str:
-    if not results and not gpt3:
-        return "Number-format sensitivity"
+def default_leaderboard_title(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result],
+                              extras: extra_sections.Extras | None = None) -> str:
+    if not results and not gpt3 and extra_sections.only_title(extras):
+        return extra_sections.only_title(extras)
     if results and gpt3:
         return "Deep Arithmark and GPT-3 synthetic tasks leaderboard"
     return leaderboard.DEFAULT_TITLE if results else "GPT-3 synthetic tasks leaderboard"
 
 
 def markdown(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result], title: str,
-             sweep: Sequence[SweepTable] = ()) -> str:
+             extras: extra_sections.Extras | None = None) -> str:
     """leaderboard.md: the Deep Arithmark table, the GPT-3 table, or both under their own headings;
-    then the sweep's seed-to-seed spread when a sweep file is among the inputs."""
+    then the part of each extra section (:mod:`synthprobe.report.extras`) that has one."""
     parts = [f"# {title}\n"]
     if results:
         parts.append(("## Deep Arithmark\n\n" if gpt3 else "") + leaderboard.markdown_body(results))
     if gpt3:
         parts.append(("## GPT-3 synthetic tasks\n\n" if results else "") + gpt3_table.markdown_body(gpt3))
-    if sweep:
-        from synthprobe.report.sweep import markdown_body as sweep_markdown
-
-        parts.append("## Sweep: spread across seeds\n\n" + sweep_markdown(sweep))
+    for mod, items in extra_sections.present(extras):
+        body = getattr(mod, "markdown_body", None)
+        if body is not None:
+            parts.append((f"## {mod.TITLE}\n\n" if len(parts) > 1 else "") + body(items))
     return "\n".join(parts)
 
 
 def render_files(results: Sequence[ModelResult], *, sources: Sequence[str], title: str | None = None,
                  progress: bool | None = None, gpt3: Sequence[Gpt3Result] = (),
-                 sweep: Sequence[SweepTable] = (),
-                 number_format: Sequence[nf_section.NumberFormatResult] = ()) -> dict[str, bytes]:
+                 extras: extra_sections.Extras | None = None) -> dict[str, bytes]:
     """Relative path → bytes for every output file."""
     from tqdm.auto import tqdm
 
-    if not results and not gpt3 and not number_format:
+    if not results and not gpt3 and not extra_sections.present(extras):
         raise InputError("expected at least one results JSON file")
     # one order everywhere (page, plots, legend): the leaderboard's, largest model first
     results = ordered(unique_names(list(results)))
@@ -123,10 +122,10 @@ def render_files(results: Sequence[ModelResult], *, sources: Sequence[str], titl
         figures[name] = make()
     files: dict[str, bytes] = {}
     files["index.html"] = page.render(results, figures, sources=sources, title=title or
-                                      page.default_title(results, gpt3), gpt3=gpt3, sweep=sweep,
-                                      number_format=number_format).encode("utf-8")
-    files["leaderboard.md"] = markdown(results, gpt3, title or default_leaderboard_title(results, gpt3),
-                                       sweep).encode("utf-8")
+                                      page.default_title(results, gpt3, extras), gpt3=gpt3,
+                                      extras=extras).encode("utf-8")
+    files["leaderboard.md"] = markdown(results, gpt3, title or default_leaderboard_title(results, gpt3, extras),
+                                       extras).encode("utf-8")
     for name, png in figures.items():
         if png is not None:
             files[f"{name}.png"] = png
@@ -146,15 +145,11 @@ def build_report(paths: Sequence[str | Path], out: str | Path, *, title: str | N
         raise InputError("expected at least one results JSON file")
     results: list[ModelResult] = []
     gpt3: list[Gpt3Result] = []
-    sweep: list[SweepTable] = []
-    number_format: list[nf_section.NumberFormatResult] = []
-    for p in paths:
-        read = read_results(p)
-        deep, g = parse(read)
+    docs = [read_results(p) for p in paths]
+    for doc in docs:
+        deep, g = parse(doc)
         results += deep
         gpt3 += g
-        sweep += read_sweep(read)
-        number_format += nf_section.parse(read)
     files = render_files(results, sources=[str(p) for p in paths], title=title, progress=progress, gpt3=gpt3,
-                         sweep=sweep, number_format=number_format)
+                         extras=extra_sections.collect(docs))
     return write_tree(out, files, inputs=inputs, overwrite=overwrite)

@@ -18,8 +18,10 @@ SUBCOMMAND = "deeparithmark"
 _DESCRIPTION = """\
 Turn results JSON files into a report folder. Deep Arithmark results (from `synthprobe
 score deeparithmark`) and GPT-3 synthetic-task results (from `synthprobe score gpt3`; older
-"benchmark": "gpt3-synthetic" files too) and number-format results (from `synthprobe probe
-number-format`) may be given together; each kind gets its own sections.
+"benchmark": "gpt3-synthetic" files too), number-format results (from `synthprobe probe
+number-format`) and sweeps (`synthprobe sweep`) may be given together; each kind gets its own
+sections. A file written by `synthprobe contamination` adds a Contamination section (contaminated share
+per task with exact intervals, clean-subset scores) and a table in leaderboard.md.
   index.html             one self-contained page (CSS inline, figures embedded as
                          base64 PNG, no scripts, nothing fetched): leaderboard,
                          accuracy by depth, by template, mistake profile, rank
@@ -50,6 +52,7 @@ examples:
   synthprobe report benchmarks/deeparithmark_smollm2-135m-instruct.json --out report/
   synthprobe report benchmarks/gpt3_smollm2-135m-instruct.json --out report-gpt3/
   synthprobe report deeparithmark deep.json gpt3.json --out both/ --title "Deep Arithmark and GPT-3"
+  synthprobe report contamination.json deep.json --out checked/
 """
 
 

@@ -14,6 +14,9 @@ from typing import Any, Sequence
 from synthprobe.results import Results, at, fmt_p
 from synthprobe.templating import render as render_template
 
+KEY = "number-format"
+TITLE = "Number-format sensitivity"
+
 #: Row keys the section reads, with their types (None allowed where the value may be null).
 _ROW_KEYS = {"format": (str,), "n": (int,), "changed": (int,), "accuracy": (int, float),
              "delta": (int, float, type(None)), "b": (int, type(None)), "c": (int, type(None)),
@@ -86,6 +89,10 @@ def _pct(x: float | None) -> str:
 
 def _delta(x: float | None) -> str:
     return "—" if x is None else f"{x:+.1f}".replace("-", "−")
+
+
+def summary(results: Sequence[NumberFormatResult]) -> str:
+    return f"number formats: {len(results)} model{'s' if len(results) != 1 else ''}"
 
 
 def section(results: Sequence[NumberFormatResult]) -> str:

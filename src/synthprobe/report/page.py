@@ -13,7 +13,7 @@ from synthprobe.version import __version__
 from synthprobe.report.deeparithmark import section as deep_section
 from synthprobe.report.gpt3 import section as gpt3_section
 from synthprobe.report.gpt3 import table as gt
-from synthprobe.report import number_format as nf_section
+from synthprobe.report import extras as extra_sections
 from synthprobe.report.model import Gpt3Result, ModelResult
 
 CSS = """
@@ -50,9 +50,10 @@ code { font-size: 13px; background: var(--band); padding: 1px 4px; border-radius
 DEFAULT_TITLE = "Deep Arithmark report"
 
 
-def default_title(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result]) -> str:
-    if not results and not gpt3:
-        return "Number-format sensitivity report"
+def default_title(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result],
+                  extras: extra_sections.Extras | None = None) -> str:
+    if not results and not gpt3 and extra_sections.only_title(extras):
+        return f"{extra_sections.only_title(extras)} report"
     if results and gpt3:
         return "Deep Arithmark and GPT-3 synthetic tasks report"
     return DEFAULT_TITLE if results else "GPT-3 synthetic tasks report"
@@ -60,15 +61,14 @@ def default_title(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result]) ->
 
 def render(results: Sequence[ModelResult], figures: dict[str, bytes | None], *,
            sources: Sequence[str], title: str | None = None, gpt3: Sequence[Gpt3Result] = (),
-           sweep: Sequence = (),
-           number_format: Sequence[nf_section.NumberFormatResult] = ()) -> str:
+           extras: extra_sections.Extras | None = None) -> str:
     """The page: Deep Arithmark sections when ``results`` has models, a GPT-3 section when
-    ``gpt3`` has files (its figure is ``figures["gpt3_curves"]``), a sweep section for
-    ``sweep`` tables (:mod:`synthprobe.report.sweep`), a number-format section when
-    ``number_format`` has blocks, then the runs."""
-    if not results and not gpt3 and not number_format:
+    ``gpt3`` has files (its figure is ``figures["gpt3_curves"]``), the sections of
+    :mod:`synthprobe.report.extras` that ``extras`` has items for, then the runs."""
+    shown = extra_sections.present(extras)
+    if not results and not gpt3 and not shown:
         raise ValueError("nothing to report")
-    title = title or default_title(results, gpt3)
+    title = title or default_title(results, gpt3, extras)
     sections = deep_section.sections(results, figures) if results else []
     if sections and gpt3:
         sections[0] = (sections[0][0], "Deep Arithmark leaderboard", sections[0][2])
@@ -90,14 +90,12 @@ def render(results: Sequence[ModelResult], figures: dict[str, bytes | None], *,
                          f"{rows} task × setting row{'s' if rows != 1 else ''}")
         sections.append(("gpt3", "GPT-3 synthetic tasks", gpt3_section.section(gpt3, figures.get("gpt3_curves"))))
 
-    if sweep:
-        from synthprobe.report import sweep as sweep_section
-
-        sections.append(("sweep", "Sweep: spread across seeds", sweep_section.section(sweep)))
-
-    if number_format:
-        sub_parts.append(f"number formats: {len(number_format)} model{'s' if len(number_format) != 1 else ''}")
-        sections.append(("number-format", "Number-format sensitivity", nf_section.section(number_format)))
+    for mod, items in shown:
+        summary = getattr(mod, "summary", None)
+        phrase = summary(items) if summary else None
+        if phrase:
+            sub_parts.append(phrase)
+        sections.append((mod.KEY, mod.TITLE, mod.section(items)))
 
     runs = []
     if results:

@@ -15,6 +15,9 @@ from typing import Any, Sequence
 from synthprobe.results import DASH, Results
 from synthprobe.templating import escape
 
+KEY = "sweep"
+TITLE = "Sweep: spread across seeds"
+
 
 @dataclass(frozen=True)
 class SweepTable:
@@ -34,7 +37,7 @@ def sweep_key(entry) -> tuple[str, str, str] | None:
     return sw.get("label"), sw.get("seed_label"), sw.get("task")
 
 
-def read(results: Results) -> list[SweepTable]:
+def parse(results: Results) -> list[SweepTable]:
     """The sweep tables of one read results file (none for a file not written by a sweep)."""
     from synthprobe.metrics.sweep import seed_spread
 
