@@ -20,7 +20,9 @@ Layout (``schema = "synthprobe/results"``, ``schema_version = 2``)::
                               "seconds"?: {...},
                               "rows": [{"task", "code", "family", "setting", "k", "n", "correct",
                                         "accuracy" (percent), "ci95", "shots", "paper", "lands",
-                                        "items": [...]}, ...]}
+                                        "items": [...]}, ...]},
+            "steps":         {"version": 1, "probe_version", "dataset", "method", "probes",   # probe steps
+                              "skipped", "audit", "summary": {...}, "items"?: [...]}
           },
           "row": {...}?                              # the Deep Arithmark table's row, percentages
         }
@@ -29,7 +31,8 @@ Layout (``schema = "synthprobe/results"``, ``schema_version = 2``)::
 
 Deep Arithmark blocks are documented in :mod:`synthprobe.scoring.results` (rates are fractions
 in [0, 1]), GPT-3 rows in :mod:`synthprobe.scoring.gpt3` (accuracies in percent, as the
-paper prints them).
+paper prints them), the per-step probe's ``steps`` block in :mod:`synthprobe.scoring.steps` and
+its ``summary`` in :mod:`synthprobe.metrics.steps` (fractions with exact 95 % intervals).
 
 Files written by earlier releases still read, converted on read, with every error located at
 the field of the file as it is on disk:
@@ -59,7 +62,9 @@ DEEPARITHMARK_V1 = "synthprobe/deeparithmark-results"
 #: the one-model GPT-3 layout of earlier releases of ``score gpt3`` (read, converted)
 GPT3_V1 = "gpt3-synthetic"
 #: the benchmark blocks a model entry may hold under ``results``
-BENCHMARKS = ("deeparithmark", "arithmark3", "gpt3")
+BENCHMARKS = ("deeparithmark", "arithmark3", "gpt3", "steps")
+#: the layout version of a ``steps`` block (``synthprobe probe steps``), its ``version`` field
+STEPS_VERSION = 1
 MAX_BYTES = 512 << 20
 
 
@@ -222,6 +227,12 @@ def _entries(doc: dict, r: Reader) -> list[Entry]:
             g = blocks["gpt3"]
             r.get(g.data, "rows", g.where, list, what="a list of task results")
             r.get(g.data, "settings", g.where, dict, required=False)
+        if "steps" in blocks:
+            st = blocks["steps"]
+            version = r.get(st.data, "version", st.where, int)
+            if version != STEPS_VERSION:
+                raise r.fail(f"{st.where}.version", f"expected {STEPS_VERSION}, got {version}")
+            r.get(st.data, "summary", st.where, dict)
         out.append(Entry(model=model, settings=settings, data=e, where=where, results=blocks))
     return out
 

@@ -1,5 +1,5 @@
 """Statistics, all in one place: exact binomial test against chance, Wilson interval (as a
-fraction and in percent), chi-square homogeneity, Holm's correction, and the t-interval and
+fraction and in percent), the exact Clopper–Pearson interval, chi-square homogeneity, Holm's correction, and the t-interval and
 two-sample t-test the study app reports. Imports nothing from scoring, tasks or report."""
 
 from __future__ import annotations
@@ -28,6 +28,17 @@ def wilson_ci(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
     if n == 0:
         return (float("nan"), float("nan"))
     ci = binomtest(k, n).proportion_ci(confidence_level=confidence, method="wilson")
+    return (float(ci.low), float(ci.high))
+
+
+@lru_cache(maxsize=4096)
+def clopper_pearson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Exact (Clopper–Pearson) binomial interval for a proportion ``k / n``."""
+    from scipy.stats import binomtest
+
+    if n == 0:
+        return (float("nan"), float("nan"))
+    ci = binomtest(k, n).proportion_ci(confidence_level=confidence, method="exact")
     return (float(ci.low), float(ci.high))
 
 
