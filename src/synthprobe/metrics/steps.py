@@ -86,3 +86,24 @@ def summarise_steps(records: Sequence[dict], ops: Sequence[str]) -> dict[str, An
         "gap_by_operation": [{"operation": recs[0]["operation"], "op": recs[0]["op"],
                               **{m: gap(recs, m) for m in METHODS}} for _, recs in by_op.items()],
     }
+
+
+def step_depth_markdown(summary: dict[str, Any], method: str = "choice") -> str:
+    """The step × depth table as Markdown: chain accuracy in %, isolation in brackets, and the
+    number of probes per cell."""
+    rows = summary["by_step_depth"]
+    depths = sorted({r["depth"] for r in rows})
+    steps = sorted({r["step"] for r in rows})
+    at = {(r["depth"], r["step"]): r for r in rows}
+    lines = ["| depth | " + " | ".join(f"step {s}" for s in steps) + " |", "|---" * (len(steps) + 1) + "|"]
+    for d in depths:
+        cells = []
+        for s in steps:
+            r = at.get((d, s))
+            if r is None or not r["chain"][method]["n"]:
+                cells.append("")
+                continue
+            c, i = r["chain"][method], r["isolation"][method]
+            cells.append(f"{100 * c['correct'] / c['n']:.0f} ({100 * i['correct'] / i['n']:.0f}) n={c['n']}")
+        lines.append(f"| d{d} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)

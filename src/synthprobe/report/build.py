@@ -14,9 +14,11 @@ synthetic-task results (``synthprobe score gpt3``) or a mix. Output folder::
     rank_preference.png    share of picks by numeric rank of the options
     gpt3_curves.png        per GPT-3 task: each model's accuracy (95 % CI) against the paper's
                            curves over GPT-3 sizes
+    steps.png              per-step probe (``synthprobe probe steps``): step × depth, isolation
+                           vs chain per operation, first broken step
 
 The four Deep Arithmark figures are written only with Deep Arithmark inputs, gpt3_curves.png
-only with GPT-3 inputs.
+only with GPT-3 inputs, steps.png only with per-step probe inputs.
 
 Same inputs → byte-identical files: no time stamps anywhere, PNG metadata stripped.
 Every input is read and validated before anything is written.
@@ -37,7 +39,10 @@ from synthprobe.report.deeparithmark import table as leaderboard
 from synthprobe.report.gpt3 import table as gpt3_table
 from synthprobe.report.format import ordered
 from synthprobe.report.model import Gpt3Result, ModelResult
-from synthprobe.report.reader import load_any
+from synthprobe.report.reader import parse
+from synthprobe.report.steps import figures as steps_figures
+from synthprobe.report.steps import read as steps_read
+from synthprobe.results import read_results
 
 FIGURES = ("depth_curve", "template_heatmap", "mistake_profile", "rank_preference")
 GPT3_FIGURES = ("gpt3_curves",)
@@ -67,27 +72,37 @@ def unique_names(results: list) -> list:
 
 
 def default_leaderboard_title(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result]) -> str:
+    if not results and not gpt3:
+        return "Per-step probe"
     if results and gpt3:
         return "Deep Arithmark and GPT-3 synthetic tasks leaderboard"
     return leaderboard.DEFAULT_TITLE if results else "GPT-3 synthetic tasks leaderboard"
 
 
-def markdown(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result], title: str) -> str:
-    """leaderboard.md: the Deep Arithmark table, the GPT-3 table, or both under their own headings."""
+def markdown(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result], title: str, steps: Sequence = ()) -> str:
+    """leaderboard.md: the Deep Arithmark table, the GPT-3 table, or both under their own headings;
+    then each per-step probe model's step × depth table."""
+    from synthprobe.metrics.steps import step_depth_markdown
+
     parts = [f"# {title}\n"]
     if results:
         parts.append(("## Deep Arithmark\n\n" if gpt3 else "") + leaderboard.markdown_body(results))
     if gpt3:
         parts.append(("## GPT-3 synthetic tasks\n\n" if results else "") + gpt3_table.markdown_body(gpt3))
+    for r in steps:
+        parts.append(f"## Per-step probe: {r.model}\n\nChain accuracy % by step × depth (isolation in brackets), "
+                     f"log-likelihood choice, {r.summary['probes']} probes from {r.summary['items']} items.\n\n"
+                     + step_depth_markdown(r.summary) + "\n")
     return "\n".join(parts)
 
 
 def render_files(results: Sequence[ModelResult], *, sources: Sequence[str], title: str | None = None,
-                 progress: bool | None = None, gpt3: Sequence[Gpt3Result] = ()) -> dict[str, bytes]:
+                 progress: bool | None = None, gpt3: Sequence[Gpt3Result] = (),
+                 steps: Sequence = ()) -> dict[str, bytes]:
     """Relative path → bytes for every output file."""
     from tqdm.auto import tqdm
 
-    if not results and not gpt3:
+    if not results and not gpt3 and not steps:
         raise InputError("expected at least one results JSON file")
     # one order everywhere (page, plots, legend): the leaderboard's, largest model first
     results = ordered(unique_names(list(results)))
@@ -100,14 +115,16 @@ def render_files(results: Sequence[ModelResult], *, sources: Sequence[str], titl
               "mistake_profile": plots.mistake_profile, "rank_preference": plots.rank_preference}
     todo = [(name, lambda f=makers[name]: f(results)) for name in FIGURES if results]
     todo += [("gpt3_curves", lambda: gpt3_figures.gpt3_curves(gpt3))] if gpt3 else []
+    todo += [("steps", lambda: steps_figures.steps_plots(steps))] if steps else []
     figures: dict[str, bytes | None] = {}
     for name, make in tqdm(todo, desc="report figures", unit="fig",
                            disable=None if progress is None else not progress):
         figures[name] = make()
     files: dict[str, bytes] = {}
     files["index.html"] = page.render(results, figures, sources=sources, title=title or
-                                      page.default_title(results, gpt3), gpt3=gpt3).encode("utf-8")
-    files["leaderboard.md"] = markdown(results, gpt3, title or default_leaderboard_title(results, gpt3)).encode("utf-8")
+                                      page.default_title(results, gpt3), gpt3=gpt3, steps=steps).encode("utf-8")
+    files["leaderboard.md"] = markdown(results, gpt3, title or default_leaderboard_title(results, gpt3),
+                                       steps).encode("utf-8")
     for name, png in figures.items():
         if png is not None:
             files[f"{name}.png"] = png
@@ -127,9 +144,13 @@ def build_report(paths: Sequence[str | Path], out: str | Path, *, title: str | N
         raise InputError("expected at least one results JSON file")
     results: list[ModelResult] = []
     gpt3: list[Gpt3Result] = []
+    steps: list = []
     for p in paths:
-        deep, g = load_any(p)
+        doc = read_results(p)
+        deep, g = parse(doc)
         results += deep
         gpt3 += g
-    files = render_files(results, sources=[str(p) for p in paths], title=title, progress=progress, gpt3=gpt3)
+        steps += steps_read.parse(doc)
+    files = render_files(results, sources=[str(p) for p in paths], title=title, progress=progress, gpt3=gpt3,
+                         steps=steps)
     return write_tree(out, files, inputs=inputs, overwrite=overwrite)

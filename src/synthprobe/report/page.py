@@ -14,6 +14,7 @@ from synthprobe.report.deeparithmark import section as deep_section
 from synthprobe.report.gpt3 import section as gpt3_section
 from synthprobe.report.gpt3 import table as gt
 from synthprobe.report.model import Gpt3Result, ModelResult
+from synthprobe.report.steps import section as steps_section
 
 CSS = """
 :root { --fg: #1d2430; --muted: #5b6573; --line: #d9dee5; --band: #f5f7fa; --accent: #2a5db0; }
@@ -50,16 +51,20 @@ DEFAULT_TITLE = "Deep Arithmark report"
 
 
 def default_title(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result]) -> str:
+    if not results and not gpt3:
+        return "Per-step probe report"
     if results and gpt3:
         return "Deep Arithmark and GPT-3 synthetic tasks report"
     return DEFAULT_TITLE if results else "GPT-3 synthetic tasks report"
 
 
 def render(results: Sequence[ModelResult], figures: dict[str, bytes | None], *,
-           sources: Sequence[str], title: str | None = None, gpt3: Sequence[Gpt3Result] = ()) -> str:
+           sources: Sequence[str], title: str | None = None, gpt3: Sequence[Gpt3Result] = (),
+           steps: Sequence = ()) -> str:
     """The page: Deep Arithmark sections when ``results`` has models, a GPT-3 section when
-    ``gpt3`` has files (its figure is ``figures["gpt3_curves"]``), then the runs."""
-    if not results and not gpt3:
+    ``gpt3`` has files (its figure is ``figures["gpt3_curves"]``), a per-step probe section when
+    ``steps`` has models (``figures["steps"]``), then the runs."""
+    if not results and not gpt3 and not steps:
         raise ValueError("nothing to report")
     title = title or default_title(results, gpt3)
     sections = deep_section.sections(results, figures) if results else []
@@ -82,12 +87,18 @@ def render(results: Sequence[ModelResult], figures: dict[str, bytes | None], *,
         sub_parts.append(f"GPT-3 synthetic tasks: {len(gpt3)} model{'s' if len(gpt3) != 1 else ''} · "
                          f"{rows} task × setting row{'s' if rows != 1 else ''}")
         sections.append(("gpt3", "GPT-3 synthetic tasks", gpt3_section.section(gpt3, figures.get("gpt3_curves"))))
+    if steps:
+        sub_parts.append(f"Per-step probe: {len(steps)} model{'s' if len(steps) != 1 else ''}")
+        sections.append(("steps", "Per-step probe: where the chain breaks",
+                         steps_section.section(steps, figures.get("steps"))))
 
     runs = []
     if results:
         runs.append(("<h3>Deep Arithmark</h3>" if gpt3 else "") + deep_section.settings_table(results))
     if gpt3:
         runs.append(("<h3>GPT-3 synthetic tasks</h3>" if results else "") + gpt3_section.settings_table(gpt3))
+    if steps:
+        runs.append(("<h3>Per-step probe</h3>" if results or gpt3 else "") + steps_section.settings_table(steps))
     sections.append(("runs", "Runs", "".join(runs)
                      + "<p class=\"note\">Read from: " + ", ".join(f"<code>{escape(s)}</code>" for s in sources)
                      + "</p>"))

@@ -22,7 +22,7 @@ from synthprobe.errors import InputError
 from synthprobe.formats.arithmark3 import load_arithmark3
 from synthprobe.io import sha256_file, slug
 from synthprobe.metrics.choice import exact_match, pick_choice
-from synthprobe.metrics.steps import summarise_steps
+from synthprobe.metrics.steps import step_depth_markdown, summarise_steps
 from synthprobe.results import SCHEMA, SCHEMA_VERSION, STEPS_VERSION, dumps_results
 from synthprobe.scoring.runner import batches, run_items
 from synthprobe.tasks.deeparithmark.audit import tolerance
@@ -192,27 +192,6 @@ def run(backend, pr: Probes, config: StepsConfig, *, spec: str, load_s: float,
     return doc
 
 
-def step_depth_table(block: dict[str, Any], method: str = "choice") -> str:
-    """The step × depth table (chain, and isolation in brackets), as Markdown, in percent."""
-    rows = block["summary"]["by_step_depth"]
-    depths = sorted({r["depth"] for r in rows})
-    steps = sorted({r["step"] for r in rows})
-    at = {(r["depth"], r["step"]): r for r in rows}
-    head = "| depth | " + " | ".join(f"step {s}" for s in steps) + " |"
-    lines = [head, "|---" * (len(steps) + 1) + "|"]
-    for d in depths:
-        cells = []
-        for s in steps:
-            r = at.get((d, s))
-            if r is None:
-                cells.append("")
-                continue
-            c, i = r["chain"][method], r["isolation"][method]
-            cells.append(f"{100 * c['acc']:.0f} ({100 * i['acc']:.0f}) n={c['n']}")
-        lines.append(f"| d{d} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
-
-
 def format_summary(block: dict[str, Any], echo: Callable[[str], None] = print) -> None:
     s = block["summary"]
     echo(f"steps: {s['probes']} probes from {s['items']} items ({sum(block['skipped'].values())} steps not probed)")
@@ -221,8 +200,8 @@ def format_summary(block: dict[str, Any], echo: Callable[[str], None] = print) -
         echo(f"  {method:>10}: isolation {100 * g['isolation']['acc']:.1f} %, chain {100 * g['chain']['acc']:.1f} % "
              f"(chain − isolation {100 * g['difference']:+.1f} points)")
     echo("step × depth, chain (isolation) accuracy in %, by log-likelihood choice:")
-    echo(step_depth_table(block))
+    echo(step_depth_markdown(s))
 
 
 __all__ = ["DEFAULT_DATA", "Probes", "StepsConfig", "default_output", "dumps_results", "format_summary", "load_probes",
-           "run", "score_probes", "step_depth_table"]
+           "run", "score_probes"]

@@ -1,0 +1,1 @@
+"""The per-step probe's section of the report (``synthprobe probe steps`` results)."""
