@@ -218,3 +218,16 @@ def test_toy_engine_run_resumes_from_the_cache_and_reports(toy, tmp_path):
     assert "Per-step probe" in page and "First broken step" in page and (rep / "steps.png").exists()
     assert "| d2 |" in (rep / "leaderboard.md").read_text()
 
+
+
+def test_report_section_escapes_what_it_reads():
+    from synthprobe.report.steps.read import StepsResult
+    from synthprobe.report.steps.section import section
+
+    recs = [_rec("a", 2, 1, "+", True, False), _rec("a", 2, 2, "clock", False, True)]
+    evil = "<script>alert(1)</script>"
+    block = {"summary": summarise_steps(recs, list(OPERATIONS)),
+             "audit": [{"strategy": evil, "correct": 1, "n": 2, "percent": 50.0, "within_chance": False}]}
+    html = section([StepsResult(model=evil, source=evil, block=block, settings={})], None)
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert "First broken step" in html and "clock" in html
