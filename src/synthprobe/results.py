@@ -24,6 +24,8 @@ Layout (``schema = "synthprobe/results"``, ``schema_version = 2``)::
                                         "items": [...]}, ...]},
             "number_format": {"version": 1, "formats", "deeparithmark"?, "gpt3"?}  # paired McNemar
                                                      # per format (synthprobe probe number-format)
+            "steps":         {"version": 1, "probe_version", "dataset", "method", "probes",   # probe steps
+                              "skipped", "audit", "summary": {...}, "items"?: [...]}
           },
           "row": {...}?,                             # the Deep Arithmark table's row, percentages
           "sweep": {"job", "label", "spec", "task", "seed", "seed_label"}?   # a sweep's job
@@ -37,7 +39,9 @@ The ``contamination`` section (its own ``version``, :data:`CONTAMINATION_VERSION
 holding one may have no models. Deep Arithmark blocks are documented in :mod:`synthprobe.scoring.results` (rates are fractions
 in [0, 1]), GPT-3 rows in :mod:`synthprobe.scoring.gpt3` (accuracies in percent, as the
 paper prints them), the ``number_format`` block (its own ``version``) in
-:mod:`synthprobe.scoring.number_format`.
+:mod:`synthprobe.scoring.number_format`, the per-step probe's ``steps`` block in
+:mod:`synthprobe.scoring.steps` and its ``summary`` in :mod:`synthprobe.metrics.steps` (fractions
+with exact 95 % intervals).
 
 Files written by earlier releases still read, converted on read, with every error located at
 the field of the file as it is on disk:
@@ -67,9 +71,11 @@ DEEPARITHMARK_V1 = "synthprobe/deeparithmark-results"
 #: the one-model GPT-3 layout of earlier releases of ``score gpt3`` (read, converted)
 GPT3_V1 = "gpt3-synthetic"
 #: the benchmark blocks a model entry may hold under ``results``
-BENCHMARKS = ("deeparithmark", "arithmark3", "gpt3", "number_format")
+BENCHMARKS = ("deeparithmark", "arithmark3", "gpt3", "number_format", "steps")
 #: versions of the ``number_format`` block (:mod:`synthprobe.scoring.number_format`) this release reads
 NUMBER_FORMAT_VERSIONS = (1,)
+#: the layout version of a ``steps`` block (``synthprobe probe steps``), its ``version`` field
+STEPS_VERSION = 1
 MAX_BYTES = 512 << 20
 #: the versions of the ``contamination`` section this release reads
 CONTAMINATION_VERSIONS = (1,)
@@ -252,6 +258,12 @@ def _entries(doc: dict, r: Reader, *, allow_empty: bool = False) -> list[Entry]:
             version = r.get(nf.data, "version", nf.where, int)
             if version not in NUMBER_FORMAT_VERSIONS:
                 raise r.fail(f"{nf.where}.version", f"expected one of {list(NUMBER_FORMAT_VERSIONS)}, got {version}")
+        if "steps" in blocks:
+            st = blocks["steps"]
+            version = r.get(st.data, "version", st.where, int)
+            if version != STEPS_VERSION:
+                raise r.fail(f"{st.where}.version", f"expected {STEPS_VERSION}, got {version}")
+            r.get(st.data, "summary", st.where, dict)
         out.append(Entry(model=model, settings=settings, data=e, where=where, results=blocks))
     return out
 

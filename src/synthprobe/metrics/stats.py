@@ -1,6 +1,7 @@
 """Statistics, all in one place: exact binomial test against chance, Wilson interval (as a
-fraction and in percent), chi-square homogeneity, Holm's correction, and the t-interval and
-two-sample t-test the study app reports. Imports nothing from scoring, tasks or report."""
+fraction and in percent), the exact Clopper–Pearson interval, chi-square homogeneity, Holm's
+correction, and the t-interval and two-sample t-test the study app reports. Imports nothing
+from scoring, tasks or report."""
 
 from __future__ import annotations
 

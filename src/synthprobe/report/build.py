@@ -14,13 +14,16 @@ synthetic-task results (``synthprobe score gpt3``) or a mix. Output folder::
     rank_preference.png    share of picks by numeric rank of the options
     gpt3_curves.png        per GPT-3 task: each model's accuracy (95 % CI) against the paper's
                            curves over GPT-3 sizes
+    steps.png              per-step probe (``synthprobe probe steps``): step × depth, isolation
+                           vs chain per operation, first broken step
 
 A results file written by ``synthprobe sweep`` adds a "Sweep" section (page and leaderboard.md):
 per model the mean and sd of acc_norm across seeds and the rank agreement between seeds.
 
 The four Deep Arithmark figures are written only with Deep Arithmark inputs, gpt3_curves.png
 only with GPT-3 inputs. A file written by ``synthprobe contamination`` adds a Contamination
-section (contaminated share per task, clean-subset scores) to the page.
+section (contaminated share per task, clean-subset scores) to the page;
+steps.png only with per-step probe inputs.
 
 Same inputs → byte-identical files: no time stamps anywhere, PNG metadata stripped.
 Every input is read and validated before anything is written.
@@ -116,6 +119,8 @@ def render_files(results: Sequence[ModelResult], *, sources: Sequence[str], titl
               "mistake_profile": plots.mistake_profile, "rank_preference": plots.rank_preference}
     todo = [(name, lambda f=makers[name]: f(results)) for name in FIGURES if results]
     todo += [("gpt3_curves", lambda: gpt3_figures.gpt3_curves(gpt3))] if gpt3 else []
+    todo += [(mod.KEY, lambda m=mod, its=its: m.figure(its)) for mod, its in extra_sections.present(extras)
+             if hasattr(mod, "figure")]
     figures: dict[str, bytes | None] = {}
     for name, make in tqdm(todo, desc="report figures", unit="fig",
                            disable=None if progress is None else not progress):

@@ -5,13 +5,18 @@ A section module offers
 ``KEY``
     the section's anchor on the page (``"sweep"``);
 ``TITLE``
-    its heading; a report that holds nothing else is titled ``TITLE + " report"`` and its
-    leaderboard.md ``TITLE``;
+    its heading; ``SHORT_TITLE`` (optional, default ``TITLE``) names it elsewhere: a report
+    that holds nothing else is titled ``SHORT_TITLE + " report"``, its leaderboard.md
+    ``SHORT_TITLE``;
 ``parse(results) -> list``
     what one read results document (:class:`synthprobe.results.Results`) holds for the section,
     fields checked with located errors; ``[]`` when nothing;
 ``section(items) -> str``
     the section's HTML (a Jinja2 template or :mod:`synthprobe.report.html`);
+``figure(items) -> bytes | None`` (optional)
+    a PNG written as ``KEY.png`` and passed on as ``section(items, png)``;
+``settings_table(items) -> str`` (optional)
+    its run settings, shown under "Runs";
 ``summary(items) -> str | None`` (optional)
     a phrase for the page's subtitle;
 ``markdown_body(items) -> str`` (optional)
@@ -29,6 +34,7 @@ from typing import Mapping, Sequence
 from synthprobe.results import Results
 
 SECTIONS = (
+    "synthprobe.report.steps",
     "synthprobe.report.sweep",
     "synthprobe.report.number_format",
     "synthprobe.report.contamination",
@@ -58,7 +64,11 @@ def present(extras: Extras | None) -> list[tuple[ModuleType, Sequence]]:
     return [(mod, extras[mod.KEY]) for mod in modules() if extras.get(mod.KEY)]
 
 
+def short_title(mod: ModuleType) -> str:
+    return getattr(mod, "SHORT_TITLE", mod.TITLE)
+
+
 def only_title(extras: Extras | None) -> str | None:
-    """The first present section's TITLE (for a report of nothing else)."""
+    """The first present section's short title (for a report of nothing else)."""
     shown = present(extras)
-    return shown[0][0].TITLE if shown else None
+    return short_title(shown[0][0]) if shown else None

@@ -95,13 +95,18 @@ def render(results: Sequence[ModelResult], figures: dict[str, bytes | None], *,
         phrase = summary(items) if summary else None
         if phrase:
             sub_parts.append(phrase)
-        sections.append((mod.KEY, mod.TITLE, mod.section(items)))
+        body = mod.section(items, figures.get(mod.KEY)) if hasattr(mod, "figure") else mod.section(items)
+        sections.append((mod.KEY, mod.TITLE, body))
 
     runs = []
     if results:
         runs.append(("<h3>Deep Arithmark</h3>" if gpt3 else "") + deep_section.settings_table(results))
     if gpt3:
         runs.append(("<h3>GPT-3 synthetic tasks</h3>" if results else "") + gpt3_section.settings_table(gpt3))
+    for mod, items in shown:
+        if hasattr(mod, "settings_table"):
+            runs.append((f"<h3>{escape(extra_sections.short_title(mod))}</h3>" if results or gpt3 or len(runs) else "")
+                        + mod.settings_table(items))
     sections.append(("runs", "Runs", "".join(runs)
                      + "<p class=\"note\">Read from: " + ", ".join(f"<code>{escape(s)}</code>" for s in sources)
                      + "</p>"))

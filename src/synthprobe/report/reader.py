@@ -22,9 +22,10 @@ from synthprobe.results import Results, read_results
 def parse(results: Results) -> tuple[list[ModelResult], list[Gpt3Result]]:
     """Every model's rows of one read results file, per benchmark."""
     for e in results.models:
-        if "deeparithmark" not in e.results and "gpt3" not in e.results and "number_format" not in e.results:
+        if not any(k in e.results for k in ("deeparithmark", "gpt3", "number_format", "steps")):
             raise results.reader.fail(f"{e.at('results')}.deeparithmark",
-                                      "missing; expected a Deep Arithmark, a GPT-3 or a number-format results block")
+                                      "missing; expected a Deep Arithmark, a GPT-3, a number-format or a per-step "
+                                      "probe results block")
     return deeparithmark_read.parse(results), gpt3_read.parse(results)
 
 

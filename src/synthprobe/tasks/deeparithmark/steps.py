@@ -29,11 +29,22 @@ class StepError(ValueError):
     """A step that does not parse or whose arithmetic is wrong."""
 
 
+#: The step forms :func:`check_step` recognises (``CheckedStep.op``).
+OPS = ("+", "-", "×", "/", "divmod", "%", "clock")
+
+
 @dataclass(frozen=True)
 class CheckedStep:
     what: str
     operands: tuple[Fraction, ...]
     result: Fraction
+    #: Which form the step has: one of :data:`OPS` (``*`` is read as ``×``).
+    op: str = ""
+    #: The calculation's text left of `` = `` and right of it, as written in the step.
+    lhs: str = ""
+    rhs: str = ""
+    #: Whole-unit division only: the remainder.
+    remainder: Fraction | None = None
 
 
 def parse_number(text: str) -> Fraction:
@@ -55,6 +66,11 @@ def parse_clock(text: str) -> int:
     return h * 60 + m
 
 
+def _sides(body: str) -> tuple[str, str]:
+    lhs, _, rhs = body.partition(" = ")
+    return lhs, rhs
+
+
 def check_step(line: str) -> CheckedStep:
     """Parse one step and re-evaluate it; raise :class:`StepError` if it is wrong."""
     what, sep, body = line.partition(": ")
@@ -64,17 +80,17 @@ def check_step(line: str) -> CheckedStep:
         p, a, c = (parse_number(m[k]) for k in "pac")
         if a * p / 100 != c:
             raise StepError(f"{line!r}: {m['p']}% of {m['a']} is {a * p / 100}, not {m['c']}")
-        return CheckedStep(what, (p, a), c)
+        return CheckedStep(what, (p, a), c, "%", *_sides(body))
     if m := _CLK.match(body):
         t, u, mins = parse_clock(m["t"]), parse_clock(m["u"]), int(m["m"])
         if (t + mins) % 1440 != u:
             raise StepError(f"{line!r}: clock sum is wrong")
-        return CheckedStep(what, (Fraction(t), Fraction(mins)), Fraction(t + mins))
+        return CheckedStep(what, (Fraction(t), Fraction(mins)), Fraction(t + mins), "clock", *_sides(body))
     if m := _DIVMOD.match(body):
         a, b, q, r = (parse_number(m[k]) for k in "abqr")
         if b <= 0 or not (0 <= r < b) or q * b + r != a or q.denominator != 1:
             raise StepError(f"{line!r}: {m['a']} / {m['b']} is not {m['q']} remainder {m['r']}")
-        return CheckedStep(what, (a, b), q)
+        return CheckedStep(what, (a, b), q, "divmod", *_sides(body), remainder=r)
     if m := _BIN.match(body):
         a, b, c = (parse_number(m[k]) for k in "abc")
         op = m["op"]
@@ -90,7 +106,7 @@ def check_step(line: str) -> CheckedStep:
             v = a / b
         if v != c:
             raise StepError(f"{line!r}: {m['a']} {op} {m['b']} is {v}, not {m['c']}")
-        return CheckedStep(what, (a, b), c)
+        return CheckedStep(what, (a, b), c, "×" if op == "*" else op, *_sides(body))
     raise StepError(f"step {line!r}: calculation does not match any step form")
 
 

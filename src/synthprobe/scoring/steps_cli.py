@@ -1,0 +1,110 @@
+"""``synthprobe probe steps``: the per-step probe's command line (the work is in :mod:`.steps`)."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+import time
+from pathlib import Path
+
+from synthprobe.cliargs import add_model_args, int_at_least, load_backend_or_exit, positive_int
+from synthprobe.errors import EXIT_FAILED, InputError
+
+DESCRIPTION = """\
+Where does a model's arithmetic break? Every solution step of every Deep Arithmark item
+('what: a op b = c', with remainder, percent and clock forms) becomes two four-option
+questions with the same options: the operation IN ISOLATION ('a op b =') and the step IN THE
+CHAIN, teacher-forced (the problem, the earlier steps with their correct results, then the
+step up to '='). The wrong options are the values of named mistakes at that step (a dropped
+carry, the wrong operation, one group too many, a dropped remainder, the percent of the wrong
+base, no carry into the hour, ...), balanced as the release's decoys are: picking the largest,
+smallest or roundest option, or a fixed slot, scores chance (the release's shortcut audit is
+run on the probes and stored with the results). Each probe is scored by the summed
+log-likelihood of each option and by greedy generation with exact match.
+
+The results document's 'steps' block holds, with exact (Clopper-Pearson) 95 % intervals:
+accuracy by step × depth, by operation × operand digits, the first broken step per depth and
+the isolation-vs-chain gap (exact McNemar test). 'synthprobe report FILE --out DIR' draws it."""
+
+EPILOG = """\
+examples:
+  synthprobe probe steps --limit 20                      # embedded model, first 20 items of the release
+  synthprobe probe steps --data private.jsonl --model ./my-model --save-items
+score cache: finished probes are stored under $SYNTHPROBE_CACHE/scores, keyed by the model,
+the data file's SHA-256 and the settings; run the same command again after an interruption
+and only the missing probes are scored. --no-cache turns this off.
+exit status: 0 ok, 2 bad input or flags, 1 the model failed to load or scoring failed,
+130 interrupted (no results file is written in these cases)."""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from synthprobe.io import add_overwrite_argument
+    from synthprobe.scoring.steps import DEFAULT_DATA, MAX_NEW_TOKENS
+
+    p.add_argument("--data", type=Path, default=DEFAULT_DATA, metavar="PATH",
+                   help="Deep Arithmark JSONL file: the release or a private variant from 'synthprobe build "
+                        "deeparithmark --seed S' (default: %(default)s)")
+    p.add_argument("--limit", type=positive_int, default=None, metavar="N",
+                   help="probe only the steps of the first N items (the same probes as a full run's first ones)")
+    add_model_args(p, batch_size=16)
+    p.add_argument("--max-context", type=int_at_least(2), default=1024, metavar="N",
+                   help="longest request in tokens; longer contexts are left-truncated (default: %(default)s)")
+    p.add_argument("--max-new-tokens", type=positive_int, default=MAX_NEW_TOKENS, metavar="N",
+                   help="generation budget per step; generation stops at the end of the line (default: %(default)s)")
+    p.add_argument("--bos", action="store_true", help="prepend the tokenizer's BOS token (as in scoring)")
+    p.add_argument("--save-items", action="store_true",
+                   help="store every probe's options, scores, pick and generated text in the results")
+    p.add_argument("--output", type=Path, default=None, metavar="PATH",
+                   help="results JSON (default: benchmarks/steps_<model>.json; a new timestamped name beside "
+                        "it if that file exists)")
+    add_overwrite_argument(p)
+    p.add_argument("--no-cache", action="store_true",
+                   help="neither read nor write the per-probe score cache ($SYNTHPROBE_CACHE/scores)")
+
+
+def run_command(args: argparse.Namespace) -> int:
+    from synthprobe.backends import check_backend
+    from synthprobe.backends.base import ScoringError
+    from synthprobe.cliargs import backend_options
+    from synthprobe.io import atomic_write_text, check_outputs
+    from synthprobe.io import default_output as new_name
+    from synthprobe.results import dumps_results
+    from synthprobe.scoring import steps
+
+    config = steps.StepsConfig(data=args.data, limit=args.limit, batch_size=args.batch_size,
+                               max_context=args.max_context, max_new_tokens=args.max_new_tokens,
+                               save_items=args.save_items, cache=not args.no_cache, progress=args.progress)
+    if not args.data.is_file():
+        raise InputError("file does not exist" if not args.data.exists() else "not a regular file",
+                         path=args.data, field="--data")
+    output = args.output or new_name(steps.default_output(args.model))
+    check_outputs([(output, "--output")], [(args.data, "--data"), (args.model, "--model")],
+                  overwrite=args.overwrite and args.output is not None)
+    probes = steps.load_probes(config)
+    check_backend(args.model, **backend_options(args, bos=args.bos))
+    t0 = time.perf_counter()
+    backend = load_backend_or_exit(args.model, args, bos=args.bos)
+    load_s = time.perf_counter() - t0
+    try:
+        doc = steps.run(backend, probes, config, spec=args.model, load_s=load_s,
+                        command=shlex.join(["synthprobe", *sys.argv[1:]]))
+    except ScoringError as exc:
+        print(f"synthprobe: error: {exc}\nno results file was written", file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt as exc:
+        raise KeyboardInterrupt(f"{str(exc) or 'interrupted'}; no results file was written") from None
+    finally:
+        backend.close()
+    atomic_write_text(output, dumps_results(doc))
+    steps.format_summary(doc["models"][0]["results"]["steps"])
+    print(f"\nresults: {output}")
+    return 0
+
+
+def register(verbs: dict) -> None:
+    p = verbs["probe"].add_parser(
+        "steps", help="per-step probe of Deep Arithmark: which step of the chain breaks, alone and in context",
+        description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_arguments(p)
+    p.set_defaults(func=run_command)
