@@ -538,9 +538,7 @@ def test_gpt3_only_report_shows_the_files_numbers(gpt3_doc, tmp_path):
 def test_mixed_report_of_both_committed_benchmarks(gpt3_doc, tmp_path):
     da_doc = json.loads(DA_BENCH.read_text(encoding="utf-8"))
     out = tmp_path / "mixed"
-    # as `synthprobe report benchmarks/*.json` expands it
-    paths = sorted(str(p) for p in DA_BENCH.parent.glob("*.json"))
-    assert paths == sorted([str(DA_BENCH), str(GPT3_BENCH)])
+    paths = sorted([str(DA_BENCH), str(GPT3_BENCH)])
     assert main(["report", *paths, "--out", str(out), "--title", "Both benchmarks"]) == 0
     assert sorted(p.name for p in out.iterdir()) == sorted(["index.html", "leaderboard.md", "gpt3_curves.png",
                                                            *DA_PNGS])

@@ -27,15 +27,15 @@ def figure(results: Sequence) -> bytes | None:
 
 
 def section(results: Sequence, figure: bytes | None = None) -> str:
-    from synthprobe.report.steps import section as html
+    from synthprobe.report.steps.section import section as render
 
-    return html.section(results, figure)
+    return render(results, figure)
 
 
 def settings_table(results: Sequence) -> str:
-    from synthprobe.report.steps import section as html
+    from synthprobe.report.steps.section import settings_table as render
 
-    return html.settings_table(results)
+    return render(results)
 
 
 def markdown_body(results: Sequence) -> str:
