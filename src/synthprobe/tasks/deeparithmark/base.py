@@ -40,6 +40,10 @@ def require(condition: bool, why: str) -> None:
 
 def fmt_num(x: Number, *, money: bool = False, commas: bool = False) -> str:
     """Exact decimal rendering of an int or terminating Fraction ("12", "12.5", "$1,250")."""
+    if type(x) is int:  # the common case, without building a Fraction (same text)
+        text = f"{abs(x):,}" if commas else str(abs(x))
+        sign = "-" if x < 0 else ""
+        return f"{sign}${text}" if money else sign + text
     x = Fraction(x)
     sign = "-" if x < 0 else ""
     x = abs(x)
@@ -75,6 +79,8 @@ def fmt_clock(minutes: int) -> str:
 
 
 def as_int(x: Number, why: str = "result must be a whole number") -> int:
+    if type(x) is int:
+        return x
     x = Fraction(x)
     require(x.denominator == 1, why)
     return int(x)
@@ -99,19 +105,7 @@ class Steps:
 
     def op(self, what: str, a: Number, op: str, b: Number, *, money: bool = False) -> Number:
         """``a + b``, ``a - b``, ``a × b`` or an exact ``a / b`` (must terminate as a decimal)."""
-        a, b = Fraction(a), Fraction(b)
-        if op == "+":
-            c = a + b
-        elif op == "-":
-            c = a - b
-        elif op in ("×", "*"):
-            c = a * b
-        elif op == "/":
-            require(b != 0, "division by zero")
-            c = a / b
-        else:
-            raise ValueError(f"unknown operator {op!r}")
-        c = _norm(c)
+        c = exact_op(a, op, b)
         self.lines.append(f"{what}: {self._n(a, money)} {op} {self._n(b, money)} = {self._n(c, money)}")
         return c
 
@@ -125,7 +119,7 @@ class Steps:
 
     def pct(self, what: str, p: Number, a: Number, *, money: bool = False) -> Number:
         """``<what>: p% of a = c`` with c = a·p/100 exactly."""
-        c = _norm(Fraction(a) * Fraction(p) / 100)
+        c = exact_pct(p, a)
         self.lines.append(f"{what}: {fmt_num(p)}% of {self._n(a, money)} = {self._n(c, money)}")
         return c
 
@@ -141,6 +135,46 @@ class Steps:
 
 def _norm(x: Fraction) -> Number:
     return int(x) if x.denominator == 1 else x
+
+
+def exact_op(a: Number, op: str, b: Number) -> Number:
+    """``a op b`` exactly: an ``int`` when the result is whole, else a ``Fraction``.
+
+    Plain ints (the common case) are computed as ints, which gives the same value and type
+    as the ``Fraction`` route at a fraction of the cost."""
+    if type(a) is int and type(b) is int:
+        if op == "+":
+            return a + b
+        if op == "-":
+            return a - b
+        if op == "×" or op == "*":
+            return a * b
+        if op == "/":
+            require(b != 0, "division by zero")
+            q, r = divmod(a, b)
+            return q if r == 0 else Fraction(a, b)
+        raise ValueError(f"unknown operator {op!r}")
+    a, b = Fraction(a), Fraction(b)
+    if op == "+":
+        c = a + b
+    elif op == "-":
+        c = a - b
+    elif op in ("×", "*"):
+        c = a * b
+    elif op == "/":
+        require(b != 0, "division by zero")
+        c = a / b
+    else:
+        raise ValueError(f"unknown operator {op!r}")
+    return _norm(c)
+
+
+def exact_pct(p: Number, a: Number) -> Number:
+    """``p`` % of ``a`` exactly (``a·p/100``), typed as :func:`exact_op` types its results."""
+    if type(a) is int and type(p) is int:
+        q, r = divmod(a * p, 100)
+        return q if r == 0 else Fraction(a * p, 100)
+    return _norm(Fraction(a) * Fraction(p) / 100)
 
 
 # ---------------------------------------------------------------------------------------

@@ -67,6 +67,8 @@ def whole(x: Number | None) -> int | None:
     """``x`` as an ``int`` when it is a whole number, else ``None``."""
     if x is None:
         return None
+    if type(x) is int:
+        return x
     x = Fraction(x)
     return int(x) if x.denominator == 1 else None
 
@@ -75,6 +77,9 @@ def exact_div(a: Number, b: Number) -> int | None:
     """``a / b`` when it is a whole number (and ``b`` is not zero), else ``None``."""
     if b == 0:
         return None
+    if type(a) is int and type(b) is int:
+        q, r = divmod(a, b)
+        return q if r == 0 else None
     return whole(Fraction(a) / Fraction(b))
 
 
