@@ -304,9 +304,11 @@ def usable_mistakes(problem: Problem) -> dict[str, int]:
     return out
 
 
-def feasible_ranks(problem: Problem) -> set[int]:
-    """Answer ranks (0 = smallest of the four) that the usable mistakes can realise."""
-    vals = usable_mistakes(problem).values()
+def feasible_ranks(problem: Problem, usable: Mapping[str, int] | None = None) -> set[int]:
+    """Answer ranks (0 = smallest of the four) that the usable mistakes can realise.
+
+    ``usable``: :func:`usable_mistakes` of ``problem`` when the caller already has it."""
+    vals = (usable_mistakes(problem) if usable is None else usable).values()
     below = sum(v < problem.answer for v in vals)
     above = sum(v > problem.answer for v in vals)
     return {r for r in range(4) if below >= r and above >= 3 - r}

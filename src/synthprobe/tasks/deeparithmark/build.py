@@ -166,14 +166,17 @@ class BuildStats:
 DecoySet = tuple[tuple[str, int], ...]
 
 
-def decoy_sets(problem: Problem, rank: int) -> tuple[int, list[DecoySet]]:
+def decoy_sets(problem: Problem, rank: int, usable: Mapping[str, int] | None = None
+               ) -> tuple[int, list[DecoySet]]:
     """The decoy triples that put the answer at ``rank``, keeping only those with the fewest
     endings whose length differs from the answer's; returns ``(that number, the sets)``.
 
     Sets list the mistakes below the answer, then those above, in the family's order, so
     the list (and the RNG's choice from it) is deterministic. No set: ``(N_OPTIONS, [])``.
+    ``usable``: :func:`usable_mistakes` of ``problem`` when the caller already has it.
     """
-    usable = usable_mistakes(problem)
+    if usable is None:
+        usable = usable_mistakes(problem)
     width = len(problem.render(problem.answer))
     off_len = {v: len(problem.render(v)) != width for v in usable.values()}
     below = [(name, v) for name, v in usable.items() if v < problem.answer]
@@ -205,10 +208,11 @@ def _first_draw(fam: Family, template: str, seed: int, k: int, rank: int, seen: 
         if rng.random() >= acceptance(shapes, problem):
             why["answer shape thinned"] += 1
             continue
-        if rank not in feasible_ranks(problem):
+        usable = usable_mistakes(problem)
+        if rank not in feasible_ranks(problem, usable):
             why[f"mistakes cannot put the answer at rank {rank}"] += 1
             continue
-        off, sets = decoy_sets(problem, rank)
+        off, sets = decoy_sets(problem, rank, usable)
         if off and attempt < SAME_LENGTH_ATTEMPTS:
             why[f"no same-length decoys for rank {rank}"] += 1
             continue

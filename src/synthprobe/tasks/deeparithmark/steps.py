@@ -38,6 +38,8 @@ class CheckedStep:
 
 def parse_number(text: str) -> Fraction:
     t = text.replace("$", "").replace(",", "")
+    if t.isdigit():  # a plain whole number: the same Fraction without parsing the string as one
+        return Fraction(int(t))
     return Fraction(t)
 
 

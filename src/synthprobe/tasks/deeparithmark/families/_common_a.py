@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
+from functools import lru_cache
+from itertools import accumulate
 from typing import Mapping, Sequence, TypeVar
 
 from ..base import Number, require
@@ -43,7 +45,14 @@ def pick_log_uniform(rng: random.Random, values: Sequence[int], power: float = 1
     below them) and so are drawn for fewer items than the decoys that land there.
     """
     require(len(values) > 0, "no admissible value to draw")
-    return rng.choices(values, weights=[v ** -power for v in values])[0]
+    return rng.choices(values, cum_weights=_log_cum_weights(values if isinstance(values, range) else tuple(values), power))[0]
+
+
+@lru_cache(maxsize=4096)
+def _log_cum_weights(values: Sequence[int], power: float) -> list[float]:
+    """The running sums of ``value ** -power``: what ``rng.choices(values, weights=...)``
+    computes on every call, kept per value list (the same floats, so the same draws)."""
+    return list(accumulate(v ** -power for v in values))
 
 
 #: Draws a family makes at most to land an answer of the wanted parity (see :func:`parity_kept`).
