@@ -79,9 +79,14 @@ class BuildError(RuntimeError):
     """The generator could not produce a valid file (a family bug or an exhausted template)."""
 
 
+#: ``json.dumps(item, ensure_ascii=False, separators=(", ", ": "))`` builds this encoder on
+#: every call; one kept for the build gives the same text.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "))
+
+
 def dumps_item(item: dict) -> str:
     """One JSONL line (without the newline): compact, UTF-8, keys in release order."""
-    return json.dumps(item, ensure_ascii=False, separators=(", ", ": "))
+    return _ENCODER.encode(item)
 
 
 def load_families() -> dict[str, Family]:
