@@ -166,6 +166,7 @@ class BuildStats:
     templates: Counter = field(default_factory=Counter)
     off_length: Counter = field(default_factory=Counter)  # template -> items with unequal lengths
     redrawn: int = 0     # parallel build: items re-drawn in the parent for a repeated context
+    worker_cpu_s: float = 0.0  # parallel build: CPU seconds the worker processes spent on items
 
 
 DecoySet = tuple[tuple[str, int], ...]
@@ -358,6 +359,24 @@ def _count(stats: BuildStats, seen: set[int], key: int, template: str, slot: int
 #: Items per task sent to a worker process.
 CHUNK = 250
 
+#: Smallest build that ``workers=None`` (the default) spreads over processes: below it the
+#: pool's start-up costs more than it saves.
+PARALLEL_MIN_ITEMS = 20_000
+
+
+def available_cpus() -> int:
+    """CPUs this process may run on (its affinity mask where the OS has one)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def default_workers(n: int) -> int:
+    """Worker processes for an ``n``-item build when none are asked for: one per available
+    CPU from :data:`PARALLEL_MIN_ITEMS` items, else 1 (this process)."""
+    return available_cpus() if n >= PARALLEL_MIN_ITEMS else 1
+
 _WORKER: dict = {}
 
 
@@ -378,11 +397,14 @@ def _worker_init() -> None:
     _WORKER["shapes"] = load_table()
 
 
-def _worker_chunk(seed: int, jobs: list[tuple[int, str, int, int, int]]) -> list[tuple]:
+def _worker_chunk(seed: int, jobs: list[tuple[int, str, int, int, int]]
+                  ) -> tuple[list[tuple], float]:
     """For each ``(ind, template, k, slot, rank)``: ``(line, key, attempt, why, off, failed)``
     as the serial build would make it if no earlier item had the same context; ``key`` is
     None when the draw itself failed, ``failed`` is True when the item broke a rule (the
-    parent re-runs such items serially to raise the serial build's error)."""
+    parent re-runs such items serially to raise the serial build's error). Returns those
+    and the CPU seconds the chunk took in this process."""
+    cpu0 = time.process_time()
     families, shapes = _WORKER["families"], _WORKER["shapes"]
     out = []
     for ind, template, k, slot, rank in jobs:
@@ -401,7 +423,7 @@ def _worker_chunk(seed: int, jobs: list[tuple[int, str, int, int, int]]) -> list
             fault = _item_fault(item, ind, template, k)
             line = dumps_item(item) + "\n"
         out.append((line, key, attempt, dict(why), off, fault is not None))
-    return out
+    return out, time.process_time() - cpu0
 
 
 def iter_lines_parallel(seed: int, n: int, workers: int, *, stats: BuildStats | None = None
@@ -430,7 +452,8 @@ def iter_lines_parallel(seed: int, n: int, workers: int, *, stats: BuildStats | 
                   for jobs in itertools.islice(todo, 4 * workers)]
         while window:
             jobs, fut = window.pop(0)
-            results = fut.result()
+            results, cpu = fut.result()
+            stats.worker_cpu_s += cpu
             nxt = next(todo, None)
             if nxt is not None:
                 window.append((nxt, pool.submit(_worker_chunk, seed, nxt)))
@@ -478,6 +501,17 @@ class BuildResult:
     sha256: str
     seconds: float
     stats: BuildStats
+    workers: int = 1
+    cpu_s: float = 0.0   # CPU seconds of this process plus those of its workers
+
+    @property
+    def items_per_s(self) -> float:
+        return self.n / self.seconds if self.seconds > 0 else float("inf")
+
+    @property
+    def cpu_us_per_item(self) -> float:
+        """CPU time per item in microseconds: less sensitive to a loaded machine than wall time."""
+        return 1e6 * self.cpu_s / self.n
 
 
 def _progress(iterable, total: int, progress: bool | None, desc: str):
@@ -488,19 +522,22 @@ def _progress(iterable, total: int, progress: bool | None, desc: str):
 
 
 def build(out: str | Path, *, seed: int = RELEASE_SEED, n: int = RELEASE_SIZE,
-          progress: bool | None = None, workers: int = 1) -> BuildResult:
+          progress: bool | None = None, workers: int | None = None) -> BuildResult:
     """Write the ``n``-item file for ``seed`` to ``out`` atomically; return its SHA-256.
 
     ``progress``: ``True``/``False`` force the tqdm bar on/off; ``None`` shows it on a terminal.
-    ``workers``: processes drawing items (1: in this process; 0: one per CPU); any number
-    gives the same bytes.
+    ``workers``: processes drawing items (1: in this process; 0: one per available CPU;
+    ``None``: :func:`default_workers`); any number gives the same bytes.
     """
-    if workers == 0:
-        workers = os.cpu_count() or 1
+    if workers is None:
+        workers = default_workers(n)
+    elif workers == 0:
+        workers = available_cpus()
     out = Path(out)
     stats = BuildStats()
     digest = hashlib.sha256()
     t0 = time.perf_counter()
+    cpu0 = time.process_time()
     with atomic_open(out, "wb") as fh:
         lines = ((dumps_item(item) + "\n" for item in iter_items(seed, n, stats=stats))
                  if workers == 1 else iter_lines_parallel(seed, n, workers, stats=stats))
@@ -509,7 +546,8 @@ def build(out: str | Path, *, seed: int = RELEASE_SEED, n: int = RELEASE_SIZE,
             digest.update(line)
             fh.write(line)
     return BuildResult(path=out, n=n, seed=seed, sha256=digest.hexdigest(),
-                       seconds=time.perf_counter() - t0, stats=stats)
+                       seconds=time.perf_counter() - t0, stats=stats, workers=workers,
+                       cpu_s=time.process_time() - cpu0 + stats.worker_cpu_s)
 
 
 def render_bytes(seed: int = RELEASE_SEED, n: int = RELEASE_SIZE) -> bytes:

@@ -106,7 +106,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         check_outputs([(out, "--out")], overwrite=args.overwrite)
         check_writable(out)
         res = build(out, seed=args.seed, n=args.n, progress=args.progress,
-                    workers=getattr(args, "workers", 1))
+                    workers=getattr(args, "workers", None))
     except BuildError as exc:
         print(f"build failed, nothing written: {exc}", file=sys.stderr)
         return EXIT_FAILED
@@ -114,7 +114,8 @@ def cmd_build(args: argparse.Namespace) -> int:
         raise InputError(f"cannot be written ({exc.strerror})", path=out, field="--out") from None
     tries = sum(res.stats.attempts.values())
     print(f"wrote {out}: {res.n:,} items from seed {res.seed} in {res.seconds:.1f} s "
-          f"({tries:,} draws, {tries / res.n:.2f} per item)")
+          f"({tries:,} draws, {tries / res.n:.2f} per item; {res.workers} worker"
+          f"{'s' if res.workers != 1 else ''}, {res.cpu_us_per_item:,.0f} µs CPU per item)")
     print(f"sha256 {res.sha256}")
     if getattr(args, "selftest", False):
         return _run_selftest(out, None)
@@ -176,9 +177,10 @@ def add_build_arguments(p: argparse.ArgumentParser, *, default_out: Path | None,
                             "exists, a render identical to it leaves it untouched and one that "
                             "differs is refused without --overwrite)")
         p.set_defaults(_default_out=str(default_out))
-    p.add_argument("--workers", type=nonneg_int, default=1, metavar="K",
-                   help="processes that draw items in parallel (default 1: this process only; "
-                        "0: one per CPU); every K gives the same bytes")
+    p.add_argument("--workers", type=nonneg_int, default=None, metavar="K",
+                   help="processes that draw items in parallel (1: this process only; 0: one per "
+                        "CPU it may use; default: one per CPU from 20,000 items, else 1); every K "
+                        "gives the same bytes")
     add_overwrite_argument(p)
     p.add_argument("--check", action="store_true",
                    help="do not write: rebuild in memory and compare with the file at --out "
