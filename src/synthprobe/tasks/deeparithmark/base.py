@@ -295,10 +295,17 @@ def decoy_problem(answer: int, value: int, kind: str = "count") -> str | None:
 
 def usable_mistakes(problem: Problem) -> dict[str, int]:
     """The problem's mistakes that may serve as decoys, first name kept per distinct value."""
+    # decoy_problem(answer, value, kind) is None, with the answer's side computed once
+    answer, kind = problem.answer, problem.kind
+    clock = kind == "clock"
+    answer_class, answer_am = roundness_class(answer, kind), answer < 720
     out: dict[str, int] = {}
     seen: set[int] = set()
     for name, value in problem.mistakes.items():
-        if decoy_problem(problem.answer, value, problem.kind) is None and value not in seen:
+        if (isinstance(value, int) and not isinstance(value, bool) and value > 0
+                and value != answer and abs(value - answer) != 1 and value not in seen
+                and roundness_class(value, kind) == answer_class
+                and (not clock or (value < 1440 and (value < 720) == answer_am))):
             out[name] = value
             seen.add(value)
     return out

@@ -183,19 +183,25 @@ def decoy_sets(problem: Problem, rank: int, usable: Mapping[str, int] | None = N
     """
     if usable is None:
         usable = usable_mistakes(problem)
-    width = len(problem.render(problem.answer))
-    off_len = {v: len(problem.render(v)) != width for v in usable.values()}
-    below = [(name, v) for name, v in usable.items() if v < problem.answer]
-    above = [(name, v) for name, v in usable.items() if v > problem.answer]
+    answer, render = problem.answer, problem.render
+    width = len(render(answer))
+    below, above = [], []  # ((name, value), 1 if its ending's length differs from the answer's)
+    for name, v in usable.items():
+        if v != answer:
+            (below if v < answer else above).append(((name, v), len(render(v)) != width))
+    # each side's combinations with their off-length count, in itertools order
+    lows = [(tuple(m for m, _ in c), sum(o for _, o in c))
+            for c in itertools.combinations(below, rank)]
+    highs = [(tuple(m for m, _ in c), sum(o for _, o in c))
+             for c in itertools.combinations(above, N_OPTIONS - 1 - rank)]
     best, out = N_OPTIONS, []
-    for lo in itertools.combinations(below, rank):
-        for hi in itertools.combinations(above, N_OPTIONS - 1 - rank):
-            cand = lo + hi
-            off = sum(off_len[v] for _, v in cand)
+    for lo, lo_off in lows:
+        for hi, hi_off in highs:
+            off = lo_off + hi_off
             if off < best:
-                best, out = off, [cand]
+                best, out = off, [lo + hi]
             elif off == best:
-                out.append(cand)
+                out.append(lo + hi)
     return best, out
 
 

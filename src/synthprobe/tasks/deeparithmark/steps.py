@@ -62,21 +62,7 @@ def check_step(line: str) -> CheckedStep:
     what, sep, body = line.partition(": ")
     if not sep or not what.strip():
         raise StepError(f"step {line!r} does not read '<what>: <calculation>'")
-    if m := _PCT.match(body):
-        p, a, c = (parse_number(m[k]) for k in "pac")
-        if a * p / 100 != c:
-            raise StepError(f"{line!r}: {m['p']}% of {m['a']} is {a * p / 100}, not {m['c']}")
-        return CheckedStep(what, (p, a), c)
-    if m := _CLK.match(body):
-        t, u, mins = parse_clock(m["t"]), parse_clock(m["u"]), int(m["m"])
-        if (t + mins) % 1440 != u:
-            raise StepError(f"{line!r}: clock sum is wrong")
-        return CheckedStep(what, (Fraction(t), Fraction(mins)), Fraction(t + mins))
-    if m := _DIVMOD.match(body):
-        a, b, q, r = (parse_number(m[k]) for k in "abqr")
-        if b <= 0 or not (0 <= r < b) or q * b + r != a or q.denominator != 1:
-            raise StepError(f"{line!r}: {m['a']} / {m['b']} is not {m['q']} remainder {m['r']}")
-        return CheckedStep(what, (a, b), q)
+    # the four forms are mutually exclusive; the commonest is tried first
     if m := _BIN.match(body):
         a, b, c = (parse_number(m[k]) for k in "abc")
         op = m["op"]
@@ -93,6 +79,21 @@ def check_step(line: str) -> CheckedStep:
         if v != c:
             raise StepError(f"{line!r}: {m['a']} {op} {m['b']} is {v}, not {m['c']}")
         return CheckedStep(what, (a, b), c)
+    if m := _PCT.match(body):
+        p, a, c = (parse_number(m[k]) for k in "pac")
+        if a * p / 100 != c:
+            raise StepError(f"{line!r}: {m['p']}% of {m['a']} is {a * p / 100}, not {m['c']}")
+        return CheckedStep(what, (p, a), c)
+    if m := _CLK.match(body):
+        t, u, mins = parse_clock(m["t"]), parse_clock(m["u"]), int(m["m"])
+        if (t + mins) % 1440 != u:
+            raise StepError(f"{line!r}: clock sum is wrong")
+        return CheckedStep(what, (Fraction(t), Fraction(mins)), Fraction(t + mins))
+    if m := _DIVMOD.match(body):
+        a, b, q, r = (parse_number(m[k]) for k in "abqr")
+        if b <= 0 or not (0 <= r < b) or q * b + r != a or q.denominator != 1:
+            raise StepError(f"{line!r}: {m['a']} / {m['b']} is not {m['q']} remainder {m['r']}")
+        return CheckedStep(what, (a, b), q)
     raise StepError(f"step {line!r}: calculation does not match any step form")
 
 

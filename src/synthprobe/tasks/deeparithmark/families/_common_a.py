@@ -12,7 +12,7 @@ from functools import lru_cache
 from itertools import accumulate
 from typing import Mapping, Sequence, TypeVar
 
-from ..base import Number, require
+from ..base import GenerationError, Number, require
 
 T = TypeVar("T")
 
@@ -29,9 +29,13 @@ MIN_MISTAKES = 5
 
 
 def pick(rng: random.Random, options: Sequence[T]) -> T:
-    """One element of ``options``; an empty list rejects the draw."""
-    require(len(options) > 0, "no admissible value to draw")
-    return options[rng.randrange(len(options))]
+    """One element of ``options``; an empty list rejects the draw.
+
+    ``rng.choice(options)`` draws exactly as ``options[rng.randrange(len(options))]`` (both
+    take one ``_randbelow(len(options))``), with less work per call."""
+    if not options:
+        raise GenerationError("no admissible value to draw")
+    return rng.choice(options)
 
 
 def pick_log_uniform(rng: random.Random, values: Sequence[int], power: float = 1.0) -> int:
