@@ -41,9 +41,11 @@ def require(condition: bool, why: str) -> None:
 def fmt_num(x: Number, *, money: bool = False, commas: bool = False) -> str:
     """Exact decimal rendering of an int or terminating Fraction ("12", "12.5", "$1,250")."""
     if type(x) is int:  # the common case, without building a Fraction (same text)
-        text = f"{abs(x):,}" if commas else str(abs(x))
-        sign = "-" if x < 0 else ""
-        return f"{sign}${text}" if money else sign + text
+        if x >= 0:
+            text = f"{x:,}" if commas else str(x)
+            return "$" + text if money else text
+        text = f"{-x:,}" if commas else str(-x)
+        return "-$" + text if money else "-" + text
     x = Fraction(x)
     sign = "-" if x < 0 else ""
     x = abs(x)
@@ -100,13 +102,11 @@ class Steps:
     def __init__(self) -> None:
         self.lines: list[str] = []
 
-    def _n(self, x: Number, money: bool) -> str:
-        return fmt_num(x, money=money)
-
     def op(self, what: str, a: Number, op: str, b: Number, *, money: bool = False) -> Number:
         """``a + b``, ``a - b``, ``a × b`` or an exact ``a / b`` (must terminate as a decimal)."""
         c = exact_op(a, op, b)
-        self.lines.append(f"{what}: {self._n(a, money)} {op} {self._n(b, money)} = {self._n(c, money)}")
+        self.lines.append(f"{what}: {fmt_num(a, money=money)} {op} {fmt_num(b, money=money)} = "
+                          f"{fmt_num(c, money=money)}")
         return c
 
     def divmod(self, what: str, a: int, b: int) -> tuple[int, int]:
@@ -120,7 +120,8 @@ class Steps:
     def pct(self, what: str, p: Number, a: Number, *, money: bool = False) -> Number:
         """``<what>: p% of a = c`` with c = a·p/100 exactly."""
         c = exact_pct(p, a)
-        self.lines.append(f"{what}: {fmt_num(p)}% of {self._n(a, money)} = {self._n(c, money)}")
+        self.lines.append(f"{what}: {fmt_num(p)}% of {fmt_num(a, money=money)} = "
+                          f"{fmt_num(c, money=money)}")
         return c
 
     def clock(self, what: str, start: int, minutes: int) -> int:
