@@ -64,8 +64,20 @@ def check_step(line: str) -> CheckedStep:
         raise StepError(f"step {line!r} does not read '<what>: <calculation>'")
     # the four forms are mutually exclusive; the commonest is tried first
     if m := _BIN.match(body):
-        a, b, c = (parse_number(m[k]) for k in "abc")
         op = m["op"]
+        ia, ib, ic = (m[k].replace("$", "").replace(",", "") for k in "abc")
+        if ia.isdigit() and ib.isdigit() and ic.isdigit():
+            # whole non-negative operands (most steps): the same test in int arithmetic
+            a, b, c = int(ia), int(ib), int(ic)
+            if op == "/":
+                if b == 0:
+                    raise StepError(f"{line!r}: division by zero")
+                ok = a == b * c
+            else:
+                ok = (a + b if op == "+" else a - b if op == "-" else a * b) == c
+            if ok:
+                return CheckedStep(what, (Fraction(a), Fraction(b)), Fraction(c))
+        a, b, c = (parse_number(m[k]) for k in "abc")
         if op == "+":
             v = a + b
         elif op == "-":
