@@ -116,3 +116,70 @@ def test_cli_help_states_the_default_threshold_and_the_run_line_reports_cpu(tmp_
                           "--seed", "4", "--out", str(tmp_path / "x.jsonl"), "--no-progress"],
                          capture_output=True, text=True, env=env, check=True).stdout
     assert "1 worker," in out and "µs CPU per item" in out
+
+
+# --- the build's per-draw helpers against the plain definitions they replace ---------------
+
+def _usable_by_definition(problem):
+    from synthprobe.tasks.deeparithmark.base import decoy_problem
+
+    out, seen = {}, set()
+    for name, value in problem.mistakes.items():
+        if decoy_problem(problem.answer, value, problem.kind) is None and value not in seen:
+            out[name] = value
+            seen.add(value)
+    return out
+
+
+def _decoy_sets_by_definition(problem, rank):
+    import itertools
+
+    usable = _usable_by_definition(problem)
+    width = len(problem.render(problem.answer))
+    off_len = {v: len(problem.render(v)) != width for v in usable.values()}
+    below = [(n, v) for n, v in usable.items() if v < problem.answer]
+    above = [(n, v) for n, v in usable.items() if v > problem.answer]
+    best, out = 4, []
+    for lo in itertools.combinations(below, rank):
+        for hi in itertools.combinations(above, 3 - rank):
+            off = sum(off_len[v] for _, v in lo + hi)
+            if off < best:
+                best, out = off, [lo + hi]
+            elif off == best:
+                out.append(lo + hi)
+    return best, out
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(["count", "clock"]), st.integers(min_value=1, max_value=1439),
+       st.lists(st.one_of(st.integers(min_value=-5, max_value=2000), st.booleans(),
+                          st.fractions(min_value=0, max_value=50)), min_size=0, max_size=12),
+       st.sampled_from([" {} litres.", " ${}.", " {} 2-litre jugs.", "{}"]))
+def test_usable_mistakes_and_decoy_sets_match_their_definitions(kind, answer, values, ending):
+    from synthprobe.tasks.deeparithmark.base import Problem, feasible_ranks, usable_mistakes
+
+    problem = Problem(family="tank_fill", topic="tank_fill", depth=4, ctx="c", answer=answer,
+                      unit="", ending=ending, steps=(), kind=kind,
+                      mistakes={f"m{i}": v for i, v in enumerate(values)})
+    try:
+        want = _usable_by_definition(problem)
+    except Exception as exc:  # a value the definition cannot take must fail the fast one too
+        with pytest.raises(type(exc)):
+            usable_mistakes(problem)
+        return
+    got = usable_mistakes(problem)
+    assert got == want and list(got) == list(want)
+    for rank in feasible_ranks(problem, got):
+        assert B.decoy_sets(problem, rank) == _decoy_sets_by_definition(problem, rank)
+        assert B.decoy_sets(problem, rank, got) == _decoy_sets_by_definition(problem, rank)
+
+
+def test_pick_draws_as_randrange_did():
+    from synthprobe.tasks.deeparithmark.families._common_a import pick
+
+    fast, slow = random.Random(11), random.Random(11)
+    for size in [1, 2, 3, 7, 10, 100, 1000, 2**20 + 3] * 20:
+        options = range(size)
+        assert pick(fast, options) == options[slow.randrange(size)]
+    with pytest.raises(GenerationError):
+        pick(fast, [])
