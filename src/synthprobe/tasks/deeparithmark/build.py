@@ -35,7 +35,15 @@ as step 4 would if no context repeated, and return each line with its context ha
 attempt used; the parent takes the chunks in file order, keeps the set of context hashes and
 re-draws an item whose context repeats an earlier one itself, continuing from that attempt
 exactly as the serial loop does. The bytes (and the build statistics) are those of the
-serial build for every number of workers.
+serial build for every number of workers. By default (``workers=None``) a build of
+:data:`PARALLEL_MIN_ITEMS` items or more uses one worker per CPU the process may use, a smaller
+one runs in this process (a pool's start-up costs more than it saves there).
+
+**Cost.** An item takes about 4.8 draws (half of them thinned by the answer-shape table), each
+a fresh seeded ``random.Random`` and a full ``generate``; the shared machinery keeps that
+cheap (int fast paths in :mod:`.base` instead of ``Fraction``, cached per-family value
+tables), and ``bench/bench_deeparithmark_build.py`` measures it against the builder before
+that work.
 
 Memory is O(N) in small fixed-size entries — one byte per item for the plan, four for the
 order and one 64-bit context hash in a set (about 70 bytes with Python's overhead) — so a
