@@ -40,6 +40,12 @@ def require(condition: bool, why: str) -> None:
 
 def fmt_num(x: Number, *, money: bool = False, commas: bool = False) -> str:
     """Exact decimal rendering of an int or terminating Fraction ("12", "12.5", "$1,250")."""
+    if type(x) is int:  # the common case, without building a Fraction (same text)
+        if x >= 0:
+            text = f"{x:,}" if commas else str(x)
+            return "$" + text if money else text
+        text = f"{-x:,}" if commas else str(-x)
+        return "-$" + text if money else "-" + text
     x = Fraction(x)
     sign = "-" if x < 0 else ""
     x = abs(x)
@@ -75,6 +81,8 @@ def fmt_clock(minutes: int) -> str:
 
 
 def as_int(x: Number, why: str = "result must be a whole number") -> int:
+    if type(x) is int:
+        return x
     x = Fraction(x)
     require(x.denominator == 1, why)
     return int(x)
@@ -94,25 +102,11 @@ class Steps:
     def __init__(self) -> None:
         self.lines: list[str] = []
 
-    def _n(self, x: Number, money: bool) -> str:
-        return fmt_num(x, money=money)
-
     def op(self, what: str, a: Number, op: str, b: Number, *, money: bool = False) -> Number:
         """``a + b``, ``a - b``, ``a × b`` or an exact ``a / b`` (must terminate as a decimal)."""
-        a, b = Fraction(a), Fraction(b)
-        if op == "+":
-            c = a + b
-        elif op == "-":
-            c = a - b
-        elif op in ("×", "*"):
-            c = a * b
-        elif op == "/":
-            require(b != 0, "division by zero")
-            c = a / b
-        else:
-            raise ValueError(f"unknown operator {op!r}")
-        c = _norm(c)
-        self.lines.append(f"{what}: {self._n(a, money)} {op} {self._n(b, money)} = {self._n(c, money)}")
+        c = exact_op(a, op, b)
+        self.lines.append(f"{what}: {fmt_num(a, money=money)} {op} {fmt_num(b, money=money)} = "
+                          f"{fmt_num(c, money=money)}")
         return c
 
     def divmod(self, what: str, a: int, b: int) -> tuple[int, int]:
@@ -125,8 +119,9 @@ class Steps:
 
     def pct(self, what: str, p: Number, a: Number, *, money: bool = False) -> Number:
         """``<what>: p% of a = c`` with c = a·p/100 exactly."""
-        c = _norm(Fraction(a) * Fraction(p) / 100)
-        self.lines.append(f"{what}: {fmt_num(p)}% of {self._n(a, money)} = {self._n(c, money)}")
+        c = exact_pct(p, a)
+        self.lines.append(f"{what}: {fmt_num(p)}% of {fmt_num(a, money=money)} = "
+                          f"{fmt_num(c, money=money)}")
         return c
 
     def clock(self, what: str, start: int, minutes: int) -> int:
@@ -141,6 +136,46 @@ class Steps:
 
 def _norm(x: Fraction) -> Number:
     return int(x) if x.denominator == 1 else x
+
+
+def exact_op(a: Number, op: str, b: Number) -> Number:
+    """``a op b`` exactly: an ``int`` when the result is whole, else a ``Fraction``.
+
+    Plain ints (the common case) are computed as ints, which gives the same value and type
+    as the ``Fraction`` route at a fraction of the cost."""
+    if type(a) is int and type(b) is int:
+        if op == "+":
+            return a + b
+        if op == "-":
+            return a - b
+        if op == "×" or op == "*":
+            return a * b
+        if op == "/":
+            require(b != 0, "division by zero")
+            q, r = divmod(a, b)
+            return q if r == 0 else Fraction(a, b)
+        raise ValueError(f"unknown operator {op!r}")
+    a, b = Fraction(a), Fraction(b)
+    if op == "+":
+        c = a + b
+    elif op == "-":
+        c = a - b
+    elif op in ("×", "*"):
+        c = a * b
+    elif op == "/":
+        require(b != 0, "division by zero")
+        c = a / b
+    else:
+        raise ValueError(f"unknown operator {op!r}")
+    return _norm(c)
+
+
+def exact_pct(p: Number, a: Number) -> Number:
+    """``p`` % of ``a`` exactly (``a·p/100``), typed as :func:`exact_op` types its results."""
+    if type(a) is int and type(p) is int:
+        q, r = divmod(a * p, 100)
+        return q if r == 0 else Fraction(a * p, 100)
+    return _norm(Fraction(a) * Fraction(p) / 100)
 
 
 # ---------------------------------------------------------------------------------------
@@ -261,18 +296,27 @@ def decoy_problem(answer: int, value: int, kind: str = "count") -> str | None:
 
 def usable_mistakes(problem: Problem) -> dict[str, int]:
     """The problem's mistakes that may serve as decoys, first name kept per distinct value."""
+    # decoy_problem(answer, value, kind) is None, with the answer's side computed once
+    answer, kind = problem.answer, problem.kind
+    clock = kind == "clock"
+    answer_class, answer_am = roundness_class(answer, kind), answer < 720
     out: dict[str, int] = {}
     seen: set[int] = set()
     for name, value in problem.mistakes.items():
-        if decoy_problem(problem.answer, value, problem.kind) is None and value not in seen:
+        if (isinstance(value, int) and not isinstance(value, bool) and value > 0
+                and value != answer and abs(value - answer) != 1 and value not in seen
+                and roundness_class(value, kind) == answer_class
+                and (not clock or (value < 1440 and (value < 720) == answer_am))):
             out[name] = value
             seen.add(value)
     return out
 
 
-def feasible_ranks(problem: Problem) -> set[int]:
-    """Answer ranks (0 = smallest of the four) that the usable mistakes can realise."""
-    vals = usable_mistakes(problem).values()
+def feasible_ranks(problem: Problem, usable: Mapping[str, int] | None = None) -> set[int]:
+    """Answer ranks (0 = smallest of the four) that the usable mistakes can realise.
+
+    ``usable``: :func:`usable_mistakes` of ``problem`` when the caller already has it."""
+    vals = (usable_mistakes(problem) if usable is None else usable).values()
     below = sum(v < problem.answer for v in vals)
     above = sum(v > problem.answer for v in vals)
     return {r for r in range(4) if below >= r and above >= 3 - r}

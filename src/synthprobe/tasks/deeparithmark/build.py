@@ -35,7 +35,15 @@ as step 4 would if no context repeated, and return each line with its context ha
 attempt used; the parent takes the chunks in file order, keeps the set of context hashes and
 re-draws an item whose context repeats an earlier one itself, continuing from that attempt
 exactly as the serial loop does. The bytes (and the build statistics) are those of the
-serial build for every number of workers.
+serial build for every number of workers. By default (``workers=None``) a build of
+:data:`PARALLEL_MIN_ITEMS` items or more uses one worker per CPU the process may use, a smaller
+one runs in this process (a pool's start-up costs more than it saves there).
+
+**Cost.** An item takes about 4.8 draws (half of them thinned by the answer-shape table), each
+a fresh seeded ``random.Random`` and a full ``generate``; the shared machinery keeps that
+cheap (int fast paths in :mod:`.base` instead of ``Fraction``, cached per-family value
+tables), and ``bench/bench_deeparithmark_build.py`` measures it against the builder before
+that work.
 
 Memory is O(N) in small fixed-size entries — one byte per item for the plan, four for the
 order and one 64-bit context hash in a set (about 70 bytes with Python's overhead) — so a
@@ -80,9 +88,14 @@ class BuildError(RuntimeError):
     """The generator could not produce a valid file (a family bug or an exhausted template)."""
 
 
+#: ``json.dumps(item, ensure_ascii=False, separators=(", ", ": "))`` builds this encoder on
+#: every call; one kept for the build gives the same text.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "))
+
+
 def dumps_item(item: dict) -> str:
     """One JSONL line (without the newline): compact, UTF-8, keys in release order."""
-    return json.dumps(item, ensure_ascii=False, separators=(", ", ": "))
+    return _ENCODER.encode(item)
 
 
 def load_families() -> dict[str, Family]:
@@ -162,32 +175,42 @@ class BuildStats:
     templates: Counter = field(default_factory=Counter)
     off_length: Counter = field(default_factory=Counter)  # template -> items with unequal lengths
     redrawn: int = 0     # parallel build: items re-drawn in the parent for a repeated context
+    worker_cpu_s: float = 0.0  # parallel build: CPU seconds the worker processes spent on items
 
 
 DecoySet = tuple[tuple[str, int], ...]
 
 
-def decoy_sets(problem: Problem, rank: int) -> tuple[int, list[DecoySet]]:
+def decoy_sets(problem: Problem, rank: int, usable: Mapping[str, int] | None = None
+               ) -> tuple[int, list[DecoySet]]:
     """The decoy triples that put the answer at ``rank``, keeping only those with the fewest
     endings whose length differs from the answer's; returns ``(that number, the sets)``.
 
     Sets list the mistakes below the answer, then those above, in the family's order, so
     the list (and the RNG's choice from it) is deterministic. No set: ``(N_OPTIONS, [])``.
+    ``usable``: :func:`usable_mistakes` of ``problem`` when the caller already has it.
     """
-    usable = usable_mistakes(problem)
-    width = len(problem.render(problem.answer))
-    off_len = {v: len(problem.render(v)) != width for v in usable.values()}
-    below = [(name, v) for name, v in usable.items() if v < problem.answer]
-    above = [(name, v) for name, v in usable.items() if v > problem.answer]
+    if usable is None:
+        usable = usable_mistakes(problem)
+    answer, render = problem.answer, problem.render
+    width = len(render(answer))
+    below, above = [], []  # ((name, value), 1 if its ending's length differs from the answer's)
+    for name, v in usable.items():
+        if v != answer:
+            (below if v < answer else above).append(((name, v), len(render(v)) != width))
+    # each side's combinations with their off-length count, in itertools order
+    lows = [(tuple(m for m, _ in c), sum(o for _, o in c))
+            for c in itertools.combinations(below, rank)]
+    highs = [(tuple(m for m, _ in c), sum(o for _, o in c))
+             for c in itertools.combinations(above, N_OPTIONS - 1 - rank)]
     best, out = N_OPTIONS, []
-    for lo in itertools.combinations(below, rank):
-        for hi in itertools.combinations(above, N_OPTIONS - 1 - rank):
-            cand = lo + hi
-            off = sum(off_len[v] for _, v in cand)
+    for lo, lo_off in lows:
+        for hi, hi_off in highs:
+            off = lo_off + hi_off
             if off < best:
-                best, out = off, [cand]
+                best, out = off, [lo + hi]
             elif off == best:
-                out.append(cand)
+                out.append(lo + hi)
     return best, out
 
 
@@ -206,10 +229,11 @@ def _first_draw(fam: Family, template: str, seed: int, k: int, rank: int, seen: 
         if rng.random() >= acceptance(shapes, problem):
             why["answer shape thinned"] += 1
             continue
-        if rank not in feasible_ranks(problem):
+        usable = usable_mistakes(problem)
+        if rank not in feasible_ranks(problem, usable):
             why[f"mistakes cannot put the answer at rank {rank}"] += 1
             continue
-        off, sets = decoy_sets(problem, rank)
+        off, sets = decoy_sets(problem, rank, usable)
         if off and attempt < SAME_LENGTH_ATTEMPTS:
             why[f"no same-length decoys for rank {rank}"] += 1
             continue
@@ -369,6 +393,24 @@ def _count(stats: BuildStats, seen: set[int], key: int, template: str, slot: int
 #: Items per task sent to a worker process.
 CHUNK = 250
 
+#: Smallest build that ``workers=None`` (the default) spreads over processes: below it the
+#: pool's start-up costs more than it saves.
+PARALLEL_MIN_ITEMS = 20_000
+
+
+def available_cpus() -> int:
+    """CPUs this process may run on (its affinity mask where the OS has one)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def default_workers(n: int) -> int:
+    """Worker processes for an ``n``-item build when none are asked for: one per available
+    CPU from :data:`PARALLEL_MIN_ITEMS` items, else 1 (this process)."""
+    return available_cpus() if n >= PARALLEL_MIN_ITEMS else 1
+
 _WORKER: dict = {}
 
 
@@ -389,11 +431,14 @@ def _worker_init() -> None:
     _WORKER["shapes"] = load_table()
 
 
-def _worker_chunk(seed: int, jobs: list[tuple[int, str, int, int, int]]) -> list[tuple]:
+def _worker_chunk(seed: int, jobs: list[tuple[int, str, int, int, int]]
+                  ) -> tuple[list[tuple], float]:
     """For each ``(ind, template, k, slot, rank)``: ``(line, key, attempt, why, off, failed)``
     as the serial build would make it if no earlier item had the same context; ``key`` is
     None when the draw itself failed, ``failed`` is True when the item broke a rule (the
-    parent re-runs such items serially to raise the serial build's error)."""
+    parent re-runs such items serially to raise the serial build's error). Returns those
+    and the CPU seconds the chunk took in this process."""
+    cpu0 = time.process_time()
     families, shapes = _WORKER["families"], _WORKER["shapes"]
     out = []
     for ind, template, k, slot, rank in jobs:
@@ -412,7 +457,7 @@ def _worker_chunk(seed: int, jobs: list[tuple[int, str, int, int, int]]) -> list
             fault = _item_fault(item, ind, template, k)
             line = dumps_item(item) + "\n"
         out.append((line, key, attempt, dict(why), off, fault is not None))
-    return out
+    return out, time.process_time() - cpu0
 
 
 def iter_lines_parallel(seed: int, n: int, workers: int, *, stats: BuildStats | None = None
@@ -441,7 +486,8 @@ def iter_lines_parallel(seed: int, n: int, workers: int, *, stats: BuildStats | 
                   for jobs in itertools.islice(todo, 4 * workers)]
         while window:
             jobs, fut = window.pop(0)
-            results = fut.result()
+            results, cpu = fut.result()
+            stats.worker_cpu_s += cpu
             nxt = next(todo, None)
             if nxt is not None:
                 window.append((nxt, pool.submit(_worker_chunk, seed, nxt)))
@@ -489,6 +535,17 @@ class BuildResult:
     sha256: str
     seconds: float
     stats: BuildStats
+    workers: int = 1
+    cpu_s: float = 0.0   # CPU seconds of this process plus those of its workers
+
+    @property
+    def items_per_s(self) -> float:
+        return self.n / self.seconds if self.seconds > 0 else float("inf")
+
+    @property
+    def cpu_us_per_item(self) -> float:
+        """CPU time per item in microseconds: less sensitive to a loaded machine than wall time."""
+        return 1e6 * self.cpu_s / self.n
 
 
 def _progress(iterable, total: int, progress: bool | None, desc: str):
@@ -499,20 +556,24 @@ def _progress(iterable, total: int, progress: bool | None, desc: str):
 
 
 def build(out: str | Path, *, seed: int = RELEASE_SEED, n: int = RELEASE_SIZE,
-          progress: bool | None = None, workers: int = 1, number_format: str = PLAIN) -> BuildResult:
+          progress: bool | None = None, workers: int | None = None, number_format: str = PLAIN) -> BuildResult:
     """Write the ``n``-item file for ``seed`` to ``out`` atomically; return its SHA-256.
 
     ``progress``: ``True``/``False`` force the tqdm bar on/off; ``None`` shows it on a terminal.
-    ``workers``: processes drawing items (1: in this process; 0: one per CPU); any number
-    gives the same bytes. ``number_format``: how numbers are written (:func:`format_item`).
+    ``workers``: processes drawing items (1: in this process; 0: one per available CPU;
+    ``None``: :func:`default_workers`); any number gives the same bytes. ``number_format``: how
+    numbers are written (:func:`format_item`).
     """
     check_number_format(number_format)
-    if workers == 0:
-        workers = os.cpu_count() or 1
+    if workers is None:
+        workers = default_workers(n)
+    elif workers == 0:
+        workers = available_cpus()
     out = Path(out)
     stats = BuildStats()
     digest = hashlib.sha256()
     t0 = time.perf_counter()
+    cpu0 = time.process_time()
     with atomic_open(out, "wb") as fh:
         if workers == 1:
             lines = (dumps_item(item) + "\n"
@@ -526,7 +587,8 @@ def build(out: str | Path, *, seed: int = RELEASE_SEED, n: int = RELEASE_SIZE,
             digest.update(line)
             fh.write(line)
     return BuildResult(path=out, n=n, seed=seed, sha256=digest.hexdigest(),
-                       seconds=time.perf_counter() - t0, stats=stats)
+                       seconds=time.perf_counter() - t0, stats=stats, workers=workers,
+                       cpu_s=time.process_time() - cpu0 + stats.worker_cpu_s)
 
 
 def render_bytes(seed: int = RELEASE_SEED, n: int = RELEASE_SIZE, number_format: str = PLAIN) -> bytes:

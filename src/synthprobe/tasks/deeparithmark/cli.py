@@ -111,7 +111,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         check_outputs([(out, "--out")], overwrite=args.overwrite)
         check_writable(out)
         res = build(out, seed=args.seed, n=args.n, progress=args.progress,
-                    workers=getattr(args, "workers", 1), number_format=number_format)
+                    workers=getattr(args, "workers", None), number_format=number_format)
     except BuildError as exc:
         print(f"build failed, nothing written: {exc}", file=sys.stderr)
         return EXIT_FAILED
@@ -120,7 +120,8 @@ def cmd_build(args: argparse.Namespace) -> int:
     tries = sum(res.stats.attempts.values())
     shown = "" if number_format == "plain" else f", numbers in the {number_format} format"
     print(f"wrote {out}: {res.n:,} items from seed {res.seed}{shown} in {res.seconds:.1f} s "
-          f"({tries:,} draws, {tries / res.n:.2f} per item)")
+          f"({tries:,} draws, {tries / res.n:.2f} per item; {res.workers} worker"
+          f"{'s' if res.workers != 1 else ''}, {res.cpu_us_per_item:,.0f} µs CPU per item)")
     print(f"sha256 {res.sha256}")
     if getattr(args, "selftest", False):
         return _run_selftest(out, None)
@@ -182,9 +183,10 @@ def add_build_arguments(p: argparse.ArgumentParser, *, default_out: Path | None,
                             "exists, a render identical to it leaves it untouched and one that "
                             "differs is refused without --overwrite)")
         p.set_defaults(_default_out=str(default_out))
-    p.add_argument("--workers", type=nonneg_int, default=1, metavar="K",
-                   help="processes that draw items in parallel (default 1: this process only; "
-                        "0: one per CPU); every K gives the same bytes")
+    p.add_argument("--workers", type=nonneg_int, default=None, metavar="K",
+                   help="processes that draw items in parallel (1: this process only; 0: one per "
+                        "CPU it may use; default: one per CPU from 20,000 items, else 1); every K "
+                        "gives the same bytes")
     p.add_argument("--number-format", choices=NUMBER_FORMATS, default="plain", metavar="F",
                    help="how numbers of 1,000 and more are written in prompts and endings: plain "
                         "(12345, default, the release's rendering), comma (12,345) or space (12 345, "

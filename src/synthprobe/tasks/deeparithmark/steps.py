@@ -49,6 +49,8 @@ class CheckedStep:
 
 def parse_number(text: str) -> Fraction:
     t = text.replace("$", "").replace(",", "")
+    if t.isdigit():  # a plain whole number: the same Fraction without parsing the string as one
+        return Fraction(int(t))
     return Fraction(t)
 
 
@@ -76,6 +78,36 @@ def check_step(line: str) -> CheckedStep:
     what, sep, body = line.partition(": ")
     if not sep or not what.strip():
         raise StepError(f"step {line!r} does not read '<what>: <calculation>'")
+    # the four forms are mutually exclusive; the commonest is tried first
+    if m := _BIN.match(body):
+        op = m["op"]
+        ia, ib, ic = (m[k].replace("$", "").replace(",", "") for k in "abc")
+        if ia.isdigit() and ib.isdigit() and ic.isdigit():
+            # whole non-negative operands (most steps): the same test in int arithmetic
+            a, b, c = int(ia), int(ib), int(ic)
+            if op == "/":
+                if b == 0:
+                    raise StepError(f"{line!r}: division by zero")
+                ok = a == b * c
+            else:
+                ok = (a + b if op == "+" else a - b if op == "-" else a * b) == c
+            if ok:
+                return CheckedStep(what, (Fraction(a), Fraction(b)), Fraction(c), "×" if op == "*" else op,
+                                   *_sides(body))
+        a, b, c = (parse_number(m[k]) for k in "abc")
+        if op == "+":
+            v = a + b
+        elif op == "-":
+            v = a - b
+        elif op in "×*":
+            v = a * b
+        else:
+            if b == 0:
+                raise StepError(f"{line!r}: division by zero")
+            v = a / b
+        if v != c:
+            raise StepError(f"{line!r}: {m['a']} {op} {m['b']} is {v}, not {m['c']}")
+        return CheckedStep(what, (a, b), c, "×" if op == "*" else op, *_sides(body))
     if m := _PCT.match(body):
         p, a, c = (parse_number(m[k]) for k in "pac")
         if a * p / 100 != c:
@@ -91,22 +123,6 @@ def check_step(line: str) -> CheckedStep:
         if b <= 0 or not (0 <= r < b) or q * b + r != a or q.denominator != 1:
             raise StepError(f"{line!r}: {m['a']} / {m['b']} is not {m['q']} remainder {m['r']}")
         return CheckedStep(what, (a, b), q, "divmod", *_sides(body), remainder=r)
-    if m := _BIN.match(body):
-        a, b, c = (parse_number(m[k]) for k in "abc")
-        op = m["op"]
-        if op == "+":
-            v = a + b
-        elif op == "-":
-            v = a - b
-        elif op in "×*":
-            v = a * b
-        else:
-            if b == 0:
-                raise StepError(f"{line!r}: division by zero")
-            v = a / b
-        if v != c:
-            raise StepError(f"{line!r}: {m['a']} {op} {m['b']} is {v}, not {m['c']}")
-        return CheckedStep(what, (a, b), c, "×" if op == "*" else op, *_sides(body))
     raise StepError(f"step {line!r}: calculation does not match any step form")
 
 

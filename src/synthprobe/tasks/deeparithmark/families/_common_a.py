@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
+from functools import lru_cache
+from itertools import accumulate
 from typing import Mapping, Sequence, TypeVar
 
-from ..base import Number, require
+from ..base import GenerationError, Number, require
 
 T = TypeVar("T")
 
@@ -27,9 +29,13 @@ MIN_MISTAKES = 5
 
 
 def pick(rng: random.Random, options: Sequence[T]) -> T:
-    """One element of ``options``; an empty list rejects the draw."""
-    require(len(options) > 0, "no admissible value to draw")
-    return options[rng.randrange(len(options))]
+    """One element of ``options``; an empty list rejects the draw.
+
+    ``rng.choice(options)`` draws exactly as ``options[rng.randrange(len(options))]`` (both
+    take one ``_randbelow(len(options))``), with less work per call."""
+    if not options:
+        raise GenerationError("no admissible value to draw")
+    return rng.choice(options)
 
 
 def pick_log_uniform(rng: random.Random, values: Sequence[int], power: float = 1.0) -> int:
@@ -43,7 +49,14 @@ def pick_log_uniform(rng: random.Random, values: Sequence[int], power: float = 1
     below them) and so are drawn for fewer items than the decoys that land there.
     """
     require(len(values) > 0, "no admissible value to draw")
-    return rng.choices(values, weights=[v ** -power for v in values])[0]
+    return rng.choices(values, cum_weights=_log_cum_weights(values if isinstance(values, range) else tuple(values), power))[0]
+
+
+@lru_cache(maxsize=4096)
+def _log_cum_weights(values: Sequence[int], power: float) -> list[float]:
+    """The running sums of ``value ** -power``: what ``rng.choices(values, weights=...)``
+    computes on every call, kept per value list (the same floats, so the same draws)."""
+    return list(accumulate(v ** -power for v in values))
 
 
 #: Draws a family makes at most to land an answer of the wanted parity (see :func:`parity_kept`).
@@ -67,6 +80,8 @@ def whole(x: Number | None) -> int | None:
     """``x`` as an ``int`` when it is a whole number, else ``None``."""
     if x is None:
         return None
+    if type(x) is int:
+        return x
     x = Fraction(x)
     return int(x) if x.denominator == 1 else None
 
@@ -75,6 +90,9 @@ def exact_div(a: Number, b: Number) -> int | None:
     """``a / b`` when it is a whole number (and ``b`` is not zero), else ``None``."""
     if b == 0:
         return None
+    if type(a) is int and type(b) is int:
+        q, r = divmod(a, b)
+        return q if r == 0 else None
     return whole(Fraction(a) / Fraction(b))
 
 

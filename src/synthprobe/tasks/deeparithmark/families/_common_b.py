@@ -16,31 +16,17 @@ from fractions import Fraction
 from math import lcm
 from typing import Callable, Iterable
 
-from ..base import GenerationError, Number, Steps, as_int, require
+from ..base import GenerationError, Number, Steps, as_int, exact_op, exact_pct, require
 
 #: The longest prompt the release allows, in words.
 MAX_CTX_WORDS = 45
-
-
-def _whole_if_possible(x: Fraction) -> Number:
-    return int(x) if x.denominator == 1 else x
 
 
 class Exact:
     """The arithmetic of :class:`Steps` (same methods and results) without recording lines."""
 
     def op(self, what: str, a: Number, op: str, b: Number, *, money: bool = False) -> Number:
-        a, b = Fraction(a), Fraction(b)
-        if op == "+":
-            return _whole_if_possible(a + b)
-        if op == "-":
-            return _whole_if_possible(a - b)
-        if op in ("×", "*"):
-            return _whole_if_possible(a * b)
-        if op == "/":
-            require(b != 0, "division by zero")
-            return _whole_if_possible(a / b)
-        raise ValueError(f"unknown operator {op!r}")
+        return exact_op(a, op, b)
 
     def divmod(self, what: str, a: Number, b: Number) -> tuple[int, int]:
         a, b = as_int(a), as_int(b)
@@ -48,7 +34,7 @@ class Exact:
         return divmod(a, b)
 
     def pct(self, what: str, p: Number, a: Number, *, money: bool = False) -> Number:
-        return _whole_if_possible(Fraction(a) * Fraction(p) / 100)
+        return exact_pct(p, a)
 
 
 Calc = Steps | Exact
@@ -72,13 +58,19 @@ def mistakes(chain: Chain, names: Iterable[str], answer: int) -> dict[str, int]:
     that happens to land on the answer for these numbers.
     """
     out: dict[str, int] = {}
+    calc = Exact()  # records nothing, so one serves every re-run
     for name in names:
         try:
-            value = Fraction(chain(Exact(), name))
+            value = chain(calc, name)
         except GenerationError:
             continue
-        if value.denominator == 1 and value > 0 and value != answer:
-            out[name] = int(value)
+        if type(value) is not int:
+            value = Fraction(value)
+            if value.denominator != 1:
+                continue
+            value = int(value)
+        if value > 0 and value != answer:
+            out[name] = value
     return out
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from functools import lru_cache
 
 from ..base import Problem, Steps, register, require
 from ._common_a import NAMES, clean_mistakes, pick, pick_log_uniform
@@ -29,6 +30,16 @@ TEMPLATES = (
 )
 
 
+#: The three-digit final lengths off the multiples of 5, in centimetres.
+FINAL_LENGTHS = tuple(v for v in range(112, 1000) if v % 5)
+
+
+@lru_cache(maxsize=None)
+def _cuts(diff: int) -> tuple[int, ...]:
+    """The cuts of 12 to 98 cm whose added piece (the cut plus ``diff``) is 20 to 299 cm."""
+    return tuple(c for c in range(12, 99) if 20 <= c + diff <= 299)
+
+
 @register(NAME, topic=NAME, depth=3)
 def generate(rng: random.Random) -> Problem:
     """Metres to centimetres, add a piece, cut a piece off."""
@@ -39,10 +50,10 @@ def generate(rng: random.Random) -> Problem:
     # twice, the piece left out, ...) sit at ratios to the answer from about a half to twice
     # it, so answers spread the same way cover the 1xx and 9xx lengths as often as they do
     # (leaning to the short ones, which few decoys fit below and so are kept less often)
-    final_cm = pick_log_uniform(rng, [v for v in range(112, 1000) if v % 5], power=1.5)
+    final_cm = pick_log_uniform(rng, FINAL_LENGTHS, power=1.5)
     m = pick(rng, [m for m in range(1, 10) if 1 <= final_cm - 100 * m <= 280])
     diff = final_cm - 100 * m  # the added piece less the cut
-    c = pick(rng, [c for c in range(12, 99) if 20 <= c + diff <= 299])
+    c = pick(rng, _cuts(diff))
     b = c + diff
     name = pick(rng, NAMES)
     template = pick(rng, TEMPLATES)

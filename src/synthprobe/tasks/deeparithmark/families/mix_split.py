@@ -47,6 +47,8 @@ MIXES = (
 )
 #: "m times as much": 4 and 5 would put the answer or a mistake on a multiple of 5.
 MULTIPLES = (2, 3, 6, 7)
+#: Amounts of the first liquid per container: 24 to 160, off the multiples of 5.
+FIRST_AMOUNTS = tuple(v for v in range(24, 161) if v % 5)
 
 
 def _story(rng: random.Random, p: dict) -> str:
@@ -78,7 +80,7 @@ def generate(rng: random.Random) -> Problem:
     for _ in range(PARITY_REDRAWS):
         n = rng.randint(3, 8)
         times = rng.choice(MULTIPLES)
-        per_first = rng.choice([v for v in range(24, 161) if v % 5])
+        per_first = rng.choice(FIRST_AMOUNTS)
         per_removed = 5 * rng.randint(2, (per_first - 5) // 5)
         # the decoys that double the first liquid or take the amount out of every container
         # lean even; so do the answers (each container's share is computed below)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
+from functools import lru_cache
 from math import gcd
 
 from ..base import Problem, Steps, fmt_num, register, require
@@ -41,6 +42,12 @@ TEMPLATES = (
 )
 
 
+@lru_cache(maxsize=None)
+def _fees_off_fives(sale_price: Fraction) -> tuple[int, ...]:
+    """The fees of 4 to 39 dollars that leave ``sale_price`` plus the fee off the multiples of 5."""
+    return tuple(f for f in range(4, 40) if (sale_price + f) % 5 != 0)
+
+
 @register(NAME, topic=NAME, depth=2)
 def generate(rng: random.Random) -> Problem:
     """Percent off a price, then a fixed fee added."""
@@ -53,7 +60,7 @@ def generate(rng: random.Random) -> Problem:
         sale_price = Fraction(price * (100 - p), 100)
         # the fee is drawn among those that leave a total off the multiples of 5, so the
         # answer and its decoys share the commonest roundness class without a redraw
-        fee = pick(rng, [f for f in range(4, 40) if (sale_price + f) % 5 != 0])
+        fee = pick(rng, _fees_off_fives(sale_price))
         # the decoys that double the fee or drop the discount lean even; so do the answers
         if sale_price.denominator > 1 or parity_kept(rng, int(sale_price) + fee, ODD_SHARE):
             break

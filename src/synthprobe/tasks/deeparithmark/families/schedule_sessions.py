@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
+from functools import lru_cache
 
 from ..base import Problem, Steps, fmt_num, register, require
 from ._common_a import NAMES, clean_mistakes, pick
@@ -30,6 +31,19 @@ STORIES = (
 )
 
 
+@lru_cache(maxsize=None)
+def _sessions(window_min: int) -> tuple[tuple[int, ...], dict[int, list[tuple[int, int]]]]:
+    """For a window of ``window_min`` minutes: the admissible numbers of complete sessions,
+    ascending, and for each the (set-up, session length) pairs giving it, in drawing order."""
+    pairs_for: dict[int, list[tuple[int, int]]] = {}
+    for b in range(2, 10):
+        for m in range(b + 3, 41):
+            n = window_min // (m + b)
+            if 11 <= n <= 99 and n % 5:
+                pairs_for.setdefault(n, []).append((b, m))
+    return tuple(sorted(pairs_for)), pairs_for
+
+
 @register(NAME, topic=NAME, depth=3)
 def generate(rng: random.Random) -> Problem:
     """Sessions with set-up breaks fitted into a window: number of complete sessions."""
@@ -46,10 +60,9 @@ def generate(rng: random.Random) -> Problem:
     # session length giving it: the answers then spread over the same 11-99 range as the
     # decoys, in size and in final digit, instead of bunching just above the smallest count a
     # long session allows
-    pairs = [(b, m) for b in range(2, 10) for m in range(b + 3, 41)
-             if 11 <= window_min // (m + b) <= 99 and (window_min // (m + b)) % 5]
-    target = pick(rng, sorted({window_min // (m + b) for b, m in pairs}))
-    b, m = pick(rng, [(b, m) for b, m in pairs if window_min // (m + b) == target])
+    targets, pairs_for = _sessions(window_min)
+    target = pick(rng, targets)
+    b, m = pick(rng, pairs_for[target])
 
     s = Steps()
     window = s.op("window in minutes", hours, "×", 60)

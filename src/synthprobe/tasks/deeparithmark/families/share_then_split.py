@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
+from functools import lru_cache
 from math import gcd
 
 from ..base import Problem, Steps, fmt_num, register, require
@@ -45,6 +46,12 @@ def _share_text(form: str, num: int, den: int) -> str:
     return "half" if (num, den) == (1, 2) else f"{num}/{den}"
 
 
+@lru_cache(maxsize=None)
+def _answers(step: int, lo: int, hi: int) -> tuple[int, ...]:
+    """The multiples of ``step`` from ``lo`` to ``hi`` that are off the multiples of 5."""
+    return tuple(a for a in range(step * (-(-lo // step)), hi + 1, step) if a % 5)
+
+
 @register(NAME, topic=NAME, depth=3)
 def generate(rng: random.Random) -> Problem:
     """A share of a total taken out, the rest split equally."""
@@ -73,7 +80,7 @@ def generate(rng: random.Random) -> Problem:
             break
     else:
         require(False, "no share and group size give a whole answer")
-    answer = pick(rng, [a for a in range(step * (-(-lo // step)), hi + 1, step) if a % 5])
+    answer = pick(rng, _answers(step, lo, hi))
     total = answer * n * den // (den - num)
 
     s = Steps()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from functools import lru_cache
 from math import gcd
 
 from ..base import Problem, Steps, register, require
@@ -36,25 +37,36 @@ TEMPLATES = (
 )
 
 
+@lru_cache(maxsize=None)
+def _packings(p: int) -> tuple[tuple[int, ...], dict[int, list[tuple[int, int]]]]:
+    """For ``p`` % removed: the admissible numbers of full packs, ascending, and for each the
+    (stock, pack size) pairs giving it, in drawing order (a fixed table per percentage)."""
+    # the stock is a multiple of ``unit`` so that p% of it, and p% of what is left after that,
+    # are whole numbers (the second for the take-the-percentage-again mistake)
+    unit = 10000 // gcd(p * (100 - p), 10000)
+    pairs_for: dict[int, list[tuple[int, int]]] = {}
+    for stock in range(unit * -(-250 // unit), 1501, unit):
+        for k in range(8, 25):
+            full = stock * (100 - p) // 100 // k
+            if 11 <= full <= 99 and full % 5:
+                pairs_for.setdefault(full, []).append((stock, k))
+    return tuple(sorted(pairs_for)), pairs_for
+
+
 @register(NAME, topic=NAME, depth=3)
 def generate(rng: random.Random) -> Problem:
     """A stock, a percentage removed, the rest packed into whole packs."""
     place, goods, packs, gone = pick(rng, STOCKS)
     p = pick(rng, PERCENTS)
-    # the stock is a multiple of ``unit`` so that p% of it, and p% of what is left after that,
-    # are whole numbers (the second for the take-the-percentage-again mistake)
-    unit = 10000 // gcd(p * (100 - p), 10000)
     # the number of full packs is drawn first, evenly on a log scale over the two-digit counts
     # off the multiples of 5 (the commonest roundness class), then a stock and a pack size
     # giving it: the decoys (the removed items packed, the stock packed, ...) sit at a fixed
     # ratio to the answer, so answers spread like that keep their size, leading digit and
     # final digit from standing out among them, and the two-digit decoys give no length cue;
     # it leans to the small counts, which few two-digit decoys fit below and so are kept less
-    pairs = [(stock, k) for stock in range(unit * -(-250 // unit), 1501, unit) for k in range(8, 25)
-             if 11 <= stock * (100 - p) // 100 // k <= 99 and (stock * (100 - p) // 100 // k) % 5]
-    target = pick_log_uniform(rng, sorted({stock * (100 - p) // 100 // k for stock, k in pairs}),
-                              power=1.5)
-    stock, k = pick(rng, [(st, k) for st, k in pairs if st * (100 - p) // 100 // k == target])
+    targets, pairs_for = _packings(p)
+    target = pick_log_uniform(rng, targets, power=1.5)
+    stock, k = pick(rng, pairs_for[target])
     name = pick(rng, NAMES)
     day = pick(rng, DAYS)
     template = pick(rng, TEMPLATES)

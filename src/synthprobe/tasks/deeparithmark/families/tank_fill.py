@@ -41,6 +41,9 @@ VESSELS = (
     ("hot tub", "a pump", "a drain"), ("storage tank", "an inlet", "an outlet"),
 )
 
+#: Starting volumes in litres: 40 to 600, off the multiples of 5.
+START_VOLUMES = tuple(v for v in range(40, 601) if v % 5)
+
 
 def _story(rng: random.Random, p: dict) -> str:
     vessel, filler, drain = p["vessel"]
@@ -69,7 +72,7 @@ def _story(rng: random.Random, p: dict) -> str:
 @register(NAME, topic=NAME, depth=4)
 def generate(rng: random.Random) -> Problem:
     """Fill at one rate for a while, drain at another for a while; how much water is left."""
-    start = rng.choice([v for v in range(40, 601) if v % 5])
+    start = rng.choice(START_VOLUMES)
     fill_rate = rng.randint(8, 30)
     fill_min, drain_min = rng.sample(range(10, 65, 5), 2)
     # The drain is slower than the filler and must leave at least 30 litres.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from functools import lru_cache
 
 from ..base import Problem, Steps, fmt_clock, register, require
 from ._common_a import NAMES, clean_mistakes, hours_minutes, pick
@@ -28,6 +29,21 @@ TEMPLATES = (
 )
 
 
+@lru_cache(maxsize=None)
+def _ends(first_start: int, last_end: int) -> tuple[int, ...]:
+    """End times off the multiples of 5 minutes that a story starting at ``first_start`` or
+    later can reach by ``last_end``."""
+    return tuple(t for t in range(first_start + 83, last_end + 1) if t % 5)
+
+
+@lru_cache(maxsize=None)
+def _durations(room: int, odd: int) -> tuple[tuple[int, int], ...]:
+    """(minutes past the first activity's hours, second activity) pairs that fit in ``room``
+    minutes, the minutes congruent to ``odd`` modulo 5."""
+    return tuple((m, 5 * k) for m in range(3, 58) if m % 5 == odd
+                 for k in range(4, 20) if room - m - 5 * k >= 0)
+
+
 @register(NAME, topic=NAME, depth=2)
 def generate(rng: random.Random) -> Problem:
     """A start time plus two durations give the end time."""
@@ -39,12 +55,11 @@ def generate(rng: random.Random) -> Problem:
     # subtracted or doubled, ...) fall in every hour of that range, and so do the answers,
     # the early hours that only short durations reach included
     first_start, last_end = (6 * 60, 719) if morning else (12 * 60 + 5, 1439)
-    end = pick(rng, [t for t in range(first_start + 83, last_end + 1) if t % 5])
+    end = pick(rng, _ends(first_start, last_end))
     h1 = pick(rng, [h for h in (1, 2) if end - 60 * h - 23 >= first_start])
     # odd minutes (the end is off the 5s) and a second activity of 20-95 minutes that keep
     # the start on a multiple of 5 minutes, no earlier than the half day allows
-    m1, d2 = pick(rng, [(m, 5 * k) for m in range(3, 58) if m % 5 == end % 5
-                        for k in range(4, 20) if end - 60 * h1 - m - 5 * k >= first_start])
+    m1, d2 = pick(rng, _durations(end - 60 * h1 - first_start, end % 5))
     start = end - 60 * h1 - m1 - d2
     first = pick(rng, FIRST)
     second = pick(rng, SECOND)
