@@ -497,6 +497,8 @@ class OpenAIBackend(BaseBackend):
         if max_new_tokens == 0:
             return [Generation("", "length", 0)] * n
         body = {"model": self.model_id, "prompt": prompt, "max_tokens": max_new_tokens, "n": n, **sampling}
+        if n > 1:  # usage counts the tokens of all choices together; each choice's tokens say its own
+            body["logprobs"] = 0
         if stops and not skip_ws:
             body["stop"] = stops
         if self.owned_by == "vllm":
@@ -509,8 +511,13 @@ class OpenAIBackend(BaseBackend):
         choices = sorted(choices, key=lambda c: c.get("index", 0) if isinstance(c, dict) else 0)
         usage = doc.get("usage") if isinstance(doc.get("usage"), dict) else {}
         total = usage.get("completion_tokens")
-        each = total // n if isinstance(total, int) and n == 1 else None
-        return [self._generation(c, each, stops, skip_ws) for c in choices]
+        counts = []
+        for c in choices:
+            lp = c.get("logprobs") if isinstance(c, dict) else None
+            own = lp.get("tokens") if isinstance(lp, dict) else None
+            counts.append(len(own) if isinstance(own, list) else (total if isinstance(total, int) and n == 1
+                                                                   else None))
+        return [self._generation(c, k, stops, skip_ws) for c, k in zip(choices, counts)]
 
     def _many(self, prompts: Sequence[str], desc: str, progress: bool, call) -> list[Any]:
         """``call(i, prompt, sem)`` for every prompt, ``concurrency`` in flight, results in prompt order."""
