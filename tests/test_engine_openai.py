@@ -27,6 +27,8 @@ class LlamaServerLike(BaseHTTPRequestHandler):
 
     shape = "legacy"
     seen: list[dict] = []
+    #: path -> how many first requests to it get 503 "Loading model", as llama-server answers while it loads.
+    loading: dict[str, int] = {}
 
     def log_message(self, *args):  # keep the test output clean
         pass
@@ -39,14 +41,30 @@ class LlamaServerLike(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def _still_loading(self) -> bool:
+        if self.loading.get(self.path, 0) <= 0:
+            return False
+        self.loading[self.path] -= 1
+        body = b'{"error": {"code": 503, "message": "Loading model", "type": "unavailable_error"}}'
+        self.send_response(503)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+        return True
+
     def do_GET(self):
         self.seen.append({"path": self.path, "auth": self.headers.get("Authorization")})
+        if self._still_loading():
+            return
         self._send({"object": "list", "data": [{"id": "smollm2-135m.gguf", "object": "model",
                                                 "owned_by": "llamacpp"}]})
 
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         self.seen.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
+        if self._still_loading():
+            return
         prompt = body["prompt"]
         n_prompt = len(prompt.split())
         if self.shape == "content":
@@ -62,8 +80,8 @@ class LlamaServerLike(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def stub():
-    def start(shape: str):
-        handler = type("Handler", (LlamaServerLike,), {"shape": shape, "seen": []})
+    def start(shape: str, loading: dict | None = None):
+        handler = type("Handler", (LlamaServerLike,), {"shape": shape, "seen": [], "loading": dict(loading or {})})
         server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         servers.append(server)
@@ -170,3 +188,18 @@ def test_fingerprint_and_describe_keep_credentials_out(stub):
         assert "hunter22" not in text and "xyz123" not in text and "bob" not in text
     finally:
         backend.close()
+
+
+def test_503_while_loading_is_retried_with_backoff(stub, tmp_path):
+    url, handler = stub("legacy", loading={"/v1/models": 2, "/v1/completions": 1})
+    r = score(url, out := tmp_path / "res.json")
+    assert r.returncode == 1 and "generated token only" in r.stderr  # it got through to the echo check
+    assert [s["path"] for s in handler.seen] == ["/v1/models"] * 3 + ["/v1/completions"] * 2
+
+
+def test_503_beyond_max_retries_fails_naming_the_url(stub, tmp_path):
+    url, handler = stub("legacy", loading={"/v1/models": 100})
+    r = score(url, out := tmp_path / "res.json", "--model-arg", "max_retries=1")
+    assert r.returncode == 1 and not out.exists()
+    assert f"GET {url}/models failed: HTTP 503" in r.stderr and "Loading model" in r.stderr
+    assert "(after 2 tries)" in r.stderr and len(handler.seen) == 2

@@ -54,7 +54,6 @@ from synthprobe.errors import InputError
 #: ``--model-arg`` keys of this engine (the model block's own options are handled apart).
 OPTIONS = ("base_url", "model", "api_key_env", "concurrency", "timeout", "max_retries")
 DEFAULTS = {"api_key_env": "OPENAI_API_KEY", "concurrency": 8, "timeout": 600.0, "max_retries": 4}
-_RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
 
 
 # -- the URL and the options ----------------------------------------------------------------------
@@ -191,7 +190,11 @@ class OpenAIBackend(BaseBackend):
         self._tokenize: bool | None = None
         self._token_counts: dict[str, int] = {}
         self.straddles = 0
-        served = self._models()
+        try:
+            served = self._models()
+        except BaseException:
+            self.close()
+            raise
         ids = [m.get("id") for m in served if isinstance(m, dict) and isinstance(m.get("id"), str)]
         wanted = settings["model"]
         if wanted is None:
@@ -240,7 +243,7 @@ class OpenAIBackend(BaseBackend):
 
     @staticmethod
     def _answer(response, what: str) -> Any:
-        if response.status_code in _RETRY_STATUS:
+        if response.status_code in (408, 429) or response.status_code >= 500:
             raise _Retryable(response.status_code, response.text[:300])
         if response.status_code >= 400:
             raise ScoringError(f"{what} answered HTTP {response.status_code}: {response.text[:500]}")
@@ -249,12 +252,11 @@ class OpenAIBackend(BaseBackend):
         except ValueError:
             raise ScoringError(f"{what} answered with something that is not JSON: {response.text[:200]!r}") from None
 
-    def _get_sync(self, url: str, what: str, *, method: str = "GET", body: dict | None = None,
-                  error: type = ScoringError) -> Any:
+    def _get(self, url: str, what: str, *, error: type = ScoringError) -> Any:
         try:
             for attempt in self._retrying(False):
                 with attempt:
-                    return self._answer(self._sync.request(method, url, json=body), what)
+                    return self._answer(self._sync.get(url), what)
         except (ScoringError, ModelLoadError) as exc:
             raise error(self._scrub(str(exc))) from None
         except Exception as exc:
@@ -315,7 +317,7 @@ class OpenAIBackend(BaseBackend):
                     dynamic_ncols=True)
 
     def _models(self) -> list[Any]:
-        doc = self._get_sync(f"{self._base}/models", f"GET {self.url}/models", error=ModelLoadError)
+        doc = self._get(f"{self._base}/models", f"GET {self.url}/models", error=ModelLoadError)
         data = doc.get("data") if isinstance(doc, dict) else None
         if not isinstance(data, list):
             raise ModelLoadError(f"{self.url}/models did not answer with an OpenAI model list ({str(doc)[:200]})")
@@ -345,12 +347,14 @@ class OpenAIBackend(BaseBackend):
                                f"text_offset (keys: {', '.join(sorted(lp))}); {chance}")
         if not isinstance(n_prompt, int) or n_prompt < 1:
             n_prompt = sum(1 for o in offs if isinstance(o, int) and o < len(prompt))
-        if len(tokens) < n_prompt or not (len(tokens) == len(lps) == len(offs)):
-            n_gen = max(len(tokens) - n_prompt, 0) if len(tokens) < n_prompt else len(tokens)
+        if not len(tokens) == len(lps) == len(offs):
+            raise ScoringError(f"{where} returned {len(tokens)} tokens but {len(lps)} log-probabilities and "
+                               f"{len(offs)} offsets; {chance}")
+        if len(tokens) < n_prompt:
             raise ScoringError(
-                f"{where} returned log-probabilities for {min(len(tokens), n_gen) or len(tokens)} generated "
-                f"token{'s' if len(tokens) != 1 else ''} only, not for the {n_prompt} prompt tokens: it does not "
-                f"implement echo (llama.cpp's llama-server is known to do this); {chance}")
+                f"{where} returned log-probabilities for {len(tokens)} generated token{'s' if len(tokens) != 1 else ''}"
+                f" only, not for the {n_prompt} prompt tokens: it does not implement echo (llama.cpp's "
+                f"llama-server is known to do this); {chance}")
         tokens, lps, offs = tokens[:n_prompt], lps[:n_prompt], offs[:n_prompt]
         tops = list(tops[:n_prompt]) if isinstance(tops, list) else [None] * n_prompt
         if any(not isinstance(v, (int, float)) for v in lps[1:]):
