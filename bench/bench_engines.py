@@ -115,9 +115,8 @@ def _inprocess_vllm(python: str, model_dir: Path, n: int, data: Path, tmp: Path)
     if done.returncode:
         return None, f"failed ({done.returncode}): {done.stderr.strip().splitlines()[-1:]}"
     block = json.loads(out.read_text())["models"][0]["results"]["deeparithmark"]
-    scores = [[EndingScore(*e) for e in zip(p["logprobs"], p["n_tokens"], p["n_chars"], p["is_greedy"])]
-              for p in block["predictions"]] if block.get("predictions") and "logprobs" in block["predictions"][0] \
-        else None
+    scores = [[EndingScore(*e) for e in zip(p["logprob"], p["n_tokens"], p["n_chars"], p["is_greedy"])]
+              for p in block["predictions"]]
     return (block["timing"].get("items_per_s"), scores), None
 
 
