@@ -162,7 +162,11 @@ def main(argv=None) -> int:
                   f"({rate / hf_rate:.2f}× HF one-pass)")
             _print_agreement(f"vs HF (concurrency {c})", agreement(hf_scores, scores))
             last = scores
-        if args.vllm_python:
+        from synthprobe.backends import ENGINES
+
+        if args.vllm_python and "vllm" not in ENGINES:
+            print("vLLM in-process (--model vllm:DIR): not run (this checkout has no 'vllm' engine yet)")
+        elif args.vllm_python:
             from vllm_cpu import embedded_model_folder
 
             with tempfile.TemporaryDirectory() as tmp:
