@@ -161,3 +161,14 @@ def test_server_killed_midway_then_resumed(vllm_server, tmp_path, _isolated_scor
     assert resumed["cached_items"] == kept
     assert resumed["summary"] == fresh["summary"]
     assert resumed["predictions"] == fresh["predictions"]
+
+
+def test_token_straddling_the_boundary_counts_for_the_continuation(server):
+    # "Hello wor" + "ld": the server's joint tokenisation has one token " world" across the boundary.
+    # It carries continuation characters, so it is the continuation's: the same token after the
+    # same "Hello" as in ("Hello", " world"), counted once, and reported as a straddle.
+    before = server.straddles
+    split, whole = server.loglikelihood([("Hello wor", "ld"), ("Hello", " world")])
+    assert server.straddles == before + 1
+    assert split.n_tokens == whole.n_tokens == 1 and split.n_chars == 2
+    assert split.logprob == pytest.approx(whole.logprob, abs=1e-6) and split.is_greedy == whole.is_greedy
