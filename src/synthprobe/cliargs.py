@@ -89,7 +89,7 @@ def add_model_args(p: argparse.ArgumentParser, *, multiple: bool = False, batch_
 
     where = ("an alias ({a}: the embedded default), a local model folder, a local .gguf file, or a hub id "
              "such as HuggingFaceTB/SmolLM2-135M (needs the hub or a local hub cache); prefix kind: to use "
-             "another engine (e.g. toy:...)").format(a=EMBEDDED_ALIAS)
+             "another engine (e.g. openai:http://127.0.0.1:8000/v1, a model behind an OpenAI-compatible server)").format(a=EMBEDDED_ALIAS)
     if multiple:
         p.add_argument("--model", action="append", dest="models", metavar="SPEC",
                        help=f"model to score; repeat for several. {where}")

@@ -28,6 +28,7 @@ __all__ = ["Backend", "BaseBackend", "ChoiceRun", "EndingScore", "Generation", "
 #: kind -> (module, the pip extra that brings its dependencies, or None).
 ENGINES: dict[str, tuple[str, str | None]] = {
     "hf": ("synthprobe.backends.hf.backend", None),
+    "openai": ("synthprobe.backends.openai", None),
 }
 DEFAULT_KIND = "hf"
 
