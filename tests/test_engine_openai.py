@@ -203,3 +203,29 @@ def test_503_beyond_max_retries_fails_naming_the_url(stub, tmp_path):
     assert r.returncode == 1 and not out.exists()
     assert f"GET {url}/models failed: HTTP 503" in r.stderr and "Loading model" in r.stderr
     assert "(after 2 tries)" in r.stderr and len(handler.seen) == 2
+
+
+def test_concurrency_flag_reaches_the_engine(stub):
+    import argparse
+
+    from synthprobe.cliargs import add_model_args, load_backend_or_exit
+
+    url, _ = stub("legacy")
+    p = argparse.ArgumentParser()
+    add_model_args(p)
+    args = p.parse_args(["--model", f"openai:{url}", "--concurrency", "3"])
+    backend = load_backend_or_exit(args.model, args)
+    try:
+        assert backend.concurrency == 3 and backend.describe()["concurrency"] == 3
+    finally:
+        backend.close()
+    with pytest.raises(SystemExit) as exc:
+        p.parse_args(["--concurrency", "0"])
+    assert exc.value.code == 2
+
+
+def test_concurrency_is_refused_by_an_in_process_engine(tmp_path):
+    r = synthprobe("score", "deeparithmark", "--concurrency", "4", "--limit", "2", "--no-progress",
+                   "--output", str(tmp_path / "res.json"))
+    assert r.returncode == 2 and "no option concurrency" in r.stderr, r.stderr
+    assert not (tmp_path / "res.json").exists()

@@ -83,7 +83,7 @@ def add_model_args(p: argparse.ArgumentParser, *, multiple: bool = False, batch_
                    quiet_alias: bool = True) -> None:
     """The flags of every command that loads a model: ``--model`` (repeatable with ``multiple``),
     ``--model-arg key=value`` (engine options), ``--dtype``, ``--device``, ``--threads``,
-    ``--batch-size`` (when the command batches, default ``batch_size``) and one progress switch
+    ``--concurrency`` (a server-backed engine's requests in flight), ``--batch-size`` (when the command batches, default ``batch_size``) and one progress switch
     ``--progress/--no-progress`` (``--quiet`` = ``--no-progress``). See :func:`backend_options`."""
     from synthprobe.backends.spec import EMBEDDED_ALIAS
 
@@ -107,19 +107,32 @@ def add_model_args(p: argparse.ArgumentParser, *, multiple: bool = False, batch_
     if batch_size is not None:
         p.add_argument("--batch-size", type=positive_int, default=batch_size, metavar="N",
                        help="items per forward pass (default: %(default)s)")
+    p.add_argument("--concurrency", type=int_in_range(1, 1024), default=None, metavar="N",
+                   help="requests in flight to a model behind a server (the openai engine; default 8); "
+                        "the same as --model-arg concurrency=N")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
                    help="show progress bars (default: on)")
     if quiet_alias:
         p.add_argument("--quiet", action="store_false", dest="progress", help="the same as --no-progress")
 
 
-def backend_options(args: argparse.Namespace, **extra) -> dict:
-    """``load_backend`` options from the model block's flags (``--model-arg`` last, so it wins)."""
-    options = {"dtype": args.dtype, "device": args.device, "progress": args.progress}
-    if getattr(args, "threads", None) is not None:
-        options["threads"] = args.threads
-    options.update(extra)
+def engine_options(args: argparse.Namespace) -> dict:
+    """The engine's own options from the model block: ``--threads``, ``--concurrency`` when given,
+    then every ``--model-arg`` (last, so it wins)."""
+    options: dict = {}
+    for flag in ("threads", "concurrency"):
+        if getattr(args, flag, None) is not None:
+            options[flag] = getattr(args, flag)
     options.update(dict(getattr(args, "model_args", None) or []))
+    return options
+
+
+def backend_options(args: argparse.Namespace, **extra) -> dict:
+    """``load_backend`` options from the model block's flags (:func:`engine_options` last, so
+    ``--model-arg`` wins)."""
+    options = {"dtype": args.dtype, "device": args.device, "progress": args.progress}
+    options.update(extra)
+    options.update(engine_options(args))
     return options
 
 

@@ -7,7 +7,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from synthprobe.cliargs import add_model_args, int_at_least, positive_int
+from synthprobe.cliargs import add_model_args, engine_options, int_at_least, positive_int
 from synthprobe.errors import EXIT_FAILED, InputError, run_command_line
 
 DESCRIPTION = """\
@@ -102,7 +102,7 @@ def config_from_args(args: argparse.Namespace):
         save_predictions=args.save_predictions,
         output=output, scorer=args.scorer,
         progress=args.progress, cache=not args.no_cache,
-        model_args={**({"threads": args.threads} if args.threads is not None else {}), **dict(args.model_args)})
+        model_args=engine_options(args))
 
 
 def run_command(args: argparse.Namespace) -> int:
