@@ -28,6 +28,7 @@ __all__ = ["Backend", "BaseBackend", "ChoiceRun", "EndingScore", "Generation", "
 #: kind -> (module, the pip extra that brings its dependencies, or None).
 ENGINES: dict[str, tuple[str, str | None]] = {
     "hf": ("synthprobe.backends.hf.backend", None),
+    "vllm": ("synthprobe.backends.vllm", "vllm"),
 }
 DEFAULT_KIND = "hf"
 
