@@ -341,8 +341,8 @@ class VLLMBackend(BaseBackend):
         return [list(ids) for ids in encoded]
 
     def _decode(self, jobs: list[tuple[list[int], int | None]], *, max_new_tokens: int, stops: tuple[str, ...],
-                temperature: float, top_p: float, skip_leading_whitespace: bool, progress: bool,
-                desc: str) -> list[Generation]:
+                temperature: float, top_p: float, skip_leading_whitespace: bool,
+                progress: bool) -> list[Generation]:
         """One continuation per ``(prompt ids, seed)`` job, finished as the HF engine finishes it:
         the generated ids decoded by the HF tokenizer, leading whitespace dropped when asked,
         cut before the first stop string. With ``skip_leading_whitespace`` a stop string inside
@@ -407,7 +407,7 @@ class VLLMBackend(BaseBackend):
         else:
             gens = self._decode([(ids, None) for ids in encoded], max_new_tokens=max_new_tokens, stops=stops,
                                 temperature=0.0, top_p=1.0, skip_leading_whitespace=skip_leading_whitespace,
-                                progress=progress, desc="generating")
+                                progress=progress)
         return gens if details else [g.text for g in gens]
 
     def sample(self, prompts: Sequence[str], *, n: int, temperature: float, seeds: Sequence[int],
@@ -436,7 +436,7 @@ class VLLMBackend(BaseBackend):
         jobs = [(ids, (seed * 1000 + s) % (1 << 63)) for ids, seed in zip(encoded, seeds) for s in range(n)]
         gens = self._decode(jobs, max_new_tokens=max_new_tokens, stops=stops, temperature=float(temperature),
                             top_p=float(top_p), skip_leading_whitespace=skip_leading_whitespace,
-                            progress=progress, desc="sampling")
+                            progress=progress)
         return [gens[i * n:(i + 1) * n] for i in range(len(encoded))]
 
     # -- identity --------------------------------------------------------------------------
