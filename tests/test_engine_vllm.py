@@ -125,3 +125,23 @@ def test_gpt3_greedy_answers_are_the_hf_engines(tmp_path, vllm_python, embedded_
     hf, vl = _gpt3_answers(hf_out), _gpt3_answers(v_out)
     assert len(hf) == 4 * N_GPT3 and hf.keys() == vl.keys()
     assert vl == hf
+
+
+@pytest.mark.slow
+def test_sampling_probe_is_seeded(tmp_path, vllm_python, embedded_hf_folder):
+    """``sample`` through a real command: the same seed gives byte-identical files."""
+    items = tmp_path / "words.jsonl"
+    lines = (ROOT / "src" / "synthprobe" / "resources" / "novel_words.jsonl").read_text().splitlines()
+    items.write_text("\n".join(lines[:2]) + "\n")
+    outs = []
+    for run in ("a", "b"):
+        out = tmp_path / run
+        res = _cli(vllm_python, "probe", "novel-words", "--items", str(items), "--samples", "2", "--temperature",
+                   "0.8", "--seed", "3", "--max-new-tokens", "16", "--model", f"vllm:{embedded_hf_folder}",
+                   *VLLM_ARGS, "--out", str(out))
+        assert res.returncode == 0, res.stderr[-3000:]
+        outs.append({p.name: p.read_bytes() for p in sorted(out.iterdir())})
+    assert outs[0] and outs[0] == outs[1]
+    doc = json.loads(next(v for k, v in outs[0].items() if k.endswith(".json")))
+    text = json.dumps(doc)
+    assert '"engine": "vllm"' in text
