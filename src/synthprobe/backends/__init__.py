@@ -29,6 +29,7 @@ __all__ = ["Backend", "BaseBackend", "ChoiceRun", "EndingScore", "Generation", "
 ENGINES: dict[str, tuple[str, str | None]] = {
     "hf": ("synthprobe.backends.hf.backend", None),
     "openai": ("synthprobe.backends.openai", None),
+    "vllm": ("synthprobe.backends.vllm", "vllm"),
 }
 DEFAULT_KIND = "hf"
 

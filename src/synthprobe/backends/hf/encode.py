@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any, Sequence
 
 from synthprobe.errors import InputError
@@ -98,3 +99,19 @@ def encode_items(tokenizer, items: Sequence[Any], *, max_context: int, bos_id: i
         out.append(EncodedItem(ctx_ids=tuple(ctx), ending_ids=tuple(endings),
                                n_chars=tuple(len(t) for t in item.endings), max_context=max_context))
     return out
+
+
+def group_pairs(pairs: Sequence[Any]) -> tuple[list[list[int]], list[SimpleNamespace]]:
+    """Free ``(context, continuation)`` pairs as multiple-choice items, one per distinct context
+    (so the context runs once): returns each item's pair positions and the items, which
+    :func:`encode_items` takes. A pair that is not two strings with a non-empty continuation is
+    an :class:`InputError`."""
+    groups: dict[str, list[int]] = {}
+    for k, pair in enumerate(pairs):
+        if (not isinstance(pair, (tuple, list)) or len(pair) != 2 or not isinstance(pair[0], str)
+                or not isinstance(pair[1], str) or not pair[1]):
+            raise InputError(f"pair {k}: expected (context, non-empty continuation) strings, got {pair!r}")
+        groups.setdefault(pair[0], []).append(k)
+    items = [SimpleNamespace(ctx=ctx, endings=tuple(pairs[k][1] for k in ks), line=ks[0] + 1)
+             for ctx, ks in groups.items()]
+    return list(groups.values()), items

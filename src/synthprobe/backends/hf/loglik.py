@@ -20,7 +20,7 @@ from typing import Any, Sequence
 
 from synthprobe.errors import InputError
 from synthprobe.backends.base import SCORERS, EndingScore, ItemCallback
-from synthprobe.backends.hf.encode import EncodedItem, encode_items
+from synthprobe.backends.hf.encode import EncodedItem, encode_items, group_pairs
 
 
 
@@ -208,14 +208,7 @@ def score_pairs(backend, pairs: Sequence[tuple[str, str]], *, batch_size: int = 
 
     Pairs with the same context are scored as one item, so the context runs once.
     """
-    groups: dict[str, list[int]] = {}
-    for k, pair in enumerate(pairs):
-        if (not isinstance(pair, (tuple, list)) or len(pair) != 2 or not isinstance(pair[0], str)
-                or not isinstance(pair[1], str) or not pair[1]):
-            raise InputError(f"pair {k}: expected (context, non-empty continuation) strings, got {pair!r}")
-        groups.setdefault(pair[0], []).append(k)
-    items = [SimpleNamespace(ctx=ctx, endings=tuple(pairs[k][1] for k in ks), line=ks[0] + 1)
-             for ctx, ks in groups.items()]
+    groups, items = group_pairs(pairs)
     empty = backend.bos_token_id if backend.bos_token_id is not None else backend.tokenizer.eos_token_id
     encoded = encode_items(backend.tokenizer, items, max_context=max_context,
                            bos_id=backend.bos_token_id if backend.bos else None, source="pairs",
@@ -223,7 +216,7 @@ def score_pairs(backend, pairs: Sequence[tuple[str, str]], *, batch_size: int = 
     run = run_encoded(backend, encoded, batch_size=batch_size, scorer=scorer, progress=progress,
                       desc="log-likelihood", max_context=max_context)
     out: list[EndingScore | None] = [None] * len(pairs)
-    for ks, scores in zip(groups.values(), run.scores):
+    for ks, scores in zip(groups, run.scores):
         for k, s in zip(ks, scores):
             out[k] = s
     return out  # type: ignore[return-value]
