@@ -56,7 +56,8 @@ def main(argv: list[str] | None = None) -> int:
                          "about 1,000 tokens)")
     ap.add_argument("--tasks", default="arithmetic,words", help="tasks to draw prompts from (default arithmetic,words)")
     ap.add_argument("--max-new-tokens", type=_positive, default=12, help="new tokens per prompt (default 12)")
-    ap.add_argument("--threads", type=_positive, default=None, help="torch CPU threads (default: torch's choice)")
+    ap.add_argument("--threads", type=_positive, default=None, help=
+                    "torch CPU threads (default: the backend's, one per physical core)")
     ap.add_argument("--tie", type=float, default=1e-4,
                     help="largest top-2 logit gap counted as a numerical tie (default 1e-4)")
     args = ap.parse_args(argv)
@@ -69,9 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     from synthprobe.tasks.gpt3 import BuildConfig, build_items, resolve_tasks
     from synthprobe.tasks.gpt3.prompts import PromptConfig, build_prompt
 
-    if args.threads:
-        torch.set_num_threads(args.threads)
-    backend = load_backend(args.model, dtype="float32")
+    backend = load_backend(args.model, dtype="float32", **({"threads": args.threads} if args.threads else {}))
     model, tok = backend.model, backend.tokenizer
 
     tasks = [t for t in resolve_tasks(args.tasks) if t.kind == "generate"]

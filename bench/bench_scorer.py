@@ -41,14 +41,11 @@ def main(argv=None) -> int:
     p.add_argument("--device", default="cpu", help="default: %(default)s")
     p.add_argument("--invariance", action="store_true", help="also compare one-pass batch sizes 1 and 8 with 32")
     p.add_argument("--threads", type=int, default=None,
-                   help="torch CPU threads (default: torch's choice); on a CPU shared with other jobs, 1 "
-                        "thread is often faster than 2 that wait for each other")
+                   help="torch CPU threads (default: the backend's, one per physical core); on a CPU shared "
+                        "with other jobs, 1 thread is often faster than 2 that wait for each other")
     args = p.parse_args(argv)
 
     import torch
-
-    if args.threads:
-        torch.set_num_threads(args.threads)
 
     from synthprobe.formats.arithmark3 import load_arithmark3
     from synthprobe.backends import load_backend
@@ -58,7 +55,8 @@ def main(argv=None) -> int:
     from synthprobe.backends.hf.encode import encode_items
 
     items = load_arithmark3(args.data)[: args.n]
-    backend = load_backend(args.model, dtype=args.dtype, device=args.device, progress=False)
+    backend = load_backend(args.model, dtype=args.dtype, device=args.device, progress=False,
+                           **({"threads": args.threads} if args.threads else {}))
     enc = encode_items(backend.tokenizer, items, max_context=1024)
     pad = backend.pad_token_id
     print(f"model {backend.name} ({backend.n_params:,} params, {backend.dtype}, {backend.device}), "

@@ -103,7 +103,8 @@ def add_model_args(p: argparse.ArgumentParser, *, multiple: bool = False, batch_
                         "CUDA, float32 on CPU); log-softmax is always fp32")
     p.add_argument("--device", default="auto", help="auto, cpu or cuda (default: %(default)s = CUDA if available)")
     p.add_argument("--threads", type=any_int, default=None, metavar="N",
-                   help="CPU threads for torch (default: torch's choice); 1 is often fastest on a busy machine")
+                   help="CPU threads for torch (default: one per physical core this process may use); fewer "
+                        "is often faster on a machine other jobs keep busy")
     if batch_size is not None:
         p.add_argument("--batch-size", type=positive_int, default=batch_size, metavar="N",
                        help="items per forward pass (default: %(default)s)")

@@ -277,14 +277,46 @@ def set_threads_check(threads: int | None) -> None:
         raise InputError(f"expected 1..256, got {threads}", field="--threads")
 
 
+def physical_cores() -> int:
+    """Physical CPU cores this process may run on: hyper-threads of one core count once, and a
+    cgroup CPU quota (``/sys/fs/cgroup/cpu.max``, as containers set) caps the count.
+
+    Read from Linux's ``/sys/devices/system/cpu/cpuN/topology`` for the CPUs in the process's
+    affinity mask; elsewhere, or if that cannot be read, the number of usable CPUs."""
+    try:
+        cpus = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+    cores = set()
+    for cpu in cpus:
+        topo = Path(f"/sys/devices/system/cpu/cpu{cpu}/topology")
+        try:
+            cores.add(((topo / "physical_package_id").read_text().strip(), (topo / "core_id").read_text().strip()))
+        except OSError:
+            cores = set(cpus)
+            break
+    n = max(1, len(cores))
+    try:
+        quota, period = Path("/sys/fs/cgroup/cpu.max").read_text().split()[:2]
+        if quota != "max" and int(period) > 0:
+            n = min(n, max(1, -(-int(quota) // int(period))))
+    except (OSError, ValueError):
+        pass
+    return n
+
+
 def set_threads(threads: int | None) -> None:
-    """torch's CPU threads (``--threads``); None leaves torch's choice."""
+    """torch's CPU threads: ``threads`` (``--threads``); else at most one per physical core
+    (:func:`physical_cores`), since a thread on a hyper-thread sibling only competes for the
+    same core and more threads than cores wait on each other. ``None`` never raises a lower
+    count the process has already set (``torch.set_num_threads`` before loading)."""
     set_threads_check(threads)
-    if threads is None:
-        return
     import torch
 
-    torch.set_num_threads(threads)
+    if threads is None:
+        threads = min(torch.get_num_threads(), physical_cores())
+    if threads != torch.get_num_threads():
+        torch.set_num_threads(threads)
 
 
 def load_backend(spec: str, *, dtype: str | None = None, device: str = "auto", trust_remote_code: bool = False,
@@ -292,7 +324,8 @@ def load_backend(spec: str, *, dtype: str | None = None, device: str = "auto", t
     """Resolve ``spec``, load the model and tokenizer, and return a ready :class:`HFBackend`.
 
     Raises :class:`InputError` for a bad spec, device or dtype (checked before anything loads)
-    and :class:`ModelLoadError` when the files cannot be loaded. ``threads``: torch's CPU threads.
+    and :class:`ModelLoadError` when the files cannot be loaded. ``threads``: torch's CPU threads
+    (default: one per physical core, see :func:`set_threads`).
     """
     resolved = resolve_spec(spec)
     device = resolve_device(device)

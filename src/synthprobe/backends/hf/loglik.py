@@ -13,16 +13,18 @@ scores it has not checked.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Sequence
 
 from synthprobe.errors import InputError
 from synthprobe.backends.base import SCORERS, EndingScore, ItemCallback
 from synthprobe.backends.hf.encode import EncodedItem, encode_items, group_pairs
-
-
 
 # Layer kinds that are attention and therefore follow a custom mask.
 _ATTENTION_LAYER_TYPES = {"full_attention", "sliding_attention", "attention", "global", "local",
@@ -109,11 +111,18 @@ def check_onepass(backend) -> tuple[bool, str | None, str]:
     * agreement with the per-ending reference: within 1e-3 nats in fp32; in half precision
       only a sanity bound (2 nats), since bf16 rounding alone differs by ~0.4 on these sums.
 
-    The result is cached in ``backend.capabilities``.
+    The result is cached in ``backend.capabilities`` and, for a backend with a fingerprint, on
+    disk per (fingerprint, dtype, device, attention, model class, library versions): see
+    :func:`verdict_path`. A later process on the same weights then skips the probe forwards.
     """
     caps = backend.capabilities
     if "onepass_ok" in caps:
         return caps["onepass_ok"], caps.get("onepass_reason"), caps.get("logits_mode", "keep")
+    path = verdict_path(backend)
+    cached = _read_verdict(path)
+    if cached is not None:
+        caps.update(cached)
+        return caps["onepass_ok"], caps["onepass_reason"], caps["logits_mode"]
     from synthprobe.backends.hf.onepass import score_onepass
     from synthprobe.backends.hf.reference import score_reference
 
@@ -143,7 +152,59 @@ def check_onepass(backend) -> tuple[bool, str | None, str]:
         reason = (f"one-pass probe: endings scored together differ from endings scored alone by {d_self:.3g} "
                   f"nats, and from the per-ending reference by {d_ref:.3g} nats")
     caps.update(onepass_ok=ok, onepass_reason=reason, logits_mode=mode)
+    _write_verdict(path, caps)
     return ok, reason, mode
+
+
+def verdict_path(backend) -> Path | None:
+    """Where the one-pass verdict of this backend is kept: ``$SYNTHPROBE_CACHE/onepass/<key>.json``,
+    the key a SHA-256 of everything the verdict depends on; None for a backend without a fingerprint."""
+    fingerprint = getattr(backend, "fingerprint", None)
+    model = getattr(backend, "model", None)
+    if not fingerprint or model is None:
+        return None
+    import torch
+    import transformers
+
+    from synthprobe.backends.spec import cache_root
+    from synthprobe.version import __version__
+
+    key = {
+        "fingerprint": fingerprint, "dtype": str(backend.dtype), "device": str(getattr(backend, "device", "")),
+        "bos": bool(getattr(backend, "bos", False)),
+        "attn": str(getattr(model.config, "_attn_implementation", None)),
+        "model_class": f"{type(model).__module__}.{type(model).__qualname__}",
+        "torch": torch.__version__, "transformers": transformers.__version__, "synthprobe": __version__,
+        "probe": repr(_PROBE),
+    }
+    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode("utf-8")).hexdigest()
+    return cache_root() / "onepass" / f"{digest[:32]}.json"
+
+
+def _read_verdict(path: Path | None) -> dict[str, Any] | None:
+    """A stored verdict, or None when there is none or it is not exactly what we write."""
+    if path is None:
+        return None
+    from synthprobe.io import loads_json
+
+    try:
+        data = loads_json(path.read_text(encoding="utf-8"), path=path)
+    except (OSError, UnicodeDecodeError, InputError):
+        return None
+    if (isinstance(data, dict) and set(data) == {"onepass_ok", "onepass_reason", "logits_mode"}
+            and isinstance(data["onepass_ok"], bool) and data["logits_mode"] in ("keep", "full")
+            and (data["onepass_reason"] is None or isinstance(data["onepass_reason"], str))):
+        return data
+    return None
+
+
+def _write_verdict(path: Path | None, caps: dict[str, Any]) -> None:
+    if path is None:
+        return
+    from synthprobe.io import atomic_write_json
+
+    with contextlib.suppress(OSError, InputError):  # a read-only cache only costs the probe next time
+        atomic_write_json(path, {k: caps[k] for k in ("onepass_ok", "onepass_reason", "logits_mode")})
 
 
 def _check_lengths(backend, encoded: Sequence[EncodedItem], max_context: int) -> None:

@@ -16,8 +16,11 @@ Layout of one item (one row of the batch)::
 * If the endings of one item see differently truncated contexts (left-truncation at
   ``max_context - len(ending)`` with endings of unequal length), the row holds one context
   copy per distinct truncation, each followed by its endings: still exact.
-* Items are sorted by row length and ``batch_size`` items (one per row) form one
-  right-padded forward; a padding token attends only to itself.
+* Items are sorted by row length (longest first) and packed into right-padded forwards by a
+  token budget (:func:`plan_batches`): a forward takes items while its padded size
+  ``rows x longest row`` stays within ``token_budget`` and its rows within ``batch_size``
+  (a cap). Sorting keeps the padding small (under 1 % of the fed tokens on the release file
+  at the default settings); a padding token attends only to itself.
 * Attention runs in transformers' ``eager`` implementation during one-pass scoring (restored
   afterwards): with the explicit additive mask its result for a row does not depend on how
   far the row is padded, whereas the CPU SDPA kernel's blocking follows the padded length
@@ -185,16 +188,43 @@ def attention_implementation(model, impl: str | None) -> Iterator[str]:
             model.set_attn_implementation(before)
 
 
+#: Default padded tokens per forward (rows x longest row). On a CPU the throughput is flat
+#: from ~2k tokens a forward upwards (``bench/bench_packing.py``); the cap bounds memory:
+#: the eager attention holds ``heads x L x L`` scores per row.
+DEFAULT_TOKEN_BUDGET = 4096
+
+
+def plan_batches(lengths: Sequence[int], *, batch_size: int = 32,
+                 token_budget: int | None = DEFAULT_TOKEN_BUDGET) -> list[list[int]]:
+    """Item indices per forward: sorted longest first (ties by index), each forward filled while
+    ``len(batch) <= batch_size`` and ``len(batch) * longest <= token_budget`` (one item always fits).
+    ``token_budget=None``: ``batch_size`` items per forward."""
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+    order = sorted(range(len(lengths)), key=lambda i: (-lengths[i], i))
+    batches: list[list[int]] = []
+    for i in order:
+        cur = batches[-1] if batches else None
+        if (cur is None or len(cur) >= batch_size
+                or (token_budget is not None and (len(cur) + 1) * lengths[cur[0]] > token_budget)):
+            batches.append([i])
+        else:
+            cur.append(i)
+    return batches
+
+
 def score_onepass(model, encoded: Sequence[EncodedItem], *, batch_size: int = 32, pad_id: int = 0,
                   progress: bool = True, on_item: ItemCallback | None = None, logits_mode: str = "keep",
-                  attn_implementation: str | None = "eager",
+                  attn_implementation: str | None = "eager", token_budget: int | None = DEFAULT_TOKEN_BUDGET,
                   desc: str = "scoring (one-pass)") -> list[list[EndingScore]]:
+    """Scores of every ending of every item; forwards as :func:`plan_batches` packs them
+    (``batch_size``: the most items a forward takes; ``token_budget``: its padded tokens)."""
     with attention_implementation(model, attn_implementation):
         return _score_onepass(model, encoded, batch_size=batch_size, pad_id=pad_id, progress=progress,
-                              on_item=on_item, logits_mode=logits_mode, desc=desc)
+                              on_item=on_item, logits_mode=logits_mode, desc=desc, token_budget=token_budget)
 
 
-def _score_onepass(model, encoded, *, batch_size, pad_id, progress, on_item, logits_mode, desc):
+def _score_onepass(model, encoded, *, batch_size, pad_id, progress, on_item, logits_mode, desc, token_budget):
     import torch
     from tqdm.auto import tqdm
 
@@ -202,12 +232,10 @@ def _score_onepass(model, encoded, *, batch_size, pad_id, progress, on_item, log
     mask_dtype = next(model.parameters()).dtype
     layouts = [layout_item(e) for e in encoded]
     n = len(encoded)
-    order = sorted(range(n), key=lambda i: (-layouts[i].length, i))
     results: list[list[EndingScore] | None] = [None] * n
     with tqdm(total=n, unit="item", desc=desc, disable=not progress, dynamic_ncols=True,
               bar_format=BAR_FORMAT) as bar:
-        for start in range(0, n, batch_size):
-            batch = order[start:start + batch_size]
+        for batch in plan_batches([r.length for r in layouts], batch_size=batch_size, token_budget=token_budget):
             rows = [layouts[i] for i in batch]
             ids, pos, mask, keep = build_batch(rows, pad_id=pad_id, mask_dtype=mask_dtype)
             logits = forward_selected(model, ids, pos, mask, keep, logits_mode=logits_mode)

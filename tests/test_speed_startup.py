@@ -1,0 +1,148 @@
+"""Start-up of `synthprobe score deeparithmark`: light imports, one-pass verdict kept on disk, threads."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "data" / "deeparithmark-1.jsonl"
+
+#: Libraries the scoring path must not import before it uses them (they cost seconds to import).
+HEAVY = ("datasets", "pyarrow", "scipy", "matplotlib", "sklearn", "statsmodels", "jinja2", "pandas")
+
+_PROBE_IMPORTS = r"""
+import json, sys
+from synthprobe.cli import build_parser
+args = build_parser().parse_args(["score", "deeparithmark", "--data", sys.argv[1], "--no-cache", "--limit", "1",
+                                  "--output", sys.argv[2], "--dtype", "float32"])
+from synthprobe.scoring.cli import config_from_args
+from synthprobe.scoring import deeparithmark
+config = config_from_args(args)
+deeparithmark.validate(config)             # reads the data, checks the model spec (imports torch)
+import synthprobe.backends.hf.backend, synthprobe.backends.hf.loglik, synthprobe.backends.hf.onepass
+import synthprobe.backends.hf.encode, synthprobe.backends.hf.gguf, synthprobe.scoring.runner
+print(json.dumps(sorted({m.split(".")[0] for m in sys.modules})))
+"""
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def test_score_path_imports_no_heavy_library_before_the_model_loads(tmp_path):
+    """Everything the score command runs before the engine loads transformers: the CLI parser, the
+    data check, the backend check (torch) and the scoring and engine modules themselves."""
+    out = subprocess.run([sys.executable, "-c", _PROBE_IMPORTS, str(DATA), str(tmp_path / "r.json")],
+                         capture_output=True, text=True, env=_env(), timeout=300)
+    assert out.returncode == 0, out.stderr
+    loaded = set(json.loads(out.stdout.strip().splitlines()[-1]))
+    assert "torch" in loaded  # the probe did reach the backend check
+    assert not loaded & set(HEAVY), f"imported before use: {sorted(loaded & set(HEAVY))}"
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_cli_import_alone_is_light():
+    code = ("import sys; import synthprobe.cli as c; c.build_parser(); "
+            "print(','.join(sorted({m.split('.')[0] for m in sys.modules})))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(), timeout=120)
+    assert out.returncode == 0, out.stderr
+    loaded = set(out.stdout.strip().split(","))
+    assert not loaded & (set(HEAVY) | {"torch", "transformers", "numpy"}), sorted(loaded)
+
+
+def test_physical_cores_counts_cores_not_hyperthreads():
+    from synthprobe.backends.hf.backend import physical_cores
+
+    n = physical_cores()
+    usable = len(os.sched_getaffinity(0))
+    assert 1 <= n <= usable
+    siblings = Path("/sys/devices/system/cpu/cpu0/topology/thread_siblings_list")
+    if siblings.is_file() and usable == os.cpu_count():
+        # On Linux with every CPU usable: CPUs / threads per core (unless a cgroup quota caps it).
+        per_core = len(_expand(siblings.read_text().strip()))
+        assert n <= usable // per_core
+
+
+def _expand(cpu_list: str) -> list[int]:
+    out: list[int] = []
+    for part in cpu_list.split(","):
+        a, _, b = part.partition("-")
+        out.extend(range(int(a), int(b or a) + 1))
+    return out
+
+
+def test_set_threads_keeps_a_lower_count_and_obeys_an_explicit_one():
+    import torch
+
+    from synthprobe.backends.hf.backend import physical_cores, set_threads
+
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        set_threads(None)
+        assert torch.get_num_threads() == 1
+        torch.set_num_threads(physical_cores() + 3)
+        set_threads(None)
+        assert torch.get_num_threads() == physical_cores()
+        set_threads(3)
+        assert torch.get_num_threads() == 3
+    finally:
+        torch.set_num_threads(before)
+
+
+@pytest.fixture(scope="module")
+def embedded():
+    from synthprobe.backends import load_backend
+
+    return load_backend("smollm2-135m-instruct", dtype="float32", device="cpu", progress=False)
+
+
+def _count_forwards(model):
+    calls = []
+    handle = model.register_forward_pre_hook(lambda *a: calls.append(1))
+    return calls, handle
+
+
+def test_onepass_verdict_is_kept_on_disk_and_reused(embedded, _isolated_score_cache):
+    """The 3-forward probe runs once per (weights, dtype, device, versions); a new process (here:
+    a backend with empty in-memory capabilities) reads the stored verdict and runs no forward."""
+    from synthprobe.backends.hf.loglik import check_onepass, verdict_path
+
+    embedded.capabilities.clear()
+    path = verdict_path(embedded)
+    assert path is not None and path.parent.parent == _isolated_score_cache and not path.exists()
+    calls, handle = _count_forwards(embedded.model)
+    try:
+        first = check_onepass(embedded)
+        assert first == (True, None, "keep") and len(calls) >= 3
+        assert json.loads(path.read_text()) == {"onepass_ok": True, "onepass_reason": None, "logits_mode": "keep"}
+        embedded.capabilities.clear()
+        calls.clear()
+        assert check_onepass(embedded) == first and calls == []
+        # A damaged or foreign file is ignored: the probe runs again and rewrites it.
+        path.write_text('{"onepass_ok": "yes"}')
+        embedded.capabilities.clear()
+        assert check_onepass(embedded) == first and len(calls) >= 3
+        assert json.loads(path.read_text())["onepass_ok"] is True
+    finally:
+        handle.remove()
+
+
+def test_onepass_verdict_key_changes_with_dtype_and_model_class(embedded):
+    from types import SimpleNamespace
+
+    from synthprobe.backends.hf.loglik import verdict_path
+
+    base = verdict_path(embedded)
+    other_dtype = SimpleNamespace(**{**vars(embedded), "dtype": "bfloat16"})
+    assert verdict_path(other_dtype) != base
+    no_fingerprint = SimpleNamespace(**{**vars(embedded), "fingerprint": ""})
+    assert verdict_path(no_fingerprint) is None
