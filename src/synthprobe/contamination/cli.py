@@ -38,7 +38,7 @@ examples:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from synthprobe.contamination.corpus import DEFAULT_MAX_RECORD_BYTES, DEFAULT_SHARD_BYTES
+    from synthprobe.contamination import DEFAULT_MAX_RECORD_BYTES, DEFAULT_SHARD_BYTES
     from synthprobe.io import add_overwrite_argument
 
     p.add_argument("--corpus", action="append", required=True, metavar="PATH",

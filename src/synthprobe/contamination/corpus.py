@@ -42,13 +42,12 @@ from typing import Any, Iterator
 import numpy as np
 
 from synthprobe.errors import InputError
+from synthprobe.contamination import DEFAULT_MAX_RECORD_BYTES, DEFAULT_SHARD_BYTES
 from synthprobe.contamination import ngrams as ng
 
 PIECE_BYTES = 1 << 20
 BUFFER_TOKENS = 1 << 16
 ROWS_PER_BATCH = 1024
-DEFAULT_SHARD_BYTES = 64 << 20
-DEFAULT_MAX_RECORD_BYTES = 16 << 20
 TEXT_EXT = (".txt", ".text", ".md")
 JSONL_EXT = (".jsonl", ".ndjson")
 PARQUET_EXT = (".parquet",)
