@@ -318,27 +318,12 @@ class VLLMBackend(BaseBackend):
 
     # -- generation ------------------------------------------------------------------------
     def _encode_prompts(self, prompts: Sequence[str], max_new_tokens: int, batch_size: int) -> list[list[int]]:
-        if isinstance(prompts, str):
-            raise TypeError("prompts must be a sequence of strings, not one string")
-        if not isinstance(max_new_tokens, int) or isinstance(max_new_tokens, bool) or max_new_tokens < 0:
-            raise ValueError(f"max_new_tokens must be an integer >= 0, got {max_new_tokens!r}")
-        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
-            raise ValueError(f"batch_size must be an integer >= 1, got {batch_size!r}")
-        for i, p in enumerate(prompts):
-            if not isinstance(p, str):
-                raise TypeError(f"prompt {i} is {type(p).__name__}, expected str")
-        if not prompts:
-            return []
-        encoded = self.tokenizer(list(prompts), add_special_tokens=False)["input_ids"]
-        if self.bos:
-            encoded = [[self.tokenizer.bos_token_id, *ids] for ids in encoded]
-        for i, ids in enumerate(encoded):
-            if not ids:
-                raise ValueError(f"prompt {i} encodes to no tokens; decoding needs a context")
-            if self.max_length is not None and len(ids) + max_new_tokens > self.max_length:
-                raise ValueError(f"prompt {i} has {len(ids)} tokens; with max_new_tokens={max_new_tokens} "
-                                 f"it exceeds the model's {self.max_length} positions")
-        return [list(ids) for ids in encoded]
+        from synthprobe.backends.hf.generate import encode_prompts
+
+        return [list(ids) for ids in encode_prompts(
+            self.tokenizer, prompts, max_new_tokens=max_new_tokens, batch_size=batch_size,
+            add_special_tokens=False, bos_id=self.tokenizer.bos_token_id if self.bos else None,
+            limit=self.max_length)]
 
     def _decode(self, jobs: list[tuple[list[int], int | None]], *, max_new_tokens: int, stops: tuple[str, ...],
                 temperature: float, top_p: float, skip_leading_whitespace: bool,

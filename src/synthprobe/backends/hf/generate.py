@@ -103,7 +103,16 @@ def _device(model) -> torch.device:
 
 def _encode(tokenizer, model, prompts, *, max_new_tokens: int, batch_size: int, add_special_tokens: bool,
             bos_id: int | None) -> list[list[int]]:
-    """Check the arguments and tokenise ``prompts`` (raises ``TypeError`` / ``ValueError``)."""
+    """:func:`encode_prompts` within ``model``'s positions."""
+    return encode_prompts(tokenizer, prompts, max_new_tokens=max_new_tokens, batch_size=batch_size,
+                          add_special_tokens=add_special_tokens, bos_id=bos_id, limit=_max_positions(model))
+
+
+def encode_prompts(tokenizer, prompts, *, max_new_tokens: int, batch_size: int, add_special_tokens: bool,
+                   bos_id: int | None, limit: int | None) -> list[list[int]]:
+    """Check the generation arguments and tokenise ``prompts`` (raises ``TypeError`` /
+    ``ValueError``); every prompt plus ``max_new_tokens`` must fit ``limit`` positions. Shared by
+    every engine that tokenises with the HF tokenizer (this one and vLLM's)."""
     if isinstance(prompts, str):
         raise TypeError("prompts must be a sequence of strings, not one string")
     if not isinstance(max_new_tokens, int) or isinstance(max_new_tokens, bool) or max_new_tokens < 0:
@@ -118,7 +127,6 @@ def _encode(tokenizer, model, prompts, *, max_new_tokens: int, batch_size: int, 
     encoded = tokenizer(list(prompts), add_special_tokens=add_special_tokens)["input_ids"]
     if bos_id is not None:  # the backend's --bos: one BOS before every prompt, as for scoring
         encoded = [[bos_id, *ids] for ids in encoded]
-    limit = _max_positions(model)
     for i, ids in enumerate(encoded):
         if not ids:
             raise ValueError(f"prompt {i} encodes to no tokens; decoding needs a context")
