@@ -402,19 +402,10 @@ class VLLMBackend(BaseBackend):
         """``n`` samples per prompt; sample ``s`` of a prompt with seed ``x`` is vLLM's seeded
         request ``x * 1000 + s`` (the same prompt, seed and settings give the same samples on the
         same machine and software; they are not the HF engine's samples)."""
-        from synthprobe.backends.hf.generate import _as_stops
+        from synthprobe.backends.hf.generate import sample_arguments
 
-        prompts = list(prompts) if not isinstance(prompts, str) else prompts
-        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-            raise ValueError(f"n must be an integer >= 1, got {n!r}")
-        if not temperature > 0:
-            raise ValueError(f"temperature must be > 0 for sampling, got {temperature!r}")
-        if not 0 < top_p <= 1:
-            raise ValueError(f"top_p must be in (0, 1], got {top_p!r}")
-        seeds = list(seeds)
-        if len(seeds) != len(prompts) or not all(isinstance(x, int) and not isinstance(x, bool) for x in seeds):
-            raise ValueError(f"expected one integer seed per prompt ({len(prompts)}), got {seeds!r:.80}")
-        stops = _as_stops(stop)
+        prompts, seeds, stops = sample_arguments(prompts, n=n, temperature=temperature, top_p=top_p, seeds=seeds,
+                                                 stop=stop)
         encoded = self._encode_prompts(prompts, max_new_tokens, batch_size)
         if max_new_tokens == 0:
             return [[Generation("", "length", 0)] * n for _ in encoded]

@@ -37,6 +37,23 @@ import torch
 
 from synthprobe.backends.base import FinishReason, Generation
 
+def sample_arguments(prompts, *, n: int, temperature: float, top_p: float, seeds: Sequence[int],
+                     stop: str | Sequence[str] | None) -> tuple[list[str], list[int], tuple[str, ...]]:
+    """The checked arguments of a ``sample`` call, for every engine: ``(prompts, seeds, stops)``.
+    Raises ValueError naming the argument that is out of range."""
+    prompts = list(prompts) if not isinstance(prompts, str) else prompts
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise ValueError(f"n must be an integer >= 1, got {n!r}")
+    if not temperature > 0:
+        raise ValueError(f"temperature must be > 0 for sampling, got {temperature!r}")
+    if not 0 < top_p <= 1:
+        raise ValueError(f"top_p must be in (0, 1], got {top_p!r}")
+    seeds = list(seeds)
+    if len(seeds) != len(prompts) or not all(isinstance(x, int) and not isinstance(x, bool) for x in seeds):
+        raise ValueError(f"expected one integer seed per prompt ({len(prompts)}), got {seeds!r:.80}")
+    return prompts, seeds, _as_stops(stop)
+
+
 def _as_stops(stop: str | Sequence[str] | None) -> tuple[str, ...]:
     if stop is None:
         return ()
@@ -233,17 +250,8 @@ def sample_generate(model, tokenizer, prompts: Sequence[str], *, n: int, tempera
     one; ``batch_size`` rows where ``n`` allows). Stop strings, end-of-sequence tokens,
     ``bos_id`` and ``skip_leading_whitespace`` work as in :func:`greedy_generate`.
     """
-    prompts = list(prompts) if not isinstance(prompts, str) else prompts
-    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-        raise ValueError(f"n must be an integer >= 1, got {n!r}")
-    if not temperature > 0:
-        raise ValueError(f"temperature must be > 0 for sampling, got {temperature!r}")
-    if not 0 < top_p <= 1:
-        raise ValueError(f"top_p must be in (0, 1], got {top_p!r}")
-    seeds = list(seeds)
-    if len(seeds) != len(prompts) or not all(isinstance(x, int) and not isinstance(x, bool) for x in seeds):
-        raise ValueError(f"expected one integer seed per prompt ({len(prompts)}), got {seeds!r:.80}")
-    stops = _as_stops(stop)
+    prompts, seeds, stops = sample_arguments(prompts, n=n, temperature=temperature, top_p=top_p, seeds=seeds,
+                                             stop=stop)
     encoded = _encode(tokenizer, model, prompts, max_new_tokens=max_new_tokens, batch_size=batch_size,
                       add_special_tokens=add_special_tokens, bos_id=bos_id)
     if not prompts:
