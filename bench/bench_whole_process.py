@@ -20,6 +20,11 @@ C, and lm-eval's per-character ``acc_norm`` against our ``acc_char``.
 
     python bench/bench_whole_process.py [--n 200] [--repeats 3] [--skip B,C]
 
+Last it prints each runner's multiply-adds and the GFLOP/s its median implies (start-up
+included): the per-ending protocol needs ~3.8-3.9x ours on these items, so that ratio is what
+the whole-process ratio tends to once start-up stops mattering, if both sides run at the
+machine's arithmetic limit (``bench/profile_scorer.py`` shows that ours does).
+
 Untimed set-up: the YAML export, and one warm-up run of each (so page cache and the cached
 weights are in place for all three alike); ``--no-warmup`` leaves it out. The score cache is off
 (``--no-cache``), the one-pass verdict kept on disk is not (as for any second run of ours).
@@ -124,6 +129,26 @@ def predictions(which: str, out: Path) -> dict[str, list[int]]:
     return {"acc": acc, "acc_norm_chars": norm}
 
 
+def arithmetic(n: int, medians: dict[str, float]) -> None:
+    """Each runner's multiply-adds (``bench/multiply_adds.py``) and the rate its median wall time
+    implies, start-up included; their ratio is the whole-process ratio that equal efficiency gives."""
+    from multiply_adds import count
+
+    from synthprobe.backends import load_backend
+    from synthprobe.backends.hf.encode import encode_items
+    from synthprobe.formats.arithmark3 import load_arithmark3
+
+    backend = load_backend("smollm2-135m-instruct", dtype="float32", device="cpu", progress=False)
+    enc = encode_items(backend.tokenizer, load_arithmark3(DATA)[:n], max_context=1024,
+                       bos_id=backend.bos_token_id if backend.bos else None)
+    macs = count(backend.model.config, enc, batch_size=32)
+    work = {"A": macs.ours, "B": macs.peer, "C": macs.peer}
+    print(f"multiply-adds: ours {macs.ours / 1e9:,.0f} G, the per-ending protocol (B, C) {macs.peer / 1e9:,.0f} G "
+          f"= {macs.ratio:.2f}x ours (python bench/profile_scorer.py: where the time goes)")
+    for w, wall in medians.items():
+        print(f"  {w} {NAMES[w]:<24} {2 * work[w] / wall / 1e9:6.0f} GFLOP/s over the whole process")
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--n", type=int, default=200, help="first N release items (default: %(default)s)")
@@ -161,6 +186,7 @@ def main(argv=None) -> int:
     for w in which:
         ratio = "" if w == "A" or "A" not in med else f"{med[w] / med['A']:.2f}x"
         print(f"{w:2}{NAMES[w]:<26}{med[w]:10.1f} s{max(peaks[w]) / 2**30:7.2f} GiB{ratio:>10}")
+    arithmetic(args.n, {w: med[w] for w in which})
     ok = True
     for metric in ("acc", "acc_norm_tokens", "acc_norm_chars"):
         have = [w for w in which if metric in preds[w]]

@@ -70,32 +70,23 @@ def main(argv=None) -> int:
     from synthprobe.backends.hf.encode import encode_items
     from synthprobe.backends.hf.onepass import DEFAULT_TOKEN_BUDGET, layout_item, plan_batches, score_onepass
     from synthprobe.formats.arithmark3 import load_arithmark3
+    from multiply_adds import count
 
     backend = load_backend(args.model, dtype="float32", device="cpu", progress=False,
                            **({"threads": args.threads} if args.threads else {}))
     model, pad = backend.model, backend.pad_token_id
     cfg = model.config
-    hidden, inter, layers = cfg.hidden_size, cfg.intermediate_size, cfg.num_hidden_layers
-    head_dim = getattr(cfg, "head_dim", None) or hidden // cfg.num_attention_heads
-    q_out, kv_out = cfg.num_attention_heads * head_dim, cfg.num_key_value_heads * head_dim
-    # multiply-adds per token: q, k, v, o projections and the gated MLP, in every layer; the LM head
-    body = layers * (hidden * q_out + 2 * hidden * kv_out + q_out * hidden + 3 * hidden * inter)
-    head = hidden * cfg.vocab_size
-
     items = load_arithmark3(args.data)[: args.n]
     enc = encode_items(backend.tokenizer, items, max_context=1024,
                        bos_id=backend.bos_token_id if backend.bos else None)
-    layouts = [layout_item(e) for e in enc]
-    batches = plan_batches([r.length for r in layouts], batch_size=args.batch_size,
+    macs = count(cfg, enc, batch_size=args.batch_size)
+    body, head, ours_mac, peer_mac = macs.body, macs.head, macs.ours, macs.peer
+    fed, padded, kept = macs.fed, macs.padded, macs.kept
+    hidden, inter, layers = cfg.hidden_size, cfg.intermediate_size, cfg.num_hidden_layers
+    head_dim = getattr(cfg, "head_dim", None) or hidden // cfg.num_attention_heads
+    q_out, kv_out = cfg.num_attention_heads * head_dim, cfg.num_key_value_heads * head_dim
+    batches = plan_batches([layout_item(e).length for e in enc], batch_size=args.batch_size,
                            token_budget=DEFAULT_TOKEN_BUDGET)
-    fed = sum(r.length for r in layouts)
-    padded = sum(len(b) * max(layouts[i].length for i in b) for b in batches)
-    kept = sum(len({pos for ending in r.targets for pos, _ in ending}) for r in layouts)
-    ours_mac = padded * body + kept * head
-    request_tokens = sum(e.reference_tokens for e in enc)
-    n_endings = sum(len(e.ending_ids) for e in enc)
-    peer_fed = request_tokens - n_endings
-    peer_mac = peer_fed * (body + head)
 
     print(f"{backend.name}, fp32, torch {torch.__version__}, {torch.get_num_threads()} threads; "
           f"{len(items)} items, {len(batches)} forwards")
@@ -130,7 +121,7 @@ def main(argv=None) -> int:
           f"{1 - mm_us / total_us:.1%}")
 
     print(f"\n3. multiply-adds: ours {ours_mac / 1e9:,.0f} G; the per-ending protocol {peer_mac / 1e9:,.0f} G "
-          f"({peer_fed:,} fed tokens, logits at each) = {peer_mac / ours_mac:.2f}x ours")
+          f"({macs.peer_fed:,} fed tokens, logits at each) = {peer_mac / ours_mac:.2f}x ours")
     print(f"   ceiling of the whole-process ratio against a peer as efficient as we are: {peer_mac / ours_mac:.2f}x "
           f"(plus the difference in start-up); even with nothing but matrix products, ours would take "
           f"{2 * ours_mac / (peak * 1e9):.1f} s of this pass's {wall:.1f} s")
