@@ -66,7 +66,7 @@ from pathlib import Path
 from typing import Iterator, Mapping
 
 from synthprobe.io import atomic_open
-from synthprobe.seeding import derive_seed, item_rng
+from synthprobe.seeding import ItemStreams, derive_seed
 from synthprobe.tasks.deeparithmark.answer_shape import acceptance, load_table
 from synthprobe.tasks.deeparithmark.base import (FAMILIES, Family, GenerationError, Problem,
                                                  feasible_ranks, render_value, usable_mistakes)
@@ -219,8 +219,9 @@ def _first_draw(fam: Family, template: str, seed: int, k: int, rank: int, seen: 
                 ) -> tuple[Problem, random.Random, int, list[DecoySet], int, int]:
     """The attempt loop of :func:`draw` from attempt ``start``: ``(problem, rng, key, sets,
     attempt, off)``; the reasons for discarded draws are counted into ``why``."""
+    streams = ItemStreams(f"deeparithmark/{template}", seed, k)  # item_rng(…, k, attempt)
     for attempt in range(start, MAX_ATTEMPTS):
-        rng = item_rng(f"deeparithmark/{template}", seed, k, attempt)
+        rng = streams.rng(attempt)
         try:
             problem = fam.generate(rng)
         except GenerationError:
