@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable, Mapping
+from typing import Callable, Iterator, Mapping, Sequence
 
 Number = int | Fraction
 
@@ -97,16 +97,35 @@ class Steps:
 
     Use one method per step; every method returns the exact result so later steps consume
     earlier results. ``money=True`` renders amounts with ``$``.
+
+    A step whose numbers are all whole (nearly every one) keeps its values and is written out
+    only when the lines are read (:attr:`lines`, or the lines of :meth:`solution` once the
+    builder needs them): whole numbers always have a rendering, so this changes no text and no
+    error, and the draws the builder discards before it looks at the steps (most of them)
+    never pay for the text. Any other step is written at once, so a value with no decimal
+    form still rejects the draw where it did.
     """
 
+    __slots__ = ("_rows",)
+
     def __init__(self) -> None:
-        self.lines: list[str] = []
+        self._rows: list = []   # a written line (str) or the values of one to write (tuple)
+
+    @property
+    def lines(self) -> list[str]:
+        """The solution lines so far, written out."""
+        return _written(self._rows)
+
+    def solution(self) -> StepLines:
+        """The lines so far as a read-only sequence that writes them when first read: what a
+        family passes as ``Problem.steps``."""
+        return StepLines(self._rows[:])
 
     def op(self, what: str, a: Number, op: str, b: Number, *, money: bool = False) -> Number:
         """``a + b``, ``a - b``, ``a × b`` or an exact ``a / b`` (must terminate as a decimal)."""
         c = exact_op(a, op, b)
-        self.lines.append(f"{what}: {fmt_num(a, money=money)} {op} {fmt_num(b, money=money)} = "
-                          f"{fmt_num(c, money=money)}")
+        row = (_op_line, what, a, op, b, c, money)
+        self._rows.append(row if type(a) is int and type(b) is int and type(c) is int else _op_line(*row[1:]))
         return c
 
     def divmod(self, what: str, a: int, b: int) -> tuple[int, int]:
@@ -114,24 +133,84 @@ class Steps:
         a, b = as_int(a), as_int(b)
         require(b > 0 and a >= 0, "whole-unit division needs a >= 0 and b > 0")
         q, r = divmod(a, b)
-        self.lines.append(f"{what}: {a} / {b} = {q} (remainder {r})")
+        self._rows.append((_divmod_line, what, a, b, q, r))
         return q, r
 
     def pct(self, what: str, p: Number, a: Number, *, money: bool = False) -> Number:
         """``<what>: p% of a = c`` with c = a·p/100 exactly."""
         c = exact_pct(p, a)
-        self.lines.append(f"{what}: {fmt_num(p)}% of {fmt_num(a, money=money)} = "
-                          f"{fmt_num(c, money=money)}")
+        row = (_pct_line, what, p, a, c, money)
+        self._rows.append(row if type(p) is int and type(a) is int and type(c) is int else _pct_line(*row[1:]))
         return c
 
     def clock(self, what: str, start: int, minutes: int) -> int:
         """``<what>: H:MM a.m. + m min = H:MM p.m.`` on minutes after midnight."""
         end = start + as_int(minutes)
-        self.lines.append(f"{what}: {fmt_clock(start)} + {as_int(minutes)} min = {fmt_clock(end)}")
+        self._rows.append(_clock_line(what, start, minutes, end))
         return end
 
     def __len__(self) -> int:
-        return len(self.lines)
+        return len(self._rows)
+
+
+def _op_line(what: str, a: Number, op: str, b: Number, c: Number, money: bool) -> str:
+    return f"{what}: {fmt_num(a, money=money)} {op} {fmt_num(b, money=money)} = {fmt_num(c, money=money)}"
+
+
+def _divmod_line(what: str, a: int, b: int, q: int, r: int) -> str:
+    return f"{what}: {a} / {b} = {q} (remainder {r})"
+
+
+def _pct_line(what: str, p: Number, a: Number, c: Number, money: bool) -> str:
+    return f"{what}: {fmt_num(p)}% of {fmt_num(a, money=money)} = {fmt_num(c, money=money)}"
+
+
+def _clock_line(what: str, start: int, minutes: int, end: int) -> str:
+    return f"{what}: {fmt_clock(start)} + {as_int(minutes)} min = {fmt_clock(end)}"
+
+
+def _written(rows: list) -> list:
+    """``rows`` with every pending line written out, in place (and returned)."""
+    for i, row in enumerate(rows):
+        if type(row) is not str:
+            rows[i] = row[0](*row[1:])
+    return rows
+
+
+class StepLines(Sequence[str]):
+    """A problem's solution lines (:meth:`Steps.solution`): a read-only sequence of strings,
+    equal to the tuple of the same lines, written out when first read."""
+
+    __slots__ = ("_rows", "_lines")
+
+    def __init__(self, rows: list) -> None:
+        self._rows: list | None = rows
+        self._lines: tuple[str, ...] | None = None
+
+    def _get(self) -> tuple[str, ...]:
+        if self._lines is None:
+            self._lines, self._rows = tuple(_written(self._rows)), None
+        return self._lines
+
+    def __getitem__(self, i):
+        return self._get()[i]
+
+    def __len__(self) -> int:
+        return len(self._rows) if self._lines is None else len(self._lines)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._get())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (StepLines, tuple, list)):
+            return self._get() == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._get())
+
+    def __repr__(self) -> str:
+        return repr(self._get())
 
 
 def _norm(x: Fraction) -> Number:
@@ -203,7 +282,7 @@ class Problem:
     answer: int
     unit: str
     ending: str
-    steps: tuple[str, ...]
+    steps: Sequence[str]   # a tuple, or Steps.solution() (written when first read)
     mistakes: Mapping[str, int]
     kind: str = "count"
     params: Mapping[str, object] = field(default_factory=dict)

@@ -16,7 +16,7 @@ from fractions import Fraction
 from math import lcm
 from typing import Callable, Iterable, Iterator, Mapping
 
-from ..base import GenerationError, Number, Steps, as_int, exact_op, exact_pct, require
+from ..base import GenerationError, Number, StepLines, Steps, as_int, exact_op, exact_pct, require
 
 #: The longest prompt the release allows, in words.
 MAX_CTX_WORDS = 45
@@ -41,13 +41,14 @@ Calc = Steps | Exact
 Chain = Callable[[Calc, "str | None"], Number]
 
 
-def solve(chain: Chain) -> tuple[int, tuple[str, ...]]:
-    """Run the correct chain; return the whole, positive answer and its solution lines."""
+def solve(chain: Chain) -> tuple[int, StepLines]:
+    """Run the correct chain; return the whole, positive answer and its solution lines
+    (written when first read, see :class:`Steps`)."""
     steps = Steps()
     value = chain(steps, None)
     answer = as_int(value, "the answer must be a whole number")
     require(answer > 0, "the answer must be positive")
-    return answer, tuple(steps.lines)
+    return answer, steps.solution()
 
 
 def mistakes(chain: Chain, names: Iterable[str], answer: int) -> Mapping[str, int]:
