@@ -109,6 +109,12 @@ def check_step(line: str) -> CheckedStep:
             raise StepError(f"{line!r}: {m['a']} {op} {m['b']} is {v}, not {m['c']}")
         return CheckedStep(what, (a, b), c, "×" if op == "*" else op, *_sides(body))
     if m := _PCT.match(body):
+        ip, ia, ic = (m[k].replace("$", "").replace(",", "") for k in "pac")
+        if ip.isdigit() and ia.isdigit() and ic.isdigit():
+            # whole non-negative numbers (most steps): a·p/100 = c tested in int arithmetic
+            p, a, c = int(ip), int(ia), int(ic)
+            if a * p == 100 * c:
+                return CheckedStep(what, (Fraction(p), Fraction(a)), Fraction(c), "%", *_sides(body))
         p, a, c = (parse_number(m[k]) for k in "pac")
         if a * p / 100 != c:
             raise StepError(f"{line!r}: {m['p']}% of {m['a']} is {a * p / 100}, not {m['c']}")
