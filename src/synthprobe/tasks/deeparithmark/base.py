@@ -46,7 +46,8 @@ def fmt_num(x: Number, *, money: bool = False, commas: bool = False) -> str:
             return "$" + text if money else text
         text = f"{-x:,}" if commas else str(-x)
         return "-$" + text if money else "-" + text
-    x = Fraction(x)
+    if type(x) is not Fraction:  # an equal Fraction is already normalised: no need to rebuild it
+        x = Fraction(x)
     sign = "-" if x < 0 else ""
     x = abs(x)
     whole, rest = divmod(x.numerator, x.denominator)
@@ -83,9 +84,10 @@ def fmt_clock(minutes: int) -> str:
 def as_int(x: Number, why: str = "result must be a whole number") -> int:
     if type(x) is int:
         return x
-    x = Fraction(x)
+    if type(x) is not Fraction:
+        x = Fraction(x)
     require(x.denominator == 1, why)
-    return int(x)
+    return x.numerator  # int(x) of a whole Fraction
 
 
 # ---------------------------------------------------------------------------------------
@@ -214,7 +216,7 @@ class StepLines(Sequence[str]):
 
 
 def _norm(x: Fraction) -> Number:
-    return int(x) if x.denominator == 1 else x
+    return x.numerator if x.denominator == 1 else x  # int(x) of a whole Fraction
 
 
 def exact_op(a: Number, op: str, b: Number) -> Number:
@@ -234,7 +236,11 @@ def exact_op(a: Number, op: str, b: Number) -> Number:
             q, r = divmod(a, b)
             return q if r == 0 else Fraction(a, b)
         raise ValueError(f"unknown operator {op!r}")
-    a, b = Fraction(a), Fraction(b)
+    # (a Fraction operand is used as it is: rebuilding it gives an equal one)
+    if type(a) is not Fraction:
+        a = Fraction(a)
+    if type(b) is not Fraction:
+        b = Fraction(b)
     if op == "+":
         c = a + b
     elif op == "-":
@@ -254,7 +260,7 @@ def exact_pct(p: Number, a: Number) -> Number:
     if type(a) is int and type(p) is int:
         q, r = divmod(a * p, 100)
         return q if r == 0 else Fraction(a * p, 100)
-    return _norm(Fraction(a) * Fraction(p) / 100)
+    return _norm((a if type(a) is Fraction else Fraction(a)) * (p if type(p) is Fraction else Fraction(p)) / 100)
 
 
 # ---------------------------------------------------------------------------------------

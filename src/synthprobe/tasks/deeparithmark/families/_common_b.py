@@ -87,10 +87,11 @@ class _Mistakes(Mapping[str, int]):
                 except GenerationError:
                     continue
                 if type(value) is not int:
-                    value = Fraction(value)
+                    if type(value) is not Fraction:
+                        value = Fraction(value)
                     if value.denominator != 1:
                         continue
-                    value = int(value)
+                    value = value.numerator  # int(value) of a whole Fraction
                 if value > 0 and value != answer:
                     out[name] = value
             self._values, self._chain = out, None  # the closure is no longer needed
