@@ -194,15 +194,22 @@ def decoy_sets(problem: Problem, rank: int, usable: Mapping[str, int] | None = N
         usable = usable_mistakes(problem)
     answer, render = problem.answer, problem.render
     width = len(render(answer))
-    below, above = [], []  # ((name, value), 1 if its ending's length differs from the answer's)
+    below, above = [], []      # (name, value) on each side of the answer, in the family's order
+    below_off, above_off = [], []  # 1 where that ending's length differs from the answer's
     for name, v in usable.items():
         if v != answer:
-            (below if v < answer else above).append(((name, v), len(render(v)) != width))
-    # each side's combinations with their off-length count, in itertools order
-    lows = [(tuple(m for m, _ in c), sum(o for _, o in c))
-            for c in itertools.combinations(below, rank)]
-    highs = [(tuple(m for m, _ in c), sum(o for _, o in c))
-             for c in itertools.combinations(above, N_OPTIONS - 1 - rank)]
+            if v < answer:
+                below.append((name, v))
+                below_off.append(len(render(v)) != width)
+            else:
+                above.append((name, v))
+                above_off.append(len(render(v)) != width)
+    # each side's combinations with their off-length count, in itertools order (the
+    # combinations of the flags run in step with those of the mistakes)
+    combinations = itertools.combinations
+    lows = list(zip(combinations(below, rank), map(sum, combinations(below_off, rank))))
+    hi_n = N_OPTIONS - 1 - rank
+    highs = list(zip(combinations(above, hi_n), map(sum, combinations(above_off, hi_n))))
     best, out = N_OPTIONS, []
     for lo, lo_off in lows:
         for hi, hi_off in highs:

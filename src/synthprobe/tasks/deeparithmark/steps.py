@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 _NUM = r"-?\$?[0-9][0-9,]*(?:\.[0-9]+)?"
 _CLOCK = r"[0-9]{1,2}:[0-9]{2}(?: [ap]\.m\.)?"
@@ -47,10 +48,15 @@ class CheckedStep:
     remainder: Fraction | None = None
 
 
+#: ``Fraction(n)`` for a whole ``n``, shared: Fractions are immutable, and the same numbers
+#: come back in step after step, so the re-check of a large build builds each one once.
+_whole = lru_cache(maxsize=1 << 16)(Fraction)
+
+
 def parse_number(text: str) -> Fraction:
     t = text.replace("$", "").replace(",", "")
     if t.isdigit():  # a plain whole number: the same Fraction without parsing the string as one
-        return Fraction(int(t))
+        return _whole(int(t))
     return Fraction(t)
 
 
@@ -92,7 +98,7 @@ def check_step(line: str) -> CheckedStep:
             else:
                 ok = (a + b if op == "+" else a - b if op == "-" else a * b) == c
             if ok:
-                return CheckedStep(what, (Fraction(a), Fraction(b)), Fraction(c), "×" if op == "*" else op,
+                return CheckedStep(what, (_whole(a), _whole(b)), _whole(c), "×" if op == "*" else op,
                                    *_sides(body))
         a, b, c = (parse_number(m[k]) for k in "abc")
         if op == "+":
@@ -114,7 +120,7 @@ def check_step(line: str) -> CheckedStep:
             # whole non-negative numbers (most steps): a·p/100 = c tested in int arithmetic
             p, a, c = int(ip), int(ia), int(ic)
             if a * p == 100 * c:
-                return CheckedStep(what, (Fraction(p), Fraction(a)), Fraction(c), "%", *_sides(body))
+                return CheckedStep(what, (_whole(p), _whole(a)), _whole(c), "%", *_sides(body))
         p, a, c = (parse_number(m[k]) for k in "pac")
         if a * p / 100 != c:
             raise StepError(f"{line!r}: {m['p']}% of {m['a']} is {a * p / 100}, not {m['c']}")
