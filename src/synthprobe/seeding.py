@@ -47,7 +47,7 @@ class ItemStreams:
         if not extra:
             raise ValueError("ItemStreams.seed needs at least one extra part")
         h = self._prefix.copy()
-        h.update(_SEP.join(str(p) for p in extra).encode("utf-8"))
+        h.update((str(extra[0]) if len(extra) == 1 else _SEP.join(str(p) for p in extra)).encode("utf-8"))
         return int.from_bytes(h.digest()[:8], "big")
 
     def rng(self, *extra: object) -> random.Random:

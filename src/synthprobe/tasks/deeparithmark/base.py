@@ -401,7 +401,11 @@ def feasible_ranks(problem: Problem, usable: Mapping[str, int] | None = None) ->
     """Answer ranks (0 = smallest of the four) that the usable mistakes can realise.
 
     ``usable``: :func:`usable_mistakes` of ``problem`` when the caller already has it."""
-    vals = (usable_mistakes(problem) if usable is None else usable).values()
-    below = sum(v < problem.answer for v in vals)
-    above = sum(v > problem.answer for v in vals)
+    answer = problem.answer
+    below = above = 0
+    for v in (usable_mistakes(problem) if usable is None else usable).values():
+        if v < answer:
+            below += 1
+        elif v > answer:
+            above += 1
     return {r for r in range(4) if below >= r and above >= 3 - r}

@@ -87,7 +87,9 @@ def check_step(line: str) -> CheckedStep:
     # the four forms are mutually exclusive; the commonest is tried first
     if m := _BIN.match(body):
         op = m["op"]
-        ia, ib, ic = (m[k].replace("$", "").replace(",", "") for k in "abc")
+        ia = m["a"].replace("$", "").replace(",", "")
+        ib = m["b"].replace("$", "").replace(",", "")
+        ic = m["c"].replace("$", "").replace(",", "")
         if ia.isdigit() and ib.isdigit() and ic.isdigit():
             # whole non-negative operands (most steps): the same test in int arithmetic
             a, b, c = int(ia), int(ib), int(ic)
@@ -115,7 +117,9 @@ def check_step(line: str) -> CheckedStep:
             raise StepError(f"{line!r}: {m['a']} {op} {m['b']} is {v}, not {m['c']}")
         return CheckedStep(what, (a, b), c, "×" if op == "*" else op, *_sides(body))
     if m := _PCT.match(body):
-        ip, ia, ic = (m[k].replace("$", "").replace(",", "") for k in "pac")
+        ip = m["p"].replace("$", "").replace(",", "")
+        ia = m["a"].replace("$", "").replace(",", "")
+        ic = m["c"].replace("$", "").replace(",", "")
         if ip.isdigit() and ia.isdigit() and ic.isdigit():
             # whole non-negative numbers (most steps): a·p/100 = c tested in int arithmetic
             p, a, c = int(ip), int(ia), int(ic)
