@@ -40,9 +40,12 @@ serial build for every number of workers. By default (``workers=None``) a build 
 one runs in this process (a pool's start-up costs more than it saves there).
 
 **Cost.** An item takes about 4.8 draws (half of them thinned by the answer-shape table), each
-a fresh seeded ``random.Random`` and a full ``generate``; the shared machinery keeps that
-cheap (int fast paths in :mod:`.base` instead of ``Fraction``, cached per-family value
-tables), and ``bench/bench_deeparithmark_build.py`` measures it against the builder before
+a seeded stream (:class:`~synthprobe.seeding.ItemStreams`: one hashed prefix and one reseeded
+``random.Random`` per item) and a full ``generate``; the shared machinery keeps that cheap
+(int fast paths in :mod:`.base` instead of ``Fraction``, cached per-family value tables and
+answer shapes), and what a draw computes without drawing or rejecting — whole-number solution
+lines, the depth-4/5 mistake re-runs — waits until the builder reads it, which a thinned draw
+never does. ``bench/bench_deeparithmark_build.py`` measures it against the builder before
 that work.
 
 Memory is O(N) in small fixed-size entries — one byte per item for the plan, four for the
