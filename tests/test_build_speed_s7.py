@@ -14,6 +14,7 @@ code it replaces.
 from __future__ import annotations
 
 import random
+import re
 from fractions import Fraction
 
 import pytest
@@ -166,3 +167,56 @@ def test_percent_steps_check_the_same_in_int_arithmetic():
     for wrong in ("tax: 15% of $1,240 = $187", "x: 12.5% of 80 = 11", "y: 3% of 10 = 0"):
         with pytest.raises(StepError):
             check_step(wrong)
+
+
+def _fmt_reference(x, money=False, commas=False):
+    """fmt_num's Fraction branch as it was, in Fraction arithmetic (the oracle)."""
+    x = Fraction(x)
+    sign = "-" if x < 0 else ""
+    x = abs(x)
+    whole, rest = divmod(x.numerator, x.denominator)
+    text = f"{whole:,}" if commas else str(whole)
+    if rest:
+        den, twos, fives = x.denominator, 0, 0
+        while den % 2 == 0:
+            den, twos = den // 2, twos + 1
+        while den % 5 == 0:
+            den, fives = den // 5, fives + 1
+        if den != 1:
+            raise GenerationError(f"{x} has no terminating decimal form")
+        places = max(twos, fives)
+        text += "." + str((rest * 10 ** places) // x.denominator).rjust(places, "0").rstrip("0")
+        if money and len(text.split(".")[1]) == 1:
+            text += "0"
+    return f"{sign}${text}" if money else sign + text
+
+
+def test_fraction_rendering_and_exact_helpers_match_the_fraction_arithmetic():
+    from synthprobe.tasks.deeparithmark.base import as_int, exact_op, fmt_num
+    from synthprobe.tasks.deeparithmark.families._common_a import exact_div, whole
+
+    rng = random.Random(5)
+    dens = (1, 2, 3, 4, 5, 7, 8, 12, 16, 20, 25, 40, 100, 1000, 1024, 78125)
+    for _ in range(4000):
+        x = Fraction(rng.randint(-10 ** 7, 10 ** 7), rng.choice(dens))
+        for kw in ({}, {"money": True}, {"commas": True}, {"money": True, "commas": True}):
+            try:
+                want = _fmt_reference(x, **kw)
+            except GenerationError as exc:
+                with pytest.raises(GenerationError, match=re.escape(str(exc))):
+                    fmt_num(x, **kw)
+            else:
+                assert fmt_num(x, **kw) == want
+        w = whole(x)
+        assert (w, type(w)) == ((int(x), int) if x.denominator == 1 else (None, type(None)))
+        if x.denominator == 1:
+            assert as_int(x) == int(x) and type(as_int(x)) is int
+        else:
+            with pytest.raises(GenerationError):
+                as_int(x)
+        y = Fraction(rng.randint(1, 999), rng.choice(dens))
+        for op, ref in (("+", x + y), ("-", x - y), ("×", x * y), ("/", x / y)):
+            got = exact_op(x, op, y)
+            assert got == ref and type(got) is (int if ref.denominator == 1 else Fraction)
+        q = exact_div(x, y)
+        assert q == (int(x / y) if (x / y).denominator == 1 else None)

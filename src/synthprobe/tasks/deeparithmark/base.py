@@ -48,12 +48,15 @@ def fmt_num(x: Number, *, money: bool = False, commas: bool = False) -> str:
         return "-$" + text if money else "-" + text
     if type(x) is not Fraction:  # an equal Fraction is already normalised: no need to rebuild it
         x = Fraction(x)
-    sign = "-" if x < 0 else ""
-    x = abs(x)
-    whole, rest = divmod(x.numerator, x.denominator)
+    # on the numerator and denominator as ints (the denominator of a Fraction is positive):
+    # the same text as the Fraction arithmetic of |x|, without building Fractions
+    num, denominator = x.numerator, x.denominator
+    sign = "-" if num < 0 else ""
+    num = abs(num)
+    whole, rest = divmod(num, denominator)
     text = f"{whole:,}" if commas else str(whole)
     if rest:
-        den = x.denominator
+        den = denominator
         twos = fives = 0
         while den % 2 == 0:
             den //= 2
@@ -62,9 +65,9 @@ def fmt_num(x: Number, *, money: bool = False, commas: bool = False) -> str:
             den //= 5
             fives += 1
         if den != 1:
-            raise GenerationError(f"{x} has no terminating decimal form")
+            raise GenerationError(f"{num}/{denominator} has no terminating decimal form")
         places = max(twos, fives)
-        frac = (rest * 10 ** places) // x.denominator
+        frac = (rest * 10 ** places) // denominator
         text += "." + str(frac).rjust(places, "0").rstrip("0")
         if money and len(text.split(".")[1]) == 1:
             text += "0"
