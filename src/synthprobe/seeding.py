@@ -6,16 +6,54 @@ keeps every (task, seed, index) stream independent, on any machine and any PYTHO
 
 from __future__ import annotations
 
+import _random
 import hashlib
 import random
+
+_SEP = "\x1f"
 
 
 def derive_seed(*parts: object) -> int:
     """A 64-bit integer from the SHA-256 of the parts' ``repr``-free text form."""
-    text = "\x1f".join(str(p) for p in parts)
+    text = _SEP.join(str(p) for p in parts)
     return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big")
 
 
 def item_rng(task: str, seed: int, index: int, *extra: object) -> random.Random:
     """The RNG for one item of one task. ``extra`` separates sub-streams (e.g. retries)."""
     return random.Random(derive_seed(task, seed, index, *extra))
+
+
+class ItemStreams:
+    """The sub-streams ``item_rng(task, seed, index, *extra)`` of one item, made cheaply for a
+    loop that tries many ``extra`` (a builder's retries).
+
+    The constant ``task, seed, index`` prefix is hashed once and each stream's hash continues a
+    copy of it (the same SHA-256 input, so the same seed), and :meth:`rng` reseeds one
+    ``random.Random`` instead of building a new one: the returned generator is in exactly the
+    state ``item_rng`` would give, but it is the *same object* every call, so a stream must be
+    finished with before the next one is asked for.
+    """
+
+    __slots__ = ("_prefix", "_rng")
+
+    def __init__(self, task: str, seed: int, index: int) -> None:
+        self._prefix = hashlib.sha256(f"{task}{_SEP}{seed}{_SEP}{index}{_SEP}".encode("utf-8"))
+        # not seeded here (that costs as much as a stream): every rng() call seeds it
+        self._rng = random.Random.__new__(random.Random)
+
+    def seed(self, *extra: object) -> int:
+        """``derive_seed(task, seed, index, *extra)``; ``extra`` must not be empty."""
+        if not extra:
+            raise ValueError("ItemStreams.seed needs at least one extra part")
+        h = self._prefix.copy()
+        h.update((str(extra[0]) if len(extra) == 1 else _SEP.join(str(p) for p in extra)).encode("utf-8"))
+        return int.from_bytes(h.digest()[:8], "big")
+
+    def rng(self, *extra: object) -> random.Random:
+        """The generator of ``item_rng(task, seed, index, *extra)``, reseeded in place."""
+        rng = self._rng
+        # random.Random.seed for an int: the C seeding, then the cached gauss value cleared
+        _random.Random.seed(rng, self.seed(*extra))
+        rng.gauss_next = None
+        return rng

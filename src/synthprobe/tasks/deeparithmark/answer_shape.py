@@ -27,7 +27,7 @@ from functools import lru_cache
 from typing import Mapping
 
 from synthprobe.io import loads_json
-from synthprobe.tasks.deeparithmark.base import Problem
+from synthprobe.tasks.deeparithmark.base import Problem, render_value
 
 #: Where the calibrated table lives (inside the package, so an installed copy has it).
 WEIGHTS_RESOURCE = "deeparithmark_answer_shape.json"
@@ -43,7 +43,14 @@ def shape_of(text: str) -> str:
 
 def answer_shape(problem: Problem, value: int | None = None) -> str:
     """The shape of ``value`` (default: the answer) as the problem renders it."""
-    return shape_of(problem.render(problem.answer if value is None else value))
+    return _rendered_shape(problem.ending, problem.kind, problem.answer if value is None else value)
+
+
+@lru_cache(maxsize=1 << 16)
+def _rendered_shape(ending: str, kind: str, value: int) -> str:
+    """:func:`shape_of` ``Problem.render(value)`` for a problem with this ending and kind: the
+    builder asks it for every draw, and answers repeat within a family."""
+    return shape_of(ending.format(render_value(value, kind)))
 
 
 @lru_cache(maxsize=1)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable, Mapping
+from typing import Callable, Iterator, Mapping, Sequence
 
 Number = int | Fraction
 
@@ -46,13 +46,17 @@ def fmt_num(x: Number, *, money: bool = False, commas: bool = False) -> str:
             return "$" + text if money else text
         text = f"{-x:,}" if commas else str(-x)
         return "-$" + text if money else "-" + text
-    x = Fraction(x)
-    sign = "-" if x < 0 else ""
-    x = abs(x)
-    whole, rest = divmod(x.numerator, x.denominator)
+    if type(x) is not Fraction:  # an equal Fraction is already normalised: no need to rebuild it
+        x = Fraction(x)
+    # on the numerator and denominator as ints (the denominator of a Fraction is positive):
+    # the same text as the Fraction arithmetic of |x|, without building Fractions
+    num, denominator = x.numerator, x.denominator
+    sign = "-" if num < 0 else ""
+    num = abs(num)
+    whole, rest = divmod(num, denominator)
     text = f"{whole:,}" if commas else str(whole)
     if rest:
-        den = x.denominator
+        den = denominator
         twos = fives = 0
         while den % 2 == 0:
             den //= 2
@@ -61,9 +65,9 @@ def fmt_num(x: Number, *, money: bool = False, commas: bool = False) -> str:
             den //= 5
             fives += 1
         if den != 1:
-            raise GenerationError(f"{x} has no terminating decimal form")
+            raise GenerationError(f"{num}/{denominator} has no terminating decimal form")
         places = max(twos, fives)
-        frac = (rest * 10 ** places) // x.denominator
+        frac = (rest * 10 ** places) // denominator
         text += "." + str(frac).rjust(places, "0").rstrip("0")
         if money and len(text.split(".")[1]) == 1:
             text += "0"
@@ -83,9 +87,10 @@ def fmt_clock(minutes: int) -> str:
 def as_int(x: Number, why: str = "result must be a whole number") -> int:
     if type(x) is int:
         return x
-    x = Fraction(x)
+    if type(x) is not Fraction:
+        x = Fraction(x)
     require(x.denominator == 1, why)
-    return int(x)
+    return x.numerator  # int(x) of a whole Fraction
 
 
 # ---------------------------------------------------------------------------------------
@@ -97,16 +102,35 @@ class Steps:
 
     Use one method per step; every method returns the exact result so later steps consume
     earlier results. ``money=True`` renders amounts with ``$``.
+
+    A step whose numbers are all whole (nearly every one) keeps its values and is written out
+    only when the lines are read (:attr:`lines`, or the lines of :meth:`solution` once the
+    builder needs them): whole numbers always have a rendering, so this changes no text and no
+    error, and the draws the builder discards before it looks at the steps (most of them)
+    never pay for the text. Any other step is written at once, so a value with no decimal
+    form still rejects the draw where it did.
     """
 
+    __slots__ = ("_rows",)
+
     def __init__(self) -> None:
-        self.lines: list[str] = []
+        self._rows: list = []   # a written line (str) or the values of one to write (tuple)
+
+    @property
+    def lines(self) -> list[str]:
+        """The solution lines so far, written out."""
+        return _written(self._rows)
+
+    def solution(self) -> StepLines:
+        """The lines so far as a read-only sequence that writes them when first read: what a
+        family passes as ``Problem.steps``."""
+        return StepLines(self._rows[:])
 
     def op(self, what: str, a: Number, op: str, b: Number, *, money: bool = False) -> Number:
         """``a + b``, ``a - b``, ``a × b`` or an exact ``a / b`` (must terminate as a decimal)."""
         c = exact_op(a, op, b)
-        self.lines.append(f"{what}: {fmt_num(a, money=money)} {op} {fmt_num(b, money=money)} = "
-                          f"{fmt_num(c, money=money)}")
+        row = (_op_line, what, a, op, b, c, money)
+        self._rows.append(row if type(a) is int and type(b) is int and type(c) is int else _op_line(*row[1:]))
         return c
 
     def divmod(self, what: str, a: int, b: int) -> tuple[int, int]:
@@ -114,28 +138,88 @@ class Steps:
         a, b = as_int(a), as_int(b)
         require(b > 0 and a >= 0, "whole-unit division needs a >= 0 and b > 0")
         q, r = divmod(a, b)
-        self.lines.append(f"{what}: {a} / {b} = {q} (remainder {r})")
+        self._rows.append((_divmod_line, what, a, b, q, r))
         return q, r
 
     def pct(self, what: str, p: Number, a: Number, *, money: bool = False) -> Number:
         """``<what>: p% of a = c`` with c = a·p/100 exactly."""
         c = exact_pct(p, a)
-        self.lines.append(f"{what}: {fmt_num(p)}% of {fmt_num(a, money=money)} = "
-                          f"{fmt_num(c, money=money)}")
+        row = (_pct_line, what, p, a, c, money)
+        self._rows.append(row if type(p) is int and type(a) is int and type(c) is int else _pct_line(*row[1:]))
         return c
 
     def clock(self, what: str, start: int, minutes: int) -> int:
         """``<what>: H:MM a.m. + m min = H:MM p.m.`` on minutes after midnight."""
         end = start + as_int(minutes)
-        self.lines.append(f"{what}: {fmt_clock(start)} + {as_int(minutes)} min = {fmt_clock(end)}")
+        self._rows.append(_clock_line(what, start, minutes, end))
         return end
 
     def __len__(self) -> int:
-        return len(self.lines)
+        return len(self._rows)
+
+
+def _op_line(what: str, a: Number, op: str, b: Number, c: Number, money: bool) -> str:
+    return f"{what}: {fmt_num(a, money=money)} {op} {fmt_num(b, money=money)} = {fmt_num(c, money=money)}"
+
+
+def _divmod_line(what: str, a: int, b: int, q: int, r: int) -> str:
+    return f"{what}: {a} / {b} = {q} (remainder {r})"
+
+
+def _pct_line(what: str, p: Number, a: Number, c: Number, money: bool) -> str:
+    return f"{what}: {fmt_num(p)}% of {fmt_num(a, money=money)} = {fmt_num(c, money=money)}"
+
+
+def _clock_line(what: str, start: int, minutes: int, end: int) -> str:
+    return f"{what}: {fmt_clock(start)} + {as_int(minutes)} min = {fmt_clock(end)}"
+
+
+def _written(rows: list) -> list:
+    """``rows`` with every pending line written out, in place (and returned)."""
+    for i, row in enumerate(rows):
+        if type(row) is not str:
+            rows[i] = row[0](*row[1:])
+    return rows
+
+
+class StepLines(Sequence[str]):
+    """A problem's solution lines (:meth:`Steps.solution`): a read-only sequence of strings,
+    equal to the tuple of the same lines, written out when first read."""
+
+    __slots__ = ("_rows", "_lines")
+
+    def __init__(self, rows: list) -> None:
+        self._rows: list | None = rows
+        self._lines: tuple[str, ...] | None = None
+
+    def _get(self) -> tuple[str, ...]:
+        if self._lines is None:
+            self._lines, self._rows = tuple(_written(self._rows)), None
+        return self._lines
+
+    def __getitem__(self, i):
+        return self._get()[i]
+
+    def __len__(self) -> int:
+        return len(self._rows) if self._lines is None else len(self._lines)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._get())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (StepLines, tuple, list)):
+            return self._get() == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._get())
+
+    def __repr__(self) -> str:
+        return repr(self._get())
 
 
 def _norm(x: Fraction) -> Number:
-    return int(x) if x.denominator == 1 else x
+    return x.numerator if x.denominator == 1 else x  # int(x) of a whole Fraction
 
 
 def exact_op(a: Number, op: str, b: Number) -> Number:
@@ -155,7 +239,11 @@ def exact_op(a: Number, op: str, b: Number) -> Number:
             q, r = divmod(a, b)
             return q if r == 0 else Fraction(a, b)
         raise ValueError(f"unknown operator {op!r}")
-    a, b = Fraction(a), Fraction(b)
+    # (a Fraction operand is used as it is: rebuilding it gives an equal one)
+    if type(a) is not Fraction:
+        a = Fraction(a)
+    if type(b) is not Fraction:
+        b = Fraction(b)
     if op == "+":
         c = a + b
     elif op == "-":
@@ -175,7 +263,7 @@ def exact_pct(p: Number, a: Number) -> Number:
     if type(a) is int and type(p) is int:
         q, r = divmod(a * p, 100)
         return q if r == 0 else Fraction(a * p, 100)
-    return _norm(Fraction(a) * Fraction(p) / 100)
+    return _norm((a if type(a) is Fraction else Fraction(a)) * (p if type(p) is Fraction else Fraction(p)) / 100)
 
 
 # ---------------------------------------------------------------------------------------
@@ -203,7 +291,7 @@ class Problem:
     answer: int
     unit: str
     ending: str
-    steps: tuple[str, ...]
+    steps: Sequence[str]   # a tuple, or Steps.solution() (written when first read)
     mistakes: Mapping[str, int]
     kind: str = "count"
     params: Mapping[str, object] = field(default_factory=dict)
@@ -316,7 +404,11 @@ def feasible_ranks(problem: Problem, usable: Mapping[str, int] | None = None) ->
     """Answer ranks (0 = smallest of the four) that the usable mistakes can realise.
 
     ``usable``: :func:`usable_mistakes` of ``problem`` when the caller already has it."""
-    vals = (usable_mistakes(problem) if usable is None else usable).values()
-    below = sum(v < problem.answer for v in vals)
-    above = sum(v > problem.answer for v in vals)
+    answer = problem.answer
+    below = above = 0
+    for v in (usable_mistakes(problem) if usable is None else usable).values():
+        if v < answer:
+            below += 1
+        elif v > answer:
+            above += 1
     return {r for r in range(4) if below >= r and above >= 3 - r}

@@ -40,9 +40,12 @@ serial build for every number of workers. By default (``workers=None``) a build 
 one runs in this process (a pool's start-up costs more than it saves there).
 
 **Cost.** An item takes about 4.8 draws (half of them thinned by the answer-shape table), each
-a fresh seeded ``random.Random`` and a full ``generate``; the shared machinery keeps that
-cheap (int fast paths in :mod:`.base` instead of ``Fraction``, cached per-family value
-tables), and ``bench/bench_deeparithmark_build.py`` measures it against the builder before
+a seeded stream (:class:`~synthprobe.seeding.ItemStreams`: one hashed prefix and one reseeded
+``random.Random`` per item) and a full ``generate``; the shared machinery keeps that cheap
+(int fast paths in :mod:`.base` instead of ``Fraction``, cached per-family value tables and
+answer shapes), and what a draw computes without drawing or rejecting — whole-number solution
+lines, the depth-4/5 mistake re-runs — waits until the builder reads it, which a thinned draw
+never does. ``bench/bench_deeparithmark_build.py`` measures it against the builder before
 that work.
 
 Memory is O(N) in small fixed-size entries — one byte per item for the plan, four for the
@@ -66,7 +69,7 @@ from pathlib import Path
 from typing import Iterator, Mapping
 
 from synthprobe.io import atomic_open
-from synthprobe.seeding import derive_seed, item_rng
+from synthprobe.seeding import ItemStreams, derive_seed
 from synthprobe.tasks.deeparithmark.answer_shape import acceptance, load_table
 from synthprobe.tasks.deeparithmark.base import (FAMILIES, Family, GenerationError, Problem,
                                                  feasible_ranks, render_value, usable_mistakes)
@@ -194,15 +197,22 @@ def decoy_sets(problem: Problem, rank: int, usable: Mapping[str, int] | None = N
         usable = usable_mistakes(problem)
     answer, render = problem.answer, problem.render
     width = len(render(answer))
-    below, above = [], []  # ((name, value), 1 if its ending's length differs from the answer's)
+    below, above = [], []      # (name, value) on each side of the answer, in the family's order
+    below_off, above_off = [], []  # 1 where that ending's length differs from the answer's
     for name, v in usable.items():
         if v != answer:
-            (below if v < answer else above).append(((name, v), len(render(v)) != width))
-    # each side's combinations with their off-length count, in itertools order
-    lows = [(tuple(m for m, _ in c), sum(o for _, o in c))
-            for c in itertools.combinations(below, rank)]
-    highs = [(tuple(m for m, _ in c), sum(o for _, o in c))
-             for c in itertools.combinations(above, N_OPTIONS - 1 - rank)]
+            if v < answer:
+                below.append((name, v))
+                below_off.append(len(render(v)) != width)
+            else:
+                above.append((name, v))
+                above_off.append(len(render(v)) != width)
+    # each side's combinations with their off-length count, in itertools order (the
+    # combinations of the flags run in step with those of the mistakes)
+    combinations = itertools.combinations
+    lows = list(zip(combinations(below, rank), map(sum, combinations(below_off, rank))))
+    hi_n = N_OPTIONS - 1 - rank
+    highs = list(zip(combinations(above, hi_n), map(sum, combinations(above_off, hi_n))))
     best, out = N_OPTIONS, []
     for lo, lo_off in lows:
         for hi, hi_off in highs:
@@ -219,8 +229,9 @@ def _first_draw(fam: Family, template: str, seed: int, k: int, rank: int, seen: 
                 ) -> tuple[Problem, random.Random, int, list[DecoySet], int, int]:
     """The attempt loop of :func:`draw` from attempt ``start``: ``(problem, rng, key, sets,
     attempt, off)``; the reasons for discarded draws are counted into ``why``."""
+    streams = ItemStreams(f"deeparithmark/{template}", seed, k)  # item_rng(…, k, attempt)
     for attempt in range(start, MAX_ATTEMPTS):
-        rng = item_rng(f"deeparithmark/{template}", seed, k, attempt)
+        rng = streams.rng(attempt)
         try:
             problem = fam.generate(rng)
         except GenerationError:

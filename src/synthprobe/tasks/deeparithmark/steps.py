@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 _NUM = r"-?\$?[0-9][0-9,]*(?:\.[0-9]+)?"
 _CLOCK = r"[0-9]{1,2}:[0-9]{2}(?: [ap]\.m\.)?"
@@ -47,10 +48,15 @@ class CheckedStep:
     remainder: Fraction | None = None
 
 
+#: ``Fraction(n)`` for a whole ``n``, shared: Fractions are immutable, and the same numbers
+#: come back in step after step, so the re-check of a large build builds each one once.
+_whole = lru_cache(maxsize=1 << 16)(Fraction)
+
+
 def parse_number(text: str) -> Fraction:
     t = text.replace("$", "").replace(",", "")
     if t.isdigit():  # a plain whole number: the same Fraction without parsing the string as one
-        return Fraction(int(t))
+        return _whole(int(t))
     return Fraction(t)
 
 
@@ -81,7 +87,9 @@ def check_step(line: str) -> CheckedStep:
     # the four forms are mutually exclusive; the commonest is tried first
     if m := _BIN.match(body):
         op = m["op"]
-        ia, ib, ic = (m[k].replace("$", "").replace(",", "") for k in "abc")
+        ia = m["a"].replace("$", "").replace(",", "")
+        ib = m["b"].replace("$", "").replace(",", "")
+        ic = m["c"].replace("$", "").replace(",", "")
         if ia.isdigit() and ib.isdigit() and ic.isdigit():
             # whole non-negative operands (most steps): the same test in int arithmetic
             a, b, c = int(ia), int(ib), int(ic)
@@ -92,7 +100,7 @@ def check_step(line: str) -> CheckedStep:
             else:
                 ok = (a + b if op == "+" else a - b if op == "-" else a * b) == c
             if ok:
-                return CheckedStep(what, (Fraction(a), Fraction(b)), Fraction(c), "×" if op == "*" else op,
+                return CheckedStep(what, (_whole(a), _whole(b)), _whole(c), "×" if op == "*" else op,
                                    *_sides(body))
         a, b, c = (parse_number(m[k]) for k in "abc")
         if op == "+":
@@ -109,6 +117,14 @@ def check_step(line: str) -> CheckedStep:
             raise StepError(f"{line!r}: {m['a']} {op} {m['b']} is {v}, not {m['c']}")
         return CheckedStep(what, (a, b), c, "×" if op == "*" else op, *_sides(body))
     if m := _PCT.match(body):
+        ip = m["p"].replace("$", "").replace(",", "")
+        ia = m["a"].replace("$", "").replace(",", "")
+        ic = m["c"].replace("$", "").replace(",", "")
+        if ip.isdigit() and ia.isdigit() and ic.isdigit():
+            # whole non-negative numbers (most steps): a·p/100 = c tested in int arithmetic
+            p, a, c = int(ip), int(ia), int(ic)
+            if a * p == 100 * c:
+                return CheckedStep(what, (_whole(p), _whole(a)), _whole(c), "%", *_sides(body))
         p, a, c = (parse_number(m[k]) for k in "pac")
         if a * p / 100 != c:
             raise StepError(f"{line!r}: {m['p']}% of {m['a']} is {a * p / 100}, not {m['c']}")

@@ -82,8 +82,9 @@ def whole(x: Number | None) -> int | None:
         return None
     if type(x) is int:
         return x
-    x = Fraction(x)
-    return int(x) if x.denominator == 1 else None
+    if type(x) is not Fraction:  # a Fraction is already normalised: no need to rebuild it
+        x = Fraction(x)
+    return x.numerator if x.denominator == 1 else None  # int(x) of a whole Fraction
 
 
 def exact_div(a: Number, b: Number) -> int | None:
@@ -93,7 +94,7 @@ def exact_div(a: Number, b: Number) -> int | None:
     if type(a) is int and type(b) is int:
         q, r = divmod(a, b)
         return q if r == 0 else None
-    return whole(Fraction(a) / Fraction(b))
+    return whole((a if type(a) is Fraction else Fraction(a)) / (b if type(b) is Fraction else Fraction(b)))
 
 
 def clean_mistakes(answer: int, candidates: Mapping[str, Number | None]) -> dict[str, int]:

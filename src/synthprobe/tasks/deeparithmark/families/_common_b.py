@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 from math import lcm
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator, Mapping
 
-from ..base import GenerationError, Number, Steps, as_int, exact_op, exact_pct, require
+from ..base import GenerationError, Number, StepLines, Steps, as_int, exact_op, exact_pct, require
 
 #: The longest prompt the release allows, in words.
 MAX_CTX_WORDS = 45
@@ -41,37 +41,76 @@ Calc = Steps | Exact
 Chain = Callable[[Calc, "str | None"], Number]
 
 
-def solve(chain: Chain) -> tuple[int, tuple[str, ...]]:
-    """Run the correct chain; return the whole, positive answer and its solution lines."""
+def solve(chain: Chain) -> tuple[int, StepLines]:
+    """Run the correct chain; return the whole, positive answer and its solution lines
+    (written when first read, see :class:`Steps`)."""
     steps = Steps()
     value = chain(steps, None)
     answer = as_int(value, "the answer must be a whole number")
     require(answer > 0, "the answer must be positive")
-    return answer, tuple(steps.lines)
+    return answer, steps.solution()
 
 
-def mistakes(chain: Chain, names: Iterable[str], answer: int) -> dict[str, int]:
+def mistakes(chain: Chain, names: Iterable[str], answer: int) -> Mapping[str, int]:
     """Each named mistake's exact value, by re-running ``chain`` with that error.
 
     A mistake whose re-run is impossible (a negative amount to pack, a division that does not
     come out whole, a value of zero or less) offers no option and is left out, and so is one
     that happens to land on the answer for these numbers.
+
+    The re-runs happen when the mapping is first read, not here: they use no randomness and
+    cannot reject the draw, and the builder discards about half of its draws (answer-shape
+    thinning) before it looks at the mistakes, so those draws never pay for them. Call this
+    last in ``generate``, once every value the chain reads is final.
     """
-    out: dict[str, int] = {}
-    calc = Exact()  # records nothing, so one serves every re-run
-    for name in names:
-        try:
-            value = chain(calc, name)
-        except GenerationError:
-            continue
-        if type(value) is not int:
-            value = Fraction(value)
-            if value.denominator != 1:
-                continue
-            value = int(value)
-        if value > 0 and value != answer:
-            out[name] = value
-    return out
+    return _Mistakes(chain, tuple(names), answer)
+
+
+class _Mistakes(Mapping[str, int]):
+    """The read-only mapping :func:`mistakes` returns, filled on first access."""
+
+    __slots__ = ("_chain", "_names", "_answer", "_values")
+
+    def __init__(self, chain: Chain, names: tuple[str, ...], answer: int) -> None:
+        self._chain: Chain | None = chain
+        self._names, self._answer = names, answer
+        self._values: dict[str, int] | None = None
+
+    def _get(self) -> dict[str, int]:
+        if self._values is None:
+            out: dict[str, int] = {}
+            calc = Exact()  # records nothing, so one serves every re-run
+            chain, answer = self._chain, self._answer
+            for name in self._names:
+                try:
+                    value = chain(calc, name)
+                except GenerationError:
+                    continue
+                if type(value) is not int:
+                    if type(value) is not Fraction:
+                        value = Fraction(value)
+                    if value.denominator != 1:
+                        continue
+                    value = value.numerator  # int(value) of a whole Fraction
+                if value > 0 and value != answer:
+                    out[name] = value
+            self._values, self._chain = out, None  # the closure is no longer needed
+        return self._values
+
+    def __getitem__(self, name: str) -> int:
+        return self._get()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+    def items(self):  # the dict's own view: what the builder iterates
+        return self._get().items()
+
+    def __repr__(self) -> str:
+        return repr(self._get())
 
 
 def sentence_case(text: str) -> str:

@@ -80,7 +80,7 @@ def generate(rng: random.Random) -> Problem:
                           metres=f"{m} metre" + ("" if m == 1 else "s"))
     return Problem(
         family=NAME, topic=NAME, depth=3, ctx=ctx, answer=int(final), unit="cm", ending=" {} cm.",
-        steps=tuple(s.lines), mistakes=mistakes, kind="count",
+        steps=s.solution(), mistakes=mistakes, kind="count",
         params={"metres": m, "added_cm": b, "cut_cm": c, "material": mat, "name": name,
                 "template": TEMPLATES.index(template)},
     )

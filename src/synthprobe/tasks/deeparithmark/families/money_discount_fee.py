@@ -90,7 +90,7 @@ def generate(rng: random.Random) -> Problem:
     ctx = template.format(name=name, item=item, price=fmt_num(price), p=p, fee=fee, feename=feename)
     return Problem(
         family=NAME, topic=NAME, depth=2, ctx=ctx, answer=answer, unit="$", ending=" ${}.",
-        steps=tuple(s.lines), mistakes=mistakes, kind="money",
+        steps=s.solution(), mistakes=mistakes, kind="money",
         params={"price": price, "percent_off": p, "fee": fee, "item": item, "fee_name": feename,
                 "name": name, "template": TEMPLATES.index(template)},
     )

@@ -90,7 +90,7 @@ def generate(rng: random.Random) -> Problem:
                           hours_adj=f"{fmt_num(hours)}-hour", b=b, m=m)
     return Problem(
         family=NAME, topic=NAME, depth=3, ctx=ctx, answer=n, unit=noun, ending=f" {{}} {noun}.",
-        steps=tuple(s.lines), mistakes=mistakes, kind="count",
+        steps=s.solution(), mistakes=mistakes, kind="count",
         params={"hours": fmt_num(hours), "setup_minutes": b, "session_minutes": m, "noun": noun,
                 "name": name, "day": day, "story": [st[0] for st in STORIES].index(template)},
     )

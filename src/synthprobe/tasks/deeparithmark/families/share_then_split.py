@@ -116,7 +116,7 @@ def generate(rng: random.Random) -> Problem:
     ending = " ${}." if money else f" {{}} {noun}."
     return Problem(
         family=NAME, topic=NAME, depth=3, ctx=ctx, answer=answer, unit="$" if money else noun,
-        ending=ending, steps=tuple(s.lines), mistakes=mistakes, kind=kind,
+        ending=ending, steps=s.solution(), mistakes=mistakes, kind=kind,
         params={"total": total, "share_numerator": num, "share_denominator": den,
                 "share_form": form, "parts": n, "name": name,
                 "story": [st[0] for st in STORIES].index(template)},

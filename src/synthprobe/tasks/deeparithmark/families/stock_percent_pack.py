@@ -92,7 +92,7 @@ def generate(rng: random.Random) -> Problem:
                           name=name, day=day)
     return Problem(
         family=NAME, topic=NAME, depth=3, ctx=ctx, answer=full, unit=packs, ending=f" {{}} {packs}.",
-        steps=tuple(s.lines), mistakes=mistakes, kind="count",
+        steps=s.solution(), mistakes=mistakes, kind="count",
         params={"stock": stock, "percent": p, "pack_size": k, "goods": goods, "packs": packs,
                 "name": name, "day": day, "template": TEMPLATES.index(template)},
     )

@@ -94,7 +94,7 @@ def generate(rng: random.Random) -> Problem:
                           second=second)
     return Problem(
         family=NAME, topic=NAME, depth=2, ctx=ctx, answer=end, unit="", ending=" {}",
-        steps=tuple(s.lines), mistakes=mistakes, kind="clock",
+        steps=s.solution(), mistakes=mistakes, kind="clock",
         params={"start": start, "first_hours": h1, "first_minutes": m1, "second_minutes": d2,
                 "first": first, "second": second, "name": name,
                 "template": TEMPLATES.index(template)},

@@ -81,7 +81,7 @@ def generate(rng: random.Random) -> Problem:
 
     return Problem(
         family=NAME, topic=NAME, depth=3, ctx=text, answer=int(total), unit="minutes",
-        ending=" {} minutes.", steps=tuple(s.lines), mistakes=mistakes, kind="count",
+        ending=" {} minutes.", steps=s.solution(), mistakes=mistakes, kind="count",
         params={"shape": shape, "hours": h, "minutes_first": m1, "minutes_last": last,
                 "place": place, "rides": [ride1, ride2], "name": name,
                 "template": (TEMPLATES_A if shape == "A" else TEMPLATES_B).index(template)},

@@ -76,7 +76,7 @@ def generate(rng: random.Random) -> Problem:
     ctx = template.format(name=name, h1=h1, h2=h2, r1=r1, r2=r2, s1=s1, s2=s2)
     return Problem(
         family=NAME, topic=NAME, depth=3, ctx=ctx, answer=int(total), unit="$", ending=" ${}.",
-        steps=tuple(s.lines), mistakes=mistakes, kind="money",
+        steps=s.solution(), mistakes=mistakes, kind="money",
         params={"hours1": h1, "rate1": r1, "hours2": h2, "rate2": r2, "shifts": [s1, s2],
                 "name": name, "template": TEMPLATES.index(template)},
     )
