@@ -18,14 +18,15 @@ Balance (:func:`build_probes`), kept per operation so that knowing the step's op
 edge either: each probe's answer rank and slot are balanced over the probes in order, so that
 picking the largest, smallest or roundest option, or a fixed slot, stays at chance. Among the
 decoy triples that realise that rank, the builder takes the one that keeps the text-level
-shortcuts at chance too: picking the longest or shortest option text and the option with the
-most or fewest small divisors (:func:`divisors` — a correct result of arithmetic on round
-operands is "nicer" than a carry error next to it), options of the answer's text length where
-the mistakes allow, and decoys whose character trigrams have so far been seen in correct
-options more than in wrong ones (so that a classifier over option text learns nothing that
-tells right from wrong). :func:`audit_probes` runs the release's shortcut audit on them.
-Deterministic: the same file gives the same probes, and ``--limit N`` gives the first probes
-of the full run (the balance only looks back).
+shortcuts at chance too (:class:`_Balance`): picking the longest or shortest option text and
+the option with the most or fewest small divisors (:func:`divisors` — a correct result of
+arithmetic on round operands is "nicer" than a carry error next to it; multiplications and
+percents cannot be balanced on their own, so the other operations make up for them), options
+of the answer's text length where the mistakes allow, and decoys whose character trigrams have
+so far been seen in correct options more than in wrong ones (so that a classifier over option
+text learns nothing that tells right from wrong). :func:`audit_probes` runs the release's
+shortcut audit on them. Deterministic: the same file gives the same probes, and ``--limit N``
+gives the first probes of the full run (the balance only looks back).
 """
 
 from __future__ import annotations
@@ -300,13 +301,15 @@ SHORTCUTS = {
 
 class _Balance:
     """What the builder has emitted so far: per operation, answer ranks, probes and shortcut
-    hits; over all probes, how often each character trigram was in a correct or a wrong option."""
+    hits; over all probes, shortcut hits and how often each character trigram was in a correct
+    or a wrong option."""
 
     def __init__(self) -> None:
         self.ranks: dict[str, list[int]] = {}
         self.last_rank: dict[str, int] = {}
         self.n: Counter[str] = Counter()
         self.hits: dict[str, list[int]] = {}
+        self.all_hits = [0] * len(SHORTCUTS)
         self.right: Counter[str] = Counter()
         self.wrong: Counter[str] = Counter()
 
@@ -328,11 +331,16 @@ class _Balance:
 
     def cost(self, op: str, texts: Sequence[str], values: Sequence[int], slot: int) -> tuple[float, list[int]]:
         """How far an arrangement of options moves the file from chance (lower is better), and
-        which shortcuts would pick its answer."""
+        which shortcuts would pick its answer: the squared drift of each shortcut's hits from a
+        quarter of the probes, per operation and over all operations (where one operation's
+        mistakes cannot balance a shortcut, the others make up for it), plus one per option whose
+        text length differs from the answer's, minus the trigram :meth:`_need` of the decoys."""
         hits = [int(pick(texts, values) == slot) for pick in SHORTCUTS.values()]
         target = (self.n[op] + 1) / N_OPTIONS
         past = self.hits.get(op, [0] * len(SHORTCUTS))
         drift = sum((h0 + h - target) ** 2 for h0, h in zip(past, hits))
+        every = (sum(self.n.values()) + 1) / N_OPTIONS
+        drift += sum((h0 + h - every) ** 2 for h0, h in zip(self.all_hits, hits))
         off_length = sum(len(t) != len(texts[slot]) for t in texts)
         need = sum(self._need(t) for i, t in enumerate(texts) if i != slot)
         return drift + off_length - need, hits
@@ -343,6 +351,7 @@ class _Balance:
         self.n[op] += 1
         past = self.hits.setdefault(op, [0] * len(SHORTCUTS))
         self.hits[op] = [a + b for a, b in zip(past, hits)]
+        self.all_hits = [a + b for a, b in zip(self.all_hits, hits)]
         for i, t in enumerate(texts):
             (self.right if i == slot else self.wrong).update(_trigrams(t))
 
