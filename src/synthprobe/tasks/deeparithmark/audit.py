@@ -103,7 +103,7 @@ def audit_item(endings: Sequence[str], label: int, metadata: dict) -> AuditItem:
                      kind=value_kind(metadata["answer"]), template=template if isinstance(template, str) else "")
 
 
-def _argbest(keys: Sequence) -> int:
+def argbest(keys: Sequence) -> int:
     """Index of the largest key, ties to the lowest index."""
     best = 0
     for i, k in enumerate(keys):
@@ -138,7 +138,7 @@ def picks_from_proba(items: Sequence[AuditItem], proba: Sequence[float]) -> list
     picks, pos = [], 0
     for it in items:
         k = len(it.endings)
-        picks.append(_argbest(list(proba[pos:pos + k])))
+        picks.append(argbest(list(proba[pos:pos + k])))
         pos += k
     return picks
 
@@ -163,15 +163,15 @@ def strategy_picks(items: Sequence[AuditItem], *, classifier: bool = True) -> di
     :data:`MIN_CLASSIFIER_ITEMS` items and is left out below that."""
     n = len(items)
     picks = {
-        "pick largest value": [_argbest(it.values) for it in items],
-        "pick smallest value": [_argbest([-v for v in it.values]) for it in items],
+        "pick largest value": [argbest(it.values) for it in items],
+        "pick smallest value": [argbest([-v for v in it.values]) for it in items],
         "pick the roundest number":
-            [_argbest([roundness_class(v, it.kind) for v in it.values]) for it in items],
+            [argbest([roundness_class(v, it.kind) for v in it.values]) for it in items],
     }
     for s in range(N_OPTIONS):
         picks[f"fixed slot {s}"] = [s] * n
-    picks["longest ending text"] = [_argbest([len(e) for e in it.endings]) for it in items]
-    picks["shortest ending text"] = [_argbest([-len(e) for e in it.endings]) for it in items]
+    picks["longest ending text"] = [argbest([len(e) for e in it.endings]) for it in items]
+    picks["shortest ending text"] = [argbest([-len(e) for e in it.endings]) for it in items]
     if classifier and n >= MIN_CLASSIFIER_ITEMS:
         picks[CLASSIFIER] = classifier_picks(items)
     return picks

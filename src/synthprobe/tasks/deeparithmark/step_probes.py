@@ -10,18 +10,29 @@ gives two multiple-choice questions with the same four options:
 
 The options are the step's correct result and three values of *named* per-step mistakes
 (:func:`step_mistakes`: carry and borrow errors, the wrong operation, one group too many, a
-dropped remainder, the percent of the wrong base, the clock without a carry into the hour …).
-They are chosen as the release's decoys are (:func:`.build.decoy_sets` on the same
-:class:`.base.Problem` contract, so the same rules: whole, positive, not the answer ± 1, one
-roundness class, the same half of the day), and each probe's answer rank and slot are
-balanced over the probes in order, so that picking the largest, smallest or roundest option,
-or a fixed slot, stays at chance: :func:`audit_probes` runs the release's shortcut audit on
-them. Deterministic: the same file gives the same probes, and ``--limit N`` gives the first
-probes of the full run.
+dropped remainder, the percent of the wrong base, the clock without a carry into the hour …),
+under the release's decoy rules (:func:`.base.usable_mistakes` on the same :class:`.base.Problem`
+contract: whole, positive, not the answer ± 1, one roundness class, the same half of the day).
+
+Balance (:func:`build_probes`), kept per operation so that knowing the step's operation gives no
+edge either: each probe's answer rank and slot are balanced over the probes in order, so that
+picking the largest, smallest or roundest option, or a fixed slot, stays at chance. Among the
+decoy triples that realise that rank, the builder takes the one that keeps the text-level
+shortcuts at chance too (:class:`_Balance`): picking the longest or shortest option text and
+the option with the most or fewest small divisors (:func:`divisors` — a correct result of
+arithmetic on round operands is "nicer" than a carry error next to it; multiplications and
+percents cannot be balanced on their own, so the other operations make up for them), options
+of the answer's text length where the mistakes allow, and decoys whose character trigrams have
+so far been seen in correct options more than in wrong ones (so that a classifier over option
+text learns nothing that tells right from wrong). :func:`audit_probes` runs the release's
+shortcut audit on them. Deterministic: the same file gives the same probes, and ``--limit N``
+gives the first probes of the full run (the balance only looks back).
 """
 
 from __future__ import annotations
 
+import itertools
+from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence
@@ -29,13 +40,13 @@ from typing import Sequence
 from synthprobe.errors import InputError
 from synthprobe.items import MCItem
 from synthprobe.seeding import item_rng
-from synthprobe.tasks.deeparithmark.base import Problem, feasible_ranks, fmt_clock, fmt_num
-from synthprobe.tasks.deeparithmark.build import decoy_sets
+from synthprobe.tasks.deeparithmark.audit import AuditItem, argbest, audit
+from synthprobe.tasks.deeparithmark.base import Problem, feasible_ranks, fmt_clock, fmt_num, usable_mistakes
 from synthprobe.tasks.deeparithmark.composition import N_OPTIONS
 from synthprobe.tasks.deeparithmark.steps import CheckedStep, StepError, check_step
 
 #: Bump when probe texts, mistakes or the balancing change: it keys the score cache.
-PROBE_VERSION = 1
+PROBE_VERSION = 2
 
 #: The operations the report groups by, in order, with the step form each comes from.
 OPERATIONS = {"+": "add", "-": "subtract", "×": "multiply", "/": "divide", "divmod": "divide with remainder",
@@ -266,17 +277,120 @@ def _depth(item: MCItem, path) -> int:
     return d
 
 
+def divisors(value: int) -> int:
+    """How many of 2 … 12 divide ``value``: the "niceness" that the balance keeps at chance."""
+    return sum(value % k == 0 for k in range(2, 13))
+
+
+def _trigrams(text: str) -> list[str]:
+    """Character trigrams of an option as the prompts' endings give it (leading space,
+    lowercased), as the audit's classifier reads them."""
+    t = (" " + text).lower()
+    return [t[i:i + 3] for i in range(len(t) - 2)]
+
+
+#: Text- and value-level shortcuts that the decoy choice keeps at chance, each as its pick
+#: (option texts, option values) → index, ties to the lowest index as in the audit.
+SHORTCUTS = {
+    "longest text": lambda texts, values: argbest([len(t) for t in texts]),
+    "shortest text": lambda texts, values: argbest([-len(t) for t in texts]),
+    "most divisors": lambda texts, values: argbest([divisors(v) for v in values]),
+    "fewest divisors": lambda texts, values: argbest([-divisors(v) for v in values]),
+}
+
+
+class _Balance:
+    """What the builder has emitted so far: per operation, answer ranks, probes and shortcut
+    hits; over all probes, shortcut hits and how often each character trigram was in a correct
+    or a wrong option."""
+
+    def __init__(self) -> None:
+        self.ranks: dict[str, list[int]] = {}
+        self.last_rank: dict[str, int] = {}
+        self.n: Counter[str] = Counter()
+        self.hits: dict[str, list[int]] = {}
+        self.all_hits = [0] * len(SHORTCUTS)
+        self.right: Counter[str] = Counter()
+        self.wrong: Counter[str] = Counter()
+
+    def rank(self, op: str, feasible: Sequence[int]) -> int:
+        """Among the feasible ranks, the one used least for this operation (ties: the one after
+        the last rank used)."""
+        count = self.ranks.setdefault(op, [0] * N_OPTIONS)
+        last = self.last_rank.get(op, N_OPTIONS - 1)
+        return min(feasible, key=lambda r: (count[r], (r - last - 1) % N_OPTIONS))
+
+    def slot(self, op: str) -> int:
+        return self.n[op] % N_OPTIONS
+
+    def _need(self, text: str) -> float:
+        """How much a wrong option with this text evens out the trigram counts (a fair file has
+        three wrong sightings per correct one)."""
+        r, w = self.right, self.wrong
+        return sum((3 * r[t] - w[t]) / (r[t] + w[t] + 1) for t in _trigrams(text))
+
+    def cost(self, op: str, texts: Sequence[str], values: Sequence[int], slot: int) -> tuple[float, list[int]]:
+        """How far an arrangement of options moves the file from chance (lower is better), and
+        which shortcuts would pick its answer: the squared drift of each shortcut's hits from a
+        quarter of the probes, per operation and over all operations (where one operation's
+        mistakes cannot balance a shortcut, the others make up for it), plus one per option whose
+        text length differs from the answer's, minus the trigram :meth:`_need` of the decoys."""
+        hits = [int(pick(texts, values) == slot) for pick in SHORTCUTS.values()]
+        target = (self.n[op] + 1) / N_OPTIONS
+        past = self.hits.get(op, [0] * len(SHORTCUTS))
+        drift = sum((h0 + h - target) ** 2 for h0, h in zip(past, hits))
+        every = (sum(self.n.values()) + 1) / N_OPTIONS
+        drift += sum((h0 + h - every) ** 2 for h0, h in zip(self.all_hits, hits))
+        off_length = sum(len(t) != len(texts[slot]) for t in texts)
+        need = sum(self._need(t) for i, t in enumerate(texts) if i != slot)
+        return drift + off_length - need, hits
+
+    def add(self, op: str, rank: int, texts: Sequence[str], slot: int, hits: Sequence[int]) -> None:
+        self.ranks[op][rank] += 1
+        self.last_rank[op] = rank
+        self.n[op] += 1
+        past = self.hits.setdefault(op, [0] * len(SHORTCUTS))
+        self.hits[op] = [a + b for a, b in zip(past, hits)]
+        self.all_hits = [a + b for a, b in zip(self.all_hits, hits)]
+        for i, t in enumerate(texts):
+            (self.right if i == slot else self.wrong).update(_trigrams(t))
+
+
+def _options(plan: _Plan, op: str, rank: int, slot: int, rng, balance: _Balance
+             ) -> tuple[list[tuple[str, int]], list[int]]:
+    """The answer at ``slot`` and three named mistakes (below it: ``rank`` of them) in the
+    arrangement of least :meth:`_Balance.cost`; ties are broken by ``rng``."""
+    answer = plan.problem.answer
+    usable = usable_mistakes(plan.problem)
+    below = [(n, v) for n, v in usable.items() if v < answer]
+    above = [(n, v) for n, v in usable.items() if v > answer]
+    best: float | None = None
+    out: list[tuple[list[tuple[str, int]], list[int]]] = []
+    for lo in itertools.combinations(below, rank):
+        for hi in itertools.combinations(above, N_OPTIONS - 1 - rank):
+            chosen = list(lo + hi)
+            rng.shuffle(chosen)
+            options = chosen[:slot] + [("correct", answer)] + chosen[slot:]
+            texts = [plan.render[v] for _, v in options]
+            c, hits = balance.cost(op, texts, [v for _, v in options], slot)
+            if best is None or c < best:
+                best, out = c, [(options, hits)]
+            elif c == best:
+                out.append((options, hits))
+    return rng.choice(out)
+
+
 def build_probes(items: Sequence[MCItem], *, path=None, seed: int = 0) -> tuple[list[StepProbe], list[Skipped]]:
     """Every step of every item as a :class:`StepProbe` (and the steps that cannot be probed).
 
-    Balance: probe ``j`` goes to slot ``j mod 4``; its answer rank is, among the ranks its
-    mistakes can realise, the one used least so far (ties: the one after the last rank used),
-    so ranks stay as even as the steps allow at every prefix of the file.
+    Balance (per operation, looking only back, so a prefix of the items gives a prefix of the
+    probes): the ``j``-th probe of an operation goes to slot ``j mod 4``; its answer rank is,
+    among the ranks its mistakes can realise, the one used least so far (ties: the one after
+    the last rank used); its decoys are the arrangement of least :meth:`_Balance.cost`.
     """
     probes: list[StepProbe] = []
     skipped: list[Skipped] = []
-    rank_count = [0] * N_OPTIONS
-    last_rank = N_OPTIONS - 1
+    balance = _Balance()
     for item in items:
         steps = _steps_of(item, path)
         depth = _depth(item, path)
@@ -289,16 +403,12 @@ def build_probes(items: Sequence[MCItem], *, path=None, seed: int = 0) -> tuple[
                 why = plan if isinstance(plan, str) else "fewer than three usable named mistakes"
                 skipped.append(Skipped(item.id, k, s.op, why))
                 continue
-            rank = min(ranks, key=lambda r: (rank_count[r], (r - last_rank - 1) % N_OPTIONS))
-            _, sets = decoy_sets(plan.problem, rank)
-            slot = len(probes) % N_OPTIONS
+            rank = balance.rank(s.op, ranks)
+            slot = balance.slot(s.op)
             rng = item_rng("deeparithmark-steps", seed, len(probes), item.id, k)
-            chosen = list(rng.choice(sets))
-            rng.shuffle(chosen)
-            options = chosen[:slot] + [("correct", plan.problem.answer)] + chosen[slot:]
-            rank_count[rank] += 1
-            last_rank = rank
+            options, hits = _options(plan, s.op, rank, slot, rng, balance)
             texts = tuple(plan.render[v] for _, v in options)
+            balance.add(s.op, rank, texts, slot, hits)
             head = CHAIN_HEAD.format(ctx=item.ctx) + "".join(f"{ln}\n" for ln in lines[:k - 1])
             probes.append(StepProbe(
                 id=f"{item.id}#{k}", item=item.id, depth=depth, template=template, step=k, n_steps=len(steps),
@@ -310,18 +420,14 @@ def build_probes(items: Sequence[MCItem], *, path=None, seed: int = 0) -> tuple[
 
 def audit_items(probes: Sequence[StepProbe]):
     """The probes as the release audit's items (endings as the prompts get them)."""
-    from synthprobe.tasks.deeparithmark.audit import AuditItem
-
     return [AuditItem(endings=tuple(" " + o for o in p.options), values=p.values, label=p.label, kind=p.kind,
                       template=p.op) for p in probes]
 
 
 def audit_probes(probes: Sequence[StepProbe], *, classifier: bool = True):
     """The release's shortcut audit (:func:`.audit.audit`) on the step probes' options."""
-    from synthprobe.tasks.deeparithmark.audit import audit
-
     return audit(audit_items(probes), classifier=classifier)
 
 
-__all__ = ["OPERATIONS", "PROBE_VERSION", "Skipped", "StepProbe", "audit_items", "audit_probes", "build_probes",
-           "step_mistakes"]
+__all__ = ["OPERATIONS", "PROBE_VERSION", "SHORTCUTS", "Skipped", "StepProbe", "audit_items", "audit_probes",
+           "build_probes", "divisors", "step_mistakes"]
