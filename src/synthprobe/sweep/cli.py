@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from synthprobe.cliargs import add_model_args, int_at_least, nonneg_int, positive_int
+from synthprobe.cliargs import RAY_ADDRESS_HELP, add_model_args, int_at_least, nonneg_int, positive_int, ray_host_port
 from synthprobe.errors import CommandFailed, InputError
 
 DESCRIPTION = """\
@@ -80,7 +80,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="CPUs of the local Ray started for the run (default: %(default)s); 0 = --serial")
     p.add_argument("--serial", action="store_true", help="run the jobs one by one in this process, without Ray")
     p.add_argument("--ray-address", default=None, metavar="ADDR",
-                   help="join a running Ray cluster (e.g. ray://head:10001 or auto) instead of starting one")
+                   help="join a running Ray cluster instead of starting one: " + RAY_ADDRESS_HELP)
     p.add_argument("--cpus-per-job", type=positive_int, default=1, metavar="N",
                    help="CPUs a job asks Ray for; also the torch threads of an in-process CPU model "
                         "when --threads is not given (default: %(default)s)")
@@ -117,6 +117,8 @@ def run_command(args: argparse.Namespace) -> int:
 
     if args.serial and args.ray_address:
         raise InputError("runs without Ray; leave out --ray-address", field="--serial")
+    if args.ray_address:
+        ray_host_port(args.ray_address)
     grid = grid_mod.make_grid(grid_file=args.grid, models=args.models, seeds=args.seeds, tasks=args.tasks,
                               limit=args.limit)
     serial = args.serial or (args.workers == 0 and not args.ray_address)
@@ -141,6 +143,8 @@ def run_command(args: argparse.Namespace) -> int:
                                cpus_per_job=args.cpus_per_job, shots=args.shots)
     runner.check_models(grid, settings)
     jobs = grid.jobs()
+    if args.ray_address:
+        runner.join_cluster(args.ray_address)
     runner.prepare_data(grid, data_dir, progress=args.progress)
     where = "in this process" if serial else (f"on Ray at {args.ray_address}" if args.ray_address
                                               else f"on a local Ray with {args.workers} CPUs")
