@@ -83,7 +83,8 @@ def cluster(_real_cache_root):
         (cache / name).symlink_to(_real_cache_root / name, target_is_directory=True)
     token = tmp / "token"
     token.write_text(secrets.token_hex(32))
-    env = {**os.environ, "PYTHONPATH": str(SRC), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+    # no PYTHONPATH: the nodes get this checkout's synthprobe from the driver (py_modules)
+    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
            "HF_DATASETS_OFFLINE": "1", "SYNTHPROBE_CACHE": str(cache), "RAY_AUTH_MODE": "token",
            "RAY_AUTH_TOKEN_PATH": str(token), "RAY_USAGE_STATS_ENABLED": "0"}
     gcs, client = _free_port(), _free_port()
@@ -118,10 +119,36 @@ def cluster(_real_cache_root):
 
 
 def _driver_env(cluster, tmp_path: Path) -> dict:
-    """The driver's environment: the cluster's token, and a score cache that is not the cluster's."""
+    """The driver's environment: this checkout, the cluster's token, and a score cache that is
+    not the cluster's."""
     cache = tmp_path / "driver-cache"
     cache.mkdir()
-    return {**cluster["env"], "SYNTHPROBE_CACHE": str(cache)}
+    return {**cluster["env"], "PYTHONPATH": str(SRC), "SYNTHPROBE_CACHE": str(cache)}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("form", ["gcs", "client"])
+def test_workers_run_the_drivers_synthprobe(cluster, tmp_path, form):
+    """The nodes were started without this checkout on their path: a task sees the copy of the
+    driver's package that connect_ray ships, byte for byte, not the venv's installed one."""
+    script = (
+        "import hashlib, json, pathlib, ray, synthprobe\n"
+        "from synthprobe.cliargs import connect_ray\n"
+        "def digest():\n"
+        "    import hashlib, pathlib, synthprobe\n"
+        "    root = pathlib.Path(synthprobe.__file__).parent\n"
+        "    files = sorted(p for p in root.rglob('*.py'))\n"
+        "    h = hashlib.sha256(b''.join(p.relative_to(root).as_posix().encode() + p.read_bytes() for p in files))\n"
+        "    return str(root), h.hexdigest()\n"
+        f"connect_ray({cluster[form]!r}, log_to_driver=False)\n"
+        "print(json.dumps([digest(), ray.get(ray.remote(digest).remote())]))\n")
+    r = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=_driver_env(cluster, tmp_path),
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    (here, mine), (there, theirs) = json.loads(r.stdout.strip().splitlines()[-1])
+    assert Path(here) == SRC / "synthprobe"
+    assert Path(there) != Path(here) and "runtime_resources" in there, there
+    assert theirs == mine
 
 
 def _sweep(cwd: Path, env: dict, out: str, *extra: str, timeout: float = 600):

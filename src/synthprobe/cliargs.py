@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import re
+from pathlib import Path
 from typing import Callable
 
 from synthprobe.errors import CommandFailed, InputError
@@ -238,8 +239,15 @@ def connect_ray(address: str, **init_kwargs):
     watchdog = threading.Timer(timeout, give_up)
     watchdog.daemon = True
     watchdog.start()
+    import synthprobe
+
+    # the driver's own synthprobe goes to every worker (Ray's py_modules, uploaded once per
+    # version of the code), so the nodes run the same code as the driver whatever they have
+    # installed; its dependencies (torch, transformers, ray) must be installed on the nodes
+    runtime_env = {"py_modules": [str(Path(synthprobe.__file__).parent)],
+                   "excludes": ["__pycache__", "*.pyc"]}
     try:
-        ray.init(address=address, **init_kwargs)
+        ray.init(address=address, runtime_env=runtime_env, **init_kwargs)
     except Exception as exc:  # Ray raises ConnectionError, RuntimeError, ValueError, its own errors
         text = " ".join(str(exc).split())
         raise CommandFailed(f"{where}: {type(exc).__name__}: {text[:300]}") from None
