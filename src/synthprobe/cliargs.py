@@ -239,12 +239,10 @@ def connect_ray(address: str, **init_kwargs):
     watchdog = threading.Timer(timeout, give_up)
     watchdog.daemon = True
     watchdog.start()
-    import synthprobe
-
     # the driver's own synthprobe goes to every worker (Ray's py_modules, uploaded once per
     # version of the code), so the nodes run the same code as the driver whatever they have
     # installed; its dependencies (torch, transformers, ray) must be installed on the nodes
-    runtime_env = {"py_modules": [str(Path(synthprobe.__file__).parent)],
+    runtime_env = {"py_modules": [str(Path(__file__).resolve().parent)],
                    "excludes": ["__pycache__", "*.pyc"]}
     try:
         ray.init(address=address, runtime_env=runtime_env, **init_kwargs)

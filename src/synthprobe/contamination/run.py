@@ -113,7 +113,7 @@ def scan_ray(shards: Sequence[cp.Shard], index: ng.Index, *, text_field: str, ma
     try:
         import ray
     except ImportError:
-        raise InputError("needs Ray Data: pip install 'synthprobe[ray]' (ray[data]==2.60.0)", field="--ray") from None
+        raise InputError("needs Ray Data: pip install 'synthprobe[ray]' (ray[client,data]==2.60.0)", field="--ray") from None
     started = False
     if not ray.is_initialized():
         if address:

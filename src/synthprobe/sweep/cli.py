@@ -49,8 +49,18 @@ grid file (YAML, or JSON by its .json suffix):
 --model values are added after the file's models; --seeds, --task and --limit replace the
 file's values. A model's options in the file replace the shared --dtype / --device /
 --model-arg values for that model. Labels name the models in the results and the report.
-On a cluster every node needs synthprobe (and the models' files or servers) installed.
-exit status: 0 ok, 2 bad input or flags, 1 a job failed (no results file is written), 130 Ctrl-C."""
+On a cluster (--ray-address) the driver ships its own synthprobe to the workers (Ray
+py_modules); every node needs its dependencies (synthprobe[ray], torch, transformers: the same
+Ray and Python) and the models' files or servers. Results come back to the driver, which writes
+the one file; each node keeps its score cache and data files in its own $SYNTHPROBE_CACHE (the
+one `ray start` saw). A job that asks for more CPUs (or a GPU) than any one node has fails at
+once instead of waiting. Tested with a two-node cluster started on one machine:
+  ray start --head --port 6379 --ray-client-server-port 10001 --num-cpus 1
+  ray start --address 127.0.0.1:6379 --num-cpus 1
+  synthprobe sweep --model smollm2-135m-instruct --seeds release,1 --limit 3 --ray-address ray://127.0.0.1:10001
+(or --ray-address 127.0.0.1:6379, the GCS address).
+exit status: 0 ok, 2 bad input or flags, 1 a job failed or the cluster could not be reached (no results
+file is written), 130 Ctrl-C."""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
