@@ -52,9 +52,10 @@ file's values. A model's options in the file replace the shared --dtype / --devi
 On a cluster (--ray-address) the driver ships its own synthprobe to the workers (Ray
 py_modules); every node needs its dependencies (synthprobe[ray], torch, transformers: the same
 Ray and Python) and the models' files or servers. Results come back to the driver, which writes
-the one file; each node keeps its score cache and data files in its own $SYNTHPROBE_CACHE (the
-one `ray start` saw). A job that asks for more CPUs (or a GPU) than any one node has fails at
-once instead of waiting. Tested with a two-node cluster started on one machine:
+the one file; each node keeps its score cache in its own $SYNTHPROBE_CACHE (the one `ray
+start` saw) and builds a missing data file at the --data-dir path (a shared folder avoids it),
+or in its cache where it cannot write there (the results then name that path). A job that
+asks for more CPUs (or a GPU) than any one node has fails at once instead of waiting. Tested with a two-node cluster started on one machine:
   ray start --head --port 6379 --ray-client-server-port 10001 --num-cpus 1
   ray start --address 127.0.0.1:6379 --num-cpus 1
   synthprobe sweep --model smollm2-135m-instruct --seeds release,1 --limit 3 --ray-address ray://127.0.0.1:10001
