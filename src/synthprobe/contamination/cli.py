@@ -7,7 +7,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from synthprobe.cliargs import int_at_least
+from synthprobe.cliargs import RAY_ADDRESS_HELP, int_at_least, ray_host_port
 
 SUBCOMMAND = "check"
 
@@ -56,7 +56,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="scan on Ray Data (a local Ray is started for the run unless --ray-address is given); "
                         "the results are identical to the single-machine scan")
     p.add_argument("--ray-address", default=None, metavar="ADDR",
-                   help="the Ray cluster to use with --ray ('auto', or ray://host:10001)")
+                   help="the running Ray cluster to use with --ray: " + RAY_ADDRESS_HELP)
     p.add_argument("--shard-bytes", type=int_at_least(1024), default=DEFAULT_SHARD_BYTES, metavar="N",
                    help="bytes of a text/JSONL file per shard, the unit of work (default: %(default)s); the "
                         "results do not depend on it")
@@ -74,6 +74,8 @@ def run_command(args: argparse.Namespace) -> int:
 
     if args.ray_address and not args.ray:
         raise InputError("is given without --ray", field="--ray-address")
+    if args.ray_address:
+        ray_host_port(args.ray_address)
     config = cr.Config(corpus=list(args.corpus), tasks=list(args.task), output=args.output,
                        text_field=args.text_field, ray=args.ray, ray_address=args.ray_address,
                        scores=list(args.scores), shard_bytes=args.shard_bytes,

@@ -113,14 +113,15 @@ def scan_ray(shards: Sequence[cp.Shard], index: ng.Index, *, text_field: str, ma
     try:
         import ray
     except ImportError:
-        raise InputError("needs Ray Data: pip install 'synthprobe[ray]' (ray[data]==2.60.0)", field="--ray") from None
+        raise InputError("needs Ray Data: pip install 'synthprobe[ray]' (ray[client,data]==2.60.0)", field="--ray") from None
     started = False
     if not ray.is_initialized():
-        try:
-            ray.init(address=address, include_dashboard=False, log_to_driver=False, configure_logging=False)
-        except (ConnectionError, ValueError, RuntimeError) as exc:
-            raise InputError(f"cannot reach a Ray cluster at {address!r} ({str(exc)[:160]})",
-                             field="--ray-address") from None
+        if address:
+            from synthprobe.cliargs import connect_ray
+
+            connect_ray(address, log_to_driver=False, configure_logging=False)
+        else:
+            ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False)
         started = True
     try:
         ctx = ray.data.DataContext.get_current()

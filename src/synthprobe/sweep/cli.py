@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from synthprobe.cliargs import add_model_args, int_at_least, nonneg_int, positive_int
+from synthprobe.cliargs import RAY_ADDRESS_HELP, add_model_args, int_at_least, nonneg_int, positive_int, ray_host_port
 from synthprobe.errors import CommandFailed, InputError
 
 DESCRIPTION = """\
@@ -49,8 +49,19 @@ grid file (YAML, or JSON by its .json suffix):
 --model values are added after the file's models; --seeds, --task and --limit replace the
 file's values. A model's options in the file replace the shared --dtype / --device /
 --model-arg values for that model. Labels name the models in the results and the report.
-On a cluster every node needs synthprobe (and the models' files or servers) installed.
-exit status: 0 ok, 2 bad input or flags, 1 a job failed (no results file is written), 130 Ctrl-C."""
+On a cluster (--ray-address) the driver ships its own synthprobe to the workers (Ray
+py_modules); every node needs its dependencies (synthprobe[ray], torch, transformers: the same
+Ray and Python) and the models' files or servers. Results come back to the driver, which writes
+the one file; each node keeps its score cache in its own $SYNTHPROBE_CACHE (the one `ray
+start` saw) and builds a missing data file at the --data-dir path (a shared folder avoids it),
+or in its cache where it cannot write there (the results then name that path). A job that
+asks for more CPUs (or a GPU) than any one node has fails at once instead of waiting. Tested with a two-node cluster started on one machine:
+  ray start --head --port 6379 --ray-client-server-port 10001 --num-cpus 1
+  ray start --address 127.0.0.1:6379 --num-cpus 1
+  synthprobe sweep --model smollm2-135m-instruct --seeds release,1 --limit 3 --ray-address ray://127.0.0.1:10001
+(or --ray-address 127.0.0.1:6379, the GCS address).
+exit status: 0 ok, 2 bad input or flags, 1 a job failed or the cluster could not be reached (no results
+file is written), 130 Ctrl-C."""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -80,7 +91,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="CPUs of the local Ray started for the run (default: %(default)s); 0 = --serial")
     p.add_argument("--serial", action="store_true", help="run the jobs one by one in this process, without Ray")
     p.add_argument("--ray-address", default=None, metavar="ADDR",
-                   help="join a running Ray cluster (e.g. ray://head:10001 or auto) instead of starting one")
+                   help="join a running Ray cluster instead of starting one: " + RAY_ADDRESS_HELP)
     p.add_argument("--cpus-per-job", type=positive_int, default=1, metavar="N",
                    help="CPUs a job asks Ray for; also the torch threads of an in-process CPU model "
                         "when --threads is not given (default: %(default)s)")
@@ -117,6 +128,8 @@ def run_command(args: argparse.Namespace) -> int:
 
     if args.serial and args.ray_address:
         raise InputError("runs without Ray; leave out --ray-address", field="--serial")
+    if args.ray_address:
+        ray_host_port(args.ray_address)
     grid = grid_mod.make_grid(grid_file=args.grid, models=args.models, seeds=args.seeds, tasks=args.tasks,
                               limit=args.limit)
     serial = args.serial or (args.workers == 0 and not args.ray_address)
@@ -141,6 +154,8 @@ def run_command(args: argparse.Namespace) -> int:
                                cpus_per_job=args.cpus_per_job, shots=args.shots)
     runner.check_models(grid, settings)
     jobs = grid.jobs()
+    if args.ray_address:
+        runner.join_cluster(args.ray_address)
     runner.prepare_data(grid, data_dir, progress=args.progress)
     where = "in this process" if serial else (f"on Ray at {args.ray_address}" if args.ray_address
                                               else f"on a local Ray with {args.workers} CPUs")

@@ -15,6 +15,7 @@ run's. Ray is imported only here, and only for a Ray run.
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from dataclasses import dataclass
@@ -87,11 +88,20 @@ def _dataset(job: Job, settings: Settings):
     from synthprobe.scoring.deeparithmark import load_dataset
 
     path = variant_path(job.task, job.seed.value, settings.data_dir)
-    if not path.is_file():  # a cluster node without the driver's files: build it here, the same bytes
+    if not path.is_file():
+        # a cluster node without the driver's files: build them here (the same bytes) at the
+        # driver's path, or in this node's own cache where that path cannot be written (the
+        # results then name the node's path)
         from synthprobe.tasks.deeparithmark.build import build
 
-        path.parent.mkdir(parents=True, exist_ok=True)
-        build(path, seed=job.seed.value, progress=False)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            build(path, seed=job.seed.value, progress=False)
+        except OSError:
+            path = variant_path(job.task, job.seed.value, default_data_dir())
+            if not path.is_file():
+                path.parent.mkdir(parents=True, exist_ok=True)
+                build(path, seed=job.seed.value, progress=False)
     return load_dataset(path, job.task, settings.limit)
 
 
@@ -236,25 +246,49 @@ def _import_ray():
     return ray
 
 
+def check_fits(job: Job, res: dict[str, float], nodes: list[dict[str, float]]) -> None:
+    """A task that asks for more than any one node has waits forever on Ray: end the command
+    instead, before any job starts."""
+    if any(n.get("CPU", 0) >= res["num_cpus"] and n.get("GPU", 0) >= res["num_gpus"] for n in nodes):
+        return
+    ask = f"{res['num_cpus']:g} CPU" + (f" and {res['num_gpus']:g} GPU" if res["num_gpus"] else "")
+    have = ", ".join(sorted({f"{n.get('CPU', 0):g} CPU/{n.get('GPU', 0):g} GPU" for n in nodes})) or "no node"
+    raise CommandFailed(f"job {job.index} ({job.name}) asks Ray for {ask} but no node of the cluster has that "
+                        f"much (nodes: {have}); lower --cpus-per-job, or --device cpu on a cluster without GPUs")
+
+
+#: ``ray.init`` options of a sweep's driver: the workers' output stays out of the terminal
+_QUIET = {"log_to_driver": False, "logging_level": logging.WARNING}
+
+
+def join_cluster(address: str) -> None:
+    """Connect this process to the running cluster at ``address`` (``--ray-address``), failing
+    fast with one line when it cannot be reached (:func:`synthprobe.cliargs.connect_ray`); the
+    command does it before it writes anything, and :func:`run_ray` then uses that connection."""
+    from synthprobe.cliargs import connect_ray
+
+    connect_ray(address, **_QUIET)
+
+
 def run_ray(jobs: list[Job], settings: Settings, on_done: Callable[[Job, dict], None], *, workers: int,
             address: str | None, max_retries: int) -> list[dict]:
     """Each job as a Ray task. A local Ray with ``workers`` CPUs is started for the run (and shut
     down after it), or ``address`` joins a running cluster. A task whose worker dies is retried up
     to ``max_retries`` times; an error raised by the job itself is not retried."""
-    import logging
-
     ray = _import_ray()
-    quiet = {"log_to_driver": False, "logging_level": logging.WARNING}
-    if address:
-        ray.init(address=address, **quiet)
-    else:
-        ray.init(address="local", num_cpus=workers, include_dashboard=False, **quiet)
+    if not ray.is_initialized():
+        if address:
+            join_cluster(address)
+        else:
+            ray.init(address="local", num_cpus=workers, include_dashboard=False, **_QUIET)
     try:
         has_gpu = ray.cluster_resources().get("GPU", 0) > 0
+        nodes = [n.get("Resources", {}) for n in ray.nodes() if n.get("Alive")]
         remote = ray.remote(_ray_job)
         refs = {}
         for job in jobs:
             res = resources(job, settings, cluster_has_gpu=has_gpu)
+            check_fits(job, res, nodes)
             ref = remote.options(name=f"{TASK_NAME}-{job.index}", max_retries=max_retries,
                                  retry_exceptions=False, **res).remote(job, settings)
             refs[ref] = job
