@@ -39,7 +39,7 @@ serial build for every number of workers. By default (``workers=None``) a build 
 :data:`PARALLEL_MIN_ITEMS` items or more uses one worker per CPU the process may use, a smaller
 one runs in this process (a pool's start-up costs more than it saves there).
 
-**Cost.** An item takes about 4.8 draws (half of them thinned by the answer-shape table), each
+**Cost.** An item takes about 4.8–4.9 draws (half of them thinned by the answer-shape table), each
 a seeded stream (:class:`~synthprobe.seeding.ItemStreams`: one hashed prefix and one reseeded
 ``random.Random`` per item) and a full ``generate``; the shared machinery keeps that cheap
 (int fast paths in :mod:`.base` instead of ``Fraction``, cached per-family value tables and
