@@ -35,7 +35,8 @@ def am3(tmp_path) -> Path:
 
 def test_scores_writes_results_and_prints_the_table(tiny_dir, data, am3, tmp_path, capsys):
     out = tmp_path / "res.json"
-    rc = main(["score", "deeparithmark", "--data", str(data), "--model", str(tiny_dir), "--model", str(tiny_dir),
+    rc = main(["score", "deeparithmark", "--data", str(data), "--model", f"first={tiny_dir}",
+               "--model", f"second={tiny_dir}",
                "--compare", "--compare-data", str(am3), "--save-predictions", "--output", str(out),
                "--batch-size", "3", "--no-progress"])
     assert rc == 0
@@ -62,8 +63,15 @@ def test_scores_writes_results_and_prints_the_table(tiny_dir, data, am3, tmp_pat
     row = m["row"]
     assert row["deep"] == pytest.approx(100 * s["metrics"]["acc_norm"]["acc"], abs=0.01)
     assert row["delta"] == pytest.approx(row["deep"] - row["arithmark3"], abs=0.011)
-    # Same weights, same data: both rows agree exactly (deterministic scoring).
-    assert doc["models"][1]["row"] == row
+    # Same weights, same data: both rows agree exactly (deterministic scoring), under their names.
+    assert [e["model"]["name"] for e in doc["models"]] == ["first", "second"]
+    assert m["model"]["engine_name"] == "tiny-llama"
+    assert {**doc["models"][1]["row"], "model": "first"} == row
+    # the paired comparison of the two: no discordant item, delta 0, McNemar p 1, per depth too
+    pair = doc["comparisons"]["deeparithmark"]["pairs"][0]
+    assert (pair["a"], pair["b"], pair["n"], pair["a_only"], pair["b_only"]) == ("first", "second", 8, 0, 0)
+    assert pair["delta"] == 0 and pair["p_mcnemar"] == 1.0 and set(pair["groups"]) == {"2", "3", "4", "5"}
+    assert doc["comparisons"]["arithmark3"]["pairs"][0]["n"] == 5
     printed = capsys.readouterr().out
     assert "ArithMark-3" in printed and "d5" in printed and str(out) in printed
 

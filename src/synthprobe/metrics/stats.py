@@ -172,3 +172,30 @@ def paired_difference(reference: Sequence[bool], other: Sequence[bool]) -> dict[
             "reference_correct": ref, "reference_accuracy": None if ref_acc is None else round(ref_acc, 4),
             "delta": None if acc is None else round(acc - ref_acc, 4),
             "b": b, "c": c, "p_mcnemar": mcnemar_exact(b, c)}
+
+
+def paired_diff_ci(both: int, ref_only: int, other_only: int, neither: int,
+                   confidence: float = 0.95) -> tuple[float, float]:
+    """Confidence interval (fractions) of the paired difference ``other − reference`` of two
+    proportions measured on the same items: Newcombe's hybrid score interval (1998, method 10),
+    built from the two Wilson intervals (:func:`wilson_ci`) and the phi correlation of the
+    paired outcomes. The cells: ``both`` right, right in ``reference`` only, in ``other`` only,
+    ``neither``. NaNs when there are no items."""
+    n = both + ref_only + other_only + neither
+    if n == 0:
+        return (float("nan"), float("nan"))
+    p_ref, p_other = (both + ref_only) / n, (both + other_only) / n
+    l_ref, u_ref = wilson_ci(both + ref_only, n, confidence)
+    l_oth, u_oth = wilson_ci(both + other_only, n, confidence)
+    margins = (both + ref_only) * (other_only + neither) * (both + other_only) * (ref_only + neither)
+    phi = 0.0
+    if margins > 0:
+        cross = both * neither - ref_only * other_only
+        cross = max(cross - n / 2, 0.0) if cross > 0 else cross
+        phi = cross / math.sqrt(margins)
+    d = p_other - p_ref
+    lower = d - math.sqrt(max((p_other - l_oth) ** 2 - 2 * phi * (p_other - l_oth) * (u_ref - p_ref)
+                              + (u_ref - p_ref) ** 2, 0.0))
+    upper = d + math.sqrt(max((u_oth - p_other) ** 2 - 2 * phi * (u_oth - p_other) * (p_ref - l_ref)
+                              + (p_ref - l_ref) ** 2, 0.0))
+    return (max(lower, -1.0), min(upper, 1.0))

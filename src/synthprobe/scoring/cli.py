@@ -23,6 +23,8 @@ EPILOG = """\
 examples:
   synthprobe score deeparithmark                       # the embedded SmolLM2-135M-Instruct
   synthprobe score deeparithmark --model ./my-model --model HuggingFaceTB/SmolLM2-135M
+  synthprobe score deeparithmark --model fp32=smollm2-135m-instruct --model bf16=smollm2-135m-instruct \
+      --model-arg ... --limit 100        # named models; two or more get a paired comparison
   synthprobe score deeparithmark --compare --compare-data data/arithmark-3.jsonl
 score cache: every finished item is stored under $SYNTHPROBE_CACHE/scores (default
 ~/.cache/synthprobe), keyed by the model (weights and config), the data file's SHA-256 and
@@ -79,7 +81,7 @@ def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> No
 
 
 def config_from_args(args: argparse.Namespace):
-    from synthprobe.backends.spec import EMBEDDED_ALIAS
+    from synthprobe.cliargs import model_refs
     from synthprobe.scoring.deeparithmark import ScoreConfig, default_output
 
     if args.compare_data is not None and not args.compare:
@@ -87,9 +89,9 @@ def config_from_args(args: argparse.Namespace):
     from synthprobe.io import check_outputs
     from synthprobe.io import default_output as new_name
 
-    models = args.models or [EMBEDDED_ALIAS]
+    models = model_refs(args)
     output = args.output or new_name(args._root / default_output(models))
-    inputs = [(args.data, "--data"), *((m, "--model") for m in models)]
+    inputs = [(args.data, "--data"), *((m.spec, "--model") for m in models)]
     if args.compare:
         inputs.append((args.compare_data or args._compare_default, "--compare-data"))
     if not output.is_dir():  # a folder gets its own message in validate()

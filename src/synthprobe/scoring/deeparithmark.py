@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 from synthprobe.version import __version__
 from synthprobe.backends.spec import EMBEDDED_ALIAS
+from synthprobe.cliargs import ModelRef, NameRegistry, named_model
 from synthprobe.errors import InputError
 from synthprobe.formats.arithmark3 import load_arithmark3
 from synthprobe.items import MCItem
@@ -35,7 +36,8 @@ ARITHMARK3_HOWTO = ("ArithMark 3.0 is not shipped with synthprobe; download the 
 @dataclass
 class ScoreConfig:
     data: Path = DEFAULT_DATA
-    models: list[str] = field(default_factory=lambda: [EMBEDDED_ALIAS])
+    #: ``--model`` values: specs, or :class:`~synthprobe.cliargs.ModelRef` (a spec and a given name)
+    models: list[Any] = field(default_factory=lambda: [EMBEDDED_ALIAS])
     dtype: str | None = None
     device: str = "auto"
     batch_size: int = 32
@@ -74,8 +76,13 @@ def load_dataset(path: Path, key: str, limit: int | None) -> Dataset:
     return Dataset(key, items, info)
 
 
-def default_output(models: list[str]) -> Path:
-    name = slug(models[0]) if len(models) == 1 else f"{len(models)}models"
+def as_ref(model) -> ModelRef:
+    """A ``models`` element as a :class:`ModelRef` (a plain spec is an unnamed model)."""
+    return model if isinstance(model, ModelRef) else ModelRef(str(model))
+
+
+def default_output(models: list) -> Path:
+    name = slug(as_ref(models[0]).name or as_ref(models[0]).spec) if len(models) == 1 else f"{len(models)}models"
     return Path("benchmarks") / f"deeparithmark_{name}.json"
 
 
@@ -101,12 +108,12 @@ def validate(config: ScoreConfig) -> list[Dataset]:
             raise InputError(f"ArithMark 3.0 file not found. {ARITHMARK3_HOWTO}", path=config.compare_data,
                              field="--compare-data")
         datasets.append(load_dataset(config.compare_data, "arithmark3", config.limit))
-    for spec in config.models:
-        check_backend(spec, dtype=config.dtype, device=config.device, **config.model_args)
+    for ref in map(as_ref, config.models):
+        check_backend(ref.spec, dtype=config.dtype, device=config.device, **config.model_args)
     out = config.output or default_output(config.models)
     if out.exists() and out.is_dir():
         raise InputError("is a folder; expected a file name for the results JSON", path=out, field="--output")
-    check_not_input([(out, "--output")], [(config.data, "--data"), *((m, "--model") for m in config.models),
+    check_not_input([(out, "--output")], [(config.data, "--data"), *((as_ref(m).spec, "--model") for m in config.models),
                                           *([(config.compare_data, "--compare-data")] if config.compare else [])])
     return datasets
 
@@ -182,24 +189,30 @@ def score_dataset(backend, ds: Dataset, config: ScoreConfig, *,
         "truncated": sum(truncated),
         "summary": summarise(records),
     }
-    if config.save_predictions:
-        block["predictions"] = records
+    # every item's record: the paired comparison of a run's models needs them; kept in the
+    # file only with --save-predictions (:func:`run` drops them otherwise)
+    block["predictions"] = records
     return block
 
 
-def score_model(spec: str, datasets: list[Dataset], config: ScoreConfig, *,
-                echo: Callable[[str], None] = print) -> dict[str, Any]:
+def score_model(spec, datasets: list[Dataset], config: ScoreConfig, *,
+                echo: Callable[[str], None] = print, names: NameRegistry | None = None) -> dict[str, Any]:
+    """Load one model (a spec or a :class:`ModelRef`), score every data set, close it. ``names``:
+    the run's names so far; a model shown under a taken name is refused before it is scored."""
     from synthprobe.backends import load_backend
 
+    ref = as_ref(spec)
     t0 = time.perf_counter()
-    backend = load_backend(spec, dtype=config.dtype, device=config.device,
+    backend = load_backend(ref.spec, dtype=config.dtype, device=config.device,
                            trust_remote_code=config.trust_remote_code, bos=config.bos, progress=config.progress,
                            **config.model_args)
     load_s = time.perf_counter() - t0
     try:
+        if names is not None:
+            names.claim(ref, backend.name)
         rt = backend.runtime()  # library versions: torch, transformers, torch_threads for the HF engine
         entry: dict[str, Any] = {
-            "model": backend.describe(),
+            "model": named_model(backend.describe(), ref),
             "settings": {
                 "batch_size": config.batch_size,
                 "max_context": config.max_context,
@@ -219,8 +232,29 @@ def score_model(spec: str, datasets: list[Dataset], config: ScoreConfig, *,
             entry["results"][ds.key] = score_dataset(backend, ds, config, echo=echo)
     finally:
         backend.close()
+    if not config.save_predictions and names is None:  # a caller that keeps no comparison
+        for block in entry["results"].values():
+            block.pop("predictions", None)
     entry["row"] = res.table_row(entry)
     return entry
+
+
+def comparisons(entries: list[dict[str, Any]], keys: list[str]) -> dict[str, Any]:
+    """The paired comparison of every pair of a run's models (:func:`synthprobe.metrics.compare.compare_models`)
+    on each data set, acc_norm, per depth; needs the entries' predictions."""
+    from synthprobe.metrics.compare import compare_models
+
+    out: dict[str, Any] = {}
+    for key in keys:
+        outcomes: dict[str, dict[str, bool]] = {}
+        depth: dict[str, Any] = {}
+        for e in entries:
+            recs = e["results"][key]["predictions"]
+            outcomes[e["model"]["name"]] = {r["id"]: bool(r["correct_acc_norm"]) for r in recs}
+            depth.update({r["id"]: r.get("depth") for r in recs})
+        group = depth if all(v is not None for v in depth.values()) else None
+        out[key] = compare_models(outcomes, group, metric="acc_norm", group_by="depth" if group else None)
+    return out
 
 
 def run(config: ScoreConfig, *, echo: Callable[[str], None] = print) -> tuple[dict[str, Any], Path]:
@@ -228,10 +262,16 @@ def run(config: ScoreConfig, *, echo: Callable[[str], None] = print) -> tuple[di
     datasets = validate(config)
     out = config.output or default_output(config.models)
     entries = []
+    names = NameRegistry()
     for spec in config.models:
-        entry = score_model(spec, datasets, config, echo=echo)
+        entry = score_model(spec, datasets, config, echo=echo, names=names)
         entries.append(entry)
         echo(res.format_breakdown(entry))
+    compared = comparisons(entries, [ds.key for ds in datasets]) if len(entries) > 1 else None
+    if not config.save_predictions:
+        for e in entries:
+            for block in e["results"].values():
+                block.pop("predictions", None)
     doc = {
         "schema": res.SCHEMA,
         "schema_version": res.SCHEMA_VERSION,
@@ -240,8 +280,29 @@ def run(config: ScoreConfig, *, echo: Callable[[str], None] = print) -> tuple[di
         "datasets": {ds.key: ds.info for ds in datasets},
         "models": entries,
     }
+    if compared:
+        doc["comparisons"] = compared
     atomic_write_json(out, doc)
     echo("")
     echo(res.format_table([e["row"] for e in entries]))
+    if compared:
+        echo("")
+        echo(format_comparisons(compared))
     echo(f"\nresults: {out}")
     return doc, out
+
+
+def format_comparisons(compared: dict[str, Any]) -> str:
+    """The printed paired comparison: one line per pair and data set."""
+    from synthprobe.results import fmt_p
+
+    lines = ["paired comparison (delta = B - A in points, 95 % CI, exact McNemar p, Holm across pairs):"]
+    for key, block in compared.items():
+        for p in block["pairs"]:
+            lo, hi = p["ci95"] or (float("nan"), float("nan"))
+            lines.append(f"  {key}: {p['b']} - {p['a']}: {p['delta']:+.2f} [{lo:+.2f}, {hi:+.2f}]  "
+                         f"n={p['n']}  discordant {p['a_only']}/{p['b_only']}  p={fmt_p(p['p_mcnemar'])}  "
+                         f"Holm p={fmt_p(p['p_holm'])}")
+        for q in block.get("not_paired", []):
+            lines.append(f"  {key}: {q['b']} vs {q['a']}: not paired, {q['reason']}")
+    return "\n".join(lines)

@@ -27,7 +27,7 @@ with the rows in a top-level ``results`` list, still read, converted on read)::
            "max_new_tokens", "cached_items", "seconds", "items_per_s",
            "paper": {"125M": {"value": ..., "doubtful"?: true, "alt"?: ...}, ...},
            "paper_note"?, "lands", "task_file"? (the user's file the items came from),
-           "items": [{"index", "n_shots", "prompt_tokens",
+           "items": [{"index", "n_shots", "prompt_tokens", "correct",
                       "gold"?, "prediction"?, "correct"?, ...}]}
         ]}},
         "seconds": {"load", "total"}
@@ -43,7 +43,7 @@ paper's figures are for the real SAT set). ``paper_note`` says why a row does no
 one to one with the paper (a doubtful row, the SAT sample, fewer than K demonstrations).
 
 ``items`` always holds every scored item's ``index`` (in the seeded pool), ``n_shots`` and
-``prompt_tokens``, one item per line of the file; ``--save-predictions`` adds the gold answer,
+``prompt_tokens`` and ``correct``, one item per line of the file; ``--save-predictions`` adds the gold answer,
 the prediction, correctness and (SAT) the per-choice scores.
 """
 
@@ -275,8 +275,8 @@ def item_cache(backend, task: Task, pool: list, settings: dict[str, Any]):
                                 {"task": task.name, "dtype": backend.dtype, "bos": backend.bos, **settings}))
 
 
-#: Per-item keys every row keeps; the rest (gold, prediction, ...) only with ``save_items``.
-ITEM_KEYS = ("index", "n_shots", "prompt_tokens")
+#: Per-item keys every row keeps (``correct``: for the paired comparison of models); the rest (gold, prediction, ...) only with ``save_items``.
+ITEM_KEYS = ("index", "n_shots", "prompt_tokens", "correct")
 
 #: ``paper_note`` of a SAT row scored on the shipped sample.
 SAT_SAMPLE_NOTE = ("scored on synthprobe's self-written sample, not the SAT set: the paper's figures are for "
@@ -299,7 +299,7 @@ def summarize(task: Task, setting: str, k: int, prompts: Sequence[Prompt], items
               *, seconds: float, max_new_tokens: int | None, save_items: bool, cached: int = 0,
               sat_sample: bool = False) -> dict[str, Any]:
     """One results row. ``save_items``: keep every item's full record (gold, prediction, ...);
-    without it each item keeps only ``index``, ``n_shots`` and ``prompt_tokens``.
+    without it each item keeps only ``index``, ``n_shots``, ``prompt_tokens`` and ``correct``.
     ``sat_sample``: the SAT items came from the shipped sample, not the SAT set."""
     n = len(items)
     correct = sum(1 for it in items if it["correct"])

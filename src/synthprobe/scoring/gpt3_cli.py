@@ -21,7 +21,8 @@ from synthprobe.errors import EXIT_FAILED, InputError
 def cmd_score(args: argparse.Namespace) -> int:
     from synthprobe.version import __version__
     from synthprobe.io import atomic_write_text, check_outputs, default_output, sha256_file, slug
-    from synthprobe.cliargs import load_backend_or_exit
+    from synthprobe.backends import check_backend
+    from synthprobe.cliargs import NameRegistry, backend_options, load_backend_or_exit, model_refs, named_model
     from synthprobe.tasks.gpt3.registry import resolve_tasks
     from synthprobe.scoring.gpt3 import EvalConfig, dumps_results, format_table, run
     from synthprobe.tasks.gpt3.sat import sample_path
@@ -41,32 +42,17 @@ def cmd_score(args: argparse.Namespace) -> int:
         batch_size=args.batch_size, max_new_tokens=args.max_new_tokens, sat_file=args.sat_file,
         save_items=args.save_predictions, progress=args.progress, cache=not args.no_cache,
     ).validate()
-    output = Path(args.output) if args.output else default_output(Path("benchmarks") / f"gpt3_{slug(args.model)}.json")
+    refs = model_refs(args)
+    name = refs[0].name or refs[0].spec if len(refs) == 1 else f"{len(refs)}models"
+    output = Path(args.output) if args.output else default_output(Path("benchmarks") / f"gpt3_{slug(name)}.json")
     if output.is_dir():
         raise InputError("is a directory; expected the path of the results file", path=output, field="--output")
     check_outputs([(output, "--output")],
-                  [(args.sat_file, "--sat-file"), (args.model, "--model"),
+                  [(args.sat_file, "--sat-file"), *((r.spec, "--model") for r in refs),
                    *((tf.path, "--task-file") for tf in task_files)],
                   overwrite=args.overwrite)
-
-    started = time.perf_counter()
-    backend = load_backend_or_exit(args.model, args)  # a model that will not load: exit 1, no results file
-    load_seconds = time.perf_counter() - started
-
-    def report(result: dict) -> None:
-        if args.progress:
-            lo, hi = result["ci95"] or (0.0, 0.0)
-            print(f"  {result['code']:>4} {result['setting']:>5}: {result['accuracy']:6.2f}% "
-                  f"({result['correct']}/{result['n']}, 95% CI {lo:.1f}-{hi:.1f}, {result['seconds']:.1f} s)",
-                  file=sys.stderr)
-
-    try:
-        results = run(backend, config, on_result=report)
-    except (InputError, KeyboardInterrupt):
-        raise
-    except Exception as exc:  # anything mid-run: no results file, clear message, non-zero exit
-        print(f"synthprobe: error: scoring failed: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return EXIT_FAILED
+    for ref in refs:  # every spec checked before the first model loads
+        check_backend(ref.spec, **backend_options(args))
 
     sat_path = Path(config.sat_file) if config.sat_file else sample_path()
     uses_sat = any(t.family == "sat" for t in config.tasks)
@@ -74,40 +60,92 @@ def cmd_score(args: argparse.Namespace) -> int:
 
     from synthprobe import results as res
 
-    settings = {
-        "tasks": [t.name for t in config.tasks], "shots": shots, "seed": config.seed,
-        "format": config.format, "check": config.check, "max_context": config.max_context,
-        "batch_size": config.batch_size, "max_new_tokens": config.max_new_tokens,
-        "threads": backend.runtime().get("torch_threads"),
-        "limits": {"zero_one_shot": config.limit, "few_shot_generation": config.limit_for(2),
-                   "few_shot_sat": config.limit},
-        "limit_note": "each task scores the first N items of its seeded pool; demonstrations "
-                      "are drawn from the whole pool",
-        "sat_file": (str(sat_path) if config.sat_file else "synthprobe sample (not the SAT set)")
-        if uses_sat else None,
-        "sat_sha256": sha256_file(sat_path) if uses_sat else None,
-        "word_list": f"wordsegment unigrams.txt, first {WORD_SET_SIZE:,} words by length rule",
-        **({"task_files": [{"task": tf.task.name, "path": str(tf.path), "sha256": tf.sha256,
-                            "items": len(tf.items), "format": config.format_for(tf.task)}
-                           for tf in task_files]} if task_files else {}),
-    }
-    # the one results document (synthprobe.results): one model entry, its GPT-3 rows as a block
+    names = NameRegistry()
+    entries = []
+    tables = []
+    for ref in refs:
+        started = time.perf_counter()
+        backend = load_backend_or_exit(ref.spec, args)  # a model that will not load: exit 1, no results file
+        load_seconds = time.perf_counter() - started
+        try:
+            shown = names.claim(ref, backend.name)
+
+            def report(result: dict) -> None:
+                if args.progress:
+                    lo, hi = result["ci95"] or (0.0, 0.0)
+                    print(f"  {shown} {result['code']:>4} {result['setting']:>5}: {result['accuracy']:6.2f}% "
+                          f"({result['correct']}/{result['n']}, 95% CI {lo:.1f}-{hi:.1f}, {result['seconds']:.1f} s)",
+                          file=sys.stderr)
+
+            try:
+                results = run(backend, config, on_result=report)
+            except (InputError, KeyboardInterrupt):
+                raise
+            except Exception as exc:  # anything mid-run: no results file, clear message, non-zero exit
+                print(f"synthprobe: error: scoring failed ({shown}): {type(exc).__name__}: {exc}", file=sys.stderr)
+                return EXIT_FAILED
+            threads = backend.runtime().get("torch_threads")
+            model = named_model(backend.describe(), ref)
+        finally:
+            backend.close()
+        settings = {
+            "tasks": [t.name for t in config.tasks], "shots": shots, "seed": config.seed,
+            "format": config.format, "check": config.check, "max_context": config.max_context,
+            "batch_size": config.batch_size, "max_new_tokens": config.max_new_tokens,
+            "threads": threads,
+            "limits": {"zero_one_shot": config.limit, "few_shot_generation": config.limit_for(2),
+                       "few_shot_sat": config.limit},
+            "limit_note": "each task scores the first N items of its seeded pool; demonstrations "
+                          "are drawn from the whole pool",
+            "sat_file": (str(sat_path) if config.sat_file else "synthprobe sample (not the SAT set)")
+            if uses_sat else None,
+            "sat_sha256": sha256_file(sat_path) if uses_sat else None,
+            "word_list": f"wordsegment unigrams.txt, first {WORD_SET_SIZE:,} words by length rule",
+            **({"task_files": [{"task": tf.task.name, "path": str(tf.path), "sha256": tf.sha256,
+                                "items": len(tf.items), "format": config.format_for(tf.task)}
+                               for tf in task_files]} if task_files else {}),
+        }
+        # the one results document (synthprobe.results): one entry per model, its GPT-3 rows as a block
+        entries.append({
+            "model": model,
+            "settings": settings,
+            "results": {"gpt3": {"rows": results}},
+            "seconds": {"load": round(load_seconds, 2), "total": round(time.perf_counter() - started, 2)},
+        })
+        tables.append(format_table(results, model["name"]))
     doc = {
         "schema": res.SCHEMA,
         "schema_version": res.SCHEMA_VERSION,
         "synthprobe": __version__,
         "command": shlex.join(["synthprobe", *sys.argv[1:]]),
-        "models": [{
-            "model": backend.describe(),
-            "settings": settings,
-            "results": {"gpt3": {"rows": results}},
-            "seconds": {"load": round(load_seconds, 2), "total": round(time.perf_counter() - started, 2)},
-        }],
+        "models": entries,
     }
+    if len(entries) > 1:
+        doc["comparisons"] = {"gpt3": gpt3_comparisons(entries)}
     atomic_write_text(output, dumps_results(doc))
-    print(format_table(results, backend.name if hasattr(backend, "name") else args.model))
+    print("\n\n".join(tables))
+    if len(entries) > 1:
+        from synthprobe.scoring.deeparithmark import format_comparisons
+
+        print("\n" + format_comparisons(doc["comparisons"]))
     print(f"\nresults -> {output}", file=sys.stderr)
     return 0
+
+
+def gpt3_comparisons(entries: list[dict]) -> dict:
+    """The paired comparison of every pair of models (exact match per item), per task and setting."""
+    from synthprobe.metrics.compare import compare_models
+
+    outcomes: dict[str, dict[str, bool]] = {}
+    groups: dict[str, str] = {}
+    for e in entries:
+        mine = outcomes.setdefault(e["model"]["name"], {})
+        for row in e["results"]["gpt3"]["rows"]:
+            for it in row["items"]:
+                key = f"{row['task']}|{row['setting']}|{it['index']}"
+                mine[key] = bool(it["correct"])
+                groups[key] = f"{row['code']} {row['setting']}"
+    return compare_models(outcomes, groups, metric="accuracy (exact match)", group_by="task")
 
 
 def max_new_tokens_text() -> str:
@@ -177,10 +215,10 @@ def register(verbs: dict) -> None:
     add_overwrite_argument(s)
     s.add_argument("--save-predictions", action="store_true",
                    help="also keep every item's gold answer, prediction and correctness in the results JSON "
-                        "(each item's pool index, demonstrations used and prompt tokens are always kept)")
+                        "(each item's pool index, demonstrations used, prompt tokens and correctness are always kept)")
     s.add_argument("--no-cache", action="store_true",
                    help="do not read or write the score cache (default: every finished batch of items is kept "
                         "under $SYNTHPROBE_CACHE/scores, so a run stopped by Ctrl-C or a crash resumes where it "
                         "stopped when the same command is run again; 'synthprobe cache' shows or clears it)")
-    add_model_args(s, batch_size=16)
+    add_model_args(s, multiple=True, batch_size=16)
     s.set_defaults(func=cmd_score)

@@ -39,7 +39,8 @@ EPILOG = """Example (small, the embedded model):
 def cmd_number_format(args: argparse.Namespace) -> int:
     from synthprobe.version import __version__
     from synthprobe import results as res
-    from synthprobe.cliargs import load_backend_or_exit
+    from synthprobe.backends import check_backend
+    from synthprobe.cliargs import NameRegistry, backend_options, load_backend_or_exit, model_refs, named_model
     from synthprobe.io import atomic_write_text, check_outputs, default_output, slug
     from synthprobe.scoring.number_format import ProbeConfig, parse_formats, run, table_lines
     from synthprobe.tasks.gpt3.registry import resolve_tasks
@@ -48,40 +49,52 @@ def cmd_number_format(args: argparse.Namespace) -> int:
     config = ProbeConfig(formats=parse_formats(args.formats), seed=args.seed, n=args.n, tasks=tasks,
                          gpt3_n=args.gpt3_n, shots=args.shots, batch_size=args.batch_size,
                          max_context=args.max_context, progress=args.progress, cache=not args.no_cache).validate()
+    refs = model_refs(args)
+    name = (refs[0].name or refs[0].spec) if len(refs) == 1 else f"{len(refs)}models"
     output = (Path(args.output) if args.output
-              else default_output(Path("benchmarks") / f"number_format_{slug(args.model)}.json"))
+              else default_output(Path("benchmarks") / f"number_format_{slug(name)}.json"))
     if output.is_dir():
         raise InputError("is a directory; expected the path of the results file", path=output, field="--output")
-    check_outputs([(output, "--output")], [(args.model, "--model")], overwrite=args.overwrite)
+    check_outputs([(output, "--output")], [(r.spec, "--model") for r in refs], overwrite=args.overwrite)
+    for ref in refs:  # every spec checked before the first model loads
+        check_backend(ref.spec, **backend_options(args))
 
-    started = time.perf_counter()
-    backend = load_backend_or_exit(args.model, args)
-    load_seconds = time.perf_counter() - started
-    try:
+    names = NameRegistry()
+    entries = []
+    for ref in refs:
+        started = time.perf_counter()
+        backend = load_backend_or_exit(ref.spec, args)
+        load_seconds = time.perf_counter() - started
         try:
-            block = run(backend, config)
-        except (InputError, KeyboardInterrupt):
-            raise
-        except Exception as exc:  # anything mid-run: no results file, one clear line, exit 1
-            print(f"synthprobe: error: scoring failed: {type(exc).__name__}: {exc}", file=sys.stderr)
-            return EXIT_FAILED
-        rt = backend.runtime()
-        model = backend.describe()
-    finally:
-        backend.close()
-    settings = {"formats": list(config.formats), "seed": config.seed, "n": config.n,
-                "tasks": [t.name for t in config.tasks], "gpt3_n": config.gpt3_n, "shots": config.shots,
-                "batch_size": config.batch_size, "max_context": config.max_context, "scorer": "onepass",
-                "synthprobe": __version__, **rt}
+            names.claim(ref, backend.name)
+            try:
+                block = run(backend, config)
+            except (InputError, KeyboardInterrupt):
+                raise
+            except Exception as exc:  # anything mid-run: no results file, one clear line, exit 1
+                print(f"synthprobe: error: scoring failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+                return EXIT_FAILED
+            rt = backend.runtime()
+            model = named_model(backend.describe(), ref)
+        finally:
+            backend.close()
+        settings = {"formats": list(config.formats), "seed": config.seed, "n": config.n,
+                    "tasks": [t.name for t in config.tasks], "gpt3_n": config.gpt3_n, "shots": config.shots,
+                    "batch_size": config.batch_size, "max_context": config.max_context, "scorer": "onepass",
+                    "synthprobe": __version__, **rt}
+        entries.append({"model": model, "settings": settings, "results": {"number_format": block},
+                        "seconds": {"load": round(load_seconds, 2),
+                                    "total": round(time.perf_counter() - started, 2)}})
     doc = {
         "schema": res.SCHEMA, "schema_version": res.SCHEMA_VERSION, "synthprobe": __version__,
         "command": shlex.join(["synthprobe", *sys.argv[1:]]),
-        "models": [{"model": model, "settings": settings, "results": {"number_format": block},
-                    "seconds": {"load": round(load_seconds, 2),
-                                "total": round(time.perf_counter() - started, 2)}}],
+        "models": entries,
     }
     atomic_write_text(output, res.dumps_results(doc))
-    print("\n".join(table_lines(block)))
+    for entry in entries:
+        if len(entries) > 1:
+            print(f"\n{entry['model']['name']}")
+        print("\n".join(table_lines(entry["results"]["number_format"])))
     print(f"\nresults -> {output}", file=sys.stderr)
     return 0
 
@@ -118,5 +131,5 @@ def register(verbs: dict) -> None:
     p.add_argument("--no-cache", action="store_true",
                    help="do not read or write the score cache (default: finished items are kept, so a "
                         "stopped run resumes)")
-    add_model_args(p, batch_size=16)
+    add_model_args(p, multiple=True, batch_size=16)
     p.set_defaults(func=cmd_number_format)

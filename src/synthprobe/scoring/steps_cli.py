@@ -31,6 +31,7 @@ EPILOG = """\
 examples:
   synthprobe probe steps --limit 20                      # embedded model, first 20 items of the release
   synthprobe probe steps --data private.jsonl --model ./my-model --save-items
+  synthprobe probe steps --limit 20 --model base=./base --model tuned=./tuned   # several models, one file
 score cache: finished probes are stored under $SYNTHPROBE_CACHE/scores, keyed by the model,
 the data file's SHA-256 and the settings; run the same command again after an interruption
 and only the missing probes are scored. --no-cache turns this off.
@@ -47,7 +48,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "deeparithmark --seed S' (default: %(default)s)")
     p.add_argument("--limit", type=positive_int, default=None, metavar="N",
                    help="probe only the steps of the first N items (the same probes as a full run's first ones)")
-    add_model_args(p, batch_size=16)
+    add_model_args(p, multiple=True, batch_size=16)
     p.add_argument("--max-context", type=int_at_least(2), default=1024, metavar="N",
                    help="longest request in tokens; longer contexts are left-truncated (default: %(default)s)")
     p.add_argument("--max-new-tokens", type=positive_int, default=MAX_NEW_TOKENS, metavar="N",
@@ -66,7 +67,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run_command(args: argparse.Namespace) -> int:
     from synthprobe.backends import check_backend
     from synthprobe.backends.base import ScoringError
-    from synthprobe.cliargs import backend_options
+    from synthprobe.cliargs import NameRegistry, backend_options, model_refs, named_model
     from synthprobe.io import atomic_write_text, check_outputs
     from synthprobe.io import default_output as new_name
     from synthprobe.results import dumps_results
@@ -78,26 +79,42 @@ def run_command(args: argparse.Namespace) -> int:
     if not args.data.is_file():
         raise InputError("file does not exist" if not args.data.exists() else "not a regular file",
                          path=args.data, field="--data")
-    output = args.output or new_name(steps.default_output(args.model))
-    check_outputs([(output, "--output")], [(args.data, "--data"), (args.model, "--model")],
+    refs = model_refs(args)
+    output = args.output or new_name(steps.default_output(
+        (refs[0].name or refs[0].spec) if len(refs) == 1 else f"{len(refs)}models"))
+    check_outputs([(output, "--output")], [(args.data, "--data"), *((r.spec, "--model") for r in refs)],
                   overwrite=args.overwrite and args.output is not None)
     probes = steps.load_probes(config)
-    check_backend(args.model, **backend_options(args, bos=args.bos))
-    t0 = time.perf_counter()
-    backend = load_backend_or_exit(args.model, args, bos=args.bos)
-    load_s = time.perf_counter() - t0
-    try:
-        doc = steps.run(backend, probes, config, spec=args.model, load_s=load_s,
-                        command=shlex.join(["synthprobe", *sys.argv[1:]]))
-    except ScoringError as exc:
-        print(f"synthprobe: error: {exc}\nno results file was written", file=sys.stderr)
-        return EXIT_FAILED
-    except KeyboardInterrupt as exc:
-        raise KeyboardInterrupt(f"{str(exc) or 'interrupted'}; no results file was written") from None
-    finally:
-        backend.close()
+    for ref in refs:  # every spec checked before the first model loads
+        check_backend(ref.spec, **backend_options(args, bos=args.bos))
+    names = NameRegistry()
+    doc = None
+    for ref in refs:
+        t0 = time.perf_counter()
+        backend = load_backend_or_exit(ref.spec, args, bos=args.bos)
+        load_s = time.perf_counter() - t0
+        try:
+            names.claim(ref, backend.name)
+            one = steps.run(backend, probes, config, spec=ref.spec, load_s=load_s,
+                            command=shlex.join(["synthprobe", *sys.argv[1:]]))
+        except ScoringError as exc:
+            print(f"synthprobe: error: {exc}\nno results file was written", file=sys.stderr)
+            return EXIT_FAILED
+        except KeyboardInterrupt as exc:
+            raise KeyboardInterrupt(f"{str(exc) or 'interrupted'}; no results file was written") from None
+        finally:
+            backend.close()
+        entry = one["models"][0]
+        entry["model"] = named_model(entry["model"], ref)
+        if doc is None:
+            doc = one
+        else:
+            doc["models"].append(entry)
     atomic_write_text(output, dumps_results(doc))
-    steps.format_summary(doc["models"][0]["results"]["steps"])
+    for entry in doc["models"]:
+        if len(doc["models"]) > 1:
+            print(f"\n{entry['model']['name']}")
+        steps.format_summary(entry["results"]["steps"])
     print(f"\nresults: {output}")
     return 0
 

@@ -130,7 +130,12 @@ def run_command(args: argparse.Namespace) -> int:
         raise InputError("runs without Ray; leave out --ray-address", field="--serial")
     if args.ray_address:
         ray_host_port(args.ray_address)
-    grid = grid_mod.make_grid(grid_file=args.grid, models=args.models, seeds=args.seeds, tasks=args.tasks,
+    from synthprobe.cliargs import parse_model_ref
+
+    # --model NAME=SPEC is the grid file's {spec: SPEC, label: NAME}
+    models = [{"spec": r.spec, "label": r.name} if r.name else r.spec
+              for r in map(parse_model_ref, args.models or [])]
+    grid = grid_mod.make_grid(grid_file=args.grid, models=models, seeds=args.seeds, tasks=args.tasks,
                               limit=args.limit)
     serial = args.serial or (args.workers == 0 and not args.ray_address)
     data_dir = args.data_dir or runner.default_data_dir()
