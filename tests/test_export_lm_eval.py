@@ -60,7 +60,9 @@ def test_task_yaml_follows_the_protocol(exported):
     assert task["task"] == "deeparithmark"
     assert task["dataset_path"] == "json"
     data_file = Path(task["dataset_kwargs"]["data_files"]["test"])
-    assert data_file.is_absolute() and data_file.read_bytes() == data.read_bytes()
+    # relative to the export folder, loaded by the folder's own module: the folder can move
+    assert not data_file.is_absolute() and (out / data_file).read_bytes() == data.read_bytes()
+    assert task["custom_dataset"] == "!function synthprobe_data.load"
     assert task["test_split"] == "test"
     assert task["output_type"] == "multiple_choice"
     assert task["doc_to_text"] == "{{ctx}}"
@@ -86,7 +88,7 @@ def test_depth_tasks_partition_the_release(exported):
     seen = []
     for d in depths:
         task = load_yaml(out / f"deeparithmark_depth{d}.yaml")
-        lines = Path(task["dataset_kwargs"]["data_files"]["test"]).read_text(encoding="utf-8").splitlines()
+        lines = (out / task["dataset_kwargs"]["data_files"]["test"]).read_text(encoding="utf-8").splitlines()
         assert lines and all(json.loads(line)["metadata"]["depth"] == d for line in lines)
         seen += lines
     assert sorted(seen) == sorted(data.read_text(encoding="utf-8").splitlines())
@@ -100,8 +102,8 @@ def test_plain_export_writes_the_gpt3_tasks(exported):
     for task in GENERATION_TASKS:
         name = f"synthprobe_{task.name}"
         ll, gen = load_yaml(out / f"{name}.yaml"), load_yaml(out / f"{name}_gen.yaml")
-        data = Path(ll["dataset_kwargs"]["data_files"]["test"])
-        assert data == out.resolve() / "data" / f"{name}.jsonl"
+        data = out / ll["dataset_kwargs"]["data_files"]["test"]
+        assert ll["dataset_kwargs"]["data_files"]["test"] == f"data/{name}.jsonl"
         assert data.read_bytes() == serialize(build_items(BuildConfig(task.name, seed=0))).encode()
         assert gen["dataset_kwargs"] == ll["dataset_kwargs"]
         for y in (ll, gen):
@@ -173,7 +175,7 @@ def test_user_built_files_and_sat(tmp_path, exported, capsys):
                  "--gpt3", str(arith), "--sat-file", str(sample_path()), "--quiet"]) == 0
     assert "in " in capsys.readouterr().err  # the wall time is reported
     ll = load_yaml(out / "synthprobe_arithmetic_2da.yaml")
-    assert Path(ll["dataset_kwargs"]["data_files"]["test"]).read_bytes() == arith.read_bytes()
+    assert (out / ll["dataset_kwargs"]["data_files"]["test"]).read_bytes() == arith.read_bytes()
     assert ll["doc_to_text"] == "{{context}}" and ll["fewshot_delimiter"] == "\n\n"  # eleuther layout, read off the file
     assert "only if this file is the pool" in (out / "synthprobe_arithmetic_2da.yaml").read_text(encoding="utf-8")
     assert (out / "synthprobe_arithmetic_2ds_gen.yaml").is_file()
@@ -186,7 +188,7 @@ def test_user_built_files_and_sat(tmp_path, exported, capsys):
 
     none = tmp_path / "none"
     export_lm_eval(none, data=data, gpt3_tasks="none")
-    assert not list(none.glob("synthprobe_*"))
+    assert [p.name for p in none.glob("synthprobe_*")] == ["synthprobe_data.py"]  # no GPT-3 task
     broken = tmp_path / "broken.jsonl"
     broken.write_text('{"context": "Q", "completion": ""}\n', encoding="utf-8")
     with pytest.raises(InputError) as err:
@@ -444,3 +446,25 @@ def test_a_user_task_file_gets_the_same_checks_as_score_gpt3_task_file(tmp_path)
     with pytest.raises(InputError) as err:
         user_pool("synthprobe_mystery", extra)
     assert (err.value.line, err.value.field) == (1, "note")
+
+
+def test_exported_folder_can_be_moved(exported, tmp_path, monkeypatch):
+    """Export, move the folder, run lm-eval's own task loading from elsewhere: it still finds
+    every task's data (the paths are relative to the folder, resolved by synthprobe_data.py)."""
+    import shutil
+
+    from lm_eval.tasks import TaskManager
+
+    out, data, rows = exported
+    moved = tmp_path / "elsewhere" / "tasks"
+    moved.parent.mkdir()
+    shutil.copytree(out, moved)
+    shutil.rmtree(out)
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    for path in moved.glob("*.yaml"):
+        assert str(out) not in path.read_text(encoding="utf-8"), path.name
+    tasks = TaskManager(include_path=str(moved), include_defaults=False).load(
+        ["deeparithmark", "synthprobe_arithmetic_2da_gen"])["tasks"]
+    docs = {name: list(task.test_docs()) for name, task in tasks.items()}
+    assert [d["ctx"] for d in docs["deeparithmark"]] == [r["ctx"] for r in rows]
+    assert len(docs["synthprobe_arithmetic_2da_gen"]) > 0

@@ -32,7 +32,12 @@ Layout (``schema = "synthprobe/results"``, ``schema_version = 2``)::
         }
       ],
       "contamination": {"version": 1, ...}?          # `synthprobe contamination` (models may then be [])
+      "comparisons": {"<benchmark>": {"version": 1, "pairs": [...]}}?   # several models scored in one
+                                                     # run: paired A-vs-B (synthprobe.metrics.compare)
     }
+
+A model entry's ``model.name`` is the name the user gave (``--model NAME=SPEC``; the engine's
+own name is then ``model.engine_name``), else the engine's; names are unique within a file.
 
 The ``contamination`` section (its own ``version``, :data:`CONTAMINATION_VERSIONS`) is written by
 ``synthprobe contamination`` and documented in :mod:`synthprobe.contamination.run`; a document
@@ -187,6 +192,8 @@ class Results:
     command: str | None = None
     #: the ``contamination`` section (``synthprobe contamination``), when the file holds one
     contamination: dict | None = None
+    #: the paired comparison of the file's models, per benchmark (:mod:`synthprobe.metrics.compare`)
+    comparisons: dict | None = None
 
     def dataset_sha256(self, benchmark: str) -> str | None:
         block = self.datasets.get(benchmark)
@@ -290,7 +297,9 @@ def parse(doc: Any, path: str | Path) -> Results:
         for e in models:
             if "gpt3" in e.results:
                 raise r.fail(f"{e.where}.results.gpt3", f"a {DEEPARITHMARK_V1!r} file holds no GPT-3 results")
-    return Results(path, r, schema, doc.get("synthprobe"), datasets, models, doc.get("command"), contamination)
+    comparisons = r.get(doc, "comparisons", "", dict, required=False)
+    return Results(path, r, schema, doc.get("synthprobe"), datasets, models, doc.get("command"), contamination,
+                   comparisons)
 
 
 def read_results(path: str | Path) -> Results:
@@ -353,23 +362,33 @@ def fmt_p(p: float | None) -> str:
     return f"{mant}e{MINUS}{int(exp[1:])}" if exp.startswith("-") else f"{mant}e{int(exp)}"
 
 
-def card_header(depths: Sequence[int] = DEPTHS) -> list[str]:
-    return (["Model", "Params", "Deep", "soft"] + [f"d{d}" for d in depths]
-            + ["ArithMark-3", "Δ", "p vs chance"])
+def card_header(depths: Sequence[int] = DEPTHS, *, compare: bool = True, n: bool = False) -> list[str]:
+    """The card's columns; ``compare``: with ArithMark-3 and Δ (leave them out when no row has
+    them); ``n``: with the number of scored items after Params."""
+    return (["Model", "Params"] + (["n"] if n else []) + ["Deep", "soft"] + [f"d{d}" for d in depths]
+            + (["ArithMark-3", "Δ"] if compare else []) + ["p vs chance"])
 
 
-def card_cells(row: Mapping[str, Any], depths: Sequence[int] = DEPTHS) -> list[str]:
+def card_has_compare(rows: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether any row has an ArithMark-3 score (else the card drops ArithMark-3 and Δ)."""
+    return any(r.get("arithmark3") is not None for r in rows)
+
+
+def card_cells(row: Mapping[str, Any], depths: Sequence[int] = DEPTHS, *, compare: bool = True,
+               n: bool = False) -> list[str]:
     """The card's cells for one model. ``row`` holds percentages (``deep``, ``soft``, ``d<n>``,
-    ``arithmark3``; ``delta`` in points), ``model``, ``params`` and ``p_vs_chance``; None: not
-    measured (shown as a dash)."""
+    ``arithmark3``; ``delta`` in points), ``model``, ``params`` and ``p_vs_chance`` (``n``: the
+    item count, text); None: not measured (shown as a dash). ``compare``/``n`` as in
+    :func:`card_header`."""
 
     def pct(key: str, digits: int = 2, unit: str = " %") -> str:
         x = row.get(key)
         return DASH if x is None or x != x else f"{x:.{digits}f}{unit}"
 
     delta = row.get("delta")
-    return ([row["model"], fmt_params(row.get("params")), pct("deep"), pct("soft")]
+    return ([row["model"], fmt_params(row.get("params"))] + ([str(row.get("n", DASH))] if n else [])
+            + [pct("deep"), pct("soft")]
             + [pct(f"d{d}", 1, "") for d in depths]
-            + [pct("arithmark3"), DASH if delta is None else f"{delta:+.2f}".replace("-", MINUS),
-               fmt_p(row.get("p_vs_chance"))])
+            + ([pct("arithmark3"), DASH if delta is None else f"{delta:+.2f}".replace("-", MINUS)] if compare else [])
+            + [fmt_p(row.get("p_vs_chance"))])
 

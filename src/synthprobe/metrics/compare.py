@@ -21,7 +21,7 @@ listed under ``not_paired`` with the reason). Pure numbers: imports nothing abov
 from __future__ import annotations
 
 from itertools import combinations
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from synthprobe.metrics.stats import holm, paired_diff_ci, paired_difference
 
@@ -44,14 +44,18 @@ def pair_stats(a: Sequence[bool], b: Sequence[bool]) -> dict[str, Any]:
 
 
 def compare_models(outcomes: Mapping[str, Mapping[str, bool]], groups: Mapping[str, Any] | None = None, *,
-                   metric: str, group_by: str | None = None) -> dict[str, Any]:
+                   metric: str, group_by: str | None = None,
+                   keep: Callable[[str, str], bool] | None = None) -> dict[str, Any]:
     """Every pair of models in ``outcomes`` (model name → item id → right?, in model order).
     ``groups``: item id → group (depth, task); each pair also gets per-group results. Two models
-    are paired only when they scored exactly the same item ids."""
+    are paired only when they scored exactly the same item ids. ``keep(a, b)``: test only the
+    pairs it accepts (Holm then counts only those)."""
     names = list(outcomes)
     pairs: list[dict[str, Any]] = []
     not_paired: list[dict[str, Any]] = []
     for a, b in combinations(names, 2):
+        if keep is not None and not keep(a, b):
+            continue
         ids_a, ids_b = list(outcomes[a]), set(outcomes[b])
         if set(ids_a) != ids_b:
             not_paired.append({"a": a, "b": b, "reason": f"scored on different items ({len(ids_a)} and "

@@ -58,20 +58,28 @@ def _check_out(out: Path) -> None:
 
 
 def unique_names(results: list) -> list:
-    """Two rows with the same model name are told apart by their source (for Deep Arithmark
-    model rows and GPT-3 results alike)."""
+    """Two rows with the same model name are never merged: each is shown with its results file's
+    name (its path when the file names agree too, and ``#k`` when one file holds the name twice),
+    as the paired comparison (:func:`synthprobe.report.compare.display_names`) shows them; for
+    Deep Arithmark model rows and GPT-3 results alike."""
     from dataclasses import replace
 
-    counts: dict[str, int] = {}
+    from synthprobe.report.compare import Outcomes, display_names
+
+    family = "gpt3" if results and not hasattr(results[0], "overall") else "deeparithmark"
+    shown = display_names([Outcomes(family, (), r.model, r.source) for r in results])
+    counts: dict[tuple[str, str], int] = {}
     for r in results:
-        counts[r.model] = counts.get(r.model, 0) + 1
-    seen: dict[str, int] = {}
+        counts[(r.model, r.source)] = counts.get((r.model, r.source), 0) + 1
+    seen: dict[tuple[str, str], int] = {}
     out = []
     for r in results:
-        if counts[r.model] > 1:
-            seen[r.model] = seen.get(r.model, 0) + 1
-            r = replace(r, model=f"{r.model} ({Path(r.source).name}#{seen[r.model]})")
-        out.append(r)
+        name = shown[(family, r.model, r.source)]
+        if counts[(r.model, r.source)] > 1:
+            seen[(r.model, r.source)] = seen.get((r.model, r.source), 0) + 1
+            inner = name[:-1] if name.endswith(")") and name != r.model else f"{name} ({Path(r.source).name}"
+            name = f"{inner}#{seen[(r.model, r.source)]})"
+        out.append(replace(r, model=name) if name != r.model else r)
     return out
 
 

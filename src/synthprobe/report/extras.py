@@ -20,7 +20,9 @@ A section module offers
 ``summary(items) -> str | None`` (optional)
     a phrase for the page's subtitle;
 ``markdown_body(items) -> str`` (optional)
-    its part of leaderboard.md.
+    its part of leaderboard.md;
+``present(items) -> bool`` (optional)
+    whether the items make a section at all (default: any items).
 
 Adding a section to the report is one module plus its line here.
 """
@@ -34,6 +36,7 @@ from typing import Mapping, Sequence
 from synthprobe.results import Results
 
 SECTIONS = (
+    "synthprobe.report.compare",
     "synthprobe.report.steps",
     "synthprobe.report.sweep",
     "synthprobe.report.number_format",
@@ -61,7 +64,8 @@ def collect(docs: Sequence[Results]) -> dict[str, list]:
 def present(extras: Extras | None) -> list[tuple[ModuleType, Sequence]]:
     """``(module, items)`` for each section with items, in :data:`SECTIONS` order."""
     extras = extras or {}
-    return [(mod, extras[mod.KEY]) for mod in modules() if extras.get(mod.KEY)]
+    return [(mod, extras[mod.KEY]) for mod in modules() if extras.get(mod.KEY)
+            and getattr(mod, "present", bool)(extras[mod.KEY])]
 
 
 def short_title(mod: ModuleType) -> str:

@@ -59,6 +59,9 @@ class ModelResult:
     settings: dict[str, str] = field(default_factory=dict)
     #: the results file and its position there, for messages.
     source: str = ""
+    #: what decides which items were scored (data SHA-256, limit, item count): rows that differ
+    #: here are not comparable with each other
+    test_set: tuple = ()
 
     @property
     def acc_norm(self) -> float:

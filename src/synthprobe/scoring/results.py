@@ -56,7 +56,7 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
-from synthprobe.results import DEPTHS, SCHEMA, SCHEMA_VERSION, card_cells, card_header, fmt_p
+from synthprobe.results import DEPTHS, SCHEMA, SCHEMA_VERSION, card_cells, card_has_compare, card_header, fmt_p
 
 ARITHMARK3_SHA256 = "bf8ab1a5193d52cdf0e05ff0b3ca226bdfcf416cb6e75562dcbe72e7e4559435"
 
@@ -112,8 +112,9 @@ def format_table(rows: Sequence[dict[str, Any]]) -> str:
     """The card's table as aligned text (cells from :func:`synthprobe.results.card_cells`, as the
     report's leaderboard and the README show them): Model, Params, Deep, soft, d2-d5,
     ArithMark-3, Δ, p vs chance."""
-    head = card_header(DEPTHS)
-    body = [card_cells(r, DEPTHS) for r in rows]
+    compare = card_has_compare(rows)
+    head = card_header(DEPTHS, compare=compare)
+    body = [card_cells(r, DEPTHS, compare=compare) for r in rows]
     widths = [max(len(str(x)) for x in col) for col in zip(head, *body)]
     left = {0}
     def fmt(cells):

@@ -1,7 +1,8 @@
 """Export task YAMLs for EleutherAI's lm-evaluation-harness (``lm_eval --include_path DIR``).
 
 **Deep Arithmark** becomes a ``multiple_choice`` task over a byte-identical copy of the release
-(``DIR/data/``, referenced by absolute path through ``dataset_path: json``):
+(``DIR/data/``, named relative to DIR and loaded by the generated ``synthprobe_data.py``
+through ``custom_dataset``, so DIR can be moved or pushed as it is):
 
 * ``doc_to_text: "{{ctx}}"``, ``doc_to_choice: endings``, ``doc_to_target: "{{label}}"``
   (the label is a stringified int; rendered through the template lm-eval turns the digit
@@ -51,6 +52,7 @@ from synthprobe.export.lm_eval.deeparithmark import GROUP_BY_DEPTH, TASK, deepar
 from synthprobe.export.lm_eval.gpt3 import (DEFAULT_GPT3_TASKS, FEWSHOT_MODULE, GPT3_PREFIX, Gpt3Pool,
                                             built_pools, fewshot_module, gpt3_files, user_pool)
 from synthprobe.export.lm_eval.sampler import demo_sampler
+from synthprobe.export.lm_eval.yaml import DATA_MODULE, DATA_MODULE_SOURCE
 from synthprobe.export.release import DEFAULT_RELEASE, load_release
 from synthprobe.io import check_output_dir
 
@@ -103,8 +105,9 @@ def _readme(files: dict[str, bytes], out: Path, pools: list[Gpt3Pool]) -> bytes:
         "`acc_norm` here is lm-eval's per-character normalisation; ArithMark 3.0 and",
         "`synthprobe score` normalise per token. `acc` is defined the same way under both",
         "protocols; BOS and tokenisation differences are listed in each YAML's header.",
-        "The data files referenced by absolute path live in `data/`; moving this folder",
-        "means exporting it again.",
+        "The data files live in `data/`, named relative to this folder and loaded by",
+        "`synthprobe_data.py`: the folder can be moved or pushed as it is (pass its new",
+        "path to --include_path).",
         "",
     ]
     return "\n".join(lines).encode("utf-8")
@@ -139,6 +142,7 @@ def export_lm_eval(out: str | Path, *, data: str | Path = DEFAULT_RELEASE,
             files[rel] = blob
     if pools:
         files[f"{FEWSHOT_MODULE}.py"] = fewshot_module(pools)
+    files[f"{DATA_MODULE}.py"] = DATA_MODULE_SOURCE.encode("utf-8")
     files["README.md"] = _readme(files, out, pools)
     return write_tree(out, files, inputs=inputs, overwrite=overwrite)
 

@@ -7,7 +7,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from synthprobe.errors import InputError
-from synthprobe.export.lm_eval.yaml import MC_METRICS, dump
+from synthprobe.export.lm_eval.yaml import MC_METRICS, data_source, dump
 from synthprobe.export.release import Release
 
 TASK = "deeparithmark"
@@ -43,11 +43,10 @@ _MC_COMMENT = """\
 """
 
 
-def _mc_task(name: str, data_file: Path, what: str, sha: str, n: int) -> bytes:
+def _mc_task(name: str, data_file: str, what: str, sha: str, n: int) -> bytes:
     body = {
         "task": name,
-        "dataset_path": "json",
-        "dataset_kwargs": {"data_files": {"test": str(data_file)}},
+        **data_source(data_file),
         "test_split": "test",
         "output_type": "multiple_choice",
         "doc_to_text": "{{ctx}}",
@@ -75,12 +74,11 @@ def _release_lines(release: Release) -> list[bytes]:
 
 def deeparithmark_files(release: Release, out: Path) -> dict[str, bytes]:
     """Relative path → bytes for the Deep Arithmark tasks, data copies included."""
-    out_abs = out.resolve()
     stem = release.path.stem
     files: dict[str, bytes] = {}
     data_rel = f"data/{release.name}"
     files[data_rel] = release.data
-    files[f"{TASK}.yaml"] = _mc_task(TASK, out_abs / data_rel, f"all {len(release.items)} items",
+    files[f"{TASK}.yaml"] = _mc_task(TASK, data_rel, f"all {len(release.items)} items",
                                      release.sha256, len(release.items))
     by_depth: dict[int, list[bytes]] = defaultdict(list)
     for item, line in zip(release.items, _release_lines(release)):
@@ -90,7 +88,7 @@ def deeparithmark_files(release: Release, out: Path) -> dict[str, bytes]:
         name = f"{TASK}_depth{depth}"
         rel = f"data/{stem}.depth{depth}.jsonl"
         files[rel] = b"".join(by_depth[depth])
-        files[f"{name}.yaml"] = _mc_task(name, out_abs / rel, f"depth-{depth} items only",
+        files[f"{name}.yaml"] = _mc_task(name, rel, f"depth-{depth} items only",
                                          release.sha256, len(by_depth[depth]))
         depth_tasks.append(name)
     group = {

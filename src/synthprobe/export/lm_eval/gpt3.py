@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from synthprobe.errors import InputError
-from synthprobe.export.lm_eval.yaml import MC_METRICS, Function, comment, dump
+from synthprobe.export.lm_eval.yaml import MC_METRICS, Function, comment, data_source, dump
 from synthprobe.formats.arithmark3 import load_arithmark3
 from synthprobe.io import read_jsonl
 from synthprobe.tasks.gpt3.taskfile import check_record, load_task_file
@@ -315,8 +315,7 @@ def gpt3_files(pool: Gpt3Pool, out: Path) -> dict[str, bytes]:
         fewshot["sampler"] = Function(f"{FEWSHOT_MODULE}.{_sampler_attr(pool)}")
     family_tags = ["synthprobe_gpt3"] + ([f"synthprobe_gpt3_{pool.task.family}"] if pool.task else [])
     common = {
-        "dataset_path": "json",
-        "dataset_kwargs": {"data_files": {"test": str(out.resolve() / rel)}},
+        **data_source(rel),
         "test_split": "test",
         "fewshot_split": "test",
         "description": layout.description,

@@ -36,6 +36,35 @@ _Dumper.add_representer(str, _str)
 _Dumper.add_representer(Function, _function)
 
 
+#: the loader module written beside the YAMLs: lm-eval resolves ``!function`` against the YAML's
+#: folder but ``data_files`` against the working directory, so each task names its data relative
+#: to the export folder and loads it through this module (``custom_dataset``); the folder can be
+#: moved or pushed as it is
+DATA_MODULE = "synthprobe_data"
+
+DATA_MODULE_SOURCE = '''"""Loads this folder's data files for lm-eval (each task's ``custom_dataset: !function
+synthprobe_data.load``). The ``data_files`` of a task are relative to this folder, so the folder
+can be moved or pushed as it is. Written by ``synthprobe export lm-eval``; needs only ``datasets``."""
+
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def load(data_files=None, **_metadata):
+    import datasets
+
+    files = {split: str(HERE / path) for split, path in (data_files or {}).items()}
+    return datasets.load_dataset("json", data_files=files)
+'''
+
+
+def data_source(rel: str) -> dict[str, Any]:
+    """A task's data keys: ``data/…`` relative to the export folder, loaded by :data:`DATA_MODULE`."""
+    return {"dataset_path": "json", "dataset_kwargs": {"data_files": {"test": rel}},
+            "custom_dataset": Function(f"{DATA_MODULE}.load")}
+
+
 def dump(comment: str, body: dict[str, Any]) -> bytes:
     text = yaml.dump(body, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=10_000,
                      default_flow_style=False)

@@ -229,7 +229,14 @@ def parse_entry(r, entry, block: dict, block_where: str, dataset_sha: str | None
         mistakes=_mistakes(r, summary, sw),
         settings=_settings(r, entry.data, block, where, dataset_sha),
         source=str(r.path),
+        test_set=(_block_sha(block) or dataset_sha or "", (entry.settings or {}).get("limit"), overall.n),
     )
+
+
+def _block_sha(block: dict) -> str | None:
+    ds = block.get("dataset")
+    sha = ds.get("sha256") if isinstance(ds, dict) else None
+    return sha if isinstance(sha, str) else None
 
 
 def parse(results: Results) -> list[ModelResult]:

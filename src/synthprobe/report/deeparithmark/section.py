@@ -9,7 +9,7 @@ from synthprobe.metrics.stats import CORRECTION, CORRECTION_NAME
 from synthprobe.report import html
 from synthprobe.report.deeparithmark import table as lb
 from synthprobe.report.deeparithmark.figures import rank_balance_note, rank_balanced, rank_names
-from synthprobe.report.format import DASH, fmt_p, ordered
+from synthprobe.report.format import DASH, NOT_COMPARABLE_NOTE, fmt_p, ordered, test_set_letters
 from synthprobe.report.model import MistakeCount, ModelResult
 from synthprobe.report.stats import adjusted, wilson
 from synthprobe.templating import escape
@@ -43,7 +43,8 @@ def _depth_table(results: Sequence[ModelResult]) -> str:
             lo, hi = wilson(c)
             p, p_holm = tests[d]
             cls = _sig_class(c.rate, r.chance, p_holm)
-            cell = (f"{100 * c.rate:.1f} [{100 * lo:.1f}, {100 * hi:.1f}] "
+            # the counts go on a second line: one line per cell overflows a 1,300 px window
+            cell = (f"{100 * c.rate:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]<br>"
                     f"<span class=\"note\">n {c.n} · p {escape(fmt_p(p))} · "
                     f"{CORRECTION_NAME} p {escape(fmt_p(p_holm))}</span>")
             row.append(f'<span class="{cls}">{cell}</span>' if cls else cell)
@@ -58,9 +59,10 @@ def _leaderboard_table(results: Sequence[ModelResult]) -> str:
         cls = _sig_class(r.acc_norm, r.chance, r.p_value if r.p_value is not None else float("nan"))
         html_cells = [escape(c) for c in cells]
         if cls:
-            html_cells[2] = f'<span class="{cls}">{html_cells[2]}</span>'
+            html_cells[lb.DEEP_COLUMN] = f'<span class="{cls}">{html_cells[lb.DEEP_COLUMN]}</span>'
         body.append(html_cells)
-    return html.table(head, body, raw=True)
+    note = (f'<p class="warn">{escape(NOT_COMPARABLE_NOTE)}</p>' if test_set_letters(results) else "")
+    return note + html.table(head, body, raw=True)
 
 
 def preferred_mistake(rows: Sequence[MistakeCount]) -> tuple[MistakeCount | None, bool]:
@@ -148,7 +150,8 @@ def sections(results: Sequence[ModelResult], figures: dict[str, bytes | None]) -
             "softmax over the normalised scores. <b>p</b> is the exact two-sided binomial test against "
             "chance; green/red marks a score significantly above/below chance (p &lt; 0.05; the per-depth "
             f"and per-template marks below use {CORRECTION_NAME}-adjusted p). "
-            "<b>Δ</b> = Deep Arithmark − ArithMark-3 on the same weights, in points.</p>")
+            + ("<b>Δ</b> = Deep Arithmark − ArithMark-3 on the same weights, in points. " if lb.has_compare(results)
+               else "") + "<b>n</b> is the number of items scored; rows are ordered by acc_norm, highest first.</p>")
     sections.append(("leaderboard", "Leaderboard", lead + _leaderboard_table(results)))
 
     body = []

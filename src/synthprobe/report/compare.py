@@ -1,0 +1,240 @@
+"""The report's paired comparison of models scored on the same items: for every pair, the
+difference in accuracy (B − A, points) with its 95 % interval, the discordant items and the
+exact McNemar p, Holm-corrected across the pairs; overall and per depth (Deep Arithmark) or per
+task and setting (GPT-3). The numbers are :mod:`synthprobe.metrics.compare`'s.
+
+Two sources, both shown:
+
+* a results file's own ``comparisons`` block (``synthprobe score`` with several models writes it);
+* models from *different* files whose items the files keep (Deep Arithmark ``predictions``,
+  written with ``--save-predictions``; GPT-3 rows' ``items`` with ``correct``), paired here when
+  they were scored on the same data (same data SHA-256 and the same item ids).
+
+A name that appears in more than one input file is shown with its file name, so two runs
+called ``final`` are never merged or confused.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from synthprobe.metrics.compare import compare_models
+from synthprobe.report import html
+from synthprobe.results import MINUS, Results, fmt_p
+from synthprobe.templating import escape
+
+KEY = "comparison"
+TITLE = "Paired comparison"
+BENCHMARK_TITLES = {"deeparithmark": "Deep Arithmark", "arithmark3": "ArithMark 3.0", "gpt3": "GPT-3 synthetic tasks"}
+
+
+@dataclass(frozen=True)
+class Stored:
+    """A results file's own ``comparisons.<benchmark>`` block."""
+
+    benchmark: str
+    source: str
+    block: dict
+
+
+@dataclass(frozen=True)
+class Outcomes:
+    """One model's per-item outcomes on one benchmark in one file."""
+
+    benchmark: str
+    #: what must agree for two models to be paired (data SHA-256; GPT-3 seed, format, check)
+    items_key: tuple
+    name: str
+    source: str
+    outcomes: dict = field(default_factory=dict)
+    groups: dict | None = None
+
+
+def _deep_outcomes(results: Results) -> list[Outcomes]:
+    out = []
+    for key in ("deeparithmark", "arithmark3"):
+        for entry, block in results.blocks(key):
+            preds = block.data.get("predictions")
+            ds = block.data.get("dataset")
+            sha = ds.get("sha256") if isinstance(ds, dict) else results.dataset_sha256(key)
+            if not isinstance(preds, list) or not sha:
+                continue
+            if not all(isinstance(p, dict) and isinstance(p.get("id"), str)
+                       and isinstance(p.get("correct_acc_norm"), bool) for p in preds):
+                continue
+            depth = {p["id"]: p.get("depth") for p in preds}
+            out.append(Outcomes(key, (sha,), str(entry.model.get("name")), str(results.path),
+                                {p["id"]: p["correct_acc_norm"] for p in preds},
+                                depth if all(isinstance(d, int) for d in depth.values()) else None))
+    return out
+
+
+def _gpt3_outcomes(results: Results) -> list[Outcomes]:
+    out = []
+    for entry, block in results.blocks("gpt3"):
+        settings = block.data.get("settings") or entry.settings or {}
+        key = tuple(str(settings.get(k)) for k in ("seed", "format", "check", "sat_sha256"))
+        outcomes: dict[str, bool] = {}
+        groups: dict[str, str] = {}
+        for row in block.data.get("rows") or []:
+            items = row.get("items") if isinstance(row, dict) else None
+            if not isinstance(items, list) or not all(isinstance(it, dict) and isinstance(it.get("correct"), bool)
+                                                      for it in items):
+                outcomes = {}
+                break
+            for it in items:
+                k = f"{row.get('task')}|{row.get('setting')}|{it.get('index')}"
+                outcomes[k] = it["correct"]
+                groups[k] = f"{row.get('code')} {row.get('setting')}"
+        if outcomes:
+            out.append(Outcomes("gpt3", key, str(entry.model.get("name")), str(results.path), outcomes, groups))
+    return out
+
+
+def parse(results: Results) -> list:
+    """The file's stored comparison blocks and every model's per-item outcomes."""
+    doc_blocks = []
+    raw = getattr(results, "comparisons", None) or {}
+    for benchmark, block in raw.items():
+        if isinstance(block, dict) and isinstance(block.get("pairs"), list):
+            doc_blocks.append(Stored(benchmark, str(results.path), block))
+    return doc_blocks + _deep_outcomes(results) + _gpt3_outcomes(results)
+
+
+def _family(benchmark: str) -> str:
+    return "gpt3" if benchmark == "gpt3" else "deeparithmark"
+
+
+def display_names(items: Sequence) -> dict[tuple[str, str, str], str]:
+    """(benchmark family, name, source) → the name shown: with the file's name when the name is in
+    several files for the same benchmark (with its path when the file names agree too)."""
+    keys = {(_family(it.benchmark), n, s) for it in items for n, s in _names(it)}
+    sources: dict[tuple[str, str], set[str]] = {}
+    for f, n, s in keys:
+        sources.setdefault((f, n), set()).add(s)
+    out = {}
+    for f, n, s in keys:
+        others = sources[(f, n)]
+        if len(others) == 1:
+            out[(f, n, s)] = n
+        else:
+            files = [Path(x).name for x in others]
+            out[(f, n, s)] = f"{n} ({Path(s).name if files.count(Path(s).name) == 1 else s})"
+    return out
+
+
+def _names(item) -> list[tuple[str, str]]:
+    if isinstance(item, Stored):
+        return [(str(n), item.source) for n in item.block.get("models", [])]
+    return [(item.name, item.source)]
+
+
+def cross_file(items: Sequence) -> list[tuple[str, dict, dict[str, str]]]:
+    """Comparisons of models from different files on the same items: (benchmark, block, name
+    → source) per set of items."""
+    shown = display_names(items)
+    sets: dict[tuple, list[Outcomes]] = {}
+    for it in items:
+        if isinstance(it, Outcomes):
+            sets.setdefault((it.benchmark, it.items_key), []).append(it)
+    out = []
+    for (benchmark, _), models in sets.items():
+        if len({m.source for m in models}) < 2:
+            continue
+        names = {shown[(_family(benchmark), m.name, m.source)]: m for m in models}
+        groups: dict = {}
+        for m in models:
+            groups.update(m.groups or {})
+        source_of = {n: m.source for n, m in names.items()}
+        block = compare_models({n: m.outcomes for n, m in names.items()},
+                               groups if all(m.groups for m in models) else None,
+                               metric="acc_norm" if benchmark != "gpt3" else "accuracy (exact match)",
+                               group_by="depth" if benchmark != "gpt3" else "task",
+                               keep=lambda a, b: source_of[a] != source_of[b])
+        if block["pairs"] or block.get("not_paired"):
+            out.append((benchmark, block, source_of))
+    return out
+
+
+def _delta(x: float | None) -> str:
+    return "—" if x is None else f"{x:+.2f}".replace("-", MINUS)
+
+
+def _ci(ci) -> str:
+    return "—" if not ci else f"[{_delta(ci[0])}, {_delta(ci[1])}]"
+
+
+def rows(block: dict, rename=lambda n: n) -> list[list[str]]:
+    """One row per pair (then one per group of it): B − A, group, n, A %, B %, Δ, 95 % CI,
+    A only / B only, McNemar p, Holm p."""
+    out = []
+    for p in block["pairs"]:
+        label = f"{rename(p['b'])} − {rename(p['a'])}"
+        for group, s in [("all", p), *((g, s) for g, s in (p.get("groups") or {}).items())]:
+            out.append([label if group == "all" else "", group if group == "all" else
+                        (f"depth {group}" if block.get("group_by") == "depth" else group),
+                        f"{s['n']:,}", f"{s['a_accuracy']:.1f}", f"{s['b_accuracy']:.1f}", _delta(s["delta"]),
+                        _ci(s.get("ci95")), f"{s['a_only']} / {s['b_only']}", fmt_p(s["p_mcnemar"]),
+                        fmt_p(s.get("p_holm"))])
+    return out
+
+
+HEAD = ["B − A", "items", "n", "A %", "B %", "Δ (points)", "95 % CI", "A only / B only", "McNemar p", "Holm p"]
+
+LEAD = ("Paired tests of models scored on the same items. Δ = B − A in accuracy points (acc_norm for Deep "
+        "Arithmark, exact match for GPT-3) with its 95 % interval (Newcombe's score interval for paired "
+        "proportions); <i>A only / B only</i> counts the items only A (only B) got right; the exact two-sided "
+        "McNemar test asks whether those two counts differ by more than chance; <i>Holm p</i> corrects it for "
+        "the number of pairs (overall, and within each depth or task). A pair is tested only on identical "
+        "items; a name in several files carries its file's name.")
+
+
+def _tables(items: Sequence) -> list[tuple[str, list[list[str]], str]]:
+    """(heading, rows, where from) for every stored block and every cross-file comparison."""
+    shown = display_names(items)
+    out = []
+    for it in items:
+        if isinstance(it, Stored):
+            title = BENCHMARK_TITLES.get(it.benchmark, it.benchmark)
+            fam = _family(it.benchmark)
+            out.append((f"{title}: the models of one run",
+                        rows(it.block, lambda n, s=it.source, f=fam: shown.get((f, n, s), n)),
+                        f"from {it.source}"))
+    for benchmark, block, source_of in cross_file(items):
+        title = BENCHMARK_TITLES.get(benchmark, benchmark)
+        not_paired = "; ".join(f"{q['a']} / {q['b']}: {q['reason']}" for q in block.get("not_paired", []))
+        out.append((f"{title}: models from different files", rows(block),
+                    "from " + ", ".join(sorted(set(source_of.values()))) + (f"; not paired: {not_paired}" if not_paired else "")))
+    return [t for t in out if t[1]]
+
+
+def section(items: Sequence) -> str:
+    parts = [f"<p>{LEAD}</p>"]
+    for heading, body, where in _tables(items):
+        parts.append(f"<h3>{escape(heading)}</h3>" + html.table(HEAD, body, left=2)
+                     + f'<p class="note">{escape(where)}</p>')
+    if len(parts) == 1:
+        parts.append('<p class="note">No two models here were scored on the same items with their per-item '
+                     "outcomes kept (score them in one run, or with --save-predictions).</p>")
+    return "".join(parts)
+
+
+def summary(items: Sequence) -> str | None:
+    n = sum(len(t[1]) and sum(1 for r in t[1] if r[0]) for t in _tables(items))
+    return f"{n} paired comparison{'s' if n != 1 else ''}" if n else None
+
+
+def markdown_body(items: Sequence) -> str:
+    lines = []
+    for heading, body, where in _tables(items):
+        lines += [f"### {heading}", "", "| " + " | ".join(HEAD) + " |",
+                  "| " + " | ".join(["---", "---"] + ["---:"] * (len(HEAD) - 2)) + " |"]
+        lines += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in body]
+        lines += ["", where, ""]
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def present(items: Sequence) -> bool:
+    return bool(_tables(items))
