@@ -146,10 +146,13 @@ def render_files(results: Sequence[ModelResult], *, sources: Sequence[str], titl
 
 
 def build_report(paths: Sequence[str | Path], out: str | Path, *, title: str | None = None,
-                 progress: bool | None = None, overwrite: bool = False) -> list[Path]:
+                 progress: bool | None = None, overwrite: bool = False,
+                 tables: Sequence[str] = ()) -> list[Path]:
     """Read every results file (Deep Arithmark or GPT-3 synthetic tasks, in any mix), then write
     the report folder; returns the written paths. A folder that already holds a report file is
-    refused unless ``overwrite``; a results file among the outputs always is."""
+    refused unless ``overwrite``; a results file among the outputs always is. ``tables``: also
+    write the paper-ready tables (:mod:`synthprobe.report.tables`) in these formats (``csv``,
+    ``latex``, ``markdown``) under ``tables/``."""
     out = Path(out)
     _check_out(out)
     inputs = [(p, "RESULTS.json") for p in paths]
@@ -165,4 +168,9 @@ def build_report(paths: Sequence[str | Path], out: str | Path, *, title: str | N
         gpt3 += g
     files = render_files(results, sources=[str(p) for p in paths], title=title, progress=progress, gpt3=gpt3,
                          extras=extra_sections.collect(docs))
+    if tables:
+        from synthprobe.report import tables as paper_tables
+
+        files.update(paper_tables.files(ordered(unique_names(list(results))), ordered(unique_names(list(gpt3))),
+                                        list(dict.fromkeys(tables))))
     return write_tree(out, files, inputs=inputs, overwrite=overwrite)

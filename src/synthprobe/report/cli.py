@@ -53,13 +53,15 @@ examples:
   synthprobe report benchmarks/gpt3_smollm2-135m-instruct.json --out report-gpt3/
   synthprobe report deeparithmark deep.json gpt3.json --out both/ --title "Deep Arithmark and GPT-3"
   synthprobe report contamination.json deep.json --out checked/
+  synthprobe report deep.json --out paper/ --table latex --table csv   # + paper/tables/*.tex, *.csv
 """
 
 
 def _report(args: argparse.Namespace) -> int:
     from synthprobe.report.build import build_report
 
-    for p in build_report(list(args.results), args.out, title=args.title, overwrite=args.overwrite):
+    for p in build_report(list(args.results), args.out, title=args.title, overwrite=args.overwrite,
+                          tables=args.table or ()):
         print(p)
     return 0
 
@@ -78,6 +80,12 @@ def _arguments(p: argparse.ArgumentParser) -> None:
                    help="heading of index.html and of leaderboard.md (default: named after the inputs, "
                         "e.g. 'Deep Arithmark report' for the page and 'Deep Arithmark leaderboard' for "
                         "the Markdown file)")
+    p.add_argument("--table", action="append", choices=["csv", "latex", "markdown"], default=None,
+                   help="also write paper-ready tables into DIR/tables/: leaderboard, per_depth (Deep "
+                        "Arithmark) and gpt3, as numbers (percent with two decimals, 95 %% Wilson bounds, "
+                        "p-values); csv, latex (booktabs tabular, cells escaped) or markdown; repeat for "
+                        "several formats. Like every report file, an existing one is never overwritten "
+                        "without --overwrite")
     p.set_defaults(func=_report)
 
 

@@ -37,6 +37,28 @@ def palette(n: int) -> list:
     return [cmap(i % cmap.N) for i in range(n)]
 
 
+def luminance(color) -> float:
+    """WCAG relative luminance of a matplotlib colour."""
+    from matplotlib.colors import to_rgb
+
+    def lin(c: float) -> float:
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (lin(c) for c in to_rgb(color))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a, b) -> float:
+    """WCAG contrast ratio of two colours (1 = the same, 21 = black on white)."""
+    la, lb = sorted((luminance(a), luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def text_on(color) -> str:
+    """Black or white, whichever reads better on ``color`` (for a label drawn on a bar)."""
+    return "black" if contrast(color, "black") >= contrast(color, "white") else "white"
+
+
 def png_bytes(fig: Figure) -> bytes:
     FigureCanvasAgg(fig)
     buf = io.BytesIO()

@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from synthprobe.metrics.stats import CORRECTION_NAME
-from synthprobe.report.figures import CHANCE_STYLE, RC, new_figure, palette, png_bytes, side_legend
+from synthprobe.report.figures import CHANCE_STYLE, RC, new_figure, palette, png_bytes, side_legend, text_on
 from synthprobe.report.model import ModelResult
 from synthprobe.report.stats import adjusted, contains_chance, wilson
 
@@ -165,6 +165,10 @@ def _wrap(text: str, width: int = 32) -> str:
     return "\n".join(textwrap.wrap(text, width)) or text
 
 
+#: a bar longer than this (percent) carries its k/N label inside its end: there is no room right of it
+LABEL_INSIDE_FROM = 78.0
+
+
 def mistake_profile(results: Sequence[ModelResult]) -> bytes | None:
     """Per template, how often each option source is picked when offered, per model (PNG)."""
     with mpl.style.context("default"), mpl.rc_context({**RC, "font.size": 7.5}):
@@ -234,10 +238,16 @@ def mistake_figure(results: Sequence[ModelResult]) -> Figure | None:
                 for y, offered in zeros:
                     ax.text(1.5, y, f"0 of {offered}", va="center", ha="left", fontsize=note_size, color=color,
                             fontweight="bold")
-                # every bar carries its n: picked k of the N items that offered the option
+                # every bar carries its n: picked k of the N items that offered the option; right
+                # of the bar in its colour, or, where the bar runs too far right for that, inside
+                # its end in black or white, whichever reads on the bar's colour
                 for y, x, chosen, offered in counts:
-                    ax.text(min(x, 78.0) + 1.5, y, f"{chosen}/{offered}", va="center", ha="left",
-                            fontsize=note_size, color=color)
+                    if x <= LABEL_INSIDE_FROM:
+                        ax.text(x + 1.5, y, f"{chosen}/{offered}", va="center", ha="left",
+                                fontsize=note_size, color=color, gid="count-label")
+                    else:
+                        ax.text(x - 1.5, y, f"{chosen}/{offered}", va="center", ha="right",
+                                fontsize=note_size, color=text_on(color), gid="count-label")
                 for y in absent:
                     ax.text(1.5, y, "not offered", va="center", ha="left", fontsize=note_size, color="0.45",
                             style="italic")

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import Sequence
 
 import matplotlib as mpl
@@ -18,6 +19,14 @@ SETTING_COLORS = {"zero": "tab:blue", "one": "tab:orange", "few": "tab:green"}
 MODEL_MARKERS = ("o", "s", "D", "^", "v", "P", "X", "*", "<", ">")
 #: where a model of unknown size is drawn on the parameter axis
 UNKNOWN_SIZE_X = 2.5e7
+#: log10 distance between neighbouring points around one size (a setting, or a model of the same size)
+SLOT_DECADES = 0.1
+TITLE = ("GPT-3 synthetic tasks: the paper's accuracy over GPT-3 sizes (lines, one per setting) and each "
+         "model's, with 95 % Wilson intervals, at its own size (points, same colour; models of the same size "
+         "side by side)")
+TITLE_NOTE = "▲ = the interval runs past the top of the panel"
+#: characters of the 9.5 pt title per inch of figure width (a safe under-estimate)
+TITLE_CHARS_PER_INCH = 11
 
 
 def gpt3_curves(results: Sequence) -> bytes | None:
@@ -59,9 +68,19 @@ def gpt3_figure(results: Sequence) -> Figure | None:
     ncols = min(4, len(tasks))
     nrows = -(-len(tasks) // ncols)
     panel_w, panel_h = 2.9, 2.05
-    left, right, top, bottom, gap_w, gap_h = 0.55, 0.15, 0.85, 0.8 + 0.2 * (-(-len(results) // 3)), 0.45, 0.75
+    left, right, bottom, gap_w, gap_h = 0.55, 0.15, 0.8 + 0.2 * (-(-len(results) // 3)), 0.45, 0.75
     width = left + right + ncols * panel_w + (ncols - 1) * gap_w
+    # the title wraps to the figure's width (one or two tasks make a narrow figure) and the
+    # top margin grows with its lines, so it is never cut off
+    title = "\n".join(textwrap.wrap(TITLE, max(30, int(width * TITLE_CHARS_PER_INCH))) + [TITLE_NOTE])
+    top = 0.35 + 0.19 * title.count("\n") + 0.3
     height = top + bottom + nrows * panel_h + (nrows - 1) * gap_h
+    # models of the same size would sit on top of each other: each gets its own slot around
+    # that size (per setting), a marker's width or more apart
+    same_size: dict[object, list[int]] = {}
+    for j, r in enumerate(results):
+        same_size.setdefault(r.params, []).append(j)
+    slot_of = {j: (group.index(j), len(group)) for group in same_size.values() for j in group}
     with mpl.style.context("default"), mpl.rc_context({**RC, "font.size": 8}):
         # a fixed grid: the panel sizes are known, and the layout engine is slow on many panels
         fig = Figure(figsize=(width, height))
@@ -92,9 +111,10 @@ def gpt3_figure(results: Sequence) -> Figure | None:
                     if row is None:
                         continue
                     acc, lo, hi = gpt3_table.interval(row)
-                    # settings and models side by side around the model's size, a little apart
-                    shift = 10 ** (0.09 * (settings.index(ln.setting) - (len(settings) - 1) / 2)
-                                   + 0.03 * (j - (m - 1) / 2))
+                    # settings and same-size models side by side around the model's size
+                    slot, group = slot_of[j]
+                    k, n_slots = settings.index(ln.setting) * group + slot, len(settings) * group
+                    shift = 10 ** (SLOT_DECADES * (k - (n_slots - 1) / 2))
                     x = (r.params or UNKNOWN_SIZE_X) * shift
                     ax.errorbar([x], [acc], yerr=[[acc - lo], [hi - acc]], color=color,
                                 marker=MODEL_MARKERS[j % len(MODEL_MARKERS)], markersize=5,
@@ -142,8 +162,5 @@ def gpt3_figure(results: Sequence) -> Figure | None:
                            markeredgecolor="black", markersize=6, label=name) for j, name in enumerate(names)]
         fig.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 0.08 / height),
                    ncols=min(len(handles), 4), fontsize=8)
-        fig.suptitle("GPT-3 synthetic tasks: the paper's accuracy over GPT-3 sizes (lines, one per setting) "
-                     "and each model's, with 95 % Wilson intervals, at its own size (points, same colour)\n"
-                     "▲ = the interval runs past the top of the panel",
-                     fontsize=9.5, y=1 - 0.1 / height, va="top")
+        fig.suptitle(title, fontsize=9.5, y=1 - 0.1 / height, va="top")
         return fig
