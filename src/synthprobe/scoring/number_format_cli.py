@@ -82,7 +82,7 @@ def cmd_number_format(args: argparse.Namespace) -> int:
     }
     atomic_write_text(output, res.dumps_results(doc))
     print("\n".join(table_lines(block)))
-    print(f"\nresults -> {output}", file=sys.stderr)
+    print(f"\nresults: {output}")
     return 0
 
 
