@@ -398,6 +398,7 @@ def test_cli_model_that_fails_to_load_exits_1(tmp_path):
     folder = tmp_path / "broken"
     folder.mkdir()
     (folder / "config.json").write_text('{"model_type": "no-such-architecture"}')
+    (folder / "tokenizer_config.json").write_text("{}")   # past the tokenizer check: the load itself fails
     out = tmp_path / "res.json"
     proc = subprocess.run([sys.executable, "-m", "synthprobe.cli", "score", "gpt3", "--tasks", "2D+",
                            "--model", str(folder), "--output", str(out), "--quiet"],

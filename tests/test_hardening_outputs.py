@@ -331,7 +331,7 @@ def test_readme_scoring_commands_keep_the_committed_benchmarks(tmp_path):
     assert len(written) == 4, written
     new_deep = next(n for n in written if n.startswith("deeparithmark_smollm2-135m-instruct_"))
     new_gpt3 = next(n for n in written if n.startswith("gpt3_smollm2-135m-instruct_"))
-    assert new_deep in res.stdout and new_gpt3 in res2.stderr
+    assert new_deep in res.stdout and new_gpt3 in res2.stdout
     assert subprocess.run(["git", "diff", "--quiet", "--", "benchmarks", "data"], cwd=ROOT).returncode == 0
 
 

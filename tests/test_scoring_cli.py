@@ -91,6 +91,7 @@ def test_model_that_fails_to_load_exits_nonzero_without_results(tiny_dir, data, 
     broken.mkdir()
     (broken / "config.json").write_text(json.dumps({"model_type": "llama"}))
     (broken / "model.safetensors").write_bytes(b"\0" * 16)
+    (broken / "tokenizer_config.json").write_text("{}")   # past the tokenizer check: the load itself fails
     out = tmp_path / "res.json"
     rc = main(["score", "deeparithmark", "--data", str(data), "--model", str(tiny_dir), "--model", str(broken),
                "--output", str(out), "--no-progress"])

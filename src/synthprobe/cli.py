@@ -90,6 +90,9 @@ def _build() -> tuple[argparse.ArgumentParser, dict[str, argparse._SubParsersAct
         p.set_defaults(_verb_parser=p)
     for room in _ROOMS:
         _register(room, verbs)
+    from synthprobe.cliargs import use_wrapping_help
+
+    use_wrapping_help(parser)
     return parser, verbs
 
 
@@ -131,7 +134,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"synthprobe: error: {exc}", file=sys.stderr)
         return EXIT_FAILED
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = parser.parse_args(with_default_what(verbs, argv))
+    args, extra = parser.parse_known_args(with_default_what(verbs, argv))
+    if extra:  # reported by the sub-command that was given them, with its own usage line
+        what = verbs.get(args.verb) if args.verb else None
+        sub = what.choices.get(getattr(args, "what", None)) if what is not None else None
+        (sub or getattr(args, "_verb_parser", None) or parser).error(f"unrecognized arguments: {' '.join(extra)}")
     if args.verb is None:
         parser.print_help()
         return EXIT_BAD_INPUT

@@ -15,6 +15,38 @@ from typing import Callable
 
 from synthprobe.errors import CommandFailed, InputError
 
+class WrappingHelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Descriptions and epilogs keep their own line breaks, indentation and examples (as
+    :class:`argparse.RawDescriptionHelpFormatter`), but a line wider than the terminal is wrapped,
+    its continuation indented under it, so no ``--help`` line runs off the screen."""
+
+    def _fill_text(self, text, width, indent):
+        import textwrap
+
+        out = []
+        for line in text.splitlines():
+            if len(indent) + len(line) <= width:
+                out.append(indent + line)
+                continue
+            lead = line[:len(line) - len(line.lstrip())]
+            out.extend(textwrap.wrap(line.strip(), width=max(width, 40), initial_indent=indent + lead,
+                                     subsequent_indent=indent + lead + "    ", break_long_words=False,
+                                     break_on_hyphens=False))
+        return "\n".join(out)
+
+
+def use_wrapping_help(parser: argparse.ArgumentParser) -> None:
+    """Give ``parser`` and every sub-command under it :class:`WrappingHelpFormatter`."""
+    todo = [parser]
+    while todo:
+        p = todo.pop()
+        if p.formatter_class in (argparse.HelpFormatter, argparse.RawDescriptionHelpFormatter):
+            p.formatter_class = WrappingHelpFormatter
+        for action in p._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                todo.extend(action.choices.values())
+
+
 _WHOLE = re.compile(r"[+-]?[0-9]+")
 _MAX_DIGITS = 100
 

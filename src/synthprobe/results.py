@@ -149,7 +149,27 @@ def read_json(path: str | Path) -> Any:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(f"not valid UTF-8 (byte {exc.start})", path=path) from None
+    if _is_data_file(text):
+        raise InputError("this is a data file (JSON Lines: one item per line), not a results file; pass the "
+                         "results JSON that 'synthprobe score' wrote (its last line says 'results: PATH')",
+                         path=path)
     return loads_json(text, path=path)
+
+
+_DATA_FIELDS = ("context", "endings", "completion", "label", "question", "choices")
+
+
+def _is_data_file(text: str) -> bool:
+    """A task's data file: JSON Lines (objects one per line), or one item object such as a
+    Deep Arithmark or GPT-3 task record, rather than a results document."""
+    lines = [ln for ln in text.splitlines()[:2] if ln.strip()]
+    try:
+        first = [json.loads(ln) for ln in lines]
+    except ValueError:
+        return False
+    if not first or not all(isinstance(o, dict) for o in first):
+        return False
+    return len(lines) > 1 or ("schema" not in first[0] and any(k in first[0] for k in _DATA_FIELDS))
 
 
 @dataclass

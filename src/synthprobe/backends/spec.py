@@ -80,8 +80,71 @@ def _package_folder(package: str) -> Path | None:
 
 
 def _looks_like_path(spec: str) -> bool:
-    return (spec.startswith((".", "/", "~")) or spec.endswith(".gguf") or "\\" in spec
-            or os.path.isabs(spec) or spec.count("/") > 1)
+    """Meant as a path: ``./x``, ``../x``, ``/x``, ``~/x``, a ``.gguf`` name, a Windows separator,
+    more than one ``/``, or ``dir/name`` whose ``dir`` is a local folder (a hub id's owner is not)."""
+    if (spec.startswith((".", "/", "~")) or spec.endswith(".gguf") or "\\" in spec
+            or os.path.isabs(spec) or spec.count("/") > 1 or os.sep in spec.replace("/", "")):
+        return True
+    head = spec.split("/", 1)[0]
+    return "/" in spec and Path(head).is_dir()
+
+
+def _local_models(folder: Path) -> list[str]:
+    """Names in ``folder`` a model spec could mean: model folders and ``.gguf`` files."""
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return []
+    return sorted(p.name for p in entries
+                  if (p.is_dir() and (p / "config.json").is_file()) or p.suffix.lower() == ".gguf")
+
+
+def _mistyped_folder(spec: str) -> str | None:
+    """A local model folder (or .gguf) in the working directory whose name is close to ``spec``."""
+    close = difflib.get_close_matches(spec, _local_models(Path.cwd()), n=1, cutoff=0.8)
+    return close[0] if close else None
+
+
+def nearest_existing(path: Path) -> tuple[Path, str | None]:
+    """The deepest existing folder above ``path``, and the name in it closest to the missing part."""
+    parts = path.parts
+    base = Path(parts[0]) if path.is_absolute() else Path(".")
+    rest = parts[1:] if path.is_absolute() else parts
+    for name in rest:
+        if not (base / name).is_dir():
+            try:
+                names = sorted(p.name for p in base.iterdir())
+            except OSError:
+                names = []
+            close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+            return base, close[0] if close else None
+        base = base / name
+    return base, None
+
+
+def _no_such_folder(spec: str) -> InputError:
+    path = Path(spec).expanduser()
+    what = "file" if path.suffix.lower() == ".gguf" else "folder"
+    base, close = nearest_existing(path)
+    shown = "." if str(base) == "." else str(base)
+    hint = f"; the nearest existing folder is {shown!r}"
+    if close:
+        hint += f", which holds {close!r}: did you mean {str(base / close)!r}?"
+    else:
+        models = _local_models(base)
+        if models:
+            hint += f" (model folders and .gguf files in it: {', '.join(models[:5])})"
+    return InputError(f"no such {what}: model path {spec!r} does not exist{hint}", field="--model")
+
+
+#: File names of which a saved tokenizer holds at least one.
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "tokenizer.model", "vocab.json", "spiece.model",
+                   "vocab.txt", "tokenizer.tiktoken")
+
+
+def has_tokenizer(folder: str | Path) -> bool:
+    """Whether a model folder holds tokenizer files (``save_pretrained`` of a tokenizer)."""
+    return any((Path(folder) / name).is_file() for name in TOKENIZER_FILES)
 
 
 def resolve_spec(spec: str) -> ModelSpec:
@@ -91,7 +154,8 @@ def resolve_spec(spec: str) -> ModelSpec:
                          field="--model")
     spec = spec.strip()
     key = spec.lower()
-    if key in ALIASES:
+    local = Path(spec).expanduser()
+    if key in ALIASES and not local.exists():  # a local path that exists always wins
         alias = ALIASES[key]
         folder = _package_folder(alias.package)
         if folder is None or not (folder / alias.filename).is_file():
@@ -101,7 +165,7 @@ def resolve_spec(spec: str) -> ModelSpec:
         return ModelSpec(spec=spec, kind="gguf", location=str(folder), gguf_file=alias.filename,
                          display=alias.display)
 
-    path = Path(spec).expanduser()
+    path = local
     if path.exists():
         if path.is_file():
             if path.suffix.lower() != ".gguf":
@@ -111,6 +175,11 @@ def resolve_spec(spec: str) -> ModelSpec:
                              gguf_file=path.name, display=path.stem)
         if path.is_dir():
             if not (path / "config.json").is_file():
+                if (path / "adapter_config.json").is_file():
+                    base = _adapter_base(path)
+                    raise InputError(f"{spec!r} is a PEFT adapter, not a model; pass its base model and the "
+                                     f"adapter: --model {base or 'BASE'} --model-arg adapter={spec}",
+                                     field="--model")
                 ggufs = sorted(p.name for p in path.glob("*.gguf"))
                 hint = f"; it holds {ggufs[0]!r}: pass that file instead" if ggufs else ""
                 raise InputError(f"model folder {spec!r} has no config.json{hint}", field="--model")
@@ -119,7 +188,13 @@ def resolve_spec(spec: str) -> ModelSpec:
         raise InputError(f"{spec!r} is neither a file nor a folder", field="--model")
 
     if _looks_like_path(spec):
-        raise InputError(f"model path {spec!r} does not exist", field="--model")
+        raise _no_such_folder(spec)
+    if "/" not in spec and key not in ALIASES:
+        mistyped = _mistyped_folder(spec)
+        if mistyped:
+            raise InputError(f"no such folder: {spec!r} is not a local path, and the folder "
+                             f"{mistyped!r} is here: did you mean ./{mistyped}? (a hub id looks like "
+                             "owner/name)", field="--model")
     if not _HUB_ID.match(spec) or "--" in spec or ".." in spec:
         raise InputError(f"{spec!r} is not a valid hub id (expected owner/name), an existing path, or one "
                          f"of the aliases {', '.join(sorted(ALIASES))}", field="--model")
@@ -129,3 +204,14 @@ def resolve_spec(spec: str) -> ModelSpec:
             raise InputError(f"unknown model alias {spec!r}; did you mean {close[0]!r}? (known aliases: "
                              f"{', '.join(sorted(ALIASES))}; a hub id looks like owner/name)", field="--model")
     return ModelSpec(spec=spec, kind="hub", location=spec, display=spec.split("/")[-1])
+
+
+def _adapter_base(folder: Path) -> str | None:
+    """The base model a PEFT adapter folder names (``adapter_config.json``), if any."""
+    import json
+
+    try:
+        value = json.loads((folder / "adapter_config.json").read_text(encoding="utf-8")).get("base_model_name_or_path")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return value if isinstance(value, str) and value else None

@@ -56,7 +56,8 @@ INSTALL_HINT = ("pip install 'synthprobe[vllm]' (GPU machines); on a CPU-only ma
 
 #: The options :func:`load` takes (the model block's plus the ``--model-arg`` keys of this engine).
 OPTIONS = ("dtype", "device", "trust_remote_code", "bos", "progress", "threads", "tensor_parallel_size",
-           "max_model_len", "enforce_eager", "block_size", "gpu_memory_utilization")
+           "max_model_len", "enforce_eager", "block_size", "gpu_memory_utilization", "revision", "tokenizer",
+           "adapter")
 DEVICES = ("auto", "cpu", "cuda")
 
 
@@ -91,7 +92,10 @@ def check(spec: str, *, dtype: str | None = None, device: str = "auto", **option
     util = options.get("gpu_memory_utilization")
     if util is not None and (isinstance(util, bool) or not isinstance(util, (int, float)) or not 0 < util <= 1):
         raise InputError(f"gpu_memory_utilization must be in (0, 1], got {util!r}", field="--model-arg")
-    resolve_spec(spec)
+    from synthprobe.backends.hf.backend import check_checkpoint
+
+    check_checkpoint(resolve_spec(spec), revision=options.get("revision"), tokenizer=options.get("tokenizer"),
+                     adapter=options.get("adapter"))
     resolve_dtype(dtype, "cuda" if device == "cuda" else "cpu")
     _require_vllm()
 
@@ -145,7 +149,7 @@ class VLLMBackend(BaseBackend):
     """A ``vllm.LLM`` in this process plus the model's HF tokenizer."""
 
     def __init__(self, llm, tokenizer, *, spec: ModelSpec, location: str, config, dtype: str, device: str,
-                 bos: bool, options: dict[str, Any]):
+                 bos: bool, options: dict[str, Any], checkpoint: dict[str, Any] | None = None):
         from synthprobe.backends.hf.backend import _max_positions, _sha, _weights_identity, config_digest, \
             tokenizer_digest
 
@@ -166,8 +170,12 @@ class VLLMBackend(BaseBackend):
         self.block_size = llm.llm_engine.vllm_config.cache_config.block_size
         # "engine": vLLM's kernels round differently from torch's, so its scores get cache
         # entries of their own instead of reading the HF engine's.
+        #: ``revision``, ``tokenizer`` and ``adapter`` as loaded (only those given): part of the identity.
+        self.checkpoint = dict(checkpoint or {})
         self.fingerprint = _sha({"engine": "vllm", "weights": _weights_identity(spec, config),
-                                 "config": config_digest(config), "tokenizer": tokenizer_digest(tokenizer)})
+                                 "config": config_digest(config), "tokenizer": tokenizer_digest(tokenizer),
+                                 **({"adapter": self.checkpoint["adapter"]["files"]}
+                                    if self.checkpoint.get("adapter") else {})})
         self.eos_ids = {t for t in (tokenizer.eos_token_id, getattr(config, "eos_token_id", None))
                         if isinstance(t, int)}
         #: Prompt tokens read from vLLM's prefix cache / all prompt tokens, over this backend's life.
@@ -435,7 +443,7 @@ class VLLMBackend(BaseBackend):
         return {"spec": f"vllm:{self.spec.spec}", "name": self.name, "engine": "vllm", "source": self.spec.kind,
                 "params": self.n_params, "fingerprint": self.fingerprint, "dtype": self.dtype,
                 "device": self.device, "bos": self.bos, "max_positions": self.max_positions,
-                "tokenizer_class": type(self.tokenizer).__name__, **self.runtime()}
+                "tokenizer_class": type(self.tokenizer).__name__, **self.runtime(), **self.checkpoint}
 
     def close(self) -> None:
         """Shut the engine down and drop the weights before the next model is loaded."""
@@ -451,13 +459,15 @@ class VLLMBackend(BaseBackend):
 def load(spec: str, *, dtype: str | None = None, device: str = "auto", trust_remote_code: bool = False,
          bos: bool = False, progress: bool = True, threads: int | None = None, tensor_parallel_size: int = 1,
          max_model_len: int | None = None, enforce_eager: bool = False, block_size: int | None = None,
-         gpu_memory_utilization: float | None = None) -> VLLMBackend:
+         gpu_memory_utilization: float | None = None, revision: str | None = None, tokenizer: str | None = None,
+         adapter: str | None = None) -> VLLMBackend:
     """Resolve ``spec``, start a ``vllm.LLM`` on it and return the backend (see the module docstring)."""
     from synthprobe.backends.hf.backend import resolve_dtype
 
     check(spec, dtype=dtype, device=device, trust_remote_code=trust_remote_code, bos=bos, threads=threads,
           tensor_parallel_size=tensor_parallel_size, max_model_len=max_model_len, enforce_eager=enforce_eager,
-          block_size=block_size, gpu_memory_utilization=gpu_memory_utilization)
+          block_size=block_size, gpu_memory_utilization=gpu_memory_utilization, revision=revision,
+          tokenizer=tokenizer, adapter=adapter)
     resolved = resolve_spec(spec)
     if threads is not None:  # vLLM's CPU worker keeps one torch thread unless OMP_NUM_THREADS says otherwise
         os.environ["OMP_NUM_THREADS"] = str(threads)
@@ -465,6 +475,15 @@ def load(spec: str, *, dtype: str | None = None, device: str = "auto", trust_rem
         os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
     os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING" if progress else "ERROR")
     location = _folder(resolved, progress)
+    revision_given = revision
+    if adapter is not None:  # vLLM loads the base with the adapter merged in, saved once in the cache
+        from synthprobe.backends.hf.backend import merged_adapter_folder
+
+        location = merged_adapter_folder(resolved, location, adapter=adapter, revision=revision, tokenizer=tokenizer)
+        revision = tokenizer_source = None
+    else:
+        tokenizer_source = tokenizer
+    hub = {"revision": revision} if revision is not None else {}
     try:
         import vllm
         from transformers import AutoConfig, AutoTokenizer
@@ -476,9 +495,14 @@ def load(spec: str, *, dtype: str | None = None, device: str = "auto", trust_rem
         raise InputError(f"--device cuda was asked for, but vLLM runs on {platform} here", field="--device")
     dtype_name = resolve_dtype(dtype, platform)
     try:
-        config = AutoConfig.from_pretrained(location, trust_remote_code=trust_remote_code)
-        tokenizer = AutoTokenizer.from_pretrained(location, trust_remote_code=trust_remote_code)
-        kwargs: dict[str, Any] = dict(model=location, tokenizer=location, dtype=dtype_name,
+        from synthprobe.backends.hf.backend import hub_preflight
+
+        if hub_preflight(resolved, revision):
+            os.environ["HF_HUB_OFFLINE"] = "1"  # the files are cached, the hub is unreachable
+        config = AutoConfig.from_pretrained(location, trust_remote_code=trust_remote_code, **hub)
+        tok = AutoTokenizer.from_pretrained(tokenizer_source or location, trust_remote_code=trust_remote_code,
+                                            **({} if tokenizer_source else hub))
+        kwargs: dict[str, Any] = dict(model=location, tokenizer=tokenizer_source or location, dtype=dtype_name, **hub,
                                       enable_prefix_caching=True, tensor_parallel_size=tensor_parallel_size,
                                       enforce_eager=enforce_eager, trust_remote_code=trust_remote_code, seed=0)
         for key, value in (("max_model_len", max_model_len), ("block_size", block_size),
@@ -494,7 +518,10 @@ def load(spec: str, *, dtype: str | None = None, device: str = "auto", trust_rem
     except Exception as exc:  # vLLM raises many types (ValueError, RuntimeError, OSError, ...)
         raise ModelLoadError(f"vLLM could not load {spec!r}: {type(exc).__name__}: {exc}") from exc
     options = {"tensor_parallel_size": tensor_parallel_size, "enforce_eager": enforce_eager}
-    return VLLMBackend(llm, tokenizer, spec=resolved, location=location, config=config, dtype=dtype_name,
-                       device=platform, bos=bos, options=options)
+    from synthprobe.backends.hf.backend import checkpoint_record
+
+    return VLLMBackend(llm, tok, spec=resolved, location=location, config=config, dtype=dtype_name,
+                       device=platform, bos=bos, options=options,
+                       checkpoint=checkpoint_record(revision_given, tokenizer, adapter))
 
 

@@ -85,7 +85,7 @@ def run_command(args: argparse.Namespace) -> int:
     cr.write(config, doc)
     for line in cr.summary_lines(doc):
         print(line)
-    print(f"wrote {config.output}")
+    print(f"results: {config.output}")
     return 0
 
 

@@ -51,12 +51,9 @@ def load_task(spec: str) -> TaskItems:
 
     if spec == "release":
         from synthprobe.tasks.deeparithmark.composition import RELEASE_FILE
+        from synthprobe.tasks.deeparithmark.release import locate_release
 
-        path = Path(RELEASE_FILE)
-        if not path.is_file():
-            raise InputError("the release file is not here; run from the repository root or pass its path",
-                             path=path, field=FIELD)
-        spec = str(path)
+        spec = str(locate_release(RELEASE_FILE))
     name, sep, rest = spec.partition("=")
     path = Path(rest) if sep and not Path(spec).is_file() else Path(spec)
     if not path.exists():

@@ -13,7 +13,9 @@ from synthprobe.io import add_overwrite_argument
 
 def _hf(args: argparse.Namespace) -> int:
     from synthprobe.export.hf import export_hf
+    from synthprobe.tasks.deeparithmark.release import locate_release
 
+    args.data = locate_release(args.data)
     result = export_hf(args.out, data=args.data, repo_id=args.repo_id, overwrite=args.overwrite)
     for p in result.paths:
         print(p)
@@ -28,7 +30,9 @@ def _lm_eval(args: argparse.Namespace) -> int:
     import time
 
     from synthprobe.export.lm_eval import TASK, export_lm_eval, parse_gpt3_spec
+    from synthprobe.tasks.deeparithmark.release import locate_release
 
+    args.data = locate_release(args.data)
     started = time.perf_counter()
     gpt3 = dict(parse_gpt3_spec(s) for s in args.gpt3 or [])
     paths = export_lm_eval(args.out, data=args.data, gpt3=gpt3, gpt3_tasks=args.gpt3_tasks,

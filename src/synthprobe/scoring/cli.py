@@ -36,6 +36,14 @@ exit status: 0 ok, 2 bad input or flags, 1 a model failed to load or scoring fai
 130 interrupted by Ctrl-C (no results file is written in these three cases)."""
 
 
+class _ZeroShot(argparse.Action):
+    """``--shots`` is a GPT-3 flag; here it gets a sentence instead of the top-level usage."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.error("Deep Arithmark is zero-shot: every item is scored on its own, without "
+                     "demonstrations; drop --shots (it is an option of 'synthprobe score gpt3')")
+
+
 def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> None:
     """The flags, shared by the sub-command and ``bench_deeparithmark.py``.
 
@@ -48,6 +56,7 @@ def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> No
     p.add_argument("--data", type=Path, default=base / DEFAULT_DATA, metavar="PATH",
                    help="Deep Arithmark JSONL file (default: %(default)s)")
     add_model_args(p, multiple=True, batch_size=32)
+    p.add_argument("--shots", action=_ZeroShot, help=argparse.SUPPRESS)
     p.add_argument("--max-context", type=int_at_least(2), default=1024, metavar="N",
                    help="longest request in tokens; contexts are left-truncated to N minus the ending "
                         "length, and the number of truncated items is reported (default: %(default)s)")
@@ -89,6 +98,9 @@ def config_from_args(args: argparse.Namespace):
     from synthprobe.io import check_outputs
     from synthprobe.io import default_output as new_name
 
+    from synthprobe.tasks.deeparithmark.release import locate_release
+
+    args.data = locate_release(args.data)
     models = model_refs(args)
     output = args.output or new_name(args._root / default_output(models))
     inputs = [(args.data, "--data"), *((m.spec, "--model") for m in models)]

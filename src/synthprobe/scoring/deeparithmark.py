@@ -261,6 +261,9 @@ def run(config: ScoreConfig, *, echo: Callable[[str], None] = print) -> tuple[di
     """Score every model; write and return the results (path included). Raises on any failure."""
     datasets = validate(config)
     out = config.output or default_output(config.models)
+    sets = " + ".join(f"{ds.key} x zero-shot x {len(ds.items):,} items ({ds.info['path']})" for ds in datasets)
+    n_models = len(config.models)
+    print(f"plan: {sets}, for {n_models} model{'s' if n_models != 1 else ''}", file=sys.stderr)
     entries = []
     names = NameRegistry()
     for spec in config.models:

@@ -354,10 +354,65 @@ def dumps_results(doc: dict[str, Any]) -> str:
     return dumps(doc)
 
 
-def run(backend, config: EvalConfig, *, on_result: Callable[[dict], None] | None = None) -> list[dict]:
+@dataclass(frozen=True)
+class PlanCell:
+    """One (task, shot setting) of a run and the number of items it will score."""
+
+    task: Task
+    setting: str
+    k: int
+    n: int
+
+
+#: Below this many items in all, a run is planned without a calibration (it is short anyway).
+CALIBRATE_ABOVE = 200
+
+
+def plan(config: EvalConfig, pools: dict[str, list] | None = None) -> list[PlanCell]:
+    """Every (task, setting) the run scores, with its item count; builds the pools into ``pools``."""
+    pools = {} if pools is None else pools
+    cells = []
+    for task in config.tasks:
+        pool = _pool(task, config, pools)
+        for shot in config.shots:
+            k = parse_shots(shot, task)
+            limit = config.limit_for(k, task)
+            cells.append(PlanCell(task, setting_name(k, task), k, len(pool) if limit is None else min(limit, len(pool))))
+    return cells
+
+
+def plan_text(cells: Sequence[PlanCell]) -> str:
+    """``15 tasks x 3 settings = 45 runs, 123,456 items`` and the items per setting."""
+    tasks = list(dict.fromkeys(c.task.code for c in cells))
+    settings = list(dict.fromkeys(c.setting for c in cells))
+    per_setting = ", ".join(f"{s} {sum(c.n for c in cells if c.setting == s):,}" for s in settings)
+    return (f"{len(tasks)} task{'s' if len(tasks) != 1 else ''} ({', '.join(tasks)}) x {len(settings)} "
+            f"setting{'s' if len(settings) != 1 else ''} = {len(cells)} runs, {sum(c.n for c in cells):,} items "
+            f"({per_setting})")
+
+
+def calibrate(backend, config: EvalConfig, cells: Sequence[PlanCell], pools: dict[str, list]) -> float:
+    """Estimated seconds for ``cells``: one item of the first task of each family and setting is
+    scored (through the score cache, so the run reuses it) and timed; every task of that family
+    and setting is reckoned at that item's time. Unbatched, so it errs on the long side."""
+    each: dict[tuple[str, str], float] = {}
+    quick = dataclasses.replace(config, limit=1, limit_few=1, progress=False, cache=False)
+    count_tokens = token_counter(backend)
+    for cell in cells:
+        key = (cell.task.family, cell.setting)
+        if key in each or cell.n == 0:
+            continue
+        t0 = time.perf_counter()
+        score_task(backend, cell.task, cell.k, quick, pools[cell.task.name], count_tokens)
+        each[key] = time.perf_counter() - t0
+    return sum(c.n * each.get((c.task.family, c.setting), 0.0) for c in cells)
+
+
+def run(backend, config: EvalConfig, *, on_result: Callable[[dict], None] | None = None,
+        pools: dict[str, list] | None = None) -> list[dict]:
     """Score every (task, shot setting) of ``config``; returns one result dict each."""
     config.validate()
-    pools: dict[str, list] = {}
+    pools = {} if pools is None else pools
     count_tokens = token_counter(backend)
     results = []
     for task in config.tasks:

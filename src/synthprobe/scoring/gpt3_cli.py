@@ -61,6 +61,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     from synthprobe import results as res
 
     names = NameRegistry()
+    pools: dict = {}  # the task pools, built once and shared by every model
     entries = []
     tables = []
     for ref in refs:
@@ -77,8 +78,10 @@ def cmd_score(args: argparse.Namespace) -> int:
                           f"({result['correct']}/{result['n']}, 95% CI {lo:.1f}-{hi:.1f}, {result['seconds']:.1f} s)",
                           file=sys.stderr)
 
+            if ref is refs[0]:  # the plan and its estimate once, on the first model, for all of them
+                check_plan(backend, config, pools, yes=args.yes, models=len(refs))
             try:
-                results = run(backend, config, on_result=report)
+                results = run(backend, config, on_result=report, pools=pools)
             except (InputError, KeyboardInterrupt):
                 raise
             except Exception as exc:  # anything mid-run: no results file, clear message, non-zero exit
@@ -128,7 +131,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         from synthprobe.scoring.deeparithmark import format_comparisons
 
         print("\n" + format_comparisons(doc["comparisons"]))
-    print(f"\nresults -> {output}", file=sys.stderr)
+    print(f"\nresults: {output}")
     return 0
 
 
@@ -146,6 +149,40 @@ def gpt3_comparisons(entries: list[dict]) -> dict:
                 mine[key] = bool(it["correct"])
                 groups[key] = f"{row['code']} {row['setting']}"
     return compare_models(outcomes, groups, metric="accuracy (exact match)", group_by="task")
+
+
+#: A run estimated longer than this waits for --yes.
+CONFIRM_ABOVE_S = 3600.0
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:,.1f} h"
+
+
+def check_plan(backend, config, pools: dict, *, yes: bool, models: int = 1) -> None:
+    """Print the run's plan (and, for a run of more than a few items, an estimate from a short
+    calibration on the loaded model, times the number of ``models``); refuse a run estimated at
+    over an hour unless ``yes``."""
+    from synthprobe.scoring.gpt3 import CALIBRATE_ABOVE, calibrate, plan, plan_text
+
+    cells = plan(config, pools)
+    total = sum(c.n for c in cells)
+    each = f" for each of {models} models" if models > 1 else ""
+    print(f"plan: {plan_text(cells)}{each}", file=sys.stderr)
+    if total <= CALIBRATE_ABOVE:
+        return
+    seconds = calibrate(backend, config, cells, pools) * models
+    total *= models
+    print(f"estimate: about {_duration(seconds)} on this machine (one item per task family and setting "
+          "timed, unbatched)", file=sys.stderr)
+    if seconds > CONFIRM_ABOVE_S and not yes:
+        raise InputError(f"this run is estimated at about {_duration(seconds)} ({total:,} items); pass --yes to "
+                         "start it, or score less with --limit N, --limit-few N, --tasks or --shots",
+                         field="--yes")
 
 
 def max_new_tokens_text() -> str:
@@ -169,12 +206,15 @@ def register(verbs: dict) -> None:
         description="Score a causal LM on GPT-3's synthetic tasks (arithmetic, word manipulation, SAT "
                     "analogies) zero-, one- and few-shot, write a results JSON and print the accuracy "
                     "beside GPT-3's for every model size (Table H.1).",
-        epilog="Generation tasks: greedy decoding, stop at newline, strip, exact match. SAT: the choice "
-               "with the highest per-token mean log-likelihood. Demonstrations come from the same task's "
+        epilog="Generation tasks: greedy decoding, stop at newline, strip, exact match. SAT: the choice\n"
+               "with the highest per-token mean log-likelihood. Demonstrations come from the same task's\n"
                "pool (never the test item) and are dropped from the far end to fit --max-context.\n"
+               "Before it starts, a run prints its plan (tasks x settings x items) and, above a few hundred\n"
+               "items, an estimate from a short calibration; over an hour it waits for --yes.\n"
                "Example: synthprobe score gpt3 --tasks arithmetic_2da,CL --shots 0,1,few --limit 50\n"
                "Your own task files in OpenAI's released format (e.g. GPT-3's original files):\n"
-               "  synthprobe score gpt3 --task-file two_digit_addition.jsonl --task-file A1=my_a1.jsonl --limit 100",
+               "  synthprobe score gpt3 --task-file two_digit_addition.jsonl \\\n"
+               "      --task-file A1=my_a1.jsonl --limit 100",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     s.add_argument("--tasks", default=None, help="comma-separated task names or paper codes (2D+, CL, SAT, ...), "
                    "or all/arithmetic/words/sat (default all; with --task-file, only the files' tasks)")
@@ -213,6 +253,9 @@ def register(verbs: dict) -> None:
     s.add_argument("--output", default=None, help="results JSON (default benchmarks/gpt3_<model>.json, or a new "
                    "timestamped name beside it if that file exists)")
     add_overwrite_argument(s)
+    s.add_argument("--yes", action="store_true",
+                   help="start a run estimated at over an hour (the plan printed first says how long; without "
+                        "--yes such a run stops there, exit 2)")
     s.add_argument("--save-predictions", action="store_true",
                    help="also keep every item's gold answer, prediction and correctness in the results JSON "
                         "(each item's pool index, demonstrations used, prompt tokens and correctness are always kept)")

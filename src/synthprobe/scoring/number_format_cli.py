@@ -95,7 +95,7 @@ def cmd_number_format(args: argparse.Namespace) -> int:
         if len(entries) > 1:
             print(f"\n{entry['model']['name']}")
         print("\n".join(table_lines(entry["results"]["number_format"])))
-    print(f"\nresults -> {output}", file=sys.stderr)
+    print(f"\nresults: {output}")
     return 0
 
 

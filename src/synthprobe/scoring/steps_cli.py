@@ -73,6 +73,9 @@ def run_command(args: argparse.Namespace) -> int:
     from synthprobe.results import dumps_results
     from synthprobe.scoring import steps
 
+    from synthprobe.tasks.deeparithmark.release import locate_release
+
+    args.data = locate_release(args.data)
     config = steps.StepsConfig(data=args.data, limit=args.limit, batch_size=args.batch_size,
                                max_context=args.max_context, max_new_tokens=args.max_new_tokens,
                                save_items=args.save_items, cache=not args.no_cache, progress=args.progress)

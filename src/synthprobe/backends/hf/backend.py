@@ -14,8 +14,10 @@ that says what to do; nothing is skipped silently.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -104,7 +106,8 @@ class HFBackend(BaseBackend):
     """A loaded transformers causal LM plus its tokenizer (see :class:`synthprobe.backends.base.Backend`)."""
 
     def __init__(self, model, tokenizer, *, spec: ModelSpec, name: str, dtype: str, device: str,
-                 bos: bool = False, fingerprint: str | None = None, n_params: int | None = None):
+                 bos: bool = False, fingerprint: str | None = None, n_params: int | None = None,
+                 checkpoint: dict[str, Any] | None = None):
         self.model = model
         self.tokenizer = tokenizer
         self.spec = spec
@@ -115,10 +118,14 @@ class HFBackend(BaseBackend):
         self.n_params = n_params if n_params is not None else sum(p.numel() for p in model.parameters())
         self.max_positions = _max_positions(model.config)
         self.max_length = self.max_positions
+        #: ``revision``, ``tokenizer`` and ``adapter`` as loaded (only those given): part of the identity.
+        self.checkpoint = dict(checkpoint or {})
         if fingerprint is None:
             fingerprint = _sha({"weights": _weights_identity(spec, model.config),
                                 "config": config_digest(model.config),
-                                "tokenizer": tokenizer_digest(tokenizer)})
+                                "tokenizer": tokenizer_digest(tokenizer),
+                                **({"adapter": self.checkpoint["adapter"]["files"]}
+                                   if self.checkpoint.get("adapter") else {})})
         self.fingerprint = fingerprint
         #: Filled in by the scoring engine the first time it checks the one-pass layout.
         self.capabilities: dict[str, Any] = {}
@@ -230,6 +237,7 @@ class HFBackend(BaseBackend):
             "tokenizer_class": type(self.tokenizer).__name__,
             "torch": torch.__version__,
             "transformers": transformers.__version__,
+            **self.checkpoint,
         }
 
     def close(self) -> None:
@@ -242,6 +250,83 @@ class HFBackend(BaseBackend):
         gc.collect()
         if torch.cuda.is_available():
             torch.cuda.empty_cache()
+
+
+def check_checkpoint(resolved: ModelSpec, *, revision: Any = None, tokenizer: Any = None,
+                     adapter: Any = None) -> None:
+    """The checkpoint options (``--model-arg revision=``, ``tokenizer=``, ``adapter=``) against
+    the resolved spec, before anything loads. Shared by the hf and vllm engines."""
+    from synthprobe.backends.spec import has_tokenizer
+
+    for key, value in (("revision", revision), ("tokenizer", tokenizer), ("adapter", adapter)):
+        if value is not None and (not isinstance(value, str) or not value.strip()):
+            raise InputError(f"{key}= expects a non-empty text, got {value!r}", field="--model-arg")
+    if revision is not None and resolved.kind != "hub":
+        raise InputError(f"revision={revision} names a commit, branch or tag of a hub repository, but "
+                         f"{resolved.spec!r} is a local {'GGUF file' if resolved.kind == 'gguf' else 'folder'}",
+                         field="--model-arg")
+    if resolved.kind == "folder" and tokenizer is None and not has_tokenizer(resolved.location):
+        raise InputError(f"model folder {resolved.spec!r} holds no tokenizer files (tokenizer.json, "
+                         "tokenizer_config.json, tokenizer.model or vocab.json), as a training run's output "
+                         "folder often does; pass the tokenizer it was trained with: --model-arg "
+                         "tokenizer=PATH_OR_ID (a folder or hub id)", field="--model")
+    if tokenizer is not None:
+        tok = Path(tokenizer).expanduser()
+        if tok.exists() and not (tok.is_dir() and has_tokenizer(tok)):
+            raise InputError(f"tokenizer={tokenizer} holds no tokenizer files (tokenizer.json, "
+                             "tokenizer_config.json, tokenizer.model or vocab.json)", field="--model-arg")
+        if not tok.exists() and (tokenizer.startswith((".", "/", "~")) or tokenizer.count("/") > 1):
+            raise InputError(f"tokenizer={tokenizer}: no such folder", field="--model-arg")
+    if adapter is not None:
+        folder = Path(adapter).expanduser()
+        if not folder.is_dir():
+            raise InputError(f"adapter={adapter}: no such folder (a PEFT adapter folder holds "
+                             "adapter_config.json)", field="--model-arg")
+        if not (folder / "adapter_config.json").is_file():
+            raise InputError(f"adapter={adapter} holds no adapter_config.json; expected a folder written by "
+                             "a PEFT model's save_pretrained", field="--model-arg")
+        if importlib.util.find_spec("peft") is None:
+            raise InputError("adapter= needs the peft library, which is not installed; run: pip install "
+                             "'synthprobe[peft]' (or pip install peft)", field="--model-arg")
+
+
+def adapter_identity(adapter: str | None) -> dict[str, Any] | None:
+    """What ``adapter=`` adds to a model's identity: the folder and the SHA-256 of its files."""
+    if adapter is None:
+        return None
+    from synthprobe.backends.hf.gguf import file_digest
+
+    folder = Path(adapter).expanduser().resolve()
+    files = sorted(p for p in folder.iterdir() if p.is_file() and p.name.endswith((".json", *_WEIGHT_SUFFIXES)))
+    return {"path": str(folder), "files": {p.name: file_digest(p) for p in files}}
+
+
+def hub_preflight(resolved: ModelSpec, revision: str | None) -> bool:
+    """For a hub id: whether to load from the local hub cache only. When the files are not in
+    the cache and the hub cannot be reached (``HF_HUB_OFFLINE``, or one quick request fails),
+    raise :class:`ModelLoadError` with the advice at once, instead of transformers' retries."""
+    if resolved.kind != "hub":
+        return False
+    from huggingface_hub import constants, try_to_load_from_cache
+
+    cached = try_to_load_from_cache(resolved.location, "config.json", revision=revision)
+    cached = isinstance(cached, str)
+    if constants.HF_HUB_OFFLINE:
+        reachable = False
+    else:
+        import httpx
+
+        try:
+            httpx.head(constants.ENDPOINT, timeout=5.0)
+            reachable = True
+        except httpx.HTTPError:
+            reachable = False
+    if reachable:
+        return False
+    if cached:
+        return True
+    raise _load_error(resolved, OSError(f"{resolved.location} is not in the local Hugging Face cache and "
+                                        f"{constants.ENDPOINT} cannot be reached (offline)"))
 
 
 def _load_error(spec: ModelSpec, exc: BaseException) -> ModelLoadError:
@@ -258,7 +343,7 @@ def _load_error(spec: ModelSpec, exc: BaseException) -> ModelLoadError:
 
 
 #: The options :func:`load_backend` takes (``--model-arg`` keys included).
-OPTIONS = ("dtype", "device", "trust_remote_code", "bos", "progress", "threads")
+OPTIONS = ("dtype", "device", "trust_remote_code", "bos", "progress", "threads", "revision", "tokenizer", "adapter")
 
 
 def check(spec: str, *, dtype: str | None = None, device: str = "auto", **options) -> None:
@@ -268,7 +353,8 @@ def check(spec: str, *, dtype: str | None = None, device: str = "auto", **option
         raise InputError(f"the hf engine has no option {', '.join(unknown)}; it takes {', '.join(OPTIONS)}",
                          field="--model-arg")
     set_threads_check(options.get("threads"))
-    resolve_spec(spec)
+    check_checkpoint(resolve_spec(spec), revision=options.get("revision"), tokenizer=options.get("tokenizer"),
+                     adapter=options.get("adapter"))
     resolve_dtype(dtype, resolve_device(device))
 
 
@@ -319,8 +405,84 @@ def set_threads(threads: int | None) -> None:
         torch.set_num_threads(threads)
 
 
+def warn_half_on_cpu(dtype_name: str, device: str) -> None:
+    """float16 on a CPU: accepted, but say that it is slow and what to use instead."""
+    if dtype_name == "float16" and device == "cpu":
+        print("synthprobe: warning: --dtype float16 on a CPU runs about 10x slower than float32 (CPUs have no "
+              "fast float16 matrix multiply); use --dtype float32 (the CPU default) or bfloat16",
+              file=sys.stderr)
+
+
+def load_checkpoint_parts(resolved: ModelSpec, location: str, *, dtype, trust_remote_code: bool,
+                          revision: str | None, tokenizer: str | None, adapter: str | None):
+    """The tokenizer and the model (a PEFT adapter merged into it) from ``location``, on the CPU.
+    A hub id whose hub cannot be reached fails at once (:func:`hub_preflight`)."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    offline = hub_preflight(resolved, revision)
+    hub = {"revision": revision} if revision is not None else {}
+    if offline:
+        hub["local_files_only"] = True
+    tok_kwargs = hub if tokenizer is None else {}
+    tok = AutoTokenizer.from_pretrained(tokenizer if tokenizer is not None else location,
+                                        trust_remote_code=trust_remote_code, **tok_kwargs)
+    model = AutoModelForCausalLM.from_pretrained(location, dtype=dtype, trust_remote_code=trust_remote_code, **hub)
+    if adapter is not None:
+        from peft import PeftModel
+
+        model = PeftModel.from_pretrained(model, str(Path(adapter).expanduser())).merge_and_unload()
+    return tok, model
+
+
+def merged_adapter_folder(resolved: ModelSpec, location: str, *, adapter: str, revision: str | None = None,
+                          tokenizer: str | None = None) -> str:
+    """A model folder holding the base at ``location`` with the PEFT ``adapter`` merged in (and its
+    tokenizer), for engines that load a folder (vLLM). Written once into
+    ``$SYNTHPROBE_CACHE/models/merged-<key>`` (atomically: a temporary folder renamed) and reused."""
+    import shutil
+    import tempfile
+
+    from synthprobe.backends.spec import cache_root
+
+    base = location if resolved.kind == "hub" else {p.name: p.stat().st_size for p in Path(location).iterdir()}
+    key = _sha({"base": base, "revision": revision, "tokenizer": tokenizer,
+                "adapter": adapter_identity(adapter)["files"]})[:32]
+    out = cache_root() / "models" / f"merged-{key}"
+    if (out / "config.json").is_file():
+        return str(out)
+    import torch
+
+    tok, model = load_checkpoint_parts(resolved, location, dtype=torch.float32, trust_remote_code=False,
+                                       revision=revision, tokenizer=tokenizer, adapter=adapter)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=out.name + ".", dir=out.parent))
+    try:
+        model.save_pretrained(tmp)
+        tok.save_pretrained(tmp)
+        os.replace(tmp, out)
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if not (out / "config.json").is_file():
+            raise
+    return str(out)
+
+
+def checkpoint_record(revision: str | None, tokenizer: str | None, adapter: str | None) -> dict[str, Any]:
+    """The results identity of the checkpoint options that were given."""
+    out: dict[str, Any] = {}
+    if revision is not None:
+        out["revision"] = revision
+    if tokenizer is not None:
+        tok = Path(tokenizer).expanduser()
+        out["tokenizer"] = str(tok.resolve()) if tok.exists() else tokenizer
+    if adapter is not None:
+        out["adapter"] = adapter_identity(adapter)
+    return out
+
+
 def load_backend(spec: str, *, dtype: str | None = None, device: str = "auto", trust_remote_code: bool = False,
-                 bos: bool = False, progress: bool = True, threads: int | None = None) -> HFBackend:
+                 bos: bool = False, progress: bool = True, threads: int | None = None, revision: str | None = None,
+                 tokenizer: str | None = None, adapter: str | None = None) -> HFBackend:
     """Resolve ``spec``, load the model and tokenizer, and return a ready :class:`HFBackend`.
 
     Raises :class:`InputError` for a bad spec, device or dtype (checked before anything loads)
@@ -328,12 +490,13 @@ def load_backend(spec: str, *, dtype: str | None = None, device: str = "auto", t
     (default: one per physical core, see :func:`set_threads`).
     """
     resolved = resolve_spec(spec)
+    check_checkpoint(resolved, revision=revision, tokenizer=tokenizer, adapter=adapter)
     device = resolve_device(device)
     dtype_name = resolve_dtype(dtype, device)
+    warn_half_on_cpu(dtype_name, device)
     set_threads(threads)
 
     import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
 
     location = resolved.location
     if resolved.kind == "gguf":
@@ -349,9 +512,9 @@ def load_backend(spec: str, *, dtype: str | None = None, device: str = "auto", t
     if not progress:  # transformers' own "Loading weights" bar obeys --no-progress / --quiet too
         hf_logging.disable_progress_bar()
     try:
-        tokenizer = AutoTokenizer.from_pretrained(location, trust_remote_code=trust_remote_code)
-        model = AutoModelForCausalLM.from_pretrained(location, dtype=getattr(torch, dtype_name),
-                                                     trust_remote_code=trust_remote_code)
+        tok, model = load_checkpoint_parts(resolved, location, dtype=getattr(torch, dtype_name),
+                                           trust_remote_code=trust_remote_code, revision=revision,
+                                           tokenizer=tokenizer, adapter=adapter)
     except ModelLoadError:
         raise
     except Exception as exc:  # transformers/hub raise OSError, ValueError, KeyError, ImportError, ...
@@ -365,8 +528,8 @@ def load_backend(spec: str, *, dtype: str | None = None, device: str = "auto", t
         raise ModelLoadError(f"could not move {spec!r} to {device}: {type(exc).__name__}: {exc}") from exc
     model.eval()
     model.requires_grad_(False)
-    return HFBackend(model, tokenizer, spec=resolved, name=resolved.display or spec, dtype=dtype_name,
-                     device=device, bos=bos)
+    return HFBackend(model, tok, spec=resolved, name=resolved.display or spec, dtype=dtype_name,
+                     device=device, bos=bos, checkpoint=checkpoint_record(revision, tokenizer, adapter))
 
 
 def load(spec: str, **options) -> HFBackend:
