@@ -105,6 +105,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         }],
     }
     atomic_write_text(output, dumps_results(doc))
+    args.written = output  # for what runs after the command (export.cli's --output-format)
     print(format_table(results, backend.name if hasattr(backend, "name") else args.model))
     print(f"\nresults -> {output}", file=sys.stderr)
     return 0
