@@ -79,13 +79,22 @@ def _samples(folder: Path, task: str, iso: str, r: Reader) -> list[tuple[int, di
 # -- files written by synthprobe ------------------------------------------------------------------
 
 
-def _ours(folder: Path, files: list[tuple[Path, dict]]) -> tuple[dict, dict]:
-    """The model entry and source block the ``synthprobe`` keys of one folder's files hold."""
-    first = [(p, d) for p, d in files if isinstance(d["synthprobe"].get("entry"), dict)]
-    if len(first) != 1:
-        raise InputError(f"holds {len(first)} results files with a synthprobe model entry; expected one "
-                         "per model folder (one export)", path=folder)
-    path, doc = first[0]
+def _exports(folder: Path, files: list[tuple[Path, dict]]) -> list[tuple[Path, dict]]:
+    """The first results file of each export in one folder (the one holding the model entry); the
+    other files of an export (its other K) are named in its ``runs``."""
+    firsts = [(p, d) for p, d in files if isinstance(d["synthprobe"].get("entry"), dict)]
+    listed = {iso for _, d in firsts for iso in d["synthprobe"].get("runs") or []}
+    for p, d in files:
+        iso = _RESULTS_NAME.match(p.name).group(1)
+        if iso not in listed:
+            raise InputError("is a later run of a synthprobe export whose first results file is missing; "
+                             "expected the whole export", path=p)
+    return firsts
+
+
+def _ours(folder: Path, first: tuple[Path, dict]) -> tuple[dict, dict]:
+    """The model entry and source block the ``synthprobe`` keys of one export hold."""
+    path, doc = first
     r = Reader(path)
     meta = doc["synthprobe"]
     entry = json.loads(json.dumps(meta["entry"]))
@@ -309,14 +318,16 @@ def read_folder(path: str | Path) -> Results:
     models, datasets, source = [], {}, {}
     for folder, files in by_folder.items():
         ours = [(p, d) for p, d in files if isinstance(d.get("synthprobe"), dict)]
-        if ours and len(ours) != len(files):
-            raise InputError("mixes results files written by lm-eval and by synthprobe; expected one kind per "
-                             "model folder", path=folder)
-        entry, src = _ours(folder, files) if ours else _theirs(folder, files)
-        models.append(entry)
-        for key, value in (src.get("datasets") or {}).items():
-            datasets.setdefault(key, value)
-        source = source or src
+        theirs = [(p, d) for p, d in files if not isinstance(d.get("synthprobe"), dict)]
+        # each synthprobe export is one model entry; lm-eval's own runs of one model, one entry
+        found = [_ours(folder, first) for first in _exports(folder, ours)]
+        if theirs:
+            found.append(_theirs(folder, theirs))
+        for entry, src in found:
+            models.append(entry)
+            for key, value in (src.get("datasets") or {}).items():
+                datasets.setdefault(key, value)
+            source = source or src
     doc = {"schema": SCHEMA, "schema_version": SCHEMA_VERSION, "synthprobe": source.get("synthprobe"),
            "command": source.get("command"), "datasets": datasets, "models": models}
     if source.get("protocol") is not None:
