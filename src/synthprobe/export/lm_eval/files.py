@@ -146,17 +146,14 @@ class Run:
 # -- Deep Arithmark ---------------------------------------------------------------------------
 
 
-def _argmax(values: Sequence[float]) -> int:
-    """numpy's argmax: the first maximum."""
-    return max(range(len(values)), key=lambda j: (values[j], -j))
-
-
 def _mc_sample(doc_id: int, doc: dict, ctx: str, endings: Sequence[str], label: int, record: dict) -> dict:
     """A multiple-choice sample line as lm-eval writes it, from synthprobe's per-item record."""
+    from synthprobe.metrics.choice import argmax_first  # numpy's argmax too: the first maximum
+
     lls = [float(x) for x in record["logprob"]]
     greedy = [bool(x) for x in record["is_greedy"]]
-    acc = 1.0 if _argmax(lls) == label else 0.0
-    acc_norm = 1.0 if _argmax([ll / len(e) for ll, e in zip(lls, endings)]) == label else 0.0
+    acc = 1.0 if argmax_first(lls) == label else 0.0
+    acc_norm = 1.0 if argmax_first([ll / len(e) for ll, e in zip(lls, endings)]) == label else 0.0
     target = str(label)
     return {
         "doc_id": doc_id, "doc": doc, "target": target,
