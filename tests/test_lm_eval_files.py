@@ -221,3 +221,39 @@ def test_report_names_a_broken_sample_file(scored, tmp_path, capsys):
     assert main(["report", str(lm), "--out", str(tmp_path / "r")]) == 2
     err = capsys.readouterr().err
     assert samples.name in err and ":4" in err and "doc_id" in err
+
+
+def test_the_committed_results_go_through_lm_evals_files_unchanged(tmp_path):
+    """The release's committed results (older layouts: one Deep Arithmark file of 1,000 items, one
+    GPT-3 file with zero-, one- and few-shot rows and SAT) give the same report from lm-eval's files."""
+    deep = ROOT / "benchmarks" / "deeparithmark_smollm2-135m-instruct.json"
+    gpt3 = ROOT / "benchmarks" / "gpt3_smollm2-135m-instruct.json"
+    lm = tmp_path / "lm"
+    for src in (deep, gpt3):
+        assert main(["export", "lm-eval-results", str(src), "--out", str(lm), "--data", str(DATA)]) == 0
+    runs = sorted(sorted(set(json.loads(p.read_text())["n-shot"].values())) for p in lm.rglob("results_*.json"))
+    assert runs == [[0], [0], [1], [50], [100]]  # Deep Arithmark; GPT-3 one run per K (arithmetic 50, words 100)
+    names = {t for p in lm.rglob("results_*.json") for t in json.loads(p.read_text())["results"]}
+    assert "deeparithmark" in names and "synthprobe_anagrams1_gen" in names
+    assert not any("sat" in t for t in names)  # SAT is scored per token: kept under `synthprobe` only
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert main(["report", str(deep), str(gpt3), "--out", str(a)]) == 0
+    assert main(["report", str(lm), "--out", str(b)]) == 0
+    for name in ("leaderboard.md", "depth_curve.png", "mistake_profile.png", "gpt3_curves.png"):
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+
+
+def test_a_prompt_cut_by_max_context_is_rebuilt_exactly():
+    from synthprobe.export.lm_eval.files import _exact_prompt
+    from synthprobe.tasks.gpt3.prompts import PromptConfig, build_prompt
+    from synthprobe.tasks.gpt3.registry import BuildConfig, build_items, get_task
+
+    task = get_task("arithmetic_2da")
+    pool = build_items(BuildConfig(task.name, seed=3, n=200))
+    words = lambda text: len(text.split())  # noqa: E731 - a stand-in tokenizer
+    for index in (0, 7, 150):
+        cut = build_prompt(task, pool, index, PromptConfig(shots=50, seed=3, max_context=120, reserve=6), words)
+        assert 0 < cut.n_shots < 50
+        assert _exact_prompt(task, pool, index, 50, 3, "openai", cut.n_shots) == cut.text
+        full = build_prompt(task, pool, index, PromptConfig(shots=50, seed=3, max_context=None))
+        assert _exact_prompt(task, pool, index, 50, 3, "openai", 50) == full.text
