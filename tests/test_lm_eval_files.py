@@ -257,3 +257,25 @@ def test_a_prompt_cut_by_max_context_is_rebuilt_exactly():
         assert _exact_prompt(task, pool, index, 50, 3, "openai", cut.n_shots) == cut.text
         full = build_prompt(task, pool, index, PromptConfig(shots=50, seed=3, max_context=None))
         assert _exact_prompt(task, pool, index, 50, 3, "openai", 50) == full.text
+
+
+def test_is_greedy_rows_become_lm_evals_loglikelihood_task(tmp_path):
+    register_engine("toy", "toy_engine")
+    try:
+        src = tmp_path / "greedy.json"
+        assert main(["score", "gpt3", "--model", "toy:bigram", "--limit", "4", "--tasks", "2D+", "--shots", "zero",
+                     "--check", "is-greedy", "--quiet", "--no-cache", "--output", str(src),
+                     "--output-format", "lm-eval", "--lm-eval-out", str(tmp_path / "lm")]) == 0
+    finally:
+        ENGINES.pop("toy", None)
+    (res,), samples = _files(tmp_path / "lm")
+    (lines,) = samples.values()
+    assert list(res["results"]) == ["synthprobe_arithmetic_2da"] and res["configs"]["synthprobe_arithmetic_2da"][
+        "output_type"] == "loglikelihood"
+    items = read_results(src).models[0].results["gpt3"].data["rows"][0]["items"]
+    for s, it in zip(lines, sorted(items, key=lambda x: x["index"])):
+        assert s["metrics"] == ["acc"] and s["acc"] == float(it["correct"]) and s["target"] == it["gold"]
+        assert s["filtered_resps"] == [[str(float(it["logprob"])), str(it["correct"])]]
+        assert s["arguments"]["gen_args_0"]["arg_1"] == it["gold"]
+    doc = read_document(tmp_path / "lm")
+    assert doc.models[0].data == json.loads(src.read_text())["models"][0]

@@ -91,8 +91,14 @@ def _with_lm_eval(func):
             return status
         from synthprobe.export.lm_eval.files import export_lm_eval_results
 
+        from synthprobe.errors import InputError
+
         out = args.lm_eval_out or lm_eval_dir(Path(written))
-        paths = export_lm_eval_results(written, out)
+        try:
+            paths = export_lm_eval_results(written, out)
+        except InputError as exc:
+            raise InputError(f"{exc} (the results document {written} is complete; no lm-eval file was "
+                             "written)") from None
         print(f"lm-eval files ({len(paths)}) -> {out}", file=sys.stderr)
         return 0
 
