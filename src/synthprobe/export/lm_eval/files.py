@@ -274,7 +274,7 @@ def _exact_prompt(task, pool_items: list, index: int, k: int, seed: int, fmt: st
 
 def _gpt3_task(results: Results, entry: Entry, i: int, row: dict, model_args: dict) -> TaskRun | None:
     from synthprobe.export.lm_eval.gpt3 import gpt3_files
-    from synthprobe.tasks.gpt3.registry import get_task
+    from synthprobe.tasks.gpt3.registry import BuildConfig, build_items, get_task
 
     block = entry.results["gpt3"]
     where = f"{block.where}.rows[{i}]"
@@ -289,9 +289,8 @@ def _gpt3_task(results: Results, entry: Entry, i: int, row: dict, model_args: di
         raise results.reader.fail(f"{where}.items", "holds no per-item predictions; lm-eval's samples need "
                                                     "them: score with --save-predictions")
     pool = _gpt3_pool(results, entry, row, where)
+    # the documents lm-eval loads (the pool's JSON lines), and the items synthprobe's prompts are built from
     pool_items = [json.loads(line) for line in pool.data.decode("utf-8").splitlines() if line.strip()]
-    from synthprobe.tasks.gpt3.registry import BuildConfig, build_items
-
     if row.get("task_file"):
         from synthprobe.tasks.gpt3.taskfile import load_task_file
 
