@@ -20,7 +20,7 @@ VERBS = {
     "study": "the GPT-3 news-article human study: generate, serve to raters, analyse",
     "probe": "GPT-3's qualitative probes (novel words, grammar correction), the per-step arithmetic probe, number-format sensitivity",
     "report": "turn results JSON files into an HTML report, plots and a leaderboard",
-    "export": "export a release as a Hugging Face dataset folder or lm-eval task YAMLs",
+    "export": "export a release as a Hugging Face dataset folder or lm-eval task YAMLs, or results as lm-eval's output files",
     "cache": "inspect or clear the per-item scoring cache and converted model weights",
     "sweep": "score a grid of models x tasks x seeds as Ray tasks (or serially) into one results file",
     "contamination": "scan a training corpus for a task's items (13-grams, 8-grams, GPT-3's arithmetic search)",

@@ -49,6 +49,85 @@ def _lm_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _timestamp(text: str):
+    from datetime import datetime, timezone
+
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an ISO 8601 time such as 2025-01-31T12:00:00, got {text!r}")
+    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+
+
+def _lm_eval_results(args: argparse.Namespace) -> int:
+    from synthprobe.export.lm_eval.files import export_lm_eval_results
+
+    paths = export_lm_eval_results(args.results, args.out, data=args.data, when=args.timestamp,
+                                   overwrite=args.overwrite)
+    for p in paths:
+        print(p)
+    return 0
+
+
+#: ``synthprobe score`` commands that take ``--output-format lm-eval``
+SCORE_COMMANDS = ("deeparithmark", "gpt3")
+
+
+def lm_eval_dir(results: Path) -> Path:
+    """Where ``--output-format lm-eval`` writes by default: beside the results file, named after it."""
+    return results.with_name(results.stem + "_lm-eval")
+
+
+def _with_lm_eval(func):
+    """A score command that also writes lm-eval's files from the results document it wrote."""
+
+    def run(args: argparse.Namespace) -> int:
+        if args.output_format != "lm-eval":
+            return func(args)
+        from synthprobe.io import check_out_dir
+
+        if args.lm_eval_out is not None:
+            check_out_dir(args.lm_eval_out)
+        args.save_predictions = True  # lm-eval's samples are per item
+        status = func(args)
+        written = getattr(args, "written", None)
+        if status != 0 or written is None:
+            return status
+        from synthprobe.export.lm_eval.files import export_lm_eval_results
+
+        from synthprobe.errors import InputError
+
+        out = args.lm_eval_out or lm_eval_dir(Path(written))
+        try:
+            paths = export_lm_eval_results(written, out)
+        except InputError as exc:
+            raise InputError(f"{exc} (the results document {written} is complete; no lm-eval file was "
+                             "written)") from None
+        print(f"lm-eval files ({len(paths)}) -> {out}", file=sys.stderr)
+        return 0
+
+    return run
+
+
+def _add_output_format(verbs: dict[str, argparse._SubParsersAction]) -> None:
+    """``--output-format`` and ``--lm-eval-out`` on the score commands (this room converts; the
+    scoring room only says which file it wrote, in ``args.written``)."""
+    score = verbs["score"].choices
+    for name in SCORE_COMMANDS:
+        p = score.get(name)
+        if p is None:
+            continue
+        p.add_argument("--output-format", choices=("synthprobe", "lm-eval"), default="synthprobe",
+                       help="lm-eval: besides the results document, write lm-evaluation-harness's output "
+                            "files (DIR/<model>/results_<time>.json, samples_<task>_<time>.jsonl, as "
+                            "`synthprobe export lm-eval-results` writes them); implies --save-predictions "
+                            "(default: synthprobe, the results document only)")
+        p.add_argument("--lm-eval-out", type=Path, default=None, metavar="DIR",
+                       help="folder of the lm-eval files (default: beside the results file, "
+                            "<results name>_lm-eval/)")
+        p.set_defaults(func=_with_lm_eval(p.get_default("func")))
+
+
 def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
     from synthprobe.export.lm_eval import DEFAULT_GPT3_TASKS
     from synthprobe.tasks.gpt3.registry import FORMATS
@@ -138,3 +217,37 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
     q.add_argument("--quiet", action="store_true", help="no progress bar")
     add_overwrite_argument(q)
     q.set_defaults(func=_lm_eval)
+
+    r = sub.add_parser(
+        "lm-eval-results", formatter_class=fmt,
+        help="write a results document as lm-evaluation-harness output files (results_*.json, samples_*.jsonl)",
+        description=(
+            "Write the models of a results document as lm-evaluation-harness 0.4.13 writes its\n"
+            "output (lm_eval --output_path DIR --log_samples):\n"
+            "  DIR/<model>/results_<time>.json          results, configs, versions, n-shot,\n"
+            "                                           n-samples, config, environment fields\n"
+            "  DIR/<model>/samples_<task>_<time>.jsonl  one line per item: doc, arguments, resps,\n"
+            "                                           acc / acc_norm or exact_match, hashes\n"
+            "Task names are those of `synthprobe export lm-eval` (deeparithmark,\n"
+            "synthprobe_<task>_gen, synthprobe_<task>), and the metrics are lm-eval's, computed from\n"
+            "the recorded log-likelihoods: acc_norm is lm-eval's per-character one. What lm-eval\n"
+            "has no name for (per-token acc_norm, soft accuracy, per depth and template, the\n"
+            "mistake profile, SAT rows) is kept under `synthprobe` keys, so `synthprobe report DIR`\n"
+            "shows what the results document shows. Needs per-item predictions (score with\n"
+            "--save-predictions) and the data the models were scored on (recorded in the file;\n"
+            "--data when it moved). GPT-3 rows with several K become one run per K."),
+        epilog=("example: synthprobe export lm-eval-results benchmarks/deep.json --out lm-eval-out\n"
+                "then:    synthprobe report lm-eval-out --out report/"))
+    r.add_argument("results", type=Path, metavar="RESULTS.json", help="a results document (synthprobe score ...)")
+    r.add_argument("--out", required=True, type=Path, metavar="DIR",
+                   help="output folder (created if missing); files are named with a time stamp and an "
+                        "existing one is refused unless --overwrite")
+    r.add_argument("--data", type=Path, default=None, metavar="PATH",
+                   help="the Deep Arithmark data file the models were scored on (default: the path recorded in "
+                        "the results file, checked against its SHA-256)")
+    r.add_argument("--timestamp", type=_timestamp, default=None, metavar="ISO",
+                   help="time stamp of the files (default: the results file's modification time, so "
+                        "exporting the same file twice gives the same names and bytes)")
+    add_overwrite_argument(r)
+    r.set_defaults(func=_lm_eval_results)
+    _add_output_format(verbs)

@@ -45,8 +45,7 @@ from synthprobe.report.gpt3 import table as gpt3_table
 from synthprobe.report.format import ordered
 from synthprobe.report.model import Gpt3Result, ModelResult
 from synthprobe.report import extras as extra_sections
-from synthprobe.report.reader import parse
-from synthprobe.results import read_results
+from synthprobe.report.reader import parse, read_document
 
 FIGURES = ("depth_curve", "template_heatmap", "mistake_profile", "rank_preference")
 GPT3_FIGURES = ("gpt3_curves",)
@@ -161,7 +160,7 @@ def build_report(paths: Sequence[str | Path], out: str | Path, *, title: str | N
         raise InputError("expected at least one results JSON file")
     results: list[ModelResult] = []
     gpt3: list[Gpt3Result] = []
-    docs = [read_results(p) for p in paths]
+    docs = [read_document(p) for p in paths]
     for doc in docs:
         deep, g = parse(doc)
         results += deep

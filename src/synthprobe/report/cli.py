@@ -20,7 +20,9 @@ Turn results JSON files into a report folder. Deep Arithmark results (from `synt
 score deeparithmark`) and GPT-3 synthetic-task results (from `synthprobe score gpt3`; older
 "benchmark": "gpt3-synthetic" files too), number-format results (from `synthprobe probe
 number-format`) and sweeps (`synthprobe sweep`) may be given together; each kind gets its own
-sections. A file written by `synthprobe contamination` adds a Contamination section (contaminated share
+sections. An lm-evaluation-harness output folder (lm_eval --output_path DIR --log_samples on
+the YAMLs of `synthprobe export lm-eval`, or `synthprobe export lm-eval-results`) is read too:
+see docs/lm-eval-files.md. A file written by `synthprobe contamination` adds a Contamination section (contaminated share
 per task with exact intervals, clean-subset scores) and a table in leaderboard.md.
   index.html             one self-contained page (CSS inline, figures embedded as
                          base64 PNG, no scripts, nothing fetched): leaderboard,
@@ -54,6 +56,7 @@ examples:
   synthprobe report deeparithmark deep.json gpt3.json --out both/ --title "Deep Arithmark and GPT-3"
   synthprobe report contamination.json deep.json --out checked/
   synthprobe report deep.json --out paper/ --table latex --table csv   # + paper/tables/*.tex, *.csv
+  synthprobe report lm-eval-out/ --out from-lm-eval/     # lm_eval --output_path lm-eval-out --log_samples
 """
 
 
@@ -71,7 +74,8 @@ def _arguments(p: argparse.ArgumentParser) -> None:
 
     p.add_argument("results", nargs="+", type=Path, metavar="RESULTS.json",
                    help="results files written by `synthprobe score deeparithmark` (each may hold "
-                        "several models) or `synthprobe score gpt3` (one model each), in any mix")
+                        "several models) or `synthprobe score gpt3` (one model each), or lm-eval output "
+                        "folders (results_*.json and samples_*.jsonl), in any mix")
     p.add_argument("--out", required=True, type=Path, metavar="DIR",
                    help="output folder (created if missing; one that already holds report files is "
                         "refused unless --overwrite)")

@@ -6,7 +6,9 @@ The envelope (any layout, old files converted on read) is read and checked by
 (:mod:`synthprobe.report.deeparithmark.read`, :mod:`synthprobe.report.gpt3.read`). Every value
 used is type-checked; a missing or wrong field is an :class:`InputError` naming the file and
 the field's path inside it (``models[1].results.deeparithmark.summary.by_depth.3.correct``),
-a JSON syntax error names the line. The report, the docs and the exports read through here.
+a JSON syntax error names the line. The report, the docs and the exports read through here;
+an lm-evaluation-harness output folder is first converted into the same document
+(:mod:`synthprobe.report.lm_eval`).
 """
 
 from __future__ import annotations
@@ -29,14 +31,23 @@ def parse(results: Results) -> tuple[list[ModelResult], list[Gpt3Result]]:
     return deeparithmark_read.parse(results), gpt3_read.parse(results)
 
 
+def read_document(path: str | Path) -> Results:
+    """One input of the report as the results document: a results file of any layout, or an
+    lm-evaluation-harness output folder (or one of its ``results_<time>.json``), converted by
+    :func:`synthprobe.report.lm_eval.read_folder`."""
+    from synthprobe.report import lm_eval
+
+    return lm_eval.read_folder(path) if lm_eval.is_lm_eval(path) else read_results(path)
+
+
 def load_any(path: str | Path) -> tuple[list[ModelResult], list[Gpt3Result]]:
-    """A results file of any layout: its Deep Arithmark rows and its GPT-3 results."""
-    return parse(read_results(path))
+    """A results file of any layout (or an lm-eval folder): its Deep Arithmark rows and its GPT-3 results."""
+    return parse(read_document(path))
 
 
 def _load(path: str | Path, which: int, what: str, command: str):
     """The Deep Arithmark (``which`` 0) or GPT-3 (1) results of one file; at least one."""
-    results = read_results(path)
+    results = read_document(path)
     found = parse(results)[which]
     if not found:
         raise results.reader.fail("models", f"holds no {what} results; expected a file written by "
@@ -54,5 +65,5 @@ def load_gpt3(path: str | Path) -> list[Gpt3Result]:
     return _load(path, 1, "GPT-3", "gpt3")
 
 
-__all__ = ["load_any", "load_gpt3", "load_results", "parse", "Count", "Gpt3Result", "MistakeCount",
+__all__ = ["read_document", "load_any", "load_gpt3", "load_results", "parse", "Count", "Gpt3Result", "MistakeCount",
            "ModelResult"]

@@ -128,6 +128,7 @@ def run_command(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     try:
         run(config)
+        args.written = config.output  # for what runs after the command (export.cli's --output-format)
     except InputError:
         raise
     except (ModelLoadError, ScoringError) as exc:

@@ -126,6 +126,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     if len(entries) > 1:
         doc["comparisons"] = {"gpt3": gpt3_comparisons(entries)}
     atomic_write_text(output, dumps_results(doc))
+    args.written = output  # for what runs after the command (export.cli's --output-format)
     print("\n\n".join(tables))
     if len(entries) > 1:
         from synthprobe.scoring.deeparithmark import format_comparisons

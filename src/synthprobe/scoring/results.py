@@ -17,7 +17,8 @@ fractions in [0, 1] except inside ``row``, which holds the table's percentages::
         {
           "model": {"spec", "name", "source" (gguf|folder|hub), "params", "fingerprint",
                     "dtype", "device", "bos", "attn_implementation", "max_positions",
-                    "tokenizer_class", "torch", "transformers"},
+                    "tokenizer_class", "special_tokens" (pad/eos/bos [token, "id"], eot_token_id),
+                    "torch", "transformers"},
           "settings": {"batch_size", "max_context", "scorer", "trust_remote_code", "limit",
                        "torch", "transformers", "synthprobe", "torch_threads", "python", "platform"},
           "load_s": seconds to load the model,

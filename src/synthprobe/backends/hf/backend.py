@@ -235,6 +235,7 @@ class HFBackend(BaseBackend):
             "attn_implementation": getattr(self.model.config, "_attn_implementation", None),
             "max_positions": self.max_positions,
             "tokenizer_class": type(self.tokenizer).__name__,
+            "special_tokens": special_tokens(self.tokenizer),
             "torch": torch.__version__,
             "transformers": transformers.__version__,
             **self.checkpoint,
@@ -327,6 +328,22 @@ def hub_preflight(resolved: ModelSpec, revision: str | None) -> bool:
         return True
     raise _load_error(resolved, OSError(f"{resolved.location} is not in the local Hugging Face cache and "
                                         f"{constants.ENDPOINT} cannot be reached (offline)"))
+def special_tokens(tokenizer) -> dict[str, Any]:
+    """The tokenizer's special tokens as lm-eval records them beside its results: ``[token, "id"]``
+    for pad, EOS and BOS (pad falls back to EOS, as lm-eval sets it), and the EOS id."""
+
+    def pair(token: str | None, tid: int | None) -> list[str] | None:
+        return None if token is None else [str(token), str(tid)]
+
+    eos = getattr(tokenizer, "eos_token", None)
+    eos_id = getattr(tokenizer, "eos_token_id", None)
+    pad = getattr(tokenizer, "pad_token", None)
+    pad_id = getattr(tokenizer, "pad_token_id", None)
+    if pad is None:
+        pad, pad_id = eos, eos_id
+    return {"pad": pair(pad, pad_id), "eos": pair(eos, eos_id),
+            "bos": pair(getattr(tokenizer, "bos_token", None), getattr(tokenizer, "bos_token_id", None)),
+            "eot_token_id": eos_id}
 
 
 def _load_error(spec: ModelSpec, exc: BaseException) -> ModelLoadError:

@@ -137,7 +137,10 @@ def _settings(r, entry: dict, task_block: dict, where: str, dataset_sha: str | N
     def text(v: Any) -> str:
         return "—" if v is None else str(v)
 
-    out = {
+    out = {}
+    if settings.get("headline_metric"):  # read from lm-eval's own files: no per-token acc_norm
+        out["headline metric"] = text(settings["headline_metric"])
+    out |= {
         "dtype": text(model.get("dtype")),
         "device": text(model.get("device")),
         "batch size": text(settings.get("batch_size")),

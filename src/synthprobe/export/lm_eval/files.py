@@ -1,0 +1,522 @@
+"""A results document as lm-evaluation-harness output files (``lm_eval --output_path DIR
+--log_samples``, the layout of lm-eval 0.4.13): per model ``DIR/<model>/results_<iso>.json`` and
+one ``samples_<task>_<iso>.jsonl`` per task.
+
+Task names are those of ``synthprobe export lm-eval``: ``deeparithmark`` (the release items
+scored), ``synthprobe_<task>_gen`` (a GPT-3 generation task, ``--check generate``) and
+``synthprobe_<task>`` (``--check is-greedy``). Every key lm-eval writes is written, with the
+value type lm-eval gives it; values lm-eval takes from its own run (the tokenizer's special
+tokens, ``git_hash``) and that a results document does not record are ``null``.
+
+Metrics under lm-eval's names are computed as lm-eval computes them, from the log-likelihoods
+and generations synthprobe recorded: ``acc`` (argmax of the summed log-likelihood), ``acc_norm``
+(lm-eval's: divided by the ending's length in characters; synthprobe's per-token ``acc_norm`` has
+no lm-eval name), ``exact_match`` (stripped generation against the stripped gold); the standard
+error is lm-eval's, the sample standard deviation over the square root of n. ``doc_hash``,
+``prompt_hash``, ``target_hash`` and ``task_hashes`` are computed as lm-eval computes them.
+
+What lm-eval has no name for sits under keys named ``synthprobe``: in each sample line the
+per-item record (per-token scores, soft accuracy, the named mistake picked, ...), in the results
+file the run's model entry without its per-item lists (summaries per depth, per template, the
+mistake profile, ArithMark 3.0, number-format and per-step blocks, GPT-3 rows lm-eval has no task
+for such as SAT) and where each list went. :func:`synthprobe.report.lm_eval.read_folder` puts the
+document back together from these files, so results → lm-eval files → report loses nothing.
+
+lm-eval runs one number of few-shot demonstrations per run; GPT-3 rows scored with several are
+written as one run (one results file and its samples) per K, the first holding Deep Arithmark,
+their time stamps one microsecond apart.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any, Sequence
+
+import yaml
+
+from synthprobe.errors import InputError
+from synthprobe.io import check_out_dir, write_tree
+from synthprobe.results import SCHEMA, SCHEMA_VERSION, Entry, Results
+from synthprobe.version import __version__
+
+#: the lm-eval release whose output layout these files follow
+LM_EVAL_VERSION = "0.4.13"
+#: the layout version of the ``synthprobe`` key of a results file written here
+FILES_VERSION = 1
+
+#: lm-eval's TaskConfig fields in the order its ``to_dict`` dumps them (``tag`` is not dumped)
+_TASK_FIELDS = ("task", "task_alias", "custom_dataset", "dataset_path", "dataset_name", "dataset_kwargs",
+                "training_split", "validation_split", "test_split", "fewshot_split", "process_docs",
+                "doc_to_text", "doc_to_target", "doc_to_image", "doc_to_audio", "unsafe_code",
+                "doc_to_choice", "process_results", "use_prompt", "description", "target_delimiter",
+                "fewshot_delimiter", "fewshot_config", "num_fewshot", "metric_list", "output_type",
+                "generation_kwargs", "repeats", "filter_list", "should_decontaminate",
+                "doc_to_decontamination_query", "gen_prefix", "metadata")
+_TASK_DEFAULTS = {"unsafe_code": False, "description": "", "target_delimiter": " ", "fewshot_delimiter": "\n\n",
+                  "output_type": "generate_until", "repeats": 1, "should_decontaminate": False}
+#: lm-eval's FewshotConfig fields, dumped with their nulls
+_FEWSHOT_FIELDS = ("sampler", "split", "process_docs", "fewshot_indices", "samples", "doc_to_text",
+                   "doc_to_choice", "doc_to_target", "gen_prefix", "fewshot_delimiter", "target_delimiter")
+
+
+def hash_string(text: str) -> str:
+    """lm-eval's ``hash_string``: the SHA-256 hex digest of the UTF-8 text."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def doc_hash(doc: Any) -> str:
+    """lm-eval's ``doc_hash``: the hash of the document dumped with indent 2, non-ASCII kept."""
+    return hash_string(json.dumps(doc, indent=2, ensure_ascii=False))
+
+
+def sanitize_model_name(name: str) -> str:
+    """lm-eval's folder name for a model name (``sanitize_model_name``)."""
+    return re.sub(r"[\"<>:/|\\?*\[\]]+", "__", name)
+
+
+def date_id(when: datetime) -> str:
+    """lm-eval's file time stamp: ``datetime.isoformat()`` with ``:`` made ``-``."""
+    return when.replace(tzinfo=None).isoformat().replace(":", "-")
+
+
+def mean_stderr(values: Sequence[float]) -> float | str:
+    """lm-eval's ``mean_stderr``: sample standard deviation / sqrt(n); ``"N/A"`` below two values."""
+    n = len(values)
+    if n < 2:
+        return "N/A"
+    mu = sum(values) / n
+    return math.sqrt(sum((x - mu) ** 2 for x in values) / (n - 1)) / math.sqrt(n)
+
+
+class _YamlLoader(yaml.SafeLoader):
+    """Reads our exported YAMLs, ``!function`` references as their dotted names."""
+
+
+_YamlLoader.add_constructor("!function", lambda loader, node: loader.construct_scalar(node))
+
+
+def _task_yaml(blob: bytes) -> dict:
+    return yaml.load(blob.decode("utf-8"), Loader=_YamlLoader)
+
+
+def task_config(body: dict, *, sampler: str, metadata_extra: dict, config_source: str) -> dict:
+    """A task YAML body as lm-eval's ``configs[task]``: its defaults filled in, its field order,
+    nulls and ``tag`` dropped, ``fewshot_config`` expanded, model arguments in ``metadata``."""
+    cfg = {**_TASK_DEFAULTS, **{k: v for k, v in body.items() if k != "tag"}}
+    given = dict(cfg.get("fewshot_config") or {})
+    few = {k: None for k in _FEWSHOT_FIELDS}
+    few.update({"sampler": "default", "split": cfg.get("fewshot_split"),
+                "doc_to_text": cfg.get("doc_to_text"), "doc_to_choice": cfg.get("doc_to_choice"),
+                "doc_to_target": cfg.get("doc_to_target"), "fewshot_delimiter": cfg["fewshot_delimiter"],
+                "target_delimiter": cfg["target_delimiter"]})
+    few.update({k: v for k, v in given.items() if k in few})
+    few["sampler"] = sampler
+    cfg["fewshot_config"] = few
+    cfg["metadata"] = {**(cfg.get("metadata") or {}), **metadata_extra, "config_source": config_source}
+    return {k: cfg[k] for k in _TASK_FIELDS if cfg.get(k) is not None}
+
+
+@dataclass
+class TaskRun:
+    """One lm-eval task of one run: its config, per-sample lines and aggregated metrics."""
+
+    name: str
+    config: dict
+    k: int
+    original: int
+    samples: list[dict]
+    filter: str
+    metrics: tuple[str, ...]
+
+
+@dataclass
+class Run:
+    """What one lm-eval invocation would have written for one model: the tasks of one K."""
+
+    k: int
+    tasks: list[TaskRun] = field(default_factory=list)
+
+
+# -- Deep Arithmark ---------------------------------------------------------------------------
+
+
+def _mc_sample(doc_id: int, doc: dict, ctx: str, endings: Sequence[str], label: int, record: dict) -> dict:
+    """A multiple-choice sample line as lm-eval writes it, from synthprobe's per-item record."""
+    from synthprobe.metrics.choice import argmax_first  # numpy's argmax too: the first maximum
+
+    lls = [float(x) for x in record["logprob"]]
+    greedy = [bool(x) for x in record["is_greedy"]]
+    acc = 1.0 if argmax_first(lls) == label else 0.0
+    acc_norm = 1.0 if argmax_first([ll / len(e) for ll, e in zip(lls, endings)]) == label else 0.0
+    target = str(label)
+    return {
+        "doc_id": doc_id, "doc": doc, "target": target,
+        "arguments": {f"gen_args_{i}": {"arg_0": ctx, "arg_1": e} for i, e in enumerate(endings)},
+        "resps": [[[str(ll), str(g)]] for ll, g in zip(lls, greedy)],
+        "filtered_resps": [[str(ll), str(g)] for ll, g in zip(lls, greedy)],
+        "filter": "none", "metrics": ["acc", "acc_norm"],
+        "doc_hash": doc_hash(doc), "prompt_hash": hash_string(ctx), "target_hash": hash_string(target),
+        "acc": acc, "acc_norm": acc_norm,
+        "synthprobe": record,
+    }
+
+
+def _release_for(results: Results, data: Path | None):
+    """The Deep Arithmark data file the document was scored on, checked against its SHA-256."""
+    from synthprobe.export.release import load_release
+
+    info = results.datasets.get("deeparithmark") or {}
+    want = info.get("sha256") if isinstance(info, dict) else None
+    if data is None:
+        recorded = info.get("path") if isinstance(info, dict) else None
+        if not isinstance(recorded, str):
+            raise results.reader.fail("datasets.deeparithmark.path",
+                                      "missing; pass the data file the models were scored on with --data")
+        candidates = [Path(recorded), results.path.parent / recorded]
+        data = next((p for p in candidates if p.is_file()), None)
+        if data is None:
+            raise results.reader.fail("datasets.deeparithmark.path",
+                                      f"{recorded!r} is not found (here or beside the results file); "
+                                      "pass it with --data")
+    release = load_release(data)
+    if want and release.sha256 != want:
+        raise InputError(f"SHA-256 {release.sha256} differs from the {want} the models were scored on "
+                         "(datasets.deeparithmark.sha256)", path=data, field="--data")
+    return release
+
+
+def _deeparithmark_task(results: Results, entry: Entry, release, model_args: dict) -> TaskRun:
+    from synthprobe.export.lm_eval.deeparithmark import TASK, deeparithmark_files
+
+    block = entry.results["deeparithmark"]
+    preds = block.data.get("predictions")
+    if not isinstance(preds, list) or not preds:
+        raise results.reader.fail(f"{block.where}.predictions",
+                                  "missing; lm-eval's samples need every item's log-likelihoods: score "
+                                  "with --save-predictions (or --output-format lm-eval)")
+    index = {str(item.id): i for i, item in enumerate(release.items)}
+    samples = []
+    for j, rec in enumerate(preds):
+        where = f"{block.where}.predictions[{j}]"
+        if not isinstance(rec, dict) or str(rec.get("id")) not in index:
+            raise results.reader.fail(where, f"expected the record of an item of {release.name}")
+        i = index[str(rec["id"])]
+        item = release.items[i]
+        if len(rec.get("logprob") or []) != len(item.endings):
+            raise results.reader.fail(f"{where}.logprob", f"expected {len(item.endings)} log-likelihoods")
+        samples.append(_mc_sample(i, item.raw, item.ctx, item.endings, int(item.label), rec))
+    samples.sort(key=lambda s: s["doc_id"])
+    body = _task_yaml(deeparithmark_files(release, release.path.parent)[f"{TASK}.yaml"])
+    body["dataset_kwargs"] = {"data_files": {"test": str(release.path.resolve())}}
+    cfg = task_config(body, sampler="default", metadata_extra=model_args, config_source=f"{TASK}.yaml")
+    return TaskRun(TASK, cfg, 0, len(release.items), samples, "none", ("acc", "acc_norm"))
+
+
+# -- GPT-3 synthetic tasks ----------------------------------------------------------------------
+
+
+def _gpt3_settings(entry: Entry) -> dict:
+    block = entry.results["gpt3"]
+    return block.data.get("settings") or entry.settings or {}
+
+
+def _gpt3_pool(results: Results, entry: Entry, row: dict, where: str):
+    """The pool the row was scored on, as the export writes it (a :class:`Gpt3Pool`)."""
+    from synthprobe.export.lm_eval.gpt3 import built_pools, user_pool
+    from synthprobe.tasks.gpt3.registry import get_task
+
+    settings = _gpt3_settings(entry)
+    task = get_task(row["task"])
+    seed, fmt = settings.get("seed", 0), settings.get("format", "openai")
+    if settings.get("number_format", "plain") not in (None, "plain"):
+        raise results.reader.fail(f"{where}", "scored with a number format other than plain; the exported "
+                                              "lm-eval tasks hold plain numbers")
+    task_file = row.get("task_file")
+    if task_file:
+        path = Path(task_file)
+        if not path.is_file():
+            raise results.reader.fail(f"{where}.task_file", f"{task_file!r} is not found")
+        return user_pool(f"synthprobe_{task.name}", path, seed=seed, fmt=fmt)
+    return built_pools([task.name], seed=seed, fmt=fmt)[0]
+
+
+def _exact_prompt(task, pool_items: list, index: int, k: int, seed: int, fmt: str, n_shots: int) -> str:
+    """synthprobe's prompt for ``pool_items[index]`` with the ``n_shots`` demonstrations it used
+    (fewer than ``k`` when ``--max-context`` cut some): the shortest character budget that keeps
+    exactly ``n_shots`` finds the same prompt the token budget found."""
+    from synthprobe.tasks.gpt3.prompts import PromptConfig, build_prompt
+
+    full = build_prompt(task, pool_items, index, PromptConfig(shots=k, format=fmt, seed=seed, max_context=None))
+    if full.n_shots == n_shots:
+        return full.text
+    lo, hi = 8, max(8, len(full.text))
+    while lo < hi:
+        mid = (lo + hi) // 2
+        try:
+            got = build_prompt(task, pool_items, index, PromptConfig(shots=k, format=fmt, seed=seed, max_context=mid),
+                               len)
+        except InputError:
+            lo = mid + 1
+            continue
+        if got.n_shots >= n_shots:
+            hi = mid
+        else:
+            lo = mid + 1
+    return build_prompt(task, pool_items, index, PromptConfig(shots=k, format=fmt, seed=seed, max_context=lo),
+                        len).text
+
+
+def _gpt3_task(results: Results, entry: Entry, i: int, row: dict, model_args: dict) -> TaskRun | None:
+    from synthprobe.export.lm_eval.gpt3 import gpt3_files
+    from synthprobe.tasks.gpt3.registry import BuildConfig, build_items, get_task
+
+    block = entry.results["gpt3"]
+    where = f"{block.where}.rows[{i}]"
+    task = get_task(row["task"])
+    if task.kind == "choice":
+        return None  # SAT: scored per token, lm-eval's multiple choice sums; kept under `synthprobe`
+    settings = _gpt3_settings(entry)
+    check = settings.get("check", "generate")
+    items = row.get("items") or []
+    key = "prediction" if check == "generate" else "logprob"
+    if not items or any(key not in it or "gold" not in it for it in items):
+        raise results.reader.fail(f"{where}.items", "holds no per-item predictions; lm-eval's samples need "
+                                                    "them: score with --save-predictions")
+    pool = _gpt3_pool(results, entry, row, where)
+    # the documents lm-eval loads (the pool's JSON lines), and the items synthprobe's prompts are built from
+    pool_items = [json.loads(line) for line in pool.data.decode("utf-8").splitlines() if line.strip()]
+    if row.get("task_file"):
+        from synthprobe.tasks.gpt3.taskfile import load_task_file
+
+        built = load_task_file(f"{task.name}={row['task_file']}").items
+    else:
+        built = build_items(BuildConfig(task.name, seed=settings.get("seed", 0), format=settings.get("format", "openai")))
+    k = int(row["k"])
+    files = gpt3_files(pool, results.path.parent)
+    name = pool.name + ("_gen" if check == "generate" else "")
+    body = _task_yaml(files[f"{name}.yaml"])
+    # where `synthprobe export lm-eval` puts the pool, relative to its folder
+    body["dataset_kwargs"] = {"data_files": {"test": f"data/{pool.name}.jsonl"}}
+    body["num_fewshot"] = k
+    # lm-eval dumps the sampler class the YAML's !function names (synthprobe's demonstration draw)
+    sampler = (f"<class 'synthprobe.export.lm_eval.sampler.DemoSampler_{task.name}_seed{pool.seed}'>"
+               if (body.get("fewshot_config") or {}).get("sampler") else "default")
+    cfg = task_config(body, sampler=sampler, metadata_extra=model_args, config_source=f"{name}.yaml")
+    samples = []
+    for it in sorted(items, key=lambda x: x["index"]):
+        idx = int(it["index"])
+        doc = pool_items[idx]
+        prompt = _exact_prompt(task, built, idx, k, pool.seed, pool.format, int(it.get("n_shots", k)))
+        completion = doc["completion"]
+        if check == "generate":
+            target = completion.strip()
+            raw = it["prediction"]
+            filtered = raw.strip()
+            gen_kwargs = dict(body["generation_kwargs"])
+            metrics = {"exact_match": 1.0 if filtered == target else 0.0}
+            line = {"doc_id": idx, "doc": doc, "target": target,
+                    "arguments": {"gen_args_0": {"arg_0": prompt, "arg_1": gen_kwargs}},
+                    "resps": [[raw]], "filtered_resps": [filtered], "filter": "strip",
+                    "metrics": ["exact_match"]}
+        else:
+            target = completion
+            ll, greedy = str(float(it["logprob"])), str(bool(it["correct"]))
+            metrics = {"acc": 1.0 if it["correct"] else 0.0}
+            line = {"doc_id": idx, "doc": doc, "target": target,
+                    "arguments": {"gen_args_0": {"arg_0": prompt, "arg_1": completion}},
+                    "resps": [[[ll, greedy]]], "filtered_resps": [[ll, greedy]], "filter": "none",
+                    "metrics": ["acc"]}
+        line.update({"doc_hash": doc_hash(doc), "prompt_hash": hash_string(prompt),
+                     "target_hash": hash_string(target), **metrics, "synthprobe": it})
+        samples.append(line)
+    filt = "strip" if check == "generate" else "none"
+    metrics = ("exact_match",) if check == "generate" else ("acc",)
+    return TaskRun(name, cfg, k, pool.n, samples, filt, metrics)
+
+
+# -- the files ----------------------------------------------------------------------------------
+
+
+def _model_args(entry: Entry) -> dict:
+    m = entry.model
+    return {"pretrained": str(m.get("spec") or m.get("name")), "dtype": str(m.get("dtype"))}
+
+
+def _env_info(entry: Entry) -> str:
+    s, m = entry.settings, entry.model
+    lines = [f"synthprobe version: {s.get('synthprobe') or __version__}"]
+    for label, value in (("PyTorch version", s.get("torch") or m.get("torch")),
+                         ("Transformers version", s.get("transformers") or m.get("transformers")),
+                         ("Python version", s.get("python")), ("OS", s.get("platform")),
+                         ("Torch threads", s.get("torch_threads") or s.get("threads"))):
+        if value is not None:
+            lines.append(f"{label}: {value}")
+    return "\n".join(lines)
+
+
+def _seconds(entry: Entry) -> float:
+    sec = entry.data.get("seconds")
+    if isinstance(sec, dict) and isinstance(sec.get("total"), (int, float)):
+        return float(sec["total"])
+    total = float(entry.data.get("load_s") or 0.0)
+    deep = entry.results.get("deeparithmark")
+    timing = deep.data.get("timing") if deep else None
+    if isinstance(timing, dict):
+        total += sum(float(timing.get(k) or 0.0) for k in ("tokenize_s", "eval_s"))
+    return total
+
+
+def _aggregate(t: TaskRun) -> dict:
+    out: dict[str, Any] = {"name": t.name, "alias": t.name, "sample_len": len(t.samples)}
+    for m in t.metrics:
+        values = [float(s[m]) for s in t.samples]
+        out[f"{m},{t.filter}"] = sum(values) / len(values) if values else 0.0
+        out[f"{m}_stderr,{t.filter}"] = mean_stderr(values)
+    return out
+
+
+def _results_file(entry: Entry, run: Run, when: datetime, label: str, synthprobe: dict) -> dict:
+    m, s = entry.model, entry.settings
+    seed = (_gpt3_settings(entry).get("seed") if "gpt3" in entry.results else None) or 0
+    limit = s.get("limit")
+    if "gpt3" in entry.results and "deeparithmark" not in entry.results:
+        limits = _gpt3_settings(entry).get("limits") or {}
+        limit = limits.get("few_shot_generation" if run.k >= 2 else "zero_one_shot")
+    special = m.get("special_tokens") if isinstance(m.get("special_tokens"), dict) else {}
+    task_hashes = {t.name: hash_string("".join(x["doc_hash"] + x["prompt_hash"] + x["target_hash"]
+                                               for x in t.samples)) for t in run.tasks}
+    return {
+        "results": {t.name: _aggregate(t) for t in run.tasks},
+        "group_subtasks": {},
+        "configs": {t.name: t.config for t in run.tasks},
+        "versions": {t.name: t.config.get("metadata", {}).get("version", 1.0) for t in run.tasks},
+        "n-shot": {t.name: t.k for t in run.tasks},
+        "higher_is_better": {t.name: {mm: True for mm in t.metrics} for t in run.tasks},
+        "n-samples": {t.name: {"original": t.original, "effective": len(t.samples)} for t in run.tasks},
+        "config": {
+            "model": "synthprobe", "model_args": _model_args(entry),
+            "model_num_parameters": m.get("params") or 0,
+            "model_dtype": f"torch.{m.get('dtype')}", "model_revision": "main",
+            "model_sha": str(m.get("fingerprint") or ""),
+            "batch_size": str(s.get("batch_size")), "batch_sizes": [],
+            "device": str(m.get("device")), "use_cache": None,
+            "limit": float(limit) if isinstance(limit, int) else None,
+            "bootstrap_iters": 0, "gen_kwargs": {},
+            "random_seed": seed, "numpy_seed": seed, "torch_seed": seed, "fewshot_seed": seed,
+        },
+        "git_hash": None,
+        "date": when.timestamp(),
+        "pretty_env_info": _env_info(entry),
+        "transformers_version": str(s.get("transformers") or m.get("transformers")),
+        "lm_eval_version": LM_EVAL_VERSION,
+        "upper_git_hash": None,
+        "tokenizer_pad_token": special.get("pad"), "tokenizer_eos_token": special.get("eos"),
+        "tokenizer_bos_token": special.get("bos"), "eot_token_id": special.get("eot_token_id"),
+        "max_length": m.get("max_positions") or s.get("max_context"),
+        "task_hashes": task_hashes,
+        "model_source": "synthprobe",
+        "model_name": label,
+        "model_name_sanitized": sanitize_model_name(label),
+        "system_instruction": None, "system_instruction_sha": None, "fewshot_as_multiturn": None,
+        "chat_template": None, "chat_template_sha": None,
+        "total_evaluation_time_seconds": str(_seconds(entry)),
+        "synthprobe": synthprobe,
+    }
+
+
+def _stripped_entry(entry: Entry, moved: dict[str, tuple[int, str]]) -> dict:
+    """The entry without the per-item lists that went into sample files (``moved``)."""
+    data = json.loads(json.dumps(entry.data))
+    res = data["results"]
+    if "deeparithmark" in moved:
+        res["deeparithmark"].pop("predictions", None)
+    for key in moved:
+        if key.startswith("gpt3.rows["):
+            res["gpt3"]["rows"][int(key[len("gpt3.rows["):-1])].pop("items", None)
+    return data
+
+
+def lm_eval_files(results: Results, *, data: str | Path | None = None,
+                  when: datetime | None = None, protocol: Any = None) -> dict[str, bytes]:
+    """Relative path → bytes of the lm-eval output files of every model in ``results``
+    (``protocol``: the document's ``protocol`` object, kept under ``synthprobe``)."""
+    if not results.models:
+        raise results.reader.fail("models", "is empty; expected at least one scored model")
+    when = when or datetime.now(timezone.utc)
+    release = None
+    files: dict[str, bytes] = {}
+    folders: dict[str, int] = {}
+    for entry in results.models:
+        label = str(entry.model.get("name") or entry.model.get("spec") or "model")
+        folder = sanitize_model_name(label)
+        folders[folder] = folders.get(folder, 0) + 1
+        if folders[folder] > 1:
+            folder = f"{folder}__{folders[folder]}"
+        runs: dict[int, Run] = {}
+        moved: dict[str, tuple[int, str]] = {}
+        if "deeparithmark" in entry.results:
+            if release is None:
+                release = _release_for(results, Path(data) if data is not None else None)
+            t = _deeparithmark_task(results, entry, release, _model_args(entry))
+            runs.setdefault(0, Run(0)).tasks.append(t)
+            moved["deeparithmark"] = (0, t.name)
+        if "gpt3" in entry.results:
+            for i, row in enumerate(entry.results["gpt3"].data["rows"]):
+                t = _gpt3_task(results, entry, i, row, _model_args(entry))
+                if t is None:
+                    continue
+                run = runs.setdefault(t.k, Run(t.k))
+                if any(x.name == t.name for x in run.tasks):
+                    raise results.reader.fail(f"{entry.results['gpt3'].where}.rows[{i}]",
+                                              f"task {t.name} with K={t.k} appears twice")
+                run.tasks.append(t)
+                moved[f"gpt3.rows[{i}]"] = (t.k, t.name)
+        if not runs:
+            raise results.reader.fail(entry.where, "holds no results lm-eval has a task for (Deep Arithmark "
+                                                   "with --save-predictions, GPT-3 generation tasks)")
+        order = sorted(runs)
+        stamps = {k: date_id(when + timedelta(microseconds=n)) for n, k in enumerate(order)}
+        for n, k in enumerate(order):
+            run = runs[k]
+            iso = stamps[k]
+            meta: dict[str, Any] = {"version": FILES_VERSION, "writer": f"synthprobe {__version__}",
+                                    "run": n, "runs": [stamps[x] for x in order]}
+            if n == 0:
+                meta.update({
+                    "schema": SCHEMA, "schema_version": SCHEMA_VERSION,
+                    "source": {"synthprobe": results.synthprobe, "command": results.command,
+                               "datasets": results.datasets,
+                               "protocol": protocol},
+                    "entry": _stripped_entry(entry, moved),
+                    "samples": {key: {"run": stamps[k2], "task": name} for key, (k2, name) in moved.items()},
+                })
+            doc = _results_file(entry, run, when + timedelta(microseconds=n), label, meta)
+            files[f"{folder}/results_{iso}.json"] = json.dumps(doc, indent=2, ensure_ascii=False).encode("utf-8")
+            for t in run.tasks:
+                body = "".join(json.dumps(s, ensure_ascii=False) + "\n" for s in t.samples)
+                files[f"{folder}/samples_{t.name}_{iso}.jsonl"] = body.encode("utf-8")
+    return files
+
+
+def export_lm_eval_results(path: str | Path, out: str | Path, *, data: str | Path | None = None,
+                           when: datetime | None = None, overwrite: bool = False) -> list[Path]:
+    """Read the results document ``path`` and write its lm-eval output files under ``out``;
+    returns the written paths. Nothing is written when any model cannot be converted. ``when``
+    (default: the results file's modification time) gives the files' time stamps."""
+    from synthprobe.results import parse, read_json
+
+    path = Path(path)
+    raw = read_json(path)
+    results = parse(raw, path)
+    out = check_out_dir(out)
+    if when is None:
+        when = datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)
+    files = lm_eval_files(results, data=data, when=when, protocol=raw.get("protocol"))
+    inputs = [(path, "RESULTS.json")] + ([(data, "--data")] if data is not None else [])
+    return write_tree(out, files, inputs=inputs, overwrite=overwrite)
