@@ -101,8 +101,9 @@ def validate(config: ScoreConfig) -> list[Dataset]:
             raise InputError(f"ArithMark 3.0 file not found. {ARITHMARK3_HOWTO}", path=config.compare_data,
                              field="--compare-data")
         datasets.append(load_dataset(config.compare_data, "arithmark3", config.limit))
-    for spec in config.models:
-        check_backend(spec, dtype=config.dtype, device=config.device, **config.model_args)
+    for spec in config.models:  # the ArithMark 3.0 protocol reads log-likelihoods
+        check_backend(spec, needs=("loglikelihood",), dtype=config.dtype, device=config.device,
+                      **config.model_args)
     out = config.output or default_output(config.models)
     if out.exists() and out.is_dir():
         raise InputError("is a folder; expected a file name for the results JSON", path=out, field="--output")
@@ -125,6 +126,17 @@ def _from_cache(rec: dict[str, Any], n_endings: int, where: str):
         raise InputError(f"cached record for item {rec.get('id')!r} does not match the data file; run "
                          "'synthprobe cache clear --scores' or pass --no-cache", path=where)
     return [EndingScore(float(a), int(b), int(c), bool(d)) for a, b, c, d in rows], bool(rec.get("truncated"))
+
+
+def _finite_or_null(record: dict[str, Any]) -> dict[str, Any]:
+    """A record as the results file keeps it: an ending a server scored -inf (impossible) has
+    ``null`` for its log-probabilities, as JSON has no infinity (the strict reader refuses one)."""
+    import math
+
+    out = dict(record)
+    for key in ("logprob", "per_token", "per_char"):
+        out[key] = [v if math.isfinite(v) else None for v in record[key]]
+    return out
 
 
 def score_dataset(backend, ds: Dataset, config: ScoreConfig, *,
@@ -183,7 +195,7 @@ def score_dataset(backend, ds: Dataset, config: ScoreConfig, *,
         "summary": summarise(records),
     }
     if config.save_predictions:
-        block["predictions"] = records
+        block["predictions"] = [_finite_or_null(r) for r in records]
     return block
 
 
@@ -217,6 +229,8 @@ def score_model(spec: str, datasets: list[Dataset], config: ScoreConfig, *,
         }
         for ds in datasets:
             entry["results"][ds.key] = score_dataset(backend, ds, config, echo=echo)
+        if callable(getattr(backend, "usage", None)):  # a server's token accounting
+            entry["usage"] = backend.usage()
     finally:
         backend.close()
     entry["row"] = res.table_row(entry)
@@ -243,5 +257,8 @@ def run(config: ScoreConfig, *, echo: Callable[[str], None] = print) -> tuple[di
     atomic_write_json(out, doc)
     echo("")
     echo(res.format_table([e["row"] for e in entries]))
+    for e in entries:
+        if "usage" in e:
+            echo(res.format_usage(e["model"]["name"], e["usage"]))
     echo(f"\nresults: {out}")
     return doc, out

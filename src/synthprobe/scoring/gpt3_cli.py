@@ -104,8 +104,15 @@ def cmd_score(args: argparse.Namespace) -> int:
             "seconds": {"load": round(load_seconds, 2), "total": round(time.perf_counter() - started, 2)},
         }],
     }
+    usage = backend.usage() if callable(getattr(backend, "usage", None)) else None
+    if usage is not None:  # a server's token accounting for this run's requests
+        doc["models"][0]["usage"] = usage
     atomic_write_text(output, dumps_results(doc))
     print(format_table(results, backend.name if hasattr(backend, "name") else args.model))
+    if usage is not None:
+        from synthprobe.scoring.results import format_usage
+
+        print(format_usage(backend.name, usage))
     print(f"\nresults -> {output}", file=sys.stderr)
     return 0
 
