@@ -94,7 +94,8 @@ class Generation:
 
     text: str
     finish: FinishReason
-    #: Generated tokens (the end-of-sequence token not counted).
+    #: Generated tokens (the end-of-sequence token not counted by in-process engines; a server's usage
+    #: may count it, as vLLM does).
     n_tokens: int
     #: Prompt tokens as the engine counted them, where it reports them (a server's ``usage``); else None.
     prompt_tokens: int | None = field(default=None, compare=False)

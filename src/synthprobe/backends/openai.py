@@ -257,8 +257,8 @@ class _Limiter:
         return self
 
     async def __aexit__(self, *exc) -> None:
+        self.in_flight -= 1  # at once, so a cancellation while waiting for the lock cannot lose the slot
         async with self.cond:
-            self.in_flight -= 1
             self.cond.notify_all()
 
     async def drained(self) -> None:

@@ -13,7 +13,9 @@ multiple choice by log-likelihood are refused; commands check this before anythi
 
 Prompts: :meth:`OpenAIChatBackend.generate` and ``sample`` take, per prompt, either a string (sent
 as one user message) or a conversation: a list of ``{"role": "system"|"user"|"assistant",
-"content": str}`` messages, sent as given. ``temperature=0`` is greedy decoding.
+"content": str}`` messages, sent as given; ``generate_chat(conversations, ...)`` (the backend
+contract's chat request) takes conversations only. All of them go through one request builder.
+``generate`` is greedy (``temperature=0``).
 
 Identity: ``fingerprint`` is ``openai-chat:<model id>@<url>`` (its own, as the server's template
 shapes every answer), ``describe()`` says ``endpoint: /chat/completions`` and
@@ -22,7 +24,7 @@ shapes every answer), ``describe()`` says ``endpoint: /chat/completions`` and
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from synthprobe.backends import openai
 from synthprobe.backends.base import ScoringError
@@ -77,6 +79,23 @@ class OpenAIChatBackend(openai.OpenAIBackend):
         lp = choice.get("logprobs")
         own = lp.get("content") if isinstance(lp, dict) else None
         return own if isinstance(own, list) else None
+
+    #: A chat endpoint gives no prompt log-probabilities (the backend contract's flag).
+    can_loglik = False
+
+    def generate_chat(self, conversations: Sequence[Any], max_new_tokens: int, stop=None, *,
+                      template: str | None = None, batch_size: int = 16, progress: bool = True,
+                      details: bool = False):
+        """Greedy replies to conversations (lists of messages), sent as they are: the server applies
+        its own chat template, so ``template`` (another template's text) cannot be honoured here."""
+        if template is not None:
+            raise ValueError(f"the {ENGINE} engine cannot apply a chat template of its own: the server "
+                             "renders the conversation with the model's template; leave --chat-template out "
+                             "(or 'auto') with it")
+        if isinstance(conversations, (str, dict)) or any(isinstance(c, str) for c in conversations):
+            raise TypeError("conversations must be a sequence of message lists")
+        return self.generate(list(conversations), max_new_tokens, stop, batch_size=batch_size, progress=progress,
+                             details=details)
 
     def loglikelihood(self, pairs, **kwargs):
         raise ScoringError(NO_LOGLIK)

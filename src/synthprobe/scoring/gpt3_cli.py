@@ -21,6 +21,7 @@ from synthprobe.errors import EXIT_FAILED, InputError
 def cmd_score(args: argparse.Namespace) -> int:
     from synthprobe.version import __version__
     from synthprobe.io import atomic_write_text, check_outputs, default_output, sha256_file, slug
+    from synthprobe.backends import ScoringError
     from synthprobe.cliargs import load_backend_or_exit
     from synthprobe.tasks.gpt3.registry import resolve_tasks
     from synthprobe.scoring.gpt3 import EvalConfig, dumps_results, format_table, run
@@ -64,6 +65,9 @@ def cmd_score(args: argparse.Namespace) -> int:
         results = run(backend, config, on_result=report)
     except (InputError, KeyboardInterrupt):
         raise
+    except ScoringError as exc:  # a refusal or a spent token budget: its own one line
+        print(f"synthprobe: error: {exc}\nno results file was written", file=sys.stderr)
+        return EXIT_FAILED
     except Exception as exc:  # anything mid-run: no results file, clear message, non-zero exit
         print(f"synthprobe: error: scoring failed: {type(exc).__name__}: {exc}", file=sys.stderr)
         return EXIT_FAILED
