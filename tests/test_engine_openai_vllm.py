@@ -118,6 +118,33 @@ def test_results_identity_and_key_never_written(vllm_server, tmp_path, _isolated
     cached = "".join(p.read_text() for p in (_isolated_score_cache / "scores").rglob("*") if p.is_file())
     assert cached.count('"id"') == 3  # the per-item cache is on for a server
     assert SECRET not in text + r.stdout + r.stderr + cached
+    # The server's usage over the run: one echo request per ending, each generating one token.
+    usage = json.loads(text)["models"][0]["usage"]
+    assert usage["requests"] == 12 and usage["completion_tokens"] == 12 and usage["prompt_tokens"] > 12 * 10
+    assert (f"{usage['prompt_tokens']:,} prompt + 12 completion = {usage['total_tokens']:,} in 12 requests"
+            in r.stdout)
+
+
+def test_token_budget_stops_then_resumes_to_the_same_results(vllm_server, tmp_path, _isolated_score_cache):
+    n = 8
+    args = ["score", "deeparithmark", "--model", f"openai:{vllm_server.url}", "--concurrency", "2",
+            "--limit", str(n), "--batch-size", "2", "--save-predictions", "--no-progress"]
+    ref = tmp_path / "uninterrupted.json"
+    r = synthprobe(*args, "--no-cache", "--output", str(ref))
+    assert r.returncode == 0, r.stderr
+    fresh = json.loads(ref.read_text())["models"][0]
+    out = tmp_path / "res.json"
+    r = synthprobe(*args, "--max-tokens-total", str(fresh["usage"]["total_tokens"] // 2), "--output", str(out))
+    assert r.returncode == 1 and not out.exists()
+    assert "the token budget is spent" in r.stderr and "no results file was written" in r.stderr
+    kept = _cache_lines(_isolated_score_cache)
+    assert 1 <= kept < n and f"{kept} of {n} items of deeparithmark" in r.stderr
+    r = synthprobe(*args, "--output", str(out))
+    assert r.returncode == 0, r.stderr
+    resumed = json.loads(out.read_text())["models"][0]
+    assert resumed["results"]["deeparithmark"]["cached_items"] == kept
+    assert resumed["usage"]["requests"] == 4 * (n - kept)  # only the missing items were asked
+    assert resumed["results"]["deeparithmark"]["predictions"] == fresh["results"]["deeparithmark"]["predictions"]
 
 
 def _cache_lines(root: Path) -> int:

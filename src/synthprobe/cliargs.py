@@ -246,9 +246,17 @@ def add_model_args(p: argparse.ArgumentParser, *, multiple: bool = False, batch_
     if batch_size is not None:
         p.add_argument("--batch-size", type=positive_int, default=batch_size, metavar="N",
                        help="items per forward pass (default: %(default)s)")
+    from synthprobe.backends.openai import WAIT_HELP
+
     p.add_argument("--concurrency", type=int_in_range(1, 1024), default=None, metavar="N",
-                   help="requests in flight to a model behind a server (the openai engine; default 8); "
-                        "the same as --model-arg concurrency=N")
+                   help="requests in flight to a model behind a server (the openai and openai-chat engines; "
+                        "default 8, lowered while the server answers 429/503 and raised again after); "
+                        f"the same as --model-arg concurrency=N. Waiting for a server: {WAIT_HELP}")
+    p.add_argument("--max-tokens-total", type=int_at_least(1), default=None, metavar="N",
+                   help="a server-backed engine sends no further request once the server has reported N "
+                        "tokens (prompt + completion, from its usage) spent in this run; the run then stops "
+                        "(exit 1, no results file), the finished items stay in the score cache, and the same "
+                        "command with a larger N resumes (default: no limit)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
                    help="show progress bars (default: on)")
     if quiet_alias:
@@ -259,7 +267,7 @@ def engine_options(args: argparse.Namespace) -> dict:
     """The engine's own options from the model block: ``--threads``, ``--concurrency`` when given,
     then every ``--model-arg`` (last, so it wins)."""
     options: dict = {}
-    for flag in ("threads", "concurrency"):
+    for flag in ("threads", "concurrency", "max_tokens_total"):
         if getattr(args, flag, None) is not None:
             options[flag] = getattr(args, flag)
     options.update(dict(getattr(args, "model_args", None) or []))

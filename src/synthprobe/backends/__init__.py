@@ -18,10 +18,11 @@ import importlib
 from types import ModuleType
 
 from synthprobe.backends.base import (Backend, BaseBackend, ChoiceRun, EndingScore, Generation, ModelLoadError,
-                                      ScoringError)
+                                      ScoringError, TokenBudgetSpent)
 from synthprobe.backends.spec import EMBEDDED_ALIAS, ModelSpec, resolve_spec
 
 __all__ = ["Backend", "BaseBackend", "ChoiceRun", "EndingScore", "Generation", "ModelLoadError", "ScoringError",
+           "TokenBudgetSpent",
            "EMBEDDED_ALIAS", "ModelSpec", "resolve_spec", "load_backend", "check_backend", "register_engine",
            "ENGINES", "DEFAULT_KIND"]
 
@@ -29,6 +30,7 @@ __all__ = ["Backend", "BaseBackend", "ChoiceRun", "EndingScore", "Generation", "
 ENGINES: dict[str, tuple[str, str | None]] = {
     "hf": ("synthprobe.backends.hf.backend", None),
     "openai": ("synthprobe.backends.openai", None),
+    "openai-chat": ("synthprobe.backends.openai_chat", None),
     "vllm": ("synthprobe.backends.vllm", "vllm"),
 }
 DEFAULT_KIND = "hf"
@@ -36,8 +38,8 @@ DEFAULT_KIND = "hf"
 
 def register_engine(kind: str, module: str, extra: str | None = None) -> None:
     """Make ``load_backend("<kind>:spec")`` use ``module`` (imported on first use)."""
-    if not kind.isidentifier():
-        raise ValueError(f"an engine kind is a plain name, got {kind!r}")
+    if not kind.replace("-", "_").isidentifier():
+        raise ValueError(f"an engine kind is a plain name (letters, digits, _ and -), got {kind!r}")
     ENGINES[kind] = (module, extra)
 
 
@@ -60,10 +62,23 @@ def _engine(kind: str) -> ModuleType:
                              f"({exc.name or exc}); {hint}") from exc
 
 
-def check_backend(spec: str, **options) -> None:
-    """Check ``spec`` and ``options`` as the engine would, without loading anything."""
+def check_backend(spec: str, *, needs: tuple[str, ...] = (), **options) -> None:
+    """Check ``spec`` and ``options`` as the engine would, without loading anything.
+
+    ``needs``: what the command will ask of the model (``"loglikelihood"``, ``"generate"``,
+    ``"sample"``); an engine whose module lists what it can do in ``CAN`` and lacks one of them is
+    refused here with its own reason (its ``NO_LOGLIK`` for log-likelihoods), as an InputError."""
+    from synthprobe.errors import InputError
+
     kind, rest = split_kind(spec)
-    check = getattr(_engine(kind), "check", None)
+    module = _engine(kind)
+    can = getattr(module, "CAN", None)
+    missing = [n for n in needs if can is not None and n not in can]
+    if missing:
+        reason = getattr(module, "NO_LOGLIK", None) if "loglikelihood" in missing else None
+        raise InputError(reason or f"the {kind} engine cannot do what this command needs: {', '.join(missing)}",
+                         field="--model")
+    check = getattr(module, "check", None)
     if check is not None:
         check(rest, **options)
 

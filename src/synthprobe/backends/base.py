@@ -41,6 +41,11 @@ class ScoringError(RuntimeError):
     """Scoring could not be carried out for a reason that is not bad input (e.g. out of memory)."""
 
 
+class TokenBudgetSpent(ScoringError):
+    """A server-backed engine reached its token budget (``--max-tokens-total``) and sent nothing more;
+    the answers that came back are kept (the runner caches them, so the same command resumes)."""
+
+
 @dataclass(frozen=True)
 class EndingScore:
     """The score of one continuation given its context."""
@@ -89,8 +94,11 @@ class Generation:
 
     text: str
     finish: FinishReason
-    #: Generated tokens (the end-of-sequence token not counted).
+    #: Generated tokens (the end-of-sequence token not counted by in-process engines; a server's usage
+    #: may count it, as vLLM does).
     n_tokens: int
+    #: Prompt tokens as the engine counted them, where it reports them (a server's ``usage``); else None.
+    prompt_tokens: int | None = field(default=None, compare=False)
 
     @property
     def finished(self) -> bool:

@@ -43,17 +43,29 @@ import asyncio
 import math
 import os
 import re
+import sys
 import time
 from typing import Any, Awaitable, Callable, Iterable, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
 from synthprobe.backends.base import (BaseBackend, ChoiceCallback, ChoiceRun, EndingScore, Generation,
-                                      ModelLoadError, ScoringError)
+                                      ModelLoadError, ScoringError, TokenBudgetSpent)
 from synthprobe.errors import InputError
 
 #: ``--model-arg`` keys of this engine (the model block's own options are handled apart).
-OPTIONS = ("base_url", "model", "api_key_env", "concurrency", "timeout", "max_retries")
-DEFAULTS = {"api_key_env": "OPENAI_API_KEY", "concurrency": 8, "timeout": 600.0, "max_retries": 4}
+OPTIONS = ("base_url", "model", "api_key_env", "concurrency", "timeout", "max_retries", "deadline", "notice_after",
+           "max_tokens_total")
+DEFAULTS = {"api_key_env": "OPENAI_API_KEY", "concurrency": 8, "timeout": 300.0, "max_retries": 4,
+            "deadline": 900.0, "notice_after": 60.0, "max_tokens_total": None}
+
+#: What ``--help`` says about waiting for a server (kept beside the defaults it states).
+WAIT_HELP = (f"a request waits at most {DEFAULTS['timeout']:g} s per try, {DEFAULTS['max_retries'] + 1} tries, "
+             f"{DEFAULTS['deadline']:g} s in all (--model-arg timeout=, max_retries=, deadline=); a line is "
+             f"printed when one has waited {DEFAULTS['notice_after']:g} s")
+
+#: What to do when a server cannot give prompt log-probabilities.
+ECHO_HINT = ("use a server that implements echo with logprobs on /v1/completions (vLLM, SGLang, "
+             "llama-cpp-python's server), or a generation protocol (--protocol letters or --protocol free)")
 
 
 # -- the URL and the options ----------------------------------------------------------------------
@@ -69,9 +81,9 @@ def clean_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
 
 
-def _check_url(url: Any) -> str:
+def _check_url(url: Any, engine: str = "openai") -> str:
     if not isinstance(url, str) or not url.strip():
-        raise InputError("expected the server's URL, e.g. openai:http://127.0.0.1:8000/v1 or --model-arg "
+        raise InputError(f"expected the server's URL, e.g. {engine}:http://127.0.0.1:8000/v1 or --model-arg "
                          "base_url=http://127.0.0.1:8000/v1", field="--model")
     url = url.strip()
     try:
@@ -82,21 +94,22 @@ def _check_url(url: Any) -> str:
                          field="--model") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise InputError("expected an http:// or https:// URL such as http://127.0.0.1:8000/v1 for the "
-                         "openai engine", field="--model")
+                         f"{engine} engine", field="--model")
     return url.rstrip("/")
 
 
 def _number(options: dict, key: str, kind: type, low: float, high: float):
     value = options.get(key, DEFAULTS[key])
+    field = "--max-tokens-total" if key == "max_tokens_total" else f"--model-arg {key}"
     ok = (isinstance(value, (int, float)) and not isinstance(value, bool)
           and (kind is float or isinstance(value, int)) and math.isfinite(value) and low <= value <= high)
     if not ok:
         want = "a whole number" if kind is int else "a number"
-        raise InputError(f"expected {want} from {low:g} to {high:g}, got {value!r}", field=f"--model-arg {key}")
+        raise InputError(f"expected {want} from {low:g} to {high:g}, got {value!r}", field=field)
     return kind(value)
 
 
-def _settings(spec: str, options: dict) -> dict[str, Any]:
+def _settings(spec: str, options: dict, engine: str = "openai") -> dict[str, Any]:
     """Check ``spec`` and every option without touching the network; return the engine's settings."""
     if "api_key" in options:
         raise InputError("an API key never goes on the command line; put it in an environment variable and "
@@ -105,25 +118,25 @@ def _settings(spec: str, options: dict) -> dict[str, Any]:
     engine_keys = set(options) - {"dtype", "device", "trust_remote_code", "bos", "progress", "threads"}
     unknown = sorted(engine_keys - set(OPTIONS))
     if unknown:
-        raise InputError(f"the openai engine has no option {', '.join(unknown)}; it takes {', '.join(OPTIONS)}",
+        raise InputError(f"the {engine} engine has no option {', '.join(unknown)}; it takes {', '.join(OPTIONS)}",
                          field="--model-arg")
     if options.get("dtype") not in (None, "auto"):
         raise InputError("the server decides the dtype (start vLLM with --dtype float32, say); leave --dtype "
-                         "out with the openai engine", field="--dtype")
+                         f"out with the {engine} engine", field="--dtype")
     if options.get("device", "auto") != "auto":
-        raise InputError("the server decides the device; leave --device out with the openai engine",
+        raise InputError(f"the server decides the device; leave --device out with the {engine} engine",
                          field="--device")
     if options.get("threads") is not None:
-        raise InputError("the server decides its threads; leave --threads out with the openai engine",
+        raise InputError(f"the server decides its threads; leave --threads out with the {engine} engine",
                          field="--threads")
     if options.get("bos"):
-        raise InputError("--bos is not available with the openai engine (the server tokenises the prompt)",
+        raise InputError(f"--bos is not available with the {engine} engine (the server tokenises the prompt)",
                          field="--bos")
     url = options.get("base_url")
-    if spec and url is not None and _check_url(spec) != _check_url(url):
-        raise InputError("give the server's URL once: openai:URL or --model-arg base_url=URL, not two "
+    if spec and url is not None and _check_url(spec, engine) != _check_url(url, engine):
+        raise InputError(f"give the server's URL once: {engine}:URL or --model-arg base_url=URL, not two "
                          "different ones", field="--model-arg base_url")
-    url = _check_url(spec or url)
+    url = _check_url(spec or url, engine)
     model = options.get("model")
     if model is not None and (not isinstance(model, str) or not model.strip()):
         raise InputError(f"expected the served model's id, got {model!r}", field="--model-arg model")
@@ -134,21 +147,58 @@ def _settings(spec: str, options: dict) -> dict[str, Any]:
     if "api_key_env" in options and not os.environ.get(env):
         raise InputError(f"the environment variable {env} is not set (it should hold the API key)",
                          field="--model-arg api_key_env")
+    budget = options.get("max_tokens_total")
     return {"url": url, "model": model, "api_key_env": env,
             "concurrency": _number(options, "concurrency", int, 1, 1024),
             "timeout": _number(options, "timeout", float, 0.1, 86400),
-            "max_retries": _number(options, "max_retries", int, 0, 20)}
+            "max_retries": _number(options, "max_retries", int, 0, 20),
+            "deadline": _number(options, "deadline", float, 0.1, 7 * 86400),
+            "notice_after": _number(options, "notice_after", float, 0.1, 86400),
+            "max_tokens_total": None if budget is None else _number(options, "max_tokens_total", int, 1, 10**15)}
+
+
+def check_logprob(value: Any, where: str, what: str) -> float:
+    """``value`` as a log-probability, or a :class:`ScoringError` naming the server and what it sent:
+    a number, not NaN, not above zero. ``-inf`` passes (an impossible token is a true answer); the
+    caller refuses it where it would decide a choice by a tie."""
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if ok and not math.isnan(value) and value <= 0:
+        return float(value)
+    why = ("not a number" if not ok else "NaN" if math.isnan(value) else "above zero")
+    raise ScoringError(f"{where} returned a log-probability of {value!r} for {what}: {why}, which no "
+                       "log-probability can be; the server's answer is unusable")
 
 
 # -- HTTP -----------------------------------------------------------------------------------------
 
 
-class _Retryable(Exception):
-    """An answer worth asking again (429 or 5xx)."""
+def retry_after_seconds(value: str | None) -> float | None:
+    """A ``Retry-After`` header in seconds: a delay (``"7"``) or an HTTP date (``"Wed, 21 Oct 2026
+    07:28:00 GMT"``, counted from now, never below 0); None when absent or unreadable."""
+    from datetime import datetime, timezone
+    from email.utils import parsedate_to_datetime
 
-    def __init__(self, status: int, body: str):
+    if not isinstance(value, str) or not value.strip():
+        return None
+    value = value.strip()
+    if re.fullmatch(r"[0-9]+(\.[0-9]+)?", value):
+        return float(value)
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
+
+
+class _Retryable(Exception):
+    """An answer worth asking again (408, 429 or 5xx), with the server's ``Retry-After`` if it sent one."""
+
+    def __init__(self, status: int, body: str, retry_after: float | None = None):
         super().__init__(f"HTTP {status}: {body}")
         self.status = status
+        self.retry_after = retry_after
 
 
 def _is_retryable(exc: BaseException) -> bool:
@@ -160,11 +210,93 @@ def _is_retryable(exc: BaseException) -> bool:
                             httpx.WriteError))
 
 
+class _BudgetReached(Exception):
+    """``--max-tokens-total`` is reached: send nothing more."""
+
+
+class _Wait:
+    """tenacity's wait: the server's ``Retry-After`` when it gave one, else exponential backoff."""
+
+    def __init__(self, cap: float):
+        from tenacity import wait_exponential
+
+        self.backoff = wait_exponential(multiplier=0.5, max=8)
+        self.cap = cap
+
+    def __call__(self, state) -> float:
+        exc = state.outcome.exception() if state.outcome is not None else None
+        after = getattr(exc, "retry_after", None)
+        return min(after, self.cap) if after is not None else self.backoff(state)
+
+
+class _Limiter:
+    """Requests in flight, adapted to a server that pushes back (AIMD, as TCP does): a 429 or 503
+    halves the limit (at most once a second, so one burst of refusals counts once), every answer
+    that comes back whole adds ``1 / limit`` to it, up to the ``ceiling`` the user asked for.
+    ``async with limiter:`` holds one slot; ``say`` reports each change."""
+
+    def __init__(self, ceiling: int, say: Callable[[str], None]):
+        self.ceiling = ceiling
+        self.limit = float(ceiling)
+        self.in_flight = 0
+        self.lowest = ceiling
+        self.say = say
+        self._cut_at = -math.inf
+        self._cond: asyncio.Condition | None = None
+
+    @property
+    def cond(self) -> asyncio.Condition:
+        if self._cond is None:
+            self._cond = asyncio.Condition()
+        return self._cond
+
+    async def __aenter__(self) -> "_Limiter":
+        async with self.cond:
+            await self.cond.wait_for(lambda: self.in_flight < int(self.limit))
+            self.in_flight += 1
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        self.in_flight -= 1  # at once, so a cancellation while waiting for the lock cannot lose the slot
+        async with self.cond:
+            self.cond.notify_all()
+
+    async def drained(self) -> None:
+        """Wait until no request is in flight."""
+        async with self.cond:
+            await self.cond.wait_for(lambda: self.in_flight == 0)
+
+    def pushed_back(self, status: int, retry_after: float | None) -> None:
+        now = time.monotonic()
+        if now - self._cut_at < 1.0:
+            return
+        self._cut_at = now
+        old = int(self.limit)
+        self.limit = max(1.0, self.limit / 2)
+        self.lowest = min(self.lowest, int(self.limit))
+        wait = f", Retry-After {retry_after:g} s" if retry_after is not None else ""
+        if int(self.limit) < old:
+            self.say(f"server pushes back (HTTP {status}{wait}): requests in flight {old} -> {int(self.limit)}")
+        else:
+            self.say(f"server pushes back (HTTP {status}{wait}) at 1 request in flight")
+
+    def answered(self) -> None:
+        if self.limit >= self.ceiling:
+            return
+        old = int(self.limit)
+        self.limit = min(float(self.ceiling), self.limit + 1 / self.limit)
+        if int(self.limit) > old and int(self.limit) in (self.ceiling, 2 * old):
+            self.say(f"server answers again: requests in flight {old} -> {int(self.limit)}"
+                     + (" (the set maximum)" if int(self.limit) == self.ceiling else ""))
+
+
 class OpenAIBackend(BaseBackend):
     """A model behind an OpenAI-compatible server (see the module docstring)."""
 
     dtype = "server"
     device = "server"
+    #: The engine's name in specs, messages and results.
+    engine = "openai"
 
     def __init__(self, settings: dict[str, Any], *, progress: bool = True):
         import httpx
@@ -173,6 +305,9 @@ class OpenAIBackend(BaseBackend):
         self.url = clean_url(self._base)
         self.concurrency = settings["concurrency"]
         self.max_retries = settings["max_retries"]
+        self.deadline = settings["deadline"]
+        self.notice_after = settings["notice_after"]
+        self.max_tokens_total = settings["max_tokens_total"]
         self.progress = progress
         self._key = os.environ.get(settings["api_key_env"]) or None
         parts = urlsplit(self._base)
@@ -185,11 +320,15 @@ class OpenAIBackend(BaseBackend):
         self._headers = headers
         self._loop = asyncio.new_event_loop()
         self._client: Any = None
+        self._limiter = _Limiter(self.concurrency, self._say)
         self._sync = httpx.Client(headers=headers, timeout=self._timeout)
         self._checked = False
         self._tokenize: bool | None = None
         self._token_counts: dict[str, int] = {}
+        self._noticed_at = -math.inf
         self.straddles = 0
+        #: Tokens the server reported spending (``usage``), over every request of this backend.
+        self.tokens = {"requests": 0, "prompt_tokens": 0, "completion_tokens": 0}
         try:
             served = self._models()
         except BaseException:
@@ -209,9 +348,15 @@ class OpenAIBackend(BaseBackend):
         max_len = card.get("max_model_len")
         self.max_length = max_len if isinstance(max_len, int) and max_len > 0 else None
         self.name = wanted.rstrip("/").rsplit("/", 1)[-1] or wanted
-        self.fingerprint = f"openai:{wanted}@{self.url}"
+        self.fingerprint = f"{self.engine}:{wanted}@{self.url}"
 
     # -- plumbing --------------------------------------------------------------------------
+    def _say(self, text: str) -> None:
+        """One line on stderr about this server (rate limits, slow answers), above any progress bar."""
+        from tqdm.auto import tqdm
+
+        tqdm.write(self._scrub(f"synthprobe: {self.engine}:{self.url}: {text}"), file=sys.stderr)
+
     def _scrub(self, text: str) -> str:
         text = text.replace(self._base, self.url)
         for secret in self._secrets:
@@ -223,6 +368,9 @@ class OpenAIBackend(BaseBackend):
 
         if isinstance(exc, httpx.ConnectError):
             reason = "connection refused or host unreachable: is the server running?"
+        elif isinstance(exc, TimeoutError):  # the request's deadline, tries and waits included
+            reason = (f"no answer within {self.deadline:g} s (--model-arg deadline; tries and waits for "
+                      "Retry-After included)")
         elif isinstance(exc, httpx.TimeoutException):
             reason = f"no answer in time after {self.max_retries + 1} tries ({type(exc).__name__})"
         elif isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)):
@@ -234,17 +382,18 @@ class OpenAIBackend(BaseBackend):
         return error(self._scrub(f"{what} failed: {reason}"))
 
     def _retrying(self, asynchronous: bool):
-        from tenacity import (AsyncRetrying, Retrying, retry_if_exception, stop_after_attempt,
-                              wait_exponential)
+        from tenacity import AsyncRetrying, Retrying, retry_if_exception, stop_after_attempt
 
         kind = AsyncRetrying if asynchronous else Retrying
-        return kind(stop=stop_after_attempt(self.max_retries + 1), wait=wait_exponential(multiplier=0.5, max=8),
+        return kind(stop=stop_after_attempt(self.max_retries + 1), wait=_Wait(self.deadline),
                     retry=retry_if_exception(_is_retryable), reraise=True)
 
     @staticmethod
     def _answer(response, what: str) -> Any:
         if response.status_code in (408, 429) or response.status_code >= 500:
-            raise _Retryable(response.status_code, response.text[:300])
+            after = (retry_after_seconds(response.headers.get("retry-after"))
+                     if response.status_code in (429, 503) else None)
+            raise _Retryable(response.status_code, response.text[:300], after)
         if response.status_code >= 400:
             raise ScoringError(f"{what} answered HTTP {response.status_code}: {response.text[:500]}")
         try:
@@ -262,22 +411,96 @@ class OpenAIBackend(BaseBackend):
         except Exception as exc:
             raise self._fail(what, exc, error) from None
 
-    async def _post(self, path: str, body: dict, sem: asyncio.Semaphore) -> dict:
+    def usage(self) -> dict[str, Any]:
+        """Tokens spent so far as the server reported them (``usage`` of every answer), for results."""
+        out: dict[str, Any] = {**self.tokens,
+                               "total_tokens": self.tokens["prompt_tokens"] + self.tokens["completion_tokens"]}
+        if self.max_tokens_total is not None:
+            out["max_tokens_total"] = self.max_tokens_total
+        if self._limiter.lowest < self.concurrency:
+            out["lowest_concurrency"] = self._limiter.lowest
+        return out
+
+    def _spent(self) -> bool:
+        return (self.max_tokens_total is not None
+                and self.tokens["prompt_tokens"] + self.tokens["completion_tokens"] >= self.max_tokens_total)
+
+    async def _stop_for_budget(self) -> None:
+        """Let the requests already sent finish (their answers are kept), then stop the run."""
+        await self._limiter.drained()
+        spent = self.tokens["prompt_tokens"] + self.tokens["completion_tokens"]
+        raise TokenBudgetSpent(f"{self.engine}:{self.url}: the token budget is spent: {spent:,} tokens used "
+                               f"({self.tokens['prompt_tokens']:,} prompt + {self.tokens['completion_tokens']:,} "
+                               f"completion) of --max-tokens-total {self.max_tokens_total:,}; no further "
+                               "request was sent")
+
+    def _count(self, doc: Any) -> dict[str, int]:
+        """Add an answer's ``usage`` to the backend's totals; return its prompt and completion tokens."""
+        usage = doc.get("usage") if isinstance(doc, dict) else None
+        got = {}
+        if isinstance(usage, dict):
+            for key in ("prompt_tokens", "completion_tokens"):
+                value = usage.get(key)
+                if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+                    got[key] = value
+                    self.tokens[key] += value
+        self.tokens["requests"] += 1
+        return got
+
+    async def _post(self, path: str, body: dict, sem: _Limiter) -> dict:
+        """One request under the limiter, retried on 429/5xx/timeouts (waiting out ``Retry-After``)
+        and bounded by ``deadline`` in all; the answer's ``usage`` is counted."""
         what = f"POST {self.url}{path}"
+        loop = asyncio.get_running_loop()
+        if self._spent():
+            await self._stop_for_budget()
         try:
-            async with sem:
+            # the deadline starts when the request first gets a slot (not while it queues behind others)
+            async with asyncio.timeout(None) as bound:
                 async for attempt in self._retrying(True):
                     with attempt:
-                        return self._answer(await self._client.post(self._base + path, json=body), what)
+                        async with sem:
+                            if bound.when() is None:
+                                bound.reschedule(loop.time() + self.deadline)
+                            if self._spent():
+                                raise _BudgetReached
+                            started = time.monotonic()
+                            handle = loop.call_later(self.notice_after, self._waited, what, started,
+                                                     attempt.retry_state.attempt_number)
+                            try:
+                                response = await self._client.post(self._base + path, json=body)
+                            finally:
+                                handle.cancel()
+                            try:
+                                doc = self._answer(response, what)
+                            except _Retryable as exc:
+                                if exc.status in (429, 503):
+                                    sem.pushed_back(exc.status, exc.retry_after)
+                                raise
+                            sem.answered()
+                            self._count(doc)
+                            return doc
+        except _BudgetReached:
+            await self._stop_for_budget()
         except ScoringError as exc:
-            raise ScoringError(self._scrub(str(exc))) from None
+            raise type(exc)(self._scrub(str(exc))) from None
         except asyncio.CancelledError:
             raise
         except Exception as exc:
             raise self._fail(what, exc) from None
         raise AssertionError("unreachable")
 
-    def _run(self, make: Callable[[asyncio.Semaphore], Awaitable[Any]]) -> Any:
+    def _waited(self, what: str, started: float, attempt: int) -> None:
+        """A request has waited ``notice_after`` seconds: say so (once per that interval per backend)."""
+        now = time.monotonic()
+        if now - self._noticed_at < self.notice_after:
+            return
+        self._noticed_at = now
+        self._say(f"{what} has had no answer for {now - started:.0f} s (try {attempt} of {self.max_retries + 1}; "
+                  f"each try times out after {self._timeout.read:g} s, the request after {self.deadline:g} s "
+                  "in all)")
+
+    def _run(self, make: Callable[[_Limiter], Awaitable[Any]]) -> Any:
         """Run a coroutine on this backend's loop; on any failure or Ctrl-C cancel what is still in flight."""
         import httpx
 
@@ -285,7 +508,7 @@ class OpenAIBackend(BaseBackend):
             if self._client is None:
                 limits = httpx.Limits(max_connections=self.concurrency, max_keepalive_connections=self.concurrency)
                 self._client = httpx.AsyncClient(headers=self._headers, timeout=self._timeout, limits=limits)
-            return await make(asyncio.Semaphore(self.concurrency))
+            return await make(self._limiter)
 
         task = self._loop.create_task(main())
         try:
@@ -336,11 +559,11 @@ class OpenAIBackend(BaseBackend):
         n_prompt = usage.get("prompt_tokens")
         if not isinstance(lp, dict):
             raise ScoringError(f"{where} returned no log-probabilities for an echo request (logprobs is "
-                               f"{lp!r}); it does not implement echo with logprobs, so {chance}")
+                               f"{lp!r}); it does not implement echo with logprobs, so {chance}; {ECHO_HINT}")
         if "content" in lp and "token_logprobs" not in lp:
             raise ScoringError(f"{where} answered in the chat-style 'logprobs.content' shape, without "
                                f"'tokens'/'token_logprobs'/'text_offset' for the prompt (current llama.cpp "
-                               f"llama-server does this); it does not implement echo, so {chance}")
+                               f"llama-server does this); it does not implement echo, so {chance}; {ECHO_HINT}")
         tokens, lps, tops, offs = (lp.get(k) for k in ("tokens", "token_logprobs", "top_logprobs", "text_offset"))
         if not all(isinstance(x, list) for x in (tokens, lps, offs)):
             raise ScoringError(f"{where} returned logprobs without the lists tokens, token_logprobs and "
@@ -354,13 +577,28 @@ class OpenAIBackend(BaseBackend):
             raise ScoringError(
                 f"{where} returned log-probabilities for {len(tokens)} generated token{'s' if len(tokens) != 1 else ''}"
                 f" only, not for the {n_prompt} prompt tokens: it does not implement echo (llama.cpp's "
-                f"llama-server is known to do this); {chance}")
+                f"llama-server is known to do this); {chance}; {ECHO_HINT}")
+        n_sent = len(tokens)
         tokens, lps, offs = tokens[:n_prompt], lps[:n_prompt], offs[:n_prompt]
         tops = list(tops[:n_prompt]) if isinstance(tops, list) else [None] * n_prompt
-        if any(not isinstance(v, (int, float)) for v in lps[1:]):
-            bad = sum(1 for v in lps[1:] if not isinstance(v, (int, float)))
-            raise ScoringError(f"{where} returned null log-probabilities for {bad} of the {n_prompt - 1} prompt "
-                               f"tokens after the first; it does not score the prompt, so {chance}")
+        if not any(isinstance(o, int) and o < len(prompt) for o in offs):
+            raise ScoringError(f"{where} echoed no prompt tokens at all for an echo request (it answered "
+                               f"with {n_sent} token{'s' if n_sent != 1 else ''} after the prompt's "
+                               f"{len(prompt)} characters): it does not implement echo, so {chance}; {ECHO_HINT}")
+        if lps[1:] and all(v is None for v in lps[1:]):
+            raise ScoringError(f"{where} returned null log-probabilities for all {n_prompt - 1} prompt tokens "
+                               f"after the first; it does not score the prompt, so {chance}; {ECHO_HINT}")
+        for i, v in enumerate(lps[1:], start=1):
+            if v is None:
+                bad = sum(1 for v in lps[1:] if v is None)
+                raise ScoringError(f"{where} returned null log-probabilities for {bad} of the {n_prompt - 1} "
+                                   f"prompt tokens after the first; it does not score the prompt, so {chance}")
+            check_logprob(v, where, f"prompt token {i} ({tokens[i]!r})")
+        for i, top in enumerate(tops):
+            if isinstance(top, dict):
+                for alt, v in top.items():
+                    if v is not None:
+                        check_logprob(v, where, f"the top_logprobs entry {alt!r} of prompt token {i}")
         pos = 0
         for tok, off in zip(tokens, offs):
             ok = isinstance(tok, str) and isinstance(off, int) and off == pos
@@ -373,7 +611,7 @@ class OpenAIBackend(BaseBackend):
             pos = off + len(tok) if "\ufffd" not in tok and not tok.startswith("bytes:") else off + 1
         if pos < len(prompt) and "\ufffd" not in "".join(tokens):
             raise ScoringError(f"{where} returned prompt tokens covering {pos} of the prompt's {len(prompt)} "
-                               "characters; the answer is unusable")
+                               f"characters: it does not echo the whole prompt, so {chance}; {ECHO_HINT}")
         return tokens, lps, tops, offs
 
     async def _loglik(self, context: str, continuation: str, sem) -> tuple[EndingScore, bool]:
@@ -459,6 +697,7 @@ class OpenAIBackend(BaseBackend):
                 rows[k][j - first[k]] = score
                 left[k] -= 1
                 if left[k] == 0:
+                    self._refuse_impossible_tie(items[k], rows[k])
                     bar.update(1)
                     if on_item is not None:
                         on_item(k, list(rows[k]), False)
@@ -473,6 +712,14 @@ class OpenAIBackend(BaseBackend):
                                  "concurrency": self.concurrency,
                                  "boundary_straddles": self.straddles - straddles0})
 
+    def _refuse_impossible_tie(self, item: Any, row: list) -> None:
+        """-inf is a true answer for an impossible ending beside possible ones; when every ending is
+        -inf the choice would fall to a tie (the lowest index) silently, so the run stops instead."""
+        if row and all(s is not None and s.logprob == -math.inf for s in row):
+            raise ScoringError(f"{self.url} (model {self.model_id}) returned a log-probability of -inf for every "
+                               f"ending of item {getattr(item, 'id', '?')!r}: no ending is possible, so a choice "
+                               "would be a silent tie; the server's answer is unusable")
+
     # -- generation ------------------------------------------------------------------------
     @staticmethod
     def _stops(stop: str | Sequence[str] | None) -> list[str]:
@@ -482,10 +729,35 @@ class OpenAIBackend(BaseBackend):
                 raise ValueError(f"stop strings must be non-empty strings, got {s!r}")
         return stops
 
-    def _generation(self, choice: dict, n_tokens: int | None, stops: list[str], skip_ws: bool) -> Generation:
-        text = choice.get("text")
+    # What differs between /completions and /chat/completions (the openai-chat engine overrides these).
+    endpoint = "/completions"
+
+    def _prompt_body(self, prompt: Any) -> dict[str, Any]:
+        if not isinstance(prompt, str):
+            raise TypeError(f"the {self.engine} engine takes prompts as strings, got {type(prompt).__name__}")
+        body: dict[str, Any] = {"prompt": prompt}
+        if self.owned_by == "vllm":
+            body["add_special_tokens"] = False
+        return body
+
+    #: Asks for each choice's own tokens, so ``n > 1`` samples can say how long each one is.
+    per_choice_tokens: dict[str, Any] = {"logprobs": 0}
+
+    @staticmethod
+    def _choice_text(choice: dict) -> Any:
+        return choice.get("text")
+
+    @staticmethod
+    def _choice_tokens(choice: dict) -> list | None:
+        lp = choice.get("logprobs")
+        own = lp.get("tokens") if isinstance(lp, dict) else None
+        return own if isinstance(own, list) else None
+
+    def _generation(self, choice: dict, n_tokens: int | None, prompt_tokens: int | None, stops: list[str],
+                    skip_ws: bool) -> Generation:
+        text = self._choice_text(choice)
         if not isinstance(text, str):
-            raise ScoringError(f"{self.url} answered /completions without a text: {str(choice)[:200]}")
+            raise ScoringError(f"{self.url} answered {self.endpoint} without a text: {str(choice)[:200]}")
         reason = choice.get("finish_reason")
         finish = "length" if reason == "length" else ("stop" if isinstance(choice.get("stop_reason"), str)
                                                       else "eos")
@@ -494,34 +766,34 @@ class OpenAIBackend(BaseBackend):
             cuts = [text.find(s) for s in stops if s in text]
             if cuts:
                 text, finish = text[:min(cuts)], "stop"
-        return Generation(text, finish, n_tokens if n_tokens is not None else 0)
+        return Generation(text, finish, n_tokens if n_tokens is not None else 0, prompt_tokens)
 
-    async def _complete(self, prompt: str, *, n: int, max_new_tokens: int, stops: list[str], skip_ws: bool,
+    async def _complete(self, prompt: Any, *, n: int, max_new_tokens: int, stops: list[str], skip_ws: bool,
                         sem, **sampling) -> list[Generation]:
+        """``n`` continuations of one prompt in one request (a string, or for the chat engine a list
+        of messages), each with the tokens the server reported for it."""
+        body = {"model": self.model_id, **self._prompt_body(prompt), "max_tokens": max_new_tokens, "n": n,
+                **sampling}
         if max_new_tokens == 0:
             return [Generation("", "length", 0)] * n
-        body = {"model": self.model_id, "prompt": prompt, "max_tokens": max_new_tokens, "n": n, **sampling}
         if n > 1:  # usage counts the tokens of all choices together; each choice's tokens say its own
-            body["logprobs"] = 0
+            body.update(self.per_choice_tokens)
         if stops and not skip_ws:
             body["stop"] = stops
-        if self.owned_by == "vllm":
-            body["add_special_tokens"] = False
-        doc = await self._post("/completions", body, sem)
+        doc = await self._post(self.endpoint, body, sem)
         choices = doc.get("choices") if isinstance(doc, dict) else None
-        if not isinstance(choices, list) or len(choices) != n:
-            raise ScoringError(f"{self.url} answered /completions with {len(choices or [])} choices, "
+        if not isinstance(choices, list) or len(choices) != n or not all(isinstance(c, dict) for c in choices):
+            raise ScoringError(f"{self.url} answered {self.endpoint} with {len(choices or [])} choices, "
                                f"expected {n}")
-        choices = sorted(choices, key=lambda c: c.get("index", 0) if isinstance(c, dict) else 0)
+        choices = sorted(choices, key=lambda c: c.get("index", 0))
         usage = doc.get("usage") if isinstance(doc.get("usage"), dict) else {}
-        total = usage.get("completion_tokens")
+        total, n_prompt = usage.get("completion_tokens"), usage.get("prompt_tokens")
+        n_prompt = n_prompt if isinstance(n_prompt, int) and not isinstance(n_prompt, bool) else None
         counts = []
         for c in choices:
-            lp = c.get("logprobs") if isinstance(c, dict) else None
-            own = lp.get("tokens") if isinstance(lp, dict) else None
-            counts.append(len(own) if isinstance(own, list) else (total if isinstance(total, int) and n == 1
-                                                                   else None))
-        return [self._generation(c, k, stops, skip_ws) for c, k in zip(choices, counts)]
+            own = self._choice_tokens(c)
+            counts.append(len(own) if own is not None else (total if isinstance(total, int) and n == 1 else None))
+        return [self._generation(c, k, n_prompt, stops, skip_ws) for c, k in zip(choices, counts)]
 
     def _many(self, prompts: Sequence[str], desc: str, progress: bool, call) -> list[Any]:
         """``call(i, prompt, sem)`` for every prompt, ``concurrency`` in flight, results in prompt order."""
@@ -605,7 +877,8 @@ class OpenAIBackend(BaseBackend):
         return count
 
     def describe(self) -> dict[str, Any]:
-        return {"spec": f"openai:{self.url}", "name": self.name, "source": "openai", "server_url": self.url,
+        return {"spec": f"{self.engine}:{self.url}", "name": self.name, "source": self.engine,
+                "endpoint": self.endpoint, "server_url": self.url,
                 "server_model": self.model_id, "owned_by": self.owned_by, "weights_fingerprinted": False,
                 "fingerprint": self.fingerprint, "params": None, "dtype": self.dtype, "device": self.device,
                 "bos": False, "max_positions": self.max_length, "concurrency": self.concurrency}
@@ -622,6 +895,10 @@ class OpenAIBackend(BaseBackend):
         if not self._loop.is_closed():
             self._loop.close()
         self._sync.close()
+
+
+#: What this engine can do (see :func:`synthprobe.backends.check_backend`'s ``needs``).
+CAN = frozenset({"loglikelihood", "generate", "sample"})
 
 
 def check(spec: str, **options) -> None:

@@ -108,8 +108,8 @@ def validate(config: ScoreConfig) -> list[Dataset]:
             raise InputError(f"ArithMark 3.0 file not found. {ARITHMARK3_HOWTO}", path=config.compare_data,
                              field="--compare-data")
         datasets.append(load_dataset(config.compare_data, "arithmark3", config.limit))
-    for ref in map(as_ref, config.models):
-        check_backend(ref.spec, dtype=config.dtype, device=config.device, **config.model_args)
+    for ref in map(as_ref, config.models):  # the ArithMark 3.0 protocol reads log-likelihoods
+        check_backend(ref.spec, needs=("loglikelihood",), dtype=config.dtype, device=config.device, **config.model_args)
     out = config.output or default_output(config.models)
     if out.exists() and out.is_dir():
         raise InputError("is a folder; expected a file name for the results JSON", path=out, field="--output")
@@ -132,6 +132,17 @@ def _from_cache(rec: dict[str, Any], n_endings: int, where: str):
         raise InputError(f"cached record for item {rec.get('id')!r} does not match the data file; run "
                          "'synthprobe cache clear --scores' or pass --no-cache", path=where)
     return [EndingScore(float(a), int(b), int(c), bool(d)) for a, b, c, d in rows], bool(rec.get("truncated"))
+
+
+def _finite_or_null(record: dict[str, Any]) -> dict[str, Any]:
+    """A record as the results file keeps it: an ending a server scored -inf (impossible) has
+    ``null`` for its log-probabilities, as JSON has no infinity (the strict reader refuses one)."""
+    import math
+
+    out = dict(record)
+    for key in ("logprob", "per_token", "per_char"):
+        out[key] = [v if math.isfinite(v) else None for v in record[key]]
+    return out
 
 
 def score_dataset(backend, ds: Dataset, config: ScoreConfig, *,
@@ -191,7 +202,7 @@ def score_dataset(backend, ds: Dataset, config: ScoreConfig, *,
     }
     # every item's record: the paired comparison of a run's models needs them; kept in the
     # file only with --save-predictions (:func:`run` drops them otherwise)
-    block["predictions"] = records
+    block["predictions"] = [_finite_or_null(r) for r in records]
     return block
 
 
@@ -230,6 +241,8 @@ def score_model(spec, datasets: list[Dataset], config: ScoreConfig, *,
         }
         for ds in datasets:
             entry["results"][ds.key] = score_dataset(backend, ds, config, echo=echo)
+        if callable(getattr(backend, "usage", None)):  # a server's token accounting
+            entry["usage"] = backend.usage()
     finally:
         backend.close()
     if not config.save_predictions and names is None:  # a caller that keeps no comparison
@@ -291,6 +304,9 @@ def run(config: ScoreConfig, *, echo: Callable[[str], None] = print) -> tuple[di
     if compared:
         echo("")
         echo(format_comparisons(compared))
+    for e in entries:
+        if "usage" in e:
+            echo(res.format_usage(e["model"]["name"], e["usage"]))
     echo(f"\nresults: {out}")
     return doc, out
 

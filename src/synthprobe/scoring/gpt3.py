@@ -27,7 +27,8 @@ with the rows in a top-level ``results`` list, still read, converted on read)::
            "max_new_tokens", "cached_items", "seconds", "items_per_s",
            "paper": {"125M": {"value": ..., "doubtful"?: true, "alt"?: ...}, ...},
            "paper_note"?, "lands", "task_file"? (the user's file the items came from),
-           "items": [{"index", "n_shots", "prompt_tokens", "correct",
+           "usage"?: {"items", "prompt_tokens", "completion_tokens"},  # server-backed engines
+           "items": [{"index", "n_shots", "prompt_tokens", "correct", "usage"?: {"prompt_tokens", "completion_tokens"},
                       "gold"?, "prediction"?, "correct"?, ...}]}
         ]}},
         "seconds": {"load", "total"}
@@ -224,11 +225,13 @@ def score_task(backend, task: Task, k: int, config: EvalConfig, pool: list,
                              "gold": gold, "logprob": round(s.logprob, 6), "correct": bool(s.is_greedy)})
         else:
             outputs = backend.generate([p.text for p in chunk], max_new, STOP,
-                                       batch_size=batch_size, progress=False)
-            for p, out in zip(chunk, outputs):
+                                       batch_size=batch_size, progress=False, details=True)
+            for p, gen in zip(chunk, outputs):
                 gold = pool[p.index].completion
                 rows.append({"index": p.index, "n_shots": p.n_shots, "prompt_tokens": p.n_tokens,
-                             "gold": gold, "prediction": out, "correct": exact_match(out, gold)})
+                             "gold": gold, "prediction": gen.text, "correct": exact_match(gen.text, gold)})
+                if gen.prompt_tokens is not None:  # a server's usage for this item's request
+                    rows[-1]["usage"] = {"prompt_tokens": gen.prompt_tokens, "completion_tokens": gen.n_tokens}
         return rows
 
     cache = None
@@ -341,7 +344,13 @@ def summarize(task: Task, setting: str, k: int, prompts: Sequence[Prompt], items
             out["lands"] = None
         else:
             out["lands"] = where_it_lands(accuracy, row, tuple(ci95) if ci95 else None)
-    out["items"] = items if save_items else [{key: it.get(key) for key in ITEM_KEYS} for it in items]
+    spent = [it["usage"] for it in items if isinstance(it.get("usage"), dict)]
+    if spent:  # a server-backed engine: the tokens its usage reported, over the items that have them
+        out["usage"] = {"items": len(spent), **{key: sum(u[key] for u in spent)
+                                                for key in ("prompt_tokens", "completion_tokens")}}
+    out["items"] = items if save_items else [
+        {**{key: it.get(key) for key in ITEM_KEYS}, **({"usage": it["usage"]} if "usage" in it else {})}
+        for it in items]
     return out
 
 

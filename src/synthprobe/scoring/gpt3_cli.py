@@ -21,10 +21,11 @@ from synthprobe.errors import EXIT_FAILED, InputError
 def cmd_score(args: argparse.Namespace) -> int:
     from synthprobe.version import __version__
     from synthprobe.io import atomic_write_text, check_outputs, default_output, sha256_file, slug
-    from synthprobe.backends import check_backend
+    from synthprobe.backends import ScoringError, check_backend
     from synthprobe.cliargs import NameRegistry, backend_options, load_backend_or_exit, model_refs, named_model
     from synthprobe.tasks.gpt3.registry import resolve_tasks
     from synthprobe.scoring.gpt3 import EvalConfig, dumps_results, format_table, run
+    from synthprobe.scoring.results import format_usage
     from synthprobe.tasks.gpt3.sat import sample_path
     from synthprobe.tasks.gpt3.taskfile import load_task_files
 
@@ -84,10 +85,14 @@ def cmd_score(args: argparse.Namespace) -> int:
                 results = run(backend, config, on_result=report, pools=pools)
             except (InputError, KeyboardInterrupt):
                 raise
+            except ScoringError as exc:  # a refusal or a spent token budget: its own one line
+                print(f"synthprobe: error: {exc} ({shown})\nno results file was written", file=sys.stderr)
+                return EXIT_FAILED
             except Exception as exc:  # anything mid-run: no results file, clear message, non-zero exit
                 print(f"synthprobe: error: scoring failed ({shown}): {type(exc).__name__}: {exc}", file=sys.stderr)
                 return EXIT_FAILED
             threads = backend.runtime().get("torch_threads")
+            usage = backend.usage() if callable(getattr(backend, "usage", None)) else None
             model = named_model(backend.describe(), ref)
         finally:
             backend.close()
@@ -114,6 +119,7 @@ def cmd_score(args: argparse.Namespace) -> int:
             "settings": settings,
             "results": {"gpt3": {"rows": results}},
             "seconds": {"load": round(load_seconds, 2), "total": round(time.perf_counter() - started, 2)},
+            **({"usage": usage} if usage is not None else {}),
         })
         tables.append(format_table(results, model["name"]))
     doc = {
@@ -128,6 +134,9 @@ def cmd_score(args: argparse.Namespace) -> int:
     atomic_write_text(output, dumps_results(doc))
     args.written = output  # for what runs after the command (export.cli's --output-format)
     print("\n\n".join(tables))
+    for entry in entries:
+        if "usage" in entry:  # a server's token accounting for this run's requests
+            print(format_usage(entry["model"]["name"], entry["usage"]))
     if len(entries) > 1:
         from synthprobe.scoring.deeparithmark import format_comparisons
 

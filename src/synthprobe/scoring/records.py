@@ -18,6 +18,9 @@ A record is a plain dict (JSON-ready)::
     chosen_source  option_sources[pred_acc_norm]   (None without metadata)
     chosen_rank    rank of option_values[pred_acc_norm] among the values, 0 = smallest
     truncated    whether the context was left-truncated for any ending
+
+A server may score an ending -inf (impossible); the results file then holds ``null`` in its
+``logprob``/``per_token``/``per_char`` places (JSON has no infinity).
 """
 
 from __future__ import annotations

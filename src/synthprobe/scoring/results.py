@@ -42,7 +42,10 @@ fractions in [0, 1] except inside ``row``, which holds the table's percentages::
             "arithmark3": {... same layout ...}       # --compare only
           },
           "row": {"model", "params", "params_label", "deep", "soft", "d2", "d3", "d4", "d5",
-                  "arithmark3", "delta", "p_vs_chance"}  # percentages / points; null if absent
+                  "arithmark3", "delta", "p_vs_chance"},  # percentages / points; null if absent
+          "usage": {"requests", "prompt_tokens", "completion_tokens", "total_tokens",
+                    "max_tokens_total", "lowest_concurrency"}  # server-backed engines only: the
+                    # tokens the server reported (its usage) for the requests of this run
         }
       ]
     }
@@ -107,6 +110,18 @@ def table_row(entry: dict[str, Any]) -> dict[str, Any]:
                     if row["arithmark3"] is not None and row["deep"] is not None else None)
     row["p_vs_chance"] = deep["metrics"]["acc_norm"]["p_vs_chance"]
     return row
+
+
+def format_usage(name: str, usage: dict[str, Any]) -> str:
+    """The final line about what a server-backed run spent: "tokens (NAME): 1,234 prompt + 56
+    completion = 1,290 in 40 requests" (plus the budget and the lowest concurrency when set)."""
+    line = (f"tokens ({name}): {usage['prompt_tokens']:,} prompt + {usage['completion_tokens']:,} completion = "
+            f"{usage['total_tokens']:,} in {usage['requests']:,} requests")
+    if usage.get("max_tokens_total") is not None:
+        line += f" (budget {usage['max_tokens_total']:,})"
+    if usage.get("lowest_concurrency") is not None:
+        line += f"; the server pushed back, requests in flight went down to {usage['lowest_concurrency']}"
+    return line
 
 
 def format_table(rows: Sequence[dict[str, Any]]) -> str:

@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence, TypeVar
 
-from synthprobe.backends.base import ScoringError
+from synthprobe.backends.base import ScoringError, TokenBudgetSpent
 from synthprobe.scoring.cache import ScoreCache, from_cache_note, run_with_oom_backoff
 
 T = TypeVar("T")
@@ -83,6 +83,16 @@ def run_items(ids: Sequence[str], work: Callable[[list[int], int, Emit], T], *, 
 
         try:
             extra = work(todo, size, emit)
+        except TokenBudgetSpent as exc:
+            # a clean stop: what came back is kept, so the same command with a larger budget resumes
+            if cache is None:
+                raise TokenBudgetSpent(f"{exc}; {len(fresh)} items were scored and none is kept "
+                                       "(--no-cache)") from None
+            cache.append(list(fresh.values()))
+            n_cached = len(cache.load())
+            raise TokenBudgetSpent(f"{exc}; {min(n_cached, total)} of {total} items of {where} are cached: run "
+                                   "the same command with a larger --max-tokens-total (or without it) to "
+                                   "finish") from None
         except KeyboardInterrupt:
             if cache is None:
                 raise ScoringInterrupted.after(len(fresh), where, cached=None, total=total) from None
