@@ -53,6 +53,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterable, Literal, Protocol, Sequence, runtime_checkable
 
+from synthprobe.errors import InputError
+
 
 #: One chat turn: ``{"role": "system" | "user" | "assistant", "content": text}``.
 Message = dict[str, str]
@@ -61,9 +63,9 @@ Message = dict[str, str]
 ROLES = ("system", "user", "assistant")
 
 
-class ChatTemplateError(ValueError):
+class ChatTemplateError(InputError):
     """A conversation could not be rendered: the model has no chat template and none was given,
-    or the template failed to render. ``str(err)`` is the message shown to the user (exit 2)."""
+    or the template failed to render: bad input, so a command ends with exit status 2."""
 
 
 def check_conversations(conversations: Any) -> list[list[Message]]:

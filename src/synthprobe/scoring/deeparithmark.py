@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from synthprobe.version import __version__
+from synthprobe.backends.chat import ChatSetup
 from synthprobe.backends.spec import EMBEDDED_ALIAS
 from synthprobe.errors import InputError
 from synthprobe.formats.arithmark3 import load_arithmark3
@@ -22,6 +23,7 @@ from synthprobe.items import MCItem
 from synthprobe.io import atomic_write_json, check_not_input, sha256_file, slug
 from synthprobe.scoring import results as res
 from synthprobe.scoring.runner import run_items
+from synthprobe.tasks.deeparithmark import protocols as proto
 from synthprobe.tasks.deeparithmark.composition import RELEASE_FILE
 
 DEFAULT_DATA = RELEASE_FILE
@@ -52,6 +54,14 @@ class ScoreConfig:
     cache: bool = True
     #: Engine options (``--model-arg key=value``, ``--threads``), passed to ``load_backend``.
     model_args: dict[str, Any] = field(default_factory=dict)
+    #: ``--chat-template`` / ``--system-prompt`` (default: none, raw text).
+    chat: ChatSetup = field(default_factory=ChatSetup)
+    #: ``--protocol`` (one or more of loglik, letters, free; each model is scored under each).
+    protocols: tuple[str, ...] = ("loglik",)
+    #: ``--cot``: letters/free may reason before a final ``ANSWER:`` line.
+    cot: bool = False
+    #: ``--max-new-tokens`` for letters/free (default: :data:`protocols.MAX_NEW_TOKENS`).
+    max_new_tokens: int | None = None
 
 
 @dataclass
@@ -94,6 +104,13 @@ def validate(config: ScoreConfig) -> list[Dataset]:
         raise InputError(f"expected one of {', '.join(SCORERS)}, got {config.scorer!r}", field="--scorer")
     if not config.models:
         raise InputError("expected at least one model", field="--model")
+    bad = [x for x in config.protocols if x not in proto.PROTOCOLS]
+    if bad or not config.protocols:
+        raise InputError(f"expected one or more of {', '.join(proto.PROTOCOLS)}, got {','.join(config.protocols)!r}",
+                         field="--protocol")
+    if config.cot and "loglik" in config.protocols:
+        raise InputError("--cot lets a model reason before it answers; the loglik protocol generates nothing. "
+                         "Use --protocol letters or free with --cot", field="--cot")
     # every data file first: a bad item is reported before any model is looked up or loaded
     datasets = [load_dataset(config.data, "deeparithmark", config.limit)]
     if config.compare:
@@ -127,6 +144,115 @@ def _from_cache(rec: dict[str, Any], n_endings: int, where: str):
     return [EndingScore(float(a), int(b), int(c), bool(d)) for a, b, c, d in rows], bool(rec.get("truncated"))
 
 
+def templated_items(backend, items: list[MCItem], chat: ChatSetup) -> list[MCItem]:
+    """The items as a chat model sees them under ``loglik``: each context becomes the user turn
+    rendered with the assistant turn opened (the system prompt first when given); the endings
+    stay as written, so each is scored as the start of the assistant's answer (lm-eval 0.4.13
+    with ``--apply_chat_template`` drops the target delimiter, ``""`` in the exported YAML)."""
+    import dataclasses
+
+    if not chat.enabled:
+        return items
+    texts = backend.render_chat([chat.conversation(it.ctx) for it in items], template=chat.template_arg)
+    return [dataclasses.replace(it, ctx=t) for it, t in zip(items, texts)]
+
+
+def _chat_settings(config: ScoreConfig, backend, protocol: str) -> dict[str, Any]:
+    """Cache-key settings beyond the loglik defaults (none for a plain loglik run, so earlier
+    cache entries stay valid)."""
+    extra: dict[str, Any] = {}
+    if config.chat.enabled or config.chat.system_prompt is not None:
+        ident = config.chat.identity(backend)
+        extra["chat"] = {k: ident[k] for k in ("chat_template_sha256", "system_prompt_sha256")}
+    if protocol != "loglik":
+        extra["protocol"] = {"name": protocol, "cot": config.cot, "max_new_tokens": _budget(config, protocol),
+                             "prompt_version": 1}
+    return extra
+
+
+def _budget(config: ScoreConfig, protocol: str) -> int:
+    return config.max_new_tokens or proto.MAX_NEW_TOKENS[(protocol, config.cot)]
+
+
+def generate_dataset(backend, ds: Dataset, config: ScoreConfig, protocol: str, *,
+                     echo: Callable[[str], None] = print) -> dict[str, Any]:
+    """``letters`` / ``free``: one greedy answer per item (batched, stopped at a newline unless
+    ``--cot``), read back by :mod:`synthprobe.metrics.extract`; unparsed answers count as wrong
+    and are reported beside the accuracy."""
+    from collections import Counter
+
+    from synthprobe.metrics.summary import summarise
+    from synthprobe.scoring.cache import ScoreCache, cache_key, cacheable
+    from synthprobe.scoring.records import generation_record
+
+    chat = config.chat
+    cache = None
+    if config.cache and cacheable(backend):
+        settings = {"task": ds.key, "dtype": backend.dtype, "bos": config.bos, **_chat_settings(config, backend, protocol)}
+        cache = ScoreCache(cache_key(backend.fingerprint, ds.info["sha256"], settings))
+    where = f"{ds.key} · {protocol} · {backend.name}"
+    budget = _budget(config, protocol)
+    stop = proto.stop_strings(protocol, cot=config.cot)
+    t0 = time.perf_counter()
+
+    def work(todo: list[int], batch_size: int, emit):
+        texts = [proto.prompt(ds.items[i], protocol, cot=config.cot, chat=chat.enabled) for i in todo]
+        for k0 in range(0, len(todo), batch_size):
+            chunk = todo[k0:k0 + batch_size]
+            part = texts[k0:k0 + batch_size]
+            if chat.enabled:
+                gens = backend.generate_chat([chat.conversation(t) for t in part], budget, stop,
+                                             template=chat.template_arg, batch_size=batch_size,
+                                             progress=False, details=True)
+            else:
+                gens = backend.generate(part, budget, stop, batch_size=batch_size, progress=False, details=True)
+            for i, g in zip(chunk, gens):
+                emit(i, {"id": ds.items[i].id, "text": g.text, "finish": g.finish, "n_tokens": g.n_tokens})
+            if config.progress:
+                print(f"{where}: {min(k0 + batch_size, len(todo))}/{len(todo)} answers", file=sys.stderr, flush=True)
+        return None
+
+    result = run_items([it.id for it in ds.items], work, where=where, cache=cache, batch_size=config.batch_size,
+                       progress=config.progress, name=backend.name, echo=echo)
+    eval_s = time.perf_counter() - t0
+    records = [generation_record(it, protocol, str(r.get("text", "")), finish=r.get("finish"),
+                                 n_tokens=r.get("n_tokens"))
+               for it, r in zip(ds.items, result.records)]
+    n = len(records)
+    rules = Counter(r["rule"] for r in records)
+    unparsed_by_depth: dict[str, dict[str, Any]] = {}
+    for r in records:
+        d = unparsed_by_depth.setdefault(str(r["depth"]), {"n": 0, "unparsed": 0})
+        d["n"] += 1
+        d["unparsed"] += r["rule"] == "unparsed"
+    for d in unparsed_by_depth.values():
+        d["share"] = d["unparsed"] / d["n"]
+    written = Counter(r["chosen_source"] for r in records if not r["correct"])
+    block: dict[str, Any] = {
+        "dataset": {k: ds.info[k] for k in ("path", "sha256", "n_items")},
+        "protocol": protocol,
+        "cot": config.cot,
+        "max_new_tokens": budget,
+        "stop": stop,
+        "batch_size_used": result.batch_size,
+        "cached_items": result.cached,
+        "timing": {"eval_s": round(eval_s, 3),
+                   "items_per_s": round(len(result.todo) / eval_s, 3) if result.todo and eval_s > 0 else None,
+                   "generated_tokens": sum(r.get("n_generated_tokens") or 0 for r in records)},
+        "truncated": 0,
+        "extraction": {"rules": {k: rules.get(k, 0) for k in ("strict", "lax", "last", "value", "unparsed")},
+                       "unparsed": rules.get("unparsed", 0),
+                       "unparsed_share": rules.get("unparsed", 0) / n if n else None,
+                       "unparsed_by_depth": unparsed_by_depth,
+                       "finished_by_budget": sum(1 for r in records if r.get("finish") == "length")},
+        "wrong_answers": dict(sorted(written.items(), key=lambda kv: (-kv[1], kv[0]))),
+        "summary": summarise(records),
+    }
+    if config.save_predictions:
+        block["predictions"] = records
+    return block
+
+
 def score_dataset(backend, ds: Dataset, config: ScoreConfig, *,
                   echo: Callable[[str], None] = print) -> dict[str, Any]:
     """Score one data set with a loaded backend and summarise it.
@@ -146,9 +272,10 @@ def score_dataset(backend, ds: Dataset, config: ScoreConfig, *,
     cache = None
     if config.cache and cacheable(backend):
         settings = {"task": ds.key, "dtype": backend.dtype, "max_context": config.max_context,
-                    "bos": config.bos, "scorer": config.scorer}
+                    "bos": config.bos, "scorer": config.scorer, **_chat_settings(config, backend, "loglik")}
         cache = ScoreCache(cache_key(backend.fingerprint, ds.info["sha256"], settings))
     where = f"{ds.key} · {backend.name}"
+    ds = Dataset(ds.key, templated_items(backend, ds.items, config.chat), ds.info)
 
     def work(todo: list[int], batch_size: int, emit):
         def on_item(k: int, scores, truncated: bool) -> None:
@@ -188,7 +315,8 @@ def score_dataset(backend, ds: Dataset, config: ScoreConfig, *,
 
 
 def score_model(spec: str, datasets: list[Dataset], config: ScoreConfig, *,
-                echo: Callable[[str], None] = print) -> dict[str, Any]:
+                echo: Callable[[str], None] = print) -> list[dict[str, Any]]:
+    """Load ``spec`` once and score it under every protocol: one results entry per protocol."""
     from synthprobe.backends import load_backend
 
     t0 = time.perf_counter()
@@ -196,29 +324,42 @@ def score_model(spec: str, datasets: list[Dataset], config: ScoreConfig, *,
                            trust_remote_code=config.trust_remote_code, bos=config.bos, progress=config.progress,
                            **config.model_args)
     load_s = time.perf_counter() - t0
+    entries = []
     try:
-        rt = backend.runtime()  # library versions: torch, transformers, torch_threads for the HF engine
-        entry: dict[str, Any] = {
-            "model": backend.describe(),
-            "settings": {
-                "batch_size": config.batch_size,
-                "max_context": config.max_context,
-                "scorer": config.scorer,
-                "trust_remote_code": config.trust_remote_code,
-                "limit": config.limit,
-                **{k: rt[k] for k in ("torch", "transformers") if k in rt},
-                "synthprobe": __version__,
-                **{k: v for k, v in rt.items() if k not in ("torch", "transformers")},
-                "python": platform.python_version(),
-                "platform": platform.platform(terse=True),
-            },
-            "load_s": round(load_s, 3),
-            "results": {},
-        }
-        for ds in datasets:
-            entry["results"][ds.key] = score_dataset(backend, ds, config, echo=echo)
+        for protocol in config.protocols:
+            entries.append(_score_protocol(backend, protocol, datasets, config, load_s, echo=echo))
     finally:
         backend.close()
+    return entries
+
+
+def _score_protocol(backend, protocol: str, datasets: list[Dataset], config: ScoreConfig, load_s: float, *,
+                    echo: Callable[[str], None] = print) -> dict[str, Any]:
+    rt = backend.runtime()  # library versions: torch, transformers, torch_threads for the HF engine
+    entry: dict[str, Any] = {
+        "model": backend.describe(),
+        "chat": config.chat.identity(backend),
+        "protocol": {"name": protocol, "cot": config.cot if protocol != "loglik" else False},
+        "settings": {
+            "batch_size": config.batch_size,
+            "max_context": config.max_context,
+            "scorer": config.scorer,
+            "trust_remote_code": config.trust_remote_code,
+            "limit": config.limit,
+            **{k: rt[k] for k in ("torch", "transformers") if k in rt},
+            "synthprobe": __version__,
+            **{k: v for k, v in rt.items() if k not in ("torch", "transformers")},
+            "python": platform.python_version(),
+            "platform": platform.platform(terse=True),
+        },
+        "load_s": round(load_s, 3),
+        "results": {},
+    }
+    for ds in datasets:
+        if protocol == "loglik":
+            entry["results"][ds.key] = score_dataset(backend, ds, config, echo=echo)
+        else:
+            entry["results"][ds.key] = generate_dataset(backend, ds, config, protocol, echo=echo)
     entry["row"] = res.table_row(entry)
     return entry
 
@@ -229,9 +370,9 @@ def run(config: ScoreConfig, *, echo: Callable[[str], None] = print) -> tuple[di
     out = config.output or default_output(config.models)
     entries = []
     for spec in config.models:
-        entry = score_model(spec, datasets, config, echo=echo)
-        entries.append(entry)
-        echo(res.format_breakdown(entry))
+        for entry in score_model(spec, datasets, config, echo=echo):
+            entries.append(entry)
+            echo(res.format_breakdown(entry))
     doc = {
         "schema": res.SCHEMA,
         "schema_version": res.SCHEMA_VERSION,
@@ -240,8 +381,14 @@ def run(config: ScoreConfig, *, echo: Callable[[str], None] = print) -> tuple[di
         "datasets": {ds.key: ds.info for ds in datasets},
         "models": entries,
     }
+    effect = res.protocol_effect(entries)
+    if effect:
+        doc["protocol_effect"] = effect
     atomic_write_json(out, doc)
     echo("")
     echo(res.format_table([e["row"] for e in entries]))
+    if effect:
+        echo("")
+        echo(res.format_protocol_effect(effect))
     echo(f"\nresults: {out}")
     return doc, out

@@ -56,7 +56,7 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
-from synthprobe.results import DEPTHS, SCHEMA, SCHEMA_VERSION, card_cells, card_header, fmt_p
+from synthprobe.results import DEPTHS, SCHEMA, SCHEMA_VERSION, card_cells, card_header, fmt_p, variant_label
 
 ARITHMARK3_SHA256 = "bf8ab1a5193d52cdf0e05ff0b3ca226bdfcf416cb6e75562dcbe72e7e4559435"
 
@@ -90,8 +90,9 @@ def _pct(x: float | None) -> float | None:
 
 def table_row(entry: dict[str, Any]) -> dict[str, Any]:
     deep = entry["results"]["deeparithmark"]["summary"]
+    label = variant_label(entry)
     row: dict[str, Any] = {
-        "model": entry["model"]["name"],
+        "model": entry["model"]["name"] + (f" [{label}]" if label else ""),
         "params": entry["model"]["params"],
         "params_label": params_label(entry["model"]["params"]),
         "deep": _pct(deep["metrics"]["acc_norm"]["acc"]),
@@ -105,7 +106,68 @@ def table_row(entry: dict[str, Any]) -> dict[str, Any]:
     row["delta"] = (round(row["deep"] - row["arithmark3"], 2)
                     if row["arithmark3"] is not None and row["deep"] is not None else None)
     row["p_vs_chance"] = deep["metrics"]["acc_norm"]["p_vs_chance"]
+    ext = entry["results"]["deeparithmark"].get("extraction")
+    if ext is not None:
+        row["unparsed"] = _pct(ext["unparsed_share"])
     return row
+
+
+def _item_correct(block: dict[str, Any]) -> dict[str, tuple[Any, bool]] | None:
+    preds = block.get("predictions")
+    if not preds:
+        return None
+    return {str(r["id"]): (r.get("depth"), bool(r["correct_acc_norm"] if "correct" not in r else r["correct"]))
+            for r in preds}
+
+
+def protocol_effect(entries: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """For every model scored under several protocols in one file (``--protocol loglik,letters,
+    free --save-predictions``): each other protocol against the first one, on the same items,
+    overall and per depth: accuracies, the difference in points and the exact McNemar test
+    (:func:`synthprobe.metrics.stats.paired_difference`). The log-likelihood side counts its
+    primary metric (acc_norm); a generated answer counts when it is right (unparsed = wrong)."""
+    from synthprobe.metrics.stats import paired_difference
+
+    groups: dict[tuple, list[dict[str, Any]]] = {}
+    for e in entries:
+        chat = e.get("chat") or {}
+        key = (e["model"].get("fingerprint") or e["model"]["name"], chat.get("chat_template_sha256"),
+               chat.get("system_prompt_sha256"))
+        groups.setdefault(key, []).append(e)
+    out: list[dict[str, Any]] = []
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        ref = group[0]
+        ref_items = _item_correct(ref["results"]["deeparithmark"])
+        if ref_items is None:
+            continue
+        for other in group[1:]:
+            got = _item_correct(other["results"]["deeparithmark"])
+            if got is None:
+                continue
+            ids = [i for i in ref_items if i in got]
+            rows = [{"depth": "all", **paired_difference([ref_items[i][1] for i in ids], [got[i][1] for i in ids])}]
+            for d in sorted({ref_items[i][0] for i in ids if ref_items[i][0] is not None}):
+                sub = [i for i in ids if ref_items[i][0] == d]
+                rows.append({"depth": d, **paired_difference([ref_items[i][1] for i in sub],
+                                                             [got[i][1] for i in sub])})
+            out.append({"model": ref["model"]["name"], "reference": variant_label(ref) or "loglik",
+                        "other": variant_label(other) or "loglik", "rows": rows})
+    return out
+
+
+def format_protocol_effect(effect: Sequence[dict[str, Any]]) -> str:
+    """The paired differences as text: one block per (model, protocol pair)."""
+    lines: list[str] = []
+    for block in effect:
+        lines.append(f"protocol effect · {block['model']}: {block['other']} against {block['reference']} "
+                     "(same items; exact McNemar)")
+        for r in block["rows"]:
+            lines.append(f"  depth {str(r['depth']):<4} n={r['n']:<5} {r['reference_accuracy']:6.2f} % -> "
+                         f"{r['accuracy']:6.2f} %  delta {r['delta']:+6.2f} pts  b={r['b']} c={r['c']}  "
+                         f"p {fmt_p(r['p_mcnemar'])}")
+    return "\n".join(lines)
 
 
 def format_table(rows: Sequence[dict[str, Any]]) -> str:
@@ -130,6 +192,10 @@ def format_breakdown(entry: dict[str, Any], key: str = "deeparithmark") -> str:
     out = [f"{entry['model']['name']} — {key}: acc {100 * s['metrics']['acc']['acc']:.2f} %, "
            f"acc_norm {100 * s['metrics']['acc_norm']['acc']:.2f} %, "
            f"acc_char {100 * s['metrics']['acc_char']['acc']:.2f} %, soft {100 * s['metrics']['soft']:.2f} %"]
+    ext = entry["results"][key].get("extraction")
+    if ext is not None:
+        out.append(f"  unparsed {ext['unparsed']} of {s['n']} ({100 * ext['unparsed_share']:.1f} %, counted wrong); "
+                   "rules " + ", ".join(f"{k} {v}" for k, v in ext["rules"].items()))
     for name, field in (("depth", "by_depth"), ("template", "by_template")):
         for g, b in s[field].items():
             out.append(f"  {name} {g:<28} n={b['n']:<4} acc_norm {100 * b['acc_norm']:6.2f} %  "
