@@ -11,9 +11,10 @@ the first that finds an answer wins:
     several such lines the **last** one counts (a model that corrects itself ends with its final
     answer; taking the first is the published simple-evals bug).
 ``lax``
-    ``answer is X`` / ``Answer: X`` anywhere in a line, even followed by more text (the last
-    occurrence), or a text that is nothing but the answer with decoration (``(C)``, ``**B**``,
-    ``$B$``, ``B.``; ``$312``, ``312 dollars.``).
+    a text that is nothing but the answer with decoration (``(C)``, ``**B**``, ``$B$``, ``B.``;
+    ``$312``, ``312 dollars.``), one that opens with an option label and the option
+    (``A. $312``), or ``answer is X`` / ``Answer: X`` anywhere, even followed by more text (the
+    last occurrence).
 ``last``
     letters: the lettered options mentioned as standalone capitals (``A`` followed by a
     lower-case word is the article, not an option): if exactly one distinct letter is mentioned
@@ -81,6 +82,10 @@ def _lax_letter(text: str, letters: str) -> str | None:
                          re.IGNORECASE)
     if whole and whole.group(1).isupper():
         return whole.group(1)
+    # the answer opens with an option label and (part of) the option: "A. $312", "(B) 446 litres"
+    head = re.match(rf"{_DECOR}([{letters}])[.):]\s+\S", text.strip())
+    if head:
+        return head.group(1)
     pat = re.compile(rf"answer{_DECOR_AFTER}\s*(?:is|would be|:|：)\s*(?:option\s+)?{_DECOR}([{letters}])(?![A-Za-z])",
                      re.IGNORECASE)
     found = [m.group(1) for m in pat.finditer(text) if m.group(1).isupper()]
@@ -183,8 +188,11 @@ def _unit_words(unit: str) -> list[str]:
 
 def extract_number(text: str, *, unit: str = "", clock: bool = False, clock_pm: bool = False) -> Extraction:
     """The number (or clock time, in minutes after midnight) a generated text answers."""
+    raw = text
     if not text.strip():
-        return Extraction(text, None, "unparsed", "empty answer")
+        return Extraction(raw, None, "unparsed", "empty answer")
+    if not clock:
+        text = _strip_clock(text)  # "5:12" is a time, not the numbers 5 and 12
     one = _CLOCK if clock else rf"\$?\s*({_NUM})"
 
     def read(fragment: str) -> list[int | float]:
@@ -195,7 +203,7 @@ def extract_number(text: str, *, unit: str = "", clock: bool = False, clock_pm: 
     for line in reversed(lines):
         vals = read(line)
         if len(vals) == 1 or (vals and len(set(vals)) == 1):
-            return Extraction(text, vals[0], "strict")
+            return Extraction(raw, vals[0], "strict")
     lax = re.compile(rf"(?:answer{_DECOR_AFTER}\s*(?:is|would be|:|：)|=|\bis|\bwas|\bcomes to|\btotal of)\s*{_DECOR}({one})",
                      re.IGNORECASE)
     found = [m.group(1) for m in lax.finditer(text)]
@@ -205,10 +213,10 @@ def extract_number(text: str, *, unit: str = "", clock: bool = False, clock_pm: 
     for frag in reversed(found):
         vals = read(frag)
         if vals:
-            return Extraction(text, vals[-1], "lax")
+            return Extraction(raw, vals[-1], "lax")
     vals = read(text)
     if not vals:
-        return Extraction(text, None, "unparsed", "no clock time found" if clock else "no number found")
+        return Extraction(raw, None, "unparsed", "no clock time found" if clock else "no number found")
     words = _unit_words(unit)
     if words and not clock:
         with_unit = []
@@ -216,5 +224,5 @@ def extract_number(text: str, *, unit: str = "", clock: bool = False, clock_pm: 
             if (m.group(1) and unit == "$") or (m.group(3) and m.group(3).lower() in words):
                 with_unit.append(_to_number(m.group(2)))
         if with_unit:
-            return Extraction(text, with_unit[-1], "last")
-    return Extraction(text, vals[-1], "last")
+            return Extraction(raw, with_unit[-1], "last")
+    return Extraction(raw, vals[-1], "last")
