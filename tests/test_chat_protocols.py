@@ -148,3 +148,30 @@ def test_templated_loglik_agrees_with_lm_eval_apply_chat_template(tmp_path):
     assert got["n"] == got["n_lm_eval"] == 20
     assert got["acc_same"] == 20 and got["acc_char_same"] == 20
     assert got["lm_eval_context"].endswith("<|im_start|>assistant\n")
+
+
+def test_gpt3_demonstrations_single_turn_or_multiturn_and_sat_letters(tmp_path, fixed):
+    from fixed_answer_engine import FixedAnswers
+
+    base = ["score", "gpt3", "--model", "fixed:x", "--tasks", "2D+", "--shots", "2", "--limit", "2", "--quiet",
+            "--no-cache", "--chat-template", "auto", "--system-prompt", "Be brief."]
+    FixedAnswers.SEEN.clear()
+    assert main([*base, "--output", str(tmp_path / "one.json")]) == 0
+    single = list(FixedAnswers.SEEN)
+    assert [m["role"] for m in single[0]] == ["system", "user"] and single[0][0]["content"] == "Be brief."
+    assert single[0][1]["content"].count("Q:") == 3          # two demonstrations and the test item, one turn
+    FixedAnswers.SEEN.clear()
+    assert main([*base, "--fewshot-as-multiturn", "--output", str(tmp_path / "multi.json")]) == 0
+    multi = list(FixedAnswers.SEEN)
+    assert [m["role"] for m in multi[0]] == ["system", "user", "assistant", "user", "assistant", "user"]
+    assert multi[0][2]["content"].strip() and "Q:" not in multi[0][2]["content"]
+    doc = json.loads((tmp_path / "multi.json").read_text())
+    assert doc["models"][0]["chat"]["fewshot_layout"] == "multiturn"
+    assert doc["models"][0]["results"]["gpt3"]["rows"][0]["chat"]["system_prompt"] == "Be brief."
+
+    out = tmp_path / "sat.json"
+    assert main(["score", "gpt3", "--model", "fixed:x", "--tasks", "SAT", "--shots", "zero", "--limit", "3",
+                 "--quiet", "--no-cache", "--protocol", "letters", "--output", str(out)]) == 0
+    (row,) = json.loads(out.read_text())["models"][0]["results"]["gpt3"]["rows"]
+    assert row["protocol"] == "letters" and row["unparsed"] == 0 and row["n"] == 3
+    assert all(it["parsed"] == "B" and it["prediction"] == 1 for it in row["items"])
