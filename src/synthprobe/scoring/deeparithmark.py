@@ -22,7 +22,7 @@ from synthprobe.formats.arithmark3 import load_arithmark3
 from synthprobe.items import MCItem
 from synthprobe.io import atomic_write_json, check_not_input, sha256_file, slug
 from synthprobe.scoring import results as res
-from synthprobe.scoring.runner import run_items
+from synthprobe.scoring.runner import batches, run_items
 from synthprobe.tasks.deeparithmark import protocols as proto
 from synthprobe.tasks.deeparithmark.composition import RELEASE_FILE
 
@@ -195,11 +195,13 @@ def generate_dataset(backend, ds: Dataset, config: ScoreConfig, protocol: str, *
     stop = proto.stop_strings(protocol, cot=config.cot)
     t0 = time.perf_counter()
 
+    texts = [proto.prompt(it, protocol, cot=config.cot, chat=chat.enabled) for it in ds.items]
+
     def work(todo: list[int], batch_size: int, emit):
-        texts = [proto.prompt(ds.items[i], protocol, cot=config.cot, chat=chat.enabled) for i in todo]
-        for k0 in range(0, len(todo), batch_size):
-            chunk = todo[k0:k0 + batch_size]
-            part = texts[k0:k0 + batch_size]
+        # longest prompts first (little padding), one progress bar; a resumed run forms the same batches
+        for chunk in batches(todo, batch_size, length=lambda i: len(texts[i]), tiebreak=lambda i: i, desc=where,
+                             total=len(ds.items), progress=config.progress):
+            part = [texts[i] for i in chunk]
             if chat.enabled:
                 gens = backend.generate_chat([chat.conversation(t) for t in part], budget, stop,
                                              template=chat.template_arg, batch_size=batch_size,
@@ -208,8 +210,6 @@ def generate_dataset(backend, ds: Dataset, config: ScoreConfig, protocol: str, *
                 gens = backend.generate(part, budget, stop, batch_size=batch_size, progress=False, details=True)
             for i, g in zip(chunk, gens):
                 emit(i, {"id": ds.items[i].id, "text": g.text, "finish": g.finish, "n_tokens": g.n_tokens})
-            if config.progress:
-                print(f"{where}: {min(k0 + batch_size, len(todo))}/{len(todo)} answers", file=sys.stderr, flush=True)
         return None
 
     result = run_items([it.id for it in ds.items], work, where=where, cache=cache, batch_size=config.batch_size,
