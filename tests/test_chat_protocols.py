@@ -41,6 +41,13 @@ def test_bad_chat_and_protocol_flags_exit_2_and_write_nothing(tmp_path, capsys, 
     assert not out.exists()
 
 
+def test_multiturn_demonstrations_need_a_template(tmp_path, capsys, fixed):
+    out = tmp_path / "g.json"
+    assert main(["score", "gpt3", "--model", "fixed:x", "--tasks", "2D+", "--limit", "1", "--quiet",
+                 "--fewshot-as-multiturn", "--output", str(out)]) == 2
+    assert "multiturn demonstrations need a chat template" in capsys.readouterr().err and not out.exists()
+
+
 def test_a_template_file_with_a_syntax_error_is_refused_with_its_line(tmp_path, capsys, fixed):
     bad = tmp_path / "bad.jinja"
     bad.write_text("{% for m in messages %}\n{{ m['content'] }\n{% endfor %}\n")
@@ -106,6 +113,12 @@ def test_letters_and_free_records_unparsed_answers_and_the_protocol_effect(tmp_p
     assert overall["reference_correct"] == sum(ref) and 0 <= overall["p_mcnemar"] <= 1
     assert {r["depth"] for r in effect[0]["rows"][1:]} == {2, 3, 4, 5}
     assert "protocol effect" in printed
+
+    # the report shows the rows apart, the unparsed answers and the paired differences
+    assert main(["report", str(out), "--out", str(tmp_path / "report")]) == 0
+    page = (tmp_path / "report" / "index.html").read_text()
+    assert "Protocol effect" in page and "McNemar p" in page and "[letters chat:auto" in page
+    assert "2 (33.3 %, counted wrong)" in page
 
 
 @pytest.mark.slow
