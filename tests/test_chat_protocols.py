@@ -188,3 +188,16 @@ def test_gpt3_demonstrations_single_turn_or_multiturn_and_sat_letters(tmp_path, 
     (row,) = json.loads(out.read_text())["models"][0]["results"]["gpt3"]["rows"]
     assert row["protocol"] == "letters" and row["unparsed"] == 0 and row["n"] == 3
     assert all(it["parsed"] == "B" and it["prediction"] == 1 for it in row["items"])
+
+
+@pytest.mark.slow
+def test_real_model_gpt3_as_chat_turns_and_sat_letters(tmp_path):
+    out = tmp_path / "g.json"
+    assert main(["score", "gpt3", "--tasks", "2D+,SAT", "--shots", "one", "--limit", "3", "--quiet", "--no-cache",
+                 "--chat-template", "auto", "--fewshot-as-multiturn", "--protocol", "letters",
+                 "--output", str(out)]) == 0
+    entry = json.loads(out.read_text())["models"][0]
+    rows = {r["code"]: r for r in entry["results"]["gpt3"]["rows"]}
+    assert entry["chat"]["fewshot_layout"] == "multiturn" and rows["2D+"]["chat"]["chat_template"] == "auto"
+    assert rows["SAT"]["protocol"] == "letters" and len(rows["SAT"]["items"]) == 3
+    assert all(it["rule"] in ("strict", "lax", "last", "value", "unparsed") for it in rows["SAT"]["items"])

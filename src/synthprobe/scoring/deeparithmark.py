@@ -248,9 +248,23 @@ def generate_dataset(backend, ds: Dataset, config: ScoreConfig, protocol: str, *
         "wrong_answers": dict(sorted(written.items(), key=lambda kv: (-kv[1], kv[0]))),
         "summary": summarise(records),
     }
+    if protocol == "free":
+        _no_chance_test(block["summary"])
     if config.save_predictions:
         block["predictions"] = records
     return block
+
+
+def _no_chance_test(summary: dict[str, Any]) -> None:
+    """``free`` offers no options to guess among, so a test against 1/4 would say nothing: its
+    p-values are null (the summary's ``chance`` stays the letters' 1/4 for the layout)."""
+    for block in summary["metrics"].values():
+        if isinstance(block, dict) and "p_vs_chance" in block:
+            block["p_vs_chance"] = None
+    for field_ in ("by_depth", "by_template", "by_topic", "by_category"):
+        for block in summary[field_].values():
+            block["p_vs_chance"] = None
+    summary["chance_note"] = "free: the model writes the value, there is no chance level to test against"
 
 
 def score_dataset(backend, ds: Dataset, config: ScoreConfig, *,
