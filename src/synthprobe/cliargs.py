@@ -215,12 +215,14 @@ class _OneModel(argparse.Action):
 
 
 def add_model_args(p: argparse.ArgumentParser, *, multiple: bool = False, batch_size: int | None = None,
-                   quiet_alias: bool = True) -> None:
+                   quiet_alias: bool = True, chat: bool = False) -> None:
     """The flags of every command that loads a model: ``--model`` (repeatable with ``multiple``:
     ``args.models``, read with :func:`model_refs`; else one, ``args.model``, a second refused),
     ``--model-arg key=value`` (engine options), ``--dtype``, ``--device``, ``--threads``,
     ``--concurrency`` (a server-backed engine's requests in flight), ``--batch-size`` (when the command batches, default ``batch_size``) and one progress switch
-    ``--progress/--no-progress`` (``--quiet`` = ``--no-progress``). See :func:`backend_options`."""
+    ``--progress/--no-progress`` (``--quiet`` = ``--no-progress``). See :func:`backend_options`.
+    ``chat``: also ``--chat-template`` and ``--system-prompt`` (the commands that send prompts
+    as chat turns); :func:`chat_setup` reads them."""
     from synthprobe.backends.spec import EMBEDDED_ALIAS
 
     where = ("an alias ({a}: the embedded default), a local model folder, a local .gguf file, or a hub id "
@@ -257,10 +259,41 @@ def add_model_args(p: argparse.ArgumentParser, *, multiple: bool = False, batch_
                         "tokens (prompt + completion, from its usage) spent in this run; the run then stops "
                         "(exit 1, no results file), the finished items stay in the score cache, and the same "
                         "command with a larger N resumes (default: no limit)")
+    if chat:
+        p.add_argument("--chat-template", default="none", metavar="auto|none|PATH",
+                       help="send every prompt as a user turn rendered by a chat template: 'auto' = the model's "
+                            "own (the tokenizer's; the embedded model has one), PATH = a Jinja file rendered as "
+                            "transformers renders tokenizer templates, 'none' = raw text as always (default: "
+                            "%(default)s, so earlier scores stand). Under a template a log-likelihood ending is "
+                            "scored as the start of the assistant turn; the results record the template's name "
+                            "and SHA-256")
+        p.add_argument("--system-prompt", default=None, metavar="TEXT",
+                       help="a system turn before every prompt (needs --chat-template; recorded with its SHA-256)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
                    help="show progress bars (default: on)")
     if quiet_alias:
         p.add_argument("--quiet", action="store_false", dest="progress", help="the same as --no-progress")
+
+
+def chat_setup(args: argparse.Namespace):
+    """The :class:`~synthprobe.backends.chat.ChatSetup` of ``--chat-template``, ``--system-prompt``
+    and (where the command has it) ``--fewshot-as-multiturn``; a missing or unparsable template
+    file, or a system prompt or multiturn layout without a template, is an :class:`InputError`."""
+    from synthprobe.backends.chat import AUTO, NONE, ChatSetup, read_template
+
+    source = getattr(args, "chat_template", NONE) or NONE
+    system = getattr(args, "system_prompt", None)
+    multiturn = bool(getattr(args, "fewshot_as_multiturn", False))
+    if source == NONE:
+        if system is not None:
+            raise InputError("a system prompt needs a chat template; add --chat-template auto or PATH",
+                             field="--system-prompt")
+        if multiturn:
+            raise InputError("multiturn demonstrations need a chat template; add --chat-template auto or PATH",
+                             field="--fewshot-as-multiturn")
+        return ChatSetup()
+    text = None if source == AUTO else read_template(source)
+    return ChatSetup(source=source, text=text, system_prompt=system, fewshot_as_multiturn=multiturn)
 
 
 def engine_options(args: argparse.Namespace) -> dict:

@@ -412,3 +412,45 @@ def card_cells(row: Mapping[str, Any], depths: Sequence[int] = DEPTHS, *, compar
             + ([pct("arithmark3"), DASH if delta is None else f"{delta:+.2f}".replace("-", MINUS)] if compare else [])
             + [fmt_p(row.get("p_vs_chance"))])
 
+
+# -- how a model was asked: protocol and chat template -----------------------------------------
+
+
+def variant_label(entry: dict[str, Any]) -> str:
+    """What sets one results entry apart from another of the same model: the protocol (when
+    not ``loglik``), ``+cot``, the chat template (name and the first 8 hex digits of its
+    SHA-256) and the system prompt's hash; ``""`` for a plain log-likelihood run without a
+    template. Tables append it to the model's name, so rows that differ only in template,
+    system prompt or protocol are never merged."""
+    parts: list[str] = []
+    proto = entry.get("protocol") if isinstance(entry.get("protocol"), dict) else {}
+    name = proto.get("name", "loglik")
+    if name != "loglik":
+        parts.append(str(name) + ("+cot" if proto.get("cot") else ""))
+    chat = entry.get("chat") if isinstance(entry.get("chat"), dict) else {}
+    if chat.get("chat_template", "none") != "none":
+        sha = str(chat.get("chat_template_sha256") or "")[:8]
+        parts.append(f"chat:{chat.get('chat_template_name')}@{sha}")
+    if chat.get("system_prompt_sha256"):
+        parts.append(f"sys@{str(chat['system_prompt_sha256'])[:8]}")
+    return " ".join(parts)
+
+
+def variant_settings(entry: dict[str, Any]) -> dict[str, str]:
+    """The protocol and chat block as text for a report's run table (empty for an entry that
+    records neither)."""
+    out: dict[str, str] = {}
+    proto = entry.get("protocol") if isinstance(entry.get("protocol"), dict) else None
+    if proto:
+        out["protocol"] = str(proto.get("name", "loglik")) + (" (cot)" if proto.get("cot") else "")
+    chat = entry.get("chat") if isinstance(entry.get("chat"), dict) else None
+    if chat:
+        out["chat template"] = str(chat.get("chat_template_name", "none"))
+        if chat.get("chat_template_sha256"):
+            out["chat template SHA-256"] = str(chat["chat_template_sha256"])
+        if chat.get("system_prompt") is not None:
+            out["system prompt"] = str(chat["system_prompt"])
+            out["system prompt SHA-256"] = str(chat.get("system_prompt_sha256"))
+        if chat.get("fewshot_layout"):
+            out["few-shot layout"] = str(chat["fewshot_layout"])
+    return out

@@ -17,12 +17,12 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from synthprobe.backends.base import (Backend, BaseBackend, ChoiceRun, EndingScore, Generation, ModelLoadError,
-                                      ScoringError, TokenBudgetSpent)
+from synthprobe.backends.base import (Backend, BaseBackend, ChatTemplateError, ChoiceRun, EndingScore, Generation,
+                                      Message, ModelLoadError, ScoringError, TokenBudgetSpent, check_conversations)
 from synthprobe.backends.spec import EMBEDDED_ALIAS, ModelSpec, resolve_spec
 
-__all__ = ["Backend", "BaseBackend", "ChoiceRun", "EndingScore", "Generation", "ModelLoadError", "ScoringError",
-           "TokenBudgetSpent",
+__all__ = ["Backend", "BaseBackend", "ChatTemplateError", "Message", "check_conversations", "ChoiceRun", "EndingScore",
+           "Generation", "ModelLoadError", "ScoringError", "TokenBudgetSpent",
            "EMBEDDED_ALIAS", "ModelSpec", "resolve_spec", "load_backend", "check_backend", "register_engine",
            "ENGINES", "DEFAULT_KIND"]
 

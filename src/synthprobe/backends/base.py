@@ -16,6 +16,27 @@ from ``load(spec, **options)``; nothing outside ``backends/`` touches a tokenize
     Greedy continuations (``details=True``: :class:`Generation` objects saying how each ended)
     and ``n`` seeded samples per prompt.
 
+``generate_chat(conversations, max_new_tokens, stop, *, template=None, ...)``
+    The same greedy continuations for chat requests: each request is a conversation, a list of
+    :data:`Message` dicts ``{"role": "system"|"user"|"assistant", "content": str}``, and the
+    model answers as the assistant. Same keywords and return shape as ``generate``.
+    ``template``: Jinja text of a chat template to use instead of the model's own (``None``:
+    the model's own). In-process engines render the conversation with ``render_chat`` and call
+    ``generate`` (:class:`BaseBackend` does this); a chat-only HTTP engine sends the messages.
+
+``render_chat(conversations, *, template=None)``
+    Each conversation as the prompt text the model sees, with the generation prompt (the start
+    of the assistant turn) added, as ``tokenizer.apply_chat_template(..., tokenize=False,
+    add_generation_prompt=True)`` renders it. A model without a template (and no ``template``
+    given), or a template that fails to render, raises :class:`ChatTemplateError`.
+    ``chat_template_text()`` is the model's own template (None when it has none or the engine
+    cannot see it, e.g. a server).
+
+``can_loglik``
+    True when ``loglikelihood``/``run_choices`` work (every engine but a chat-only endpoint,
+    which returns no prompt log-probabilities: it sets False and raises in ``loglikelihood``);
+    commands check it before loading anything else and name the protocols that do work.
+
 ``count_tokens(text)``, ``describe()``, ``runtime()``, ``close()``
     plus the identity fields ``name``, ``fingerprint``, ``n_params``, ``dtype``, ``device``,
     ``bos`` and ``max_length`` (the model's positions, or None).
@@ -31,6 +52,40 @@ from __future__ import annotations
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterable, Literal, Protocol, Sequence, runtime_checkable
+
+from synthprobe.errors import InputError
+
+
+#: One chat turn: ``{"role": "system" | "user" | "assistant", "content": text}``.
+Message = dict[str, str]
+
+#: The roles a :data:`Message` may carry.
+ROLES = ("system", "user", "assistant")
+
+
+class ChatTemplateError(InputError):
+    """A conversation could not be rendered: the model has no chat template and none was given,
+    or the template failed to render: bad input, so a command ends with exit status 2."""
+
+
+def check_conversations(conversations: Any) -> list[list[Message]]:
+    """The conversations of a chat request, checked: a sequence of non-empty lists of
+    :data:`Message` dicts with a known role and string content. Raises ``TypeError`` /
+    ``ValueError`` naming the conversation and turn at fault."""
+    if isinstance(conversations, (str, dict)):
+        raise TypeError("conversations must be a sequence of message lists")
+    out: list[list[Message]] = []
+    for i, conv in enumerate(conversations):
+        if isinstance(conv, (str, dict)) or not conv:
+            raise TypeError(f"conversation {i}: expected a non-empty list of messages, got {conv!r:.80}")
+        turns: list[Message] = []
+        for j, m in enumerate(conv):
+            if not isinstance(m, dict) or m.get("role") not in ROLES or not isinstance(m.get("content"), str):
+                raise ValueError(f"conversation {i}, turn {j}: expected {{'role': one of {', '.join(ROLES)}, "
+                                 f"'content': str}}, got {m!r:.80}")
+            turns.append({"role": m["role"], "content": m["content"]})
+        out.append(turns)
+    return out
 
 
 class ModelLoadError(RuntimeError):
@@ -131,6 +186,7 @@ class Backend(Protocol):
     device: str
     bos: bool
     max_length: int | None
+    can_loglik: bool
 
     def loglikelihood(self, pairs: Iterable[tuple[str, str]], *, batch_size: int = 32,
                       max_context: int = 1024, progress: bool = False) -> list[EndingScore]:
@@ -157,6 +213,19 @@ class Backend(Protocol):
                skip_leading_whitespace: bool = False) -> list[list[Generation]]:
         ...
 
+    def generate_chat(self, conversations: Sequence[Sequence[Message]], max_new_tokens: int,
+                      stop: str | Sequence[str] | None = None, *, template: str | None = None,
+                      batch_size: int = 16, progress: bool = True,
+                      details: bool = False) -> list[str] | list[Generation]:
+        ...
+
+    def render_chat(self, conversations: Sequence[Sequence[Message]], *,
+                    template: str | None = None) -> list[str]:
+        ...
+
+    def chat_template_text(self) -> str | None:
+        ...
+
     def count_tokens(self, text: str) -> int:
         ...
 
@@ -181,6 +250,7 @@ class BaseBackend:
     device: str = "cpu"
     bos: bool = False
     max_length: int | None = None
+    can_loglik: bool = True
 
     def loglikelihood(self, pairs: Iterable[tuple[str, str]], *, batch_size: int = 32,
                       max_context: int = 1024, progress: bool = False) -> list[EndingScore]:
@@ -223,6 +293,26 @@ class BaseBackend:
                batch_size: int = 16, progress: bool = True,
                skip_leading_whitespace: bool = False) -> list[list[Generation]]:
         raise ScoringError(f"the {type(self).__name__} engine cannot sample; use temperature 0 (greedy decoding)")
+
+    def generate_chat(self, conversations: Sequence[Sequence[Message]], max_new_tokens: int,
+                      stop: str | Sequence[str] | None = None, *, template: str | None = None,
+                      batch_size: int = 16, progress: bool = True,
+                      details: bool = False) -> list[str] | list[Generation]:
+        """Render each conversation with :meth:`render_chat` and continue it with :meth:`generate`
+        (greedy). The rendered prompt ends with the assistant turn's opening, so the text that
+        comes back is the assistant's answer. A chat-only engine overrides this to send the
+        messages themselves."""
+        prompts = self.render_chat(conversations, template=template)
+        return self.generate(prompts, max_new_tokens, stop, batch_size=batch_size, progress=progress,
+                             details=details)
+
+    def render_chat(self, conversations: Sequence[Sequence[Message]], *,
+                    template: str | None = None) -> list[str]:
+        raise ChatTemplateError(f"the {type(self).__name__} engine cannot render chat templates")
+
+    def chat_template_text(self) -> str | None:
+        """The model's own chat template (Jinja text), or None."""
+        return None
 
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text``; by default its UTF-8 bytes, an upper bound for byte-level vocabularies."""

@@ -424,6 +424,18 @@ class VLLMBackend(BaseBackend):
         return [gens[i * n:(i + 1) * n] for i in range(len(encoded))]
 
     # -- identity --------------------------------------------------------------------------
+    def render_chat(self, conversations: Sequence[Any], *, template: str | None = None) -> list[str]:
+        """Conversations as prompt text through the tokenizer's chat template (or ``template``);
+        see :func:`synthprobe.backends.chat.render_with_tokenizer`."""
+        from synthprobe.backends.chat import render_with_tokenizer
+
+        return render_with_tokenizer(self.tokenizer, conversations, template=template, where=self.name)
+
+    def chat_template_text(self) -> str | None:
+        from synthprobe.backends.chat import tokenizer_template
+
+        return tokenizer_template(self.tokenizer)
+
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` as a prompt is encoded (no special tokens)."""
         return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])

@@ -40,6 +40,7 @@ SECTIONS = (
     "synthprobe.report.steps",
     "synthprobe.report.sweep",
     "synthprobe.report.number_format",
+    "synthprobe.report.protocol_effect",
     "synthprobe.report.contamination",
 )
 

@@ -55,7 +55,22 @@ def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> No
     base = root or Path()
     p.add_argument("--data", type=Path, default=base / DEFAULT_DATA, metavar="PATH",
                    help="Deep Arithmark JSONL file (default: %(default)s)")
-    add_model_args(p, multiple=True, batch_size=32)
+    add_model_args(p, multiple=True, batch_size=32, chat=True)
+    p.add_argument("--protocol", default="loglik", metavar="NAME[,NAME...]",
+                   help="how each item is asked (default: %(default)s). loglik: ArithMark 3.0's protocol, the "
+                        "endings' log-likelihoods compared; letters: the endings shown as A-D, the model answers "
+                        "one letter; free: the sentence alone, the model writes the value, compared as a number "
+                        "with the item's unit (a clock time as a time). letters/free generate greedily and read the "
+                        "answer back (strict answer line, lax patterns, the last unambiguous letter or number); an "
+                        "answer that cannot be read counts as wrong and is reported as 'unparsed'. Several, comma-"
+                        "separated (e.g. loglik,letters,free): each model is scored under each on the same items, "
+                        "with the paired difference per depth (exact McNemar); per-item predictions are then kept")
+    p.add_argument("--cot", action="store_true",
+                   help="letters/free: let the model reason first and end with a line 'ANSWER: ...' (refused with "
+                        "loglik)")
+    p.add_argument("--max-new-tokens", type=positive_int, default=None, metavar="N",
+                   help="letters/free: tokens a model may generate per answer (default: 8 for letters, 16 for free, "
+                        "320 with --cot)")
     p.add_argument("--shots", action=_ZeroShot, help=argparse.SUPPRESS)
     p.add_argument("--max-context", type=int_at_least(2), default=1024, metavar="N",
                    help="longest request in tokens; contexts are left-truncated to N minus the ending "
@@ -108,12 +123,17 @@ def config_from_args(args: argparse.Namespace):
         inputs.append((args.compare_data or args._compare_default, "--compare-data"))
     if not output.is_dir():  # a folder gets its own message in validate()
         check_outputs([(output, "--output")], inputs, overwrite=args.overwrite)
+    from synthprobe.cliargs import chat_setup
+
+    chat = chat_setup(args)
+    protocols = tuple(x.strip() for x in str(args.protocol).split(",") if x.strip())
     return ScoreConfig(
+        chat=chat, protocols=protocols, cot=args.cot, max_new_tokens=args.max_new_tokens,
         data=args.data, models=models, dtype=args.dtype, device=args.device,
         batch_size=args.batch_size, max_context=args.max_context, trust_remote_code=args.trust_remote_code,
         bos=args.bos, limit=args.limit, compare=args.compare,
         compare_data=args.compare_data or args._compare_default,
-        save_predictions=args.save_predictions,
+        save_predictions=args.save_predictions or len(protocols) > 1,
         output=output, scorer=args.scorer,
         progress=args.progress, cache=not args.no_cache,
         model_args=engine_options(args))

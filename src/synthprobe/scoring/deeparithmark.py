@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from synthprobe.version import __version__
+from synthprobe.backends.chat import ChatSetup
 from synthprobe.backends.spec import EMBEDDED_ALIAS
 from synthprobe.cliargs import ModelRef, NameRegistry, named_model
 from synthprobe.errors import InputError
@@ -22,7 +23,8 @@ from synthprobe.formats.arithmark3 import load_arithmark3
 from synthprobe.items import MCItem
 from synthprobe.io import atomic_write_json, check_not_input, sha256_file, slug
 from synthprobe.scoring import results as res
-from synthprobe.scoring.runner import run_items
+from synthprobe.scoring.runner import batches, run_items
+from synthprobe.tasks.deeparithmark import protocols as proto
 from synthprobe.tasks.deeparithmark.composition import RELEASE_FILE
 
 DEFAULT_DATA = RELEASE_FILE
@@ -54,6 +56,14 @@ class ScoreConfig:
     cache: bool = True
     #: Engine options (``--model-arg key=value``, ``--threads``), passed to ``load_backend``.
     model_args: dict[str, Any] = field(default_factory=dict)
+    #: ``--chat-template`` / ``--system-prompt`` (default: none, raw text).
+    chat: ChatSetup = field(default_factory=ChatSetup)
+    #: ``--protocol`` (one or more of loglik, letters, free; each model is scored under each).
+    protocols: tuple[str, ...] = ("loglik",)
+    #: ``--cot``: letters/free may reason before a final ``ANSWER:`` line.
+    cot: bool = False
+    #: ``--max-new-tokens`` for letters/free (default: :data:`protocols.MAX_NEW_TOKENS`).
+    max_new_tokens: int | None = None
 
 
 @dataclass
@@ -101,6 +111,13 @@ def validate(config: ScoreConfig) -> list[Dataset]:
         raise InputError(f"expected one of {', '.join(SCORERS)}, got {config.scorer!r}", field="--scorer")
     if not config.models:
         raise InputError("expected at least one model", field="--model")
+    bad = [x for x in config.protocols if x not in proto.PROTOCOLS]
+    if bad or not config.protocols:
+        raise InputError(f"expected one or more of {', '.join(proto.PROTOCOLS)}, got {','.join(config.protocols)!r}",
+                         field="--protocol")
+    if config.cot and "loglik" in config.protocols:
+        raise InputError("--cot lets a model reason before it answers; the loglik protocol generates nothing. "
+                         "Use --protocol letters or free with --cot", field="--cot")
     # every data file first: a bad item is reported before any model is looked up or loaded
     datasets = [load_dataset(config.data, "deeparithmark", config.limit)]
     if config.compare:
@@ -108,8 +125,10 @@ def validate(config: ScoreConfig) -> list[Dataset]:
             raise InputError(f"ArithMark 3.0 file not found. {ARITHMARK3_HOWTO}", path=config.compare_data,
                              field="--compare-data")
         datasets.append(load_dataset(config.compare_data, "arithmark3", config.limit))
-    for ref in map(as_ref, config.models):  # the ArithMark 3.0 protocol reads log-likelihoods
-        check_backend(ref.spec, needs=("loglikelihood",), dtype=config.dtype, device=config.device, **config.model_args)
+    # the ArithMark 3.0 protocol reads log-likelihoods; letters and free only generate
+    needs = ("loglikelihood",) if "loglik" in config.protocols else ()
+    for ref in map(as_ref, config.models):
+        check_backend(ref.spec, needs=needs, dtype=config.dtype, device=config.device, **config.model_args)
     out = config.output or default_output(config.models)
     if out.exists() and out.is_dir():
         raise InputError("is a folder; expected a file name for the results JSON", path=out, field="--output")
@@ -145,6 +164,130 @@ def _finite_or_null(record: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def templated_items(backend, items: list[MCItem], chat: ChatSetup) -> list[MCItem]:
+    """The items as a chat model sees them under ``loglik``: each context becomes the user turn
+    rendered with the assistant turn opened (the system prompt first when given); the endings
+    stay as written, so each is scored as the start of the assistant's answer (lm-eval 0.4.13
+    with ``--apply_chat_template`` drops the target delimiter, ``""`` in the exported YAML)."""
+    import dataclasses
+
+    if not chat.enabled:
+        return items
+    texts = backend.render_chat([chat.conversation(it.ctx) for it in items], template=chat.template_arg)
+    return [dataclasses.replace(it, ctx=t) for it, t in zip(items, texts)]
+
+
+def _chat_settings(config: ScoreConfig, backend, protocol: str) -> dict[str, Any]:
+    """Cache-key settings beyond the loglik defaults (none for a plain loglik run, so earlier
+    cache entries stay valid)."""
+    extra: dict[str, Any] = {}
+    if config.chat.enabled or config.chat.system_prompt is not None:
+        ident = config.chat.identity(backend)
+        extra["chat"] = {k: ident[k] for k in ("chat_template_sha256", "system_prompt_sha256")}
+    if protocol != "loglik":
+        extra["protocol"] = {"name": protocol, "cot": config.cot, "max_new_tokens": _budget(config, protocol),
+                             "prompt_version": 1}
+    return extra
+
+
+def _budget(config: ScoreConfig, protocol: str) -> int:
+    return config.max_new_tokens or proto.MAX_NEW_TOKENS[(protocol, config.cot)]
+
+
+def generate_dataset(backend, ds: Dataset, config: ScoreConfig, protocol: str, *,
+                     echo: Callable[[str], None] = print) -> dict[str, Any]:
+    """``letters`` / ``free``: one greedy answer per item (batched, stopped at a newline unless
+    ``--cot``), read back by :mod:`synthprobe.metrics.extract`; unparsed answers count as wrong
+    and are reported beside the accuracy."""
+    from collections import Counter
+
+    from synthprobe.metrics.summary import summarise
+    from synthprobe.scoring.cache import ScoreCache, cache_key, cacheable
+    from synthprobe.scoring.records import generation_record
+
+    chat = config.chat
+    cache = None
+    if config.cache and cacheable(backend):
+        settings = {"task": ds.key, "dtype": backend.dtype, "bos": config.bos, **_chat_settings(config, backend, protocol)}
+        cache = ScoreCache(cache_key(backend.fingerprint, ds.info["sha256"], settings))
+    where = f"{ds.key} · {protocol} · {backend.name}"
+    budget = _budget(config, protocol)
+    stop = proto.stop_strings(protocol, cot=config.cot)
+    t0 = time.perf_counter()
+
+    texts = [proto.prompt(it, protocol, cot=config.cot, chat=chat.enabled) for it in ds.items]
+
+    def work(todo: list[int], batch_size: int, emit):
+        # longest prompts first (little padding), one progress bar; a resumed run forms the same batches
+        for chunk in batches(todo, batch_size, length=lambda i: len(texts[i]), tiebreak=lambda i: i, desc=where,
+                             total=len(ds.items), progress=config.progress):
+            part = [texts[i] for i in chunk]
+            if chat.enabled:
+                gens = backend.generate_chat([chat.conversation(t) for t in part], budget, stop,
+                                             template=chat.template_arg, batch_size=batch_size,
+                                             progress=False, details=True)
+            else:
+                gens = backend.generate(part, budget, stop, batch_size=batch_size, progress=False, details=True)
+            for i, g in zip(chunk, gens):
+                emit(i, {"id": ds.items[i].id, "text": g.text, "finish": g.finish, "n_tokens": g.n_tokens})
+        return None
+
+    result = run_items([it.id for it in ds.items], work, where=where, cache=cache, batch_size=config.batch_size,
+                       progress=config.progress, name=backend.name, echo=echo)
+    eval_s = time.perf_counter() - t0
+    records = [generation_record(it, protocol, str(r.get("text", "")), finish=r.get("finish"),
+                                 n_tokens=r.get("n_tokens"))
+               for it, r in zip(ds.items, result.records)]
+    n = len(records)
+    rules = Counter(r["rule"] for r in records)
+    unparsed_by_depth: dict[str, dict[str, Any]] = {}
+    for r in records:
+        d = unparsed_by_depth.setdefault(str(r["depth"]), {"n": 0, "unparsed": 0})
+        d["n"] += 1
+        d["unparsed"] += r["rule"] == "unparsed"
+    for d in unparsed_by_depth.values():
+        d["share"] = d["unparsed"] / d["n"]
+    written = Counter(r["chosen_source"] for r in records if not r["correct"])
+    block: dict[str, Any] = {
+        "dataset": {k: ds.info[k] for k in ("path", "sha256", "n_items")},
+        "protocol": protocol,
+        "cot": config.cot,
+        "max_new_tokens": budget,
+        "stop": stop,
+        "batch_size_used": result.batch_size,
+        "cached_items": result.cached,
+        "timing": {"eval_s": round(eval_s, 3),
+                   "items_per_s": round(len(result.todo) / eval_s, 3) if result.todo and eval_s > 0 else None,
+                   "generated_tokens": sum(r.get("n_generated_tokens") or 0 for r in records)},
+        "truncated": 0,
+        "extraction": {"rules": {k: rules.get(k, 0) for k in ("strict", "lax", "last", "value", "unparsed")},
+                       "unparsed": rules.get("unparsed", 0),
+                       "unparsed_share": rules.get("unparsed", 0) / n if n else None,
+                       "unparsed_by_depth": unparsed_by_depth,
+                       "finished_by_budget": sum(1 for r in records if r.get("finish") == "length")},
+        "wrong_answers": dict(sorted(written.items(), key=lambda kv: (-kv[1], kv[0]))),
+        "summary": summarise(records),
+    }
+    if protocol == "free":
+        _no_chance_test(block["summary"])
+    # every item's record: the paired comparisons need them; kept in the file only with
+    # --save-predictions (:func:`run` drops them otherwise)
+    block["predictions"] = records
+    return block
+
+
+def _no_chance_test(summary: dict[str, Any]) -> None:
+    """``free`` offers no options to guess among, so a test against 1/4 would say nothing: its
+    p-values are null (the summary's ``chance`` stays the letters' 1/4 for the layout)."""
+    for block in summary["metrics"].values():
+        if isinstance(block, dict) and "p_vs_chance" in block:
+            block["p_vs_chance"] = None
+    for field_ in ("by_depth", "by_template", "by_topic", "by_category"):
+        for block in summary[field_].values():
+            block["p_vs_chance"] = None
+    summary["chance_note"] = "free: the model writes the value, there is no chance level to test against"
+
+
 def score_dataset(backend, ds: Dataset, config: ScoreConfig, *,
                   echo: Callable[[str], None] = print) -> dict[str, Any]:
     """Score one data set with a loaded backend and summarise it.
@@ -164,9 +307,10 @@ def score_dataset(backend, ds: Dataset, config: ScoreConfig, *,
     cache = None
     if config.cache and cacheable(backend):
         settings = {"task": ds.key, "dtype": backend.dtype, "max_context": config.max_context,
-                    "bos": config.bos, "scorer": config.scorer}
+                    "bos": config.bos, "scorer": config.scorer, **_chat_settings(config, backend, "loglik")}
         cache = ScoreCache(cache_key(backend.fingerprint, ds.info["sha256"], settings))
     where = f"{ds.key} · {backend.name}"
+    ds = Dataset(ds.key, templated_items(backend, ds.items, config.chat), ds.info)
 
     def work(todo: list[int], batch_size: int, emit):
         def on_item(k: int, scores, truncated: bool) -> None:
@@ -207,9 +351,10 @@ def score_dataset(backend, ds: Dataset, config: ScoreConfig, *,
 
 
 def score_model(spec, datasets: list[Dataset], config: ScoreConfig, *,
-                echo: Callable[[str], None] = print, names: NameRegistry | None = None) -> dict[str, Any]:
-    """Load one model (a spec or a :class:`ModelRef`), score every data set, close it. ``names``:
-    the run's names so far; a model shown under a taken name is refused before it is scored."""
+                echo: Callable[[str], None] = print, names: NameRegistry | None = None) -> list[dict[str, Any]]:
+    """Load one model (a spec or a :class:`ModelRef`) once and score it under every protocol: one
+    results entry per protocol. ``names``: the run's names so far; a model shown under a taken name
+    is refused before it is scored."""
     from synthprobe.backends import load_backend
 
     ref = as_ref(spec)
@@ -218,36 +363,61 @@ def score_model(spec, datasets: list[Dataset], config: ScoreConfig, *,
                            trust_remote_code=config.trust_remote_code, bos=config.bos, progress=config.progress,
                            **config.model_args)
     load_s = time.perf_counter() - t0
+    entries = []
     try:
         if names is not None:
             names.claim(ref, backend.name)
-        rt = backend.runtime()  # library versions: torch, transformers, torch_threads for the HF engine
-        entry: dict[str, Any] = {
-            "model": named_model(backend.describe(), ref),
-            "settings": {
-                "batch_size": config.batch_size,
-                "max_context": config.max_context,
-                "scorer": config.scorer,
-                "trust_remote_code": config.trust_remote_code,
-                "limit": config.limit,
-                **{k: rt[k] for k in ("torch", "transformers") if k in rt},
-                "synthprobe": __version__,
-                **{k: v for k, v in rt.items() if k not in ("torch", "transformers")},
-                "python": platform.python_version(),
-                "platform": platform.platform(terse=True),
-            },
-            "load_s": round(load_s, 3),
-            "results": {},
-        }
-        for ds in datasets:
-            entry["results"][ds.key] = score_dataset(backend, ds, config, echo=echo)
-        if callable(getattr(backend, "usage", None)):  # a server's token accounting
-            entry["usage"] = backend.usage()
+        for protocol in config.protocols:
+            before = _usage_counts(backend)
+            entry = _score_protocol(backend, ref, protocol, datasets, config, load_s, echo=echo)
+            if before is not None:  # a server's token accounting: what this protocol spent
+                after = backend.usage()
+                entry["usage"] = {**after, **{k: after[k] - before[k] for k in before}}
+            entries.append(entry)
     finally:
         backend.close()
     if not config.save_predictions and names is None:  # a caller that keeps no comparison
-        for block in entry["results"].values():
-            block.pop("predictions", None)
+        for entry in entries:
+            for block in entry["results"].values():
+                block.pop("predictions", None)
+    return entries
+
+
+def _usage_counts(backend) -> dict[str, int] | None:
+    """The counters of a server-backed engine's ``usage()`` (None for an in-process engine)."""
+    if not callable(getattr(backend, "usage", None)):
+        return None
+    return {k: v for k, v in backend.usage().items()
+            if k in ("prompt_tokens", "completion_tokens", "total_tokens", "requests")}
+
+
+def _score_protocol(backend, ref: ModelRef, protocol: str, datasets: list[Dataset], config: ScoreConfig,
+                    load_s: float, *, echo: Callable[[str], None] = print) -> dict[str, Any]:
+    rt = backend.runtime()  # library versions: torch, transformers, torch_threads for the HF engine
+    entry: dict[str, Any] = {
+        "model": named_model(backend.describe(), ref),
+        "chat": config.chat.identity(backend),
+        "protocol": {"name": protocol, "cot": config.cot if protocol != "loglik" else False},
+        "settings": {
+            "batch_size": config.batch_size,
+            "max_context": config.max_context,
+            "scorer": config.scorer,
+            "trust_remote_code": config.trust_remote_code,
+            "limit": config.limit,
+            **{k: rt[k] for k in ("torch", "transformers") if k in rt},
+            "synthprobe": __version__,
+            **{k: v for k, v in rt.items() if k not in ("torch", "transformers")},
+            "python": platform.python_version(),
+            "platform": platform.platform(terse=True),
+        },
+        "load_s": round(load_s, 3),
+        "results": {},
+    }
+    for ds in datasets:
+        if protocol == "loglik":
+            entry["results"][ds.key] = score_dataset(backend, ds, config, echo=echo)
+        else:
+            entry["results"][ds.key] = generate_dataset(backend, ds, config, protocol, echo=echo)
     entry["row"] = res.table_row(entry)
     return entry
 
@@ -260,13 +430,20 @@ def comparisons(entries: list[dict[str, Any]], keys: list[str]) -> dict[str, Any
     out: dict[str, Any] = {}
     for key in keys:
         outcomes: dict[str, dict[str, bool]] = {}
+        variant: dict[str, str] = {}
         depth: dict[str, Any] = {}
         for e in entries:
             recs = e["results"][key]["predictions"]
-            outcomes[e["model"]["name"]] = {r["id"]: bool(r["correct_acc_norm"]) for r in recs}
+            v = res.variant_label(e)
+            label = f"{e['model']['name']} [{v}]" if v else e["model"]["name"]
+            variant[label] = v
+            outcomes[label] = {r["id"]: bool(r["correct_acc_norm"]) for r in recs}
             depth.update({r["id"]: r.get("depth") for r in recs})
         group = depth if all(v is not None for v in depth.values()) else None
-        out[key] = compare_models(outcomes, group, metric="acc_norm", group_by="depth" if group else None)
+        # models against each other under the same protocol and template (the protocol effect
+        # compares one model's protocols)
+        out[key] = compare_models(outcomes, group, metric="acc_norm", group_by="depth" if group else None,
+                                  keep=lambda a, b: variant[a] == variant[b])
     return out
 
 
@@ -280,10 +457,11 @@ def run(config: ScoreConfig, *, echo: Callable[[str], None] = print) -> tuple[di
     entries = []
     names = NameRegistry()
     for spec in config.models:
-        entry = score_model(spec, datasets, config, echo=echo, names=names)
-        entries.append(entry)
-        echo(res.format_breakdown(entry))
-    compared = comparisons(entries, [ds.key for ds in datasets]) if len(entries) > 1 else None
+        for entry in score_model(spec, datasets, config, echo=echo, names=names):
+            entries.append(entry)
+            echo(res.format_breakdown(entry))
+    compared = comparisons(entries, [ds.key for ds in datasets]) if len(config.models) > 1 else None
+    effect = res.protocol_effect(entries)
     if not config.save_predictions:
         for e in entries:
             for block in e["results"].values():
@@ -298,15 +476,20 @@ def run(config: ScoreConfig, *, echo: Callable[[str], None] = print) -> tuple[di
     }
     if compared:
         doc["comparisons"] = compared
+    if effect:
+        doc["protocol_effect"] = effect
     atomic_write_json(out, doc)
     echo("")
     echo(res.format_table([e["row"] for e in entries]))
     if compared:
         echo("")
         echo(format_comparisons(compared))
+    if effect:
+        echo("")
+        echo(res.format_protocol_effect(effect))
     for e in entries:
         if "usage" in e:
-            echo(res.format_usage(e["model"]["name"], e["usage"]))
+            echo(res.format_usage(res.variant_label(e), e["usage"]))
     echo(f"\nresults: {out}")
     return doc, out
 

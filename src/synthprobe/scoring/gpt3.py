@@ -63,11 +63,15 @@ from synthprobe.scoring.cache import cacheable
 from synthprobe.scoring.runner import batches, run_items
 from synthprobe.tasks.gpt3.registry import BuildConfig, FORMATS, Task, build_items, serialize
 from synthprobe.tasks.gpt3.paper import SIZES, ROW_NOTES, paper_row, where_it_lands
-from synthprobe.tasks.gpt3.prompts import Prompt, PromptConfig, build_prompts, parse_shots
+from synthprobe.tasks.gpt3.prompts import Prompt, PromptConfig, build_prompts, demo_pieces, parse_shots
+from synthprobe.tasks.deeparithmark import protocols as proto
+from synthprobe.metrics.extract import LETTERS, extract_letter
 from synthprobe.tasks.gpt3.sat import is_sample
+from synthprobe.backends.chat import ChatSetup
 
 CHECKS = ("generate", "is-greedy")
 STOP = "\n"
+PROTOCOLS = ("loglik", "letters")
 
 
 def setting_name(k: int, task: Task) -> str:
@@ -104,6 +108,11 @@ class EvalConfig:
     task_files: list = field(default_factory=list)
     #: How the arithmetic tasks write numbers (plain, comma, space: :mod:`synthprobe.tasks.numformat`).
     number_format: str = "plain"
+    #: ``--chat-template`` / ``--system-prompt`` / ``--fewshot-as-multiturn`` (default: raw text).
+    chat: ChatSetup = field(default_factory=ChatSetup)
+    #: ``--protocol``: ``loglik`` (the paper's way) or ``letters`` (SAT's options as A-E, one
+    #: letter generated; the generative tasks are the same under both).
+    protocol: str = "loglik"
 
     def validate(self) -> "EvalConfig":
         if not self.tasks:
@@ -122,6 +131,10 @@ class EvalConfig:
         from synthprobe.tasks.numformat import check_number_format
 
         check_number_format(self.number_format)
+        if self.protocol not in PROTOCOLS:
+            raise InputError(f"expected one of {', '.join(PROTOCOLS)}, got {self.protocol!r}", field="--protocol")
+        if self.protocol == "letters" and self.check == "is-greedy":
+            raise InputError("--check is-greedy reads log-likelihoods; --protocol letters generates", field="--protocol")
         if self.check not in CHECKS:
             raise InputError(f"expected one of {', '.join(CHECKS)}, got {self.check!r}", field="--check")
         if isinstance(self.max_context, bool) or not isinstance(self.max_context, int) or self.max_context < 8:
@@ -204,9 +217,55 @@ def score_task(backend, task: Task, k: int, config: EvalConfig, pool: list,
     prompts = build_prompts(task, pool, range(n), pconf, count_tokens)
     setting = setting_name(k, task)
 
+    chat = config.chat
+    letters = task.kind == "choice" and config.protocol == "letters"
+    if (task.kind == "choice" and not letters) or config.check == "is-greedy":
+        if not getattr(backend, "can_loglik", True):
+            raise InputError(f"{task.code} needs log-likelihoods, which {getattr(backend, 'name', 'this engine')} "
+                             "cannot give; score it with --protocol letters (SAT) or --check generate",
+                             field="--model")
+    if letters:
+        max_new = config.max_new_tokens or 8
+
+    def conversation(p: Prompt, text: str) -> list:
+        """The chat turns of one prompt: the demonstrations inside the one user turn, or (with
+        --fewshot-as-multiturn) one user/assistant pair per demonstration."""
+        if not chat.fewshot_as_multiturn or not p.demos:
+            return chat.conversation(text)
+        head, pieces, test_piece = demo_turns(task, pool, p.demos, pool[p.index], fmt)
+        return chat.conversation(head + test_piece if not pieces else test_piece,
+                                 demos=[((head if j == 0 else "") + q, a) for j, (q, a) in enumerate(pieces)])
+
+    def generate(chunk: Sequence[Prompt], texts: list[str], budget: int, batch_size: int) -> list:
+        """The :class:`~synthprobe.backends.Generation` of each prompt (text, tokens, a server's usage)."""
+        if chat.enabled:
+            return backend.generate_chat([conversation(p, t) for p, t in zip(chunk, texts)], budget, STOP,
+                                         template=chat.template_arg, batch_size=batch_size, progress=False,
+                                         details=True)
+        return backend.generate(texts, budget, STOP, batch_size=batch_size, progress=False, details=True)
+
+    def with_usage(row: dict[str, Any], gen) -> dict[str, Any]:
+        if gen.prompt_tokens is not None:  # a server's usage for this item's request
+            row["usage"] = {"prompt_tokens": gen.prompt_tokens, "completion_tokens": gen.n_tokens}
+        return row
+
     def score(chunk: Sequence[Prompt], batch_size: int) -> list[dict[str, Any]]:
         rows: list[dict[str, Any]] = []
-        if task.kind == "choice":
+        if letters:
+            texts = [letters_prompt(task, pool, p, chat=chat.enabled) for p in chunk]
+            for p, gen in zip(chunk, generate(chunk, texts, max_new, batch_size)):
+                out = gen.text
+                item = pool[p.index]
+                ex = extract_letter(out, n_options=len(item.endings))
+                pred = LETTERS.index(ex.answer) if ex.parsed else None
+                rows.append({"index": p.index, "id": item.id, "n_shots": p.n_shots, "prompt_tokens": p.n_tokens,
+                             "label": item.label, "prediction": pred, "correct": pred == item.label,
+                             "raw": out, "parsed": ex.answer, "rule": ex.rule, "unparsed_reason": ex.reason})
+                with_usage(rows[-1], gen)
+        elif task.kind == "choice" and chat.enabled:
+            raise InputError("a chat template with SAT's log-likelihood protocol is not supported; use "
+                             "--protocol letters", field="--chat-template")
+        elif task.kind == "choice":
             queries = [dataclasses.replace(pool[p.index], ctx=p.text) for p in chunk]
             scores = backend.score_choices(queries, batch_size=batch_size, max_context=max_context,
                                            progress=False)
@@ -224,8 +283,10 @@ def score_task(backend, task: Task, k: int, config: EvalConfig, pool: list,
                 rows.append({"index": p.index, "n_shots": p.n_shots, "prompt_tokens": p.n_tokens,
                              "gold": gold, "logprob": round(s.logprob, 6), "correct": bool(s.is_greedy)})
         else:
-            outputs = backend.generate([p.text for p in chunk], max_new, STOP,
-                                       batch_size=batch_size, progress=False, details=True)
+            if chat.enabled and config.check == "is-greedy":
+                raise InputError("--check is-greedy under a chat template is not supported; use --check generate",
+                                 field="--chat-template")
+            outputs = generate(chunk, [p.text for p in chunk], max_new, batch_size)
             for p, gen in zip(chunk, outputs):
                 gold = pool[p.index].completion
                 rows.append({"index": p.index, "n_shots": p.n_shots, "prompt_tokens": p.n_tokens,
@@ -236,9 +297,15 @@ def score_task(backend, task: Task, k: int, config: EvalConfig, pool: list,
 
     cache = None
     if config.cache and cacheable(backend):
-        cache = item_cache(backend, task, pool, {
-            "setting": setting, "k": k, "seed": config.seed, "format": fmt, "check": config.check,
-            "max_context": max_context, "max_new_tokens": max_new})
+        settings = {"setting": setting, "k": k, "seed": config.seed, "format": fmt, "check": config.check,
+                    "max_context": max_context, "max_new_tokens": max_new}
+        if chat.enabled:
+            ident = chat.identity(backend, fewshot=k > 0)
+            settings["chat"] = {key: ident[key] for key in ("chat_template_sha256", "system_prompt_sha256",
+                                                             "fewshot_layout")}
+        if letters:
+            settings["protocol"] = "letters"
+        cache = item_cache(backend, task, pool, settings)
     where = f"{task.code} {setting}"
 
     def work(todo: list[int], batch_size: int, emit) -> None:
@@ -260,10 +327,37 @@ def score_task(backend, task: Task, k: int, config: EvalConfig, pool: list,
                     max_new_tokens=max_new if task.kind != "choice" and config.check == "generate" else None,
                     save_items=config.save_items, cached=result.stored,
                     sat_sample=task.family == "sat" and is_sample(config.sat_file))
+    if chat.enabled or chat.system_prompt is not None:
+        row["chat"] = chat.identity(backend, fewshot=k > 0)
+    if letters:
+        row["protocol"] = "letters"
+        row["unparsed"] = sum(1 for it in items if it.get("rule") == "unparsed")
     tf = config.task_file(task)
     if tf is not None:
         row = {"task": row["task"], "task_file": str(tf.path), **row}
     return row
+
+
+def demo_turns(task: Task, pool: list, demos: Sequence[int], test: Any, fmt: str) -> tuple[str, list[tuple[str, str]], str]:
+    """(instruction head, [(demonstration question, its answer)], test question) for
+    --fewshot-as-multiturn: the prompt's own pieces split at the answer."""
+    head, _, test_piece = demo_pieces(task, pool, demos, test, fmt)
+    pairs = []
+    for j in demos:
+        item = pool[j]
+        q = item.ctx if task.family == "sat" else item.context
+        pairs.append((q.strip("\n"), item.completion.strip()))
+    return head, pairs, test_piece
+
+
+def letters_prompt(task: Task, pool: list, p: Prompt, *, chat: bool) -> str:
+    """A SAT item with its options lettered; each demonstration is shown the same way with its
+    answer letter."""
+    shots = []
+    for j in p.demos:
+        demo = pool[j]
+        shots.append(proto.prompt(demo, "letters", chat=False) + f" {LETTERS[int(demo.label)]}\n\n")
+    return "".join(shots) + proto.prompt(pool[p.index], "letters", chat=chat)
 
 
 def item_cache(backend, task: Task, pool: list, settings: dict[str, Any]):
@@ -278,8 +372,11 @@ def item_cache(backend, task: Task, pool: list, settings: dict[str, Any]):
                                 {"task": task.name, "dtype": backend.dtype, "bos": backend.bos, **settings}))
 
 
-#: Per-item keys every row keeps (``correct``: for the paired comparison of models); the rest (gold, prediction, ...) only with ``save_items``.
+#: Per-item keys every row keeps (``correct``: for the paired comparison of models); the rest
+#: (gold, prediction, ...) only with ``save_items``.
 ITEM_KEYS = ("index", "n_shots", "prompt_tokens", "correct")
+#: What a generated answer keeps even without --save-predictions: how it was read.
+EXTRACTION_KEYS = ("prediction", "raw", "parsed", "rule", "unparsed_reason")
 
 #: ``paper_note`` of a SAT row scored on the shipped sample.
 SAT_SAMPLE_NOTE = ("scored on synthprobe's self-written sample, not the SAT set: the paper's figures are for "
@@ -349,7 +446,8 @@ def summarize(task: Task, setting: str, k: int, prompts: Sequence[Prompt], items
         out["usage"] = {"items": len(spent), **{key: sum(u[key] for u in spent)
                                                 for key in ("prompt_tokens", "completion_tokens")}}
     out["items"] = items if save_items else [
-        {**{key: it.get(key) for key in ITEM_KEYS}, **({"usage": it["usage"]} if "usage" in it else {})}
+        {**{key: it.get(key) for key in ITEM_KEYS + (EXTRACTION_KEYS if "rule" in it else ())},
+         **({"usage": it["usage"]} if "usage" in it else {})}
         for it in items]
     return out
 

@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from synthprobe.cliargs import add_model_args, nonneg_int, positive_int
+from synthprobe.cliargs import add_model_args, chat_setup, nonneg_int, positive_int
 from synthprobe.errors import EXIT_FAILED, InputError
 
 
@@ -42,6 +42,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         seed=args.seed, format=args.format, check=args.check, max_context=args.max_context,
         batch_size=args.batch_size, max_new_tokens=args.max_new_tokens, sat_file=args.sat_file,
         save_items=args.save_predictions, progress=args.progress, cache=not args.no_cache,
+        chat=chat_setup(args), protocol=args.protocol,
     ).validate()
     refs = model_refs(args)
     name = refs[0].name or refs[0].spec if len(refs) == 1 else f"{len(refs)}models"
@@ -94,6 +95,7 @@ def cmd_score(args: argparse.Namespace) -> int:
             threads = backend.runtime().get("torch_threads")
             usage = backend.usage() if callable(getattr(backend, "usage", None)) else None
             model = named_model(backend.describe(), ref)
+            chat = config.chat.identity(backend, fewshot=any(r.get("k", 0) > 0 for r in results))
         finally:
             backend.close()
         settings = {
@@ -116,6 +118,8 @@ def cmd_score(args: argparse.Namespace) -> int:
         # the one results document (synthprobe.results): one entry per model, its GPT-3 rows as a block
         entries.append({
             "model": model,
+            "chat": chat,
+            "protocol": {"name": config.protocol, "cot": False},
             "settings": settings,
             "results": {"gpt3": {"rows": results}},
             "seconds": {"load": round(load_seconds, 2), "total": round(time.perf_counter() - started, 2)},
@@ -273,5 +277,12 @@ def register(verbs: dict) -> None:
                    help="do not read or write the score cache (default: every finished batch of items is kept "
                         "under $SYNTHPROBE_CACHE/scores, so a run stopped by Ctrl-C or a crash resumes where it "
                         "stopped when the same command is run again; 'synthprobe cache' shows or clears it)")
-    add_model_args(s, multiple=True, batch_size=16)
+    add_model_args(s, multiple=True, batch_size=16, chat=True)
+    s.add_argument("--fewshot-as-multiturn", action="store_true",
+                   help="under --chat-template: each demonstration is a user turn and its answer an assistant turn "
+                        "(default: the demonstrations stay inside the one user turn, as in the plain prompt)")
+    s.add_argument("--protocol", choices=["loglik", "letters"], default="loglik",
+                   help="SAT only: loglik (default, the paper's: the options' log-likelihoods) or letters (the "
+                        "options as A-E, the model answers one letter; needed for engines without "
+                        "log-likelihoods). The generative tasks are the same under both")
     s.set_defaults(func=cmd_score)

@@ -19,6 +19,14 @@ A record is a plain dict (JSON-ready)::
     chosen_rank    rank of option_values[pred_acc_norm] among the values, 0 = smallest
     truncated    whether the context was left-truncated for any ending
 
+A generated answer (``--protocol letters|free``, :func:`generation_record`) has the same
+fields where they apply (``pred_acc*`` = ``pred``, ``correct_acc*`` = ``correct``, ``soft`` =
+1.0 or 0.0, no log-probabilities) plus ``protocol``, ``raw`` (the generated text), ``parsed``
+(a letter or a number; a clock time in minutes after midnight), ``rule`` (strict, lax, last,
+value or unparsed), ``unparsed_reason``, ``finish`` and ``n_generated_tokens``;
+``chosen_source`` is the named mistake picked (letters) or whose value was written (free),
+``"none of the options"`` for another value, ``"unparsed"`` when nothing was read.
+
 A server may score an ending -inf (impossible); the results file then holds ``null`` in its
 ``logprob``/``per_token``/``per_char`` places (JSON has no infinity).
 """
@@ -29,6 +37,8 @@ from typing import Any, Sequence
 
 from synthprobe.backends.base import EndingScore
 from synthprobe.metrics.choice import argmax_first, softmax
+from synthprobe.metrics.extract import LETTERS, extract_letter, extract_number
+from synthprobe.tasks.deeparithmark.protocols import clock_pm, is_clock
 
 
 def _number(v: Any) -> float | None:
@@ -55,6 +65,26 @@ def value_rank(values: Sequence[Any], index: int) -> int | None:
 def _meta_list(md: dict, key: str, n: int) -> list | None:
     v = md.get(key)
     return list(v) if isinstance(v, (list, tuple)) and len(v) == n else None
+
+
+def item_fields(item: Any) -> dict[str, Any]:
+    """The fields every record has whatever the protocol: where the item is and what it asks."""
+    md = getattr(item, "metadata", None) or {}
+    n = len(item.endings)
+    depth = md.get("depth")
+    return {
+        "id": str(item.id),
+        "line": getattr(item, "line", None),
+        "category": getattr(item, "category", None),
+        "template": md.get("template"),
+        "depth": depth if isinstance(depth, int) and not isinstance(depth, bool) else None,
+        "topic": md.get("topic"),
+        "label": int(item.label),
+        "n_endings": n,
+        "option_values": _meta_list(md, "option_values", n),
+        "option_sources": _meta_list(md, "option_sources", n),
+        "answer_rank": md.get("answer_rank"),
+    }
 
 
 def item_record(item: Any, scores: Sequence[EndingScore], *, truncated: bool = False) -> dict[str, Any]:
@@ -104,3 +134,55 @@ def build_records(items: Sequence[Any], scores: Sequence[Sequence[EndingScore]],
     if truncated is None:
         truncated = [False] * len(items)
     return [item_record(it, sc, truncated=t) for it, sc, t in zip(items, scores, truncated)]
+
+
+def _option_index(item: Any, value: Any) -> int | None:
+    values = item.metadata.get("option_values") or []
+    hits = [i for i, v in enumerate(values) if isinstance(v, (int, float)) and float(v) == float(value)]
+    return hits[0] if len(hits) == 1 else None
+
+
+def generation_record(item: Any, protocol: str, text: str, *, finish: str | None = None,
+                      n_tokens: int | None = None) -> dict[str, Any]:
+    """The record of one generated answer (the log-likelihood record's fields where they apply)."""
+    md = item.metadata
+    n = len(item.endings)
+    clock = is_clock(item)
+    label = int(item.label)
+    values = md.get("option_values") if isinstance(md.get("option_values"), list) else None
+    sources = md.get("option_sources") if isinstance(md.get("option_sources"), list) else None
+    if protocol == "letters":
+        ex = extract_letter(text, n_options=n, option_values=values, clock=clock, clock_pm=clock_pm(item))
+        pred = LETTERS.index(ex.answer) if ex.parsed else None
+        correct = pred == label
+    else:
+        ex = extract_number(text, unit=str(md.get("unit") or ""), clock=clock, clock_pm=clock_pm(item))
+        pred = _option_index(item, ex.answer) if ex.parsed else None
+        gold = values[label] if values else None
+        correct = ex.parsed and gold is not None and float(ex.answer) == float(gold)
+    if pred is not None and sources:
+        chosen_source = sources[pred]
+    elif ex.parsed:
+        chosen_source = "none of the options"
+    else:
+        chosen_source = "unparsed"
+    rec = item_fields(item)
+    rec.update({
+        "protocol": protocol,
+        "raw": text,
+        "parsed": ex.answer,
+        "rule": ex.rule,
+        "unparsed_reason": ex.reason,
+        "finish": finish,
+        "n_generated_tokens": n_tokens,
+        "pred": pred,
+        "correct": bool(correct),
+        "pred_acc": pred, "pred_acc_norm": pred, "pred_acc_char": pred,
+        "correct_acc": bool(correct), "correct_acc_norm": bool(correct), "correct_acc_char": bool(correct),
+        "soft": 1.0 if correct else 0.0,
+        "chosen_source": chosen_source,
+        "chosen_rank": None,
+    })
+    if pred is not None and values:
+        rec["chosen_rank"] = value_rank(values, pred)
+    return rec

@@ -60,7 +60,9 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
-from synthprobe.results import DEPTHS, SCHEMA, SCHEMA_VERSION, card_cells, card_has_compare, card_header, fmt_p
+from synthprobe.metrics.protocols import protocol_effect as _protocol_effect
+from synthprobe.results import (DEPTHS, SCHEMA, SCHEMA_VERSION, card_cells, card_has_compare, card_header, fmt_p,
+                                variant_label)
 
 ARITHMARK3_SHA256 = "bf8ab1a5193d52cdf0e05ff0b3ca226bdfcf416cb6e75562dcbe72e7e4559435"
 
@@ -94,8 +96,9 @@ def _pct(x: float | None) -> float | None:
 
 def table_row(entry: dict[str, Any]) -> dict[str, Any]:
     deep = entry["results"]["deeparithmark"]["summary"]
+    label = variant_label(entry)
     row: dict[str, Any] = {
-        "model": entry["model"]["name"],
+        "model": entry["model"]["name"] + (f" [{label}]" if label else ""),
         "params": entry["model"]["params"],
         "params_label": params_label(entry["model"]["params"]),
         "deep": _pct(deep["metrics"]["acc_norm"]["acc"]),
@@ -109,6 +112,9 @@ def table_row(entry: dict[str, Any]) -> dict[str, Any]:
     row["delta"] = (round(row["deep"] - row["arithmark3"], 2)
                     if row["arithmark3"] is not None and row["deep"] is not None else None)
     row["p_vs_chance"] = deep["metrics"]["acc_norm"]["p_vs_chance"]
+    ext = entry["results"]["deeparithmark"].get("extraction")
+    if ext is not None:
+        row["unparsed"] = _pct(ext["unparsed_share"])
     return row
 
 
@@ -122,6 +128,24 @@ def format_usage(name: str, usage: dict[str, Any]) -> str:
     if usage.get("lowest_concurrency") is not None:
         line += f"; the server pushed back, requests in flight went down to {usage['lowest_concurrency']}"
     return line
+
+
+def protocol_effect(entries: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """:func:`synthprobe.metrics.protocols.protocol_effect` with rows named by :func:`variant_label`."""
+    return _protocol_effect(entries, label=variant_label)
+
+
+def format_protocol_effect(effect: Sequence[dict[str, Any]]) -> str:
+    """The paired differences as text: one block per (model, protocol pair)."""
+    lines: list[str] = []
+    for block in effect:
+        lines.append(f"protocol effect · {block['model']}: {block['other']} against {block['reference']} "
+                     "(same items; exact McNemar)")
+        for r in block["rows"]:
+            lines.append(f"  depth {str(r['depth']):<4} n={r['n']:<5} {r['reference_accuracy']:6.2f} % -> "
+                         f"{r['accuracy']:6.2f} %  delta {r['delta']:+6.2f} pts  b={r['b']} c={r['c']}  "
+                         f"p {fmt_p(r['p_mcnemar'])}")
+    return "\n".join(lines)
 
 
 def format_table(rows: Sequence[dict[str, Any]]) -> str:
@@ -147,6 +171,10 @@ def format_breakdown(entry: dict[str, Any], key: str = "deeparithmark") -> str:
     out = [f"{entry['model']['name']} — {key}: acc {100 * s['metrics']['acc']['acc']:.2f} %, "
            f"acc_norm {100 * s['metrics']['acc_norm']['acc']:.2f} %, "
            f"acc_char {100 * s['metrics']['acc_char']['acc']:.2f} %, soft {100 * s['metrics']['soft']:.2f} %"]
+    ext = entry["results"][key].get("extraction")
+    if ext is not None:
+        out.append(f"  unparsed {ext['unparsed']} of {s['n']} ({100 * ext['unparsed_share']:.1f} %, counted wrong); "
+                   "rules " + ", ".join(f"{k} {v}" for k, v in ext["rules"].items()))
     for name, field in (("depth", "by_depth"), ("template", "by_template")):
         for g, b in s[field].items():
             out.append(f"  {name} {g:<28} n={b['n']:<4} acc_norm {100 * b['acc_norm']:6.2f} %  "

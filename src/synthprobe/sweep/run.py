@@ -215,7 +215,7 @@ def run_job(job: Job, settings: Settings) -> dict[str, Any]:
                          batch_size=settings.batch_size, max_context=settings.max_context, bos=bos,
                          trust_remote_code=trust, limit=settings.limit, progress=False, scorer=settings.scorer,
                          cache=settings.cache, model_args=options)
-    entry = score_model(job.model.spec, [ds], config, echo=lambda _: None)
+    entry, = score_model(job.model.spec, [ds], config, echo=lambda _: None)
     block = entry["results"][job.task]
     run = {"job": job.index, "pid": os.getpid(), "load_s": entry.pop("load_s", None),
            "timing": block.pop("timing", None), "cached_items": block.pop("cached_items", 0),

@@ -173,6 +173,18 @@ class HFBackend(BaseBackend):
         return score_items(self, items, batch_size=batch_size, max_context=max_context, scorer=scorer,
                            progress=progress, on_item=on_item, source=source).scores
 
+    def render_chat(self, conversations: Sequence[Any], *, template: str | None = None) -> list[str]:
+        """Conversations as prompt text through the tokenizer's chat template (or ``template``);
+        see :func:`synthprobe.backends.chat.render_with_tokenizer`."""
+        from synthprobe.backends.chat import render_with_tokenizer
+
+        return render_with_tokenizer(self.tokenizer, conversations, template=template, where=self.name)
+
+    def chat_template_text(self) -> str | None:
+        from synthprobe.backends.chat import tokenizer_template
+
+        return tokenizer_template(self.tokenizer)
+
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` as generation encodes a prompt (no special tokens)."""
         return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from synthprobe.report.model import Count, MistakeCount, ModelResult
-from synthprobe.results import DEEPARITHMARK_V1, Results
+from synthprobe.results import DEEPARITHMARK_V1, Results, variant_label, variant_settings
 from synthprobe.results import short as _short
 
 TASK = "deeparithmark"
@@ -157,6 +157,12 @@ def _settings(r, entry: dict, task_block: dict, where: str, dataset_sha: str | N
     out["synthprobe"] = text(settings.get("synthprobe"))
     if dataset_sha:
         out["dataset SHA-256"] = dataset_sha
+    out.update(variant_settings(entry))
+    ext = task_block.get("extraction")
+    if isinstance(ext, dict) and isinstance(ext.get("unparsed"), int):
+        share = ext.get("unparsed_share")
+        out["unparsed answers"] = f"{ext['unparsed']}" + (f" ({100 * share:.1f} %, counted wrong)"
+                                                          if isinstance(share, (int, float)) else "")
     return out
 
 
@@ -168,6 +174,9 @@ def parse_entry(r, entry, block: dict, block_where: str, dataset_sha: str | None
     sweep = entry.data.get("sweep")
     if isinstance(sweep, dict) and isinstance(sweep.get("label"), str) and isinstance(sweep.get("seed_label"), str):
         name = f"{sweep['label']} · seed {sweep['seed_label']}"  # a `synthprobe sweep` job: one row per seed
+    label = variant_label(entry.data)  # protocol, chat template, system prompt: never merged into one row
+    if label:
+        name = f"{name} [{label}]"
     params = r.get(model, "params", entry.at("model"), int, required=False)
     results = entry.data["results"]
     summary = r.get(block, "summary", block_where, dict)

@@ -115,7 +115,7 @@ def draw_demos(task: str, seed: int, index: int, pool_size: int, k: int) -> list
     return [j if j < index else j + 1 for j in picks]
 
 
-def _pieces(task: Task, pool: Sequence, demos: Sequence[int], test, fmt: str) -> tuple[str, list[str], str]:
+def demo_pieces(task: Task, pool: Sequence, demos: Sequence[int], test, fmt: str) -> tuple[str, list[str], str]:
     """(head, demonstration pieces, test piece) whose concatenation is the prompt."""
     if task.family == "sat":
         return "", [f"{pool[j].ctx}{pool[j].completion}\n" for j in demos], test.ctx
@@ -141,7 +141,7 @@ def build_prompt(task: Task, pool: Sequence[GenItem | MCItem], index: int, confi
     end until ``count_tokens(prompt) + config.reserve <= max_context``.
     """
     demos = draw_demos(task.name, config.seed, index, len(pool), config.shots)
-    head, pieces, test_piece = _pieces(task, pool, demos, pool[index], config.format)
+    head, pieces, test_piece = demo_pieces(task, pool, demos, pool[index], config.format)
 
     def text_for(m: int) -> str:        # keep the m demonstrations nearest the test item
         return _assemble(head, pieces[len(pieces) - m:] if m else [], test_piece)

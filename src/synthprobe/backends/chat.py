@@ -1,0 +1,168 @@
+"""How a model is addressed: raw text, or conversations rendered by a chat template.
+
+:class:`ChatSetup` is what ``--chat-template``, ``--system-prompt`` and ``--fewshot-as-multiturn``
+say (built by :func:`synthprobe.cliargs.chat_setup`), and :meth:`ChatSetup.identity` is the block
+every results file records per model, so two runs that differ only in template never look alike:
+
+``{"chat_template": "none" | "auto" | <file path>, "chat_template_name": the template's name,
+"chat_template_sha256": SHA-256 of its text (UTF-8), "system_prompt": text or null,
+"system_prompt_sha256": ..., "fewshot_layout": "plain" | "single-turn" | "multiturn"}``
+
+``none`` (the default) is no template at all: every prompt goes to the model as the raw text it
+always was, so every earlier score stands. ``auto`` is the model's own template (the tokenizer's
+``chat_template``; the embedded SmolLM2-135M-Instruct carries a ChatML one in its GGUF file);
+a path is a Jinja file rendered as transformers renders a tokenizer's template. Named built-in
+templates are not offered: a model's own template or a file says exactly what ran.
+
+Rendering is the engine's (:meth:`~synthprobe.backends.base.Backend.render_chat`); this module
+only decides and names. :func:`render_with_tokenizer` is the one rendering routine of the engines
+that hold a Hugging Face tokenizer (HF, vLLM in process).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from synthprobe.backends.base import ChatTemplateError, Message, check_conversations
+
+#: ``--chat-template`` values that are not paths.
+NONE, AUTO = "none", "auto"
+
+
+def sha256_text(text: str | None) -> str | None:
+    return None if text is None else hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class ChatSetup:
+    """The chat flags of one command, resolved (the template file read)."""
+
+    #: ``"none"``, ``"auto"`` or the path given.
+    source: str = NONE
+    #: The Jinja text read from ``source`` when it is a path; None for none/auto.
+    text: str | None = None
+    system_prompt: str | None = None
+    #: GPT-3 demonstrations as user/assistant pairs (else inside the one user turn).
+    fewshot_as_multiturn: bool = False
+
+    @property
+    def enabled(self) -> bool:
+        return self.source != NONE
+
+    @property
+    def template_arg(self) -> str | None:
+        """What :meth:`Backend.render_chat` / ``generate_chat`` take as ``template``."""
+        return self.text
+
+    def conversation(self, user: str, *, demos: Sequence[tuple[str, str]] = ()) -> list[Message]:
+        """The messages of one request: the system prompt (when given), each demonstration as a
+        user/assistant pair, then ``user``. (Single-turn few-shot is the caller's: it puts the
+        demonstrations into ``user`` and passes no ``demos``.)"""
+        msgs: list[Message] = []
+        if self.system_prompt is not None:
+            msgs.append({"role": "system", "content": self.system_prompt})
+        for q, a in demos:
+            msgs.append({"role": "user", "content": q})
+            msgs.append({"role": "assistant", "content": a})
+        msgs.append({"role": "user", "content": user})
+        return msgs
+
+    def template_text(self, backend: Any) -> str | None:
+        """The template text that runs on ``backend`` (None without a template)."""
+        if not self.enabled:
+            return None
+        return self.text if self.text is not None else backend.chat_template_text()
+
+    def identity(self, backend: Any | None = None, *, fewshot: bool = False) -> dict[str, Any]:
+        """The block recorded per model (see the module docstring). ``fewshot``: whether the
+        task shows demonstrations (else the layout is ``zero-shot``)."""
+        text = self.template_text(backend) if backend is not None or self.text is not None else None
+        if not self.enabled:
+            name = NONE
+        elif self.text is not None:
+            name = Path(self.source).name
+        else:
+            name = "auto (the model's own)"
+        if not fewshot:
+            layout = "zero-shot"
+        elif not self.enabled:
+            layout = "plain"
+        else:
+            layout = "multiturn" if self.fewshot_as_multiturn else "single-turn"
+        return {"chat_template": self.source, "chat_template_name": name,
+                "chat_template_sha256": sha256_text(text),
+                "system_prompt": self.system_prompt, "system_prompt_sha256": sha256_text(self.system_prompt),
+                "fewshot_layout": layout}
+
+    def label(self, backend: Any | None = None) -> str:
+        """A short tag for table rows: ``""`` without a template, else ``chat:<name>@<sha8>``
+        (plus ``+sys@<sha8>`` with a system prompt)."""
+        if not self.enabled:
+            return "" if self.system_prompt is None else f"sys@{sha256_text(self.system_prompt)[:8]}"
+        ident = self.identity(backend)
+        sha = (ident["chat_template_sha256"] or "")[:8]
+        name = "auto" if self.text is None else ident["chat_template_name"]
+        tag = f"chat:{name}@{sha}"
+        if self.system_prompt is not None:
+            tag += f"+sys@{ident['system_prompt_sha256'][:8]}"
+        return tag
+
+
+def read_template(path: str | Path) -> str:
+    """A Jinja chat-template file, checked for syntax (it must compile with the sandboxed
+    environment transformers renders templates in). Raises :class:`ChatTemplateError`."""
+    import jinja2
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    p = Path(path)
+    if not p.is_file():
+        raise ChatTemplateError(f"no such file; expected 'auto', 'none' or a Jinja chat-template file",
+                                path=p, field="--chat-template")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ChatTemplateError(f"cannot read the template: {exc}", path=p, field="--chat-template") from None
+    if not text.strip():
+        raise ChatTemplateError("the template file is empty", path=p, field="--chat-template")
+    env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=["jinja2.ext.loopcontrols"])
+    try:
+        env.parse(text)
+    except jinja2.TemplateSyntaxError as exc:
+        raise ChatTemplateError(f"not a valid Jinja template: {exc.message}", path=p, line=exc.lineno,
+                                field="--chat-template") from None
+    return text
+
+
+def tokenizer_template(tokenizer: Any) -> str | None:
+    """The tokenizer's own chat template text (a tokenizer with several named ones: its
+    ``default``), or None."""
+    t = getattr(tokenizer, "chat_template", None)
+    if isinstance(t, dict):
+        t = t.get("default")
+    return t if isinstance(t, str) and t.strip() else None
+
+
+def render_with_tokenizer(tokenizer: Any, conversations: Any, *, template: str | None, where: str) -> list[str]:
+    """Each conversation rendered by ``tokenizer.apply_chat_template`` (``tokenize=False``,
+    ``add_generation_prompt=True``) with ``template`` or the tokenizer's own template. A missing
+    template or one that fails to render is a :class:`ChatTemplateError` naming ``where``."""
+    convs = check_conversations(conversations)
+    if template is None and tokenizer_template(tokenizer) is None:
+        raise ChatTemplateError(f"{where} has no chat template of its own; pass --chat-template PATH (a Jinja "
+                                "file) or --chat-template none", field="--chat-template")
+    out: list[str] = []
+    for conv in convs:
+        try:
+            text = tokenizer.apply_chat_template(conv, tokenize=False, add_generation_prompt=True,
+                                                 chat_template=template)
+        except Exception as exc:  # jinja2 errors, ValueError from transformers, a template's raise_exception
+            detail = " ".join(str(exc).split())[:300]
+            raise ChatTemplateError(f"the chat template failed to render a {len(conv)}-turn conversation for "
+                                    f"{where}: {type(exc).__name__}: {detail}", field="--chat-template") from None
+        if not isinstance(text, str) or not text:
+            raise ChatTemplateError(f"the chat template rendered nothing for {where}", field="--chat-template")
+        out.append(text)
+    return out

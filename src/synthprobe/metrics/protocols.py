@@ -1,0 +1,53 @@
+"""The protocol effect: one model asked two ways (``--protocol loglik,letters,free``), compared
+item by item. Pure: reads results entries (dicts) with their per-item predictions."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from synthprobe.metrics.stats import paired_difference
+
+
+def _item_correct(block: dict[str, Any]) -> dict[str, tuple[Any, bool]] | None:
+    preds = block.get("predictions")
+    if not preds:
+        return None
+    return {str(r["id"]): (r.get("depth"), bool(r["correct_acc_norm"] if "correct" not in r else r["correct"]))
+            for r in preds}
+
+
+def protocol_effect(entries: Sequence[dict[str, Any]], *,
+                    label: Callable[[dict[str, Any]], str]) -> list[dict[str, Any]]:
+    """For every model scored under several protocols in one file (``--protocol loglik,letters,
+    free --save-predictions``): each other protocol against the first one, on the same items,
+    overall and per depth: accuracies, the difference in points and the exact McNemar test
+    (:func:`synthprobe.metrics.stats.paired_difference`). The log-likelihood side counts its
+    primary metric (acc_norm); a generated answer counts when it is right (unparsed = wrong).
+    ``label(entry)`` names each side (:func:`synthprobe.results.variant_label`)."""
+    groups: dict[tuple, list[dict[str, Any]]] = {}
+    for e in entries:
+        chat = e.get("chat") or {}
+        key = (e["model"].get("fingerprint") or e["model"]["name"], chat.get("chat_template_sha256"),
+               chat.get("system_prompt_sha256"))
+        groups.setdefault(key, []).append(e)
+    out: list[dict[str, Any]] = []
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        ref = group[0]
+        ref_items = _item_correct(ref["results"]["deeparithmark"])
+        if ref_items is None:
+            continue
+        for other in group[1:]:
+            got = _item_correct(other["results"]["deeparithmark"])
+            if got is None:
+                continue
+            ids = [i for i in ref_items if i in got]
+            rows = [{"depth": "all", **paired_difference([ref_items[i][1] for i in ids], [got[i][1] for i in ids])}]
+            for d in sorted({ref_items[i][0] for i in ids if ref_items[i][0] is not None}):
+                sub = [i for i in ids if ref_items[i][0] == d]
+                rows.append({"depth": d, **paired_difference([ref_items[i][1] for i in sub],
+                                                             [got[i][1] for i in sub])})
+            out.append({"model": ref["model"]["name"], "reference": label(ref) or "loglik",
+                        "other": label(other) or "loglik", "rows": rows})
+    return out
