@@ -75,125 +75,38 @@ def vllm_server(vllm_python, embedded_hf_folder, tmp_path_factory):
     server.stop()
 
 
-# -- what a test needs: markers, and a guard that fails a test which needs more than it says -----
+
+# -- what a test needs: markers, and the guard that fails a test which needs more than it says -------
 #
-# `make check` runs the tests that need none of the four (no real model, no vLLM server, no browser,
-# no Ray); `make test` runs them all. Each of the four markers implies `slow`, so `-m "not slow"`
-# is the fast subset. The guard below fails an unmarked test (neither the marker nor `slow`) at
-# the moment it loads a real model in this process (`load_backend` with the hf or vllm engine),
-# starts the vLLM server (`tools/vllm_cpu.Server.start`), launches Playwright's browser or calls
-# `ray.init`. A command run in a subprocess is not seen: such a test carries its marker by hand.
+# `make check` runs the tests that need no real model, vLLM server, browser or Ray; `make test` runs
+# them all. Each of the markers model / server / browser / ray implies slow, so `-m "not slow"` is the
+# fast subset; tests/needs_guard.py fails an unmarked test at the call that would load or start one,
+# in this process and in the subprocesses the test starts (through a sitecustomize on PYTHONPATH).
 
-NEEDS = {
-    "model": "loads a real model (synthprobe.backends.load_backend with the hf or vllm engine)",
-    "server": "starts the real vLLM server (tools/vllm_cpu.Server.start)",
-    "browser": "launches a browser through Playwright",
-    "ray": "starts Ray (ray.init)",
-}
+import needs_guard  # noqa: E402  (tests/ is on sys.path: this file's folder)
 
-_RUNNING: dict = {"item": None}
-
-
-class UnmarkedNeed(BaseException):
-    """Raised where an unmarked test reaches for a model, server, browser or Ray (a BaseException,
-    so a command's own ``except Exception`` cannot swallow it)."""
-
-
-def _check_need(need: str) -> None:
-    item = _RUNNING["item"]
-    if item is None or item.get_closest_marker(need) or item.get_closest_marker("slow"):
-        return
-    raise UnmarkedNeed(f"{item.nodeid} {NEEDS[need]} but is not marked @pytest.mark.{need}: "
-                       f"mark it, so that `make check` leaves it out")
-
-
-def _guard_model(backends) -> None:
-    engine = backends._engine
-    if getattr(engine, "_guarded", False):
-        return
-
-    class Guarded:
-        def __init__(self, module, kind):
-            self._module, self._kind = module, kind
-
-        def __getattr__(self, name):
-            value = getattr(self._module, name)
-            if name == "load" and self._kind in ("hf", "vllm"):
-                def load(*args, **kwargs):
-                    _check_need("model")
-                    return value(*args, **kwargs)
-                return load
-            return value
-
-    def guarded(kind):
-        return Guarded(engine(kind), kind)
-
-    guarded._guarded = True
-    backends._engine = guarded
-
-
-def _guard_method(owner, name: str, need: str) -> None:
-    original = getattr(owner, name)
-    if getattr(original, "_guarded", False):
-        return
-
-    def wrapper(*args, **kwargs):
-        _check_need(need)
-        return original(*args, **kwargs)
-
-    wrapper._guarded = True
-    setattr(owner, name, wrapper)
-
-
-#: module -> how to guard it once it is imported (now, or later by the code under test)
-_GUARDS = {
-    "synthprobe.backends": _guard_model,
-    "vllm_cpu": lambda m: _guard_method(m.Server, "start", "server"),
-    "playwright.sync_api": lambda m: _guard_method(m.BrowserType, "launch", "browser"),
-    "ray": lambda m: _guard_method(m, "init", "ray"),
-}
-
-
-class _GuardOnImport:
-    """A meta-path finder that guards a module of :data:`_GUARDS` right after it is first imported,
-    so the guard costs nothing (no Ray, no Playwright import) where a test never imports them."""
-
-    def find_spec(self, fullname, path=None, target=None):
-        if fullname not in _GUARDS:
-            return None
-        sys.meta_path.remove(self)
-        try:
-            import importlib.util
-
-            spec = importlib.util.find_spec(fullname)
-        finally:
-            sys.meta_path.insert(0, self)
-        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
-            return spec
-        original = spec.loader
-
-        class Loader:
-            def create_module(self, spec_):
-                return original.create_module(spec_)
-
-            def exec_module(self, module):
-                original.exec_module(module)
-                _GUARDS[fullname](module)
-
-            def __getattr__(self, name):  # resources, source, … as the real loader has them
-                return getattr(original, name)
-
-        spec.loader = Loader()
-        return spec
+NEEDS = needs_guard.NEEDS
 
 
 def pytest_configure(config):
+    import tempfile
+
     for need, what in NEEDS.items():
         config.addinivalue_line("markers", f"{need}: the test {what}; implies slow (left out of make check)")
-    for name, guard in _GUARDS.items():
-        if name in sys.modules:
-            guard(sys.modules[name])
-    sys.meta_path.insert(0, _GuardOnImport())
+    needs_guard.install()
+    site = Path(tempfile.mkdtemp(prefix="synthprobe-needs-guard-"))
+    (site / "sitecustomize.py").write_text(
+        needs_guard.SITECUSTOMIZE.format(path=str(Path(needs_guard.__file__).resolve())), encoding="utf-8")
+    config._needs_guard_site = site
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH")) if p)
+
+
+def pytest_unconfigure(config):
+    import shutil
+
+    site = getattr(config, "_needs_guard_site", None)
+    if site is not None:
+        shutil.rmtree(site, ignore_errors=True)
 
 
 def pytest_collection_modifyitems(config, items):
@@ -204,8 +117,36 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item, nextitem):
-    _RUNNING["item"] = item
+    import tempfile
+
+    saved = {k: os.environ.get(k) for k in (needs_guard.TEST_ENV, needs_guard.ALLOWS_ENV, needs_guard.REPORT_ENV)}
+    fd, report = tempfile.mkstemp(prefix="synthprobe-refusals-")
+    os.close(fd)
+    os.environ[needs_guard.TEST_ENV] = item.nodeid
+    os.environ[needs_guard.ALLOWS_ENV] = needs_guard.allows(item)
+    os.environ[needs_guard.REPORT_ENV] = report
+    needs_guard._RUNNING["item"] = item
+    item._needs_guard_report = report
     try:
         return (yield)
     finally:
-        _RUNNING["item"] = None
+        needs_guard._RUNNING["item"] = None
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        os.unlink(report)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """Fail the test when it, or a subprocess it ran, reached for what its markers do not allow
+    (also when the test itself caught the refusal, or only saw the subprocess fail)."""
+    try:
+        return (yield)
+    finally:
+        report = getattr(item, "_needs_guard_report", None)
+        refusals = Path(report).read_text(encoding="utf-8").strip() if report and os.path.exists(report) else ""
+        if refusals:
+            pytest.fail(refusals, pytrace=False)

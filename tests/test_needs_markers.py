@@ -40,6 +40,7 @@ def test_an_unmarked_test_that_needs_more_fails_before_it_starts_anything(need, 
     if need in ("ray", "browser"):
         pytest.importorskip({"ray": "ray", "browser": "playwright.sync_api"}[need])
     shutil.copy(HERE / "conftest.py", tmp_path / "conftest.py")
+    shutil.copy(HERE / "needs_guard.py", tmp_path / "needs_guard.py")
     body = CASES[need]
     (tmp_path / "test_inner.py").write_text(
         "import sys\nfrom pathlib import Path\nimport pytest\n\n"
@@ -55,7 +56,25 @@ def test_an_unmarked_test_that_needs_more_fails_before_it_starts_anything(need, 
     assert "1 deselected" in fast.stdout, fast.stdout
 
 
-def test_every_slow_need_is_a_registered_marker():
-    import conftest
+def test_an_unmarked_test_whose_subprocess_loads_the_model_fails(tmp_path):
+    shutil.copy(HERE / "conftest.py", tmp_path / "conftest.py")
+    shutil.copy(HERE / "needs_guard.py", tmp_path / "needs_guard.py")
+    (tmp_path / "test_inner.py").write_text(
+        "import subprocess, sys\n\n"
+        "def test_unmarked_cli():\n"
+        "    res = subprocess.run([sys.executable, '-m', 'synthprobe', 'score', 'deeparithmark', '--limit', '1',\n"
+        f"                          '--data', {str(HERE.parent / 'data' / 'deeparithmark-1.jsonl')!r},\n"
+        "                          '--output', 'x.json'], capture_output=True, text=True)\n"
+        "    assert res.returncode != 0   # the command dies at the load; the test would pass on that alone\n",
+        encoding="utf-8")
+    res = _pytest(tmp_path)
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert ("test_inner.py::test_unmarked_cli loads a real model (synthprobe.backends.load_backend with the hf "
+            "or vllm engine) (in a subprocess it ran) but is not marked @pytest.mark.model") in res.stdout, res.stdout
+    assert not (tmp_path / "x.json").exists()
 
-    assert set(conftest.NEEDS) == {"model", "server", "browser", "ray"}
+
+def test_every_slow_need_is_a_registered_marker():
+    import needs_guard
+
+    assert set(needs_guard.NEEDS) == {"model", "server", "browser", "ray"}
