@@ -4,7 +4,8 @@
 implies ``slow``, see conftest.py). This module fails a test that reaches for one of them without
 its marker (or ``slow``), at the call that would load or start it:
 
-* ``model``: :func:`synthprobe.backends.load_backend` with the ``hf`` or ``vllm`` engine;
+* ``model``: :func:`synthprobe.backends.load_backend` with the ``hf`` or ``vllm`` engine, once
+  the engine's own ``check`` of the spec and options has passed;
 * ``server``: ``tools/vllm_cpu.Server.start``;
 * ``browser``: Playwright's ``BrowserType.launch``;
 * ``ray``: ``ray.init``.
@@ -83,6 +84,10 @@ def _guard_model(backends) -> None:
             value = getattr(self._module, name)
             if name == "load" and self._kind in ("hf", "vllm"):
                 def load(*args, **kwargs):
+                    # the engine's own checks first: a bad spec or option is bad input, not a load
+                    validate = getattr(self._module, "check", None)
+                    if validate is not None:
+                        validate(*args, **kwargs)
                     check("model")
                     return value(*args, **kwargs)
                 return load
