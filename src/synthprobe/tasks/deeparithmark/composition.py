@@ -5,6 +5,10 @@ tier and item count for the 1,000-item file. Everything else — the composition
 sizes, the expected slot / rank / depth balance and the per-cell grid — is derived from it,
 by the builder and by the selftest alike.
 
+A build from families outside the package (``synthprobe build deeparithmark --family``) uses a
+table of its own (:func:`user_table`): every function below takes the table as ``templates``,
+defaulting to the release's, and reads each row's ``count`` as a weight.
+
 Composition for N items
     N a multiple of 1,000 scales the table exactly. Any other N is split proportionally:
     first into the four depth tiers (as even as possible, the spare items to the shallower
@@ -56,7 +60,8 @@ RELEASE_FILE = Path("data") / f"{RELEASE_NAME}.jsonl"
 
 @dataclass(frozen=True)
 class Template:
-    """One row of the release table."""
+    """One row of a table: the release's (``count`` = items per 1,000) or a user's (``count`` =
+    the family's weight)."""
 
     name: str
     topic: str
