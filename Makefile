@@ -1,7 +1,9 @@
 # Two commands do all set-up on a fresh machine:
 #   make demo   build + selftest + audit the release, score the embedded model, write the report
 #               (under out/, replaced on every run: --overwrite)
-#   make test   the whole test suite
+#   make check  the fast subset: every test that needs no real model, vLLM server, browser or Ray
+#               (pytest -m "not slow"; the markers are in tests/conftest.py), a few minutes
+#   make test   the whole test suite (what CI runs)
 PY ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
@@ -10,7 +12,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export HF_DATASETS_OFFLINE := 1
 
-.PHONY: venv browser vllm-env demo test clean
+.PHONY: venv browser vllm-env demo check test clean
 
 $(BIN)/.installed: pyproject.toml Makefile
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -44,6 +46,11 @@ demo: venv
 	  --save-predictions --overwrite --output $(OUT)/deeparithmark_smollm2-135m-instruct.json
 	$(BIN)/synthprobe report $(OUT)/deeparithmark_smollm2-135m-instruct.json --out $(OUT)/report --overwrite
 	@echo "Report: $(OUT)/report/index.html"
+
+# A test that needs a real model, server, browser or Ray is marked so (model / server / browser /
+# ray, each implying slow); tests/conftest.py fails an unmarked one at the call that would load it.
+check: venv
+	$(BIN)/python -m pytest -q -m "not slow"
 
 test: venv browser vllm-env
 	$(BIN)/python -m pytest -q

@@ -73,3 +73,80 @@ def vllm_server(vllm_python, embedded_hf_folder, tmp_path_factory):
     server.start()
     yield server
     server.stop()
+
+
+
+# -- what a test needs: markers, and the guard that fails a test which needs more than it says -------
+#
+# `make check` runs the tests that need no real model, vLLM server, browser or Ray; `make test` runs
+# them all. Each of the markers model / server / browser / ray implies slow, so `-m "not slow"` is the
+# fast subset; tests/needs_guard.py fails an unmarked test at the call that would load or start one,
+# in this process and in the subprocesses the test starts (through a sitecustomize on PYTHONPATH).
+
+import needs_guard  # noqa: E402  (tests/ is on sys.path: this file's folder)
+
+NEEDS = needs_guard.NEEDS
+
+
+def pytest_configure(config):
+    import tempfile
+
+    for need, what in NEEDS.items():
+        config.addinivalue_line("markers", f"{need}: the test {what}; implies slow (left out of make check)")
+    needs_guard.install()
+    site = Path(tempfile.mkdtemp(prefix="synthprobe-needs-guard-"))
+    (site / "sitecustomize.py").write_text(
+        needs_guard.SITECUSTOMIZE.format(path=str(Path(needs_guard.__file__).resolve())), encoding="utf-8")
+    config._needs_guard_site = site
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH")) if p)
+
+
+def pytest_unconfigure(config):
+    import shutil
+
+    site = getattr(config, "_needs_guard_site", None)
+    if site is not None:
+        shutil.rmtree(site, ignore_errors=True)
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if any(item.get_closest_marker(need) for need in NEEDS) and not item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    import tempfile
+
+    saved = {k: os.environ.get(k) for k in (needs_guard.TEST_ENV, needs_guard.ALLOWS_ENV, needs_guard.REPORT_ENV)}
+    fd, report = tempfile.mkstemp(prefix="synthprobe-refusals-")
+    os.close(fd)
+    os.environ[needs_guard.TEST_ENV] = item.nodeid
+    os.environ[needs_guard.ALLOWS_ENV] = needs_guard.allows(item)
+    os.environ[needs_guard.REPORT_ENV] = report
+    needs_guard._RUNNING["item"] = item
+    item._needs_guard_report = report
+    try:
+        return (yield)
+    finally:
+        needs_guard._RUNNING["item"] = None
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        os.unlink(report)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """Fail the test when it, or a subprocess it ran, reached for what its markers do not allow
+    (also when the test itself caught the refusal, or only saw the subprocess fail)."""
+    try:
+        return (yield)
+    finally:
+        report = getattr(item, "_needs_guard_report", None)
+        refusals = Path(report).read_text(encoding="utf-8").strip() if report and os.path.exists(report) else ""
+        if refusals:
+            pytest.fail(refusals, pytrace=False)

@@ -5,6 +5,8 @@
     DIR/README.md                               dataset card: YAML header + figures from the data
     DIR/data/test-00000-of-00001.parquet        the rows, typed (what ``load_dataset`` reads)
     DIR/data/<release name>.jsonl               the release, byte for byte (same SHA-256)
+    DIR/data/<release name>.jsonl.families.json the families table, for a file built from other
+                                                families (``build deeparithmark --family``)
 
 ``datasets.load_dataset(DIR, split="test")`` then yields exactly the release rows, nested
 ``metadata`` included. The Arrow schema is inferred field by field from the rows; a field
@@ -447,9 +449,17 @@ def export_hf(out: str | Path, *, data: str | Path = DEFAULT_RELEASE,
     A file that fails its selftest is still exported (variants may be small); the card
     shows the failing checks and :attr:`HfExport.selftest` tells the caller.
     """
+    from synthprobe.tasks.deeparithmark.plugins import table_path
+
     out = check_out_dir(out)
     inputs = [(data, "--data")]
-    check_output_dir(out, ["README.md", PARQUET_NAME, f"data/{Path(data).name}"], inputs, overwrite=overwrite)
+    # a file built from other families carries its families table beside it: it travels along,
+    # so the selftest of the exported copy reads the same composition
+    table = table_path(data)
+    names = ["README.md", PARQUET_NAME, f"data/{Path(data).name}"]
+    if table.is_file():
+        names.append(f"data/{table.name}")
+    check_output_dir(out, names, inputs, overwrite=overwrite)
     if repo_id is not None and (repo_id.count("/") != 1 or not all(repo_id.split("/"))):
         raise InputError(f"expected OWNER/NAME, got {repo_id!r}", field="--repo-id")
     release = load_release(data)
@@ -459,6 +469,8 @@ def export_hf(out: str | Path, *, data: str | Path = DEFAULT_RELEASE,
         f"data/{release.name}": release.data,
         "README.md": render_card(release, repo_id=repo_id, selftest=checked).encode("utf-8"),
     }
+    if table.is_file():
+        files[f"data/{table.name}"] = table.read_bytes()
     paths = write_tree(out, files, inputs=inputs, overwrite=overwrite)
     del files, release
     release_arrow()

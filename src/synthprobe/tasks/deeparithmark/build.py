@@ -66,7 +66,7 @@ from array import array
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Mapping
+from typing import Iterator, Mapping, Sequence
 
 from synthprobe.io import atomic_open
 from synthprobe.seeding import ItemStreams, derive_seed
@@ -75,8 +75,8 @@ from synthprobe.tasks.deeparithmark.base import (FAMILIES, Family, GenerationErr
                                                  feasible_ranks, render_value, usable_mistakes)
 from synthprobe.tasks.deeparithmark.checks import (CORRECT, ITEM_RULES, activity_label,
                                                    item_faults, source_id)
-from synthprobe.tasks.deeparithmark.composition import (DEPTHS, MAX_BUILD_SIZE, N_OPTIONS,
-                                                        RELEASE_SEED, RELEASE_SIZE, TEMPLATE_BY_NAME, TEMPLATES,
+from synthprobe.tasks.deeparithmark.composition import (MAX_BUILD_SIZE, N_OPTIONS, RELEASE_SEED,
+                                                        RELEASE_SIZE, TEMPLATE_BY_NAME, TEMPLATES, Template,
                                                         balance_plan, composition)
 from synthprobe.tasks.numformat import PLAIN, check_number_format, format_numbers
 
@@ -101,22 +101,25 @@ def dumps_item(item: dict) -> str:
     return _ENCODER.encode(item)
 
 
-def load_families() -> dict[str, Family]:
-    """Import the family modules and check them against the release table."""
+def load_families(templates: Sequence[Template] = TEMPLATES) -> dict[str, Family]:
+    """Import our family modules and check every family of ``templates`` (default the release
+    table) against its row; families from outside the package (:mod:`.plugins`) must have been
+    loaded before."""
     import synthprobe.tasks.deeparithmark.families  # noqa: F401  (registers every family)
 
     problems = []
-    for t in TEMPLATES:
+    for t in templates:
         fam = FAMILIES.get(t.name)
         if fam is None:
             problems.append(f"template {t.name!r} has no registered family "
-                            f"(expected module families/{t.name}.py)")
+                            + ("(expected module families/{t.name}.py)" if templates is TEMPLATES
+                               else "(load its module with --family)"))
         elif (fam.topic, fam.depth) != (t.topic, t.depth):
             problems.append(f"family {t.name!r} is registered with topic {fam.topic!r}, depth "
                             f"{fam.depth}; the release table says {t.topic!r}, depth {t.depth}")
     if problems:
         raise BuildError("; ".join(problems))
-    return {t.name: FAMILIES[t.name] for t in TEMPLATES}
+    return {t.name: FAMILIES[t.name] for t in templates}
 
 
 def _ctx_key(ctx: str) -> int:
@@ -136,24 +139,24 @@ class Layout:
     starts: list[int]          # canonical index of each template's first item
     cell: array                # canonical index -> slot * 4 + rank
     order: array               # file position -> canonical index
+    templates: Sequence[Template] = TEMPLATES   # the table the items are drawn from
 
     def locate(self, c: int) -> tuple[str, int]:
         t = bisect.bisect_right(self.starts, c) - 1
         return self.names[t], c - self.starts[t]
 
 
-def layout(seed: int, n: int) -> Layout:
-    comp = composition(n)
-    plan = balance_plan(n)
+def layout(seed: int, n: int, templates: Sequence[Template] = TEMPLATES) -> Layout:
+    comp = composition(n, templates)
+    plan = balance_plan(n, templates)
     names, starts, pos = [], [], 0
-    for t in TEMPLATES:
+    for t in templates:
         if comp[t.name]:
             names.append(t.name)
             starts.append(pos)
             pos += comp[t.name]
     cell = array("b")
-    for d in DEPTHS:
-        grid = plan.grid[d]
+    for d, grid in plan.grid.items():
         tier = array("b", (s * N_OPTIONS + r for s in range(N_OPTIONS) for r in range(N_OPTIONS)
                            for _ in range(grid[s][r])))
         random.Random(derive_seed("deeparithmark/plan", seed, d)).shuffle(tier)
@@ -162,7 +165,8 @@ def layout(seed: int, n: int) -> Layout:
         raise BuildError(f"balance plan covers {len(cell)} items, composition {n}")
     order = array("I", range(n))
     random.Random(derive_seed("deeparithmark/order", seed)).shuffle(order)
-    return Layout(n=n, seed=seed, names=names, starts=starts, cell=cell, order=order)
+    return Layout(n=n, seed=seed, names=names, starts=starts, cell=cell, order=order,
+                  templates=templates)
 
 
 @dataclass
@@ -308,7 +312,8 @@ def make_item(problem: Problem, decoys: list[DecoySet], *, template: str, ind: i
     }
 
 
-def format_item(item: dict, number_format: str) -> dict:
+def format_item(item: dict, number_format: str,
+                by_name: Mapping[str, Template] = TEMPLATE_BY_NAME) -> dict:
     """``item`` with its prompt and endings written in ``number_format`` (see
     :mod:`synthprobe.tasks.numformat`): the same item, id and order, only the rendering differs.
     ``metadata`` stays canonical (plain digits, so values and steps check the same way in every
@@ -320,63 +325,74 @@ def format_item(item: dict, number_format: str) -> dict:
     out["ctx"] = format_numbers(item["ctx"], number_format)
     out["endings"] = [format_numbers(e, number_format) for e in item["endings"]]
     out["metadata"] = {**item["metadata"], "number_format": number_format}
-    fault = _item_fault(out, item["ind"], item["metadata"]["template"], item["ind"])
+    fault = _item_fault(out, item["ind"], item["metadata"]["template"], item["ind"], by_name)
     if fault is not None:
         raise BuildError(f"{number_format} rendering: {fault}")
     return out
 
 
-def _start(seed: int, n: int, stats: BuildStats | None):
+def _start(seed: int, n: int, stats: BuildStats | None, templates: Sequence[Template]):
     """What every build of ``n`` items for ``seed`` starts from: the families, the layout (plan
     and order), the answer-shape table and the stats to fill."""
     if not 1 <= n <= MAX_BUILD_SIZE:
         raise ValueError(f"n must be 1..{MAX_BUILD_SIZE:,}, got {n}")
-    return load_families(), layout(seed, n), load_table(), (stats if stats is not None else BuildStats())
+    return (load_families(templates), layout(seed, n, templates), load_table(),
+            (stats if stats is not None else BuildStats()))
 
 
 def iter_items(seed: int = RELEASE_SEED, n: int = RELEASE_SIZE, *,
-               stats: BuildStats | None = None, number_format: str = PLAIN) -> Iterator[dict]:
+               stats: BuildStats | None = None, number_format: str = PLAIN,
+               templates: Sequence[Template] = TEMPLATES) -> Iterator[dict]:
     """Yield the ``n`` items of the file for ``seed`` in file order, each checked, with their
-    numbers written in ``number_format`` (:func:`format_item`).
+    numbers written in ``number_format`` (:func:`format_item`). ``templates``: the table the
+    items are drawn from (default the release's; :func:`.composition.user_table` for others).
 
     Raises :class:`BuildError` on a faulty item, and after the last item if the counts
     differ from the plan (so a consumer that writes atomically keeps nothing)."""
-    families, lay, shapes, stats = _start(seed, n, stats)
+    families, lay, shapes, stats = _start(seed, n, stats, templates)
+    by_name = _by_name(templates)
     seen: set[int] = set()
     for ind, c in enumerate(lay.order):
         template, k = lay.locate(c)
         slot, rank = divmod(lay.cell[c], N_OPTIONS)
-        item, key = _item(families, shapes, seed, ind, template, k, slot, rank, seen, stats)
-        _count(stats, seen, key, template, slot, rank)
-        yield format_item(item, number_format)
-    _check_counts(stats, n)
+        item, key = _item(families, shapes, seed, ind, template, k, slot, rank, seen, stats, by_name)
+        _count(stats, seen, key, template, slot, rank, by_name)
+        yield format_item(item, number_format, by_name)
+    _check_counts(stats, n, templates)
+
+
+def _by_name(templates: Sequence[Template]) -> Mapping[str, Template]:
+    return TEMPLATE_BY_NAME if templates is TEMPLATES else {t.name: t for t in templates}
 
 
 def _item(families: Mapping[str, Family], shapes: Mapping[str, Mapping[str, float]], seed: int,
           ind: int, template: str, k: int, slot: int, rank: int, seen: set[int],
-          stats: BuildStats, start: int = 0, why: Counter | None = None) -> tuple[dict, int]:
+          stats: BuildStats, by_name: Mapping[str, Template] = TEMPLATE_BY_NAME, start: int = 0,
+          why: Counter | None = None) -> tuple[dict, int]:
     """Item ``ind`` (``k`` of ``template``), checked, and its context key (steps 4-6)."""
     problem, rng, key, sets = draw(families[template], template, seed, k, rank, seen, stats,
                                    shapes, start=start, why=why)
-    fault = _fault(problem, template, k)
+    fault = _fault(problem, template, k, by_name)
     if fault is None:
         item = make_item(problem, sets, template=template, ind=ind, slot=slot, rank=rank, rng=rng)
-        fault = _item_fault(item, ind, template, k)
+        fault = _item_fault(item, ind, template, k, by_name)
     if fault is not None:
         raise BuildError(fault)
     return item, key
 
 
-def _fault(problem: Problem, template: str, k: int) -> str | None:
-    row = TEMPLATE_BY_NAME[template]
+def _fault(problem: Problem, template: str, k: int,
+           by_name: Mapping[str, Template] = TEMPLATE_BY_NAME) -> str | None:
+    row = by_name[template]
     if (problem.family, problem.topic, problem.depth) != (template, row.topic, row.depth):
         return (f"template {template!r}, item {k}: the family returned a problem for "
                 f"{problem.family!r}, topic {problem.topic!r}, depth {problem.depth}")
     return None
 
 
-def _item_fault(item: dict, ind: int, template: str, k: int) -> str | None:
-    faults = item_faults(item, ind)
+def _item_fault(item: dict, ind: int, template: str, k: int,
+                by_name: Mapping[str, Template] = TEMPLATE_BY_NAME) -> str | None:
+    faults = item_faults(item, ind) if by_name is TEMPLATE_BY_NAME else item_faults(item, ind, by_name)
     if faults:
         rule, msg = faults[0]
         return (f"item {ind} (template {template!r}, #{k}) breaks the rule "
@@ -385,12 +401,12 @@ def _item_fault(item: dict, ind: int, template: str, k: int) -> str | None:
 
 
 def _count(stats: BuildStats, seen: set[int], key: int, template: str, slot: int,
-           rank: int) -> None:
+           rank: int, by_name: Mapping[str, Template] = TEMPLATE_BY_NAME) -> None:
     seen.add(key)
     stats.n += 1
     stats.slots[slot] += 1
     stats.ranks[rank] += 1
-    stats.grid[slot, rank, TEMPLATE_BY_NAME[template].depth] += 1
+    stats.grid[slot, rank, by_name[template].depth] += 1
     stats.templates[template] += 1
 
 
@@ -425,7 +441,7 @@ def default_workers(n: int) -> int:
 _WORKER: dict = {}
 
 
-def _worker_init() -> None:
+def _worker_init(templates: Sequence[Template], sources: Sequence) -> None:
     import signal
     import threading
 
@@ -438,7 +454,12 @@ def _worker_init() -> None:
         os._exit(1)
 
     threading.Thread(target=orphaned, daemon=True).start()
-    _WORKER["families"] = load_families()
+    if sources:
+        from synthprobe.tasks.deeparithmark.plugins import load_sources
+
+        load_sources(sources)
+    _WORKER["families"] = load_families(templates)
+    _WORKER["by_name"] = _by_name(templates)
     _WORKER["shapes"] = load_table()
 
 
@@ -450,7 +471,7 @@ def _worker_chunk(seed: int, jobs: list[tuple[int, str, int, int, int]]
     parent re-runs such items serially to raise the serial build's error). Returns those
     and the CPU seconds the chunk took in this process."""
     cpu0 = time.process_time()
-    families, shapes = _WORKER["families"], _WORKER["shapes"]
+    families, shapes, by_name = _WORKER["families"], _WORKER["shapes"], _WORKER["by_name"]
     out = []
     for ind, template, k, slot, rank in jobs:
         why: Counter = Counter()
@@ -460,24 +481,27 @@ def _worker_chunk(seed: int, jobs: list[tuple[int, str, int, int, int]]
         except BuildError:
             out.append((None, None, 0, None, 0, True))
             continue
-        fault = _fault(problem, template, k)
+        fault = _fault(problem, template, k, by_name)
         line = None
         if fault is None:
             item = make_item(problem, sets, template=template, ind=ind, slot=slot, rank=rank,
                              rng=rng)
-            fault = _item_fault(item, ind, template, k)
+            fault = _item_fault(item, ind, template, k, by_name)
             line = dumps_item(item) + "\n"
         out.append((line, key, attempt, dict(why), off, fault is not None))
     return out, time.process_time() - cpu0
 
 
-def iter_lines_parallel(seed: int, n: int, workers: int, *, stats: BuildStats | None = None
+def iter_lines_parallel(seed: int, n: int, workers: int, *, stats: BuildStats | None = None,
+                        templates: Sequence[Template] = TEMPLATES, sources: Sequence = ()
                         ) -> Iterator[str]:
     """The JSONL lines of :func:`iter_items` (with their newline), drawn by ``workers``
-    processes; the same bytes, the same checks and the same errors."""
+    processes; the same bytes, the same checks and the same errors. ``sources``: where the
+    workers load the families from outside the package (:func:`.plugins.load_sources`)."""
     from concurrent.futures import ProcessPoolExecutor
 
-    families, lay, shapes, stats = _start(seed, n, stats)
+    families, lay, shapes, stats = _start(seed, n, stats, templates)
+    by_name = _by_name(templates)
     seen: set[int] = set()
 
     def chunks() -> Iterator[list[tuple[int, str, int, int, int]]]:
@@ -490,7 +514,8 @@ def iter_lines_parallel(seed: int, n: int, workers: int, *, stats: BuildStats | 
                 jobs.append((ind, template, k, slot, rank))
             yield jobs
 
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init)
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init,
+                               initargs=(templates, tuple(sources)))
     try:
         todo = chunks()
         window = [(jobs, pool.submit(_worker_chunk, seed, jobs))
@@ -509,7 +534,7 @@ def iter_lines_parallel(seed: int, n: int, workers: int, *, stats: BuildStats | 
                     # As the serial loop: a draw that failed or broke a rule raises there, a
                     # repeated context goes on from this attempt (counted as a discard).
                     item, key = _item(families, shapes, seed, ind, template, k, slot, rank, seen,
-                                      stats, start=attempt if key is not None else 0,
+                                      stats, by_name, start=attempt if key is not None else 0,
                                       why=Counter(why) if key is not None else None)
                     line = dumps_item(item) + "\n"
                 else:
@@ -517,20 +542,20 @@ def iter_lines_parallel(seed: int, n: int, workers: int, *, stats: BuildStats | 
                     stats.discarded.update(why)
                     if off:
                         stats.off_length[template] += 1
-                _count(stats, seen, key, template, slot, rank)
+                _count(stats, seen, key, template, slot, rank, by_name)
                 yield line
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-    _check_counts(stats, n)
+    _check_counts(stats, n, templates)
 
 
-def _check_counts(stats: BuildStats, n: int) -> None:
-    plan = balance_plan(n)
-    comp = composition(n)
-    got = {t.name: stats.templates[t.name] for t in TEMPLATES}
+def _check_counts(stats: BuildStats, n: int, templates: Sequence[Template] = TEMPLATES) -> None:
+    plan = balance_plan(n, templates)
+    comp = composition(n, templates)
+    got = {t.name: stats.templates[t.name] for t in templates}
     if got != comp:
         raise BuildError(f"composition {got} differs from the plan {comp}")
-    for d in DEPTHS:
+    for d in plan.grid:
         for s in range(N_OPTIONS):
             for r in range(N_OPTIONS):
                 if stats.grid[s, r, d] != plan.grid[d][s][r]:
@@ -567,13 +592,18 @@ def _progress(iterable, total: int, progress: bool | None, desc: str):
 
 
 def build(out: str | Path, *, seed: int = RELEASE_SEED, n: int = RELEASE_SIZE,
-          progress: bool | None = None, workers: int | None = None, number_format: str = PLAIN) -> BuildResult:
+          progress: bool | None = None, workers: int | None = None, number_format: str = PLAIN,
+          templates: Sequence[Template] = TEMPLATES, sources: Sequence = (),
+          table: dict | None = None) -> BuildResult:
     """Write the ``n``-item file for ``seed`` to ``out`` atomically; return its SHA-256.
 
     ``progress``: ``True``/``False`` force the tqdm bar on/off; ``None`` shows it on a terminal.
     ``workers``: processes drawing items (1: in this process; 0: one per available CPU;
     ``None``: :func:`default_workers`); any number gives the same bytes. ``number_format``: how
-    numbers are written (:func:`format_item`).
+    numbers are written (:func:`format_item`). ``templates``: the table to draw from (default
+    the release's), with ``sources`` the outside family modules the workers load
+    (:mod:`.plugins`); ``table``: the families table (:func:`.plugins.describe`) to write beside
+    the file with its digest, before the file itself is renamed into place.
     """
     check_number_format(number_format)
     if workers is None:
@@ -588,15 +618,24 @@ def build(out: str | Path, *, seed: int = RELEASE_SEED, n: int = RELEASE_SIZE,
     with atomic_open(out, "wb") as fh:
         if workers == 1:
             lines = (dumps_item(item) + "\n"
-                     for item in iter_items(seed, n, stats=stats, number_format=number_format))
+                     for item in iter_items(seed, n, stats=stats, number_format=number_format,
+                                            templates=templates))
         else:
-            lines = iter_lines_parallel(seed, n, workers, stats=stats)
+            lines = iter_lines_parallel(seed, n, workers, stats=stats, templates=templates,
+                                        sources=sources)
             if number_format != PLAIN:
-                lines = (dumps_item(format_item(json.loads(line), number_format)) + "\n" for line in lines)
+                by_name = _by_name(templates)
+                lines = (dumps_item(format_item(json.loads(line), number_format, by_name)) + "\n"
+                         for line in lines)
         for text in _progress(lines, n, progress, "deeparithmark build"):
             line = text.encode("utf-8")
             digest.update(line)
             fh.write(line)
+        if table is not None:
+            from synthprobe.io import atomic_write_json
+            from synthprobe.tasks.deeparithmark.plugins import table_path
+
+            atomic_write_json(table_path(out), {**table, "data": out.name, "sha256": digest.hexdigest()})
     return BuildResult(path=out, n=n, seed=seed, sha256=digest.hexdigest(),
                        seconds=time.perf_counter() - t0, stats=stats, workers=workers,
                        cpu_s=time.process_time() - cpu0 + stats.worker_cpu_s)

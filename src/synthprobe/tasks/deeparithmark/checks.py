@@ -10,11 +10,11 @@ prompt-length mean, shortcut audit) live in :mod:`.selftest`.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Mapping
 
 from synthprobe.tasks.deeparithmark.base import DIFFICULTY, render_value, roundness_class
 from synthprobe.tasks.deeparithmark.composition import (DEPTHS, N_OPTIONS, RELEASE_NAME,
-                                                        TEMPLATE_BY_NAME)
+                                                        TEMPLATE_BY_NAME, Template)
 from synthprobe.tasks.deeparithmark.steps import StepError, check_chain
 from synthprobe.tasks.numformat import NUMBER_FORMATS, PLAIN, format_numbers, join_groups
 
@@ -80,7 +80,7 @@ def _is_int(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
-def _schema_faults(obj: dict, index: int | None) -> list[str]:
+def _schema_faults(obj: dict, index: int | None, by_name: Mapping[str, Template]) -> list[str]:
     out: list[str] = []
     if tuple(obj) != ITEM_KEYS:
         missing = [k for k in ITEM_KEYS if k not in obj]
@@ -140,18 +140,23 @@ def _schema_faults(obj: dict, index: int | None) -> list[str]:
     steps = md["solution_steps"]
     if not isinstance(steps, list) or not steps or not all(isinstance(s, str) and s for s in steps):
         out.append(f"field 'metadata.solution_steps': expected a non-empty list of strings, got {steps!r}")
-    if isinstance(md["template"], str) and md["template"] not in TEMPLATE_BY_NAME:
-        out.append(f"field 'metadata.template': {md['template']!r} is not a Deep Arithmark template")
+    if isinstance(md["template"], str) and md["template"] not in by_name:
+        out.append(f"field 'metadata.template': {md['template']!r} is not a Deep Arithmark template"
+                   + (" (a file built from other families carries its table beside it, in "
+                      "<file>.families.json)" if by_name is TEMPLATE_BY_NAME else
+                      " of this file's families table"))
     return out
 
 
-def item_faults(obj: dict, index: int | None = None) -> list[tuple[str, str]]:
+def item_faults(obj: dict, index: int | None = None,
+                by_name: Mapping[str, Template] = TEMPLATE_BY_NAME) -> list[tuple[str, str]]:
     """Every rule ``obj`` breaks, as ``(rule key, explanation)`` pairs (empty when clean).
 
     ``index`` is the item's 0-based position in its file (checked against ``ind``). When the
     schema is broken the other rules are not evaluated and only ``schema`` faults return.
+    ``by_name``: the table the file was built from (default the release's), by template name.
     """
-    schema = _schema_faults(obj, index)
+    schema = _schema_faults(obj, index, by_name)
     if schema:
         return [("schema", msg) for msg in schema]
     faults: list[tuple[str, str]] = []
@@ -165,7 +170,7 @@ def item_faults(obj: dict, index: int | None = None) -> list[tuple[str, str]]:
     fmt = number_format_of(md)
 
     # labels: the row of the release table this item claims
-    row = TEMPLATE_BY_NAME[template]
+    row = by_name[template]
     if md["topic"] != row.topic:
         faults.append(("labels", f"topic {md['topic']!r}; template {template} has topic {row.topic!r}"))
     if depth != row.depth:

@@ -52,14 +52,15 @@ def check_writable(out: Path) -> None:
 # Commands
 # ---------------------------------------------------------------------------------------
 
-def _compare(out: Path, seed: int, n: int, number_format: str = "plain") -> int:
+def _compare(out: Path, seed: int, n: int, number_format: str = "plain", templates=None) -> int:
     from synthprobe.io import sha256_file
     from synthprobe.tasks.deeparithmark.build import dumps_item, iter_items
 
     if not out.is_file():
         raise InputError("does not exist; nothing to compare the build with", path=out)
+    extra = {} if templates is None else {"templates": templates}
     with open(out, "rb") as fh:
-        for lineno, item in enumerate(iter_items(seed, n, number_format=number_format), start=1):
+        for lineno, item in enumerate(iter_items(seed, n, number_format=number_format, **extra), start=1):
             want = (dumps_item(item) + "\n").encode("utf-8")
             have = fh.readline()
             if have != want:
@@ -85,6 +86,34 @@ def _identical(out: Path, seed: int, n: int) -> bool:
         return not fh.read(1)
 
 
+def _outside_families(args: argparse.Namespace, number_format: str):
+    """``--family`` / ``--composition``: the table to build from, the sources of the outside
+    families and the families table to write beside the file; ``(None, (), None)`` for ours."""
+    specs = getattr(args, "family", None) or []
+    composition = getattr(args, "composition", None)
+    if not specs and composition is None:
+        return None, (), None
+    from synthprobe.tasks.deeparithmark.base import FAMILIES
+    from synthprobe.tasks.deeparithmark.plugins import (by_name, describe, family_table, load_source,
+                                                        preflight, source_of)
+
+    sources, outside, origins, shown = [], [], {}, {}
+    for spec in specs:
+        source = source_of(spec)
+        names, origin = load_source(source, shown=spec)
+        sources.append(source)
+        for name in names:
+            outside.append(name)
+            origins[name] = origin
+            shown[name] = spec
+    templates = family_table(outside, Path(composition) if composition else None)
+    rows = by_name(templates)
+    for name in outside:
+        preflight(FAMILIES[name], rows, shown=shown[name])
+    return templates, tuple(sources), describe(templates, origins, seed=args.seed, n=args.n,
+                                               number_format=number_format)
+
+
 def cmd_build(args: argparse.Namespace) -> int:
     from synthprobe.tasks.deeparithmark.build import BuildError, build
 
@@ -95,9 +124,10 @@ def cmd_build(args: argparse.Namespace) -> int:
     if args.out is None and number_format != "plain":
         raise InputError(f"the release file is written in plain digits; pass --out for a {number_format} "
                          "rendering", field="--number-format")
+    templates, sources, table = _outside_families(args, number_format)
     try:
         if args.check:
-            return _compare(out, args.seed, args.n, number_format)
+            return _compare(out, args.seed, args.n, number_format, templates)
         if args.out is None and out.is_file() and not args.overwrite:
             # The release file: a fresh render identical to it leaves it untouched (so README's
             # command changes no tracked file); one that differs is refused without --overwrite.
@@ -108,10 +138,16 @@ def cmd_build(args: argparse.Namespace) -> int:
                 return _run_selftest(out, None) if getattr(args, "selftest", False) else 0
             raise InputError(f"exists and differs from the build for seed {args.seed}, n {args.n:,}; "
                              "pass --overwrite to replace it", path=out, field="--out")
-        check_outputs([(out, "--out")], overwrite=args.overwrite)
+        outputs = [(out, "--out")]
+        if table is not None:
+            from synthprobe.tasks.deeparithmark.plugins import table_path
+
+            outputs.append((table_path(out), "--out"))
+        check_outputs(outputs, overwrite=args.overwrite)
         check_writable(out)
+        extra = {} if templates is None else {"templates": templates, "sources": sources, "table": table}
         res = build(out, seed=args.seed, n=args.n, progress=args.progress,
-                    workers=getattr(args, "workers", None), number_format=number_format)
+                    workers=getattr(args, "workers", None), number_format=number_format, **extra)
     except BuildError as exc:
         print(f"build failed, nothing written: {exc}", file=sys.stderr)
         return EXIT_FAILED
@@ -123,6 +159,10 @@ def cmd_build(args: argparse.Namespace) -> int:
           f"({tries:,} draws, {tries / res.n:.2f} per item; {res.workers} worker"
           f"{'s' if res.workers != 1 else ''}, {res.cpu_us_per_item:,.0f} µs CPU per item)")
     print(f"sha256 {res.sha256}")
+    if table is not None:
+        from synthprobe.tasks.deeparithmark.plugins import table_path
+
+        print(f"families table: {table_path(out)} ({', '.join(f['name'] for f in table['families'])})")
     if getattr(args, "selftest", False):
         return _run_selftest(out, None)
     return 0
@@ -211,6 +251,20 @@ def register(verbs: dict) -> None:
         epilog="Example: synthprobe build deeparithmark --seed 7 --n 1000 --out private.jsonl "
                "--selftest", formatter_class=argparse.RawDescriptionHelpFormatter)
     add_build_arguments(p, default_out=None)
+    p.add_argument("--family", action="append", metavar="PATH|NAME",
+                   help="build from a family of your own: a Python file whose generate(rng) is "
+                        "decorated with synthprobe.tasks.deeparithmark.base.register, or the name of "
+                        "an installed entry point in the group 'synthprobe.families'; repeat for "
+                        "several. Alone, the file holds only these families, in equal shares; with "
+                        "--composition, the shares that table gives. Each family is drawn 200 times "
+                        "first and refused (exit 2) if its steps do not re-evaluate to its answer or "
+                        "its mistakes cannot serve as decoys. The families, their weights and "
+                        "sources are written beside the file as PATH.families.json, where the "
+                        "selftest reads them (docs/write-a-family.md)")
+    p.add_argument("--composition", metavar="CSV",
+                   help="a table 'family,weight' (header line, then one row per family): the share "
+                        "of each family, ours (e.g. money_discount_fee,122) or one loaded with "
+                        "--family; depth tiers get the sum of their families' weights")
     p.add_argument("--selftest", action="store_true",
                    help="run the full selftest (every card claim and the shortcut audit) on the "
                         "written file; exit 1 if any check fails")

@@ -5,6 +5,10 @@ tier and item count for the 1,000-item file. Everything else — the composition
 sizes, the expected slot / rank / depth balance and the per-cell grid — is derived from it,
 by the builder and by the selftest alike.
 
+A build from families outside the package (``synthprobe build deeparithmark --family``) uses a
+table of its own (:func:`user_table`): every function below takes the table as ``templates``,
+defaulting to the release's, and reads each row's ``count`` as a weight.
+
 Composition for N items
     N a multiple of 1,000 scales the table exactly. Any other N is split proportionally:
     first into the four depth tiers (as even as possible, the spare items to the shallower
@@ -28,7 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Sequence
 
 #: Number of options per item (the ArithMark 3.0 contract allows ≥ 2; Deep Arithmark uses 4).
 N_OPTIONS = 4
@@ -56,7 +60,8 @@ RELEASE_FILE = Path("data") / f"{RELEASE_NAME}.jsonl"
 
 @dataclass(frozen=True)
 class Template:
-    """One row of the release table."""
+    """One row of a table: the release's (``count`` = items per 1,000) or a user's (``count`` =
+    the family's weight)."""
 
     name: str
     topic: str
@@ -123,23 +128,51 @@ def _largest_remainder(total: int, weights: list[int]) -> list[int]:
     return shares
 
 
-def depth_counts(n: int) -> dict[int, int]:
-    """Items per depth tier for an ``n``-item file."""
+def tiers(templates: Sequence[Template] = TEMPLATES) -> tuple[int, ...]:
+    """The depth tiers a table holds items in, shallow to deep (all four for the release)."""
+    return tuple(d for d in DEPTHS if any(t.depth == d for t in templates))
+
+
+def depth_counts(n: int, templates: Sequence[Template] = TEMPLATES) -> dict[int, int]:
+    """Items per depth tier for an ``n``-item file of ``templates`` (default: the release)."""
     if n < 1:
         raise ValueError(f"n must be a positive whole number, got {n}")
-    weights = [sum(t.count for t in TEMPLATES if t.depth == d) for d in DEPTHS]
-    return dict(zip(DEPTHS, _largest_remainder(n, weights)))
+    ds = tiers(templates)
+    weights = [sum(t.count for t in templates if t.depth == d) for d in ds]
+    return dict(zip(ds, _largest_remainder(n, weights)))
 
 
-def composition(n: int = RELEASE_SIZE) -> dict[str, int]:
-    """Items per template for an ``n``-item file, in table order (zero counts kept)."""
-    per_depth = depth_counts(n)
+def composition(n: int = RELEASE_SIZE, templates: Sequence[Template] = TEMPLATES) -> dict[str, int]:
+    """Items per template for an ``n``-item file, in table order (zero counts kept).
+
+    ``templates``: the table (default the release's); its ``count`` fields are weights."""
+    per_depth = depth_counts(n, templates)
     out: dict[str, int] = {}
-    for d in DEPTHS:
-        rows = [t for t in TEMPLATES if t.depth == d]
+    for d in per_depth:
+        rows = [t for t in templates if t.depth == d]
         for t, c in zip(rows, _largest_remainder(per_depth[d], [t.count for t in rows])):
             out[t.name] = c
-    return {t.name: out[t.name] for t in TEMPLATES}
+    return {t.name: out[t.name] for t in templates}
+
+
+def user_table(rows: Iterable[Template]) -> tuple[Template, ...]:
+    """A table of other families (or ours mixed with them): rows listed tier by tier, in the
+    order given within a tier, as the builder numbers items. Raises ``ValueError`` on a repeated
+    name, a depth outside :data:`DEPTHS` or a weight below 1."""
+    rows = list(rows)
+    seen: set[str] = set()
+    for t in rows:
+        if t.name in seen:
+            raise ValueError(f"family {t.name!r} is listed twice")
+        seen.add(t.name)
+        if t.depth not in DEPTHS:
+            raise ValueError(f"family {t.name!r} has depth {t.depth}; a family's depth must be one of "
+                             f"{list(DEPTHS)}")
+        if not isinstance(t.count, int) or t.count < 1:
+            raise ValueError(f"family {t.name!r} has weight {t.count!r}; expected a whole number >= 1")
+    if not rows:
+        raise ValueError("the table lists no family")
+    return tuple(sorted(rows, key=lambda t: t.depth))
 
 
 # ---------------------------------------------------------------------------------------
@@ -207,6 +240,6 @@ class BalancePlan:
         return {d: sum(map(sum, g)) for d, g in self.grid.items()}
 
 
-def balance_plan(n: int = RELEASE_SIZE) -> BalancePlan:
-    per_depth = depth_counts(n)
-    return BalancePlan(n=n, grid={d: tier_grid(per_depth[d], i) for i, d in enumerate(DEPTHS)})
+def balance_plan(n: int = RELEASE_SIZE, templates: Sequence[Template] = TEMPLATES) -> BalancePlan:
+    per_depth = depth_counts(n, templates)
+    return BalancePlan(n=n, grid={d: tier_grid(per_depth[d], i) for i, d in enumerate(per_depth)})

@@ -31,8 +31,9 @@ from synthprobe.tasks.deeparithmark.audit import CLASSIFIER, audit, audit_item, 
 from synthprobe.tasks.deeparithmark.build import dumps_item
 from synthprobe.tasks.deeparithmark.checks import (ITEM_RULES, MAX_CTX_WORDS, ctx_words,
                                                    item_faults, number_format_of, value_kind)
-from synthprobe.tasks.deeparithmark.composition import (DEPTHS, N_OPTIONS, TEMPLATES,
-                                                        balance_plan, composition, depth_counts)
+from synthprobe.tasks.deeparithmark.composition import (N_OPTIONS, TEMPLATES, balance_plan,
+                                                        composition, depth_counts)
+from synthprobe.tasks.deeparithmark.plugins import by_name as table_by_name, read_table, table_path
 
 #: Mean prompt length the release promises, in words (the card: 29.2).
 MEAN_WORDS_RANGE = (27.0, 32.0)
@@ -170,17 +171,30 @@ def selftest(path: str | Path, *, upstream: str | Path | None = None,
                                  f"{n:,} items load, {len({i.category for i in items})} activity labels",
                                  True)]
     checks.append(_bytes_check(path, items))
+    # the table the file claims to follow: the release's, or the one a build from other
+    # families wrote beside it (plugins.table_path)
+    found = read_table(path)                # InputError -> exit 2, located
+    templates = TEMPLATES if found is None else found[0]
+    rows_by_name = table_by_name(templates)
+    if found is not None:
+        digest = sha256_file(path)
+        claimed = found[1].get("sha256")
+        checks.append(Check(f"families table {table_path(path).name} describes this file",
+                            f"{len(templates)} families; sha256 {'matches' if claimed == digest else 'differs'}",
+                            claimed == digest,
+                            [] if claimed == digest else [f"the table was written for sha256 {claimed}, "
+                                                          f"the file has {digest}"]))
 
     # -- per-item rules --------------------------------------------------------------
     faults: dict[str, list[str]] = defaultdict(list)
     bad_items: dict[str, set[int]] = defaultdict(set)
     schema_ok: list[MCItem] = []
     for idx, it in enumerate(items):
-        found = item_faults(it.raw, idx)
-        for rule, msg in found:
+        found_faults = item_faults(it.raw, idx, rows_by_name)
+        for rule, msg in found_faults:
             faults[rule].append(f"line {it.line}: {msg}")
             bad_items[rule].add(idx)
-        if not any(rule == "schema" for rule, _ in found):
+        if not any(rule == "schema" for rule, _ in found_faults):
             schema_ok.append(it)
     n_schema_bad = len(bad_items["schema"])
     for rule, title in ITEM_RULES.items():
@@ -217,13 +231,13 @@ def selftest(path: str | Path, *, upstream: str | Path | None = None,
                         not dups, dups))
 
     # composition
-    expect = composition(n)
+    expect = composition(n, templates)
     got = Counter(m["template"] for m in md)
     topics = {m["topic"] for m in md}
     diffs = [f"{t.name}: {got.get(t.name, 0)} items, expected {expect[t.name]}"
-             for t in TEMPLATES if got.get(t.name, 0) != expect[t.name]]
+             for t in templates if got.get(t.name, 0) != expect[t.name]]
     n_templates = sum(1 for c in got.values() if c)
-    exp_topics = {t.topic for t in TEMPLATES if expect[t.name]}
+    exp_topics = {t.topic for t in templates if expect[t.name]}
     if topics != exp_topics:
         diffs.append(f"topics {sorted(topics)}, expected {sorted(exp_topics)}")
     checks.append(Check("composition (template, topic, depth, count)",
@@ -233,14 +247,16 @@ def selftest(path: str | Path, *, upstream: str | Path | None = None,
                         not diffs, diffs))
 
     # balance
-    plan = balance_plan(n)
+    plan = balance_plan(n, templates)
     slots = Counter(it.label for it in items)
     ranks = Counter(m["answer_rank"] for m in md)
     depths = Counter(m["depth"] for m in md)
     got_slots = [slots[s] for s in range(N_OPTIONS)]
     got_ranks = [ranks[r] for r in range(N_OPTIONS)]
-    got_depths = [depths[d] for d in DEPTHS]
-    exp_depths = [depth_counts(n)[d] for d in DEPTHS]
+    per_depth = depth_counts(n, templates)
+    tiers = sorted(set(per_depth) | set(depths))
+    got_depths = [depths[d] for d in tiers]
+    exp_depths = [per_depth.get(d, 0) for d in tiers]
     checks.append(Check("correct slot balance", f"{_slash(got_slots)} (expected {_slash(plan.slots)})",
                         got_slots == plan.slots))
     checks.append(Check("answer rank balance", f"{_slash(got_ranks)} (expected {_slash(plan.ranks)})",
@@ -250,8 +266,8 @@ def selftest(path: str | Path, *, upstream: str | Path | None = None,
     grid = Counter((it.label, m["answer_rank"], m["depth"]) for it, m in zip(items, md))
     cells = []
     off = []
-    for d in DEPTHS:
-        lo = depth_counts(n)[d] // (N_OPTIONS * N_OPTIONS)
+    for d in tiers:
+        lo = per_depth.get(d, 0) // (N_OPTIONS * N_OPTIONS)
         for s in range(N_OPTIONS):
             for r in range(N_OPTIONS):
                 c = grid[s, r, d]
@@ -264,10 +280,14 @@ def selftest(path: str | Path, *, upstream: str | Path | None = None,
     # prompt length
     words = [ctx_words(it.ctx, number_format_of(m)) for it, m in zip(items, md)]
     mean_w, max_w = fmean(words), max(words)
-    lo_w, hi_w = MEAN_WORDS_RANGE
-    checks.append(Check("prompt length",
-                        f"mean {mean_w:.1f} words ({lo_w:g}–{hi_w:g}), max {max_w} (≤ {MAX_CTX_WORDS})",
-                        lo_w <= mean_w <= hi_w and max_w <= MAX_CTX_WORDS))
+    if templates is TEMPLATES:  # the card's mean is a claim about the release's stories
+        lo_w, hi_w = MEAN_WORDS_RANGE
+        checks.append(Check("prompt length",
+                            f"mean {mean_w:.1f} words ({lo_w:g}–{hi_w:g}), max {max_w} (≤ {MAX_CTX_WORDS})",
+                            lo_w <= mean_w <= hi_w and max_w <= MAX_CTX_WORDS))
+    else:
+        checks.append(Check("prompt length", f"mean {mean_w:.1f} words, max {max_w} (≤ {MAX_CTX_WORDS})",
+                            max_w <= MAX_CTX_WORDS))
 
     # shortcut audit
     a_items = [audit_item(it.endings, it.label, m) for it, m in zip(items, md)]

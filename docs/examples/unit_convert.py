@@ -1,0 +1,114 @@
+"""Unit conversion: a worked example of a Deep Arithmark family written outside synthprobe.
+
+Two families in one module, one per depth tier:
+
+* ``unit_convert`` (depth 2): a mixed quantity ("3 pounds 5 ounces") written in the small unit;
+* ``unit_convert_batches`` (depth 3): the same quantity needed per batch, times the batches.
+
+Build a balanced 4-way file from them alone (docs/write-a-family.md)::
+
+    synthprobe build deeparithmark --family unit_convert.py --n 2000 --seed 3 --out units.jsonl --selftest
+
+The contract is the one every family of ours follows (``synthprobe.tasks.deeparithmark.base``):
+``generate(rng)`` draws everything from ``rng`` (the builder's seeded per-item stream, so the
+same seed gives the same file), computes the answer through ``Steps`` (which writes one
+machine-checkable line per operation) and names the plausible mistakes with the exact wrong
+value each one produces. The builder drops a mistake that cannot serve as a decoy (not a
+positive whole number, equal to the answer or one off it, another roundness class), picks
+three so that the answer's slot and rank are balanced, and redraws when ``require`` fails.
+"""
+
+from __future__ import annotations
+
+import random
+
+from synthprobe.tasks.deeparithmark.base import Problem, Steps, register, require
+
+#: (big unit, its plural, small unit plural, small units per big one, what is measured, a batch
+#: and its plural)
+UNITS = (
+    ("pound", "pounds", "ounces", 16, "flour", "loaf", "loaves"),
+    ("foot", "feet", "inches", 12, "ribbon", "gift box", "gift boxes"),
+    ("gallon", "gallons", "pints", 8, "paint", "room", "rooms"),
+    ("day", "days", "hours", 24, "battery life", "lamp", "lamps"),
+    ("stone", "stone", "pounds", 14, "sand", "sack", "sacks"),
+)
+
+NAMES = ("Ana", "Ben", "Chloe", "Dev", "Ema", "Farid", "Grace", "Hugo", "Ines", "Jon", "Kira", "Luis")
+
+#: depth-2 prompts: {name}, {big}, {bigs}, {small}, {smalls}, {what}
+SINGLE = (
+    "{name} measured {big} {bigs} {small} {smalls} of {what}. Written in {smalls} only, that is",
+    "A label reads {big} {bigs} {small} {smalls} of {what}. {name} converts it all to {smalls} and gets",
+    "{name} has {big} {bigs} and {small} {smalls} of {what}, which in {smalls} comes to",
+)
+
+#: depth-3 prompts: the above plus {b} batches, {batch}, {batches}
+BATCHES = (
+    "Each {batch} takes {big} {bigs} {small} {smalls} of {what}. For {b} {batches}, {name} needs",
+    "{name} uses {big} {bigs} {small} {smalls} of {what} per {batch}. Making {b} {batches} uses",
+    "One {batch} needs {big} {bigs} and {small} {smalls} of {what}, so {b} {batches} need",
+)
+
+
+def _draw(rng: random.Random, top: int):
+    unit, bigs, smalls, factor, what, batch, batches = rng.choice(UNITS)
+    big = rng.randint(2, top)
+    small = rng.randint(2, factor - 2)
+    return unit, big, bigs, small, smalls, factor, what, batch, batches
+
+
+def _converted(s: Steps, big: int, bigs: str, small: int, smalls: str, factor: int) -> int:
+    in_small = s.op(f"{smalls} in {big} {bigs}", big, "×", factor)
+    return s.op(f"{smalls} in all", in_small, "+", small)
+
+
+def _mistakes(unit: str, bigs: str, smalls: str, big: int, small: int, factor: int) -> dict[str, int]:
+    """The mixed quantity as a slip leaves it (each the exact wrong value).
+
+    Every slip gives the right answer of a neighbouring problem of this family (one or two big
+    units more or fewer; ``f - small`` extra units on one big unit fewer; twice the extra units),
+    so decoys are spread over the same numbers as answers and their digits give nothing away."""
+    right = big * factor + small
+    return {
+        f"counted one {unit} too many": right + factor,
+        f"counted one {unit} too few": right - factor,
+        f"counted two {bigs} too many": right + 2 * factor,
+        f"counted two {bigs} too few": right - 2 * factor,
+        f"took the extra {smalls} away instead of adding them": right - 2 * small,
+        f"added the extra {smalls} twice": right + small if 2 * small < factor - 1 else None,
+    }
+
+
+@register("unit_convert", topic="unit_convert", depth=2)
+def generate(rng: random.Random) -> Problem:
+    """A mixed quantity (big and small units) written in the small unit."""
+    unit, big, bigs, small, smalls, factor, what, _, _ = _draw(rng, 60)
+    name = rng.choice(NAMES)
+    s = Steps()
+    total = _converted(s, big, bigs, small, smalls, factor)
+    require(total % 5 != 0, "answers stay off the multiples of 5 (decoys must share the class)")
+    mistakes = {k: v for k, v in _mistakes(unit, bigs, smalls, big, small, factor).items() if v}
+    ctx = rng.choice(SINGLE).format(name=name, big=big, bigs=bigs, small=small, smalls=smalls, what=what)
+    return Problem(family="unit_convert", topic="unit_convert", depth=2, ctx=ctx, answer=total,
+                   unit=smalls, ending=f" {{}} {smalls}.", steps=s.solution(), mistakes=mistakes)
+
+
+@register("unit_convert_batches", topic="unit_convert", depth=3)
+def generate_batches(rng: random.Random) -> Problem:
+    """The small units a number of batches needs, each needing a mixed quantity."""
+    unit, big, bigs, small, smalls, factor, what, batch, batches = _draw(rng, 25)
+    b = rng.randint(3, 12)
+    name = rng.choice(NAMES)
+    s = Steps()
+    per = _converted(s, big, bigs, small, smalls, factor)
+    total = s.op(f"{smalls} for {b} {batches}", per, "×", b)
+    require(total % 5 != 0, "answers stay off the multiples of 5 (decoys must share the class)")
+    # a slip in one batch's quantity, carried through every batch, or two batches miscounted
+    mistakes = {k: v * b for k, v in _mistakes(unit, bigs, smalls, big, small, factor).items() if v}
+    mistakes[f"counted two {batches} too many"] = per * (b + 2)
+    mistakes[f"counted two {batches} too few"] = per * (b - 2)
+    ctx = rng.choice(BATCHES).format(name=name, big=big, bigs=bigs, small=small, smalls=smalls,
+                                     what=what, b=b, batch=batch, batches=batches)
+    return Problem(family="unit_convert_batches", topic="unit_convert", depth=3, ctx=ctx, answer=total,
+                   unit=smalls, ending=f" {{}} {smalls}.", steps=s.solution(), mistakes=mistakes)

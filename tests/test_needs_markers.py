@@ -1,0 +1,80 @@
+"""The markers of what a test needs (model, server, browser, Ray) and the guard in conftest.py.
+
+Each case runs pytest in a subprocess on a small test file beside a copy of this suite's
+conftest.py: an unmarked test that reaches for the embedded model, the vLLM server, Playwright's
+browser or Ray fails at that call, with a message naming the marker it lacks, before anything
+loads or starts. A marked one is left out of the fast subset (``-m "not slow"``, `make check`).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+
+CASES = {
+    "model": "from synthprobe.backends import load_backend\n    load_backend('smollm2-135m-instruct')",
+    "server": "import vllm_cpu\n    vllm_cpu.Server(Path('nowhere'), python=Path(sys.executable)).start()",
+    "ray": "import ray\n    ray.init(address='local', num_cpus=1)",
+    "browser": "from playwright.sync_api import sync_playwright\n    with sync_playwright() as p:\n"
+               "        p.chromium.launch()",
+}
+
+
+def _pytest(folder: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(HERE.parent / "tools"),
+                                                                   os.environ.get("PYTHONPATH")) if p)}
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir",
+                           str(folder), str(folder), *args], cwd=folder, env=env, capture_output=True,
+                          text=True, timeout=300)
+
+
+@pytest.mark.parametrize("need", sorted(CASES))
+def test_an_unmarked_test_that_needs_more_fails_before_it_starts_anything(need, tmp_path):
+    if need in ("ray", "browser"):
+        pytest.importorskip({"ray": "ray", "browser": "playwright.sync_api"}[need])
+    shutil.copy(HERE / "conftest.py", tmp_path / "conftest.py")
+    shutil.copy(HERE / "needs_guard.py", tmp_path / "needs_guard.py")
+    body = CASES[need]
+    (tmp_path / "test_inner.py").write_text(
+        "import sys\nfrom pathlib import Path\nimport pytest\n\n"
+        f"def test_unmarked():\n    {body}\n\n"
+        f"@pytest.mark.{need}\ndef test_marked_is_slow():\n    pass\n", encoding="utf-8")
+    res = _pytest(tmp_path)
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert "test_inner.py::test_unmarked" in res.stdout
+    assert f"is not marked @pytest.mark.{need}" in res.stdout, res.stdout
+    assert "1 failed, 1 passed" in res.stdout, res.stdout
+    # the marked test is slow: the fast subset leaves it out
+    fast = _pytest(tmp_path, "-m", "not slow", "-k", "marked")
+    assert "1 deselected" in fast.stdout, fast.stdout
+
+
+def test_an_unmarked_test_whose_subprocess_loads_the_model_fails(tmp_path):
+    shutil.copy(HERE / "conftest.py", tmp_path / "conftest.py")
+    shutil.copy(HERE / "needs_guard.py", tmp_path / "needs_guard.py")
+    (tmp_path / "test_inner.py").write_text(
+        "import subprocess, sys\n\n"
+        "def test_unmarked_cli():\n"
+        "    res = subprocess.run([sys.executable, '-m', 'synthprobe', 'score', 'deeparithmark', '--limit', '1',\n"
+        f"                          '--data', {str(HERE.parent / 'data' / 'deeparithmark-1.jsonl')!r},\n"
+        "                          '--output', 'x.json'], capture_output=True, text=True)\n"
+        "    assert res.returncode != 0   # the command dies at the load; the test would pass on that alone\n",
+        encoding="utf-8")
+    res = _pytest(tmp_path)
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert ("test_inner.py::test_unmarked_cli loads a real model (synthprobe.backends.load_backend with the hf "
+            "or vllm engine) (in a subprocess it ran) but is not marked @pytest.mark.model") in res.stdout, res.stdout
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_every_slow_need_is_a_registered_marker():
+    import needs_guard
+
+    assert set(needs_guard.NEEDS) == {"model", "server", "browser", "ray"}
