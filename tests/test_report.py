@@ -85,7 +85,8 @@ def html_of(out: Path) -> str:
 def check_self_contained(html: str) -> None:
     assert "<script" not in html.lower() and "<link" not in html.lower()
     for url in re.findall(r'(?:src|href)="([^"#]+)"', html):
-        assert url.startswith("data:image/png;base64,"), url
+        # an embedded figure, or the item viewer beside the page in the same folder
+        assert url.startswith("data:image/png;base64,") or url == "items.html", url
     assert "http://" not in html and "https://" not in html
 
 
@@ -175,7 +176,8 @@ def test_reruns_are_byte_identical(scored, reports, tmp_path):
     a, b = reports["many"], tmp_path / "b"
     build_report([scored["two"], scored["one"]], b, progress=False)
     names = sorted(p.name for p in a.iterdir())
-    assert names == sorted(p.name for p in b.iterdir()) == sorted(["index.html", "leaderboard.md", *PNGS])
+    assert names == sorted(p.name for p in b.iterdir()) == sorted(["index.html", "leaderboard.md", "items.html",
+                                                                    *PNGS])
     for name in names:
         assert (a / name).read_bytes() == (b / name).read_bytes(), name
 
@@ -541,10 +543,10 @@ def test_mixed_report_of_both_committed_benchmarks(gpt3_doc, tmp_path):
     paths = sorted([str(DA_BENCH), str(GPT3_BENCH)])
     assert main(["report", *paths, "--out", str(out), "--title", "Both benchmarks"]) == 0
     assert sorted(p.name for p in out.iterdir()) == sorted(["index.html", "leaderboard.md", "gpt3_curves.png",
-                                                           *DA_PNGS])
+                                                           "items.html", *DA_PNGS])
     html = html_of(out)
     check_self_contained(html)
-    assert re.findall(r'<section id="([^"]+)">', html) == [*SECTIONS[:-1], "gpt3", "runs"]
+    assert re.findall(r'<section id="([^"]+)">', html) == [*SECTIONS[:-1], "gpt3", "items", "runs"]
     assert len(embedded_pngs(html)) == 5
     assert sorted(embedded_pngs(html)) == sorted((out / n).read_bytes() for n in ["gpt3_curves.png", *DA_PNGS])
 

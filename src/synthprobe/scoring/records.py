@@ -4,6 +4,8 @@ A record is a plain dict (JSON-ready)::
 
     id, line, category (activity_label), template, depth, topic   # template/depth/topic from
                                                                    # metadata, None when absent
+    protocol     how the item was put to the model: "loglik" (each ending scored by its
+                 log-likelihood); records written before the field existed are "loglik" too
     label, n_endings
     logprob      [per ending]  summed log-prob of the ending tokens
     n_tokens     [per ending]
@@ -26,6 +28,10 @@ from typing import Any, Sequence
 
 from synthprobe.backends.base import EndingScore
 from synthprobe.metrics.choice import argmax_first, softmax
+
+
+#: how these records score an item: every ending by its log-likelihood
+PROTOCOL = "loglik"
 
 
 def _number(v: Any) -> float | None:
@@ -72,6 +78,7 @@ def item_record(item: Any, scores: Sequence[EndingScore], *, truncated: bool = F
         "template": md.get("template"),
         "depth": depth if isinstance(depth, int) and not isinstance(depth, bool) else None,
         "topic": md.get("topic"),
+        "protocol": PROTOCOL,
         "label": label,
         "n_endings": n,
         "logprob": logprob,
