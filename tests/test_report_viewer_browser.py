@@ -132,7 +132,7 @@ def test_filters_change_the_rows_and_an_item_opens(browser, report):
     watch.check()
 
 
-def test_two_models_side_by_side_put_disagreements_first(browser, report):
+def test_two_models_side_by_side_put_disagreements_first(browser, sync_api, report):
     path, (fp32, _, toy) = report
     page, watch = _open(browser, path)
     page.select_option("#f-a", "0")
@@ -146,8 +146,10 @@ def test_two_models_side_by_side_put_disagreements_first(browser, report):
     assert _cells(page, 1) == differ
     page.click("#rows tr >> nth=0")
     assert page.locator("#detail td.pickA").count() == 2 and page.locator("#detail td.pickB").count() == 2
+    page.keyboard.press("Escape")
+    assert page.locator("#detail").is_hidden()
     page.click("#reset")
-    page.wait_for_function("document.querySelectorAll('#rows tr').length === %d" % (3 * N))
+    sync_api.expect(page.locator("#rows tr")).to_have_count(3 * N)      # every model's rows again
     watch.check()
 
 

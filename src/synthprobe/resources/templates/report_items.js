@@ -171,7 +171,11 @@
     var it = items[x.r.i], box = $("detail");
     openKey = it.key + "|" + x.m;
     box.textContent = "";
-    box.hidden = false;
+    var close = el("button", "Close", "");
+    close.type = "button";
+    close.id = "close";
+    close.addEventListener("click", function () { box.close(); });
+    box.appendChild(close);
     box.appendChild(el("h2", "Item " + it.id));
     box.appendChild(el("p", ["depth " + (it.depth === null ? "—" : it.depth), "template " + (it.template || "—"),
       "topic " + (it.topic || "—"), "data " + it.key.split(":")[0] + "…"].join(" · "), "sub"));
@@ -241,7 +245,8 @@
       var y = rows[Number(tr.dataset.row)];
       tr.className = y && items[y.r.i].key + "|" + y.m === openKey ? "open" : "";
     });
-    box.scrollIntoView({block: "nearest"});
+    if (!box.open) box.showModal();
+    box.scrollTop = 0;
   }
 
   $("rows").addEventListener("click", function (ev) {
