@@ -164,3 +164,34 @@ def test_markup_in_item_text_stays_text(browser, tmp_path, toy_engine):
     assert page.locator("#detail script, #rows script, #detail b").count() == 0
     assert page.evaluate("window.pwned") is None
     watch.check()
+
+
+def test_generated_answers_show_their_text_and_parse(browser, tmp_path, toy_engine):
+    """No scorer writes generative Deep Arithmark records yet; two records are rewritten by hand
+    to the documented contract (protocol, generated, parsed, pred_acc_norm -1 when nothing was
+    parsed), so the protocol filter and the generated-text view are checked before one does."""
+    res = score_toy(RELEASE, tmp_path / "toy.json", limit=6)
+    doc = json.loads(res.read_text())
+    preds = doc["models"][0]["results"]["deeparithmark"]["predictions"]
+    for k, (text, parsed) in enumerate([("The answer is $327.", "327"), ("I cannot tell.", None)]):
+        rec = preds[k]
+        for key in ("logprob", "per_token", "per_char", "n_tokens", "n_chars", "is_greedy"):
+            rec.pop(key)
+        pick = rec["option_values"].index(int(parsed)) if parsed else -1
+        rec |= {"protocol": "free", "generated": text, "parsed": parsed, "pred_acc_norm": pick,
+                "correct_acc_norm": pick == rec["label"]}
+    res.write_text(json.dumps(doc))
+    build_report([res], tmp_path / "rep")
+    page, watch = _open(browser, tmp_path / "rep" / "items.html")
+    assert page.eval_on_selector_all("#f-protocol option", "os => os.map(o => o.value)") == ["", "free", "loglik"]
+    page.select_option("#f-protocol", "free")
+    assert _cells(page, 1) == [preds[0]["id"], preds[1]["id"]]
+    assert _cells(page, 7) == ["correct", "no answer parsed"]
+    page.select_option("#f-protocol", "")
+    page.select_option("#f-mistake", "no answer parsed")
+    assert _cells(page, 1) == [preds[1]["id"]]
+    page.click("#rows tr >> nth=0")
+    cells = page.locator("#detail table >> nth=1").locator("tbody tr td").all_text_contents()
+    assert cells[1] == "free" and cells[-2:] == ["I cannot tell.", "—"]
+    assert set(page.locator("#detail td.lp").all_text_contents()) == {"—"}     # no log-likelihoods to show
+    watch.check()
