@@ -144,7 +144,9 @@ def test_two_models_side_by_side_put_disagreements_first(browser, sync_api, repo
     assert f"pick differently on {len(differ)}" in page.inner_text("#count")
     page.select_option("#f-outcome", "disagree")
     assert _cells(page, 1) == differ
-    page.click("#rows tr >> nth=0")
+    page.focus("#rows tr >> nth=0")
+    page.keyboard.press("Enter")                                   # rows open from the keyboard too
+    assert page.inner_text("#detail h2") == f"Item {differ[0]}"
     assert page.locator("#detail td.pickA").count() == 2 and page.locator("#detail td.pickB").count() == 2
     page.keyboard.press("Escape")
     assert page.locator("#detail").is_hidden()

@@ -143,6 +143,7 @@
     rows.slice(0, shown).forEach(function (x, k) {
       var it = items[x.r.i], tr = document.createElement("tr");
       tr.dataset.row = String(k);
+      tr.tabIndex = 0;
       if (it.key + "|" + x.m === openKey) tr.className = "open";
       [it.id, it.depth, it.template, it.topic, models[x.m].name, pickText(x.r), mistakeOf(x.r)].forEach(function (v) {
         tr.appendChild(el("td", v === null || v === undefined ? "—" : v, "l"));
@@ -252,6 +253,10 @@
   $("rows").addEventListener("click", function (ev) {
     var tr = ev.target.closest("tr");
     if (tr && tr.dataset.row !== undefined) open(rows[Number(tr.dataset.row)]);
+  });
+  $("rows").addEventListener("keydown", function (ev) {
+    var tr = ev.target.closest("tr");
+    if (ev.key === "Enter" && tr && tr.dataset.row !== undefined) open(rows[Number(tr.dataset.row)]);
   });
   $("more").addEventListener("click", function () { shown += PAGE; draw(); });
   ["f-a", "f-b"].forEach(function (id) { $(id).addEventListener("change", function () { outcomes(); refresh(); }); });
