@@ -150,3 +150,30 @@ def test_item_text_is_data_not_markup(toy, tmp_path):
     assert "<script>window.pwned" not in html and "\\u003cscript\\u003ewindow.pwned" in html
     data = page_data(html)
     assert data["items"][0]["prompt"].startswith(EVIL) and data["items"][0]["template"] == EVIL
+
+
+def test_gpt3_items_get_the_prompts_they_were_scored_on(toy, tmp_path):
+    """The toy engine counts a prompt's UTF-8 bytes as its tokens, so each saved item's
+    ``prompt_tokens`` checks the rebuilt prompt byte for byte in length; --max-context cuts some
+    few-shot prompts to fewer demonstrations, which the rebuild must follow."""
+    out = tmp_path / "g.json"
+    assert main(["score", "gpt3", "--model", "toy:bigram", "--tasks", "2D+,CL,SAT", "--shots", "zero,one,few",
+                 "--limit", "3", "--max-context", "400", "--save-predictions", "--quiet", "--no-cache",
+                 "--output", str(out)]) == 0
+    rows = json.loads(out.read_text())["models"][0]["results"]["gpt3"]["rows"]
+    assert any(r["shots"]["reduced"] for r in rows)
+    build_report([out], tmp_path / "r")
+    data = page_data((tmp_path / "r" / "items.html").read_text("utf-8"))
+    assert data["notes"] == [] and len(data["runs"][0]) == sum(len(r["items"]) for r in rows)
+    for row in rows:
+        for it in row["items"]:
+            (view,) = [data["items"][x["i"]] | x for x in data["runs"][0]
+                       if data["items"][x["i"]]["template"] == f"{row['code']} {row['setting']}"
+                       and data["items"][x["i"]]["id"] == f"{row['code']} #{it['index']}"]
+            assert len(view["prompt"].encode("utf-8")) == it["prompt_tokens"]
+            assert bool(view["ok"]) == it["correct"]
+            if row["code"] == "SAT":
+                assert view["pr"] == "loglik" and view["p"] == it["prediction"] and len(view["endings"]) == 5
+            else:
+                assert view["pr"] == "generate" and view["gen"] == it["prediction"]
+                assert view["gold"] == it["gold"] and view["parsed"] == it["prediction"].strip()

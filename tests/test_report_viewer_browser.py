@@ -18,7 +18,7 @@ from synthprobe.backends import ENGINES, register_engine
 from synthprobe.cli import main
 from synthprobe.report.build import build_report
 
-from viewer_support import EVIL, RELEASE, evil_data, score_toy
+from viewer_support import EVIL, RELEASE, ROOT, evil_data, score_toy
 
 pytestmark = pytest.mark.slow
 N = 20
@@ -196,4 +196,25 @@ def test_generated_answers_show_their_text_and_parse(browser, tmp_path, toy_engi
     cells = page.locator("#detail table >> nth=1").locator("tbody tr td").all_text_contents()
     assert cells[1] == "free" and cells[-2:] == ["I cannot tell.", "—"]
     assert set(page.locator("#detail td.lp").all_text_contents()) == {"—"}     # no log-likelihoods to show
+    watch.check()
+
+
+def test_gpt3_items_of_the_committed_results_open_with_prompt_answer_and_generation(browser, tmp_path):
+    gpt3 = ROOT / "benchmarks" / "gpt3_smollm2-135m-instruct.json"
+    build_report([gpt3], tmp_path / "rep")
+    rows = json.loads(gpt3.read_text("utf-8"))["results"]
+    page, watch = _open(browser, tmp_path / "rep" / "items.html")
+    assert page.locator("#notes p").count() == 0                  # every prompt rebuilt
+    page.select_option("#f-template", "2D+ one")
+    (row,) = [r for r in rows if r["code"] == "2D+" and r["setting"] == "one"]
+    assert page.locator("#rows tr").count() == len(row["items"])
+    assert _cells(page, 6) == [it["prediction"].strip() or "(nothing generated)" for it in row["items"]]
+    page.select_option("#f-protocol", "generate")
+    assert page.locator("#rows tr").count() == len(row["items"])
+    page.click("#rows tr >> nth=0")
+    prompt = page.inner_text("#detail pre.prompt")
+    assert prompt.startswith("Q: What is") and prompt.count("Q: What is") == 2 and prompt.endswith("A:")
+    assert page.inner_text("#detail pre.gold") == row["items"][0]["gold"].strip()
+    cells = page.locator("#detail table").last.locator("tbody tr td").all_text_contents()
+    assert cells[1] == "generate" and cells[-2] == row["items"][0]["prediction"]
     watch.check()

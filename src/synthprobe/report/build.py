@@ -115,7 +115,8 @@ def render_files(results: Sequence[ModelResult], *, sources: Sequence[str], titl
 
     if not results and not gpt3 and not extra_sections.present(extras):
         raise InputError("expected at least one results JSON file")
-    runs = unique_names(list(runs))
+    # named apart per benchmark, as the leaderboards are; a model's runs of both benchmarks share its name
+    runs = unique_names([r for r in runs if r.pairs is None]) + unique_names([r for r in runs if r.pairs is not None])
     # one order everywhere (page, plots, legend): the leaderboard's, largest model first
     results = ordered(unique_names(list(results)))
     gpt3 = ordered(unique_names(list(gpt3)))

@@ -37,7 +37,9 @@ per task with exact intervals, clean-subset scores) and a table in leaderboard.m
   mistake_profile.png    per template, how often each named mistake is picked
   rank_preference.png    how often the smallest ... largest option is picked
   items.html             the item viewer, when a file holds saved predictions
-                         (--save-predictions): every scored item of every model,
+                         (--save-predictions, Deep Arithmark or GPT-3; GPT-3
+                         prompts are rebuilt from the run's settings): every
+                         scored item of every model,
                          filterable by depth, template, topic, outcome, picked
                          mistake, protocol and first broken step (from a `probe
                          steps --save-items` file of the same model); an item opens

@@ -16,6 +16,8 @@ What it reads (nothing new is stored in results files for it):
   ``synthprobe report``, at the recorded path, and at that path taken from the results file's
   folder and its parent. A data file that is missing or whose SHA-256 differs is not used: the
   viewer then shows every score but no prompt, and says why.
+* ``results.gpt3.rows[*].items`` (``synthprobe score gpt3 --save-predictions``): read by
+  :mod:`synthprobe.report.gpt3.items`, prompts rebuilt from the run's settings.
 * ``results.steps.items`` (``synthprobe probe steps --save-items``) of the same model (same
   ``model.fingerprint``, else same ``model.spec``) on the same data file (same SHA-256): each
   item's first broken step (the first probed step whose teacher-forced chain probe is wrong by
@@ -33,6 +35,9 @@ works from ``file://`` with nothing fetched. Layout of that JSON (``version`` 1)
      "runs":   [[{"i": item index, "p": pick (-1: none parsed), "ok": 0|1, "pr": protocol,
                  "lp"?: [summed log-likelihoods], "pt"?: [per-token means],
                  "gen"?: generated text, "parsed"?: parsed answer, "fb"?: first broken step}]]}
+
+GPT-3 items have ``"gold"`` (generation tasks), ``depth`` null, ``template`` "<code> <setting>",
+``topic`` the family, and keys ``gpt3:<seed>:<format>:<numbers>:<task>:<k>:<index>:<shots>``.
 
 ``runs[m]`` holds model ``m``'s scored items in file order.
 """
@@ -72,6 +77,11 @@ class Run:
     where: str
     #: item id → first broken step ("1", "2", …, "none"), from a per-step probe of this model
     broken: dict[str, str] = field(default_factory=dict)
+    #: GPT-3 synthetic-task items, ready for the page (:mod:`synthprobe.report.gpt3.items`):
+    #: (item key, item, row); None for Deep Arithmark runs
+    pairs: list | None = None
+    #: what the page should say about this run (prompts that could not be rebuilt)
+    notes: list[str] = field(default_factory=list)
 
 
 def _records(r, block: dict, where: str) -> list[dict] | None:
@@ -104,6 +114,16 @@ def _first_broken(items: list[dict]) -> dict[str, str]:
     for rec in items:
         by_item.setdefault(str(rec["item"]), []).append(rec)
     return {item: first_broken_step(recs, "choice") for item, recs in by_item.items()}
+
+
+def gpt3_runs(doc: Results, pools: dict) -> list[Run]:
+    """The GPT-3 synthetic-task runs with saved items in one results file."""
+    from synthprobe.report.gpt3.items import pairs_of
+
+    return [Run(model=str(e.model.get("name") or e.model.get("spec") or "model"), source=str(doc.path),
+                spec=str(e.model.get("spec") or ""), fingerprint=e.model.get("fingerprint"), dataset_sha="",
+                dataset_path="", records=[], where=e.where, pairs=pairs, notes=notes)
+            for e, pairs, notes in pairs_of(doc, pools)]
 
 
 def runs_of(doc: Results) -> tuple[list[Run], list[tuple[dict, str, dict[str, str]]]]:
@@ -150,9 +170,10 @@ def collect(docs: Sequence[Results]) -> list[Run]:
     """Every run with saved predictions across ``docs``, with first broken steps attached."""
     runs: list[Run] = []
     steps: list[tuple[dict, str, dict[str, str]]] = []
+    pools: dict = {}
     for doc in docs:
         found, st = runs_of(doc)
-        runs += found
+        runs += found + gpt3_runs(doc, pools)
         steps += st
     for run in runs:
         for model, sha, broken in steps:
@@ -206,7 +227,8 @@ def viewer_data(runs: Sequence[Run], *, data_files: Sequence[Path] = (), title: 
     texts: dict[str, dict[str, dict[str, Any]] | None] = {}
     notes: list[str] = []
     for run in runs:
-        if run.dataset_sha in texts:
+        notes += run.notes
+        if run.pairs is not None or run.dataset_sha in texts:
             continue
         path = find_data(run, data_files, hashes)
         texts[run.dataset_sha] = _texts(path) if path is not None else None
@@ -218,10 +240,17 @@ def viewer_data(runs: Sequence[Run], *, data_files: Sequence[Path] = (), title: 
     index: dict[str, int] = {}
     out_runs: list[list[dict[str, Any]]] = []
     models: list[dict[str, Any]] = []
+    by_name: dict[str, int] = {}
     for run in runs:
         table = texts.get(run.dataset_sha)
         rows = []
         correct = 0
+        for key, item, row in run.pairs or ():
+            if key not in index:
+                index[key] = len(items)
+                items.append(item)
+            rows.append({"i": index[key], **row})
+            correct += row["ok"]
         for k, rec in enumerate(run.records):
             key = f"{run.dataset_sha[:12]}:{rec['id']}"
             if key not in index:
@@ -250,6 +279,15 @@ def viewer_data(runs: Sequence[Run], *, data_files: Sequence[Path] = (), title: 
             if run.broken:
                 row["fb"] = run.broken.get(rec["id"], "not probed")
             rows.append(row)
+        if run.model in by_name:     # one model's Deep Arithmark and GPT-3 runs: one column of picks
+            m = by_name[run.model]
+            out_runs[m] += rows
+            models[m]["n"] += len(rows)
+            models[m]["correct"] += correct
+            if Path(run.source).name not in models[m]["source"].split(", "):
+                models[m]["source"] += ", " + Path(run.source).name
+            continue
+        by_name[run.model] = len(models)
         out_runs.append(rows)
         models.append({"name": run.model, "source": Path(run.source).name, "spec": run.spec,
                        "n": len(rows), "correct": correct})

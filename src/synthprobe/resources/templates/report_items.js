@@ -34,14 +34,16 @@
   }
   function mistakeOf(r) {
     var it = items[r.i];
-    if (r.p < 0) return "no answer parsed";
-    return it.mistakes ? String(it.mistakes[r.p]) : "ending " + r.p;
+    if (!it.mistakes) return "—";              // GPT-3 items name no mistakes
+    return r.p < 0 ? "no answer parsed" : String(it.mistakes[r.p]);
   }
   function pickText(r) {
     var it = items[r.i];
+    if (r.gen !== undefined && !it.endings) return r.gen.trim() || "(nothing generated)";
     if (r.p < 0) return "—";
-    return it.endings ? it.endings[r.p].trim() : "ending " + r.p;
+    return it.endings ? it.endings[r.p].trim() : "ending " + (r.p + 1);
   }
+  function pickKey(r) { return r.gen !== undefined && !items[r.i].endings ? "g:" + r.gen.trim() : "p:" + r.p; }
   function fmt(x) { return x === null || x === undefined ? "—" : x.toFixed(3); }
 
   // -- the controls --------------------------------------------------------------------------
@@ -52,8 +54,7 @@
   fill($("f-depth"), uniq(items.map(function (it) { return it.depth; }), true), ["", "any"]);
   fill($("f-template"), uniq(items.map(function (it) { return it.template; })), ["", "any"]);
   fill($("f-topic"), uniq(items.map(function (it) { return it.topic; })), ["", "any"]);
-  fill($("f-mistake"), uniq([].concat.apply([], items.map(function (it) { return it.mistakes || []; }))
-    .concat(allRows.some(function (r) { return r.p < 0; }) ? ["no answer parsed"] : [])), ["", "any"]);
+  fill($("f-mistake"), uniq(allRows.map(mistakeOf)).filter(function (m) { return m !== "—"; }), ["", "any"]);
   fill($("f-protocol"), uniq(allRows.map(function (r) { return r.pr; })), ["", "any"]);
   fill($("f-broken"), brokenValues, ["", "any"]);
   if (!brokenValues.length) $("f-broken").parentNode.hidden = true;
@@ -101,8 +102,8 @@
       if (f.outcome === "correct" && !r.ok) return false;
       if (f.outcome === "wrong" && r.ok) return false;
       if (x.b) {
-        if (f.outcome === "disagree" && r.p === x.b.p) return false;
-        if (f.outcome === "agree" && r.p !== x.b.p) return false;
+        if (f.outcome === "disagree" && pickKey(r) === pickKey(x.b)) return false;
+        if (f.outcome === "agree" && pickKey(r) !== pickKey(x.b)) return false;
         if (f.outcome === "onlyA" && !(r.ok && !x.b.ok)) return false;
         if (f.outcome === "onlyB" && !(!r.ok && x.b.ok)) return false;
       }
@@ -113,8 +114,8 @@
       return true;
     });
     if (bi >= 0) {   // side by side: where the two pick differently first, file order otherwise
-      var diff = out.filter(function (x) { return x.r.p !== x.b.p; });
-      out = diff.concat(out.filter(function (x) { return x.r.p === x.b.p; }));
+      var diff = out.filter(function (x) { return pickKey(x.r) !== pickKey(x.b); });
+      out = diff.concat(out.filter(function (x) { return pickKey(x.r) === pickKey(x.b); }));
     }
     return out;
   }
@@ -160,7 +161,7 @@
     body.appendChild(frag);
     var n = rows.length;
     $("count").textContent = n ? "Showing " + Math.min(shown, n) + " of " + n + " row" + (n === 1 ? "" : "s") +
-      (side ? " (A and B pick differently on " + rows.filter(function (x) { return x.r.p !== x.b.p; }).length + ")" : "")
+      (side ? " (A and B pick differently on " + rows.filter(function (x) { return pickKey(x.r) !== pickKey(x.b); }).length + ")" : "")
       : "No row matches the filters.";
     $("more").hidden = shown >= n;
   }
@@ -178,8 +179,12 @@
     close.addEventListener("click", function () { box.close(); });
     box.appendChild(close);
     box.appendChild(el("h2", "Item " + it.id));
-    box.appendChild(el("p", ["depth " + (it.depth === null ? "—" : it.depth), "template " + (it.template || "—"),
-      "topic " + (it.topic || "—"), "data " + it.key.split(":")[0] + "…"].join(" · "), "sub"));
+    var k = it.key.split(":");
+    box.appendChild(el("p", (k[0] === "gpt3"
+      ? ["task " + it.template, "family " + it.topic, "seed " + k[1], "format " + k[2], "numbers " + k[3],
+         k[7] + " demonstration" + (k[7] === "1" ? "" : "s")]
+      : ["depth " + (it.depth === null ? "—" : it.depth), "template " + (it.template || "—"),
+         "topic " + (it.topic || "—"), "data " + k[0] + "…"]).join(" · "), "sub"));
     if (it.prompt !== null) box.appendChild(el("pre", it.prompt, "prompt"));
     else box.appendChild(el("p", "The prompt is not in this report (its data file was not found).", "note"));
     var shownModels = [x.m].concat(x.b ? [Number($("f-b").value)] : []);
@@ -208,10 +213,18 @@
       tb.appendChild(tr);
     }
     t.appendChild(tb);
-    box.appendChild(el("h3", "Endings"));
-    box.appendChild(t);
-    box.appendChild(el("p", "✓ answer marks the correct ending; the framed cells are " +
-      (shownModels.length > 1 ? "A's pick, the underlined ones B's." : "the model's pick."), "note"));
+    if (n) {
+      box.appendChild(el("h3", "Endings"));
+      box.appendChild(t);
+      box.appendChild(el("p", "✓ answer marks the correct ending; the framed cells are " +
+        (shownModels.length > 1 ? "A's pick, the underlined ones B's." : "the model's pick."), "note"));
+    }
+    if (it.gold !== undefined && it.gold !== null) {
+      box.appendChild(el("h3", "Answer"));
+      box.appendChild(el("pre", it.gold.trim(), "gold"));
+      box.appendChild(el("p", "A generation is right when, stripped of surrounding white space, it equals " +
+        "the answer (the parse below is that stripped text).", "note"));
+    }
     var gens = models.map(function (_, m) { return byItem[m].get(x.r.i); }).filter(function (r) { return r && r.gen !== undefined; });
     var hasFb = models.some(function (_, m) { var r = byItem[m].get(x.r.i); return r && r.fb !== undefined; });
     box.appendChild(el("h3", "Every model's pick"));
