@@ -474,11 +474,12 @@ def test_gpt3_only_report_shows_the_files_numbers(gpt3_doc, tmp_path):
     shutil.copy(GPT3_BENCH, src)
     out = tmp_path / "report"
     assert main(["report", str(src), "--out", str(out)]) == 0
-    assert sorted(p.name for p in out.iterdir()) == ["gpt3_curves.png", "index.html", "leaderboard.md"]
+    # the file keeps every item's generation, so the item viewer comes with it
+    assert sorted(p.name for p in out.iterdir()) == ["gpt3_curves.png", "index.html", "items.html", "leaderboard.md"]
     html = html_of(out)
     check_self_contained(html)
     # no Deep Arithmark sections without Deep Arithmark files
-    assert re.findall(r'<section id="([^"]+)">', html) == ["gpt3", "runs"]
+    assert re.findall(r'<section id="([^"]+)">', html) == ["gpt3", "items", "runs"]
     assert "<h1>GPT-3 synthetic tasks report</h1>" in html
     png = (out / "gpt3_curves.png").read_bytes()
     assert embedded_pngs(html) == [png] and b"tEXt" not in png
