@@ -85,7 +85,8 @@ def html_of(out: Path) -> str:
 def check_self_contained(html: str) -> None:
     assert "<script" not in html.lower() and "<link" not in html.lower()
     for url in re.findall(r'(?:src|href)="([^"#]+)"', html):
-        assert url.startswith("data:image/png;base64,"), url
+        # an embedded figure, or the item viewer beside the page in the same folder
+        assert url.startswith("data:image/png;base64,") or url == "items.html", url
     assert "http://" not in html and "https://" not in html
 
 
@@ -176,7 +177,8 @@ def test_reruns_are_byte_identical(scored, reports, tmp_path):
     a, b = reports["many"], tmp_path / "b"
     build_report([scored["two"], scored["one"]], b, progress=False)
     names = sorted(p.name for p in a.iterdir())
-    assert names == sorted(p.name for p in b.iterdir()) == sorted(["index.html", "leaderboard.md", *PNGS])
+    assert names == sorted(p.name for p in b.iterdir()) == sorted(["index.html", "leaderboard.md", "items.html",
+                                                                    *PNGS])
     for name in names:
         assert (a / name).read_bytes() == (b / name).read_bytes(), name
 
@@ -473,11 +475,12 @@ def test_gpt3_only_report_shows_the_files_numbers(gpt3_doc, tmp_path):
     shutil.copy(GPT3_BENCH, src)
     out = tmp_path / "report"
     assert main(["report", str(src), "--out", str(out)]) == 0
-    assert sorted(p.name for p in out.iterdir()) == ["gpt3_curves.png", "index.html", "leaderboard.md"]
+    # the file keeps every item's generation, so the item viewer comes with it
+    assert sorted(p.name for p in out.iterdir()) == ["gpt3_curves.png", "index.html", "items.html", "leaderboard.md"]
     html = html_of(out)
     check_self_contained(html)
     # no Deep Arithmark sections without Deep Arithmark files
-    assert re.findall(r'<section id="([^"]+)">', html) == ["gpt3", "runs"]
+    assert re.findall(r'<section id="([^"]+)">', html) == ["gpt3", "items", "runs"]
     assert "<h1>GPT-3 synthetic tasks report</h1>" in html
     png = (out / "gpt3_curves.png").read_bytes()
     assert embedded_pngs(html) == [png] and b"tEXt" not in png
@@ -542,10 +545,10 @@ def test_mixed_report_of_both_committed_benchmarks(gpt3_doc, tmp_path):
     paths = sorted([str(DA_BENCH), str(GPT3_BENCH)])
     assert main(["report", *paths, "--out", str(out), "--title", "Both benchmarks"]) == 0
     assert sorted(p.name for p in out.iterdir()) == sorted(["index.html", "leaderboard.md", "gpt3_curves.png",
-                                                           *DA_PNGS])
+                                                           "items.html", *DA_PNGS])
     html = html_of(out)
     check_self_contained(html)
-    assert re.findall(r'<section id="([^"]+)">', html) == [*SECTIONS[:-1], "gpt3", "runs"]
+    assert re.findall(r'<section id="([^"]+)">', html) == [*SECTIONS[:-1], "gpt3", "items", "runs"]
     assert len(embedded_pngs(html)) == 5
     assert sorted(embedded_pngs(html)) == sorted((out / n).read_bytes() for n in ["gpt3_curves.png", *DA_PNGS])
 

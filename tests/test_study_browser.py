@@ -7,49 +7,16 @@ set-up installs both) it fails instead, so the browser check cannot vanish unnot
 
 from __future__ import annotations
 
-import importlib
 import json
-import os
-import shutil
 import urllib.error
 import urllib.request
 
 import pytest
 
+from browser_support import browser, sync_api  # noqa: F401  (fixtures)
 from test_study_support import ADMIN_PASSWORD, Server, write_items
 
-CHROMIUM = os.environ.get("SYNTHPROBE_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 EVIL = "<script>window.pwned = 1</script> Bold <b>claims</b>"
-
-
-def _browser_missing() -> str | None:
-    if shutil.which(CHROMIUM) is None:
-        return f"the browser test needs Debian's chromium at {CHROMIUM} (apt-get install -y chromium)"
-    try:
-        importlib.import_module("playwright.sync_api")
-    except ImportError:
-        return "the browser test needs playwright (pip install playwright)"
-    return None
-
-
-@pytest.fixture(scope="module")
-def sync_api():
-    missing = _browser_missing()
-    if missing is not None:
-        if os.environ.get("SYNTHPROBE_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"SYNTHPROBE_REQUIRE_BROWSER=1, but {missing}", pytrace=False)
-        pytest.skip(missing)
-    return importlib.import_module("playwright.sync_api")
-
-
-@pytest.fixture(scope="module")
-def browser(sync_api):
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 def _admin_refused(page, url) -> bool:

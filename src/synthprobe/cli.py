@@ -54,7 +54,8 @@ _ROOMS = (
 VERB_DESCRIPTIONS = {
     "report": """\
 Turn results JSON files into a report folder: index.html (one self-contained page),
-the PNG plots and leaderboard.md. It reads ANY synthprobe results files, in any mix:
+the PNG plots and leaderboard.md, and items.html (the item viewer) when a file holds
+saved predictions. It reads ANY synthprobe results files, in any mix:
 Deep Arithmark results (`synthprobe score deeparithmark`, several models per file) and
 GPT-3 synthetic-task results (`synthprobe score gpt3`, one model per file) and
 number-format results (`synthprobe probe number-format`) and contamination checks

@@ -39,6 +39,13 @@ def _group(records: Iterable[dict], key: Callable[[dict], tuple]) -> dict[tuple,
     return dict(sorted(groups.items()))
 
 
+def first_broken_step(recs: Sequence[dict], method: str) -> str:
+    """One item's first probed step (``"1"``, ``"2"``, …) whose chain probe is wrong by
+    ``method``, or ``"none"`` when every probed step is right."""
+    broken = next((r["step"] for r in sorted(recs, key=lambda r: r["step"]) if not r["chain"][method]), None)
+    return "none" if broken is None else str(broken)
+
+
 def first_broken(records: Sequence[dict], method: str) -> dict[str, Any]:
     """Per depth: how many items first fail (in the chain, teacher-forced) at step 1, 2, …, or
     never (``none``), by ``method``. Steps that were not probed are passed over."""
@@ -48,8 +55,7 @@ def first_broken(records: Sequence[dict], method: str) -> dict[str, Any]:
         counts = {str(k): 0 for k in range(1, depth + 1)} | {"none": 0}
         row = out.setdefault(str(depth), {"items": 0, "counts": counts})
         row["items"] += 1
-        broken = next((r["step"] for r in sorted(recs, key=lambda r: r["step"]) if not r["chain"][method]), None)
-        key = "none" if broken is None else str(broken)
+        key = first_broken_step(recs, method)
         row["counts"][key] = row["counts"].get(key, 0) + 1
     return out
 

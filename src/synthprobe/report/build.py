@@ -14,6 +14,10 @@ synthetic-task results (``synthprobe score gpt3``) or a mix. Output folder::
     rank_preference.png    share of picks by numeric rank of the options
     gpt3_curves.png        per GPT-3 task: each model's accuracy (95 % CI) against the paper's
                            curves over GPT-3 sizes
+    items.html             the item viewer (:mod:`synthprobe.report.viewer`), when a file holds saved
+                           predictions: every scored item of every model, filters, one item
+                           opened with its prompt, endings, log-likelihoods and named mistakes;
+                           its data embedded as JSON, a small script of our own, nothing fetched
     steps.png              per-step probe (``synthprobe probe steps``): step × depth, isolation
                            vs chain per operation, first broken step
 
@@ -37,7 +41,7 @@ from typing import Sequence
 from synthprobe.errors import InputError
 from synthprobe.io import write_tree
 from synthprobe.io import check_output_dir
-from synthprobe.report import page
+from synthprobe.report import page, viewer
 from synthprobe.report.deeparithmark import figures as plots
 from synthprobe.report.gpt3 import figures as gpt3_figures
 from synthprobe.report.deeparithmark import table as leaderboard
@@ -109,12 +113,17 @@ def markdown(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result], title: 
 
 def render_files(results: Sequence[ModelResult], *, sources: Sequence[str], title: str | None = None,
                  progress: bool | None = None, gpt3: Sequence[Gpt3Result] = (),
-                 extras: extra_sections.Extras | None = None) -> dict[str, bytes]:
-    """Relative path → bytes for every output file."""
+                 extras: extra_sections.Extras | None = None, runs: Sequence[viewer.Run] = (),
+                 data_files: Sequence[Path] = ()) -> dict[str, bytes]:
+    """Relative path → bytes for every output file. ``runs``: saved predictions for the item
+    viewer (``items.html``, written only when there are some); ``data_files``: where to look
+    first for the data files they name (:func:`synthprobe.report.viewer.find_data`)."""
     from tqdm.auto import tqdm
 
     if not results and not gpt3 and not extra_sections.present(extras):
         raise InputError("expected at least one results JSON file")
+    # named apart per benchmark, as the leaderboards are; a model's runs of both benchmarks share its name
+    runs = unique_names([r for r in runs if r.pairs is None]) + unique_names([r for r in runs if r.pairs is not None])
     # one order everywhere (page, plots, legend): the leaderboard's, largest model first
     results = ordered(unique_names(list(results)))
     gpt3 = ordered(unique_names(list(gpt3)))
@@ -133,9 +142,13 @@ def render_files(results: Sequence[ModelResult], *, sources: Sequence[str], titl
                            disable=None if progress is None else not progress):
         figures[name] = make()
     files: dict[str, bytes] = {}
-    files["index.html"] = page.render(results, figures, sources=sources, title=title or
-                                      page.default_title(results, gpt3, extras), gpt3=gpt3,
-                                      extras=extras).encode("utf-8")
+    page_title = title or page.default_title(results, gpt3, extras)
+    if runs:
+        files[viewer.PAGE] = viewer.render_page(runs, title=page_title, css=page.CSS,
+                                                data_files=data_files).encode("utf-8")
+    items_page = (viewer.PAGE, len(runs), sum(len(r.records) for r in runs)) if runs else None
+    files["index.html"] = page.render(results, figures, sources=sources, title=page_title, gpt3=gpt3,
+                                      extras=extras, items_page=items_page).encode("utf-8")
     files["leaderboard.md"] = markdown(results, gpt3, title or default_leaderboard_title(results, gpt3, extras),
                                        extras).encode("utf-8")
     for name, png in figures.items():
@@ -146,16 +159,21 @@ def render_files(results: Sequence[ModelResult], *, sources: Sequence[str], titl
 
 def build_report(paths: Sequence[str | Path], out: str | Path, *, title: str | None = None,
                  progress: bool | None = None, overwrite: bool = False,
-                 tables: Sequence[str] = ()) -> list[Path]:
+                 tables: Sequence[str] = (), data_files: Sequence[str | Path] = ()) -> list[Path]:
     """Read every results file (Deep Arithmark or GPT-3 synthetic tasks, in any mix), then write
     the report folder; returns the written paths. A folder that already holds a report file is
     refused unless ``overwrite``; a results file among the outputs always is. ``tables``: also
     write the paper-ready tables (:mod:`synthprobe.report.tables`) in these formats (``csv``,
-    ``latex``, ``markdown``) under ``tables/``."""
+    ``latex``, ``markdown``) under ``tables/``. ``data_files``: item files the item viewer takes
+    prompts from (matched by SHA-256), before the paths the results files record."""
     out = Path(out)
     _check_out(out)
-    inputs = [(p, "RESULTS.json") for p in paths]
-    check_output_dir(out, ["index.html", "leaderboard.md"], inputs, overwrite=overwrite)
+    inputs = [(p, "RESULTS.json") for p in paths] + [(p, "--data") for p in data_files]
+    for p in data_files:
+        if not Path(p).is_file():
+            raise InputError("does not exist or is not a file; expected a Deep Arithmark JSONL data file",
+                             path=p, field="--data")
+    check_output_dir(out, ["index.html", "leaderboard.md", viewer.PAGE], inputs, overwrite=overwrite)
     if not paths:
         raise InputError("expected at least one results JSON file")
     results: list[ModelResult] = []
@@ -166,7 +184,8 @@ def build_report(paths: Sequence[str | Path], out: str | Path, *, title: str | N
         results += deep
         gpt3 += g
     files = render_files(results, sources=[str(p) for p in paths], title=title, progress=progress, gpt3=gpt3,
-                         extras=extra_sections.collect(docs))
+                         extras=extra_sections.collect(docs), runs=viewer.collect(docs),
+                         data_files=[Path(p) for p in data_files])
     if tables:
         from synthprobe.report import tables as paper_tables
 

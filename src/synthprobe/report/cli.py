@@ -38,6 +38,18 @@ per task with exact intervals, clean-subset scores) and a table in leaderboard.m
   template_heatmap.png   template x model heat-map of acc_norm
   mistake_profile.png    per template, how often each named mistake is picked
   rank_preference.png    how often the smallest ... largest option is picked
+  items.html             the item viewer, when a file holds saved predictions
+                         (--save-predictions, Deep Arithmark or GPT-3; GPT-3
+                         prompts are rebuilt from the run's settings): every
+                         scored item of every model,
+                         filterable by depth, template, topic, outcome, picked
+                         mistake, protocol and first broken step (from a `probe
+                         steps --save-items` file of the same model); an item opens
+                         to its prompt, endings, log-likelihoods, named mistakes and
+                         every model's pick; two models side by side, disagreements
+                         first. Prompts are read from the data file the results file
+                         names (SHA-256 checked; --data FILE points elsewhere).
+                         Opens from disk: data embedded, nothing fetched
   gpt3_curves.png        per GPT-3 task, each model's accuracy (95 % interval) at its own
                          size against the paper's curves over GPT-3 sizes
 The Deep Arithmark figures come from each file's summaries (the mistake profile and rank
@@ -64,7 +76,7 @@ def _report(args: argparse.Namespace) -> int:
     from synthprobe.report.build import build_report
 
     for p in build_report(list(args.results), args.out, title=args.title, overwrite=args.overwrite,
-                          tables=args.table or ()):
+                          tables=args.table or (), data_files=list(args.data)):
         print(p)
     return 0
 
@@ -80,6 +92,10 @@ def _arguments(p: argparse.ArgumentParser) -> None:
                    help="output folder (created if missing; one that already holds report files is "
                         "refused unless --overwrite)")
     add_overwrite_argument(p)
+    p.add_argument("--data", action="append", default=[], type=Path, metavar="FILE",
+                   help="a Deep Arithmark JSONL data file the item viewer (items.html) takes prompts and "
+                        "ending texts from, when it is not at the path the results file records; matched by "
+                        "the SHA-256 the results file pins (repeat for several files)")
     p.add_argument("--title", default=None,
                    help="heading of index.html and of leaderboard.md (default: named after the inputs, "
                         "e.g. 'Deep Arithmark report' for the page and 'Deep Arithmark leaderboard' for "

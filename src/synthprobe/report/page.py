@@ -1,5 +1,6 @@
 """The self-contained HTML page: inline CSS, figures embedded as base64 PNG, no scripts,
-nothing fetched from the network, no time stamps. The sections come from
+nothing fetched from the network, no time stamps (the item viewer, ``items.html``, is a page of
+its own beside it: :mod:`synthprobe.report.viewer`). The sections come from
 :mod:`synthprobe.report.deeparithmark.section` and :mod:`synthprobe.report.gpt3.section`."""
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ def default_title(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result],
 
 def render(results: Sequence[ModelResult], figures: dict[str, bytes | None], *,
            sources: Sequence[str], title: str | None = None, gpt3: Sequence[Gpt3Result] = (),
-           extras: extra_sections.Extras | None = None) -> str:
+           extras: extra_sections.Extras | None = None, items_page: tuple[str, int, int] | None = None) -> str:
     """The page: Deep Arithmark sections when ``results`` has models, a GPT-3 section when
     ``gpt3`` has files (its figure is ``figures["gpt3_curves"]``), the sections of
     :mod:`synthprobe.report.extras` that ``extras`` has items for, then the runs."""
@@ -97,6 +98,14 @@ def render(results: Sequence[ModelResult], figures: dict[str, bytes | None], *,
             sub_parts.append(phrase)
         body = mod.section(items, figures.get(mod.KEY)) if hasattr(mod, "figure") else mod.section(items)
         sections.append((mod.KEY, mod.TITLE, body))
+
+    if items_page is not None:
+        name, n_models, n_rows = items_page
+        sections.append(("items", "Items", str(Markup(
+            '<p>Every scored item of every model ({} model{}, {:,} answers), filterable by depth, template, topic, '
+            'outcome, picked mistake, protocol and first broken step; each item opens to its prompt, the endings '
+            'with their log-likelihoods and named mistakes, and every model\'s pick: '
+            '<a href="{}">open the item viewer</a>.</p>').format(n_models, "s" if n_models != 1 else "", n_rows, name))))
 
     runs = []
     if results:

@@ -89,7 +89,8 @@ def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> No
                         "dataset AxiomicLabs/Arithmark-3.0, file arithmark-3.jsonl)")
     p.set_defaults(_compare_default=base / DEFAULT_COMPARE_DATA, _root=base)
     p.add_argument("--save-predictions", action="store_true",
-                   help="store every item's four scores, token and character counts and predictions")
+                   help="store every item's four scores, token and character counts and predictions "
+                        "(`synthprobe report` then adds the item viewer, items.html)")
     p.add_argument("--output", type=Path, default=None, metavar="PATH",
                    help="results JSON (default: benchmarks/deeparithmark_<model>.json, or "
                         "benchmarks/deeparithmark_<N>models.json for several models; a new timestamped "

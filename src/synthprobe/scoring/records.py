@@ -4,6 +4,8 @@ A record is a plain dict (JSON-ready)::
 
     id, line, category (activity_label), template, depth, topic   # template/depth/topic from
                                                                    # metadata, None when absent
+    protocol     how the item was put to the model: "loglik" (each ending scored by its
+                 log-likelihood); records written before the field existed are "loglik" too
     label, n_endings
     logprob      [per ending]  summed log-prob of the ending tokens
     n_tokens     [per ending]
@@ -39,6 +41,10 @@ from synthprobe.backends.base import EndingScore
 from synthprobe.metrics.choice import argmax_first, softmax
 from synthprobe.metrics.extract import LETTERS, extract_letter, extract_number
 from synthprobe.tasks.deeparithmark.protocols import clock_pm, is_clock
+
+
+#: how these records score an item: every ending by its log-likelihood
+PROTOCOL = "loglik"
 
 
 def _number(v: Any) -> float | None:
@@ -105,6 +111,7 @@ def item_record(item: Any, scores: Sequence[EndingScore], *, truncated: bool = F
         "template": md.get("template"),
         "depth": depth if isinstance(depth, int) and not isinstance(depth, bool) else None,
         "topic": md.get("topic"),
+        "protocol": PROTOCOL,
         "label": label,
         "n_endings": n,
         "logprob": logprob,

@@ -55,7 +55,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="generation budget per step; generation stops at the end of the line (default: %(default)s)")
     p.add_argument("--bos", action="store_true", help="prepend the tokenizer's BOS token (as in scoring)")
     p.add_argument("--save-items", action="store_true",
-                   help="store every probe's options, scores, pick and generated text in the results")
+                   help="store every probe's options, scores, pick and generated text in the results "
+                        "(`synthprobe report` then shows each item's first broken step in the item viewer)")
     p.add_argument("--output", type=Path, default=None, metavar="PATH",
                    help="results JSON (default: benchmarks/steps_<model>.json; a new timestamped name beside "
                         "it if that file exists)")

@@ -176,6 +176,17 @@ def build_prompt(task: Task, pool: Sequence[GenItem | MCItem], index: int, confi
     return Prompt(index, text_for(m), m, config.shots, len(demos), used, n_tokens)
 
 
+def prompt_text(task: Task, pool: Sequence[GenItem | MCItem], index: int, config: PromptConfig,
+                n_shots: int) -> str:
+    """The text :func:`build_prompt` gave ``pool[index]`` when it kept ``n_shots`` of its
+    demonstrations (the nearest to the test item), as a results file records per item; no
+    tokenizer needed (the report rebuilds prompts with it)."""
+    demos = draw_demos(task.name, config.seed, index, len(pool), config.shots)
+    head, pieces, test_piece = _pieces(task, pool, demos, pool[index], config.format)
+    kept = min(max(n_shots, 0), len(pieces))
+    return _assemble(head, pieces[len(pieces) - kept:] if kept else [], test_piece)
+
+
 def build_prompts(task: Task, pool: Sequence, indices: Sequence[int], config: PromptConfig,
                   count_tokens: Callable[[str], int] | None = None) -> list[Prompt]:
     """:func:`build_prompt` for each index in ``indices``."""
