@@ -182,7 +182,7 @@ def prompt_text(task: Task, pool: Sequence[GenItem | MCItem], index: int, config
     demonstrations (the nearest to the test item), as a results file records per item; no
     tokenizer needed (the report rebuilds prompts with it)."""
     demos = draw_demos(task.name, config.seed, index, len(pool), config.shots)
-    head, pieces, test_piece = _pieces(task, pool, demos, pool[index], config.format)
+    head, pieces, test_piece = demo_pieces(task, pool, demos, pool[index], config.format)
     kept = min(max(n_shots, 0), len(pieces))
     return _assemble(head, pieces[len(pieces) - kept:] if kept else [], test_piece)
 
