@@ -189,6 +189,14 @@ def test_gpt3_demonstrations_single_turn_or_multiturn_and_sat_letters(tmp_path, 
     assert row["protocol"] == "letters" and row["unparsed"] == 0 and row["n"] == 3
     assert all(it["parsed"] == "B" and it["prediction"] == 1 for it in row["items"])
 
+    FixedAnswers.SEEN.clear()  # lettered demonstrations as turns: the question, then its answer letter
+    assert main(["score", "gpt3", "--model", "fixed:x", "--tasks", "SAT", "--shots", "2", "--limit", "1",
+                 "--quiet", "--no-cache", "--protocol", "letters", "--chat-template", "auto",
+                 "--fewshot-as-multiturn", "--output", str(tmp_path / "sat2.json")]) == 0
+    turns = FixedAnswers.SEEN[0]
+    assert [m["role"] for m in turns] == ["user", "assistant", "user", "assistant", "user"]
+    assert turns[1]["content"] in "ABCDE" and "A." in turns[0]["content"] and "A." in turns[4]["content"]
+
 
 @pytest.mark.slow
 def test_real_model_gpt3_as_chat_turns_and_sat_letters(tmp_path):

@@ -31,6 +31,9 @@ LETTER_CASES = [
     ("A farmer would pick B", "B", "last"),                # "A farmer": the article, not option A
     ("A. $312", "A", "lax"),                               # the option label and the option
     ("The correct option is D.", "D", "last"),
+    # the embedded model's own texts under --cot: the options copied out, then the choice
+    ("A. $312.\nB. $327.\nC. $183.\nD. $297.\n\nThe answer is D.", "D", "lax"),
+    ("The tank finished with 251 litres.\n\nThe answer is: A", "A", "lax"),
 ]
 
 

@@ -12,9 +12,10 @@ the first that finds an answer wins:
     answer; taking the first is the published simple-evals bug).
 ``lax``
     a text that is nothing but the answer with decoration (``(C)``, ``**B**``, ``$B$``, ``B.``;
-    ``$312``, ``312 dollars.``), one that opens with an option label and the option
-    (``A. $312``), or ``answer is X`` / ``Answer: X`` anywhere, even followed by more text (the
-    last occurrence).
+    ``$312``, ``312 dollars.``); else ``answer is X`` / ``answer is: X`` / ``Answer: X``
+    anywhere, even followed by more text (the last occurrence); else a text that opens with an
+    option label and the option (``A. $312``; a model that lists the options first and then
+    says which one is right is read by the previous pattern).
 ``last``
     letters: the lettered options mentioned as standalone capitals (``A`` followed by a
     lower-case word is the article, not an option): if exactly one distinct letter is mentioned
@@ -82,14 +83,15 @@ def _lax_letter(text: str, letters: str) -> str | None:
                          re.IGNORECASE)
     if whole and whole.group(1).isupper():
         return whole.group(1)
-    # the answer opens with an option label and (part of) the option: "A. $312", "(B) 446 litres"
-    head = re.match(rf"{_DECOR}([{letters}])[.):]\s+\S", text.strip())
-    if head:
-        return head.group(1)
-    pat = re.compile(rf"answer{_DECOR_AFTER}\s*(?:is|would be|:|：)\s*(?:option\s+)?{_DECOR}([{letters}])(?![A-Za-z])",
+    # "the answer is D", "Answer: B. because ...", "The answer is: (C)": the last one counts
+    pat = re.compile(rf"answer{_DECOR_AFTER}\s*(?:is|would be)?\s*[:：]?\s*(?:option\s+)?{_DECOR}([{letters}])(?![A-Za-z])",
                      re.IGNORECASE)
     found = [m.group(1) for m in pat.finditer(text) if m.group(1).isupper()]
-    return found[-1] if found else None
+    if found:
+        return found[-1]
+    # the answer opens with an option label and (part of) the option: "A. $312", "(B) 446 litres"
+    head = re.match(rf"{_DECOR}([{letters}])[.):]\s+\S", text.strip())
+    return head.group(1) if head else None
 
 
 #: Words after which a standalone "A" is still an option letter ("A or B", "A is right").

@@ -232,6 +232,10 @@ def score_task(backend, task: Task, k: int, config: EvalConfig, pool: list,
         --fewshot-as-multiturn) one user/assistant pair per demonstration."""
         if not chat.fewshot_as_multiturn or not p.demos:
             return chat.conversation(text)
+        if letters:  # each demonstration a lettered question and its answer letter
+            return chat.conversation(proto.prompt(pool[p.index], "letters", chat=True),
+                                     demos=[(proto.prompt(pool[j], "letters", chat=True),
+                                             LETTERS[int(pool[j].label)]) for j in p.demos])
         head, pieces, test_piece = demo_turns(task, pool, p.demos, pool[p.index], fmt)
         return chat.conversation(head + test_piece if not pieces else test_piece,
                                  demos=[((head if j == 0 else "") + q, a) for j, (q, a) in enumerate(pieces)])
