@@ -140,6 +140,13 @@ def test_first_broken_step_joins_from_a_per_step_probe_of_the_same_model(toy, tm
         want = next((str(r["step"]) for r in mine if not r["chain"]["choice"]), "none") if mine else "not probed"
         assert row["fb"] == want
     assert {row["fb"] for row in data["runs"][0]} - {"none", "not probed"}   # some item breaks somewhere
+    # a probe of the same weights in another dtype says nothing about this run
+    doc = json.loads(steps.read_text())
+    doc["models"][0]["model"]["dtype"] = "bfloat16"
+    steps.write_text(json.dumps(doc))
+    build_report([res, steps], tmp_path / "r2")
+    data = page_data((tmp_path / "r2" / "items.html").read_text("utf-8"))
+    assert all("fb" not in row for row in data["runs"][0])
 
 
 def test_item_text_is_data_not_markup(toy, tmp_path):

@@ -19,7 +19,8 @@ What it reads (nothing new is stored in results files for it):
 * ``results.gpt3.rows[*].items`` (``synthprobe score gpt3 --save-predictions``): read by
   :mod:`synthprobe.report.gpt3.items`, prompts rebuilt from the run's settings.
 * ``results.steps.items`` (``synthprobe probe steps --save-items``) of the same model (same
-  ``model.fingerprint``, else same ``model.spec``) on the same data file (same SHA-256): each
+  ``model.fingerprint``, else same ``model.spec``, and the same ``model.dtype``) on the same data
+  file (same SHA-256): each
   item's first broken step (the first probed step whose teacher-forced chain probe is wrong by
   log-likelihood choice; ``"none"`` when every probed step is right).
 
@@ -82,6 +83,8 @@ class Run:
     pairs: list | None = None
     #: what the page should say about this run (prompts that could not be rebuilt)
     notes: list[str] = field(default_factory=list)
+    #: the weights' dtype as recorded (a per-step probe joins only a run of the same dtype)
+    dtype: str | None = None
 
 
 def _records(r, block: dict, where: str) -> list[dict] | None:
@@ -143,7 +146,7 @@ def runs_of(doc: Results) -> tuple[list[Run], list[tuple[dict, str, dict[str, st
                                 spec=str(e.model.get("spec") or ""), fingerprint=e.model.get("fingerprint"),
                                 dataset_sha=str(ds.get("sha256") or top.get("sha256") or ""),
                                 dataset_path=str(ds.get("path") or top.get("path") or ""),
-                                records=recs, where=block.where))
+                                records=recs, where=block.where, dtype=e.model.get("dtype")))
         st = e.results.get("steps")
         if st is not None and isinstance(st.data.get("items"), list):
             ds = st.data.get("dataset") if isinstance(st.data.get("dataset"), dict) else {}
@@ -161,6 +164,9 @@ def runs_of(doc: Results) -> tuple[list[Run], list[tuple[dict, str, dict[str, st
 
 
 def _same_model(a: Run, model: dict) -> bool:
+    """The same weights (fingerprint, else spec) run in the same dtype, where both are recorded."""
+    if a.dtype and model.get("dtype") and a.dtype != model["dtype"]:
+        return False
     if a.fingerprint and model.get("fingerprint"):
         return a.fingerprint == model["fingerprint"]
     return bool(a.spec) and a.spec == model.get("spec")

@@ -4,9 +4,16 @@
 
 from __future__ import annotations
 
+import importlib
 from typing import Sequence
 
 from synthprobe.report.steps.read import parse
+
+# Load the renderer submodule ``section`` now: its first import sets the package attribute
+# ``section`` to the module, which would replace the function of that name defined below if it
+# happened later (the second report built in one process then failed: 'module' object is not
+# callable).
+importlib.import_module("synthprobe.report.steps.section")
 
 __all__ = ["KEY", "TITLE", "SHORT_TITLE", "parse", "figure", "section", "settings_table", "summary",
            "markdown_body"]
