@@ -232,9 +232,12 @@ def _title_inside(fig) -> bool:
 
     canvas = FigureCanvasAgg(fig)
     canvas.draw()
-    box = fig._suptitle.get_window_extent(canvas.get_renderer())
     fb = fig.bbox
-    return box.x0 >= fb.x0 and box.x1 <= fb.x1 and box.y0 >= fb.y0 and box.y1 <= fb.y1
+    for artist in (fig._suptitle, *fig.legends):   # the title and the legend, whole
+        box = artist.get_window_extent(canvas.get_renderer())
+        if not (box.x0 >= fb.x0 and box.x1 <= fb.x1 and box.y0 >= fb.y0 and box.y1 <= fb.y1):
+            return False
+    return True
 
 
 def test_gpt3_title_inside_the_figure_with_one_task_and_same_size_models_apart():
