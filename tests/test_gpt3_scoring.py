@@ -181,9 +181,10 @@ def test_rows_always_keep_each_items_shots_and_prompt_size():
     prompts = _prompts(100, [100, 97, 100])
     items = _items(prompts, [True, False, True])
     lean = summarize(task, "few", 100, prompts, items, seconds=1.0, max_new_tokens=20, save_items=False)
-    assert lean["items"] == [{"index": 0, "n_shots": 100, "prompt_tokens": 200},
-                             {"index": 1, "n_shots": 97, "prompt_tokens": 197},
-                             {"index": 2, "n_shots": 100, "prompt_tokens": 200}]
+    # correctness is always kept too: the paired comparison of models needs it
+    assert lean["items"] == [{"index": 0, "n_shots": 100, "prompt_tokens": 200, "correct": True},
+                             {"index": 1, "n_shots": 97, "prompt_tokens": 197, "correct": False},
+                             {"index": 2, "n_shots": 100, "prompt_tokens": 200, "correct": True}]
     full = summarize(task, "few", 100, prompts, items, seconds=1.0, max_new_tokens=20, save_items=True)
     assert full["items"] == items and full["items"][1]["prediction"] == " 2"
     # in the file every item sits on one line and the JSON reads back the same
@@ -193,7 +194,7 @@ def test_rows_always_keep_each_items_shots_and_prompt_size():
     assert json.loads(text) == doc
     lines = text.splitlines()
     pad = " " * 14                    # models[0].results.gpt3.rows[i].items
-    assert f'{pad}"items": [' in lines and f'{pad}  {{"index": 1, "n_shots": 97, "prompt_tokens": 197}},' in lines
+    assert f'{pad}"items": [' in lines and f'{pad}  {{"index": 1, "n_shots": 97, "prompt_tokens": 197, "correct": false}},' in lines
     assert sum(line.strip().startswith('{"index": ') for line in lines) == 6
     assert f'{pad}"items": []' in lines
 
@@ -365,8 +366,9 @@ def test_cli_score_writes_results_and_prints_the_table(tmp_path):
     assert read.layout == SCHEMA and read.command == doc["command"]
     assert [e.results["gpt3"].data["rows"] for e in read.models] == [rows]
     for r in rows:
-        # without --save-predictions every item still keeps its index, shots and prompt size
-        assert [list(it) for it in r["items"]] == [["index", "n_shots", "prompt_tokens"]] * 2
+        # without --save-predictions every item still keeps its index, shots, prompt size and
+        # correctness (for the paired comparison of models)
+        assert [list(it) for it in r["items"]] == [["index", "n_shots", "prompt_tokens", "correct"]] * 2
         assert [it["index"] for it in r["items"]] == [0, 1]
         assert all(it["n_shots"] == r["k"] and it["prompt_tokens"] > 0 for it in r["items"])
         lo, hi = r["ci95"]
