@@ -289,3 +289,14 @@ def test_per_depth_table_fits_1300px(two_files, tmp_path):
         browser.close()
     page_w, table_w, box_w = widths
     assert page_w <= 1300 and table_w <= box_w, widths
+
+
+def test_a_malformed_comparison_block_is_a_located_error(tmp_path, capsys):
+    doc = _deep_doc()
+    doc["comparisons"] = {"deeparithmark": {"version": 1, "models": ["a", "b"],
+                                            "pairs": [{"a": "a", "b": "b", "n": "ten"}]}}
+    out = tmp_path / "r"
+    assert main(["report", str(_write(tmp_path / "bad.json", doc)), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "bad.json" in err and "comparisons.deeparithmark.pairs[0].n" in err
+    assert not out.exists()
