@@ -181,7 +181,7 @@ def test_rows_always_keep_each_items_shots_and_prompt_size():
     prompts = _prompts(100, [100, 97, 100])
     items = _items(prompts, [True, False, True])
     lean = summarize(task, "few", 100, prompts, items, seconds=1.0, max_new_tokens=20, save_items=False)
-    # correctness is always kept: the paired comparison of several models needs it
+    # correctness is always kept too: the paired comparison of models needs it
     assert lean["items"] == [{"index": 0, "n_shots": 100, "prompt_tokens": 200, "correct": True},
                              {"index": 1, "n_shots": 97, "prompt_tokens": 197, "correct": False},
                              {"index": 2, "n_shots": 100, "prompt_tokens": 200, "correct": True}]
@@ -366,7 +366,8 @@ def test_cli_score_writes_results_and_prints_the_table(tmp_path):
     assert read.layout == SCHEMA and read.command == doc["command"]
     assert [e.results["gpt3"].data["rows"] for e in read.models] == [rows]
     for r in rows:
-        # without --save-predictions every item still keeps its index, shots, prompt size and correctness
+        # without --save-predictions every item still keeps its index, shots, prompt size and
+        # correctness (for the paired comparison of models)
         assert [list(it) for it in r["items"]] == [["index", "n_shots", "prompt_tokens", "correct"]] * 2
         assert [it["index"] for it in r["items"]] == [0, 1]
         assert all(it["n_shots"] == r["k"] and it["prompt_tokens"] > 0 for it in r["items"])

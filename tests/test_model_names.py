@@ -133,3 +133,15 @@ def test_probe_number_format_scores_each_model(tmp_path):
     assert main(["probe", "number-format", *TWO, "--n", "4", "--tasks", "4D+", "--gpt3-n", "3",
                  "--output", str(out), "--no-cache"]) == 0
     assert _names(out) == ["one", "two"]
+
+
+def test_sweep_takes_named_models_as_grid_labels(tmp_path, capsys):
+    from synthprobe.sweep.grid import make_grid
+
+    grid = make_grid(grid_file=None, models=[{"spec": "x/y", "label": "base"}, "x/z"], seeds=None, tasks=None,
+                     limit=None)
+    assert [(m.label, m.spec) for m in grid.models] == [("base", "x/y"), ("x/z", "x/z")]
+    out = tmp_path / "s.json"
+    rc = main(["sweep", "--model", "a=x/y", "--model", "a=x/z", "--serial", "--output", str(out)])
+    assert rc == 2 and not out.exists()
+    assert "share the label 'a'" in capsys.readouterr().err

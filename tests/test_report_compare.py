@@ -232,9 +232,12 @@ def _title_inside(fig) -> bool:
 
     canvas = FigureCanvasAgg(fig)
     canvas.draw()
-    box = fig._suptitle.get_window_extent(canvas.get_renderer())
     fb = fig.bbox
-    return box.x0 >= fb.x0 and box.x1 <= fb.x1 and box.y0 >= fb.y0 and box.y1 <= fb.y1
+    for artist in (fig._suptitle, *fig.legends):   # the title and the legend, whole
+        box = artist.get_window_extent(canvas.get_renderer())
+        if not (box.x0 >= fb.x0 and box.x1 <= fb.x1 and box.y0 >= fb.y0 and box.y1 <= fb.y1):
+            return False
+    return True
 
 
 def test_gpt3_title_inside_the_figure_with_one_task_and_same_size_models_apart():
@@ -286,3 +289,14 @@ def test_per_depth_table_fits_1300px(two_files, tmp_path):
         browser.close()
     page_w, table_w, box_w = widths
     assert page_w <= 1300 and table_w <= box_w, widths
+
+
+def test_a_malformed_comparison_block_is_a_located_error(tmp_path, capsys):
+    doc = _deep_doc()
+    doc["comparisons"] = {"deeparithmark": {"version": 1, "models": ["a", "b"],
+                                            "pairs": [{"a": "a", "b": "b", "n": "ten"}]}}
+    out = tmp_path / "r"
+    assert main(["report", str(_write(tmp_path / "bad.json", doc)), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "bad.json" in err and "comparisons.deeparithmark.pairs[0].n" in err
+    assert not out.exists()

@@ -233,9 +233,9 @@ def add_model_args(p: argparse.ArgumentParser, *, multiple: bool = False, batch_
                        help=f"model to score; repeat for several (each is scored, on the same items). SPEC: "
                             f"{where}. {MODEL_NAME_RULE} (default: {EMBEDDED_ALIAS})")
     else:
-        p.add_argument("--model", default=EMBEDDED_ALIAS, metavar="SPEC", action=_OneModel,
-                       help=f"model to use (this command runs one; a second --model is an error): {where} "
-                            "(default: %(default)s)")
+        p.add_argument("--model", default=EMBEDDED_ALIAS, metavar="[NAME=]SPEC", action=_OneModel,
+                       help=f"model to use (this command runs one; a second --model is an error): {where}. "
+                            f"{MODEL_NAME_RULE} (default: %(default)s)")
     p.add_argument("--model-arg", action="append", dest="model_args", type=model_arg, default=[],
                    metavar="KEY=VALUE", help="an option for the model's engine (repeatable)")
     p.add_argument("--dtype", default=None,

@@ -49,6 +49,7 @@ def _lm_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+<<<<<<< HEAD
 def _timestamp(text: str):
     from datetime import datetime, timezone
 
@@ -128,6 +129,21 @@ def _add_output_format(verbs: dict[str, argparse._SubParsersAction]) -> None:
         p.set_defaults(func=_with_lm_eval(p.get_default("func")))
 
 
+=======
+def _hub_results(args: argparse.Namespace) -> int:
+    from synthprobe.export.hub_results import export_hub_results
+
+    paths, commands = export_hub_results(args.results, args.out, repo_prefix=args.repo_prefix,
+                                         overwrite=args.overwrite)
+    for p in paths:
+        print(p)
+    print("upload (needs the network and a token; `hf auth login` first):", file=sys.stderr)
+    for c in commands:
+        print(c)
+    return 0
+
+
+>>>>>>> compare
 def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
     from synthprobe.export.lm_eval import DEFAULT_GPT3_TASKS
     from synthprobe.tasks.gpt3.registry import FORMATS
@@ -173,8 +189,9 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
             "                               gold completion is the greedy continuation\n"
             "  synthprobe_fewshot.py        draws few-shot demonstrations as\n"
             "                               `synthprobe score gpt3` does\n"
-            "  data/                        the data, referenced by absolute path\n"
-            "                               (re-export after moving DIR)\n"
+            "  data/                        the data, named relative to DIR\n"
+            "  synthprobe_data.py           loads data/ for lm-eval (custom_dataset), so\n"
+            "                               DIR can be moved or pushed as it is\n"
             "Deep Arithmark: endings keep their leading space, so target_delimiter is \"\".\n"
             "Metrics are acc and acc_norm; lm-eval's acc_norm divides by characters,\n"
             "ArithMark 3.0's by tokens, so only acc is comparable with `synthprobe score`\n"
@@ -218,6 +235,7 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
     add_overwrite_argument(q)
     q.set_defaults(func=_lm_eval)
 
+<<<<<<< HEAD
     r = sub.add_parser(
         "lm-eval-results", formatter_class=fmt,
         help="write a results document as lm-evaluation-harness output files (results_*.json, samples_*.jsonl)",
@@ -251,3 +269,24 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
     add_overwrite_argument(r)
     r.set_defaults(func=_lm_eval_results)
     _add_output_format(verbs)
+=======
+    h = sub.add_parser(
+        "hub-results", formatter_class=fmt,
+        help="a Hugging Face Hub results folder per model: model card with a model-index header, results JSON",
+        description=(
+            "Write, for every model in the results files, a folder ready to push to the Hugging Face\n"
+            "Hub: README.md (a model card whose YAML header carries the scores as a model-index,\n"
+            "written and read back by huggingface_hub's own ModelCardData / EvalResult, so the Hub's\n"
+            "metadata check accepts it) and results.json (that model's entry). Pushing needs the\n"
+            "network, so nothing is uploaded: the upload command is printed, one per folder."),
+        epilog="example: synthprobe export hub-results benchmarks/deeparithmark_2models.json --out hub/ "
+               "--repo-prefix my-org/")
+    h.add_argument("results", nargs="+", type=Path, metavar="RESULTS.json",
+                   help="results files written by `synthprobe score` (Deep Arithmark and/or GPT-3)")
+    h.add_argument("--out", required=True, type=Path, metavar="DIR",
+                   help="output folder; one sub-folder per model, named after the model")
+    h.add_argument("--repo-prefix", default="YOUR-USER/", metavar="OWNER/",
+                   help="the Hub namespace in the printed upload commands (default: %(default)s)")
+    add_overwrite_argument(h)
+    h.set_defaults(func=_hub_results)
+>>>>>>> compare

@@ -40,15 +40,18 @@ def _run_probe(args, probe: str, stem: str, load, default_file, run, to_html, **
     returns the JSON document."""
     from synthprobe.backends.decoding import describe
 
+    from synthprobe.cliargs import parse_model_ref
+
     items = load(args.items)
+    ref = parse_model_ref(args.model)  # --model NAME=SPEC names it, as in every model command
     out = _check_out(args.out)
-    check_output_dir(out, [f"{stem}.json", f"{stem}.html"], [(args.items, "--items"), (args.model, "--model")],
+    check_output_dir(out, [f"{stem}.json", f"{stem}.html"], [(args.items, "--items"), (ref.spec, "--model")],
                      overwrite=args.overwrite)
     sampling = _sampling(args)
     label, sha = _items_label(args.items, default_file)
-    lm = load_backend_or_exit(args.model, args, bos=args.bos)
+    lm = load_backend_or_exit(ref.spec, args, bos=args.bos)
     body = run(lm, items, sampling, seed=args.seed, progress=args.progress, **options)
-    doc = {"probe": probe, "model": lm.name, "model_spec": args.model, "backend": describe(lm),
+    doc = {"probe": probe, "model": ref.shown(lm.name), "model_spec": ref.spec, "backend": describe(lm),
            "items_file": label, "items_sha256": sha, "seed": args.seed, "sampling": sampling.to_dict(), **body}
     atomic_write_json(out / f"{stem}.json", doc)
     atomic_write_text(out / f"{stem}.html", to_html(doc))

@@ -93,13 +93,48 @@ def _gpt3_outcomes(results: Results) -> list[Outcomes]:
     return out
 
 
+_NUM = (int, float)
+#: the fields of a pair (and of each of its groups) the section shows, with their types
+_PAIR_KEYS = {"n": (int,), "a_accuracy": _NUM, "b_accuracy": _NUM, "delta": _NUM, "a_only": (int,),
+              "b_only": (int,), "p_mcnemar": _NUM}
+
+
+def _check_stats(r, s: Any, where: str) -> None:
+    if not isinstance(s, dict):
+        raise r.fail(where, f"expected an object, got {type(s).__name__}")
+    for key, types in _PAIR_KEYS.items():
+        v = s.get(key)
+        if isinstance(v, bool) or not isinstance(v, types):
+            raise r.fail(f"{where}.{key}", f"missing or of the wrong type: {v!r}")
+    ci = s.get("ci95")
+    if ci is not None and not (isinstance(ci, list) and len(ci) == 2 and all(isinstance(x, _NUM) for x in ci)):
+        raise r.fail(f"{where}.ci95", f"expected [low, high], got {ci!r}")
+
+
+def _checked(results: Results, benchmark: str, block: Any) -> dict:
+    """A stored ``comparisons.<benchmark>`` block, every field the section shows type-checked."""
+    r = results.reader
+    where = f"comparisons.{benchmark}"
+    if not isinstance(block, dict):
+        raise r.fail(where, f"expected an object, got {type(block).__name__}")
+    pairs = r.get(block, "pairs", where, list)
+    r.get(block, "models", where, list)
+    for i, p in enumerate(pairs):
+        here = f"{where}.pairs[{i}]"
+        _check_stats(r, p, here)
+        for key in ("a", "b"):
+            r.get(p, key, here, str)
+        groups = r.get(p, "groups", here, dict, required=False) or {}
+        for g, s in groups.items():
+            _check_stats(r, s, f"{here}.groups.{g}")
+    return block
+
+
 def parse(results: Results) -> list:
-    """The file's stored comparison blocks and every model's per-item outcomes."""
-    doc_blocks = []
+    """The file's stored comparison blocks (checked, located errors) and every model's per-item
+    outcomes."""
     raw = getattr(results, "comparisons", None) or {}
-    for benchmark, block in raw.items():
-        if isinstance(block, dict) and isinstance(block.get("pairs"), list):
-            doc_blocks.append(Stored(benchmark, str(results.path), block))
+    doc_blocks = [Stored(b, str(results.path), _checked(results, b, block)) for b, block in raw.items()]
     return doc_blocks + _deep_outcomes(results) + _gpt3_outcomes(results)
 
 

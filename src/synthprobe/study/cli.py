@@ -16,9 +16,11 @@ from synthprobe.study.store import ADMIN_ENV
 
 
 def _cmd_generate(args) -> int:
-    from synthprobe.cliargs import load_backend_or_exit
+    from synthprobe.cliargs import load_backend_or_exit, parse_model_ref
     from synthprobe.study.articles import load_articles
     from synthprobe.study.generate import CONDITIONS, Settings, generate_items, pick_context, write_items
+
+    args.model = parse_model_ref(args.model).spec  # the study records specs; a NAME is not used here
 
     check_outputs([(args.out, "--out")], [(args.articles, "--articles"), (args.model, "--model"),
                                           (args.control_model, "--control-model")], overwrite=args.overwrite)

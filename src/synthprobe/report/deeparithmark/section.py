@@ -45,7 +45,7 @@ def _depth_table(results: Sequence[ModelResult]) -> str:
             cls = _sig_class(c.rate, r.chance, p_holm)
             # the counts go on lines of their own: one line per cell overflows a 1,300 px window
             cell = (f"{100 * c.rate:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]<br>"
-                    f"<span class=\"note\">n {c.n} · p {escape(fmt_p(p))}<br>"
+                    f"<span class=\"note\">n {c.n} · p {escape(fmt_p(p))} · <br>"
                     f"{CORRECTION_NAME} p {escape(fmt_p(p_holm))}</span>")
             row.append(f'<span class="{cls}">{cell}</span>' if cls else cell)
         body.append(row)

@@ -25,6 +25,8 @@ TITLE = ("GPT-3 synthetic tasks: the paper's accuracy over GPT-3 sizes (lines, o
          "model's, with 95 % Wilson intervals, at its own size (points, same colour; models of the same size "
          "side by side)")
 TITLE_NOTE = "▲ = the interval runs past the top of the panel"
+#: inches one legend column needs (marker and a model name such as "SmolLM2-135M (135 M)")
+LEGEND_COL_INCHES = 1.75
 #: characters of the 9.5 pt title per inch of figure width (a safe under-estimate)
 TITLE_CHARS_PER_INCH = 11
 
@@ -68,8 +70,13 @@ def gpt3_figure(results: Sequence) -> Figure | None:
     ncols = min(4, len(tasks))
     nrows = -(-len(tasks) // ncols)
     panel_w, panel_h = 2.9, 2.05
-    left, right, bottom, gap_w, gap_h = 0.55, 0.15, 0.8 + 0.2 * (-(-len(results) // 3)), 0.45, 0.75
+    left, right, gap_w, gap_h = 0.55, 0.15, 0.45, 0.75
     width = left + right + ncols * panel_w + (ncols - 1) * gap_w
+    # the legend (settings, the doubtful ring, one entry per model) in as many columns as the
+    # width holds, and the bottom margin as tall as its rows: a narrow figure never cuts it off
+    legend_cols = max(1, min(4, int(width // LEGEND_COL_INCHES)))
+    legend_rows = -(-(len(settings) + 1 + len(results)) // legend_cols)
+    bottom = 0.75 + 0.2 * legend_rows
     # the title wraps to the figure's width (one or two tasks make a narrow figure) and the
     # top margin grows with its lines, so it is never cut off
     title = "\n".join(textwrap.wrap(TITLE, max(30, int(width * TITLE_CHARS_PER_INCH))) + [TITLE_NOTE])
@@ -161,6 +168,6 @@ def gpt3_figure(results: Sequence) -> Figure | None:
         handles += [Line2D([], [], linestyle="none", color="0.6", marker=MODEL_MARKERS[j % len(MODEL_MARKERS)],
                            markeredgecolor="black", markersize=6, label=name) for j, name in enumerate(names)]
         fig.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 0.08 / height),
-                   ncols=min(len(handles), 4), fontsize=8)
+                   ncols=min(len(handles), legend_cols), fontsize=8)
         fig.suptitle(title, fontsize=9.5, y=1 - 0.1 / height, va="top")
         return fig
