@@ -49,7 +49,6 @@ def _lm_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-<<<<<<< HEAD
 def _timestamp(text: str):
     from datetime import datetime, timezone
 
@@ -129,7 +128,6 @@ def _add_output_format(verbs: dict[str, argparse._SubParsersAction]) -> None:
         p.set_defaults(func=_with_lm_eval(p.get_default("func")))
 
 
-=======
 def _hub_results(args: argparse.Namespace) -> int:
     from synthprobe.export.hub_results import export_hub_results
 
@@ -143,7 +141,6 @@ def _hub_results(args: argparse.Namespace) -> int:
     return 0
 
 
->>>>>>> compare
 def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
     from synthprobe.export.lm_eval import DEFAULT_GPT3_TASKS
     from synthprobe.tasks.gpt3.registry import FORMATS
@@ -235,7 +232,6 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
     add_overwrite_argument(q)
     q.set_defaults(func=_lm_eval)
 
-<<<<<<< HEAD
     r = sub.add_parser(
         "lm-eval-results", formatter_class=fmt,
         help="write a results document as lm-evaluation-harness output files (results_*.json, samples_*.jsonl)",
@@ -269,7 +265,6 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
     add_overwrite_argument(r)
     r.set_defaults(func=_lm_eval_results)
     _add_output_format(verbs)
-=======
     h = sub.add_parser(
         "hub-results", formatter_class=fmt,
         help="a Hugging Face Hub results folder per model: model card with a model-index header, results JSON",
@@ -289,4 +284,3 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
                    help="the Hub namespace in the printed upload commands (default: %(default)s)")
     add_overwrite_argument(h)
     h.set_defaults(func=_hub_results)
->>>>>>> compare
