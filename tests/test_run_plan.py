@@ -57,5 +57,5 @@ def test_score_gpt3_with_no_tasks_shows_the_whole_grid_and_does_not_start(tmp_pa
                          capture_output=True, text=True, timeout=1800, cwd=tmp_path)
     assert res.returncode == 2, res.stderr
     assert "plan: 16 tasks" in res.stderr and "x 3 settings = 48 runs" in res.stderr, res.stderr
-    assert "estimate: about" in res.stderr and "pass --yes to start it" in res.stderr
+    assert "estimate: over" in res.stderr and "pass --yes to start it" in res.stderr
     assert not out.exists()

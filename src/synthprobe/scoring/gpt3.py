@@ -502,11 +502,18 @@ def plan_text(cells: Sequence[PlanCell]) -> str:
             f"({per_setting})")
 
 
-def calibrate(backend, config: EvalConfig, cells: Sequence[PlanCell], pools: dict[str, list]) -> float:
-    """Estimated seconds for ``cells``: one item of the first task of each family and setting is
-    scored (through the score cache, so the run reuses it) and timed; every task of that family
-    and setting is reckoned at that item's time. Unbatched, so it errs on the long side."""
+def calibrate(backend, config: EvalConfig, cells: Sequence[PlanCell], pools: dict[str, list], *,
+              stop_above: float | None = None) -> tuple[float, bool]:
+    """Estimated seconds for ``cells``, and whether every family and setting was timed: one item
+    of the first task of each family and setting is scored (without the score cache) and timed;
+    every task of that family and setting is reckoned at that item's time. Unbatched, so it errs
+    on the long side. Once the estimate passes ``stop_above`` the rest is not timed (the figure
+    is then a lower bound)."""
     each: dict[tuple[str, str], float] = {}
+
+    def total() -> float:
+        return sum(c.n * each.get((c.task.family, c.setting), 0.0) for c in cells)
+
     quick = dataclasses.replace(config, limit=1, limit_few=1, progress=False, cache=False)
     count_tokens = token_counter(backend)
     for cell in cells:
@@ -516,7 +523,9 @@ def calibrate(backend, config: EvalConfig, cells: Sequence[PlanCell], pools: dic
         t0 = time.perf_counter()
         score_task(backend, cell.task, cell.k, quick, pools[cell.task.name], count_tokens)
         each[key] = time.perf_counter() - t0
-    return sum(c.n * each.get((c.task.family, c.setting), 0.0) for c in cells)
+        if stop_above is not None and total() > stop_above:
+            return total(), False
+    return total(), True
 
 
 def run(backend, config: EvalConfig, *, on_result: Callable[[dict], None] | None = None,

@@ -189,12 +189,15 @@ def check_plan(backend, config, pools: dict, *, yes: bool, models: int = 1) -> N
     print(f"plan: {plan_text(cells)}{each}", file=sys.stderr)
     if total <= CALIBRATE_ABOVE:
         return
-    seconds = calibrate(backend, config, cells, pools) * models
+    limit = None if yes else CONFIRM_ABOVE_S / models
+    seconds, complete = calibrate(backend, config, cells, pools, stop_above=limit)
+    seconds *= models
     total *= models
-    print(f"estimate: about {_duration(seconds)} on this machine (one item per task family and setting "
-          "timed, unbatched)", file=sys.stderr)
+    about = f"about {_duration(seconds)}" if complete else f"over {_duration(seconds)}"
+    print(f"estimate: {about} on this machine (one item per task family and setting timed, unbatched"
+          f"{'' if complete else '; stopped timing once past the limit'})", file=sys.stderr)
     if seconds > CONFIRM_ABOVE_S and not yes:
-        raise InputError(f"this run is estimated at about {_duration(seconds)} ({total:,} items); pass --yes to "
+        raise InputError(f"this run is estimated at {about} ({total:,} items); pass --yes to "
                          "start it, or score less with --limit N, --limit-few N, --tasks or --shots",
                          field="--yes")
 
