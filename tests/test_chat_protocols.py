@@ -209,3 +209,25 @@ def test_real_model_gpt3_as_chat_turns_and_sat_letters(tmp_path):
     assert entry["chat"]["fewshot_layout"] == "multiturn" and rows["2D+"]["chat"]["chat_template"] == "auto"
     assert rows["SAT"]["protocol"] == "letters" and len(rows["SAT"]["items"]) == 3
     assert all(it["rule"] in ("strict", "lax", "last", "value", "unparsed") for it in rows["SAT"]["items"])
+
+
+def test_the_item_viewer_gives_each_protocol_its_column_and_shows_the_generated_text(tmp_path, fixed):
+    """One model under three protocols: three columns of picks in items.html, never merged into
+    one, with each generated answer's raw text and what was read from it."""
+    from synthprobe.report.build import build_report
+
+    from viewer_support import page_data
+
+    out = tmp_path / "r.json"
+    assert main(score("--model", "fixed:x", "--protocol", "loglik,letters,free", "--output", str(out))) == 0
+    rep = tmp_path / "rep"
+    build_report([out], rep, data_files=[DATA])
+    data = page_data((rep / "items.html").read_text("utf-8"))
+    names = [m["name"] for m in data["models"]]
+    assert len(names) == 3 and names == ["toy:x", "toy:x [letters]", "toy:x [free]"] and "[letters]" in names[1] and "[free]" in names[2]
+    loglik, letters, free = data["runs"]
+    assert [r["pr"] for r in letters] == ["letters"] * 6 and [r["pr"] for r in free] == ["free"] * 6
+    assert "gen" not in loglik[0] and "lp" in loglik[0]
+    assert letters[0]["gen"] == "ANSWER: $B$" and letters[0]["parsed"] == "B" and letters[0]["ok"] == 1
+    assert letters[1]["parsed"].startswith("unparsed: ambiguous") and letters[1]["p"] == -1
+    assert free[3]["gen"] == "I cannot help with that." and free[3]["parsed"].startswith("unparsed")

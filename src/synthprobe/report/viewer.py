@@ -119,11 +119,22 @@ def _first_broken(items: list[dict]) -> dict[str, str]:
     return {item: first_broken_step(recs, "choice") for item, recs in by_item.items()}
 
 
+def _run_name(e) -> str:
+    """A run's model as the tables show it: the name, and the protocol / chat template that set this
+    entry apart from the same model's other entries (:func:`synthprobe.results.variant_label`), so
+    one model scored under two protocols gives two columns of picks, never one."""
+    from synthprobe.results import variant_label
+
+    name = str(e.model.get("name") or e.model.get("spec") or "model")
+    label = variant_label(e.data)
+    return f"{name} [{label}]" if label else name
+
+
 def gpt3_runs(doc: Results, pools: dict) -> list[Run]:
     """The GPT-3 synthetic-task runs with saved items in one results file."""
     from synthprobe.report.gpt3.items import pairs_of
 
-    return [Run(model=str(e.model.get("name") or e.model.get("spec") or "model"), source=str(doc.path),
+    return [Run(model=_run_name(e), source=str(doc.path),
                 spec=str(e.model.get("spec") or ""), fingerprint=e.model.get("fingerprint"), dataset_sha="",
                 dataset_path="", records=[], where=e.where, pairs=pairs, notes=notes)
             for e, pairs, notes in pairs_of(doc, pools)]
@@ -142,7 +153,7 @@ def runs_of(doc: Results) -> tuple[list[Run], list[tuple[dict, str, dict[str, st
             recs = _records(r, block.data, block.where)
             if recs is not None:
                 ds = block.data.get("dataset") if isinstance(block.data.get("dataset"), dict) else top
-                runs.append(Run(model=str(e.model.get("name") or e.model.get("spec") or "model"), source=str(doc.path),
+                runs.append(Run(model=_run_name(e), source=str(doc.path),
                                 spec=str(e.model.get("spec") or ""), fingerprint=e.model.get("fingerprint"),
                                 dataset_sha=str(ds.get("sha256") or top.get("sha256") or ""),
                                 dataset_path=str(ds.get("path") or top.get("path") or ""),
@@ -279,9 +290,10 @@ def viewer_data(runs: Sequence[Run], *, data_files: Sequence[Path] = (), title: 
                 row["lp"] = _round(rec["logprob"])
             if rec.get("per_token") is not None:
                 row["pt"] = _round(rec["per_token"])
-            if "generated" in rec:
-                row["gen"] = rec.get("generated")
-                row["parsed"] = rec.get("parsed")
+            if "raw" in rec or "generated" in rec:  # a generated answer (--protocol letters|free)
+                row["gen"] = rec.get("raw", rec.get("generated"))
+                row["parsed"] = rec.get("parsed") if rec.get("rule") != "unparsed" else (
+                    f"unparsed: {rec.get('unparsed_reason') or 'nothing read'}")
             if run.broken:
                 row["fb"] = run.broken.get(rec["id"], "not probed")
             rows.append(row)
