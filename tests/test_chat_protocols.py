@@ -231,3 +231,19 @@ def test_the_item_viewer_gives_each_protocol_its_column_and_shows_the_generated_
     assert letters[0]["gen"] == "ANSWER: $B$" and letters[0]["parsed"] == "B" and letters[0]["ok"] == 1
     assert letters[1]["parsed"].startswith("unparsed: ambiguous") and letters[1]["p"] == -1
     assert free[3]["gen"] == "I cannot help with that." and free[3]["parsed"].startswith("unparsed")
+
+
+def test_lm_eval_files_keep_the_loglik_entries_and_say_what_they_leave_out(tmp_path, capsys, fixed):
+    out = tmp_path / "r.json"
+    assert main(score("--model", "fixed:x", "--protocol", "loglik,letters", "--output", str(out))) == 0
+    assert main(["export", "lm-eval-results", str(out), "--out", str(tmp_path / "lm")]) == 0
+    assert "left out of lm-eval's files, which hold the loglik protocol only: toy:x (letters)" in capsys.readouterr().err
+    (folder,) = (tmp_path / "lm").iterdir()
+    results = json.loads(next(folder.glob("results_*.json")).read_text())
+    assert list(results["results"]) == ["deeparithmark"]
+    only = tmp_path / "letters.json"
+    assert main(score("--model", "fixed:x", "--protocol", "letters", "--output", str(only))) == 0
+    capsys.readouterr()
+    assert main(["export", "lm-eval-results", str(only), "--out", str(tmp_path / "none")]) == 2
+    assert "holds only generated answers (--protocol letters)" in capsys.readouterr().err
+    assert not (tmp_path / "none").exists()

@@ -33,6 +33,7 @@ import hashlib
 import json
 import math
 import re
+import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -442,6 +443,15 @@ def _stripped_entry(entry: Entry, moved: dict[str, tuple[int, str]]) -> dict:
     return data
 
 
+def generated_protocol(entry) -> str | None:
+    """The protocol of an entry scored by generation (``letters``/``free``), None for ``loglik``:
+    lm-eval's multiple-choice task has no place for a generated answer, so such entries are left
+    out of its files (and said so)."""
+    proto = entry.data.get("protocol") if isinstance(entry.data.get("protocol"), dict) else {}
+    name = proto.get("name", "loglik")
+    return None if name == "loglik" else str(name)
+
+
 def lm_eval_files(results: Results, *, data: str | Path | None = None,
                   when: datetime | None = None, protocol: Any = None) -> dict[str, bytes]:
     """Relative path → bytes of the lm-eval output files of every model in ``results``
@@ -452,7 +462,12 @@ def lm_eval_files(results: Results, *, data: str | Path | None = None,
     release = None
     files: dict[str, bytes] = {}
     folders: dict[str, int] = {}
-    for entry in results.models:
+    kept = [e for e in results.models if generated_protocol(e) is None]
+    if not kept:
+        raise results.reader.fail("models", "holds only generated answers (--protocol "
+                                  f"{', '.join(sorted({generated_protocol(e) for e in results.models}))}); lm-eval's "
+                                  "files hold the log-likelihood protocol (loglik) only")
+    for entry in kept:
         label = str(entry.model.get("name") or entry.model.get("spec") or "model")
         folder = sanitize_model_name(label)
         folders[folder] = folders.get(folder, 0) + 1
@@ -518,5 +533,9 @@ def export_lm_eval_results(path: str | Path, out: str | Path, *, data: str | Pat
     if when is None:
         when = datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)
     files = lm_eval_files(results, data=data, when=when, protocol=raw.get("protocol"))
+    left = [f"{e.model.get('name')} ({generated_protocol(e)})" for e in results.models if generated_protocol(e)]
+    if left:
+        print(f"synthprobe: note: left out of lm-eval's files, which hold the loglik protocol only: "
+              f"{', '.join(left)}", file=sys.stderr)
     inputs = [(path, "RESULTS.json")] + ([(data, "--data")] if data is not None else [])
     return write_tree(out, files, inputs=inputs, overwrite=overwrite)
