@@ -80,7 +80,7 @@ def vllm_server(vllm_python, embedded_hf_folder, tmp_path_factory):
 #
 # `make check` runs the tests that need no real model, vLLM server, browser or Ray; `make test` runs
 # them all. Each of the markers model / server / browser / ray implies slow, so `-m "not slow"` is the
-# fast subset; tests/needs_guard.py fails an unmarked test at the call that would load or start one,
+# fast subset; tests/needs_guard.py fails an unmarked test that loads a model or starts one of the others,
 # in this process and in the subprocesses the test starts (through a sitecustomize on PYTHONPATH).
 
 import needs_guard  # noqa: E402  (tests/ is on sys.path: this file's folder)

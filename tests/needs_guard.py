@@ -2,10 +2,11 @@
 
 `make check` runs the tests that need none of the four (``pytest -m "not slow"``; each marker
 implies ``slow``, see conftest.py). This module fails a test that reaches for one of them without
-its marker (or ``slow``), at the call that would load or start it:
+its marker (or ``slow``), at the call that starts it (or, for a model, as soon as it has loaded):
 
-* ``model``: :func:`synthprobe.backends.load_backend` with the ``hf`` or ``vllm`` engine, once
-  the engine's own ``check`` of the spec and options has passed;
+* ``model``: :func:`synthprobe.backends.load_backend` with the ``hf`` or ``vllm`` engine, when
+  it returns a real model (:data:`REAL_MODEL_PARAMS`; a load refused as bad input, or a tiny
+  random model built by a test, needs no marker);
 * ``server``: ``tools/vllm_cpu.Server.start``;
 * ``browser``: Playwright's ``BrowserType.launch``;
 * ``ray``: ``ray.init``.
@@ -29,6 +30,11 @@ NEEDS = {
     "browser": "launches a browser through Playwright",
     "ray": "starts Ray (ray.init)",
 }
+
+#: A loaded model this large is a real one (the embedded model has 135 M parameters); the tiny
+#: random Llamas some tests build (2-8 M, nearly all of it the real tokenizer's 49k-word embedding)
+#: load in a second and need no marker.
+REAL_MODEL_PARAMS = 20_000_000
 
 #: the running test's id, what it may use ("*" when marked slow, else its need markers), and the
 #: file where a subprocess writes a refusal
@@ -84,12 +90,13 @@ def _guard_model(backends) -> None:
             value = getattr(self._module, name)
             if name == "load" and self._kind in ("hf", "vllm"):
                 def load(*args, **kwargs):
-                    # the engine's own checks first: a bad spec or option is bad input, not a load
-                    validate = getattr(self._module, "check", None)
-                    if validate is not None:
-                        validate(*args, **kwargs)
-                    check("model")
-                    return value(*args, **kwargs)
+                    # judged on success: a test of a refused spec, option or checkpoint (bad input,
+                    # remote code, a broken file) loads nothing and needs no marker
+                    backend = value(*args, **kwargs)
+                    params = getattr(backend, "n_params", None)
+                    if params is None or params >= REAL_MODEL_PARAMS:
+                        check("model")
+                    return backend
                 return load
             return value
 

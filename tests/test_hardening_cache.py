@@ -221,6 +221,7 @@ def test_soak_script_counts_a_failing_export(tmp_path):
     assert "run 1: failure (exit 2)" in p.stderr, p.stderr
 
 
+@pytest.mark.model
 def test_score_deeparithmark_says_how_many_items_came_from_the_cache(tmp_path, capsys):
     """The embedded model through the CLI, progress on: 3 items, then 5 (3 cached), then 5 again."""
     base = ["score", "deeparithmark", "--data", str(RELEASE), "--model", "smollm2-135m-instruct",
@@ -240,6 +241,7 @@ def test_score_deeparithmark_says_how_many_items_came_from_the_cache(tmp_path, c
     assert _block(tmp_path / "c.json")["summary"] == _block(tmp_path / "b.json")["summary"]
 
 
+@pytest.mark.model
 def test_score_gpt3_says_how_many_items_came_from_the_cache(tmp_path, capsys):
     base = ["score", "gpt3", "--tasks", "2D+", "--shots", "zero", "--model", "smollm2-135m-instruct",
             "--dtype", "float32", "--device", "cpu", "--batch-size", "4", "--threads", "1"]

@@ -312,6 +312,7 @@ def test_readme_release_build_leaves_an_identical_file_untouched_and_refuses_a_d
     assert res.returncode == 0 and release.read_bytes() == RELEASE.read_bytes()
 
 
+@pytest.mark.model
 def test_readme_scoring_commands_keep_the_committed_benchmarks(tmp_path):
     """``python bench_deeparithmark.py --model ...`` and ``synthprobe score gpt3 ...`` with their
     default outputs, where the committed results already are: a new name, the committed files kept."""

@@ -336,6 +336,7 @@ def test_admin_password_hash_is_werkzeugs_and_old_databases_still_verify(tmp_pat
 
 
 # -- the attack itself, in a real browser -------------------------------------------------------------
+@pytest.mark.browser
 def test_another_sites_page_cannot_create_raters_in_chromium(tmp_path):
     """A page on another origin that auto-submits a form to ``/start`` (what any web page could do to a
     rater's browser) is refused; the study's own Start button still works in the same browser."""

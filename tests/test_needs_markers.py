@@ -1,9 +1,10 @@
 """The markers of what a test needs (model, server, browser, Ray) and the guard in conftest.py.
 
 Each case runs pytest in a subprocess on a small test file beside a copy of this suite's
-conftest.py: an unmarked test that reaches for the embedded model, the vLLM server, Playwright's
-browser or Ray fails at that call, with a message naming the marker it lacks, before anything
-loads or starts. A marked one is left out of the fast subset (``-m "not slow"``, `make check`).
+conftest.py: an unmarked test that loads the embedded model, or reaches for the vLLM server,
+Playwright's browser or Ray, fails at that call with a message naming the marker it lacks (the
+server, browser and Ray before they start; the model once loaded, so that a refused load stays
+a fast test of bad input). A marked one is left out of the fast subset (``-m "not slow"``, `make check`).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def _pytest(folder: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize("need", sorted(CASES))
-def test_an_unmarked_test_that_needs_more_fails_before_it_starts_anything(need, tmp_path):
+def test_an_unmarked_test_that_needs_more_fails_at_that_call(need, tmp_path):
     if need in ("ray", "browser"):
         pytest.importorskip({"ray": "ray", "browser": "playwright.sync_api"}[need])
     shutil.copy(HERE / "conftest.py", tmp_path / "conftest.py")

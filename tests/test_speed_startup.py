@@ -111,6 +111,7 @@ def _count_forwards(model):
     return calls, handle
 
 
+@pytest.mark.model
 def test_onepass_verdict_is_kept_on_disk_and_reused(embedded, _isolated_score_cache):
     """The 3-forward probe runs once per (weights, dtype, device, versions); a new process (here:
     a backend with empty in-memory capabilities) reads the stored verdict and runs no forward."""
@@ -136,6 +137,7 @@ def test_onepass_verdict_is_kept_on_disk_and_reused(embedded, _isolated_score_ca
         handle.remove()
 
 
+@pytest.mark.model
 def test_onepass_verdict_key_changes_with_dtype_and_model_class(embedded):
     from types import SimpleNamespace
 

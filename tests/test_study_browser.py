@@ -34,6 +34,7 @@ def _norm(text: str) -> str:
     return " ".join(text.split())
 
 
+@pytest.mark.browser
 def test_rater_session_in_chromium(browser, tmp_path):
     items_path = tmp_path / "items.jsonl"
     items = write_items(items_path, n_articles=4, conditions=("model",), extra_title=EVIL)
