@@ -511,9 +511,10 @@ def load(spec: str, *, dtype: str | None = None, device: str = "auto", trust_rem
 
         if hub_preflight(resolved, revision):
             os.environ["HF_HUB_OFFLINE"] = "1"  # the files are cached, the hub is unreachable
-        config = AutoConfig.from_pretrained(location, trust_remote_code=trust_remote_code, **hub)
+        # named keywords only: no **kwargs that could carry trust_remote_code past the caller's flag
+        config = AutoConfig.from_pretrained(location, trust_remote_code=trust_remote_code, revision=revision)
         tok = AutoTokenizer.from_pretrained(tokenizer_source or location, trust_remote_code=trust_remote_code,
-                                            **({} if tokenizer_source else hub))
+                                            revision=None if tokenizer_source else revision)
         kwargs: dict[str, Any] = dict(model=location, tokenizer=tokenizer_source or location, dtype=dtype_name, **hub,
                                       enable_prefix_caching=True, tensor_parallel_size=tensor_parallel_size,
                                       enforce_eager=enforce_eager, trust_remote_code=trust_remote_code, seed=0)

@@ -449,13 +449,14 @@ def load_checkpoint_parts(resolved: ModelSpec, location: str, *, dtype, trust_re
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     offline = hub_preflight(resolved, revision)
-    hub = {"revision": revision} if revision is not None else {}
-    if offline:
-        hub["local_files_only"] = True
-    tok_kwargs = hub if tokenizer is None else {}
+    # named keywords only: no **kwargs that could carry trust_remote_code past the caller's flag
+    local_only = bool(offline)
     tok = AutoTokenizer.from_pretrained(tokenizer if tokenizer is not None else location,
-                                        trust_remote_code=trust_remote_code, **tok_kwargs)
-    model = AutoModelForCausalLM.from_pretrained(location, dtype=dtype, trust_remote_code=trust_remote_code, **hub)
+                                        trust_remote_code=trust_remote_code,
+                                        revision=revision if tokenizer is None else None,
+                                        local_files_only=local_only if tokenizer is None else False)
+    model = AutoModelForCausalLM.from_pretrained(location, dtype=dtype, trust_remote_code=trust_remote_code,
+                                                 revision=revision, local_files_only=local_only)
     if adapter is not None:
         from peft import PeftModel
 
