@@ -94,23 +94,18 @@ def item_fields(item: Any) -> dict[str, Any]:
 
 
 def item_record(item: Any, scores: Sequence[EndingScore], *, truncated: bool = False) -> dict[str, Any]:
-    md = getattr(item, "metadata", None) or {}
+    base = item_fields(item)
     n = len(scores)
     logprob = [s.logprob for s in scores]
     per_token = [s.per_token for s in scores]
     per_char = [s.per_char for s in scores]
-    label = int(item.label)
+    label = base["label"]
     p_acc, p_norm, p_char = argmax_first(logprob), argmax_first(per_token), argmax_first(per_char)
-    values = _meta_list(md, "option_values", n)
-    sources = _meta_list(md, "option_sources", n)
-    depth = md.get("depth")
+    values, sources = base["option_values"], base["option_sources"]
+    if base["n_endings"] != n:  # the metadata lists are checked against the endings scored
+        values = sources = None
     return {
-        "id": str(item.id),
-        "line": getattr(item, "line", None),
-        "category": getattr(item, "category", None),
-        "template": md.get("template"),
-        "depth": depth if isinstance(depth, int) and not isinstance(depth, bool) else None,
-        "topic": md.get("topic"),
+        **{k: base[k] for k in ("id", "line", "category", "template", "depth", "topic")},
         "protocol": PROTOCOL,
         "label": label,
         "n_endings": n,
@@ -129,7 +124,7 @@ def item_record(item: Any, scores: Sequence[EndingScore], *, truncated: bool = F
         "soft": softmax(per_token)[label],
         "option_values": values,
         "option_sources": sources,
-        "answer_rank": md.get("answer_rank"),
+        "answer_rank": base["answer_rank"],
         "chosen_source": sources[p_norm] if sources else None,
         "chosen_rank": value_rank(values, p_norm) if values else None,
         "truncated": truncated,
