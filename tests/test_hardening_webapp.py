@@ -343,9 +343,9 @@ def test_another_sites_page_cannot_create_raters_in_chromium(tmp_path):
     import http.server
     import threading
 
-    from test_study_browser import ARGS, CHROMIUM, _browser_missing
+    from browser_support import ARGS, CHROMIUM, browser_missing
 
-    missing = _browser_missing()
+    missing = browser_missing()
     if missing is not None:
         if os.environ.get("SYNTHPROBE_REQUIRE_BROWSER") == "1":
             pytest.fail(f"SYNTHPROBE_REQUIRE_BROWSER=1, but {missing}", pytrace=False)

@@ -229,8 +229,11 @@ def test_the_committed_results_go_through_lm_evals_files_unchanged(tmp_path):
     deep = ROOT / "benchmarks" / "deeparithmark_smollm2-135m-instruct.json"
     gpt3 = ROOT / "benchmarks" / "gpt3_smollm2-135m-instruct.json"
     lm = tmp_path / "lm"
-    for src in (deep, gpt3):
-        assert main(["export", "lm-eval-results", str(src), "--out", str(lm), "--data", str(DATA)]) == 0
+    # each its own time stamp: in a fresh clone both files have the same modification time (the
+    # default stamp), and one model's two runs at one stamp would be the same results file
+    for src, when in ((deep, "2026-01-01T00:00:00"), (gpt3, "2026-01-01T00:00:01")):
+        assert main(["export", "lm-eval-results", str(src), "--out", str(lm), "--data", str(DATA),
+                     "--timestamp", when]) == 0
     runs = sorted(sorted(set(json.loads(p.read_text())["n-shot"].values())) for p in lm.rglob("results_*.json"))
     assert runs == [[0], [0], [1], [50], [100]]  # Deep Arithmark; GPT-3 one run per K (arithmetic 50, words 100)
     names = {t for p in lm.rglob("results_*.json") for t in json.loads(p.read_text())["results"]}

@@ -86,6 +86,7 @@ def test_local_folder_loads_and_broken_folder_fails_clearly(tmp_path):
     broken.mkdir()
     (broken / "config.json").write_text(json.dumps({"model_type": "llama", "vocab_size": 10}))
     (broken / "model.safetensors").write_bytes(b"not safetensors")
+    (broken / "tokenizer_config.json").write_text("{}")  # past the tokenizer check: the load itself fails
     with pytest.raises(ModelLoadError, match="could not load model"):
         load_backend(str(broken), device="cpu", progress=False)
 
