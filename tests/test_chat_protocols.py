@@ -247,3 +247,28 @@ def test_lm_eval_files_keep_the_loglik_entries_and_say_what_they_leave_out(tmp_p
     assert main(["export", "lm-eval-results", str(only), "--out", str(tmp_path / "none")]) == 2
     assert "holds only generated answers (--protocol letters)" in capsys.readouterr().err
     assert not (tmp_path / "none").exists()
+
+
+def test_a_chat_endpoint_gets_the_question_as_a_user_turn_without_a_template(tmp_path, fixed, monkeypatch):
+    """An engine whose server applies the model's template (``server_chat_template``, the
+    openai-chat engine) is asked as under ``--chat-template auto`` in process: no raw-prompt
+    ``Answer:`` cue inside the user's message. (The real server: test_engine_openai_chat_vllm.py.)"""
+    from fixed_answer_engine import FixedAnswers
+
+    sent: list = []
+    real_generate = FixedAnswers.generate
+
+    def recording(self, prompts, *args, **kwargs):
+        sent.extend(prompts)
+        return real_generate(self, prompts, *args, **kwargs)
+
+    monkeypatch.setattr(FixedAnswers, "generate", recording)
+    out = tmp_path / "plain.json"
+    assert main(score("--model", "fixed:x", "--protocol", "letters", "--output", str(out))) == 0
+    assert len(sent) == 6 and all(p.endswith("\nAnswer:") for p in sent)
+    sent.clear()
+    monkeypatch.setattr(FixedAnswers, "server_chat_template", True, raising=False)
+    out = tmp_path / "endpoint.json"
+    assert main(score("--model", "fixed:x", "--protocol", "letters", "--output", str(out))) == 0
+    assert len(sent) == 6 and not any("Answer:" in p for p in sent)
+    assert all(p.endswith("Reply with the letter of the correct option only (A, B, C or D).") for p in sent)

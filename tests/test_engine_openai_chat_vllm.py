@@ -139,3 +139,44 @@ def test_usage_cache_resume_and_identity(vllm_server, tmp_path):
         [it["prediction"] for it in row["items"]]
     assert got["results"]["gpt3"]["rows"][0]["cached_items"] >= 2
     assert got["usage"]["requests"] < 8  # only the items not cached were asked
+
+
+#: Release items asked under ``letters`` and ``free`` through the server and in process.
+N_PROTOCOL = 50
+
+
+@pytest.mark.server
+@pytest.mark.model
+def test_letters_and_free_through_the_server_equal_hf_with_its_template(vllm_server, tmp_path):
+    """`score deeparithmark --protocol letters,free` through /v1/chat/completions (no
+    --chat-template: the server applies the model's own) and in process with `--chat-template auto`:
+    the same greedy texts item by item. The questions are user turns on both sides; the server's
+    template and the tokenizer's are the same text, and so is its default system turn."""
+    common = ["score", "deeparithmark", "--protocol", "letters,free", "--limit", str(N_PROTOCOL),
+              "--save-predictions", "--no-progress"]
+    server_out, hf_out = tmp_path / "server.json", tmp_path / "hf.json"
+    r = synthprobe(*common, "--model", f"openai-chat:{vllm_server.url}", "--output", str(server_out))
+    assert r.returncode == 0, r.stderr[-3000:]
+    r = synthprobe(*common, "--model", "smollm2-135m-instruct", "--dtype", "float32", "--chat-template", "auto",
+                   "--output", str(hf_out))
+    assert r.returncode == 0, r.stderr[-3000:]
+    served = json.loads(server_out.read_text())["models"]
+    local = json.loads(hf_out.read_text())["models"]
+    assert [m["protocol"]["name"] for m in served] == [m["protocol"]["name"] for m in local] == ["letters", "free"]
+    print()
+    for s, h in zip(served, local):
+        name = s["protocol"]["name"]
+        sb, hb = s["results"]["deeparithmark"], h["results"]["deeparithmark"]
+        assert (sb["max_new_tokens"], sb["stop"]) == (hb["max_new_tokens"], hb["stop"])
+        sp, hp = sb["predictions"], hb["predictions"]
+        assert [p["id"] for p in sp] == [p["id"] for p in hp] and len(sp) == N_PROTOCOL
+        same = sum(a["raw"] == b["raw"] for a, b in zip(sp, hp))
+        print(f"{name}: {same} of {N_PROTOCOL} generated texts identical (server vs HF + chat template)")
+        for a, b in zip(sp, hp):
+            if a["raw"] != b["raw"]:
+                print(f"  item {a['id']}: server {a['raw']!r} ({a['finish']}) vs hf {b['raw']!r} ({b['finish']})")
+        assert same >= N_PROTOCOL - 2
+        # the same texts are read back the same way
+        assert all(a["parsed"] == b["parsed"] and a["rule"] == b["rule"] for a, b in zip(sp, hp)
+                   if a["raw"] == b["raw"])
+        assert s["usage"]["requests"] == N_PROTOCOL and s["usage"]["completion_tokens"] > 0

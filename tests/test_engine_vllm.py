@@ -145,3 +145,31 @@ def test_sampling_probe_is_seeded(tmp_path, vllm_python, embedded_hf_folder):
     doc = json.loads(next(v for k, v in outs[0].items() if k.endswith(".json")))
     text = json.dumps(doc)
     assert '"engine": "vllm"' in text
+
+
+#: Release items asked under ``letters`` with the model's own template by both in-process engines.
+N_LETTERS = 10
+
+
+@pytest.mark.slow
+@pytest.mark.model
+def test_letters_under_the_chat_template_are_the_hf_engines(tmp_path, vllm_python, embedded_hf_folder):
+    """`--protocol letters --chat-template auto`: vLLM renders the conversation with the same
+    tokenizer template (backends.chat.render_with_tokenizer) and generates greedily with the same
+    stop; the texts equal the HF engine's item for item."""
+    hf_out, v_out = tmp_path / "hf.json", tmp_path / "vllm.json"
+    common = ["score", "deeparithmark", "--dtype", "float32", "--limit", str(N_LETTERS), "--protocol", "letters",
+              "--chat-template", "auto", "--save-predictions", "--no-progress"]
+    res = _cli(sys.executable, *common, "--model", str(embedded_hf_folder), "--output", str(hf_out))
+    assert res.returncode == 0, res.stderr[-3000:]
+    res = _cli(vllm_python, *common, "--model", f"vllm:{embedded_hf_folder}", *VLLM_ARGS, "--output", str(v_out))
+    assert res.returncode == 0, res.stderr[-3000:]
+    (hf_entry, hf), (v_entry, vl) = _predictions(hf_out), _predictions(v_out)
+    assert v_entry["model"]["engine"] == "vllm" and v_entry["protocol"]["name"] == "letters"
+    assert v_entry["chat"]["chat_template_sha256"] == hf_entry["chat"]["chat_template_sha256"] is not None
+    assert [r["id"] for r in vl] == [r["id"] for r in hf] and len(vl) == N_LETTERS
+    print(f"\n{sum(h['raw'] == v['raw'] for h, v in zip(hf, vl))} of {N_LETTERS} letters answers identical "
+          f"(vLLM in process vs HF, chat template auto): {[v['raw'] for v in vl]}")
+    assert [v["raw"] for v in vl] == [h["raw"] for h in hf]
+    assert [v["finish"] for v in vl] == [h["finish"] for h in hf]
+    assert [v["n_generated_tokens"] for v in vl] == [h["n_generated_tokens"] for h in hf]

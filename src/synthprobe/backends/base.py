@@ -37,6 +37,11 @@ from ``load(spec, **options)``; nothing outside ``backends/`` touches a tokenize
     which returns no prompt log-probabilities: it sets False and raises in ``loglikelihood``);
     commands check it before loading anything else and name the protocols that do work.
 
+``server_chat_template``
+    True when the engine's server renders every prompt with the model's own chat template (a
+    chat endpoint): a question is then always written as a user turn, with or without
+    ``--chat-template`` (:meth:`synthprobe.backends.chat.ChatSetup.user_turns`).
+
 ``count_tokens(text)``, ``describe()``, ``runtime()``, ``close()``
     plus the identity fields ``name``, ``fingerprint``, ``n_params``, ``dtype``, ``device``,
     ``bos`` and ``max_length`` (the model's positions, or None).
@@ -187,6 +192,7 @@ class Backend(Protocol):
     bos: bool
     max_length: int | None
     can_loglik: bool
+    server_chat_template: bool
 
     def loglikelihood(self, pairs: Iterable[tuple[str, str]], *, batch_size: int = 32,
                       max_context: int = 1024, progress: bool = False) -> list[EndingScore]:
@@ -251,6 +257,7 @@ class BaseBackend:
     bos: bool = False
     max_length: int | None = None
     can_loglik: bool = True
+    server_chat_template: bool = False
 
     def loglikelihood(self, pairs: Iterable[tuple[str, str]], *, batch_size: int = 32,
                       max_context: int = 1024, progress: bool = False) -> list[EndingScore]:

@@ -57,6 +57,13 @@ class ChatSetup:
         """What :meth:`Backend.render_chat` / ``generate_chat`` take as ``template``."""
         return self.text
 
+    def user_turns(self, backend: Any) -> bool:
+        """Whether questions go to ``backend`` as user turns: under a template, or always on an
+        engine whose server applies the model's own template (``server_chat_template``, a chat
+        endpoint), where a raw-prompt cue such as a trailing ``Answer:`` would sit inside the
+        user's message."""
+        return self.enabled or bool(getattr(backend, "server_chat_template", False))
+
     def conversation(self, user: str, *, demos: Sequence[tuple[str, str]] = ()) -> list[Message]:
         """The messages of one request: the system prompt (when given), each demonstration as a
         user/assistant pair, then ``user``. (Single-turn few-shot is the caller's: it puts the

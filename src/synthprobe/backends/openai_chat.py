@@ -82,6 +82,8 @@ class OpenAIChatBackend(openai.OpenAIBackend):
 
     #: A chat endpoint gives no prompt log-probabilities (the backend contract's flag).
     can_loglik = False
+    #: The server renders every conversation with the model's own template.
+    server_chat_template = True
 
     def generate_chat(self, conversations: Sequence[Any], max_new_tokens: int, stop=None, *,
                       template: str | None = None, batch_size: int = 16, progress: bool = True,

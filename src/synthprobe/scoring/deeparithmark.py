@@ -187,6 +187,8 @@ def _chat_settings(config: ScoreConfig, backend, protocol: str) -> dict[str, Any
     if protocol != "loglik":
         extra["protocol"] = {"name": protocol, "cot": config.cot, "max_new_tokens": _budget(config, protocol),
                              "prompt_version": 1}
+        if config.chat.user_turns(backend) and not config.chat.enabled:
+            extra["protocol"]["user_turn"] = True  # a chat endpoint: asked as under a template
     return extra
 
 
@@ -215,7 +217,9 @@ def generate_dataset(backend, ds: Dataset, config: ScoreConfig, protocol: str, *
     stop = proto.stop_strings(protocol, cot=config.cot)
     t0 = time.perf_counter()
 
-    texts = [proto.prompt(it, protocol, cot=config.cot, chat=chat.enabled) for it in ds.items]
+    # a chat endpoint gets the question as a user turn even without --chat-template: the server
+    # applies the model's template, as --chat-template auto does in process
+    texts = [proto.prompt(it, protocol, cot=config.cot, chat=chat.user_turns(backend)) for it in ds.items]
 
     def work(todo: list[int], batch_size: int, emit):
         # longest prompts first (little padding), one progress bar; a resumed run forms the same batches

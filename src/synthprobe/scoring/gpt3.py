@@ -256,7 +256,7 @@ def score_task(backend, task: Task, k: int, config: EvalConfig, pool: list,
     def score(chunk: Sequence[Prompt], batch_size: int) -> list[dict[str, Any]]:
         rows: list[dict[str, Any]] = []
         if letters:
-            texts = [letters_prompt(task, pool, p, chat=chat.enabled) for p in chunk]
+            texts = [letters_prompt(task, pool, p, chat=chat.user_turns(backend)) for p in chunk]
             for p, gen in zip(chunk, generate(chunk, texts, max_new, batch_size)):
                 out = gen.text
                 item = pool[p.index]
@@ -309,6 +309,8 @@ def score_task(backend, task: Task, k: int, config: EvalConfig, pool: list,
                                                              "fewshot_layout")}
         if letters:
             settings["protocol"] = "letters"
+            if chat.user_turns(backend) and not chat.enabled:
+                settings["user_turn"] = True  # a chat endpoint: the question is a user turn
         cache = item_cache(backend, task, pool, settings)
     where = f"{task.code} {setting}"
 

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Deep Arithmark's generation protocols vs inspect_ai's ``multiple_choice()``: whole processes, same run.
+
+Asks the first ``--n`` release items of the embedded model (its plain HF folder, fp32, CPU, its
+own chat template, greedy) three ways, each as a separate process timed from outside:
+
+* ours, ``synthprobe score deeparithmark --protocol letters --chat-template auto`` (batched greedy
+  generation, stopped at the first newline, at most 8 new tokens);
+* ours, the same with ``--protocol free`` (at most 16 new tokens);
+* inspect_ai's ``multiple_choice()`` solver and ``choice()`` scorer on the same items (the sentence
+  as the question, the four endings as its choices, the correct one as target), through inspect's
+  own Hugging Face provider (``hf/local``, ``model_path`` = the same folder, the tokenizer's chat
+  template, ``do_sample=False``), ``max_connections`` = ``--batch-size`` (its generation batch),
+  ``max_tokens`` = 8 as ours.
+
+inspect_ai pins its own dependencies, so it runs with the python of a separate virtualenv
+(``--inspect-python``), e.g.::
+
+    python -m venv /tmp/inspect-venv && /tmp/inspect-venv/bin/pip install inspect-ai
+    # inspect's hf provider needs torch and transformers: let that virtualenv see ours
+    echo "$PWD/.venv/lib/python3.11/site-packages" > /tmp/inspect-venv/lib/python3.11/site-packages/synthprobe-torch.pth
+    .venv/bin/python bench/bench_protocols.py --n 200 --inspect-python /tmp/inspect-venv/bin/python
+
+It prints each process's wall time (model loading included), its accuracy, and the ratio of
+inspect's wall time to each of ours. The processes run one after the other, so other load on a
+shared machine moves the ratios from run to run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "src"))
+
+#: run by --inspect-python: reads the items, runs inspect's eval, prints accuracy and item count as JSON
+INSPECT_SCRIPT = r"""
+import json, sys
+from inspect_ai import Task, eval
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.scorer import choice
+from inspect_ai.solver import multiple_choice
+
+items = json.load(open(sys.argv[1]))
+folder, batch, log_dir = sys.argv[2], int(sys.argv[3]), sys.argv[4]
+samples = [Sample(input=it["question"], choices=it["choices"], target="ABCD"[it["label"]], id=it["id"])
+           for it in items]
+task = Task(dataset=MemoryDataset(samples), solver=multiple_choice(), scorer=choice())
+log = eval(task, model="hf/local", model_args={"model_path": folder, "device": "cpu", "do_sample": False},
+           max_connections=batch, max_tokens=8, log_dir=log_dir, display="none")[0]
+if log.status != "success":
+    raise SystemExit(f"inspect eval ended with status {log.status}: {log.error}")
+metrics = {k: v.value for s in log.results.scores for k, v in s.metrics.items()}
+print(json.dumps({"accuracy": metrics.get("accuracy"), "n": log.results.completed_samples}))
+"""
+
+
+def _env() -> dict:
+    return dict(os.environ, PYTHONPATH=str(ROOT / "src"), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
+                HF_DATASETS_OFFLINE="1", INSPECT_LOG_LEVEL="warning", DO_NOT_TRACK="1")
+
+
+def _timed(cmd: list[str]) -> tuple[float, str]:
+    t0 = time.perf_counter()
+    done = subprocess.run(cmd, cwd=ROOT, env=_env(), capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    if done.returncode:
+        raise SystemExit(f"failed ({done.returncode}): {' '.join(cmd)}\n{done.stderr[-3000:]}")
+    return wall, done.stdout
+
+
+def ours(protocol: str, n: int, folder: str, batch: int, out: Path) -> dict:
+    cmd = [sys.executable, "-m", "synthprobe", "score", "deeparithmark", "--model", folder, "--dtype", "float32",
+           "--chat-template", "auto", "--protocol", protocol, "--limit", str(n), "--batch-size", str(batch),
+           "--no-cache", "--quiet", "--output", str(out)]
+    wall, _ = _timed(cmd)
+    entry = json.loads(out.read_text())["models"][0]
+    block = entry["results"]["deeparithmark"]
+    return {"wall_s": wall, "accuracy": block["summary"]["metrics"]["acc"]["acc"],
+            "unparsed": block["extraction"]["unparsed"], "eval_s": block["timing"]["eval_s"]}
+
+
+def inspect(python: str, n: int, folder: str, batch: int, tmp: Path) -> dict:
+    from synthprobe.formats.arithmark3 import load_arithmark3
+
+    items = [{"id": it.id, "question": f"Which option completes the sentence?\n\n{it.ctx.rstrip()} ...",
+              "choices": [e.strip() for e in it.endings], "label": int(it.label)}
+             for it in load_arithmark3(ROOT / "data" / "deeparithmark-1.jsonl")[:n]]
+    data, script = tmp / "items.json", tmp / "inspect_mc.py"
+    data.write_text(json.dumps(items))
+    script.write_text(INSPECT_SCRIPT)
+    wall, stdout = _timed([python, str(script), str(data), folder, str(batch), str(tmp / "logs")])
+    return {"wall_s": wall, **json.loads(stdout.strip().splitlines()[-1])}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n", type=int, default=200, help="release items (default 200)")
+    parser.add_argument("--batch-size", type=int, default=32, help="generation batch, both sides (default 32)")
+    parser.add_argument("--inspect-python", required=True, help="python of a virtualenv with inspect-ai")
+    args = parser.parse_args()
+    import vllm_cpu
+
+    folder = str(vllm_cpu.embedded_model_folder())
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        letters = ours("letters", args.n, folder, args.batch_size, tmp / "letters.json")
+        free = ours("free", args.n, folder, args.batch_size, tmp / "free.json")
+        peer = inspect(args.inspect_python, args.n, folder, args.batch_size, tmp)
+    print(f"{args.n} release items, embedded model fp32 on CPU, chat template, greedy, batch {args.batch_size}; "
+          f"whole processes, model loading included")
+    print(f"  ours letters          {letters['wall_s']:7.1f} s  (generation {letters['eval_s']:.1f} s)  "
+          f"acc {letters['accuracy']:.1%}  unparsed {letters['unparsed']}")
+    print(f"  ours free             {free['wall_s']:7.1f} s  (generation {free['eval_s']:.1f} s)  "
+          f"acc {free['accuracy']:.1%}  unparsed {free['unparsed']}")
+    print(f"  inspect_ai multiple_choice()  {peer['wall_s']:7.1f} s  acc {peer['accuracy']:.1%}  n {peer['n']}")
+    print(f"  inspect / ours letters: {peer['wall_s'] / letters['wall_s']:.2f}x   "
+          f"inspect / ours free: {peer['wall_s'] / free['wall_s']:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
