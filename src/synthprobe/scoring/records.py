@@ -73,10 +73,11 @@ def _meta_list(md: dict, key: str, n: int) -> list | None:
     return list(v) if isinstance(v, (list, tuple)) and len(v) == n else None
 
 
-def item_fields(item: Any) -> dict[str, Any]:
-    """The fields every record has whatever the protocol: where the item is and what it asks."""
+def item_fields(item: Any, n: int | None = None) -> dict[str, Any]:
+    """The fields every record has whatever the protocol: where the item is and what it asks
+    (``n``: the number of endings, by default the item's own)."""
     md = getattr(item, "metadata", None) or {}
-    n = len(item.endings)
+    n = len(item.endings) if n is None else n
     depth = md.get("depth")
     return {
         "id": str(item.id),
@@ -94,16 +95,14 @@ def item_fields(item: Any) -> dict[str, Any]:
 
 
 def item_record(item: Any, scores: Sequence[EndingScore], *, truncated: bool = False) -> dict[str, Any]:
-    base = item_fields(item)
     n = len(scores)
+    base = item_fields(item, n)
     logprob = [s.logprob for s in scores]
     per_token = [s.per_token for s in scores]
     per_char = [s.per_char for s in scores]
     label = base["label"]
     p_acc, p_norm, p_char = argmax_first(logprob), argmax_first(per_token), argmax_first(per_char)
     values, sources = base["option_values"], base["option_sources"]
-    if base["n_endings"] != n:  # the metadata lists are checked against the endings scored
-        values = sources = None
     return {
         **{k: base[k] for k in ("id", "line", "category", "template", "depth", "topic")},
         "protocol": PROTOCOL,
