@@ -357,8 +357,9 @@ def score_dataset(backend, ds: Dataset, config: ScoreConfig, *,
 def score_model(spec, datasets: list[Dataset], config: ScoreConfig, *,
                 echo: Callable[[str], None] = print, names: NameRegistry | None = None) -> list[dict[str, Any]]:
     """Load one model (a spec or a :class:`ModelRef`) once and score it under every protocol: one
-    results entry per protocol. ``names``: the run's names so far; a model shown under a taken name
-    is refused before it is scored."""
+    results entry per protocol, each block with its per-item ``predictions`` (the caller drops them
+    with :func:`drop_predictions` unless they are to be saved). ``names``: the run's names so far;
+    a model shown under a taken name is refused before it is scored."""
     from synthprobe.backends import load_backend
 
     ref = as_ref(spec)
@@ -380,11 +381,15 @@ def score_model(spec, datasets: list[Dataset], config: ScoreConfig, *,
             entries.append(entry)
     finally:
         backend.close()
-    if not config.save_predictions and names is None:  # a caller that keeps no comparison
-        for entry in entries:
-            for block in entry["results"].values():
-                block.pop("predictions", None)
     return entries
+
+
+def drop_predictions(entries: list[dict[str, Any]]) -> None:
+    """Remove the per-item records from ``entries`` (kept in a file only with --save-predictions;
+    until then the paired comparisons read them)."""
+    for entry in entries:
+        for block in entry["results"].values():
+            block.pop("predictions", None)
 
 
 def _usage_counts(backend) -> dict[str, int] | None:
@@ -467,9 +472,7 @@ def run(config: ScoreConfig, *, echo: Callable[[str], None] = print) -> tuple[di
     compared = comparisons(entries, [ds.key for ds in datasets]) if len(config.models) > 1 else None
     effect = res.protocol_effect(entries)
     if not config.save_predictions:
-        for e in entries:
-            for block in e["results"].values():
-                block.pop("predictions", None)
+        drop_predictions(entries)
     doc = {
         "schema": res.SCHEMA,
         "schema_version": res.SCHEMA_VERSION,

@@ -200,7 +200,7 @@ def _gpt3_job(job: Job, settings: Settings) -> dict[str, Any]:
 
 def run_job(job: Job, settings: Settings) -> dict[str, Any]:
     """Score one job; returns ``{"entry": results entry, "run": facts of this run}``."""
-    from synthprobe.scoring.deeparithmark import ScoreConfig, score_model
+    from synthprobe.scoring.deeparithmark import ScoreConfig, drop_predictions, score_model
 
     if job.task.startswith(GPT3_PREFIX):
         return _gpt3_job(job, settings)
@@ -216,6 +216,7 @@ def run_job(job: Job, settings: Settings) -> dict[str, Any]:
                          trust_remote_code=trust, limit=settings.limit, progress=False, scorer=settings.scorer,
                          cache=settings.cache, model_args=options)
     entry, = score_model(job.model.spec, [ds], config, echo=lambda _: None)
+    drop_predictions([entry])
     block = entry["results"][job.task]
     run = {"job": job.index, "pid": os.getpid(), "load_s": entry.pop("load_s", None),
            "timing": block.pop("timing", None), "cached_items": block.pop("cached_items", 0),
