@@ -1,7 +1,8 @@
 """The layers of docs/architecture.md, checked by import-linter against pyproject.toml's contracts.
 
-cli -> apps (api, study, probes, report, export, scoring) -> tasks -> cliargs -> backends -> core;
-a backend never imports the layers above it; nothing outside a backend imports torch or transformers.
+cli -> sweep -> apps (api, study, probes, report, export, scoring, contamination) -> tasks -> backends
+-> core; only the cli package parses arguments and nothing else imports it; a backend never imports
+the layers above it; nothing outside a backend imports torch or transformers.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 LINT = Path(sys.executable).with_name("lint-imports")
@@ -25,18 +28,33 @@ def _lint(src: Path, config_dir: Path) -> subprocess.CompletedProcess:
 def test_the_layer_contracts_hold():
     res = _lint(ROOT / "src", ROOT)
     assert res.returncode == 0, res.stdout + res.stderr
-    assert "3 kept, 0 broken" in res.stdout, res.stdout
+    assert "4 kept, 0 broken" in res.stdout, res.stdout
+
+
+def _lint_copy_with(tmp_path: Path, module: str, line: str) -> subprocess.CompletedProcess:
+    """import-linter on a copy of the package in which ``module`` (a path under synthprobe/) gains ``line``."""
+    src = tmp_path / "src"
+    shutil.copytree(ROOT / "src" / "synthprobe", src / "synthprobe",
+                    ignore=shutil.ignore_patterns("__pycache__", "resources"))
+    target = src / "synthprobe" / module
+    target.write_text(target.read_text(encoding="utf-8") + f"\n{line}  # noqa\n", encoding="utf-8")
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    return _lint(src, tmp_path)
 
 
 def test_an_import_that_runs_up_a_layer_breaks_the_contract(tmp_path):
     """The check can fail: a copy of the package whose backend imports the scorer is refused."""
-    src = tmp_path / "src"
-    shutil.copytree(ROOT / "src" / "synthprobe", src / "synthprobe",
-                    ignore=shutil.ignore_patterns("__pycache__", "resources"))
-    base = src / "synthprobe" / "backends" / "base.py"
-    base.write_text(base.read_text(encoding="utf-8") + "\nimport synthprobe.scoring.runner  # noqa\n",
-                    encoding="utf-8")
-    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
-    res = _lint(src, tmp_path)
+    res = _lint_copy_with(tmp_path, "backends/base.py", "import synthprobe.scoring.runner")
     assert res.returncode != 0
     assert "BROKEN" in res.stdout and "synthprobe.backends" in res.stdout, res.stdout
+
+
+@pytest.mark.parametrize("module, line", [
+    ("scoring/runner.py", "import synthprobe.cli.args"),   # an app reaching into the command line
+    ("io.py", "import synthprobe.cli"),                    # so does a module of the lowest layer
+    ("report/build.py", "import argparse"),                # argument parsing outside the cli package
+])
+def test_importing_the_cli_or_parsing_arguments_outside_it_breaks_the_contract(tmp_path, module, line):
+    res = _lint_copy_with(tmp_path, module, line)
+    assert res.returncode != 0
+    assert "only the cli package parses arguments; nothing imports it BROKEN" in " ".join(res.stdout.split()), res.stdout

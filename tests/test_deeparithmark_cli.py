@@ -13,7 +13,7 @@ import pytest
 from synthprobe.cli import main as synthprobe_main
 from synthprobe.io import sha256_file
 from synthprobe.tasks.deeparithmark.build import dumps_item
-from synthprobe.tasks.deeparithmark.cli import main
+from synthprobe.cli.build import main
 
 ROOT = Path(__file__).resolve().parents[1]
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"

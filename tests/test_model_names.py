@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from synthprobe.cli import main
-from synthprobe.cliargs import ModelRef, NameRegistry, add_model_args, model_refs, named_model, parse_model_ref
+from synthprobe.backends.refs import ModelRef, NameRegistry, model_refs, named_model, parse_model_ref
+from synthprobe.cli.args import add_model_args
 from synthprobe.errors import InputError
 
 EMBEDDED = "smollm2-135m-instruct"
@@ -48,11 +49,11 @@ def _args(*models: str) -> argparse.Namespace:
 
 
 def test_duplicate_names_are_refused():
-    assert [r.name for r in model_refs(_args("a=x/y", "b=x/y"))] == ["a", "b"]
-    assert model_refs(_args()) == [ModelRef(EMBEDDED)]
+    assert [r.name for r in model_refs(_args("a=x/y", "b=x/y").models)] == ["a", "b"]
+    assert model_refs(_args().models) == [ModelRef(EMBEDDED)]
     for models in (("a=x/y", "a=x/z"), ("x/y", "x/y"), ("gpt2", "gpt2=p/q")):
         with pytest.raises(InputError, match="twice|both a name"):
-            model_refs(_args(*models))
+            model_refs(_args(*models).models)
     names = NameRegistry()
     assert names.claim(ModelRef("./a/final"), "final") == "final"
     with pytest.raises(InputError, match="both called 'final'"):

@@ -133,7 +133,7 @@ def test_workers_run_the_drivers_synthprobe(cluster, tmp_path, form):
     driver's package that connect_ray ships, byte for byte, not the venv's installed one."""
     script = (
         "import hashlib, json, pathlib, ray, synthprobe\n"
-        "from synthprobe.cliargs import connect_ray\n"
+        "from synthprobe.ray_cluster import connect_ray\n"
         "def digest():\n"
         "    import hashlib, pathlib, synthprobe\n"
         "    root = pathlib.Path(synthprobe.__file__).parent\n"

@@ -30,7 +30,7 @@ def test_a_run_prints_its_plan_and_estimate_then_scores(toy, tmp_path, capsys):
 
 
 def test_a_run_estimated_over_the_limit_waits_for_yes(toy, tmp_path, capsys, monkeypatch):
-    import synthprobe.scoring.gpt3_cli as gpt3_cli
+    import synthprobe.cli.score as gpt3_cli
 
     monkeypatch.setattr(gpt3_cli, "CONFIRM_ABOVE_S", 0.0)   # the toy engine is fast: make any run "long"
     out = tmp_path / "r.json"

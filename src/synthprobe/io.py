@@ -20,16 +20,6 @@ from synthprobe.errors import InputError
 MAX_LINE_BYTES = 1 << 20
 
 
-#: The one help text of every command's ``--overwrite``.
-OVERWRITE_HELP = ("replace output files that already exist (default: refuse an explicit output that exists; "
-                  "a default output name that exists gets a new, timestamped name)")
-
-
-def add_overwrite_argument(parser) -> None:
-    """Add ``--overwrite`` (help :data:`OVERWRITE_HELP`) to an argparse parser."""
-    parser.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
-
-
 def same_file(a: str | Path, b: str | Path) -> bool:
     """Whether ``a`` and ``b`` name one file: the same real path (symlinks resolved) or the same
     (device, inode) pair (hard links)."""

@@ -1,8 +1,10 @@
 """The ``synthprobe`` command.
 
-Verbs (``build``, ``score``, ``study``, ``report``, ``export``, ``cache``) each hold one
-sub-command per task or format; every room of the package registers its own sub-commands
-through a ``register(verbs)`` function in its ``cli`` module, listed in ``_ROOMS``.
+Verbs (``build``, ``score``, ``probe``, ``study``, ``report``, ``export``, ``cache``, ``sweep``,
+``contamination``) each hold one sub-command per task or format. Each verb is one module of this
+package, whose ``register(verbs)`` adds its sub-commands; they are listed in ``_ROOMS``. Only this
+package parses arguments (:mod:`synthprobe.cli.args` holds the shared flags and types), and no
+other module of synthprobe imports it.
 """
 
 from __future__ import annotations
@@ -34,19 +36,15 @@ DEFAULT_WHAT = {"report": "deeparithmark"}
 ONE_COMMAND = {"contamination": "check", "sweep": "run"}
 
 _ROOMS = (
-    "synthprobe.tasks.deeparithmark.cli",
-    "synthprobe.tasks.gpt3.cli",
-    "synthprobe.scoring.cli",
-    "synthprobe.scoring.gpt3_cli",
-    "synthprobe.scoring.cache_cli",
-    "synthprobe.scoring.steps_cli",
-    "synthprobe.study.cli",
-    "synthprobe.probes.cli",
-    "synthprobe.scoring.number_format_cli",
-    "synthprobe.report.cli",
-    "synthprobe.export.cli",
-    "synthprobe.sweep.cli",
-    "synthprobe.contamination.cli",
+    "synthprobe.cli.build",
+    "synthprobe.cli.score",
+    "synthprobe.cli.cache",
+    "synthprobe.cli.probe",
+    "synthprobe.cli.study",
+    "synthprobe.cli.report",
+    "synthprobe.cli.export",
+    "synthprobe.cli.sweep",
+    "synthprobe.cli.contamination",
 )
 
 
@@ -91,7 +89,7 @@ def _build() -> tuple[argparse.ArgumentParser, dict[str, argparse._SubParsersAct
         p.set_defaults(_verb_parser=p)
     for room in _ROOMS:
         _register(room, verbs)
-    from synthprobe.cliargs import use_wrapping_help
+    from synthprobe.cli.args import use_wrapping_help
 
     use_wrapping_help(parser)
     return parser, verbs

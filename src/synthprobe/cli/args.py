@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import argparse
 import re
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable
 
-from synthprobe.errors import CommandFailed, InputError
+from synthprobe.backends.refs import MODEL_NAME_RULE
+from synthprobe.errors import InputError
+
 
 class WrappingHelpFormatter(argparse.RawDescriptionHelpFormatter):
     """Descriptions and epilogs keep their own line breaks, indentation and examples (as
@@ -88,6 +88,16 @@ def any_int(text: str) -> int:
     return _parse_whole(text, "a whole number")
 
 
+#: The one help text of every command's ``--overwrite``.
+OVERWRITE_HELP = ("replace output files that already exist (default: refuse an explicit output that exists; "
+                  "a default output name that exists gets a new, timestamped name)")
+
+
+def add_overwrite_argument(parser: argparse.ArgumentParser) -> None:
+    """Add ``--overwrite`` (help :data:`OVERWRITE_HELP`) to an argparse parser."""
+    parser.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
+
+
 #: ``--n``, ``--limit``, ``--batch-size`` and the like.
 positive_int = int_at_least(1)
 
@@ -113,94 +123,6 @@ def model_arg(text: str) -> tuple[str, object]:
     except InputError:
         parsed = value
     return key, parsed
-
-
-#: ``NAME`` of ``--model NAME=SPEC``: letters, digits and ``. _ + -``, starting with a letter or digit
-_MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
-
-MODEL_NAME_RULE = (
-    "Name a model with NAME=SPEC (e.g. --model fp32=smollm2-135m-instruct): NAME is 1-64 letters, digits, "
-    "'.', '_', '+' or '-' before the first '='. Text whose part before the first '=' holds anything else "
-    "(':', '/', '\\', '?', ...) is one SPEC as written, so openai:http://host/v1?x=y, C:\\models\\a=b and "
-    "org/model=v2 are never split; a local path that itself looks like NAME=SPEC is an error unless "
-    "written ./a=b (or named: final=./a=b). Unnamed models are shown by the engine's model name; two "
-    "models with the same name in one run are an error (exit 2)")
-
-
-@dataclass(frozen=True)
-class ModelRef:
-    """One ``--model`` value: the SPEC to load and the NAME the user gave it (None: unnamed)."""
-
-    spec: str
-    name: str | None = None
-
-    def shown(self, engine_name: str) -> str:
-        """The name in tables and reports: the given one, else the engine's."""
-        return self.name or engine_name
-
-
-def parse_model_ref(text: str) -> ModelRef:
-    """``--model [NAME=]SPEC`` (the rule: :data:`MODEL_NAME_RULE`); raises InputError (exit 2)."""
-    name, sep, spec = text.partition("=")
-    if not sep or not _MODEL_NAME.fullmatch(name):
-        return ModelRef(text)
-    if Path(text).expanduser().exists():
-        raise InputError(f"{text!r} is both NAME=SPEC and an existing path; write ./{text} for the path, or "
-                         f"NAME=./{text} to name it", field="--model")
-    if not spec.strip():
-        raise InputError(f"expected NAME=SPEC with a model after '=', got {text!r}", field="--model")
-    return ModelRef(spec, name)
-
-
-def model_refs(args: argparse.Namespace) -> list[ModelRef]:
-    """Every ``--model`` of the command (the embedded model when none is given), parsed and checked
-    before anything loads: two models with the same name (given, or the same unnamed spec twice)
-    are an InputError (exit 2)."""
-    from synthprobe.backends.spec import EMBEDDED_ALIAS
-
-    refs = [parse_model_ref(t) for t in (getattr(args, "models", None) or [EMBEDDED_ALIAS])]
-    seen: dict[str, str] = {}
-    for ref in refs:
-        key = ref.name if ref.name is not None else ref.spec
-        if key in seen:
-            what = f"the name {key!r}" if ref.name is not None else f"the unnamed model {key!r}"
-            raise InputError(f"{what} is given twice; give each model its own name with --model NAME=SPEC "
-                             "(e.g. --model base=SPEC --model tuned=SPEC)", field="--model")
-        seen[key] = ref.spec
-    named = {r.name for r in refs if r.name is not None}
-    clash = [r.spec for r in refs if r.name is None and r.spec in named]
-    if clash:
-        raise InputError(f"{clash[0]!r} is both a name and an unnamed model; name that model too",
-                         field="--model")
-    return refs
-
-
-class NameRegistry:
-    """The names of the models loaded so far in one run: a second model shown under a name already
-    taken (two unnamed checkpoints whose engines both call them ``final``) is an InputError before
-    it is scored (exit 2; the first one's scores stay in the score cache)."""
-
-    def __init__(self) -> None:
-        self.names: dict[str, str] = {}
-
-    def claim(self, ref: ModelRef, engine_name: str) -> str:
-        shown = ref.shown(engine_name)
-        if shown in self.names:
-            raise InputError(f"{ref.spec!r} and {self.names[shown]!r} are both called {shown!r}; name them with "
-                             f"--model NAME=SPEC", field="--model")
-        self.names[shown] = ref.spec
-        return shown
-
-
-def named_model(described: dict, ref: ModelRef) -> dict:
-    """A backend's ``describe()`` with the name the user gave: ``name`` is what every table and
-    report shows, ``engine_name`` keeps the engine's own (only when a NAME was given)."""
-    if ref.name is None:
-        return dict(described)
-    out = dict(described)
-    out["engine_name"] = described.get("name")
-    out["name"] = ref.name
-    return out
 
 
 class _OneModel(argparse.Action):
@@ -336,95 +258,3 @@ def add_probe_model_args(p: argparse.ArgumentParser) -> None:
                         "refused when the tokenizer has none)")
     p.add_argument("--seed", type=nonneg_int, default=0,
                    help="sampling seed; the same seed gives byte-identical output files (default: %(default)s)")
-
-
-# -- --ray-address: joining a running Ray cluster --------------------------------------------------
-
-#: seconds a command waits for the Ray cluster named by --ray-address before it gives up
-RAY_CONNECT_TIMEOUT_S = 60
-#: seconds the first TCP connection to the cluster's address may take
-_RAY_PROBE_TIMEOUT_S = 5
-
-RAY_ADDRESS_HELP = (f"'auto' (the cluster `ray start` runs on this machine), HOST:PORT (the head's GCS port, "
-                    f"6379 by default) or ray://HOST:PORT (Ray Client, 10001 by default). A cluster that does "
-                    f"not answer ends the command (exit 1) after at most {RAY_CONNECT_TIMEOUT_S} s "
-                    "($SYNTHPROBE_RAY_CONNECT_TIMEOUT)")
-
-
-def ray_connect_timeout() -> float:
-    """:data:`RAY_CONNECT_TIMEOUT_S`, or the seconds in ``$SYNTHPROBE_RAY_CONNECT_TIMEOUT``."""
-    import os
-
-    text = os.environ.get("SYNTHPROBE_RAY_CONNECT_TIMEOUT", "")
-    try:
-        value = float(text) if text else RAY_CONNECT_TIMEOUT_S
-    except ValueError:
-        raise InputError(f"expected seconds, got {text!r}", field="SYNTHPROBE_RAY_CONNECT_TIMEOUT") from None
-    if not value > 0:
-        raise InputError(f"expected seconds > 0, got {text!r}", field="SYNTHPROBE_RAY_CONNECT_TIMEOUT")
-    return value
-
-
-def ray_host_port(address: str) -> tuple[str, int] | None:
-    """``(host, port)`` of ``HOST:PORT`` or ``ray://HOST:PORT``; None for ``auto``/``local``."""
-    if address in ("auto", "local"):
-        return None
-    rest = address[len("ray://"):] if address.startswith("ray://") else address
-    host, sep, port = rest.rpartition(":")
-    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
-    if not sep or not host or not port.isascii() or not port.isdigit() or not 0 < int(port) < 65536 or "/" in rest:
-        raise InputError("expected 'auto', HOST:PORT or ray://HOST:PORT, got " + repr(address),
-                         field="--ray-address")
-    return host, int(port)
-
-
-def connect_ray(address: str, **init_kwargs):
-    """Join the running Ray cluster at ``address`` (the --ray-address value) and return the
-    ``ray`` module. A malformed address is an :class:`InputError`; a cluster that cannot be
-    reached is a :class:`CommandFailed` with one line, raised at once when nothing listens at
-    the address and after at most :data:`RAY_CONNECT_TIMEOUT_S` seconds otherwise (Ray's own
-    connection loop can wait for minutes, so a watchdog ends the process if ``ray.init`` has
-    not returned by then; nothing has been written at that point)."""
-    import os
-    import socket
-    import sys
-    import threading
-
-    from synthprobe.errors import EXIT_FAILED
-
-    hostport = ray_host_port(address)
-    try:
-        import ray
-    except ImportError as exc:
-        raise CommandFailed(f"--ray-address needs the package 'ray' ({exc}); pip install 'synthprobe[ray]'") from None
-    where = f"cannot reach a Ray cluster at {address}"
-    timeout = ray_connect_timeout()
-    if hostport is not None:
-        try:
-            socket.create_connection(hostport, timeout=_RAY_PROBE_TIMEOUT_S).close()
-        except OSError as exc:
-            raise CommandFailed(f"{where}: {exc.strerror or type(exc).__name__} (is the head started, "
-                                f"e.g. `ray start --head`, and the port open?)") from None
-
-    def give_up() -> None:
-        sys.stderr.write(f"synthprobe: error: {where}: no answer within {timeout:g} s (is it a "
-                         "Ray head of the same Ray version, and does this machine have its auth token?)\n")
-        sys.stderr.flush()
-        os._exit(EXIT_FAILED)
-
-    watchdog = threading.Timer(timeout, give_up)
-    watchdog.daemon = True
-    watchdog.start()
-    # the driver's own synthprobe goes to every worker (Ray's py_modules, uploaded once per
-    # version of the code), so the nodes run the same code as the driver whatever they have
-    # installed; its dependencies (torch, transformers, ray) must be installed on the nodes
-    runtime_env = {"py_modules": [str(Path(__file__).resolve().parent)],
-                   "excludes": ["__pycache__", "*.pyc"]}
-    try:
-        ray.init(address=address, runtime_env=runtime_env, **init_kwargs)
-    except Exception as exc:  # Ray raises ConnectionError, RuntimeError, ValueError, its own errors
-        text = " ".join(str(exc).split())
-        raise CommandFailed(f"{where}: {type(exc).__name__}: {text[:300]}") from None
-    finally:
-        watchdog.cancel()
-    return ray

@@ -7,7 +7,8 @@ import shlex
 import sys
 from pathlib import Path
 
-from synthprobe.cliargs import RAY_ADDRESS_HELP, int_at_least, ray_host_port
+from synthprobe.cli.args import int_at_least
+from synthprobe.ray_cluster import RAY_ADDRESS_HELP, ray_host_port
 
 SUBCOMMAND = "check"
 
@@ -39,7 +40,7 @@ examples:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from synthprobe.contamination import DEFAULT_MAX_RECORD_BYTES, DEFAULT_SHARD_BYTES
-    from synthprobe.io import add_overwrite_argument
+    from synthprobe.cli.args import add_overwrite_argument
 
     p.add_argument("--corpus", action="append", required=True, metavar="PATH",
                    help="a corpus file or folder (repeat for more)")

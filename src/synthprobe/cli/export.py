@@ -6,9 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from synthprobe.cliargs import nonneg_int
+from synthprobe.cli.args import nonneg_int
 from synthprobe.export.release import DEFAULT_RELEASE
-from synthprobe.io import add_overwrite_argument
+from synthprobe.cli.args import add_overwrite_argument
 
 
 def _hf(args: argparse.Namespace) -> int:

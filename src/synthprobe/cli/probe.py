@@ -1,15 +1,143 @@
-"""``synthprobe probe novel-words`` and ``synthprobe probe grammar``."""
+"""``synthprobe probe``: the per-step arithmetic probe (``steps``), GPT-3's qualitative probes
+(``novel-words``, ``grammar``) and number-format sensitivity (``number-format``).
+
+Exit status: 0 success; 1 a model that fails to load or a failure while scoring (no results file is
+written); 2 bad input.
+"""
 
 from __future__ import annotations
 
 import argparse
+import shlex
+import sys
+import time
 from pathlib import Path
 
-from synthprobe.cliargs import add_probe_model_args, any_int, load_backend_or_exit
-from synthprobe.errors import InputError
-from synthprobe.io import (add_overwrite_argument, atomic_write_json, atomic_write_text, check_output_dir,
-                           sha256_file)
+from synthprobe.cli.args import (add_model_args, add_overwrite_argument, add_probe_model_args, any_int,
+                                 int_at_least, load_backend_or_exit, nonneg_int, positive_int)
+from synthprobe.errors import EXIT_FAILED, InputError
+from synthprobe.io import atomic_write_json, atomic_write_text, check_output_dir, sha256_file
 
+
+STEPS_DESCRIPTION = """\
+Where does a model's arithmetic break? Every solution step of every Deep Arithmark item
+('what: a op b = c', with remainder, percent and clock forms) becomes two four-option
+questions with the same options: the operation IN ISOLATION ('a op b =') and the step IN THE
+CHAIN, teacher-forced (the problem, the earlier steps with their correct results, then the
+step up to '='). The wrong options are the values of named mistakes at that step (a dropped
+carry, the wrong operation, one group too many, a dropped remainder, the percent of the wrong
+base, no carry into the hour, ...), balanced as the release's decoys are: picking the largest,
+smallest or roundest option, or a fixed slot, scores chance (the release's shortcut audit is
+run on the probes and stored with the results). Each probe is scored by the summed
+log-likelihood of each option and by greedy generation with exact match.
+
+The results document's 'steps' block holds, with exact (Clopper-Pearson) 95 % intervals:
+accuracy by step × depth, by operation × operand digits, the first broken step per depth and
+the isolation-vs-chain gap (exact McNemar test). 'synthprobe report FILE --out DIR' draws it."""
+
+STEPS_EPILOG = """\
+examples:
+  synthprobe probe steps --limit 20                      # embedded model, first 20 items of the release
+  synthprobe probe steps --data private.jsonl --model ./my-model --save-items
+  synthprobe probe steps --limit 20 --model base=./base --model tuned=./tuned   # several models, one file
+score cache: finished probes are stored under $SYNTHPROBE_CACHE/scores, keyed by the model,
+the data file's SHA-256 and the settings; run the same command again after an interruption
+and only the missing probes are scored. --no-cache turns this off.
+exit status: 0 ok, 2 bad input or flags, 1 the model failed to load or scoring failed,
+130 interrupted (no results file is written in these cases)."""
+
+
+def add_steps_arguments(p: argparse.ArgumentParser) -> None:
+    from synthprobe.cli.args import add_overwrite_argument
+    from synthprobe.scoring.steps import DEFAULT_DATA, MAX_NEW_TOKENS
+
+    p.add_argument("--data", type=Path, default=DEFAULT_DATA, metavar="PATH",
+                   help="Deep Arithmark JSONL file: the release or a private variant from 'synthprobe build "
+                        "deeparithmark --seed S' (default: %(default)s)")
+    p.add_argument("--limit", type=positive_int, default=None, metavar="N",
+                   help="probe only the steps of the first N items (the same probes as a full run's first ones)")
+    add_model_args(p, multiple=True, batch_size=16)
+    p.add_argument("--max-context", type=int_at_least(2), default=1024, metavar="N",
+                   help="longest request in tokens; longer contexts are left-truncated (default: %(default)s)")
+    p.add_argument("--max-new-tokens", type=positive_int, default=MAX_NEW_TOKENS, metavar="N",
+                   help="generation budget per step; generation stops at the end of the line (default: %(default)s)")
+    p.add_argument("--bos", action="store_true", help="prepend the tokenizer's BOS token (as in scoring)")
+    p.add_argument("--save-items", action="store_true",
+                   help="store every probe's options, scores, pick and generated text in the results "
+                        "(`synthprobe report` then shows each item's first broken step in the item viewer)")
+    p.add_argument("--output", type=Path, default=None, metavar="PATH",
+                   help="results JSON (default: benchmarks/steps_<model>.json; a new timestamped name beside "
+                        "it if that file exists)")
+    add_overwrite_argument(p)
+    p.add_argument("--no-cache", action="store_true",
+                   help="neither read nor write the per-probe score cache ($SYNTHPROBE_CACHE/scores)")
+
+
+def run_steps(args: argparse.Namespace) -> int:
+    from synthprobe.backends import check_backend
+    from synthprobe.backends.base import ScoringError
+    from synthprobe.backends.refs import NameRegistry, model_refs, named_model
+    from synthprobe.cli.args import backend_options
+    from synthprobe.io import atomic_write_text, check_outputs
+    from synthprobe.io import default_output as new_name
+    from synthprobe.results import dumps_results
+    from synthprobe.scoring import steps
+
+    from synthprobe.tasks.deeparithmark.release import locate_release
+
+    args.data = locate_release(args.data)
+    config = steps.StepsConfig(data=args.data, limit=args.limit, batch_size=args.batch_size,
+                               max_context=args.max_context, max_new_tokens=args.max_new_tokens,
+                               save_items=args.save_items, cache=not args.no_cache, progress=args.progress)
+    if not args.data.is_file():
+        raise InputError("file does not exist" if not args.data.exists() else "not a regular file",
+                         path=args.data, field="--data")
+    refs = model_refs(args.models)
+    output = args.output or new_name(steps.default_output(
+        (refs[0].name or refs[0].spec) if len(refs) == 1 else f"{len(refs)}models"))
+    check_outputs([(output, "--output")], [(args.data, "--data"), *((r.spec, "--model") for r in refs)],
+                  overwrite=args.overwrite and args.output is not None)
+    probes = steps.load_probes(config)
+    for ref in refs:  # every spec checked before the first model loads
+        check_backend(ref.spec, **backend_options(args, bos=args.bos))
+    names = NameRegistry()
+    doc = None
+    for ref in refs:
+        t0 = time.perf_counter()
+        backend = load_backend_or_exit(ref.spec, args, bos=args.bos)
+        load_s = time.perf_counter() - t0
+        try:
+            names.claim(ref, backend.name)
+            one = steps.run(backend, probes, config, spec=ref.spec, load_s=load_s,
+                            command=shlex.join(["synthprobe", *sys.argv[1:]]))
+        except ScoringError as exc:
+            print(f"synthprobe: error: {exc}\nno results file was written", file=sys.stderr)
+            return EXIT_FAILED
+        except KeyboardInterrupt as exc:
+            raise KeyboardInterrupt(f"{str(exc) or 'interrupted'}; no results file was written") from None
+        finally:
+            backend.close()
+        entry = one["models"][0]
+        entry["model"] = named_model(entry["model"], ref)
+        if doc is None:
+            doc = one
+        else:
+            doc["models"].append(entry)
+    atomic_write_text(output, dumps_results(doc))
+    for entry in doc["models"]:
+        if len(doc["models"]) > 1:
+            print(f"\n{entry['model']['name']}")
+        steps.format_summary(entry["results"]["steps"])
+    print(f"\nresults: {output}")
+    return 0
+
+
+def _register_steps(verbs: dict) -> None:
+    p = verbs["probe"].add_parser(
+        "steps", help="per-step probe of Deep Arithmark: which step of the chain breaks, alone and in context",
+        description=STEPS_DESCRIPTION, epilog=STEPS_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_steps_arguments(p)
+    p.set_defaults(func=run_steps)
 
 
 def _items_label(path: str | None, default_name: str) -> tuple[str, str]:
@@ -40,7 +168,7 @@ def _run_probe(args, probe: str, stem: str, load, default_file, run, to_html, **
     returns the JSON document."""
     from synthprobe.backends.decoding import describe
 
-    from synthprobe.cliargs import parse_model_ref
+    from synthprobe.backends.refs import parse_model_ref
 
     items = load(args.items)
     ref = parse_model_ref(args.model)  # --model NAME=SPEC names it, as in every model command
@@ -106,7 +234,7 @@ def _add_common(p: argparse.ArgumentParser, *, items_help: str, max_new: int) ->
                         "answers that reach it are marked as truncated)")
 
 
-def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
+def _register_generation_probes(verbs: dict[str, argparse._SubParsersAction]) -> None:
     sub = verbs["probe"]
     p = sub.add_parser(
         "novel-words", help="use a made-up word in a sentence after reading its definition (GPT-3 Fig. 3.16)",
@@ -135,3 +263,130 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
                    help="ask every item on its own (demonstrations + item) instead of after the model's earlier "
                         "completions; these prompts are decoded in batches")
     p.set_defaults(func=_cmd_grammar)
+
+
+NUMBER_FORMAT_DESCRIPTION = """\
+Number-format sensitivity (GPT-3's notes: results move with how numbers are written).
+Renders the same items with plain digits (12345), comma groups (12,345) and spaced groups
+(12 345, an ordinary space), scores the model on each through the one runner (cached,
+resumable) and reports, per format against plain, the accuracy difference and the exact
+McNemar test of the paired outcomes:
+
+  * Deep Arithmark: a private variant built from --seed/--n, per depth (acc_norm); only
+    items with a number of 1,000 or more change, the others keep their plain score;
+  * GPT-3 arithmetic: the first --gpt3-n items of each task in --tasks, --shots, exact match
+    against the answer written in the same format.
+
+Writes the one results document with a "number_format" block (version 1) for the model;
+'synthprobe report FILE --out DIR' renders it as a report page."""
+
+NUMBER_FORMAT_EPILOG = """Example (small, the embedded model):
+  synthprobe probe number-format --seed 1 --n 100 --tasks 4D+,5D-,2Dx --gpt3-n 40 --output nf.json
+  synthprobe report nf.json --out nf-report/"""
+
+
+def cmd_number_format(args: argparse.Namespace) -> int:
+    from synthprobe.version import __version__
+    from synthprobe import results as res
+    from synthprobe.backends import check_backend
+    from synthprobe.backends.refs import NameRegistry, model_refs, named_model
+    from synthprobe.cli.args import backend_options, load_backend_or_exit
+    from synthprobe.io import atomic_write_text, check_outputs, default_output, slug
+    from synthprobe.scoring.number_format import ProbeConfig, parse_formats, run, table_lines
+    from synthprobe.tasks.gpt3.registry import resolve_tasks
+
+    tasks = [] if args.tasks.strip().lower() == "none" else resolve_tasks(args.tasks)
+    config = ProbeConfig(formats=parse_formats(args.formats), seed=args.seed, n=args.n, tasks=tasks,
+                         gpt3_n=args.gpt3_n, shots=args.shots, batch_size=args.batch_size,
+                         max_context=args.max_context, progress=args.progress, cache=not args.no_cache).validate()
+    refs = model_refs(args.models)
+    name = (refs[0].name or refs[0].spec) if len(refs) == 1 else f"{len(refs)}models"
+    output = (Path(args.output) if args.output
+              else default_output(Path("benchmarks") / f"number_format_{slug(name)}.json"))
+    if output.is_dir():
+        raise InputError("is a directory; expected the path of the results file", path=output, field="--output")
+    check_outputs([(output, "--output")], [(r.spec, "--model") for r in refs], overwrite=args.overwrite)
+    for ref in refs:  # every spec checked before the first model loads
+        check_backend(ref.spec, **backend_options(args))
+
+    names = NameRegistry()
+    entries = []
+    for ref in refs:
+        started = time.perf_counter()
+        backend = load_backend_or_exit(ref.spec, args)
+        load_seconds = time.perf_counter() - started
+        try:
+            names.claim(ref, backend.name)
+            try:
+                block = run(backend, config)
+            except (InputError, KeyboardInterrupt):
+                raise
+            except Exception as exc:  # anything mid-run: no results file, one clear line, exit 1
+                print(f"synthprobe: error: scoring failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+                return EXIT_FAILED
+            rt = backend.runtime()
+            model = named_model(backend.describe(), ref)
+        finally:
+            backend.close()
+        settings = {"formats": list(config.formats), "seed": config.seed, "n": config.n,
+                    "tasks": [t.name for t in config.tasks], "gpt3_n": config.gpt3_n, "shots": config.shots,
+                    "batch_size": config.batch_size, "max_context": config.max_context, "scorer": "onepass",
+                    "synthprobe": __version__, **rt}
+        entries.append({"model": model, "settings": settings, "results": {"number_format": block},
+                        "seconds": {"load": round(load_seconds, 2),
+                                    "total": round(time.perf_counter() - started, 2)}})
+    doc = {
+        "schema": res.SCHEMA, "schema_version": res.SCHEMA_VERSION, "synthprobe": __version__,
+        "command": shlex.join(["synthprobe", *sys.argv[1:]]),
+        "models": entries,
+    }
+    atomic_write_text(output, res.dumps_results(doc))
+    for entry in entries:
+        if len(entries) > 1:
+            print(f"\n{entry['model']['name']}")
+        print("\n".join(table_lines(entry["results"]["number_format"])))
+    print(f"\nresults: {output}")
+    return 0
+
+
+def _register_number_format(verbs: dict) -> None:
+    from synthprobe.cli.args import add_overwrite_argument
+    from synthprobe.scoring.number_format import DEFAULT_GPT3_N, DEFAULT_N, DEFAULT_SEED, DEFAULT_SHOTS
+
+    p = verbs["probe"].add_parser(
+        "number-format", help="score the same items with plain, comma-grouped and space-grouped numbers; "
+                              "paired McNemar test per depth and task",
+        description=NUMBER_FORMAT_DESCRIPTION, epilog=NUMBER_FORMAT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--formats", default="comma,space",
+                   help="formats to compare with plain, comma-separated: comma, space (default: both)")
+    p.add_argument("--seed", type=nonneg_int, default=DEFAULT_SEED,
+                   help="seed of the Deep Arithmark variant, the GPT-3 draws and the demonstrations "
+                        "(default: %(default)s)")
+    p.add_argument("--n", type=int_at_least(0), default=DEFAULT_N,
+                   help="Deep Arithmark items (default: %(default)s; 0: no Deep Arithmark part)")
+    p.add_argument("--tasks", default="arithmetic",
+                   help="GPT-3 arithmetic tasks, comma-separated names or codes (4D+, 2Dx, ...), "
+                        "'arithmetic' for all ten (default) or 'none'")
+    p.add_argument("--gpt3-n", type=int_at_least(0), default=DEFAULT_GPT3_N, metavar="N",
+                   help="items per GPT-3 task, the first N of its seeded pool (default: %(default)s)")
+    p.add_argument("--shots", default=DEFAULT_SHOTS,
+                   help="GPT-3 shot setting: zero, one, few or a number K (default: %(default)s: the "
+                        "demonstration shows the format)")
+    p.add_argument("--max-context", type=int_at_least(8), default=1024,
+                   help="longest Deep Arithmark prompt plus ending in tokens (default: %(default)s)")
+    p.add_argument("--output", default=None,
+                   help="results JSON (default benchmarks/number_format_<model>.json, or a new timestamped "
+                        "name beside it if that file exists)")
+    add_overwrite_argument(p)
+    p.add_argument("--no-cache", action="store_true",
+                   help="do not read or write the score cache (default: finished items are kept, so a "
+                        "stopped run resumes)")
+    add_model_args(p, multiple=True, batch_size=16)
+    p.set_defaults(func=cmd_number_format)
+
+
+def register(verbs: dict) -> None:
+    """Add ``synthprobe probe steps``, ``novel-words``, ``grammar`` and ``number-format``, in that order."""
+    _register_steps(verbs)
+    _register_generation_probes(verbs)
+    _register_number_format(verbs)

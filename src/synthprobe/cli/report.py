@@ -82,7 +82,7 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _arguments(p: argparse.ArgumentParser) -> None:
-    from synthprobe.io import add_overwrite_argument
+    from synthprobe.cli.args import add_overwrite_argument
 
     p.add_argument("results", nargs="+", type=Path, metavar="RESULTS.json",
                    help="results files written by `synthprobe score deeparithmark` (each may hold "

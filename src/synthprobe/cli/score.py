@@ -1,14 +1,25 @@
-"""``synthprobe score deeparithmark`` (also behind ``bench_deeparithmark.py``)."""
+"""``synthprobe score deeparithmark`` (also behind ``bench_deeparithmark.py``) and ``synthprobe score gpt3``.
+
+``score gpt3`` regenerates GPT-3's synthetic tasks (or reads the user's task files), builds
+zero-/one-/few-shot prompts, runs the model through the one runner and prints its accuracy
+beside GPT-3's (Table H.1).
+
+Exit status: 0 success; 1 a model that fails to load or a failure while scoring (no results
+file is written); 2 bad input.
+"""
 
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
+import time
 import traceback
 from pathlib import Path
 
-from synthprobe.cliargs import add_model_args, engine_options, int_at_least, positive_int
+from synthprobe.cli.args import add_model_args, chat_setup, engine_options, int_at_least, nonneg_int, positive_int
 from synthprobe.errors import EXIT_FAILED, InputError, run_command_line
+
 
 DESCRIPTION = """\
 Score causal language models on Deep Arithmark (ArithMark 3.0 format: finish the sentence,
@@ -49,7 +60,7 @@ def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> No
 
     ``root``: resolve the default data paths against this folder instead of the working directory.
     """
-    from synthprobe.io import add_overwrite_argument
+    from synthprobe.cli.args import add_overwrite_argument
     from synthprobe.scoring.deeparithmark import DEFAULT_COMPARE_DATA, DEFAULT_DATA
 
     base = root or Path()
@@ -106,7 +117,7 @@ def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> No
 
 
 def config_from_args(args: argparse.Namespace):
-    from synthprobe.cliargs import model_refs
+    from synthprobe.backends.refs import model_refs
     from synthprobe.scoring.deeparithmark import ScoreConfig, default_output
 
     if args.compare_data is not None and not args.compare:
@@ -117,14 +128,14 @@ def config_from_args(args: argparse.Namespace):
     from synthprobe.tasks.deeparithmark.release import locate_release
 
     args.data = locate_release(args.data)
-    models = model_refs(args)
+    models = model_refs(args.models)
     output = args.output or new_name(args._root / default_output(models))
     inputs = [(args.data, "--data"), *((m.spec, "--model") for m in models)]
     if args.compare:
         inputs.append((args.compare_data or args._compare_default, "--compare-data"))
     if not output.is_dir():  # a folder gets its own message in validate()
         check_outputs([(output, "--output")], inputs, overwrite=args.overwrite)
-    from synthprobe.cliargs import chat_setup
+    from synthprobe.cli.args import chat_setup
 
     chat = chat_setup(args)
     protocols = tuple(x.strip() for x in str(args.protocol).split(",") if x.strip())
@@ -165,7 +176,7 @@ def run_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(verbs: dict) -> None:
+def _register_deeparithmark(verbs: dict) -> None:
     p = verbs["score"].add_parser(
         "deeparithmark", help="score models on Deep Arithmark (optionally beside ArithMark 3.0)",
         description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -180,3 +191,283 @@ def bench_main(argv: list[str] | None = None, *, root: Path | None = None) -> in
     add_arguments(parser, root=root)
     args = parser.parse_args(argv)
     return run_command_line(run_command, args)
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from synthprobe.version import __version__
+    from synthprobe.io import atomic_write_text, check_outputs, default_output, sha256_file, slug
+    from synthprobe.backends import ScoringError, check_backend
+    from synthprobe.backends.refs import NameRegistry, model_refs, named_model
+    from synthprobe.cli.args import backend_options, load_backend_or_exit
+    from synthprobe.tasks.gpt3.registry import resolve_tasks
+    from synthprobe.scoring.gpt3 import EvalConfig, dumps_results, format_table, run
+    from synthprobe.scoring.results import format_usage
+    from synthprobe.tasks.gpt3.sat import sample_path
+    from synthprobe.tasks.gpt3.taskfile import load_task_files
+
+    shots = [s.strip() for s in args.shots.split(",") if s.strip()]
+    # every task file is read and checked here, before any model loads
+    task_files = load_task_files(args.task_file or [])
+    if args.tasks is None:
+        tasks = [tf.task for tf in task_files] if task_files else resolve_tasks("all")
+    else:
+        tasks = resolve_tasks(args.tasks)
+        tasks += [tf.task for tf in task_files if tf.task not in tasks]
+    config = EvalConfig(
+        tasks=tasks, task_files=task_files, shots=shots, limit=args.limit, limit_few=args.limit_few,
+        seed=args.seed, format=args.format, check=args.check, max_context=args.max_context,
+        batch_size=args.batch_size, max_new_tokens=args.max_new_tokens, sat_file=args.sat_file,
+        save_items=args.save_predictions, progress=args.progress, cache=not args.no_cache,
+        chat=chat_setup(args), protocol=args.protocol,
+    ).validate()
+    refs = model_refs(args.models)
+    name = refs[0].name or refs[0].spec if len(refs) == 1 else f"{len(refs)}models"
+    output = Path(args.output) if args.output else default_output(Path("benchmarks") / f"gpt3_{slug(name)}.json")
+    if output.is_dir():
+        raise InputError("is a directory; expected the path of the results file", path=output, field="--output")
+    check_outputs([(output, "--output")],
+                  [(args.sat_file, "--sat-file"), *((r.spec, "--model") for r in refs),
+                   *((tf.path, "--task-file") for tf in task_files)],
+                  overwrite=args.overwrite)
+    for ref in refs:  # every spec checked before the first model loads
+        check_backend(ref.spec, **backend_options(args))
+
+    sat_path = Path(config.sat_file) if config.sat_file else sample_path()
+    uses_sat = any(t.family == "sat" for t in config.tasks)
+    from synthprobe.tasks.gpt3.words import WORD_SET_SIZE
+
+    from synthprobe import results as res
+
+    names = NameRegistry()
+    pools: dict = {}  # the task pools, built once and shared by every model
+    entries = []
+    tables = []
+    for ref in refs:
+        started = time.perf_counter()
+        backend = load_backend_or_exit(ref.spec, args)  # a model that will not load: exit 1, no results file
+        load_seconds = time.perf_counter() - started
+        try:
+            shown = names.claim(ref, backend.name)
+
+            def report(result: dict) -> None:
+                if args.progress:
+                    lo, hi = result["ci95"] or (0.0, 0.0)
+                    print(f"  {shown} {result['code']:>4} {result['setting']:>5}: {result['accuracy']:6.2f}% "
+                          f"({result['correct']}/{result['n']}, 95% CI {lo:.1f}-{hi:.1f}, {result['seconds']:.1f} s)",
+                          file=sys.stderr)
+
+            if ref is refs[0]:  # the plan and its estimate once, on the first model, for all of them
+                check_plan(backend, config, pools, yes=args.yes, models=len(refs))
+            try:
+                results = run(backend, config, on_result=report, pools=pools)
+            except (InputError, KeyboardInterrupt):
+                raise
+            except ScoringError as exc:  # a refusal or a spent token budget: its own one line
+                print(f"synthprobe: error: {exc} ({shown})\nno results file was written", file=sys.stderr)
+                return EXIT_FAILED
+            except Exception as exc:  # anything mid-run: no results file, clear message, non-zero exit
+                print(f"synthprobe: error: scoring failed ({shown}): {type(exc).__name__}: {exc}", file=sys.stderr)
+                return EXIT_FAILED
+            threads = backend.runtime().get("torch_threads")
+            usage = backend.usage() if callable(getattr(backend, "usage", None)) else None
+            model = named_model(backend.describe(), ref)
+            chat = config.chat.identity(backend, fewshot=any(r.get("k", 0) > 0 for r in results))
+        finally:
+            backend.close()
+        settings = {
+            "tasks": [t.name for t in config.tasks], "shots": shots, "seed": config.seed,
+            "format": config.format, "check": config.check, "max_context": config.max_context,
+            "batch_size": config.batch_size, "max_new_tokens": config.max_new_tokens,
+            "threads": threads,
+            "limits": {"zero_one_shot": config.limit, "few_shot_generation": config.limit_for(2),
+                       "few_shot_sat": config.limit},
+            "limit_note": "each task scores the first N items of its seeded pool; demonstrations "
+                          "are drawn from the whole pool",
+            "sat_file": (str(sat_path) if config.sat_file else "synthprobe sample (not the SAT set)")
+            if uses_sat else None,
+            "sat_sha256": sha256_file(sat_path) if uses_sat else None,
+            "word_list": f"wordsegment unigrams.txt, first {WORD_SET_SIZE:,} words by length rule",
+            **({"task_files": [{"task": tf.task.name, "path": str(tf.path), "sha256": tf.sha256,
+                                "items": len(tf.items), "format": config.format_for(tf.task)}
+                               for tf in task_files]} if task_files else {}),
+        }
+        # the one results document (synthprobe.results): one entry per model, its GPT-3 rows as a block
+        entries.append({
+            "model": model,
+            "chat": chat,
+            "protocol": {"name": config.protocol, "cot": False},
+            "settings": settings,
+            "results": {"gpt3": {"rows": results}},
+            "seconds": {"load": round(load_seconds, 2), "total": round(time.perf_counter() - started, 2)},
+            **({"usage": usage} if usage is not None else {}),
+        })
+        tables.append(format_table(results, model["name"]))
+    doc = {
+        "schema": res.SCHEMA,
+        "schema_version": res.SCHEMA_VERSION,
+        "synthprobe": __version__,
+        "command": shlex.join(["synthprobe", *sys.argv[1:]]),
+        "models": entries,
+    }
+    if len(entries) > 1:
+        doc["comparisons"] = {"gpt3": gpt3_comparisons(entries)}
+    atomic_write_text(output, dumps_results(doc))
+    args.written = output  # for what runs after the command (export.cli's --output-format)
+    print("\n\n".join(tables))
+    for entry in entries:
+        if "usage" in entry:  # a server's token accounting for this run's requests
+            print(format_usage(entry["model"]["name"], entry["usage"]))
+    if len(entries) > 1:
+        from synthprobe.scoring.deeparithmark import format_comparisons
+
+        print("\n" + format_comparisons(doc["comparisons"]))
+    print(f"\nresults: {output}")
+    return 0
+
+
+def gpt3_comparisons(entries: list[dict]) -> dict:
+    """The paired comparison of every pair of models (exact match per item), per task and setting."""
+    from synthprobe.metrics.compare import compare_models
+
+    outcomes: dict[str, dict[str, bool]] = {}
+    groups: dict[str, str] = {}
+    for e in entries:
+        mine = outcomes.setdefault(e["model"]["name"], {})
+        for row in e["results"]["gpt3"]["rows"]:
+            for it in row["items"]:
+                key = f"{row['task']}|{row['setting']}|{it['index']}"
+                mine[key] = bool(it["correct"])
+                groups[key] = f"{row['code']} {row['setting']}"
+    return compare_models(outcomes, groups, metric="accuracy (exact match)", group_by="task")
+
+
+#: A run estimated longer than this waits for --yes.
+CONFIRM_ABOVE_S = 3600.0
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:,.1f} h"
+
+
+def check_plan(backend, config, pools: dict, *, yes: bool, models: int = 1) -> None:
+    """Print the run's plan (and, for a run of more than a few items, an estimate from a short
+    calibration on the loaded model, times the number of ``models``); refuse a run estimated at
+    over an hour unless ``yes``."""
+    from synthprobe.scoring.gpt3 import CALIBRATE_ABOVE, calibrate, plan, plan_text
+
+    cells = plan(config, pools)
+    total = sum(c.n for c in cells)
+    each = f" for each of {models} models" if models > 1 else ""
+    print(f"plan: {plan_text(cells)}{each}", file=sys.stderr)
+    if total <= CALIBRATE_ABOVE:
+        return
+    limit = None if yes else CONFIRM_ABOVE_S / models
+    seconds, complete = calibrate(backend, config, cells, pools, stop_above=limit)
+    seconds *= models
+    total *= models
+    about = f"about {_duration(seconds)}" if complete else f"over {_duration(seconds)}"
+    print(f"estimate: {about} on this machine (one item per task family and setting timed, unbatched"
+          f"{'' if complete else '; stopped timing once past the limit'})", file=sys.stderr)
+    if seconds > CONFIRM_ABOVE_S and not yes:
+        raise InputError(f"this run is estimated at {about} ({total:,} items); pass --yes to "
+                         "start it, or score less with --limit N, --limit-few N, --tasks or --shots",
+                         field="--yes")
+
+
+def max_new_tokens_text() -> str:
+    """Each generation task's default ``--max-new-tokens``, grouped: ``6 for 2D+ 2D−; ...``."""
+    from synthprobe.tasks.gpt3.registry import ordered_tasks
+
+    groups: dict[int, list[str]] = {}
+    for t in ordered_tasks():
+        if t.kind == "generate":
+            groups.setdefault(t.max_new_tokens, []).append(t.code)
+    return "; ".join(f"{n} for {' '.join(codes)}" for n, codes in sorted(groups.items()))
+
+
+def _register_gpt3(verbs: dict) -> None:
+    from synthprobe.cli.args import add_overwrite_argument
+    from synthprobe.scoring.gpt3 import CHECKS
+    from synthprobe.tasks.gpt3.registry import FORMATS
+
+    s = verbs["score"].add_parser(
+        "gpt3", help="score a causal LM on GPT-3's synthetic tasks and compare with the paper",
+        description="Score a causal LM on GPT-3's synthetic tasks (arithmetic, word manipulation, SAT "
+                    "analogies) zero-, one- and few-shot, write a results JSON and print the accuracy "
+                    "beside GPT-3's for every model size (Table H.1).",
+        epilog="Generation tasks: greedy decoding, stop at newline, strip, exact match. SAT: the choice\n"
+               "with the highest per-token mean log-likelihood. Demonstrations come from the same task's\n"
+               "pool (never the test item) and are dropped from the far end to fit --max-context.\n"
+               "Before it starts, a run prints its plan (tasks x settings x items) and, above a few hundred\n"
+               "items, an estimate from a short calibration; over an hour it waits for --yes.\n"
+               "Example: synthprobe score gpt3 --tasks arithmetic_2da,CL --shots 0,1,few --limit 50\n"
+               "Your own task files in OpenAI's released format (e.g. GPT-3's original files):\n"
+               "  synthprobe score gpt3 --task-file two_digit_addition.jsonl \\\n"
+               "      --task-file A1=my_a1.jsonl --limit 100",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    s.add_argument("--tasks", default=None, help="comma-separated task names or paper codes (2D+, CL, SAT, ...), "
+                   "or all/arithmetic/words/sat (default all; with --task-file, only the files' tasks)")
+    s.add_argument("--task-file", action="append", metavar="[NAME=]PATH",
+                   help="score the items of a task file in OpenAI's released format ({\"context\", "
+                        "\"completion\"} lines, e.g. GPT-3's two_digit_addition.jsonl or a 'synthprobe build' "
+                        "file) instead of building that task; repeatable, one file per task. The task is "
+                        "NAME (a task name, paper code or released file name: 2D+, arithmetic_2da, "
+                        "two_digit_addition, A1, mid_word_1_anagrams, ...) or else the file name up to its "
+                        "first dot. Every line is checked before the model loads (only the two fields, the "
+                        "task's question form, operands and correct answer, or its word transformation; no "
+                        "repeated item); the first bad one is an error naming file, line and field (exit 2). "
+                        "An arithmetic file's layout (Q:/A: or lm-eval's Question:/Answer:) is read from it; "
+                        "demonstrations are drawn from the file's own items")
+    s.add_argument("--shots", default="zero,one,few",
+                   help="comma-separated settings: zero/0, one/1, few (GPT-3's K: 50 arithmetic, 100 words, "
+                        "20 SAT) or a number K (default zero,one,few)")
+    s.add_argument("--limit", type=positive_int, default=None, help="score only the first N items of each task")
+    s.add_argument("--limit-few", type=positive_int, default=None,
+                   help="a separate, usually smaller, N for the few-shot (K >= 2) settings of the generation "
+                        "tasks, whose prompts run to 1,000-2,000 tokens (default: --limit; SAT uses --limit)")
+    s.add_argument("--seed", type=nonneg_int, default=0, help="seed of the items and demonstration draws (default 0)")
+    s.add_argument("--format", choices=FORMATS, default="openai",
+                   help="prompt layout: openai (GPT-3's, word tasks with the instruction line) or eleuther "
+                        "(lm-eval's Question/Answer arithmetic; word tasks as openai without the instruction "
+                        "line, which differs from lm-eval's unscramble layout: lm-eval keeps the context's "
+                        "leading newline, adds a space before the answer and a blank line between examples)")
+    s.add_argument("--check", choices=CHECKS, default="generate",
+                   help="generate: exact match of the greedy generation (GPT-3); is-greedy: the gold "
+                        "completion is the model's greedy continuation (lm-eval's arithmetic acc)")
+    s.add_argument("--max-context", type=positive_int, default=2048,
+                   help="prompt plus answer tokens at most (default 2048, GPT-3's window; capped at the model's)")
+    s.add_argument("--max-new-tokens", type=positive_int, default=None,
+                   help=f"tokens to generate per item (default per task: {max_new_tokens_text()})")
+    s.add_argument("--sat-file", default=None, help="Turney's SAT file; default synthprobe's sample (not the SAT set)")
+    s.add_argument("--output", default=None, help="results JSON (default benchmarks/gpt3_<model>.json, or a new "
+                   "timestamped name beside it if that file exists)")
+    add_overwrite_argument(s)
+    s.add_argument("--yes", action="store_true",
+                   help="start a run estimated at over an hour (the plan printed first says how long; without "
+                        "--yes such a run stops there, exit 2)")
+    s.add_argument("--save-predictions", action="store_true",
+                   help="also keep every item's gold answer, prediction and correctness in the results JSON "
+                        "(each item's pool index, demonstrations used, prompt tokens and correctness are always kept)")
+    s.add_argument("--no-cache", action="store_true",
+                   help="do not read or write the score cache (default: every finished batch of items is kept "
+                        "under $SYNTHPROBE_CACHE/scores, so a run stopped by Ctrl-C or a crash resumes where it "
+                        "stopped when the same command is run again; 'synthprobe cache' shows or clears it)")
+    add_model_args(s, multiple=True, batch_size=16, chat=True)
+    s.add_argument("--fewshot-as-multiturn", action="store_true",
+                   help="under --chat-template: each demonstration is a user turn and its answer an assistant turn "
+                        "(default: the demonstrations stay inside the one user turn, as in the plain prompt)")
+    s.add_argument("--protocol", choices=["loglik", "letters"], default="loglik",
+                   help="SAT only: loglik (default, the paper's: the options' log-likelihoods) or letters (the "
+                        "options as A-E, the model answers one letter; needed for engines without "
+                        "log-likelihoods). The generative tasks are the same under both")
+    s.set_defaults(func=cmd_score)
+
+
+def register(verbs: dict) -> None:
+    """Add ``synthprobe score deeparithmark`` and ``synthprobe score gpt3``."""
+    _register_deeparithmark(verbs)
+    _register_gpt3(verbs)

@@ -9,14 +9,16 @@ import os
 import sys
 from pathlib import Path
 
-from synthprobe.cliargs import any_int
+from synthprobe.cli.args import any_int
 from synthprobe.errors import InputError
-from synthprobe.io import add_overwrite_argument, check_not_input, check_outputs
+from synthprobe.cli.args import add_overwrite_argument
+from synthprobe.io import check_not_input, check_outputs
 from synthprobe.study.store import ADMIN_ENV
 
 
 def _cmd_generate(args) -> int:
-    from synthprobe.cliargs import load_backend_or_exit, parse_model_ref
+    from synthprobe.backends.refs import parse_model_ref
+    from synthprobe.cli.args import load_backend_or_exit
     from synthprobe.study.articles import load_articles
     from synthprobe.study.generate import CONDITIONS, Settings, generate_items, pick_context, write_items
 
@@ -171,7 +173,7 @@ def _cmd_results(args) -> int:
 
 
 def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
-    from synthprobe.cliargs import add_probe_model_args
+    from synthprobe.cli.args import add_probe_model_args
     from synthprobe.study.limits import LOCKOUT_AFTER, LOCKOUT_SECONDS
 
     sub = verbs["study"]

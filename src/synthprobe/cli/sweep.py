@@ -7,7 +7,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from synthprobe.cliargs import RAY_ADDRESS_HELP, add_model_args, int_at_least, nonneg_int, positive_int, ray_host_port
+from synthprobe.cli.args import add_model_args, int_at_least, nonneg_int, positive_int
+from synthprobe.ray_cluster import RAY_ADDRESS_HELP, ray_host_port
 from synthprobe.errors import CommandFailed, InputError
 
 DESCRIPTION = """\
@@ -65,7 +66,7 @@ file is written), 130 Ctrl-C."""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from synthprobe.io import add_overwrite_argument
+    from synthprobe.cli.args import add_overwrite_argument
 
     p.add_argument("--grid", type=Path, default=None, metavar="FILE",
                    help="grid file (YAML or JSON) with models, seeds, tasks and limit; see below")
@@ -120,7 +121,7 @@ def run_command(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from synthprobe.backends.base import ModelLoadError, ScoringError
-    from synthprobe.cliargs import backend_options
+    from synthprobe.cli.args import backend_options
     from synthprobe.io import atomic_write_json, check_output_dir, check_outputs, default_output
     from synthprobe.scoring import results as res
     from synthprobe.sweep import grid as grid_mod
@@ -130,7 +131,7 @@ def run_command(args: argparse.Namespace) -> int:
         raise InputError("runs without Ray; leave out --ray-address", field="--serial")
     if args.ray_address:
         ray_host_port(args.ray_address)
-    from synthprobe.cliargs import parse_model_ref
+    from synthprobe.backends.refs import parse_model_ref
 
     # --model NAME=SPEC is the grid file's {spec: SPEC, label: NAME}
     models = [{"spec": r.spec, "label": r.name} if r.name else r.spec

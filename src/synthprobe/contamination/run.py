@@ -117,7 +117,7 @@ def scan_ray(shards: Sequence[cp.Shard], index: ng.Index, *, text_field: str, ma
     started = False
     if not ray.is_initialized():
         if address:
-            from synthprobe.cliargs import connect_ray
+            from synthprobe.ray_cluster import connect_ray
 
             connect_ray(address, log_to_driver=False, configure_logging=False)
         else:

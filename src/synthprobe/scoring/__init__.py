@@ -6,8 +6,7 @@
   (what to ask the backend, how to score the answer); :mod:`~synthprobe.scoring.records` its
   per-item records, :mod:`~synthprobe.scoring.results` its results block and printed table;
 * :mod:`~synthprobe.scoring.gpt3`: GPT-3's synthetic tasks, zero-/one-/few-shot;
-* :mod:`~synthprobe.scoring.cli`, :mod:`~synthprobe.scoring.gpt3_cli`,
-  :mod:`~synthprobe.scoring.cache_cli`: the commands.
+* the commands are :mod:`synthprobe.cli.score` and :mod:`synthprobe.cli.cache`.
 
 The model side (tokenisation, the one-pass and per-ending scorers) lives in the engines under
 :mod:`synthprobe.backends`; the results document in :mod:`synthprobe.results`.

@@ -17,7 +17,7 @@ from typing import Any, Callable
 from synthprobe.version import __version__
 from synthprobe.backends.chat import ChatSetup
 from synthprobe.backends.spec import EMBEDDED_ALIAS
-from synthprobe.cliargs import ModelRef, NameRegistry, named_model
+from synthprobe.backends.refs import ModelRef, NameRegistry, named_model
 from synthprobe.errors import InputError
 from synthprobe.formats.arithmark3 import load_arithmark3
 from synthprobe.items import MCItem
@@ -38,7 +38,7 @@ ARITHMARK3_HOWTO = ("ArithMark 3.0 is not shipped with synthprobe; download the 
 @dataclass
 class ScoreConfig:
     data: Path = DEFAULT_DATA
-    #: ``--model`` values: specs, or :class:`~synthprobe.cliargs.ModelRef` (a spec and a given name)
+    #: ``--model`` values: specs, or :class:`~synthprobe.cli.args.ModelRef` (a spec and a given name)
     models: list[Any] = field(default_factory=lambda: [EMBEDDED_ALIAS])
     dtype: str | None = None
     device: str = "auto"
