@@ -24,7 +24,7 @@ from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from synthprobe.cliargs import positive_int
+from synthprobe.cli.args import positive_int
 from synthprobe.io import atomic_write_text
 from synthprobe.seeding import derive_seed
 from synthprobe.tasks.deeparithmark.answer_shape import WEIGHTS_RESOURCE, answer_shape
