@@ -34,7 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from synthprobe.io import atomic_write_json  # noqa: E402
+from synthprobe.io.write import atomic_write_json  # noqa: E402
 from synthprobe.tasks.deeparithmark.composition import RELEASE_SEED  # noqa: E402
 
 

@@ -96,7 +96,7 @@ def test_file_level_faults(tmp_path, data, words):
 
 
 def test_oversized_line(tmp_path, monkeypatch):
-    import synthprobe.io as sio
+    import synthprobe.io.read as sio
     monkeypatch.setattr(sio, "MAX_LINE_BYTES", 100)
     rec = dict(GOOD, ctx="x " * 100)
     with pytest.raises(InputError, match="at most 100"):

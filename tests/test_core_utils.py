@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from synthprobe.errors import InputError
-from synthprobe.io import atomic_open, atomic_write_text
+from synthprobe.io.write import atomic_open, atomic_write_text
 from synthprobe.seeding import derive_seed, item_rng
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from synthprobe.io import sha256_file
+from synthprobe.io.read import sha256_file
 from synthprobe.tasks.deeparithmark import build as B
 from synthprobe.tasks.deeparithmark.base import FAMILIES, GenerationError
 from synthprobe.tasks.deeparithmark.composition import (DEPTHS, RELEASE_SEED, TEMPLATES,

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from synthprobe.cli import main as synthprobe_main
-from synthprobe.io import sha256_file
+from synthprobe.io.read import sha256_file
 from synthprobe.tasks.deeparithmark.build import dumps_item
 from synthprobe.cli.build import main
 

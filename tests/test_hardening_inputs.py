@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from synthprobe.cli import main
 from synthprobe.errors import InputError
-from synthprobe.io import MAX_INT_DIGITS, MAX_JSON_DEPTH, loads_json, read_jsonl
+from synthprobe.io.read import MAX_INT_DIGITS, MAX_JSON_DEPTH, loads_json, read_jsonl
 
 ROOT = Path(__file__).resolve().parents[1]
 RES = ROOT / "src" / "synthprobe" / "resources"

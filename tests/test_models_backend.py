@@ -8,7 +8,7 @@ import time
 import pytest
 
 from scoring_support import embedded_backend, embedded_folder, save_tiny_llama
-from synthprobe.io import sha256_file
+from synthprobe.io.read import sha256_file
 from synthprobe.backends import ModelLoadError, load_backend
 from synthprobe.backends.base import Backend
 from synthprobe.backends.hf.gguf import PROVENANCE, file_digest

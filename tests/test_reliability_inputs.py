@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from synthprobe.cli import main
-from synthprobe.io import MAX_LINE_BYTES
+from synthprobe.io.read import MAX_LINE_BYTES
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 

@@ -8,7 +8,7 @@ import pytest
 
 from synthprobe.cli import main
 from synthprobe.errors import InputError
-from synthprobe.io import resource_path
+from synthprobe.io.paths import resource_path
 from synthprobe.study.articles import Article, build_prompt, load_articles, word_count
 from synthprobe.study.generate import (LENGTHS, trim_to_sentence, SELECT_COMPLETE, SELECT_TRUNCATED, Settings, closest_sample,
                                        pick_context, pick_sample)

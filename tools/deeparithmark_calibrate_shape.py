@@ -25,7 +25,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from synthprobe.cli.args import positive_int
-from synthprobe.io import atomic_write_text
+from synthprobe.io.write import atomic_write_text
 from synthprobe.seeding import derive_seed
 from synthprobe.tasks.deeparithmark.answer_shape import WEIGHTS_RESOURCE, answer_shape
 from synthprobe.tasks.deeparithmark.build import BuildStats, draw, load_families, make_item

@@ -29,7 +29,7 @@ from typing import Callable
 from synthprobe.errors import EXIT_FAILED
 from synthprobe.formats.arithmark3 import load_arithmark3
 from synthprobe.items import MCItem
-from synthprobe.io import atomic_write_bytes, atomic_write_text
+from synthprobe.io.write import atomic_write_bytes, atomic_write_text
 from synthprobe.results import Block, Entry, Results, read_results
 from synthprobe.tasks.deeparithmark.base import DIFFICULTY, FAMILIES, ROUNDNESS_NAMES
 from synthprobe.tasks.deeparithmark.composition import RELEASE_FILE, TEMPLATES

@@ -67,7 +67,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from synthprobe.errors import InputError
-from synthprobe.io import loads_json
+from synthprobe.io.read import loads_json
 
 SCHEMA = "synthprobe/results"
 SCHEMA_VERSION = 2
@@ -136,7 +136,7 @@ def short(value: Any) -> str:
 
 
 def read_json(path: str | Path) -> Any:
-    """One JSON file, strictly (:func:`synthprobe.io.loads_json`), with located errors."""
+    """One JSON file, strictly (:func:`synthprobe.io.read.loads_json`), with located errors."""
     path = Path(path)
     if not path.exists():
         raise InputError("file does not exist", path=path)
@@ -328,7 +328,7 @@ def read_results(path: str | Path) -> Results:
 
 
 def dumps_results(doc: Any) -> str:
-    """A results document as JSON text: indented as :func:`synthprobe.io.dumps_json`, except
+    """A results document as JSON text: indented as :func:`synthprobe.io.write.dumps_json`, except
     that each per-item record (an element of a list under an ``"items"`` key) sits on one line,
     so a full run's file stays small and readable."""
     return _dump(doc, "", False) + "\n"

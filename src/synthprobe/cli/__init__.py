@@ -146,7 +146,3 @@ def main(argv: list[str] | None = None) -> int:
         args._verb_parser.print_help()
         return EXIT_BAD_INPUT
     return run_command_line(func, args)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -109,10 +109,10 @@ nonneg_int = int_at_least(0)
 
 
 def model_arg(text: str) -> tuple[str, object]:
-    """``--model-arg key=value``: the value as JSON when the strict decoder of :mod:`synthprobe.io`
+    """``--model-arg key=value``: the value as JSON when the strict decoder of :mod:`synthprobe.io.read`
     takes it (``4``, ``true``, ``1.5``), else the text as given."""
     from synthprobe.errors import InputError
-    from synthprobe.io import loads_json
+    from synthprobe.io.read import loads_json
 
     key, sep, value = text.partition("=")
     key = key.strip()

@@ -56,7 +56,7 @@ def check_writable(out: Path) -> None:
 # ---------------------------------------------------------------------------------------
 
 def _compare(out: Path, seed: int, n: int, number_format: str = "plain", templates=None) -> int:
-    from synthprobe.io import sha256_file
+    from synthprobe.io.read import sha256_file
     from synthprobe.tasks.deeparithmark.build import dumps_item, iter_items
 
     if not out.is_file():
@@ -120,7 +120,8 @@ def _outside_families(args: argparse.Namespace, number_format: str):
 def cmd_build(args: argparse.Namespace) -> int:
     from synthprobe.tasks.deeparithmark.build import BuildError, build
 
-    from synthprobe.io import check_outputs, sha256_file
+    from synthprobe.io.read import sha256_file
+    from synthprobe.io.write import check_outputs
 
     out = Path(args.out if args.out is not None else args._default_out)
     number_format = getattr(args, "number_format", "plain")
@@ -342,7 +343,7 @@ DEFAULT_DIR = Path("data") / "gpt3"
 def _write_items(items: list, out: str, *, keep_identical: bool = False) -> str:
     """Write ``items`` to ``out`` ('-': stdout). ``keep_identical``: a file already holding exactly
     these bytes is left untouched (the message says so)."""
-    from synthprobe.io import atomic_write_text
+    from synthprobe.io.write import atomic_write_text
     from synthprobe.tasks.gpt3.registry import serialize
 
     text = serialize(items)
@@ -359,7 +360,7 @@ def _write_items(items: list, out: str, *, keep_identical: bool = False) -> str:
 
 
 def cmd_build_task(args: argparse.Namespace) -> int:
-    from synthprobe.io import check_outputs, default_output
+    from synthprobe.io.write import check_outputs, default_output
     from synthprobe.tasks.gpt3.registry import BuildConfig, build_items, get_task
 
     sat_file = getattr(args, "sat_file", None)
@@ -402,7 +403,7 @@ def cmd_build_all(args: argparse.Namespace) -> int:
     for c in configs:
         c.validate()
     out_dir = Path(args.out_dir)
-    from synthprobe.io import check_output_dir
+    from synthprobe.io.write import check_output_dir
 
     check_output_dir(out_dir, [f"{t.name}.jsonl" for t in tasks], [(args.sat_file, "--sat-file")],
                      overwrite=args.overwrite, field="--out-dir")

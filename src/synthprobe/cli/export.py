@@ -84,7 +84,7 @@ def _with_lm_eval(func):
     def run(args: argparse.Namespace) -> int:
         if args.output_format != "lm-eval":
             return func(args)
-        from synthprobe.io import check_out_dir
+        from synthprobe.io.write import check_out_dir
 
         if args.lm_eval_out is not None:
             check_out_dir(args.lm_eval_out)

@@ -16,7 +16,8 @@ from pathlib import Path
 from synthprobe.cli.args import (add_model_args, add_overwrite_argument, add_probe_model_args, any_int,
                                  int_at_least, load_backend_or_exit, nonneg_int, positive_int)
 from synthprobe.errors import EXIT_FAILED, InputError
-from synthprobe.io import atomic_write_json, atomic_write_text, check_output_dir, sha256_file
+from synthprobe.io.read import sha256_file
+from synthprobe.io.write import atomic_write_json, atomic_write_text, check_output_dir
 
 
 STEPS_DESCRIPTION = """\
@@ -78,8 +79,8 @@ def run_steps(args: argparse.Namespace) -> int:
     from synthprobe.backends.base import ScoringError
     from synthprobe.backends.refs import NameRegistry, model_refs, named_model
     from synthprobe.cli.args import backend_options
-    from synthprobe.io import atomic_write_text, check_outputs
-    from synthprobe.io import default_output as new_name
+    from synthprobe.io.write import atomic_write_text, check_outputs
+    from synthprobe.io.write import default_output as new_name
     from synthprobe.results import dumps_results
     from synthprobe.scoring import steps
 
@@ -141,7 +142,7 @@ def _register_steps(verbs: dict) -> None:
 
 
 def _items_label(path: str | None, default_name: str) -> tuple[str, str]:
-    from synthprobe.io import resource_path
+    from synthprobe.io.paths import resource_path
 
     if path is None:
         return f"synthprobe:resources/{default_name}", sha256_file(resource_path(default_name))
@@ -291,7 +292,8 @@ def cmd_number_format(args: argparse.Namespace) -> int:
     from synthprobe.backends import check_backend
     from synthprobe.backends.refs import NameRegistry, model_refs, named_model
     from synthprobe.cli.args import backend_options, load_backend_or_exit
-    from synthprobe.io import atomic_write_text, check_outputs, default_output, slug
+    from synthprobe.io.paths import slug
+    from synthprobe.io.write import atomic_write_text, check_outputs, default_output
     from synthprobe.scoring.number_format import ProbeConfig, parse_formats, run, table_lines
     from synthprobe.tasks.gpt3.registry import resolve_tasks
 

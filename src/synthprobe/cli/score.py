@@ -122,8 +122,8 @@ def config_from_args(args: argparse.Namespace):
 
     if args.compare_data is not None and not args.compare:
         raise InputError("only has an effect together with --compare", field="--compare-data")
-    from synthprobe.io import check_outputs
-    from synthprobe.io import default_output as new_name
+    from synthprobe.io.write import check_outputs
+    from synthprobe.io.write import default_output as new_name
 
     from synthprobe.tasks.deeparithmark.release import locate_release
 
@@ -195,7 +195,9 @@ def bench_main(argv: list[str] | None = None, *, root: Path | None = None) -> in
 
 def cmd_score(args: argparse.Namespace) -> int:
     from synthprobe.version import __version__
-    from synthprobe.io import atomic_write_text, check_outputs, default_output, sha256_file, slug
+    from synthprobe.io.paths import slug
+    from synthprobe.io.read import sha256_file
+    from synthprobe.io.write import atomic_write_text, check_outputs, default_output
     from synthprobe.backends import ScoringError, check_backend
     from synthprobe.backends.refs import NameRegistry, model_refs, named_model
     from synthprobe.cli.args import backend_options, load_backend_or_exit

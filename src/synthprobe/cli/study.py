@@ -12,7 +12,7 @@ from pathlib import Path
 from synthprobe.cli.args import any_int
 from synthprobe.errors import InputError
 from synthprobe.cli.args import add_overwrite_argument
-from synthprobe.io import check_not_input, check_outputs
+from synthprobe.io.write import check_not_input, check_outputs
 from synthprobe.study.store import ADMIN_ENV
 
 
@@ -47,7 +47,7 @@ def _cmd_generate(args) -> int:
             raise InputError(f"must be at least {least} ({why})", field="--limit")
         articles = articles[: args.limit]
     if "model" in conditions and len(articles) <= settings.variant.context_articles:
-        from synthprobe.io import resource_path
+        from synthprobe.io.paths import resource_path
         from synthprobe.study.articles import SAMPLE_FILE
 
         k = settings.variant.context_articles
@@ -149,7 +149,7 @@ def _cmd_serve(args) -> int:
 
 
 def _cmd_results(args) -> int:
-    from synthprobe.io import atomic_write_text, dumps_json
+    from synthprobe.io.write import atomic_write_text, dumps_json
     from synthprobe.study import stats
     from synthprobe.study.store import Store
 

@@ -426,7 +426,7 @@ def _add_record(sc: _Scanner, text: str, where: int) -> None:
 
 
 def _scan_jsonl(shard: Shard, sc: _Scanner, text_field: str, max_record: int, skipped: list) -> dict:
-    from synthprobe.io import loads_json
+    from synthprobe.io.read import loads_json
 
     lines = 0
     with open(shard.path, "rb") as fh:

@@ -326,7 +326,7 @@ def rescore(tasks: list[TaskItems], sections: list[dict], scores: Sequence[Path]
 
 def validate(config: Config):
     """Everything that can be checked before the scan; raises InputError."""
-    from synthprobe.io import check_outputs
+    from synthprobe.io.write import check_outputs
     from synthprobe.results import read_results
 
     files = cp.discover(config.corpus)
@@ -381,7 +381,7 @@ def run(config: Config) -> dict:
 
 
 def write(config: Config, doc: dict) -> None:
-    from synthprobe.io import atomic_write_text
+    from synthprobe.io.write import atomic_write_text
     from synthprobe.results import dumps_results
 
     atomic_write_text(config.output, dumps_results(doc))

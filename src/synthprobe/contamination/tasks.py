@@ -39,7 +39,7 @@ class TaskItems:
 
 
 def _first_record(path: Path) -> dict:
-    from synthprobe.io import read_jsonl
+    from synthprobe.io.read import read_jsonl
 
     for _line, obj in read_jsonl(path):
         return obj
@@ -47,7 +47,7 @@ def _first_record(path: Path) -> dict:
 
 
 def load_task(spec: str) -> TaskItems:
-    from synthprobe.io import sha256_file
+    from synthprobe.io.read import sha256_file
 
     if spec == "release":
         from synthprobe.tasks.deeparithmark.composition import RELEASE_FILE

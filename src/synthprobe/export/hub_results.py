@@ -14,7 +14,8 @@ import json
 from pathlib import Path
 from typing import Sequence
 
-from synthprobe.io import slug, write_tree
+from synthprobe.io.paths import slug
+from synthprobe.io.write import write_tree
 from synthprobe.results import SCHEMA, SCHEMA_VERSION, Entry, Results, dumps_results, read_results
 
 DEEP_DATASET = ("synthprobe/deeparithmark-1", "Deep Arithmark-1")

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from synthprobe.errors import InputError
-from synthprobe.io import read_jsonl
+from synthprobe.io.read import read_jsonl
 from synthprobe.items import MCItem
 
 

@@ -1,23 +1,19 @@
-"""File helpers: atomic writes, the output-path rules of every command, a strict JSON decoder and a strict JSONL reader."""
+"""Writing files: atomic writes (a file appears whole or not at all) and the output rules of every
+command (no output replaces an input; an existing output only with ``--overwrite``; a default
+output name that exists gets a new one)."""
 
 from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import json
-import math
 import os
-import re
 import secrets
 import tempfile
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from synthprobe.errors import InputError
-
-#: Longest line a JSONL reader accepts (bytes). Real items are < 4 KiB.
-MAX_LINE_BYTES = 1 << 20
 
 
 def same_file(a: str | Path, b: str | Path) -> bool:
@@ -106,15 +102,6 @@ def default_output(path: str | Path, *, now: float | None = None) -> Path:
         candidate = base.with_name(f"{base.stem}_{k}{base.suffix}")
         k += 1
     return candidate
-
-
-def slug(spec: str) -> str:
-    """The model's part of a default output name (``benchmarks/<benchmark>_<slug>.json``), the
-    same for every scoring command: a GGUF file's stem, else the last part of the path or hub id
-    (``HuggingFaceTB/SmolLM2-135M-Instruct`` and the alias ``smollm2-135m-instruct`` both give
-    ``smollm2-135m-instruct``), lower-cased, runs of other characters as ``-``."""
-    name = Path(spec).stem if spec.lower().endswith(".gguf") else spec.rstrip("/").split("/")[-1]
-    return re.sub(r"[^a-z0-9._-]+", "-", name.lower()).strip("-") or "model"
 
 
 def _unsupported_tmpfile(exc: OSError) -> bool:
@@ -218,264 +205,6 @@ def atomic_write_json(path: str | Path, obj: Any) -> None:
     atomic_write_text(path, dumps_json(obj))
 
 
-def sha256_file(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-def read_jsonl(path: str | Path, *, allow_empty: bool = False) -> Iterator[tuple[int, dict]]:
-    """Yield ``(line_number, object)`` for each non-blank line of a UTF-8 JSONL file.
-
-    A BOM is tolerated. Non-UTF-8 bytes, oversized lines, invalid JSON, anything
-    :func:`loads_json` refuses (duplicate keys, huge integers, NaN, deep nesting, lone
-    surrogates), a value that is not an object, or an empty file raise :class:`InputError`
-    naming file and line (and the field where there is one).
-    """
-    path = Path(path)
-    if not path.exists():
-        raise InputError("file does not exist", path=path)
-    if not path.is_file():
-        raise InputError("not a regular file", path=path)
-    try:
-        fh = open(path, "rb")
-    except OSError as exc:
-        raise InputError(f"cannot be read ({exc.strerror})", path=path) from None
-    seen = False
-    with fh:
-        for lineno, raw in enumerate(fh, start=1):
-            if len(raw) > MAX_LINE_BYTES:
-                raise InputError(f"line is {len(raw):,} bytes; at most {MAX_LINE_BYTES:,} expected",
-                                 path=path, line=lineno)
-            if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                raw = raw[3:]
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise InputError(f"not valid UTF-8 (byte {exc.start})", path=path, line=lineno) from None
-            if not text.strip():
-                continue
-            obj = loads_json(text, path=path, line=lineno)
-            if not isinstance(obj, dict):
-                raise InputError(f"expected a JSON object, got {type(obj).__name__}",
-                                 path=path, line=lineno)
-            seen = True
-            yield lineno, obj
-    if not seen and not allow_empty:
-        raise InputError("file is empty; expected one JSON object per line", path=path)
-
-
-# ---------------------------------------------------------------------------------------------
-# Reading JSON strictly. Every JSON and JSONL reader of the package goes through
-# :func:`loads_json`, so one malformed value is refused the same way everywhere.
-
-#: Deepest nesting of arrays and objects a JSON document may have (results files use < 10).
-MAX_JSON_DEPTH = 64
-
-#: Longest integer literal accepted, in digits (item values have < 20; Python stops at 4,300).
-MAX_INT_DIGITS = 100
-
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_BRACKET = re.compile(r"[\[\]{}]")
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-class _Bad:
-    """Stands in for a value the strict decoder refuses; found again, with its path, after parsing."""
-
-    __slots__ = ("why", "token")
-
-    def __init__(self, why: str, token: str):
-        self.why = why
-        self.token = token  # the literal as written, to find its line in a whole document
-
-
-class _Object(dict):
-    """A decoded JSON object that remembers a key it held twice."""
-
-    __slots__ = ("duplicate",)
-
-
-def _check_depth(text: str, *, path, line: int | None) -> None:
-    """Refuse nesting deeper than :data:`MAX_JSON_DEPTH` without letting the parser recurse:
-    a cheap count first, a scan over the brackets outside strings only when that count is high."""
-    if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
-        return
-    skeleton = _STRING.sub('""', text)
-    depth = 0
-    for m in _BRACKET.finditer(skeleton):
-        if m.group() in "[{":
-            depth += 1
-            if depth > MAX_JSON_DEPTH:
-                where = line if line is not None else skeleton.count("\n", 0, m.start()) + 1
-                raise InputError(f"JSON nested more than {MAX_JSON_DEPTH} levels deep; expected a flat record",
-                                 path=path, line=where)
-        else:
-            depth = max(depth - 1, 0)
-
-
-def _pairs(pairs: list[tuple[str, Any]]) -> dict:
-    obj = dict(pairs)
-    if len(obj) == len(pairs):
-        return obj
-    marked = _Object(pairs)
-    seen: set[str] = set()
-    marked.duplicate = next(k for k, _ in pairs if k in seen or seen.add(k))
-    return marked
-
-
-def _int(text: str):
-    digits = len(text.lstrip("-"))
-    if digits > MAX_INT_DIGITS:
-        return _Bad(f"integer with {digits:,} digits; at most {MAX_INT_DIGITS} expected", text)
-    return int(text)
-
-
-def _float(text: str):
-    value = float(text)
-    if math.isinf(value):
-        return _Bad(f"number {text[:20]}{'...' if len(text) > 20 else ''} is out of range; expected a finite number",
-                    text)
-    return value
-
-
-def _constant(name: str):
-    return _Bad(f"{name} is not a number JSON allows; expected a finite number", name)
-
-
-def _field_path(parent: str, key: Any) -> str:
-    if isinstance(key, int):
-        return f"{parent}[{key}]"
-    return f"{parent}.{key}" if parent else str(key)
-
-
-_LONE = "lone surrogate"
-
-
-def _find_bad(value: Any, where: str, *, surrogates: bool) -> tuple[str, str, str | None] | None:
-    """The first refused value under ``value`` as ``(field path, why, literal)``; depth is
-    already bounded."""
-    if isinstance(value, _Bad):
-        return where, value.why, value.token
-    if isinstance(value, str):
-        if surrogates and _SURROGATE.search(value):
-            return where, "string holds a lone surrogate (\\ud800-\\udfff escape); expected valid Unicode text", _LONE
-        return None
-    if isinstance(value, dict):
-        dup = getattr(value, "duplicate", None)
-        if dup is not None:
-            return _field_path(where, dup), f"duplicate key {dup!r}; every key may appear once in an object", None
-        for k, v in value.items():
-            if surrogates and _SURROGATE.search(k):
-                return _field_path(where, k), "key holds a lone surrogate; expected valid Unicode text", _LONE
-            found = _find_bad(v, _field_path(where, k), surrogates=surrogates)
-            if found:
-                return found
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            found = _find_bad(v, _field_path(where, i), surrogates=surrogates)
-            if found:
-                return found
-    return None
-
-
-_LONE_ESCAPE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])"
-                         r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}")
-
-
-def _line_of(text: str, token: str | None) -> int | None:
-    """Line of the first occurrence of a refused literal in a whole document (None when unsure)."""
-    if token is None:
-        return None
-    if token == _LONE:
-        m = _LONE_ESCAPE.search(text)
-        return text.count("\n", 0, m.start()) + 1 if m else None
-    skeleton = _STRING.sub('""', text)  # the literal outside strings; strings never hold newlines
-    pos = skeleton.find(token)
-    return skeleton.count("\n", 0, pos) + 1 if pos >= 0 else None
-
-
-class _Refused(Exception):
-    """Raised by the fast decoder's hooks at the first value to refuse."""
-
-
-def _fast_pairs(pairs: list[tuple[str, Any]]) -> dict:
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        raise _Refused
-    return obj
-
-
-def _fast_int(text: str) -> int:
-    if len(text) > MAX_INT_DIGITS and len(text.lstrip("-")) > MAX_INT_DIGITS:
-        raise _Refused
-    return int(text)
-
-
-def _fast_float(text: str) -> float:
-    value = float(text)
-    if math.isinf(value):
-        raise _Refused
-    return value
-
-
-def _refuse(_: str):
-    raise _Refused
-
-
-#: The decoders of the common case: nothing to refuse, no Python call beyond the hooks.
-_STRICT = json.JSONDecoder(object_pairs_hook=_fast_pairs, parse_int=_fast_int, parse_float=_fast_float,
-                           parse_constant=_refuse)
-_LENIENT = json.JSONDecoder(object_pairs_hook=_fast_pairs, parse_int=_fast_int)
-
-
-def _marking_decoder(allow_nonfinite: bool) -> json.JSONDecoder:
-    """A decoder that puts a :class:`_Bad` (or a :class:`_Object`) where a value is refused."""
-    if allow_nonfinite:
-        return json.JSONDecoder(object_pairs_hook=_pairs, parse_int=_int)
-    return json.JSONDecoder(object_pairs_hook=_pairs, parse_int=_int, parse_float=_float,
-                            parse_constant=_constant)
-
-
-def loads_json(text: str, *, path: str | Path | None = None, line: int | None = None,
-               allow_nonfinite: bool = False) -> Any:
-    """Decode ``text`` strictly, or raise :class:`InputError` naming file, line and field.
-
-    Refused: invalid JSON, nesting deeper than :data:`MAX_JSON_DEPTH`, a key twice in one object,
-    integers longer than :data:`MAX_INT_DIGITS` digits, ``NaN``/``Infinity`` and numbers that
-    overflow to infinity, and strings holding a lone surrogate (they cannot be written as UTF-8).
-    ``line`` is the line of a JSONL record; for a whole document the line comes from the text.
-    ``allow_nonfinite`` accepts ``NaN``/``Infinity`` (for files synthprobe itself wrote, such as
-    the score cache, where a log-probability may be ``-Infinity``).
-    """
-    _check_depth(text, path=path, line=line)
-    try:
-        try:
-            value = (_LENIENT if allow_nonfinite else _STRICT).decode(text)
-            flagged = False
-        except _Refused:  # something to refuse: decode again with markers to find its field
-            value = _marking_decoder(allow_nonfinite).decode(text)
-            flagged = True
-    except json.JSONDecodeError as exc:
-        raise InputError(f"invalid JSON ({exc.msg} at column {exc.colno})", path=path,
-                         line=line if line is not None else exc.lineno) from None
-    except RecursionError:  # not reached after _check_depth; kept so it can never escape
-        raise InputError(f"JSON nested too deeply; at most {MAX_JSON_DEPTH} levels expected",
-                         path=path, line=line) from None
-    surrogates = _SURROGATE_ESCAPE.search(text) is not None
-    if flagged or surrogates:
-        found = _find_bad(value, "", surrogates=surrogates)
-        if found:
-            where, why, token = found
-            if line is None:
-                line = _line_of(text, token)
-            raise InputError(why, path=path, line=line, field=where or None)
-    return value
-
-
 # -- output folders (exports, reports) ------------------------------------------------------
 
 
@@ -510,7 +239,7 @@ def write_tree(out: str | Path, files: dict[str, bytes], *, inputs=(), overwrite
 
     Call this only after every file's bytes exist, so bad input never leaves a half export.
     Nothing is written if one of the files is an input (``inputs``: paths or ``(path, field)``
-    pairs) or, unless ``overwrite``, already exists (:func:`synthprobe.io.check_output_dir`).
+    pairs) or, unless ``overwrite``, already exists (:func:`check_output_dir`).
     """
     out = Path(out)
     check_output_dir(out, list(files), inputs, overwrite=overwrite)
@@ -524,10 +253,3 @@ def write_tree(out: str | Path, files: dict[str, bytes], *, inputs=(), overwrite
             raise InputError(f"cannot write ({exc.strerror})", path=path) from None
         written.append(path)
     return written
-
-
-def resource_path(name: str) -> Path:
-    """Path of a file shipped in ``synthprobe/resources``."""
-    from importlib import resources
-
-    return Path(str(resources.files("synthprobe").joinpath("resources", name)))

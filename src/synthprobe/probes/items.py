@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from synthprobe.errors import InputError
-from synthprobe.io import read_jsonl, resource_path
+from synthprobe.io.paths import resource_path
+from synthprobe.io.read import read_jsonl
 
 NOVEL_WORDS_FILE = "novel_words.jsonl"
 GRAMMAR_FILE = "grammar.jsonl"

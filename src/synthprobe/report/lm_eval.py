@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from synthprobe.errors import InputError
-from synthprobe.io import read_jsonl
+from synthprobe.io.read import read_jsonl
 from synthprobe.results import SCHEMA, SCHEMA_VERSION, Reader, Results, parse, read_json
 
 #: what a Deep Arithmark row read from lm-eval's own files is headed by

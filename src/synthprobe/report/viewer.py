@@ -214,7 +214,7 @@ def _candidates(run: Run, data_files: Sequence[Path]) -> list[Path]:
 
 def find_data(run: Run, data_files: Sequence[Path], hashes: dict[Path, str | None]) -> Path | None:
     """The first candidate data file whose SHA-256 is the one the results document pins."""
-    from synthprobe.io import sha256_file
+    from synthprobe.io.read import sha256_file
 
     for p in _candidates(run, data_files):
         key = p.resolve() if p.exists() else p

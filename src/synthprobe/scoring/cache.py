@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 from synthprobe.errors import InputError
-from synthprobe.io import loads_json
+from synthprobe.io.read import loads_json
 from synthprobe.backends.spec import cache_root
 
 #: Bump when the line layout changes; old files are then simply not found.

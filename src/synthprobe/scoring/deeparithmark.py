@@ -21,7 +21,9 @@ from synthprobe.backends.refs import ModelRef, NameRegistry, named_model
 from synthprobe.errors import InputError
 from synthprobe.formats.arithmark3 import load_arithmark3
 from synthprobe.items import MCItem
-from synthprobe.io import atomic_write_json, check_not_input, sha256_file, slug
+from synthprobe.io.paths import slug
+from synthprobe.io.read import sha256_file
+from synthprobe.io.write import atomic_write_json, check_not_input
 from synthprobe.scoring import results as res
 from synthprobe.scoring.runner import batches, run_items
 from synthprobe.tasks.deeparithmark import protocols as proto

@@ -20,7 +20,8 @@ from typing import Any, Callable
 
 from synthprobe.errors import InputError
 from synthprobe.formats.arithmark3 import load_arithmark3
-from synthprobe.io import sha256_file, slug
+from synthprobe.io.paths import slug
+from synthprobe.io.read import sha256_file
 from synthprobe.metrics.choice import exact_match, pick_choice
 from synthprobe.metrics.steps import step_depth_markdown, summarise_steps
 from synthprobe.results import SCHEMA, SCHEMA_VERSION, STEPS_VERSION, dumps_results

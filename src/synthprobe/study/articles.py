@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from synthprobe.errors import InputError
-from synthprobe.io import read_jsonl
-from synthprobe.io import resource_path
+from synthprobe.io.read import read_jsonl
+from synthprobe.io.paths import resource_path
 
 SAMPLE_FILE = "study_sample.jsonl"
 MAX_ARTICLE_CHARS = 40_000

@@ -30,7 +30,7 @@ from typing import Any
 from tqdm import tqdm
 
 from synthprobe.errors import InputError
-from synthprobe.io import atomic_open
+from synthprobe.io.write import atomic_open
 from synthprobe.backends.decoding import Sampling, describe, generate
 from synthprobe.seeding import derive_seed, item_rng
 from synthprobe.study.articles import STOP, Article, build_prompt, word_count

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from synthprobe.errors import InputError
-from synthprobe.io import read_jsonl
+from synthprobe.io.read import read_jsonl
 
 _REQUIRED = ("id", "article_id", "title", "subtitle", "condition", "model", "length", "human", "machine")
 _OPTIONAL = {"model_spec", "backend", "samples_words", "samples_complete", "chosen_sample", "selection",

@@ -169,7 +169,7 @@ def parse_model(value: Any, where: str, path: Path | None) -> GridModel:
 
 def read_grid_file(path: Path) -> dict[str, Any]:
     """A grid file's keys, checked (the values are checked where they are used)."""
-    from synthprobe.io import loads_json
+    from synthprobe.io.read import loads_json
 
     if not path.is_file():
         raise InputError("grid file not found", path=path, field="--grid")

@@ -71,7 +71,7 @@ def prepare_data(grid: Grid, data_dir: Path, *, progress: bool = True) -> None:
     that jobs only read it. Same seed → the same bytes; the release seed gives the release file."""
     from tqdm import tqdm
 
-    from synthprobe.io import atomic_write_bytes
+    from synthprobe.io.write import atomic_write_bytes
     from synthprobe.tasks.deeparithmark.build import render_bytes
 
     if "deeparithmark" not in grid.tasks:

@@ -25,7 +25,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from synthprobe.io import atomic_write_text, sha256_file
+from synthprobe.io.read import sha256_file
+from synthprobe.io.write import atomic_write_text
 from synthprobe.backends.base import ModelLoadError
 from synthprobe.backends.spec import cache_root
 

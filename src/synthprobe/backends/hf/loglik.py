@@ -185,7 +185,7 @@ def _read_verdict(path: Path | None) -> dict[str, Any] | None:
     """A stored verdict, or None when there is none or it is not exactly what we write."""
     if path is None:
         return None
-    from synthprobe.io import loads_json
+    from synthprobe.io.read import loads_json
 
     try:
         data = loads_json(path.read_text(encoding="utf-8"), path=path)
@@ -201,7 +201,7 @@ def _read_verdict(path: Path | None) -> dict[str, Any] | None:
 def _write_verdict(path: Path | None, caps: dict[str, Any]) -> None:
     if path is None:
         return
-    from synthprobe.io import atomic_write_json
+    from synthprobe.io.write import atomic_write_json
 
     with contextlib.suppress(OSError, InputError):  # a read-only cache only costs the probe next time
         atomic_write_json(path, {k: caps[k] for k in ("onepass_ok", "onepass_reason", "logits_mode")})

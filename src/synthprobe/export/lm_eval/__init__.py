@@ -47,14 +47,14 @@ from pathlib import Path
 from typing import Iterable
 
 from synthprobe.errors import InputError
-from synthprobe.io import check_out_dir, write_tree
+from synthprobe.io.write import check_out_dir, write_tree
 from synthprobe.export.lm_eval.deeparithmark import GROUP_BY_DEPTH, TASK, deeparithmark_files
 from synthprobe.export.lm_eval.gpt3 import (DEFAULT_GPT3_TASKS, FEWSHOT_MODULE, GPT3_PREFIX, Gpt3Pool,
                                             built_pools, fewshot_module, gpt3_files, user_pool)
 from synthprobe.export.lm_eval.sampler import demo_sampler
 from synthprobe.export.lm_eval.yaml import DATA_MODULE, DATA_MODULE_SOURCE
 from synthprobe.export.release import DEFAULT_RELEASE, load_release
-from synthprobe.io import check_output_dir
+from synthprobe.io.write import check_output_dir
 
 
 def _readme(files: dict[str, bytes], out: Path, pools: list[Gpt3Pool]) -> bytes:

@@ -42,7 +42,7 @@ from typing import Any, Sequence
 import yaml
 
 from synthprobe.errors import InputError
-from synthprobe.io import check_out_dir, write_tree
+from synthprobe.io.write import check_out_dir, write_tree
 from synthprobe.results import SCHEMA, SCHEMA_VERSION, Entry, Results
 from synthprobe.version import __version__
 

@@ -13,7 +13,7 @@ from typing import Any, Iterable
 from synthprobe.errors import InputError
 from synthprobe.export.lm_eval.yaml import MC_METRICS, Function, comment, data_source, dump
 from synthprobe.formats.arithmark3 import load_arithmark3
-from synthprobe.io import read_jsonl
+from synthprobe.io.read import read_jsonl
 from synthprobe.tasks.gpt3.taskfile import check_record, load_task_file
 
 #: Prefix of every GPT-3 task name. lm-eval ships ``arithmetic_2da``, ``anagrams1``, … over

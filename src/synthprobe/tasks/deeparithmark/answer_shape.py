@@ -26,7 +26,7 @@ import re
 from functools import lru_cache
 from typing import Mapping
 
-from synthprobe.io import loads_json
+from synthprobe.io.read import loads_json
 from synthprobe.tasks.deeparithmark.base import Problem, render_value
 
 #: Where the calibrated table lives (inside the package, so an installed copy has it).

@@ -68,7 +68,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Mapping, Sequence
 
-from synthprobe.io import atomic_open
+from synthprobe.io.write import atomic_open
 from synthprobe.seeding import ItemStreams, derive_seed
 from synthprobe.tasks.deeparithmark.answer_shape import acceptance, load_table
 from synthprobe.tasks.deeparithmark.base import (FAMILIES, Family, GenerationError, Problem,
@@ -632,7 +632,7 @@ def build(out: str | Path, *, seed: int = RELEASE_SEED, n: int = RELEASE_SIZE,
             digest.update(line)
             fh.write(line)
         if table is not None:
-            from synthprobe.io import atomic_write_json
+            from synthprobe.io.write import atomic_write_json
             from synthprobe.tasks.deeparithmark.plugins import table_path
 
             atomic_write_json(table_path(out), {**table, "data": out.name, "sha256": digest.hexdigest()})

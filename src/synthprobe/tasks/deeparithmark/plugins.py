@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from synthprobe.errors import InputError
-from synthprobe.io import loads_json, sha256_file
+from synthprobe.io.read import loads_json, sha256_file
 from synthprobe.seeding import item_rng
 from synthprobe.tasks.deeparithmark.base import (FAMILIES, Family, GenerationError, Problem, decoy_problem,
                                                  feasible_ranks, usable_mistakes)

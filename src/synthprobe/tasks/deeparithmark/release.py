@@ -25,7 +25,8 @@ def cached_release() -> Path:
     import hashlib
 
     from synthprobe.backends.spec import cache_root
-    from synthprobe.io import atomic_write_bytes, sha256_file
+    from synthprobe.io.read import sha256_file
+    from synthprobe.io.write import atomic_write_bytes
 
     path = cache_root() / "data" / RELEASE_FILE.name
     if path.is_file() and sha256_file(path) == RELEASE_SHA256:

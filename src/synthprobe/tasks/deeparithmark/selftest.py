@@ -26,7 +26,7 @@ from typing import Sequence
 
 from synthprobe.formats.arithmark3 import load_arithmark3
 from synthprobe.items import MCItem
-from synthprobe.io import sha256_file
+from synthprobe.io.read import sha256_file
 from synthprobe.tasks.deeparithmark.audit import CLASSIFIER, audit, audit_item, format_table, tolerance
 from synthprobe.tasks.deeparithmark.build import dumps_item
 from synthprobe.tasks.deeparithmark.checks import (ITEM_RULES, MAX_CTX_WORDS, ctx_words,

@@ -64,7 +64,7 @@ def is_sample(path: str | Path | None) -> bool:
     """True when ``path`` is ``None`` (the default) or a file with the shipped sample's bytes."""
     if path is None:
         return True
-    from synthprobe.io import sha256_file
+    from synthprobe.io.read import sha256_file
 
     try:
         return sha256_file(path) == sha256_file(sample_path())

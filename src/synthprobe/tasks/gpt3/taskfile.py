@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from synthprobe.errors import InputError
-from synthprobe.io import read_jsonl
+from synthprobe.io.read import read_jsonl
 from synthprobe.items import GenItem
 from synthprobe.tasks.gpt3.registry import Task, get_task
 from synthprobe.tasks.gpt3.words import INSERTIONS
