@@ -68,9 +68,25 @@ from typing import Any, Mapping, Sequence
 
 from synthprobe.errors import InputError
 from synthprobe.io.read import loads_json
+from synthprobe.version import __version__
 
 SCHEMA = "synthprobe/results"
 SCHEMA_VERSION = 2
+
+
+def results_document(*, synthprobe: str | None = __version__, **parts: Any) -> dict[str, Any]:
+    """The top of every results document, the one place it is assembled: ``schema``,
+    ``schema_version`` and ``synthprobe`` (the version that wrote it: this one unless the document
+    carries another's, e.g. when converted), then ``parts`` in the order given (``command``,
+    ``protocol``, ``datasets``, ``models``, ``comparisons``, ``sweep``, ``contamination``, ...); a
+    part given as None is left out. ``models`` is required (``[]`` for a document without models)."""
+    if "models" not in parts:
+        raise TypeError("results_document() needs models=")
+    doc: dict[str, Any] = {"schema": SCHEMA, "schema_version": SCHEMA_VERSION, "synthprobe": synthprobe}
+    doc.update((key, value) for key, value in parts.items() if value is not None)
+    return doc
+
+
 #: the Deep Arithmark-only layout of earlier releases (read, converted)
 DEEPARITHMARK_V1 = "synthprobe/deeparithmark-results"
 #: the one-model GPT-3 layout of earlier releases of ``score gpt3`` (read, converted)

@@ -337,11 +337,7 @@ def cmd_number_format(args: argparse.Namespace) -> int:
         entries.append({"model": model, "settings": settings, "results": {"number_format": block},
                         "seconds": {"load": round(load_seconds, 2),
                                     "total": round(time.perf_counter() - started, 2)}})
-    doc = {
-        "schema": res.SCHEMA, "schema_version": res.SCHEMA_VERSION, "synthprobe": __version__,
-        "command": shlex.join(["synthprobe", *sys.argv[1:]]),
-        "models": entries,
-    }
+    doc = res.results_document(command=shlex.join(["synthprobe", *sys.argv[1:]]), models=entries)
     atomic_write_text(output, res.dumps_results(doc))
     for entry in entries:
         if len(entries) > 1:

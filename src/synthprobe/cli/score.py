@@ -194,7 +194,6 @@ def bench_main(argv: list[str] | None = None, *, root: Path | None = None) -> in
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    from synthprobe.version import __version__
     from synthprobe.io.paths import slug
     from synthprobe.io.read import sha256_file
     from synthprobe.io.write import atomic_write_text, check_outputs, default_output
@@ -304,15 +303,8 @@ def cmd_score(args: argparse.Namespace) -> int:
             **({"usage": usage} if usage is not None else {}),
         })
         tables.append(format_table(results, model["name"]))
-    doc = {
-        "schema": res.SCHEMA,
-        "schema_version": res.SCHEMA_VERSION,
-        "synthprobe": __version__,
-        "command": shlex.join(["synthprobe", *sys.argv[1:]]),
-        "models": entries,
-    }
-    if len(entries) > 1:
-        doc["comparisons"] = {"gpt3": gpt3_comparisons(entries)}
+    doc = res.results_document(command=shlex.join(["synthprobe", *sys.argv[1:]]), models=entries,
+                               comparisons={"gpt3": gpt3_comparisons(entries)} if len(entries) > 1 else None)
     atomic_write_text(output, dumps_results(doc))
     args.written = output  # for what runs after the command (export.cli's --output-format)
     print("\n\n".join(tables))

@@ -342,8 +342,7 @@ def validate(config: Config):
 
 def run(config: Config) -> dict:
     """Scan, summarise, rescore; returns the results document (written by :func:`write`)."""
-    from synthprobe.results import SCHEMA, SCHEMA_VERSION
-    from synthprobe.version import __version__
+    from synthprobe.results import results_document
 
     files, tasks = validate(config)
     index, stats = ng.build_index([t.texts for t in tasks])
@@ -372,12 +371,7 @@ def run(config: Config) -> dict:
                 "seconds": round(seconds, 3), "mb_per_s": round(total / 1e6 / seconds, 3) if seconds > 0 else None},
         "tasks": sections,
     }
-    doc: dict[str, Any] = {"schema": SCHEMA, "schema_version": SCHEMA_VERSION, "synthprobe": __version__}
-    if config.command:
-        doc["command"] = config.command
-    doc["models"] = []
-    doc["contamination"] = section
-    return doc
+    return results_document(command=config.command or None, models=[], contamination=section)
 
 
 def write(config: Config, doc: dict) -> None:

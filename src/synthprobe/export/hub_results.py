@@ -16,7 +16,7 @@ from typing import Sequence
 
 from synthprobe.io.paths import slug
 from synthprobe.io.write import write_tree
-from synthprobe.results import SCHEMA, SCHEMA_VERSION, Entry, Results, dumps_results, read_results
+from synthprobe.results import Entry, Results, dumps_results, read_results, results_document
 
 DEEP_DATASET = ("synthprobe/deeparithmark-1", "Deep Arithmark-1")
 GPT3_DATASET = ("synthprobe/gpt3-synthetic", "GPT-3 synthetic tasks (synthprobe)")
@@ -102,8 +102,7 @@ def export_hub_results(paths: Sequence[str | Path], out: str | Path, *, repo_pre
                              path=parts[0][0].path)
         files[f"{folder}/README.md"] = card(name, parts).encode("utf-8")
         for doc, entry in parts:
-            one = {"schema": SCHEMA, "schema_version": SCHEMA_VERSION, "synthprobe": doc.synthprobe,
-                   **({"datasets": doc.datasets} if doc.datasets else {}), "models": [entry.data]}
+            one = results_document(synthprobe=doc.synthprobe, datasets=doc.datasets or None, models=[entry.data])
             files[f"{folder}/{results_name(doc)}"] = dumps_results(json.loads(json.dumps(one))).encode("utf-8")
         commands.append(f"hf upload {repo_prefix}{folder}-synthprobe-results {out / folder} . --repo-type model")
     written = write_tree(out, files, inputs=[(p, "RESULTS.json") for p in paths], overwrite=overwrite)

@@ -30,7 +30,7 @@ from typing import Any
 
 from synthprobe.errors import InputError
 from synthprobe.io.read import read_jsonl
-from synthprobe.results import SCHEMA, SCHEMA_VERSION, Reader, Results, parse, read_json
+from synthprobe.results import Reader, Results, parse, read_json, results_document
 
 #: what a Deep Arithmark row read from lm-eval's own files is headed by
 HEADLINE_NOTE = ("acc (lm-eval's files hold no token counts, so the per-token acc_norm and the soft "
@@ -328,8 +328,6 @@ def read_folder(path: str | Path) -> Results:
             for key, value in (src.get("datasets") or {}).items():
                 datasets.setdefault(key, value)
             source = source or src
-    doc = {"schema": SCHEMA, "schema_version": SCHEMA_VERSION, "synthprobe": source.get("synthprobe"),
-           "command": source.get("command"), "datasets": datasets, "models": models}
-    if source.get("protocol") is not None:
-        doc["protocol"] = source["protocol"]
+    doc = results_document(synthprobe=source.get("synthprobe"), command=source.get("command"), datasets=datasets,
+                           models=models, protocol=source.get("protocol"))
     return parse(doc, path)

@@ -24,6 +24,7 @@ from synthprobe.items import MCItem
 from synthprobe.io.paths import slug
 from synthprobe.io.read import sha256_file
 from synthprobe.io.write import atomic_write_json, check_not_input
+from synthprobe.results import results_document
 from synthprobe.scoring import results as res
 from synthprobe.scoring.runner import batches, run_items
 from synthprobe.tasks.deeparithmark import protocols as proto
@@ -475,18 +476,8 @@ def run(config: ScoreConfig, *, echo: Callable[[str], None] = print) -> tuple[di
     effect = res.protocol_effect(entries)
     if not config.save_predictions:
         drop_predictions(entries)
-    doc = {
-        "schema": res.SCHEMA,
-        "schema_version": res.SCHEMA_VERSION,
-        "synthprobe": __version__,
-        "protocol": res.PROTOCOL,
-        "datasets": {ds.key: ds.info for ds in datasets},
-        "models": entries,
-    }
-    if compared:
-        doc["comparisons"] = compared
-    if effect:
-        doc["protocol_effect"] = effect
+    doc = results_document(protocol=res.PROTOCOL, datasets={ds.key: ds.info for ds in datasets}, models=entries,
+                           comparisons=compared or None, protocol_effect=effect or None)
     atomic_write_json(out, doc)
     echo("")
     echo(res.format_table([e["row"] for e in entries]))

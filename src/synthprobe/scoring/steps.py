@@ -24,7 +24,7 @@ from synthprobe.io.paths import slug
 from synthprobe.io.read import sha256_file
 from synthprobe.metrics.choice import exact_match, pick_choice
 from synthprobe.metrics.steps import step_depth_markdown, summarise_steps
-from synthprobe.results import SCHEMA, SCHEMA_VERSION, STEPS_VERSION, dumps_results
+from synthprobe.results import STEPS_VERSION, dumps_results, results_document
 from synthprobe.scoring.runner import batches, run_items
 from synthprobe.tasks.deeparithmark.audit import tolerance
 from synthprobe.tasks.deeparithmark.composition import RELEASE_FILE
@@ -186,11 +186,7 @@ def run(backend, pr: Probes, config: StepsConfig, *, spec: str, load_s: float,
         "load_s": round(load_s, 3),
         "results": {"steps": score_probes(backend, pr, config)},
     }
-    doc: dict[str, Any] = {"schema": SCHEMA, "schema_version": SCHEMA_VERSION, "synthprobe": __version__}
-    if command:
-        doc["command"] = command
-    doc |= {"datasets": {"steps": pr.info}, "models": [entry]}
-    return doc
+    return results_document(command=command or None, datasets={"steps": pr.info}, models=[entry])
 
 
 def format_summary(block: dict[str, Any], echo: Callable[[str], None] = print) -> None:

@@ -346,18 +346,13 @@ def summarise_sweep(grid: Grid, entries: list[dict[str, Any]]) -> dict[str, Any]
 
 
 def document(grid: Grid, settings: Settings, entries: list[dict[str, Any]]) -> dict[str, Any]:
+    from synthprobe.results import results_document
     from synthprobe.scoring import results as res
-    from synthprobe.version import __version__
 
-    return {
-        "schema": res.SCHEMA,
-        "schema_version": res.SCHEMA_VERSION,
-        "synthprobe": __version__,
-        "protocol": res.PROTOCOL,
-        "sweep": {"grid": grid.describe(), "settings": settings.recorded(),
-                  "summary": summarise_sweep(grid, entries)},
-        "models": entries,
-    }
+    return results_document(protocol=res.PROTOCOL,
+                            sweep={"grid": grid.describe(), "settings": settings.recorded(),
+                                   "summary": summarise_sweep(grid, entries)},
+                            models=entries)
 
 
 def format_summary(summary: dict[str, Any]) -> str:
