@@ -21,7 +21,8 @@ import pytest
 
 from synthprobe.cli import main
 from synthprobe.errors import InputError
-from synthprobe.io.write import (atomic_open, atomic_write_text, check_output_dir, check_outputs, default_output, same_file)
+from synthprobe.io.write import (atomic_open, atomic_write_text, check_output_dir, check_outputs, default_output,
+                                 same_file)
 
 ROOT = Path(__file__).resolve().parents[1]
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"

@@ -514,6 +514,7 @@ def _register_gpt3(verbs: dict) -> None:
 
 
 def register(verbs: dict) -> None:
-    """Add ``synthprobe build deeparithmark``, one ``synthprobe build <task>`` per GPT-3 task and ``synthprobe build gpt3``."""
+    """Add ``synthprobe build deeparithmark``, one ``synthprobe build <task>`` per GPT-3 task and
+    ``synthprobe build gpt3``."""
     _register_deeparithmark(verbs)
     _register_gpt3(verbs)

@@ -354,7 +354,8 @@ def _register_number_format(verbs: dict) -> None:
     p = verbs["probe"].add_parser(
         "number-format", help="score the same items with plain, comma-grouped and space-grouped numbers; "
                               "paired McNemar test per depth and task",
-        description=NUMBER_FORMAT_DESCRIPTION, epilog=NUMBER_FORMAT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        description=NUMBER_FORMAT_DESCRIPTION, epilog=NUMBER_FORMAT_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--formats", default="comma,space",
                    help="formats to compare with plain, comma-separated: comma, space (default: both)")
     p.add_argument("--seed", type=nonneg_int, default=DEFAULT_SEED,

@@ -33,8 +33,7 @@ import pyarrow.parquet as pq
 import yaml
 
 from synthprobe.errors import InputError
-from synthprobe.io.write import check_out_dir, write_tree
-from synthprobe.io.write import check_output_dir
+from synthprobe.io.write import check_out_dir, check_output_dir, write_tree
 from synthprobe.export.release import DEFAULT_RELEASE, Release, load_release
 
 PARQUET_NAME = "data/test-00000-of-00001.parquet"

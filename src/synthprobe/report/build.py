@@ -39,8 +39,7 @@ from pathlib import Path
 from typing import Sequence
 
 from synthprobe.errors import InputError
-from synthprobe.io.write import write_tree
-from synthprobe.io.write import check_output_dir
+from synthprobe.io.write import check_output_dir, write_tree
 from synthprobe.report import page, viewer
 from synthprobe.report.deeparithmark import figures as plots
 from synthprobe.report.gpt3 import figures as gpt3_figures
