@@ -8,6 +8,9 @@ Prints, for the checkout at ROOT (default: this repository):
 - imports that point up a layer: imports from a module to a module of a higher layer of the
   ``layers`` contract in ``pyproject.toml`` (``--contract`` reads the contract of another file, so
   two trees can be judged by the same rules);
+- modules that import argparse (and how many of them are outside ``synthprobe.cli``), and
+  imports of the command line (``synthprobe.cli``, on older trees also ``synthprobe.cliargs``)
+  from modules that parse no arguments themselves (``__main__`` aside);
 - lines per top-level folder of ``src/synthprobe`` (loose modules together as ``(modules)``) and
   of the repository (src, tests, tools, bench, docs).
 
@@ -25,14 +28,17 @@ from pathlib import Path
 PACKAGE = "synthprobe"
 
 
-def import_graph(root: Path) -> dict[str, set[str]]:
-    """Module -> the synthprobe modules it imports (anywhere in the file), read by grimp."""
+def import_graph(root: Path) -> tuple[dict[str, set[str]], set[str]]:
+    """Module -> the synthprobe modules it imports (anywhere in the file), read by grimp; and the
+    modules that import argparse."""
     import grimp
 
     sys.path.insert(0, str(root / "src"))
-    graph = grimp.build_graph(PACKAGE, cache_dir=None)
+    graph = grimp.build_graph(PACKAGE, include_external_packages=True, cache_dir=None)
+    ours = [m for m in graph.modules if m.split(".")[0] == PACKAGE]
+    parsing = {m for m in ours if "argparse" in graph.find_modules_directly_imported_by(m)}
     return {m: {i for i in graph.find_modules_directly_imported_by(m) if i.split(".")[0] == PACKAGE}
-            for m in graph.modules if m.split(".")[0] == PACKAGE}
+            for m in ours}, parsing
 
 
 def components(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -134,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verbose", action="store_true", help="list the chain and the upward imports")
     args = parser.parse_args(argv)
     root = args.root.resolve()
-    graph = import_graph(root)
+    graph, parsing = import_graph(root)
     chain, cycles = longest_chain(graph)
     stack = layers(args.contract or root / "pyproject.toml")
     up = upward_imports(graph, stack)
@@ -148,6 +154,20 @@ def main(argv: list[str] | None = None) -> int:
     print(f"imports that point up a layer: {len(up)} (layers of {args.contract or root / 'pyproject.toml'})")
     if args.verbose:
         for a, b in up:
+            print(f"  {a} -> {b}")
+    cli = f"{PACKAGE}.cli"
+    outside = sorted(m for m in parsing if m != cli and not m.startswith(cli + "."))
+    print(f"modules that import argparse: {len(parsing)}, outside {cli}: {len(outside)}")
+    if args.verbose and outside:
+        print("  " + ", ".join(outside))
+    into_cli = sorted((a, b) for a, bs in graph.items() for b in bs
+                      if (b == cli or b.startswith(cli + ".") or b == f"{PACKAGE}.cliargs")
+                      and not (a == cli or a.startswith(cli + ".")) and a not in parsing
+                      and a != f"{PACKAGE}.__main__")
+    print(f"imports of the command line (synthprobe.cli*, cliargs) from modules that parse no arguments: "
+          f"{len(into_cli)}")
+    if args.verbose:
+        for a, b in into_cli:
             print(f"  {a} -> {b}")
     pkg = root / "src" / PACKAGE
     print("lines per top-level folder of src/synthprobe:")
