@@ -1,4 +1,5 @@
-"""Argument types shared by every command line: whole numbers with bounds.
+"""What every command's arguments share: whole numbers with bounds, ``--overwrite``, the one model
+block (:func:`add_model_args` and the readers of its flags) and the help formatter.
 
 argparse turns the :class:`argparse.ArgumentTypeError` into ``argument --n: expected ...``
 and exit status 2, so a bad value never reaches the code that would use it. Only ASCII digits
