@@ -50,7 +50,7 @@ def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> No
     ``root``: resolve the default data paths against this folder instead of the working directory.
     """
     from synthprobe.io import add_overwrite_argument
-    from synthprobe.scoring.deeparithmark import DEFAULT_COMPARE_DATA, DEFAULT_DATA
+    from synthprobe.scoring.deeparithmark.score import DEFAULT_COMPARE_DATA, DEFAULT_DATA
 
     base = root or Path()
     p.add_argument("--data", type=Path, default=base / DEFAULT_DATA, metavar="PATH",
@@ -107,7 +107,7 @@ def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> No
 
 def config_from_args(args: argparse.Namespace):
     from synthprobe.cliargs import model_refs
-    from synthprobe.scoring.deeparithmark import ScoreConfig, default_output
+    from synthprobe.scoring.deeparithmark.score import ScoreConfig, default_output
 
     if args.compare_data is not None and not args.compare:
         raise InputError("only has an effect together with --compare", field="--compare-data")
@@ -144,7 +144,7 @@ def run_command(args: argparse.Namespace) -> int:
     """Run the sub-command; InputError and Ctrl-C propagate to :func:`run_command_line` (exit 2
     and 130), other failures print and return 1. No results file is written in any of them."""
     from synthprobe.backends.base import ModelLoadError, ScoringError
-    from synthprobe.scoring.deeparithmark import run
+    from synthprobe.scoring.deeparithmark.score import run
 
     config = config_from_args(args)
     try:

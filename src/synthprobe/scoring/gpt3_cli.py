@@ -24,8 +24,8 @@ def cmd_score(args: argparse.Namespace) -> int:
     from synthprobe.backends import ScoringError, check_backend
     from synthprobe.cliargs import NameRegistry, backend_options, load_backend_or_exit, model_refs, named_model
     from synthprobe.tasks.gpt3.registry import resolve_tasks
-    from synthprobe.scoring.gpt3 import EvalConfig, dumps_results, format_table, run
-    from synthprobe.scoring.results import format_usage
+    from synthprobe.scoring.gpt3.score import EvalConfig, dumps_results, format_table, run
+    from synthprobe.scoring.deeparithmark.results import format_usage
     from synthprobe.tasks.gpt3.sat import sample_path
     from synthprobe.tasks.gpt3.taskfile import load_task_files
 
@@ -142,7 +142,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         if "usage" in entry:  # a server's token accounting for this run's requests
             print(format_usage(entry["model"]["name"], entry["usage"]))
     if len(entries) > 1:
-        from synthprobe.scoring.deeparithmark import format_comparisons
+        from synthprobe.scoring.deeparithmark.score import format_comparisons
 
         print("\n" + format_comparisons(doc["comparisons"]))
     print(f"\nresults: {output}")
@@ -181,7 +181,7 @@ def check_plan(backend, config, pools: dict, *, yes: bool, models: int = 1) -> N
     """Print the run's plan (and, for a run of more than a few items, an estimate from a short
     calibration on the loaded model, times the number of ``models``); refuse a run estimated at
     over an hour unless ``yes``."""
-    from synthprobe.scoring.gpt3 import CALIBRATE_ABOVE, calibrate, plan, plan_text
+    from synthprobe.scoring.gpt3.score import CALIBRATE_ABOVE, calibrate, plan, plan_text
 
     cells = plan(config, pools)
     total = sum(c.n for c in cells)
@@ -215,7 +215,7 @@ def max_new_tokens_text() -> str:
 
 def register(verbs: dict) -> None:
     from synthprobe.io import add_overwrite_argument
-    from synthprobe.scoring.gpt3 import CHECKS
+    from synthprobe.scoring.gpt3.score import CHECKS
     from synthprobe.tasks.gpt3.registry import FORMATS
 
     s = verbs["score"].add_parser(

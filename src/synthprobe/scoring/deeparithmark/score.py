@@ -22,7 +22,7 @@ from synthprobe.errors import InputError
 from synthprobe.formats.arithmark3 import load_arithmark3
 from synthprobe.items import MCItem
 from synthprobe.io import atomic_write_json, check_not_input, sha256_file, slug
-from synthprobe.scoring import results as res
+from synthprobe.scoring.deeparithmark import results as res
 from synthprobe.scoring.runner import batches, run_items
 from synthprobe.tasks.deeparithmark import protocols as proto
 from synthprobe.tasks.deeparithmark.composition import RELEASE_FILE
@@ -203,7 +203,7 @@ def generate_dataset(backend, ds: Dataset, config: ScoreConfig, protocol: str, *
     and are reported beside the accuracy."""
     from collections import Counter
 
-    from synthprobe.metrics.summary import summarise
+    from synthprobe.scoring.deeparithmark.metrics import summarise
     from synthprobe.scoring.cache import ScoreCache, cache_key, cacheable
     from synthprobe.scoring.records import generation_record
 
@@ -304,7 +304,7 @@ def score_dataset(backend, ds: Dataset, config: ScoreConfig, *,
     whose message says how many are cached. On CUDA out-of-memory the batch is halved and the
     run retried.
     """
-    from synthprobe.metrics.summary import summarise
+    from synthprobe.scoring.deeparithmark.metrics import summarise
     from synthprobe.scoring.cache import ScoreCache, cache_key, cacheable
     from synthprobe.scoring.records import build_records
 
