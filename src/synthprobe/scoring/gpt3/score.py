@@ -64,7 +64,7 @@ from synthprobe.scoring.gpt3.metrics import summarize
 from synthprobe.tasks.gpt3.registry import BuildConfig, FORMATS, Task, build_items, serialize
 from synthprobe.tasks.gpt3.paper import SIZES
 from synthprobe.tasks.gpt3.prompts import Prompt, PromptConfig, build_prompts, demo_pieces, parse_shots
-from synthprobe.tasks.deeparithmark import protocols as proto
+from synthprobe.tasks import protocols as proto
 from synthprobe.metrics.extract import LETTERS, extract_letter
 from synthprobe.tasks.gpt3.sat import is_sample
 from synthprobe.backends.chat import ChatSetup
