@@ -78,6 +78,15 @@ def test_a_broken_reference_is_one_error_naming_the_benchmark_and_part():
         bench.part("metrics")
 
 
+def test_a_name_that_points_at_something_else_is_refused(monkeypatch):
+    monkeypatch.setitem(benchmarks.BUILTIN, "bogus", "synthprobe.errors:InputError")
+    benchmarks.find.cache_clear()
+    with pytest.raises(InputError, match=r"built-in benchmark 'bogus': expected a synthprobe.benchmarks.Benchmark "
+                                         r"named 'bogus', got type"):
+        benchmarks.get("bogus")
+    benchmarks.find.cache_clear()
+
+
 def test_an_installed_benchmark_is_found_through_its_entry_point(plugin):
     assert "larger" in benchmarks.names()
     bench = benchmarks.get("larger")

@@ -105,8 +105,8 @@ def find(name: str) -> Benchmark | None:
         ref, what = ep.value, f"benchmark {name!r} (entry point {ep.value!r} of {GROUP!r})"
     bench = resolve(ref, what)
     if not isinstance(bench, Benchmark) or bench.name != name:
-        raise InputError(f"{what}: expected a synthprobe.benchmarks.Benchmark named {name!r}, "
-                         f"got {type(bench).__name__}{f' named {bench.name!r}' if isinstance(bench, Benchmark) else ''}")
+        got = type(bench).__name__ + (f" named {bench.name!r}" if isinstance(bench, Benchmark) else "")
+        raise InputError(f"{what}: expected a synthprobe.benchmarks.Benchmark named {name!r}, got {got}")
     return bench
 
 

@@ -88,7 +88,9 @@ def default_leaderboard_title(results: Sequence[ModelResult], gpt3: Sequence[Gpt
         return extra_sections.only_title(extras)
     if results and gpt3:
         return "Deep Arithmark and GPT-3 synthetic tasks leaderboard"
-    return extra_sections.leaderboard("deeparithmark", "table").DEFAULT_TITLE if results else "GPT-3 synthetic tasks leaderboard"
+    if results:
+        return extra_sections.leaderboard("deeparithmark", "table").DEFAULT_TITLE
+    return "GPT-3 synthetic tasks leaderboard"
 
 
 def markdown(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result], title: str,

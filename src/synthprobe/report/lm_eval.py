@@ -177,7 +177,6 @@ def _deep_block(folder: Path, r: Reader, tasks: list[str], iso: str) -> dict:
     from synthprobe.benchmarks import get
 
     summarise = get("deeparithmark").part("metrics")
-
     # the full task when it ran, else the depth tasks together
     use = ["deeparithmark"] if "deeparithmark" in tasks else sorted(tasks)
     records = []
