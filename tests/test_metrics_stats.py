@@ -10,7 +10,7 @@ from synthprobe.metrics.stats import accuracy_block, binom_p, chi2_homogeneity, 
 from synthprobe.scoring.deeparithmark.metrics import mistake_profile, rank_preference, summarise
 from synthprobe.backends.base import EndingScore
 from synthprobe.metrics.choice import argmax_first, softmax
-from synthprobe.scoring.deeparithmark.records import item_record, value_rank
+from synthprobe.scoring.records import item_record, value_rank
 
 
 def test_binomial_p_against_chance_matches_the_card():

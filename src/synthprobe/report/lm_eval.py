@@ -145,7 +145,7 @@ def _lls(r: Reader, obj: dict, n: int, path: Path, line: int) -> tuple[list[floa
 
 
 def _deep_record(doc: dict, lls: list[float], greedy: list[bool]) -> dict[str, Any]:
-    """A per-item record (:mod:`synthprobe.scoring.deeparithmark.records` layout) from what lm-eval keeps:
+    """A per-item record (:mod:`synthprobe.scoring.records` layout) from what lm-eval keeps:
     the headline pick is acc's (no token counts), acc_char is lm-eval's acc_norm."""
     from synthprobe.metrics.choice import argmax_first
 

@@ -3,7 +3,7 @@
 * :mod:`~synthprobe.scoring.runner`: THE batch → cache → resume → Ctrl-C → out-of-memory loop;
 * :mod:`~synthprobe.scoring.cache`: per-item records on disk, so interrupted runs resume;
 * :mod:`~synthprobe.scoring.deeparithmark.score`: Deep Arithmark and the ArithMark 3.0 comparison
-  (what to ask the backend, how to score the answer); :mod:`~synthprobe.scoring.deeparithmark.records` its
+  (what to ask the backend, how to score the answer); :mod:`~synthprobe.scoring.records` its
   per-item records, :mod:`~synthprobe.scoring.deeparithmark.results` its results block and printed table;
 * :mod:`~synthprobe.scoring.gpt3.score`: GPT-3's synthetic tasks, zero-/one-/few-shot;
 * :mod:`~synthprobe.scoring.cli`, :mod:`~synthprobe.scoring.gpt3_cli`,

@@ -16,7 +16,7 @@
     must compute the answer rather than recognise it among offered ones.
 
 :func:`prompt` builds the text (a user turn under a chat template, else a raw prompt ending in
-``Answer:``); :func:`synthprobe.scoring.deeparithmark.records.generation_record` reads a generated text back
+``Answer:``); :func:`synthprobe.scoring.records.generation_record` reads a generated text back
 with :mod:`synthprobe.metrics.extract`.
 """
 

@@ -1,4 +1,4 @@
-"""Pure functions from per-item records (:mod:`synthprobe.scoring.deeparithmark.records`) to the reported numbers.
+"""Pure functions from per-item records (:mod:`synthprobe.scoring.records`) to the reported numbers.
 
 ``summarise(records)`` returns::
 

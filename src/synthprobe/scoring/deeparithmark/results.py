@@ -37,7 +37,7 @@ fractions in [0, 1] except inside ``row``, which holds the table's percentages::
                          # by_template, by_topic, by_category, template_homogeneity,
                          # rank_preference, mistake_profile
               "predictions": [per-item records]      # only with --save-predictions; see
-                                                      # synthprobe.scoring.deeparithmark.records
+                                                      # synthprobe.scoring.records
             },
             "arithmark3": {... same layout ...}       # --compare only
           },

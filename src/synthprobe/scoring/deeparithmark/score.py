@@ -205,7 +205,7 @@ def generate_dataset(backend, ds: Dataset, config: ScoreConfig, protocol: str, *
 
     from synthprobe.scoring.deeparithmark.metrics import summarise
     from synthprobe.scoring.cache import ScoreCache, cache_key, cacheable
-    from synthprobe.scoring.deeparithmark.records import generation_record
+    from synthprobe.scoring.records import generation_record
 
     chat = config.chat
     cache = None
@@ -306,7 +306,7 @@ def score_dataset(backend, ds: Dataset, config: ScoreConfig, *,
     """
     from synthprobe.scoring.deeparithmark.metrics import summarise
     from synthprobe.scoring.cache import ScoreCache, cache_key, cacheable
-    from synthprobe.scoring.deeparithmark.records import build_records
+    from synthprobe.scoring.records import build_records
 
     cache = None
     if config.cache and cacheable(backend):
