@@ -32,7 +32,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 LIBS = ("torch", "transformers", "safetensors", "tokenizers", "numpy", "scipy", "scipy.stats", "jinja2", "tqdm",
-        "synthprobe.cli", "synthprobe.scoring.deeparithmark")
+        "synthprobe.cli", "synthprobe.scoring.deeparithmark.score")
 HEAVY = ("datasets", "pyarrow", "scipy", "matplotlib", "sklearn", "statsmodels", "jinja2")
 
 

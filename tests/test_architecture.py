@@ -1,8 +1,10 @@
 """The layers of docs/architecture.md, checked by import-linter against pyproject.toml's contracts.
 
 cli -> sweep -> apps (api, study, probes, report, export, scoring, contamination) -> tasks -> backends
--> core; only the cli package parses arguments and nothing else imports it; a backend never imports
-the layers above it; nothing outside a backend imports torch or transformers.
+-> core -> the benchmark registry; only the cli package parses arguments and nothing else imports it;
+a backend never imports the layers above it; nothing outside a backend imports torch or transformers;
+the runner and the report assembler reach benchmarks only through synthprobe.benchmarks, and the
+benchmarks' packages never import each other.
 """
 
 from __future__ import annotations
@@ -28,23 +30,31 @@ def _lint(src: Path, config_dir: Path) -> subprocess.CompletedProcess:
 def test_the_layer_contracts_hold():
     res = _lint(ROOT / "src", ROOT)
     assert res.returncode == 0, res.stdout + res.stderr
-    assert "4 kept, 0 broken" in res.stdout, res.stdout
+    assert "7 kept, 0 broken" in res.stdout, res.stdout
 
 
-def _lint_copy_with(tmp_path: Path, module: str, line: str) -> subprocess.CompletedProcess:
-    """import-linter on a copy of the package in which ``module`` (a path under synthprobe/) gains ``line``."""
+def _copy(tmp_path: Path) -> Path:
+    """A copy of the package under ``tmp_path/src`` and of pyproject.toml beside it."""
     src = tmp_path / "src"
     shutil.copytree(ROOT / "src" / "synthprobe", src / "synthprobe",
                     ignore=shutil.ignore_patterns("__pycache__", "resources"))
-    target = src / "synthprobe" / module
-    target.write_text(target.read_text(encoding="utf-8") + f"\n{line}  # noqa\n", encoding="utf-8")
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    return src
+
+
+def _lint_copy_with(tmp_path: Path, *changes: tuple[str, str]) -> subprocess.CompletedProcess:
+    """import-linter on a copy of the package in which each ``module`` (a path under synthprobe/)
+    gains its ``line``."""
+    src = _copy(tmp_path)
+    for module, line in changes:
+        target = src / "synthprobe" / module
+        target.write_text(target.read_text(encoding="utf-8") + f"\n{line}  # noqa\n", encoding="utf-8")
     return _lint(src, tmp_path)
 
 
 def test_an_import_that_runs_up_a_layer_breaks_the_contract(tmp_path):
     """The check can fail: a copy of the package whose backend imports the scorer is refused."""
-    res = _lint_copy_with(tmp_path, "backends/base.py", "import synthprobe.scoring.runner")
+    res = _lint_copy_with(tmp_path, ("backends/base.py", "import synthprobe.scoring.runner"))
     assert res.returncode != 0
     assert "BROKEN" in res.stdout and "synthprobe.backends" in res.stdout, res.stdout
 
@@ -55,7 +65,17 @@ def test_an_import_that_runs_up_a_layer_breaks_the_contract(tmp_path):
     ("report/build.py", "import argparse"),                # argument parsing outside the cli package
 ])
 def test_importing_the_cli_or_parsing_arguments_outside_it_breaks_the_contract(tmp_path, module, line):
-    res = _lint_copy_with(tmp_path, module, line)
+    res = _lint_copy_with(tmp_path, (module, line))
     assert res.returncode != 0
     broken = "only the cli package parses arguments; nothing imports it BROKEN"
     assert broken in " ".join(res.stdout.split()), res.stdout
+
+
+def test_a_benchmark_imported_by_name_breaks_the_registry_contracts(tmp_path):
+    """The report assembler importing a benchmark's package, and one benchmark importing another,
+    are each refused by their contract."""
+    res = _lint_copy_with(tmp_path, ("report/page.py", "import synthprobe.report.gpt3.table"),
+                          ("scoring/gpt3/metrics.py", "import synthprobe.scoring.deeparithmark.metrics"))
+    assert res.returncode != 0
+    assert "synthprobe.benchmarks BROKEN" in res.stdout and "nor the command line BROKEN" in res.stdout, res.stdout
+    assert "synthprobe.report.page -> synthprobe.report.gpt3.table" in res.stdout, res.stdout

@@ -14,7 +14,7 @@ from synthprobe.results import SCHEMA, SCHEMA_VERSION, read_results
 from synthprobe.tasks.gpt3 import get_task, resolve_tasks, task_names
 from synthprobe.metrics.choice import exact_match, pick_choice
 from synthprobe.metrics.stats import wilson_percent as interval
-from synthprobe.scoring.gpt3 import EvalConfig, format_table, run
+from synthprobe.scoring.gpt3.score import EvalConfig, format_table, run
 from synthprobe.tasks.gpt3.paper import (ROW_NOTES, SIZES, TABLE_H1, TOO_FEW, land_position, paper_row,
                                          where_it_lands)
 
@@ -132,7 +132,7 @@ def _items(prompts, correct: list[bool]):
 
 
 def test_rows_carry_an_interval_and_honest_paper_notes():
-    from synthprobe.scoring.gpt3 import SAT_SAMPLE_NOTE, summarize
+    from synthprobe.scoring.gpt3.metrics import SAT_SAMPLE_NOTE, summarize
 
     sat = get_task("SAT")
     prompts = _prompts(20, [15] * 16, drawn=15)
@@ -175,7 +175,8 @@ def test_rows_carry_an_interval_and_honest_paper_notes():
 def test_rows_always_keep_each_items_shots_and_prompt_size():
     import json
 
-    from synthprobe.scoring.gpt3 import dumps_results, summarize
+    from synthprobe.scoring.gpt3.metrics import summarize
+    from synthprobe.scoring.gpt3.score import dumps_results
 
     task = get_task("CL")
     prompts = _prompts(100, [100, 97, 100])

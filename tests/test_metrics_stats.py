@@ -7,7 +7,7 @@ import math
 import pytest
 
 from synthprobe.metrics.stats import accuracy_block, binom_p, chi2_homogeneity, wilson_ci
-from synthprobe.metrics.summary import mistake_profile, rank_preference, summarise
+from synthprobe.scoring.deeparithmark.metrics import mistake_profile, rank_preference, summarise
 from synthprobe.backends.base import EndingScore
 from synthprobe.metrics.choice import argmax_first, softmax
 from synthprobe.scoring.records import item_record, value_rank

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-import synthprobe.scoring.deeparithmark as scoring_run
+import synthprobe.scoring.deeparithmark.score as scoring_run
 from scoring_support import RELEASE, save_tiny_llama, write_fixture
 from synthprobe.cli import main
 from synthprobe.scoring.cache import ScoreCache

@@ -177,7 +177,7 @@ def test_gpt3_tasks_in_a_sweep_score_as_score_gpt3_does(toy, tmp_path):
     from synthprobe.backends import load_backend
     from synthprobe.results import parse
     from synthprobe.report.sweep import parse as read_sweep
-    from synthprobe.scoring.gpt3 import EvalConfig, run
+    from synthprobe.scoring.gpt3.score import EvalConfig, run
     from synthprobe.sweep.run import document, run_serial
     from synthprobe.tasks.gpt3.registry import get_task
 

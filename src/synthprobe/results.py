@@ -41,11 +41,11 @@ own name is then ``model.engine_name``), else the engine's; names are unique wit
 
 The ``contamination`` section (its own ``version``, :data:`CONTAMINATION_VERSIONS`) is written by
 ``synthprobe contamination`` and documented in :mod:`synthprobe.contamination.run`; a document
-holding one may have no models. Deep Arithmark blocks are documented in :mod:`synthprobe.scoring.results` (rates are fractions
-in [0, 1]), GPT-3 rows in :mod:`synthprobe.scoring.gpt3` (accuracies in percent, as the
+holding one may have no models. Deep Arithmark blocks are documented in :mod:`synthprobe.scoring.deeparithmark.results` (rates are fractions
+in [0, 1]), GPT-3 rows in :mod:`synthprobe.scoring.gpt3.score` (accuracies in percent, as the
 paper prints them), the ``number_format`` block (its own ``version``) in
 :mod:`synthprobe.scoring.number_format`, the per-step probe's ``steps`` block in
-:mod:`synthprobe.scoring.steps` and its ``summary`` in :mod:`synthprobe.metrics.steps` (fractions
+:mod:`synthprobe.scoring.deeparithmark.steps` and its ``summary`` in :mod:`synthprobe.metrics.steps` (fractions
 with exact 95 % intervals).
 
 Files written by earlier releases still read, converted on read, with every error located at
@@ -272,6 +272,14 @@ def _contamination(doc: dict, r: Reader) -> dict | None:
     return section
 
 
+def _registered(name: str) -> bool:
+    """Whether ``name`` is a benchmark of the registry beyond :data:`BENCHMARKS` (one installed
+    through an entry point): its block is read as an object and left to its own report section."""
+    from synthprobe.benchmarks import find
+
+    return find(name) is not None
+
+
 def _entries(doc: dict, r: Reader, *, allow_empty: bool = False) -> list[Entry]:
     models = r.get(doc, "models", "", list, required=not allow_empty) or []
     if not models and not allow_empty:
@@ -285,10 +293,12 @@ def _entries(doc: dict, r: Reader, *, allow_empty: bool = False) -> list[Entry]:
         settings = r.get(e, "settings", where, dict, required=False) or {}
         results = r.get(e, "results", where, dict)
         unknown = [k for k in results if k not in BENCHMARKS]
-        if unknown:
-            raise r.fail(f"{where}.results.{unknown[0]}", f"expected a benchmark, one of {list(BENCHMARKS)}")
+        registered = [k for k in unknown if _registered(k)]
+        if len(registered) < len(unknown):
+            bad = next(k for k in unknown if k not in registered)
+            raise r.fail(f"{where}.results.{bad}", f"expected a benchmark, one of {list(BENCHMARKS)}")
         blocks = {}
-        for name in BENCHMARKS:
+        for name in [*BENCHMARKS, *registered]:
             block = r.get(results, name, f"{where}.results", dict, required=False)
             if block is not None:
                 blocks[name] = Block(block, f"{where}.results.{name}")

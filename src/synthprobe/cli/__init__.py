@@ -126,6 +126,23 @@ def with_default_what(verbs: dict[str, argparse._SubParsersAction], argv: list[s
     return [argv[0], DEFAULT_WHAT[argv[0]], *argv[1:]]
 
 
+def _benchmark_commands(verbs: dict[str, argparse._SubParsersAction], argv: list[str]) -> int:
+    """``build NAME`` / ``score NAME`` where NAME is no sub-command but a benchmark the registry
+    knows (:mod:`synthprobe.benchmarks`, e.g. installed through an entry point): its commands are
+    added now, so entry points are read only when a command names what is not built in."""
+    if len(argv) < 2 or argv[0] not in ("build", "score") or argv[1].startswith("-") \
+            or argv[1] in verbs[argv[0]].choices:
+        return 0
+    from synthprobe.benchmarks import find
+
+    bench = find(argv[1])
+    if bench is not None:
+        from synthprobe.cli.benchmark import add_commands
+
+        add_commands(verbs, argv[0], bench)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
         parser, verbs = _build()
@@ -133,6 +150,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"synthprobe: error: {exc}", file=sys.stderr)
         return EXIT_FAILED
     argv = list(sys.argv[1:] if argv is None else argv)
+    status = run_command_line(lambda _: _benchmark_commands(verbs, argv), None)
+    if status:
+        return status
     args, extra = parser.parse_known_args(with_default_what(verbs, argv))
     if extra:  # reported by the sub-command that was given them, with its own usage line
         what = verbs.get(args.verb) if args.verb else None

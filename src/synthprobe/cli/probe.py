@@ -50,7 +50,7 @@ exit status: 0 ok, 2 bad input or flags, 1 the model failed to load or scoring f
 
 def add_steps_arguments(p: argparse.ArgumentParser) -> None:
     from synthprobe.cli.args import add_overwrite_argument
-    from synthprobe.scoring.steps import DEFAULT_DATA, MAX_NEW_TOKENS
+    from synthprobe.scoring.deeparithmark.steps import DEFAULT_DATA, MAX_NEW_TOKENS
 
     p.add_argument("--data", type=Path, default=DEFAULT_DATA, metavar="PATH",
                    help="Deep Arithmark JSONL file: the release or a private variant from 'synthprobe build "
@@ -82,7 +82,7 @@ def run_steps(args: argparse.Namespace) -> int:
     from synthprobe.io.write import atomic_write_text, check_outputs
     from synthprobe.io.write import default_output as new_name
     from synthprobe.results import dumps_results
-    from synthprobe.scoring import steps
+    from synthprobe.scoring.deeparithmark import steps
 
     from synthprobe.tasks.deeparithmark.release import locate_release
 

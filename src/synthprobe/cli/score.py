@@ -28,7 +28,7 @@ tokenised separately without special tokens, an ending's score is the sum of its
 log-probabilities (fp32), acc = argmax of the sum, acc_norm (primary) = argmax of the
 per-token mean, acc_char = per character (lm-eval's acc_norm); ties go to the lowest index.
 Prints the card's table (Deep, soft, d2-d5, ArithMark-3, delta, p vs chance) and writes a
-results JSON (schema: synthprobe.scoring.results)."""
+results JSON (schema: synthprobe.scoring.deeparithmark.results)."""
 
 EPILOG = """\
 examples:
@@ -61,7 +61,7 @@ def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> No
     ``root``: resolve the default data paths against this folder instead of the working directory.
     """
     from synthprobe.cli.args import add_overwrite_argument
-    from synthprobe.scoring.deeparithmark import DEFAULT_COMPARE_DATA, DEFAULT_DATA
+    from synthprobe.scoring.deeparithmark.score import DEFAULT_COMPARE_DATA, DEFAULT_DATA
 
     base = root or Path()
     p.add_argument("--data", type=Path, default=base / DEFAULT_DATA, metavar="PATH",
@@ -118,7 +118,7 @@ def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> No
 
 def config_from_args(args: argparse.Namespace):
     from synthprobe.backends.refs import model_refs
-    from synthprobe.scoring.deeparithmark import ScoreConfig, default_output
+    from synthprobe.scoring.deeparithmark.score import ScoreConfig, default_output
 
     if args.compare_data is not None and not args.compare:
         raise InputError("only has an effect together with --compare", field="--compare-data")
@@ -155,7 +155,7 @@ def run_command(args: argparse.Namespace) -> int:
     """Run the sub-command; InputError and Ctrl-C propagate to :func:`run_command_line` (exit 2
     and 130), other failures print and return 1. No results file is written in any of them."""
     from synthprobe.backends.base import ModelLoadError, ScoringError
-    from synthprobe.scoring.deeparithmark import run
+    from synthprobe.scoring.deeparithmark.score import run
 
     config = config_from_args(args)
     try:
@@ -201,8 +201,8 @@ def cmd_score(args: argparse.Namespace) -> int:
     from synthprobe.backends.refs import NameRegistry, model_refs, named_model
     from synthprobe.cli.args import backend_options, load_backend_or_exit
     from synthprobe.tasks.gpt3.registry import resolve_tasks
-    from synthprobe.scoring.gpt3 import EvalConfig, dumps_results, format_table, run
-    from synthprobe.scoring.results import format_usage
+    from synthprobe.scoring.gpt3.score import EvalConfig, dumps_results, format_table, run
+    from synthprobe.scoring.deeparithmark.results import format_usage
     from synthprobe.tasks.gpt3.sat import sample_path
     from synthprobe.tasks.gpt3.taskfile import load_task_files
 
@@ -312,7 +312,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         if "usage" in entry:  # a server's token accounting for this run's requests
             print(format_usage(entry["model"]["name"], entry["usage"]))
     if len(entries) > 1:
-        from synthprobe.scoring.deeparithmark import format_comparisons
+        from synthprobe.scoring.deeparithmark.score import format_comparisons
 
         print("\n" + format_comparisons(doc["comparisons"]))
     print(f"\nresults: {output}")
@@ -351,7 +351,7 @@ def check_plan(backend, config, pools: dict, *, yes: bool, models: int = 1) -> N
     """Print the run's plan (and, for a run of more than a few items, an estimate from a short
     calibration on the loaded model, times the number of ``models``); refuse a run estimated at
     over an hour unless ``yes``."""
-    from synthprobe.scoring.gpt3 import CALIBRATE_ABOVE, calibrate, plan, plan_text
+    from synthprobe.scoring.gpt3.score import CALIBRATE_ABOVE, calibrate, plan, plan_text
 
     cells = plan(config, pools)
     total = sum(c.n for c in cells)
@@ -385,7 +385,7 @@ def max_new_tokens_text() -> str:
 
 def _register_gpt3(verbs: dict) -> None:
     from synthprobe.cli.args import add_overwrite_argument
-    from synthprobe.scoring.gpt3 import CHECKS
+    from synthprobe.scoring.gpt3.score import CHECKS
     from synthprobe.tasks.gpt3.registry import FORMATS
 
     s = verbs["score"].add_parser(

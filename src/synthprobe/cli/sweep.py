@@ -123,7 +123,7 @@ def run_command(args: argparse.Namespace) -> int:
     from synthprobe.backends.base import ModelLoadError, ScoringError
     from synthprobe.cli.args import backend_options
     from synthprobe.io.write import atomic_write_json, check_output_dir, check_outputs, default_output
-    from synthprobe.scoring import results as res
+    from synthprobe.scoring.deeparithmark import results as res
     from synthprobe.sweep import grid as grid_mod
     from synthprobe.sweep import run as runner
 

@@ -41,10 +41,6 @@ from typing import Sequence
 from synthprobe.errors import InputError
 from synthprobe.io.write import check_output_dir, write_tree
 from synthprobe.report import page, viewer
-from synthprobe.report.deeparithmark import figures as plots
-from synthprobe.report.gpt3 import figures as gpt3_figures
-from synthprobe.report.deeparithmark import table as leaderboard
-from synthprobe.report.gpt3 import table as gpt3_table
 from synthprobe.report.format import ordered
 from synthprobe.report.model import Gpt3Result, ModelResult
 from synthprobe.report import extras as extra_sections
@@ -91,7 +87,9 @@ def default_leaderboard_title(results: Sequence[ModelResult], gpt3: Sequence[Gpt
         return extra_sections.only_title(extras)
     if results and gpt3:
         return "Deep Arithmark and GPT-3 synthetic tasks leaderboard"
-    return leaderboard.DEFAULT_TITLE if results else "GPT-3 synthetic tasks leaderboard"
+    if results:
+        return extra_sections.leaderboard("deeparithmark", "table").DEFAULT_TITLE
+    return "GPT-3 synthetic tasks leaderboard"
 
 
 def markdown(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result], title: str,
@@ -100,9 +98,11 @@ def markdown(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result], title: 
     then the part of each extra section (:mod:`synthprobe.report.extras`) that has one."""
     parts = [f"# {title}\n"]
     if results:
-        parts.append(("## Deep Arithmark\n\n" if gpt3 else "") + leaderboard.markdown_body(results))
+        parts.append(("## Deep Arithmark\n\n" if gpt3 else "")
+                     + extra_sections.leaderboard("deeparithmark", "table").markdown_body(results))
     if gpt3:
-        parts.append(("## GPT-3 synthetic tasks\n\n" if results else "") + gpt3_table.markdown_body(gpt3))
+        parts.append(("## GPT-3 synthetic tasks\n\n" if results else "")
+                     + extra_sections.leaderboard("gpt3", "table").markdown_body(gpt3))
     for mod, items in extra_sections.present(extras):
         body = getattr(mod, "markdown_body", None)
         if body is not None:
@@ -130,6 +130,8 @@ def render_files(results: Sequence[ModelResult], *, sources: Sequence[str], titl
     if len(chances) > 1:
         raise InputError(f"results mix tasks with different chance levels ({sorted(chances)}); "
                          "report one task at a time")
+    plots = extra_sections.leaderboard("deeparithmark", "figures")
+    gpt3_figures = extra_sections.leaderboard("gpt3", "figures")
     makers = {"depth_curve": plots.depth_curve, "template_heatmap": plots.template_heatmap,
               "mistake_profile": plots.mistake_profile, "rank_preference": plots.rank_preference}
     todo = [(name, lambda f=makers[name]: f(results)) for name in FIGURES if results]

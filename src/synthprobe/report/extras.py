@@ -24,7 +24,11 @@ A section module offers
 ``present(items) -> bool`` (optional)
     whether the items make a section at all (default: any items).
 
-Adding a section to the report is one module plus its line here.
+Adding a section to the report is one module plus its line here. A benchmark from the registry
+(:mod:`synthprobe.benchmarks`, e.g. installed through an entry point) brings its section as its
+``report`` part, a module of this protocol whose ``KEY`` is the benchmark's name: it is shown
+whenever an input file holds that benchmark's block, before the sections above. The two built-in
+leaderboards (Deep Arithmark, GPT-3) are reached through the registry too (:func:`leaderboard`).
 """
 
 from __future__ import annotations
@@ -33,7 +37,8 @@ import importlib
 from types import ModuleType
 from typing import Mapping, Sequence
 
-from synthprobe.results import Results
+from synthprobe import benchmarks
+from synthprobe.results import BENCHMARKS, Results
 
 SECTIONS = (
     "synthprobe.report.compare",
@@ -48,14 +53,30 @@ SECTIONS = (
 Extras = Mapping[str, Sequence]
 
 
-def modules() -> list[ModuleType]:
-    return [importlib.import_module(name) for name in SECTIONS]
+def leaderboard(name: str, part: str) -> ModuleType:
+    """The ``part`` module (``read``, ``section``, ``table``, ``figures``) of the built-in
+    benchmark ``name``'s report package, found through the registry and imported now."""
+    return importlib.import_module(f"{benchmarks.get(name).report}.{part}")
+
+
+def benchmark_sections(names: Sequence[str] = ()) -> list[ModuleType]:
+    """The report parts of the registered benchmarks named (those that are not built into the
+    report: not in :data:`synthprobe.results.BENCHMARKS`), in name order."""
+    return [benchmarks.get(name).part("report") for name in sorted(set(names) - set(BENCHMARKS))]
+
+
+def modules(names: Sequence[str] = ()) -> list[ModuleType]:
+    """The section modules: the sections of the benchmarks among ``names`` (results blocks or
+    section keys; :func:`benchmark_sections`), then :data:`SECTIONS`."""
+    built_in = [importlib.import_module(name) for name in SECTIONS]
+    keys = {mod.KEY for mod in built_in}
+    return benchmark_sections([name for name in names if name not in keys]) + built_in
 
 
 def collect(docs: Sequence[Results]) -> dict[str, list]:
     """Every section's items from every read results document."""
     found: dict[str, list] = {}
-    for mod in modules():
+    for mod in modules([name for doc in docs for e in doc.models for name in e.results]):
         items = [item for doc in docs for item in mod.parse(doc)]
         if items:
             found[mod.KEY] = items
@@ -65,7 +86,7 @@ def collect(docs: Sequence[Results]) -> dict[str, list]:
 def present(extras: Extras | None) -> list[tuple[ModuleType, Sequence]]:
     """``(module, items)`` for each section with items, in :data:`SECTIONS` order."""
     extras = extras or {}
-    return [(mod, extras[mod.KEY]) for mod in modules() if extras.get(mod.KEY)
+    return [(mod, extras[mod.KEY]) for mod in modules(list(extras)) if extras.get(mod.KEY)
             and getattr(mod, "present", bool)(extras[mod.KEY])]
 
 

@@ -174,8 +174,9 @@ def _deep_record(doc: dict, lls: list[float], greedy: list[bool]) -> dict[str, A
 
 
 def _deep_block(folder: Path, r: Reader, tasks: list[str], iso: str) -> dict:
-    from synthprobe.metrics.summary import summarise
+    from synthprobe.benchmarks import get
 
+    summarise = get("deeparithmark").part("metrics")
     # the full task when it ran, else the depth tasks together
     use = ["deeparithmark"] if "deeparithmark" in tasks else sorted(tasks)
     records = []

@@ -11,9 +11,6 @@ from synthprobe.templating import Markup, escape
 from synthprobe.templating import render as render_template
 
 from synthprobe.version import __version__
-from synthprobe.report.deeparithmark import section as deep_section
-from synthprobe.report.gpt3 import section as gpt3_section
-from synthprobe.report.gpt3 import table as gt
 from synthprobe.report import extras as extra_sections
 from synthprobe.report.model import Gpt3Result, ModelResult
 
@@ -67,6 +64,8 @@ def render(results: Sequence[ModelResult], figures: dict[str, bytes | None], *,
     ``gpt3`` has files (its figure is ``figures["gpt3_curves"]``), the sections of
     :mod:`synthprobe.report.extras` that ``extras`` has items for, then the runs."""
     shown = extra_sections.present(extras)
+    deep_section = extra_sections.leaderboard("deeparithmark", "section")
+    gpt3_section = extra_sections.leaderboard("gpt3", "section")
     if not results and not gpt3 and not shown:
         raise ValueError("nothing to report")
     title = title or default_title(results, gpt3, extras)
@@ -86,7 +85,7 @@ def render(results: Sequence[ModelResult], figures: dict[str, bytes | None], *,
             sub += " · data SHA-256 " + ", ".join(f"{d[:12]}…" for d in datasets)
         sub_parts.append(sub)
     if gpt3:
-        rows = len(gt.lines(gpt3))
+        rows = len(extra_sections.leaderboard("gpt3", "table").lines(gpt3))
         sub_parts.append(f"GPT-3 synthetic tasks: {len(gpt3)} model{'s' if len(gpt3) != 1 else ''} · "
                          f"{rows} task × setting row{'s' if rows != 1 else ''}")
         sections.append(("gpt3", "GPT-3 synthetic tasks", gpt3_section.section(gpt3, figures.get("gpt3_curves"))))

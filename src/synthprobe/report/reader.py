@@ -15,20 +15,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from synthprobe.report.deeparithmark import read as deeparithmark_read
-from synthprobe.report.gpt3 import read as gpt3_read
+from synthprobe.report.extras import leaderboard
 from synthprobe.report.model import Count, Gpt3Result, MistakeCount, ModelResult
-from synthprobe.results import Results, read_results
+from synthprobe.results import BENCHMARKS, Results, read_results
 
 
 def parse(results: Results) -> tuple[list[ModelResult], list[Gpt3Result]]:
     """Every model's rows of one read results file, per benchmark."""
     for e in results.models:
-        if not any(k in e.results for k in ("deeparithmark", "gpt3", "number_format", "steps")):
+        if not any(k in e.results for k in ("deeparithmark", "gpt3", "number_format", "steps")) \
+                and not set(e.results) - set(BENCHMARKS):  # a registered benchmark's block has its own section
             raise results.reader.fail(f"{e.at('results')}.deeparithmark",
                                       "missing; expected a Deep Arithmark, a GPT-3, a number-format or a per-step "
                                       "probe results block")
-    return deeparithmark_read.parse(results), gpt3_read.parse(results)
+    return leaderboard("deeparithmark", "read").parse(results), leaderboard("gpt3", "read").parse(results)
 
 
 def read_document(path: str | Path) -> Results:

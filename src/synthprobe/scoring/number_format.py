@@ -117,7 +117,7 @@ class ProbeConfig:
 
 def _deep_dataset(items: list[dict], fmt: str, seed: int, n: int):
     from synthprobe.formats.arithmark3 import item_from_record
-    from synthprobe.scoring.deeparithmark import Dataset
+    from synthprobe.scoring.deeparithmark.score import Dataset
     from synthprobe.tasks.deeparithmark.build import dumps_item
 
     label = f"synthprobe build deeparithmark --seed {seed} --n {n} --number-format {fmt}"
@@ -140,7 +140,7 @@ def _rows(formats: Sequence[str], correct: dict[str, list[bool]], changed: dict[
 
 
 def score_deeparithmark(backend, config: ProbeConfig) -> dict[str, Any]:
-    from synthprobe.scoring.deeparithmark import ScoreConfig, score_dataset
+    from synthprobe.scoring.deeparithmark.score import ScoreConfig, score_dataset
     from synthprobe.tasks.deeparithmark.build import format_item, iter_items
 
     plain = list(iter_items(config.seed, config.n))
@@ -186,7 +186,7 @@ def score_deeparithmark(backend, config: ProbeConfig) -> dict[str, Any]:
 
 
 def score_gpt3(backend, config: ProbeConfig, *, on_row: Callable[[dict], None] | None = None) -> dict[str, Any]:
-    from synthprobe.scoring.gpt3 import EvalConfig, score_task, token_counter
+    from synthprobe.scoring.gpt3.score import EvalConfig, score_task, token_counter
     from synthprobe.tasks.gpt3.prompts import parse_shots
     from synthprobe.tasks.gpt3.registry import BuildConfig, build_items
 

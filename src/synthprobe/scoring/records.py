@@ -40,7 +40,7 @@ from typing import Any, Sequence
 from synthprobe.backends.base import EndingScore
 from synthprobe.metrics.choice import argmax_first, softmax
 from synthprobe.metrics.extract import LETTERS, extract_letter, extract_number
-from synthprobe.tasks.deeparithmark.protocols import clock_pm, is_clock
+from synthprobe.tasks.protocols import clock_pm, is_clock
 
 
 #: how these records score an item: every ending by its log-likelihood

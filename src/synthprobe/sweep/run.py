@@ -85,7 +85,7 @@ def prepare_data(grid: Grid, data_dir: Path, *, progress: bool = True) -> None:
 
 
 def _dataset(job: Job, settings: Settings):
-    from synthprobe.scoring.deeparithmark import load_dataset
+    from synthprobe.scoring.deeparithmark.score import load_dataset
 
     path = variant_path(job.task, job.seed.value, settings.data_dir)
     if not path.is_file():
@@ -143,7 +143,7 @@ def check_models(grid: Grid, settings: Settings) -> None:
 
     for task in grid.tasks:
         if task.startswith(GPT3_PREFIX):
-            from synthprobe.scoring.gpt3 import EvalConfig
+            from synthprobe.scoring.gpt3.score import EvalConfig
             from synthprobe.tasks.gpt3.registry import get_task
 
             EvalConfig(tasks=[get_task(task[len(GPT3_PREFIX):])], shots=[settings.shots], limit=settings.limit,
@@ -166,8 +166,8 @@ def _gpt3_job(job: Job, settings: Settings) -> dict[str, Any]:
     """One GPT-3 task in one shot setting through :func:`synthprobe.scoring.gpt3.run` (its score
     cache included); the entry is what ``score gpt3`` writes for one model, less the timings."""
     from synthprobe.backends import load_backend
-    from synthprobe.scoring.gpt3 import EvalConfig
-    from synthprobe.scoring.gpt3 import run as score_gpt3
+    from synthprobe.scoring.gpt3.score import EvalConfig
+    from synthprobe.scoring.gpt3.score import run as score_gpt3
     from synthprobe.tasks.gpt3.registry import get_task
     from synthprobe.version import __version__
 
@@ -200,7 +200,7 @@ def _gpt3_job(job: Job, settings: Settings) -> dict[str, Any]:
 
 def run_job(job: Job, settings: Settings) -> dict[str, Any]:
     """Score one job; returns ``{"entry": results entry, "run": facts of this run}``."""
-    from synthprobe.scoring.deeparithmark import ScoreConfig, drop_predictions, score_model
+    from synthprobe.scoring.deeparithmark.score import ScoreConfig, drop_predictions, score_model
 
     if job.task.startswith(GPT3_PREFIX):
         return _gpt3_job(job, settings)
@@ -347,7 +347,7 @@ def summarise_sweep(grid: Grid, entries: list[dict[str, Any]]) -> dict[str, Any]
 
 def document(grid: Grid, settings: Settings, entries: list[dict[str, Any]]) -> dict[str, Any]:
     from synthprobe.results import results_document
-    from synthprobe.scoring import results as res
+    from synthprobe.scoring.deeparithmark import results as res
 
     return results_document(protocol=res.PROTOCOL,
                             sweep={"grid": grid.describe(), "settings": settings.recorded(),

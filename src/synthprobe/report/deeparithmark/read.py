@@ -1,7 +1,7 @@
 """The Deep Arithmark blocks of a results file, as the report reads them.
 
 The envelope is read and checked by :mod:`synthprobe.results`; the blocks are what
-``synthprobe score deeparithmark`` writes (layout documented in :mod:`synthprobe.scoring.results`).
+``synthprobe score deeparithmark`` writes (layout documented in :mod:`synthprobe.scoring.deeparithmark.results`).
 Per model the report uses:
 
 * ``model.name``, ``model.params`` and a few settings for the run table;

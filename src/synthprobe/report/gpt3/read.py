@@ -3,7 +3,7 @@
 The envelope is read and checked by :mod:`synthprobe.results` (``synthprobe score gpt3`` writes
 the one results document; a one-model file with ``"benchmark": "gpt3-synthetic"``, as earlier
 releases wrote it, is converted on read); the rows are documented in
-:mod:`synthprobe.scoring.gpt3`. The report uses:
+:mod:`synthprobe.scoring.gpt3.score`. The report uses:
 
 * ``model.name``, ``model.params`` and a few of ``model`` / ``settings`` for the run table;
 * per row of the ``gpt3`` block's ``rows``: ``task``, ``code``, ``family``, ``setting`` (zero / one / few /

@@ -9,7 +9,7 @@ package imports them, :data:`TASK_MODULES`):
 
 :mod:`.prompts` builds zero-/one-/few-shot prompts, :mod:`.paper` holds GPT-3's published
 figures (Table H.1), :mod:`.taskfile` reads a user's task files, :mod:`.cli` the build commands.
-Scoring is :mod:`synthprobe.scoring.gpt3` (``synthprobe score gpt3``).
+Scoring is :mod:`synthprobe.scoring.gpt3.score` (``synthprobe score gpt3``).
 """
 
 import importlib

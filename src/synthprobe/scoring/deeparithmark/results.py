@@ -33,7 +33,7 @@ fractions in [0, 1] except inside ``row``, which holds the table's percentages::
                                                                        # in this run; rates null
                                                                        # when all were cached
               "truncated": items whose context was left-truncated,
-              "summary": synthprobe.metrics.summary.summarise(records)  # metrics, by_depth,
+              "summary": synthprobe.scoring.deeparithmark.metrics.summarise(records)  # metrics, by_depth,
                          # by_template, by_topic, by_category, template_homogeneity,
                          # rank_preference, mistake_profile
               "predictions": [per-item records]      # only with --save-predictions; see

@@ -25,9 +25,9 @@ from synthprobe.io.paths import slug
 from synthprobe.io.read import sha256_file
 from synthprobe.io.write import atomic_write_json, check_not_input
 from synthprobe.results import results_document
-from synthprobe.scoring import results as res
+from synthprobe.scoring.deeparithmark import results as res
 from synthprobe.scoring.runner import batches, run_items
-from synthprobe.tasks.deeparithmark import protocols as proto
+from synthprobe.tasks import protocols as proto
 from synthprobe.tasks.deeparithmark.composition import RELEASE_FILE
 
 DEFAULT_DATA = RELEASE_FILE
@@ -206,7 +206,7 @@ def generate_dataset(backend, ds: Dataset, config: ScoreConfig, protocol: str, *
     and are reported beside the accuracy."""
     from collections import Counter
 
-    from synthprobe.metrics.summary import summarise
+    from synthprobe.scoring.deeparithmark.metrics import summarise
     from synthprobe.scoring.cache import ScoreCache, cache_key, cacheable
     from synthprobe.scoring.records import generation_record
 
@@ -307,7 +307,7 @@ def score_dataset(backend, ds: Dataset, config: ScoreConfig, *,
     whose message says how many are cached. On CUDA out-of-memory the batch is halved and the
     run retried.
     """
-    from synthprobe.metrics.summary import summarise
+    from synthprobe.scoring.deeparithmark.metrics import summarise
     from synthprobe.scoring.cache import ScoreCache, cache_key, cacheable
     from synthprobe.scoring.records import build_records
 

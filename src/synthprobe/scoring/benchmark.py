@@ -1,0 +1,63 @@
+"""``synthprobe score NAME``: any registered benchmark (:mod:`synthprobe.benchmarks`) scored
+through its own parts and the one runner.
+
+The benchmark's ``load(path)`` reads its data file into items (dicts, each with a unique string
+``id``), ``work(backend, items)`` gives the runner's work function (:mod:`synthprobe.scoring.runner`:
+per-item cache, resume, progress, Ctrl-C, out-of-memory halving come from there) and
+``metrics(records)`` turns the records into the block's ``summary``. The block, under the
+benchmark's name in the model's ``results``::
+
+    {"dataset": {"path", "sha256", "items"}, "summary": {...metrics...}, "records": [...],
+     "seconds": ...}
+
+Nothing here names a benchmark: it is given one.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from synthprobe.benchmarks import Benchmark
+from synthprobe.errors import InputError
+from synthprobe.io.read import sha256_file
+from synthprobe.scoring.cache import ScoreCache, cache_key, cacheable
+from synthprobe.scoring.runner import run_items
+
+
+def load_items(bench: Benchmark, data: Path, *, limit: int | None = None) -> list[dict]:
+    """The benchmark's items from ``data``, checked: a list of objects with unique string ids."""
+    items = list(bench.part("load")(data))
+    seen: set[str] = set()
+    for i, item in enumerate(items):
+        key = item.get("id") if isinstance(item, dict) else None
+        if not isinstance(key, str) or not key:
+            raise InputError(f"benchmark {bench.name!r}: item {i} read from the file has no string 'id'; "
+                             "expected load() to return dicts with a unique string 'id'", path=data)
+        if key in seen:
+            raise InputError(f"benchmark {bench.name!r}: item id {key!r} occurs twice; expected unique ids",
+                             path=data)
+        seen.add(key)
+    if not items:
+        raise InputError(f"holds no {bench.title} items", path=data)
+    return items[:limit] if limit is not None else items
+
+
+def score_block(bench: Benchmark, backend, items: list[dict], data: Path, *, batch_size: int, progress: bool,
+                cache: bool = True) -> dict[str, Any]:
+    """Score ``items`` (read from ``data``) with ``backend``; the model's results block."""
+    sha = sha256_file(data)
+    store = None
+    if cache and cacheable(backend):
+        store = ScoreCache(cache_key(backend.fingerprint, sha, {"task": bench.name, "dtype": backend.dtype,
+                                                                "bos": getattr(backend, "bos", None)}))
+    started = time.perf_counter()
+    work = bench.part("work")(backend, items)
+    run = run_items([it["id"] for it in items], work, where=f"{bench.name} · {backend.name}", cache=store,
+                    batch_size=batch_size, progress=progress, name=backend.name)
+    summary = bench.part("metrics")(run.records)
+    if not isinstance(summary, dict):
+        raise InputError(f"benchmark {bench.name!r}: metrics() returned {type(summary).__name__}; expected a dict")
+    return {"dataset": {"path": str(data), "sha256": sha, "items": len(items)}, "summary": summary,
+            "records": run.records, "cached_items": run.cached, "seconds": round(time.perf_counter() - started, 3)}

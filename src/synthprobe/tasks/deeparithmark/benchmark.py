@@ -1,0 +1,17 @@
+"""Deep Arithmark in the benchmark registry (:mod:`synthprobe.benchmarks`). Its build, score and
+per-step probe keep their own commands (``build deeparithmark``, ``score deeparithmark``,
+``probe steps``); what shared code asks the registry for is named here: the metrics
+(:func:`synthprobe.scoring.deeparithmark.metrics.summarise`) and the report section
+(:mod:`synthprobe.report.deeparithmark`)."""
+
+from __future__ import annotations
+
+from synthprobe.benchmarks import Benchmark
+
+BENCHMARK = Benchmark(
+    name="deeparithmark",
+    title="Deep Arithmark",
+    metrics="synthprobe.scoring.deeparithmark.metrics:summarise",
+    report="synthprobe.report.deeparithmark",
+    summary="Deep, multi-step arithmetic word problems, 4-way, with named mistakes as decoys.",
+)

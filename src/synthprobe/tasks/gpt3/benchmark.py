@@ -1,0 +1,17 @@
+"""The GPT-3 synthetic tasks in the benchmark registry (:mod:`synthprobe.benchmarks`). Their
+build and score keep their own commands (``build gpt3``/``build <task>``, ``score gpt3``); what
+shared code asks the registry for is named here: the metrics (one results row per task and
+shot setting, :func:`synthprobe.scoring.gpt3.metrics.summarize`) and the report section
+(:mod:`synthprobe.report.gpt3`)."""
+
+from __future__ import annotations
+
+from synthprobe.benchmarks import Benchmark
+
+BENCHMARK = Benchmark(
+    name="gpt3",
+    title="GPT-3 synthetic tasks",
+    metrics="synthprobe.scoring.gpt3.metrics:summarize",
+    report="synthprobe.report.gpt3",
+    summary="GPT-3's arithmetic, word-unscrambling and SAT-analogy tasks, zero-, one- and few-shot.",
+)

@@ -1,0 +1,167 @@
+"""The lazy benchmark registry (synthprobe.benchmarks): the built-in benchmarks resolve on first
+use, and a third-party benchmark installed through an entry point (tests/plugin_benchmark, pip
+installed into a throwaway folder, never into the test environment) builds, scores and reports
+through the command line."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from synthprobe import benchmarks
+from synthprobe.cli import main
+from synthprobe.errors import InputError
+
+PLUGIN = Path(__file__).parent / "plugin_benchmark"
+
+
+@pytest.fixture(scope="module")
+def plugin_site(tmp_path_factory) -> Path:
+    """The plugin package pip-installed (no dependencies, no build isolation) into a folder of its own."""
+    src = tmp_path_factory.mktemp("plugin-src") / "synthprobe-larger"
+    shutil.copytree(PLUGIN, src, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+    site = tmp_path_factory.mktemp("plugin-site")
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+                    "--no-index", "--target", str(site), str(src)], check=True, capture_output=True, text=True)
+    assert (site / "synthprobe_larger" / "__init__.py").is_file()
+    assert list(site.glob("synthprobe_larger-*.dist-info/entry_points.txt"))
+    return site
+
+
+@pytest.fixture()
+def plugin(plugin_site, monkeypatch):
+    """The installed plugin visible to this process (its folder on sys.path), the registry's
+    memory cleared before and after."""
+    monkeypatch.syspath_prepend(str(plugin_site))
+    benchmarks.find.cache_clear()
+    yield plugin_site
+    benchmarks.find.cache_clear()
+    for name in [m for m in sys.modules if m.startswith("synthprobe_larger")]:
+        del sys.modules[name]
+
+
+def test_built_in_benchmarks_resolve_their_parts_on_first_use():
+    benchmarks.find.cache_clear()
+    deep = benchmarks.get("deeparithmark")
+    assert deep.title == "Deep Arithmark" and benchmarks.get("gpt3").name == "gpt3"
+    from synthprobe.scoring.deeparithmark.metrics import summarise
+    from synthprobe.scoring.gpt3.metrics import summarize
+
+    assert deep.part("metrics") is summarise and benchmarks.get("gpt3").part("metrics") is summarize
+    assert deep.part("report").__name__ == "synthprobe.report.deeparithmark"
+    with pytest.raises(InputError, match="has no 'work' part"):
+        deep.part("work")
+
+
+def test_entry_points_are_read_only_for_a_name_that_is_not_built_in(monkeypatch):
+    calls = []
+    real = benchmarks._entry_points
+    monkeypatch.setattr(benchmarks, "_entry_points", lambda: calls.append(1) or real())
+    benchmarks.find.cache_clear()
+    benchmarks.get("deeparithmark")
+    assert calls == []
+    with pytest.raises(InputError, match=r"unknown benchmark 'nosuch'; expected one of \['deeparithmark', 'gpt3'"):
+        benchmarks.get("nosuch")
+    assert calls
+    benchmarks.find.cache_clear()
+
+
+def test_a_broken_reference_is_one_error_naming_the_benchmark_and_part():
+    bench = benchmarks.Benchmark(name="x", title="X", metrics="synthprobe.nosuch:summarise")
+    with pytest.raises(InputError, match=r"benchmark 'x' part 'metrics': cannot load 'synthprobe.nosuch:summarise'"):
+        bench.part("metrics")
+
+
+def test_a_name_that_points_at_something_else_is_refused(monkeypatch):
+    monkeypatch.setitem(benchmarks.BUILTIN, "bogus", "synthprobe.errors:InputError")
+    benchmarks.find.cache_clear()
+    with pytest.raises(InputError, match=r"built-in benchmark 'bogus': expected a synthprobe.benchmarks.Benchmark "
+                                         r"named 'bogus', got type"):
+        benchmarks.get("bogus")
+    benchmarks.find.cache_clear()
+
+
+def test_an_installed_benchmark_is_found_through_its_entry_point(plugin):
+    assert "larger" in benchmarks.names()
+    bench = benchmarks.get("larger")
+    assert bench.title == "Which is larger" and callable(bench.part("work"))
+
+
+def test_the_cli_builds_an_installed_benchmark_and_refuses_to_overwrite(plugin, tmp_path, capsys):
+    out = tmp_path / "larger.jsonl"
+    assert main(["build", "larger", "--n", "6", "--seed", "3", "--out", str(out)]) == 0
+    first = out.read_bytes()
+    rows = [json.loads(line) for line in first.decode().splitlines()]
+    assert len(rows) == 6 and {r["label"] for r in rows} <= {0, 1} and rows[0]["id"] == "larger-3-0"
+    assert main(["build", "larger", "--n", "6", "--seed", "3", "--out", str(out)]) == 2
+    assert "--overwrite" in capsys.readouterr().err
+    assert main(["build", "larger", "--n", "6", "--seed", "3", "--out", str(out), "--overwrite"]) == 0
+    assert out.read_bytes() == first  # same seed, same bytes
+
+
+def test_an_unknown_benchmark_stays_an_argparse_error(plugin, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["score", "nosuch", "--data", "x"])
+    assert exc.value.code == 2 and "invalid choice: 'nosuch'" in capsys.readouterr().err
+
+
+def test_bad_data_for_an_installed_benchmark_is_one_located_error(plugin, tmp_path, capsys):
+    data = tmp_path / "bad.jsonl"
+    data.write_text('{"id": "a", "question": "q", "choices": ["1", "2"], "label": 0}\n{"id": "b", "question": 3}\n')
+    out = tmp_path / "res.json"
+    assert main(["score", "larger", "--data", str(data), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "line 2: field 'question' missing or not a str" in err and "bad.jsonl" in err
+    assert not out.exists()
+
+
+def test_the_toy_engine_scores_an_installed_benchmark_and_the_report_shows_it(plugin, tmp_path, monkeypatch):
+    from synthprobe.backends import ENGINES
+
+    monkeypatch.setitem(ENGINES, "toy", ("toy_engine", None))  # tests/toy_engine.py; removed after the test
+    data, out = tmp_path / "larger.jsonl", tmp_path / "res.json"
+    assert main(["build", "larger", "--n", "5", "--seed", "2", "--out", str(data)]) == 0
+    assert main(["score", "larger", "--data", str(data), "--out", str(out), "--model", "toy:bigram",
+                 "--no-progress", "--no-cache", "--batch-size", "2"]) == 0
+    block = json.loads(out.read_text())["models"][0]["results"]["larger"]
+    assert block["summary"]["total"] == 5 and [r["id"] for r in block["records"]] == [f"larger-2-{i}" for i in range(5)]
+    assert block["dataset"]["items"] == 5 and len(block["dataset"]["sha256"]) == 64
+    assert main(["report", str(out), "--out", str(tmp_path / "rep")]) == 0
+    page = (tmp_path / "rep" / "index.html").read_text()
+    assert '<h2 id="larger"' in page or 'id="larger"' in page
+    assert f"<td>toy:bigram</td><td>{block['summary']['correct']}</td><td>5</td>" in page
+
+
+@pytest.mark.slow
+def test_an_installed_benchmark_builds_scores_and_reports_through_the_cli(plugin_site, tmp_path):
+    """Another process, which sees the plugin only as an installed package (PYTHONPATH), runs the
+    three commands; the embedded model scores 8 items."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(plugin_site), os.environ.get("PYTHONPATH", "")]),
+           "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+
+    def cli(*args: str) -> subprocess.CompletedProcess:
+        done = subprocess.run([sys.executable, "-m", "synthprobe.cli", *args], env=env, cwd=tmp_path,
+                              capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return done
+
+    cli("build", "larger", "--n", "8", "--seed", "1", "--out", "larger.jsonl")
+    cli("score", "larger", "--data", "larger.jsonl", "--model", "smollm2-135m-instruct", "--out", "res.json",
+        "--no-progress", "--no-cache")
+    doc = json.loads((tmp_path / "res.json").read_text())
+    block = doc["models"][0]["results"]["larger"]
+    assert doc["schema"] == "synthprobe/results" and doc["models"][0]["model"]["name"]
+    assert block["summary"]["total"] == 8 and 0 <= block["summary"]["correct"] <= 8
+    assert len(block["records"]) == 8 and all(r["pick"] in (0, 1) for r in block["records"])
+    assert block["summary"]["correct"] == sum(r["correct"] for r in block["records"])
+    cli("report", "res.json", "--out", "rep")
+    page = (tmp_path / "rep" / "index.html").read_text()
+    assert "Which is larger" in page and "Which of two numbers is larger" in page
+    assert f"<td>{block['summary']['correct']}</td><td>8</td>" in page
+    assert "| Model | correct | items |" in (tmp_path / "rep" / "leaderboard.md").read_text()
