@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from synthprobe.cliargs import add_probe_model_args, any_int, load_backend_or_exit
@@ -49,6 +50,10 @@ def _run_probe(args, probe: str, stem: str, load, default_file, run, to_html, **
                      overwrite=args.overwrite)
     sampling = _sampling(args)
     label, sha = _items_label(args.items, default_file)
+    asked = [it for it in items if getattr(it, "output", getattr(it, "sentence", None)) is None]
+    how = "chained, one item at a time" if options.get("chain", True) else "in batches"
+    print(f"plan: {probe} x {len(asked):,} items x {sampling.n} sample{'s' if sampling.n != 1 else ''} ({how})",
+          file=sys.stderr)
     lm = load_backend_or_exit(ref.spec, args, bos=args.bos)
     body = run(lm, items, sampling, seed=args.seed, progress=args.progress, **options)
     doc = {"probe": probe, "model": ref.shown(lm.name), "model_spec": ref.spec, "backend": describe(lm),

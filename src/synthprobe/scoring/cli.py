@@ -7,7 +7,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from synthprobe.cliargs import add_model_args, engine_options, int_at_least, positive_int
+from synthprobe.cliargs import add_model_args, add_yes_argument, engine_options, int_at_least, positive_int
 from synthprobe.errors import EXIT_FAILED, InputError, run_command_line
 
 DESCRIPTION = """\
@@ -103,6 +103,7 @@ def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> No
     p.add_argument("--no-cache", action="store_true",
                    help="neither read nor write the per-item score cache ($SYNTHPROBE_CACHE/scores), which "
                         "otherwise lets an interrupted run resume where it stopped")
+    add_yes_argument(p)
 
 
 def config_from_args(args: argparse.Namespace):
@@ -136,7 +137,7 @@ def config_from_args(args: argparse.Namespace):
         compare_data=args.compare_data or args._compare_default,
         save_predictions=args.save_predictions or len(protocols) > 1,
         output=output, scorer=args.scorer,
-        progress=args.progress, cache=not args.no_cache,
+        progress=args.progress, cache=not args.no_cache, yes=args.yes,
         model_args=engine_options(args))
 
 

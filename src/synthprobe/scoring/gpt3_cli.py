@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from synthprobe.cliargs import add_model_args, chat_setup, nonneg_int, positive_int
+from synthprobe.cliargs import add_model_args, add_yes_argument, chat_setup, nonneg_int, positive_int
 from synthprobe.errors import EXIT_FAILED, InputError
 
 
@@ -165,41 +165,18 @@ def gpt3_comparisons(entries: list[dict]) -> dict:
     return compare_models(outcomes, groups, metric="accuracy (exact match)", group_by="task")
 
 
-#: A run estimated longer than this waits for --yes.
-CONFIRM_ABOVE_S = 3600.0
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:,.1f} h"
-
-
 def check_plan(backend, config, pools: dict, *, yes: bool, models: int = 1) -> None:
-    """Print the run's plan (and, for a run of more than a few items, an estimate from a short
-    calibration on the loaded model, times the number of ``models``); refuse a run estimated at
-    over an hour unless ``yes``."""
-    from synthprobe.scoring.gpt3 import CALIBRATE_ABOVE, calibrate, plan, plan_text
+    """Print the run's plan and, for a run of more than a few dozen items, an estimate from a
+    short calibration on the loaded model (:func:`synthprobe.scoring.plan.check_plan`); refuse a
+    run estimated at over an hour unless ``yes``."""
+    from synthprobe.scoring import plan as run_plan
+    from synthprobe.scoring.gpt3 import plan, plan_cells, plan_text
 
     cells = plan(config, pools)
-    total = sum(c.n for c in cells)
     each = f" for each of {models} models" if models > 1 else ""
-    print(f"plan: {plan_text(cells)}{each}", file=sys.stderr)
-    if total <= CALIBRATE_ABOVE:
-        return
-    limit = None if yes else CONFIRM_ABOVE_S / models
-    seconds, complete = calibrate(backend, config, cells, pools, stop_above=limit)
-    seconds *= models
-    total *= models
-    about = f"about {_duration(seconds)}" if complete else f"over {_duration(seconds)}"
-    print(f"estimate: {about} on this machine (one item per task family and setting timed, unbatched"
-          f"{'' if complete else '; stopped timing once past the limit'})", file=sys.stderr)
-    if seconds > CONFIRM_ABOVE_S and not yes:
-        raise InputError(f"this run is estimated at {about} ({total:,} items); pass --yes to "
-                         "start it, or score less with --limit N, --limit-few N, --tasks or --shots",
-                         field="--yes")
+    run_plan.check_plan(run_plan.Plan(plan_cells(backend, config, cells, pools), plan_text(cells) + each,
+                                      models=models, shorter="--limit N, --limit-few N, --tasks or --shots"),
+                        yes=yes)
 
 
 def max_new_tokens_text() -> str:
@@ -226,7 +203,7 @@ def register(verbs: dict) -> None:
         epilog="Generation tasks: greedy decoding, stop at newline, strip, exact match. SAT: the choice\n"
                "with the highest per-token mean log-likelihood. Demonstrations come from the same task's\n"
                "pool (never the test item) and are dropped from the far end to fit --max-context.\n"
-               "Before it starts, a run prints its plan (tasks x settings x items) and, above a few hundred\n"
+               "Before it starts, a run prints its plan (tasks x settings x items) and, above a few dozen\n"
                "items, an estimate from a short calibration; over an hour it waits for --yes.\n"
                "Example: synthprobe score gpt3 --tasks arithmetic_2da,CL --shots 0,1,few --limit 50\n"
                "Your own task files in OpenAI's released format (e.g. GPT-3's original files):\n"
@@ -270,9 +247,7 @@ def register(verbs: dict) -> None:
     s.add_argument("--output", default=None, help="results JSON (default benchmarks/gpt3_<model>.json, or a new "
                    "timestamped name beside it if that file exists)")
     add_overwrite_argument(s)
-    s.add_argument("--yes", action="store_true",
-                   help="start a run estimated at over an hour (the plan printed first says how long; without "
-                        "--yes such a run stops there, exit 2)")
+    add_yes_argument(s)
     s.add_argument("--save-predictions", action="store_true",
                    help="also keep every item's gold answer, prediction and correctness in the results JSON "
                         "(each item's pool index, demonstrations used, prompt tokens and correctness are always kept)")

@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from synthprobe.cliargs import add_model_args, int_at_least, nonneg_int
+from synthprobe.cliargs import add_model_args, add_yes_argument, int_at_least, nonneg_int
 from synthprobe.errors import EXIT_FAILED, InputError
 
 DESCRIPTION = """\
@@ -67,6 +67,11 @@ def cmd_number_format(args: argparse.Namespace) -> int:
         load_seconds = time.perf_counter() - started
         try:
             names.claim(ref, backend.name)
+            if ref is refs[0]:  # the plan and its estimate, once, on the first model
+                from synthprobe.scoring.plan import check_plan
+                from synthprobe.scoring.number_format import run_plan
+
+                check_plan(run_plan(backend, config, models=len(refs)), yes=args.yes)
             try:
                 block = run(backend, config)
             except (InputError, KeyboardInterrupt):
@@ -132,4 +137,5 @@ def register(verbs: dict) -> None:
                    help="do not read or write the score cache (default: finished items are kept, so a "
                         "stopped run resumes)")
     add_model_args(p, multiple=True, batch_size=16)
+    add_yes_argument(p)
     p.set_defaults(func=cmd_number_format)

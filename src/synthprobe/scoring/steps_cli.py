@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from synthprobe.cliargs import add_model_args, int_at_least, load_backend_or_exit, positive_int
+from synthprobe.cliargs import add_model_args, add_yes_argument, int_at_least, load_backend_or_exit, positive_int
 from synthprobe.errors import EXIT_FAILED, InputError
 
 DESCRIPTION = """\
@@ -63,6 +63,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_overwrite_argument(p)
     p.add_argument("--no-cache", action="store_true",
                    help="neither read nor write the per-probe score cache ($SYNTHPROBE_CACHE/scores)")
+    add_yes_argument(p)
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -99,6 +100,10 @@ def run_command(args: argparse.Namespace) -> int:
         load_s = time.perf_counter() - t0
         try:
             names.claim(ref, backend.name)
+            if ref is refs[0]:  # the plan and its estimate, once, on the first model
+                from synthprobe.scoring.plan import check_plan
+
+                check_plan(steps.run_plan(backend, probes, config, models=len(refs)), yes=args.yes)
             one = steps.run(backend, probes, config, spec=ref.spec, load_s=load_s,
                             command=shlex.join(["synthprobe", *sys.argv[1:]]))
         except ScoringError as exc:
