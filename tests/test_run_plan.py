@@ -5,6 +5,7 @@ One mechanism (synthprobe.scoring.plan) for every command that scores a model.""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -140,6 +141,15 @@ def test_sweep_estimate_says_how_jobs_are_reckoned(toy, tmp_path, capsys):
     err = capsys.readouterr().err
     assert "plan: 4 jobs (2 models x 1 task x 2 seeds) in this process, 120 items" in err, err
     assert "each job reckoned at the first model's time for its task" in err
+
+
+@pytest.mark.parametrize("probe", ["grammar", "novel-words"])
+def test_the_generation_probes_print_their_plan(toy, tmp_path, capsys, probe):
+    """The two chained probes generate a handful of items one after another (no score cache, no
+    calibration): they say what they will generate before the model loads."""
+    assert main(["probe", probe, "--model", "toy:bigram", "--quiet", "--out", str(tmp_path / "out")]) == 0
+    err = capsys.readouterr().err
+    assert re.search(rf"^plan: {probe} x \d+ items x 1 sample \(chained, one item at a time\)$", err, re.M), err
 
 
 def test_yes_is_documented_on_every_scoring_command(capsys):

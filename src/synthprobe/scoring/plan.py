@@ -5,13 +5,15 @@ a model (``score deeparithmark``, ``score gpt3``, ``probe steps``, ``probe numbe
 A plan is a list of :class:`Cell` (what is scored, how many items, with which settings) and
 the number of models. Above :data:`CALIBRATE_ABOVE` items, a short calibration on the loaded
 model times the *first batch* of one cell of each kind: the cell's own scoring function runs
-inside :func:`calibrating`, where :func:`synthprobe.scoring.runner.run_items` scores the first
-batch of the items the score cache does not hold (the longest items, as the run orders them),
-times it and stops the cell there (:class:`Timed`). The batch's records stay in memory
+under :func:`time_cell`, where :func:`synthprobe.scoring.runner.run_items` scores the first
+``batch_size`` items the score cache does not hold (the longest, as the run orders them),
+times them and stops the cell there (:class:`Timed`). The records stay in memory
 (:class:`Ahead`) and the run proper takes them instead of scoring them again, so a calibration
-costs next to nothing and changes no score: the run forms the same batches after it. Cached
-items cost ~0 and are counted as such. A run estimated over :data:`CONFIRM_ABOVE_S` stops with
-exit 2 (nothing written) unless ``--yes``.
+costs next to nothing and changes no score: the run forms the same batches after it (the
+one-pass scorer packs by a token budget too; on the Deep Arithmark release its first forward holds
+``batch_size`` items up to batch 51, and it is batch invariant beyond). Cached items cost ~0
+and are counted as such. The estimate errs on the long side (the longest items are timed). A
+run estimated over :data:`CONFIRM_ABOVE_S` stops with exit 2 (nothing written) unless ``--yes``.
 
 Usage, with the (first) model loaded::
 
@@ -40,7 +42,7 @@ CONFIRM_ABOVE_S = 3600.0
 class Cell:
     """One unit of a run: ``items`` items of ``what`` (e.g. ``"deeparithmark · loglik"``,
     ``"2D+ few"``). ``score`` runs the cell's real scoring on the loaded model (it is called only
-    under :func:`calibrating`, which stops it after one batch). Cells of one ``kind`` are
+    under :func:`time_cell`, which stops it after one batch). Cells of one ``kind`` are
     reckoned at the time per item of the first of them that is timed (``None``: its own kind)."""
 
     what: str
@@ -55,7 +57,7 @@ class Plan:
     #: The ``plan:`` line, e.g. ``deeparithmark x 1 protocol x 200 items, for 1 model``.
     text: str
     models: int = 1
-    #: Added to the estimate line, e.g. ``divided among 4 workers``.
+    #: Added to the estimate line, e.g. ``2 workers divide it``.
     note: str = ""
     #: What makes a run shorter, named in the refusal (``--limit N`` first).
     shorter: str = "--limit N"
@@ -73,7 +75,7 @@ class Estimate:
 
 
 class Timed(BaseException):
-    """Raised by :func:`~synthprobe.scoring.runner.run_items` under :func:`calibrating` once a
+    """Raised by :func:`~synthprobe.scoring.runner.run_items` under :func:`time_cell` once a
     cell's first batch is timed (a ``BaseException``: no ``except Exception`` swallows it)."""
 
     def __init__(self, seconds: float, timed: int, todo: int, cached: int):
