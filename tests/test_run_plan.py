@@ -69,6 +69,8 @@ def test_a_run_estimated_over_the_limit_waits_for_yes_and_writes_nothing(toy, tm
     assert main(args) == 2
     err = capsys.readouterr().err
     assert "plan: " in err and "estimate: " in err and "pass --yes to start it" in err, err
+    # every kind of cell was timed: the figure is an estimate, not a lower bound
+    assert "estimate: about " in err and "stopped timing" not in err, err
     assert "--limit N" in err or "--n N" in err, err
     assert not out.exists()
     assert main([*args, "--yes"]) == 0 and out.is_file()

@@ -173,7 +173,8 @@ def calibrate(cells: Sequence[Cell], ahead: Ahead, *, stop_above: float | None =
         rest[i] = t.todo - t.timed
         if t.timed:  # else every item was cached: the kind stays open for its next cell
             per_item[kind] = t.seconds / t.timed
-            if stop_above is not None and total() > stop_above:
+            untimed = any(c.items and _kind(j, c) not in per_item for j, c in enumerate(cells) if j > i)
+            if stop_above is not None and total() > stop_above and untimed:
                 return Estimate(total(), False, cached, timed)
     return Estimate(total(), True, cached, timed)
 
