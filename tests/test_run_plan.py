@@ -76,6 +76,19 @@ def test_a_run_estimated_over_the_limit_waits_for_yes_and_writes_nothing(toy, tm
     assert main([*args, "--yes"]) == 0 and out.is_file()
 
 
+def test_timing_stops_once_past_the_limit_and_says_the_figure_is_a_lower_bound(toy, tmp_path, capsys, monkeypatch):
+    import synthprobe.scoring.plan as run_plan
+
+    monkeypatch.setattr(run_plan, "CONFIRM_ABOVE_S", 0.0)
+    out = tmp_path / "r.json"
+    # two kinds of cells (Deep Arithmark, the GPT-3 task): the first one timed is past the limit
+    assert main(["probe", "number-format", "--n", "60", "--tasks", "4D+", "--gpt3-n", "60", "--model", "toy:bigram",
+                 "--quiet", "--output", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "estimate: over " in err and "stopped timing once past the limit" in err, err
+    assert "pass --yes to start it, or score less with --n N, --gpt3-n N or --tasks" in err and not out.exists()
+
+
 @pytest.mark.parametrize("name", COMMANDS)
 def test_a_small_run_is_planned_without_a_calibration(toy, tmp_path, capsys, name):
     out = tmp_path / "r.json"
