@@ -1,4 +1,4 @@
-"""What a run's calibration (the ``estimate:`` line, :mod:`synthprobe.scoring.plan`) costs: the
+"""What a run's calibration (the ``estimate:`` line, :mod:`synthprobe.plan`) costs: the
 same ``synthprobe score deeparithmark`` process with the calibration and without it (its
 threshold raised above the run's size), alternating A B A B, score cache off. Prints the wall
 times, the overhead, the printed estimate beside the measured scoring time, and whether the two
@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-RUN = ("import sys; import synthprobe.scoring.plan as p; p.CALIBRATE_ABOVE = int(sys.argv[1]); "
+RUN = ("import sys; import synthprobe.plan as p; p.CALIBRATE_ABOVE = int(sys.argv[1]); "
        "from synthprobe.cli import main; sys.exit(main(sys.argv[2:]))")
 
 

@@ -1,6 +1,6 @@
 """A run says what it is about to do: its plan (what x settings x items), an estimate from a
 short calibration on the loaded model, and a long run waits for --yes instead of starting.
-One mechanism (synthprobe.scoring.plan) for every command that scores a model."""
+One mechanism (synthprobe.plan) for every command that scores a model."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def test_every_scoring_command_prints_its_plan_and_estimate_then_scores(toy, tmp
 
 @pytest.mark.parametrize("name", COMMANDS)
 def test_a_run_estimated_over_the_limit_waits_for_yes_and_writes_nothing(toy, tmp_path, capsys, monkeypatch, name):
-    import synthprobe.scoring.plan as run_plan
+    import synthprobe.plan as run_plan
 
     monkeypatch.setattr(run_plan, "CONFIRM_ABOVE_S", 0.0)   # the toy engine is fast: make any run "long"
     out = tmp_path / "r.json"
@@ -77,7 +77,7 @@ def test_a_run_estimated_over_the_limit_waits_for_yes_and_writes_nothing(toy, tm
 
 
 def test_timing_stops_once_past_the_limit_and_says_the_figure_is_a_lower_bound(toy, tmp_path, capsys, monkeypatch):
-    import synthprobe.scoring.plan as run_plan
+    import synthprobe.plan as run_plan
 
     monkeypatch.setattr(run_plan, "CONFIRM_ABOVE_S", 0.0)
     out = tmp_path / "r.json"
@@ -110,7 +110,7 @@ def test_gpt3_plan_names_tasks_settings_and_items(toy, tmp_path, capsys):
 def test_the_calibration_changes_no_score(toy, tmp_path, monkeypatch, name):
     """The items a calibration times are kept for the run: the results are the same bytes (less
     the timings) as a run without a calibration, with the score cache off and on."""
-    import synthprobe.scoring.plan as run_plan
+    import synthprobe.plan as run_plan
 
     docs = {}
     for cache in ("--no-cache", None):
@@ -167,8 +167,27 @@ def test_the_generation_probes_print_their_plan(toy, tmp_path, capsys, probe):
     assert re.search(rf"^plan: {probe} x \d+ items x 1 sample \(chained, one item at a time\)$", err, re.M), err
 
 
+def test_a_long_generation_probe_is_estimated_from_its_first_item_and_waits_for_yes(toy, tmp_path, capsys,
+                                                                                    monkeypatch):
+    import synthprobe.plan as run_plan
+
+    items = tmp_path / "grammar.jsonl"
+    lines = [{"input": "She goed home.", "output": "She went home."}]
+    lines += [{"input": f"There is {n} book on the table."} for n in range(60)]
+    items.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    args = ["probe", "grammar", "--items", str(items), "--model", "toy:bigram", "--quiet", "--out", str(tmp_path / "out")]
+    monkeypatch.setattr(run_plan, "CONFIRM_ABOVE_S", 0.0)
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "plan: grammar x 60 items x 1 sample (chained, one item at a time)" in err, err
+    assert "estimate: about " in err and "(1 item timed on the loaded model)" in err, err
+    assert "pass --yes to start it, or score less with a shorter --items file" in err
+    assert not (tmp_path / "out" / "grammar.json").exists()
+    assert main([*args, "--yes"]) == 0 and (tmp_path / "out" / "grammar.json").is_file()
+
+
 def test_yes_is_documented_on_every_scoring_command(capsys):
-    for name in COMMANDS:
+    for name in [*COMMANDS, "probe grammar", "probe novel-words"]:
         with pytest.raises(SystemExit):
             main([*name.split(), "--help"])
         text = " ".join(capsys.readouterr().out.split())
@@ -182,7 +201,7 @@ def test_real_model_calibration_times_a_batch_and_keeps_the_scores(tmp_path):
     docs, errs = [], []
     for threshold in ("48", "1000000000"):
         out = tmp_path / f"r{threshold}.json"
-        code = ("import synthprobe.scoring.plan as p, sys; p.CALIBRATE_ABOVE = int(sys.argv[1]); "
+        code = ("import synthprobe.plan as p, sys; p.CALIBRATE_ABOVE = int(sys.argv[1]); "
                 "from synthprobe.cli import main; sys.exit(main(sys.argv[2:]))")
         res = subprocess.run([sys.executable, "-c", code, threshold, "score", "deeparithmark", "--limit", "64",
                               "--batch-size", "16", "--no-cache", "--save-predictions", "--quiet",

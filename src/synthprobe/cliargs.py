@@ -276,7 +276,7 @@ def add_model_args(p: argparse.ArgumentParser, *, multiple: bool = False, batch_
 
 
 def add_yes_argument(p: argparse.ArgumentParser) -> None:
-    """``--yes``: the one flag that starts a run estimated at over an hour (:mod:`synthprobe.scoring.plan`)."""
+    """``--yes``: the one flag that starts a run estimated at over an hour (:mod:`synthprobe.plan`)."""
     p.add_argument("--yes", action="store_true",
                    help="start a run estimated at over an hour (the plan printed first says how long; without "
                         "--yes such a run stops there, exit 2)")

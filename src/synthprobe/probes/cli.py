@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from synthprobe.cliargs import add_probe_model_args, any_int, load_backend_or_exit
+from synthprobe.cliargs import add_probe_model_args, add_yes_argument, any_int, load_backend_or_exit
 from synthprobe.errors import InputError
+from synthprobe.plan import Cell, Plan, Timed, check_plan, plural
 from synthprobe.io import (add_overwrite_argument, atomic_write_json, atomic_write_text, check_output_dir,
                            sha256_file)
 
@@ -36,9 +36,10 @@ def _check_out(out: str) -> Path:
     return p
 
 
-def _run_probe(args, probe: str, stem: str, load, default_file, run, to_html, **options) -> dict:
-    """Load the items, generate, and write ``<stem>.json`` and ``<stem>.html`` under ``--out``;
-    returns the JSON document."""
+def _run_probe(args, probe: str, stem: str, load, default_file, run, to_html, time_first, **options) -> dict:
+    """Load the items, print the plan (and, for a long items file, an estimate from the first
+    item), generate, and write ``<stem>.json`` and ``<stem>.html`` under ``--out``; returns the
+    JSON document."""
     from synthprobe.backends.decoding import describe
 
     from synthprobe.cliargs import parse_model_ref
@@ -50,11 +51,16 @@ def _run_probe(args, probe: str, stem: str, load, default_file, run, to_html, **
                      overwrite=args.overwrite)
     sampling = _sampling(args)
     label, sha = _items_label(args.items, default_file)
-    asked = [it for it in items if getattr(it, "output", getattr(it, "sentence", None)) is None]
-    how = "chained, one item at a time" if options.get("chain", True) else "in batches"
-    print(f"plan: {probe} x {len(asked):,} items x {sampling.n} sample{'s' if sampling.n != 1 else ''} ({how})",
-          file=sys.stderr)
     lm = load_backend_or_exit(ref.spec, args, bos=args.bos)
+    asked = sum(1 for it in items if getattr(it, "output", getattr(it, "sentence", None)) is None)
+    how = "chained, one item at a time" if options.get("chain", True) else "in batches"
+
+    def first() -> Timed:  # one item, asked as the run asks it; the run asks it again
+        return Timed(time_first(lm, items, sampling, seed=args.seed), 1, asked, 0, kept=False)
+
+    check_plan(Plan([Cell(probe, asked, first if asked else None)],
+                    f"{probe} x {plural(asked, 'item')} x {plural(sampling.n, 'sample')} ({how})",
+                    shorter="a shorter --items file or fewer --samples"), yes=args.yes)
     body = run(lm, items, sampling, seed=args.seed, progress=args.progress, **options)
     doc = {"probe": probe, "model": ref.shown(lm.name), "model_spec": ref.spec, "backend": describe(lm),
            "items_file": label, "items_sha256": sha, "seed": args.seed, "sampling": sampling.to_dict(), **body}
@@ -68,7 +74,7 @@ def _cmd_novel_words(args) -> int:
     from synthprobe.probes.items import NOVEL_WORDS_FILE, load_novel_words
 
     doc = _run_probe(args, "novel-words", "novel_words", load_novel_words, NOVEL_WORDS_FILE, novel_words.run,
-                     report.novel_words_html)
+                     report.novel_words_html, novel_words.time_first)
     s, out = doc["summary"], Path(args.out)
     print(f"novel words: {s['words']} words; first sample uses the word in {s['uses_word_first_sample']}; "
           f"distinct-1 {_num(s['distinct_1'])}, distinct-2 {_num(s['distinct_2'])}, "
@@ -86,7 +92,7 @@ def _cmd_grammar(args) -> int:
     from synthprobe.probes.items import GRAMMAR_FILE, load_grammar
 
     doc = _run_probe(args, "grammar", "grammar", load_grammar, GRAMMAR_FILE, grammar.run, report.grammar_html,
-                     chain=not args.no_chain)
+                     grammar.time_first, chain=not args.no_chain)
     s, out = doc["summary"], Path(args.out)
     scored = (f"chrF {s['chrf']:.2f} (copy-the-input baseline {s['copy_baseline_chrf']:.2f}), exact match {s['exact_match']}/{s['scored']}" if s.get("scored")
               else "no references, not scored")
@@ -100,6 +106,7 @@ def _add_common(p: argparse.ArgumentParser, *, items_help: str, max_new: int) ->
     p.add_argument("--out", required=True, metavar="DIR", help="folder for the JSON and HTML reports")
     add_overwrite_argument(p)
     add_probe_model_args(p)
+    add_yes_argument(p)
     p.add_argument("--samples", type=any_int, default=1,
                    help="generations per prompt, shown side by side (default: %(default)s; more than 1 needs "
                         "--temperature above 0)")

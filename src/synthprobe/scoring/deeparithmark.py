@@ -64,7 +64,7 @@ class ScoreConfig:
     cot: bool = False
     #: ``--max-new-tokens`` for letters/free (default: :data:`protocols.MAX_NEW_TOKENS`).
     max_new_tokens: int | None = None
-    #: ``--yes``: start a run estimated at over an hour (:mod:`synthprobe.scoring.plan`).
+    #: ``--yes``: start a run estimated at over an hour (:mod:`synthprobe.plan`).
     yes: bool = False
 
 
@@ -442,9 +442,9 @@ def _score_protocol(backend, ref: ModelRef, protocol: str, datasets: list[Datase
 
 
 def run_plan(backend, datasets: list[Dataset], config: ScoreConfig):
-    """The run's :class:`~synthprobe.scoring.plan.Plan`: one cell per protocol and data set,
+    """The run's :class:`~synthprobe.plan.Plan`: one cell per protocol and data set,
     each scored as the run scores it (the calibration times its first batch)."""
-    from synthprobe.scoring.plan import Cell, Plan, plural
+    from synthprobe.plan import Cell, Plan, plural
 
     def scorer(ds: Dataset, protocol: str) -> Callable[[], Any]:
         if protocol == "loglik":
@@ -492,7 +492,7 @@ def run(config: ScoreConfig, *, echo: Callable[[str], None] = print) -> tuple[di
     names = NameRegistry()
 
     def check(backend) -> None:  # the plan and its estimate, once, on the first model
-        from synthprobe.scoring.plan import check_plan
+        from synthprobe.plan import check_plan
 
         check_plan(run_plan(backend, datasets, config), yes=config.yes)
 

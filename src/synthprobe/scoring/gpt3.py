@@ -501,10 +501,10 @@ def plan_text(cells: Sequence[PlanCell]) -> str:
 
 
 def plan_cells(backend, config: EvalConfig, cells: Sequence[PlanCell], pools: dict[str, list]) -> list:
-    """``cells`` as the cells of a :class:`synthprobe.scoring.plan.Plan`: each scores its task
+    """``cells`` as the cells of a :class:`synthprobe.plan.Plan`: each scores its task
     and setting as the run does (so the calibration's batch is the run's own first batch); the
     tasks of one family and setting are reckoned at the time per item of the first of them."""
-    from synthprobe.scoring.plan import Cell
+    from synthprobe.plan import Cell
 
     count_tokens = token_counter(backend)
     return [Cell(f"{c.task.code} {c.setting}", c.n, kind=(c.task.family, c.setting),

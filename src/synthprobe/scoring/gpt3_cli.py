@@ -167,9 +167,9 @@ def gpt3_comparisons(entries: list[dict]) -> dict:
 
 def check_plan(backend, config, pools: dict, *, yes: bool, models: int = 1) -> None:
     """Print the run's plan and, for a run of more than a few dozen items, an estimate from a
-    short calibration on the loaded model (:func:`synthprobe.scoring.plan.check_plan`); refuse a
+    short calibration on the loaded model (:func:`synthprobe.plan.check_plan`); refuse a
     run estimated at over an hour unless ``yes``."""
-    from synthprobe.scoring import plan as run_plan
+    from synthprobe import plan as run_plan
     from synthprobe.scoring.gpt3 import plan, plan_cells, plan_text
 
     cells = plan(config, pools)

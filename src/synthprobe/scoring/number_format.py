@@ -252,12 +252,12 @@ def score_gpt3(backend, config: ProbeConfig, *, on_row: Callable[[dict], None] |
 
 
 def run_plan(backend, config: ProbeConfig, *, models: int = 1):
-    """The run's :class:`~synthprobe.scoring.plan.Plan`: a cell per format that is scored (Deep
+    """The run's :class:`~synthprobe.plan.Plan`: a cell per format that is scored (Deep
     Arithmark: the items the format changes; GPT-3: per task), each scored as the run scores it;
     the calibration times the plain one of each part (Deep Arithmark, each GPT-3 task)."""
     from synthprobe.scoring.deeparithmark import score_dataset
     from synthprobe.scoring.gpt3 import score_task, token_counter
-    from synthprobe.scoring.plan import Cell, Plan, plural
+    from synthprobe.plan import Cell, Plan, plural
 
     cells: list[Cell] = []
     parts = []

@@ -68,7 +68,7 @@ def cmd_number_format(args: argparse.Namespace) -> int:
         try:
             names.claim(ref, backend.name)
             if ref is refs[0]:  # the plan and its estimate, once, on the first model
-                from synthprobe.scoring.plan import check_plan
+                from synthprobe.plan import check_plan
                 from synthprobe.scoring.number_format import run_plan
 
                 check_plan(run_plan(backend, config, models=len(refs)), yes=args.yes)

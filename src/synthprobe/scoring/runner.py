@@ -41,7 +41,7 @@ class RunResult:
     #: Every item's record, in input order (fresh or from the cache).
     records: list[dict]
     #: Positions handed to ``work`` by this run, in input order (not those the run's calibration
-    #: scored ahead, :mod:`synthprobe.scoring.plan`: their records come with the cached ones).
+    #: scored ahead, :mod:`synthprobe.plan`: their records come with the cached ones).
     todo: list[int]
     #: Items read back from the cache.
     cached: int
@@ -63,10 +63,10 @@ def run_items(ids: Sequence[str], work: Callable[[list[int], int, Emit], T], *, 
     :class:`ScoringInterrupted`; out of memory halves the batch and retries (``name`` is the
     model in the error when even a batch of one does not fit).
 
-    Under a run's calibration (:mod:`synthprobe.scoring.plan`) only the first batch is scored,
+    Under a run's calibration (:mod:`synthprobe.plan`) only the first batch is scored,
     timed and kept; the run proper then takes those records instead of scoring them again.
     """
-    from synthprobe.scoring.plan import current
+    from synthprobe.plan import current
 
     total = len(ids)
     ahead = current()

@@ -174,9 +174,9 @@ def score_probes(backend, pr: Probes, config: StepsConfig) -> dict[str, Any]:
 
 
 def run_plan(backend, pr: Probes, config: StepsConfig, *, models: int = 1):
-    """The run's :class:`~synthprobe.scoring.plan.Plan`: one cell, every probe, scored as the run
+    """The run's :class:`~synthprobe.plan.Plan`: one cell, every probe, scored as the run
     scores it (the calibration times its first batch)."""
-    from synthprobe.scoring.plan import Cell, Plan, plural
+    from synthprobe.plan import Cell, Plan, plural
 
     return Plan([Cell("steps", len(pr.probes), lambda: score_probes(backend, pr, config))],
                 f"steps x {plural(len(pr.probes), 'probe')} (choice and generation, from "

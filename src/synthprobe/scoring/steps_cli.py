@@ -101,7 +101,7 @@ def run_command(args: argparse.Namespace) -> int:
         try:
             names.claim(ref, backend.name)
             if ref is refs[0]:  # the plan and its estimate, once, on the first model
-                from synthprobe.scoring.plan import check_plan
+                from synthprobe.plan import check_plan
 
                 check_plan(steps.run_plan(backend, probes, config, models=len(refs)), yes=args.yes)
             one = steps.run(backend, probes, config, spec=ref.spec, load_s=load_s,

@@ -166,7 +166,7 @@ def run_command(args: argparse.Namespace) -> int:
     runner.prepare_data(grid, data_dir, progress=args.progress)
     where = "in this process" if serial else (f"on Ray at {args.ray_address}" if args.ray_address
                                               else f"on a local Ray with {args.workers} CPUs")
-    from synthprobe.scoring.plan import check_plan
+    from synthprobe.plan import check_plan
 
     # the plan and its estimate (the first model loaded here for the calibration, then closed)
     with runner.sweep_plan(grid, settings, jobs, where=where, workers=None if serial else args.workers if not args.ray_address else 0) as plan:

@@ -242,13 +242,13 @@ def run_job(job: Job, settings: Settings) -> dict[str, Any]:
 @contextlib.contextmanager
 def sweep_plan(grid: Grid, settings: Settings, jobs: list[Job], *, where: str,
                workers: int | None) -> Iterator[Any]:
-    """The sweep's :class:`~synthprobe.scoring.plan.Plan`: one cell per job (its items); the
+    """The sweep's :class:`~synthprobe.plan.Plan`: one cell per job (its items); the
     calibration loads the first model here, once, and times each task's first job as the job
     scores it; every other model's jobs of that task are reckoned at the first model's time.
     A serial run's first jobs take the timed items; Ray workers score them again (one batch a
     task). ``workers``: the local Ray's CPUs (0: a cluster's; None: serial)."""
     from synthprobe.scoring.gpt3 import plan as gpt3_plan
-    from synthprobe.scoring.plan import Cell, Plan, plural
+    from synthprobe.plan import Cell, Plan, plural
 
     loaded: dict[str, Any] = {}
 

@@ -72,15 +72,20 @@ class Estimate:
     cached: int = 0
     #: Items timed (scored by the calibration, kept for the run).
     timed: int = 0
+    #: Items timed by a workload outside the runner (a small sample the run scores again).
+    sampled: int = 0
 
 
 class Timed(BaseException):
     """Raised by :func:`~synthprobe.scoring.runner.run_items` under :func:`time_cell` once a
     cell's first batch is timed (a ``BaseException``: no ``except Exception`` swallows it)."""
 
-    def __init__(self, seconds: float, timed: int, todo: int, cached: int):
+    def __init__(self, seconds: float, timed: int, todo: int, cached: int, *, kept: bool = True):
         super().__init__(f"timed {timed} items in {seconds:.3f} s")
         self.seconds, self.timed, self.todo, self.cached = seconds, timed, todo, cached
+        #: Whether the run takes the timed items (False: a workload outside the runner timed a
+        #: small sample that the run scores again).
+        self.kept = kept
 
 
 class _Enough(BaseException):
@@ -137,17 +142,18 @@ def current() -> Ahead | None:
 
 def time_cell(cell: Cell, ahead: Ahead) -> Timed | None:
     """Run ``cell.score`` until its first batch is timed; None if it scored nothing through the
-    runner (then it cannot be timed)."""
+    runner (then it cannot be timed). A workload outside the runner times a small sample itself
+    and returns a :class:`Timed` with ``kept=False``."""
     if cell.score is None:
         return None
     ahead.timing = True
     try:
-        cell.score()
+        done = cell.score()
     except Timed as t:
         return t
     finally:
         ahead.timing = False
-    return None
+    return done if isinstance(done, Timed) else None
 
 
 def calibrate(cells: Sequence[Cell], ahead: Ahead, *, stop_above: float | None = None) -> Estimate:
@@ -156,7 +162,7 @@ def calibrate(cells: Sequence[Cell], ahead: Ahead, *, stop_above: float | None =
     (the figure is then a lower bound)."""
     per_item: dict[Hashable, float] = {}
     rest: dict[int, int] = {}  # cell index -> items still to score after the calibration
-    cached = timed = 0
+    cached = kept = sampled = 0
 
     def total() -> float:
         return sum(per_item.get(_kind(i, c), 0.0) * rest.get(i, c.items) for i, c in enumerate(cells))
@@ -169,14 +175,15 @@ def calibrate(cells: Sequence[Cell], ahead: Ahead, *, stop_above: float | None =
         if t is None:
             continue
         cached += t.cached
-        timed += t.timed
-        rest[i] = t.todo - t.timed
+        kept += t.timed if t.kept else 0
+        sampled += 0 if t.kept else t.timed
+        rest[i] = t.todo - t.timed if t.kept else t.todo
         if t.timed:  # else every item was cached: the kind stays open for its next cell
             per_item[kind] = t.seconds / t.timed
             untimed = any(c.items and _kind(j, c) not in per_item for j, c in enumerate(cells) if j > i)
             if stop_above is not None and total() > stop_above and untimed:
-                return Estimate(total(), False, cached, timed)
-    return Estimate(total(), True, cached, timed)
+                return Estimate(total(), False, cached, kept, sampled)
+    return Estimate(total(), True, cached, kept, sampled)
 
 
 def _kind(i: int, cell: Cell) -> Hashable:
@@ -209,8 +216,13 @@ def check_plan(plan: Plan, *, yes: bool, echo: Callable[[str], None] | None = No
     est = calibrate(plan.cells, ahead, stop_above=limit)
     seconds = est.seconds * models
     about = f"about {duration(seconds)}" if est.complete else f"over {duration(seconds)}"
-    how = [f"{est.timed:,} items timed on the loaded model, the first batch of each kind, kept for the run"
-           if est.timed else "nothing left to time"]
+    how = []
+    if est.timed:
+        how.append(f"{est.timed:,} items timed on the loaded model, the first batch of each kind, kept for the run")
+    if est.sampled:
+        how.append(f"{plural(est.sampled, 'item')} timed on the loaded model")
+    if not how:
+        how.append("nothing left to time")
     if est.cached:
         how.append(f"{est.cached:,} items already in the score cache cost ~0")
     if models > 1:
