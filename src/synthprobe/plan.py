@@ -1,6 +1,6 @@
-"""A run's plan and its estimate, printed before the work starts, for every command that scores
+"""A run's plan and its estimate, printed before the work starts, for every command that runs
 a model (``score deeparithmark``, ``score gpt3``, ``probe steps``, ``probe number-format``,
-``sweep``).
+``probe grammar``, ``probe novel-words``, ``sweep``).
 
 A plan is a list of :class:`Cell` (what is scored, how many items, with which settings) and
 the number of models. Above :data:`CALIBRATE_ABOVE` items, a short calibration on the loaded
