@@ -8,7 +8,6 @@ atomically only after every model has been scored, so a failure leaves no file b
 from __future__ import annotations
 
 import platform
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -366,11 +365,11 @@ def load_model(spec: str, config: ScoreConfig):
 
 def score_model(spec, datasets: list[Dataset], config: ScoreConfig, *,
                 echo: Callable[[str], None] = print, names: NameRegistry | None = None,
-                before: Callable[[Any], None] | None = None) -> list[dict[str, Any]]:
+                on_loaded: Callable[[Any], None] | None = None) -> list[dict[str, Any]]:
     """Load one model (a spec or a :class:`ModelRef`) once and score it under every protocol: one
     results entry per protocol, each block with its per-item ``predictions`` (the caller drops them
     with :func:`drop_predictions` unless they are to be saved). ``names``: the run's names so far;
-    a model shown under a taken name is refused before it is scored. ``before(backend)`` runs
+    a model shown under a taken name is refused before it is scored. ``on_loaded(backend)`` runs
     with the model loaded, before anything is scored (the run's plan check)."""
     ref = as_ref(spec)
     t0 = time.perf_counter()
@@ -380,8 +379,8 @@ def score_model(spec, datasets: list[Dataset], config: ScoreConfig, *,
     try:
         if names is not None:
             names.claim(ref, backend.name)
-        if before is not None:
-            before(backend)
+        if on_loaded is not None:
+            on_loaded(backend)
         for protocol in config.protocols:
             before = _usage_counts(backend)
             entry = _score_protocol(backend, ref, protocol, datasets, config, load_s, echo=echo)
@@ -497,7 +496,8 @@ def run(config: ScoreConfig, *, echo: Callable[[str], None] = print) -> tuple[di
         check_plan(run_plan(backend, datasets, config), yes=config.yes)
 
     for n, spec in enumerate(config.models):
-        for entry in score_model(spec, datasets, config, echo=echo, names=names, before=check if n == 0 else None):
+        for entry in score_model(spec, datasets, config, echo=echo, names=names,
+                                  on_loaded=check if n == 0 else None):
             entries.append(entry)
             echo(res.format_breakdown(entry))
     compared = comparisons(entries, [ds.key for ds in datasets]) if len(config.models) > 1 else None

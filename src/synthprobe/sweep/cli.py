@@ -4,7 +4,6 @@ merged into one results file (and, with ``--report``, one report)."""
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from synthprobe.cliargs import (RAY_ADDRESS_HELP, add_model_args, add_yes_argument, int_at_least, nonneg_int,
