@@ -1,8 +1,11 @@
-"""A run says what it is about to do: its plan (tasks x settings x items), an estimate from a
-short calibration on the loaded model, and a long run waits for --yes instead of starting."""
+"""A run says what it is about to do: its plan (what x settings x items), an estimate from a
+short calibration on the loaded model, and a long run waits for --yes instead of starting.
+One mechanism (synthprobe.plan) for every command that scores a model."""
 
 from __future__ import annotations
 
+import json
+import re
 import subprocess
 import sys
 
@@ -19,35 +22,196 @@ def toy():
     ENGINES.pop("toy", None)
 
 
-def test_a_run_prints_its_plan_and_estimate_then_scores(toy, tmp_path, capsys):
+def _command(name: str, out, n: int, tmp_path) -> list[str]:
+    """``name`` on the toy engine, about ``n`` items to score, results to ``out``."""
+    return {
+        "score deeparithmark": ["score", "deeparithmark", "--limit", str(n), "--batch-size", "8"],
+        "score gpt3": ["score", "gpt3", "--tasks", "2D+", "--shots", "0", "--limit", str(n), "--batch-size", "8"],
+        "probe steps": ["probe", "steps", "--limit", str(max(1, n // 3)), "--batch-size", "8"],
+        "probe number-format": ["probe", "number-format", "--n", str(n), "--tasks", "none", "--formats", "comma",
+                                "--batch-size", "8"],
+        "sweep": ["sweep", "--serial", "--limit", str(n), "--batch-size", "8", "--data-dir", str(tmp_path / "data")],
+    }[name] + ["--model", "toy:bigram", "--quiet", "--output", str(out)]
+
+
+COMMANDS = ["score deeparithmark", "score gpt3", "probe steps", "probe number-format", "sweep"]
+
+
+def _without_timing(doc):
+    """A results document less what differs between any two runs (seconds, rates)."""
+    if isinstance(doc, dict):
+        return {k: _without_timing(v) for k, v in doc.items()
+                if k not in ("timing", "seconds", "load_s", "items_per_s", "eval_s")}
+    if isinstance(doc, list):
+        return [_without_timing(v) for v in doc]
+    return doc
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_every_scoring_command_prints_its_plan_and_estimate_then_scores(toy, tmp_path, capsys, name):
     out = tmp_path / "r.json"
-    assert main(["score", "gpt3", "--model", "toy:bigram", "--tasks", "2D+,CL", "--shots", "0,1", "--limit", "120",
-                 "--quiet", "--no-cache", "--output", str(out)]) == 0
+    assert main(_command(name, out, 60, tmp_path)) == 0
     cap = capsys.readouterr()
-    assert "plan: 2 tasks (2D+, CL) x 2 settings = 4 runs, 480 items (zero 240, one 240)" in cap.err, cap.err
-    assert "estimate: about" in cap.err
+    plan = [line for line in cap.err.splitlines() if line.startswith("plan: ")]
+    estimate = [line for line in cap.err.splitlines() if line.startswith("estimate: ")]
+    assert len(plan) == 1 and len(estimate) == 1, cap.err
+    assert estimate[0].startswith("estimate: about ") and "kept for the run" in estimate[0], estimate
     assert cap.out.rstrip().splitlines()[-1] == f"results: {out}" and out.is_file()
 
 
-def test_a_run_estimated_over_the_limit_waits_for_yes(toy, tmp_path, capsys, monkeypatch):
-    import synthprobe.cli.score as gpt3_cli
+@pytest.mark.parametrize("name", COMMANDS)
+def test_a_run_estimated_over_the_limit_waits_for_yes_and_writes_nothing(toy, tmp_path, capsys, monkeypatch, name):
+    import synthprobe.plan as run_plan
 
-    monkeypatch.setattr(gpt3_cli, "CONFIRM_ABOVE_S", 0.0)   # the toy engine is fast: make any run "long"
+    monkeypatch.setattr(run_plan, "CONFIRM_ABOVE_S", 0.0)   # the toy engine is fast: make any run "long"
     out = tmp_path / "r.json"
-    args = ["score", "gpt3", "--model", "toy:bigram", "--tasks", "2D+", "--shots", "0", "--limit", "300", "--quiet",
-            "--no-cache", "--output", str(out)]
+    args = _command(name, out, 60, tmp_path)
     assert main(args) == 2
     err = capsys.readouterr().err
-    assert "plan: 1 task (2D+) x 1 setting = 1 runs, 300 items" in err and "pass --yes to start it" in err, err
-    assert "--limit N" in err and not out.exists()
+    assert "plan: " in err and "estimate: " in err and "pass --yes to start it" in err, err
+    # every kind of cell was timed: the figure is an estimate, not a lower bound
+    assert "estimate: about " in err and "stopped timing" not in err, err
+    assert "--limit N" in err or "--n N" in err, err
+    assert not out.exists()
     assert main([*args, "--yes"]) == 0 and out.is_file()
 
 
-def test_a_small_run_is_planned_without_a_calibration(toy, tmp_path, capsys):
-    assert main(["score", "gpt3", "--model", "toy:bigram", "--tasks", "2D+", "--shots", "0", "--limit", "5",
-                 "--quiet", "--no-cache", "--output", str(tmp_path / "r.json")]) == 0
+def test_timing_stops_once_past_the_limit_and_says_the_figure_is_a_lower_bound(toy, tmp_path, capsys, monkeypatch):
+    import synthprobe.plan as run_plan
+
+    monkeypatch.setattr(run_plan, "CONFIRM_ABOVE_S", 0.0)
+    out = tmp_path / "r.json"
+    # two kinds of cells (Deep Arithmark, the GPT-3 task): the first one timed is past the limit
+    assert main(["probe", "number-format", "--n", "60", "--tasks", "4D+", "--gpt3-n", "60", "--model", "toy:bigram",
+                 "--quiet", "--output", str(out)]) == 2
     err = capsys.readouterr().err
-    assert "plan: 1 task (2D+) x 1 setting = 1 runs, 5 items" in err and "estimate" not in err
+    assert "estimate: over " in err and "stopped timing once past the limit" in err, err
+    assert "pass --yes to start it, or score less with --n N, --gpt3-n N or --tasks" in err and not out.exists()
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_a_small_run_is_planned_without_a_calibration(toy, tmp_path, capsys, name):
+    out = tmp_path / "r.json"
+    assert main(_command(name, out, 5, tmp_path)) == 0
+    err = capsys.readouterr().err
+    assert "plan: " in err and "estimate" not in err, err
+
+
+def test_gpt3_plan_names_tasks_settings_and_items(toy, tmp_path, capsys):
+    out = tmp_path / "r.json"
+    assert main(["score", "gpt3", "--model", "toy:bigram", "--tasks", "2D+,CL", "--shots", "0,1", "--limit", "120",
+                 "--quiet", "--no-cache", "--output", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "plan: 2 tasks (2D+, CL) x 2 settings = 4 runs, 480 items (zero 240, one 240)" in err, err
+    assert "estimate: about" in err
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_the_calibration_changes_no_score(toy, tmp_path, monkeypatch, name):
+    """The items a calibration times are kept for the run: the results are the same bytes (less
+    the timings) as a run without a calibration, with the score cache off and on."""
+    import synthprobe.plan as run_plan
+
+    docs = {}
+    for cache in ("--no-cache", None):
+        for calibrated in (True, False):
+            monkeypatch.setattr(run_plan, "CALIBRATE_ABOVE", 48 if calibrated else 10 ** 9)
+            monkeypatch.setenv("SYNTHPROBE_CACHE", str(tmp_path / f"cache-{cache}-{calibrated}"))
+            out = tmp_path / f"{cache}-{calibrated}.json"
+            extra = [cache] if cache else []
+            if name in ("score deeparithmark", "score gpt3"):
+                extra.append("--save-predictions")
+            assert main([*_command(name, out, 60, tmp_path), *extra]) == 0
+            docs[cache, calibrated] = json.loads(out.read_text())
+    for cache in ("--no-cache", None):
+        assert _without_timing(docs[cache, True]) == _without_timing(docs[cache, False]), (name, cache)
+
+
+def test_the_calibrated_batch_goes_to_the_score_cache_and_cached_items_cost_nothing(toy, tmp_path, capsys):
+    out1, out2 = tmp_path / "a.json", tmp_path / "b.json"
+    base = _command("score deeparithmark", out1, 60, tmp_path)
+    assert main(base) == 0
+    block = json.loads(out1.read_text())["models"][0]["results"]["deeparithmark"]
+    assert block["cached_items"] == 0
+    capsys.readouterr()
+    assert main([*base[:-1], str(out2)]) == 0  # the same run again: every item is cached
+    err = capsys.readouterr().err
+    assert "estimate: about 0 s" in err and "60 items already in the score cache cost ~0" in err, err
+    assert json.loads(out2.read_text())["models"][0]["results"]["deeparithmark"]["cached_items"] == 60
+
+
+def test_several_models_multiply_the_estimate_and_protocols_are_cells(toy, tmp_path, capsys):
+    out = tmp_path / "r.json"
+    assert main(["score", "deeparithmark", "--model", "toy:a", "--model", "toy:b", "--protocol", "loglik,letters",
+                 "--limit", "30", "--quiet", "--no-cache", "--output", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "x 2 protocols (loglik, letters), for 2 models" in err, err
+    assert "times 2 models" in err and err.count("estimate: ") == 1
+
+
+def test_sweep_estimate_says_how_jobs_are_reckoned(toy, tmp_path, capsys):
+    out = tmp_path / "r.json"
+    assert main(["sweep", "--model", "toy:a", "--model", "toy:b", "--seeds", "release,1", "--limit", "30",
+                 "--serial", "--quiet", "--data-dir", str(tmp_path / "data"), "--output", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "plan: 4 jobs (2 models x 1 task x 2 seeds) in this process, 120 items" in err, err
+    assert "each job reckoned at the first model's time for its task" in err
+
+
+@pytest.mark.parametrize("probe", ["grammar", "novel-words"])
+def test_the_generation_probes_print_their_plan(toy, tmp_path, capsys, probe):
+    """The two chained probes generate a handful of items one after another (no score cache, no
+    calibration): they say what they will generate before the model loads."""
+    assert main(["probe", probe, "--model", "toy:bigram", "--quiet", "--out", str(tmp_path / "out")]) == 0
+    err = capsys.readouterr().err
+    assert re.search(rf"^plan: {probe} x \d+ items x 1 sample \(chained, one item at a time\)$", err, re.M), err
+
+
+def test_a_long_generation_probe_is_estimated_from_its_first_item_and_waits_for_yes(toy, tmp_path, capsys,
+                                                                                    monkeypatch):
+    import synthprobe.plan as run_plan
+
+    items = tmp_path / "grammar.jsonl"
+    lines = [{"input": "She goed home.", "output": "She went home."}]
+    lines += [{"input": f"There is {n} book on the table."} for n in range(60)]
+    items.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    args = ["probe", "grammar", "--items", str(items), "--model", "toy:bigram", "--quiet", "--out", str(tmp_path / "out")]
+    monkeypatch.setattr(run_plan, "CONFIRM_ABOVE_S", 0.0)
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "plan: grammar x 60 items x 1 sample (chained, one item at a time)" in err, err
+    assert "estimate: about " in err and "(1 item timed on the loaded model)" in err, err
+    assert "pass --yes to start it, or score less with a shorter --items file" in err
+    assert not (tmp_path / "out" / "grammar.json").exists()
+    assert main([*args, "--yes"]) == 0 and (tmp_path / "out" / "grammar.json").is_file()
+
+
+def test_yes_is_documented_on_every_scoring_command(capsys):
+    for name in [*COMMANDS, "probe grammar", "probe novel-words"]:
+        with pytest.raises(SystemExit):
+            main([*name.split(), "--help"])
+        text = " ".join(capsys.readouterr().out.split())
+        assert "--yes start a run estimated at over an hour" in text, name
+
+
+@pytest.mark.slow
+def test_real_model_calibration_times_a_batch_and_keeps_the_scores(tmp_path):
+    """The embedded model: the estimate comes from a real one-pass batch, and the results with a
+    calibration equal those without one (less timings)."""
+    docs, errs = [], []
+    for threshold in ("48", "1000000000"):
+        out = tmp_path / f"r{threshold}.json"
+        code = ("import synthprobe.plan as p, sys; p.CALIBRATE_ABOVE = int(sys.argv[1]); "
+                "from synthprobe.cli import main; sys.exit(main(sys.argv[2:]))")
+        res = subprocess.run([sys.executable, "-c", code, threshold, "score", "deeparithmark", "--limit", "64",
+                              "--batch-size", "16", "--no-cache", "--save-predictions", "--quiet",
+                              "--output", str(out)], capture_output=True, text=True, timeout=900, cwd=tmp_path)
+        assert res.returncode == 0, res.stderr
+        docs.append(json.loads(out.read_text()))
+        errs.append(res.stderr)
+    assert "estimate: about" in errs[0] and "(16 items timed on the loaded model" in errs[0], errs[0]
+    assert "estimate" not in errs[1]
+    assert _without_timing(docs[0]) == _without_timing(docs[1])
 
 
 @pytest.mark.slow

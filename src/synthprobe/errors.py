@@ -46,11 +46,14 @@ class CommandFailed(Exception):
 def run_command_line(func, args, prog: str = "synthprobe") -> int:
     """Run a parsed command; bad input, a failure and Ctrl-C end it with one line on stderr and
     :data:`EXIT_BAD_INPUT` / :data:`EXIT_FAILED` / :data:`EXIT_INTERRUPTED` instead of a traceback. SIGTERM ends it
-    with :data:`EXIT_TERMINATED` after the clean-up (``finally`` blocks, atomic writers) ran."""
+    with :data:`EXIT_TERMINATED` after the clean-up (``finally`` blocks, atomic writers) ran.
+    The command runs in its own :mod:`contextvars` context: what it keeps there (the items its
+    plan's calibration scored ahead) ends with it."""
+    import contextvars
     import sys
 
     with _sigterm_as_exit():
-        return _run(func, args, prog, sys)
+        return contextvars.copy_context().run(_run, func, args, prog, sys)
 
 
 #: Exit status after SIGTERM (128 + 15).

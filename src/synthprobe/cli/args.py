@@ -198,6 +198,13 @@ def add_model_args(p: argparse.ArgumentParser, *, multiple: bool = False, batch_
         p.add_argument("--quiet", action="store_false", dest="progress", help="the same as --no-progress")
 
 
+def add_yes_argument(p: argparse.ArgumentParser) -> None:
+    """``--yes``: the one flag that starts a run estimated at over an hour (:mod:`synthprobe.plan`)."""
+    p.add_argument("--yes", action="store_true",
+                   help="start a run estimated at over an hour (the plan printed first says how long; without "
+                        "--yes such a run stops there, exit 2)")
+
+
 def chat_setup(args: argparse.Namespace):
     """The :class:`~synthprobe.backends.chat.ChatSetup` of ``--chat-template``, ``--system-prompt``
     and (where the command has it) ``--fewshot-as-multiturn``; a missing or unparsable template

@@ -13,9 +13,10 @@ import sys
 import time
 from pathlib import Path
 
-from synthprobe.cli.args import (add_model_args, add_overwrite_argument, add_probe_model_args, any_int,
-                                 int_at_least, load_backend_or_exit, nonneg_int, positive_int)
+from synthprobe.cli.args import (add_model_args, add_overwrite_argument, add_probe_model_args, add_yes_argument,
+                                 any_int, int_at_least, load_backend_or_exit, nonneg_int, positive_int)
 from synthprobe.errors import EXIT_FAILED, InputError
+from synthprobe.plan import Cell, Plan, Timed, check_plan, plural
 from synthprobe.io.read import sha256_file
 from synthprobe.io.write import atomic_write_json, atomic_write_text, check_output_dir
 
@@ -72,6 +73,7 @@ def add_steps_arguments(p: argparse.ArgumentParser) -> None:
     add_overwrite_argument(p)
     p.add_argument("--no-cache", action="store_true",
                    help="neither read nor write the per-probe score cache ($SYNTHPROBE_CACHE/scores)")
+    add_yes_argument(p)
 
 
 def run_steps(args: argparse.Namespace) -> int:
@@ -109,6 +111,8 @@ def run_steps(args: argparse.Namespace) -> int:
         load_s = time.perf_counter() - t0
         try:
             names.claim(ref, backend.name)
+            if ref is refs[0]:  # the plan and its estimate, once, on the first model
+                check_plan(steps.run_plan(backend, probes, config, models=len(refs)), yes=args.yes)
             one = steps.run(backend, probes, config, spec=ref.spec, load_s=load_s,
                             command=shlex.join(["synthprobe", *sys.argv[1:]]))
         except ScoringError as exc:
@@ -164,9 +168,10 @@ def _check_out(out: str) -> Path:
     return p
 
 
-def _run_probe(args, probe: str, stem: str, load, default_file, run, to_html, **options) -> dict:
-    """Load the items, generate, and write ``<stem>.json`` and ``<stem>.html`` under ``--out``;
-    returns the JSON document."""
+def _run_probe(args, probe: str, stem: str, load, default_file, run, to_html, time_first, **options) -> dict:
+    """Load the items, print the plan (and, for a long items file, an estimate from the first
+    item), generate, and write ``<stem>.json`` and ``<stem>.html`` under ``--out``; returns the
+    JSON document."""
     from synthprobe.backends.decoding import describe
 
     from synthprobe.backends.refs import parse_model_ref
@@ -179,6 +184,15 @@ def _run_probe(args, probe: str, stem: str, load, default_file, run, to_html, **
     sampling = _sampling(args)
     label, sha = _items_label(args.items, default_file)
     lm = load_backend_or_exit(ref.spec, args, bos=args.bos)
+    asked = sum(1 for it in items if getattr(it, "output", getattr(it, "sentence", None)) is None)
+    how = "chained, one item at a time" if options.get("chain", True) else "in batches"
+
+    def first() -> Timed:  # one item, asked as the run asks it; the run asks it again
+        return Timed(time_first(lm, items, sampling, seed=args.seed), 1, asked, 0, kept=False)
+
+    check_plan(Plan([Cell(probe, asked, first if asked else None)],
+                    f"{probe} x {plural(asked, 'item')} x {plural(sampling.n, 'sample')} ({how})",
+                    shorter="a shorter --items file or fewer --samples"), yes=args.yes)
     body = run(lm, items, sampling, seed=args.seed, progress=args.progress, **options)
     doc = {"probe": probe, "model": ref.shown(lm.name), "model_spec": ref.spec, "backend": describe(lm),
            "items_file": label, "items_sha256": sha, "seed": args.seed, "sampling": sampling.to_dict(), **body}
@@ -192,7 +206,7 @@ def _cmd_novel_words(args) -> int:
     from synthprobe.probes.items import NOVEL_WORDS_FILE, load_novel_words
 
     doc = _run_probe(args, "novel-words", "novel_words", load_novel_words, NOVEL_WORDS_FILE, novel_words.run,
-                     report.novel_words_html)
+                     report.novel_words_html, novel_words.time_first)
     s, out = doc["summary"], Path(args.out)
     print(f"novel words: {s['words']} words; first sample uses the word in {s['uses_word_first_sample']}; "
           f"distinct-1 {_num(s['distinct_1'])}, distinct-2 {_num(s['distinct_2'])}, "
@@ -210,7 +224,7 @@ def _cmd_grammar(args) -> int:
     from synthprobe.probes.items import GRAMMAR_FILE, load_grammar
 
     doc = _run_probe(args, "grammar", "grammar", load_grammar, GRAMMAR_FILE, grammar.run, report.grammar_html,
-                     chain=not args.no_chain)
+                     grammar.time_first, chain=not args.no_chain)
     s, out = doc["summary"], Path(args.out)
     scored = (f"chrF {s['chrf']:.2f} (copy-the-input baseline {s['copy_baseline_chrf']:.2f}), exact match {s['exact_match']}/{s['scored']}" if s.get("scored")
               else "no references, not scored")
@@ -224,6 +238,7 @@ def _add_common(p: argparse.ArgumentParser, *, items_help: str, max_new: int) ->
     p.add_argument("--out", required=True, metavar="DIR", help="folder for the JSON and HTML reports")
     add_overwrite_argument(p)
     add_probe_model_args(p)
+    add_yes_argument(p)
     p.add_argument("--samples", type=any_int, default=1,
                    help="generations per prompt, shown side by side (default: %(default)s; more than 1 needs "
                         "--temperature above 0)")
@@ -319,6 +334,10 @@ def cmd_number_format(args: argparse.Namespace) -> int:
         load_seconds = time.perf_counter() - started
         try:
             names.claim(ref, backend.name)
+            if ref is refs[0]:  # the plan and its estimate, once, on the first model
+                from synthprobe.scoring.number_format import run_plan
+
+                check_plan(run_plan(backend, config, models=len(refs)), yes=args.yes)
             try:
                 block = run(backend, config)
             except (InputError, KeyboardInterrupt):
@@ -381,6 +400,7 @@ def _register_number_format(verbs: dict) -> None:
                    help="do not read or write the score cache (default: finished items are kept, so a "
                         "stopped run resumes)")
     add_model_args(p, multiple=True, batch_size=16)
+    add_yes_argument(p)
     p.set_defaults(func=cmd_number_format)
 
 

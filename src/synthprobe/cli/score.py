@@ -17,7 +17,8 @@ import time
 import traceback
 from pathlib import Path
 
-from synthprobe.cli.args import add_model_args, chat_setup, engine_options, int_at_least, nonneg_int, positive_int
+from synthprobe.cli.args import (add_model_args, add_yes_argument, chat_setup, engine_options, int_at_least, nonneg_int,
+                                 positive_int)
 from synthprobe.errors import EXIT_FAILED, InputError, run_command_line
 
 
@@ -114,6 +115,7 @@ def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> No
     p.add_argument("--no-cache", action="store_true",
                    help="neither read nor write the per-item score cache ($SYNTHPROBE_CACHE/scores), which "
                         "otherwise lets an interrupted run resume where it stopped")
+    add_yes_argument(p)
 
 
 def config_from_args(args: argparse.Namespace):
@@ -147,7 +149,7 @@ def config_from_args(args: argparse.Namespace):
         compare_data=args.compare_data or args._compare_default,
         save_predictions=args.save_predictions or len(protocols) > 1,
         output=output, scorer=args.scorer,
-        progress=args.progress, cache=not args.no_cache,
+        progress=args.progress, cache=not args.no_cache, yes=args.yes,
         model_args=engine_options(args))
 
 
@@ -335,41 +337,18 @@ def gpt3_comparisons(entries: list[dict]) -> dict:
     return compare_models(outcomes, groups, metric="accuracy (exact match)", group_by="task")
 
 
-#: A run estimated longer than this waits for --yes.
-CONFIRM_ABOVE_S = 3600.0
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:,.1f} h"
-
-
 def check_plan(backend, config, pools: dict, *, yes: bool, models: int = 1) -> None:
-    """Print the run's plan (and, for a run of more than a few items, an estimate from a short
-    calibration on the loaded model, times the number of ``models``); refuse a run estimated at
-    over an hour unless ``yes``."""
-    from synthprobe.scoring.gpt3.score import CALIBRATE_ABOVE, calibrate, plan, plan_text
+    """Print the run's plan and, for a run of more than a few dozen items, an estimate from a
+    short calibration on the loaded model (:func:`synthprobe.plan.check_plan`); refuse a
+    run estimated at over an hour unless ``yes``."""
+    from synthprobe import plan as run_plan
+    from synthprobe.scoring.gpt3.score import plan, plan_cells, plan_text
 
     cells = plan(config, pools)
-    total = sum(c.n for c in cells)
     each = f" for each of {models} models" if models > 1 else ""
-    print(f"plan: {plan_text(cells)}{each}", file=sys.stderr)
-    if total <= CALIBRATE_ABOVE:
-        return
-    limit = None if yes else CONFIRM_ABOVE_S / models
-    seconds, complete = calibrate(backend, config, cells, pools, stop_above=limit)
-    seconds *= models
-    total *= models
-    about = f"about {_duration(seconds)}" if complete else f"over {_duration(seconds)}"
-    print(f"estimate: {about} on this machine (one item per task family and setting timed, unbatched"
-          f"{'' if complete else '; stopped timing once past the limit'})", file=sys.stderr)
-    if seconds > CONFIRM_ABOVE_S and not yes:
-        raise InputError(f"this run is estimated at {about} ({total:,} items); pass --yes to "
-                         "start it, or score less with --limit N, --limit-few N, --tasks or --shots",
-                         field="--yes")
+    run_plan.check_plan(run_plan.Plan(plan_cells(backend, config, cells, pools), plan_text(cells) + each,
+                                      models=models, shorter="--limit N, --limit-few N, --tasks or --shots"),
+                        yes=yes)
 
 
 def max_new_tokens_text() -> str:
@@ -396,7 +375,7 @@ def _register_gpt3(verbs: dict) -> None:
         epilog="Generation tasks: greedy decoding, stop at newline, strip, exact match. SAT: the choice\n"
                "with the highest per-token mean log-likelihood. Demonstrations come from the same task's\n"
                "pool (never the test item) and are dropped from the far end to fit --max-context.\n"
-               "Before it starts, a run prints its plan (tasks x settings x items) and, above a few hundred\n"
+               "Before it starts, a run prints its plan (tasks x settings x items) and, above a few dozen\n"
                "items, an estimate from a short calibration; over an hour it waits for --yes.\n"
                "Example: synthprobe score gpt3 --tasks arithmetic_2da,CL --shots 0,1,few --limit 50\n"
                "Your own task files in OpenAI's released format (e.g. GPT-3's original files):\n"
@@ -440,9 +419,7 @@ def _register_gpt3(verbs: dict) -> None:
     s.add_argument("--output", default=None, help="results JSON (default benchmarks/gpt3_<model>.json, or a new "
                    "timestamped name beside it if that file exists)")
     add_overwrite_argument(s)
-    s.add_argument("--yes", action="store_true",
-                   help="start a run estimated at over an hour (the plan printed first says how long; without "
-                        "--yes such a run stops there, exit 2)")
+    add_yes_argument(s)
     s.add_argument("--save-predictions", action="store_true",
                    help="also keep every item's gold answer, prediction and correctness in the results JSON "
                         "(each item's pool index, demonstrations used, prompt tokens and correctness are always kept)")

@@ -4,10 +4,9 @@ merged into one results file (and, with ``--report``, one report)."""
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from synthprobe.cli.args import add_model_args, int_at_least, nonneg_int, positive_int
+from synthprobe.cli.args import add_model_args, add_yes_argument, int_at_least, nonneg_int, positive_int
 from synthprobe.ray_cluster import RAY_ADDRESS_HELP, ray_host_port
 from synthprobe.errors import CommandFailed, InputError
 
@@ -106,6 +105,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--report", type=Path, default=None, metavar="DIR",
                    help="also write the report of the results (as `synthprobe report`) into DIR")
     add_overwrite_argument(p)
+    add_yes_argument(p)
 
 
 def _echo_done(bar, job, result) -> None:
@@ -165,8 +165,11 @@ def run_command(args: argparse.Namespace) -> int:
     runner.prepare_data(grid, data_dir, progress=args.progress)
     where = "in this process" if serial else (f"on Ray at {args.ray_address}" if args.ray_address
                                               else f"on a local Ray with {args.workers} CPUs")
-    print(f"sweep: {len(jobs)} jobs ({len(grid.models)} models × {len(grid.tasks)} tasks × "
-          f"{len(grid.seeds)} seeds) {where}", file=sys.stderr)
+    from synthprobe.plan import check_plan
+
+    # the plan and its estimate (the first model loaded here for the calibration, then closed)
+    with runner.sweep_plan(grid, settings, jobs, where=where, workers=None if serial else args.workers if not args.ray_address else 0) as plan:
+        check_plan(plan, yes=args.yes)
     bar = tqdm(total=len(jobs), desc="sweep", unit=" job", disable=not args.progress, dynamic_ncols=True)
     try:
         if serial:

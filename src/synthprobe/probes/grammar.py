@@ -85,6 +85,18 @@ def copy_baseline(inputs: list[str], refs: list[str]) -> float:
     return round(CHRF().corpus_score(list(inputs), [list(refs)]).score, 4)
 
 
+def time_first(lm, items: list[GrammarItem], sampling: Sampling, *, seed: int) -> float:
+    """Seconds to answer the first item to be corrected as :func:`run` asks it (the plan's
+    calibration: one item, about 1/n of a run)."""
+    import time
+
+    demos = [g for g in items if g.output is not None]
+    first = next(g for g in items if g.output is None)
+    t0 = time.perf_counter()
+    generate(lm, [build_prompt(demos, first)], sampling, seeds=[derive_seed(TASK, seed, 0)], stop=STOP)
+    return time.perf_counter() - t0
+
+
 def run(lm, items: list[GrammarItem], sampling: Sampling, *, seed: int, chain: bool = True,
         progress: bool = True) -> dict[str, Any]:
     """Correct every item without an ``output``; ``lm`` is a synthprobe backend.

@@ -105,6 +105,18 @@ def shared_frames(texts: list[str], words: list[str]) -> int:
     return sum(1 for f in frames if f and counts[f] > 1)
 
 
+def time_first(lm, words: list[NovelWord], sampling: Sampling, *, seed: int) -> float:
+    """Seconds to write the first sentence as :func:`run` asks for it (the plan's calibration:
+    one word, about 1/n of a run)."""
+    import time
+
+    history = [(w, w.sentence) for w in words if w.sentence is not None]
+    first = next(w for w in words if w.sentence is None)
+    t0 = time.perf_counter()
+    generate(lm, [build_prompt(history, first)], sampling, seeds=[derive_seed(TASK, seed, 0)], stop=STOP)
+    return time.perf_counter() - t0
+
+
 def run(lm, words: list[NovelWord], sampling: Sampling, *, seed: int,
         progress: bool = True) -> dict[str, Any]:
     """Generate a sentence (``sampling.n`` samples) for every word without a human sentence.

@@ -139,8 +139,9 @@ def _rows(formats: Sequence[str], correct: dict[str, list[bool]], changed: dict[
     return rows
 
 
-def score_deeparithmark(backend, config: ProbeConfig) -> dict[str, Any]:
-    from synthprobe.scoring.deeparithmark.score import ScoreConfig, score_dataset
+def _deep_parts(config: ProbeConfig):
+    """The Deep Arithmark variant in every format: its plain items, ids, depths, which items each
+    format changes, and per format the data set to score (``None``: nothing to score)."""
     from synthprobe.tasks.deeparithmark.build import format_item, iter_items
 
     plain = list(iter_items(config.seed, config.n))
@@ -149,18 +150,34 @@ def score_deeparithmark(backend, config: ProbeConfig) -> dict[str, Any]:
     depth = [it["metadata"]["depth"] for it in plain]
     changed = {fmt: [(a["ctx"], a["endings"]) != (b["ctx"], b["endings"]) for a, b in zip(plain, rendered[fmt])]
                for fmt in config.formats}
-    sconf = ScoreConfig(batch_size=config.batch_size, max_context=config.max_context, save_predictions=True,
-                        progress=config.progress, cache=config.cache)
+    sets = {}
+    for fmt in config.formats:
+        todo = [it for it, ch in zip(rendered[fmt], changed[fmt]) if fmt == PLAIN or ch]
+        sets[fmt] = _deep_dataset(todo, fmt, config.seed, config.n) if todo else None
+    return ids, depth, changed, sets
+
+
+def _score_config(config: ProbeConfig):
+    from synthprobe.scoring.deeparithmark.score import ScoreConfig
+
+    return ScoreConfig(batch_size=config.batch_size, max_context=config.max_context, save_predictions=True,
+                       progress=config.progress, cache=config.cache)
+
+
+def score_deeparithmark(backend, config: ProbeConfig) -> dict[str, Any]:
+    from synthprobe.scoring.deeparithmark.score import score_dataset
+
+    ids, depth, changed, sets = _deep_parts(config)
+    sconf = _score_config(config)
     correct: dict[str, list[bool]] = {}
     datasets: dict[str, dict[str, Any]] = {}
     for fmt in config.formats:
-        todo = [it for it, ch in zip(rendered[fmt], changed[fmt]) if fmt == PLAIN or ch]
+        ds = sets[fmt]
         got: dict[str, bool] = {}
-        if todo:
-            ds = _deep_dataset(todo, fmt, config.seed, config.n)
+        if ds is not None:
             block = score_dataset(backend, ds, sconf, echo=lambda _msg: None)
             got = {rec["id"]: bool(rec[f"correct_{METRIC}"]) for rec in block["predictions"]}
-            datasets[fmt] = {"sha256": ds.info["sha256"], "n_scored": len(todo)}
+            datasets[fmt] = {"sha256": ds.info["sha256"], "n_scored": len(ds.items)}
         else:
             datasets[fmt] = {"sha256": None, "n_scored": 0}
         base = correct.get(PLAIN)
@@ -185,28 +202,40 @@ def score_deeparithmark(backend, config: ProbeConfig) -> dict[str, Any]:
 # -- GPT-3 arithmetic ----------------------------------------------------------------------
 
 
-def score_gpt3(backend, config: ProbeConfig, *, on_row: Callable[[dict], None] | None = None) -> dict[str, Any]:
-    from synthprobe.scoring.gpt3.score import EvalConfig, score_task, token_counter
+def _gpt3_parts(config: ProbeConfig, task):
+    """One GPT-3 task in every format: its shot count, pools, item count, which items each
+    format changes, and per format the run's config (``None``: the plain scores hold)."""
+    from synthprobe.scoring.gpt3.score import EvalConfig
     from synthprobe.tasks.gpt3.prompts import parse_shots
     from synthprobe.tasks.gpt3.registry import BuildConfig, build_items
+
+    k = parse_shots(config.shots, task)
+    pools = {f: build_items(BuildConfig(task.name, seed=config.seed, number_format=f)) for f in config.formats}
+    n = min(config.gpt3_n, len(pools[PLAIN]))
+    changed = {f: [pools[f][i] != pools[PLAIN][i] for i in range(n)] for f in config.formats}
+    configs = {fmt: None if fmt != PLAIN and pools[fmt] == pools[PLAIN] else  # no number written differently
+               EvalConfig(tasks=[task], shots=[config.shots], limit=n, seed=config.seed,
+                          batch_size=config.batch_size, progress=config.progress, cache=config.cache,
+                          save_items=True, number_format=fmt).validate()
+               for fmt in config.formats}
+    return k, pools, n, changed, configs
+
+
+def score_gpt3(backend, config: ProbeConfig, *, on_row: Callable[[dict], None] | None = None) -> dict[str, Any]:
+    from synthprobe.scoring.gpt3.score import score_task, token_counter
 
     count_tokens = token_counter(backend)
     rows: list[dict[str, Any]] = []
     tasks: list[dict[str, Any]] = []
     k = 0
     for task in config.tasks:
-        k = parse_shots(config.shots, task)
-        pools = {f: build_items(BuildConfig(task.name, seed=config.seed, number_format=f)) for f in config.formats}
-        n = min(config.gpt3_n, len(pools[PLAIN]))
-        changed = {f: [pools[f][i] != pools[PLAIN][i] for i in range(n)] for f in config.formats}
+        k, pools, n, changed, configs = _gpt3_parts(config, task)
         correct: dict[str, list[bool]] = {}
         for fmt in config.formats:
-            if fmt != PLAIN and pools[fmt] == pools[PLAIN]:
-                correct[fmt] = list(correct[PLAIN])  # no number of this task is written differently
+            econf = configs[fmt]
+            if econf is None:
+                correct[fmt] = list(correct[PLAIN])
                 continue
-            econf = EvalConfig(tasks=[task], shots=[config.shots], limit=n, seed=config.seed,
-                               batch_size=config.batch_size, progress=config.progress, cache=config.cache,
-                               save_items=True, number_format=fmt).validate()
             result = score_task(backend, task, k, econf, pools[fmt], count_tokens)
             by_index = {it["index"]: bool(it["correct"]) for it in result["items"]}
             correct[fmt] = [by_index[i] for i in range(n)]
@@ -220,6 +249,38 @@ def score_gpt3(backend, config: ProbeConfig, *, on_row: Callable[[dict], None] |
                 on_row(row)
     return {"seed": config.seed, "n": config.gpt3_n, "shots": config.shots, "k": k, "check": "generate",
             "rows": rows, "tasks": tasks}
+
+
+def run_plan(backend, config: ProbeConfig, *, models: int = 1):
+    """The run's :class:`~synthprobe.plan.Plan`: a cell per format that is scored (Deep
+    Arithmark: the items the format changes; GPT-3: per task), each scored as the run scores it;
+    the calibration times the plain one of each part (Deep Arithmark, each GPT-3 task)."""
+    from synthprobe.scoring.deeparithmark.score import score_dataset
+    from synthprobe.scoring.gpt3.score import score_task, token_counter
+    from synthprobe.plan import Cell, Plan, plural
+
+    cells: list[Cell] = []
+    parts = []
+    if config.n:
+        _ids, _depth, _changed, sets = _deep_parts(config)
+        sconf = _score_config(config)
+        cells += [Cell(f"deeparithmark {fmt}", len(ds.items), kind="deeparithmark",
+                       score=lambda ds=ds: score_dataset(backend, ds, sconf, echo=lambda _msg: None))
+                  for fmt, ds in sets.items() if ds is not None]
+        parts.append(f"deeparithmark {plural(config.n, 'item')} (seed {config.seed})")
+    if config.tasks:
+        count_tokens = token_counter(backend)
+        for task in config.tasks:
+            k, pools, n, _changed, configs = _gpt3_parts(config, task)
+            cells += [Cell(f"{task.code} {fmt}", n, kind=("gpt3", task.name),
+                           score=lambda task=task, k=k, econf=econf, pool=pools[fmt]:
+                           score_task(backend, task, k, econf, pool, count_tokens))
+                      for fmt, econf in configs.items() if econf is not None]
+        parts.append(f"{plural(len(config.tasks), 'GPT-3 task')} x {plural(config.gpt3_n, 'item')} ({config.shots}-shot)")
+    text = (f"{' + '.join(parts)} in {plural(len(config.formats), 'format')} ({', '.join(config.formats)}): "
+            f"{plural(sum(c.items for c in cells), 'item')} to score (those a format leaves unchanged are not "
+            f"scored again), for {plural(models, 'model')}")
+    return Plan(cells, text, models=models, shorter="--n N, --gpt3-n N or --tasks")
 
 
 def run(backend, config: ProbeConfig, *, on_row: Callable[[dict], None] | None = None) -> dict[str, Any]:

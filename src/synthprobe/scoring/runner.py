@@ -40,7 +40,8 @@ class ScoringInterrupted(KeyboardInterrupt):
 class RunResult:
     #: Every item's record, in input order (fresh or from the cache).
     records: list[dict]
-    #: Positions scored by this run, in input order.
+    #: Positions handed to ``work`` by this run, in input order (not those the run's calibration
+    #: scored ahead, :mod:`synthprobe.plan`: their records come with the cached ones).
     todo: list[int]
     #: Items read back from the cache.
     cached: int
@@ -61,16 +62,29 @@ def run_items(ids: Sequence[str], work: Callable[[list[int], int, Emit], T], *, 
     batch), and items already there are not scored again. Ctrl-C saves what finished and raises
     :class:`ScoringInterrupted`; out of memory halves the batch and retries (``name`` is the
     model in the error when even a batch of one does not fit).
+
+    Under a run's calibration (:mod:`synthprobe.plan`) only the first batch is scored,
+    timed and kept; the run proper then takes those records instead of scoring them again.
     """
+    from synthprobe.plan import current
+
     total = len(ids)
+    ahead = current()
+    key = (where, name, str(cache.path) if cache is not None else None, tuple(ids))
+    if ahead is not None and ahead.timing:  # the run's calibration: time the first batch, keep it
+        done = cache.load() if cache is not None else {}
+        ahead.time_first_batch(key, [i for i, k in enumerate(ids) if k not in done], work, batch_size,
+                               cached=sum(1 for k in ids if k in done))
+    # items the calibration scored before the run: this run's, not scored again
+    early = ahead.take(key) if ahead is not None else {}
 
     def attempt(size: int):
         done = cache.load() if cache is not None else {}
-        todo = [i for i, key in enumerate(ids) if key not in done]
-        fresh: dict[int, dict] = {}
-        pending: list[dict] = []
-        if progress and len(todo) < total:
-            print(f"{where}: {from_cache_note(total - len(todo), total)}", file=sys.stderr, flush=True)
+        fresh: dict[int, dict] = {i: rec for i, rec in early.items() if ids[i] not in done}
+        todo = [i for i, key in enumerate(ids) if key not in done and i not in fresh]
+        pending: list[dict] = list(fresh.values()) if cache is not None else []
+        if progress and len(todo) + len(fresh) < total:
+            print(f"{where}: {from_cache_note(total - len(todo) - len(fresh), total)}", file=sys.stderr, flush=True)
 
         def emit(pos: int, record: dict) -> None:
             fresh[pos] = record
@@ -115,7 +129,8 @@ def run_items(ids: Sequence[str], work: Callable[[list[int], int, Emit], T], *, 
             raise ScoringError(f"out of memory while scoring with {name} even at batch size 1") from exc
         raise
     records = [fresh[i] if i in fresh else done[key] for i, key in enumerate(ids)]
-    return RunResult(records=records, todo=todo, cached=total - len(todo), stored=len(done), batch_size=used, extra=extra)
+    return RunResult(records=records, todo=todo, cached=total - len(fresh), stored=len(done), batch_size=used,
+                     extra=extra)
 
 
 def batches(todo: Sequence[T], batch_size: int, *, length: Callable[[T], int], tiebreak: Callable[[T], Any],

@@ -15,12 +15,13 @@ run's. Ray is imported only here, and only for a Ray run.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from synthprobe.errors import CommandFailed, InputError
 from synthprobe.sweep.grid import GPT3_PREFIX, Grid, Job, task_seed
@@ -162,21 +163,26 @@ def _sweep_block(job: Job) -> dict[str, Any]:
             "seed": task_seed(job.task, job.seed), "seed_label": job.seed.label}
 
 
+def _gpt3_config(job: Job, settings: Settings):
+    from synthprobe.scoring.gpt3.score import EvalConfig
+    from synthprobe.tasks.gpt3.registry import get_task
+
+    task = get_task(job.task[len(GPT3_PREFIX):])
+    return EvalConfig(tasks=[task], shots=[settings.shots], limit=settings.limit, seed=task_seed(job.task, job.seed),
+                      batch_size=settings.batch_size, save_items=False, progress=False,
+                      cache=settings.cache).validate()
+
+
 def _gpt3_job(job: Job, settings: Settings) -> dict[str, Any]:
-    """One GPT-3 task in one shot setting through :func:`synthprobe.scoring.gpt3.run` (its score
+    """One GPT-3 task in one shot setting through :func:`synthprobe.scoring.gpt3.score.run` (its score
     cache included); the entry is what ``score gpt3`` writes for one model, less the timings."""
     from synthprobe.backends import load_backend
-    from synthprobe.scoring.gpt3.score import EvalConfig
     from synthprobe.scoring.gpt3.score import run as score_gpt3
-    from synthprobe.tasks.gpt3.registry import get_task
     from synthprobe.version import __version__
 
     t0 = time.perf_counter()
-    task = get_task(job.task[len(GPT3_PREFIX):])
-    seed = task_seed(job.task, job.seed)
-    config = EvalConfig(tasks=[task], shots=[settings.shots], limit=settings.limit, seed=seed,
-                        batch_size=settings.batch_size, save_items=False, progress=False, cache=settings.cache)
-    config.validate()
+    config = _gpt3_config(job, settings)
+    task, seed = config.tasks[0], config.seed
     options = job_options(job, settings)
     backend = load_backend(job.model.spec, progress=False, **options)
     load_s = time.perf_counter() - t0
@@ -198,13 +204,10 @@ def _gpt3_job(job: Job, settings: Settings) -> dict[str, Any]:
     return {"entry": entry, "run": run}
 
 
-def run_job(job: Job, settings: Settings) -> dict[str, Any]:
-    """Score one job; returns ``{"entry": results entry, "run": facts of this run}``."""
-    from synthprobe.scoring.deeparithmark.score import ScoreConfig, drop_predictions, score_model
+def _deep_config(job: Job, settings: Settings):
+    """A Deep Arithmark job's data set and :class:`~synthprobe.scoring.deeparithmark.score.ScoreConfig`."""
+    from synthprobe.scoring.deeparithmark.score import ScoreConfig
 
-    if job.task.startswith(GPT3_PREFIX):
-        return _gpt3_job(job, settings)
-    t0 = time.perf_counter()
     ds = _dataset(job, settings)
     options = job_options(job, settings)
     dtype = options.pop("dtype", None)
@@ -215,6 +218,17 @@ def run_job(job: Job, settings: Settings) -> dict[str, Any]:
                          batch_size=settings.batch_size, max_context=settings.max_context, bos=bos,
                          trust_remote_code=trust, limit=settings.limit, progress=False, scorer=settings.scorer,
                          cache=settings.cache, model_args=options)
+    return ds, config
+
+
+def run_job(job: Job, settings: Settings) -> dict[str, Any]:
+    """Score one job; returns ``{"entry": results entry, "run": facts of this run}``."""
+    from synthprobe.scoring.deeparithmark.score import drop_predictions, score_model
+
+    if job.task.startswith(GPT3_PREFIX):
+        return _gpt3_job(job, settings)
+    t0 = time.perf_counter()
+    ds, config = _deep_config(job, settings)
     entry, = score_model(job.model.spec, [ds], config, echo=lambda _: None)
     drop_predictions([entry])
     block = entry["results"][job.task]
@@ -223,6 +237,57 @@ def run_job(job: Job, settings: Settings) -> dict[str, Any]:
            "seconds": round(time.perf_counter() - t0, 3)}
     entry["sweep"] = _sweep_block(job)
     return {"entry": entry, "run": run}
+
+
+@contextlib.contextmanager
+def sweep_plan(grid: Grid, settings: Settings, jobs: list[Job], *, where: str,
+               workers: int | None) -> Iterator[Any]:
+    """The sweep's :class:`~synthprobe.plan.Plan`: one cell per job (its items); the
+    calibration loads the first model here, once, and times each task's first job as the job
+    scores it; every other model's jobs of that task are reckoned at the first model's time.
+    A serial run's first jobs take the timed items; Ray workers score them again (one batch a
+    task). ``workers``: the local Ray's CPUs (0: a cluster's; None: serial)."""
+    from synthprobe.scoring.gpt3.score import plan as gpt3_plan
+    from synthprobe.plan import Cell, Plan, plural
+
+    loaded: dict[str, Any] = {}
+
+    def score(job: Job) -> Any:
+        from synthprobe.scoring.deeparithmark.score import load_model, score_dataset
+        from synthprobe.scoring.gpt3.score import run as score_gpt3
+
+        if job.task.startswith(GPT3_PREFIX):
+            if "model" not in loaded:
+                from synthprobe.backends import load_backend
+
+                loaded["model"] = load_backend(job.model.spec, progress=False, **job_options(job, settings))
+            return score_gpt3(loaded["model"], _gpt3_config(job, settings))
+        ds, config = _deep_config(job, settings)
+        if "model" not in loaded:
+            loaded["model"] = load_model(job.model.spec, config)
+        return score_dataset(loaded["model"], ds, config, echo=lambda _: None)
+
+    cells = []
+    first = jobs[0].model.label if jobs else None
+    sizes: dict[tuple[str, int], int] = {}  # items of each (task, seed), the same for every model
+    for job in jobs:
+        size = (job.task, job.seed.value)
+        if size not in sizes:
+            sizes[size] = (sum(c.n for c in gpt3_plan(_gpt3_config(job, settings)))
+                           if job.task.startswith(GPT3_PREFIX) else len(_dataset(job, settings).items))
+        cells.append(Cell(job.name, sizes[size], kind=job.task,
+                          score=(lambda job=job: score(job)) if job.model.label == first else None))
+    shape = (f"{plural(len(jobs), 'job')} ({plural(len(grid.models), 'model')} x {plural(len(grid.tasks), 'task')} x "
+             f"{plural(len(grid.seeds), 'seed')}) {where}, {plural(sum(c.items for c in cells), 'item')}")
+    note = "one process; each job reckoned at the first model's time for its task"
+    if workers is not None:
+        who = "the cluster's" if workers == 0 else str(workers)
+        note += f"; {who} workers divide it"
+    try:
+        yield Plan(cells, shape, note=note, shorter="--limit N, fewer --seeds, models or tasks")
+    finally:
+        if "model" in loaded:
+            loaded["model"].close()
 
 
 def _ray_job(job: Job, settings: Settings) -> dict[str, Any]:

@@ -8,7 +8,6 @@ atomically only after every model has been scored, so a failure leaves no file b
 from __future__ import annotations
 
 import platform
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,6 +66,8 @@ class ScoreConfig:
     cot: bool = False
     #: ``--max-new-tokens`` for letters/free (default: :data:`protocols.MAX_NEW_TOKENS`).
     max_new_tokens: int | None = None
+    #: ``--yes``: start a run estimated at over an hour (:mod:`synthprobe.plan`).
+    yes: bool = False
 
 
 @dataclass
@@ -357,24 +358,32 @@ def score_dataset(backend, ds: Dataset, config: ScoreConfig, *,
     return block
 
 
+def load_model(spec: str, config: ScoreConfig):
+    """The backend of ``spec`` loaded with the run's options (dtype, device, BOS, engine options)."""
+    from synthprobe.backends import load_backend
+
+    return load_backend(spec, dtype=config.dtype, device=config.device, trust_remote_code=config.trust_remote_code,
+                        bos=config.bos, progress=config.progress, **config.model_args)
+
+
 def score_model(spec, datasets: list[Dataset], config: ScoreConfig, *,
-                echo: Callable[[str], None] = print, names: NameRegistry | None = None) -> list[dict[str, Any]]:
+                echo: Callable[[str], None] = print, names: NameRegistry | None = None,
+                on_loaded: Callable[[Any], None] | None = None) -> list[dict[str, Any]]:
     """Load one model (a spec or a :class:`ModelRef`) once and score it under every protocol: one
     results entry per protocol, each block with its per-item ``predictions`` (the caller drops them
     with :func:`drop_predictions` unless they are to be saved). ``names``: the run's names so far;
-    a model shown under a taken name is refused before it is scored."""
-    from synthprobe.backends import load_backend
-
+    a model shown under a taken name is refused before it is scored. ``on_loaded(backend)`` runs
+    with the model loaded, before anything is scored (the run's plan check)."""
     ref = as_ref(spec)
     t0 = time.perf_counter()
-    backend = load_backend(ref.spec, dtype=config.dtype, device=config.device,
-                           trust_remote_code=config.trust_remote_code, bos=config.bos, progress=config.progress,
-                           **config.model_args)
+    backend = load_model(ref.spec, config)
     load_s = time.perf_counter() - t0
     entries = []
     try:
         if names is not None:
             names.claim(ref, backend.name)
+        if on_loaded is not None:
+            on_loaded(backend)
         for protocol in config.protocols:
             before = _usage_counts(backend)
             entry = _score_protocol(backend, ref, protocol, datasets, config, load_s, echo=echo)
@@ -434,6 +443,24 @@ def _score_protocol(backend, ref: ModelRef, protocol: str, datasets: list[Datase
     return entry
 
 
+def run_plan(backend, datasets: list[Dataset], config: ScoreConfig):
+    """The run's :class:`~synthprobe.plan.Plan`: one cell per protocol and data set,
+    each scored as the run scores it (the calibration times its first batch)."""
+    from synthprobe.plan import Cell, Plan, plural
+
+    def scorer(ds: Dataset, protocol: str) -> Callable[[], Any]:
+        if protocol == "loglik":
+            return lambda: score_dataset(backend, ds, config)
+        return lambda: generate_dataset(backend, ds, config, protocol)
+
+    cells = [Cell(f"{ds.key} · {protocol}", len(ds.items), scorer(ds, protocol))
+             for protocol in config.protocols for ds in datasets]
+    sets = " + ".join(f"{ds.key} x zero-shot x {len(ds.items):,} items ({ds.info['path']})" for ds in datasets)
+    protocols = f" x {plural(len(config.protocols), 'protocol')} ({', '.join(config.protocols)})"
+    n_models = len(config.models)
+    return Plan(cells, f"{sets}{protocols}, for {plural(n_models, 'model')}", models=n_models)
+
+
 def comparisons(entries: list[dict[str, Any]], keys: list[str]) -> dict[str, Any]:
     """The paired comparison of every pair of a run's models (:func:`synthprobe.metrics.compare.compare_models`)
     on each data set, acc_norm, per depth; needs the entries' predictions."""
@@ -463,13 +490,17 @@ def run(config: ScoreConfig, *, echo: Callable[[str], None] = print) -> tuple[di
     """Score every model; write and return the results (path included). Raises on any failure."""
     datasets = validate(config)
     out = config.output or default_output(config.models)
-    sets = " + ".join(f"{ds.key} x zero-shot x {len(ds.items):,} items ({ds.info['path']})" for ds in datasets)
-    n_models = len(config.models)
-    print(f"plan: {sets}, for {n_models} model{'s' if n_models != 1 else ''}", file=sys.stderr)
     entries = []
     names = NameRegistry()
-    for spec in config.models:
-        for entry in score_model(spec, datasets, config, echo=echo, names=names):
+
+    def check(backend) -> None:  # the plan and its estimate, once, on the first model
+        from synthprobe.plan import check_plan
+
+        check_plan(run_plan(backend, datasets, config), yes=config.yes)
+
+    for n, spec in enumerate(config.models):
+        for entry in score_model(spec, datasets, config, echo=echo, names=names,
+                                  on_loaded=check if n == 0 else None):
             entries.append(entry)
             echo(res.format_breakdown(entry))
     compared = comparisons(entries, [ds.key for ds in datasets]) if len(config.models) > 1 else None

@@ -174,6 +174,17 @@ def score_probes(backend, pr: Probes, config: StepsConfig) -> dict[str, Any]:
     return block
 
 
+def run_plan(backend, pr: Probes, config: StepsConfig, *, models: int = 1):
+    """The run's :class:`~synthprobe.plan.Plan`: one cell, every probe, scored as the run
+    scores it (the calibration times its first batch)."""
+    from synthprobe.plan import Cell, Plan, plural
+
+    return Plan([Cell("steps", len(pr.probes), lambda: score_probes(backend, pr, config))],
+                f"steps x {plural(len(pr.probes), 'probe')} (choice and generation, from "
+                f"{plural(pr.info['n_items'], 'item')} of {pr.info['path']}), for {plural(models, 'model')}",
+                models=models)
+
+
 def run(backend, pr: Probes, config: StepsConfig, *, spec: str, load_s: float,
         command: str | None = None) -> dict[str, Any]:
     """The results document for one model (``backend`` is closed by the caller)."""

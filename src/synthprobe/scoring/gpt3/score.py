@@ -397,10 +397,6 @@ class PlanCell:
     n: int
 
 
-#: Below this many items in all, a run is planned without a calibration (it is short anyway).
-CALIBRATE_ABOVE = 200
-
-
 def plan(config: EvalConfig, pools: dict[str, list] | None = None) -> list[PlanCell]:
     """Every (task, setting) the run scores, with its item count; builds the pools into ``pools``."""
     pools = {} if pools is None else pools
@@ -424,30 +420,16 @@ def plan_text(cells: Sequence[PlanCell]) -> str:
             f"({per_setting})")
 
 
-def calibrate(backend, config: EvalConfig, cells: Sequence[PlanCell], pools: dict[str, list], *,
-              stop_above: float | None = None) -> tuple[float, bool]:
-    """Estimated seconds for ``cells``, and whether every family and setting was timed: one item
-    of the first task of each family and setting is scored (without the score cache) and timed;
-    every task of that family and setting is reckoned at that item's time. Unbatched, so it errs
-    on the long side. Once the estimate passes ``stop_above`` the rest is not timed (the figure
-    is then a lower bound)."""
-    each: dict[tuple[str, str], float] = {}
+def plan_cells(backend, config: EvalConfig, cells: Sequence[PlanCell], pools: dict[str, list]) -> list:
+    """``cells`` as the cells of a :class:`synthprobe.plan.Plan`: each scores its task
+    and setting as the run does (so the calibration's batch is the run's own first batch); the
+    tasks of one family and setting are reckoned at the time per item of the first of them."""
+    from synthprobe.plan import Cell
 
-    def total() -> float:
-        return sum(c.n * each.get((c.task.family, c.setting), 0.0) for c in cells)
-
-    quick = dataclasses.replace(config, limit=1, limit_few=1, progress=False, cache=False)
     count_tokens = token_counter(backend)
-    for cell in cells:
-        key = (cell.task.family, cell.setting)
-        if key in each or cell.n == 0:
-            continue
-        t0 = time.perf_counter()
-        score_task(backend, cell.task, cell.k, quick, pools[cell.task.name], count_tokens)
-        each[key] = time.perf_counter() - t0
-        if stop_above is not None and total() > stop_above:
-            return total(), False
-    return total(), True
+    return [Cell(f"{c.task.code} {c.setting}", c.n, kind=(c.task.family, c.setting),
+                 score=lambda c=c: score_task(backend, c.task, c.k, config, pools[c.task.name], count_tokens))
+            for c in cells]
 
 
 def run(backend, config: EvalConfig, *, on_result: Callable[[dict], None] | None = None,
