@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from synthprobe.cliargs import add_probe_model_args, any_int, load_backend_or_exit
+from synthprobe.cliargs import add_probe_model_args, any_int, chat_setup, load_backend_or_exit
 from synthprobe.errors import InputError
 from synthprobe.io import (add_overwrite_argument, atomic_write_json, atomic_write_text, check_output_dir,
                            sha256_file)
@@ -42,6 +42,7 @@ def _run_probe(args, probe: str, stem: str, load, default_file, run, to_html, **
 
     from synthprobe.cliargs import parse_model_ref
 
+    chat = chat_setup(args)
     items = load(args.items)
     ref = parse_model_ref(args.model)  # --model NAME=SPEC names it, as in every model command
     out = _check_out(args.out)
@@ -50,9 +51,10 @@ def _run_probe(args, probe: str, stem: str, load, default_file, run, to_html, **
     sampling = _sampling(args)
     label, sha = _items_label(args.items, default_file)
     lm = load_backend_or_exit(ref.spec, args, bos=args.bos)
-    body = run(lm, items, sampling, seed=args.seed, progress=args.progress, **options)
+    body = run(lm, items, sampling, seed=args.seed, progress=args.progress, chat=chat, **options)
     doc = {"probe": probe, "model": ref.shown(lm.name), "model_spec": ref.spec, "backend": describe(lm),
-           "items_file": label, "items_sha256": sha, "seed": args.seed, "sampling": sampling.to_dict(), **body}
+           "chat": chat.identity(lm, fewshot=True), "items_file": label, "items_sha256": sha, "seed": args.seed,
+           "sampling": sampling.to_dict(), **body}
     atomic_write_json(out / f"{stem}.json", doc)
     atomic_write_text(out / f"{stem}.html", to_html(doc))
     return doc
@@ -94,7 +96,7 @@ def _add_common(p: argparse.ArgumentParser, *, items_help: str, max_new: int) ->
     p.add_argument("--items", default=None, metavar="FILE", help=items_help)
     p.add_argument("--out", required=True, metavar="DIR", help="folder for the JSON and HTML reports")
     add_overwrite_argument(p)
-    add_probe_model_args(p)
+    add_probe_model_args(p, chat=True)
     p.add_argument("--samples", type=any_int, default=1,
                    help="generations per prompt, shown side by side (default: %(default)s; more than 1 needs "
                         "--temperature above 0)")
