@@ -212,6 +212,37 @@ def test_samples_share_one_pass_over_the_prompt(tiny, monkeypatch, copy_cache):
     assert len({g.text for g in shared}) == 2 and all(g.n_tokens == 8 for g in shared)
 
 
+def test_shared_prefix_is_read_once_and_decodes_as_each_prompt_alone(tiny, monkeypatch):
+    """Prompts that open alike (a chat template's system turn, the same demonstrations) have their
+    common tokens read once and copied to every row: the continuations are those of each prompt
+    decoded alone, and the first forward pass reads the shared tokens only once."""
+    from synthprobe.backends.hf.generate import shared_prefix_length
+
+    tok, model = tiny.tokenizer, tiny.model
+    head = "System: answer briefly.\nUser: Title: Ducks Return\nSubtitle: "
+    texts = [head + t for t in ("The pond is clean\nArticle:", "Short", "The pond is dirty, again\nArticle:")]
+    batch = [tok(t, add_special_tokens=False).input_ids for t in texts]
+    shared = shared_prefix_length(batch)
+    assert shared >= len(tok(head, add_special_tokens=False).input_ids) - 1 and shared > 5
+    assert shared_prefix_length([batch[0]]) == 0 and shared_prefix_length([batch[0], batch[0]]) == len(batch[0]) - 1
+    kw = dict(device="cpu", pad=0, eos={tok.eos_token_id}, stops=("\n",), max_new_tokens=8, keep_last=True,
+              cache_kw="cache" if _accepts(model, "cache") else "past_key_values")
+    seen = []
+    forward = model.forward
+
+    def spy(*args, **kwargs):
+        seen.append(tuple(kwargs["input_ids"].shape))
+        return forward(*args, **kwargs)
+
+    alone = [_decode_batch(model, tok, [ids], **kw)[0] for ids in batch]
+    assert any(g.n_tokens > 1 for g in alone)
+    monkeypatch.setattr(model, "forward", spy)
+    together = _decode_batch(model, tok, batch, **kw)
+    assert [(g.text, g.finish, g.n_tokens) for g in together] == [(g.text, g.finish, g.n_tokens) for g in alone]
+    assert seen[0] == (1, shared)                                   # the common opening, once
+    assert seen[1] == (3, max(len(ids) for ids in batch) - shared)  # then each prompt's own tokens
+
+
 def test_probe_asks_each_prompt_as_a_user_turn_under_a_chat_template(tmp_path, tiny, tiny_folder):
     """--chat-template / --system-prompt on a probe: each prompt is rendered as one user turn (the
     system turn first) before decoding, and the report records the template and prompt hashes."""
