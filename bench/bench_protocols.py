@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Deep Arithmark's generation protocols vs inspect_ai's ``multiple_choice()``: whole processes, same run.
 
-Asks the first ``--n`` release items of the embedded model (its plain HF folder, fp32, CPU, its
-own chat template, greedy) three ways, each as a separate process timed from outside:
+In process (``--arms process``): asks the first ``--n`` release items of the embedded model (its
+plain HF folder, fp32, CPU, its own chat template, greedy) three ways, each as a separate process
+timed from outside:
 
 * ours, ``synthprobe score deeparithmark --protocol letters --chat-template auto`` (batched greedy
   generation, stopped at the first newline, at most 8 new tokens);
@@ -13,12 +14,20 @@ own chat template, greedy) three ways, each as a separate process timed from out
   template, ``do_sample=False``), ``max_connections`` = ``--batch-size`` (its generation batch),
   ``max_tokens`` = 8 as ours.
 
+Through a server (``--arms server``): the same items and weights behind one real vLLM CPU server
+(``tools/vllm_cpu.py``, the model's own chat template applied by the server), started once for the
+three processes: ours with ``--model openai-chat:URL --protocol letters|free`` and
+``--concurrency`` = ``--batch-size``, inspect's ``multiple_choice()`` through its ``openai-api``
+provider (``openai-api/vllm/<model>``, ``model_base_url`` = the same URL, ``max_connections`` =
+``--batch-size``, ``temperature`` 0, ``max_tokens`` 8). Both arms by default.
+
 inspect_ai pins its own dependencies, so it runs with the python of a separate virtualenv
 (``--inspect-python``), e.g.::
 
     python -m venv /tmp/inspect-venv && /tmp/inspect-venv/bin/pip install inspect-ai
     # inspect's hf provider needs torch and transformers: let that virtualenv see ours
     echo "$PWD/.venv/lib/python3.11/site-packages" > /tmp/inspect-venv/lib/python3.11/site-packages/synthprobe-torch.pth
+    /tmp/inspect-venv/bin/pip install openai     # the openai-api provider (server arm)
     .venv/bin/python bench/bench_protocols.py --n 200 --inspect-python /tmp/inspect-venv/bin/python
 
 It prints each process's wall time (model loading included), its accuracy, and the ratio of
@@ -50,12 +59,15 @@ from inspect_ai.scorer import choice
 from inspect_ai.solver import multiple_choice
 
 items = json.load(open(sys.argv[1]))
-folder, batch, log_dir = sys.argv[2], int(sys.argv[3]), sys.argv[4]
+folder, batch, log_dir, url = sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
 samples = [Sample(input=it["question"], choices=it["choices"], target="ABCD"[it["label"]], id=it["id"])
            for it in items]
 task = Task(dataset=MemoryDataset(samples), solver=multiple_choice(), scorer=choice())
-log = eval(task, model="hf/local", model_args={"model_path": folder, "device": "cpu", "do_sample": False},
-           max_connections=batch, max_tokens=8, log_dir=log_dir, display="none")[0]
+if url == "-":   # in process: inspect's Hugging Face provider on the folder
+    where = dict(model="hf/local", model_args={"model_path": folder, "device": "cpu", "do_sample": False})
+else:            # the vLLM server: its OpenAI-compatible provider, greedy
+    where = dict(model=f"openai-api/vllm/{folder}", model_base_url=url, temperature=0.0)
+log = eval(task, **where, max_connections=batch, max_tokens=8, log_dir=log_dir, display="none")[0]
 if log.status != "success":
     raise SystemExit(f"inspect eval ended with status {log.status}: {log.error}")
 metrics = {k: v.value for s in log.results.scores for k, v in s.metrics.items()}
@@ -65,7 +77,8 @@ print(json.dumps({"accuracy": metrics.get("accuracy"), "n": log.results.complete
 
 def _env() -> dict:
     return dict(os.environ, PYTHONPATH=str(ROOT / "src"), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
-                HF_DATASETS_OFFLINE="1", INSPECT_LOG_LEVEL="warning", DO_NOT_TRACK="1")
+                HF_DATASETS_OFFLINE="1", INSPECT_LOG_LEVEL="warning", DO_NOT_TRACK="1",
+                VLLM_API_KEY=os.environ.get("VLLM_API_KEY", "none"))
 
 
 def _timed(cmd: list[str]) -> tuple[float, str]:
@@ -77,10 +90,13 @@ def _timed(cmd: list[str]) -> tuple[float, str]:
     return wall, done.stdout
 
 
-def ours(protocol: str, n: int, folder: str, batch: int, out: Path) -> dict:
-    cmd = [sys.executable, "-m", "synthprobe", "score", "deeparithmark", "--model", folder, "--dtype", "float32",
-           "--chat-template", "auto", "--protocol", protocol, "--limit", str(n), "--batch-size", str(batch),
-           "--no-cache", "--quiet", "--output", str(out)]
+def ours(protocol: str, n: int, folder: str, batch: int, out: Path, url: str | None = None) -> dict:
+    """One ``score deeparithmark`` process: in process on ``folder`` (its chat template), or
+    through the server at ``url`` (which applies the template itself)."""
+    model = ["--model", folder, "--dtype", "float32", "--chat-template", "auto"] if url is None else \
+        ["--model", f"openai-chat:{url}", "--concurrency", str(batch)]
+    cmd = [sys.executable, "-m", "synthprobe", "score", "deeparithmark", *model, "--protocol", protocol,
+           "--limit", str(n), "--batch-size", str(batch), "--no-cache", "--quiet", "--output", str(out)]
     wall, _ = _timed(cmd)
     entry = json.loads(out.read_text())["models"][0]
     block = entry["results"]["deeparithmark"]
@@ -88,17 +104,35 @@ def ours(protocol: str, n: int, folder: str, batch: int, out: Path) -> dict:
             "unparsed": block["extraction"]["unparsed"], "eval_s": block["timing"]["eval_s"]}
 
 
-def inspect(python: str, n: int, folder: str, batch: int, tmp: Path) -> dict:
+def inspect(python: str, n: int, folder: str, batch: int, tmp: Path, url: str | None = None) -> dict:
     from synthprobe.formats.arithmark3 import load_arithmark3
 
     items = [{"id": it.id, "question": f"Which option completes the sentence?\n\n{it.ctx.rstrip()} ...",
               "choices": [e.strip() for e in it.endings], "label": int(it.label)}
              for it in load_arithmark3(ROOT / "data" / "deeparithmark-1.jsonl")[:n]]
+    tmp.mkdir(parents=True, exist_ok=True)
     data, script = tmp / "items.json", tmp / "inspect_mc.py"
     data.write_text(json.dumps(items))
     script.write_text(INSPECT_SCRIPT)
-    wall, stdout = _timed([python, str(script), str(data), folder, str(batch), str(tmp / "logs")])
+    wall, stdout = _timed([python, str(script), str(data), folder, str(batch), str(tmp / "logs"), url or "-"])
     return {"wall_s": wall, **json.loads(stdout.strip().splitlines()[-1])}
+
+
+def arm(label: str, args, folder: str, tmp: Path, url: str | None = None) -> None:
+    """Ours (letters, free) and inspect's, one process each, then their figures and ratios."""
+    letters = ours("letters", args.n, folder, args.batch_size, tmp / f"{label}-letters.json", url)
+    free = ours("free", args.n, folder, args.batch_size, tmp / f"{label}-free.json", url)
+    peer = inspect(args.inspect_python, args.n, folder, args.batch_size, tmp / label, url)
+    how = ("in process: embedded model fp32 on CPU, chat template, greedy, batch" if url is None else
+           "through one vLLM CPU server (its chat template), greedy, requests in flight")
+    print(f"{args.n} release items, {how} {args.batch_size}; whole processes, model loading included")
+    print(f"  ours letters          {letters['wall_s']:7.1f} s  (generation {letters['eval_s']:.1f} s)  "
+          f"acc {letters['accuracy']:.1%}  unparsed {letters['unparsed']}")
+    print(f"  ours free             {free['wall_s']:7.1f} s  (generation {free['eval_s']:.1f} s)  "
+          f"acc {free['accuracy']:.1%}  unparsed {free['unparsed']}")
+    print(f"  inspect_ai multiple_choice()  {peer['wall_s']:7.1f} s  acc {peer['accuracy']:.1%}  n {peer['n']}")
+    print(f"  inspect / ours letters: {peer['wall_s'] / letters['wall_s']:.2f}x   "
+          f"inspect / ours free: {peer['wall_s'] / free['wall_s']:.2f}x", flush=True)
 
 
 def main() -> None:
@@ -106,24 +140,23 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=200, help="release items (default 200)")
     parser.add_argument("--batch-size", type=int, default=32, help="generation batch, both sides (default 32)")
     parser.add_argument("--inspect-python", required=True, help="python of a virtualenv with inspect-ai")
+    parser.add_argument("--arms", default="process,server",
+                        help="comma-separated: process (in-process engines), server (one vLLM CPU server); "
+                             "default: both")
     args = parser.parse_args()
+    arms = args.arms.split(",")
+    if not arms or any(a not in ("process", "server") for a in arms):
+        parser.error(f"--arms: expected process, server or both, got {args.arms!r}")
     import vllm_cpu
 
     folder = str(vllm_cpu.embedded_model_folder())
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        letters = ours("letters", args.n, folder, args.batch_size, tmp / "letters.json")
-        free = ours("free", args.n, folder, args.batch_size, tmp / "free.json")
-        peer = inspect(args.inspect_python, args.n, folder, args.batch_size, tmp)
-    print(f"{args.n} release items, embedded model fp32 on CPU, chat template, greedy, batch {args.batch_size}; "
-          f"whole processes, model loading included")
-    print(f"  ours letters          {letters['wall_s']:7.1f} s  (generation {letters['eval_s']:.1f} s)  "
-          f"acc {letters['accuracy']:.1%}  unparsed {letters['unparsed']}")
-    print(f"  ours free             {free['wall_s']:7.1f} s  (generation {free['eval_s']:.1f} s)  "
-          f"acc {free['accuracy']:.1%}  unparsed {free['unparsed']}")
-    print(f"  inspect_ai multiple_choice()  {peer['wall_s']:7.1f} s  acc {peer['accuracy']:.1%}  n {peer['n']}")
-    print(f"  inspect / ours letters: {peer['wall_s'] / letters['wall_s']:.2f}x   "
-          f"inspect / ours free: {peer['wall_s'] / free['wall_s']:.2f}x")
+        if "process" in arms:
+            arm("process", args, folder, tmp)
+        if "server" in arms:
+            with vllm_cpu.Server(Path(folder)) as server:
+                arm("server", args, server.model_id, tmp, server.url)
 
 
 if __name__ == "__main__":

@@ -301,6 +301,26 @@ def test_chat_engine_refuses_loglik_before_anything(tmp_path):
     assert not out.exists() and "Traceback" not in r.stderr
 
 
+def test_chat_engine_gpt3_log_likelihood_tasks_refused_before_loading(tmp_path):
+    # No server at all: SAT (and --check is-greedy) need log-likelihoods; the engine's CAN set
+    # refuses them before anything loads or is sent, naming what works instead.
+    from synthprobe.backends import engine_can
+
+    assert not engine_can("openai-chat:http://127.0.0.1:9/v1", "loglikelihood")
+    assert engine_can("openai-chat:http://127.0.0.1:9/v1", "generate")
+    assert engine_can("openai:http://127.0.0.1:9/v1", "loglikelihood") and engine_can("some/folder", "loglikelihood")
+    out = tmp_path / "res.json"
+    base = ["score", "gpt3", "--model", "openai-chat:http://127.0.0.1:9/v1", "--shots", "zero", "--limit", "2",
+            "--no-progress", "--no-cache", "--output", str(out)]
+    r = synthprobe(*base, "--tasks", "2D+,SAT")
+    assert r.returncode == 2 and not out.exists() and "Traceback" not in r.stderr, r.stderr
+    assert ("SAT needs log-likelihoods, which the openai-chat engine cannot give; score it with --protocol letters "
+            "(SAT) or --check generate") in r.stderr
+    r = synthprobe(*base, "--tasks", "2D+,RI", "--check", "is-greedy")
+    assert r.returncode == 2 and not out.exists(), r.stderr
+    assert "2D+, RI need log-likelihoods, which the openai-chat engine cannot give" in r.stderr
+
+
 def test_chat_engine_sends_messages_and_records_usage(stub):
     # STUB: fixed usage figures make the per-item and per-run accounting exact.
     url, handler = stub(reply="Paris", usage={"prompt_tokens": 12, "completion_tokens": 3})

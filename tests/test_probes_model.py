@@ -210,3 +210,72 @@ def test_samples_share_one_pass_over_the_prompt(tiny, monkeypatch, copy_cache):
     rows = _decode_batch(model, tok, [p1, p1, p1, p2, p2, p2], **kw)
     assert [g.text for g in shared] == [g.text for g in rows]
     assert len({g.text for g in shared}) == 2 and all(g.n_tokens == 8 for g in shared)
+
+
+def test_shared_prefix_is_read_once_and_decodes_as_each_prompt_alone(tiny, monkeypatch):
+    """Prompts that open alike (a chat template's system turn, the same demonstrations) have their
+    common tokens read once and copied to every row: the continuations are those of each prompt
+    decoded alone, and the first forward pass reads the shared tokens only once."""
+    from synthprobe.backends.hf.generate import shared_prefix_length
+
+    tok, model = tiny.tokenizer, tiny.model
+    head = "System: answer briefly.\nUser: Title: Ducks Return\nSubtitle: "
+    texts = [head + t for t in ("The pond is clean\nArticle:", "Short", "The pond is dirty, again\nArticle:")]
+    batch = [tok(t, add_special_tokens=False).input_ids for t in texts]
+    shared = shared_prefix_length(batch)
+    assert shared >= len(tok(head, add_special_tokens=False).input_ids) - 1 and shared > 5
+    assert shared_prefix_length([batch[0]]) == 0 and shared_prefix_length([batch[0], batch[0]]) == len(batch[0]) - 1
+    kw = dict(device="cpu", pad=0, eos={tok.eos_token_id}, stops=("\n",), max_new_tokens=8, keep_last=True,
+              cache_kw="cache" if _accepts(model, "cache") else "past_key_values")
+    seen = []
+    forward = model.forward
+
+    def spy(*args, **kwargs):
+        seen.append(tuple(kwargs["input_ids"].shape))
+        return forward(*args, **kwargs)
+
+    alone = [_decode_batch(model, tok, [ids], **kw)[0] for ids in batch]
+    assert any(g.n_tokens > 1 for g in alone)
+    monkeypatch.setattr(model, "forward", spy)
+    together = _decode_batch(model, tok, batch, **kw)
+    assert [(g.text, g.finish, g.n_tokens) for g in together] == [(g.text, g.finish, g.n_tokens) for g in alone]
+    assert seen[0] == (1, shared)                                   # the common opening, once
+    assert seen[1] == (3, max(len(ids) for ids in batch) - shared)  # then each prompt's own tokens
+
+
+def test_probe_asks_each_prompt_as_a_user_turn_under_a_chat_template(tmp_path, tiny, tiny_folder):
+    """--chat-template / --system-prompt on a probe: each prompt is rendered as one user turn (the
+    system turn first) before decoding, and the report records the template and prompt hashes."""
+    import hashlib
+
+    from synthprobe.backends.chat import ChatSetup
+
+    g = _jsonl(tmp_path / "g.jsonl", [{"input": "I eated the apple.", "output": "I ate the apple."},
+                                      {"input": "She goed home.", "reference": "She went home."},
+                                      {"input": "They was here.", "reference": "They were here."}])
+    template = tmp_path / "turns.jinja"
+    template.write_text("{% for m in messages %}<{{ m['role'] }}>{{ m['content'] }}</{{ m['role'] }}>\n{% endfor %}"
+                        "{% if add_generation_prompt %}<assistant>{% endif %}")
+    out = tmp_path / "report"
+    base = ["probe", "grammar", "--model", str(tiny_folder), "--items", str(g), "--max-new-tokens", "6", "--quiet",
+            "--device", "cpu", "--no-chain"]
+    assert main([*base, "--out", str(out), "--chat-template", str(template), "--system-prompt", "Fix it."]) == 0
+    doc = json.loads((out / "grammar.json").read_text())
+    assert doc["chat"] == {"chat_template": str(template), "chat_template_name": "turns.jinja",
+                           "chat_template_sha256": hashlib.sha256(template.read_bytes()).hexdigest(),
+                           "system_prompt": "Fix it.",
+                           "system_prompt_sha256": hashlib.sha256(b"Fix it.").hexdigest(),
+                           "fewshot_layout": "single-turn"}
+    setup = ChatSetup(source=str(template), text=template.read_text(), system_prompt="Fix it.")
+    prompts = [r["prompt"] for r in doc["results"]]
+    rendered = tiny.render_chat([setup.conversation(p) for p in prompts], template=setup.template_arg)
+    assert rendered[0].startswith("<system>Fix it.</system>\n<user>Poor English input:")
+    assert rendered[0].endswith("</user>\n<assistant>")
+    want = tiny.generate(rendered, 6, "\n", progress=False, skip_leading_whitespace=True)
+    assert [r["generations"][0] for r in doc["results"]] == [w.strip() for w in want]
+    plain = tmp_path / "plain"
+    assert main([*base, "--out", str(plain)]) == 0
+    plain_doc = json.loads((plain / "grammar.json").read_text())
+    assert plain_doc["chat"]["chat_template"] == "none" and plain_doc["chat"]["fewshot_layout"] == "plain"
+    assert main([*base, "--out", str(tmp_path / "bad"), "--system-prompt", "Fix it."]) == 2
+    assert not (tmp_path / "bad").exists()

@@ -183,3 +183,47 @@ def test_generate_with_a_local_model_is_deterministic(tmp_path, one_torch_thread
     assert (tmp_path / "three.jsonl").read_bytes() != outs[0]
     # the file feeds the rating app
     assert len(load_items(tmp_path / "one.jsonl")) == 4
+
+
+@pytest.mark.slow
+def test_generate_under_a_chat_template_asks_user_turns_and_records_them(tmp_path, one_torch_thread):
+    """--chat-template / --system-prompt on study generate: each prompt is rendered as one user turn
+    (the system turn first) before sampling, and every item records the template and prompt hashes."""
+    import hashlib
+
+    from scoring_support import save_tiny_llama
+    from synthprobe.backends.chat import ChatSetup
+    from synthprobe.backends.decoding import Sampling, generate, load_lm
+    from synthprobe.study.articles import STOP
+    from synthprobe.study.generate import prompt_for
+
+    model = save_tiny_llama(tmp_path / "tiny-llama")
+    src = [Article("pond", "Ducks Return", "The pond is clean", "The ducks are back at the pond.", 1),
+           Article("clock", "Clock Runs", "The bells ring again", "The clock on the tower works again.", 2)]
+    arts = tmp_path / "a.jsonl"
+    arts.write_text("".join(json.dumps({"id": a.id, "title": a.title, "subtitle": a.subtitle,
+                                        "article": a.article}) + "\n" for a in src))
+    template = tmp_path / "turns.jinja"
+    template.write_text("{% for m in messages %}<{{ m['role'] }}>{{ m['content'] }}</{{ m['role'] }}>\n{% endfor %}"
+                        "{% if add_generation_prompt %}<assistant>{% endif %}")
+    out = tmp_path / "chat.jsonl"
+    assert main(["study", "generate", "--articles", str(arts), "--out", str(out), "--length", "500",
+                 "--conditions", "model", "--samples", "2", "--max-new-tokens", "5", "--seed", "3", "--quiet",
+                 "--device", "cpu", "--model", str(model), "--chat-template", str(template),
+                 "--system-prompt", "Write news."]) == 0
+    items = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [it["chat"] for it in items] == [{
+        "chat_template": str(template), "chat_template_name": "turns.jinja",
+        "chat_template_sha256": hashlib.sha256(template.read_bytes()).hexdigest(), "system_prompt": "Write news.",
+        "system_prompt_sha256": hashlib.sha256(b"Write news.").hexdigest(), "fewshot_layout": "single-turn"}] * 2
+    # the same samples as sampling the rendered conversation directly
+    lm = load_lm(str(model), device="cpu", progress=False)
+    setup = ChatSetup(source=str(template), text=template.read_text(), system_prompt="Write news.")
+    settings = Settings(length=500, samples=2, max_new_tokens=5, seed=3)
+    articles = load_articles(arts, minimum=2)
+    for i, it in enumerate(items):
+        prompt, _ = prompt_for(articles, i, "model", settings)
+        (want,) = generate(lm, [prompt], settings.sampling("model"), seeds=[it["sample_seed"]], stop=STOP,
+                           chat=setup)
+        assert it["samples_words"] == [word_count(g.text if g.finished else trim_to_sentence(g.text)) for g in want]
+    assert len(load_items(out)) == 2

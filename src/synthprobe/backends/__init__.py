@@ -23,7 +23,7 @@ from synthprobe.backends.spec import EMBEDDED_ALIAS, ModelSpec, resolve_spec
 
 __all__ = ["Backend", "BaseBackend", "ChatTemplateError", "Message", "check_conversations", "ChoiceRun", "EndingScore",
            "Generation", "ModelLoadError", "ScoringError", "TokenBudgetSpent",
-           "EMBEDDED_ALIAS", "ModelSpec", "resolve_spec", "load_backend", "check_backend", "register_engine",
+           "EMBEDDED_ALIAS", "ModelSpec", "resolve_spec", "load_backend", "check_backend", "engine_can", "register_engine",
            "ENGINES", "DEFAULT_KIND"]
 
 #: kind -> (module, the pip extra that brings its dependencies, or None).
@@ -62,6 +62,14 @@ def _engine(kind: str) -> ModuleType:
                              f"({exc.name or exc}); {hint}") from exc
 
 
+def engine_can(spec: str, need: str) -> bool:
+    """Whether the engine of ``spec`` can do ``need`` (``"loglikelihood"``, ``"generate"``,
+    ``"sample"``), read from its module's ``CAN`` set before anything loads (an engine without one
+    can do all of them). The one place that says whether an engine gives log-likelihoods."""
+    can = getattr(_engine(split_kind(spec)[0]), "CAN", None)
+    return can is None or need in can
+
+
 def check_backend(spec: str, *, needs: tuple[str, ...] = (), **options) -> None:
     """Check ``spec`` and ``options`` as the engine would, without loading anything.
 
@@ -72,8 +80,7 @@ def check_backend(spec: str, *, needs: tuple[str, ...] = (), **options) -> None:
 
     kind, rest = split_kind(spec)
     module = _engine(kind)
-    can = getattr(module, "CAN", None)
-    missing = [n for n in needs if can is not None and n not in can]
+    missing = [n for n in needs if not engine_can(spec, n)]
     if missing:
         reason = getattr(module, "NO_LOGLIK", None) if "loglikelihood" in missing else None
         raise InputError(reason or f"the {kind} engine cannot do what this command needs: {', '.join(missing)}",

@@ -32,10 +32,9 @@ from ``load(spec, **options)``; nothing outside ``backends/`` touches a tokenize
     ``chat_template_text()`` is the model's own template (None when it has none or the engine
     cannot see it, e.g. a server).
 
-``can_loglik``
-    True when ``loglikelihood``/``run_choices`` work (every engine but a chat-only endpoint,
-    which returns no prompt log-probabilities: it sets False and raises in ``loglikelihood``);
-    commands check it before loading anything else and name the protocols that do work.
+What an engine can do at all (log-likelihoods, generation, sampling) is its module's ``CAN`` set,
+read before anything loads (:func:`synthprobe.backends.engine_can`, ``check_backend(needs=...)``);
+a chat-only endpoint lacks ``loglikelihood`` and raises in ``loglikelihood``/``run_choices``.
 
 ``server_chat_template``
     True when the engine's server renders every prompt with the model's own chat template (a
@@ -191,7 +190,6 @@ class Backend(Protocol):
     device: str
     bos: bool
     max_length: int | None
-    can_loglik: bool
     server_chat_template: bool
 
     def loglikelihood(self, pairs: Iterable[tuple[str, str]], *, batch_size: int = 32,
@@ -256,7 +254,6 @@ class BaseBackend:
     device: str = "cpu"
     bos: bool = False
     max_length: int | None = None
-    can_loglik: bool = True
     server_chat_template: bool = False
 
     def loglikelihood(self, pairs: Iterable[tuple[str, str]], *, batch_size: int = 32,

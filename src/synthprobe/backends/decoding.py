@@ -79,14 +79,32 @@ def describe(backend) -> dict[str, Any]:
     return backend.describe()
 
 
+def as_chat(backend, prompts: Sequence[str], chat=None) -> list:
+    """``prompts`` as ``backend`` is to be asked them under ``chat`` (a
+    :class:`~synthprobe.backends.chat.ChatSetup`, ``--chat-template`` / ``--system-prompt``): each
+    one the user turn of a conversation, rendered by the template for an in-process engine, sent as
+    messages to a chat endpoint (whose server applies the model's template); unchanged without."""
+    prompts = list(prompts)
+    if chat is None or not chat.enabled:
+        return prompts
+    conversations = [chat.conversation(p) for p in prompts]
+    if getattr(backend, "server_chat_template", False):
+        if chat.template_arg is not None:
+            raise InputError("a chat endpoint renders every conversation with the model's own template; use "
+                             "--chat-template auto with it", field="--chat-template")
+        return conversations
+    return backend.render_chat(conversations, template=chat.template_arg)
+
+
 def generate(backend, prompts: Sequence[str], sampling: Sampling, *, seeds: Sequence[int] | None = None,
-             stop: Sequence[str] = (), progress: bool = False) -> list[list[Generation]]:
-    """``sampling.n`` continuations per prompt (see the module docstring).
+             stop: Sequence[str] = (), progress: bool = False, chat=None) -> list[list[Generation]]:
+    """``sampling.n`` continuations per prompt (see the module docstring); with ``chat`` (a
+    :class:`~synthprobe.backends.chat.ChatSetup`) every prompt is a user turn (:func:`as_chat`).
 
     ``seeds`` (one per prompt) is needed for sampling and ignored by greedy decoding. Raises
     :class:`InputError` when a prompt plus ``max_new_tokens`` does not fit the model's context.
     """
-    prompts = list(prompts)
+    prompts = as_chat(backend, prompts, chat)
     try:
         if sampling.greedy:
             out = backend.generate(prompts, sampling.max_new_tokens, list(stop) or None, progress=progress,

@@ -80,8 +80,6 @@ class OpenAIChatBackend(openai.OpenAIBackend):
         own = lp.get("content") if isinstance(lp, dict) else None
         return own if isinstance(own, list) else None
 
-    #: A chat endpoint gives no prompt log-probabilities (the backend contract's flag).
-    can_loglik = False
     #: The server renders every conversation with the model's own template.
     server_chat_template = True
 

@@ -258,9 +258,10 @@ def load_backend_or_exit(spec: str, args: argparse.Namespace, **extra):
         raise CommandFailed(str(exc)) from None
 
 
-def add_probe_model_args(p: argparse.ArgumentParser) -> None:
-    """The model block (:func:`add_model_args`) plus ``--bos`` and ``--seed``: the generating commands (probes, study)."""
-    add_model_args(p)
+def add_probe_model_args(p: argparse.ArgumentParser, *, chat: bool = False) -> None:
+    """The model block (:func:`add_model_args`, with ``--chat-template``/``--system-prompt`` when
+    ``chat``) plus ``--bos`` and ``--seed``: the generating commands (probes, study)."""
+    add_model_args(p, chat=chat)
     p.add_argument("--bos", action="store_true",
                    help="put the tokenizer's BOS token before every prompt (for models trained with one; "
                         "refused when the tokenizer has none)")

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from synthprobe.cli.args import (add_model_args, add_overwrite_argument, add_probe_model_args, add_yes_argument,
-                                 any_int, int_at_least, load_backend_or_exit, nonneg_int, positive_int)
+                                 any_int, chat_setup, int_at_least, load_backend_or_exit, nonneg_int, positive_int)
 from synthprobe.errors import EXIT_FAILED, InputError
 from synthprobe.plan import Cell, Plan, Timed, check_plan, plural
 from synthprobe.io.read import sha256_file
@@ -176,6 +176,7 @@ def _run_probe(args, probe: str, stem: str, load, default_file, run, to_html, ti
 
     from synthprobe.backends.refs import parse_model_ref
 
+    chat = chat_setup(args)
     items = load(args.items)
     ref = parse_model_ref(args.model)  # --model NAME=SPEC names it, as in every model command
     out = _check_out(args.out)
@@ -188,14 +189,15 @@ def _run_probe(args, probe: str, stem: str, load, default_file, run, to_html, ti
     how = "chained, one item at a time" if options.get("chain", True) else "in batches"
 
     def first() -> Timed:  # one item, asked as the run asks it; the run asks it again
-        return Timed(time_first(lm, items, sampling, seed=args.seed), 1, asked, 0, kept=False)
+        return Timed(time_first(lm, items, sampling, seed=args.seed, chat=chat), 1, asked, 0, kept=False)
 
     check_plan(Plan([Cell(probe, asked, first if asked else None)],
                     f"{probe} x {plural(asked, 'item')} x {plural(sampling.n, 'sample')} ({how})",
                     shorter="a shorter --items file or fewer --samples"), yes=args.yes)
-    body = run(lm, items, sampling, seed=args.seed, progress=args.progress, **options)
+    body = run(lm, items, sampling, seed=args.seed, progress=args.progress, chat=chat, **options)
     doc = {"probe": probe, "model": ref.shown(lm.name), "model_spec": ref.spec, "backend": describe(lm),
-           "items_file": label, "items_sha256": sha, "seed": args.seed, "sampling": sampling.to_dict(), **body}
+           "chat": chat.identity(lm, fewshot=True), "items_file": label, "items_sha256": sha, "seed": args.seed,
+           "sampling": sampling.to_dict(), **body}
     atomic_write_json(out / f"{stem}.json", doc)
     atomic_write_text(out / f"{stem}.html", to_html(doc))
     return doc
@@ -237,7 +239,7 @@ def _add_common(p: argparse.ArgumentParser, *, items_help: str, max_new: int) ->
     p.add_argument("--items", default=None, metavar="FILE", help=items_help)
     p.add_argument("--out", required=True, metavar="DIR", help="folder for the JSON and HTML reports")
     add_overwrite_argument(p)
-    add_probe_model_args(p)
+    add_probe_model_args(p, chat=True)
     add_yes_argument(p)
     p.add_argument("--samples", type=any_int, default=1,
                    help="generations per prompt, shown side by side (default: %(default)s; more than 1 needs "

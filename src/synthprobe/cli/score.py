@@ -233,6 +233,7 @@ def cmd_score(args: argparse.Namespace) -> int:
                    *((tf.path, "--task-file") for tf in task_files)],
                   overwrite=args.overwrite)
     for ref in refs:  # every spec checked before the first model loads
+        config.check_engine(ref.spec)
         check_backend(ref.spec, **backend_options(args))
 
     sat_path = Path(config.sat_file) if config.sat_file else sample_path()

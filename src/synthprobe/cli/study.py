@@ -18,11 +18,12 @@ from synthprobe.study.store import ADMIN_ENV
 
 def _cmd_generate(args) -> int:
     from synthprobe.backends.refs import parse_model_ref
-    from synthprobe.cli.args import load_backend_or_exit
+    from synthprobe.cli.args import chat_setup, load_backend_or_exit
     from synthprobe.study.articles import load_articles
     from synthprobe.study.generate import CONDITIONS, Settings, generate_items, pick_context, write_items
 
     args.model = parse_model_ref(args.model).spec  # the study records specs; a NAME is not used here
+    chat = chat_setup(args)
 
     check_outputs([(args.out, "--out")], [(args.articles, "--articles"), (args.model, "--model"),
                                           (args.control_model, "--control-model")], overwrite=args.overwrite)
@@ -65,7 +66,8 @@ def _cmd_generate(args) -> int:
         if spec not in loaded:
             loaded[spec] = load_backend_or_exit(spec, args, bos=args.bos)
         models[c] = (spec, loaded[spec])
-    items = generate_items(articles, settings, models=models, conditions=conditions, progress=args.progress)
+    items = generate_items(articles, settings, models=models, conditions=conditions, progress=args.progress,
+                           chat=chat)
     write_items(out, items)
     for c in conditions:
         rows = [it for it in items if it["condition"] == c]
@@ -194,7 +196,7 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
                    help="JSONL of {title, subtitle, article[, id, source]} (default: synthprobe's 8-article "
                         "self-written sample, which is not news)")
     p.add_argument("--out", required=True, metavar="FILE", help="items JSONL to write (e.g. study.jsonl)")
-    add_probe_model_args(p)
+    add_probe_model_args(p, chat=True)
     p.add_argument("--control-model", default=None, metavar="MODEL",
                    help="model for the control condition (default: --model)")
     p.add_argument("--length", type=any_int, default=200, choices=(200, 500),

@@ -85,7 +85,7 @@ def copy_baseline(inputs: list[str], refs: list[str]) -> float:
     return round(CHRF().corpus_score(list(inputs), [list(refs)]).score, 4)
 
 
-def time_first(lm, items: list[GrammarItem], sampling: Sampling, *, seed: int) -> float:
+def time_first(lm, items: list[GrammarItem], sampling: Sampling, *, seed: int, chat=None) -> float:
     """Seconds to answer the first item to be corrected as :func:`run` asks it (the plan's
     calibration: one item, about 1/n of a run)."""
     import time
@@ -93,16 +93,17 @@ def time_first(lm, items: list[GrammarItem], sampling: Sampling, *, seed: int) -
     demos = [g for g in items if g.output is not None]
     first = next(g for g in items if g.output is None)
     t0 = time.perf_counter()
-    generate(lm, [build_prompt(demos, first)], sampling, seeds=[derive_seed(TASK, seed, 0)], stop=STOP)
+    generate(lm, [build_prompt(demos, first)], sampling, seeds=[derive_seed(TASK, seed, 0)], stop=STOP, chat=chat)
     return time.perf_counter() - t0
 
 
 def run(lm, items: list[GrammarItem], sampling: Sampling, *, seed: int, chain: bool = True,
-        progress: bool = True) -> dict[str, Any]:
+        progress: bool = True, chat=None) -> dict[str, Any]:
     """Correct every item without an ``output``; ``lm`` is a synthprobe backend.
 
     Chained (default): one prompt at a time, each after the previous completions. Not chained:
-    all prompts in batches. Item ``i`` samples with the seed ``derive_seed(TASK, seed, i)``.
+    all prompts in batches. Item ``i`` samples with the seed ``derive_seed(TASK, seed, i)``. With
+    ``chat`` (``--chat-template``) each prompt is asked as one user turn.
     """
     demos = [g for g in items if g.output is not None]
     targets = [g for g in items if g.output is None]
@@ -113,12 +114,12 @@ def run(lm, items: list[GrammarItem], sampling: Sampling, *, seed: int, chain: b
         history: list[tuple[GrammarItem, str]] = []
         for index, g in enumerate(tqdm(targets, desc="grammar", unit="item", disable=not progress)):
             prompts.append(build_prompt(demos, g, history))
-            (run_,) = generate(lm, [prompts[-1]], sampling, seeds=[seeds[index]], stop=STOP)
+            (run_,) = generate(lm, [prompts[-1]], sampling, seeds=[seeds[index]], stop=STOP, chat=chat)
             runs.append(run_)
             history.append((g, run_[0].text))
     else:
         prompts = [build_prompt(demos, g) for g in targets]
-        runs = generate(lm, prompts, sampling, seeds=seeds, stop=STOP, progress=progress)
+        runs = generate(lm, prompts, sampling, seeds=seeds, stop=STOP, progress=progress, chat=chat)
     results = []
     for index, (g, prompt, run_) in enumerate(zip(targets, prompts, runs)):
         gens = [x.text for x in run_]

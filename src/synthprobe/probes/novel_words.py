@@ -105,7 +105,7 @@ def shared_frames(texts: list[str], words: list[str]) -> int:
     return sum(1 for f in frames if f and counts[f] > 1)
 
 
-def time_first(lm, words: list[NovelWord], sampling: Sampling, *, seed: int) -> float:
+def time_first(lm, words: list[NovelWord], sampling: Sampling, *, seed: int, chat=None) -> float:
     """Seconds to write the first sentence as :func:`run` asks for it (the plan's calibration:
     one word, about 1/n of a run)."""
     import time
@@ -113,23 +113,24 @@ def time_first(lm, words: list[NovelWord], sampling: Sampling, *, seed: int) -> 
     history = [(w, w.sentence) for w in words if w.sentence is not None]
     first = next(w for w in words if w.sentence is None)
     t0 = time.perf_counter()
-    generate(lm, [build_prompt(history, first)], sampling, seeds=[derive_seed(TASK, seed, 0)], stop=STOP)
+    generate(lm, [build_prompt(history, first)], sampling, seeds=[derive_seed(TASK, seed, 0)], stop=STOP, chat=chat)
     return time.perf_counter() - t0
 
 
 def run(lm, words: list[NovelWord], sampling: Sampling, *, seed: int,
-        progress: bool = True) -> dict[str, Any]:
+        progress: bool = True, chat=None) -> dict[str, Any]:
     """Generate a sentence (``sampling.n`` samples) for every word without a human sentence.
 
     ``lm`` is a synthprobe backend. The first sample continues the chain. Returns the
-    JSON-ready ``results`` and ``summary``.
+    JSON-ready ``results`` and ``summary``. With ``chat`` (``--chat-template``) each prompt is
+    asked as one user turn.
     """
     history = [(w, w.sentence) for w in words if w.sentence is not None]
     targets = [w for w in words if w.sentence is None]
     results = []
     for index, w in enumerate(tqdm(targets, desc="novel words", unit="word", disable=not progress)):
         prompt = build_prompt(history, w)
-        (run_,) = generate(lm, [prompt], sampling, seeds=[derive_seed(TASK, seed, index)], stop=STOP)
+        (run_,) = generate(lm, [prompt], sampling, seeds=[derive_seed(TASK, seed, index)], stop=STOP, chat=chat)
         gens = [g.text for g in run_]
         forms = [used_form(g, w.word) for g in gens]
         results.append({

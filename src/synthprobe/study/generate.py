@@ -130,10 +130,13 @@ def prompt_for(articles: list[Article], index: int, condition: str, settings: Se
 
 
 def generate_items(articles: list[Article], settings: Settings, *, models: dict[str, tuple[str, Any]],
-                   conditions: tuple[str, ...] = CONDITIONS, progress: bool = True) -> list[dict[str, Any]]:
+                   conditions: tuple[str, ...] = CONDITIONS, progress: bool = True,
+                   chat: Any = None) -> list[dict[str, Any]]:
     """One study item per (article, condition): the human text and the chosen machine text.
 
-    ``models`` maps each condition to ``(spec, backend)``.
+    ``models`` maps each condition to ``(spec, backend)``. ``chat`` (a
+    :class:`~synthprobe.backends.chat.ChatSetup`, ``--chat-template``): each prompt is asked as one
+    user turn, and every item records the template and system prompt (``chat``).
     """
     settings.variant  # validates the length
     for c in conditions:
@@ -142,6 +145,11 @@ def generate_items(articles: list[Article], settings: Settings, *, models: dict[
     if "model" in conditions:
         pick_context(articles, 0, settings.variant.context_articles, settings.seed)  # enough articles?
     described = {c: describe(models[c][1]) for c in conditions}
+    if chat is None:
+        from synthprobe.backends.chat import ChatSetup
+
+        chat = ChatSetup()
+    chats = {c: chat.identity(models[c][1], fewshot=c == "model") for c in conditions}
     jobs = [(i, c) for i in range(len(articles)) for c in conditions]
     items = []
     for i, condition in tqdm(jobs, desc="study articles", unit="article", disable=not progress):
@@ -151,7 +159,7 @@ def generate_items(articles: list[Article], settings: Settings, *, models: dict[
         prompt, context_ids = prompt_for(articles, i, condition, settings)
         seed = derive_seed(TASK, settings.seed, i, condition)
         try:
-            (samples,) = generate(lm, [prompt], sampling, seeds=[seed], stop=STOP)
+            (samples,) = generate(lm, [prompt], sampling, seeds=[seed], stop=STOP, chat=chat)
         except InputError as exc:
             raise InputError(f"article {art.id!r}: {exc.detail}", field="--articles") from None
         complete = [g.finished for g in samples]
@@ -167,6 +175,7 @@ def generate_items(articles: list[Article], settings: Settings, *, models: dict[
             "model": lm.name,
             "model_spec": spec,
             "backend": described[condition],
+            "chat": chats[condition],
             "length": settings.length,
             "human": {"text": art.article, "words": art.words},
             "machine": {"text": texts[chosen], "words": counts[chosen], "complete": complete[chosen],

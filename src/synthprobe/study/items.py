@@ -17,7 +17,7 @@ from synthprobe.io.read import read_jsonl
 
 _REQUIRED = ("id", "article_id", "title", "subtitle", "condition", "model", "length", "human", "machine")
 _OPTIONAL = {"model_spec", "backend", "samples_words", "samples_complete", "chosen_sample", "selection",
-             "context_ids", "seed", "sample_seed", "sampling"}
+             "context_ids", "seed", "sample_seed", "sampling", "chat"}
 CONDITIONS = ("model", "control")
 
 

@@ -8,8 +8,11 @@ reports such ties.)
 
 * prompts are sorted by token length (longest first) so a batch holds prompts of similar
   length and little padding; results come back in the caller's order;
-* each batch is left-padded, with an attention mask and explicit ``position_ids`` (so a
-  padded prompt sees the same positions as when it is run alone), and decoded with the KV
+* the tokens every prompt of a batch starts with (a chat template's system turn, a question's
+  fixed opening, the demonstrations of a few-shot prompt) are read once and their cache copied to
+  every row: with the chat template, a quarter of a Deep Arithmark prompt's tokens;
+* each batch's own tokens are left-padded, with an attention mask and explicit ``position_ids``
+  (so a padded prompt sees the same positions as when it is run alone), and decoded with the KV
   cache, computing logits for the last position only;
 * after every step each unfinished sequence is checked: it is done when its decoded
   continuation contains a stop string or it emits an end-of-sequence token; finished rows are
@@ -291,6 +294,39 @@ def _decoding_setup(model, tokenizer) -> dict[str, Any]:
             "cache_kw": "cache" if _accepts(model, "cache") else "past_key_values"}
 
 
+def shared_prefix_length(batch: Sequence[Sequence[int]]) -> int:
+    """How many leading tokens every prompt of ``batch`` has in common, leaving each prompt at
+    least one token of its own (the pass over those gives its first next-token logits)."""
+    if len(batch) < 2:
+        return 0
+    limit = min(len(ids) for ids in batch) - 1
+    first = batch[0]
+    n = 0
+    while n < limit and all(ids[n] == first[n] for ids in batch):
+        n += 1
+    return n
+
+
+def _read_shared_prefix(model, batch: list[list[int]], *, device, cache_kw: str, extra: dict) -> tuple[Any, int]:
+    """Read the tokens every prompt of ``batch`` starts with once (a chat template's system turn,
+    a question's fixed opening, the demonstrations of a few-shot prompt) and copy their cache to
+    every row: ``(cache, shared)``; ``(None, 0)`` when there is nothing to share or the model's
+    cache cannot be copied to several rows."""
+    shared = shared_prefix_length(batch)
+    if not shared:
+        return None, 0
+    ids = torch.tensor([batch[0][:shared]], dtype=torch.long, device=device)
+    out = model(input_ids=ids, attention_mask=torch.ones_like(ids), position_ids=torch.arange(shared, device=device)[None],
+                use_cache=True, **{cache_kw: None}, **extra)
+    past = getattr(out, "cache", None)
+    if past is None:
+        past = out.past_key_values
+    if not hasattr(past, "batch_repeat_interleave"):
+        return None, 0
+    past.batch_repeat_interleave(len(batch))
+    return past, shared
+
+
 def _decode_batch(model, tokenizer, batch: list[list[int]], *, device, pad: int, eos: set[int],
                   stops: tuple[str, ...], max_new_tokens: int, keep_last: bool,
                   cache_kw: str, choose=_argmax, skip_leading_whitespace: bool = False,
@@ -303,13 +339,18 @@ def _decode_batch(model, tokenizer, batch: list[list[int]], *, device, pad: int,
     of a long prompt cost one pass over it, not ``n``.
     """
     k = len(batch)
-    width = max(len(ids) for ids in batch)
+    extra = {"logits_to_keep": 1} if keep_last else {}
+    past, shared = _read_shared_prefix(model, batch, device=device, cache_kw=cache_kw, extra=extra)
+    tails = [ids[shared:] for ids in batch]
+    width = max(len(ids) for ids in tails)
     input_ids = torch.full((k, width), pad, dtype=torch.long)
     mask = torch.zeros((k, width), dtype=torch.long)
-    for r, ids in enumerate(batch):
+    for r, ids in enumerate(tails):
         input_ids[r, width - len(ids):] = torch.tensor(ids, dtype=torch.long)
         mask[r, width - len(ids):] = 1
-    positions = (mask.cumsum(-1) - 1).clamp(min=0)
+    positions = shared + (mask.cumsum(-1) - 1).clamp(min=0)
+    if shared:                               # [shared prefix][left padding][the prompt's own tokens]
+        mask = torch.cat([mask.new_ones((k, shared)), mask], dim=1)
     input_ids, mask, positions = input_ids.to(device), mask.to(device), positions.to(device)
     n = k * repeat
     expanded = repeat == 1
@@ -319,8 +360,6 @@ def _decode_batch(model, tokenizer, batch: list[list[int]], *, device, pad: int,
     finish: list[FinishReason] = ["length"] * n
     active = list(range(n))                  # batch rows held in the cache, in cache order
     next_pos = mask.sum(-1)                  # position of each active row's next token
-    past = None
-    extra = {"logits_to_keep": 1} if keep_last else {}
 
     for _step in range(max_new_tokens):
         out = model(input_ids=input_ids, attention_mask=mask, position_ids=positions,

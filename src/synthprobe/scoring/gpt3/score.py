@@ -114,6 +114,23 @@ class EvalConfig:
     #: letter generated; the generative tasks are the same under both).
     protocol: str = "loglik"
 
+    def loglik_tasks(self) -> list[str]:
+        """The codes of the tasks this run scores by log-likelihood (SAT without ``--protocol
+        letters``; every task with ``--check is-greedy``)."""
+        return [t.code for t in self.tasks
+                if self.check == "is-greedy" or (t.kind == "choice" and self.protocol != "letters")]
+
+    def check_engine(self, spec: str) -> None:
+        """Refuse, before it loads, an engine that gives no log-likelihoods when a task needs them."""
+        from synthprobe.backends import engine_can, split_kind
+
+        needed = self.loglik_tasks()
+        if needed and not engine_can(spec, "loglikelihood"):
+            raise InputError(f"{', '.join(needed)} {'needs' if len(needed) == 1 else 'need'} log-likelihoods, which "
+                             f"the {split_kind(spec)[0]} engine cannot give; score "
+                             f"{'it' if len(needed) == 1 else 'them'} with --protocol letters (SAT) or --check generate",
+                             field="--model")
+
     def validate(self) -> "EvalConfig":
         if not self.tasks:
             raise InputError("expected at least one task", field="--tasks")
@@ -219,11 +236,6 @@ def score_task(backend, task: Task, k: int, config: EvalConfig, pool: list,
 
     chat = config.chat
     letters = task.kind == "choice" and config.protocol == "letters"
-    if (task.kind == "choice" and not letters) or config.check == "is-greedy":
-        if not getattr(backend, "can_loglik", True):
-            raise InputError(f"{task.code} needs log-likelihoods, which {getattr(backend, 'name', 'this engine')} "
-                             "cannot give; score it with --protocol letters (SAT) or --check generate",
-                             field="--model")
     if letters:
         max_new = config.max_new_tokens or 8
 
