@@ -1,7 +1,7 @@
 """The openai engine (``--model openai:URL``) against what a user can meet without a working server:
 a server that ignores ``echo`` (the one stub allowed: it answers like llama.cpp's ``llama-server``),
 a port where nobody listens, bad options. Everything else runs against a real vLLM server
-(tests/test_engine_openai_vllm.py)."""
+(tests/backends/test_openai_vllm_server.py)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SECRET = "sk-secret-4f1c9a7e0b2d"
 
 

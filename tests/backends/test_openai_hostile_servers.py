@@ -5,7 +5,7 @@ answering, and a token budget running out against fixed ``usage`` figures.
 
 Every server in this file is a STUB (:class:`Hostile`, a stdlib HTTP server on a loopback port),
 because a real vLLM answers none of these; the engine's normal work (generation, usage, cache,
-identity) is tested against the real vLLM CPU server in tests/test_engine_openai_chat_vllm.py.
+identity) is tested against the real vLLM CPU server in tests/backends/test_openai_chat_vllm_server.py.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "data" / "deeparithmark-1.jsonl"
 
 

@@ -16,11 +16,10 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "data" / "deeparithmark-1.jsonl"
-sys.path.insert(0, str(ROOT / "bench"))
 
-from bench_engines import agreement, gpt3_answers  # noqa: E402  (the bench's comparison, shared)
+from bench_engines import agreement, gpt3_answers  # the bench's comparison, shared (bench/ is on the test path)
 
 pytestmark = pytest.mark.slow
 SECRET = "sk-secret-77d3b1f0c2a9"

@@ -14,7 +14,7 @@ from synthprobe.results import SCHEMA, read_results
 from synthprobe.backends import ENGINES, load_backend, register_engine
 from synthprobe.cli import main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: Items of the release scored by both engines (the bench runs 200: bench/bench_vllm_inprocess.py).
 N_DEEP = 24
 N_GPT3 = 10

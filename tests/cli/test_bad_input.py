@@ -19,7 +19,7 @@ from synthprobe.io import MAX_LINE_BYTES
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RES = ROOT / "src" / "synthprobe" / "resources"
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"
 

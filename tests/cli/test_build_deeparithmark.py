@@ -15,7 +15,7 @@ from synthprobe.io import sha256_file
 from synthprobe.tasks.deeparithmark.build import dumps_item
 from synthprobe.tasks.deeparithmark.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"
 
 

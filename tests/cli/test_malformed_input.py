@@ -25,7 +25,7 @@ from synthprobe.cli import main
 from synthprobe.errors import InputError
 from synthprobe.io import MAX_INT_DIGITS, MAX_JSON_DEPTH, loads_json, read_jsonl
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RES = ROOT / "src" / "synthprobe" / "resources"
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"
 DA_RESULTS = ROOT / "benchmarks" / "deeparithmark_smollm2-135m-instruct.json"

@@ -23,7 +23,7 @@ from synthprobe.cli import main
 from synthprobe.errors import InputError
 from synthprobe.io import atomic_open, atomic_write_text, check_output_dir, check_outputs, default_output, same_file
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"
 EMBEDDED = "smollm2-135m-instruct"
 
@@ -170,7 +170,7 @@ def _json(text: str) -> str:
 
 
 def test_study_results_refuses_to_write_the_csv_over_the_database(tmp_path, capsys, monkeypatch):
-    from test_study_support import ADMIN_PASSWORD, write_items
+    from study_support import ADMIN_PASSWORD, write_items
 
     from synthprobe.study.items import load_items
     from synthprobe.study.store import ADMIN_ENV, Store

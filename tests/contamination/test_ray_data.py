@@ -8,7 +8,7 @@ import json
 import pytest
 
 from synthprobe.cli import main
-from test_contamination import flags, plants, write_corpus  # noqa: F401 - the shared fixture
+from tests.contamination.test_scan import flags, plants, write_corpus  # noqa: F401 - the shared fixture
 
 pytest.importorskip("ray")
 

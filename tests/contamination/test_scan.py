@@ -15,7 +15,7 @@ from synthprobe.contamination import corpus as cp
 from synthprobe.contamination import ngrams as ng
 from synthprobe.contamination.tasks import load_task
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"
 FILLER = ["lorem", "ipsum", "dolor", "sitam", "consect", "adipis", "elitra", "seddo", "eiusmo", "tempori",
           "incidu", "labora", "magnal", "aliqua", "veniam", "nostru", "exerci", "ullamc"]

@@ -10,7 +10,7 @@ import pytest
 
 from synthprobe.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DA_BENCH = ROOT / "benchmarks" / "deeparithmark_smollm2-135m-instruct.json"
 GPT3_BENCH = ROOT / "benchmarks" / "gpt3_smollm2-135m-instruct.json"
 

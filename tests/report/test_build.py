@@ -273,7 +273,7 @@ def test_title_heads_the_page_and_the_leaderboard(scored, reports, tmp_path):
     assert "<title>Tiny | &lt;models&gt;</title>" in html and "<h1>Tiny | &lt;models&gt;</h1>" in html
 
 
-DA_BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "deeparithmark_smollm2-135m-instruct.json"
+DA_BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "deeparithmark_smollm2-135m-instruct.json"
 
 
 def test_depth_tiers_must_add_up_to_the_total(tmp_path):
@@ -393,7 +393,7 @@ def test_heatmap_labels_do_not_overlap_with_many_long_names():
 
 # --- GPT-3 synthetic-task results ------------------------------------------------------------
 
-GPT3_BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "gpt3_smollm2-135m-instruct.json"
+GPT3_BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "gpt3_smollm2-135m-instruct.json"
 DA_PNGS = PNGS
 
 

@@ -19,7 +19,7 @@ from synthprobe.cli import main
 from synthprobe.report.build import build_report
 from synthprobe.report.reader import load_gpt3, load_results
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DA_BENCH = ROOT / "benchmarks" / "deeparithmark_smollm2-135m-instruct.json"
 GPT3_BENCH = ROOT / "benchmarks" / "gpt3_smollm2-135m-instruct.json"
 

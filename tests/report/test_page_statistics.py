@@ -21,7 +21,7 @@ from synthprobe.report.format import fmt_p
 from synthprobe.report.reader import load_results
 from synthprobe.results import read_results
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DEEP = ROOT / "benchmarks" / "deeparithmark_smollm2-135m-instruct.json"
 GPT3 = ROOT / "benchmarks" / "gpt3_smollm2-135m-instruct.json"
 

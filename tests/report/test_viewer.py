@@ -1,6 +1,6 @@
 """The report's item viewer (items.html) without a browser: what it embeds, where it takes the
 prompts from, older files, bad input, escaping, determinism. In Chromium:
-tests/test_report_viewer_browser.py."""
+tests/report/test_viewer_browser.py."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ from synthprobe.backends.chat import ChatSetup
 from synthprobe.cli import main
 from synthprobe.results import read_results
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "data" / "deeparithmark-1.jsonl"
 
 
@@ -152,10 +152,7 @@ def test_templated_loglik_agrees_with_lm_eval_apply_chat_template(tmp_path):
     --apply_chat_template on the YAML of `synthprobe export lm-eval` (bench/chat_loglik_agreement.py
     runs the same comparison on 200)."""
     pytest.importorskip("lm_eval")
-    import sys
-
-    sys.path.insert(0, str(ROOT / "bench"))
-    from chat_loglik_agreement import agreement
+    from chat_loglik_agreement import agreement  # bench/ is on the test path (pyproject.toml)
 
     got = agreement(20, tmp_path)
     assert got["n"] == got["n_lm_eval"] == 20
@@ -252,7 +249,7 @@ def test_lm_eval_files_keep_the_loglik_entries_and_say_what_they_leave_out(tmp_p
 def test_a_chat_endpoint_gets_the_question_as_a_user_turn_without_a_template(tmp_path, fixed, monkeypatch):
     """An engine whose server applies the model's template (``server_chat_template``, the
     openai-chat engine) is asked as under ``--chat-template auto`` in process: no raw-prompt
-    ``Answer:`` cue inside the user's message. (The real server: test_engine_openai_chat_vllm.py.)"""
+    ``Answer:`` cue inside the user's message. (The real server: tests/backends/test_openai_chat_vllm_server.py.)"""
     from fixed_answer_engine import FixedAnswers
 
     sent: list = []

@@ -24,7 +24,7 @@ from synthprobe.tasks.deeparithmark.audit import CHANCE, tolerance
 from synthprobe.tasks.deeparithmark.step_probes import OPERATIONS, audit_probes, build_probes, step_mistakes
 from synthprobe.tasks.deeparithmark.steps import check_step
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"
 
 

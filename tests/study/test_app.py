@@ -10,7 +10,7 @@ import pytest
 from synthprobe.study.app import create_app
 from synthprobe.study.items import load_items
 from synthprobe.study.store import Store
-from test_study_support import ADMIN_PASSWORD, write_items
+from study_support import ADMIN_PASSWORD, write_items
 
 EVIL = "<script>alert('t')</script> Town & Gown"
 
@@ -163,7 +163,7 @@ def test_browser_test_skips_or_fails_without_chromium(tmp_path, require, rc, out
     env["SYNTHPROBE_CHROMIUM"] = str(tmp_path / "no-chromium-here")
     if require:
         env["SYNTHPROBE_REQUIRE_BROWSER"] = require
-    test_file = Path(__file__).with_name("test_study_browser.py")
+    test_file = Path(__file__).with_name("test_browser.py")
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", str(test_file)],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == rc, done.stdout + done.stderr

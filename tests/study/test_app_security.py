@@ -23,7 +23,7 @@ import pytest
 from synthprobe.cli import main
 from synthprobe.study import store as study_store
 from synthprobe.study.store import ADMIN_KEY, Store
-from test_study_support import ADMIN_PASSWORD, write_items
+from study_support import ADMIN_PASSWORD, write_items
 
 EVIL_ORIGIN = "http://evil.example"
 

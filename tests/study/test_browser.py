@@ -14,7 +14,7 @@ import urllib.request
 import pytest
 
 from browser_support import browser, sync_api  # noqa: F401  (fixtures)
-from test_study_support import ADMIN_PASSWORD, Server, write_items
+from study_support import ADMIN_PASSWORD, Server, write_items
 
 EVIL = "<script>window.pwned = 1</script> Bold <b>claims</b>"
 

@@ -13,7 +13,7 @@ from synthprobe.cli import main
 from synthprobe.study import stats
 from synthprobe.study.items import load_items
 from synthprobe.study.store import Store
-from test_study_support import ADMIN_PASSWORD, write_items
+from study_support import ADMIN_PASSWORD, write_items
 
 RIGHT = {"human": "human-very", "machine": "machine-more"}
 WRONG = {"human": "machine-very", "machine": "human-more"}

@@ -15,7 +15,7 @@ import pytest
 from synthprobe.errors import InputError
 from synthprobe.study.items import load_items
 from synthprobe.study.store import CHOICES, AnswerRejected, Store
-from test_study_support import Server, write_items
+from study_support import Server, write_items
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from toy_engine import ToyBackend
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 _ITEMS = [json.loads(line) for line in (ROOT / "data" / "deeparithmark-1.jsonl").read_text().splitlines()[:6]]
 
 #: per release item (0-5): the letters answer, the free answer

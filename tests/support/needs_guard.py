@@ -170,7 +170,7 @@ def install() -> None:
 
 
 SITECUSTOMIZE = '''\
-# written by tests/conftest.py: guard the subprocesses a test starts (tests/needs_guard.py)
+# written by tests/conftest.py: guard the subprocesses a test starts (tests/support/needs_guard.py)
 import importlib.util as _u
 import sys as _s
 _spec = _u.spec_from_file_location("needs_guard", {path!r})

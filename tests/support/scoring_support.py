@@ -17,7 +17,7 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 RELEASE = REPO / "data" / "deeparithmark-1.jsonl"
 
 CARD_ITEM = {

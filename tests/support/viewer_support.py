@@ -1,5 +1,5 @@
 """Results files with saved predictions for the item viewer's tests, scored by the toy engine
-(tests/toy_engine.py: a real backend of its own, no model) through the real CLI."""
+(tests/support/toy_engine.py: a real backend of its own, no model) through the real CLI."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from synthprobe.cli import main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"
 EVIL = "</script><script>window.pwned = 1</script><!-- <b>bold</b> & \u2028"
 

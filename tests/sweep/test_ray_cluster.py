@@ -24,11 +24,11 @@ from pathlib import Path
 
 import pytest
 
-from test_contamination import flags, plants, write_corpus  # noqa: F401 - the shared fixture
+from tests.contamination.test_scan import flags, plants, write_corpus  # noqa: F401 - the shared fixture
 
 pytest.importorskip("ray")
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 RAY = Path(sys.executable).with_name("ray")
 LIMIT = 3
 

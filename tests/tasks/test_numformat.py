@@ -19,7 +19,7 @@ from synthprobe.tasks.deeparithmark.checks import item_faults
 from synthprobe.tasks.gpt3.registry import BuildConfig, build_items, resolve_tasks, serialize
 from synthprobe.tasks.numformat import format_int, format_numbers, group_digits, join_groups
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def env() -> dict:

@@ -17,7 +17,7 @@ import pytest
 from synthprobe.backends.spec import resolve_spec
 from synthprobe.errors import InputError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 EMBEDDED = "smollm2-135m-instruct"
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.json",
                    "merges.txt", "chat_template.jinja")

@@ -42,7 +42,7 @@ def test_release_rows_fill_the_default_budget_with_little_padding():
 
     from synthprobe.formats.arithmark3 import load_arithmark3
 
-    items = load_arithmark3(Path(__file__).resolve().parents[1] / "data" / "deeparithmark-1.jsonl")[:200]
+    items = load_arithmark3(Path(__file__).resolve().parents[3] / "data" / "deeparithmark-1.jsonl")[:200]
     lengths = [layout_item(e).length for e in encode_items(embedded_tokenizer(), items, max_context=1024)]
     for cap in (32, 10_000):
         plan = plan_batches(lengths, batch_size=cap, token_budget=DEFAULT_TOKEN_BUDGET)

@@ -1,38 +1,18 @@
-"""Determinism and safety: identical bytes across processes and hash seeds, no remote code unless asked.
-
-The builders' own determinism tests (Deep Arithmark in ``test_deeparithmark_build.py``, every
-GPT-3 task in ``test_gpt3_determinism.py``) are not repeated here; this file covers the other
-writers and the model-loading safety rules.
-"""
+"""Model-loading safety: no remote code unless asked, and model specs checked before anything loads."""
 
 from __future__ import annotations
 
 import ast
-import hashlib
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from synthprobe.cli import build_parser, main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 SRC = ROOT / "src" / "synthprobe"
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"
-
-
-def _synthprobe(args: list[str], hash_seed: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONHASHSEED": hash_seed, "HF_HUB_OFFLINE": "1"}
-    return subprocess.run([sys.executable, "-m", "synthprobe.cli", *map(str, args)], cwd=cwd,
-                          capture_output=True, text=True, env=env, timeout=300)
-
-
-def _tree(folder: Path) -> dict[str, str]:
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def _main(argv) -> int:
@@ -41,42 +21,6 @@ def _main(argv) -> int:
     except SystemExit as exc:  # some commands exit 1 themselves after printing the reason
         return exc.code
 
-
-def test_builds_and_exports_are_byte_identical_across_hash_seeds(tmp_path):
-    """One process per hash seed writes a Deep Arithmark file, a SAT file from a user file, and
-    both exports of a GPT-3 task file; every output file has the same bytes in both."""
-    sat = tmp_path / "sat.txt"
-    sat.write_text("1 s\nlull trust v:n\na b n:n\nc d n:n\ne f n:n\ng h n:n\ni j n:n\nb\n\n"
-                   "2 s\nhot cold a:a\nup down a:a\nk l n:n\nm n n:n\no p n:n\nq r n:n\na\n", encoding="utf-8")
-    trees = []
-    for hs in ("0", "4242"):
-        out = tmp_path / f"run{hs}"
-        out.mkdir()
-        script = [
-            ["build", "deeparithmark", "--seed", "11", "--n", "40", "--out", out / "da.jsonl", "--no-progress"],
-            ["build", "sat_analogies", "--sat-file", sat, "--out", out / "sat.jsonl"],
-            ["build", "arithmetic_1dc", "--n", "30", "--seed", "3", "--out", out / "1dc.jsonl"],
-            ["export", "hf", "--data", out / "da.jsonl", "--out", out / "hf"],
-            ["export", "lm-eval", "--data", out / "da.jsonl", "--gpt3", f"one_dc={out / '1dc.jsonl'}",
-             "--gpt3", f"sat={out / 'sat.jsonl'}", "--out", out / "lm"],
-        ]
-        for args in script:
-            proc = _synthprobe(args, hs, out)
-            assert proc.returncode == 0, (args, proc.stderr)
-        trees.append(_tree(out))
-    a, b = trees
-    assert len(a) >= 10 and a.keys() == b.keys()
-    # lm-eval YAMLs record the absolute data path, which differs between the two folders
-    for k in a:
-        if a[k] == b[k]:
-            continue
-        assert k.startswith("lm/") and k.endswith((".yaml", ".md")), f"{k} differs between hash seeds"
-        ta = (tmp_path / "run0" / k).read_text(encoding="utf-8").replace(str(tmp_path / "run0"), "@")
-        tb = (tmp_path / "run4242" / k).read_text(encoding="utf-8").replace(str(tmp_path / "run4242"), "@")
-        assert ta == tb, k
-
-
-# --- trust_remote_code -----------------------------------------------------------------------
 
 def _from_pretrained_calls():
     for path in sorted(SRC.rglob("*.py")):

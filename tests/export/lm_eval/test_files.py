@@ -1,7 +1,7 @@
 """lm-eval-shaped files both ways, without a model: results documents scored by the toy engine
 through the real CLI, written as lm-eval 0.4.13's output files (``export lm-eval-results``, ``score
 --output-format lm-eval``) and read back by ``synthprobe report``. The comparison with files
-lm-eval itself writes is ``tests/test_lm_eval_files_real.py`` (slow)."""
+lm-eval itself writes is ``tests/export/lm_eval/test_files_real_lm_eval.py`` (slow)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from synthprobe.cli import main
 from synthprobe.report.reader import read_document
 from synthprobe.results import read_results
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 DATA = ROOT / "data" / "deeparithmark-1.jsonl"
 
 #: the keys of an lm-eval 0.4.13 results file, in its order (checked against lm-eval in the slow test)

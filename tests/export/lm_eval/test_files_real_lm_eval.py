@@ -22,7 +22,7 @@ from synthprobe.report.reader import parse, read_document
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 DATA = ROOT / "data" / "deeparithmark-1.jsonl"
 N = 20
 DEEP, GPT3 = "deeparithmark", "synthprobe_arithmetic_2da_gen"

@@ -14,7 +14,7 @@ from synthprobe.tasks.deeparithmark.audit import (CLASSIFIER, AuditItem, audit, 
                                                   classifier_picks, format_table, load_audit_items,
                                                   strategy_picks, tolerance)
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"
 
 

@@ -19,7 +19,7 @@ from synthprobe.tasks.deeparithmark.composition import (DEPTHS, RELEASE_SEED, TE
                                                         balance_plan, composition, depth_counts,
                                                         tier_grid)
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"
 
 

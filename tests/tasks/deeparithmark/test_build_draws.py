@@ -1,12 +1,13 @@
-"""The builder's per-draw savings of session 7 (issue 15, "Builds"): each one changes no byte and
+"""The builder's per-draw savings (issue 15, "Builds"): each one changes no byte and
 no build statistic.
 
-- one hashed prefix and one reseeded ``random.Random`` per item (:class:`seeding.ItemStreams`);
+- one hashed prefix and one reseeded ``random.Random`` per item (:class:`seeding.ItemStreams`,
+  tested in tests/test_seeding.py);
 - depth-4/5 mistakes re-run only when read (``_common_b.mistakes``);
 - whole-number solution lines written only when read (:meth:`base.Steps.solution`);
 - the answer shape cached per rendered value, and an int path for ``p% of a = c`` steps.
 
-The bytes are pinned in ``test_build_speed_pins.py``; here the build statistics are pinned as
+The bytes are pinned in ``test_build_pins.py``; here the build statistics are pinned as
 the builder wrote them before these changes, and each saving is checked against the eager
 code it replaces.
 """
@@ -19,14 +20,13 @@ from fractions import Fraction
 
 import pytest
 
-from synthprobe.seeding import ItemStreams, derive_seed, item_rng
 from synthprobe.tasks.deeparithmark import build as B
 from synthprobe.tasks.deeparithmark.answer_shape import answer_shape, shape_of
 from synthprobe.tasks.deeparithmark.base import GenerationError, StepLines, Steps
 from synthprobe.tasks.deeparithmark.families import _common_b
 from synthprobe.tasks.deeparithmark.steps import CheckedStep, StepError, check_step
 
-#: BuildStats of the seed-11, 1,237-item build, from the builder before this session's changes.
+#: BuildStats of the seed-11, 1,237-item build, from the builder before these changes.
 STATS_11_1237 = {
     "discarded": {
         "answer shape thinned": 2858, "generator rejected the draw": 80,
@@ -62,28 +62,6 @@ def test_serial_build_statistics_are_those_of_the_builder_before():
 def test_parallel_build_statistics_are_those_of_the_builder_before(tmp_path):
     res = B.build(tmp_path / "p.jsonl", seed=11, n=1237, progress=False, workers=2)
     assert _stats_view(res.stats) == STATS_11_1237
-
-
-@pytest.mark.parametrize(("task", "seed", "index"), [("deeparithmark/tank_fill", 20261027, 0),
-                                                     ("deeparithmark/trip_minutes", 1, 999_999),
-                                                     ("t", -3, 17)])
-def test_item_streams_are_the_item_rng_streams(task, seed, index):
-    streams = ItemStreams(task, seed, index)
-    for attempt in (0, 1, 2, 49, 50, 1999):
-        mine, ref = streams.rng(attempt), item_rng(task, seed, index, attempt)
-        assert streams.seed(attempt) == derive_seed(task, seed, index, attempt)
-        assert mine.getstate() == ref.getstate()
-        assert [mine.random() for _ in range(5)] == [ref.random() for _ in range(5)]
-    assert streams.seed("a", 2) == derive_seed(task, seed, index, "a", 2)
-    with pytest.raises(ValueError):
-        streams.seed()
-
-
-def test_item_streams_reseed_clears_the_gaussian_cache():
-    streams = ItemStreams("t", 1, 2)
-    rng = streams.rng(0)
-    rng.gauss(0, 1)  # leaves a cached second value
-    assert streams.rng(0).gauss(0, 1) == item_rng("t", 1, 2, 0).gauss(0, 1)
 
 
 def test_steps_write_whole_lines_on_read_and_reject_bad_values_at_once():

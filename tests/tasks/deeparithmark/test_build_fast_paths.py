@@ -18,7 +18,7 @@ from synthprobe.tasks.deeparithmark.base import (GenerationError, exact_op, exac
 from synthprobe.tasks.deeparithmark.families._common_a import exact_div, pick_log_uniform, whole
 from synthprobe.tasks.deeparithmark.steps import parse_number
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 ints = st.integers(min_value=-10**7, max_value=10**7)
 
 

@@ -14,7 +14,7 @@ import pytest
 from synthprobe.tasks.deeparithmark import build as B
 from synthprobe.tasks.deeparithmark.composition import RELEASE_SEED
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"
 REPEAT = "context repeats an earlier item"
 

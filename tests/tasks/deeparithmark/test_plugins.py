@@ -20,7 +20,7 @@ import pytest
 from synthprobe.tasks.deeparithmark.composition import (TEMPLATES, Template, balance_plan, composition,
                                                         depth_counts, user_table)
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "docs" / "examples" / "unit_convert.py"
 
 

@@ -12,7 +12,7 @@ from synthprobe.tasks.deeparithmark.build import build, dumps_item
 from synthprobe.tasks.deeparithmark.checks import ITEM_RULES
 from synthprobe.tasks.deeparithmark.selftest import selftest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"
 
 

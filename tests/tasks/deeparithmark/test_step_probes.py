@@ -17,7 +17,7 @@ from synthprobe.tasks.deeparithmark.step_probes import (SHORTCUTS, audit_items, 
                                                         divisors, step_mistakes)
 from synthprobe.tasks.deeparithmark.steps import check_step
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"
 
 
