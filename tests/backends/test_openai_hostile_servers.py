@@ -51,8 +51,17 @@ class Hostile(BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
+    def _done(self) -> None:
+        """The request leaves the in-flight count before its answer goes out: a client that sends
+        its next request on reading this answer must not find it still counted."""
+        if getattr(self, "_counted", False):
+            self._counted = False
+            with type(self).lock:
+                type(self).in_flight -= 1
+
     def _send(self, status: int, doc: dict, headers: dict | None = None) -> None:
         body = json.dumps(doc).encode()  # allow_nan: NaN and Infinity go out as a broken server sends them
+        self._done()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         for k, v in (headers or {}).items():
@@ -78,6 +87,7 @@ class Hostile(BaseHTTPRequestHandler):
             k = cls.posts
             cls.in_flight += 1
             cls.peak.append(cls.in_flight)
+            self._counted = True
         try:
             if self.hang:
                 time.sleep(self.hang)
@@ -112,8 +122,7 @@ class Hostile(BaseHTTPRequestHandler):
             self._send(200, {"choices": [{"index": 0, "text": " x", "logprobs": logprobs, "finish_reason": "length"}],
                              "usage": {"prompt_tokens": len(pieces), "completion_tokens": 1}})
         finally:
-            with cls.lock:
-                cls.in_flight -= 1
+            self._done()
 
 
 @pytest.fixture
