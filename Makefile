@@ -2,7 +2,8 @@
 #   make demo   build + selftest + audit the release, score the embedded model, write the report
 #               (under out/, replaced on every run: --overwrite)
 #   make check  the fast subset: every test that needs no real model, vLLM server, browser or Ray
-#               (pytest -m "not slow"; the markers are in tests/conftest.py), a few minutes
+#               (pytest -m "not slow"; the markers are in tests/conftest.py), on CHECK_WORKERS
+#               processes (pytest-xdist)
 #   make test   the whole test suite (what CI runs)
 PY ?= python3.11
 VENV := .venv
@@ -49,8 +50,9 @@ demo: venv
 
 # A test that needs a real model, server, browser or Ray is marked so (model / server / browser /
 # ray, each implying slow); tests/conftest.py fails an unmarked one at the call that would load it.
+CHECK_WORKERS ?= 2
 check: venv
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -m "not slow" -n $(CHECK_WORKERS) --dist worksteal
 
 test: venv browser vllm-env
 	$(BIN)/python -m pytest -q

@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
-# -- shared with tests/test_engine_openai_vllm.py ---------------------------------------------------
+# -- shared with tests/backends/test_openai_vllm_server.py ---------------------------------------------------
 
 
 def predictions(scores) -> tuple[list[int], list[int]]:

@@ -10,15 +10,9 @@ cache through symlinks: they are content-addressed and re-creating them costs ~2
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
-
-#: the repository's maintenance scripts (tools/, outside the package) import as top-level modules
-TOOLS = Path(__file__).resolve().parents[1] / "tools"
-if str(TOOLS) not in sys.path:
-    sys.path.insert(0, str(TOOLS))
 
 _SHARED = ("models", "digests")
 
@@ -80,10 +74,10 @@ def vllm_server(vllm_python, embedded_hf_folder, tmp_path_factory):
 #
 # `make check` runs the tests that need no real model, vLLM server, browser or Ray; `make test` runs
 # them all. Each of the markers model / server / browser / ray implies slow, so `-m "not slow"` is the
-# fast subset; tests/needs_guard.py fails an unmarked test that loads a model or starts one of the others,
+# fast subset; tests/support/needs_guard.py fails an unmarked test that loads a model or starts one of the others,
 # in this process and in the subprocesses the test starts (through a sitecustomize on PYTHONPATH).
 
-import needs_guard  # noqa: E402  (tests/ is on sys.path: this file's folder)
+import needs_guard  # noqa: E402  (tests/support/ is on the test path: pyproject.toml's pythonpath)
 
 NEEDS = needs_guard.NEEDS
 

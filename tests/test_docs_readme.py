@@ -30,10 +30,10 @@ OUTSIDE = {
     "make demo": "the Makefile target itself",
     "make test": "the Makefile target itself (.ci/run calls it)",
     "export 'SYNTHPROBE_STUDY_ADMIN=a long admin password'": "a shell variable for study serve",
-    "python tools/vllm_cpu.py serve --port 8000": "tests/test_engine_openai_vllm.py starts this server",
+    "python tools/vllm_cpu.py serve --port 8000": "tests/backends/test_openai_vllm_server.py starts this server",
     "'VPY=$(python' tools/vllm_cpu.py 'env)'": "make vllm-env builds this virtualenv",
     "'DIR=$(python' -c 'import sys; sys.path[:0] = ['\"'\"'tools'\"'\"']; import vllm_cpu; "
-    "print(vllm_cpu.embedded_model_folder()))'": "tests/test_engine_vllm.py uses this folder",
+    "print(vllm_cpu.embedded_model_folder()))'": "tests/backends/test_vllm.py uses this folder",
 }
 
 #: Commands run for real (slow test), in README order; ``{limit}`` marks a quick-start

