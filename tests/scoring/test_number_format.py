@@ -93,3 +93,47 @@ def test_number_format_probe_end_to_end(tmp_path, _isolated_score_cache):
     assert proc.returncode == 0, proc.stderr
     page = (report / "index.html").read_text(encoding="utf-8")
     assert 'id="number-format"' in page and "McNemar p" in page and "4D+" in page
+
+
+def test_chat_template_scores_every_format_under_the_template_and_is_recorded(tmp_path, _isolated_score_cache):
+    """--chat-template / --system-prompt on the number-format probe: the plain variant's outcomes
+    are those of `score deeparithmark` with the same template on the same items (a tiny random
+    model), and the settings record the template and system prompt with their hashes."""
+    import hashlib
+
+    from scoring_support import save_tiny_llama
+
+    from synthprobe.cli import main
+
+    model = save_tiny_llama(tmp_path / "tiny")
+    template = tmp_path / "turns.jinja"
+    template.write_text("{% for m in messages %}<{{ m['role'] }}>{{ m['content'] }}</{{ m['role'] }}>\n{% endfor %}"
+                        "{% if add_generation_prompt %}<assistant>{% endif %}")
+    chat = ["--chat-template", str(template), "--system-prompt", "Be exact."]
+    common = ["--model", str(model), "--device", "cpu", "--dtype", "float32", "--threads", "1", "--no-progress"]
+    out = tmp_path / "nf.json"
+    assert main(["probe", "number-format", "--seed", "3", "--n", "12", "--tasks", "none", "--batch-size", "8",
+                 *common, *chat, "--output", str(out)]) == 0
+    [(entry, block)] = read_results(out).blocks("number_format")
+    assert entry.settings["chat"] == {
+        "chat_template": str(template), "chat_template_name": "turns.jinja",
+        "chat_template_sha256": hashlib.sha256(template.read_bytes()).hexdigest(),
+        "system_prompt": "Be exact.", "system_prompt_sha256": hashlib.sha256(b"Be exact.").hexdigest(),
+        "fewshot_layout": "zero-shot"}
+    data = tmp_path / "variant.jsonl"
+    assert main(["build", "deeparithmark", "--seed", "3", "--n", "12", "--out", str(data), "--no-progress"]) == 0
+    scored = tmp_path / "score.json"
+    assert main(["score", "deeparithmark", "--data", str(data), "--batch-size", "8", "--save-predictions", *common,
+                 *chat, "--output", str(scored)]) == 0
+    doc = json.loads(scored.read_text())
+    [deep] = [e["results"]["deeparithmark"] for e in doc["models"]]
+    assert [int(r["correct_acc_norm"]) for r in deep["predictions"]] == \
+        [it["correct"][0] for it in block.data["deeparithmark"]["items"]]
+    # the probe stored its plain scores under the template's cache key: the same items, the same
+    # template, and every score comes back from the cache
+    assert deep["cached_items"] == 12
+    plain = tmp_path / "plain.json"
+    assert main(["probe", "number-format", "--seed", "3", "--n", "12", "--tasks", "none", "--batch-size", "8",
+                 *common, "--output", str(plain)]) == 0
+    [(plain_entry, _)] = read_results(plain).blocks("number_format")
+    assert plain_entry.settings["chat"]["chat_template"] == "none"

@@ -312,12 +312,14 @@ def cmd_number_format(args: argparse.Namespace) -> int:
     from synthprobe.io.paths import slug
     from synthprobe.io.write import atomic_write_text, check_outputs, default_output
     from synthprobe.scoring.number_format import ProbeConfig, parse_formats, run, table_lines
+    from synthprobe.tasks.gpt3.prompts import parse_shots
     from synthprobe.tasks.gpt3.registry import resolve_tasks
 
     tasks = [] if args.tasks.strip().lower() == "none" else resolve_tasks(args.tasks)
     config = ProbeConfig(formats=parse_formats(args.formats), seed=args.seed, n=args.n, tasks=tasks,
                          gpt3_n=args.gpt3_n, shots=args.shots, batch_size=args.batch_size,
-                         max_context=args.max_context, progress=args.progress, cache=not args.no_cache).validate()
+                         max_context=args.max_context, progress=args.progress, cache=not args.no_cache,
+                         chat=chat_setup(args)).validate()
     refs = model_refs(args.models)
     name = (refs[0].name or refs[0].spec) if len(refs) == 1 else f"{len(refs)}models"
     output = (Path(args.output) if args.output
@@ -348,13 +350,14 @@ def cmd_number_format(args: argparse.Namespace) -> int:
                 print(f"synthprobe: error: scoring failed: {type(exc).__name__}: {exc}", file=sys.stderr)
                 return EXIT_FAILED
             rt = backend.runtime()
+            chat = config.chat.identity(backend, fewshot=any(parse_shots(config.shots, t) > 0 for t in config.tasks))
             model = named_model(backend.describe(), ref)
         finally:
             backend.close()
         settings = {"formats": list(config.formats), "seed": config.seed, "n": config.n,
                     "tasks": [t.name for t in config.tasks], "gpt3_n": config.gpt3_n, "shots": config.shots,
                     "batch_size": config.batch_size, "max_context": config.max_context, "scorer": "onepass",
-                    "synthprobe": __version__, **rt}
+                    "synthprobe": __version__, "chat": chat, **rt}
         entries.append({"model": model, "settings": settings, "results": {"number_format": block},
                         "seconds": {"load": round(load_seconds, 2),
                                     "total": round(time.perf_counter() - started, 2)}})
@@ -401,7 +404,7 @@ def _register_number_format(verbs: dict) -> None:
     p.add_argument("--no-cache", action="store_true",
                    help="do not read or write the score cache (default: finished items are kept, so a "
                         "stopped run resumes)")
-    add_model_args(p, multiple=True, batch_size=16)
+    add_model_args(p, multiple=True, batch_size=16, chat=True)
     add_yes_argument(p)
     p.set_defaults(func=cmd_number_format)
 

@@ -44,6 +44,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+from synthprobe.backends.chat import ChatSetup
 from synthprobe.errors import InputError
 from synthprobe.metrics.stats import paired_difference
 from synthprobe.tasks.numformat import NUMBER_FORMATS, PLAIN, SEPARATORS
@@ -87,6 +88,8 @@ class ProbeConfig:
     max_context: int = 1024
     progress: bool = True
     cache: bool = True
+    #: ``--chat-template`` / ``--system-prompt`` (default: none, raw text), for both parts.
+    chat: ChatSetup = field(default_factory=ChatSetup)
 
     def validate(self) -> "ProbeConfig":
         from synthprobe.tasks.deeparithmark.composition import MAX_BUILD_SIZE
@@ -161,7 +164,7 @@ def _score_config(config: ProbeConfig):
     from synthprobe.scoring.deeparithmark.score import ScoreConfig
 
     return ScoreConfig(batch_size=config.batch_size, max_context=config.max_context, save_predictions=True,
-                       progress=config.progress, cache=config.cache)
+                       progress=config.progress, cache=config.cache, chat=config.chat)
 
 
 def score_deeparithmark(backend, config: ProbeConfig) -> dict[str, Any]:
@@ -216,7 +219,7 @@ def _gpt3_parts(config: ProbeConfig, task):
     configs = {fmt: None if fmt != PLAIN and pools[fmt] == pools[PLAIN] else  # no number written differently
                EvalConfig(tasks=[task], shots=[config.shots], limit=n, seed=config.seed,
                           batch_size=config.batch_size, progress=config.progress, cache=config.cache,
-                          save_items=True, number_format=fmt).validate()
+                          save_items=True, number_format=fmt, chat=config.chat).validate()
                for fmt in config.formats}
     return k, pools, n, changed, configs
 
