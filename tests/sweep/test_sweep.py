@@ -366,3 +366,34 @@ def test_ray_sweep_survives_a_killed_worker(serial, sweep_dir, tmp_path):
     assert f"pid {pid})" not in line
     cached = int(line.split("(")[-1].split(" cached")[0])
     assert cached >= 2, line
+
+
+def test_a_sweep_under_a_chat_template_scores_as_score_deeparithmark_does(tmp_path, _isolated_score_cache):
+    """--chat-template / --system-prompt on a sweep (serial, a tiny random model): each job asks
+    its items under the template, so `score deeparithmark` with the same template on the same file
+    finds every score in the cache, and the entry records the template."""
+    from scoring_support import save_tiny_llama
+
+    from synthprobe.cli import main
+
+    model = save_tiny_llama(tmp_path / "tiny")
+    template = tmp_path / "turns.jinja"
+    template.write_text("{% for m in messages %}<{{ m['role'] }}>{{ m['content'] }}</{{ m['role'] }}>\n{% endfor %}"
+                        "{% if add_generation_prompt %}<assistant>{% endif %}")
+    chat = ["--chat-template", str(template), "--system-prompt", "Be exact."]
+    common = ["--model", str(model), "--device", "cpu", "--dtype", "float32", "--threads", "1", "--no-progress",
+              "--batch-size", "4"]
+    out, data = tmp_path / "sweep.json", tmp_path / "data"
+    assert main(["sweep", *common, *chat, "--seeds", "1", "--limit", "6", "--serial", "--data-dir", str(data),
+                 "--output", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    [entry] = doc["models"]
+    assert entry["chat"]["chat_template_name"] == "turns.jinja"
+    assert entry["chat"]["system_prompt"] == "Be exact."
+    [variant] = data.glob("*.jsonl")
+    scored = tmp_path / "score.json"
+    assert main(["score", "deeparithmark", "--data", str(variant), "--limit", "6", *common, *chat,
+                 "--output", str(scored)]) == 0
+    [again] = json.loads(scored.read_text())["models"]
+    assert again["results"]["deeparithmark"]["cached_items"] == 6
+    assert again["results"]["deeparithmark"]["summary"] == entry["results"]["deeparithmark"]["summary"]

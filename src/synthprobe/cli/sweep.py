@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from synthprobe.cli.args import add_model_args, add_yes_argument, int_at_least, nonneg_int, positive_int
+from synthprobe.cli.args import add_model_args, add_yes_argument, chat_setup, int_at_least, nonneg_int, positive_int
 from synthprobe.ray_cluster import RAY_ADDRESS_HELP, ray_host_port
 from synthprobe.errors import CommandFailed, InputError
 
@@ -69,7 +69,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
     p.add_argument("--grid", type=Path, default=None, metavar="FILE",
                    help="grid file (YAML or JSON) with models, seeds, tasks and limit; see below")
-    add_model_args(p, multiple=True, batch_size=32)
+    add_model_args(p, multiple=True, batch_size=32, chat=True)
     p.add_argument("--task", action="append", dest="tasks", default=None, metavar="TASK",
                    help="task to score (repeatable): deeparithmark (default), or a GPT-3 synthetic task "
                         "as gpt3:<name or paper code>, e.g. gpt3:2D+ (its 'release' seed is 0)")
@@ -157,7 +157,7 @@ def run_command(args: argparse.Namespace) -> int:
     settings = runner.Settings(options=backend_options(args), batch_size=args.batch_size,
                                max_context=args.max_context, bos=args.bos, scorer=args.scorer,
                                cache=not args.no_cache, limit=grid.limit, data_dir=str(data_dir),
-                               cpus_per_job=args.cpus_per_job, shots=args.shots)
+                               cpus_per_job=args.cpus_per_job, shots=args.shots, chat=chat_setup(args))
     runner.check_models(grid, settings)
     jobs = grid.jobs()
     if args.ray_address:

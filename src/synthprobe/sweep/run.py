@@ -19,10 +19,11 @@ import contextlib
 import logging
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from synthprobe.backends.chat import ChatSetup
 from synthprobe.errors import CommandFailed, InputError
 from synthprobe.sweep.grid import GPT3_PREFIX, Grid, Job, task_seed
 
@@ -50,6 +51,9 @@ class Settings:
     cpus_per_job: int = 1
     #: the shot setting of GPT-3 tasks (zero, one, few or a number)
     shots: str = "zero"
+    #: ``--chat-template`` / ``--system-prompt``: every job asks its items under it (each entry's
+    #: ``chat`` block, or each GPT-3 row's, records it)
+    chat: ChatSetup = field(default_factory=ChatSetup)
 
     def recorded(self) -> dict[str, Any]:
         """The settings that change a score (the results document records them)."""
@@ -170,7 +174,7 @@ def _gpt3_config(job: Job, settings: Settings):
     task = get_task(job.task[len(GPT3_PREFIX):])
     return EvalConfig(tasks=[task], shots=[settings.shots], limit=settings.limit, seed=task_seed(job.task, job.seed),
                       batch_size=settings.batch_size, save_items=False, progress=False,
-                      cache=settings.cache).validate()
+                      cache=settings.cache, chat=settings.chat).validate()
 
 
 def _gpt3_job(job: Job, settings: Settings) -> dict[str, Any]:
@@ -217,7 +221,7 @@ def _deep_config(job: Job, settings: Settings):
     config = ScoreConfig(data=Path(ds.info["path"]), models=[job.model.spec], dtype=dtype, device=device,
                          batch_size=settings.batch_size, max_context=settings.max_context, bos=bos,
                          trust_remote_code=trust, limit=settings.limit, progress=False, scorer=settings.scorer,
-                         cache=settings.cache, model_args=options)
+                         cache=settings.cache, model_args=options, chat=settings.chat)
     return ds, config
 
 
