@@ -58,7 +58,7 @@ def add_steps_arguments(p: argparse.ArgumentParser) -> None:
                         "deeparithmark --seed S' (default: %(default)s)")
     p.add_argument("--limit", type=positive_int, default=None, metavar="N",
                    help="probe only the steps of the first N items (the same probes as a full run's first ones)")
-    add_model_args(p, multiple=True, batch_size=16)
+    add_model_args(p, multiple=True, batch_size=16, chat=True)
     p.add_argument("--max-context", type=int_at_least(2), default=1024, metavar="N",
                    help="longest request in tokens; longer contexts are left-truncated (default: %(default)s)")
     p.add_argument("--max-new-tokens", type=positive_int, default=MAX_NEW_TOKENS, metavar="N",
@@ -91,7 +91,8 @@ def run_steps(args: argparse.Namespace) -> int:
     args.data = locate_release(args.data)
     config = steps.StepsConfig(data=args.data, limit=args.limit, batch_size=args.batch_size,
                                max_context=args.max_context, max_new_tokens=args.max_new_tokens,
-                               save_items=args.save_items, cache=not args.no_cache, progress=args.progress)
+                               save_items=args.save_items, cache=not args.no_cache, progress=args.progress,
+                               chat=chat_setup(args))
     if not args.data.is_file():
         raise InputError("file does not exist" if not args.data.exists() else "not a regular file",
                          path=args.data, field="--data")

@@ -231,3 +231,45 @@ def test_report_section_escapes_what_it_reads():
     html = section([StepsResult(model=evil, source=evil, block=block, settings={})], None)
     assert "<script>" not in html and "&lt;script&gt;" in html
     assert "First broken step" in html and "clock" in html
+
+
+def test_probe_steps_under_a_chat_template_asks_each_question_as_a_user_turn(tmp_path):
+    """--chat-template / --system-prompt on probe steps (a tiny random model): each probe's options
+    are scored, and its answer generated, after the question rendered as the user turn with the
+    assistant's turn opened; the settings record the template, and a plain run keeps its own
+    cache entries."""
+    from scoring_support import save_tiny_llama
+
+    from synthprobe.backends import load_backend
+    from synthprobe.backends.chat import ChatSetup
+    from synthprobe.scoring.deeparithmark.steps import DEFAULT_DATA, STOP
+
+    model = save_tiny_llama(tmp_path / "tiny")
+    template = tmp_path / "turns.jinja"
+    template.write_text("{% for m in messages %}<{{ m['role'] }}>{{ m['content'] }}</{{ m['role'] }}>\n{% endfor %}"
+                        "{% if add_generation_prompt %}<assistant>{% endif %}")
+    base = ["probe", "steps", "--model", str(model), "--device", "cpu", "--dtype", "float32", "--threads", "1",
+            "--limit", "2", "--no-progress", "--save-items", "--batch-size", "4", "--max-new-tokens", "4"]
+    out, plain = tmp_path / "chat.json", tmp_path / "plain.json"
+    assert main([*base, "--chat-template", str(template), "--system-prompt", "Be exact.", "--output", str(out)]) == 0
+    [entry] = json.loads(out.read_text())["models"]
+    assert entry["settings"]["chat"]["chat_template_name"] == "turns.jinja"
+    assert entry["settings"]["chat"]["system_prompt"] == "Be exact."
+    items = entry["results"]["steps"]["items"]
+
+    setup = ChatSetup(source=str(template), text=template.read_text(), system_prompt="Be exact.")
+    probes, _ = build_probes(load_arithmark3(DEFAULT_DATA)[:2], path=DEFAULT_DATA)
+    lm = load_backend(str(model), device="cpu", dtype="float32", progress=False)
+    try:
+        mc = [it for p in probes for it in p.mc_items()]
+        rendered = lm.render_chat([setup.conversation(it.ctx) for it in mc], template=setup.template_arg)
+        assert rendered[0].startswith("<system>Be exact.</system>\n<user>") and rendered[0].endswith("<assistant>")
+        want = lm.generate(rendered, 4, STOP, progress=False)
+    finally:
+        lm.close()
+    got = [rec[mode]["generated"] for rec in items for mode in ("isolation", "chain")]
+    assert got == want
+    assert main([*base, "--output", str(plain)]) == 0
+    [plain_entry] = json.loads(plain.read_text())["models"]
+    assert plain_entry["settings"]["chat"]["chat_template"] == "none"
+    assert plain_entry["results"]["steps"]["cached_items"] == 0   # the template's scores are not the plain ones

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from synthprobe.backends.chat import ChatSetup
 from synthprobe.errors import InputError
 from synthprobe.formats.arithmark3 import load_arithmark3
 from synthprobe.io.paths import slug
@@ -50,6 +51,9 @@ class StepsConfig:
     cache: bool = True
     progress: bool = True
     model_args: dict[str, Any] = field(default_factory=dict)
+    #: ``--chat-template`` / ``--system-prompt`` (default: none, raw text): each probe's question is
+    #: the user turn, its options scored (and its answer generated) as the assistant's
+    chat: ChatSetup = field(default_factory=ChatSetup)
 
 
 @dataclass
@@ -114,6 +118,7 @@ def _joined(p: StepProbe, rec: dict, where: str, save: bool) -> dict[str, Any]:
 def score_probes(backend, pr: Probes, config: StepsConfig) -> dict[str, Any]:
     """Score every probe with a loaded backend; return the ``steps`` block."""
     from synthprobe.scoring.cache import ScoreCache, cache_key, cacheable
+    from synthprobe.scoring.deeparithmark.score import templated_items
 
     probes = pr.probes
     cache = None
@@ -121,6 +126,9 @@ def score_probes(backend, pr: Probes, config: StepsConfig) -> dict[str, Any]:
         settings = {"task": "steps", "probe_version": PROBE_VERSION, "dtype": backend.dtype,
                     "max_context": config.max_context, "max_new_tokens": config.max_new_tokens,
                     "bos": getattr(backend, "bos", False)}
+        if config.chat.enabled or config.chat.system_prompt is not None:  # plain runs keep their keys
+            ident = config.chat.identity(backend)
+            settings["chat"] = {k: ident[k] for k in ("chat_template_sha256", "system_prompt_sha256")}
         cache = ScoreCache(cache_key(backend.fingerprint, pr.info["sha256"], settings))
     where = f"steps · {backend.name}"
 
@@ -128,11 +136,16 @@ def score_probes(backend, pr: Probes, config: StepsConfig) -> dict[str, Any]:
         for chunk in batches(todo, batch_size, length=lambda i: len(probes[i].chain), tiebreak=lambda i: i,
                              desc=where, total=len(probes), progress=config.progress):
             mc = [it for i in chunk for it in probes[i].mc_items()]
-            run = backend.run_choices(mc, batch_size=2 * len(chunk), max_context=config.max_context,
-                                      progress=False)
+            run = backend.run_choices(templated_items(backend, mc, config.chat), batch_size=2 * len(chunk),
+                                      max_context=config.max_context, progress=False)
             prompts = [it.ctx for it in mc]
-            gens = backend.generate(prompts, config.max_new_tokens, STOP, batch_size=2 * len(chunk),
-                                    progress=False)
+            if config.chat.enabled:
+                gens = backend.generate_chat([config.chat.conversation(p) for p in prompts], config.max_new_tokens,
+                                             STOP, template=config.chat.template_arg, batch_size=2 * len(chunk),
+                                             progress=False)
+            else:
+                gens = backend.generate(prompts, config.max_new_tokens, STOP, batch_size=2 * len(chunk),
+                                        progress=False)
             for j, i in enumerate(chunk):
                 modes = {}
                 for m, mode in enumerate(MODES):
@@ -193,7 +206,7 @@ def run(backend, pr: Probes, config: StepsConfig, *, spec: str, load_s: float,
         "model": {"spec": spec, **backend.describe()},
         "settings": {"batch_size": config.batch_size, "max_context": config.max_context,
                      "max_new_tokens": config.max_new_tokens, "limit": config.limit, "synthprobe": __version__,
-                     **rt, "python": platform.python_version(), "platform": platform.platform(terse=True)},
+                     "chat": config.chat.identity(backend), **rt, "python": platform.python_version(), "platform": platform.platform(terse=True)},
         "load_s": round(load_s, 3),
         "results": {"steps": score_probes(backend, pr, config)},
     }
