@@ -374,3 +374,19 @@ def test_token_budget_stops_cleanly_and_resumes(stub, tmp_path):
     assert row["usage"] == {"items": 8, "prompt_tokens": 80, "completion_tokens": 40}  # cached items keep theirs
     assert all(it["usage"] == {"prompt_tokens": 10, "completion_tokens": 5} for it in row["items"])
     assert not math.isnan(row["accuracy"])
+
+
+def test_a_calibrated_run_counts_the_tokens_of_the_batch_it_scored_ahead(stub, tmp_path):
+    # STUB: every answer costs exactly 15 tokens, so the run's accounting is exact. 60 items are
+    # above the plan's calibration threshold: its first batch (32) is scored while planning and the
+    # run takes those answers, so the run's usage must count them too.
+    url, handler = stub(reply="A", usage={"prompt_tokens": 10, "completion_tokens": 5})
+    out = tmp_path / "res.json"
+    r = synthprobe("score", "deeparithmark", "--model", f"openai-chat:{url}", "--protocol", "letters,free",
+                   "--limit", "60", "--no-cache", "--no-progress", "--output", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "estimate: " in r.stderr
+    assert handler.posts == 120   # every item asked once per protocol, none twice
+    for entry in json.loads(out.read_text())["models"]:
+        assert entry["usage"]["requests"] == 60, entry["protocol"]
+        assert (entry["usage"]["prompt_tokens"], entry["usage"]["completion_tokens"]) == (600, 300)

@@ -368,12 +368,15 @@ def load_model(spec: str, config: ScoreConfig):
 
 def score_model(spec, datasets: list[Dataset], config: ScoreConfig, *,
                 echo: Callable[[str], None] = print, names: NameRegistry | None = None,
-                on_loaded: Callable[[Any], None] | None = None) -> list[dict[str, Any]]:
+                on_loaded: Callable[[Any], None] | None = None,
+                calibrated: dict[str, dict[str, int]] | None = None) -> list[dict[str, Any]]:
     """Load one model (a spec or a :class:`ModelRef`) once and score it under every protocol: one
     results entry per protocol, each block with its per-item ``predictions`` (the caller drops them
     with :func:`drop_predictions` unless they are to be saved). ``names``: the run's names so far;
     a model shown under a taken name is refused before it is scored. ``on_loaded(backend)`` runs
-    with the model loaded, before anything is scored (the run's plan check)."""
+    with the model loaded, before anything is scored (the run's plan check); ``calibrated`` is where
+    that check puts a server's token counts per protocol for the batches it scored ahead (the run
+    takes those records, so its own usage counts them)."""
     ref = as_ref(spec)
     t0 = time.perf_counter()
     backend = load_model(ref.spec, config)
@@ -389,7 +392,8 @@ def score_model(spec, datasets: list[Dataset], config: ScoreConfig, *,
             entry = _score_protocol(backend, ref, protocol, datasets, config, load_s, echo=echo)
             if before is not None:  # a server's token accounting: what this protocol spent
                 after = backend.usage()
-                entry["usage"] = {**after, **{k: after[k] - before[k] for k in before}}
+                ahead = (calibrated or {}).get(protocol, {})
+                entry["usage"] = {**after, **{k: after[k] - before[k] + ahead.get(k, 0) for k in before}}
             entries.append(entry)
     finally:
         backend.close()
@@ -443,15 +447,31 @@ def _score_protocol(backend, ref: ModelRef, protocol: str, datasets: list[Datase
     return entry
 
 
-def run_plan(backend, datasets: list[Dataset], config: ScoreConfig):
+def run_plan(backend, datasets: list[Dataset], config: ScoreConfig,
+             calibrated: dict[str, dict[str, int]] | None = None):
     """The run's :class:`~synthprobe.plan.Plan`: one cell per protocol and data set,
-    each scored as the run scores it (the calibration times its first batch)."""
+    each scored as the run scores it (the calibration times its first batch). A server's token
+    counts for what the calibration scores are added up per protocol into ``calibrated``."""
     from synthprobe.plan import Cell, Plan, plural
 
     def scorer(ds: Dataset, protocol: str) -> Callable[[], Any]:
         if protocol == "loglik":
-            return lambda: score_dataset(backend, ds, config)
-        return lambda: generate_dataset(backend, ds, config, protocol)
+            score = lambda: score_dataset(backend, ds, config)  # noqa: E731
+        else:
+            score = lambda: generate_dataset(backend, ds, config, protocol)  # noqa: E731
+        if calibrated is None or _usage_counts(backend) is None:
+            return score
+
+        def counted() -> Any:
+            before = _usage_counts(backend)
+            try:
+                return score()
+            finally:
+                after = _usage_counts(backend)
+                sums = calibrated.setdefault(protocol, dict.fromkeys(before, 0))
+                for k in before:
+                    sums[k] += after[k] - before[k]
+        return counted
 
     cells = [Cell(f"{ds.key} · {protocol}", len(ds.items), scorer(ds, protocol))
              for protocol in config.protocols for ds in datasets]
@@ -493,14 +513,16 @@ def run(config: ScoreConfig, *, echo: Callable[[str], None] = print) -> tuple[di
     entries = []
     names = NameRegistry()
 
+    calibrated: dict[str, dict[str, int]] = {}  # a server's tokens for the batches scored ahead
+
     def check(backend) -> None:  # the plan and its estimate, once, on the first model
         from synthprobe.plan import check_plan
 
-        check_plan(run_plan(backend, datasets, config), yes=config.yes)
+        check_plan(run_plan(backend, datasets, config, calibrated), yes=config.yes)
 
     for n, spec in enumerate(config.models):
         for entry in score_model(spec, datasets, config, echo=echo, names=names,
-                                  on_loaded=check if n == 0 else None):
+                                  on_loaded=check if n == 0 else None, calibrated=calibrated if n == 0 else None):
             entries.append(entry)
             echo(res.format_breakdown(entry))
     compared = comparisons(entries, [ds.key for ds in datasets]) if len(config.models) > 1 else None
