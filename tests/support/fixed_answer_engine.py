@@ -36,7 +36,7 @@ class FixedAnswers(ToyBackend):
         return ["".join(f"<{m['role']}>{m['content']}</{m['role']}>" for m in conv) + "<assistant>"
                 for conv in conversations]
 
-    def chat_template_text(self):
+    def chat_template_text(self, name=None):
         return "<{{role}}>{{content}}</{{role}}>"
 
     def generate(self, prompts, max_new_tokens, stop=None, *, batch_size=16, progress=True, details=False,

@@ -227,7 +227,7 @@ class Backend(Protocol):
                     template: str | None = None) -> list[str]:
         ...
 
-    def chat_template_text(self) -> str | None:
+    def chat_template_text(self, name: str | None = None) -> str | None:
         ...
 
     def count_tokens(self, text: str) -> int:
@@ -314,8 +314,8 @@ class BaseBackend:
                     template: str | None = None) -> list[str]:
         raise ChatTemplateError(f"the {type(self).__name__} engine cannot render chat templates")
 
-    def chat_template_text(self) -> str | None:
-        """The model's own chat template (Jinja text), or None."""
+    def chat_template_text(self, name: str | None = None) -> str | None:
+        """The model's own chat template (Jinja text; ``name``: one of its named templates), or None."""
         return None
 
     def count_tokens(self, text: str) -> int:

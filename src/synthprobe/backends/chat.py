@@ -11,8 +11,10 @@ every results file records per model, so two runs that differ only in template n
 ``none`` (the default) is no template at all: every prompt goes to the model as the raw text it
 always was, so every earlier score stands. ``auto`` is the model's own template (the tokenizer's
 ``chat_template``; the embedded SmolLM2-135M-Instruct carries a ChatML one in its GGUF file);
-a path is a Jinja file rendered as transformers renders a tokenizer's template. Named built-in
-templates are not offered: a model's own template or a file says exactly what ran.
+a NAME is one of the tokenizer's named templates (a tokenizer may ship several, e.g. ``default``
+and ``tool_use``; ``auto`` is its ``default``), as lm-eval's ``--apply_chat_template NAME`` picks
+it; a path is a Jinja file rendered as transformers renders a tokenizer's template. synthprobe
+ships no templates of its own: the model's own template or a file says exactly what ran.
 
 Rendering is the engine's (:meth:`~synthprobe.backends.base.Backend.render_chat`); this module
 only decides and names. :func:`render_with_tokenizer` is the one rendering routine of the engines
@@ -22,6 +24,7 @@ that hold a Hugging Face tokenizer (HF, vLLM in process).
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
@@ -30,6 +33,18 @@ from synthprobe.backends.base import ChatTemplateError, Message, check_conversat
 
 #: ``--chat-template`` values that are not paths.
 NONE, AUTO = "none", "auto"
+
+#: What a template NAME looks like (anything else, or a name with a template file's suffix, is a path).
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
+_FILE_SUFFIXES = (".jinja", ".jinja2", ".j2", ".txt", ".tmpl")
+
+
+def is_template_name(value: str) -> bool:
+    """Whether a ``--chat-template`` value names one of the tokenizer's templates rather than a
+    file: an identifier (``tool_use``, ``default``) that is no existing path and has no template
+    file's suffix."""
+    return (value not in (NONE, AUTO) and bool(_NAME.fullmatch(value))
+            and not value.lower().endswith(_FILE_SUFFIXES) and not Path(value).exists())
 
 
 def sha256_text(text: str | None) -> str | None:
@@ -47,6 +62,8 @@ class ChatSetup:
     system_prompt: str | None = None
     #: GPT-3 demonstrations as user/assistant pairs (else inside the one user turn).
     fewshot_as_multiturn: bool = False
+    #: One of the tokenizer's named templates (``--chat-template NAME``), resolved by the engine.
+    name: str | None = None
 
     @property
     def enabled(self) -> bool:
@@ -54,8 +71,10 @@ class ChatSetup:
 
     @property
     def template_arg(self) -> str | None:
-        """What :meth:`Backend.render_chat` / ``generate_chat`` take as ``template``."""
-        return self.text
+        """What :meth:`Backend.render_chat` / ``generate_chat`` take as ``template``: the file's
+        text, a tokenizer template's NAME (:func:`render_with_tokenizer` looks it up), or None for
+        the model's own."""
+        return self.text if self.text is not None else self.name
 
     def user_turns(self, backend: Any) -> bool:
         """Whether questions go to ``backend`` as user turns: under a template, or always on an
@@ -81,7 +100,9 @@ class ChatSetup:
         """The template text that runs on ``backend`` (None without a template)."""
         if not self.enabled:
             return None
-        return self.text if self.text is not None else backend.chat_template_text()
+        if self.text is not None:
+            return self.text
+        return backend.chat_template_text(self.name) if self.name else backend.chat_template_text()
 
     def identity(self, backend: Any | None = None, *, fewshot: bool = False) -> dict[str, Any]:
         """The block recorded per model (see the module docstring). ``fewshot``: whether the
@@ -91,6 +112,8 @@ class ChatSetup:
             name = NONE
         elif self.text is not None:
             name = Path(self.source).name
+        elif self.name is not None:
+            name = f"{self.name} (the model's own, by name)"
         else:
             name = "auto (the model's own)"
         if not fewshot:
@@ -111,7 +134,7 @@ class ChatSetup:
             return "" if self.system_prompt is None else f"sys@{sha256_text(self.system_prompt)[:8]}"
         ident = self.identity(backend)
         sha = (ident["chat_template_sha256"] or "")[:8]
-        name = "auto" if self.text is None else ident["chat_template_name"]
+        name = self.name or ("auto" if self.text is None else ident["chat_template_name"])
         tag = f"chat:{name}@{sha}"
         if self.system_prompt is not None:
             tag += f"+sys@{ident['system_prompt_sha256'][:8]}"
@@ -143,13 +166,23 @@ def read_template(path: str | Path) -> str:
     return text
 
 
-def tokenizer_template(tokenizer: Any) -> str | None:
+def tokenizer_template(tokenizer: Any, name: str | None = None) -> str | None:
     """The tokenizer's own chat template text (a tokenizer with several named ones: its
-    ``default``), or None."""
+    ``default``, or the one called ``name``), or None."""
     t = getattr(tokenizer, "chat_template", None)
     if isinstance(t, dict):
-        t = t.get("default")
+        t = t.get(name or "default")
+    elif name is not None:  # one unnamed template: only "default" names it
+        t = t if name == "default" else None
     return t if isinstance(t, str) and t.strip() else None
+
+
+def template_names(tokenizer: Any) -> list[str]:
+    """The names of the tokenizer's chat templates (``["default"]`` for a single one)."""
+    t = getattr(tokenizer, "chat_template", None)
+    if isinstance(t, dict):
+        return sorted(t)
+    return ["default"] if isinstance(t, str) and t.strip() else []
 
 
 def render_with_tokenizer(tokenizer: Any, conversations: Any, *, template: str | None, where: str) -> list[str]:
@@ -157,6 +190,14 @@ def render_with_tokenizer(tokenizer: Any, conversations: Any, *, template: str |
     ``add_generation_prompt=True``) with ``template`` or the tokenizer's own template. A missing
     template or one that fails to render is a :class:`ChatTemplateError` naming ``where``."""
     convs = check_conversations(conversations)
+    if template is not None and is_template_name(template):  # --chat-template NAME
+        named = tokenizer_template(tokenizer, template)
+        if named is None:
+            have = ", ".join(template_names(tokenizer)) or "none"
+            raise ChatTemplateError(f"{where}'s tokenizer has no chat template named {template!r} (its templates: "
+                                    f"{have}), and there is no such file; expected 'auto', 'none', one of those "
+                                    "names or a Jinja file", field="--chat-template")
+        template = named
     if template is None and tokenizer_template(tokenizer) is None:
         raise ChatTemplateError(f"{where} has no chat template of its own; pass --chat-template PATH (a Jinja "
                                 "file) or --chat-template none", field="--chat-template")

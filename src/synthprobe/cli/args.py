@@ -183,9 +183,10 @@ def add_model_args(p: argparse.ArgumentParser, *, multiple: bool = False, batch_
                         "(exit 1, no results file), the finished items stay in the score cache, and the same "
                         "command with a larger N resumes (default: no limit)")
     if chat:
-        p.add_argument("--chat-template", default="none", metavar="auto|none|PATH",
+        p.add_argument("--chat-template", default="none", metavar="auto|none|NAME|PATH",
                        help="send every prompt as a user turn rendered by a chat template: 'auto' = the model's "
-                            "own (the tokenizer's; the embedded model has one), PATH = a Jinja file rendered as "
+                            "own (the tokenizer's; the embedded model has one), NAME = one of the tokenizer's "
+                            "named templates (e.g. tool_use; 'default' is auto's), PATH = a Jinja file rendered as "
                             "transformers renders tokenizer templates, 'none' = raw text as always (default: "
                             "%(default)s, so earlier scores stand). Under a template a log-likelihood ending is "
                             "scored as the start of the assistant turn; the results record the template's name "
@@ -209,7 +210,7 @@ def chat_setup(args: argparse.Namespace):
     """The :class:`~synthprobe.backends.chat.ChatSetup` of ``--chat-template``, ``--system-prompt``
     and (where the command has it) ``--fewshot-as-multiturn``; a missing or unparsable template
     file, or a system prompt or multiturn layout without a template, is an :class:`InputError`."""
-    from synthprobe.backends.chat import AUTO, NONE, ChatSetup, read_template
+    from synthprobe.backends.chat import AUTO, NONE, ChatSetup, is_template_name, read_template
 
     source = getattr(args, "chat_template", NONE) or NONE
     system = getattr(args, "system_prompt", None)
@@ -222,6 +223,8 @@ def chat_setup(args: argparse.Namespace):
             raise InputError("multiturn demonstrations need a chat template; add --chat-template auto or PATH",
                              field="--fewshot-as-multiturn")
         return ChatSetup()
+    if is_template_name(source):  # looked up in the model's tokenizer once it has loaded
+        return ChatSetup(source=source, name=source, system_prompt=system, fewshot_as_multiturn=multiturn)
     text = None if source == AUTO else read_template(source)
     return ChatSetup(source=source, text=text, system_prompt=system, fewshot_as_multiturn=multiturn)
 

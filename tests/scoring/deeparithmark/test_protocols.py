@@ -269,3 +269,36 @@ def test_a_chat_endpoint_gets_the_question_as_a_user_turn_without_a_template(tmp
     assert main(score("--model", "fixed:x", "--protocol", "letters", "--output", str(out))) == 0
     assert len(sent) == 6 and not any("Answer:" in p for p in sent)
     assert all(p.endswith("Reply with the letter of the correct option only (A, B, C or D).") for p in sent)
+
+
+def test_a_named_template_of_the_tokenizer_scores_as_its_file_does(tmp_path, capsys):
+    """--chat-template NAME picks one of the tokenizer's named templates (a tiny random model whose
+    folder ships `default` and `terse`): the scores equal those under the same text given as a
+    file, the results name it with the text's SHA-256, and a name the tokenizer lacks is one
+    error (exit 2, nothing written) that lists the names it has."""
+    import hashlib
+
+    from scoring_support import save_tiny_llama
+
+    model = save_tiny_llama(tmp_path / "tiny")
+    terse = ("{% for m in messages %}[{{ m['role'] }}] {{ m['content'] }}\n{% endfor %}"
+             "{% if add_generation_prompt %}[assistant] {% endif %}")
+    (model / "additional_chat_templates").mkdir()
+    (model / "additional_chat_templates" / "terse.jinja").write_text(terse, encoding="utf-8")
+    as_file = tmp_path / "terse-copy.jinja"
+    as_file.write_text(terse, encoding="utf-8")
+    common = ["--model", str(model), "--device", "cpu", "--dtype", "float32", "--threads", "1", "--limit", "8",
+              "--save-predictions"]
+    named, filed, bad = tmp_path / "named.json", tmp_path / "file.json", tmp_path / "bad.json"
+    assert main(score(*common, "--chat-template", "terse", "--output", str(named))) == 0
+    assert main(score(*common, "--chat-template", str(as_file), "--output", str(filed))) == 0
+    [a], [b] = (json.loads(p.read_text())["models"] for p in (named, filed))
+    assert a["chat"]["chat_template"] == "terse" and a["chat"]["chat_template_name"].startswith("terse")
+    assert a["chat"]["chat_template_sha256"] == b["chat"]["chat_template_sha256"] == \
+        hashlib.sha256(terse.encode()).hexdigest()
+    scores = [[r["logprob"] for r in m["results"]["deeparithmark"]["predictions"]] for m in (a, b)]
+    assert scores[0] == scores[1]
+    capsys.readouterr()
+    assert main(score(*common, "--chat-template", "chatty", "--output", str(bad))) == 2
+    assert "no chat template named 'chatty' (its templates: default, terse)" in capsys.readouterr().err
+    assert not bad.exists()

@@ -180,10 +180,10 @@ class HFBackend(BaseBackend):
 
         return render_with_tokenizer(self.tokenizer, conversations, template=template, where=self.name)
 
-    def chat_template_text(self) -> str | None:
+    def chat_template_text(self, name: str | None = None) -> str | None:
         from synthprobe.backends.chat import tokenizer_template
 
-        return tokenizer_template(self.tokenizer)
+        return tokenizer_template(self.tokenizer, name)
 
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` as generation encodes a prompt (no special tokens)."""
