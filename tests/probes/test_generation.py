@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from scoring_support import save_tiny_llama
+from scoring_support import save_tiny_llama, write_turns_template
 from synthprobe.cli import main
 from synthprobe.errors import InputError
 from synthprobe.backends.hf.generate import _accepts, _decode_batch, greedy_generate
@@ -253,9 +253,7 @@ def test_probe_asks_each_prompt_as_a_user_turn_under_a_chat_template(tmp_path, t
     g = _jsonl(tmp_path / "g.jsonl", [{"input": "I eated the apple.", "output": "I ate the apple."},
                                       {"input": "She goed home.", "reference": "She went home."},
                                       {"input": "They was here.", "reference": "They were here."}])
-    template = tmp_path / "turns.jinja"
-    template.write_text("{% for m in messages %}<{{ m['role'] }}>{{ m['content'] }}</{{ m['role'] }}>\n{% endfor %}"
-                        "{% if add_generation_prompt %}<assistant>{% endif %}")
+    template = write_turns_template(tmp_path / "turns.jinja")
     out = tmp_path / "report"
     base = ["probe", "grammar", "--model", str(tiny_folder), "--items", str(g), "--max-new-tokens", "6", "--quiet",
             "--device", "cpu", "--no-chain"]

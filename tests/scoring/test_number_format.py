@@ -101,14 +101,12 @@ def test_chat_template_scores_every_format_under_the_template_and_is_recorded(tm
     model), and the settings record the template and system prompt with their hashes."""
     import hashlib
 
-    from scoring_support import save_tiny_llama
+    from scoring_support import save_tiny_llama, write_turns_template
 
     from synthprobe.cli import main
 
     model = save_tiny_llama(tmp_path / "tiny")
-    template = tmp_path / "turns.jinja"
-    template.write_text("{% for m in messages %}<{{ m['role'] }}>{{ m['content'] }}</{{ m['role'] }}>\n{% endfor %}"
-                        "{% if add_generation_prompt %}<assistant>{% endif %}")
+    template = write_turns_template(tmp_path / "turns.jinja")
     chat = ["--chat-template", str(template), "--system-prompt", "Be exact."]
     common = ["--model", str(model), "--device", "cpu", "--dtype", "float32", "--threads", "1", "--no-progress"]
     out = tmp_path / "nf.json"

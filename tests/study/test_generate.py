@@ -191,7 +191,7 @@ def test_generate_under_a_chat_template_asks_user_turns_and_records_them(tmp_pat
     (the system turn first) before sampling, and every item records the template and prompt hashes."""
     import hashlib
 
-    from scoring_support import save_tiny_llama
+    from scoring_support import save_tiny_llama, write_turns_template
     from synthprobe.backends.chat import ChatSetup
     from synthprobe.backends.decoding import Sampling, generate, load_lm
     from synthprobe.study.articles import STOP
@@ -203,9 +203,7 @@ def test_generate_under_a_chat_template_asks_user_turns_and_records_them(tmp_pat
     arts = tmp_path / "a.jsonl"
     arts.write_text("".join(json.dumps({"id": a.id, "title": a.title, "subtitle": a.subtitle,
                                         "article": a.article}) + "\n" for a in src))
-    template = tmp_path / "turns.jinja"
-    template.write_text("{% for m in messages %}<{{ m['role'] }}>{{ m['content'] }}</{{ m['role'] }}>\n{% endfor %}"
-                        "{% if add_generation_prompt %}<assistant>{% endif %}")
+    template = write_turns_template(tmp_path / "turns.jinja")
     out = tmp_path / "chat.jsonl"
     assert main(["study", "generate", "--articles", str(arts), "--out", str(out), "--length", "500",
                  "--conditions", "model", "--samples", "2", "--max-new-tokens", "5", "--seed", "3", "--quiet",

@@ -165,3 +165,15 @@ def embedded_backend():
 
 def max_abs_diff(a, b) -> float:
     return max(abs(x.logprob - y.logprob) for ra, rb in zip(a, b) for x, y in zip(ra, rb))
+
+
+#: A small chat template whose rendering is easy to read back: ``<role>content</role>`` lines, then
+#: ``<assistant>`` when the assistant turn is opened.
+TURNS_TEMPLATE = ("{% for m in messages %}<{{ m['role'] }}>{{ m['content'] }}</{{ m['role'] }}>\n{% endfor %}"
+                  "{% if add_generation_prompt %}<assistant>{% endif %}")
+
+
+def write_turns_template(path: Path) -> Path:
+    """:data:`TURNS_TEMPLATE` as a Jinja file at ``path`` (a test's ``--chat-template PATH``)."""
+    path.write_text(TURNS_TEMPLATE, encoding="utf-8")
+    return path

@@ -372,14 +372,12 @@ def test_a_sweep_under_a_chat_template_scores_as_score_deeparithmark_does(tmp_pa
     """--chat-template / --system-prompt on a sweep (serial, a tiny random model): each job asks
     its items under the template, so `score deeparithmark` with the same template on the same file
     finds every score in the cache, and the entry records the template."""
-    from scoring_support import save_tiny_llama
+    from scoring_support import save_tiny_llama, write_turns_template
 
     from synthprobe.cli import main
 
     model = save_tiny_llama(tmp_path / "tiny")
-    template = tmp_path / "turns.jinja"
-    template.write_text("{% for m in messages %}<{{ m['role'] }}>{{ m['content'] }}</{{ m['role'] }}>\n{% endfor %}"
-                        "{% if add_generation_prompt %}<assistant>{% endif %}")
+    template = write_turns_template(tmp_path / "turns.jinja")
     chat = ["--chat-template", str(template), "--system-prompt", "Be exact."]
     common = ["--model", str(model), "--device", "cpu", "--dtype", "float32", "--threads", "1", "--no-progress",
               "--batch-size", "4"]

@@ -39,11 +39,17 @@ _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
 _FILE_SUFFIXES = (".jinja", ".jinja2", ".j2", ".txt", ".tmpl")
 
 
+def looks_like_name(value: str) -> bool:
+    """Whether a template argument is a NAME (an identifier such as ``tool_use``) rather than a
+    template's Jinja text: what an engine's :func:`render_with_tokenizer` looks up."""
+    return bool(_NAME.fullmatch(value))
+
+
 def is_template_name(value: str) -> bool:
     """Whether a ``--chat-template`` value names one of the tokenizer's templates rather than a
     file: an identifier (``tool_use``, ``default``) that is no existing path and has no template
-    file's suffix."""
-    return (value not in (NONE, AUTO) and bool(_NAME.fullmatch(value))
+    file's suffix (decided once, on the command line)."""
+    return (value not in (NONE, AUTO) and looks_like_name(value)
             and not value.lower().endswith(_FILE_SUFFIXES) and not Path(value).exists())
 
 
@@ -190,7 +196,7 @@ def render_with_tokenizer(tokenizer: Any, conversations: Any, *, template: str |
     ``add_generation_prompt=True``) with ``template`` or the tokenizer's own template. A missing
     template or one that fails to render is a :class:`ChatTemplateError` naming ``where``."""
     convs = check_conversations(conversations)
-    if template is not None and is_template_name(template):  # --chat-template NAME
+    if template is not None and looks_like_name(template):  # --chat-template NAME
         named = tokenizer_template(tokenizer, template)
         if named is None:
             have = ", ".join(template_names(tokenizer)) or "none"

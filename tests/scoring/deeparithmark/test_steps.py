@@ -238,16 +238,14 @@ def test_probe_steps_under_a_chat_template_asks_each_question_as_a_user_turn(tmp
     are scored, and its answer generated, after the question rendered as the user turn with the
     assistant's turn opened; the settings record the template, and a plain run keeps its own
     cache entries."""
-    from scoring_support import save_tiny_llama
+    from scoring_support import save_tiny_llama, write_turns_template
 
     from synthprobe.backends import load_backend
     from synthprobe.backends.chat import ChatSetup
     from synthprobe.scoring.deeparithmark.steps import DEFAULT_DATA, STOP
 
     model = save_tiny_llama(tmp_path / "tiny")
-    template = tmp_path / "turns.jinja"
-    template.write_text("{% for m in messages %}<{{ m['role'] }}>{{ m['content'] }}</{{ m['role'] }}>\n{% endfor %}"
-                        "{% if add_generation_prompt %}<assistant>{% endif %}")
+    template = write_turns_template(tmp_path / "turns.jinja")
     base = ["probe", "steps", "--model", str(model), "--device", "cpu", "--dtype", "float32", "--threads", "1",
             "--limit", "2", "--no-progress", "--save-items", "--batch-size", "4", "--max-new-tokens", "4"]
     out, plain = tmp_path / "chat.json", tmp_path / "plain.json"
