@@ -28,7 +28,8 @@ from synthprobe.cli.args import positive_int
 from synthprobe.io.write import atomic_write_text
 from synthprobe.seeding import derive_seed
 from synthprobe.tasks.deeparithmark.answer_shape import WEIGHTS_RESOURCE, answer_shape
-from synthprobe.tasks.deeparithmark.build import BuildStats, draw, load_families, make_item
+from synthprobe.tasks.deeparithmark.build import BuildStats, draw, load_families
+from synthprobe.tasks.deeparithmark.item import make_item
 from synthprobe.tasks.deeparithmark.composition import N_OPTIONS, TEMPLATES
 
 #: the repository root, found from this script's own place (tools/ sits at the top)

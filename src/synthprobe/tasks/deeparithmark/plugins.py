@@ -211,7 +211,7 @@ def preflight(fam: Family, by_name: Mapping[str, Template], *, shown: str,
     ``depth`` long, an item that breaks a rule of :mod:`.checks`; and, after all the draws,
     when every draw was rejected or some answer rank was never possible (too few usable
     mistakes on one side of the answer)."""
-    from synthprobe.tasks.deeparithmark.build import decoy_sets, make_item
+    from synthprobe.tasks.deeparithmark.item import decoy_sets, make_item
     from synthprobe.tasks.deeparithmark.checks import ITEM_RULES, item_faults
 
     name = fam.name
