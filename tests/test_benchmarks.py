@@ -138,6 +138,81 @@ def test_the_toy_engine_scores_an_installed_benchmark_and_the_report_shows_it(pl
     assert f"<td>toy:bigram</td><td>{block['summary']['correct']}</td><td>5</td>" in page
 
 
+def test_scoring_an_installed_benchmark_prints_its_plan_and_keeps_the_timed_batch(plugin, tmp_path, monkeypatch,
+                                                                                 capsys):
+    """Above the calibration threshold the run times its first batch on the loaded model and keeps
+    those records: the file equals a run over the same items at another batch size."""
+    from synthprobe.backends import ENGINES
+    from synthprobe.plan import CALIBRATE_ABOVE
+
+    monkeypatch.setitem(ENGINES, "toy", ("toy_engine", None))  # tests/toy_engine.py; removed after the test
+    n = CALIBRATE_ABOVE + 12
+    data = tmp_path / "larger.jsonl"
+    assert main(["build", "larger", "--n", str(n), "--seed", "4", "--out", str(data)]) == 0
+    blocks = []
+    for batch in ("5", str(n)):
+        out = tmp_path / f"res-{batch}.json"
+        assert main(["score", "larger", "--data", str(data), "--out", str(out), "--model", "toy:bigram",
+                     "--no-progress", "--no-cache", "--batch-size", batch]) == 0
+        err = capsys.readouterr().err
+        assert f"plan: larger x {n} items, for 1 model" in err
+        timed = min(int(batch), n)
+        assert f"estimate: about " in err and f"{timed} items timed on the loaded model" in err
+        blocks.append(json.loads(out.read_text())["models"][0]["results"]["larger"])
+    assert [r["id"] for r in blocks[0]["records"]] == [f"larger-4-{i}" for i in range(n)]
+    assert blocks[0]["records"] == blocks[1]["records"] and blocks[0]["summary"] == blocks[1]["summary"]
+
+
+def test_a_chat_template_reaches_an_installed_benchmark_that_takes_one(plugin, tmp_path):
+    """`score NAME --chat-template PATH --system-prompt` on a tiny random model: the work function
+    gets the setup, so each record holds the log-likelihoods of the choices after the rendered
+    conversation (recomputed here by hand), the entry records the template, and the same command
+    finds every score in the cache."""
+    from scoring_support import save_tiny_llama, write_turns_template
+
+    from synthprobe.backends import load_backend
+    from synthprobe.backends.chat import ChatSetup, read_template
+
+    model = save_tiny_llama(tmp_path / "tiny")
+    template = write_turns_template(tmp_path / "turns.jinja")
+    data = tmp_path / "larger.jsonl"
+    assert main(["build", "larger", "--n", "3", "--seed", "5", "--out", str(data)]) == 0
+    cmd = ["score", "larger", "--data", str(data), "--model", str(model), "--device", "cpu", "--dtype", "float32",
+           "--threads", "1", "--no-progress", "--chat-template", str(template), "--system-prompt", "Be exact."]
+    assert main([*cmd, "--out", str(tmp_path / "a.json")]) == 0
+    entry = json.loads((tmp_path / "a.json").read_text())["models"][0]
+    assert entry["chat"]["chat_template_name"] == "turns.jinja" and entry["chat"]["system_prompt"] == "Be exact."
+    items = [json.loads(line) for line in data.read_text().splitlines()]
+    chat = ChatSetup(source=str(template), text=read_template(template), system_prompt="Be exact.")
+    backend = load_backend(str(model), dtype="float32", device="cpu", threads=1, progress=False)
+    try:
+        [ctx] = backend.render_chat([chat.conversation(items[0]["question"])], template=chat.template_arg)
+        assert ctx.startswith("<system>Be exact.</system>\n<user>Which number") and ctx.endswith("<assistant>")
+        want = [round(s.logprob, 6) for s in backend.loglikelihood([(ctx, f" {c}") for c in items[0]["choices"]])]
+    finally:
+        backend.close()
+    assert entry["results"]["larger"]["records"][0]["logprobs"] == want
+    assert main([*cmd, "--out", str(tmp_path / "b.json")]) == 0
+    again = json.loads((tmp_path / "b.json").read_text())["models"][0]["results"]["larger"]
+    assert again["cached_items"] == 3 and again["records"] == entry["results"]["larger"]["records"]
+
+
+def test_a_chat_template_is_refused_for_a_benchmark_whose_work_takes_none(tmp_path, capsys):
+    from synthprobe.backends.chat import ChatSetup
+    from synthprobe.benchmarks import Benchmark
+    from synthprobe.scoring.benchmark import check_chat
+
+    def work(backend, items):
+        raise AssertionError("never called")
+
+    bench = Benchmark(name="plain", title="Plain", work=work)
+    check_chat(bench, ChatSetup())  # no template: nothing to refuse
+    with pytest.raises(InputError, match="work\\(\\) takes no 'chat' keyword"):
+        check_chat(bench, ChatSetup(source="auto"))
+    with pytest.raises(InputError, match="cannot ask under a chat template"):
+        check_chat(bench, ChatSetup(system_prompt="Be exact."))
+
+
 @pytest.mark.slow
 def test_an_installed_benchmark_builds_scores_and_reports_through_the_cli(plugin_site, tmp_path):
     """Another process, which sees the plugin only as an installed package (PYTHONPATH), runs the

@@ -15,7 +15,7 @@ from synthprobe.errors import InputError
 
 def add_commands(verbs: dict[str, argparse._SubParsersAction], verb: str, bench: Benchmark) -> None:
     """Add ``VERB NAME`` for ``bench`` (``build`` when it has a build part, ``score`` when it can be scored)."""
-    from synthprobe.cli.args import add_model_args, add_overwrite_argument, int_at_least
+    from synthprobe.cli.args import add_model_args, add_overwrite_argument, add_yes_argument, int_at_least
 
     if verb == "build" and bench.has("build"):
         p = verbs["build"].add_parser(bench.name, help=f"build a {bench.title} data file",
@@ -29,13 +29,16 @@ def add_commands(verbs: dict[str, argparse._SubParsersAction], verb: str, bench:
     elif verb == "score" and all(bench.has(r) for r in ("load", "work", "metrics")):
         p = verbs["score"].add_parser(bench.name, help=f"score a causal LM on {bench.title}",
                                       description=f"Score a causal LM on a {bench.title} data file and write a "
-                                                  f"results JSON (its block: {bench.name!r}). {bench.summary}".strip())
+                                                  f"results JSON (its block: {bench.name!r}). {bench.summary} Before it starts, "
+                                                  "the run prints its plan and, above a few dozen items, an estimate "
+                                                  "timed on the loaded model; over an hour it waits for --yes.".strip())
         p.add_argument("--data", type=Path, required=True, metavar="FILE", help="the benchmark's data file")
         p.add_argument("--out", type=Path, required=True, metavar="FILE", help="the results JSON to write")
         p.add_argument("--limit", type=int_at_least(1), default=None, metavar="N", help="score the first N items only")
         p.add_argument("--no-cache", action="store_true", help="neither read nor write the per-item score cache")
-        add_model_args(p, batch_size=8)
+        add_model_args(p, batch_size=8, chat=True)
         add_overwrite_argument(p)
+        add_yes_argument(p)
         p.set_defaults(func=cmd_score, benchmark=bench)
 
 
@@ -57,9 +60,10 @@ def cmd_score(args: argparse.Namespace) -> int:
     from synthprobe import results as res
     from synthprobe.backends import check_backend
     from synthprobe.backends.refs import model_refs, named_model
-    from synthprobe.cli.args import backend_options, load_backend_or_exit
+    from synthprobe.cli.args import backend_options, chat_setup, load_backend_or_exit
     from synthprobe.io.write import atomic_write_text, check_outputs
-    from synthprobe.scoring.benchmark import load_items, score_block
+    from synthprobe.plan import Cell, Plan, check_plan, plural
+    from synthprobe.scoring.benchmark import check_chat, load_items, score_block
 
     bench: Benchmark = args.benchmark
     if not args.data.is_file():
@@ -68,17 +72,28 @@ def cmd_score(args: argparse.Namespace) -> int:
     check_outputs([(args.out, "--out")], [(args.data, "--data")], overwrite=args.overwrite)
     ref = model_refs([args.model])[0]
     check_backend(ref.spec, **backend_options(args))
+    chat = chat_setup(args)
+    check_chat(bench, chat)
     items = load_items(bench, args.data, limit=args.limit)  # the whole file read before the model loads
     started = time.perf_counter()
     backend = load_backend_or_exit(ref.spec, args)
     try:
         load_s = round(time.perf_counter() - started, 3)
-        block = score_block(bench, backend, items, args.data, batch_size=args.batch_size, progress=args.progress,
-                            cache=not args.no_cache)
+
+        def score() -> dict:
+            return score_block(bench, backend, items, args.data, batch_size=args.batch_size, progress=args.progress,
+                               cache=not args.no_cache, chat=chat)
+
+        # the plan, and above a few dozen items an estimate from the first batch (kept for the run)
+        check_plan(Plan([Cell(bench.name, len(items), score=score)], f"{bench.name} x {plural(len(items), 'item')}, "
+                        "for 1 model"), yes=args.yes)
+        block = score()
         model = named_model(backend.describe(), ref)
+        asked = chat.identity(backend)
     finally:
         backend.close()
-    doc = res.results_document(models=[{"model": model, "settings": {"batch_size": args.batch_size, "limit": args.limit},
+    doc = res.results_document(models=[{"model": model, "chat": asked,
+                                        "settings": {"batch_size": args.batch_size, "limit": args.limit},
                                         "results": {bench.name: block}, "seconds": {"load": load_s}}])
     atomic_write_text(args.out, res.dumps_results(doc))
     print(f"{model.get('name')} on {bench.title}: {json.dumps(block['summary'], ensure_ascii=False)}")

@@ -4,8 +4,11 @@ through its own parts and the one runner.
 The benchmark's ``load(path)`` reads its data file into items (dicts, each with a unique string
 ``id``), ``work(backend, items)`` gives the runner's work function (:mod:`synthprobe.scoring.runner`:
 per-item cache, resume, progress, Ctrl-C, out-of-memory halving come from there) and
-``metrics(records)`` turns the records into the block's ``summary``. The block, under the
-benchmark's name in the model's ``results``::
+``metrics(records)`` turns the records into the block's ``summary``. A work function that takes
+a keyword ``chat`` is given the command's :class:`~synthprobe.backends.chat.ChatSetup`
+(``--chat-template``, ``--system-prompt``): it asks each question as ``chat.conversation(text)``
+rendered by ``backend.render_chat`` when ``chat.enabled``; one without it is refused a chat
+template (:func:`check_chat`). The block, under the benchmark's name in the model's ``results``::
 
     {"dataset": {"path", "sha256", "items"}, "summary": {...metrics...}, "records": [...],
      "seconds": ...}
@@ -15,9 +18,12 @@ Nothing here names a benchmark: it is given one.
 
 from __future__ import annotations
 
+import inspect
 import time
 from pathlib import Path
 from typing import Any
+
+from synthprobe.backends.chat import ChatSetup
 
 from synthprobe.benchmarks import Benchmark
 from synthprobe.errors import InputError
@@ -44,16 +50,43 @@ def load_items(bench: Benchmark, data: Path, *, limit: int | None = None) -> lis
     return items[:limit] if limit is not None else items
 
 
+def takes_chat(bench: Benchmark) -> bool:
+    """Whether the benchmark's work function takes the keyword ``chat``."""
+    try:
+        params = inspect.signature(bench.part("work")).parameters
+    except (TypeError, ValueError):
+        return False
+    return "chat" in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+
+
+def check_chat(bench: Benchmark, chat: ChatSetup) -> None:
+    """Refuse ``--chat-template``/``--system-prompt`` for a benchmark whose work function cannot
+    take them (before any model loads)."""
+    if (chat.enabled or chat.system_prompt is not None) and not takes_chat(bench):
+        raise InputError(f"benchmark {bench.name!r} asks the model in its own words: its work() takes no "
+                         "'chat' keyword, so it cannot ask under a chat template; drop --chat-template and "
+                         "--system-prompt (or give work() a 'chat' parameter)", field="--chat-template")
+
+
 def score_block(bench: Benchmark, backend, items: list[dict], data: Path, *, batch_size: int, progress: bool,
-                cache: bool = True) -> dict[str, Any]:
-    """Score ``items`` (read from ``data``) with ``backend``; the model's results block."""
+                cache: bool = True, chat: ChatSetup | None = None) -> dict[str, Any]:
+    """Score ``items`` (read from ``data``) with ``backend``; the model's results block. ``chat``:
+    the command's chat setup, handed to a work function that takes it (:func:`check_chat`)."""
+    chat = chat or ChatSetup()
+    check_chat(bench, chat)
     sha = sha256_file(data)
+    settings: dict[str, Any] = {"task": bench.name, "dtype": backend.dtype, "bos": getattr(backend, "bos", None)}
+    kwargs: dict[str, Any] = {}
+    if takes_chat(bench):
+        kwargs["chat"] = chat
+        if chat.enabled or chat.system_prompt is not None:  # keys the cache; none for raw text, as before
+            ident = chat.identity(backend)
+            settings["chat"] = {k: ident[k] for k in ("chat_template_sha256", "system_prompt_sha256")}
     store = None
     if cache and cacheable(backend):
-        store = ScoreCache(cache_key(backend.fingerprint, sha, {"task": bench.name, "dtype": backend.dtype,
-                                                                "bos": getattr(backend, "bos", None)}))
+        store = ScoreCache(cache_key(backend.fingerprint, sha, settings))
     started = time.perf_counter()
-    work = bench.part("work")(backend, items)
+    work = bench.part("work")(backend, items, **kwargs)
     run = run_items([it["id"] for it in items], work, where=f"{bench.name} · {backend.name}", cache=store,
                     batch_size=batch_size, progress=progress, name=backend.name)
     summary = bench.part("metrics")(run.records)

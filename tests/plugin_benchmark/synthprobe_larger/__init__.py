@@ -42,14 +42,21 @@ def load(path: Path) -> list[dict]:
     return items
 
 
-def work(backend, items: list[dict]):
+def work(backend, items: list[dict], chat=None):
     """The runner's work function: each choice's log-likelihood after the question; the highest
-    per-token mean wins."""
+    per-token mean wins. Under a chat template (``chat.enabled``) the question is the user turn,
+    rendered with the assistant turn opened, and each choice is scored as the assistant's answer."""
+
+    def contexts(chunk: list[int]) -> list[str]:
+        if chat is not None and chat.enabled:
+            return backend.render_chat([chat.conversation(items[p]["question"]) for p in chunk],
+                                       template=chat.template_arg)
+        return [f"Question: {items[p]['question']}\nAnswer:" for p in chunk]
 
     def run(todo: list[int], batch_size: int, emit) -> None:
         for start in range(0, len(todo), batch_size):
             chunk = todo[start:start + batch_size]
-            pairs = [(f"Question: {items[p]['question']}\nAnswer:", f" {c}") for p in chunk for c in items[p]["choices"]]
+            pairs = [(ctx, f" {c}") for p, ctx in zip(chunk, contexts(chunk)) for c in items[p]["choices"]]
             scores = backend.loglikelihood(pairs, batch_size=batch_size)
             for k, pos in enumerate(chunk):
                 pair = scores[2 * k:2 * k + 2]
