@@ -67,8 +67,11 @@ def _mistakes(unit: str, bigs: str, smalls: str, big: int, small: int, factor: i
     """The mixed quantity as a slip leaves it (each the exact wrong value).
 
     Every slip gives the right answer of a neighbouring problem of this family (one or two big
-    units more or fewer; ``f - small`` extra units on one big unit fewer; twice the extra units),
-    so decoys are spread over the same numbers as answers and their digits give nothing away."""
+    units more or fewer; ``f - small`` extra units on one big unit fewer or one more), so decoys
+    are spread over the same numbers as answers and their digits give nothing away. Each slip
+    moves the answer by an even amount (every factor is even): one that moved it by ``small``
+    ("added the extra twice") made most decoys even, and the audit's classifier learned that an
+    odd last digit marks the answer."""
     right = big * factor + small
     return {
         f"counted one {unit} too many": right + factor,
@@ -76,7 +79,7 @@ def _mistakes(unit: str, bigs: str, smalls: str, big: int, small: int, factor: i
         f"counted two {bigs} too many": right + 2 * factor,
         f"counted two {bigs} too few": right - 2 * factor,
         f"took the extra {smalls} away instead of adding them": right - 2 * small,
-        f"added the extra {smalls} twice": right + small if 2 * small < factor - 1 else None,
+        f"took the extra {smalls} away and counted one {unit} too many": right + 2 * factor - 2 * small,
     }
 
 
