@@ -123,7 +123,6 @@ def run_command(args: argparse.Namespace) -> int:
     from synthprobe.backends.base import ModelLoadError, ScoringError
     from synthprobe.cli.args import backend_options
     from synthprobe.io.write import atomic_write_json, check_output_dir, check_outputs, default_output
-    from synthprobe.scoring.deeparithmark import results as res
     from synthprobe.sweep import grid as grid_mod
     from synthprobe.sweep import run as runner
 
@@ -187,10 +186,8 @@ def run_command(args: argparse.Namespace) -> int:
     entries = [r["entry"] for r in results]
     doc = runner.document(grid, settings, entries)
     atomic_write_json(output, doc)
-    deep = [e for e in entries if "row" in e]
-    if deep:
-        print(res.format_table([e["row"] | {"model": f"{e['sweep']['label']} · seed {e['sweep']['seed_label']}"}
-                                for e in deep]))
+    for text in runner.tables(grid, entries):
+        print(text)
     print()
     print(runner.format_summary(doc["sweep"]["summary"]))
     print(f"\nresults: {output}")
