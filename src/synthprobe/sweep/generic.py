@@ -12,6 +12,7 @@ that command's, less the timings. The job's score is the block summary's ``corre
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -97,8 +98,12 @@ class GenericPart:
         from synthprobe.scoring.benchmark import score_block
 
         path, items = self._data(job, settings)
-        return score_block(self.bench, backend, items, path, batch_size=settings.batch_size, progress=False,
-                           cache=settings.cache)
+        block = score_block(self.bench, backend, items, path, batch_size=settings.batch_size, progress=False,
+                            cache=settings.cache)
+        # every record in the form the score cache gives back (keys sorted), so that a job that
+        # reads some from the cache (a Ray job rerun after its worker died) writes a fresh one's bytes
+        block["records"] = [json.loads(json.dumps(r, sort_keys=True)) for r in block["records"]]
+        return block
 
     def run(self, job: Job, settings: Settings) -> dict[str, Any]:
         t0 = time.perf_counter()
