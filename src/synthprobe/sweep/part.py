@@ -50,6 +50,11 @@ from synthprobe.errors import InputError
 
 #: the parts a benchmark needs to join a sweep without a sweep part of its own
 GENERIC_PARTS = ("build", "load", "work", "metrics")
+#: what every sweep part has (the optional ones: check, prepare, table, PROTOCOL)
+REQUIRED = ("RELEASE_SEED", "METRIC", "canonical", "size", "run", "load", "score", "accuracy")
+
+
+PART_HELP = "the protocol of synthprobe.sweep.part"
 
 
 def benchmark_of(task: str) -> str:
@@ -62,7 +67,12 @@ def sweep_part(name: str) -> Any:
     the parts that needs; an :class:`InputError` saying which are missing otherwise."""
     bench = benchmarks.get(name)
     if bench.has("sweep"):
-        return bench.part("sweep")
+        part = bench.part("sweep")
+        missing = [a for a in REQUIRED if not hasattr(part, a)]
+        if missing:
+            raise InputError(f"benchmark {name!r}: its sweep part {bench.sweep!r} has no {', '.join(missing)}; "
+                             f"expected {PART_HELP}")
+        return part
     missing = [p for p in GENERIC_PARTS if not bench.has(p)]
     if missing:
         raise InputError(f"benchmark {name!r} cannot join a sweep: it has no 'sweep' part, and no "
