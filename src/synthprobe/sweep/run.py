@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
