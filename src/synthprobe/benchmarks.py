@@ -10,7 +10,7 @@ benchmark and pointing at its :class:`Benchmark`::
 
 Entry points are read only when a name is not built in, so naming a built-in benchmark imports
 nothing but its own modules. A :class:`Benchmark` names its parts (``build``, ``load``,
-``work``, ``metrics``, ``report``) as ``"module:attr"`` strings (or the objects themselves), each
+``work``, ``metrics``, ``report``, ``sweep``) as ``"module:attr"`` strings (or the objects themselves), each
 imported only when a command asks for it: the runner, the sweep, the report assembler and the
 exports reach a benchmark through here, never by importing it (the import-linter contracts in
 ``pyproject.toml``). See docs/write-a-benchmark.md.
@@ -34,6 +34,9 @@ BUILTIN = {
     "gpt3": "synthprobe.tasks.gpt3.benchmark:BENCHMARK",
 }
 
+#: the benchmark a command uses when none is named (``synthprobe sweep`` without ``--task``)
+DEFAULT = "deeparithmark"
+
 #: the parts a benchmark may name, and what each one is
 PARTS = {
     "build": "build(n, seed) -> list of JSON objects: the data file's lines (`synthprobe build NAME`)",
@@ -41,6 +44,7 @@ PARTS = {
     "work": "work(backend, items) -> the runner's work(todo, batch_size, emit) function (`synthprobe score NAME`)",
     "metrics": "metrics(records) -> dict: the block's summary from the scored records",
     "report": "the report section module (KEY, TITLE, parse, section; see synthprobe.report.extras)",
+    "sweep": "the sweep part (canonical, RELEASE_SEED, prepare, size, run, load, score, accuracy, METRIC; see synthprobe.sweep.part)",
 }
 
 
@@ -57,6 +61,7 @@ class Benchmark:
     work: Any = None
     metrics: Any = None
     report: Any = None
+    sweep: Any = None
     #: one line for `synthprobe score NAME --help`
     summary: str = ""
 

@@ -44,15 +44,13 @@ def add_commands(verbs: dict[str, argparse._SubParsersAction], verb: str, bench:
 
 def cmd_build(args: argparse.Namespace) -> int:
     from synthprobe.io.write import atomic_write_text, check_outputs
+    from synthprobe.scoring.benchmark import build_jsonl
 
     bench: Benchmark = args.benchmark
     check_outputs([(args.out, "--out")], overwrite=args.overwrite)
-    records = list(bench.part("build")(n=args.n, seed=args.seed))
-    for i, rec in enumerate(records):
-        if not isinstance(rec, dict):
-            raise InputError(f"benchmark {bench.name!r}: build() item {i} is {type(rec).__name__}; expected a dict")
-    atomic_write_text(args.out, "".join(json.dumps(rec, ensure_ascii=False) + "\n" for rec in records))
-    print(f"wrote {len(records)} {bench.title} items to {args.out}")
+    count, text = build_jsonl(bench, n=args.n, seed=args.seed)
+    atomic_write_text(args.out, text)
+    print(f"wrote {count} {bench.title} items to {args.out}")
     return 0
 
 

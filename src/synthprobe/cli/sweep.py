@@ -17,7 +17,10 @@ checkpoints on Deep Arithmark at the release seed plus ten private variants. Eac
 --seed S`; 'release' is the release seed, the bytes of data/deeparithmark-1.jsonl) and scores it
 exactly as `synthprobe score deeparithmark` does, through the per-item score cache. GPT-3
 synthetic tasks join the grid as gpt3:<task> (e.g. gpt3:2D+), scored as `synthprobe score gpt3`
-does in the --shots setting, their items drawn from the seed ('release' = seed 0).
+does in the --shots setting, their items drawn from the seed ('release' = seed 0). Any other
+registered benchmark (e.g. one installed through an entry point) joins as its NAME: each seed's
+file is its `synthprobe build NAME --n N --seed S` (N = --limit, 1000 without it; 'release' =
+seed 0), scored as `synthprobe score NAME` does.
 
 Jobs run as Ray tasks: on a local Ray started for the run (--workers K CPUs) or on a running
 cluster (--ray-address). A job asks Ray for one GPU when its model loads in-process (hf, vllm)
@@ -29,7 +32,8 @@ for a server-backed model such as openai:URL). A job whose worker dies is retrie
 The results file keeps grid order (model, task, seed) and holds only what the grid and the
 scores decide, so a Ray run writes the same bytes as a serial run; per-job timings and cache
 hits are printed instead. Its "sweep" block holds the grid and, per model and task, the mean and
-sd across seeds of acc_norm (Deep Arithmark) or accuracy (GPT-3), and whether the models' rank
+sd across seeds of acc_norm (Deep Arithmark) or accuracy (GPT-3; correct/total of another
+benchmark's summary), and whether the models' rank
 order holds from seed to seed (Kendall's W with Friedman's p, and how many seeds rank the models
 as their means do). `synthprobe report` reads it and adds a "Sweep" section."""
 
@@ -71,8 +75,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="grid file (YAML or JSON) with models, seeds, tasks and limit; see below")
     add_model_args(p, multiple=True, batch_size=32, chat=True)
     p.add_argument("--task", action="append", dest="tasks", default=None, metavar="TASK",
-                   help="task to score (repeatable): deeparithmark (default), or a GPT-3 synthetic task "
-                        "as gpt3:<name or paper code>, e.g. gpt3:2D+ (its 'release' seed is 0)")
+                   help="task to score (repeatable): deeparithmark (default), a GPT-3 synthetic task "
+                        "as gpt3:<name or paper code>, e.g. gpt3:2D+ (its 'release' seed is 0), or another "
+                        "registered benchmark's NAME")
     p.add_argument("--shots", default="zero", metavar="SETTING",
                    help="shot setting of the GPT-3 tasks: zero, one, few or a number K (default: %(default)s)")
     p.add_argument("--seeds", default=None, metavar="LIST",
@@ -123,7 +128,6 @@ def run_command(args: argparse.Namespace) -> int:
     from synthprobe.backends.base import ModelLoadError, ScoringError
     from synthprobe.cli.args import backend_options
     from synthprobe.io.write import atomic_write_json, check_output_dir, check_outputs, default_output
-    from synthprobe.scoring.deeparithmark import results as res
     from synthprobe.sweep import grid as grid_mod
     from synthprobe.sweep import run as runner
 
@@ -187,10 +191,8 @@ def run_command(args: argparse.Namespace) -> int:
     entries = [r["entry"] for r in results]
     doc = runner.document(grid, settings, entries)
     atomic_write_json(output, doc)
-    deep = [e for e in entries if "row" in e]
-    if deep:
-        print(res.format_table([e["row"] | {"model": f"{e['sweep']['label']} · seed {e['sweep']['seed_label']}"}
-                                for e in deep]))
+    for text in runner.tables(grid, entries):
+        print(text)
     print()
     print(runner.format_summary(doc["sweep"]["summary"]))
     print(f"\nresults: {output}")

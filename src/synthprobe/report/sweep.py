@@ -61,9 +61,11 @@ def parse(results: Results) -> list[SweepTable]:
             if len(rows) != 1 or not isinstance(rows[0], dict):
                 raise r.fail(f"{block.where}.rows", "expected the one row of the sweep job's task")
             bw, acc, total_key = f"{block.where}.rows[0]", rows[0], "n"
+        elif "metrics" not in (summary := r.get(block.data, "summary", block.where, dict)) and "correct" in summary:
+            # a benchmark swept by the generic sweep part: its summary's correct / total
+            bw, acc, total_key = f"{block.where}.summary", summary, "total"
         else:
             bw = f"{block.where}.summary.metrics.acc_norm"
-            summary = r.get(block.data, "summary", block.where, dict)
             metrics = r.get(summary, "metrics", f"{block.where}.summary", dict)
             acc = r.get(metrics, "acc_norm", f"{block.where}.summary.metrics", dict)
             total_key = "total"

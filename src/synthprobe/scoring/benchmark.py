@@ -32,6 +32,19 @@ from synthprobe.scoring.cache import ScoreCache, cache_key, cacheable
 from synthprobe.scoring.runner import run_items
 
 
+def build_jsonl(bench: Benchmark, *, n: int, seed: int) -> tuple[int, str]:
+    """The benchmark's data file for ``n`` items from ``seed`` (its ``build`` part), as JSONL text,
+    and how many lines it holds; an :class:`InputError` when ``build`` returns something else
+    than JSON objects."""
+    import json
+
+    records = list(bench.part("build")(n=n, seed=seed))
+    for i, rec in enumerate(records):
+        if not isinstance(rec, dict):
+            raise InputError(f"benchmark {bench.name!r}: build() item {i} is {type(rec).__name__}; expected a dict")
+    return len(records), "".join(json.dumps(rec, ensure_ascii=False) + "\n" for rec in records)
+
+
 def load_items(bench: Benchmark, data: Path, *, limit: int | None = None) -> list[dict]:
     """The benchmark's items from ``data``, checked: a list of objects with unique string ids."""
     items = list(bench.part("load")(data))

@@ -7,7 +7,7 @@ A grid file (YAML, or JSON when it ends in ``.json``) may hold::
       - {spec: smollm2-135m-instruct, label: smollm2-bf16, dtype: bfloat16}
       - {spec: "openai:http://127.0.0.1:8000/v1", model_args: {concurrency: 8}}
     seeds: release,1-10           # or a list: [release, 1, 2, 3]
-    tasks: [deeparithmark, "gpt3:2D+"]   # GPT-3 tasks by name or paper code
+    tasks: [deeparithmark, "gpt3:2D+"]   # registered benchmarks: NAME or NAME:SUB
     limit: 100
 
 Command-line ``--model`` values are added after the file's models; ``--seeds``, ``--task`` and
@@ -24,9 +24,6 @@ from typing import Any
 
 from synthprobe.errors import InputError
 
-TASKS = ("deeparithmark",)
-#: a GPT-3 synthetic task in the grid: ``gpt3:<name or paper code>``
-GPT3_PREFIX = "gpt3:"
 RELEASE = "release"
 #: the most jobs one sweep may hold (a typo such as 1-100000 is refused, not queued)
 MAX_JOBS = 100_000
@@ -62,33 +59,35 @@ class Job:
 
 
 def canonical_task(name: Any, *, path: Path | None = None, field: str = "--task") -> str:
-    """``deeparithmark``, or ``gpt3:<task>`` with the GPT-3 task's canonical name (``gpt3:2D+`` →
-    ``gpt3:arithmetic_2da``)."""
-    if name in TASKS:
-        return name
-    if isinstance(name, str) and name.startswith(GPT3_PREFIX):
-        from synthprobe.tasks.gpt3.registry import get_task
+    """A grid task, ``NAME`` or ``NAME:SUB`` with NAME a registered benchmark, in its benchmark's
+    canonical spelling (``gpt3:2D+`` → ``gpt3:arithmetic_2da``)."""
+    from synthprobe import benchmarks
+    from synthprobe.sweep.part import benchmark_of, sweep_part
 
-        try:
-            return GPT3_PREFIX + get_task(name[len(GPT3_PREFIX):]).name
-        except InputError as exc:
-            raise InputError(exc.detail, path=path, field=field) from None
-    raise InputError(f"expected deeparithmark or gpt3:<task> (e.g. gpt3:2D+), got {name!r}", path=path,
-                     field=field)
+    if not isinstance(name, str) or benchmarks.find(benchmark_of(name)) is None:
+        raise InputError(f"expected a benchmark NAME or NAME:SUB, NAME one of {benchmarks.names()}, got {name!r}",
+                         path=path, field=field)
+    try:
+        return sweep_part(benchmark_of(name)).canonical(name)
+    except InputError as exc:
+        raise InputError(exc.detail, path=path, field=field) from None
 
 
 def task_seed(task: str, seed: Seed) -> int:
-    """The seed a job builds its items from: 'release' is Deep Arithmark's release seed, and for a
-    GPT-3 task its default seed, 0 (`synthprobe build gpt3`'s)."""
-    if task.startswith(GPT3_PREFIX) and seed.label == RELEASE:
-        return 0
+    """The seed a job of ``task`` builds its items from: the grid's seed, or for 'release' the
+    benchmark's own release seed (its sweep part's ``RELEASE_SEED``)."""
+    if seed.label == RELEASE:
+        from synthprobe.sweep.part import part_for
+
+        return part_for(task).RELEASE_SEED
     return seed.value
 
 
 def release_seed() -> int:
-    from synthprobe.tasks.deeparithmark.composition import RELEASE_SEED
+    """The value the grid records for 'release': the default benchmark's release seed."""
+    from synthprobe.sweep.part import default_part
 
-    return RELEASE_SEED
+    return default_part().RELEASE_SEED
 
 
 def parse_seeds(text: Any, *, where: str = "--seeds", path: Path | None = None) -> list[Seed]:
@@ -240,15 +239,20 @@ def make_grid(*, grid_file: Path | None, models: list[str] | None, seeds: str | 
         seed_list = parse_seeds(seeds)
     else:
         seed_list = parse_seeds(doc.get("seeds", RELEASE), where="seeds", path=where)
-    task_list = tasks if tasks else doc.get("tasks", list(TASKS[:1]))
+    from synthprobe.benchmarks import DEFAULT
+
+    task_list = tasks if tasks else doc.get("tasks", [DEFAULT])
     if not isinstance(task_list, list) or not task_list:
         raise InputError("expected a list of tasks", path=where, field="tasks")
     task_list = [canonical_task(t, path=None if tasks else where, field="--task" if tasks else "tasks")
                  for t in task_list]
     if len(set(task_list)) != len(task_list):
         raise InputError("a task is listed twice", path=None if tasks else where, field="--task" if tasks else "tasks")
-    if any(t.startswith(GPT3_PREFIX) for t in task_list) and {RELEASE, "0"} <= {s.label for s in seed_list}:
-        raise InputError("'release' is seed 0 for a GPT-3 task; list one of them", path=where, field="seeds")
+    for task in task_list:  # 'release' may be another seed of the list for a benchmark of its own release seed
+        values = [task_seed(task, s) for s in seed_list]
+        if len(set(values)) != len(values):
+            raise InputError(f"'release' is seed {task_seed(task, Seed(RELEASE, 0))} for {task}; list one of them",
+                             path=where, field="seeds")
     if limit is None and "limit" in doc:
         limit = doc["limit"]
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:

@@ -1,11 +1,11 @@
 """Run a sweep's jobs (serially in this process, or as Ray tasks) and merge them into one
 results document.
 
-A job is one (model, task, seed): build (or find) the task's data file for the seed, then score
-it with :func:`synthprobe.scoring.deeparithmark.score_model`, which goes through the per-item
-score cache (``$SYNTHPROBE_CACHE/scores``). A job that Ray restarts after its worker died
-therefore scores only the items that were not yet cached, and its scores equal a fresh run's
-(the one-pass scorer is batch invariant).
+A job is one (model, task, seed), run by the sweep part of the task's benchmark
+(:mod:`synthprobe.sweep.part`, found through the registry): Deep Arithmark's builds (or finds) the
+seed's data file and scores it through the per-item score cache (``$SYNTHPROBE_CACHE/scores``).
+A job that Ray restarts after its worker died therefore scores only the items that were not yet
+cached, and its scores equal a fresh run's (the one-pass scorer is batch invariant).
 
 The merged document depends only on the grid and the scores: jobs keep grid order whatever
 finishes first, and the facts of one particular run (seconds, items read from the cache, the
@@ -17,15 +17,14 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from synthprobe.backends.chat import ChatSetup
 from synthprobe.errors import CommandFailed, InputError
-from synthprobe.sweep.grid import GPT3_PREFIX, Grid, Job, task_seed
+from synthprobe.sweep.grid import Grid, Job, task_seed
+from synthprobe.sweep.part import benchmark_of, default_part, part_for
 
 #: engines that load the weights into the job's own process: they get a GPU when there is one
 IN_PROCESS_KINDS = ("hf", "vllm")
@@ -72,42 +71,14 @@ def variant_path(task: str, seed: int, data_dir: str | Path) -> Path:
 
 
 def prepare_data(grid: Grid, data_dir: Path, *, progress: bool = True) -> None:
-    """Build every seed's data file once, in the driver (an identical file is left untouched), so
-    that jobs only read it. Same seed → the same bytes; the release seed gives the release file."""
-    from tqdm import tqdm
-
-    from synthprobe.io.write import atomic_write_bytes
-    from synthprobe.tasks.deeparithmark.build import render_bytes
-
-    if "deeparithmark" not in grid.tasks:
-        return
-    for seed in tqdm(grid.seeds, desc="sweep data", unit=" seed", disable=not progress):
-        path = variant_path("deeparithmark", seed.value, data_dir)
-        data = render_bytes(seed.value)
-        if not (path.is_file() and path.read_bytes() == data):
-            path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write_bytes(path, data)
-
-
-def _dataset(job: Job, settings: Settings):
-    from synthprobe.scoring.deeparithmark.score import load_dataset
-
-    path = variant_path(job.task, job.seed.value, settings.data_dir)
-    if not path.is_file():
-        # a cluster node without the driver's files: build them here (the same bytes) at the
-        # driver's path, or in this node's own cache where that path cannot be written (the
-        # results then name the node's path)
-        from synthprobe.tasks.deeparithmark.build import build
-
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            build(path, seed=job.seed.value, progress=False)
-        except OSError:
-            path = variant_path(job.task, job.seed.value, default_data_dir())
-            if not path.is_file():
-                path.parent.mkdir(parents=True, exist_ok=True)
-                build(path, seed=job.seed.value, progress=False)
-    return load_dataset(path, job.task, settings.limit)
+    """Build every task's data files once, in the driver (each benchmark's sweep part's
+    ``prepare``; an identical file is left untouched), so that jobs only read them. Same seed →
+    the same bytes; Deep Arithmark's release seed gives the release file."""
+    for task in grid.tasks:
+        part = part_for(task)
+        if hasattr(part, "prepare"):
+            part.prepare(task, [task_seed(task, s) for s in grid.seeds], data_dir, limit=grid.limit,
+                         progress=progress)
 
 
 def kind_of(spec: str) -> str:
@@ -142,17 +113,14 @@ def resources(job: Job, settings: Settings, *, cluster_has_gpu: bool) -> dict[st
 
 
 def check_models(grid: Grid, settings: Settings) -> None:
-    """Every model spec and its options as its engine would check them, and the GPT-3 tasks' shot
-    setting, before any job starts."""
+    """Every task's settings as its sweep part checks them (e.g. GPT-3's shot setting), and every
+    model spec and its options as its engine would check them, before any job starts."""
     from synthprobe.backends import check_backend
 
     for task in grid.tasks:
-        if task.startswith(GPT3_PREFIX):
-            from synthprobe.scoring.gpt3.score import EvalConfig
-            from synthprobe.tasks.gpt3.registry import get_task
-
-            EvalConfig(tasks=[get_task(task[len(GPT3_PREFIX):])], shots=[settings.shots], limit=settings.limit,
-                       batch_size=settings.batch_size).validate()
+        part = part_for(task)
+        if hasattr(part, "check"):
+            part.check(task, settings)
     seen = set()
     for job in grid.jobs():
         if job.model.label in seen:
@@ -162,85 +130,16 @@ def check_models(grid: Grid, settings: Settings) -> None:
         check_backend(job.model.spec, **options)
 
 
-def _sweep_block(job: Job) -> dict[str, Any]:
+def sweep_block(job: Job) -> dict[str, Any]:
+    """The ``sweep`` block that ends every job's results entry."""
     return {"job": job.index, "label": job.model.label, "spec": job.model.spec, "task": job.task,
             "seed": task_seed(job.task, job.seed), "seed_label": job.seed.label}
 
 
-def _gpt3_config(job: Job, settings: Settings):
-    from synthprobe.scoring.gpt3.score import EvalConfig
-    from synthprobe.tasks.gpt3.registry import get_task
-
-    task = get_task(job.task[len(GPT3_PREFIX):])
-    return EvalConfig(tasks=[task], shots=[settings.shots], limit=settings.limit, seed=task_seed(job.task, job.seed),
-                      batch_size=settings.batch_size, save_items=False, progress=False,
-                      cache=settings.cache, chat=settings.chat).validate()
-
-
-def _gpt3_job(job: Job, settings: Settings) -> dict[str, Any]:
-    """One GPT-3 task in one shot setting through :func:`synthprobe.scoring.gpt3.score.run` (its score
-    cache included); the entry is what ``score gpt3`` writes for one model, less the timings."""
-    from synthprobe.backends import load_backend
-    from synthprobe.scoring.gpt3.score import run as score_gpt3
-    from synthprobe.version import __version__
-
-    t0 = time.perf_counter()
-    config = _gpt3_config(job, settings)
-    task, seed = config.tasks[0], config.seed
-    options = job_options(job, settings)
-    backend = load_backend(job.model.spec, progress=False, **options)
-    load_s = time.perf_counter() - t0
-    try:
-        rows = score_gpt3(backend, config)
-        model, runtime = backend.describe(), backend.runtime()
-    finally:
-        backend.close()
-    timing = [{k: row.pop(k, None) for k in ("cached_items", "seconds", "items_per_s")} for row in rows]
-    entry = {"model": model,
-             "settings": {"tasks": [task.name], "shots": [settings.shots], "seed": seed, "limit": settings.limit,
-                          "batch_size": settings.batch_size, "threads": runtime.get("torch_threads"),
-                          "synthprobe": __version__},
-             "results": {"gpt3": {"rows": rows}},
-             "sweep": _sweep_block(job)}
-    run = {"job": job.index, "pid": os.getpid(), "load_s": round(load_s, 3), "timing": timing,
-           "cached_items": sum(t["cached_items"] or 0 for t in timing),
-           "seconds": round(time.perf_counter() - t0, 3)}
-    return {"entry": entry, "run": run}
-
-
-def _deep_config(job: Job, settings: Settings):
-    """A Deep Arithmark job's data set and :class:`~synthprobe.scoring.deeparithmark.score.ScoreConfig`."""
-    from synthprobe.scoring.deeparithmark.score import ScoreConfig
-
-    ds = _dataset(job, settings)
-    options = job_options(job, settings)
-    dtype = options.pop("dtype", None)
-    device = options.pop("device", "auto")
-    bos = bool(options.pop("bos", settings.bos))  # a grid file's model may set it; it keys the cache
-    trust = bool(options.pop("trust_remote_code", False))
-    config = ScoreConfig(data=Path(ds.info["path"]), models=[job.model.spec], dtype=dtype, device=device,
-                         batch_size=settings.batch_size, max_context=settings.max_context, bos=bos,
-                         trust_remote_code=trust, limit=settings.limit, progress=False, scorer=settings.scorer,
-                         cache=settings.cache, model_args=options, chat=settings.chat)
-    return ds, config
-
-
 def run_job(job: Job, settings: Settings) -> dict[str, Any]:
-    """Score one job; returns ``{"entry": results entry, "run": facts of this run}``."""
-    from synthprobe.scoring.deeparithmark.score import drop_predictions, score_model
-
-    if job.task.startswith(GPT3_PREFIX):
-        return _gpt3_job(job, settings)
-    t0 = time.perf_counter()
-    ds, config = _deep_config(job, settings)
-    entry, = score_model(job.model.spec, [ds], config, echo=lambda _: None)
-    drop_predictions([entry])
-    block = entry["results"][job.task]
-    run = {"job": job.index, "pid": os.getpid(), "load_s": entry.pop("load_s", None),
-           "timing": block.pop("timing", None), "cached_items": block.pop("cached_items", 0),
-           "seconds": round(time.perf_counter() - t0, 3)}
-    entry["sweep"] = _sweep_block(job)
-    return {"entry": entry, "run": run}
+    """Score one job through its benchmark's sweep part; returns ``{"entry": results entry,
+    "run": facts of this run}``."""
+    return part_for(job.task).run(job, settings)
 
 
 @contextlib.contextmanager
@@ -251,25 +150,15 @@ def sweep_plan(grid: Grid, settings: Settings, jobs: list[Job], *, where: str,
     scores it; every other model's jobs of that task are reckoned at the first model's time.
     A serial run's first jobs take the timed items; Ray workers score them again (one batch a
     task). ``workers``: the local Ray's CPUs (0: a cluster's; None: serial)."""
-    from synthprobe.scoring.gpt3.score import plan as gpt3_plan
     from synthprobe.plan import Cell, Plan, plural
 
     loaded: dict[str, Any] = {}
 
     def score(job: Job) -> Any:
-        from synthprobe.scoring.deeparithmark.score import load_model, score_dataset
-        from synthprobe.scoring.gpt3.score import run as score_gpt3
-
-        if job.task.startswith(GPT3_PREFIX):
-            if "model" not in loaded:
-                from synthprobe.backends import load_backend
-
-                loaded["model"] = load_backend(job.model.spec, progress=False, **job_options(job, settings))
-            return score_gpt3(loaded["model"], _gpt3_config(job, settings))
-        ds, config = _deep_config(job, settings)
+        part = part_for(job.task)
         if "model" not in loaded:
-            loaded["model"] = load_model(job.model.spec, config)
-        return score_dataset(loaded["model"], ds, config, echo=lambda _: None)
+            loaded["model"] = part.load(job, settings)
+        return part.score(loaded["model"], job, settings)
 
     cells = []
     first = jobs[0].model.label if jobs else None
@@ -277,8 +166,7 @@ def sweep_plan(grid: Grid, settings: Settings, jobs: list[Job], *, where: str,
     for job in jobs:
         size = (job.task, job.seed.value)
         if size not in sizes:
-            sizes[size] = (sum(c.n for c in gpt3_plan(_gpt3_config(job, settings)))
-                           if job.task.startswith(GPT3_PREFIX) else len(_dataset(job, settings).items))
+            sizes[size] = part_for(job.task).size(job, settings)
         cells.append(Cell(job.name, sizes[size], kind=job.task,
                           score=(lambda job=job: score(job)) if job.model.label == first else None))
     shape = (f"{plural(len(jobs), 'job')} ({plural(len(grid.models), 'model')} x {plural(len(grid.tasks), 'task')} x "
@@ -387,21 +275,17 @@ def run_ray(jobs: list[Job], settings: Settings, on_done: Callable[[Job, dict], 
 
 
 def accuracy(entry: dict[str, Any], task: str) -> float:
-    """A job's score as a fraction: acc_norm on Deep Arithmark, exact-match (or choice) accuracy
-    of the one row of a GPT-3 task."""
-    if task.startswith(GPT3_PREFIX):
-        row = entry["results"]["gpt3"]["rows"][0]
-        return row["correct"] / row["n"] if row["n"] else float("nan")
-    acc = entry["results"][task]["summary"]["metrics"]["acc_norm"]
-    return acc["correct"] / acc["total"]
+    """A job's score as a fraction (its benchmark's sweep part's ``accuracy``): acc_norm on Deep
+    Arithmark, exact-match (or choice) accuracy of the one row of a GPT-3 task."""
+    return part_for(task).accuracy(entry, task)
 
 
 def metric_name(task: str) -> str:
-    return "accuracy" if task.startswith(GPT3_PREFIX) else "acc_norm"
+    return part_for(task).METRIC
 
 
 def summarise_sweep(grid: Grid, entries: list[dict[str, Any]]) -> dict[str, Any]:
-    """Per task: :func:`synthprobe.metrics.sweep.seed_spread` of acc_norm over the seeds."""
+    """Per task: :func:`synthprobe.metrics.sweep.seed_spread` of the task's metric over the seeds."""
     from synthprobe.metrics.sweep import seed_spread
 
     out = {}
@@ -415,13 +299,26 @@ def summarise_sweep(grid: Grid, entries: list[dict[str, Any]]) -> dict[str, Any]
 
 
 def document(grid: Grid, settings: Settings, entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """The results document; its ``protocol`` is the default benchmark's (its sweep part's
+    ``PROTOCOL``), whatever the grid's tasks."""
     from synthprobe.results import results_document
-    from synthprobe.scoring.deeparithmark import results as res
 
-    return results_document(protocol=res.PROTOCOL,
+    return results_document(protocol=getattr(default_part(), "PROTOCOL", None),
                             sweep={"grid": grid.describe(), "settings": settings.recorded(),
                                    "summary": summarise_sweep(grid, entries)},
                             models=entries)
+
+
+def tables(grid: Grid, entries: list[dict[str, Any]]) -> list[str]:
+    """What each benchmark of the grid prints of its jobs' entries (its sweep part's ``table``)."""
+    out = []
+    for name in dict.fromkeys(benchmark_of(t) for t in grid.tasks):
+        part = part_for(name)
+        if hasattr(part, "table"):
+            text = part.table([e for e in entries if benchmark_of(e["sweep"]["task"]) == name])
+            if text:
+                out.append(text)
+    return out
 
 
 def format_summary(summary: dict[str, Any]) -> str:

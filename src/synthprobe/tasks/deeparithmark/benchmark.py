@@ -13,5 +13,6 @@ BENCHMARK = Benchmark(
     title="Deep Arithmark",
     metrics="synthprobe.scoring.deeparithmark.metrics:summarise",
     report="synthprobe.report.deeparithmark",
+    sweep="synthprobe.sweep.deeparithmark",
     summary="Deep, multi-step arithmetic word problems, 4-way, with named mistakes as decoys.",
 )

@@ -13,5 +13,6 @@ BENCHMARK = Benchmark(
     title="GPT-3 synthetic tasks",
     metrics="synthprobe.scoring.gpt3.metrics:summarize",
     report="synthprobe.report.gpt3",
+    sweep="synthprobe.sweep.gpt3",
     summary="GPT-3's arithmetic, word-unscrambling and SAT-analogy tasks, zero-, one- and few-shot.",
 )
