@@ -84,10 +84,30 @@ def test_without_a_limit_the_generic_part_builds_its_default_size(plugin, toy, t
     assert (tmp_path / "data" / "larger-seed3-n5.jsonl").read_text().count("\n") == 5
 
 
+def test_a_generic_sweep_asks_under_the_chat_template_as_score_name_does(plugin, tmp_path):
+    """--chat-template / --system-prompt on a sweep of the installed benchmark (a tiny random
+    model): the job's work function gets the setup, so `score larger` with the same flags on the
+    job's file finds every score in the cache, and the entry records the template."""
+    from scoring_support import save_tiny_llama, write_turns_template
+
+    model = save_tiny_llama(tmp_path / "tiny")
+    template = write_turns_template(tmp_path / "turns.jinja")
+    common = ["--model", str(model), "--device", "cpu", "--dtype", "float32", "--threads", "1", "--batch-size", "2",
+              "--chat-template", str(template), "--system-prompt", "Be exact."]
+    assert _sweep(tmp_path, "sweep.json", *common, "--seeds", "1", "--limit", "4") == 0
+    [entry] = json.loads((tmp_path / "sweep.json").read_text())["models"]
+    assert entry["chat"]["chat_template_name"] == "turns.jinja" and entry["chat"]["system_prompt"] == "Be exact."
+    scored = tmp_path / "scored.json"
+    assert main(["score", "larger", "--data", str(tmp_path / "data" / "larger-seed1-n4.jsonl"), "--out", str(scored),
+                 "--no-progress", *common]) == 0
+    [again] = json.loads(scored.read_text())["models"]
+    assert again["results"]["larger"]["cached_items"] == 4 and again["chat"] == entry["chat"]
+    assert again["results"]["larger"]["records"] == entry["results"]["larger"]["records"]
+
+
 @pytest.mark.parametrize("args, message", [
     (["--task", "larger:x"], "benchmark 'larger' has no sub-tasks; expected 'larger', got 'larger:x'"),
     (["--task", "nosuch"], "expected a benchmark NAME or NAME:SUB, NAME one of ['deeparithmark', 'gpt3', 'larger'"),
-    (["--chat-template", "chatml"], "benchmark 'larger' asks its items through its own work function"),
 ])
 def test_bad_generic_sweeps_are_one_error_and_write_nothing(plugin, toy, tmp_path, capsys, args, message):
     assert main(["sweep", "--task", "larger", *args, "--model", "toy:a", "--seeds", "1", "--serial", "--data-dir",

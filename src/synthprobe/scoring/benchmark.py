@@ -19,12 +19,12 @@ Nothing here names a benchmark: it is given one.
 from __future__ import annotations
 
 import inspect
+import json
 import time
 from pathlib import Path
 from typing import Any
 
 from synthprobe.backends.chat import ChatSetup
-
 from synthprobe.benchmarks import Benchmark
 from synthprobe.errors import InputError
 from synthprobe.io.read import sha256_file
@@ -102,8 +102,12 @@ def score_block(bench: Benchmark, backend, items: list[dict], data: Path, *, bat
     work = bench.part("work")(backend, items, **kwargs)
     run = run_items([it["id"] for it in items], work, where=f"{bench.name} · {backend.name}", cache=store,
                     batch_size=batch_size, progress=progress, name=backend.name)
-    summary = bench.part("metrics")(run.records)
+    # every record in the form the score cache gives back (keys sorted): a run that reads some
+    # from the cache (a rerun, a resumed run, a Ray job rerun after its worker died) writes the
+    # bytes a fresh run writes
+    records = [json.loads(json.dumps(r, sort_keys=True)) for r in run.records]
+    summary = bench.part("metrics")(records)
     if not isinstance(summary, dict):
         raise InputError(f"benchmark {bench.name!r}: metrics() returned {type(summary).__name__}; expected a dict")
     return {"dataset": {"path": str(data), "sha256": sha, "items": len(items)}, "summary": summary,
-            "records": run.records, "cached_items": run.cached, "seconds": round(time.perf_counter() - started, 3)}
+            "records": records, "cached_items": run.cached, "seconds": round(time.perf_counter() - started, 3)}

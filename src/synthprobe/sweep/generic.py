@@ -12,13 +12,11 @@ that command's, less the timings. The job's score is the block summary's ``corre
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from pathlib import Path
 from typing import Any
 
-from synthprobe.backends.chat import ChatSetup
 from synthprobe.benchmarks import Benchmark
 from synthprobe.errors import InputError
 from synthprobe.sweep.grid import Job, task_seed
@@ -44,10 +42,10 @@ class GenericPart:
         return task
 
     def check(self, task: str, settings: Settings) -> None:
-        if settings.chat != ChatSetup():
-            raise InputError(f"benchmark {self.bench.name!r} asks its items through its own work function, "
-                             "under no chat template; leave out --chat-template and --system-prompt",
-                             field="--chat-template")
+        """A chat template reaches a work function that takes ``chat``, as under ``score NAME``."""
+        from synthprobe.scoring.benchmark import check_chat
+
+        check_chat(self.bench, settings.chat)
 
     def _path(self, seed: int, data_dir: str | Path, limit: int | None) -> Path:
         return Path(data_dir) / f"{self.bench.name}-seed{seed}-n{limit or DEFAULT_ITEMS}.jsonl"
@@ -98,12 +96,8 @@ class GenericPart:
         from synthprobe.scoring.benchmark import score_block
 
         path, items = self._data(job, settings)
-        block = score_block(self.bench, backend, items, path, batch_size=settings.batch_size, progress=False,
-                            cache=settings.cache)
-        # every record in the form the score cache gives back (keys sorted), so that a job that
-        # reads some from the cache (a Ray job rerun after its worker died) writes a fresh one's bytes
-        block["records"] = [json.loads(json.dumps(r, sort_keys=True)) for r in block["records"]]
-        return block
+        return score_block(self.bench, backend, items, path, batch_size=settings.batch_size, progress=False,
+                           cache=settings.cache, chat=settings.chat)
 
     def run(self, job: Job, settings: Settings) -> dict[str, Any]:
         t0 = time.perf_counter()
@@ -112,13 +106,14 @@ class GenericPart:
         try:
             block = self.score(backend, job, settings)
             model = backend.describe()
+            asked = settings.chat.identity(backend)
         finally:
             backend.close()
         self._counts(block["summary"])
         facts = {"job": job.index, "pid": os.getpid(), "load_s": round(load_s, 3),
                  "timing": {"seconds": block.pop("seconds")}, "cached_items": block.pop("cached_items"),
                  "seconds": round(time.perf_counter() - t0, 3)}
-        entry = {"model": model, "settings": {"batch_size": settings.batch_size, "limit": settings.limit},
+        entry = {"model": model, "chat": asked, "settings": {"batch_size": settings.batch_size, "limit": settings.limit},
                  "results": {self.bench.name: block}, "sweep": sweep_block(job)}
         return {"entry": entry, "run": facts}
 
