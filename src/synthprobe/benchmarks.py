@@ -41,6 +41,9 @@ PARTS = {
     "work": "work(backend, items) -> the runner's work(todo, batch_size, emit) function (`synthprobe score NAME`)",
     "metrics": "metrics(records) -> dict: the block's summary from the scored records",
     "report": "the report section module (KEY, TITLE, parse, section; see synthprobe.report.extras)",
+    "lm_eval": "its lm-eval exports (OPTIONS, inputs, task_files, result_tasks; see synthprobe.export.lm_eval)",
+    "hub_results": "hub_results(results, entry) -> list of huggingface_hub.EvalResult: its scores on a Hub model card",
+    "hf": "hf(out, data=..., repo_id=..., overwrite=...) -> the Hub dataset folder of its data file (`export hf`)",
 }
 
 
@@ -57,6 +60,9 @@ class Benchmark:
     work: Any = None
     metrics: Any = None
     report: Any = None
+    lm_eval: Any = None
+    hub_results: Any = None
+    hf: Any = None
     #: one line for `synthprobe score NAME --help`
     summary: str = ""
 
