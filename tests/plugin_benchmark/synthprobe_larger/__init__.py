@@ -42,6 +42,11 @@ def load(path: Path) -> list[dict]:
     return items
 
 
+def prompt(item: dict) -> str:
+    """What the model reads before each choice."""
+    return f"Question: {item['question']}\nAnswer:"
+
+
 def work(backend, items: list[dict]):
     """The runner's work function: each choice's log-likelihood after the question; the highest
     per-token mean wins."""
@@ -49,14 +54,15 @@ def work(backend, items: list[dict]):
     def run(todo: list[int], batch_size: int, emit) -> None:
         for start in range(0, len(todo), batch_size):
             chunk = todo[start:start + batch_size]
-            pairs = [(f"Question: {items[p]['question']}\nAnswer:", f" {c}") for p in chunk for c in items[p]["choices"]]
+            pairs = [(prompt(items[p]), f" {c}") for p in chunk for c in items[p]["choices"]]
             scores = backend.loglikelihood(pairs, batch_size=batch_size)
             for k, pos in enumerate(chunk):
                 pair = scores[2 * k:2 * k + 2]
                 means = [s.logprob / max(s.n_tokens, 1) for s in pair]
                 pick = max(range(2), key=lambda j: (means[j], -j))
                 emit(pos, {"id": items[pos]["id"], "pick": pick, "correct": pick == items[pos]["label"],
-                           "logprobs": [round(s.logprob, 6) for s in pair]})
+                           "logprobs": [round(s.logprob, 6) for s in pair],
+                           "is_greedy": [bool(s.is_greedy) for s in pair]})
 
     return run
 
@@ -73,5 +79,6 @@ BENCHMARK = Benchmark(
     work="synthprobe_larger:work",
     metrics="synthprobe_larger:metrics",
     report="synthprobe_larger.report",
+    lm_eval="synthprobe_larger.lm_eval",
     summary="Two numbers, two choices: the larger one is right.",
 )

@@ -172,14 +172,15 @@ class Run:
 # -- helpers for the benchmarks' lm_eval parts ---------------------------------------------
 
 
-def mc_sample(doc_id: int, doc: dict, ctx: str, endings: Sequence[str], label: int, record: dict) -> dict:
+def mc_sample(doc_id: int, doc: dict, ctx: str, endings: Sequence[str], label: int, record: dict, *,
+              logprob: Sequence[float] | None = None, is_greedy: Sequence[bool] | None = None) -> dict:
     """A multiple-choice sample line as lm-eval writes it (its ``acc`` and per-character ``acc_norm``),
-    from synthprobe's per-item record (``logprob`` and ``is_greedy`` per ending, kept whole under
-    ``synthprobe``)."""
+    from synthprobe's per-item record (kept whole under ``synthprobe``) and the log-likelihood and
+    greedy flag of each ending (by default the record's ``logprob`` and ``is_greedy``)."""
     from synthprobe.metrics.choice import argmax_first  # numpy's argmax too: the first maximum
 
-    lls = [float(x) for x in record["logprob"]]
-    greedy = [bool(x) for x in record["is_greedy"]]
+    lls = [float(x) for x in (record["logprob"] if logprob is None else logprob)]
+    greedy = [bool(x) for x in (record["is_greedy"] if is_greedy is None else is_greedy)]
     acc = 1.0 if argmax_first(lls) == label else 0.0
     acc_norm = 1.0 if argmax_first([ll / len(e) for ll, e in zip(lls, endings)]) == label else 0.0
     target = str(label)
@@ -337,7 +338,7 @@ def lm_eval_files(results: Results, *, when: datetime | None = None, protocol: A
         moved: list[TaskRun] = []
         given: list[EntryTasks] = []
         for bench, part, opts in parts:
-            if bench.name not in entry.results:
+            if bench.name not in entry.results or not hasattr(part, "result_tasks"):
                 continue
             block = part.result_tasks(results, entry, shared=shared[bench.name], **opts)
             given.append(block)
@@ -348,7 +349,8 @@ def lm_eval_files(results: Results, *, when: datetime | None = None, protocol: A
                 run.tasks.append(t)
                 moved.append(t)
         if not runs:
-            what = ", ".join(getattr(part, "SCORED", bench.title) for bench, part, _ in parts)
+            what = ", ".join(getattr(part, "SCORED", bench.title) for bench, part, _ in parts
+                             if hasattr(part, "result_tasks"))
             raise results.reader.fail(entry.where, f"holds no results lm-eval has a task for ({what})")
         order = sorted(runs)
         stamps = {k: date_id(when + timedelta(microseconds=n)) for n, k in enumerate(order)}
@@ -395,5 +397,5 @@ def export_lm_eval_results(path: str | Path, out: str | Path, *, when: datetime 
               f"{', '.join(left)}", file=sys.stderr)
     inputs = [(path, "RESULTS.json")]
     for _, part, opts in routed("lm_eval", options, "export_lm_eval_results"):
-        inputs += part.inputs(**opts)
+        inputs += part.inputs(**opts) if hasattr(part, "inputs") else []
     return write_tree(out, files, inputs=inputs, overwrite=overwrite)

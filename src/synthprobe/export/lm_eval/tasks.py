@@ -68,11 +68,13 @@ def export_lm_eval(out: str | Path, *, progress: bool = False, overwrite: bool =
     """
     out = check_out_dir(out)
     parts = routed("lm_eval", options, "export_lm_eval")
-    inputs = [i for _, part, opts in parts for i in part.inputs(**opts)]
+    inputs = [i for _, part, opts in parts if hasattr(part, "inputs") for i in part.inputs(**opts)]
     check_output_dir(out, ["README.md"], inputs, overwrite=overwrite)
     files: dict[str, bytes] = {}
     shares: list[TaskFiles] = []
     for bench, part, opts in parts:
+        if not hasattr(part, "task_files"):
+            continue  # a benchmark whose results convert but that exports no task
         share = part.task_files(out, progress=progress, **opts)
         for rel, blob in share.files.items():
             if rel in files or rel in ("README.md", f"{DATA_MODULE}.py"):
