@@ -79,3 +79,17 @@ def test_a_benchmark_imported_by_name_breaks_the_registry_contracts(tmp_path):
     assert res.returncode != 0
     assert "synthprobe.benchmarks BROKEN" in res.stdout and "nor the command line BROKEN" in res.stdout, res.stdout
     assert "synthprobe.report.page -> synthprobe.report.gpt3.table" in res.stdout, res.stdout
+
+
+@pytest.mark.parametrize("module, line, broken", [
+    # a generic export naming a benchmark's own export module
+    ("export/lm_eval/files.py", "import synthprobe.export.gpt3.lm_eval", "synthprobe.benchmarks BROKEN"),
+    ("export/hub_results.py", "import synthprobe.tasks.deeparithmark.release", "synthprobe.benchmarks BROKEN"),
+    # one benchmark's exports reaching into the other's (GPT-3's few-shot sampler included)
+    ("export/deeparithmark/lm_eval.py", "import synthprobe.export.lm_eval.sampler", "nor the command line BROKEN"),
+    ("export/gpt3/hub.py", "import synthprobe.export.deeparithmark.hub", "nor the command line BROKEN"),
+])
+def test_an_export_importing_a_benchmark_by_name_breaks_the_registry_contracts(tmp_path, module, line, broken):
+    res = _lint_copy_with(tmp_path, (module, line))
+    assert res.returncode != 0
+    assert broken in " ".join(res.stdout.split()), res.stdout

@@ -242,3 +242,38 @@ def test_an_installed_benchmark_builds_scores_and_reports_through_the_cli(plugin
     assert "Which is larger" in page and "Which of two numbers is larger" in page
     assert f"<td>{block['summary']['correct']}</td><td>8</td>" in page
     assert "| Model | correct | items |" in (tmp_path / "rep" / "leaderboard.md").read_text()
+
+
+def test_an_installed_benchmark_with_an_lm_eval_part_shows_up_in_lm_evals_files(plugin, tmp_path, monkeypatch):
+    """`export lm-eval-results` asks the registry, never a benchmark by name: the installed
+    benchmark's block becomes its own multiple-choice task, lm-eval's acc computed from the
+    recorded log-likelihoods; `export lm-eval` is untouched by a part without task files."""
+    from synthprobe.backends import ENGINES
+
+    monkeypatch.setitem(ENGINES, "toy", ("toy_engine", None))
+    data, res, lm = tmp_path / "larger.jsonl", tmp_path / "res.json", tmp_path / "lm"
+    assert main(["build", "larger", "--n", "6", "--seed", "4", "--out", str(data)]) == 0
+    assert main(["score", "larger", "--data", str(data), "--out", str(res), "--model", "toy:bigram",
+                 "--no-progress", "--no-cache"]) == 0
+    assert main(["export", "lm-eval-results", str(res), "--out", str(lm), "--timestamp", "2026-01-01T00:00:00"]) == 0
+    (results_file,) = lm.rglob("results_*.json")
+    (samples_file,) = lm.rglob("samples_*.jsonl")
+    assert samples_file.name == "samples_larger_2026-01-01T00-00-00.jsonl"
+    doc = json.loads(results_file.read_text())
+    assert list(doc["results"]) == ["larger"] and doc["n-samples"]["larger"] == {"original": 6, "effective": 6}
+    records = json.loads(res.read_text())["models"][0]["results"]["larger"]["records"]
+    items = [json.loads(line) for line in data.read_text().splitlines()]
+    samples = [json.loads(line) for line in samples_file.read_text().splitlines()]
+    for s, rec, item in zip(samples, records, items):
+        lls = rec["logprobs"]
+        assert s["doc"] == item and s["synthprobe"] == rec and s["target"] == str(item["label"])
+        assert s["acc"] == (1.0 if lls.index(max(lls)) == item["label"] else 0.0)
+        assert s["arguments"]["gen_args_1"] == {"arg_0": f"Question: {item['question']}\nAnswer:",
+                                                "arg_1": f" {item['choices'][1]}"}
+    assert doc["results"]["larger"]["acc,none"] == sum(s["acc"] for s in samples) / 6
+    # the per-item records went into the samples file; the entry kept under `synthprobe` says where
+    assert "records" not in doc["synthprobe"]["entry"]["results"]["larger"]
+    assert doc["synthprobe"]["samples"] == {"larger": {"run": "2026-01-01T00-00-00", "task": "larger"}}
+    # it writes no task YAML: the lm-eval task folder is the built-in benchmarks' alone
+    assert main(["export", "lm-eval", "--gpt3-tasks", "none", "--out", str(tmp_path / "yaml"), "--quiet"]) == 0
+    assert not any("larger" in p.name for p in (tmp_path / "yaml").rglob("*"))

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from synthprobe.errors import InputError
-from synthprobe.export.lm_eval import gpt3_files, user_pool
-from synthprobe.export.release import load_release
+from synthprobe.export.gpt3.lm_eval import gpt3_files, user_pool
+from synthprobe.export.deeparithmark.release import load_release
 from synthprobe.probes.items import load_grammar, load_novel_words
 from synthprobe.report.reader import load_results
 from synthprobe.study.articles import load_articles

@@ -45,6 +45,9 @@ PARTS = {
     "metrics": "metrics(records) -> dict: the block's summary from the scored records",
     "report": "the report section module (KEY, TITLE, parse, section; see synthprobe.report.extras)",
     "sweep": "the sweep part (canonical, RELEASE_SEED, prepare, size, run, load, score, accuracy, METRIC; see synthprobe.sweep.part)",
+    "lm_eval": "its lm-eval exports (OPTIONS, inputs, task_files, result_tasks; see synthprobe.export.lm_eval)",
+    "hub_results": "hub_results(results, entry) -> list of huggingface_hub.EvalResult: its scores on a Hub model card",
+    "hf": "hf(out, data=..., repo_id=..., overwrite=...) -> the Hub dataset folder of its data file (`export hf`)",
 }
 
 
@@ -62,6 +65,9 @@ class Benchmark:
     metrics: Any = None
     report: Any = None
     sweep: Any = None
+    lm_eval: Any = None
+    hub_results: Any = None
+    hf: Any = None
     #: one line for `synthprobe score NAME --help`
     summary: str = ""
 

@@ -267,7 +267,7 @@ def test_compare_data_is_checked_before_the_model(tmp_path):
 
 
 def test_duplicate_keys_in_a_gpt3_task_file_are_refused(tmp_path):
-    from synthprobe.export.lm_eval import user_pool
+    from synthprobe.export.gpt3.lm_eval import user_pool
 
     f = tmp_path / "arithmetic_2da.jsonl"
     f.write_text('{"context": "Q: What is 1 plus 1?\\n\\nA:", "completion": " 2"}\n'

@@ -11,7 +11,7 @@ import yaml
 
 from synthprobe.cli import main
 from synthprobe.errors import InputError
-from synthprobe.export.hf import PARQUET_NAME, export_hf, size_category
+from synthprobe.export.deeparithmark.hf import PARQUET_NAME, export_hf, size_category
 
 REPO = Path(__file__).resolve().parents[2]
 RELEASE = REPO / "data" / "deeparithmark-1.jsonl"

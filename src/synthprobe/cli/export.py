@@ -7,16 +7,16 @@ import sys
 from pathlib import Path
 
 from synthprobe.cli.args import nonneg_int
-from synthprobe.export.release import DEFAULT_RELEASE
+from synthprobe.export.deeparithmark.release import DEFAULT_RELEASE
 from synthprobe.cli.args import add_overwrite_argument
 
 
 def _hf(args: argparse.Namespace) -> int:
-    from synthprobe.export.hf import export_hf
+    from synthprobe.benchmarks import get
     from synthprobe.tasks.deeparithmark.release import locate_release
 
     args.data = locate_release(args.data)
-    result = export_hf(args.out, data=args.data, repo_id=args.repo_id, overwrite=args.overwrite)
+    result = get("deeparithmark").part("hf")(args.out, data=args.data, repo_id=args.repo_id, overwrite=args.overwrite)
     for p in result.paths:
         print(p)
     failed = [name for name, _, status in result.selftest.checks if status == "FAIL"]
@@ -29,7 +29,9 @@ def _hf(args: argparse.Namespace) -> int:
 def _lm_eval(args: argparse.Namespace) -> int:
     import time
 
-    from synthprobe.export.lm_eval import TASK, export_lm_eval, parse_gpt3_spec
+    from synthprobe.export.deeparithmark.lm_eval import TASK
+    from synthprobe.export.gpt3.lm_eval import parse_gpt3_spec
+    from synthprobe.export.lm_eval.tasks import export_lm_eval
     from synthprobe.tasks.deeparithmark.release import locate_release
 
     args.data = locate_release(args.data)
@@ -142,7 +144,7 @@ def _hub_results(args: argparse.Namespace) -> int:
 
 
 def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
-    from synthprobe.export.lm_eval import DEFAULT_GPT3_TASKS
+    from synthprobe.export.gpt3.lm_eval import DEFAULT_GPT3_TASKS
     from synthprobe.tasks.gpt3.registry import FORMATS
 
     sub = verbs["export"]

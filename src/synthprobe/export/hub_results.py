@@ -2,8 +2,8 @@
 
 Each folder holds ``README.md``, a model card whose YAML header is written by
 ``huggingface_hub``'s own :class:`~huggingface_hub.ModelCardData` with one
-:class:`~huggingface_hub.EvalResult` per score (Deep Arithmark acc_norm overall and per depth,
-GPT-3 accuracy per task and setting), so the header is the ``model-index`` the Hub's metadata
+:class:`~huggingface_hub.EvalResult` per score (each benchmark's ``hub_results`` part gives its
+own: Deep Arithmark acc_norm overall and per depth, GPT-3 accuracy per task and setting), so the header is the ``model-index`` the Hub's metadata
 check reads; and ``results.json``, the model's entry as one results document. Nothing is
 uploaded (that needs the network); the upload command is returned, one per folder.
 """
@@ -14,44 +14,16 @@ import json
 from pathlib import Path
 from typing import Sequence
 
+from synthprobe.export.parts import having
 from synthprobe.io.paths import slug
 from synthprobe.io.write import write_tree
 from synthprobe.results import Entry, Results, dumps_results, read_results, results_document
 
-DEEP_DATASET = ("synthprobe/deeparithmark-1", "Deep Arithmark-1")
-GPT3_DATASET = ("synthprobe/gpt3-synthetic", "GPT-3 synthetic tasks (synthprobe)")
-
-
 def eval_results(results: Results, entry: Entry) -> list:
-    """The model's scores as ``huggingface_hub.EvalResult``s (percentages)."""
-    from huggingface_hub import EvalResult
-
-    out = []
-    deep = entry.results.get("deeparithmark")
-    if deep is not None:
-        summary = deep.data["summary"]
-        sha = (deep.data.get("dataset") or {}).get("sha256") or results.dataset_sha256("deeparithmark")
-        common = {"task_type": "multiple-choice", "dataset_type": DEEP_DATASET[0], "dataset_split": "test",
-                  "dataset_revision": sha}
-        acc = summary["metrics"]["acc_norm"]
-        out.append(EvalResult(task_name="Deep Arithmark (zero-shot)", dataset_name=DEEP_DATASET[1],
-                              metric_type="acc_norm", metric_name="acc_norm (per-token, %)",
-                              metric_value=round(100 * acc["correct"] / acc["total"], 2), **common))
-        for d, block in sorted(summary["by_depth"].items(), key=lambda kv: int(kv[0])):
-            if block.get("n"):
-                out.append(EvalResult(task_name=f"Deep Arithmark depth {d}", dataset_name=DEEP_DATASET[1],
-                                      dataset_config=f"depth{d}", metric_type="acc_norm",
-                                      metric_name=f"acc_norm depth {d} (%)",
-                                      metric_value=round(100 * block["correct"] / block["n"], 2), **common))
-    gpt3 = entry.results.get("gpt3")
-    if gpt3 is not None:
-        for row in gpt3.data["rows"]:
-            out.append(EvalResult(task_type="text-generation", dataset_type=GPT3_DATASET[0],
-                                  dataset_name=GPT3_DATASET[1], dataset_config=str(row["task"]),
-                                  dataset_split="test", task_name=f"{row['code']} {row['setting']}-shot",
-                                  metric_type="accuracy", metric_name=f"accuracy {row['code']} {row['setting']} (%)",
-                                  metric_value=round(float(row["accuracy"]), 2)))
-    return out
+    """The model's scores as ``huggingface_hub.EvalResult``s (percentages): those of each
+    benchmark in the entry that has a ``hub_results`` part, in registry order."""
+    return [r for bench in having("hub_results") if bench.name in entry.results
+            for r in bench.part("hub_results")(results, entry)]
 
 
 def card(name: str, parts: Sequence[tuple[Results, Entry]]) -> str:
@@ -83,13 +55,15 @@ def export_hub_results(paths: Sequence[str | Path], out: str | Path, *, repo_pre
 
     out = Path(out)
     docs = [read_results(p) for p in paths]
+    scored = having("hub_results")
     by_name: dict[str, list[tuple[Results, Entry]]] = {}
     for doc in docs:
         for entry in doc.models:
-            if {"deeparithmark", "gpt3"} & set(entry.results):
+            if {bench.name for bench in scored} & set(entry.results):
                 by_name.setdefault(str(entry.model.get("name")), []).append((doc, entry))
     if not by_name:
-        raise InputError("no Deep Arithmark or GPT-3 scores in the given files", field="RESULTS.json")
+        raise InputError(f"no {' or '.join(bench.title for bench in scored)} scores in the given files",
+                         field="RESULTS.json")
     files: dict[str, bytes] = {}
     commands: list[str] = []
     for name, parts in by_name.items():

@@ -247,7 +247,7 @@ def test_the_committed_results_go_through_lm_evals_files_unchanged(tmp_path):
 
 
 def test_a_prompt_cut_by_max_context_is_rebuilt_exactly():
-    from synthprobe.export.lm_eval.files import _exact_prompt
+    from synthprobe.export.gpt3.lm_eval import _exact_prompt
     from synthprobe.tasks.gpt3.prompts import PromptConfig, build_prompt
     from synthprobe.tasks.gpt3.registry import BuildConfig, build_items, get_task
 

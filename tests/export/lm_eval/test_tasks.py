@@ -20,7 +20,8 @@ import yaml
 
 from synthprobe.cli import main
 from synthprobe.errors import InputError
-from synthprobe.export.lm_eval import FEWSHOT_MODULE, export_lm_eval
+from synthprobe.export.gpt3.lm_eval import FEWSHOT_MODULE
+from synthprobe.export.lm_eval.tasks import export_lm_eval
 from synthprobe.tasks.gpt3.registry import BuildConfig, build_items, get_task, ordered_tasks, serialize
 from synthprobe.tasks.gpt3.prompts import PromptConfig, build_prompt
 from synthprobe.tasks.gpt3.words import INSTRUCTION
@@ -431,7 +432,7 @@ def test_lm_eval_run_matches_our_scorer(exported, tmp_path):
 
 def test_a_user_task_file_gets_the_same_checks_as_score_gpt3_task_file(tmp_path):
     """One validation of user task files: export refuses what `score gpt3 --task-file` refuses."""
-    from synthprobe.export.lm_eval import user_pool
+    from synthprobe.export.gpt3.lm_eval import user_pool
     from synthprobe.tasks.gpt3.taskfile import load_task_file
 
     wrong = tmp_path / "arithmetic_2da.jsonl"

@@ -42,6 +42,11 @@ def load(path: Path) -> list[dict]:
     return items
 
 
+def prompt(item: dict) -> str:
+    """What the model reads before each choice (without a chat template)."""
+    return f"Question: {item['question']}\nAnswer:"
+
+
 def work(backend, items: list[dict], chat=None):
     """The runner's work function: each choice's log-likelihood after the question; the highest
     per-token mean wins. Under a chat template (``chat.enabled``) the question is the user turn,
@@ -51,7 +56,7 @@ def work(backend, items: list[dict], chat=None):
         if chat is not None and chat.enabled:
             return backend.render_chat([chat.conversation(items[p]["question"]) for p in chunk],
                                        template=chat.template_arg)
-        return [f"Question: {items[p]['question']}\nAnswer:" for p in chunk]
+        return [prompt(items[p]) for p in chunk]
 
     def run(todo: list[int], batch_size: int, emit) -> None:
         for start in range(0, len(todo), batch_size):
@@ -63,7 +68,8 @@ def work(backend, items: list[dict], chat=None):
                 means = [s.logprob / max(s.n_tokens, 1) for s in pair]
                 pick = max(range(2), key=lambda j: (means[j], -j))
                 emit(pos, {"id": items[pos]["id"], "pick": pick, "correct": pick == items[pos]["label"],
-                           "logprobs": [round(s.logprob, 6) for s in pair]})
+                           "logprobs": [round(s.logprob, 6) for s in pair],
+                           "is_greedy": [bool(s.is_greedy) for s in pair]})
 
     return run
 
@@ -80,5 +86,6 @@ BENCHMARK = Benchmark(
     work="synthprobe_larger:work",
     metrics="synthprobe_larger:metrics",
     report="synthprobe_larger.report",
+    lm_eval="synthprobe_larger.lm_eval",
     summary="Two numbers, two choices: the larger one is right.",
 )

@@ -4,7 +4,9 @@ one ``samples_<task>_<iso>.jsonl`` per task.
 
 Task names are those of ``synthprobe export lm-eval``: ``deeparithmark`` (the release items
 scored), ``synthprobe_<task>_gen`` (a GPT-3 generation task, ``--check generate``) and
-``synthprobe_<task>`` (``--check is-greedy``). Every key lm-eval writes is written, with the
+``synthprobe_<task>`` (``--check is-greedy``). Each benchmark's results block becomes its tasks
+through the benchmark's ``lm_eval`` part (:func:`lm_eval_files` asks the registry, and names no
+benchmark): its ``result_tasks`` returns an :class:`EntryTasks`. Every key lm-eval writes is written, with the
 value type lm-eval gives it; values lm-eval takes from its own run (the tokenizer's special
 tokens, ``git_hash``) and that a results document does not record are ``null``.
 
@@ -37,11 +39,11 @@ import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import yaml
 
-from synthprobe.errors import InputError
+from synthprobe.export.parts import routed
 from synthprobe.io.write import check_out_dir, write_tree
 from synthprobe.results import SCHEMA, SCHEMA_VERSION, Entry, Results
 from synthprobe.version import __version__
@@ -102,7 +104,8 @@ class _YamlLoader(yaml.SafeLoader):
 _YamlLoader.add_constructor("!function", lambda loader, node: loader.construct_scalar(node))
 
 
-def _task_yaml(blob: bytes) -> dict:
+def task_yaml(blob: bytes) -> dict:
+    """An exported task YAML read back, ``!function`` references as their dotted names."""
     return yaml.load(blob.decode("utf-8"), Loader=_YamlLoader)
 
 
@@ -125,7 +128,11 @@ def task_config(body: dict, *, sampler: str, metadata_extra: dict, config_source
 
 @dataclass
 class TaskRun:
-    """One lm-eval task of one run: its config, per-sample lines and aggregated metrics."""
+    """One lm-eval task of one run: its config, per-sample lines and aggregated metrics; where in
+    the entry it came from (``key``: its name in the results file's ``synthprobe.samples`` map,
+    which :func:`synthprobe.report.lm_eval.read_folder` reads back; ``where``: for errors) and the
+    per-item list its samples replace (``drop``: the path of that list under the entry's
+    ``results``, left out of the entry kept under ``synthprobe``)."""
 
     name: str
     config: dict
@@ -134,6 +141,24 @@ class TaskRun:
     samples: list[dict]
     filter: str
     metrics: tuple[str, ...]
+    key: str = ""
+    where: str = ""
+    drop: tuple = ()
+
+
+@dataclass
+class EntryTasks:
+    """What one benchmark's results block of one model entry gives lm-eval's files (the return
+    of an ``lm_eval`` part's ``result_tasks``)."""
+
+    #: its tasks, each in the run of its number of demonstrations
+    tasks: list[TaskRun]
+    #: lm-eval ``config`` values it sets for the run of K demonstrations, by K: ``seed`` (the
+    #: random, numpy, torch and few-shot seeds) and ``limit``; the first benchmark in registry
+    #: order that sets one wins (default: seed 0, the entry's ``settings.limit``)
+    config: Callable[[int], dict] = lambda k: {}
+    #: seconds of evaluation it adds to the entry's ``load_s`` when the entry records no total
+    seconds: float = 0.0
 
 
 @dataclass
@@ -144,15 +169,18 @@ class Run:
     tasks: list[TaskRun] = field(default_factory=list)
 
 
-# -- Deep Arithmark ---------------------------------------------------------------------------
+# -- helpers for the benchmarks' lm_eval parts ---------------------------------------------
 
 
-def _mc_sample(doc_id: int, doc: dict, ctx: str, endings: Sequence[str], label: int, record: dict) -> dict:
-    """A multiple-choice sample line as lm-eval writes it, from synthprobe's per-item record."""
+def mc_sample(doc_id: int, doc: dict, ctx: str, endings: Sequence[str], label: int, record: dict, *,
+              logprob: Sequence[float] | None = None, is_greedy: Sequence[bool] | None = None) -> dict:
+    """A multiple-choice sample line as lm-eval writes it (its ``acc`` and per-character ``acc_norm``),
+    from synthprobe's per-item record (kept whole under ``synthprobe``) and the log-likelihood and
+    greedy flag of each ending (by default the record's ``logprob`` and ``is_greedy``)."""
     from synthprobe.metrics.choice import argmax_first  # numpy's argmax too: the first maximum
 
-    lls = [float(x) for x in record["logprob"]]
-    greedy = [bool(x) for x in record["is_greedy"]]
+    lls = [float(x) for x in (record["logprob"] if logprob is None else logprob)]
+    greedy = [bool(x) for x in (record["is_greedy"] if is_greedy is None else is_greedy)]
     acc = 1.0 if argmax_first(lls) == label else 0.0
     acc_norm = 1.0 if argmax_first([ll / len(e) for ll, e in zip(lls, endings)]) == label else 0.0
     target = str(label)
@@ -168,183 +196,11 @@ def _mc_sample(doc_id: int, doc: dict, ctx: str, endings: Sequence[str], label: 
     }
 
 
-def _release_for(results: Results, data: Path | None):
-    """The Deep Arithmark data file the document was scored on, checked against its SHA-256."""
-    from synthprobe.export.release import load_release
-
-    info = results.datasets.get("deeparithmark") or {}
-    want = info.get("sha256") if isinstance(info, dict) else None
-    if data is None:
-        recorded = info.get("path") if isinstance(info, dict) else None
-        if not isinstance(recorded, str):
-            raise results.reader.fail("datasets.deeparithmark.path",
-                                      "missing; pass the data file the models were scored on with --data")
-        candidates = [Path(recorded), results.path.parent / recorded]
-        data = next((p for p in candidates if p.is_file()), None)
-        if data is None:
-            raise results.reader.fail("datasets.deeparithmark.path",
-                                      f"{recorded!r} is not found (here or beside the results file); "
-                                      "pass it with --data")
-    release = load_release(data)
-    if want and release.sha256 != want:
-        raise InputError(f"SHA-256 {release.sha256} differs from the {want} the models were scored on "
-                         "(datasets.deeparithmark.sha256)", path=data, field="--data")
-    return release
-
-
-def _deeparithmark_task(results: Results, entry: Entry, release, model_args: dict) -> TaskRun:
-    from synthprobe.export.lm_eval.deeparithmark import TASK, deeparithmark_files
-
-    block = entry.results["deeparithmark"]
-    preds = block.data.get("predictions")
-    if not isinstance(preds, list) or not preds:
-        raise results.reader.fail(f"{block.where}.predictions",
-                                  "missing; lm-eval's samples need every item's log-likelihoods: score "
-                                  "with --save-predictions (or --output-format lm-eval)")
-    index = {str(item.id): i for i, item in enumerate(release.items)}
-    samples = []
-    for j, rec in enumerate(preds):
-        where = f"{block.where}.predictions[{j}]"
-        if not isinstance(rec, dict) or str(rec.get("id")) not in index:
-            raise results.reader.fail(where, f"expected the record of an item of {release.name}")
-        i = index[str(rec["id"])]
-        item = release.items[i]
-        if len(rec.get("logprob") or []) != len(item.endings):
-            raise results.reader.fail(f"{where}.logprob", f"expected {len(item.endings)} log-likelihoods")
-        samples.append(_mc_sample(i, item.raw, item.ctx, item.endings, int(item.label), rec))
-    samples.sort(key=lambda s: s["doc_id"])
-    body = _task_yaml(deeparithmark_files(release, release.path.parent)[f"{TASK}.yaml"])
-    body["dataset_kwargs"] = {"data_files": {"test": str(release.path.resolve())}}
-    cfg = task_config(body, sampler="default", metadata_extra=model_args, config_source=f"{TASK}.yaml")
-    return TaskRun(TASK, cfg, 0, len(release.items), samples, "none", ("acc", "acc_norm"))
-
-
-# -- GPT-3 synthetic tasks ----------------------------------------------------------------------
-
-
-def _gpt3_settings(entry: Entry) -> dict:
-    block = entry.results["gpt3"]
-    return block.data.get("settings") or entry.settings or {}
-
-
-def _gpt3_pool(results: Results, entry: Entry, row: dict, where: str):
-    """The pool the row was scored on, as the export writes it (a :class:`Gpt3Pool`)."""
-    from synthprobe.export.lm_eval.gpt3 import built_pools, user_pool
-    from synthprobe.tasks.gpt3.registry import get_task
-
-    settings = _gpt3_settings(entry)
-    task = get_task(row["task"])
-    seed, fmt = settings.get("seed", 0), settings.get("format", "openai")
-    if settings.get("number_format", "plain") not in (None, "plain"):
-        raise results.reader.fail(f"{where}", "scored with a number format other than plain; the exported "
-                                              "lm-eval tasks hold plain numbers")
-    task_file = row.get("task_file")
-    if task_file:
-        path = Path(task_file)
-        if not path.is_file():
-            raise results.reader.fail(f"{where}.task_file", f"{task_file!r} is not found")
-        return user_pool(f"synthprobe_{task.name}", path, seed=seed, fmt=fmt)
-    return built_pools([task.name], seed=seed, fmt=fmt)[0]
-
-
-def _exact_prompt(task, pool_items: list, index: int, k: int, seed: int, fmt: str, n_shots: int) -> str:
-    """synthprobe's prompt for ``pool_items[index]`` with the ``n_shots`` demonstrations it used
-    (fewer than ``k`` when ``--max-context`` cut some): the shortest character budget that keeps
-    exactly ``n_shots`` finds the same prompt the token budget found."""
-    from synthprobe.tasks.gpt3.prompts import PromptConfig, build_prompt
-
-    full = build_prompt(task, pool_items, index, PromptConfig(shots=k, format=fmt, seed=seed, max_context=None))
-    if full.n_shots == n_shots:
-        return full.text
-    lo, hi = 8, max(8, len(full.text))
-    while lo < hi:
-        mid = (lo + hi) // 2
-        try:
-            got = build_prompt(task, pool_items, index, PromptConfig(shots=k, format=fmt, seed=seed, max_context=mid),
-                               len)
-        except InputError:
-            lo = mid + 1
-            continue
-        if got.n_shots >= n_shots:
-            hi = mid
-        else:
-            lo = mid + 1
-    return build_prompt(task, pool_items, index, PromptConfig(shots=k, format=fmt, seed=seed, max_context=lo),
-                        len).text
-
-
-def _gpt3_task(results: Results, entry: Entry, i: int, row: dict, model_args: dict) -> TaskRun | None:
-    from synthprobe.export.lm_eval.gpt3 import gpt3_files
-    from synthprobe.tasks.gpt3.registry import BuildConfig, build_items, get_task
-
-    block = entry.results["gpt3"]
-    where = f"{block.where}.rows[{i}]"
-    task = get_task(row["task"])
-    if task.kind == "choice":
-        return None  # SAT: scored per token, lm-eval's multiple choice sums; kept under `synthprobe`
-    settings = _gpt3_settings(entry)
-    check = settings.get("check", "generate")
-    items = row.get("items") or []
-    key = "prediction" if check == "generate" else "logprob"
-    if not items or any(key not in it or "gold" not in it for it in items):
-        raise results.reader.fail(f"{where}.items", "holds no per-item predictions; lm-eval's samples need "
-                                                    "them: score with --save-predictions")
-    pool = _gpt3_pool(results, entry, row, where)
-    # the documents lm-eval loads (the pool's JSON lines), and the items synthprobe's prompts are built from
-    pool_items = [json.loads(line) for line in pool.data.decode("utf-8").splitlines() if line.strip()]
-    if row.get("task_file"):
-        from synthprobe.tasks.gpt3.taskfile import load_task_file
-
-        built = load_task_file(f"{task.name}={row['task_file']}").items
-    else:
-        built = build_items(BuildConfig(task.name, seed=settings.get("seed", 0), format=settings.get("format", "openai")))
-    k = int(row["k"])
-    files = gpt3_files(pool, results.path.parent)
-    name = pool.name + ("_gen" if check == "generate" else "")
-    body = _task_yaml(files[f"{name}.yaml"])
-    # where `synthprobe export lm-eval` puts the pool, relative to its folder
-    body["dataset_kwargs"] = {"data_files": {"test": f"data/{pool.name}.jsonl"}}
-    body["num_fewshot"] = k
-    # lm-eval dumps the sampler class the YAML's !function names (synthprobe's demonstration draw)
-    sampler = (f"<class 'synthprobe.export.lm_eval.sampler.DemoSampler_{task.name}_seed{pool.seed}'>"
-               if (body.get("fewshot_config") or {}).get("sampler") else "default")
-    cfg = task_config(body, sampler=sampler, metadata_extra=model_args, config_source=f"{name}.yaml")
-    samples = []
-    for it in sorted(items, key=lambda x: x["index"]):
-        idx = int(it["index"])
-        doc = pool_items[idx]
-        prompt = _exact_prompt(task, built, idx, k, pool.seed, pool.format, int(it.get("n_shots", k)))
-        completion = doc["completion"]
-        if check == "generate":
-            target = completion.strip()
-            raw = it["prediction"]
-            filtered = raw.strip()
-            gen_kwargs = dict(body["generation_kwargs"])
-            metrics = {"exact_match": 1.0 if filtered == target else 0.0}
-            line = {"doc_id": idx, "doc": doc, "target": target,
-                    "arguments": {"gen_args_0": {"arg_0": prompt, "arg_1": gen_kwargs}},
-                    "resps": [[raw]], "filtered_resps": [filtered], "filter": "strip",
-                    "metrics": ["exact_match"]}
-        else:
-            target = completion
-            ll, greedy = str(float(it["logprob"])), str(bool(it["correct"]))
-            metrics = {"acc": 1.0 if it["correct"] else 0.0}
-            line = {"doc_id": idx, "doc": doc, "target": target,
-                    "arguments": {"gen_args_0": {"arg_0": prompt, "arg_1": completion}},
-                    "resps": [[[ll, greedy]]], "filtered_resps": [[ll, greedy]], "filter": "none",
-                    "metrics": ["acc"]}
-        line.update({"doc_hash": doc_hash(doc), "prompt_hash": hash_string(prompt),
-                     "target_hash": hash_string(target), **metrics, "synthprobe": it})
-        samples.append(line)
-    filt = "strip" if check == "generate" else "none"
-    metrics = ("exact_match",) if check == "generate" else ("acc",)
-    return TaskRun(name, cfg, k, pool.n, samples, filt, metrics)
-
-
 # -- the files ----------------------------------------------------------------------------------
 
 
-def _model_args(entry: Entry) -> dict:
+def model_args(entry: Entry) -> dict:
+    """lm-eval's ``model_args`` of the entry's model (also kept in each task config's metadata)."""
     m = entry.model
     return {"pretrained": str(m.get("spec") or m.get("name")), "dtype": str(m.get("dtype"))}
 
@@ -361,15 +217,13 @@ def _env_info(entry: Entry) -> str:
     return "\n".join(lines)
 
 
-def _seconds(entry: Entry) -> float:
+def _seconds(entry: Entry, given: list[EntryTasks]) -> float:
     sec = entry.data.get("seconds")
     if isinstance(sec, dict) and isinstance(sec.get("total"), (int, float)):
         return float(sec["total"])
     total = float(entry.data.get("load_s") or 0.0)
-    deep = entry.results.get("deeparithmark")
-    timing = deep.data.get("timing") if deep else None
-    if isinstance(timing, dict):
-        total += sum(float(timing.get(k) or 0.0) for k in ("tokenize_s", "eval_s"))
+    for block in given:
+        total += block.seconds
     return total
 
 
@@ -382,13 +236,15 @@ def _aggregate(t: TaskRun) -> dict:
     return out
 
 
-def _results_file(entry: Entry, run: Run, when: datetime, label: str, synthprobe: dict) -> dict:
+def _results_file(entry: Entry, given: list[EntryTasks], run: Run, when: datetime, label: str,
+                  synthprobe: dict) -> dict:
     m, s = entry.model, entry.settings
-    seed = (_gpt3_settings(entry).get("seed") if "gpt3" in entry.results else None) or 0
-    limit = s.get("limit")
-    if "gpt3" in entry.results and "deeparithmark" not in entry.results:
-        limits = _gpt3_settings(entry).get("limits") or {}
-        limit = limits.get("few_shot_generation" if run.k >= 2 else "zero_one_shot")
+    config: dict[str, Any] = {}
+    for block in given:
+        for key, value in block.config(run.k).items():
+            config.setdefault(key, value)
+    seed = config.get("seed") or 0
+    limit = config.get("limit", s.get("limit"))
     special = m.get("special_tokens") if isinstance(m.get("special_tokens"), dict) else {}
     task_hashes = {t.name: hash_string("".join(x["doc_hash"] + x["prompt_hash"] + x["target_hash"]
                                                for x in t.samples)) for t in run.tasks}
@@ -401,7 +257,7 @@ def _results_file(entry: Entry, run: Run, when: datetime, label: str, synthprobe
         "higher_is_better": {t.name: {mm: True for mm in t.metrics} for t in run.tasks},
         "n-samples": {t.name: {"original": t.original, "effective": len(t.samples)} for t in run.tasks},
         "config": {
-            "model": "synthprobe", "model_args": _model_args(entry),
+            "model": "synthprobe", "model_args": model_args(entry),
             "model_num_parameters": m.get("params") or 0,
             "model_dtype": f"torch.{m.get('dtype')}", "model_revision": "main",
             "model_sha": str(m.get("fingerprint") or ""),
@@ -426,20 +282,22 @@ def _results_file(entry: Entry, run: Run, when: datetime, label: str, synthprobe
         "model_name_sanitized": sanitize_model_name(label),
         "system_instruction": None, "system_instruction_sha": None, "fewshot_as_multiturn": None,
         "chat_template": None, "chat_template_sha": None,
-        "total_evaluation_time_seconds": str(_seconds(entry)),
+        "total_evaluation_time_seconds": str(_seconds(entry, given)),
         "synthprobe": synthprobe,
     }
 
 
-def _stripped_entry(entry: Entry, moved: dict[str, tuple[int, str]]) -> dict:
-    """The entry without the per-item lists that went into sample files (``moved``)."""
+def _stripped_entry(entry: Entry, tasks: list[TaskRun]) -> dict:
+    """The entry without the per-item lists that went into sample files (each task's ``drop``)."""
     data = json.loads(json.dumps(entry.data))
-    res = data["results"]
-    if "deeparithmark" in moved:
-        res["deeparithmark"].pop("predictions", None)
-    for key in moved:
-        if key.startswith("gpt3.rows["):
-            res["gpt3"]["rows"][int(key[len("gpt3.rows["):-1])].pop("items", None)
+    for t in tasks:
+        if not t.drop:
+            continue
+        *path, last = t.drop
+        node = data["results"]
+        for step in path:
+            node = node[step]
+        node.pop(last, None)
     return data
 
 
@@ -452,14 +310,17 @@ def generated_protocol(entry) -> str | None:
     return None if name == "loglik" else str(name)
 
 
-def lm_eval_files(results: Results, *, data: str | Path | None = None,
-                  when: datetime | None = None, protocol: Any = None) -> dict[str, bytes]:
+def lm_eval_files(results: Results, *, when: datetime | None = None, protocol: Any = None,
+                  **options: Any) -> dict[str, bytes]:
     """Relative path → bytes of the lm-eval output files of every model in ``results``
-    (``protocol``: the document's ``protocol`` object, kept under ``synthprobe``)."""
+    (``protocol``: the document's ``protocol`` object, kept under ``synthprobe``). Each results
+    block becomes tasks through its benchmark's ``lm_eval`` part; ``options`` go to the part that
+    takes them (``data=``: the Deep Arithmark file the models were scored on)."""
     if not results.models:
         raise results.reader.fail("models", "is empty; expected at least one scored model")
     when = when or datetime.now(timezone.utc)
-    release = None
+    parts = routed("lm_eval", options, "lm_eval_files")
+    shared: dict[str, dict] = {bench.name: {} for bench, _, _ in parts}
     files: dict[str, bytes] = {}
     folders: dict[str, int] = {}
     kept = [e for e in results.models if generated_protocol(e) is None]
@@ -474,27 +335,23 @@ def lm_eval_files(results: Results, *, data: str | Path | None = None,
         if folders[folder] > 1:
             folder = f"{folder}__{folders[folder]}"
         runs: dict[int, Run] = {}
-        moved: dict[str, tuple[int, str]] = {}
-        if "deeparithmark" in entry.results:
-            if release is None:
-                release = _release_for(results, Path(data) if data is not None else None)
-            t = _deeparithmark_task(results, entry, release, _model_args(entry))
-            runs.setdefault(0, Run(0)).tasks.append(t)
-            moved["deeparithmark"] = (0, t.name)
-        if "gpt3" in entry.results:
-            for i, row in enumerate(entry.results["gpt3"].data["rows"]):
-                t = _gpt3_task(results, entry, i, row, _model_args(entry))
-                if t is None:
-                    continue
+        moved: list[TaskRun] = []
+        given: list[EntryTasks] = []
+        for bench, part, opts in parts:
+            if bench.name not in entry.results or not hasattr(part, "result_tasks"):
+                continue
+            block = part.result_tasks(results, entry, shared=shared[bench.name], **opts)
+            given.append(block)
+            for t in block.tasks:
                 run = runs.setdefault(t.k, Run(t.k))
                 if any(x.name == t.name for x in run.tasks):
-                    raise results.reader.fail(f"{entry.results['gpt3'].where}.rows[{i}]",
-                                              f"task {t.name} with K={t.k} appears twice")
+                    raise results.reader.fail(t.where, f"task {t.name} with K={t.k} appears twice")
                 run.tasks.append(t)
-                moved[f"gpt3.rows[{i}]"] = (t.k, t.name)
+                moved.append(t)
         if not runs:
-            raise results.reader.fail(entry.where, "holds no results lm-eval has a task for (Deep Arithmark "
-                                                   "with --save-predictions, GPT-3 generation tasks)")
+            what = ", ".join(getattr(part, "SCORED", bench.title) for bench, part, _ in parts
+                             if hasattr(part, "result_tasks"))
+            raise results.reader.fail(entry.where, f"holds no results lm-eval has a task for ({what})")
         order = sorted(runs)
         stamps = {k: date_id(when + timedelta(microseconds=n)) for n, k in enumerate(order)}
         for n, k in enumerate(order):
@@ -509,9 +366,9 @@ def lm_eval_files(results: Results, *, data: str | Path | None = None,
                                "datasets": results.datasets,
                                "protocol": protocol},
                     "entry": _stripped_entry(entry, moved),
-                    "samples": {key: {"run": stamps[k2], "task": name} for key, (k2, name) in moved.items()},
+                    "samples": {t.key: {"run": stamps[t.k], "task": t.name} for t in moved},
                 })
-            doc = _results_file(entry, run, when + timedelta(microseconds=n), label, meta)
+            doc = _results_file(entry, given, run, when + timedelta(microseconds=n), label, meta)
             files[f"{folder}/results_{iso}.json"] = json.dumps(doc, indent=2, ensure_ascii=False).encode("utf-8")
             for t in run.tasks:
                 body = "".join(json.dumps(s, ensure_ascii=False) + "\n" for s in t.samples)
@@ -519,11 +376,12 @@ def lm_eval_files(results: Results, *, data: str | Path | None = None,
     return files
 
 
-def export_lm_eval_results(path: str | Path, out: str | Path, *, data: str | Path | None = None,
-                           when: datetime | None = None, overwrite: bool = False) -> list[Path]:
+def export_lm_eval_results(path: str | Path, out: str | Path, *, when: datetime | None = None,
+                           overwrite: bool = False, **options: Any) -> list[Path]:
     """Read the results document ``path`` and write its lm-eval output files under ``out``;
     returns the written paths. Nothing is written when any model cannot be converted. ``when``
-    (default: the results file's modification time) gives the files' time stamps."""
+    (default: the results file's modification time) gives the files' time stamps; ``options``
+    go to the benchmarks' ``lm_eval`` parts (``data=``, as :func:`lm_eval_files`)."""
     from synthprobe.results import parse, read_json
 
     path = Path(path)
@@ -532,10 +390,12 @@ def export_lm_eval_results(path: str | Path, out: str | Path, *, data: str | Pat
     out = check_out_dir(out)
     if when is None:
         when = datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)
-    files = lm_eval_files(results, data=data, when=when, protocol=raw.get("protocol"))
+    files = lm_eval_files(results, when=when, protocol=raw.get("protocol"), **options)
     left = [f"{e.model.get('name')} ({generated_protocol(e)})" for e in results.models if generated_protocol(e)]
     if left:
         print(f"synthprobe: note: left out of lm-eval's files, which hold the loglik protocol only: "
               f"{', '.join(left)}", file=sys.stderr)
-    inputs = [(path, "RESULTS.json")] + ([(data, "--data")] if data is not None else [])
+    inputs = [(path, "RESULTS.json")]
+    for _, part, opts in routed("lm_eval", options, "export_lm_eval_results"):
+        inputs += part.inputs(**opts) if hasattr(part, "inputs") else []
     return write_tree(out, files, inputs=inputs, overwrite=overwrite)

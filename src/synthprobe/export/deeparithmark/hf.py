@@ -34,7 +34,7 @@ import yaml
 
 from synthprobe.errors import InputError
 from synthprobe.io.write import check_out_dir, check_output_dir, write_tree
-from synthprobe.export.release import DEFAULT_RELEASE, Release, load_release
+from synthprobe.export.deeparithmark.release import DEFAULT_RELEASE, Release, load_release
 
 PARQUET_NAME = "data/test-00000-of-00001.parquet"
 PRETTY_NAME = "Deep Arithmark-1"

@@ -1,17 +1,48 @@
-"""GPT-3's synthetic tasks as lm-eval tasks: the pools (built here, or a user's files checked by
-:func:`synthprobe.tasks.gpt3.taskfile.load_task_file`), their prompt layout, the YAMLs and the
-generated few-shot module."""
+"""The GPT-3 synthetic tasks' ``lm_eval`` part (:mod:`synthprobe.benchmarks`): their tasks for
+``synthprobe export lm-eval`` and their results rows as lm-eval's output files.
+
+**Tasks.** The ten arithmetic and five word tasks are built here, from ``gpt3_seed`` in
+``gpt3_format``, exactly as ``synthprobe build``/``synthprobe score gpt3`` build them (the pools;
+SAT analogies only from a user's ``sat_file``: the SAT set is never shipped). Files built earlier
+with ``synthprobe build`` can be passed as ``gpt3={name: path}`` instead, checked by
+:func:`synthprobe.tasks.gpt3.taskfile.load_task_file`. Every task is named ``synthprobe_<task>``
+so it does not override lm-eval's built-in ``arithmetic_*``/unscramble tasks, which read
+OpenAI's released files.
+
+A free-form pool (``{"context", "completion"}``) gives a ``generate_until`` task
+``synthprobe_<task>_gen`` (greedy, stop at a newline, exact match after trimming: GPT-3's check
+and ``synthprobe score gpt3``'s) and a ``loglikelihood`` task ``synthprobe_<task>`` whose
+``acc`` is "the gold completion is the greedy continuation" (lm-eval's arithmetic check,
+``synthprobe score gpt3 --check is-greedy``). A multiple-choice pool (SAT) gives a
+``multiple_choice`` task.
+
+Prompts are GPT-3's: the word tasks' instruction line is the YAML ``description`` (lm-eval puts
+it first), demonstrations come from the task's own pool (``fewshot_split`` is the test split)
+joined with the same delimiters as :mod:`synthprobe.tasks.gpt3.prompts`, and they are drawn by
+:func:`synthprobe.export.lm_eval.sampler.demo_sampler` — synthprobe's own draw, never the test
+item — through the generated ``synthprobe_fewshot.py``. What still differs from ``synthprobe
+score gpt3`` is stated at the top of every YAML.
+
+**Results.** Each row scored with per-item predictions (``--check generate``: the task
+``synthprobe_<task>_gen``; ``--check is-greedy``: ``synthprobe_<task>``) becomes a task of the
+run of its K, its prompts rebuilt exactly as synthprobe built them; SAT rows (scored per token,
+lm-eval's multiple choice sums) stay under ``synthprobe`` only.
+"""
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
 from synthprobe.errors import InputError
+from synthprobe.export.lm_eval.files import EntryTasks, TaskRun, doc_hash, hash_string, model_args, task_config, task_yaml
+from synthprobe.export.lm_eval.tasks import TaskFiles
 from synthprobe.export.lm_eval.yaml import MC_METRICS, Function, comment, data_source, dump
+from synthprobe.results import Entry, Results
 from synthprobe.formats.arithmark3 import load_arithmark3
 from synthprobe.io.read import read_jsonl
 from synthprobe.tasks.gpt3.taskfile import check_record, load_task_file
@@ -26,6 +57,11 @@ DEFAULT_GPT3_TASKS = "arithmetic,words"
 
 #: The generated module the GPT-3 YAMLs take their few-shot sampler from.
 FEWSHOT_MODULE = "synthprobe_fewshot"
+
+#: the keyword options of ``export_lm_eval`` this part takes
+OPTIONS = ("gpt3", "gpt3_tasks", "gpt3_seed", "gpt3_format", "sat_file")
+#: what of its results lm-eval's files have a task for (said when an entry has none)
+SCORED = "GPT-3 generation tasks"
 
 
 @dataclass(frozen=True)
@@ -355,3 +391,211 @@ def gpt3_files(pool: Gpt3Pool, out: Path) -> dict[str, bytes]:
         f"{name}_gen.yaml": dump(_gpt3_comment(pool, "generation", layout), gen),
     }
 
+
+def parse_gpt3_spec(spec: str) -> tuple[str, Path]:
+    """``NAME=PATH``, or just ``PATH``: the task is then ``synthprobe_<file name>``."""
+    name, sep, path = spec.partition("=")
+    if not sep:
+        stem = Path(spec).stem.replace("-", "_").replace(".", "_")
+        name, path = (GPT3_PREFIX + stem if stem else ""), spec
+    if not name or not path:
+        raise InputError(f"expected NAME=PATH or PATH (e.g. data/gpt3/arithmetic_2da.jsonl), got {spec!r}",
+                         field="--gpt3")
+    return name, Path(path)
+
+
+# -- the part: task files ---------------------------------------------------------------------
+
+
+def inputs(gpt3: dict[str, str | Path] | None = None, sat_file: str | Path | None = None,
+           **_: Any) -> list[tuple[Any, str]]:
+    """The files named by the options (the SAT package, task files built earlier), never written over."""
+    named = [(sat_file, "--sat-file"), *((p, "--gpt3") for p in (gpt3 or {}).values())]
+    return [(path, flag) for path, flag in named if path is not None]
+
+
+def _readme_run(pools: list[Gpt3Pool], where: Path) -> list[str]:
+    if not pools:
+        return []
+    from synthprobe.tasks.gpt3.registry import ordered_tasks
+
+    lines = [
+        "GPT-3's synthetic tasks, zero-shot (`synthprobe_gpt3_gen`: every generation task; "
+        "`synthprobe_gpt3`: the log-likelihood ones):",
+        "",
+        "```bash",
+        "lm_eval --model hf --model_args pretrained=MODEL,dtype=float32 \\",
+        f"    --include_path {where} --tasks synthprobe_gpt3_gen",
+        "```",
+        "",
+        "lm-eval runs one K per run; GPT-3's few-shot K differs by family, so run the families "
+        "apart:",
+        "",
+        "```bash",
+    ]
+    k_of = {t.family: t.k_few for t in ordered_tasks()}
+    for fam in sorted({p.task.family for p in pools if p.task is not None}):
+        lines.append(f"lm_eval ... --include_path {where} --tasks synthprobe_gpt3_{fam}_gen "
+                     f"--num_fewshot {k_of[fam]}")
+    return lines + ["```", "",
+                    "Demonstrations are drawn by `synthprobe_fewshot.py` exactly as `synthprobe score "
+                    "gpt3` draws them (synthprobe must be importable where lm-eval runs). Each YAML's "
+                    "header states what still differs from `synthprobe score gpt3`.", ""]
+
+
+def task_files(out: Path, *, gpt3: dict[str, str | Path] | None = None,
+               gpt3_tasks: str | Iterable[str] = DEFAULT_GPT3_TASKS, gpt3_seed: int = 0,
+               gpt3_format: str = "openai", sat_file: str | Path | None = None,
+               progress: bool = False) -> TaskFiles:
+    """The tasks ``gpt3_tasks`` built from ``gpt3_seed`` in ``gpt3_format`` (SAT from
+    ``sat_file`` only), a file of ``gpt3`` replacing the built task of the same name, and the
+    few-shot module their YAMLs name."""
+    user = {name: user_pool(name, Path(path), seed=gpt3_seed, fmt=gpt3_format)
+            for name, path in sorted((gpt3 or {}).items())}
+    pools = [p for p in built_pools(gpt3_tasks, seed=gpt3_seed, fmt=gpt3_format, sat_file=sat_file,
+                                    progress=progress) if p.name not in user]
+    pools += list(user.values())
+    files: dict[str, bytes] = {}
+    for pool in pools:
+        for rel, blob in gpt3_files(pool, out).items():
+            if rel in files:
+                raise InputError(f"task {pool.name!r} would overwrite {rel}")
+            files[rel] = blob
+    if pools:
+        files[f"{FEWSHOT_MODULE}.py"] = fewshot_module(pools)
+    return TaskFiles(files, run=_readme_run(pools, out.resolve()), inputs=inputs(gpt3, sat_file))
+
+
+# -- the part: results rows as lm-eval's files -------------------------------------------------
+
+
+def _gpt3_settings(entry: Entry) -> dict:
+    block = entry.results["gpt3"]
+    return block.data.get("settings") or entry.settings or {}
+
+
+def _gpt3_pool(results: Results, entry: Entry, row: dict, where: str):
+    """The pool the row was scored on, as the export writes it (a :class:`Gpt3Pool`)."""
+    from synthprobe.tasks.gpt3.registry import get_task
+
+    settings = _gpt3_settings(entry)
+    task = get_task(row["task"])
+    seed, fmt = settings.get("seed", 0), settings.get("format", "openai")
+    if settings.get("number_format", "plain") not in (None, "plain"):
+        raise results.reader.fail(f"{where}", "scored with a number format other than plain; the exported "
+                                              "lm-eval tasks hold plain numbers")
+    task_file = row.get("task_file")
+    if task_file:
+        path = Path(task_file)
+        if not path.is_file():
+            raise results.reader.fail(f"{where}.task_file", f"{task_file!r} is not found")
+        return user_pool(f"synthprobe_{task.name}", path, seed=seed, fmt=fmt)
+    return built_pools([task.name], seed=seed, fmt=fmt)[0]
+
+
+def _exact_prompt(task, pool_items: list, index: int, k: int, seed: int, fmt: str, n_shots: int) -> str:
+    """synthprobe's prompt for ``pool_items[index]`` with the ``n_shots`` demonstrations it used
+    (fewer than ``k`` when ``--max-context`` cut some): the shortest character budget that keeps
+    exactly ``n_shots`` finds the same prompt the token budget found."""
+    from synthprobe.tasks.gpt3.prompts import PromptConfig, build_prompt
+
+    full = build_prompt(task, pool_items, index, PromptConfig(shots=k, format=fmt, seed=seed, max_context=None))
+    if full.n_shots == n_shots:
+        return full.text
+    lo, hi = 8, max(8, len(full.text))
+    while lo < hi:
+        mid = (lo + hi) // 2
+        try:
+            got = build_prompt(task, pool_items, index, PromptConfig(shots=k, format=fmt, seed=seed, max_context=mid),
+                               len)
+        except InputError:
+            lo = mid + 1
+            continue
+        if got.n_shots >= n_shots:
+            hi = mid
+        else:
+            lo = mid + 1
+    return build_prompt(task, pool_items, index, PromptConfig(shots=k, format=fmt, seed=seed, max_context=lo),
+                        len).text
+
+
+def _gpt3_task(results: Results, entry: Entry, i: int, row: dict, model_args: dict) -> TaskRun | None:
+    from synthprobe.tasks.gpt3.registry import BuildConfig, build_items, get_task
+
+    block = entry.results["gpt3"]
+    where = f"{block.where}.rows[{i}]"
+    task = get_task(row["task"])
+    if task.kind == "choice":
+        return None  # SAT: scored per token, lm-eval's multiple choice sums; kept under `synthprobe`
+    settings = _gpt3_settings(entry)
+    check = settings.get("check", "generate")
+    items = row.get("items") or []
+    key = "prediction" if check == "generate" else "logprob"
+    if not items or any(key not in it or "gold" not in it for it in items):
+        raise results.reader.fail(f"{where}.items", "holds no per-item predictions; lm-eval's samples need "
+                                                    "them: score with --save-predictions")
+    pool = _gpt3_pool(results, entry, row, where)
+    # the documents lm-eval loads (the pool's JSON lines), and the items synthprobe's prompts are built from
+    pool_items = [json.loads(line) for line in pool.data.decode("utf-8").splitlines() if line.strip()]
+    if row.get("task_file"):
+        from synthprobe.tasks.gpt3.taskfile import load_task_file
+
+        built = load_task_file(f"{task.name}={row['task_file']}").items
+    else:
+        built = build_items(BuildConfig(task.name, seed=settings.get("seed", 0), format=settings.get("format", "openai")))
+    k = int(row["k"])
+    files = gpt3_files(pool, results.path.parent)
+    name = pool.name + ("_gen" if check == "generate" else "")
+    body = task_yaml(files[f"{name}.yaml"])
+    # where `synthprobe export lm-eval` puts the pool, relative to its folder
+    body["dataset_kwargs"] = {"data_files": {"test": f"data/{pool.name}.jsonl"}}
+    body["num_fewshot"] = k
+    # lm-eval dumps the sampler class the YAML's !function names (synthprobe's demonstration draw)
+    sampler = (f"<class 'synthprobe.export.lm_eval.sampler.DemoSampler_{task.name}_seed{pool.seed}'>"
+               if (body.get("fewshot_config") or {}).get("sampler") else "default")
+    cfg = task_config(body, sampler=sampler, metadata_extra=model_args, config_source=f"{name}.yaml")
+    samples = []
+    for it in sorted(items, key=lambda x: x["index"]):
+        idx = int(it["index"])
+        doc = pool_items[idx]
+        prompt = _exact_prompt(task, built, idx, k, pool.seed, pool.format, int(it.get("n_shots", k)))
+        completion = doc["completion"]
+        if check == "generate":
+            target = completion.strip()
+            raw = it["prediction"]
+            filtered = raw.strip()
+            gen_kwargs = dict(body["generation_kwargs"])
+            metrics = {"exact_match": 1.0 if filtered == target else 0.0}
+            line = {"doc_id": idx, "doc": doc, "target": target,
+                    "arguments": {"gen_args_0": {"arg_0": prompt, "arg_1": gen_kwargs}},
+                    "resps": [[raw]], "filtered_resps": [filtered], "filter": "strip",
+                    "metrics": ["exact_match"]}
+        else:
+            target = completion
+            ll, greedy = str(float(it["logprob"])), str(bool(it["correct"]))
+            metrics = {"acc": 1.0 if it["correct"] else 0.0}
+            line = {"doc_id": idx, "doc": doc, "target": target,
+                    "arguments": {"gen_args_0": {"arg_0": prompt, "arg_1": completion}},
+                    "resps": [[[ll, greedy]]], "filtered_resps": [[ll, greedy]], "filter": "none",
+                    "metrics": ["acc"]}
+        line.update({"doc_hash": doc_hash(doc), "prompt_hash": hash_string(prompt),
+                     "target_hash": hash_string(target), **metrics, "synthprobe": it})
+        samples.append(line)
+    filt = "strip" if check == "generate" else "none"
+    metrics = ("exact_match",) if check == "generate" else ("acc",)
+    return TaskRun(name, cfg, k, pool.n, samples, filt, metrics, key=f"gpt3.rows[{i}]", where=where,
+                   drop=("gpt3", "rows", i, "items"))
+
+
+def result_tasks(results: Results, entry: Entry, *, shared: dict, **_: Any) -> EntryTasks:
+    """The entry's GPT-3 rows as lm-eval tasks, one run per K (SAT rows left to ``synthprobe``)."""
+    rows = entry.results["gpt3"].data["rows"]
+    tasks = [t for i, row in enumerate(rows) if (t := _gpt3_task(results, entry, i, row, model_args(entry)))]
+    settings = _gpt3_settings(entry)
+
+    def config(k: int) -> dict:
+        limits = settings.get("limits") or {}
+        return {"seed": settings.get("seed"),
+                "limit": limits.get("few_shot_generation" if k >= 2 else "zero_one_shot")}
+
+    return EntryTasks(tasks, config=config)
