@@ -41,6 +41,9 @@ PARTS = {
     "work": "work(backend, items) -> the runner's work(todo, batch_size, emit) function (`synthprobe score NAME`)",
     "metrics": "metrics(records) -> dict: the block's summary from the scored records",
     "report": "the report section module (KEY, TITLE, parse, section; see synthprobe.report.extras)",
+    "tables": "tables(items) -> {name: (head, rows)}: its paper-ready tables (`report --table`), from its report items",
+    "viewer": "viewer(docs) -> list of synthprobe.report.viewer.Run: its saved items for the item viewer (items.html)",
+    "lm_eval_reader": "the module that reads its tasks in lm-eval output folders into its block (see synthprobe.report.lm_eval)",
 }
 
 
@@ -57,6 +60,9 @@ class Benchmark:
     work: Any = None
     metrics: Any = None
     report: Any = None
+    tables: Any = None
+    viewer: Any = None
+    lm_eval_reader: Any = None
     #: one line for `synthprobe score NAME --help`
     summary: str = ""
 

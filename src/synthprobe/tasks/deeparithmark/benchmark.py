@@ -13,5 +13,8 @@ BENCHMARK = Benchmark(
     title="Deep Arithmark",
     metrics="synthprobe.scoring.deeparithmark.metrics:summarise",
     report="synthprobe.report.deeparithmark",
+    tables="synthprobe.report.deeparithmark.paper_tables:tables",
+    viewer="synthprobe.report.deeparithmark.items:runs",
+    lm_eval_reader="synthprobe.report.deeparithmark.lm_eval",
     summary="Deep, multi-step arithmetic word problems, 4-way, with named mistakes as decoys.",
 )

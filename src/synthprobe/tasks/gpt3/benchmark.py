@@ -13,5 +13,8 @@ BENCHMARK = Benchmark(
     title="GPT-3 synthetic tasks",
     metrics="synthprobe.scoring.gpt3.metrics:summarize",
     report="synthprobe.report.gpt3",
+    tables="synthprobe.report.gpt3.paper_tables:tables",
+    viewer="synthprobe.report.gpt3.items:runs",
+    lm_eval_reader="synthprobe.report.gpt3.lm_eval",
     summary="GPT-3's arithmetic, word-unscrambling and SAT-analogy tasks, zero-, one- and few-shot.",
 )
