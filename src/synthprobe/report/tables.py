@@ -60,14 +60,20 @@ def render(table: Table, fmt: str) -> bytes:
     dash = "--" if fmt == "latex" else "—"
     frame = pd.DataFrame([[_cell(head[i], v, dash) for i, v in enumerate(row)] for row in rows], columns=head)
     if fmt == "latex":
-        align = "".join("l" if c in _TEXT_COLUMNS else "r" for c in head)
+        align = "".join("l" if _is_text(rows, i) else "r" for i in range(len(head)))
         return frame.to_latex(index=False, escape=True, na_rep="--", column_format=align).encode("utf-8")
     if fmt == "markdown":
         return (frame.to_markdown(index=False, disable_numparse=True) + "\n").encode("utf-8")
     raise ValueError(f"unknown table format {fmt!r}")
 
 
-_TEXT_COLUMNS = {"Model", "Task", "Code", "Setting", "items"}
+def _is_text(rows: list[list[Any]], i: int) -> bool:
+    """Whether column ``i`` holds text (left-aligned): some value, and every value a string or
+    empty; in a table without rows, the first column (the model)."""
+    if not rows:
+        return i == 0
+    values = [row[i] for row in rows if row[i] is not None]
+    return bool(values) and all(isinstance(v, str) for v in values)
 
 
 def _is_p(column: str) -> bool:

@@ -73,5 +73,7 @@ BENCHMARK = Benchmark(
     work="synthprobe_larger:work",
     metrics="synthprobe_larger:metrics",
     report="synthprobe_larger.report",
+    tables="synthprobe_larger.report:tables",
+    viewer="synthprobe_larger.report:viewer",
     summary="Two numbers, two choices: the larger one is right.",
 )
