@@ -78,11 +78,13 @@ def test_a_benchmark_imported_by_name_breaks_the_registry_contracts(tmp_path):
                           ("scoring/gpt3/metrics.py", "import synthprobe.scoring.deeparithmark.metrics"),
                           ("report/tables.py", "import synthprobe.report.deeparithmark.paper_tables"),
                           ("report/viewer.py", "import synthprobe.report.gpt3.items"),
-                          ("report/lm_eval.py", "import synthprobe.tasks.gpt3.paper"))
+                          ("report/lm_eval.py", "import synthprobe.tasks.gpt3.paper"),
+                          ("report/compare.py", "import synthprobe.report.deeparithmark.outcomes"))
     assert res.returncode != 0
     assert "synthprobe.benchmarks BROKEN" in res.stdout and "nor the command line BROKEN" in res.stdout, res.stdout
     for line in ("synthprobe.report.page -> synthprobe.report.gpt3.table",
                  "synthprobe.report.tables -> synthprobe.report.deeparithmark.paper_tables",
                  "synthprobe.report.viewer -> synthprobe.report.gpt3.items",
-                 "synthprobe.report.lm_eval -> synthprobe.tasks.gpt3.paper"):
+                 "synthprobe.report.lm_eval -> synthprobe.tasks.gpt3.paper",
+                 "synthprobe.report.compare -> synthprobe.report.deeparithmark.outcomes"):
         assert line in res.stdout, res.stdout

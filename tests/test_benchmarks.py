@@ -59,6 +59,8 @@ def test_built_in_benchmarks_resolve_their_parts_on_first_use():
         assert callable(bench.part("tables")) and callable(bench.part("viewer"))
         reader = bench.part("lm_eval_reader")
         assert callable(reader.read) and callable(reader.restore) and reader.TASKS and reader.SAMPLES
+        paired = bench.part("outcomes")
+        assert callable(paired.outcomes) and bench.name in paired.BLOCKS and paired.METRIC and paired.LEAD
     with pytest.raises(InputError, match="has no 'work' part"):
         deep.part("work")
 

@@ -44,6 +44,7 @@ PARTS = {
     "tables": "tables(items) -> {name: (head, rows)}: its paper-ready tables (`report --table`), from its report items",
     "viewer": "viewer(docs) -> list of synthprobe.report.viewer.Run: its saved items for the item viewer (items.html)",
     "lm_eval_reader": "the module that reads its tasks in lm-eval output folders into its block (see synthprobe.report.lm_eval)",
+    "outcomes": "the module giving each model's per-item right/wrong for the paired comparison (see synthprobe.report.compare)",
 }
 
 
@@ -63,6 +64,7 @@ class Benchmark:
     tables: Any = None
     viewer: Any = None
     lm_eval_reader: Any = None
+    outcomes: Any = None
     #: one line for `synthprobe score NAME --help`
     summary: str = ""
 

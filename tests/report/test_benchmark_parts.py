@@ -1,4 +1,5 @@
-"""The report's generic modules (paper-ready tables, item viewer, lm-eval reader) reach benchmarks
+"""The report's generic modules (paper-ready tables, item viewer, lm-eval reader, paired
+comparison) reach benchmarks
 only through the registry's parts: their code names no benchmark, and what a benchmark's part
 returns is what they use. The whole route through the command line, with a benchmark installed
 through an entry point, is tests/test_benchmarks.py; that nothing observable changed for the
@@ -13,9 +14,9 @@ import pytest
 
 from synthprobe import benchmarks
 from synthprobe.errors import InputError
-from synthprobe.report import lm_eval, tables, viewer
+from synthprobe.report import compare, lm_eval, tables, viewer
 
-GENERIC = (tables, viewer, lm_eval)
+GENERIC = (tables, viewer, lm_eval, compare)
 NAMES = ("deeparithmark", "gpt3", "deep arithmark", "gpt-3")
 
 
@@ -101,3 +102,11 @@ def test_the_viewer_joins_what_each_benchmark_part_returns():
 def test_lm_eval_folders_are_read_by_the_benchmarks_reader_parts():
     names = [name for name, _ in lm_eval.readers()]
     assert names[:2] == ["deeparithmark", "gpt3"]
+
+
+def test_a_block_belongs_to_the_benchmark_whose_outcomes_part_reads_it():
+    """ArithMark 3.0, scored beside Deep Arithmark, is compared and named apart with it."""
+    assert [compare._family(b) for b in ("deeparithmark", "arithmark3", "gpt3", "other")] == [
+        "deeparithmark", "deeparithmark", "gpt3", "other"]
+    assert compare._title("arithmark3") == "ArithMark 3.0" and compare._title("other") == "other"
+    assert "(acc_norm for Deep Arithmark, exact match for GPT-3)" in compare.lead()

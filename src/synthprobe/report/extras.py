@@ -43,7 +43,10 @@ Beyond its section, a benchmark brings the rest of its report as more parts of i
     and answers;
 ``lm_eval_reader``
     the module that reads its tasks in lm-evaluation-harness output folders back into its block
-    (:mod:`synthprobe.report.lm_eval`).
+    (:mod:`synthprobe.report.lm_eval`);
+``outcomes``
+    the module that gives each model's per-item right/wrong for the paired comparison
+    (:mod:`synthprobe.report.compare`).
 """
 
 from __future__ import annotations

@@ -16,5 +16,6 @@ BENCHMARK = Benchmark(
     tables="synthprobe.report.deeparithmark.paper_tables:tables",
     viewer="synthprobe.report.deeparithmark.items:runs",
     lm_eval_reader="synthprobe.report.deeparithmark.lm_eval",
+    outcomes="synthprobe.report.deeparithmark.outcomes",
     summary="Deep, multi-step arithmetic word problems, 4-way, with named mistakes as decoys.",
 )
