@@ -64,7 +64,8 @@ class Outcomes:
 
 @lru_cache(maxsize=1)
 def _parts() -> tuple[tuple[str, ModuleType], ...]:
-    """(benchmark name, ``outcomes`` part) of every benchmark of the registry that has one."""
+    """(benchmark name, ``outcomes`` part) of every benchmark of the registry that has one; read
+    once per process, as the registry reads each benchmark once (every item of a report asks)."""
     found = (benchmarks.get(name) for name in benchmarks.names())
     return tuple((bench.name, bench.part("outcomes")) for bench in found if bench.has("outcomes"))
 
