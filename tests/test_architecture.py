@@ -75,10 +75,19 @@ def test_a_benchmark_imported_by_name_breaks_the_registry_contracts(tmp_path):
     """The report assembler importing a benchmark's package, and one benchmark importing another,
     are each refused by their contract."""
     res = _lint_copy_with(tmp_path, ("report/page.py", "import synthprobe.report.gpt3.table"),
-                          ("scoring/gpt3/metrics.py", "import synthprobe.scoring.deeparithmark.metrics"))
+                          ("scoring/gpt3/metrics.py", "import synthprobe.scoring.deeparithmark.metrics"),
+                          ("report/tables.py", "import synthprobe.report.deeparithmark.paper_tables"),
+                          ("report/viewer.py", "import synthprobe.report.gpt3.items"),
+                          ("report/lm_eval.py", "import synthprobe.tasks.gpt3.paper"),
+                          ("report/compare.py", "import synthprobe.report.deeparithmark.outcomes"))
     assert res.returncode != 0
     assert "synthprobe.benchmarks BROKEN" in res.stdout and "nor the command line BROKEN" in res.stdout, res.stdout
-    assert "synthprobe.report.page -> synthprobe.report.gpt3.table" in res.stdout, res.stdout
+    for line in ("synthprobe.report.page -> synthprobe.report.gpt3.table",
+                 "synthprobe.report.tables -> synthprobe.report.deeparithmark.paper_tables",
+                 "synthprobe.report.viewer -> synthprobe.report.gpt3.items",
+                 "synthprobe.report.lm_eval -> synthprobe.tasks.gpt3.paper",
+                 "synthprobe.report.compare -> synthprobe.report.deeparithmark.outcomes"):
+        assert line in res.stdout, res.stdout
 
 
 @pytest.mark.parametrize("module, line, broken", [

@@ -55,6 +55,12 @@ def test_built_in_benchmarks_resolve_their_parts_on_first_use():
 
     assert deep.part("metrics") is summarise and benchmarks.get("gpt3").part("metrics") is summarize
     assert deep.part("report").__name__ == "synthprobe.report.deeparithmark"
+    for bench in (deep, benchmarks.get("gpt3")):   # what the report's generic modules ask for
+        assert callable(bench.part("tables")) and callable(bench.part("viewer"))
+        reader = bench.part("lm_eval_reader")
+        assert callable(reader.read) and callable(reader.restore) and reader.TASKS and reader.SAMPLES
+        paired = bench.part("outcomes")
+        assert callable(paired.outcomes) and bench.name in paired.BLOCKS and paired.METRIC and paired.LEAD
     with pytest.raises(InputError, match="has no 'work' part"):
         deep.part("work")
 
@@ -122,6 +128,10 @@ def test_bad_data_for_an_installed_benchmark_is_one_located_error(plugin, tmp_pa
 
 
 def test_the_toy_engine_scores_an_installed_benchmark_and_the_report_shows_it(plugin, tmp_path, monkeypatch):
+    """Its section, its paper-ready table (``tables`` part) and its items in the item viewer
+    (``viewer`` part), each reached through the registry."""
+    from viewer_support import page_data
+
     from synthprobe.backends import ENGINES
 
     monkeypatch.setitem(ENGINES, "toy", ("toy_engine", None))  # tests/toy_engine.py; removed after the test
@@ -132,10 +142,23 @@ def test_the_toy_engine_scores_an_installed_benchmark_and_the_report_shows_it(pl
     block = json.loads(out.read_text())["models"][0]["results"]["larger"]
     assert block["summary"]["total"] == 5 and [r["id"] for r in block["records"]] == [f"larger-2-{i}" for i in range(5)]
     assert block["dataset"]["items"] == 5 and len(block["dataset"]["sha256"]) == 64
-    assert main(["report", str(out), "--out", str(tmp_path / "rep")]) == 0
+    assert main(["report", str(out), "--out", str(tmp_path / "rep"), "--table", "csv", "--table", "latex"]) == 0
     page = (tmp_path / "rep" / "index.html").read_text()
     assert '<h2 id="larger"' in page or 'id="larger"' in page
-    assert f"<td>toy:bigram</td><td>{block['summary']['correct']}</td><td>5</td>" in page
+    correct = block["summary"]["correct"]
+    assert f"<td>toy:bigram</td><td>{correct}</td><td>5</td>" in page
+    assert (tmp_path / "rep" / "tables" / "larger.csv").read_text() == (
+        f"Model,correct,items,accuracy\ntoy:bigram,{correct},5,{round(100 * correct / 5, 2)}\n")
+    assert "\\begin{tabular}{lrrr}" in (tmp_path / "rep" / "tables" / "larger.tex").read_text()
+    assert '<a href="items.html">open the item viewer</a>' in page and "5 answers" in page
+    items = page_data((tmp_path / "rep" / "items.html").read_text("utf-8"))
+    rows = [json.loads(line) for line in data.read_text().splitlines()]
+    assert items["notes"] == [] and [(m["name"], m["source"], m["n"], m["correct"]) for m in items["models"]] == [
+        ("toy:bigram", "res.json", 5, correct)]
+    assert [it["prompt"] for it in items["items"]] == [r["question"] for r in rows]
+    assert [it["endings"] for it in items["items"]] == [r["choices"] for r in rows]
+    assert [(a["i"], a["p"], a["ok"]) for a in items["runs"][0]] == [
+        (i, r["pick"], int(r["correct"])) for i, r in enumerate(block["records"])]
 
 
 def test_scoring_an_installed_benchmark_prints_its_plan_and_keeps_the_timed_batch(plugin, tmp_path, monkeypatch,

@@ -48,6 +48,10 @@ PARTS = {
     "lm_eval": "its lm-eval exports (OPTIONS, inputs, task_files, result_tasks; see synthprobe.export.lm_eval)",
     "hub_results": "hub_results(results, entry) -> list of huggingface_hub.EvalResult: its scores on a Hub model card",
     "hf": "hf(out, data=..., repo_id=..., overwrite=...) -> the Hub dataset folder of its data file (`export hf`)",
+    "tables": "tables(items) -> {name: (head, rows)}: its paper-ready tables (`report --table`), from its report items",
+    "viewer": "viewer(docs) -> list of synthprobe.report.viewer.Run: its saved items for the item viewer (items.html)",
+    "lm_eval_reader": "the module that reads its tasks in lm-eval output folders into its block (see synthprobe.report.lm_eval)",
+    "outcomes": "the module giving each model's per-item right/wrong for the paired comparison (see synthprobe.report.compare)",
 }
 
 
@@ -68,6 +72,10 @@ class Benchmark:
     lm_eval: Any = None
     hub_results: Any = None
     hf: Any = None
+    tables: Any = None
+    viewer: Any = None
+    lm_eval_reader: Any = None
+    outcomes: Any = None
     #: one line for `synthprobe score NAME --help`
     summary: str = ""
 

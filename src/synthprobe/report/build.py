@@ -116,13 +116,16 @@ def render_files(results: Sequence[ModelResult], *, sources: Sequence[str], titl
                  data_files: Sequence[Path] = ()) -> dict[str, bytes]:
     """Relative path → bytes for every output file. ``runs``: saved predictions for the item
     viewer (``items.html``, written only when there are some); ``data_files``: where to look
-    first for the data files they name (:func:`synthprobe.report.viewer.find_data`)."""
+    first for the data files they name (``synthprobe report --data``)."""
     from tqdm.auto import tqdm
 
     if not results and not gpt3 and not extra_sections.present(extras):
         raise InputError("expected at least one results JSON file")
-    # named apart per benchmark, as the leaderboards are; a model's runs of both benchmarks share its name
-    runs = unique_names([r for r in runs if r.pairs is None]) + unique_names([r for r in runs if r.pairs is not None])
+    # named apart per benchmark, as the leaderboards are; a model's runs of several benchmarks share its name
+    by_benchmark: dict[str, list[viewer.Run]] = {}
+    for r in runs:
+        by_benchmark.setdefault(r.benchmark, []).append(r)
+    runs = [r for group in by_benchmark.values() for r in unique_names(group)]
     # one order everywhere (page, plots, legend): the leaderboard's, largest model first
     results = ordered(unique_names(list(results)))
     gpt3 = ordered(unique_names(list(gpt3)))
@@ -184,12 +187,15 @@ def build_report(paths: Sequence[str | Path], out: str | Path, *, title: str | N
         deep, g = parse(doc)
         results += deep
         gpt3 += g
+    extras = extra_sections.collect(docs)
     files = render_files(results, sources=[str(p) for p in paths], title=title, progress=progress, gpt3=gpt3,
-                         extras=extra_sections.collect(docs), runs=viewer.collect(docs),
-                         data_files=[Path(p) for p in data_files])
+                         extras=extras, runs=viewer.collect(docs), data_files=[Path(p) for p in data_files])
     if tables:
         from synthprobe.report import tables as paper_tables
 
-        files.update(paper_tables.files(ordered(unique_names(list(results))), ordered(unique_names(list(gpt3))),
-                                        list(dict.fromkeys(tables))))
+        # each benchmark's report items, for its `tables` part: the two leaderboards' rows, then
+        # what the sections parsed (those of registered benchmarks have their names)
+        items = {"deeparithmark": ordered(unique_names(list(results))), "gpt3": ordered(unique_names(list(gpt3))),
+                 **extras}
+        files.update(paper_tables.files(items, list(dict.fromkeys(tables))))
     return write_tree(out, files, inputs=inputs, overwrite=overwrite)

@@ -1,14 +1,21 @@
 """The report's paired comparison of models scored on the same items: for every pair, the
 difference in accuracy (B − A, points) with its 95 % interval, the discordant items and the
-exact McNemar p, Holm-corrected across the pairs; overall and per depth (Deep Arithmark) or per
-task and setting (GPT-3). The numbers are :mod:`synthprobe.metrics.compare`'s.
+exact McNemar p, Holm-corrected across the pairs; overall and per group of items (a depth, a
+task and setting). The numbers are :mod:`synthprobe.metrics.compare`'s.
 
 Two sources, both shown:
 
 * a results file's own ``comparisons`` block (``synthprobe score`` with several models writes it);
-* models from *different* files whose items the files keep (Deep Arithmark ``predictions``,
-  written with ``--save-predictions``; GPT-3 rows' ``items`` with ``correct``), paired here when
-  they were scored on the same data (same data SHA-256 and the same item ids).
+* models from *different* files whose items the files keep, paired here when they were scored
+  on the same data (the same items key: data SHA-256, settings; and the same item ids).
+
+What is a benchmark's is its ``outcomes`` part in the registry (:mod:`synthprobe.benchmarks`), a
+module with ``BLOCKS`` (results block → title: the blocks it reads, and the titles of stored
+comparisons of those blocks), ``METRIC`` and ``GROUP_BY`` (how a comparison of its models is
+labelled), ``LEAD`` (its metric, for the section's lead) and ``outcomes(results) -> list of
+Outcomes`` (each model's per-item right/wrong in one read results file). This module names no
+benchmark: Deep Arithmark's part is :mod:`synthprobe.report.deeparithmark.outcomes`, the GPT-3
+synthetic tasks' :mod:`synthprobe.report.gpt3.outcomes`.
 
 A name that appears in more than one input file is shown with its file name, so two runs
 called ``final`` are never merged or confused.
@@ -17,9 +24,12 @@ called ``final`` are never merged or confused.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Sequence
 
+from synthprobe import benchmarks
 from synthprobe.metrics.compare import compare_models
 from synthprobe.report import html
 from synthprobe.results import MINUS, Results, fmt_p
@@ -27,7 +37,6 @@ from synthprobe.templating import escape
 
 KEY = "comparison"
 TITLE = "Paired comparison"
-BENCHMARK_TITLES = {"deeparithmark": "Deep Arithmark", "arithmark3": "ArithMark 3.0", "gpt3": "GPT-3 synthetic tasks"}
 
 
 @dataclass(frozen=True)
@@ -41,10 +50,11 @@ class Stored:
 
 @dataclass(frozen=True)
 class Outcomes:
-    """One model's per-item outcomes on one benchmark in one file."""
+    """One model's per-item outcomes on one results block in one file."""
 
+    #: the results block (its key under the model entry's ``results``)
     benchmark: str
-    #: what must agree for two models to be paired (data SHA-256; GPT-3 seed, format, check)
+    #: what must agree for two models to be paired (the data SHA-256; the settings that decide the items)
     items_key: tuple
     name: str
     source: str
@@ -52,45 +62,23 @@ class Outcomes:
     groups: dict | None = None
 
 
-def _deep_outcomes(results: Results) -> list[Outcomes]:
-    out = []
-    for key in ("deeparithmark", "arithmark3"):
-        for entry, block in results.blocks(key):
-            preds = block.data.get("predictions")
-            ds = block.data.get("dataset")
-            sha = ds.get("sha256") if isinstance(ds, dict) else results.dataset_sha256(key)
-            if not isinstance(preds, list) or not sha:
-                continue
-            if not all(isinstance(p, dict) and isinstance(p.get("id"), str)
-                       and isinstance(p.get("correct_acc_norm"), bool) for p in preds):
-                continue
-            depth = {p["id"]: p.get("depth") for p in preds}
-            out.append(Outcomes(key, (sha,), str(entry.model.get("name")), str(results.path),
-                                {p["id"]: p["correct_acc_norm"] for p in preds},
-                                depth if all(isinstance(d, int) for d in depth.values()) else None))
-    return out
+@lru_cache(maxsize=1)
+def _parts() -> tuple[tuple[str, ModuleType], ...]:
+    """(benchmark name, ``outcomes`` part) of every benchmark of the registry that has one; read
+    once per process, as the registry reads each benchmark once (every item of a report asks)."""
+    found = (benchmarks.get(name) for name in benchmarks.names())
+    return tuple((bench.name, bench.part("outcomes")) for bench in found if bench.has("outcomes"))
 
 
-def _gpt3_outcomes(results: Results) -> list[Outcomes]:
-    out = []
-    for entry, block in results.blocks("gpt3"):
-        settings = block.data.get("settings") or entry.settings or {}
-        key = tuple(str(settings.get(k)) for k in ("seed", "format", "check", "sat_sha256"))
-        outcomes: dict[str, bool] = {}
-        groups: dict[str, str] = {}
-        for row in block.data.get("rows") or []:
-            items = row.get("items") if isinstance(row, dict) else None
-            if not isinstance(items, list) or not all(isinstance(it, dict) and isinstance(it.get("correct"), bool)
-                                                      for it in items):
-                outcomes = {}
-                break
-            for it in items:
-                k = f"{row.get('task')}|{row.get('setting')}|{it.get('index')}"
-                outcomes[k] = it["correct"]
-                groups[k] = f"{row.get('code')} {row.get('setting')}"
-        if outcomes:
-            out.append(Outcomes("gpt3", key, str(entry.model.get("name")), str(results.path), outcomes, groups))
-    return out
+def _owner(block: str) -> tuple[str, ModuleType | None]:
+    """The benchmark whose ``outcomes`` part reads the results block ``block``, and that part
+    (the block's own name and None when no part does)."""
+    return next(((name, part) for name, part in _parts() if block in part.BLOCKS), (block, None))
+
+
+def _title(block: str) -> str:
+    part = _owner(block)[1]
+    return part.BLOCKS[block] if part is not None else block
 
 
 _NUM = (int, float)
@@ -135,11 +123,12 @@ def parse(results: Results) -> list:
     outcomes."""
     raw = getattr(results, "comparisons", None) or {}
     doc_blocks = [Stored(b, str(results.path), _checked(results, b, block)) for b, block in raw.items()]
-    return doc_blocks + _deep_outcomes(results) + _gpt3_outcomes(results)
+    return doc_blocks + [o for _, part in _parts() for o in part.outcomes(results)]
 
 
-def _family(benchmark: str) -> str:
-    return "gpt3" if benchmark == "gpt3" else "deeparithmark"
+def _family(block: str) -> str:
+    """Whose model names are told apart together: the benchmark that reads the block."""
+    return _owner(block)[0]
 
 
 def display_names(items: Sequence) -> dict[tuple[str, str, str], str]:
@@ -183,10 +172,10 @@ def cross_file(items: Sequence) -> list[tuple[str, dict, dict[str, str]]]:
         for m in models:
             groups.update(m.groups or {})
         source_of = {n: m.source for n, m in names.items()}
+        part = _owner(benchmark)[1]
         block = compare_models({n: m.outcomes for n, m in names.items()},
                                groups if all(m.groups for m in models) else None,
-                               metric="acc_norm" if benchmark != "gpt3" else "accuracy (exact match)",
-                               group_by="depth" if benchmark != "gpt3" else "task",
+                               metric=part.METRIC, group_by=part.GROUP_BY,
                                keep=lambda a, b: source_of[a] != source_of[b])
         if block["pairs"] or block.get("not_paired"):
             out.append((benchmark, block, source_of))
@@ -218,12 +207,16 @@ def rows(block: dict, rename=lambda n: n) -> list[list[str]]:
 
 HEAD = ["B − A", "items", "n", "A %", "B %", "Δ (points)", "95 % CI", "A only / B only", "McNemar p", "Holm p"]
 
-LEAD = ("Paired tests of models scored on the same items. Δ = B − A in accuracy points (acc_norm for Deep "
-        "Arithmark, exact match for GPT-3) with its 95 % interval (Newcombe's score interval for paired "
-        "proportions); <i>A only / B only</i> counts the items only A (only B) got right; the exact two-sided "
-        "McNemar test asks whether those two counts differ by more than chance; <i>Holm p</i> corrects it for "
-        "the number of pairs (overall, and within each depth or task). A pair is tested only on identical "
-        "items; a name in several files carries its file's name.")
+def lead() -> str:
+    """The section's first paragraph, each benchmark's metric named (its part's ``LEAD``)."""
+    metrics = ", ".join(part.LEAD for _, part in _parts())
+    return ("Paired tests of models scored on the same items. Δ = B − A in accuracy points"
+            + (f" ({metrics})" if metrics else "")
+            + " with its 95 % interval (Newcombe's score interval for paired "
+            "proportions); <i>A only / B only</i> counts the items only A (only B) got right; the exact two-sided "
+            "McNemar test asks whether those two counts differ by more than chance; <i>Holm p</i> corrects it for "
+            "the number of pairs (overall, and within each depth or task). A pair is tested only on identical "
+            "items; a name in several files carries its file's name.")
 
 
 def _tables(items: Sequence) -> list[tuple[str, list[list[str]], str]]:
@@ -232,13 +225,13 @@ def _tables(items: Sequence) -> list[tuple[str, list[list[str]], str]]:
     out = []
     for it in items:
         if isinstance(it, Stored):
-            title = BENCHMARK_TITLES.get(it.benchmark, it.benchmark)
+            title = _title(it.benchmark)
             fam = _family(it.benchmark)
             out.append((f"{title}: the models of one run",
                         rows(it.block, lambda n, s=it.source, f=fam: shown.get((f, n, s), n)),
                         f"from {it.source}"))
     for benchmark, block, source_of in cross_file(items):
-        title = BENCHMARK_TITLES.get(benchmark, benchmark)
+        title = _title(benchmark)
         not_paired = "; ".join(f"{q['a']} / {q['b']}: {q['reason']}" for q in block.get("not_paired", []))
         out.append((f"{title}: models from different files", rows(block),
                     "from " + ", ".join(sorted(set(source_of.values()))) + (f"; not paired: {not_paired}" if not_paired else "")))
@@ -246,7 +239,7 @@ def _tables(items: Sequence) -> list[tuple[str, list[list[str]], str]]:
 
 
 def section(items: Sequence) -> str:
-    parts = [f"<p>{LEAD}</p>"]
+    parts = [f"<p>{lead()}</p>"]
     for heading, body, where in _tables(items):
         parts.append(f"<h3>{escape(heading)}</h3>" + html.table(HEAD, body, left=2)
                      + f'<p class="note">{escape(where)}</p>')

@@ -29,6 +29,24 @@ Adding a section to the report is one module plus its line here. A benchmark fro
 ``report`` part, a module of this protocol whose ``KEY`` is the benchmark's name: it is shown
 whenever an input file holds that benchmark's block, before the sections above. The two built-in
 leaderboards (Deep Arithmark, GPT-3) are reached through the registry too (:func:`leaderboard`).
+
+Beyond its section, a benchmark brings the rest of its report as more parts of its
+:class:`~synthprobe.benchmarks.Benchmark` (:data:`synthprobe.benchmarks.PARTS`), each optional:
+
+``tables``
+    ``tables(items) -> {name: (head, rows)}``: its paper-ready tables (``report --table``, written
+    as ``tables/<name>.<ext>`` by :mod:`synthprobe.report.tables`), from its report items (the
+    built-in leaderboards' rows; what a registered benchmark's section ``parse`` returned);
+``viewer``
+    ``viewer(docs) -> list[Run]``: its saved items for the item viewer ``items.html``, as
+    subclasses of :class:`synthprobe.report.viewer.Run` whose ``answers`` give the page's items
+    and answers;
+``lm_eval_reader``
+    the module that reads its tasks in lm-evaluation-harness output folders back into its block
+    (:mod:`synthprobe.report.lm_eval`);
+``outcomes``
+    the module that gives each model's per-item right/wrong for the paired comparison
+    (:mod:`synthprobe.report.compare`).
 """
 
 from __future__ import annotations

@@ -1,7 +1,11 @@
-"""Paper-ready tables (``synthprobe report --table csv|latex|markdown``): the leaderboard, accuracy
-per depth and the GPT-3 table, as numbers (percentages with two decimals, 95 % Wilson bounds,
-p-values) rather than the page's formatted cells. Written into the report folder as
-``tables/<name>.<ext>`` by :func:`synthprobe.report.build.build_report`.
+"""Paper-ready tables (``synthprobe report --table csv|latex|markdown``) as numbers (percentages
+with two decimals, 95 % Wilson bounds, p-values) rather than the page's formatted cells. Written
+into the report folder as ``tables/<name>.<ext>`` by :func:`synthprobe.report.build.build_report`.
+
+Each benchmark owns its tables: its ``tables`` part in the registry (:mod:`synthprobe.benchmarks`),
+``tables(items) -> {name: (head, rows)}`` from the benchmark's report items (a built-in
+leaderboard's rows, or what a registered benchmark's report section parsed), a header of column
+names and rows of plain values (``None`` for an empty cell). This module only renders them.
 
 CSV through the standard library, LaTeX (booktabs, every cell escaped) and Markdown through
 pandas (``DataFrame.to_latex`` / ``to_markdown``)."""
@@ -10,70 +14,34 @@ from __future__ import annotations
 
 import csv
 import io
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
-from synthprobe.report.deeparithmark import table as lb
-from synthprobe.report.format import ordered, test_set_letters
-from synthprobe.report.model import Gpt3Result, ModelResult
-from synthprobe.report.stats import adjusted, wilson
+from synthprobe import benchmarks
+from synthprobe.errors import InputError
 
 FORMATS = {"csv": "csv", "latex": "tex", "markdown": "md"}
 
 Table = tuple[list[str], list[list[Any]]]
 
 
-def _pct(x: float | None) -> float | None:
+def pct(x: float | None) -> float | None:
+    """A rate in [0, 1] as a percentage with two decimals (``None`` for none or NaN)."""
     return None if x is None or x != x else round(100 * x, 2)
 
 
-def leaderboard(results: Sequence[ModelResult]) -> Table:
-    ds = lb.depths(results)
-    letters = test_set_letters(results)
-    compare = lb.has_compare(results)
-    head = (["Model", "Params", "n"] + (["items"] if letters else []) + ["Deep", "Deep CI low", "Deep CI high", "soft"]
-            + [f"d{d}" for d in ds] + (["ArithMark-3", "Delta"] if compare else []) + ["p vs chance"])
-    rows = []
-    for r in ordered(results):
-        lo, hi = wilson(r.overall)
-        rows.append([r.model, r.params, r.overall.n] + ([letters[r.test_set]] if letters else [])
-                    + [_pct(r.acc_norm), _pct(lo), _pct(hi), _pct(r.soft)]
-                    + [_pct(r.by_depth[d].rate) if d in r.by_depth else None for d in ds]
-                    + ([_pct(r.arithmark3), None if r.delta is None else round(100 * r.delta, 2)] if compare else [])
-                    + [r.p_value])
-    return head, rows
-
-
-def per_depth(results: Sequence[ModelResult]) -> Table:
-    head = ["Model", "depth", "n", "correct", "acc_norm", "CI low", "CI high", "p vs chance", "Holm p"]
-    rows = []
-    for r in ordered(results):
-        tests = adjusted(r.by_depth, r.chance)
-        for d, c in r.by_depth.items():
-            lo, hi = wilson(c) if c.n else (None, None)
-            rows.append([r.model, d, c.n, c.correct, _pct(c.rate) if c.n else None, _pct(lo), _pct(hi),
-                         tests[d][0], tests[d][1]])
-    return head, rows
-
-
-def gpt3_table(results: Sequence[Gpt3Result]) -> Table:
-    head = ["Model", "Params", "Task", "Code", "Setting", "K", "n", "correct", "accuracy", "CI low", "CI high"]
-    rows = []
-    for g in ordered(results):
-        for row in g.rows:
-            lo, hi = wilson(row.count) if row.count.n else (None, None)
-            rows.append([g.model, g.params, row.task, row.code, row.setting, row.k, row.count.n, row.count.correct,
-                         _pct(row.rate) if row.count.n else None, _pct(lo), _pct(hi)])
-    return head, rows
-
-
-def tables(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result]) -> dict[str, Table]:
-    """name → table, for the benchmarks present."""
+def tables(items: Mapping[str, Sequence]) -> dict[str, Table]:
+    """name → table, from each benchmark among ``items`` (benchmark name → its report items, in
+    order) that has items and a ``tables`` part; two benchmarks naming one table is an error."""
     out: dict[str, Table] = {}
-    if results:
-        out["leaderboard"] = leaderboard(results)
-        out["per_depth"] = per_depth(results)
-    if gpt3:
-        out["gpt3"] = gpt3_table(gpt3)
+    for name, its in items.items():
+        bench = benchmarks.find(name) if its else None
+        if bench is None or not bench.has("tables"):
+            continue
+        for key, table in bench.part("tables")(its).items():
+            if key in out:
+                raise InputError(f"benchmark {name!r} names a paper-ready table {key!r} that another benchmark "
+                                 "has already named; expected names of its own")
+            out[key] = table
     return out
 
 
@@ -92,14 +60,20 @@ def render(table: Table, fmt: str) -> bytes:
     dash = "--" if fmt == "latex" else "—"
     frame = pd.DataFrame([[_cell(head[i], v, dash) for i, v in enumerate(row)] for row in rows], columns=head)
     if fmt == "latex":
-        align = "".join("l" if c in _TEXT_COLUMNS else "r" for c in head)
+        align = "".join("l" if _is_text(rows, i) else "r" for i in range(len(head)))
         return frame.to_latex(index=False, escape=True, na_rep="--", column_format=align).encode("utf-8")
     if fmt == "markdown":
         return (frame.to_markdown(index=False, disable_numparse=True) + "\n").encode("utf-8")
     raise ValueError(f"unknown table format {fmt!r}")
 
 
-_TEXT_COLUMNS = {"Model", "Task", "Code", "Setting", "items"}
+def _is_text(rows: list[list[Any]], i: int) -> bool:
+    """Whether column ``i`` holds text (left-aligned): some value, and every value a string or
+    empty; in a table without rows, the first column (the model)."""
+    if not rows:
+        return i == 0
+    values = [row[i] for row in rows if row[i] is not None]
+    return bool(values) and all(isinstance(v, str) for v in values)
 
 
 def _is_p(column: str) -> bool:
@@ -120,10 +94,10 @@ def _cell(column: str, v: Any, dash: str) -> str:
     return str(v)
 
 
-def files(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result], formats: Sequence[str]) -> dict[str, bytes]:
-    """``tables/<name>.<ext>`` → bytes for every table and every requested format."""
+def files(items: Mapping[str, Sequence], formats: Sequence[str]) -> dict[str, bytes]:
+    """``tables/<name>.<ext>`` → bytes for every table of :func:`tables` and every requested format."""
     out = {}
-    for name, table in tables(results, gpt3).items():
+    for name, table in tables(items).items():
         for fmt in formats:
             out[f"tables/{name}.{FORMATS[fmt]}"] = render(table, fmt)
     return out

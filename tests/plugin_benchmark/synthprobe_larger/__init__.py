@@ -87,5 +87,7 @@ BENCHMARK = Benchmark(
     metrics="synthprobe_larger:metrics",
     report="synthprobe_larger.report",
     lm_eval="synthprobe_larger.lm_eval",
+    tables="synthprobe_larger.report:tables",
+    viewer="synthprobe_larger.report:viewer",
     summary="Two numbers, two choices: the larger one is right.",
 )

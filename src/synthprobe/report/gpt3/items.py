@@ -1,4 +1,5 @@
-"""GPT-3 synthetic-task items for the item viewer (:mod:`synthprobe.report.viewer`).
+"""GPT-3 synthetic-task items for the item viewer (:mod:`synthprobe.report.viewer`): the
+benchmark's ``viewer`` part in the registry (:func:`runs`).
 
 ``synthprobe score gpt3 --save-predictions`` keeps per item its ``index`` in the seeded pool,
 ``n_shots`` (demonstrations kept), and the gold answer with the generation (``prediction``), or
@@ -12,15 +13,21 @@ label); rows scored on a user's task file or SAT file get no prompts, and the pa
 Protocols: ``generate`` (greedy generation, exact match after stripping whitespace: the parse is
 the stripped text), ``loglik`` (SAT: the choice with the highest per-token mean; is-greedy: the
 gold's log-likelihood and whether it is the greedy continuation).
+
+Items have ``"gold"`` (generation tasks), ``depth`` null, ``template`` "<code> <setting>",
+``topic`` the family, and keys ``gpt3:<seed>:<format>:<numbers>:<task>:<k>:<index>:<shots>``.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
 
+from synthprobe.report.viewer import Answer, Run, run_name
 from synthprobe.results import Results
 
-Pair = tuple[str, dict[str, Any], dict[str, Any]]
+Pair = Answer
 
 
 def _saved(row: dict) -> bool:
@@ -108,4 +115,23 @@ def pairs_of(doc: Results, pools: dict) -> list[tuple[Any, list[Pair], list[str]
     return out
 
 
-__all__ = ["pairs_of"]
+@dataclass
+class Gpt3Run(Run):
+    """One model's saved GPT-3 items in one results file, their prompts rebuilt when it was read."""
+
+    pairs: tuple[Pair, ...] = ()
+
+    def answers(self, data_files: Sequence[Path], shared: dict) -> tuple[list[Answer], list[str]]:
+        return list(self.pairs), []
+
+
+def runs(docs: Sequence[Results]) -> list[Gpt3Run]:
+    """The benchmark's ``viewer`` part: the runs with saved items across ``docs`` (each pool
+    rebuilt once)."""
+    pools: dict = {}
+    return [Gpt3Run(benchmark="gpt3", model=run_name(e), source=str(doc.path), spec=str(e.model.get("spec") or ""),
+                    fingerprint=e.model.get("fingerprint"), where=e.where, notes=notes, pairs=tuple(pairs))
+            for doc in docs for e, pairs, notes in pairs_of(doc, pools)]
+
+
+__all__ = ["Gpt3Run", "pairs_of", "runs"]

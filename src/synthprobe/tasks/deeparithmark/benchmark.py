@@ -18,5 +18,9 @@ BENCHMARK = Benchmark(
     lm_eval="synthprobe.export.deeparithmark.lm_eval",
     hub_results="synthprobe.export.deeparithmark.hub:eval_results",
     hf="synthprobe.export.deeparithmark.hf:export_hf",
+    tables="synthprobe.report.deeparithmark.paper_tables:tables",
+    viewer="synthprobe.report.deeparithmark.items:runs",
+    lm_eval_reader="synthprobe.report.deeparithmark.lm_eval",
+    outcomes="synthprobe.report.deeparithmark.outcomes",
     summary="Deep, multi-step arithmetic word problems, 4-way, with named mistakes as decoys.",
 )

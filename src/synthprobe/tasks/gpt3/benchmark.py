@@ -17,5 +17,9 @@ BENCHMARK = Benchmark(
     sweep="synthprobe.sweep.gpt3",
     lm_eval="synthprobe.export.gpt3.lm_eval",
     hub_results="synthprobe.export.gpt3.hub:eval_results",
+    tables="synthprobe.report.gpt3.paper_tables:tables",
+    viewer="synthprobe.report.gpt3.items:runs",
+    lm_eval_reader="synthprobe.report.gpt3.lm_eval",
+    outcomes="synthprobe.report.gpt3.outcomes",
     summary="GPT-3's arithmetic, word-unscrambling and SAT-analogy tasks, zero-, one- and few-shot.",
 )
