@@ -1,7 +1,12 @@
 """The report's "Sweep" section: for a results file written by ``synthprobe sweep``, each model's
-score per seed (acc_norm on Deep Arithmark, accuracy on a GPT-3 task), its mean and sd across seeds, and whether the models' rank order holds from
+score per seed, its mean and sd across seeds, and whether the models' rank order holds from
 seed to seed (:func:`synthprobe.metrics.sweep.seed_spread`, recomputed from the scores in the
 file, so it always matches the rows shown).
+
+A job's score is read by its benchmark (task ``NAME`` or ``NAME:SUB``): the benchmark's report
+part's ``sweep_counts(reader, entry, task) -> (correct, total, metric, where)`` (acc_norm on Deep
+Arithmark, accuracy on a GPT-3 task), or, for a benchmark without one (swept by the generic
+sweep part), its block's ``summary`` ``correct`` / ``total``.
 
 A sweep entry carries ``"sweep": {"label", "task", "seed", "seed_label", ...}`` beside the usual
 ``model`` / ``settings`` / ``results``; files without it have no sweep section.
@@ -12,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from synthprobe import benchmarks
 from synthprobe.results import DASH, Results
 from synthprobe.templating import escape
 
@@ -27,6 +33,8 @@ class SweepTable:
     source: str
     scores: dict[str, dict[str, float]]
     summary: dict[str, Any]
+    #: what the scores are (``acc_norm``, ``accuracy``)
+    metric: str = "accuracy"
 
 
 def sweep_key(entry) -> tuple[str, str, str] | None:
@@ -43,6 +51,7 @@ def parse(results: Results) -> list[SweepTable]:
 
     r = results.reader
     tables: dict[str, dict[str, dict[str, float]]] = {}
+    metrics: dict[str, str] = {}
     for e in results.models:
         if "sweep" not in e.data:
             continue
@@ -51,33 +60,35 @@ def parse(results: Results) -> list[SweepTable]:
         label = r.get(sw, "label", where, str)
         seed = r.get(sw, "seed_label", where, str)
         task = r.get(sw, "task", where, str)
-        gpt3 = task.startswith("gpt3:")
-        block = e.results.get("gpt3" if gpt3 else task)
-        if block is None:
-            raise r.fail(f"{e.at('results')}.{'gpt3' if gpt3 else task}",
-                         f"missing; the sweep entry names task {task!r}")
-        if gpt3:
-            rows = r.get(block.data, "rows", block.where, list)
-            if len(rows) != 1 or not isinstance(rows[0], dict):
-                raise r.fail(f"{block.where}.rows", "expected the one row of the sweep job's task")
-            bw, acc, total_key = f"{block.where}.rows[0]", rows[0], "n"
-        elif "metrics" not in (summary := r.get(block.data, "summary", block.where, dict)) and "correct" in summary:
-            # a benchmark swept by the generic sweep part: its summary's correct / total
-            bw, acc, total_key = f"{block.where}.summary", summary, "total"
-        else:
-            bw = f"{block.where}.summary.metrics.acc_norm"
-            metrics = r.get(summary, "metrics", f"{block.where}.summary", dict)
-            acc = r.get(metrics, "acc_norm", f"{block.where}.summary.metrics", dict)
-            total_key = "total"
-        correct = r.get(acc, "correct", bw, int)
-        total = r.get(acc, total_key, bw, int)
-        if not 0 <= correct <= total or total == 0:
-            raise r.fail(f"{bw}.correct", f"expected 0 <= correct <= total and total > 0, got {correct}/{total}")
+        correct, total, metric = _counts(results, e, task)
+        metrics[task] = metric
         per_seed = tables.setdefault(task, {}).setdefault(label, {})
         if seed in per_seed:
             raise r.fail(f"{where}.seed_label", f"model {label!r} has seed {seed} twice in this file")
         per_seed[seed] = correct / total
-    return [SweepTable(task, str(results.path), scores, seed_spread(scores)) for task, scores in tables.items()]
+    return [SweepTable(task, str(results.path), scores, seed_spread(scores), metrics[task])
+            for task, scores in tables.items()]
+
+
+def _counts(results: Results, e, task: str) -> tuple[int, int, str]:
+    """``(correct, total, metric)`` of one sweep entry's job, read by its benchmark (see the
+    module docstring); a malformed block is one located error."""
+    r = results.reader
+    name = task.partition(":")[0]
+    bench = benchmarks.find(name)
+    read = getattr(bench.part("report"), "sweep_counts", None) if bench is not None and bench.has("report") else None
+    if read is not None:
+        correct, total, metric, where = read(r, e, task)
+    else:
+        block = e.results.get(name)
+        if block is None:
+            raise r.fail(f"{e.at('results')}.{name}", f"missing; the sweep entry names task {task!r}")
+        where = f"{block.where}.summary"
+        summary = r.get(block.data, "summary", block.where, dict)
+        correct, total, metric = r.get(summary, "correct", where, int), r.get(summary, "total", where, int), "accuracy"
+    if not 0 <= correct <= total or total == 0:
+        raise r.fail(f"{where}.correct", f"expected 0 <= correct <= total and total > 0, got {correct}/{total}")
+    return correct, total, metric
 
 
 def _pct(x: float | None, digits: int = 2) -> str:
@@ -112,7 +123,7 @@ def concordance_text(t: SweepTable) -> str:
         w = (f"Kendall's W = {s['kendalls_w']:.3f} (1 = every seed ranks the models the same way, "
              f"0 = no agreement; Friedman p = {s['friedman_p']:.3g})")
     return (f"{w}; {s['seeds_matching_mean_ranking']} of {n} seeds rank the models exactly as their means "
-            "do. Scores in percent (acc_norm on Deep Arithmark, accuracy on a GPT-3 task); SD is the "
+            f"do. Scores in percent ({t.metric}); SD is the "
             "sample standard deviation across seeds.")
 
 
@@ -123,7 +134,7 @@ def section(tables: Sequence[SweepTable]) -> str:
              "benchmark): the spread across seeds is how much a single variant's score can be trusted, "
              "and the rank agreement says whether the models' order holds.</p>"]
     for t in tables:
-        if len(tables) > 1 or t.task != "deeparithmark":
+        if len(tables) > 1 or t.task != benchmarks.DEFAULT:
             parts.append(f"<h3>{escape(t.task)} · <code>{escape(t.source)}</code></h3>")
         head, rows = _spread_rows(t)
         parts.append(table(head, rows))
@@ -140,7 +151,7 @@ def markdown_body(tables: Sequence[SweepTable]) -> str:
 
     lines: list[str] = []
     for t in tables:
-        if len(tables) > 1 or t.task != "deeparithmark":
+        if len(tables) > 1 or t.task != benchmarks.DEFAULT:
             lines += [f"### {t.task} ({t.source})", ""]
         lines += md(*_spread_rows(t)) + ["", concordance_text(t), ""] + md(*_seed_rows(t)) + [""]
     return "\n".join(lines)
