@@ -571,6 +571,13 @@ def test_mixed_report_of_both_committed_benchmarks(gpt3_doc, tmp_path):
     assert "<b>37.5</b> [18.5, 61.4]" in sat and "6/16" in sat
     # the Deep Arithmark rank section still speaks from its own file (balanced answer ranks)
     assert "is balanced in these results" in section(html, "ranks")
+    # the link to the item viewer counts what the viewer holds: its model columns and every
+    # benchmark's answers (not the Deep Arithmark ones alone)
+    data = json.loads(re.search(r'<script type="application/json" id="items-data">(.*?)</script>',
+                                (out / "items.html").read_text(encoding="utf-8"), re.S).group(1))
+    n_models, n_answers = len(data["models"]), sum(len(r) for r in data["runs"])
+    assert n_answers > len(da_doc["models"][0]["results"]["deeparithmark"]["predictions"])
+    assert f"({n_models} model{'s' if n_models != 1 else ''}, {n_answers:,} answers)" in section(html, "items")
 
 
 def _variant(doc: dict, **model) -> dict:

@@ -147,10 +147,11 @@ def render_files(results: Sequence[ModelResult], *, sources: Sequence[str], titl
         figures[name] = make()
     files: dict[str, bytes] = {}
     page_title = title or page.default_title(results, gpt3, extras)
+    items_page = None
     if runs:
-        files[viewer.PAGE] = viewer.render_page(runs, title=page_title, css=page.CSS,
-                                                data_files=data_files).encode("utf-8")
-    items_page = (viewer.PAGE, len(runs), sum(len(r.records) for r in runs)) if runs else None
+        data = viewer.viewer_data(runs, data_files=data_files, title=page_title)
+        files[viewer.PAGE] = viewer.render_data(data, css=page.CSS).encode("utf-8")
+        items_page = (viewer.PAGE, *viewer.counts(data))  # every model's answers, of every benchmark
     files["index.html"] = page.render(results, figures, sources=sources, title=page_title, gpt3=gpt3,
                                       extras=extras, items_page=items_page).encode("utf-8")
     files["leaderboard.md"] = markdown(results, gpt3, title or default_leaderboard_title(results, gpt3, extras),

@@ -135,9 +135,18 @@ def viewer_data(runs: Sequence[Run], *, data_files: Sequence[Path] = (), title: 
 
 def render_page(runs: Sequence[Run], *, title: str, css: str, data_files: Sequence[Path] = ()) -> str:
     """``items.html``: the viewer page, its data embedded."""
-    data = viewer_data(runs, data_files=data_files, title=title)
-    return render("report_items.html", title=f"{title}: items", css=Markup(css), data=script_json(data),
+    return render_data(viewer_data(runs, data_files=data_files, title=title), css=css)
+
+
+def render_data(data: dict[str, Any], *, css: str) -> str:
+    """``items.html`` from :func:`viewer_data`'s JSON."""
+    return render("report_items.html", title=f"{data['title']}: items", css=Markup(css), data=script_json(data),
                   n_models=len(data["models"]), n_items=len(data["items"]))
 
 
-__all__ = ["Answer", "PAGE", "Run", "collect", "render_page", "run_name", "viewer_data"]
+def counts(data: dict[str, Any]) -> tuple[int, int]:
+    """``(models, answers)`` the page shows: one column per model, every benchmark's answers."""
+    return len(data["models"]), sum(m["n"] for m in data["models"])
+
+
+__all__ = ["Answer", "PAGE", "Run", "collect", "counts", "render_data", "render_page", "run_name", "viewer_data"]
