@@ -132,7 +132,7 @@ def test_jobs_ask_for_a_gpu_only_for_an_in_process_model_on_cuda(toy, tmp_path):
     seed = Seed("1", 1)
 
     def job(spec, **options):
-        return Job(0, GridModel(spec, spec, options), "deeparithmark", seed)
+        return Job(0, GridModel(spec, spec, options), "deeparithmark", seed, seed.value)
 
     hf = job("smollm2-135m-instruct")
     assert resources(hf, settings, cluster_has_gpu=False) == {"num_cpus": 3, "num_gpus": 0}

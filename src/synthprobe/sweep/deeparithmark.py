@@ -14,8 +14,7 @@ from typing import Any
 
 from synthprobe.errors import InputError
 from synthprobe.scoring.deeparithmark.results import PROTOCOL  # noqa: F401 - the sweep document's protocol
-from synthprobe.sweep.grid import Job, task_seed
-from synthprobe.sweep.run import Settings, default_data_dir, job_options, sweep_block, variant_path
+from synthprobe.sweep.job import Job, Settings, default_data_dir, job_options, sweep_block, variant_path
 from synthprobe.tasks.deeparithmark.composition import RELEASE_SEED  # noqa: F401 - the part's release seed
 
 NAME = "deeparithmark"
@@ -47,7 +46,7 @@ def prepare(task: str, seeds: list[int], data_dir: Path, *, limit: int | None, p
 def _dataset(job: Job, settings: Settings):
     from synthprobe.scoring.deeparithmark.score import load_dataset
 
-    seed = task_seed(job.task, job.seed)
+    seed = job.build_seed
     path = variant_path(job.task, seed, settings.data_dir)
     if not path.is_file():
         # a cluster node without the driver's files: build them here (the same bytes) at the

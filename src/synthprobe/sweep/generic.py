@@ -19,8 +19,7 @@ from typing import Any
 
 from synthprobe.benchmarks import Benchmark
 from synthprobe.errors import InputError
-from synthprobe.sweep.grid import Job, task_seed
-from synthprobe.sweep.run import Settings, default_data_dir, job_options, sweep_block
+from synthprobe.sweep.job import Job, Settings, default_data_dir, job_options, sweep_block
 
 #: items built for each seed when the sweep has no ``--limit``
 DEFAULT_ITEMS = 1000
@@ -71,7 +70,7 @@ class GenericPart:
         bytes) at the driver's path, or in its own cache where that path cannot be written."""
         from synthprobe.scoring.benchmark import load_items
 
-        seed = task_seed(job.task, job.seed)
+        seed = job.build_seed
         path = self._path(seed, settings.data_dir, settings.limit)
         if not path.is_file():
             try:

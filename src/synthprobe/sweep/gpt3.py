@@ -11,8 +11,7 @@ import time
 from typing import Any
 
 from synthprobe.errors import InputError
-from synthprobe.sweep.grid import Job, task_seed
-from synthprobe.sweep.run import Settings, job_options, sweep_block
+from synthprobe.sweep.job import Job, Settings, job_options, sweep_block
 
 PREFIX = "gpt3:"
 RELEASE_SEED = 0
@@ -36,7 +35,7 @@ def _config(job: Job, settings: Settings):
     from synthprobe.scoring.gpt3.score import EvalConfig
 
     return EvalConfig(tasks=[_task(job.task)], shots=[settings.shots], limit=settings.limit,
-                      seed=task_seed(job.task, job.seed), batch_size=settings.batch_size, save_items=False,
+                      seed=job.build_seed, batch_size=settings.batch_size, save_items=False,
                       progress=False, cache=settings.cache, chat=settings.chat).validate()
 
 

@@ -23,8 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from synthprobe.errors import InputError
+from synthprobe.sweep.job import RELEASE, GridModel, Job, Seed
+from synthprobe.sweep.part import benchmark_of, default_part, part_for, sweep_part
 
-RELEASE = "release"
 #: the most jobs one sweep may hold (a typo such as 1-100000 is refused, not queued)
 MAX_JOBS = 100_000
 _RANGE = re.compile(r"([0-9]{1,12})-([0-9]{1,12})")
@@ -32,37 +33,10 @@ _MODEL_KEYS = ("spec", "label", "dtype", "device", "model_args")
 _FILE_KEYS = ("models", "seeds", "tasks", "limit")
 
 
-@dataclass(frozen=True)
-class GridModel:
-    spec: str
-    label: str
-    #: per-model load options that replace the shared model block's (dtype, device, engine args)
-    options: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class Seed:
-    label: str
-    value: int
-
-
-@dataclass(frozen=True)
-class Job:
-    index: int
-    model: GridModel
-    task: str
-    seed: Seed
-
-    @property
-    def name(self) -> str:
-        return f"{self.model.label} · {self.task} · seed {self.seed.label}"
-
-
 def canonical_task(name: Any, *, path: Path | None = None, field: str = "--task") -> str:
     """A grid task, ``NAME`` or ``NAME:SUB`` with NAME a registered benchmark, in its benchmark's
     canonical spelling (``gpt3:2D+`` → ``gpt3:arithmetic_2da``)."""
     from synthprobe import benchmarks
-    from synthprobe.sweep.part import benchmark_of, sweep_part
 
     if not isinstance(name, str) or benchmarks.find(benchmark_of(name)) is None:
         raise InputError(f"expected a benchmark NAME or NAME:SUB, NAME one of {benchmarks.names()}, got {name!r}",
@@ -77,16 +51,12 @@ def task_seed(task: str, seed: Seed) -> int:
     """The seed a job of ``task`` builds its items from: the grid's seed, or for 'release' the
     benchmark's own release seed (its sweep part's ``RELEASE_SEED``)."""
     if seed.label == RELEASE:
-        from synthprobe.sweep.part import part_for
-
         return part_for(task).RELEASE_SEED
     return seed.value
 
 
 def release_seed() -> int:
     """The value the grid records for 'release': the default benchmark's release seed."""
-    from synthprobe.sweep.part import default_part
-
     return default_part().RELEASE_SEED
 
 
@@ -207,7 +177,7 @@ class Grid:
         for model in self.models:
             for task in self.tasks:
                 for seed in self.seeds:
-                    out.append(Job(len(out), model, task, seed))
+                    out.append(Job(len(out), model, task, seed, task_seed(task, seed)))
         return out
 
     def describe(self) -> dict[str, Any]:

@@ -16,7 +16,7 @@ attributes), named in its :class:`~synthprobe.benchmarks.Benchmark`:
     the items the job scores (the sweep's plan).
 ``run(job, settings) -> {"entry", "run"}``
     score one job: ``entry`` is its results entry, which holds only what the grid and the scores
-    decide and ends with :func:`synthprobe.sweep.run.sweep_block`; ``run`` the facts of this run
+    decide and ends with :func:`synthprobe.sweep.job.sweep_block`; ``run`` the facts of this run
     (``job``, ``pid``, ``load_s``, ``timing``, ``cached_items``, ``seconds``), printed, not written.
 ``load(job, settings) -> backend`` and ``score(backend, job, settings)``
     the plan's calibration: load the job's model once, then score a job with it (the first

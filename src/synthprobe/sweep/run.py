@@ -17,57 +17,17 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from synthprobe.backends.chat import ChatSetup
 from synthprobe.errors import CommandFailed, InputError
-from synthprobe.sweep.grid import Grid, Job, task_seed
+from synthprobe.sweep.grid import Grid, task_seed
+from synthprobe.sweep.job import (IN_PROCESS_KINDS, Job, Settings, default_data_dir, job_options,  # noqa: F401
+                                  kind_of, sweep_block, variant_path)
 from synthprobe.sweep.part import benchmark_of, default_part, part_for
 
-#: engines that load the weights into the job's own process: they get a GPU when there is one
-IN_PROCESS_KINDS = ("hf", "vllm")
 #: Ray's task name prefix; a job's worker process is titled ``ray::synthprobe-sweep-job-<index>``
 TASK_NAME = "synthprobe-sweep-job"
-
-
-@dataclass(frozen=True)
-class Settings:
-    """What every job shares: the model block's options and the scoring settings."""
-
-    #: ``load_backend`` options from the model block (dtype, device, threads, --model-arg keys)
-    options: dict[str, Any]
-    batch_size: int = 32
-    max_context: int = 1024
-    bos: bool = False
-    scorer: str = "onepass"
-    cache: bool = True
-    limit: int | None = None
-    #: where the private variants are built (one JSONL file per seed)
-    data_dir: str = ""
-    #: CPUs a job asks Ray for, and torch threads of an in-process CPU model without --threads
-    cpus_per_job: int = 1
-    #: the shot setting of GPT-3 tasks (zero, one, few or a number)
-    shots: str = "zero"
-    #: ``--chat-template`` / ``--system-prompt``: every job asks its items under it (each entry's
-    #: ``chat`` block, or each GPT-3 row's, records it)
-    chat: ChatSetup = field(default_factory=ChatSetup)
-
-    def recorded(self) -> dict[str, Any]:
-        """The settings that change a score (the results document records them)."""
-        return {"batch_size": self.batch_size, "max_context": self.max_context, "bos": self.bos,
-                "scorer": self.scorer, "limit": self.limit, "gpt3_shots": self.shots}
-
-
-def default_data_dir() -> Path:
-    from synthprobe.backends.spec import cache_root
-
-    return cache_root() / "sweep" / "data"
-
-
-def variant_path(task: str, seed: int, data_dir: str | Path) -> Path:
-    return Path(data_dir) / f"{task}-seed{seed}.jsonl"
 
 
 def prepare_data(grid: Grid, data_dir: Path, *, progress: bool = True) -> None:
@@ -79,26 +39,6 @@ def prepare_data(grid: Grid, data_dir: Path, *, progress: bool = True) -> None:
         if hasattr(part, "prepare"):
             part.prepare(task, [task_seed(task, s) for s in grid.seeds], data_dir, limit=grid.limit,
                          progress=progress)
-
-
-def kind_of(spec: str) -> str:
-    from synthprobe.backends import split_kind
-
-    return split_kind(spec)[0]
-
-
-def job_options(job: Job, settings: Settings) -> dict[str, Any]:
-    """The job's ``load_backend`` options: the shared model block, then the grid file's per-model
-    values; an in-process model without ``threads`` runs on ``cpus_per_job`` torch threads, the
-    same in a serial run and on Ray (so the arithmetic, and the scores, are the same)."""
-    options = {k: v for k, v in settings.options.items() if k != "progress"}
-    for key in ("dtype", "device"):
-        if key in job.model.options:
-            options[key] = job.model.options[key]
-    options.update(job.model.options.get("model_args", {}))
-    if kind_of(job.model.spec) in IN_PROCESS_KINDS and options.get("threads") is None:
-        options["threads"] = settings.cpus_per_job
-    return options
 
 
 def resources(job: Job, settings: Settings, *, cluster_has_gpu: bool) -> dict[str, float]:
@@ -128,12 +68,6 @@ def check_models(grid: Grid, settings: Settings) -> None:
         seen.add(job.model.label)
         options = job_options(job, settings)
         check_backend(job.model.spec, **options)
-
-
-def sweep_block(job: Job) -> dict[str, Any]:
-    """The ``sweep`` block that ends every job's results entry."""
-    return {"job": job.index, "label": job.model.label, "spec": job.model.spec, "task": job.task,
-            "seed": task_seed(job.task, job.seed), "seed_label": job.seed.label}
 
 
 def run_job(job: Job, settings: Settings) -> dict[str, Any]:
