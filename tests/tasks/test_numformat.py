@@ -117,7 +117,7 @@ def test_gpt3_items_pair_across_formats():
 @pytest.mark.parametrize("fmt", ["comma", "space"])
 def test_each_format_passes_selftest_and_audit(tmp_path, fmt):
     out = tmp_path / f"{fmt}.jsonl"
-    proc = cli("build", "deeparithmark", "--seed", "7", "--n", "1000", "--out", str(out), "--number-format", fmt,
+    proc = cli("build", "deeparithmark", "--seed", "7", "--n", "300", "--out", str(out), "--number-format", fmt,
                "--selftest", "--no-progress")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "32/32 checks passed" in proc.stdout
@@ -125,7 +125,7 @@ def test_each_format_passes_selftest_and_audit(tmp_path, fmt):
                            capture_output=True, text=True, timeout=300)
     assert audit.returncode == 0, audit.stdout + audit.stderr
     # the same items: ids, labels, values and steps pair with the plain build; only text differs
-    plain = [json.loads(line) for line in render_bytes(7, 1000).decode().splitlines()]
+    plain = [json.loads(line) for line in render_bytes(7, 300).decode().splitlines()]
     other = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     changed = 0
     for a, b in zip(plain, other, strict=True):
@@ -134,9 +134,9 @@ def test_each_format_passes_selftest_and_audit(tmp_path, fmt):
         assert join_groups(b["ctx"], fmt) == a["ctx"]
         assert [join_groups(e, fmt) for e in b["endings"]] == a["endings"]
         changed += (a["ctx"], a["endings"]) != (b["ctx"], b["endings"])
-    assert 100 < changed < 900  # the numbers of 1,000 and more, in a good share of the items
+    assert 30 < changed < 270  # the numbers of 1,000 and more, in a good share of the items
     # --check compares a rendering in the same format
-    check = cli("build", "deeparithmark", "--seed", "7", "--n", "1000", "--out", str(out), "--number-format", fmt,
+    check = cli("build", "deeparithmark", "--seed", "7", "--n", "300", "--out", str(out), "--number-format", fmt,
                 "--check")
     assert check.returncode == 0, check.stderr
 

@@ -20,7 +20,13 @@ from synthprobe.tasks.gpt3.paper import (ROW_NOTES, SIZES, TABLE_H1, TOO_FEW, la
 
 from gpt3_model import embedded_backend, one_torch_thread
 
-ENV = {**os.environ, "HF_HUB_OFFLINE": "1"}
+
+
+def env() -> dict:
+    """The environment at the call (conftest's per-test cache and the guard's test id included;
+    a copy taken at import would carry neither into the commands a test runs)."""
+    return {**os.environ, "HF_HUB_OFFLINE": "1"}
+
 
 _one_thread = pytest.fixture(autouse=True, scope="module")(one_torch_thread)
 
@@ -346,11 +352,12 @@ def test_interrupted_run_resumes_from_the_score_cache(monkeypatch):
     assert [same(r) for r in again] == [same(r) for r in fresh]
 
 
+@pytest.mark.model  # the default model: the embedded SmolLM2, scored through the command line
 def test_cli_score_writes_results_and_prints_the_table(tmp_path):
     out = tmp_path / "res.json"
     proc = subprocess.run([sys.executable, "-m", "synthprobe.cli", "score", "gpt3", "--tasks", "2D+,SAT",
                            "--shots", "0,1", "--limit", "2", "--output", str(out),
-                           "--quiet", "--threads", "1"], capture_output=True, text=True, env=ENV)
+                           "--quiet", "--threads", "1"], capture_output=True, text=True, env=env())
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(out.read_text())
     # the one results document: one model entry, the rows in its gpt3 block
@@ -391,7 +398,7 @@ def test_cli_bad_input_writes_nothing(tmp_path):
     base = [sys.executable, "-m", "synthprobe.cli", "score", "gpt3", "--output", str(out), "--quiet"]
     for extra, words in ((["--tasks", "9D+"], "unknown task"), (["--shots", "lots"], "--shots"),
                          (["--model", str(tmp_path / "missing.gguf")], "missing.gguf")):
-        proc = subprocess.run(base + extra, capture_output=True, text=True, env=ENV)
+        proc = subprocess.run(base + extra, capture_output=True, text=True, env=env())
         assert proc.returncode == 2, proc.stderr
         assert words in proc.stderr
     assert not out.exists()
@@ -405,7 +412,7 @@ def test_cli_model_that_fails_to_load_exits_1(tmp_path):
     out = tmp_path / "res.json"
     proc = subprocess.run([sys.executable, "-m", "synthprobe.cli", "score", "gpt3", "--tasks", "2D+",
                            "--model", str(folder), "--output", str(out), "--quiet"],
-                          capture_output=True, text=True, env=ENV)
+                          capture_output=True, text=True, env=env())
     assert proc.returncode == 1, proc.stderr
     assert "could not load model" in proc.stderr and not out.exists()
 
@@ -414,7 +421,7 @@ def test_cli_build_bad_values(tmp_path):
     out = tmp_path / "x.jsonl"
     for extra in (["2D+", "--n", "0"], ["2D+", "--n", "20000"], ["CL", "--format", "gpt"], ["2D+", "--seed", "-3"]):
         proc = subprocess.run([sys.executable, "-m", "synthprobe.cli", "build", *extra, "--out", str(out)],
-                              capture_output=True, text=True, env=ENV)
+                              capture_output=True, text=True, env=env())
         assert proc.returncode == 2, (extra, proc.stderr)
     assert not out.exists()
 
@@ -423,7 +430,7 @@ def test_cli_help_is_true_to_the_defaults():
     from synthprobe.tasks.gpt3.registry import ordered_tasks
 
     proc = subprocess.run([sys.executable, "-m", "synthprobe.cli", "score", "gpt3", "--help"],
-                          capture_output=True, text=True, env={**ENV, "COLUMNS": "400"})
+                          capture_output=True, text=True, env={**env(), "COLUMNS": "400"})
     assert proc.returncode == 0, proc.stderr
     line = next(x for x in proc.stdout.splitlines() if "tokens to generate per item" in x)
     groups = {int(n): codes.split() for n, codes in
@@ -441,12 +448,12 @@ def test_task_names_in_any_case(tmp_path):
     outs = {}
     for name in ("2D+", "2d+", "arithmetic_2DA"):
         proc = subprocess.run([sys.executable, "-m", "synthprobe.cli", "build", name, "--n", "3", "--out", "-"],
-                              capture_output=True, text=True, env=ENV)
+                              capture_output=True, text=True, env=env())
         assert proc.returncode == 0, (name, proc.stderr)
         outs[name] = proc.stdout
     assert len(set(outs.values())) == 1 and outs["2D+"].count("\n") == 3
     proc = subprocess.run([sys.executable, "-m", "synthprobe.cli", "build", "9d+", "--out", str(tmp_path / "x")],
-                          capture_output=True, text=True, env=ENV)
+                          capture_output=True, text=True, env=env())
     assert proc.returncode == 2 and "invalid choice: '9d+'" in proc.stderr and "'2D+'" in proc.stderr
 
 
@@ -459,7 +466,7 @@ def test_sat_file_without_a_sat_task_is_an_error(tmp_path):
     EvalConfig(tasks=resolve_tasks("2D+,SAT"), sat_file=str(sample_path())).validate()
     for verb in (["score", "gpt3", "--output", str(tmp_path / "r.json")], ["build", "gpt3", "--out-dir", str(tmp_path)]):
         proc = subprocess.run([sys.executable, "-m", "synthprobe.cli", *verb, "--tasks", "2D+",
-                               "--sat-file", str(sample_path()), "--quiet"], capture_output=True, text=True, env=ENV)
+                               "--sat-file", str(sample_path()), "--quiet"], capture_output=True, text=True, env=env())
         assert proc.returncode == 2, proc.stderr
         assert "--sat-file" in proc.stderr and "selects none (2D+)" in proc.stderr
     assert list(tmp_path.iterdir()) == []

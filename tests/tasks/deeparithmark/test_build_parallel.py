@@ -83,7 +83,15 @@ def test_cli_workers_option_and_interrupt_leave_nothing(tmp_path):
         proc = subprocess.Popen([*cmd[:5], "--n", "200000", *cmd[7:], "--workers", "2"],
                                 env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 start_new_session=True)
-        time.sleep(4)
+        # both workers started, then a second of drawing (not a fixed wait: the 200,000 items
+        # keep both cores busy for as long as the test waits)
+        deadline = time.time() + 60
+        kids: list[str] = []
+        while len(kids) < 2 and proc.poll() is None and time.time() < deadline:
+            time.sleep(0.1)
+            kids = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True,
+                                  text=True).stdout.split()
+        time.sleep(1)
         kids = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True,
                               text=True).stdout.split()
         assert len(kids) == 2, how

@@ -101,6 +101,8 @@ def test_eleuther_format():
 def test_prefix_stable_and_seeded():
     full = build_items(BuildConfig("3D-", n=500))
     assert build_items(BuildConfig("3D-", n=120)) == full[:120]
+    # drawn again, not the kept build (build_items keeps the pools of the generated tasks)
+    assert get_task("3D-").build(BuildConfig("3D-", n=500)) == full
     assert build_items(BuildConfig("3D-", n=500)) == full
     other = build_items(BuildConfig("3D-", n=500, seed=1))
     assert sum(a == b for a, b in zip(full, other)) < 5
@@ -139,3 +141,9 @@ def test_bad_config(kwargs, field):
     with pytest.raises(InputError) as err:
         BuildConfig(**kwargs).validate()
     assert err.value.field == field
+
+
+def test_a_kept_build_is_handed_out_as_a_new_list():
+    first = build_items(BuildConfig("2D+", n=5, seed=9))
+    first.clear()  # a caller's change to its list reaches no later caller
+    assert len(build_items(BuildConfig("2D+", n=5, seed=9))) == 5

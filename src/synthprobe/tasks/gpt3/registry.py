@@ -17,6 +17,7 @@ multiple-choice record (``ctx``, ``endings``, ``label``) for SAT analogies.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -163,9 +164,22 @@ def resolve_tasks(spec: str | list[str]) -> list[Task]:
 
 
 def build_items(config: BuildConfig) -> list:
-    """Validate ``config`` and build its items."""
+    """Validate ``config`` and build its items (a new list on every call).
+
+    The generated tasks' builds are kept per config (:func:`_generated`; their items are frozen):
+    one process asks for the same pool again and again (the lm-eval results export once per shot
+    setting of a task, the report once per file), and drawing a words pool takes a fraction of a
+    second. SAT reads its source file, so it is built on every call.
+    """
     task = config.validate()
-    return task.build(config)
+    if task.family == "sat":
+        return task.build(config)
+    return list(_generated(config))
+
+
+@functools.lru_cache(maxsize=64)
+def _generated(config: BuildConfig) -> tuple:
+    return tuple(get_task(config.task).build(config))
 
 
 def serialize(items: list) -> str:
