@@ -26,7 +26,7 @@ from synthprobe.tasks.gpt3.registry import BuildConfig, build_items, get_task, o
 from synthprobe.tasks.gpt3.prompts import PromptConfig, build_prompt
 from synthprobe.tasks.gpt3.words import INSTRUCTION
 
-from tests.export.test_hf import small_release
+from tests.export.deeparithmark.test_hf import small_release
 
 GENERATION_TASKS = [t for t in ordered_tasks() if t.family in ("arithmetic", "words")]
 

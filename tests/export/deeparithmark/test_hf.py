@@ -13,7 +13,7 @@ from synthprobe.cli import main
 from synthprobe.errors import InputError
 from synthprobe.export.deeparithmark.hf import PARQUET_NAME, export_hf, size_category
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 RELEASE = REPO / "data" / "deeparithmark-1.jsonl"
 
 def small_release(path: Path, n: int = 40, seed: int = 11) -> list[dict]:
