@@ -73,12 +73,12 @@ def test_user_table_orders_tiers_and_splits_by_weight():
 
 
 def test_family_file_builds_a_balanced_file_that_passes_selftest_and_audit(family, tmp_path):
-    res = synthprobe("build", "deeparithmark", "--family", family.name, "--n", "400", "--seed", "3",
+    res = synthprobe("build", "deeparithmark", "--family", family.name, "--n", "2000", "--seed", "3",
                      "--out", "units.jsonl", "--selftest", cwd=tmp_path)
     assert res.returncode == 0, res.stdout + res.stderr
     assert "33/33 checks passed" in res.stdout
-    assert "2 templates, 1 topics; matches the table scaled to 400" in res.stdout
-    assert "100 / 100 / 100 / 100 (expected 100 / 100 / 100 / 100)" in res.stdout
+    assert "2 templates, 1 topics; matches the table scaled to 2,000" in res.stdout
+    assert "500 / 500 / 500 / 500 (expected 500 / 500 / 500 / 500)" in res.stdout
     data = tmp_path / "units.jsonl"
     items = [json.loads(line) for line in data.read_text(encoding="utf-8").splitlines()]
     assert {i["metadata"]["template"] for i in items} == {"unit_convert", "unit_convert_batches"}
@@ -88,7 +88,7 @@ def test_family_file_builds_a_balanced_file_that_passes_selftest_and_audit(famil
     assert [(f["name"], f["depth"], f["weight"]) for f in table["families"]] == \
         [("unit_convert", 2, 1), ("unit_convert_batches", 3, 1)]
     assert table["families"][0]["source"]["path"] == str(family.resolve())
-    assert (table["seed"], table["n"], table["data"]) == (3, 400, "units.jsonl")
+    assert (table["seed"], table["n"], table["data"]) == (3, 2000, "units.jsonl")
     assert res.stdout.count(table["sha256"]) == 2          # the build's digest, and the selftest's
 
     # the repository's audit takes the file as it takes the release (its selftest: the tests below)
@@ -97,14 +97,14 @@ def test_family_file_builds_a_balanced_file_that_passes_selftest_and_audit(famil
     assert "unit_convert_batches" in audit.stdout
 
     # determinism: the same seed gives the same bytes, in one process or in two workers
-    again = synthprobe("build", "deeparithmark", "--family", str(family), "--n", "400", "--seed", "3",
+    again = synthprobe("build", "deeparithmark", "--family", str(family), "--n", "2000", "--seed", "3",
                        "--out", "again.jsonl", "--workers", "2", cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     assert (tmp_path / "again.jsonl").read_bytes() == data.read_bytes()
-    check = synthprobe("build", "deeparithmark", "--family", family.name, "--n", "400", "--seed", "3",
+    check = synthprobe("build", "deeparithmark", "--family", family.name, "--n", "2000", "--seed", "3",
                        "--out", "units.jsonl", "--check", cwd=tmp_path)
     assert check.returncode == 0 and "identical to the build" in check.stdout, check.stderr
-    other = synthprobe("build", "deeparithmark", "--family", family.name, "--n", "400", "--seed", "4",
+    other = synthprobe("build", "deeparithmark", "--family", family.name, "--n", "2000", "--seed", "4",
                        "--out", "units.jsonl", "--check", cwd=tmp_path)
     assert other.returncode == 1
 
