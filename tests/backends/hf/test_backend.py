@@ -96,3 +96,22 @@ def test_unreachable_hub_model_is_a_load_error(monkeypatch, tmp_path):
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
     with pytest.raises(ModelLoadError, match="hub"):
         load_backend("synthprobe-test/does-not-exist", device="cpu", progress=False)
+
+
+def test_closing_a_small_model_frees_its_weights_without_a_full_collection(tmp_path, monkeypatch):
+    import gc
+    import weakref
+
+    from synthprobe.backends.hf.backend import COLLECT_FROM_BYTES
+
+    calls = []
+    monkeypatch.setattr(gc, "collect", lambda *a: calls.append(a) or 0)
+    folder = save_tiny_llama(tmp_path / "tiny")
+    small = load_backend(str(folder), dtype="float32", device="cpu", progress=False)
+    weights = weakref.ref(small.model)
+    small.close()
+    assert weights() is None and calls == []  # reference counting alone let the weights go
+    big = load_backend(str(folder), dtype="float32", device="cpu", progress=False)
+    big.n_params = COLLECT_FROM_BYTES // 4  # as many float32 weights as the threshold's bytes
+    big.close()
+    assert len(calls) == 1
