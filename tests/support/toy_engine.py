@@ -28,16 +28,21 @@ class ToyBackend(BaseBackend):
         self.fingerprint = hashlib.sha256(self.name.encode()).hexdigest()
         self.n_params = len(ALPHABET) ** 2
         self.max_length = 4096
+        self._known: dict[str, dict[str, float]] = {}
 
     def _logits(self, prev: str) -> list[float]:
         return [int(hashlib.sha256(f"{self.name}|{prev}|{c}".encode()).hexdigest()[:4], 16) / 6553.6
                 for c in ALPHABET]
 
     def _logprobs(self, prev: str) -> dict[str, float]:
-        logits = self._logits(prev)
-        top = max(logits)
-        norm = top + math.log(sum(math.exp(x - top) for x in logits))
-        return {c: x - norm for c, x in zip(ALPHABET, logits)}
+        # a bigram model has one distribution per previous character: worked out once each
+        known = self._known.get(prev)
+        if known is None:
+            logits = self._logits(prev)
+            top = max(logits)
+            norm = top + math.log(sum(math.exp(x - top) for x in logits))
+            known = self._known[prev] = {c: x - norm for c, x in zip(ALPHABET, logits)}
+        return known
 
     def loglikelihood(self, pairs, *, batch_size=32, max_context=1024, progress=False):
         out = []
