@@ -50,9 +50,11 @@ demo: venv
 
 # A test that needs a real model, server, browser or Ray is marked so (model / server / browser /
 # ray, each implying slow); tests/conftest.py fails an unmarked one at the call that would load it.
+# pytest keeps the assert-rewritten test modules as bytecode: with PYTHONDONTWRITEBYTECODE set in
+# the environment every worker rewrote all of them again on every run (3-4 s of CPU each).
 CHECK_WORKERS ?= 2
 check: venv
-	$(BIN)/python -m pytest -q -m "not slow" -n $(CHECK_WORKERS) --dist worksteal
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -m "not slow" -n $(CHECK_WORKERS) --dist worksteal
 
 test: venv browser vllm-env
 	$(BIN)/python -m pytest -q
