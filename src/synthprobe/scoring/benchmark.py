@@ -36,8 +36,6 @@ def build_jsonl(bench: Benchmark, *, n: int, seed: int) -> tuple[int, str]:
     """The benchmark's data file for ``n`` items from ``seed`` (its ``build`` part), as JSONL text,
     and how many lines it holds; an :class:`InputError` when ``build`` returns something else
     than JSON objects."""
-    import json
-
     records = list(bench.part("build")(n=n, seed=seed))
     for i, rec in enumerate(records):
         if not isinstance(rec, dict):
