@@ -8,7 +8,8 @@ its marker (or ``slow``), at the call that starts it (or, for a model, as soon a
   it returns a real model (:data:`REAL_MODEL_PARAMS`; a load refused as bad input, or a tiny
   random model built by a test, needs no marker);
 * ``server``: ``tools/vllm_cpu.Server.start``;
-* ``browser``: Playwright's ``BrowserType.launch``;
+* ``browser``: starting Playwright (``sync_playwright()``'s ``__enter__``/``start``, before its
+  driver process starts: no browser runs without it);
 * ``ray``: ``ray.init``.
 
 Each is wrapped right after its module is first imported (a meta-path finder), so the guard
@@ -27,7 +28,7 @@ import sys
 NEEDS = {
     "model": "loads a real model (synthprobe.backends.load_backend with the hf or vllm engine)",
     "server": "starts the real vLLM server (tools/vllm_cpu.Server.start)",
-    "browser": "launches a browser through Playwright",
+    "browser": "starts Playwright to drive a browser",
     "ray": "starts Ray (ray.init)",
 }
 
@@ -124,7 +125,7 @@ def _guard_method(owner, name: str, need: str) -> None:
 GUARDS = {
     "synthprobe.backends": _guard_model,
     "vllm_cpu": lambda m: _guard_method(m.Server, "start", "server"),
-    "playwright.sync_api": lambda m: _guard_method(m.BrowserType, "launch", "browser"),
+    "playwright.sync_api": lambda m: _guard_method(m.PlaywrightContextManager, "__enter__", "browser"),
     "ray": lambda m: _guard_method(m, "init", "ray"),
 }
 
