@@ -79,6 +79,10 @@ def vllm_server(vllm_python, embedded_hf_folder, tmp_path_factory):
 
 import needs_guard  # noqa: E402  (tests/support/ is on the test path: pyproject.toml's pythonpath)
 
+# Each test process draws each distinct report figure once (tests/support/figure_memo.py): a test
+# marked fresh_figures draws its own.
+import figure_memo  # noqa: E402
+
 NEEDS = needs_guard.NEEDS
 
 
@@ -94,6 +98,8 @@ def pytest_configure(config):
             os.environ.setdefault(var, "1")
     for need, what in NEEDS.items():
         config.addinivalue_line("markers", f"{need}: the test {what}; implies slow (left out of make check)")
+    config.addinivalue_line("markers", "fresh_figures: the test draws every report figure itself "
+                                       "(tests/support/figure_memo.py keeps none for it)")
     needs_guard.install()
     site = Path(tempfile.mkdtemp(prefix="synthprobe-needs-guard-"))
     (site / "sitecustomize.py").write_text(
@@ -128,6 +134,7 @@ def pytest_runtest_protocol(item, nextitem):
     os.environ[needs_guard.REPORT_ENV] = report
     needs_guard._RUNNING["item"] = item
     item._needs_guard_report = report
+    figure_memo.install(fresh=item.get_closest_marker("fresh_figures") is not None)
     try:
         return (yield)
     finally:

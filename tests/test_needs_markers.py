@@ -44,7 +44,8 @@ def test_an_unmarked_test_that_needs_more_fails_at_that_call(need, tmp_path):
     if need in ("ray", "browser"):
         pytest.importorskip({"ray": "ray", "browser": "playwright.sync_api"}[need])
     shutil.copy(HERE / "conftest.py", tmp_path / "conftest.py")
-    shutil.copy(HERE / "support" / "needs_guard.py", tmp_path / "needs_guard.py")
+    for helper in ("needs_guard.py", "figure_memo.py"):
+        shutil.copy(HERE / "support" / helper, tmp_path / helper)
     body = CASES[need]
     (tmp_path / "test_inner.py").write_text(
         "import sys\nfrom pathlib import Path\nimport pytest\n\n"
@@ -63,7 +64,8 @@ def test_an_unmarked_test_that_needs_more_fails_at_that_call(need, tmp_path):
 @pytest.mark.model  # its inner run loads the embedded model
 def test_an_unmarked_test_whose_subprocess_loads_the_model_fails(tmp_path):
     shutil.copy(HERE / "conftest.py", tmp_path / "conftest.py")
-    shutil.copy(HERE / "support" / "needs_guard.py", tmp_path / "needs_guard.py")
+    for helper in ("needs_guard.py", "figure_memo.py"):
+        shutil.copy(HERE / "support" / helper, tmp_path / helper)
     (tmp_path / "test_inner.py").write_text(
         "import subprocess, sys\n\n"
         "def test_unmarked_cli():\n"

@@ -173,6 +173,7 @@ def test_mistake_profile_and_rank_preference_come_from_the_results(scored, repor
     assert all(first.template_depth.get(t) in (2, 3, 4, 5) for t in first.by_template)
 
 
+@pytest.mark.fresh_figures
 def test_reruns_are_byte_identical(scored, reports, tmp_path):
     a, b = reports["many"], tmp_path / "b"
     build_report([scored["two"], scored["one"]], b, progress=False)
@@ -470,6 +471,7 @@ def gpt3_doc(gpt3_old) -> dict:
     return as_v2(gpt3_old)
 
 
+@pytest.mark.fresh_figures  # it reruns the report: the same bytes again
 def test_gpt3_only_report_shows_the_files_numbers(gpt3_doc, tmp_path):
     src = tmp_path / GPT3_BENCH.name
     shutil.copy(GPT3_BENCH, src)
