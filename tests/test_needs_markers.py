@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from needs_guard import NEEDS
+
 HERE = Path(__file__).resolve().parent
 
 CASES = {
@@ -36,29 +38,44 @@ def _pytest(folder: Path, *args: str) -> subprocess.CompletedProcess:
                           text=True, timeout=300)
 
 
-#: the model case loads the embedded model in its inner run (the guard fails a test only once a
-#: real model has loaded), so it needs the model itself and is left out of the fast subset
-@pytest.mark.parametrize("need", [pytest.param(n, marks=pytest.mark.model) if n == "model" else n
-                                  for n in sorted(CASES)])
-def test_an_unmarked_test_that_needs_more_fails_at_that_call(need, tmp_path):
-    if need in ("ray", "browser"):
-        pytest.importorskip({"ray": "ray", "browser": "playwright.sync_api"}[need])
-    shutil.copy(HERE / "conftest.py", tmp_path / "conftest.py")
+def _check_inner_run(tmp_path: Path, needs: list[str]) -> None:
+    """One inner suite with, per need, an unmarked test that reaches for it and a marked one."""
     for helper in ("needs_guard.py", "figure_memo.py"):
         shutil.copy(HERE / "support" / helper, tmp_path / helper)
-    body = CASES[need]
+    shutil.copy(HERE / "conftest.py", tmp_path / "conftest.py")
     (tmp_path / "test_inner.py").write_text(
-        "import sys\nfrom pathlib import Path\nimport pytest\n\n"
-        f"def test_unmarked():\n    {body}\n\n"
-        f"@pytest.mark.{need}\ndef test_marked_is_slow():\n    pass\n", encoding="utf-8")
+        "import sys\nfrom pathlib import Path\nimport pytest\n" + "".join(
+            f"\n\ndef test_unmarked_{need}():\n    {CASES[need]}\n\n"
+            f"@pytest.mark.{need}\ndef test_marked_{need}_is_slow():\n    pass\n" for need in needs),
+        encoding="utf-8")
     res = _pytest(tmp_path)
     assert res.returncode == 1, res.stdout + res.stderr
-    assert "test_inner.py::test_unmarked" in res.stdout
-    assert f"is not marked @pytest.mark.{need}" in res.stdout, res.stdout
-    assert "1 failed, 1 passed" in res.stdout, res.stdout
-    # the marked test is slow: the fast subset leaves it out
+    for need in needs:
+        assert f"test_inner.py::test_unmarked_{need} " in res.stdout, res.stdout
+        assert f"test_inner.py::test_unmarked_{need} {NEEDS[need]}" in res.stdout, res.stdout
+        assert f"but is not marked @pytest.mark.{need}" in res.stdout, res.stdout
+    assert f"{len(needs)} failed, {len(needs)} passed" in res.stdout, res.stdout
+    # the marked tests are slow: the fast subset leaves them out
     fast = _pytest(tmp_path, "-m", "not slow", "-k", "marked")
-    assert "1 deselected" in fast.stdout, fast.stdout
+    assert f"{len(needs)} deselected" in fast.stdout, fast.stdout
+
+
+def test_an_unmarked_test_that_starts_a_server_browser_or_ray_fails_at_that_call(tmp_path):
+    """The three needs that start something are refused before it starts: one inner run holds them all."""
+    needs = ["server"]
+    for need, module in (("ray", "ray"), ("browser", "playwright.sync_api")):
+        try:
+            __import__(module)
+        except ImportError:
+            continue
+        needs.append(need)
+    _check_inner_run(tmp_path, needs)
+
+
+@pytest.mark.model  # its inner run loads the embedded model (the guard fails a test only once a real
+# model has loaded), so it needs the model itself and is left out of the fast subset
+def test_an_unmarked_test_that_loads_the_model_fails_once_it_has_loaded(tmp_path):
+    _check_inner_run(tmp_path, ["model"])
 
 
 @pytest.mark.model  # its inner run loads the embedded model
