@@ -535,8 +535,9 @@ def _gpt3_task(results: Results, entry: Entry, i: int, row: dict, model_args: di
         raise results.reader.fail(f"{where}.items", "holds no per-item predictions; lm-eval's samples need "
                                                     "them: score with --save-predictions")
     pool = _gpt3_pool(results, entry, row, where)
-    # the documents lm-eval loads (the pool's JSON lines), and the items synthprobe's prompts are built from
-    pool_items = [json.loads(line) for line in pool.data.decode("utf-8").splitlines() if line.strip()]
+    # the documents lm-eval loads (the pool's JSON lines; only the scored ones are decoded), and the
+    # items synthprobe's prompts are built from
+    pool_lines = [line for line in pool.data.decode("utf-8").splitlines() if line.strip()]
     if row.get("task_file"):
         from synthprobe.tasks.gpt3.taskfile import load_task_file
 
@@ -557,7 +558,7 @@ def _gpt3_task(results: Results, entry: Entry, i: int, row: dict, model_args: di
     samples = []
     for it in sorted(items, key=lambda x: x["index"]):
         idx = int(it["index"])
-        doc = pool_items[idx]
+        doc = json.loads(pool_lines[idx])
         prompt = _exact_prompt(task, built, idx, k, pool.seed, pool.format, int(it.get("n_shots", k)))
         completion = doc["completion"]
         if check == "generate":
