@@ -3,7 +3,7 @@
 #               (under out/, replaced on every run: --overwrite)
 #   make check  the fast subset: every test that needs no real model, vLLM server, browser or Ray
 #               (pytest -m "not slow"; the markers are in tests/conftest.py), on CHECK_WORKERS
-#               processes (pytest-xdist)
+#               processes (pytest-xdist; default: one more than the cores)
 #   make test   the whole test suite (what CI runs)
 # The distribution's Python 3.11 where the machine has one: Debian and Ubuntu build it with
 # profile-guided and link-time optimisation into one static binary, which runs this project's
@@ -60,7 +60,12 @@ demo: venv
 # ray, each implying slow); tests/conftest.py fails an unmarked one at the call that would load it.
 # pytest keeps the assert-rewritten test modules as bytecode: with PYTHONDONTWRITEBYTECODE set in
 # the environment every worker rewrote all of them again on every run (3-4 s of CPU each).
-CHECK_WORKERS ?= 2
+# One worker more than the cores this process may run on: a worker that waits on a test server, a
+# sleep or a subprocess leaves its core to another. On 2 cores, 3 workers ran make check in 2 min
+# 38-40 s against 2 min 59 s for 2, for the same CPU time; 4 cost more CPU than they saved
+# (docs/performance.md).
+CHECK_WORKERS ?= $(shell $(BIN)/python -c 'import os; print(len(os.sched_getaffinity(0)) + 1 \
+	if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1) + 1)')
 check: venv
 	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -m "not slow" -n $(CHECK_WORKERS) --dist worksteal
 
