@@ -62,7 +62,7 @@ demo: venv
 # the environment every worker rewrote all of them again on every run (3-4 s of CPU each).
 # One worker more than the cores this process may run on: a worker that waits on a test server, a
 # sleep or a subprocess leaves its core to another. On 2 cores, 3 workers ran make check in 2 min
-# 38-40 s against 2 min 59 s for 2, for the same CPU time; 4 cost more CPU than they saved
+# 39-42 s against 2 min 56-59 s for 2, for the same CPU time; 4 cost more CPU than they saved
 # (docs/performance.md).
 CHECK_WORKERS ?= $(shell $(BIN)/python -c 'import os; print(len(os.sched_getaffinity(0)) + 1 \
 	if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1) + 1)')
