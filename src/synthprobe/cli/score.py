@@ -20,6 +20,7 @@ from pathlib import Path
 from synthprobe.cli.args import (add_model_args, add_yes_argument, chat_setup, engine_options, int_at_least, nonneg_int,
                                  positive_int)
 from synthprobe.errors import EXIT_FAILED, InputError, run_command_line
+from synthprobe.metrics.extract import RESOLVE
 
 
 DESCRIPTION = """\
@@ -73,8 +74,9 @@ def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> No
                         "endings' log-likelihoods compared; letters: the endings shown as A-D, the model answers "
                         "one letter; free: the sentence alone, the model writes the value, compared as a number "
                         "with the item's unit (a clock time as a time). letters/free generate greedily and read the "
-                        "answer back (strict answer line, lax patterns, the last unambiguous letter or number); an "
-                        "answer that cannot be read counts as wrong and is reported as 'unparsed'. Several, comma-"
+                        "answer back (rules strict, lax, last, value: docs/chat-and-protocols.md); an answer that "
+                        "is unparsed, inconsistent (a letter with another option's value), an echo of the "
+                        "question's numbers or cut off by the budget counts as wrong and is reported. Several, comma-"
                         "separated (e.g. loglik,letters,free): each model is scored under each on the same items, "
                         "with the paired difference per depth (exact McNemar); per-item predictions are then kept")
     p.add_argument("--cot", action="store_true",
@@ -83,6 +85,10 @@ def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> No
     p.add_argument("--max-new-tokens", type=positive_int, default=None, metavar="N",
                    help="letters/free: tokens a model may generate per answer (default: 8 for letters, 16 for free, "
                         "320 with --cot)")
+    p.add_argument("--resolve", choices=RESOLVE, default="none",
+                   help="letters: credit an inconsistent answer (a letter written with another option's value, "
+                        "'A. $6966' where $6966 is B) by its letter (letter-first) or by its value (value-first); "
+                        "default none: never credited. The rule is recorded in the results")
     p.add_argument("--shots", action=_ZeroShot, help=argparse.SUPPRESS)
     p.add_argument("--max-context", type=int_at_least(2), default=1024, metavar="N",
                    help="longest request in tokens; contexts are left-truncated to N minus the ending "
@@ -141,8 +147,11 @@ def config_from_args(args: argparse.Namespace):
 
     chat = chat_setup(args)
     protocols = tuple(x.strip() for x in str(args.protocol).split(",") if x.strip())
+    if args.resolve != "none" and "letters" not in protocols:
+        raise InputError(f"--resolve {args.resolve} reads letters answers only; add --protocol letters",
+                         field="--resolve")
     return ScoreConfig(
-        chat=chat, protocols=protocols, cot=args.cot, max_new_tokens=args.max_new_tokens,
+        chat=chat, protocols=protocols, cot=args.cot, max_new_tokens=args.max_new_tokens, resolve=args.resolve,
         data=args.data, models=models, dtype=args.dtype, device=args.device,
         batch_size=args.batch_size, max_context=args.max_context, trust_remote_code=args.trust_remote_code,
         bos=args.bos, limit=args.limit, compare=args.compare,

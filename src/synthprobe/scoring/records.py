@@ -21,13 +21,20 @@ A record is a plain dict (JSON-ready)::
     chosen_rank    rank of option_values[pred_acc_norm] among the values, 0 = smallest
     truncated    whether the context was left-truncated for any ending
 
-A generated answer (``--protocol letters|free``, :func:`generation_record`) has the same
-fields where they apply (``pred_acc*`` = ``pred``, ``correct_acc*`` = ``correct``, ``soft`` =
-1.0 or 0.0, no log-probabilities) plus ``protocol``, ``raw`` (the generated text), ``parsed``
-(a letter or a number; a clock time in minutes after midnight), ``rule`` (strict, lax, last,
-value or unparsed), ``unparsed_reason``, ``finish`` and ``n_generated_tokens``;
-``chosen_source`` is the named mistake picked (letters) or whose value was written (free),
-``"none of the options"`` for another value, ``"unparsed"`` when nothing was read.
+A generated answer (``--protocol letters|free``, :func:`generation_record`) has the item's
+fields (id … answer_rank) plus ``protocol``, ``raw`` (the generated text), ``parsed`` (what
+was read: a letter or a number; a clock time in minutes after midnight), ``rule`` (strict, lax,
+last, value or unparsed: the rule that read it), ``unparsed_reason``, ``outcome`` (answered,
+unparsed, inconsistent, echo or cut_off: :data:`synthprobe.metrics.extract.OUTCOMES`) with
+``outcome_note`` (why it is not an answer, in words), ``written_option`` (letters: the option
+whose value is written beside the letter), ``resolved_by`` (null, or the ``--resolve`` rule
+that credited an inconsistent answer), ``finish`` and ``n_generated_tokens``, ``cut_off``
+(``finish == "length"``: the text ran into the budget), and the answer: ``pred`` (the option
+picked, None for none) and ``correct``. It has none of the log-likelihood fields (no
+``logprob``, ``pred_acc*``, ``correct_acc*`` or ``soft``). ``chosen_source`` is the named
+mistake picked (letters) or whose value was written (free), ``"none of the options"`` for
+another value, ``"unparsed"`` when nothing was read, and the outcome (``"inconsistent"``,
+``"echo"``, ``"cut_off"``) for an answer that does not count.
 
 A server may score an ending -inf (impossible); the results file then holds ``null`` in its
 ``logprob``/``per_token``/``per_char`` places (JSON has no infinity).
@@ -40,6 +47,7 @@ from typing import Any, Sequence
 from synthprobe.backends.base import EndingScore
 from synthprobe.metrics.choice import argmax_first, softmax
 from synthprobe.metrics.extract import LETTERS, extract_letter, extract_number
+from synthprobe.metrics.extract import resolve as resolve_letter
 from synthprobe.tasks.protocols import clock_pm, is_clock
 
 
@@ -143,25 +151,45 @@ def _option_index(item: Any, value: Any) -> int | None:
     return hits[0] if len(hits) == 1 else None
 
 
+def record_correct(rec: dict[str, Any]) -> bool:
+    """Whether a record's answer is right under its protocol's own metric: ``correct`` for a
+    generated answer, ``correct_acc_norm`` for a log-likelihood record (older files' generated
+    records hold both)."""
+    return bool(rec["correct"] if "correct" in rec else rec["correct_acc_norm"])
+
+
+def record_pick(rec: dict[str, Any]) -> int | None:
+    """The option a record picked under its protocol's own metric (None: none of the options)."""
+    return rec["pred"] if "pred" in rec else rec.get("pred_acc_norm")
+
+
 def generation_record(item: Any, protocol: str, text: str, *, finish: str | None = None,
-                      n_tokens: int | None = None) -> dict[str, Any]:
-    """The record of one generated answer (the log-likelihood record's fields where they apply)."""
+                      n_tokens: int | None = None, resolve: str = "none") -> dict[str, Any]:
+    """The record of one generated answer (module docstring). ``resolve``: how an inconsistent
+    letter answer is credited (:data:`synthprobe.metrics.extract.RESOLVE`; ``none``: never)."""
     md = item.metadata
     n = len(item.endings)
     clock = is_clock(item)
     label = int(item.label)
     values = md.get("option_values") if isinstance(md.get("option_values"), list) else None
     sources = md.get("option_sources") if isinstance(md.get("option_sources"), list) else None
+    cut_off = finish == "length"
+    resolved_by = None
     if protocol == "letters":
-        ex = extract_letter(text, n_options=n, option_values=values, clock=clock, clock_pm=clock_pm(item))
-        pred = LETTERS.index(ex.answer) if ex.parsed else None
+        ex = extract_letter(text, n_options=n, option_values=values, options=None if values else item.endings,
+                            clock=clock, clock_pm=clock_pm(item), cut_off=cut_off)
+        letter, resolved_by = resolve_letter(ex, resolve, n_options=n)
+        pred = LETTERS.index(letter) if letter is not None else None
         correct = pred == label
     else:
-        ex = extract_number(text, unit=str(md.get("unit") or ""), clock=clock, clock_pm=clock_pm(item))
-        pred = _option_index(item, ex.answer) if ex.parsed else None
+        ex = extract_number(text, unit=str(md.get("unit") or ""), clock=clock, clock_pm=clock_pm(item),
+                            question=item.ctx, cut_off=cut_off)
+        pred = _option_index(item, ex.answer) if ex.counts else None
         gold = values[label] if values else None
-        correct = ex.parsed and gold is not None and float(ex.answer) == float(gold)
-    if pred is not None and sources:
+        correct = ex.counts and gold is not None and float(ex.answer) == float(gold)
+    if ex.outcome not in ("answered", "unparsed") and resolved_by is None:
+        chosen_source = ex.outcome
+    elif pred is not None and sources:
         chosen_source = sources[pred]
     elif ex.parsed:
         chosen_source = "none of the options"
@@ -174,13 +202,15 @@ def generation_record(item: Any, protocol: str, text: str, *, finish: str | None
         "parsed": ex.answer,
         "rule": ex.rule,
         "unparsed_reason": ex.reason,
+        "outcome": ex.outcome,
+        "outcome_note": ex.note,
+        "written_option": ex.written_option,
+        "resolved_by": resolved_by,
         "finish": finish,
+        "cut_off": cut_off,
         "n_generated_tokens": n_tokens,
         "pred": pred,
         "correct": bool(correct),
-        "pred_acc": pred, "pred_acc_norm": pred, "pred_acc_char": pred,
-        "correct_acc": bool(correct), "correct_acc_norm": bool(correct), "correct_acc_char": bool(correct),
-        "soft": 1.0 if correct else 0.0,
         "chosen_source": chosen_source,
         "chosen_rank": None,
     })

@@ -89,7 +89,10 @@ def test_letters_and_free_records_unparsed_answers_and_the_protocol_effect(tmp_p
         ("B", "strict"), (None, "unparsed"), ("C", "lax"), (None, "unparsed"), ("B", "lax"), ("D", "lax")]
     assert [r["correct"] for r in recs] == [True, False, True, False, False, False]
     assert recs[1]["unparsed_reason"].startswith("ambiguous") and recs[0]["raw"] == "ANSWER: $B$"
-    assert lb["summary"]["metrics"]["acc_norm"]["correct"] == 2
+    assert lb["summary"]["primary"] == "accuracy" and set(lb["summary"]["metrics"]) == {"accuracy"}
+    assert lb["summary"]["metrics"]["accuracy"]["correct"] == 2
+    assert not any("acc_norm" in b or "soft" in b for b in lb["summary"]["by_depth"].values())
+    assert not any(k.startswith(("pred_acc", "correct_acc")) or k == "soft" for k in recs[0])
     assert (lb["extraction"]["unparsed"], lb["extraction"]["unparsed_share"]) == (2, 2 / 6)
     assert recs[4]["chosen_source"] == "day-2 percentage taken of the original stock"
 
@@ -100,7 +103,9 @@ def test_letters_and_free_records_unparsed_answers_and_the_protocol_effect(tmp_p
     assert [r["correct"] for r in recs] == [True, False, False, False, False, False]
     assert fb["wrong_answers"] == {"unparsed": 2, "kept filling during the draining": 1,
                                    "kept the day-1 percentage instead of selling it": 1, "none of the options": 1}
-    assert "unparsed 2 of 6 (33.3 %, counted wrong)" in printed
+    assert "answers: answered 4 (66.7 %), unparsed 2 (33.3 %), echo 0 (0.0 %), cut off 0 (0.0 %)" in printed
+    assert "rules: strict = an 'ANSWER: X' line" in printed and "docs/chat-and-protocols.md" in printed
+    assert "acc_norm" not in printed.split("[free")[1].split("\n\n")[0]  # the free run names its own metric
 
     effect = doc["protocol_effect"]
     assert [(b["reference"], b["other"].split()[0]) for b in effect] == [("chat:auto (the model's own)@"

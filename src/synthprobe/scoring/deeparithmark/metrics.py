@@ -2,11 +2,17 @@
 
 ``summarise(records)`` returns::
 
-    n, chance, primary ("acc_norm")
+    n, chance, primary ("acc_norm"; "accuracy" for generated answers), primary_label (the
+    metric named in one line, as every output shows it)
     metrics:   acc / acc_norm / acc_char -> {correct, total, acc, ci95 [Wilson], chance, p_vs_chance}
                soft -> mean over items of softmax(per-token scores)[label]
     by_depth, by_template, by_topic, by_category:
                {key: {n, correct, acc_norm, acc, acc_char, soft, ci95, p_vs_chance}}  (acc_norm based)
+
+Generated answers (``--protocol letters|free``) have one metric, ``accuracy``: the answers read
+back and right, over all items (unparsed, inconsistent, echoed and cut-off answers count
+wrong). Their ``metrics`` is ``{"accuracy": {...}}`` and each group block
+``{n, correct, accuracy, ci95, p_vs_chance}``: no log-likelihood metric appears.
     template_homogeneity: chi-square of acc_norm across templates {chi2, df, p, groups}
     rank_preference: how often the acc_norm choice is the smallest / largest option value
     mistake_profile: per template, how often each named option source was chosen
@@ -22,9 +28,27 @@ from collections import Counter, defaultdict
 from typing import Any, Iterable, Sequence
 
 from synthprobe.metrics.stats import accuracy_block, chi2_homogeneity
+from synthprobe.scoring.records import record_correct
 
 METRICS = ("acc", "acc_norm", "acc_char")
 PRIMARY = "acc_norm"
+#: The metric of generated answers (``letters``, ``free``).
+GENERATED = "accuracy"
+#: Each protocol's metric in one line: the headline every output gives it.
+PRIMARY_LABEL = {
+    "loglik": "acc_norm: the ending with the highest mean log-likelihood per token",
+    "letters": ("accuracy: the letter read back names the correct option, over all items "
+                "(unparsed and inconsistent answers count wrong)"),
+    "free": ("accuracy: the value read back equals the answer, over all items "
+             "(unparsed, echoed and cut-off answers count wrong)"),
+}
+
+
+def _generated(records: Sequence[dict]) -> str | None:
+    """The protocol of generated records (letters / free), None for log-likelihood ones."""
+    protocols = {r.get("protocol", "loglik") for r in records}
+    gen = protocols - {"loglik"}
+    return next(iter(gen)) if gen else None
 
 
 def chance_level(records: Sequence[dict]) -> float:
@@ -35,8 +59,11 @@ def chance_level(records: Sequence[dict]) -> float:
 
 def group_block(records: Sequence[dict], chance: float) -> dict[str, Any]:
     n = len(records)
-    k = sum(r["correct_acc_norm"] for r in records)
+    k = sum(record_correct(r) for r in records)
     block = accuracy_block(k, n, chance)
+    if _generated(records):
+        return {"n": n, "correct": k, GENERATED: block["acc"], "ci95": block["ci95"],
+                "p_vs_chance": block["p_vs_chance"]}
     return {
         "n": n,
         "correct": k,
@@ -68,12 +95,13 @@ def template_homogeneity(records: Sequence[dict]) -> dict[str, Any]:
     for r in records:
         if r.get("template") is not None:
             groups[r["template"]].append(r)
-    return chi2_homogeneity([(t, sum(x["correct_acc_norm"] for x in rs), len(rs))
+    return chi2_homogeneity([(t, sum(record_correct(x) for x in rs), len(rs))
                              for t, rs in sorted(groups.items())])
 
 
 def rank_preference(records: Iterable[dict]) -> dict[str, Any] | None:
-    """Distribution of the chosen option's numeric rank (0 = smallest) for the acc_norm choice."""
+    """Distribution of the chosen option's numeric rank (0 = smallest) for the primary metric's
+    choice (acc_norm's, or a generated answer's pick)."""
     rs = [r for r in records if r.get("chosen_rank") is not None]
     if not rs:
         return None
@@ -82,7 +110,7 @@ def rank_preference(records: Iterable[dict]) -> dict[str, Any] | None:
     answer = Counter(r["answer_rank"] for r in rs if isinstance(r.get("answer_rank"), int))
     n = len(rs)
     return {
-        "by": PRIMARY,
+        "by": GENERATED if _generated(rs) else PRIMARY,
         "n": n,
         "chosen_rank_counts": [chosen.get(i, 0) for i in range(n_opts)],
         "answer_rank_counts": [answer.get(i, 0) for i in range(n_opts)] if answer else None,
@@ -92,7 +120,8 @@ def rank_preference(records: Iterable[dict]) -> dict[str, Any] | None:
 
 
 def mistake_profile(records: Iterable[dict]) -> dict[str, dict[str, Any]] | None:
-    """Per template: how often each named option source was offered and chosen (acc_norm)."""
+    """Per template: how often each named option source was offered and chosen (by the primary
+    metric's choice; a generated answer that does not count is chosen as its outcome)."""
     groups: dict[str, list[dict]] = defaultdict(list)
     for r in records:
         if r.get("option_sources") and r.get("chosen_source") is not None:
@@ -117,13 +146,18 @@ def summarise(records: Sequence[dict]) -> dict[str, Any]:
     n = len(records)
     chance = chance_level(records)
     metrics: dict[str, Any] = {}
-    for m in METRICS:
-        metrics[m] = accuracy_block(sum(r[f"correct_{m}"] for r in records), n, chance)
-    metrics["soft"] = sum(r["soft"] for r in records) / n if n else float("nan")
+    generated = _generated(records)
+    if generated:
+        metrics[GENERATED] = accuracy_block(sum(record_correct(r) for r in records), n, chance)
+    else:
+        for m in METRICS:
+            metrics[m] = accuracy_block(sum(r[f"correct_{m}"] for r in records), n, chance)
+        metrics["soft"] = sum(r["soft"] for r in records) / n if n else float("nan")
     return {
         "n": n,
         "chance": chance,
-        "primary": PRIMARY,
+        "primary": GENERATED if generated else PRIMARY,
+        "primary_label": PRIMARY_LABEL[generated or "loglik"],
         "metrics": metrics,
         "truncated": sum(1 for r in records if r.get("truncated")),
         "by_depth": breakdown(records, "depth"),

@@ -60,9 +60,10 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
+from synthprobe.metrics.extract import PROTOCOL_OUTCOMES
 from synthprobe.metrics.protocols import protocol_effect as _protocol_effect
-from synthprobe.results import (DEPTHS, SCHEMA, SCHEMA_VERSION, card_cells, card_has_compare, card_header, fmt_p,
-                                variant_label)
+from synthprobe.results import (DEPTHS, SCHEMA, SCHEMA_VERSION, card_cells, card_has_answers, card_has_compare,
+                                card_header, fmt_p, group_rate, primary_metric, variant_label)
 
 ARITHMARK3_SHA256 = "bf8ab1a5193d52cdf0e05ff0b3ca226bdfcf416cb6e75562dcbe72e7e4559435"
 
@@ -95,26 +96,35 @@ def _pct(x: float | None) -> float | None:
 
 
 def table_row(entry: dict[str, Any]) -> dict[str, Any]:
+    """The card's row of one entry, under its protocol's own metric: acc_norm (with soft) for
+    log-likelihood, accuracy for generated answers, with the shares of answers that do not count
+    (unparsed, inconsistent, echo, cut off) beside it and no soft."""
     deep = entry["results"]["deeparithmark"]["summary"]
+    metric = primary_metric(deep)
     label = variant_label(entry)
     row: dict[str, Any] = {
         "model": entry["model"]["name"] + (f" [{label}]" if label else ""),
         "params": entry["model"]["params"],
         "params_label": params_label(entry["model"]["params"]),
-        "deep": _pct(deep["metrics"]["acc_norm"]["acc"]),
-        "soft": _pct(deep["metrics"]["soft"]),
+        "metric": metric,
+        "deep": _pct(deep["metrics"][metric]["acc"]),
+        "soft": _pct(deep["metrics"]["soft"]) if "soft" in deep["metrics"] else None,
     }
     for d in DEPTHS:
         block = deep["by_depth"].get(str(d))
-        row[f"d{d}"] = _pct(block["acc_norm"]) if block else None
+        row[f"d{d}"] = _pct(group_rate(block, deep)) if block else None
     am3 = entry["results"].get("arithmark3")
     row["arithmark3"] = _pct(am3["summary"]["metrics"]["acc_norm"]["acc"]) if am3 else None
     row["delta"] = (round(row["deep"] - row["arithmark3"], 2)
                     if row["arithmark3"] is not None and row["deep"] is not None else None)
-    row["p_vs_chance"] = deep["metrics"]["acc_norm"]["p_vs_chance"]
+    row["p_vs_chance"] = deep["metrics"][metric]["p_vs_chance"]
     ext = entry["results"]["deeparithmark"].get("extraction")
     if ext is not None:
         row["unparsed"] = _pct(ext["unparsed_share"])
+        shares = ext.get("outcome_shares") or {}
+        own = PROTOCOL_OUTCOMES.get(entry["results"]["deeparithmark"].get("protocol"), ())
+        for key in ("inconsistent", "echo", "cut_off"):
+            row[key] = _pct(shares.get(key)) if key in own else None
     return row
 
 
@@ -151,33 +161,72 @@ def format_protocol_effect(effect: Sequence[dict[str, Any]]) -> str:
 def format_table(rows: Sequence[dict[str, Any]]) -> str:
     """The card's table as aligned text (cells from :func:`synthprobe.results.card_cells`, as the
     report's leaderboard and the README show them): Model, Params, Deep, soft, d2-d5,
-    ArithMark-3, Δ, p vs chance."""
+    ArithMark-3, Δ, p vs chance; with generated answers among the rows, also the metric each
+    row's Deep is and the shares of answers that do not count."""
     compare = card_has_compare(rows)
-    head = card_header(DEPTHS, compare=compare)
-    body = [card_cells(r, DEPTHS, compare=compare) for r in rows]
+    answers = card_has_answers(rows)
+    head = card_header(DEPTHS, compare=compare, answers=answers)
+    body = [card_cells(r, DEPTHS, compare=compare, answers=answers) for r in rows]
     widths = [max(len(str(x)) for x in col) for col in zip(head, *body)]
-    left = {0}
+    left = {0, 2} if answers else {0}
     def fmt(cells):
         return "  ".join(str(c).ljust(w) if i in left else str(c).rjust(w)
                          for i, (c, w) in enumerate(zip(cells, widths)))
     lines = [fmt(head), "  ".join("-" * w for w in widths)]
     lines.extend(fmt(b) for b in body)
+    if answers:
+        lines.append("Deep is each row's metric: acc_norm (log-likelihood) or accuracy (generated answers, over "
+                     "all items; the last four columns are the shares of items that did not count)")
     return "\n".join(lines)
 
 
+#: One line on how a generated answer is read, printed under each generated run.
+RULES_LINE = ("rules: strict = an 'ANSWER: X' line; lax = a text that is only the answer, opens with "
+              "'X.', or says 'the answer is X'; last = the one letter, or the last number, mentioned; "
+              "value = an option's value in place of its letter (docs/chat-and-protocols.md)")
+
+
+def _share(k: int, n: int) -> str:
+    return f"{k} ({100 * k / n:.1f} %)" if n else str(k)
+
+
 def format_breakdown(entry: dict[str, Any], key: str = "deeparithmark") -> str:
-    """Per-depth and per-template lines for one model (printed under the table)."""
-    s = entry["results"][key]["summary"]
-    out = [f"{entry['model']['name']} — {key}: acc {100 * s['metrics']['acc']['acc']:.2f} %, "
-           f"acc_norm {100 * s['metrics']['acc_norm']['acc']:.2f} %, "
-           f"acc_char {100 * s['metrics']['acc_char']['acc']:.2f} %, soft {100 * s['metrics']['soft']:.2f} %"]
-    ext = entry["results"][key].get("extraction")
+    """Per-depth and per-template lines for one model (printed under the table), under the
+    protocol's own metric; a generated run adds how its answers were read and what they count as."""
+    block = entry["results"][key]
+    s = block["summary"]
+    metric = primary_metric(s)
+    m = s["metrics"]
+    if metric == "acc_norm":
+        out = [f"{entry['model']['name']} — {key}: acc {100 * m['acc']['acc']:.2f} %, "
+               f"acc_norm {100 * m['acc_norm']['acc']:.2f} %, "
+               f"acc_char {100 * m['acc_char']['acc']:.2f} %, soft {100 * m['soft']:.2f} %"]
+    else:
+        label = variant_label(entry)
+        out = [f"{entry['model']['name']}{f' [{label}]' if label else ''} — {key}: "
+               f"{s.get('primary_label') or metric}", f"  accuracy {100 * m[metric]['acc']:.2f} % "
+               f"({m[metric]['correct']} of {m[metric]['total']})"]
+    ext = block.get("extraction")
     if ext is not None:
-        out.append(f"  unparsed {ext['unparsed']} of {s['n']} ({100 * ext['unparsed_share']:.1f} %, counted wrong); "
-                   "rules " + ", ".join(f"{k} {v}" for k, v in ext["rules"].items()))
-    for name, field in (("depth", "by_depth"), ("template", "by_template")):
+        n = s["n"]
+        outcomes = ext.get("outcomes")
+        if outcomes:
+            good = ext["answered_accuracy"]
+            out[-1] += (f"; over the {good['total']} answered items {100 * good['acc']:.2f} %"
+                        if good["total"] else "; no item was answered")
+            own = PROTOCOL_OUTCOMES.get(block.get("protocol"), tuple(outcomes))
+            out.append("  answers: " + ", ".join(f"{k.replace('_', ' ')} {_share(outcomes.get(k, 0), n)}" for k in own)
+                       + (f"; {ext['resolved']} inconsistent credited by --resolve {ext['resolve']}"
+                          if ext.get("resolve", "none") != "none" else ""))
+        else:
+            out.append(f"  unparsed {ext['unparsed']} of {n} ({100 * ext['unparsed_share']:.1f} %, counted wrong)")
+        out.append("  read by " + ", ".join(f"{k} {_share(v, n)}" for k, v in ext["rules"].items())
+                   + f"; {ext.get('finished_by_budget', 0)} ran into the {block.get('max_new_tokens')}-token budget")
+        out.append("  " + RULES_LINE)
+    name = "acc_norm" if metric == "acc_norm" else metric
+    for title, field in (("depth", "by_depth"), ("template", "by_template")):
         for g, b in s[field].items():
-            out.append(f"  {name} {g:<28} n={b['n']:<4} acc_norm {100 * b['acc_norm']:6.2f} %  "
+            out.append(f"  {title} {g:<28} n={b['n']:<4} {name} {100 * group_rate(b, s):6.2f} %  "
                        f"CI [{100 * b['ci95'][0]:.1f}, {100 * b['ci95'][1]:.1f}]  p {fmt_p(b['p_vs_chance'])}")
     h = s.get("template_homogeneity") or {}
     if h.get("chi2") is not None:

@@ -66,6 +66,9 @@ class ScoreConfig:
     cot: bool = False
     #: ``--max-new-tokens`` for letters/free (default: :data:`protocols.MAX_NEW_TOKENS`).
     max_new_tokens: int | None = None
+    #: ``--resolve``: how a letters answer whose letter and written value disagree is credited
+    #: (:data:`synthprobe.metrics.extract.RESOLVE`; ``none``, the default: never).
+    resolve: str = "none"
     #: ``--yes``: start a run estimated at over an hour (:mod:`synthprobe.plan`).
     yes: bool = False
 
@@ -243,18 +246,10 @@ def generate_dataset(backend, ds: Dataset, config: ScoreConfig, protocol: str, *
     result = run_items([it.id for it in ds.items], work, where=where, cache=cache, batch_size=config.batch_size,
                        progress=config.progress, name=backend.name, echo=echo)
     eval_s = time.perf_counter() - t0
+    resolve = config.resolve if protocol == "letters" else "none"
     records = [generation_record(it, protocol, str(r.get("text", "")), finish=r.get("finish"),
-                                 n_tokens=r.get("n_tokens"))
+                                 n_tokens=r.get("n_tokens"), resolve=resolve)
                for it, r in zip(ds.items, result.records)]
-    n = len(records)
-    rules = Counter(r["rule"] for r in records)
-    unparsed_by_depth: dict[str, dict[str, Any]] = {}
-    for r in records:
-        d = unparsed_by_depth.setdefault(str(r["depth"]), {"n": 0, "unparsed": 0})
-        d["n"] += 1
-        d["unparsed"] += r["rule"] == "unparsed"
-    for d in unparsed_by_depth.values():
-        d["share"] = d["unparsed"] / d["n"]
     written = Counter(r["chosen_source"] for r in records if not r["correct"])
     block: dict[str, Any] = {
         "dataset": {k: ds.info[k] for k in ("path", "sha256", "n_items")},
@@ -268,11 +263,7 @@ def generate_dataset(backend, ds: Dataset, config: ScoreConfig, protocol: str, *
                    "items_per_s": round(len(result.todo) / eval_s, 3) if result.todo and eval_s > 0 else None,
                    "generated_tokens": sum(r.get("n_generated_tokens") or 0 for r in records)},
         "truncated": 0,
-        "extraction": {"rules": {k: rules.get(k, 0) for k in ("strict", "lax", "last", "value", "unparsed")},
-                       "unparsed": rules.get("unparsed", 0),
-                       "unparsed_share": rules.get("unparsed", 0) / n if n else None,
-                       "unparsed_by_depth": unparsed_by_depth,
-                       "finished_by_budget": sum(1 for r in records if r.get("finish") == "length")},
+        "extraction": extraction_block(records, resolve=resolve),
         "wrong_answers": dict(sorted(written.items(), key=lambda kv: (-kv[1], kv[0]))),
         "summary": summarise(records),
     }
@@ -282,6 +273,50 @@ def generate_dataset(backend, ds: Dataset, config: ScoreConfig, protocol: str, *
     # --save-predictions (:func:`run` drops them otherwise)
     block["predictions"] = records
     return block
+
+
+def extraction_block(records: list[dict[str, Any]], *, resolve: str = "none") -> dict[str, Any]:
+    """How the generated answers were read (``results.deeparithmark.extraction``): the count and
+    share read by each rule, the outcomes (answered, unparsed, inconsistent, echo, cut off)
+    overall and per depth, the accuracy over the answered items alone, and the ``--resolve``
+    rule in force."""
+    from collections import Counter
+
+    from synthprobe.metrics.extract import OUTCOMES
+    from synthprobe.metrics.stats import accuracy_block
+
+    n = len(records)
+    rules = Counter(r["rule"] for r in records)
+    outcomes = Counter(r["outcome"] for r in records)
+    by_depth: dict[str, dict[str, Any]] = {}
+    unparsed_by_depth: dict[str, dict[str, Any]] = {}
+    for r in records:
+        d = by_depth.setdefault(str(r["depth"]), {"n": 0, **{k: 0 for k in OUTCOMES}})
+        d["n"] += 1
+        d[r["outcome"]] += 1
+        u = unparsed_by_depth.setdefault(str(r["depth"]), {"n": 0, "unparsed": 0})
+        u["n"] += 1
+        u["unparsed"] += r["rule"] == "unparsed"
+    for u in unparsed_by_depth.values():
+        u["share"] = u["unparsed"] / u["n"]
+    answered = [r for r in records if r["outcome"] == "answered"]
+    good = accuracy_block(sum(r["correct"] for r in answered), len(answered), 0.25)  # chance unused here
+    if not answered:
+        good["acc"] = None
+    return {
+        "rules": {k: rules.get(k, 0) for k in ("strict", "lax", "last", "value", "unparsed")},
+        "rule_shares": {k: rules.get(k, 0) / n if n else None for k in ("strict", "lax", "last", "value", "unparsed")},
+        "unparsed": rules.get("unparsed", 0),
+        "unparsed_share": rules.get("unparsed", 0) / n if n else None,
+        "unparsed_by_depth": unparsed_by_depth,
+        "outcomes": {k: outcomes.get(k, 0) for k in OUTCOMES},
+        "outcome_shares": {k: outcomes.get(k, 0) / n if n else None for k in OUTCOMES},
+        "outcomes_by_depth": by_depth,
+        "answered_accuracy": {k: good[k] for k in ("correct", "total", "acc", "ci95")},
+        "resolve": resolve,
+        "resolved": sum(1 for r in records if r.get("resolved_by")),
+        "finished_by_budget": sum(1 for r in records if r.get("finish") == "length"),
+    }
 
 
 def _no_chance_test(summary: dict[str, Any]) -> None:
@@ -422,7 +457,8 @@ def _score_protocol(backend, ref: ModelRef, protocol: str, datasets: list[Datase
     entry: dict[str, Any] = {
         "model": named_model(backend.describe(), ref),
         "chat": config.chat.identity(backend),
-        "protocol": {"name": protocol, "cot": config.cot if protocol != "loglik" else False},
+        "protocol": {"name": protocol, "cot": config.cot if protocol != "loglik" else False,
+                     **({"resolve": config.resolve} if protocol == "letters" and config.resolve != "none" else {})},
         "settings": {
             "batch_size": config.batch_size,
             "max_context": config.max_context,
@@ -485,6 +521,7 @@ def comparisons(entries: list[dict[str, Any]], keys: list[str]) -> dict[str, Any
     """The paired comparison of every pair of a run's models (:func:`synthprobe.metrics.compare.compare_models`)
     on each data set, acc_norm, per depth; needs the entries' predictions."""
     from synthprobe.metrics.compare import compare_models
+    from synthprobe.scoring.records import record_correct
 
     out: dict[str, Any] = {}
     for key in keys:
@@ -496,7 +533,7 @@ def comparisons(entries: list[dict[str, Any]], keys: list[str]) -> dict[str, Any
             v = res.variant_label(e)
             label = f"{e['model']['name']} [{v}]" if v else e["model"]["name"]
             variant[label] = v
-            outcomes[label] = {r["id"]: bool(r["correct_acc_norm"]) for r in recs}
+            outcomes[label] = {r["id"]: record_correct(r) for r in recs}
             depth.update({r["id"]: r.get("depth") for r in recs})
         group = depth if all(v is not None for v in depth.values()) else None
         # models against each other under the same protocol and template (the protocol effect
