@@ -146,3 +146,19 @@ def test_sweep_takes_named_models_as_grid_labels(tmp_path, capsys):
     rc = main(["sweep", "--model", "a=x/y", "--model", "a=x/z", "--serial", "--output", str(out)])
     assert rc == 2 and not out.exists()
     assert "share the label 'a'" in capsys.readouterr().err
+
+
+def test_two_unnamed_checkpoints_with_one_folder_name_are_refused_before_anything_loads(tmp_path, capsys):
+    # two training runs' output folders, both called "final": the second used to be refused only
+    # after the first had been loaded and scored
+    for run in ("run-a", "run-b"):
+        (tmp_path / run / "final").mkdir(parents=True)
+    out = tmp_path / "r.json"
+    a, b = str(tmp_path / "run-a" / "final"), str(tmp_path / "run-b" / "final")
+    assert main(["score", "deeparithmark", "--model", a, "--model", b, "--limit", "2", "--output", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert "would both be shown as 'final'" in captured.err and "--model a=" in captured.err
+    assert "plan:" not in captured.out + captured.err and not out.exists()
+    with pytest.raises(InputError, match="both be shown as 'final'"):
+        model_refs(_args("final=gpt2", a).models)
+    assert [r.name for r in model_refs(_args(f"base={a}", f"tuned={b}").models)] == ["base", "tuned"]

@@ -67,7 +67,31 @@ def model_refs(texts: list[str] | None) -> list[ModelRef]:
     if clash:
         raise InputError(f"{clash[0]!r} is both a name and an unnamed model; name that model too",
                          field="--model")
+    shown: dict[str, str] = {r.name: r.spec for r in refs if r.name is not None}
+    for ref in refs:
+        if ref.name is None and (local := _local_name(ref.spec)) is not None:
+            if local in shown:
+                raise InputError(f"{ref.spec!r} and {shown[local]!r} would both be shown as {local!r}; name them "
+                                 f"with --model NAME=SPEC (e.g. --model a={ref.spec} --model b={shown[local]})",
+                                 field="--model")
+            shown[local] = ref.spec
     return refs
+
+
+def _local_name(spec: str) -> str | None:
+    """The name a local checkpoint is shown under (its folder's name, a ``.gguf`` file's stem),
+    known before anything loads; None for an alias, a hub id or an engine's spec."""
+    from pathlib import Path
+
+    path = Path(spec).expanduser()
+    try:
+        if path.is_dir():
+            return path.resolve().name
+        if path.is_file() and path.suffix == ".gguf":
+            return path.stem
+    except OSError:
+        return None
+    return None
 
 
 class NameRegistry:
