@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from synthprobe.metrics.extract import RULES, extract_letter, extract_number
+from synthprobe.metrics.extract import OUTCOMES, RULES, extract_letter, extract_number, resolve
 
 VALUES = [312, 327, 183, 297]  # item 0 of the release: $312 / $327 / $183 / $297, B is right
 
@@ -121,3 +121,109 @@ def test_any_text_is_either_read_or_says_why_not(text):
             assert got.answer is None and got.reason
         else:
             assert got.answer is not None and got.reason is None
+
+
+# -- outcomes: an answer that contradicts itself, echoes the question or was cut off ---------------
+
+# text, cut_off, expected (letter, rule, outcome, written_option)
+OUTCOME_LETTER_CASES = [
+    ("A. $327", False, ("A", "lax", "inconsistent", 1)),       # the embedded model's "A. $6966" (B's value)
+    ("B. $327", False, ("B", "lax", "answered", 1)),
+    ("A. 500 litres", False, ("A", "lax", "inconsistent", None)),  # a value that is no option's
+    ("B", False, ("B", "lax", "answered", None)),
+    ("Answer: C ($183)", False, ("C", "lax", "answered", 2)),
+    ("The answer is A, $297.", False, ("A", "lax", "inconsistent", 3)),
+    ("A. $312 (not $327)", False, ("A", "lax", "answered", 0)),     # its own option's value among others
+    ("A. $32", True, ("A", "lax", "answered", None)),               # cut short: "$32" may be "$327"
+    ("A. $32", False, ("A", "lax", "inconsistent", None)),
+    ("I would pick B", True, ("B", "last", "cut_off", None)),       # cut off before it stated its answer
+    ("ANSWER: D", True, ("D", "strict", "answered", None)),
+    ("The answer is $327", True, ("B", "value", "cut_off", 1)),
+    ("A. 5:12 p", False, ("A", "lax", "answered", None)),           # no number of this item's options
+]
+
+
+@pytest.mark.parametrize("text,cut_off,expected", OUTCOME_LETTER_CASES)
+def test_letter_outcomes(text, cut_off, expected):
+    got = extract_letter(text, option_values=VALUES, cut_off=cut_off)
+    assert (got.answer, got.rule, got.outcome, got.written_option) == expected, got
+    assert (got.note is None) == (got.outcome == "answered")
+
+
+def test_an_inconsistent_answer_is_credited_only_by_a_named_rule():
+    got = extract_letter("A. $327", option_values=VALUES)
+    assert got.note == "letter A, but the value written (327) is option B's"
+    assert resolve(got, "none") == (None, None)
+    assert resolve(got, "letter-first") == ("A", "letter-first")
+    assert resolve(got, "value-first") == ("B", "value-first")
+    nowhere = extract_letter("A. 500 litres", option_values=VALUES)
+    assert resolve(nowhere, "value-first") == (None, "value-first")
+    assert resolve(extract_letter("B", option_values=VALUES), "none") == ("B", None)
+    with pytest.raises(ValueError, match="expected one of none, letter-first, value-first"):
+        resolve(got, "majority")
+
+
+@settings(max_examples=100, deadline=None)
+@given(i=st.integers(0, 3), j=st.integers(0, 3), head=st.sampled_from(["{L}. ${v}", "({L}) ${v}", "Answer: {L}. ${v}",
+                                                                        "The answer is {L}: ${v} in total"]))
+def test_a_letter_with_another_options_value_is_inconsistent(i, j, head):
+    text = head.format(L="ABCD"[i], v=VALUES[j])
+    got = extract_letter(text, option_values=VALUES)
+    assert got.answer == "ABCD"[i] and got.written_option == j
+    assert got.outcome == ("answered" if i == j else "inconsistent")
+
+
+def test_sat_style_text_options_are_checked_by_their_words():
+    options = ["dog : bark", "cat : meow", "cow : moo", "hen : cluck", "ant : hill"]
+    assert extract_letter("B. cat : meow", n_options=5, options=options).outcome == "answered"
+    got = extract_letter("A. cat : meow", n_options=5, options=options)
+    assert (got.outcome, got.written_option) == ("inconsistent", 1)
+    assert extract_letter("A. because dogs bark", n_options=5, options=options).outcome == "answered"
+
+
+TANK = ("A water tank held 376 litres. A pump filled it at 13 litres a minute for 10 minutes. The tank "
+        "finished with")
+PUNNETS = ("Freya's greenhouse had 500 tomatoes on Friday. 40% of them were too ripe, and the rest were packed "
+           "into punnets of 17. The number of full punnets was")
+
+# text, question, cut_off, expected (value, rule, outcome)
+NUMBER_OUTCOME_CASES = [
+    ("A water tank held 376 litres.", TANK, False, (376, "last", "echo")),    # the question read back
+    ("A water tank held 376 litres. A pump filled it at ", TANK, True, (376, "last", "echo")),
+    ("376 litres", TANK, False, (376, "lax", "answered")),                   # stated as the answer: wrong
+    ("The answer is 376 litres", TANK, False, (376, "lax", "answered")),
+    ("It held 376 litres, so it ends with 506 litres", TANK, False, (506, "last", "answered")),
+    ("The pump is 13 litres a minute", TANK, False, (13, "last", "echo")),   # the weak "is": read on
+    ("The tank was 376 litres", TANK, False, (376, "lax", "answered")),      # said in its own words
+    ("17", PUNNETS, False, (17, "lax", "answered")),                          # the answer is also in the question
+    ("17 punnets", PUNNETS, False, (17, "lax", "answered")),
+    ("The total is $32", None, True, (32, "lax", "cut_off")),                # cut short, maybe "$327"
+    ("ANSWER: $327\nBecause 65% of", None, True, (327, "strict", "answered")),
+    ("ANSWER: $32", None, True, (32, "strict", "cut_off")),                  # the number runs to the cut
+    ("First $312, then $15 more so", None, True, (15, "last", "cut_off")),
+    ("The missing number is 56.", TANK, False, (56, "lax", "answered")),
+]
+
+
+@pytest.mark.parametrize("text,question,cut_off,expected", NUMBER_OUTCOME_CASES)
+def test_number_outcomes(text, question, cut_off, expected):
+    got = extract_number(text, unit="litres" if question is TANK else "$", question=question, cut_off=cut_off)
+    assert (got.answer, got.rule, got.outcome) == expected, got
+    assert (got.note is None) == (got.outcome == "answered")
+
+
+def test_an_echo_names_the_copied_number():
+    got = extract_number("Nadia started a tennis lesson at 2:35 p.m.", clock=True, clock_pm=True,
+                         question="Nadia started a tennis lesson at 2:35 p.m. and played for 95 minutes. She "
+                                  "finished at")
+    assert got.outcome == "echo" and got.note.startswith("2:35 p.m. only repeats the question")
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(max_size=120), cut=st.booleans())
+def test_every_outcome_is_one_of_the_list_and_says_why(text, cut):
+    for got in (extract_letter(text, option_values=VALUES, cut_off=cut),
+                extract_number(text, unit="$", question=TANK, cut_off=cut)):
+        assert got.outcome in OUTCOMES
+        assert (got.outcome == "unparsed") == (got.rule == "unparsed")
+        assert (got.note is None) == (got.outcome in ("answered", "unparsed"))
