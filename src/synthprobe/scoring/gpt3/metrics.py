@@ -15,7 +15,7 @@ from synthprobe.tasks.gpt3.registry import Task
 #: (gold, prediction, ...) only with ``save_items``.
 ITEM_KEYS = ("index", "n_shots", "prompt_tokens", "correct")
 #: What a generated answer keeps even without --save-predictions: how it was read.
-EXTRACTION_KEYS = ("prediction", "raw", "parsed", "rule", "unparsed_reason")
+EXTRACTION_KEYS = ("prediction", "raw", "parsed", "rule", "unparsed_reason", "outcome", "outcome_note")
 
 #: ``paper_note`` of a SAT row scored on the shipped sample.
 SAT_SAMPLE_NOTE = ("scored on synthprobe's self-written sample, not the SAT set: the paper's figures are for "

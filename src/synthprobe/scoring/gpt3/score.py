@@ -272,11 +272,14 @@ def score_task(backend, task: Task, k: int, config: EvalConfig, pool: list,
             for p, gen in zip(chunk, generate(chunk, texts, max_new, batch_size)):
                 out = gen.text
                 item = pool[p.index]
-                ex = extract_letter(out, n_options=len(item.endings))
-                pred = LETTERS.index(ex.answer) if ex.parsed else None
+                # the option's words written beside a letter must be that option's (else inconsistent)
+                ex = extract_letter(out, n_options=len(item.endings), options=item.endings,
+                                    cut_off=gen.finish == "length")
+                pred = LETTERS.index(ex.answer) if ex.counts else None
                 rows.append({"index": p.index, "id": item.id, "n_shots": p.n_shots, "prompt_tokens": p.n_tokens,
                              "label": item.label, "prediction": pred, "correct": pred == item.label,
-                             "raw": out, "parsed": ex.answer, "rule": ex.rule, "unparsed_reason": ex.reason})
+                             "raw": out, "parsed": ex.answer, "rule": ex.rule, "unparsed_reason": ex.reason,
+                             "outcome": ex.outcome, "outcome_note": ex.note})
                 with_usage(rows[-1], gen)
         elif task.kind == "choice" and chat.enabled:
             raise InputError("a chat template with SAT's log-likelihood protocol is not supported; use "
@@ -350,6 +353,8 @@ def score_task(backend, task: Task, k: int, config: EvalConfig, pool: list,
     if letters:
         row["protocol"] = "letters"
         row["unparsed"] = sum(1 for it in items if it.get("rule") == "unparsed")
+        row["inconsistent"] = sum(1 for it in items if it.get("outcome") == "inconsistent")
+        row["cut_off"] = sum(1 for it in items if it.get("outcome") == "cut_off")
     tf = config.task_file(task)
     if tf is not None:
         row = {"task": row["task"], "task_file": str(tf.path), **row}
@@ -505,4 +510,7 @@ def format_table(results: Sequence[dict], model_name: str = "model") -> str:
               "(equal cells count as one), "
               "so the data cannot place the model; '—' = no verdict (see the notes)."]
     legend += [f"Note ({', '.join(where)}): {note}." for note, where in notes.items()]
+    legend += [f"{r['code']} {r['setting']} (letters): of {r['n']} answers, unparsed {r.get('unparsed', 0)}, "
+               f"inconsistent {r.get('inconsistent', 0)} (a letter written with another option's words), cut off "
+               f"{r.get('cut_off', 0)}: all counted wrong" for r in results if r.get("protocol") == "letters"]
     return "\n".join([f"model: {model_name}", ""] + lines + [""] + legend)
