@@ -175,8 +175,9 @@ def format_table(rows: Sequence[dict[str, Any]]) -> str:
     lines = [fmt(head), "  ".join("-" * w for w in widths)]
     lines.extend(fmt(b) for b in body)
     if answers:
-        lines.append("Deep is each row's metric: acc_norm (log-likelihood) or accuracy (generated answers, over "
-                     "all items; the last four columns are the shares of items that did not count)")
+        what = ("accuracy (generated answers, over all items)" if all(r.get("metric") == "accuracy" for r in rows)
+                else "each row's metric: acc_norm (log-likelihood) or accuracy (generated answers, over all items)")
+        lines.append(f"Deep is {what}; the last four columns are the shares of items whose answer did not count")
     return "\n".join(lines)
 
 

@@ -1,0 +1,123 @@
+"""Answers that contradict themselves, echo the question or run out of tokens, sent by a chat
+server with exactly these texts, through ``score deeparithmark --model openai-chat:URL``.
+
+The server is a STUB (a stdlib HTTP server on a loopback port, the chat half of
+tests/backends/test_openai_hostile_servers.py): no real model writes "A. $327" on demand. What the
+embedded model really writes is in test_answer_outcomes_real_model.py, kept as fixtures.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+DATA = ROOT / "data" / "deeparithmark-1.jsonl"
+ITEMS = [json.loads(line) for line in DATA.read_text().splitlines()[:3]]
+
+#: per release item: (letters answer, finish), (free answer, finish). Item 0: B ($327) is right;
+#: item 1: B (446 litres); item 2: C (586 litres; B is 326).
+TEXTS = [
+    (("A. $327", "stop"), ("Clara bought a pair of boots priced at $480", "length")),   # B's value; the question
+    (("B. 446 litres", "stop"), ("446 litres", "stop")),                                # right and consistent
+    (("A. 326 litres", "stop"), ("The tank finished with", "length")),                  # B's value; cut off
+]
+
+
+class Answers(BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def _send(self, doc: dict) -> None:
+        body = json.dumps(doc).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        self._send({"object": "list", "data": [{"id": "stub-model", "object": "model", "owned_by": "stub"}]})
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        question = body["messages"][-1]["content"]
+        k = next(i for i, it in enumerate(ITEMS) if it["ctx"].rstrip() in question)
+        text, finish = TEXTS[k][0 if "Reply with the letter" in question else 1]
+        self._send({"object": "chat.completion", "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}],
+            "usage": {"prompt_tokens": 50, "completion_tokens": 5, "total_tokens": 55}})
+
+
+@pytest.fixture(scope="module")
+def url():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Answers)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+    server.server_close()
+
+
+def score(url: str, out: Path, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "synthprobe", "score", "deeparithmark", "--model",
+                           f"openai-chat:{url}", "--limit", "3", "--protocol", "letters,free", "--no-progress",
+                           "--no-cache", "--save-predictions", "--output", str(out), *extra],
+                          cwd=ROOT, env=dict(os.environ), capture_output=True, text=True, timeout=300)
+
+
+def test_inconsistent_echoed_and_cut_off_answers_are_counted_and_never_credited(url, tmp_path):
+    out = tmp_path / "r.json"
+    r = score(url, out)
+    assert r.returncode == 0, r.stderr
+    letters, free = (e["results"]["deeparithmark"] for e in json.loads(out.read_text())["models"])
+    recs = letters["predictions"]
+    assert [(r["parsed"], r["outcome"], r["written_option"], r["correct"]) for r in recs] == [
+        ("A", "inconsistent", 1, False), ("B", "answered", 1, True), ("A", "inconsistent", 1, False)]
+    assert recs[0]["outcome_note"] == "letter A, but the value written (327) is option B's"
+    assert letters["summary"]["metrics"] == {"accuracy": letters["summary"]["metrics"]["accuracy"]}
+    assert letters["summary"]["metrics"]["accuracy"]["correct"] == 1
+    assert letters["extraction"]["outcomes"] == {"answered": 1, "unparsed": 0, "inconsistent": 2, "echo": 0,
+                                                 "cut_off": 0}
+    assert letters["extraction"]["answered_accuracy"]["acc"] == 1.0 and letters["extraction"]["resolve"] == "none"
+
+    recs = free["predictions"]
+    assert [(r["parsed"], r["outcome"], r["correct"]) for r in recs] == [
+        (480, "echo", False), (446, "answered", True), (None, "unparsed", False)]
+    assert [r["cut_off"] for r in recs] == [True, False, True]
+    assert free["extraction"]["outcomes"]["echo"] == 1 and free["extraction"]["finished_by_budget"] == 2
+    assert free["wrong_answers"] == {"echo": 1, "unparsed": 1}
+
+    printed = r.stdout
+    assert "answers: answered 1 (33.3 %), unparsed 0 (0.0 %), inconsistent 2 (66.7 %), cut off 0 (0.0 %)" in printed
+    assert "accuracy 33.33 % (1 of 3); over the 1 answered items 100.00 %" in printed
+    assert "acc_norm" not in printed and "soft 0.00" not in printed
+
+
+@pytest.mark.parametrize("rule,credited", [("letter-first", [False, True, False]), ("value-first", [True, True, False])])
+def test_a_resolve_rule_credits_inconsistent_answers_and_says_so(url, tmp_path, rule, credited):
+    out = tmp_path / "r.json"
+    r = score(url, out, "--resolve", rule)
+    assert r.returncode == 0, r.stderr
+    entry = json.loads(out.read_text())["models"][0]
+    block = entry["results"]["deeparithmark"]
+    assert [p["correct"] for p in block["predictions"]] == credited
+    assert [p["resolved_by"] for p in block["predictions"]] == [rule, None, rule]
+    assert block["extraction"]["resolve"] == rule and block["extraction"]["resolved"] == 2
+    assert entry["protocol"]["resolve"] == rule and f"letters+{rule}" in entry["row"]["model"]
+    assert f"2 inconsistent credited by --resolve {rule}" in r.stdout
+
+
+def test_resolve_without_letters_is_refused(url, tmp_path):
+    out = tmp_path / "r.json"
+    r = subprocess.run([sys.executable, "-m", "synthprobe", "score", "deeparithmark", "--model", f"openai-chat:{url}",
+                        "--protocol", "free", "--resolve", "letter-first", "--output", str(out)],
+                       cwd=ROOT, env=dict(os.environ), capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and "--resolve letter-first reads letters answers only" in r.stderr
+    assert not out.exists()
