@@ -146,7 +146,43 @@ def test_several_models_multiply_the_estimate_and_protocols_are_cells(toy, tmp_p
                  "--limit", "30", "--quiet", "--no-cache", "--output", str(out)]) == 0
     err = capsys.readouterr().err
     assert "x 2 protocols (loglik, letters), for 2 models" in err, err
-    assert "times 2 models" in err and err.count("estimate: ") == 1
+    assert "for 2 models: the other at about " in err and err.count("estimate: ") == 1
+    # two kinds of cells to time: each says so while it is being timed
+    assert re.findall(r"^timing (\d)/2: deeparithmark · (\w+) \(the first batch on the loaded model\)$", err, re.M) \
+        == [("1", "loglik"), ("2", "letters")], err
+
+
+def test_a_cached_first_model_does_not_make_the_next_models_free(toy, tmp_path, capsys, monkeypatch):
+    """The estimate and the one-hour guard count every model: with the first model's items all in
+    the score cache, the second (new) model is reckoned at the first one's time per item."""
+    import synthprobe.plan as run_plan
+
+    monkeypatch.setenv("SYNTHPROBE_CACHE", str(tmp_path / "cache"))
+    first = ["score", "deeparithmark", "--model", "toy:bigram", "--limit", "60", "--batch-size", "8", "--quiet"]
+    assert main([*first, "--output", str(tmp_path / "a.json")]) == 0   # every item of toy:bigram now cached
+    capsys.readouterr()
+    monkeypatch.setattr(run_plan, "CONFIRM_ABOVE_S", 0.0)   # any run that costs anything is "long"
+    out = tmp_path / "b.json"
+    assert main([*first, "--model", "toy:a", "--output", str(out)]) == 2
+    err = capsys.readouterr().err
+    (line,) = [ln for ln in err.splitlines() if ln.startswith("estimate: ")]
+    assert "60 items already in the score cache cost ~0" in line and "8 cached items timed again" in line, line
+    assert "for 2 models: the other at about " in line and "pass --yes to start it" in err and not out.exists()
+    assert main([*first, "--model", "toy:a", "--output", str(out), "--yes"]) == 0 and out.is_file()
+
+
+def test_gpt3_timing_shows_which_task_and_setting_it_is_on(toy, tmp_path, capsys):
+    out = tmp_path / "r.json"
+    assert main(["score", "gpt3", "--model", "toy:bigram", "--tasks", "2D+,CL", "--shots", "0,1", "--limit", "30",
+                 "--quiet", "--no-cache", "--output", str(out)]) == 0
+    err = capsys.readouterr().err.splitlines()
+    timing = [ln for ln in err if ln.startswith("timing ")]
+    # one line per kind timed (a family and setting), before the estimate it makes
+    assert timing == ["timing 1/4: 2D+ zero (the first batch on the loaded model)",
+                      "timing 2/4: 2D+ one (the first batch on the loaded model)",
+                      "timing 3/4: CL zero (the first batch on the loaded model)",
+                      "timing 4/4: CL one (the first batch on the loaded model)"], err
+    assert err.index(timing[-1]) < next(i for i, ln in enumerate(err) if ln.startswith("estimate: "))
 
 
 def test_sweep_estimate_says_how_jobs_are_reckoned(toy, tmp_path, capsys):

@@ -12,7 +12,12 @@ times them and stops the cell there (:class:`Timed`). The records stay in memory
 costs next to nothing and changes no score: the run forms the same batches after it (the
 one-pass scorer packs by a token budget too; on the Deep Arithmark release its first forward holds
 ``batch_size`` items up to batch 51, and it is batch invariant beyond). Cached items cost ~0
-and are counted as such. The estimate errs on the long side (the longest items are timed). A
+and are counted as such, for the loaded model only: a run of several models reckons each of the
+others at the loaded model's time per item for every item (their cache entries are their own;
+where the loaded model has every item of a kind cached, a batch of them is timed all the same,
+and the run still reads them from the cache), and the one-hour guard counts them all. With
+several kinds of cells to time (GPT-3's tasks x settings), a line says which one is being
+timed. The estimate errs on the long side (the longest items are timed). A
 run estimated over :data:`CONFIRM_ABOVE_S` stops with exit 2 (nothing written) unless ``--yes``.
 
 Usage, with the (first) model loaded::
@@ -74,18 +79,27 @@ class Estimate:
     timed: int = 0
     #: Items timed by a workload outside the runner (a small sample the run scores again).
     sampled: int = 0
+    #: Seconds one more model takes, none of its items cached, at the loaded model's time per
+    #: item (the models after the first of a run: each has its own score cache entries).
+    each_other: float = 0.0
+    #: Items timed again although the score cache holds them, to reckon the other models (the
+    #: loaded model had nothing left to time).
+    retimed: int = 0
 
 
 class Timed(BaseException):
     """Raised by :func:`~synthprobe.scoring.runner.run_items` under :func:`time_cell` once a
     cell's first batch is timed (a ``BaseException``: no ``except Exception`` swallows it)."""
 
-    def __init__(self, seconds: float, timed: int, todo: int, cached: int, *, kept: bool = True):
+    def __init__(self, seconds: float, timed: int, todo: int, cached: int, *, kept: bool = True,
+                 retimed: bool = False):
         super().__init__(f"timed {timed} items in {seconds:.3f} s")
         self.seconds, self.timed, self.todo, self.cached = seconds, timed, todo, cached
         #: Whether the run takes the timed items (False: a workload outside the runner timed a
         #: small sample that the run scores again).
         self.kept = kept
+        #: Whether the timed items are cached ones, timed only to reckon the other models.
+        self.retimed = retimed
 
 
 class _Enough(BaseException):
@@ -103,6 +117,9 @@ class Ahead:
     def __init__(self) -> None:
         self._records: dict[tuple, dict[int, dict]] = {}
         self.timing = False
+        #: Whether a cell whose items are all cached is timed all the same (a run of several
+        #: models: the others are reckoned at this model's time per item).
+        self.time_cached = False
 
     def clear(self) -> None:
         self._records.clear()
@@ -115,7 +132,10 @@ class Ahead:
                          cached: int) -> None:
         """Score and time the first batch of ``todo`` through ``work``; keep its records under
         ``key``; raise :class:`Timed`."""
-        if not todo:
+        retimed = not todo and bool(cached) and self.time_cached
+        if retimed:  # every item cached: time a batch of them anyway, for the models that follow
+            todo = list(range(cached))
+        elif not todo:
             raise Timed(0.0, 0, 0, cached)
         want = min(batch_size, len(todo))
         got: dict[int, dict] = {}
@@ -131,6 +151,8 @@ class Ahead:
         except _Enough:
             pass
         seconds = time.perf_counter() - t0
+        if retimed:  # the run reads these from the cache
+            raise Timed(seconds, len(got), 0, cached, kept=False, retimed=True)
         self._records[key] = got
         raise Timed(seconds, len(got), len(todo), cached)
 
@@ -156,34 +178,52 @@ def time_cell(cell: Cell, ahead: Ahead) -> Timed | None:
     return done if isinstance(done, Timed) else None
 
 
-def calibrate(cells: Sequence[Cell], ahead: Ahead, *, stop_above: float | None = None) -> Estimate:
+def calibrate(cells: Sequence[Cell], ahead: Ahead, *, stop_above: float | None = None, models: int = 1,
+              echo: Callable[[str], None] | None = None) -> Estimate:
     """Estimated seconds for ``cells`` on the loaded model (see the module docstring); the timed
-    items are kept in ``ahead``. Once the estimate passes ``stop_above`` the rest is not timed
-    (the figure is then a lower bound)."""
+    items are kept in ``ahead``. ``models``: the run scores that many models, the loaded one
+    first; each of the others is reckoned at the loaded model's time per item with none of its
+    items cached (where the loaded model has every item of a kind cached, a batch of them is
+    timed all the same). ``seconds`` is the whole run's. Once it passes ``stop_above`` the rest
+    is not timed (the figure is then a lower bound). ``echo``: told which cell is being timed,
+    when there are several kinds to time (a long calibration, e.g. GPT-3's few-shot grid, shows
+    where it is)."""
     per_item: dict[Hashable, float] = {}
     rest: dict[int, int] = {}  # cell index -> items still to score after the calibration
-    cached = kept = sampled = 0
+    cached = kept = sampled = retimed = 0
+    others = max(models, 1) - 1
+    ahead.time_cached = others > 0
+    kinds = list(dict.fromkeys(_kind(i, c) for i, c in enumerate(cells) if c.items and c.score is not None))
 
-    def total() -> float:
+    def first() -> float:
         return sum(per_item.get(_kind(i, c), 0.0) * rest.get(i, c.items) for i, c in enumerate(cells))
+
+    def each_other() -> float:
+        return sum(per_item.get(_kind(i, c), 0.0) * c.items for i, c in enumerate(cells))
+
+    def estimate(complete: bool) -> Estimate:
+        return Estimate(first() + others * each_other(), complete, cached, kept, sampled, each_other(), retimed)
 
     for i, cell in enumerate(cells):
         kind = _kind(i, cell)
         if kind in per_item or cell.items == 0:
             continue
+        if echo is not None and len(kinds) > 1 and cell.score is not None:
+            echo(f"timing {kinds.index(kind) + 1}/{len(kinds)}: {cell.what} (the first batch on the loaded model)")
         t = time_cell(cell, ahead)
         if t is None:
             continue
         cached += t.cached
         kept += t.timed if t.kept else 0
-        sampled += 0 if t.kept else t.timed
+        retimed += t.timed if t.retimed else 0
+        sampled += t.timed if not t.kept and not t.retimed else 0
         rest[i] = t.todo - t.timed if t.kept else t.todo
         if t.timed:  # else every item was cached: the kind stays open for its next cell
             per_item[kind] = t.seconds / t.timed
             untimed = any(c.items and _kind(j, c) not in per_item for j, c in enumerate(cells) if j > i)
-            if stop_above is not None and total() > stop_above and untimed:
-                return Estimate(total(), False, cached, kept, sampled)
-    return Estimate(total(), True, cached, kept, sampled)
+            if stop_above is not None and estimate(False).seconds > stop_above and untimed:
+                return estimate(False)
+    return estimate(True)
 
 
 def _kind(i: int, cell: Cell) -> Hashable:
@@ -212,9 +252,8 @@ def check_plan(plan: Plan, *, yes: bool, echo: Callable[[str], None] | None = No
     if items <= CALIBRATE_ABOVE:
         return None
     models = max(plan.models, 1)
-    limit = None if yes else CONFIRM_ABOVE_S / models
-    est = calibrate(plan.cells, ahead, stop_above=limit)
-    seconds = est.seconds * models
+    est = calibrate(plan.cells, ahead, stop_above=None if yes else CONFIRM_ABOVE_S, models=models, echo=say)
+    seconds = est.seconds
     about = f"about {duration(seconds)}" if est.complete else f"over {duration(seconds)}"
     how = []
     if est.timed:
@@ -223,10 +262,13 @@ def check_plan(plan: Plan, *, yes: bool, echo: Callable[[str], None] | None = No
         how.append(f"{plural(est.sampled, 'item')} timed on the loaded model")
     if not how:
         how.append("nothing left to time")
+    if est.retimed:
+        how.append(f"{est.retimed:,} cached items timed again for the other models")
     if est.cached:
         how.append(f"{est.cached:,} items already in the score cache cost ~0")
     if models > 1:
-        how.append(f"times {models} models")
+        how.append(f"for {models} models: the other{'s' if models > 2 else ''} at about "
+                   f"{duration(est.each_other)} each, none of {'their' if models > 2 else 'its'} items cached")
     if plan.note:
         how.append(plan.note)
     if not est.complete:
