@@ -109,4 +109,5 @@ def test_a_block_belongs_to_the_benchmark_whose_outcomes_part_reads_it():
     assert [compare._family(b) for b in ("deeparithmark", "arithmark3", "gpt3", "other")] == [
         "deeparithmark", "deeparithmark", "gpt3", "other"]
     assert compare._title("arithmark3") == "ArithMark 3.0" and compare._title("other") == "other"
-    assert "(acc_norm for Deep Arithmark, exact match for GPT-3)" in compare.lead()
+    assert ("(acc_norm for Deep Arithmark's log-likelihood runs, accuracy for its generated answers, exact match "
+            "for GPT-3)") in compare.lead()

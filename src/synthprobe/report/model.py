@@ -36,7 +36,8 @@ class MistakeCount:
 
 @dataclass(frozen=True)
 class ModelResult:
-    """One model's Deep Arithmark scores (primary metric acc_norm, per-token normalised)."""
+    """One model's Deep Arithmark scores under its run's primary metric (:attr:`metric`:
+    acc_norm, per-token normalised, for log-likelihood; accuracy for generated answers)."""
 
     model: str
     params: int | None
@@ -62,10 +63,40 @@ class ModelResult:
     #: what decides which items were scored (data SHA-256, limit, item count): rows that differ
     #: here are not comparable with each other
     test_set: tuple = ()
+    #: the summary's primary metric: ``acc_norm`` (log-likelihood) or ``accuracy`` (generated answers)
+    metric: str = "acc_norm"
+    #: one line naming that metric (the summary's ``primary_label``)
+    metric_label: str = ""
+    #: how the model was asked: ``loglik``, ``letters`` or ``free``
+    protocol: str = "loglik"
+    #: generated answers: items per outcome (answered, unparsed, inconsistent, echo, cut_off)
+    outcomes: dict[str, int] | None = None
+    #: generated answers: the share of items each rule read (strict, lax, last, value, unparsed)
+    rule_shares: dict[str, float] | None = None
+    #: generated answers: correct of the answered items only
+    answered: Count | None = None
+    #: which checkpoint: the model spec as given (a path or hub id) and the weights' fingerprint
+    checkpoint: str = ""
+    fingerprint: str | None = None
 
     @property
     def acc_norm(self) -> float:
+        """The primary score (acc_norm for log-likelihood rows, accuracy for generated ones)."""
         return self.overall.rate
+
+    @property
+    def rate(self) -> float:
+        return self.overall.rate
+
+    @property
+    def generated(self) -> bool:
+        """Whether the row scores generated answers (no log-likelihood columns)."""
+        return self.metric != "acc_norm"
+
+    @property
+    def has_chance(self) -> bool:
+        """Whether the score has a chance level to test against (a free answer has none)."""
+        return self.protocol != "free"
 
     @property
     def delta(self) -> float | None:

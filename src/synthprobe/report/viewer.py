@@ -20,7 +20,9 @@ works from ``file://`` with nothing fetched. Layout of that JSON (``version`` 1)
                  "prompt"|null, "endings"|null, "mistakes"|null, "values"|null}],
      "runs":   [[{"i": item index, "p": pick (-1: none parsed), "ok": 0|1, "pr": protocol,
                  "lp"?: [summed log-likelihoods], "pt"?: [per-token means],
-                 "gen"?: generated text, "parsed"?: parsed answer, "fb"?: first broken step}]]}
+                 "gen"?: generated text, "parsed"?: parsed answer, "rule"?: the rule that read it,
+                 "oc"?: outcome (answered, unparsed, inconsistent, echo, cut_off), "ocn"?: its note,
+                 "fb"?: first broken step}]]}
 
 An item's ``key`` is unique across the page (a benchmark prefixes its own: the data file's
 SHA-256, ``gpt3:…``); an item scored by several models is one item. ``runs[m]`` holds model

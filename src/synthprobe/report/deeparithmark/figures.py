@@ -21,8 +21,22 @@ from synthprobe.report.model import ModelResult
 from synthprobe.report.stats import adjusted, contains_chance, wilson
 
 
+#: a legend entry is wrapped at this many characters (long checkpoint names squeeze no plot)
+LEGEND_WRAP = 30
+
+
+def metric_axis(results: Sequence[ModelResult]) -> str:
+    """The axis label: the rows' metric(s), ``acc_norm (%)``, ``accuracy (%)`` or both."""
+    return " / ".join(dict.fromkeys(r.metric for r in results)) + " (%)"
+
+
+def legend_label(name: str) -> str:
+    return _wrap(name, LEGEND_WRAP)
+
+
 def depth_curve(results: Sequence[ModelResult]) -> bytes:
-    """acc_norm per depth tier, one line per model, Wilson 95 % intervals, chance line."""
+    """The primary metric per depth tier, one line per model, Wilson 95 % intervals, chance line
+    (when some row has a chance level)."""
     depths = sorted({d for r in results for d in r.by_depth})
     with mpl.style.context("default"), mpl.rc_context(RC):
         fig = new_figure(8.0 if len(results) <= 6 else 10.0, 4.6)
@@ -42,12 +56,13 @@ def depth_curve(results: Sequence[ModelResult]) -> bytes:
                 lo.append(100 * (c.rate - low))
                 hi.append(100 * (high - c.rate))
             ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", markersize=4, capsize=2.5,
-                        linewidth=1.4, color=color, label=r.model)
+                        linewidth=1.4, color=color, label=legend_label(r.model))
         chance = results[0].chance
-        ax.axhline(100 * chance, **CHANCE_STYLE, label=f"chance ({100 * chance:.0f} %)")
+        if any(r.has_chance for r in results):
+            ax.axhline(100 * chance, **CHANCE_STYLE, label=f"chance ({100 * chance:.0f} %)")
         ax.set_xticks(depths, [f"depth {d}" for d in depths])
-        ax.set_ylabel("acc_norm (%)")
-        ax.set_title("Accuracy by depth (number of dependent operations), 95 % Wilson intervals")
+        ax.set_ylabel(metric_axis(results))
+        ax.set_title("Accuracy by depth (number of dependent operations),\n95 % Wilson intervals")
         ax.set_ylim(0, 100)
         side_legend(ax)
         return png_bytes(fig)
@@ -107,9 +122,9 @@ def heatmap_figure(results: Sequence[ModelResult]) -> Figure:
         else:
             ax.set_xticks(range(m), labels, rotation=90, ha="center", va="top", rotation_mode="default")
         ax.set_yticks(range(len(templates)), row_labels)
-        ax.set_title(f"acc_norm (%) and n per template\nwhite = chance ({chance:.0f} %); hatched: the 95 %\n"
+        ax.set_title(f"{metric_axis(results)} and n per template\nwhite = chance ({chance:.0f} %); hatched: the 95 %\n"
                      f"interval holds chance; *: {CORRECTION_NAME} p < {ALPHA:g}")
-        fig.colorbar(im, ax=ax, shrink=0.8, label="acc_norm (%)")
+        fig.colorbar(im, ax=ax, shrink=0.8, label=metric_axis(results))
         return fig
 
 
@@ -139,7 +154,9 @@ class TemplateCell:
 
 def template_cells(results: Sequence[ModelResult], templates: Sequence[str]) -> list[list[TemplateCell | None]]:
     """Rows of ``templates``, one cell per model (None where the model has no items there)."""
-    tests = [adjusted({t: c for t, c in r.by_template.items() if c.n}, r.chance) for r in results]
+    # a free answer has no chance level: its cells are neither starred nor hatched
+    tests = [adjusted({t: c for t, c in r.by_template.items() if c.n}, r.chance) if r.has_chance else {}
+             for r in results]
     rows = []
     for t in templates:
         row: list[TemplateCell | None] = []
@@ -149,8 +166,9 @@ def template_cells(results: Sequence[ModelResult], templates: Sequence[str]) -> 
                 row.append(None)
                 continue
             lo, hi = wilson(c)
-            p, p_holm = test[t]
-            row.append(TemplateCell(c.correct, c.n, c.rate, lo, hi, p, p_holm, contains_chance(c, r.chance)))
+            p, p_holm = test.get(t, (float("nan"), float("nan")))
+            row.append(TemplateCell(c.correct, c.n, c.rate, lo, hi, p, p_holm,
+                                    r.has_chance and contains_chance(c, r.chance)))
         rows.append(row)
     return rows
 
@@ -203,8 +221,15 @@ def mistake_figure(results: Sequence[ModelResult]) -> Figure | None:
     with mpl.style.context("default"), mpl.rc_context({**RC, "font.size": 7.5}):
         # A fixed grid instead of constrained layout: with 15 panels the layout engine costs
         # seconds, and the label column width is known (wrapped source names).
-        label_w, col_w, top_h, bottom_h = 2.05, 2.45, 0.7, 0.75
+        label_w, col_w, top_h = 2.05, 2.45, 0.7
         width = ncols * (label_w + col_w) + 0.2
+        # the legend: as many columns as the width holds of its longest (wrapped) name, and the
+        # room its rows need below the panels
+        names = [legend_label(r.model) for r in with_mistakes]
+        longest = max(len(line) for name in names for line in name.split("\n"))
+        legend_cols = min(m, 6, max(1, int(width / (CHAR_W * 8 / 9 * longest + 0.6))))
+        lines = max(name.count("\n") + 1 for name in names)
+        bottom_h = 0.45 + 0.16 * lines * -(-m // legend_cols)
         height = top_h + bottom_h + nrows * panel_h
         fig = Figure(figsize=(width, height))
         axes = fig.subplots(nrows, ncols, squeeze=False, gridspec_kw={
@@ -232,7 +257,7 @@ def mistake_figure(results: Sequence[ModelResult]) -> Figure | None:
                             zeros.append((y, mc.offered))
                         else:
                             counts.append((y, 100 * mc.rate, mc.chosen, mc.offered))
-                ax.barh(ys, xs, height=bar_h, color=color, label=r.model if k == 0 else None)
+                ax.barh(ys, xs, height=bar_h, color=color, label=legend_label(r.model) if k == 0 else None)
                 # a 0-length bar is invisible: "offered, never chosen" and "never offered" are
                 # both said in words, so neither passes for the other
                 for y, offered in zeros:
@@ -263,7 +288,7 @@ def mistake_figure(results: Sequence[ModelResult]) -> Figure | None:
                      "'k/N' = chosen k of the N times offered;\n'0 of N' = offered N times, never chosen; "
                      "'not offered' = no item offered it",
                      fontsize=10, y=1 - 0.15 / height, va="top")
-        fig.legend(loc="lower center", bbox_to_anchor=(0.5, 0.05 / height), ncols=min(m, 6), fontsize=8)
+        fig.legend(loc="lower center", bbox_to_anchor=(0.5, 0.05 / height), ncols=legend_cols, fontsize=8)
         return fig
 
 
@@ -314,12 +339,12 @@ def rank_preference(results: Sequence[ModelResult]) -> bytes | None:
         for j, (r, color) in enumerate(zip(with_ranks, palette(m))):
             total = sum(r.rank_picks) or 1
             xs = [i - 0.4 + width * (j + 0.5) for i in range(k)]
-            ax.bar(xs, [100 * c / total for c in r.rank_picks], width=width, color=color, label=r.model)
+            ax.bar(xs, [100 * c / total for c in r.rank_picks], width=width, color=color, label=legend_label(r.model))
         ax.axhline(chance, **CHANCE_STYLE, label=f"chance ({chance:.0f} %)")
         ax.set_xticks(range(k), rank_names(k))
         ax.set_ylim(0, max(50.0, 5 + max(100 * c / (sum(r.rank_picks) or 1)
                                           for r in with_ranks for c in r.rank_picks)))
         ax.set_ylabel("share of answers (%)")
-        ax.set_title(f"Which option does the model pick, by numeric rank? ({rank_balance_note(with_ranks)})")
+        ax.set_title(f"Which option does the model pick, by numeric rank?\n({rank_balance_note(with_ranks)})")
         side_legend(ax)
         return png_bytes(fig)

@@ -6,7 +6,9 @@ What it reads (nothing new is stored in results files for it):
 * ``results.deeparithmark.predictions`` (``synthprobe score deeparithmark --save-predictions``):
   per item its ``id``, ``depth``, ``template``, ``topic``, ``label``, the endings' summed
   ``logprob`` and ``per_token`` means, ``option_sources`` (the named mistake behind each ending),
-  ``option_values``, the pick ``pred_acc_norm`` and ``correct_acc_norm`` (the primary metric);
+  ``option_values``, the pick ``pred_acc_norm`` and ``correct_acc_norm`` (the primary metric;
+  for a generated answer ``pred`` and ``correct``, with ``rule``, the rule that read it, and
+  ``outcome``: answered, unparsed, inconsistent, echo or cut_off, shown by the viewer as such);
   ``protocol`` (``"loglik"`` when absent: every record written so far scores endings by
   log-likelihood); for a generative protocol ``generated`` (the text) and ``parsed`` (what was
   read from it, null when nothing was) are shown instead of log-likelihoods.
@@ -78,8 +80,7 @@ class DeepRun(Run):
                     "endings": text["endings"] if text else None,
                     "mistakes": rec.get("option_sources"), "values": rec.get("option_values")}
             protocol = rec.get("protocol") or DEFAULT_PROTOCOL
-            pick = rec.get("pred_acc_norm")
-            ok = bool(rec.get("correct_acc_norm", pick == rec["label"]))
+            pick, ok = pick_of(rec)
             row: dict[str, Any] = {"p": -1 if pick is None else pick, "ok": int(ok), "pr": protocol}
             if rec.get("logprob") is not None:
                 row["lp"] = _round(rec["logprob"])
@@ -89,10 +90,27 @@ class DeepRun(Run):
                 row["gen"] = rec.get("raw", rec.get("generated"))
                 row["parsed"] = rec.get("parsed") if rec.get("rule") != "unparsed" else (
                     f"unparsed: {rec.get('unparsed_reason') or 'nothing read'}")
+                if isinstance(rec.get("rule"), str):
+                    row["rule"] = rec["rule"]
+                if isinstance(rec.get("outcome"), str):
+                    row["oc"] = rec["outcome"]
+                if isinstance(rec.get("outcome_note"), str) and rec["outcome_note"]:
+                    row["ocn"] = rec["outcome_note"]
             if self.broken:
                 row["fb"] = self.broken.get(rec["id"], "not probed")
             out.append((key, item, row))
         return out, notes
+
+
+def pick_of(rec: dict) -> tuple[int | None, bool]:
+    """A record's pick (an ending index; None: no option picked) and whether it is right: ``pred``
+    and ``correct`` for a generated answer, ``pred_acc_norm`` and ``correct_acc_norm`` for a
+    log-likelihood record (and for an older file's generated records, which kept those)."""
+    generated = (rec.get("protocol") or DEFAULT_PROTOCOL) != DEFAULT_PROTOCOL
+    key = "pred" if generated and "pred" in rec else "pred_acc_norm"
+    pick = rec.get(key)
+    right = rec.get("correct" if generated and "correct" in rec else "correct_acc_norm")
+    return pick, bool(right if isinstance(right, bool) else pick == rec["label"])
 
 
 def _records(r, block: dict, where: str) -> list[dict] | None:
@@ -107,9 +125,10 @@ def _records(r, block: dict, where: str) -> list[dict] | None:
         r.get(rec, "label", here, int)
         n = len(r.get(rec, "logprob", here, list, required=rec.get("protocol", DEFAULT_PROTOCOL) == DEFAULT_PROTOCOL)
                 or r.get(rec, "option_sources", here, list, required=False) or [])
-        pick = r.get(rec, "pred_acc_norm", here, int, required=False)
+        key = "pred" if rec.get("protocol", DEFAULT_PROTOCOL) != DEFAULT_PROTOCOL and "pred" in rec else "pred_acc_norm"
+        pick = r.get(rec, key, here, int, required=False)
         if pick is not None and not -1 <= pick < max(n, 1):
-            raise r.fail(f"{here}.pred_acc_norm", f"expected an ending index below {n}, got {pick}")
+            raise r.fail(f"{here}.{key}", f"expected an ending index below {n}, got {pick}")
         for key in ("logprob", "per_token", "option_sources", "option_values"):
             v = rec.get(key)
             if v is not None and (not isinstance(v, list) or len(v) != n):

@@ -5,12 +5,19 @@ The envelope is read and checked by :mod:`synthprobe.results`; the blocks are wh
 Per model the report uses:
 
 * ``model.name``, ``model.params`` and a few settings for the run table;
-* ``results.deeparithmark.summary``: ``n``, ``chance``, ``metrics.acc_norm`` (correct, total,
-  p_vs_chance), ``metrics.soft``, ``by_depth`` (its tiers must add up to the total) and
+* ``results.deeparithmark.summary``: ``n``, ``chance``, ``primary`` (the metric: ``acc_norm``
+  for log-likelihood, ``accuracy`` for generated answers; files written before it was recorded
+  are read as ``acc_norm``, or ``accuracy`` for a letters/free entry, whose counts they kept under
+  ``acc_norm``) and ``primary_label``, ``metrics.<primary>`` (correct, total, p_vs_chance; no
+  p-value for ``free``, which has no chance level), ``metrics.soft`` (log-likelihood only),
+  ``by_depth`` (its tiers must add up to the total) and
   ``by_template`` (n, correct), ``rank_preference.chosen_rank_counts`` and
   ``answer_rank_counts`` and ``mistake_profile`` (offered / chosen per option source) when
   present;
 * ``results.arithmark3.summary.metrics.acc_norm`` when the run compared with ArithMark 3.0;
+* ``results.deeparithmark.extraction`` of a generated run: ``outcomes`` (answered, unparsed,
+  inconsistent, echo, cut off), ``rule_shares`` and ``answered_accuracy``, for the run table;
+* ``model.spec`` and ``model.fingerprint``: which checkpoint each row is;
 * ``results.deeparithmark.predictions`` (optional) only to learn each template's depth; without
   predictions the depth comes from the Deep Arithmark release table.
 """
@@ -20,10 +27,36 @@ from __future__ import annotations
 from typing import Any
 
 from synthprobe.report.model import Count, MistakeCount, ModelResult
-from synthprobe.results import DEEPARITHMARK_V1, Results, variant_label, variant_settings
+from synthprobe.results import DEEPARITHMARK_V1, Results, primary_metric, variant_label, variant_settings
 from synthprobe.results import short as _short
 
 TASK = "deeparithmark"
+
+#: what each protocol's primary metric is, for a file that does not name it (``primary_label``)
+LABELS = {
+    "loglik": "acc_norm: the ending with the highest mean log-likelihood per token",
+    "letters": "accuracy: the letter read back names the correct option, over all items "
+               "(unparsed and inconsistent answers count wrong)",
+    "free": "accuracy: the value read back equals the answer, over all items "
+            "(unparsed, echoed and cut-off answers count wrong)",
+}
+#: a generated run's outcomes, in the order the run table shows them
+OUTCOMES = ("answered", "unparsed", "inconsistent", "echo", "cut_off")
+#: the rules that read a generated answer, in the run table's order
+RULES = ("strict", "lax", "last", "value", "unparsed")
+
+
+def protocol_of(entry: dict) -> str:
+    proto = entry.get("protocol")
+    name = proto.get("name") if isinstance(proto, dict) else None
+    return name if isinstance(name, str) and name else "loglik"
+
+
+def metric_of(summary: dict, protocol: str) -> str:
+    """The summary's primary metric; an older file's generated entry (no ``primary``) is
+    ``accuracy``, whatever it called its counts."""
+    metric = primary_metric(summary)
+    return "accuracy" if metric == "acc_norm" and "primary" not in summary and protocol != "loglik" else metric
 
 
 def _count(r, block: dict, where: str, *, correct: str = "correct", total: str = "n") -> Count:
@@ -43,12 +76,12 @@ def _fraction(r, obj: dict, key: str, where: str, *, what: str) -> float | None:
     return value
 
 
-def _check_sums(r, groups: dict, overall: Count, where: str) -> None:
+def _check_sums(r, groups: dict, overall: Count, where: str, metric: str = "acc_norm") -> None:
     """Every scored item sits in exactly one depth tier: the tiers add up to the total."""
     n = sum(c.n for c in groups.values())
     k = sum(c.correct for c in groups.values())
     if (n, k) != (overall.n, overall.correct):
-        raise r.fail(where, f"the depth tiers hold {n} items ({k} correct), but metrics.acc_norm has "
+        raise r.fail(where, f"the depth tiers hold {n} items ({k} correct), but metrics.{metric} has "
                             f"total {overall.n} ({overall.correct} correct); expected them to add up "
                             "(every item carries one depth)")
 
@@ -137,7 +170,7 @@ def _settings(r, entry: dict, task_block: dict, where: str, dataset_sha: str | N
     def text(v: Any) -> str:
         return "—" if v is None else str(v)
 
-    out = {}
+    out = {"checkpoint": text(model.get("spec")), "weights fingerprint": text(model.get("fingerprint"))}
     if settings.get("headline_metric"):  # read from lm-eval's own files: no per-token acc_norm
         out["headline metric"] = text(settings["headline_metric"])
     out |= {
@@ -159,11 +192,62 @@ def _settings(r, entry: dict, task_block: dict, where: str, dataset_sha: str | N
         out["dataset SHA-256"] = dataset_sha
     out.update(variant_settings(entry))
     ext = task_block.get("extraction")
-    if isinstance(ext, dict) and isinstance(ext.get("unparsed"), int):
-        share = ext.get("unparsed_share")
-        out["unparsed answers"] = f"{ext['unparsed']}" + (f" ({100 * share:.1f} %, counted wrong)"
-                                                          if isinstance(share, (int, float)) else "")
+    if isinstance(ext, dict):
+        out.update(_answer_settings(ext))
     return out
+
+
+def _num(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and x == x
+
+
+def _answer_settings(ext: dict) -> dict[str, str]:
+    """A generated run's outcome counts, the share each rule read and the accuracy over the
+    answered items, for the run table (each only where the file records it)."""
+    out: dict[str, str] = {}
+    outcomes = ext.get("outcomes") if isinstance(ext.get("outcomes"), dict) else {}
+    total = sum(v for v in outcomes.values() if isinstance(v, int)) or None
+    counts = dict(outcomes)
+    if "unparsed" not in counts and isinstance(ext.get("unparsed"), int):
+        counts["unparsed"] = ext["unparsed"]
+    for key in OUTCOMES[1:]:
+        v = counts.get(key)
+        if not isinstance(v, int):
+            continue
+        share = (v / total if total else ext.get("unparsed_share") if key == "unparsed" else None)
+        out[f"{key.replace('_', ' ')} answers"] = f"{v}" + (f" ({100 * share:.1f} %, counted wrong)"
+                                                             if _num(share) else "")
+    shares = ext.get("rule_shares")
+    if isinstance(shares, dict) and shares:
+        out["read by rule"] = " · ".join(f"{k} {100 * shares[k]:.0f} %" for k in
+                                         [*(k for k in RULES if k in shares), *(k for k in shares if k not in RULES)]
+                                         if _num(shares[k]))
+    acc = ext.get("answered_accuracy")
+    if isinstance(acc, dict) and isinstance(acc.get("total"), int):
+        k, n = acc.get("correct"), acc["total"]
+        out["accuracy over answered items"] = (f"{100 * k / n:.1f} % ({k}/{n})" if n and isinstance(k, int)
+                                               else "— (no item answered)")
+    if isinstance(ext.get("resolve"), str) and ext["resolve"] != "none":
+        out["inconsistent answers resolved"] = ext["resolve"]
+    return out
+
+
+def _answers(r, ext: Any, where: str) -> tuple[dict[str, int] | None, dict[str, float] | None, Count | None]:
+    """(outcome counts, rule shares, answered accuracy) of a generated run's extraction block."""
+    if not isinstance(ext, dict):
+        return None, None, None
+    outcomes = ext.get("outcomes")
+    counts = ({k: v for k, v in outcomes.items() if isinstance(v, int) and not isinstance(v, bool)}
+              if isinstance(outcomes, dict) else None)
+    if counts is None and isinstance(ext.get("unparsed"), int):
+        counts = {"unparsed": ext["unparsed"]}
+    shares = ext.get("rule_shares")
+    shares = {k: float(v) for k, v in shares.items() if _num(v)} if isinstance(shares, dict) else None
+    acc = ext.get("answered_accuracy")
+    answered = None
+    if isinstance(acc, dict) and acc.get("total") is not None:
+        answered = _count(r, acc, f"{where}.extraction.answered_accuracy", total="total")
+    return counts, shares, answered
 
 
 def parse_entry(r, entry, block: dict, block_where: str, dataset_sha: str | None) -> ModelResult:
@@ -185,16 +269,26 @@ def parse_entry(r, entry, block: dict, block_where: str, dataset_sha: str | None
     if not 0 < chance < 1:
         raise r.fail(f"{sw}.chance", f"expected a probability between 0 and 1, got {chance}")
     metrics = r.get(summary, "metrics", sw, dict)
-    primary = r.get(metrics, "acc_norm", f"{sw}.metrics", dict)
-    overall = _count(r, primary, f"{sw}.metrics.acc_norm", total="total")
+    protocol = protocol_of(entry.data)
+    metric = metric_of(summary, protocol)
+    stored = metric if metric in metrics or metric == "acc_norm" else "acc_norm"  # an older generated block
+    mw = f"{sw}.metrics.{stored}"
+    primary = r.get(metrics, stored, f"{sw}.metrics", dict)
+    overall = _count(r, primary, mw, total="total")
     if overall.n == 0:
-        raise r.fail(f"{sw}.metrics.acc_norm.total", "expected at least one scored item, got 0")
-    p_value = _fraction(r, primary, "p_vs_chance", f"{sw}.metrics.acc_norm", what="a p-value")
-    soft = _fraction(r, metrics, "soft", f"{sw}.metrics", what="a mean probability")
+        raise r.fail(f"{mw}.total", "expected at least one scored item, got 0")
+    # a free answer has no chance level: no test against it, whatever an older file holds
+    p_value = _fraction(r, primary, "p_vs_chance", mw, what="a p-value") if protocol != "free" else None
+    # log-likelihood columns only for log-likelihood runs
+    soft = _fraction(r, metrics, "soft", f"{sw}.metrics", what="a mean probability") if metric == "acc_norm" else None
     n_items = r.get(summary, "n", sw, int, required=False, what="a whole number of items")
     if n_items is not None and n_items != overall.n:
-        raise r.fail(f"{sw}.n", f"expected the number of scored items, {overall.n} (metrics.acc_norm.total), "
+        raise r.fail(f"{sw}.n", f"expected the number of scored items, {overall.n} (metrics.{stored}.total), "
                                 f"got {n_items}")
+    label = summary.get("primary_label")
+    label = label if isinstance(label, str) and label else LABELS.get(protocol if metric != "acc_norm" else "loglik",
+                                                                      metric)
+    outcomes, rule_shares, answered = _answers(r, block.get("extraction"), block_where)
 
     by_depth: dict[int, Count] = {}
     for key, b in r.get(summary, "by_depth", sw, dict).items():
@@ -212,7 +306,7 @@ def parse_entry(r, entry, block: dict, block_where: str, dataset_sha: str | None
         by_template[key] = _count(r, b, here)
     if not by_depth:
         raise r.fail(f"{sw}.by_depth", "is empty; expected Deep Arithmark items with metadata.depth")
-    _check_sums(r, by_depth, overall, f"{sw}.by_depth")
+    _check_sums(r, by_depth, overall, f"{sw}.by_depth", stored)
 
     n_options = round(1 / chance) if abs(1 / chance - round(1 / chance)) < 1e-9 else None
     am3 = None
@@ -221,8 +315,10 @@ def parse_entry(r, entry, block: dict, block_where: str, dataset_sha: str | None
         aw = f"{where}.results.arithmark3.summary"
         am3_summary = r.get(am3_block, "summary", f"{where}.results.arithmark3", dict)
         am3_metrics = r.get(am3_summary, "metrics", aw, dict)
-        am3 = _count(r, r.get(am3_metrics, "acc_norm", f"{aw}.metrics", dict),
-                     f"{aw}.metrics.acc_norm", total="total").rate
+        am3_metric = metric_of(am3_summary, protocol)
+        am3_metric = am3_metric if am3_metric in am3_metrics else "acc_norm"
+        am3 = _count(r, r.get(am3_metrics, am3_metric, f"{aw}.metrics", dict),
+                     f"{aw}.metrics.{am3_metric}", total="total").rate
 
     rank_picks = _rank_picks(r, summary, sw, n_options)
     return ModelResult(
@@ -242,6 +338,14 @@ def parse_entry(r, entry, block: dict, block_where: str, dataset_sha: str | None
         settings=_settings(r, entry.data, block, where, dataset_sha),
         source=str(r.path),
         test_set=(_block_sha(block) or dataset_sha or "", (entry.settings or {}).get("limit"), overall.n),
+        metric=metric,
+        metric_label=label,
+        protocol=protocol,
+        outcomes=outcomes,
+        rule_shares=rule_shares,
+        answered=answered,
+        checkpoint=str(model.get("spec") or ""),
+        fingerprint=model.get("fingerprint") if isinstance(model.get("fingerprint"), str) else None,
     )
 
 

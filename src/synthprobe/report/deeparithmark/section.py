@@ -28,25 +28,44 @@ def _sig_class(rate: float, chance: float, p: float) -> str:
     return "above" if rate > chance else "below"
 
 
+def checkpoint_line(r: ModelResult) -> str:
+    """Which checkpoint a row is: its path or hub id and the first 12 hex digits of the weights'
+    fingerprint (the full one on hover), as an HTML note; "" when the file records neither."""
+    parts = []
+    if r.checkpoint and r.checkpoint != r.model:
+        parts.append(escape(r.checkpoint))
+    if r.fingerprint:
+        parts.append(f'<span title="{escape(r.fingerprint)}">weights {escape(r.fingerprint[:12])}…</span>')
+    return f'<br><span class="note ckpt">{" · ".join(parts)}</span>' if parts else ""
+
+
+def model_cell(r: ModelResult) -> str:
+    return f'<span class="model">{escape(r.model)}</span>{checkpoint_line(r)}'
+
+
 def _depth_table(results: Sequence[ModelResult]) -> str:
     ds = lb.depths(results)
     head = ["Model"] + [f"depth {d}" for d in ds]
     body = []
     for r in ordered(results):
-        row = [escape(r.model)]
-        tests = adjusted(r.by_depth, r.chance)
+        row = [model_cell(r)]
+        tests = adjusted(r.by_depth, r.chance) if r.has_chance else {}
         for d in ds:
             c = r.by_depth.get(d)
             if c is None or not c.n:
                 row.append(DASH)
                 continue
             lo, hi = wilson(c)
-            p, p_holm = tests[d]
-            cls = _sig_class(c.rate, r.chance, p_holm)
             # the counts go on lines of their own: one line per cell overflows a 1,300 px window
-            cell = (f"{100 * c.rate:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]<br>"
-                    f"<span class=\"note\">n {c.n} · p {escape(fmt_p(p))} · <br>"
-                    f"{CORRECTION_NAME} p {escape(fmt_p(p_holm))}</span>")
+            cell = f"{100 * c.rate:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]<br>"
+            if d in tests:
+                p, p_holm = tests[d]
+                cls = _sig_class(c.rate, r.chance, p_holm)
+                cell += (f"<span class=\"note\">n {c.n} · p {escape(fmt_p(p))} · <br>"
+                         f"{CORRECTION_NAME} p {escape(fmt_p(p_holm))}</span>")
+            else:  # no chance level to test against (a free answer)
+                cls = ""
+                cell += f'<span class="note">n {c.n} · no chance level</span>'
             row.append(f'<span class="{cls}">{cell}</span>' if cls else cell)
         body.append(row)
     return html.table(head, body, raw=True)
@@ -58,6 +77,7 @@ def _leaderboard_table(results: Sequence[ModelResult]) -> str:
     for r, cells in zip(ordered(results), lb.rows(results)):
         cls = _sig_class(r.acc_norm, r.chance, r.p_value if r.p_value is not None else float("nan"))
         html_cells = [escape(c) for c in cells]
+        html_cells[0] = model_cell(r)
         if cls:
             html_cells[lb.DEEP_COLUMN] = f'<span class="{cls}">{html_cells[lb.DEEP_COLUMN]}</span>'
         body.append(html_cells)
@@ -124,15 +144,22 @@ def _rank_table(results: Sequence[ModelResult]) -> str | None:
     return html.table(head, body)
 
 
+#: settings shown shortened (the full value on hover): hashes
+SHORTENED = ("dataset SHA-256", "weights fingerprint")
+
+
 def settings_table(results: Sequence[ModelResult]) -> str:
+    """The runs: one column per model (its name over it), one row per setting, so a long name
+    or many settings never push a column off the page."""
     keys = html.setting_keys(results)
-    head = ["Model"] + keys
+    runs = ordered(results)
+    head = ["Setting"] + [r.model for r in runs]
     body = []
-    for r in ordered(results):
-        cells = [escape(r.model)]
-        for k in keys:
+    for k in keys:
+        cells = [escape(k)]
+        for r in runs:
             v = r.settings.get(k, DASH)
-            if k == "dataset SHA-256" and len(v) > 16:
+            if k in SHORTENED and len(v) > 16:
                 cells.append(f'<span title="{escape(v)}">{escape(v[:12])}…</span>')
             else:
                 cells.append(escape(v))
@@ -140,42 +167,96 @@ def settings_table(results: Sequence[ModelResult]) -> str:
     return html.table(head, body, left=len(head), raw=True)
 
 
-def sections(results: Sequence[ModelResult], figures: dict[str, bytes | None]) -> list[tuple[str, str, str]]:
+def _lead(results: Sequence[ModelResult]) -> str:
+    """The paragraph over one metric's leaderboard: which metric Deep is, and its columns."""
     chance = results[0].chance
+    significance = ("<b>p</b> is the exact two-sided binomial test against chance; green/red marks a score "
+                    "significantly above/below chance (p &lt; 0.05; the per-depth and per-template marks below "
+                    f"use {CORRECTION_NAME}-adjusted p). ")
+    compare = "<b>Δ</b> = Deep − ArithMark-3 on the same weights, in points. " if lb.has_compare(results) else ""
+    if not lb.generated(results):
+        return (f"<p>Zero-shot multiple choice; the primary metric is <b>acc_norm</b>: the ending with the "
+                f"highest mean log-likelihood per <i>token</i> (ArithMark 3.0's protocol). Chance is "
+                f"{100 * chance:.0f} %. <b>soft</b> is the mean probability of the correct option after a "
+                "softmax over the normalised scores. " + significance + compare
+                + "<b>n</b> is the number of items scored; rows are ordered by acc_norm, highest first.</p>")
+    free = all(r.protocol == "free" for r in results)
+    return (f"<p>Zero-shot, answers generated and read back; the primary metric is <b>{escape(results[0].metric_label)}</b>. "
+            + ("A free answer has no chance level (no p-value). " if free
+               else f"Chance is {100 * chance:.0f} %. " + significance)
+            + "<b>answered</b> is the accuracy over the answered items only (beside the headline, which "
+            "counts every item); <b>unparsed</b>, <b>inconsistent</b>, <b>echo</b> and <b>cut off</b> are "
+            "shares of all items (a dash: the protocol has no such outcome), and the run table says which "
+            "rule read the answers. " + compare
+            + "<b>n</b> is the number of items scored; rows are ordered by accuracy, highest first.</p>")
+
+
+#: below this many items per template (the median over templates and models) the per-template
+#: rows and mistake panels say little: they are folded away under a summary line
+FOLD_BELOW = 30
+
+
+def few_per_template(results: Sequence[ModelResult]) -> int | None:
+    """The median number of items per template and model when it is below :data:`FOLD_BELOW`
+    (the sections per template then fold away), else None."""
+    import statistics
+
+    counts = [c.n for r in results for c in r.by_template.values() if c.n]
+    if not counts:
+        return None
+    median = statistics.median(counts)
+    return int(median) if median < FOLD_BELOW else None
+
+
+def _folded(few: int | None, what: str, body: str) -> str:
+    """``body`` inside a closed ``<details>`` when there are too few items per template."""
+    if few is None:
+        return body
+    return (f"<details><summary>{escape(what.capitalize())}: about {few} item{'s' if few != 1 else ''} per template "
+            f"and model (fewer than {FOLD_BELOW}), too few to read one template by itself; open to see "
+            f"them</summary>{body}</details>")
+
+
+def sections(results: Sequence[ModelResult], figures: dict[str, bytes | None]) -> list[tuple[str, str, str]]:
     sections: list[tuple[str, str, str]] = []
 
-    lead = (f"<p>Zero-shot multiple choice; the primary metric is <b>acc_norm</b>: the ending with the "
-            f"highest mean log-likelihood per <i>token</i> (ArithMark 3.0's protocol). Chance is "
-            f"{100 * chance:.0f} %. <b>soft</b> is the mean probability of the correct option after a "
-            "softmax over the normalised scores. <b>p</b> is the exact two-sided binomial test against "
-            "chance; green/red marks a score significantly above/below chance (p &lt; 0.05; the per-depth "
-            f"and per-template marks below use {CORRECTION_NAME}-adjusted p). "
-            + ("<b>Δ</b> = Deep Arithmark − ArithMark-3 on the same weights, in points. " if lb.has_compare(results)
-               else "") + "<b>n</b> is the number of items scored; rows are ordered by acc_norm, highest first.</p>")
-    sections.append(("leaderboard", "Leaderboard", lead + _leaderboard_table(results)))
+    parts = lb.groups(results)
+    board = []
+    for rs in parts:
+        heading = f"<h3>{escape(rs[0].metric_label)}</h3>" if len(parts) > 1 else ""
+        board.append(heading + _lead(rs) + _leaderboard_table(rs))
+    sections.append(("leaderboard", "Leaderboard", "".join(board)))
 
     body = []
     if figures.get("depth_curve"):
-        body.append(html.img(figures["depth_curve"], "acc_norm by depth per model",
-                         "acc_norm per depth tier with 95 % Wilson intervals; dashed line: chance."))
-    body.append(_depth_table(results))
-    body.append('<p class="note">Cells: acc_norm % [95 % Wilson interval], items n, the exact binomial p '
-                f"against chance, and that p after {CORRECTION_NAME}'s correction for the tiers of each model "
-                f"(statsmodels' multipletests, method '{CORRECTION}'). Green/red marks a tier whose "
+        metric = lb.metric_name(results)
+        body.append(html.img(figures["depth_curve"], f"{metric} by depth per model",
+                         f"{metric} per depth tier with 95 % Wilson intervals"
+                         + ("; dashed line: chance." if any(r.has_chance for r in results) else ".")))
+    for rs in parts:
+        heading = f"<h3>{escape(rs[0].metric_label)}</h3>" if len(parts) > 1 else ""
+        body.append(heading + _depth_table(rs))
+    body.append(f'<p class="note">Cells: {escape(lb.metric_name(results))} % [95 % Wilson interval], items n, the exact '
+                f"binomial p against chance, and that p after {CORRECTION_NAME}'s correction for the tiers of each "
+                f"model (statsmodels' multipletests, method '{CORRECTION}'). Green/red marks a tier whose "
                 f"{CORRECTION_NAME}-adjusted p is below {ALPHA:g}. Only a tier below chance after the "
-                "correction suggests a stable wrong path rather than guessing.</p>")
+                "correction suggests a stable wrong path rather than guessing."
+                + (" A free answer has no chance level: its cells give n only." if any(not r.has_chance for r in results)
+                   else "") + "</p>")
     sections.append(("depth", "Accuracy by depth", "".join(body)))
 
+    fold = few_per_template(results)
     if figures.get("template_heatmap"):
-        sections.append(("templates", "Accuracy by template", html.img(
-            figures["template_heatmap"], "template by model heat-map of acc_norm",
-            "acc_norm per template (rows, with depth) and model (columns); white is chance, "
+        metric = lb.metric_name(results)
+        sections.append(("templates", "Accuracy by template", _folded(fold, "per-template rows", html.img(
+            figures["template_heatmap"], f"template by model heat-map of {metric}",
+            f"{metric} per template (rows, with depth) and model (columns); white is chance, "
             "blue above, red below. Each cell gives its number of items n; a hatched cell's 95 % "
             "Wilson interval contains chance (it cannot be told from guessing); * marks a cell whose "
             f"exact binomial p against chance stays below {ALPHA:g} after {CORRECTION_NAME}'s correction "
             "for the templates of that model.")
             + '<p class="note">Answer rank is balanced globally, not per template: read per-template '
-              "rows as preference, not partial skill.</p>"))
+              "rows as preference, not partial skill.</p>")))
 
     mt = _mistake_table(results)
     if figures.get("mistake_profile") or mt:
@@ -190,7 +271,7 @@ def sections(results: Sequence[ModelResult], figures: dict[str, bytes | None]) -
             parts.append("<p>The wrong option each model prefers most, per template (pick rate when "
                          "offered, and how many items offered it). Only options offered at least "
                          f"{MIN_OFFERS} times are called preferred; a cell with none says so.</p>" + mt)
-        sections.append(("mistakes", "Mistake profile", "".join(parts)))
+        sections.append(("mistakes", "Mistake profile", _folded(fold, "mistake panels", "".join(parts))))
 
     rt = _rank_table(results)
     if figures.get("rank_preference") or rt:

@@ -5,6 +5,14 @@ Model, Params, Deep (acc_norm), soft, d2 … d5 (acc_norm per depth tier), Arith
 p-value of Deep against chance, with n (items scored) after Params. Rows are ordered by the
 primary score (Deep), highest first; ArithMark-3 and Δ appear only when some row has them, and
 rows scored on different items carry a letter in the n column (:func:`~synthprobe.report.format.test_set_letters`).
+
+Each metric has its own table (:func:`groups`): rows scored by log-likelihood (acc_norm) and rows
+of generated answers (accuracy of the answers read back, letters and free apart, each protocol
+under its own metric line) are never ranked together. A table of generated answers has no
+log-likelihood column (soft); it shows the accuracy over the answered items beside the headline
+accuracy, and the shares of unparsed, inconsistent, echoed and cut-off answers (as the scorer
+prints them; a dash where the protocol has no such outcome). A free answer has no chance level,
+so no p-value.
 """
 
 from __future__ import annotations
@@ -13,7 +21,7 @@ from typing import Sequence
 
 from synthprobe.report.format import NOT_COMPARABLE_NOTE, ordered, test_set_letters
 from synthprobe.report.model import ModelResult
-from synthprobe.results import card_cells, card_header
+from synthprobe.results import DASH, MINUS, card_cells, card_header, fmt_p, fmt_params
 
 DEFAULT_TITLE = "Deep Arithmark leaderboard"
 
@@ -27,8 +35,40 @@ def has_compare(results: Sequence[ModelResult]) -> bool:
     return any(r.arithmark3 is not None for r in results)
 
 
+#: the outcomes each generated protocol can have (the others are a dash, as the scorer prints them)
+OUTCOME_COLUMNS = (("unparsed", "unparsed"), ("inconsistent", "inconsistent"), ("echo", "echo"),
+                   ("cut_off", "cut off"))
+APPLIES = {"letters": {"unparsed", "inconsistent", "cut_off"}, "free": {"unparsed", "echo", "cut_off"}}
+#: the order of the tables: log-likelihood first, then the generated protocols
+PROTOCOL_ORDER = {"loglik": 0, "letters": 1, "free": 2}
+
+
+def groups(results: Sequence[ModelResult]) -> list[list[ModelResult]]:
+    """The rows per metric (one table each), log-likelihood first; rows keep their order."""
+    keyed: dict[tuple, list[ModelResult]] = {}
+    for r in results:
+        keyed.setdefault((r.generated, r.protocol if r.generated else "loglik", r.metric_label if r.generated else ""),
+                         []).append(r)
+    return [rs for _, rs in sorted(keyed.items(), key=lambda kv: (kv[0][0], PROTOCOL_ORDER.get(kv[0][1], 9)))]
+
+
+def generated(results: Sequence[ModelResult]) -> bool:
+    """Whether the rows (of one :func:`groups` table) are generated answers."""
+    return bool(results) and results[0].generated
+
+
+def metric_name(results: Sequence[ModelResult]) -> str:
+    """``acc_norm``, ``accuracy``, or both names when the rows mix them (a plot's axis)."""
+    names = list(dict.fromkeys(r.metric for r in results))
+    return " / ".join(names)
+
+
 def header(results: Sequence[ModelResult]) -> list[str]:
-    return card_header(depths(results), compare=has_compare(results), n=True)
+    if not generated(results):
+        return card_header(depths(results), compare=has_compare(results), n=True)
+    return (["Model", "Params", "n", "Deep", "answered"] + [f"d{d}" for d in depths(results)]
+            + (["ArithMark-3", "Δ"] if has_compare(results) else []) + ["p vs chance"]
+            + [label for _, label in OUTCOME_COLUMNS])
 
 
 #: the index of the Deep column in :func:`header` / :func:`rows`
@@ -48,10 +88,38 @@ def card_row(r: ModelResult, ds: Sequence[int], letter: str = "") -> dict:
             "p_vs_chance": r.p_value}
 
 
+def outcome_share(r: ModelResult, key: str) -> float | None:
+    """The share (percent of all items) of a generated answer's outcome; None where the protocol
+    has no such outcome or the file does not record it."""
+    if r.outcomes is None or key not in APPLIES.get(r.protocol, {key}) or key not in r.outcomes:
+        return None
+    return 100 * r.outcomes[key] / r.overall.n
+
+
+def _text(x: float | None, digits: int = 2, unit: str = " %") -> str:
+    return DASH if x is None or x != x else f"{x:.{digits}f}{unit}"
+
+
+def generated_cells(r: ModelResult, ds: Sequence[int], letter: str = "", *, compare: bool) -> list[str]:
+    """One generated run's row: accuracy over all items, over the answered ones, per depth, the
+    p-value against chance (none for free) and the outcome shares."""
+    row = card_row(r, ds, letter)
+    answered = r.answered.rate * 100 if r.answered is not None and r.answered.n else None
+    delta = row["delta"]
+    return ([row["model"], fmt_params(r.params), row["n"], _text(row["deep"]), _text(answered)]
+            + [_text(row[f"d{d}"], 1, "") for d in ds]
+            + ([_text(row["arithmark3"]), DASH if delta is None else f"{delta:+.2f}".replace("-", MINUS)]
+               if compare else [])
+            + [fmt_p(r.p_value)] + [_text(outcome_share(r, key), 1) for key, _ in OUTCOME_COLUMNS])
+
+
 def rows(results: Sequence[ModelResult]) -> list[list[str]]:
+    """The cells of one :func:`groups` table, in its order."""
     ds = depths(results)
     letters = test_set_letters(results)
     compare = has_compare(results)
+    if generated(results):
+        return [generated_cells(r, ds, letters.get(r.test_set, ""), compare=compare) for r in ordered(results)]
     return [card_cells(card_row(r, ds, letters.get(r.test_set, "")), ds, compare=compare, n=True)
             for r in ordered(results)]
 
@@ -65,18 +133,40 @@ def markdown(results: Sequence[ModelResult], *, title: str = DEFAULT_TITLE) -> s
 
 
 def markdown_body(results: Sequence[ModelResult]) -> str:
-    """The Deep Arithmark leaderboard in Markdown, without a title."""
-    head = header(results)
-    align = ["---", "---:"] + ["---:"] * (len(head) - 2)
+    """The Deep Arithmark leaderboard in Markdown, without a title: one table per metric."""
+    parts = groups(results)
+    if len(parts) == 1:
+        return _markdown_table(parts[0])
+    return "\n".join(f"### {rs[0].metric_label}\n\n" + _markdown_table(rs) for rs in parts)
+
+
+def lead_words(results: Sequence[ModelResult]) -> str:
+    """What a table's Deep is, in a sentence (its metric line, chance, how rows are ordered)."""
     chance = results[0].chance
     n_items = sorted({r.overall.n for r in results})
+    items = f"{', '.join(f'{n:,}' for n in n_items)} items"
+    if not generated(results):
+        return (f"Zero-shot, acc_norm (per-token length-normalised log-likelihood), chance "
+                f"{100 * chance:.0f} %, {items}; highest Deep first. soft is the mean "
+                "probability of the correct option after a softmax over the normalised scores; "
+                "d2–d5 are acc_norm per depth tier; ")
+    free = all(r.protocol == "free" for r in results)
+    return (f"Zero-shot, generated answers, Deep = {results[0].metric_label}; "
+            + ("no chance level (a free answer is not one of a few options); " if free
+               else f"chance {100 * chance:.0f} %; ")
+            + f"{items}; highest Deep first. answered is the accuracy over the answered items only; "
+            "d2–d5 are accuracy per depth tier; unparsed, inconsistent, echo and cut off are shares of "
+            "all items (a dash: the protocol has no such outcome); ")
+
+
+def _markdown_table(results: Sequence[ModelResult]) -> str:
+    head = header(results)
+    align = ["---", "---:"] + ["---:"] * (len(head) - 2)
     lines = [
-        f"Zero-shot, acc_norm (per-token length-normalised log-likelihood), chance "
-        f"{100 * chance:.0f} %, {', '.join(f'{n:,}' for n in n_items)} items; highest Deep first. soft is the mean "
-        "probability of the correct option after a softmax over the normalised scores; "
-        "d2–d5 are acc_norm per depth tier; "
+        lead_words(results)
         + ("Δ is Deep minus ArithMark-3 on the same weights; " if has_compare(results) else "")
-        + "p is the exact two-sided binomial test of Deep against chance."
+        + ("p: none, a free answer has no chance level to test against." if all(r.protocol == "free" for r in results)
+           else "p is the exact two-sided binomial test of Deep against chance.")
         + (" " + NOT_COMPARABLE_NOTE if test_set_letters(results) else ""),
         "",
         "| " + " | ".join(head) + " |",

@@ -32,10 +32,17 @@
       sel.appendChild(new Option(pair[1], pair[0]));
     });
   }
+  // what a generated answer that picks no option was, by its outcome (the scorer's words)
+  var OUTCOME = {unparsed: "no answer parsed", inconsistent: "inconsistent: letter and value name different options",
+    echo: "echo: repeats a number of the question", cut_off: "cut off before it stated an answer"};
   function mistakeOf(r) {
     var it = items[r.i];
     if (!it.mistakes) return "—";              // GPT-3 items name no mistakes
-    return r.p < 0 ? "no answer parsed" : String(it.mistakes[r.p]);
+    if (r.p >= 0) return String(it.mistakes[r.p]);
+    if (r.oc && OUTCOME[r.oc]) return OUTCOME[r.oc];
+    // a value was read, but it is none of the options (a free answer off the list)
+    if (r.parsed !== undefined && r.parsed !== null && r.rule !== "unparsed") return "value matches no option";
+    return "no answer parsed";
   }
   function pickText(r) {
     var it = items[r.i];
@@ -230,7 +237,7 @@
     box.appendChild(el("h3", "Every model's pick"));
     var p = el("table"), ph = document.createElement("tr");
     var cols = ["Model", "Protocol", "Pick", "Named mistake", ""].concat(hasFb ? ["First broken step"] : [])
-      .concat(gens.length ? ["Generated", "Parsed"] : []);
+      .concat(gens.length ? ["Generated", "Parsed", "Read by rule", "Outcome"] : []);
     cols.forEach(function (c) { ph.appendChild(el("th", c, "l")); });
     var pt = document.createElement("thead"); pt.appendChild(ph); p.appendChild(pt);
     var pb = document.createElement("tbody");
@@ -249,6 +256,8 @@
         if (gens.length) {
           tr.appendChild(el("td", r.gen === undefined ? "—" : r.gen, "l"));
           tr.appendChild(el("td", r.parsed === undefined || r.parsed === null ? "—" : r.parsed, "l"));
+          tr.appendChild(el("td", r.rule === undefined ? "—" : r.rule, "l"));
+          tr.appendChild(el("td", r.oc === undefined ? "—" : r.oc.replace("_", " ") + (r.ocn ? " (" + r.ocn + ")" : ""), "l"));
         }
       }
       pb.appendChild(tr);
