@@ -143,7 +143,7 @@ def test_leaderboard_matches_the_scorers_own_table(scored, reports):
     for name in ("tiny-llama-1", "tiny-llama-2", "tiny-llama-3"):
         assert html.count(name) >= 4  # leaderboard, depth table, mistakes, ranks, runs
     check_self_contained(html)
-    assert len(embedded_pngs(html)) == 4
+    assert len(embedded_pngs(html)) == 5  # the four figures and the paired differences
     assert "Not one test set" not in html  # both files scored the same data
 
 
@@ -179,7 +179,7 @@ def test_reruns_are_byte_identical(scored, reports, tmp_path):
     build_report([scored["two"], scored["one"]], b, progress=False)
     names = sorted(p.name for p in a.iterdir())
     assert names == sorted(p.name for p in b.iterdir()) == sorted(["index.html", "leaderboard.md", "items.html",
-                                                                    *PNGS])
+                                                                    "comparison.png", *PNGS])
     for name in names:
         assert (a / name).read_bytes() == (b / name).read_bytes(), name
 

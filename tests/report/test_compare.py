@@ -167,7 +167,16 @@ def test_paper_tables_in_three_formats_never_overwritten(two_files, tmp_path, ca
     assert main(["report", str(base), str(tuned), str(GPT3_BENCH), "--out", str(out), "--table", "csv",
                  "--table", "latex", "--table", "markdown"]) == 0
     names = sorted(p.name for p in (out / "tables").iterdir())
-    assert names == sorted(f"{t}.{ext}" for t in ("leaderboard", "per_depth", "gpt3") for ext in ("csv", "tex", "md"))
+    assert names == sorted(f"{t}.{ext}" for t in ("leaderboard", "per_depth", "gpt3", "paired_comparison")
+                           for ext in ("csv", "tex", "md"))
+    # the paired comparison, as numbers, in the paper's LaTeX too: tuned − base overall and per depth
+    pairs = list(csv.DictReader(io.StringIO((out / "tables" / "paired_comparison.csv").read_text(encoding="utf-8"))))
+    assert [(r["B - A"], r["items"]) for r in pairs] == [("tuned - base", g) for g in
+                                                          ("all", "depth 2", "depth 3", "depth 4", "depth 5")]
+    assert float(pairs[0]["Delta (points)"]) > 0 and int(pairs[0]["A only"]) == 0 and int(pairs[0]["B only"]) > 0
+    paired_tex = (out / "tables" / "paired_comparison.tex").read_text(encoding="utf-8")
+    assert paired_tex.startswith("\\begin{tabular}") and "tuned - base" in paired_tex
+    assert len(re.findall(r"\\\\\n", paired_tex)) == len(pairs) + 1
     rows = list(csv.DictReader(io.StringIO((out / "tables" / "leaderboard.csv").read_text(encoding="utf-8"))))
     deep = {r.model: r for r in load_results(base) + load_results(tuned)}
     assert [r["Model"] for r in rows] == ["tuned", "base"]

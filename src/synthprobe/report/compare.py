@@ -60,6 +60,8 @@ class Outcomes:
     source: str
     outcomes: dict = field(default_factory=dict)
     groups: dict | None = None
+    #: what right/wrong means for these outcomes (the comparison's metric; default: the part's ``METRIC``)
+    metric: str | None = None
 
 
 @lru_cache(maxsize=1)
@@ -175,7 +177,7 @@ def cross_file(items: Sequence) -> list[tuple[str, dict, dict[str, str]]]:
         part = _owner(benchmark)[1]
         block = compare_models({n: m.outcomes for n, m in names.items()},
                                groups if all(m.groups for m in models) else None,
-                               metric=part.METRIC, group_by=part.GROUP_BY,
+                               metric=models[0].metric or part.METRIC, group_by=part.GROUP_BY,
                                keep=lambda a, b: source_of[a] != source_of[b])
         if block["pairs"] or block.get("not_paired"):
             out.append((benchmark, block, source_of))
@@ -219,27 +221,100 @@ def lead() -> str:
             "items; a name in several files carries its file's name.")
 
 
-def _tables(items: Sequence) -> list[tuple[str, list[list[str]], str]]:
-    """(heading, rows, where from) for every stored block and every cross-file comparison."""
+def _blocks(items: Sequence) -> list[tuple[str, dict, Any, str]]:
+    """(heading, comparison block, name shown for a block's name, where from) for every stored
+    block and every cross-file comparison."""
     shown = display_names(items)
     out = []
     for it in items:
         if isinstance(it, Stored):
-            title = _title(it.benchmark)
             fam = _family(it.benchmark)
-            out.append((f"{title}: the models of one run",
-                        rows(it.block, lambda n, s=it.source, f=fam: shown.get((f, n, s), n)),
-                        f"from {it.source}"))
+            out.append((f"{_title(it.benchmark)}: the models of one run", it.block,
+                        lambda n, s=it.source, f=fam: shown.get((f, n, s), n), f"from {it.source}"))
     for benchmark, block, source_of in cross_file(items):
-        title = _title(benchmark)
         not_paired = "; ".join(f"{q['a']} / {q['b']}: {q['reason']}" for q in block.get("not_paired", []))
-        out.append((f"{title}: models from different files", rows(block),
+        out.append((f"{_title(benchmark)}: models from different files", block, lambda n: n,
                     "from " + ", ".join(sorted(set(source_of.values()))) + (f"; not paired: {not_paired}" if not_paired else "")))
+    return [b for b in out if b[1].get("pairs")]
+
+
+def _tables(items: Sequence) -> list[tuple[str, list[list[str]], str]]:
+    """(heading, rows, where from) for every stored block and every cross-file comparison."""
+    out = [(heading, rows(block, rename), where) for heading, block, rename, where in _blocks(items)]
     return [t for t in out if t[1]]
 
 
-def section(items: Sequence) -> str:
+#: a pair's label in the differences plot is wrapped at this many characters
+LABEL_WRAP = 44
+
+
+def figure(items: Sequence) -> bytes | None:
+    """The differences plot: per pair, Δ = B − A in points with its 95 % interval, overall (bold)
+    and per group (depth or task) below it; a line at 0. None when nothing was paired."""
+    import textwrap
+
+    import matplotlib as mpl
+    import matplotlib.style
+
+    from synthprobe.report.figures import RC, new_figure, png_bytes
+
+    lines: list[tuple[str, float, list | None, bool]] = []
+    for heading, block, rename, _ in _blocks(items):
+        for p in block["pairs"]:
+            label = f"{rename(p['b'])} − {rename(p['a'])}"
+            lines.append((textwrap.fill(label, LABEL_WRAP), p["delta"], p.get("ci95"), True))
+            for g, st in (p.get("groups") or {}).items():
+                name = f"depth {g}" if block.get("group_by") == "depth" else str(g)
+                lines.append((f"{name} (n {st['n']:,})", st["delta"], st.get("ci95"), False))
+    if not lines:
+        return None
+    height = 1.1 + sum(0.22 * (text.count("\n") + 1) + 0.06 for text, *_ in lines)
+    with mpl.style.context("default"), mpl.rc_context({**RC, "axes.grid": False}):
+        fig = new_figure(8.0, max(2.4, height))
+        ax = fig.add_subplot()
+        ys = list(range(len(lines)))
+        for y, (_, delta, ci, overall) in zip(ys, lines):
+            color = "#2a5db0" if overall else "0.35"
+            err = None if not ci else [[delta - ci[0]], [ci[1] - delta]]
+            ax.errorbar([delta], [y], xerr=err, fmt="o" if overall else "s", color=color,
+                        markersize=6 if overall else 4, capsize=3, linewidth=1.6 if overall else 1.0)
+        ax.axvline(0, color="0.35", linestyle="--", linewidth=1.0)
+        ax.set_yticks(ys, [text for text, *_ in lines])
+        for tick, (*_, overall) in zip(ax.get_yticklabels(), lines):
+            tick.set_fontweight("bold" if overall else "normal")
+        ax.invert_yaxis()
+        ax.set_xlabel("Δ = B − A (accuracy points), 95 % interval")
+        ax.set_title("Paired differences on the same items")
+        ax.grid(axis="x", alpha=0.3)
+        return png_bytes(fig)
+
+
+def tables(items: Sequence) -> dict[str, tuple[list[str], list[list[Any]]]]:
+    """The paired comparison as a paper-ready table (``report --table``): one row per pair and
+    group, numbers rather than formatted cells."""
+    head = ["comparison", "B - A", "items", "n", "A %", "B %", "Delta (points)", "CI low", "CI high",
+            "A only", "B only", "McNemar p", "Holm p"]
+    body: list[list[Any]] = []
+    for heading, block, rename, _ in _blocks(items):
+        for p in block["pairs"]:
+            label = f"{rename(p['b'])} - {rename(p['a'])}"
+            for group, st in [("all", p), *((g, st) for g, st in (p.get("groups") or {}).items())]:
+                ci = st.get("ci95") or [None, None]
+                body.append([heading, label, group if group == "all" or block.get("group_by") != "depth"
+                             else f"depth {group}", st["n"], round(st["a_accuracy"], 2), round(st["b_accuracy"], 2),
+                             round(st["delta"], 2), None if ci[0] is None else round(ci[0], 2),
+                             None if ci[1] is None else round(ci[1], 2), st["a_only"], st["b_only"],
+                             st["p_mcnemar"], st.get("p_holm")])
+    return {"paired_comparison": (head, body)} if body else {}
+
+
+def section(items: Sequence, png: bytes | None = None) -> str:
     parts = [f"<p>{lead()}</p>"]
+    if png is not None:
+        parts.append(html.img(png, "paired differences with 95 % intervals",
+                              "Δ = B − A in accuracy points per pair (bold: all items) and per group, with its "
+                              "95 % interval; a pair whose interval crosses the dashed line at 0 is not told "
+                              "apart on these items."))
     for heading, body, where in _tables(items):
         parts.append(f"<h3>{escape(heading)}</h3>" + html.table(HEAD, body, left=2)
                      + f'<p class="note">{escape(where)}</p>')

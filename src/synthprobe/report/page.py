@@ -32,7 +32,11 @@ table { border-collapse: collapse; font-size: 13.5px; margin: 8px 0 6px; }
 th, td { padding: 4px 9px; border-bottom: 1px solid var(--line); text-align: right; white-space: nowrap; }
 th { background: var(--band); font-weight: 600; position: sticky; top: 0; }
 td:first-child, th:first-child { text-align: left; }
-td.l, th.l { text-align: left; white-space: normal; }
+td.l, th.l { text-align: left; white-space: normal; overflow-wrap: anywhere; }
+td.l:first-child { min-width: 14ch; max-width: 36ch; }
+th.l { min-width: 10ch; max-width: 36ch; }
+details { margin: 8px 0; }
+summary { cursor: pointer; color: var(--accent); }
 tbody tr:nth-child(even) { background: #fafbfc; }
 .warn { border-left: 4px solid #c77c02; background: #fff7e6; padding: 8px 12px; max-width: 90ch; }
 .above { color: #1b6e33; font-weight: 600; }
@@ -55,6 +59,20 @@ def default_title(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result],
     if results and gpt3:
         return "Deep Arithmark and GPT-3 synthetic tasks report"
     return DEFAULT_TITLE if results else "GPT-3 synthetic tasks report"
+
+
+#: a page that compares models leads with these sections, in this order: what a user who scored
+#: two checkpoints came for (the paired differences, then accuracy per depth)
+LEAD_SECTIONS = ("comparison", "depth")
+
+
+def lead_with_comparison(sections: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    """``sections`` with the paired comparison and then the per-depth curve first, when the page
+    has a paired comparison; unchanged otherwise."""
+    if not any(sid == "comparison" for sid, _, _ in sections):
+        return sections
+    first = [s for key in LEAD_SECTIONS for s in sections if s[0] == key]
+    return first + [s for s in sections if s[0] not in LEAD_SECTIONS]
 
 
 def render(results: Sequence[ModelResult], figures: dict[str, bytes | None], *,
@@ -98,6 +116,7 @@ def render(results: Sequence[ModelResult], figures: dict[str, bytes | None], *,
         body = mod.section(items, figures.get(mod.KEY)) if hasattr(mod, "figure") else mod.section(items)
         sections.append((mod.KEY, mod.TITLE, body))
 
+    sections = lead_with_comparison(sections)
     if items_page is not None:
         name, n_models, n_rows = items_page
         sections.append(("items", "Items", str(Markup(

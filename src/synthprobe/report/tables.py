@@ -5,7 +5,9 @@ into the report folder as ``tables/<name>.<ext>`` by :func:`synthprobe.report.bu
 Each benchmark owns its tables: its ``tables`` part in the registry (:mod:`synthprobe.benchmarks`),
 ``tables(items) -> {name: (head, rows)}`` from the benchmark's report items (a built-in
 leaderboard's rows, or what a registered benchmark's report section parsed), a header of column
-names and rows of plain values (``None`` for an empty cell). This module only renders them.
+names and rows of plain values (``None`` for an empty cell). A report section with a ``tables``
+function of the same form adds its own (the paired comparison: ``paired_comparison``). This
+module only renders them.
 
 CSV through the standard library, LaTeX (booktabs, every cell escaped) and Markdown through
 pandas (``DataFrame.to_latex`` / ``to_markdown``)."""
@@ -34,15 +36,27 @@ def tables(items: Mapping[str, Sequence]) -> dict[str, Table]:
     order) that has items and a ``tables`` part; two benchmarks naming one table is an error."""
     out: dict[str, Table] = {}
     for name, its in items.items():
-        bench = benchmarks.find(name) if its else None
-        if bench is None or not bench.has("tables"):
+        make = _maker(name) if its else None
+        if make is None:
             continue
-        for key, table in bench.part("tables")(its).items():
+        for key, table in make(its).items():
             if key in out:
                 raise InputError(f"benchmark {name!r} names a paper-ready table {key!r} that another benchmark "
                                  "has already named; expected names of its own")
             out[key] = table
     return out
+
+
+def _maker(name: str):
+    """The ``tables`` function of benchmark ``name``, or of the report section keyed ``name``
+    (:mod:`synthprobe.report.extras`: the paired comparison's); None when neither has one."""
+    bench = benchmarks.find(name)
+    if bench is not None:
+        return bench.part("tables") if bench.has("tables") else None
+    from synthprobe.report import extras
+
+    section = next((mod for mod in extras.modules() if mod.KEY == name), None)
+    return getattr(section, "tables", None)
 
 
 def render(table: Table, fmt: str) -> bytes:
