@@ -290,11 +290,18 @@ def test_hanging_server_is_reported_and_bounded(stub, tmp_path):
     assert took < 60
 
 
-def test_help_states_the_wait_bound():
+def test_help_names_the_wait_keys_and_the_docs_state_the_bound():
+    from pathlib import Path
+
+    from synthprobe.backends.openai import DEFAULTS
+
     r = synthprobe("score", "deeparithmark", "--help")
     text = " ".join(r.stdout.split())
-    assert "a request waits at most 300 s per try, 5 tries, 900 s in all" in text
-    assert "--max-tokens-total" in text
+    assert "timeout, max_retries, deadline" in text and "--max-tokens-total" in text
+    docs = " ".join((Path(__file__).resolve().parents[2] / "docs" / "command-line.md").read_text().split())
+    assert (f"a request waits at most {DEFAULTS['timeout']:g} s per try, {DEFAULTS['max_retries'] + 1} tries, "
+            f"{DEFAULTS['deadline']:g} s in all; a line is printed when one has waited "
+            f"{DEFAULTS['notice_after']:g} s") in docs
 
 
 # -- the chat engine's refusals and the token budget ----------------------------------------------

@@ -62,11 +62,16 @@ def test_duplicate_names_are_refused():
         "name": "tuned", "engine_name": "final", "params": 1}
 
 
-def test_help_documents_the_rule(capsys):
+def test_help_points_to_the_rule_and_the_docs_state_it(capsys):
+    from pathlib import Path
+
     with pytest.raises(SystemExit):
         main(["score", "gpt3", "--help"])
     text = " ".join(capsys.readouterr().out.split())
-    assert "NAME=SPEC" in text and "openai:http://host/v1?x=y" in text and "exit 2" in text
+    assert "[NAME=]SPEC" in text and "docs/command-line.md#models" in text
+    docs = Path(__file__).resolve().parents[2] / "docs" / "command-line.md"
+    rule = " ".join(docs.read_text(encoding="utf-8").split("## Models", 1)[1].split("## ", 1)[0].split())
+    assert "`openai:http://host/v1?x=y`" in rule and "`./a=b`" in rule and "error (exit 2)" in rule
 
 
 @pytest.mark.parametrize("command", [["probe", "novel-words"], ["probe", "grammar"]])

@@ -58,11 +58,6 @@ OPTIONS = ("base_url", "model", "api_key_env", "concurrency", "timeout", "max_re
 DEFAULTS = {"api_key_env": "OPENAI_API_KEY", "concurrency": 8, "timeout": 300.0, "max_retries": 4,
             "deadline": 900.0, "notice_after": 60.0, "max_tokens_total": None}
 
-#: What ``--help`` says about waiting for a server (kept beside the defaults it states).
-WAIT_HELP = (f"a request waits at most {DEFAULTS['timeout']:g} s per try, {DEFAULTS['max_retries'] + 1} tries, "
-             f"{DEFAULTS['deadline']:g} s in all (--model-arg timeout=, max_retries=, deadline=); a line is "
-             f"printed when one has waited {DEFAULTS['notice_after']:g} s")
-
 #: What to do when a server cannot give prompt log-probabilities.
 ECHO_HINT = ("use a server that implements echo with logprobs on /v1/completions (vLLM, SGLang, "
              "llama-cpp-python's server), or a generation protocol (--protocol letters or --protocol free)")

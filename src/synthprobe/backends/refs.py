@@ -13,15 +13,6 @@ from synthprobe.errors import InputError
 #: ``NAME`` of ``--model NAME=SPEC``: letters, digits and ``. _ + -``, starting with a letter or digit
 _MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
 
-MODEL_NAME_RULE = (
-    "Name a model with NAME=SPEC (e.g. --model fp32=smollm2-135m-instruct): NAME is 1-64 letters, digits, "
-    "'.', '_', '+' or '-' before the first '='. Text whose part before the first '=' holds anything else "
-    "(':', '/', '\\', '?', ...) is one SPEC as written, so openai:http://host/v1?x=y, C:\\models\\a=b and "
-    "org/model=v2 are never split; a local path that itself looks like NAME=SPEC is an error unless "
-    "written ./a=b (or named: final=./a=b). Unnamed models are shown by the engine's model name; two "
-    "models with the same name in one run are an error (exit 2)")
-
-
 @dataclass(frozen=True)
 class ModelRef:
     """One ``--model`` value: the SPEC to load and the NAME the user gave it (None: unnamed)."""
@@ -35,7 +26,7 @@ class ModelRef:
 
 
 def parse_model_ref(text: str) -> ModelRef:
-    """``--model [NAME=]SPEC`` (the rule: :data:`MODEL_NAME_RULE`); raises InputError (exit 2)."""
+    """``--model [NAME=]SPEC`` (the rule: docs/command-line.md, "Models"); raises InputError (exit 2)."""
     name, sep, spec = text.partition("=")
     if not sep or not _MODEL_NAME.fullmatch(name):
         return ModelRef(text)

@@ -29,8 +29,8 @@ VERBS = {
     "contamination": "scan a training corpus for a task's items (13-grams, 8-grams, GPT-3's arithmetic search)",
 }
 
-#: Verbs whose sub-command may be left out: ``synthprobe report FILES`` means
-#: ``synthprobe report deeparithmark FILES``.
+#: Verbs whose sub-command may be left out: ``synthprobe report FILES`` (``--help`` included)
+#: means ``synthprobe report deeparithmark FILES``.
 DEFAULT_WHAT = {"report": "deeparithmark"}
 #: Verbs that are one command: ``synthprobe contamination ARGS`` means ``synthprobe
 #: contamination check ARGS`` (``--help`` included), ``synthprobe sweep ARGS`` ``sweep run ARGS``.
@@ -52,34 +52,12 @@ _ROOMS = {
 }
 
 
-#: What ``synthprobe VERB --help`` says beyond the one-line summary, with examples.
-VERB_DESCRIPTIONS = {
-    "report": """\
-Turn results JSON files into a report folder: index.html (one self-contained page),
-the PNG plots and leaderboard.md, and items.html (the item viewer) when a file holds
-saved predictions. It reads ANY synthprobe results files, in any mix:
-Deep Arithmark results (`synthprobe score deeparithmark`, several models per file) and
-GPT-3 synthetic-task results (`synthprobe score gpt3`, one model per file) and
-number-format results (`synthprobe probe number-format`) and contamination checks
-(`synthprobe contamination`); each kind gets its own sections. The sub-command may be left out: `synthprobe report FILES --out DIR`
-is `synthprobe report deeparithmark FILES --out DIR` (the name is historical: it takes
-GPT-3 results too).""",
-}
-
-VERB_EPILOGS = {
-    "report": """\
-examples:
-  synthprobe report benchmarks/deeparithmark_smollm2-135m-instruct.json --out report/
-  synthprobe report benchmarks/gpt3_smollm2-135m-instruct.json --out report-gpt3/
-  synthprobe report deep_a.json deep_b.json gpt3_a.json gpt3_b.json --out all/ --title "Our models"
-Run 'synthprobe report deeparithmark --help' for every option and the files written.""",
-}
-
-
 def _build(only: str | None = None) -> tuple[argparse.ArgumentParser, dict[str, argparse._SubParsersAction]]:
     """The parser and each verb's sub-commands: every verb's, or, given ``only``, that verb's
     alone (the other verbs are listed, with no sub-commands)."""
-    parser = argparse.ArgumentParser(
+    from synthprobe.cli.args import CommandParser
+
+    parser = CommandParser(
         prog="synthprobe",
         description="Build procedurally generated probe benchmarks, prove them fair, and "
                     "score causal language models on them.",
@@ -89,16 +67,12 @@ def _build(only: str | None = None) -> tuple[argparse.ArgumentParser, dict[str, 
     top = parser.add_subparsers(dest="verb", metavar="VERB")
     verbs: dict[str, argparse._SubParsersAction] = {}
     for verb, help_text in VERBS.items():
-        p = top.add_parser(verb, help=help_text, description=VERB_DESCRIPTIONS.get(verb, help_text),
-                           epilog=VERB_EPILOGS.get(verb), formatter_class=argparse.RawDescriptionHelpFormatter)
+        p = top.add_parser(verb, help=help_text, description=help_text)
         verbs[verb] = p.add_subparsers(dest="what", metavar="WHAT")
         p.set_defaults(_verb_parser=p)
     for room, its_verbs in _ROOMS.items():
         if only is None or only in its_verbs:
             _register(room, verbs)
-    from synthprobe.cli.args import use_wrapping_help
-
-    use_wrapping_help(parser)
     return parser, verbs
 
 
@@ -124,11 +98,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def with_default_what(verbs: dict[str, argparse._SubParsersAction], argv: list[str]) -> list[str]:
     """``argv`` with the verb's default sub-command put in where the word after the verb is
-    neither a sub-command nor an option (:data:`DEFAULT_WHAT`), or always for a verb that is one
-    command (:data:`ONE_COMMAND`)."""
+    not a sub-command (:data:`DEFAULT_WHAT`; an option such as ``--help`` too, so ``synthprobe report
+    --help`` shows the options of the command that runs), or always for a verb that is one command
+    (:data:`ONE_COMMAND`)."""
     if argv and argv[0] in ONE_COMMAND and argv[1:2] != [ONE_COMMAND[argv[0]]]:
         return [argv[0], ONE_COMMAND[argv[0]], *argv[1:]]
-    if len(argv) < 2 or argv[0] not in DEFAULT_WHAT or argv[1].startswith("-") or argv[1] in verbs[argv[0]].choices:
+    if not argv or argv[0] not in DEFAULT_WHAT or argv[1:2] and argv[1] in verbs[argv[0]].choices:
         return argv
     return [argv[0], DEFAULT_WHAT[argv[0]], *argv[1:]]
 

@@ -12,40 +12,109 @@ import argparse
 import re
 from typing import Callable
 
-from synthprobe.backends.refs import MODEL_NAME_RULE
 from synthprobe.errors import InputError
 
 
 class WrappingHelpFormatter(argparse.RawDescriptionHelpFormatter):
-    """Descriptions and epilogs keep their own line breaks, indentation and examples (as
-    :class:`argparse.RawDescriptionHelpFormatter`), but a line wider than the terminal is wrapped,
-    its continuation indented under it, so no ``--help`` line runs off the screen."""
+    """The help of every synthprobe command, wrapped to the terminal's width.
+
+    Descriptions and epilogs are written as paragraphs: consecutive lines that start in the first
+    column are one paragraph, re-filled to the width (a blank line, a line ending in ``:`` or a
+    line opening with a short lower-case label such as ``exit status:`` starts a new one).
+    Indented lines keep their layout: a table row (``  NAME   text``) or a bullet (``  * text``)
+    is re-filled with the lines under its text, its continuation under that column; any other
+    indented line (an example command) is kept, and wrapped four columns in when wider than the
+    terminal. Option help is wrapped without breaking words at hyphens (``--chat-template``
+    stays whole)."""
+
+    _LABEL = re.compile(r"[a-z][a-z0-9 -]{0,20}:(\s|$)")
+    _CELL = re.compile(r"(\s+\S+(?: \S+)?\s{2,}|\s*[*-] )\S")
 
     def _fill_text(self, text, width, indent):
         import textwrap
 
-        out = []
+        width = max(width, 40)
+        wrap = dict(width=width, break_long_words=False, break_on_hyphens=False)
+        out: list[str] = []
+        para: list[str] = []  # the words of a paragraph, or of a table cell or bullet
+        cell: list[str] = []  # [first-line prefix, continuation indent] while one is open
+
+        def flush():
+            if para:
+                first, rest = cell or ("", "")
+                out.extend(textwrap.wrap(" ".join(para), initial_indent=indent + first,
+                                         subsequent_indent=indent + rest, **wrap))
+            para.clear()
+            cell.clear()
+
         for line in text.splitlines():
-            if len(indent) + len(line) <= width:
-                out.append(indent + line)
-                continue
+            line = line.rstrip()
             lead = line[:len(line) - len(line.lstrip())]
-            out.extend(textwrap.wrap(line.strip(), width=max(width, 40), initial_indent=indent + lead,
-                                     subsequent_indent=indent + lead + "    ", break_long_words=False,
-                                     break_on_hyphens=False))
+            if not line:
+                flush()
+                out.append("")
+            elif cell and lead == cell[1]:  # the cell's text goes on
+                para.append(line.strip())
+            elif lead:
+                flush()
+                found = self._CELL.match(line)
+                if found:
+                    cell.extend([line[:found.end() - 1], " " * (found.end() - 1)])
+                    para.append(line[found.end() - 1:])
+                elif len(indent) + len(line) <= width:
+                    out.append(indent + line)
+                else:
+                    out.extend(textwrap.wrap(line.strip(), initial_indent=indent + lead,
+                                             subsequent_indent=indent + lead + "    ", **wrap))
+            else:
+                if cell or self._LABEL.match(line) or (para and para[-1].endswith(":")):
+                    flush()
+                para.append(line.strip())
+        flush()
+        while out and not out[-1]:
+            out.pop()
+        while out and not out[0]:
+            out.pop(0)
         return "\n".join(out)
 
+    def _split_lines(self, text, width):
+        import textwrap
 
-def use_wrapping_help(parser: argparse.ArgumentParser) -> None:
-    """Give ``parser`` and every sub-command under it :class:`WrappingHelpFormatter`."""
-    todo = [parser]
-    while todo:
-        p = todo.pop()
-        if p.formatter_class in (argparse.HelpFormatter, argparse.RawDescriptionHelpFormatter):
-            p.formatter_class = WrappingHelpFormatter
-        for action in p._actions:
-            if isinstance(action, argparse._SubParsersAction):
-                todo.extend(action.choices.values())
+        return textwrap.wrap(" ".join(text.split()), width=max(width, 20), break_long_words=False,
+                             break_on_hyphens=False)
+
+
+class CommandParser(argparse.ArgumentParser):
+    """The parser class of every synthprobe command line (its sub-commands inherit it): help
+    through :class:`WrappingHelpFormatter`, and an unrecognized option answered with the nearest
+    option of the same command (``--protocl``: did you mean ``--protocol``?)."""
+
+    def __init__(self, *args, formatter_class=WrappingHelpFormatter, **kwargs):
+        if formatter_class in (argparse.HelpFormatter, argparse.RawDescriptionHelpFormatter):
+            formatter_class = WrappingHelpFormatter
+        super().__init__(*args, formatter_class=formatter_class, **kwargs)
+
+    def error(self, message):
+        prefix = "unrecognized arguments: "
+        if message.startswith(prefix):
+            message += nearest_options(self, message[len(prefix):].split())
+        super().error(message)
+
+
+def nearest_options(parser: argparse.ArgumentParser, given: list[str]) -> str:
+    """``"; did you mean --protocol?"`` for the options among ``given`` (``--protocl`` or
+    ``--protocl=x``) that are close to one of ``parser``'s own option strings, else ``""``."""
+    import difflib
+
+    known = [o for o in parser._option_string_actions if o.startswith("--")]
+    hints = []
+    for word in given:
+        if not word.startswith("--"):
+            continue
+        close = difflib.get_close_matches(word.split("=", 1)[0], known, n=1, cutoff=0.6)
+        if close and close[0] not in hints:
+            hints.append(close[0])
+    return f"; did you mean {' or '.join(hints)}?" if hints else ""
 
 
 _WHOLE = re.compile(r"[+-]?[0-9]+")
@@ -90,8 +159,8 @@ def any_int(text: str) -> int:
 
 
 #: The one help text of every command's ``--overwrite``.
-OVERWRITE_HELP = ("replace output files that already exist (default: refuse an explicit output that exists; "
-                  "a default output name that exists gets a new, timestamped name)")
+OVERWRITE_HELP = ("replace output files that exist (default: refuse; a default output name that exists gets "
+                  "a new, timestamped name)")
 
 
 def add_overwrite_argument(parser: argparse.ArgumentParser) -> None:
@@ -137,6 +206,21 @@ class _OneModel(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
+#: The ``--model-arg`` keys of the engines that load weights (``hf``, ``vllm:``) beyond the flags of
+#: the model block; tests check them against each engine's ``OPTIONS``.
+HF_MODEL_ARGS = {"tokenizer": "PATH_OR_ID", "adapter": "PATH (PEFT/LoRA)", "revision": "REV"}
+VLLM_MODEL_ARGS = ("tensor_parallel_size", "max_model_len", "enforce_eager", "block_size", "gpu_memory_utilization")
+
+
+def model_arg_help() -> str:
+    """The help of ``--model-arg``: every engine's keys."""
+    from synthprobe.backends.openai import OPTIONS
+
+    weights = ", ".join(f"{k}={v}" for k, v in HF_MODEL_ARGS.items())
+    return (f"an option of the model's engine, repeatable: {weights} (hf and vllm); {', '.join(VLLM_MODEL_ARGS)} "
+            f"(vllm); {', '.join(OPTIONS)} (openai engines). Each key: docs/command-line.md#model-arg")
+
+
 def add_model_args(p: argparse.ArgumentParser, *, multiple: bool = False, batch_size: int | None = None,
                    quiet_alias: bool = True, chat: bool = False) -> None:
     """The flags of every command that loads a model: ``--model`` (repeatable with ``multiple``:
@@ -148,49 +232,35 @@ def add_model_args(p: argparse.ArgumentParser, *, multiple: bool = False, batch_
     as chat turns); :func:`chat_setup` reads them."""
     from synthprobe.backends.spec import EMBEDDED_ALIAS
 
-    where = ("an alias ({a}: the embedded default), a local model folder, a local .gguf file, or a hub id "
-             "such as HuggingFaceTB/SmolLM2-135M (needs the hub or a local hub cache); prefix kind: to use "
-             "another engine (e.g. openai:http://127.0.0.1:8000/v1, a model behind an OpenAI-compatible server)").format(a=EMBEDDED_ALIAS)
+    where = (f"an alias ({EMBEDDED_ALIAS}, embedded, the default), a local folder or .gguf file, a hub id, or "
+             "ENGINE:SPEC (e.g. openai:http://127.0.0.1:8000/v1); NAME= names it (docs/command-line.md#models)")
     if multiple:
         p.add_argument("--model", action="append", dest="models", metavar="[NAME=]SPEC",
-                       help=f"model to score; repeat for several (each is scored, on the same items). SPEC: "
-                            f"{where}. {MODEL_NAME_RULE} (default: {EMBEDDED_ALIAS})")
+                       help=f"model to score; repeat for several, scored on the same items. SPEC: {where}")
     else:
         p.add_argument("--model", default=EMBEDDED_ALIAS, metavar="[NAME=]SPEC", action=_OneModel,
-                       help=f"model to use (this command runs one; a second --model is an error): {where}. "
-                            f"{MODEL_NAME_RULE} (default: %(default)s)")
+                       help=f"the model (one; a second --model is an error). SPEC: {where}")
     p.add_argument("--model-arg", action="append", dest="model_args", type=model_arg, default=[],
-                   metavar="KEY=VALUE", help="an option for the model's engine (repeatable)")
+                   metavar="KEY=VALUE", help=model_arg_help())
     p.add_argument("--dtype", default=None,
-                   help="weights and forward pass dtype: float32, bfloat16 or float16 (default: bfloat16 on "
-                        "CUDA, float32 on CPU); log-softmax is always fp32")
+                   help="float32, bfloat16 or float16 (default: bfloat16 on CUDA, float32 on CPU); "
+                        "log-softmax is always fp32")
     p.add_argument("--device", default="auto", help="auto, cpu or cuda (default: %(default)s = CUDA if available)")
     p.add_argument("--threads", type=any_int, default=None, metavar="N",
-                   help="CPU threads for torch (default: one per physical core this process may use); fewer "
-                        "is often faster on a machine other jobs keep busy")
+                   help="CPU threads for torch (default: one per physical core this process may use)")
     if batch_size is not None:
         p.add_argument("--batch-size", type=positive_int, default=batch_size, metavar="N",
                        help="items per forward pass (default: %(default)s)")
-    from synthprobe.backends.openai import WAIT_HELP
-
     p.add_argument("--concurrency", type=int_in_range(1, 1024), default=None, metavar="N",
-                   help="requests in flight to a model behind a server (the openai and openai-chat engines; "
-                        "default 8, lowered while the server answers 429/503 and raised again after); "
-                        f"the same as --model-arg concurrency=N. Waiting for a server: {WAIT_HELP}")
+                   help="requests in flight to a server-backed model (default 8, lowered on 429/503 answers)")
     p.add_argument("--max-tokens-total", type=int_at_least(1), default=None, metavar="N",
-                   help="a server-backed engine sends no further request once the server has reported N "
-                        "tokens (prompt + completion, from its usage) spent in this run; the run then stops "
-                        "(exit 1, no results file), the finished items stay in the score cache, and the same "
-                        "command with a larger N resumes (default: no limit)")
+                   help="stop once a server reports N tokens spent (exit 1; finished items stay cached, so a "
+                        "larger N resumes) (default: no limit)")
     if chat:
         p.add_argument("--chat-template", default="none", metavar="auto|none|NAME|PATH",
-                       help="send every prompt as a user turn rendered by a chat template: 'auto' = the model's "
-                            "own (the tokenizer's; the embedded model has one), NAME = one of the tokenizer's "
-                            "named templates (e.g. tool_use; 'default' is auto's), PATH = a Jinja file rendered as "
-                            "transformers renders tokenizer templates, 'none' = raw text as always (default: "
-                            "%(default)s, so earlier scores stand). Under a template a log-likelihood ending is "
-                            "scored as the start of the assistant turn; the results record the template's name "
-                            "and SHA-256")
+                       help="send every prompt as a user turn under a chat template: auto (the model's own), "
+                            "NAME (one of the tokenizer's named templates), PATH (a Jinja file) or none (raw text, "
+                            "as always; the default); recorded with its SHA-256 (docs/chat-and-protocols.md)")
         p.add_argument("--system-prompt", default=None, metavar="TEXT",
                        help="a system turn before every prompt (needs --chat-template; recorded with its SHA-256)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
@@ -202,8 +272,7 @@ def add_model_args(p: argparse.ArgumentParser, *, multiple: bool = False, batch_
 def add_yes_argument(p: argparse.ArgumentParser) -> None:
     """``--yes``: the one flag that starts a run estimated at over an hour (:mod:`synthprobe.plan`)."""
     p.add_argument("--yes", action="store_true",
-                   help="start a run estimated at over an hour (the plan printed first says how long; without "
-                        "--yes such a run stops there, exit 2)")
+                   help="start a run estimated at over an hour (without --yes it stops after its plan, exit 2)")
 
 
 def chat_setup(args: argparse.Namespace):

@@ -32,10 +32,12 @@ with --scores the scores recomputed on the clean subset beside the full-set scor
 
 EPILOG = """\
 examples:
-  synthprobe contamination --corpus corpus/ --task release --output contamination.json
-  synthprobe contamination --corpus web.jsonl --corpus books.parquet --task two_digit_addition.jsonl \\
-      --task release --scores benchmarks/deeparithmark_smollm2-135m-instruct.json --output c.json
-  synthprobe contamination --corpus s3-mounted/ --task release --ray --ray-address auto --output c.json"""
+  synthprobe contamination --corpus corpus/ --task release --output c.json
+  synthprobe contamination --corpus web.jsonl --corpus books.parquet \\
+      --task two_digit_addition.jsonl --task release \\
+      --scores deep.json --output c.json
+  synthprobe contamination --corpus s3-mounted/ --task release --ray \\
+      --ray-address auto --output c.json"""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

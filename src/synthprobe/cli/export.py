@@ -120,13 +120,11 @@ def _add_output_format(verbs: dict[str, argparse._SubParsersAction]) -> None:
         if p is None:
             continue
         p.add_argument("--output-format", choices=("synthprobe", "lm-eval"), default="synthprobe",
-                       help="lm-eval: besides the results document, write lm-evaluation-harness's output "
-                            "files (DIR/<model>/results_<time>.json, samples_<task>_<time>.jsonl, as "
-                            "`synthprobe export lm-eval-results` writes them); implies --save-predictions "
+                       help="lm-eval: also write lm-evaluation-harness's output files, as `synthprobe export "
+                            "lm-eval-results` does (docs/lm-eval-files.md); implies --save-predictions "
                             "(default: synthprobe, the results document only)")
         p.add_argument("--lm-eval-out", type=Path, default=None, metavar="DIR",
-                       help="folder of the lm-eval files (default: beside the results file, "
-                            "<results name>_lm-eval/)")
+                       help="folder of the lm-eval files (default: <results name>_lm-eval/ beside it)")
         p.set_defaults(func=_with_lm_eval(p.get_default("func")))
 
 
@@ -204,10 +202,11 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
             "50 (arithmetic) / 100 (words) for GPT-3's few-shot K. What still differs from `synthprobe score gpt3` is stated at the\n"
             "top of each YAML. SAT analogies are exported only with --sat-file (the SAT set\n"
             "is not shipped)."),
-        epilog=("example: synthprobe export lm-eval --out out/lm-eval\n"
-                "then:    lm_eval --model hf --model_args pretrained=MODEL "
-                "--include_path out/lm-eval --tasks deeparithmark,synthprobe_gpt3_gen\n"
-                "         lm_eval ... --tasks synthprobe_gpt3_words_gen --num_fewshot 100"))
+        epilog=("example, then two lm-eval runs on the files:\n"
+                "  synthprobe export lm-eval --out out/lm-eval\n"
+                "  lm_eval --model hf --model_args pretrained=MODEL \\\n"
+                "      --include_path out/lm-eval --tasks deeparithmark,synthprobe_gpt3_gen\n"
+                "  lm_eval ... --tasks synthprobe_gpt3_words_gen --num_fewshot 100"))
     q.add_argument("--out", required=True, type=Path, metavar="DIR",
                    help="output folder (created if missing; one that already holds the files we "
                         "write is refused unless --overwrite)")
@@ -252,8 +251,9 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
             "shows what the results document shows. Needs per-item predictions (score with\n"
             "--save-predictions) and the data the models were scored on (recorded in the file;\n"
             "--data when it moved). GPT-3 rows with several K become one run per K."),
-        epilog=("example: synthprobe export lm-eval-results benchmarks/deep.json --out lm-eval-out\n"
-                "then:    synthprobe report lm-eval-out --out report/"))
+        epilog=("example, then a report of the folder:\n"
+                "  synthprobe export lm-eval-results benchmarks/deep.json --out lm-eval-out\n"
+                "  synthprobe report lm-eval-out --out report/"))
     r.add_argument("results", type=Path, metavar="RESULTS.json", help="a results document (synthprobe score ...)")
     r.add_argument("--out", required=True, type=Path, metavar="DIR",
                    help="output folder (created if missing); files are named with a time stamp and an "

@@ -300,7 +300,8 @@ Writes the one results document with a "number_format" block (version 1) for the
 'synthprobe report FILE --out DIR' renders it as a report page."""
 
 NUMBER_FORMAT_EPILOG = """Example (small, the embedded model):
-  synthprobe probe number-format --seed 1 --n 100 --tasks 4D+,5D-,2Dx --gpt3-n 40 --output nf.json
+  synthprobe probe number-format --seed 1 --n 100 --tasks 4D+,5D-,2Dx \\
+      --gpt3-n 40 --output nf.json
   synthprobe report nf.json --out nf-report/"""
 
 

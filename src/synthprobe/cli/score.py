@@ -24,29 +24,27 @@ from synthprobe.metrics.extract import RESOLVE
 
 
 DESCRIPTION = """\
-Score causal language models on Deep Arithmark (ArithMark 3.0 format: finish the sentence,
-pick one of the endings) under the ArithMark 3.0 protocol: context and each ending are
-tokenised separately without special tokens, an ending's score is the sum of its tokens'
-log-probabilities (fp32), acc = argmax of the sum, acc_norm (primary) = argmax of the
-per-token mean, acc_char = per character (lm-eval's acc_norm); ties go to the lowest index.
-Prints the card's table (Deep, soft, d2-d5, ArithMark-3, delta, p vs chance) and writes a
-results JSON (schema: synthprobe.scoring.deeparithmark.results)."""
+Score causal language models on Deep Arithmark (finish the sentence, pick one of four endings)
+under the ArithMark 3.0 protocol (each ending's summed token log-probabilities; acc_norm, the
+primary metric, per token), print the table (Deep, soft, d2-d5, ArithMark-3, delta, p vs chance)
+and write a results JSON. Every finished item is kept in a score cache, so an interrupted run
+resumes where it stopped when the same command is run again.
+
+The protocol, the cache and the results file at length: docs/command-line.md."""
+
+#: The usage line of the score commands: the flags most runs set; --help lists every one.
+USAGE = "%(prog)s [--model SPEC]... [OPTION...]"
 
 EPILOG = """\
 examples:
-  synthprobe score deeparithmark                       # the embedded SmolLM2-135M-Instruct
-  synthprobe score deeparithmark --model ./my-model --model HuggingFaceTB/SmolLM2-135M
-  synthprobe score deeparithmark --model fp32=smollm2-135m-instruct --model bf16=smollm2-135m-instruct \
-      --model-arg ... --limit 100        # named models; two or more get a paired comparison
-  synthprobe score deeparithmark --compare --compare-data data/arithmark-3.jsonl
-score cache: every finished item is stored under $SYNTHPROBE_CACHE/scores (default
-~/.cache/synthprobe), keyed by the model (weights and config), the data file's SHA-256 and
-the settings that change a score. A run stopped by Ctrl-C, a kill or a crash loses at most
-the batch in flight: run the same command again and only the missing items are scored (the
-results report them as cached_items). --no-cache turns this off; 'synthprobe cache' shows
-or clears it.
-exit status: 0 ok, 2 bad input or flags, 1 a model failed to load or scoring failed,
-130 interrupted by Ctrl-C (no results file is written in these three cases)."""
+  synthprobe score deeparithmark                       # the embedded model
+  synthprobe score deeparithmark --model ./my-model \\
+      --model HuggingFaceTB/SmolLM2-135M --limit 100   # two models, compared
+  synthprobe score deeparithmark --model a=./ckpt-1 --model b=./ckpt-2  # named
+  synthprobe score deeparithmark --compare             # beside ArithMark 3.0
+
+exit status: 0 ok, 2 bad input or flags, 1 a model failed to load or scoring failed, 130
+interrupted by Ctrl-C (no results file is written in these three cases)."""
 
 
 class _ZeroShot(argparse.Action):
@@ -66,8 +64,10 @@ def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> No
     from synthprobe.scoring.deeparithmark.score import DEFAULT_COMPARE_DATA, DEFAULT_DATA
 
     base = root or Path()
+    from synthprobe.tasks.deeparithmark.release import default_shown
+
     p.add_argument("--data", type=Path, default=base / DEFAULT_DATA, metavar="PATH",
-                   help="Deep Arithmark JSONL file (default: %(default)s)")
+                   help=f"Deep Arithmark JSONL file (default: {default_shown(base / DEFAULT_DATA)})")
     add_model_args(p, multiple=True, batch_size=32, chat=True)
     p.add_argument("--protocol", default="loglik", metavar="NAME[,NAME...]",
                    help="how each item is asked (default: %(default)s). loglik: ArithMark 3.0's protocol, the "
@@ -91,36 +91,33 @@ def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> No
                         "default none: never credited. The rule is recorded in the results")
     p.add_argument("--shots", action=_ZeroShot, help=argparse.SUPPRESS)
     p.add_argument("--max-context", type=int_at_least(2), default=1024, metavar="N",
-                   help="longest request in tokens; contexts are left-truncated to N minus the ending "
-                        "length, and the number of truncated items is reported (default: %(default)s)")
+                   help="longest request in tokens; longer contexts are left-truncated and counted "
+                        "(default: %(default)s)")
     p.add_argument("--trust-remote-code", action="store_true",
-                   help="allow modelling code shipped with a checkpoint to run (off by default)")
+                   help="run modelling code shipped with a checkpoint (off by default)")
     p.add_argument("--bos", action="store_true",
-                   help="prepend the tokenizer's BOS token to every context (the protocol adds none)")
+                   help="prepend the tokenizer's BOS token (the protocol adds none)")
     p.add_argument("--limit", type=positive_int, default=None, metavar="N",
-                   help="score only the first N items of each file (quick checks)")
+                   help="score only the first N items of each file")
     p.add_argument("--compare", action="store_true",
-                   help="also score ArithMark 3.0 with the same loaded weights in the same run; the "
-                        "table gains ArithMark-3 and delta = Deep - ArithMark-3 columns")
+                   help="also score ArithMark 3.0 with the same weights; the table gains ArithMark-3 and "
+                        "delta = Deep - ArithMark-3")
     p.add_argument("--compare-data", type=Path, default=None, metavar="PATH",
-                   help=f"ArithMark 3.0 file for --compare (default: {base / DEFAULT_COMPARE_DATA}; HF "
-                        "dataset AxiomicLabs/Arithmark-3.0, file arithmark-3.jsonl)")
+                   help=f"ArithMark 3.0 file for --compare (default: {base / DEFAULT_COMPARE_DATA}; from the "
+                        "HF dataset AxiomicLabs/Arithmark-3.0)")
     p.set_defaults(_compare_default=base / DEFAULT_COMPARE_DATA, _root=base)
     p.add_argument("--save-predictions", action="store_true",
-                   help="store every item's four scores, token and character counts and predictions "
-                        "(`synthprobe report` then adds the item viewer, items.html)")
+                   help="keep every item's scores and prediction (`synthprobe report` then adds the item "
+                        "viewer, items.html)")
     p.add_argument("--output", type=Path, default=None, metavar="PATH",
-                   help="results JSON (default: benchmarks/deeparithmark_<model>.json, or "
-                        "benchmarks/deeparithmark_<N>models.json for several models; a new timestamped "
-                        "name beside it if that file exists)")
+                   help="results JSON (default: benchmarks/deeparithmark_<model>.json; a new timestamped "
+                        "name if it exists)")
     add_overwrite_argument(p)
     p.add_argument("--scorer", choices=["onepass", "reference"], default="onepass",
-                   help="onepass (default): each context runs once with a tree mask; reference: one "
-                        "row per ending, as lm-eval and the ArithMark 3.0 script do. Both give the "
-                        "same scores up to float rounding")
+                   help="onepass (default): each context runs once with a tree mask; reference: one row "
+                        "per ending, as lm-eval does; the same scores up to float rounding")
     p.add_argument("--no-cache", action="store_true",
-                   help="neither read nor write the per-item score cache ($SYNTHPROBE_CACHE/scores), which "
-                        "otherwise lets an interrupted run resume where it stopped")
+                   help="neither read nor write the score cache ($SYNTHPROBE_CACHE/scores)")
     add_yes_argument(p)
 
 
@@ -190,15 +187,16 @@ def run_command(args: argparse.Namespace) -> int:
 def _register_deeparithmark(verbs: dict) -> None:
     p = verbs["score"].add_parser(
         "deeparithmark", help="score models on Deep Arithmark (optionally beside ArithMark 3.0)",
-        description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        usage=USAGE, description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(p)
     p.set_defaults(func=run_command)
 
 
 def bench_main(argv: list[str] | None = None, *, root: Path | None = None) -> int:
     """Entry point of ``bench_deeparithmark.py``: the same flags and code as the sub-command."""
-    parser = argparse.ArgumentParser(prog="bench_deeparithmark.py", description=DESCRIPTION,
-                                     epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    from synthprobe.cli.args import CommandParser
+
+    parser = CommandParser(prog="bench_deeparithmark.py", usage=USAGE, description=DESCRIPTION, epilog=EPILOG)
     add_arguments(parser, root=root)
     args = parser.parse_args(argv)
     return run_command_line(run_command, args)
@@ -372,6 +370,22 @@ def max_new_tokens_text() -> str:
     return "; ".join(f"{n} for {' '.join(codes)}" for n, codes in sorted(groups.items()))
 
 
+GPT3_DESCRIPTION = """\
+Score causal LMs on GPT-3's synthetic tasks (arithmetic, word manipulation, SAT analogies)
+zero-, one- and few-shot, write a results JSON and print the accuracy beside GPT-3's at every
+model size (Table H.1). Generation tasks: greedy decoding to a newline, exact match; SAT: the
+choice with the highest per-token mean log-likelihood. A run prints its plan first; one
+estimated at over an hour waits for --yes.
+
+Prompts, demonstrations, task files and the cache at length: docs/command-line.md."""
+
+GPT3_EPILOG = """\
+examples:
+  synthprobe score gpt3 --tasks arithmetic_2da,CL --shots 0,1,few --limit 50
+  synthprobe score gpt3 --task-file two_digit_addition.jsonl \\
+      --task-file A1=my_a1.jsonl --limit 100     # your own task files"""
+
+
 def _register_gpt3(verbs: dict) -> None:
     from synthprobe.cli.args import add_overwrite_argument
     from synthprobe.scoring.gpt3.score import CHECKS
@@ -379,68 +393,45 @@ def _register_gpt3(verbs: dict) -> None:
 
     s = verbs["score"].add_parser(
         "gpt3", help="score a causal LM on GPT-3's synthetic tasks and compare with the paper",
-        description="Score a causal LM on GPT-3's synthetic tasks (arithmetic, word manipulation, SAT "
-                    "analogies) zero-, one- and few-shot, write a results JSON and print the accuracy "
-                    "beside GPT-3's for every model size (Table H.1).",
-        epilog="Generation tasks: greedy decoding, stop at newline, strip, exact match. SAT: the choice\n"
-               "with the highest per-token mean log-likelihood. Demonstrations come from the same task's\n"
-               "pool (never the test item) and are dropped from the far end to fit --max-context.\n"
-               "Before it starts, a run prints its plan (tasks x settings x items) and, above a few dozen\n"
-               "items, an estimate from a short calibration; over an hour it waits for --yes.\n"
-               "Example: synthprobe score gpt3 --tasks arithmetic_2da,CL --shots 0,1,few --limit 50\n"
-               "Your own task files in OpenAI's released format (e.g. GPT-3's original files):\n"
-               "  synthprobe score gpt3 --task-file two_digit_addition.jsonl \\\n"
-               "      --task-file A1=my_a1.jsonl --limit 100",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        usage=USAGE, description=GPT3_DESCRIPTION, epilog=GPT3_EPILOG)
     s.add_argument("--tasks", default=None, help="comma-separated task names or paper codes (2D+, CL, SAT, ...), "
                    "or all/arithmetic/words/sat (default all; with --task-file, only the files' tasks)")
     s.add_argument("--task-file", action="append", metavar="[NAME=]PATH",
-                   help="score the items of a task file in OpenAI's released format ({\"context\", "
-                        "\"completion\"} lines, e.g. GPT-3's two_digit_addition.jsonl or a 'synthprobe build' "
-                        "file) instead of building that task; repeatable, one file per task. The task is "
-                        "NAME (a task name, paper code or released file name: 2D+, arithmetic_2da, "
-                        "two_digit_addition, A1, mid_word_1_anagrams, ...) or else the file name up to its "
-                        "first dot. Every line is checked before the model loads (only the two fields, the "
-                        "task's question form, operands and correct answer, or its word transformation; no "
-                        "repeated item); the first bad one is an error naming file, line and field (exit 2). "
-                        "An arithmetic file's layout (Q:/A: or lm-eval's Question:/Answer:) is read from it; "
-                        "demonstrations are drawn from the file's own items")
+                   help="score a task file in OpenAI's released format (e.g. GPT-3's two_digit_addition.jsonl "
+                        "or a 'synthprobe build' file) instead of building that task; repeatable. The task is "
+                        "NAME (a name, paper code or released file name) or the file name up to its first dot; "
+                        "every line is checked before the model loads")
     s.add_argument("--shots", default="zero,one,few",
                    help="comma-separated settings: zero/0, one/1, few (GPT-3's K: 50 arithmetic, 100 words, "
                         "20 SAT) or a number K (default zero,one,few)")
-    s.add_argument("--limit", type=positive_int, default=None, help="score only the first N items of each task")
-    s.add_argument("--limit-few", type=positive_int, default=None,
-                   help="a separate, usually smaller, N for the few-shot (K >= 2) settings of the generation "
-                        "tasks, whose prompts run to 1,000-2,000 tokens (default: --limit; SAT uses --limit)")
-    s.add_argument("--seed", type=nonneg_int, default=0, help="seed of the items and demonstration draws (default 0)")
+    s.add_argument("--limit", type=positive_int, default=None, metavar="N", help="score only the first N items of each task")
+    s.add_argument("--limit-few", type=positive_int, default=None, metavar="N",
+                   help="N for the few-shot settings of the generation tasks, whose prompts are long "
+                        "(default: --limit)")
+    s.add_argument("--seed", type=nonneg_int, default=0, metavar="S", help="seed of the items and demonstration draws (default 0)")
     s.add_argument("--format", choices=FORMATS, default="openai",
-                   help="prompt layout: openai (GPT-3's, word tasks with the instruction line) or eleuther "
-                        "(lm-eval's Question/Answer arithmetic; word tasks as openai without the instruction "
-                        "line, which differs from lm-eval's unscramble layout: lm-eval keeps the context's "
-                        "leading newline, adds a space before the answer and a blank line between examples)")
+                   help="prompt layout: openai (GPT-3's) or eleuther (lm-eval's Question/Answer arithmetic, "
+                        "word tasks without the instruction line) (default: %(default)s)")
     s.add_argument("--check", choices=CHECKS, default="generate",
                    help="generate: exact match of the greedy generation (GPT-3); is-greedy: the gold "
                         "completion is the model's greedy continuation (lm-eval's arithmetic acc)")
-    s.add_argument("--max-context", type=positive_int, default=2048,
+    s.add_argument("--max-context", type=positive_int, default=2048, metavar="N",
                    help="prompt plus answer tokens at most (default 2048, GPT-3's window; capped at the model's)")
-    s.add_argument("--max-new-tokens", type=positive_int, default=None,
+    s.add_argument("--max-new-tokens", type=positive_int, default=None, metavar="N",
                    help=f"tokens to generate per item (default per task: {max_new_tokens_text()})")
-    s.add_argument("--sat-file", default=None, help="Turney's SAT file; default synthprobe's sample (not the SAT set)")
-    s.add_argument("--output", default=None, help="results JSON (default benchmarks/gpt3_<model>.json, or a new "
-                   "timestamped name beside it if that file exists)")
+    s.add_argument("--sat-file", default=None, metavar="PATH", help="Turney's SAT file; default synthprobe's sample (not the SAT set)")
+    s.add_argument("--output", default=None, metavar="PATH", help="results JSON (default benchmarks/gpt3_<model>.json; "
+                   "a new timestamped name if it exists)")
     add_overwrite_argument(s)
     add_yes_argument(s)
     s.add_argument("--save-predictions", action="store_true",
-                   help="also keep every item's gold answer, prediction and correctness in the results JSON "
-                        "(each item's pool index, demonstrations used, prompt tokens and correctness are always kept)")
+                   help="also keep every item's gold answer and prediction in the results JSON")
     s.add_argument("--no-cache", action="store_true",
-                   help="do not read or write the score cache (default: every finished batch of items is kept "
-                        "under $SYNTHPROBE_CACHE/scores, so a run stopped by Ctrl-C or a crash resumes where it "
-                        "stopped when the same command is run again; 'synthprobe cache' shows or clears it)")
+                   help="neither read nor write the score cache ($SYNTHPROBE_CACHE/scores)")
     add_model_args(s, multiple=True, batch_size=16, chat=True)
     s.add_argument("--fewshot-as-multiturn", action="store_true",
-                   help="under --chat-template: each demonstration is a user turn and its answer an assistant turn "
-                        "(default: the demonstrations stay inside the one user turn, as in the plain prompt)")
+                   help="under --chat-template: each demonstration a user turn, its answer an assistant turn "
+                        "(default: all in one user turn)")
     s.add_argument("--protocol", choices=["loglik", "letters"], default="loglik",
                    help="SAT only: loglik (default, the paper's: the options' log-likelihoods) or letters (the "
                         "options as A-E, the model answers one letter; needed for engines without "

@@ -39,9 +39,10 @@ as their means do). `synthprobe report` reads it and adds a "Sweep" section."""
 
 EPILOG = """\
 examples:
-  synthprobe sweep --model smollm2-135m-instruct --seeds release,1-10 --limit 100 --workers 2
-  synthprobe sweep --grid grid.yaml --ray-address ray://head:10001 --output sweep.json --report sweep/
-  synthprobe sweep --model ./ckpt-1000 --model ./ckpt-2000 --seeds 1-3 --serial
+  synthprobe sweep --model ./ckpt --seeds release,1-10 --limit 100 --workers 2
+  synthprobe sweep --grid grid.yaml --ray-address ray://head:10001 \\
+      --output sweep.json --report sweep/
+  synthprobe sweep --model ./ckpt-1 --model ./ckpt-2 --seeds 1-3 --serial
 grid file (YAML, or JSON by its .json suffix):
   models:
     - smollm2-135m-instruct
@@ -62,7 +63,8 @@ or in its cache where it cannot write there (the results then name that path). A
 asks for more CPUs (or a GPU) than any one node has fails at once instead of waiting. Tested with a two-node cluster started on one machine:
   ray start --head --port 6379 --ray-client-server-port 10001 --num-cpus 1
   ray start --address 127.0.0.1:6379 --num-cpus 1
-  synthprobe sweep --model smollm2-135m-instruct --seeds release,1 --limit 3 --ray-address ray://127.0.0.1:10001
+  synthprobe sweep --model smollm2-135m-instruct --seeds release,1 --limit 3 \\
+      --ray-address ray://127.0.0.1:10001
 (or --ray-address 127.0.0.1:6379, the GCS address).
 exit status: 0 ok, 2 bad input or flags, 1 a job failed or the cluster could not be reached (no results
 file is written), 130 Ctrl-C."""

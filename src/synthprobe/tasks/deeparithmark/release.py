@@ -61,3 +61,14 @@ def locate_release(path: str | Path) -> Path:
     if p.exists() or not is_default_release(p):
         return p
     return cached_release()
+
+
+def default_shown(path: str | Path) -> str:
+    """What ``--help`` names as a default data path: ``path`` where it exists (a checkout), else
+    where :func:`locate_release` renders the release (an installed package)."""
+    p = Path(path)
+    if p.exists() or not is_default_release(p):
+        return str(p)
+    from synthprobe.backends.spec import cache_root
+
+    return f"the release, rendered once into {cache_root() / 'data' / RELEASE_FILE.name}"
