@@ -57,7 +57,15 @@ def read_jsonl(path: str | Path, *, allow_empty: bool = False) -> Iterator[tuple
                 raise InputError(f"not valid UTF-8 (byte {exc.start})", path=path, line=lineno) from None
             if not text.strip():
                 continue
-            obj = loads_json(text, path=path, line=lineno)
+            try:
+                obj = loads_json(text, path=path, line=lineno)
+            except InputError:
+                if lineno == 1:  # a whole JSON document (a results file, say) given for a JSONL file
+                    _refuse_document(path)
+                raise
+            if lineno == 1 and isinstance(obj, dict) and _results_kind(obj):
+                raise InputError(f"{_results_kind(obj)}, not a data file; expected JSONL, one JSON object per "
+                                 "line", path=path)
             if not isinstance(obj, dict):
                 raise InputError(f"expected a JSON object, got {type(obj).__name__}",
                                  path=path, line=lineno)
@@ -65,6 +73,35 @@ def read_jsonl(path: str | Path, *, allow_empty: bool = False) -> Iterator[tuple
             yield lineno, obj
     if not seen and not allow_empty:
         raise InputError("file is empty; expected one JSON object per line", path=path)
+
+
+def _results_kind(doc: Any) -> str | None:
+    """What a JSON document is when it is a results file rather than data: a synthprobe results
+    document (any of its layouts) or an lm-evaluation-harness results file; else None."""
+    if not isinstance(doc, dict):
+        return None
+    schema = doc.get("schema")
+    if isinstance(schema, str) and schema.startswith("synthprobe/") and "models" in doc:
+        return f"this is a synthprobe results file (schema {schema})"
+    if doc.get("benchmark") == "gpt3-synthetic":
+        return "this is a synthprobe results file (an earlier `synthprobe score gpt3` layout)"
+    if isinstance(doc.get("results"), dict) and any(k in doc for k in ("n-shot", "configs", "lm_eval_version")):
+        return "this is an lm-evaluation-harness results file"
+    return None
+
+
+def _refuse_document(path: Path) -> None:
+    """Raise the one error saying what ``path`` is when, read whole, it is one JSON document
+    (its first line alone is no JSON object); return when it is no JSON document either."""
+    try:
+        doc = loads_json(path.read_text(encoding="utf-8-sig"), allow_nonfinite=True)
+    except (InputError, OSError, UnicodeDecodeError):
+        return
+    kind = _results_kind(doc)
+    if kind:
+        raise InputError(f"{kind}, not a data file; expected JSONL, one JSON object per line", path=path)
+    raise InputError(f"is one JSON {'object' if isinstance(doc, dict) else 'document'} over several lines; "
+                     "expected JSONL, one JSON object per line", path=path)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -260,7 +297,9 @@ def loads_json(text: str, *, path: str | Path | None = None, line: int | None = 
             value = _marking_decoder(allow_nonfinite).decode(text)
             flagged = True
     except json.JSONDecodeError as exc:
-        raise InputError(f"invalid JSON ({exc.msg} at column {exc.colno})", path=path,
+        # json's messages that end in "at" ("Unterminated string starting at") name a position
+        where = f"column {exc.colno}" if exc.msg.endswith(" at") else f"at column {exc.colno}"
+        raise InputError(f"invalid JSON ({exc.msg} {where})", path=path,
                          line=line if line is not None else exc.lineno) from None
     except RecursionError:  # not reached after _check_depth; kept so it can never escape
         raise InputError(f"JSON nested too deeply; at most {MAX_JSON_DEPTH} levels expected",

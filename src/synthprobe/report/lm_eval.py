@@ -56,10 +56,31 @@ def _looks_like_lm_eval(path: Path) -> bool:
     return '"results"' in head and '"schema"' not in head[:200]
 
 
+def is_lm_eval_results(path: str | Path) -> bool:
+    """Whether the file ``path``, whatever its name, holds lm-eval's results (an object with
+    ``results`` and ``n-shot``, ``configs`` or ``lm_eval_version``)."""
+    try:
+        doc = read_json(path)
+    except InputError:
+        return False
+    return isinstance(doc, dict) and isinstance(doc.get("results"), dict) and "schema" not in doc \
+        and any(k in doc for k in ("n-shot", "configs", "lm_eval_version"))
+
+
+def _synthprobe_results(folder: Path) -> list[Path]:
+    """The JSON files directly in ``folder`` that open as synthprobe results documents."""
+    return [p for p in sorted(folder.glob("*.json"))
+            if p.is_file() and re.search(r'"schema"\s*:\s*"synthprobe/|"benchmark"\s*:\s*"gpt3-synthetic"',
+                                         p.read_text(encoding="utf-8", errors="replace")[:4096])]
+
+
 def _results_files(path: Path) -> list[Path]:
     if path.is_file():
         return [path]
     found = sorted(p for p in path.rglob("results_*.json") if p.is_file() and _RESULTS_NAME.match(p.name))
+    if not found and _synthprobe_results(path):
+        raise InputError("is a folder of synthprobe results files, and a folder is read as lm-eval's output; "
+                         f"pass the files themselves (e.g. {path / '*.json'})", path=path)
     if not found:
         raise InputError("holds no results_<time>.json file; expected a folder written by lm_eval "
                          "--output_path (or synthprobe export lm-eval-results)", path=path)
@@ -175,6 +196,16 @@ def read_folder(path: str | Path) -> Results:
     """An lm-eval output folder (or one results file) as a results document: one model entry
     per folder holding results files, in path order."""
     path = Path(path)
+    if path.is_file():  # one results file: read with the files beside it, or refused with where to look
+        try:
+            return _read(path)
+        except InputError as exc:
+            raise InputError(f"{exc}; this is an lm-eval results file, read with the files lm-eval wrote beside "
+                             "it: pass its folder (the one lm_eval --output_path wrote)") from None
+    return _read(path)
+
+
+def _read(path: Path) -> Results:
     by_folder: dict[Path, list[tuple[Path, dict]]] = {}
     for f in _results_files(path):
         doc = read_json(f)

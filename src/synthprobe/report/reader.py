@@ -35,9 +35,19 @@ def read_document(path: str | Path) -> Results:
     """One input of the report as the results document: a results file of any layout, or an
     lm-evaluation-harness output folder (or one of its ``results_<time>.json``), converted by
     :func:`synthprobe.report.lm_eval.read_folder`."""
+    from synthprobe.errors import InputError
     from synthprobe.report import lm_eval
 
-    return lm_eval.read_folder(path) if lm_eval.is_lm_eval(path) else read_results(path)
+    if lm_eval.is_lm_eval(path):
+        return lm_eval.read_folder(path)
+    try:
+        return read_results(path)
+    except InputError:
+        if lm_eval.is_lm_eval_results(path):  # lm-eval's results file under another name
+            raise InputError("this is an lm-evaluation-harness results file, not a synthprobe results file; "
+                             "pass its folder (the one lm_eval --output_path wrote, with its samples_*.jsonl)",
+                             path=path) from None
+        raise
 
 
 def load_any(path: str | Path) -> tuple[list[ModelResult], list[Gpt3Result]]:

@@ -348,8 +348,9 @@ def hub_preflight(resolved: ModelSpec, revision: str | None) -> bool:
         return False
     if cached:
         return True
-    raise _load_error(resolved, OSError(f"{resolved.location} is not in the local Hugging Face cache and "
-                                        f"{constants.ENDPOINT} cannot be reached (offline)"))
+    why = "HF_HUB_OFFLINE is set" if constants.HF_HUB_OFFLINE else f"{constants.ENDPOINT} did not answer"
+    raise ModelLoadError(f"could not load model {resolved.spec!r}: it is not in the local Hugging Face cache and "
+                         f"the hub cannot be reached ({why}); {_HUB_ADVICE}")
 def special_tokens(tokenizer) -> dict[str, Any]:
     """The tokenizer's special tokens as lm-eval records them beside its results: ``[token, "id"]``
     for pad, EOS and BOS (pad falls back to EOS, as lm-eval sets it), and the EOS id."""
@@ -368,14 +369,17 @@ def special_tokens(tokenizer) -> dict[str, Any]:
             "eot_token_id": eos_id}
 
 
+#: What to do about a hub id that is neither cached nor reachable.
+_HUB_ADVICE = "download it where the hub is reachable, or pass a local folder or .gguf file"
+
+
 def _load_error(spec: ModelSpec, exc: BaseException) -> ModelLoadError:
     msg = f"could not load model {spec.spec!r}: {type(exc).__name__}: {exc}"
     text = str(exc)
     if spec.kind == "hub" and (os.environ.get("HF_HUB_OFFLINE") or "offline" in text.lower()
                                or "connection" in text.lower() or "cached" in text.lower()):
         msg += (" -- it is not in the local Hugging Face cache and the hub cannot be reached (HF_HUB_OFFLINE is "
-                f"{os.environ.get('HF_HUB_OFFLINE', 'unset')}); download it where the hub is reachable, or pass a "
-                "local folder or .gguf file")
+                f"{os.environ.get('HF_HUB_OFFLINE', 'unset')}); {_HUB_ADVICE}")
     if "trust_remote_code" in text:
         msg += " -- this checkpoint ships its own modelling code; pass --trust-remote-code if you trust it"
     return ModelLoadError(msg)
