@@ -100,7 +100,7 @@ def ours(protocol: str, n: int, folder: str, batch: int, out: Path, url: str | N
     wall, _ = _timed(cmd)
     entry = json.loads(out.read_text())["models"][0]
     block = entry["results"]["deeparithmark"]
-    return {"wall_s": wall, "accuracy": block["summary"]["metrics"]["acc"]["acc"],
+    return {"wall_s": wall, "accuracy": block["summary"]["metrics"]["accuracy"]["acc"],
             "unparsed": block["extraction"]["unparsed"], "eval_s": block["timing"]["eval_s"]}
 
 
