@@ -8,10 +8,13 @@ synthetic-task results (``synthprobe score gpt3``) or a mix. Output folder::
     leaderboard.md         the card's table (Model, Params, Deep, soft, d2–d5, ArithMark-3, Δ, p),
                            and the GPT-3 table (task × setting, one column per model, the paper's
                            figures per GPT-3 size) when GPT-3 files are given
-    depth_curve.png        acc_norm per depth per model, 95 % Wilson intervals, chance line
+    depth_curve.png        the primary metric (acc_norm; accuracy for generated answers) per
+                           depth per model, 95 % Wilson intervals, chance line
     template_heatmap.png   template × model acc_norm
     mistake_profile.png    per template, the pick rate of each named mistake when offered
     rank_preference.png    share of picks by numeric rank of the options
+    comparison.png         the paired differences (B − A with its 95 % interval, per pair and
+                           depth or task) when two models were scored on the same items
     gpt3_curves.png        per GPT-3 task: each model's accuracy (95 % CI) against the paper's
                            curves over GPT-3 sizes
     items.html             the item viewer (:mod:`synthprobe.report.viewer`), when a file holds saved

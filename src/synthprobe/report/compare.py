@@ -259,16 +259,24 @@ def figure(items: Sequence) -> bytes | None:
     from synthprobe.report.figures import RC, new_figure, png_bytes
 
     lines: list[tuple[str, float, list | None, bool]] = []
-    for heading, block, rename, _ in _blocks(items):
-        for p in block["pairs"]:
-            label = f"{rename(p['b'])} − {rename(p['a'])}"
-            lines.append((textwrap.fill(label, LABEL_WRAP), p["delta"], p.get("ci95"), True))
-            for g, st in (p.get("groups") or {}).items():
-                name = f"depth {g}" if block.get("group_by") == "depth" else str(g)
-                lines.append((f"{name} (n {st['n']:,})", st["delta"], st.get("ci95"), False))
+    pairs = [(block, rename, p) for _, block, rename, _ in _blocks(items) for p in block["pairs"]]
+    # one pair: its names in the title (long checkpoint names get the whole width), "all items" on
+    # its line; several: each pair's line names it
+    title = "Paired differences on the same items"
+    if len(pairs) == 1:
+        _, rename, p = pairs[0]
+        title += "\n" + "\n".join(textwrap.wrap(f"B: {rename(p['b'])}", 2 * LABEL_WRAP)
+                                  + textwrap.wrap(f"A: {rename(p['a'])}", 2 * LABEL_WRAP))
+    for block, rename, p in pairs:
+        label = (f"all items (n {p['n']:,})" if len(pairs) == 1
+                 else textwrap.fill(f"{rename(p['b'])} − {rename(p['a'])}", LABEL_WRAP))
+        lines.append((label, p["delta"], p.get("ci95"), True))
+        for g, st in (p.get("groups") or {}).items():
+            name = f"depth {g}" if block.get("group_by") == "depth" else str(g)
+            lines.append((f"{name} (n {st['n']:,})", st["delta"], st.get("ci95"), False))
     if not lines:
         return None
-    height = 1.1 + sum(0.22 * (text.count("\n") + 1) + 0.06 for text, *_ in lines)
+    height = 1.1 + 0.16 * title.count("\n") + sum(0.22 * (text.count("\n") + 1) + 0.06 for text, *_ in lines)
     with mpl.style.context("default"), mpl.rc_context({**RC, "axes.grid": False}):
         fig = new_figure(8.0, max(2.4, height))
         ax = fig.add_subplot()
@@ -284,7 +292,7 @@ def figure(items: Sequence) -> bytes | None:
             tick.set_fontweight("bold" if overall else "normal")
         ax.invert_yaxis()
         ax.set_xlabel("Δ = B − A (accuracy points), 95 % interval")
-        ax.set_title("Paired differences on the same items")
+        ax.set_title(title, loc="left", fontsize=9)
         ax.grid(axis="x", alpha=0.3)
         return png_bytes(fig)
 

@@ -35,8 +35,14 @@ def legend_label(name: str) -> str:
 
 
 def depth_curve(results: Sequence[ModelResult]) -> bytes:
+    """The depth curve (:func:`depth_figure`) as PNG bytes."""
+    with mpl.style.context("default"), mpl.rc_context(RC):
+        return png_bytes(depth_figure(results))
+
+
+def depth_figure(results: Sequence[ModelResult]) -> Figure:
     """The primary metric per depth tier, one line per model, Wilson 95 % intervals, chance line
-    (when some row has a chance level)."""
+    (when some row has a chance level); legend entries wrapped at :data:`LEGEND_WRAP`."""
     depths = sorted({d for r in results for d in r.by_depth})
     with mpl.style.context("default"), mpl.rc_context(RC):
         fig = new_figure(8.0 if len(results) <= 6 else 10.0, 4.6)
@@ -65,7 +71,7 @@ def depth_curve(results: Sequence[ModelResult]) -> bytes:
         ax.set_title("Accuracy by depth (number of dependent operations),\n95 % Wilson intervals")
         ax.set_ylim(0, 100)
         side_legend(ax)
-        return png_bytes(fig)
+        return fig
 
 
 #: inches per character and per text line at the figures' 9 pt font (DejaVu Sans), with room

@@ -42,6 +42,8 @@ LABELS = {
 }
 #: a generated run's outcomes, in the order the run table shows them
 OUTCOMES = ("answered", "unparsed", "inconsistent", "echo", "cut_off")
+#: the outcomes each generated protocol can have (the run table and the leaderboard show only these)
+APPLIES = {"letters": ("unparsed", "inconsistent", "cut_off"), "free": ("unparsed", "echo", "cut_off")}
 #: the rules that read a generated answer, in the run table's order
 RULES = ("strict", "lax", "last", "value", "unparsed")
 
@@ -193,7 +195,7 @@ def _settings(r, entry: dict, task_block: dict, where: str, dataset_sha: str | N
     out.update(variant_settings(entry))
     ext = task_block.get("extraction")
     if isinstance(ext, dict):
-        out.update(_answer_settings(ext))
+        out.update(_answer_settings(ext, protocol_of(entry)))
     return out
 
 
@@ -201,7 +203,7 @@ def _num(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and x == x
 
 
-def _answer_settings(ext: dict) -> dict[str, str]:
+def _answer_settings(ext: dict, protocol: str) -> dict[str, str]:
     """A generated run's outcome counts, the share each rule read and the accuracy over the
     answered items, for the run table (each only where the file records it)."""
     out: dict[str, str] = {}
@@ -210,7 +212,7 @@ def _answer_settings(ext: dict) -> dict[str, str]:
     counts = dict(outcomes)
     if "unparsed" not in counts and isinstance(ext.get("unparsed"), int):
         counts["unparsed"] = ext["unparsed"]
-    for key in OUTCOMES[1:]:
+    for key in APPLIES.get(protocol, OUTCOMES[1:]):
         v = counts.get(key)
         if not isinstance(v, int):
             continue

@@ -32,7 +32,7 @@ def checkpoint_line(r: ModelResult) -> str:
     """Which checkpoint a row is: its path or hub id and the first 12 hex digits of the weights'
     fingerprint (the full one on hover), as an HTML note; "" when the file records neither."""
     parts = []
-    if r.checkpoint and r.checkpoint != r.model:
+    if r.checkpoint and r.checkpoint not in r.model:  # the name is not the spec (with its protocol)
         parts.append(escape(r.checkpoint))
     if r.fingerprint:
         parts.append(f'<span title="{escape(r.fingerprint)}">weights {escape(r.fingerprint[:12])}…</span>')

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from synthprobe.report.format import NOT_COMPARABLE_NOTE, ordered, test_set_letters
+from synthprobe.report.deeparithmark.read import APPLIES
 from synthprobe.report.model import ModelResult
 from synthprobe.results import DASH, MINUS, card_cells, card_header, fmt_p, fmt_params
 
@@ -38,7 +39,6 @@ def has_compare(results: Sequence[ModelResult]) -> bool:
 #: the outcomes each generated protocol can have (the others are a dash, as the scorer prints them)
 OUTCOME_COLUMNS = (("unparsed", "unparsed"), ("inconsistent", "inconsistent"), ("echo", "echo"),
                    ("cut_off", "cut off"))
-APPLIES = {"letters": {"unparsed", "inconsistent", "cut_off"}, "free": {"unparsed", "echo", "cut_off"}}
 #: the order of the tables: log-likelihood first, then the generated protocols
 PROTOCOL_ORDER = {"loglik": 0, "letters": 1, "free": 2}
 
