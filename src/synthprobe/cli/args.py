@@ -77,6 +77,17 @@ class WrappingHelpFormatter(argparse.RawDescriptionHelpFormatter):
             out.pop(0)
         return "\n".join(out)
 
+    def _format_usage(self, usage, actions, groups, prefix):
+        import textwrap
+
+        text = super()._format_usage(usage, actions, groups, prefix)
+        line = text.rstrip("\n")
+        if usage is None or "\n" in line or len(line) <= self._width:  # argparse wraps its own
+            return text
+        hang = " " * (len(prefix or "usage: ") + len(self._prog) + 1)
+        return "\n".join(textwrap.wrap(line, width=self._width, subsequent_indent=hang, break_long_words=False,
+                                       break_on_hyphens=False)) + "\n\n"
+
     def _split_lines(self, text, width):
         import textwrap
 

@@ -47,6 +47,8 @@ def read_jsonl(path: str | Path, *, allow_empty: bool = False) -> Iterator[tuple
     with fh:
         for lineno, raw in enumerate(fh, start=1):
             if len(raw) > MAX_LINE_BYTES:
+                if lineno == 1:  # a results file on one line, say
+                    _refuse_document(path)
                 raise InputError(f"line is {len(raw):,} bytes; at most {MAX_LINE_BYTES:,} expected",
                                  path=path, line=lineno)
             if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
@@ -75,6 +77,10 @@ def read_jsonl(path: str | Path, *, allow_empty: bool = False) -> Iterator[tuple
         raise InputError("file is empty; expected one JSON object per line", path=path)
 
 
+#: Largest file read whole to say what it is when it turns out not to be JSONL.
+MAX_DOCUMENT_BYTES = 256 << 20
+
+
 def _results_kind(doc: Any) -> str | None:
     """What a JSON document is when it is a results file rather than data: a synthprobe results
     document (any of its layouts) or an lm-evaluation-harness results file; else None."""
@@ -92,8 +98,11 @@ def _results_kind(doc: Any) -> str | None:
 
 def _refuse_document(path: Path) -> None:
     """Raise the one error saying what ``path`` is when, read whole, it is one JSON document
-    (its first line alone is no JSON object); return when it is no JSON document either."""
+    (its first line alone is no JSON object); return when it is no JSON document either, or too
+    large to read whole (:data:`MAX_DOCUMENT_BYTES`)."""
     try:
+        if path.stat().st_size > MAX_DOCUMENT_BYTES:
+            return
         doc = loads_json(path.read_text(encoding="utf-8-sig"), allow_nonfinite=True)
     except (InputError, OSError, UnicodeDecodeError):
         return
