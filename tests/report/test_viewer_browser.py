@@ -194,7 +194,8 @@ def test_generated_answers_show_their_text_and_parse(browser, tmp_path, toy_engi
     assert _cells(page, 1) == [preds[1]["id"]]
     page.click("#rows tr >> nth=0")
     cells = page.locator("#detail table >> nth=1").locator("tbody tr td").all_text_contents()
-    assert cells[1] == "free" and cells[-2:] == ["I cannot tell.", "—"]
+    # generated, parsed, the rule that read it and its outcome (neither recorded in this older record)
+    assert cells[1] == "free" and cells[-4:] == ["I cannot tell.", "—", "—", "—"]
     assert set(page.locator("#detail td.lp").all_text_contents()) == {"—"}     # no log-likelihoods to show
     watch.check()
 
@@ -216,5 +217,29 @@ def test_gpt3_items_of_the_committed_results_open_with_prompt_answer_and_generat
     assert prompt.startswith("Q: What is") and prompt.count("Q: What is") == 2 and prompt.endswith("A:")
     assert page.inner_text("#detail pre.gold") == row["items"][0]["gold"].strip()
     cells = page.locator("#detail table").last.locator("tbody tr td").all_text_contents()
-    assert cells[1] == "generate" and cells[-2] == row["items"][0]["prediction"]
+    assert cells[1] == "generate" and cells[-4] == row["items"][0]["prediction"]
+    watch.check()
+
+
+def test_a_generated_pick_that_is_no_option_is_named_by_its_outcome_and_rule(browser, tmp_path):
+    """A free answer whose value matches no option, an echo and a cut-off answer are each named as
+    such (not "no answer parsed"), and the opened item shows the rule that read each answer."""
+    from tests.report.support_generated import bench_doc, generated_entry, write
+
+    doc = bench_doc()
+    doc["models"] = [generated_entry(doc["models"][0], "free")]
+    doc["models"][0]["results"]["deeparithmark"]["predictions"] = \
+        doc["models"][0]["results"]["deeparithmark"]["predictions"][:10]
+    build_report([write(tmp_path / "free.json", doc)], tmp_path / "rep")
+    page, watch = _open(browser, tmp_path / "rep" / "items.html")
+    assert _cells(page, 7)[:4] == ["no answer parsed", "echo: repeats a number of the question",
+                                   "cut off before it stated an answer", "value matches no option"]
+    page.select_option("#f-mistake", "value matches no option")
+    assert page.locator("#rows tr").count() == 1
+    page.click("#rows tr >> nth=0")
+    head = page.locator("#detail table").last.locator("thead th").all_text_contents()
+    cells = page.locator("#detail table").last.locator("tbody tr td").all_text_contents()
+    row = dict(zip(head, cells))
+    assert row["Named mistake"] == "value matches no option" and row["Parsed"] == "999999"
+    assert row["Read by rule"] == "strict" and row["Outcome"] == "answered"
     watch.check()
