@@ -68,9 +68,10 @@ def is_lm_eval_results(path: str | Path) -> bool:
 
 
 def _synthprobe_results(folder: Path) -> list[Path]:
-    """The JSON files directly in ``folder`` that open as synthprobe results documents."""
+    """The JSON files directly in ``folder`` that open as synthprobe results documents (a
+    ``synthprobe/`` schema, or an older layout's ``benchmark``; no benchmark is named here)."""
     return [p for p in sorted(folder.glob("*.json"))
-            if p.is_file() and re.search(r'"schema"\s*:\s*"synthprobe/|"benchmark"\s*:\s*"gpt3-synthetic"',
+            if p.is_file() and re.search(r'"schema"\s*:\s*"synthprobe/|"benchmark"\s*:\s*"',
                                          p.read_text(encoding="utf-8", errors="replace")[:4096])]
 
 
