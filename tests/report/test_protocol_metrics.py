@@ -173,3 +173,18 @@ def test_a_file_of_the_older_layout_still_renders_as_accuracy(tmp_path):
 
     data = page_data((tmp_path / "r" / "items.html").read_text(encoding="utf-8"))
     assert sum(r["ok"] for r in data["runs"][1]) == rows["letters"].overall.correct
+
+
+def test_a_free_run_alone_claims_no_chance_level(tmp_path):
+    doc = bench_doc()
+    doc["models"] = [generated_entry(doc["models"][0], "free")]
+    path = write(tmp_path / "free.json", doc)
+    assert main(["report", str(path), "--out", str(tmp_path / "r")]) == 0
+    html = unescape((tmp_path / "r" / "index.html").read_text(encoding="utf-8"))
+    assert '<p class="sub">1 model · 1,000 items · no chance level (free) ·' in html and "chance 25 %" not in html
+    fig = plots.depth_figure(load_results(path))
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert not any(label.startswith("chance") for label in labels) and fig.axes[0].get_ylabel() == "accuracy (%)"
+    # depth cells give n, no p against a chance level
+    depth = html[html.index('<section id="depth">'):]
+    assert "no chance level" in depth and "Holm p" not in depth[:depth.index("</table>")]

@@ -98,7 +98,8 @@ def render(results: Sequence[ModelResult], figures: dict[str, bytes | None], *,
         n_items = sorted({r.overall.n for r in results})
         datasets = sorted({r.settings.get("dataset SHA-256", "") for r in results} - {""})
         sub = (("Deep Arithmark: " if gpt3 else "") + f"{len(results)} model{'s' if len(results) != 1 else ''} · "
-               f"{', '.join(f'{n:,}' for n in n_items)} items · chance {100 * chance:.0f} %")
+               f"{', '.join(f'{n:,}' for n in n_items)} items"
+               + (f" · chance {100 * chance:.0f} %" if any(r.has_chance for r in results) else " · no chance level (free)"))
         if datasets:
             sub += " · data SHA-256 " + ", ".join(f"{d[:12]}…" for d in datasets)
         sub_parts.append(sub)
