@@ -27,7 +27,9 @@ def protocol_effect(entries: Sequence[dict[str, Any]], *,
     groups: dict[tuple, list[dict[str, Any]]] = {}
     for e in entries:
         chat = e.get("chat") or {}
-        key = (e["model"].get("fingerprint") or e["model"]["name"], chat.get("chat_template_sha256"),
+        # one model is its weights under its name: two names for the same weights (--model a=X
+        # --model b=X) are two models, each with its own protocols
+        key = (e["model"].get("fingerprint"), e["model"]["name"], chat.get("chat_template_sha256"),
                chat.get("system_prompt_sha256"))
         groups.setdefault(key, []).append(e)
     out: list[dict[str, Any]] = []

@@ -89,3 +89,10 @@ def test_free_on_the_release(records):
     assert ext["rules"] == {"strict": 0, "lax": 87, "last": 890, "value": 0, "unparsed": 23}
     assert ext["finished_by_budget"] == 881
     assert summarise(recs)["metrics"]["accuracy"]["correct"] == 0 and ext["answered_accuracy"]["total"] == 92
+
+
+def test_a_run_with_no_answer_at_all_writes_no_nan(records):
+    none_answered = [r for r in records["free"] if r["outcome"] != "answered"]
+    ext = extraction_block(none_answered)
+    assert ext["answered_accuracy"] == {"correct": 0, "total": 0, "acc": None, "ci95": None}
+    json.dumps(ext, allow_nan=False)  # the results reader refuses NaN

@@ -307,3 +307,12 @@ def test_a_named_template_of_the_tokenizer_scores_as_its_file_does(tmp_path, cap
     assert main(score(*common, "--chat-template", "chatty", "--output", str(bad))) == 2
     assert "no chat template named 'chatty' (its templates: default, terse)" in capsys.readouterr().err
     assert not bad.exists()
+
+
+def test_two_names_for_the_same_weights_each_get_their_own_protocol_effect(tmp_path, capsys, fixed):
+    out = tmp_path / "r.json"
+    assert main(score("--model", "base=fixed:x", "--model", "tuned=fixed:x", "--protocol", "loglik,letters",
+                      "--output", str(out))) == 0
+    effect = json.loads(out.read_text())["protocol_effect"]
+    assert [(b["model"], b["reference"], b["other"].split()[0]) for b in effect] == [
+        ("base", "loglik", "letters"), ("tuned", "loglik", "letters")]

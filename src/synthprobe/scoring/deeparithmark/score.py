@@ -301,8 +301,8 @@ def extraction_block(records: list[dict[str, Any]], *, resolve: str = "none") ->
         u["share"] = u["unparsed"] / u["n"]
     answered = [r for r in records if r["outcome"] == "answered"]
     good = accuracy_block(sum(r["correct"] for r in answered), len(answered), 0.25)  # chance unused here
-    if not answered:
-        good["acc"] = None
+    if not answered:  # no interval either: JSON holds no NaN
+        good["acc"], good["ci95"] = None, None
     return {
         "rules": {k: rules.get(k, 0) for k in ("strict", "lax", "last", "value", "unparsed")},
         "rule_shares": {k: rules.get(k, 0) / n if n else None for k in ("strict", "lax", "last", "value", "unparsed")},
