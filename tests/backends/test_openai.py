@@ -11,16 +11,17 @@ import socket
 import subprocess
 import sys
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from json_handler import JSONHandler
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "sk-secret-4f1c9a7e0b2d"
 
 
-class LlamaServerLike(BaseHTTPRequestHandler):
+class LlamaServerLike(JSONHandler):
     """Answers /v1/completions as current llama-server does: ``echo`` is ignored and logprobs cover
     the generated token only (``shape="legacy"``), or come in the chat-style ``logprobs.content``
     shape (``shape="content"``)."""
@@ -29,17 +30,6 @@ class LlamaServerLike(BaseHTTPRequestHandler):
     seen: list[dict] = []
     #: path -> how many first requests to it get 503 "Loading model", as llama-server answers while it loads.
     loading: dict[str, int] = {}
-
-    def log_message(self, *args):  # keep the test output clean
-        pass
-
-    def _send(self, doc: dict) -> None:
-        body = json.dumps(doc).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
 
     def _still_loading(self) -> bool:
         if self.loading.get(self.path, 0) <= 0:

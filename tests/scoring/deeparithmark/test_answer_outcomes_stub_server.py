@@ -13,10 +13,11 @@ import os
 import subprocess
 import sys
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from json_handler import JSONHandler
 
 ROOT = Path(__file__).resolve().parents[3]
 DATA = ROOT / "data" / "deeparithmark-1.jsonl"
@@ -31,18 +32,7 @@ TEXTS = [
 ]
 
 
-class Answers(BaseHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-    def _send(self, doc: dict) -> None:
-        body = json.dumps(doc).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
+class Answers(JSONHandler):
     def do_GET(self):
         self._send({"object": "list", "data": [{"id": "stub-model", "object": "model", "owned_by": "stub"}]})
 
