@@ -103,12 +103,15 @@ def _refuse_document(path: Path) -> None:
     try:
         if path.stat().st_size > MAX_DOCUMENT_BYTES:
             return
-        doc = loads_json(path.read_text(encoding="utf-8-sig"), allow_nonfinite=True)
+        text = path.read_text(encoding="utf-8-sig")
+        doc = loads_json(text, allow_nonfinite=True)
     except (InputError, OSError, UnicodeDecodeError):
         return
     kind = _results_kind(doc)
     if kind:
         raise InputError(f"{kind}, not a data file; expected JSONL, one JSON object per line", path=path)
+    if "\n" not in text.strip():
+        return  # one line after all: the caller's own error (too long, say) is the one to give
     raise InputError(f"is one JSON {'object' if isinstance(doc, dict) else 'document'} over several lines; "
                      "expected JSONL, one JSON object per line", path=path)
 
