@@ -179,4 +179,7 @@ def test_letters_and_free_through_the_server_equal_hf_with_its_template(vllm_ser
         # the same texts are read back the same way
         assert all(a["parsed"] == b["parsed"] and a["rule"] == b["rule"] for a, b in zip(sp, hp)
                    if a["raw"] == b["raw"])
+        # and judged the same way: a text cut by the budget is "length" from both engines
+        assert all(a["outcome"] == b["outcome"] and a["cut_off"] == b["cut_off"] for a, b in zip(sp, hp)
+                   if a["raw"] == b["raw"] and (a["finish"] == "length") == (b["finish"] == "length"))
         assert s["usage"]["requests"] == N_PROTOCOL and s["usage"]["completion_tokens"] > 0
