@@ -101,6 +101,19 @@ def test_every_row_says_which_checkpoint_it_is(small):
     assert '<td class="l">weights fingerprint</td>' in runs and f'title="{"a" * 64}"' in runs
 
 
+def test_leaderboard_md_and_the_paper_table_say_which_checkpoint_each_row_is(small, tmp_path):
+    md = (small["out"] / "leaderboard.md").read_text(encoding="utf-8")
+    line = next(x for x in md.splitlines() if x.startswith("Checkpoints: "))
+    assert f"{LONG_A}: `weights {'a' * 12}`" in line and f"{LONG_B}: `weights {'b' * 12}`" in line
+    out = tmp_path / "tables"
+    assert main(["report", str(small["a"]), str(small["b"]), "--out", str(out), "--table", "csv"]) == 0
+    import csv
+
+    rows = list(csv.DictReader((out / "tables" / "leaderboard.csv").open(encoding="utf-8")))
+    assert {(r["Model"], r["weights sha256"]) for r in rows} == {(LONG_A, "a" * 64), (LONG_B, "b" * 64)}
+    assert {r["checkpoint"] for r in rows} == {LONG_A, LONG_B}
+
+
 def _inside(fig, artist) -> bool:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 

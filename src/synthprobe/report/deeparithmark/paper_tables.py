@@ -22,7 +22,7 @@ def leaderboard(results: Sequence[ModelResult]) -> Table:
     head = (["Model", "Params", "n"] + (["items"] if letters else []) + (["metric"] if answers else [])
             + ["Deep", "Deep CI low", "Deep CI high", "soft"] + (["answered"] if answers else [])
             + [f"d{d}" for d in ds] + (["ArithMark-3", "Delta"] if compare else []) + ["p vs chance"]
-            + ([label for _, label in OUTCOME_COLUMNS] if answers else []))
+            + ([label for _, label in OUTCOME_COLUMNS] if answers else []) + ["checkpoint", "weights sha256"])
     rows = []
     for r in ordered(results):
         lo, hi = wilson(r.overall)
@@ -33,7 +33,8 @@ def leaderboard(results: Sequence[ModelResult]) -> Table:
                     + [pct(r.by_depth[d].rate) if d in r.by_depth else None for d in ds]
                     + ([pct(r.arithmark3), None if r.delta is None else round(100 * r.delta, 2)] if compare else [])
                     + [r.p_value]
-                    + ([_share(outcome_share(r, key)) for key, _ in OUTCOME_COLUMNS] if answers else []))
+                    + ([_share(outcome_share(r, key)) for key, _ in OUTCOME_COLUMNS] if answers else [])
+                    + [r.checkpoint or None, r.fingerprint])
     return head, rows
 
 

@@ -159,6 +159,18 @@ def lead_words(results: Sequence[ModelResult]) -> str:
             "all items (a dash: the protocol has no such outcome); ")
 
 
+def checkpoint_text(r: ModelResult) -> str:
+    """Which checkpoint a row is, as text: its path or hub id (when the row's name does not
+    already say it) and the first 12 hex digits of the weights' fingerprint; "" if neither is
+    recorded."""
+    parts = []
+    if r.checkpoint and r.checkpoint not in r.model:
+        parts.append(r.checkpoint)
+    if r.fingerprint:
+        parts.append(f"weights {r.fingerprint[:12]}")
+    return " · ".join(parts)
+
+
 def _markdown_table(results: Sequence[ModelResult]) -> str:
     head = header(results)
     align = ["---", "---:"] + ["---:"] * (len(head) - 2)
@@ -173,4 +185,8 @@ def _markdown_table(results: Sequence[ModelResult]) -> str:
         "| " + " | ".join(align) + " |",
     ]
     lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in rows(results)]
+    # which checkpoint each row is, under the card's table (whose columns stay the card's)
+    named = [(r.model, checkpoint_text(r)) for r in ordered(results) if checkpoint_text(r)]
+    if named:
+        lines += ["", "Checkpoints: " + "; ".join(f"{_md_cell(m)}: `{c}`" for m, c in named) + "."]
     return "\n".join(lines) + "\n"
