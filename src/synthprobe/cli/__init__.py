@@ -135,11 +135,8 @@ def main(argv: list[str] | None = None) -> int:
     status = run_command_line(lambda _: _benchmark_commands(verbs, argv), None)
     if status:
         return status
-    args, extra = parser.parse_known_args(with_default_what(verbs, argv))
-    if extra:  # reported by the sub-command that was given them, with its own usage line
-        what = verbs.get(args.verb) if args.verb else None
-        sub = what.choices.get(getattr(args, "what", None)) if what is not None else None
-        (sub or getattr(args, "_verb_parser", None) or parser).error(f"unrecognized arguments: {' '.join(extra)}")
+    # unrecognized arguments are reported by the sub-command that was given them (CommandParser)
+    args = parser.parse_args(with_default_what(verbs, argv))
     if args.verb is None:
         parser.print_help()
         return EXIT_BAD_INPUT

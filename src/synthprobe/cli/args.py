@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 from typing import Callable
 
 from synthprobe.errors import InputError
@@ -98,18 +99,71 @@ class WrappingHelpFormatter(argparse.RawDescriptionHelpFormatter):
 class CommandParser(argparse.ArgumentParser):
     """The parser class of every synthprobe command line (its sub-commands inherit it): help
     through :class:`WrappingHelpFormatter`, and an unrecognized option answered with the nearest
-    option of the same command (``--protocl``: did you mean ``--protocol``?)."""
+    option of the same command (``--protocl``: did you mean ``--protocol``?).
+
+    Unrecognized arguments are reported by the (sub-)command that was given them, with its usage
+    line and its options to guess from, and they win over a missing required argument: in
+    ``build deeparithmark --nn 3`` the mistake is ``--nn`` (did you mean ``--n``?), not the
+    ``--out`` still to come."""
+
+    _UNRECOGNIZED = "unrecognized arguments: "
+    _MISSING = ("the following arguments are required: ", "one of the arguments ")
+    _GIVEN_TO = "_unrecognized_given_to"  # namespace attribute: the parser that was given the extras
 
     def __init__(self, *args, formatter_class=WrappingHelpFormatter, **kwargs):
         if formatter_class in (argparse.HelpFormatter, argparse.RawDescriptionHelpFormatter):
             formatter_class = WrappingHelpFormatter
         super().__init__(*args, formatter_class=formatter_class, **kwargs)
+        self._arg_strings: list[str] = []
+        self._relaxed = False
+
+    def parse_known_args(self, args=None, namespace=None):
+        self._arg_strings = list(sys.argv[1:] if args is None else args)
+        namespace, extras = super().parse_known_args(self._arg_strings, namespace)
+        if extras and not hasattr(namespace, self._GIVEN_TO):  # the innermost sub-command sets it first
+            setattr(namespace, self._GIVEN_TO, self)
+        return namespace, extras
+
+    def parse_args(self, args=None, namespace=None):
+        namespace, extras = self.parse_known_args(args, namespace)
+        given_to = vars(namespace).pop(self._GIVEN_TO, self)
+        if extras:
+            given_to.error(self._UNRECOGNIZED + " ".join(extras))
+        return namespace
 
     def error(self, message):
-        prefix = "unrecognized arguments: "
-        if message.startswith(prefix):
-            message += nearest_options(self, message[len(prefix):].split())
+        if self._relaxed:
+            raise _NotParsed(message)
+        if message.startswith(self._MISSING):
+            unknown = self._unrecognized()
+            if any(word[:1] in self.prefix_chars and len(word) > 1 for word in unknown):
+                message = self._UNRECOGNIZED + " ".join(unknown)
+        if message.startswith(self._UNRECOGNIZED):
+            message += nearest_options(self, message[len(self._UNRECOGNIZED):].split())
         super().error(message)
+
+    def _unrecognized(self) -> list[str]:
+        """The arguments of the line being parsed that this parser does not know, found by parsing
+        it again with nothing required; ``[]`` when that parse fails too."""
+        relaxed = [a for a in self._actions if a.required] + [g for g in self._mutually_exclusive_groups
+                                                               if g.required]
+        given = self._arg_strings
+        for thing in relaxed:
+            thing.required = False
+        self._relaxed = True
+        try:
+            return super().parse_known_args(given, None)[1]
+        except _NotParsed:
+            return []
+        finally:
+            self._relaxed = False
+            self._arg_strings = given
+            for thing in relaxed:
+                thing.required = True
+
+
+class _NotParsed(Exception):
+    """Raised instead of exiting while :class:`CommandParser` parses a line again with nothing required."""
 
 
 def nearest_options(parser: argparse.ArgumentParser, given: list[str]) -> str:

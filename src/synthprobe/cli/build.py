@@ -23,7 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from synthprobe.cli.args import add_overwrite_argument, int_in_range, nonneg_int, positive_int
+from synthprobe.cli.args import CommandParser, add_overwrite_argument, int_in_range, nonneg_int, positive_int
 from synthprobe.errors import EXIT_BAD_INPUT, EXIT_FAILED, InputError, run_command_line
 from synthprobe.tasks.deeparithmark.composition import MAX_BUILD_SIZE, RELEASE_FILE, RELEASE_SEED, RELEASE_SIZE
 from synthprobe.tasks.numformat import NUMBER_FORMATS
@@ -253,7 +253,7 @@ def _register_deeparithmark(verbs: dict) -> None:
     p = verbs["build"].add_parser(
         "deeparithmark", help=BUILD_HELP, description=BUILD_DESCRIPTION,
         epilog="Example: synthprobe build deeparithmark --seed 7 --n 1000 --out private.jsonl "
-               "--selftest", formatter_class=argparse.RawDescriptionHelpFormatter)
+               "--selftest")
     add_build_arguments(p, default_out=None)
     p.add_argument("--family", action="append", metavar="PATH|NAME",
                    help="build from a family of your own: a Python file whose generate(rng) is "
@@ -278,7 +278,7 @@ def _register_deeparithmark(verbs: dict) -> None:
 def build_parser(root: Path) -> argparse.ArgumentParser:
     data = root / RELEASE_FILE
     shown = RELEASE_FILE
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="deeparithmark.py",
         description="Deep Arithmark-1: 1,000 arithmetic word problems needing 2-5 dependent "
                     "operations, in the ArithMark 3.0 format. Build the file, re-check every "
@@ -288,7 +288,6 @@ def build_parser(root: Path) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     b = sub.add_parser("build", help=BUILD_HELP, description=BUILD_DESCRIPTION,
-                       formatter_class=argparse.RawDescriptionHelpFormatter,
                        epilog=f"Without options this renders the release, {shown}, from seed\n"
                               f"{RELEASE_SEED}; 'build --check' verifies the committed file.")
     add_build_arguments(b, default_out=data, shown_out=f"{shown} beside deeparithmark.py")
@@ -478,7 +477,7 @@ def _register_gpt3(verbs: dict) -> None:
         p = build.add_parser(
             task.name, aliases=aliases, help=f"GPT-3 {task.code}: {task.summary}",
             description=f"Build GPT-3's {task.code} task ({task.summary}) as JSONL.",
-            epilog=_BUILD_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+            epilog=_BUILD_EPILOG)
         p.add_argument("--seed", type=nonneg_int, default=0, help="seed of the item draws (default 0)")
         default_n = f"{task.default_n:,}" if task.default_n else "every question in the file"
         p.add_argument("--n", type=positive_int, default=None, help=f"number of items (default {default_n}); "
@@ -498,7 +497,7 @@ def _register_gpt3(verbs: dict) -> None:
 
     p = build.add_parser("gpt3", help="all GPT-3 synthetic tasks at once, one JSONL file each",
                          description="Build several GPT-3 synthetic tasks into one folder, one JSONL file each.",
-                         epilog=_BUILD_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+                         epilog=_BUILD_EPILOG)
     p.add_argument("--tasks", default="all", help="comma-separated names or codes, or all/arithmetic/words/sat "
                    "(default all)")
     p.add_argument("--seed", type=nonneg_int, default=0, help="seed of the item draws (default 0)")
