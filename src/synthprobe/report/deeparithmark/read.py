@@ -217,7 +217,9 @@ def _answer_settings(ext: dict, protocol: str) -> dict[str, str]:
         if not isinstance(v, int):
             continue
         share = (v / total if total else ext.get("unparsed_share") if key == "unparsed" else None)
-        out[f"{key.replace('_', ' ')} answers"] = f"{v}" + (f" ({100 * share:.1f} %, counted wrong)"
+        resolved = key == "inconsistent" and ext.get("resolve") not in (None, "none")
+        how = f"credited by --resolve {ext['resolve']}" if resolved else "counted wrong"
+        out[f"{key.replace('_', ' ')} answers"] = f"{v}" + (f" ({100 * share:.1f} %, {how})"
                                                              if _num(share) else "")
     shares = ext.get("rule_shares")
     if isinstance(shares, dict) and shares:

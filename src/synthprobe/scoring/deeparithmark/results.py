@@ -121,6 +121,8 @@ def table_row(entry: dict[str, Any]) -> dict[str, Any]:
     ext = entry["results"]["deeparithmark"].get("extraction")
     if ext is not None:
         row["unparsed"] = _pct(ext["unparsed_share"])
+        if ext.get("resolve", "none") != "none":
+            row["resolve"] = ext["resolve"]
         shares = ext.get("outcome_shares") or {}
         own = PROTOCOL_OUTCOMES.get(entry["results"]["deeparithmark"].get("protocol"), ())
         for key in ("inconsistent", "echo", "cut_off"):
@@ -149,7 +151,8 @@ def format_protocol_effect(effect: Sequence[dict[str, Any]]) -> str:
     """The paired differences as text: one block per (model, protocol pair)."""
     lines: list[str] = []
     for block in effect:
-        lines.append(f"protocol effect · {block['model']}: {block['other']} against {block['reference']} "
+        lines.append(f"protocol effect · {block['model']}: {block['other']} ({block.get('metric', 'accuracy')}) "
+                     f"against {block['reference']} ({block.get('reference_metric', 'acc_norm')}) "
                      "(same items; exact McNemar)")
         for r in block["rows"]:
             lines.append(f"  depth {str(r['depth']):<4} n={r['n']:<5} {r['reference_accuracy']:6.2f} % -> "
@@ -177,14 +180,22 @@ def format_table(rows: Sequence[dict[str, Any]]) -> str:
     if answers:
         what = ("accuracy (generated answers, over all items)" if all(r.get("metric") == "accuracy" for r in rows)
                 else "each row's metric: acc_norm (log-likelihood) or accuracy (generated answers, over all items)")
-        lines.append(f"Deep is {what}; the last four columns are the shares of items whose answer did not count")
+        resolved = [r for r in rows if r.get("resolve")]
+        lines.append(f"Deep is {what}; the last four columns are the shares of items whose answer did not count"
+                     + (", except inconsistent answers where a --resolve rule credited them ("
+                        + ", ".join(sorted({str(r['resolve']) for r in resolved})) + ")" if resolved else ""))
     return "\n".join(lines)
 
 
-#: One line on how a generated answer is read, printed under each generated run.
-RULES_LINE = ("rules: strict = an 'ANSWER: X' line; lax = a text that is only the answer, opens with "
-              "'X.', or says 'the answer is X'; last = the one letter, or the last number, mentioned; "
-              "value = an option's value in place of its letter (docs/chat-and-protocols.md)")
+#: One line on how a generated answer is read, per protocol, printed under each generated run.
+RULES_LINE = {
+    "letters": ("rules: strict = an 'ANSWER: X' line; lax = a text that is only the letter, opens with 'X.', or says "
+                "'the answer is X'; last = the one letter mentioned; value = an option's value in place of its "
+                "letter (docs/chat-and-protocols.md)"),
+    "free": ("rules: strict = an 'ANSWER: N' line; lax = a text that is only the number, 'the answer is N', or the "
+             "weaker 'is N', 'was N', '= N'; last = the last number (the one with the item's unit first); a number "
+             "copied with its words from the question is an echo (docs/chat-and-protocols.md)"),
+}
 
 
 def _share(k: int, n: int) -> str:
@@ -213,17 +224,18 @@ def format_breakdown(entry: dict[str, Any], key: str = "deeparithmark") -> str:
         outcomes = ext.get("outcomes")
         if outcomes:
             good = ext["answered_accuracy"]
-            out[-1] += (f"; over the {good['total']} answered items {100 * good['acc']:.2f} %"
-                        if good["total"] else "; no item was answered")
+            out[-1] += (f"; over the {good['total']} answered {'item' if good['total'] == 1 else 'items'} "
+                        f"{100 * good['acc']:.2f} %" if good["total"] else "; no item was answered")
             own = PROTOCOL_OUTCOMES.get(block.get("protocol"), tuple(outcomes))
             out.append("  answers: " + ", ".join(f"{k.replace('_', ' ')} {_share(outcomes.get(k, 0), n)}" for k in own)
-                       + (f"; {ext['resolved']} inconsistent credited by --resolve {ext['resolve']}"
+                       + (f"; the {ext['resolved']} inconsistent resolved by --resolve {ext['resolve']}, "
+                          f"{ext.get('resolved_right', 0)} of them right"
                           if ext.get("resolve", "none") != "none" else ""))
         else:
             out.append(f"  unparsed {ext['unparsed']} of {n} ({100 * ext['unparsed_share']:.1f} %, counted wrong)")
         out.append("  read by " + ", ".join(f"{k} {_share(v, n)}" for k, v in ext["rules"].items())
                    + f"; {ext.get('finished_by_budget', 0)} ran into the {block.get('max_new_tokens')}-token budget")
-        out.append("  " + RULES_LINE)
+        out.append("  " + RULES_LINE.get(block.get("protocol"), RULES_LINE["letters"]))
     name = "acc_norm" if metric == "acc_norm" else metric
     for title, field in (("depth", "by_depth"), ("template", "by_template")):
         for g, b in s[field].items():

@@ -267,12 +267,24 @@ def generate_dataset(backend, ds: Dataset, config: ScoreConfig, protocol: str, *
         "wrong_answers": dict(sorted(written.items(), key=lambda kv: (-kv[1], kv[0]))),
         "summary": summarise(records),
     }
+    if resolve != "none":  # its metric line says how the inconsistent answers were credited
+        block["summary"]["primary_label"] = RESOLVED_LABEL[resolve]
     if protocol == "free":
         _no_chance_test(block["summary"])
     # every item's record: the paired comparisons need them; kept in the file only with
     # --save-predictions (:func:`run` drops them otherwise)
     block["predictions"] = records
     return block
+
+
+#: The metric line of a letters run whose inconsistent answers a --resolve rule credits.
+RESOLVED_LABEL = {
+    "letter-first": ("accuracy: the letter read back names the correct option, over all items (unparsed answers "
+                     "count wrong; an inconsistent answer is credited by its letter: --resolve letter-first)"),
+    "value-first": ("accuracy: the letter read back names the correct option, over all items (unparsed answers "
+                    "count wrong; an inconsistent answer is credited by the option its value names: --resolve "
+                    "value-first)"),
+}
 
 
 def extraction_block(records: list[dict[str, Any]], *, resolve: str = "none") -> dict[str, Any]:
@@ -315,6 +327,7 @@ def extraction_block(records: list[dict[str, Any]], *, resolve: str = "none") ->
         "answered_accuracy": {k: good[k] for k in ("correct", "total", "acc", "ci95")},
         "resolve": resolve,
         "resolved": sum(1 for r in records if r.get("resolved_by")),
+        "resolved_right": sum(1 for r in records if r.get("resolved_by") and r["correct"]),
         "finished_by_budget": sum(1 for r in records if r.get("finish") == "length"),
     }
 
@@ -519,8 +532,10 @@ def run_plan(backend, datasets: list[Dataset], config: ScoreConfig,
 
 def comparisons(entries: list[dict[str, Any]], keys: list[str]) -> dict[str, Any]:
     """The paired comparison of every pair of a run's models (:func:`synthprobe.metrics.compare.compare_models`)
-    on each data set, acc_norm, per depth; needs the entries' predictions."""
+    on each data set, per depth, under the runs' own metric (acc_norm, or accuracy for generated
+    answers; pairs are only formed under one protocol); needs the entries' predictions."""
     from synthprobe.metrics.compare import compare_models
+    from synthprobe.results import primary_metric
     from synthprobe.scoring.records import record_correct
 
     out: dict[str, Any] = {}
@@ -538,7 +553,9 @@ def comparisons(entries: list[dict[str, Any]], keys: list[str]) -> dict[str, Any
         group = depth if all(v is not None for v in depth.values()) else None
         # models against each other under the same protocol and template (the protocol effect
         # compares one model's protocols)
-        out[key] = compare_models(outcomes, group, metric="acc_norm", group_by="depth" if group else None,
+        metrics = {primary_metric(e["results"][key]["summary"]) for e in entries}
+        metric = metrics.pop() if len(metrics) == 1 else "each model's own (acc_norm or accuracy)"
+        out[key] = compare_models(outcomes, group, metric=metric, group_by="depth" if group else None,
                                   keep=lambda a, b: variant[a] == variant[b])
     return out
 
