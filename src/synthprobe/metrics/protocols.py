@@ -16,13 +16,33 @@ def _item_correct(block: dict[str, Any]) -> dict[str, tuple[Any, bool]] | None:
             for r in preds}
 
 
+def _protocol(entry: dict[str, Any]) -> str:
+    proto = entry.get("protocol") if isinstance(entry.get("protocol"), dict) else {}
+    return str(proto.get("name", "loglik"))
+
+
+def _named(entry: dict[str, Any], label: Callable[[dict[str, Any]], str]) -> str:
+    """The side's label, always opening with its protocol (a log-likelihood run under a chat
+    template is labelled by its template alone)."""
+    text = label(entry)
+    return text if text.startswith(_protocol(entry)) else f"{_protocol(entry)} {text}".strip()
+
+
+def _metric(entry: dict[str, Any]) -> str:
+    """The metric a side is counted under: its summary's primary one (acc_norm, or accuracy)."""
+    summary = entry["results"]["deeparithmark"].get("summary") or {}
+    return str(summary.get("primary") or ("acc_norm" if _protocol(entry) == "loglik" else "accuracy"))
+
+
 def protocol_effect(entries: Sequence[dict[str, Any]], *,
                     label: Callable[[dict[str, Any]], str]) -> list[dict[str, Any]]:
     """For every model scored under several protocols in one file (``--protocol loglik,letters,
     free --save-predictions``): each other protocol against the first one, on the same items,
     overall and per depth: accuracies, the difference in points and the exact McNemar test
     (:func:`synthprobe.metrics.stats.paired_difference`). The log-likelihood side counts its
-    primary metric (acc_norm); a generated answer counts when it is right (unparsed = wrong).
+    primary metric (acc_norm); a generated answer counts when it is right (unparsed = wrong). Each
+    block names both sides by their protocol and each side's metric (``reference_metric``,
+    ``metric``).
     ``label(entry)`` names each side (:func:`synthprobe.results.variant_label`)."""
     groups: dict[tuple, list[dict[str, Any]]] = {}
     for e in entries:
@@ -50,6 +70,6 @@ def protocol_effect(entries: Sequence[dict[str, Any]], *,
                 sub = [i for i in ids if ref_items[i][0] == d]
                 rows.append({"depth": d, **paired_difference([ref_items[i][1] for i in sub],
                                                              [got[i][1] for i in sub])})
-            out.append({"model": ref["model"]["name"], "reference": label(ref) or "loglik",
-                        "other": label(other) or "loglik", "rows": rows})
+            out.append({"model": ref["model"]["name"], "reference": _named(ref, label), "other": _named(other, label),
+                        "reference_metric": _metric(ref), "metric": _metric(other), "rows": rows})
     return out

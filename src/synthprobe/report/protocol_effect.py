@@ -25,6 +25,9 @@ class Effect:
     other: str
     rows: list[dict[str, Any]]
     source: str
+    #: each side's metric (acc_norm for log-likelihood, accuracy for generated answers)
+    reference_metric: str = "acc_norm"
+    metric: str = "accuracy"
 
 
 def parse(results: Results) -> list[Effect]:
@@ -33,7 +36,8 @@ def parse(results: Results) -> list[Effect]:
         blocks = protocol_effect(entries, label=variant_label)
     except (KeyError, TypeError, ValueError) as exc:
         raise results.reader.fail("models", f"per-item predictions that cannot be paired: {exc}") from None
-    return [Effect(b["model"], b["reference"], b["other"], b["rows"], str(results.path)) for b in blocks]
+    return [Effect(b["model"], b["reference"], b["other"], b["rows"], str(results.path), b["reference_metric"],
+                   b["metric"]) for b in blocks]
 
 
 def summary(items: Sequence[Effect]) -> str:
@@ -41,8 +45,9 @@ def summary(items: Sequence[Effect]) -> str:
 
 
 def section(items: Sequence[Effect]) -> str:
-    parts = ["<p>Each block compares one model under two protocols on the same items: accuracy under the "
-             "reference and the other protocol, the difference in points, the discordant pairs <i>b</i> (right "
+    parts = ["<p>Each block compares one model under two protocols on the same items: the reference's score "
+             "under its own metric (acc_norm for log-likelihood) and the other protocol's (accuracy of the "
+             "answers read back), the difference in points, the discordant pairs <i>b</i> (right "
              "under the reference only) and <i>c</i> (right under the other only), and the exact two-sided McNemar "
              "p-value. A generated answer that could not be read counts as wrong.</p>"]
     for e in items:
@@ -52,6 +57,7 @@ def section(items: Sequence[Effect]) -> str:
         from html import escape
 
         parts.append(f"<h3>{escape(e.model)}: {escape(e.other)} against {escape(e.reference)}</h3>")
-        parts.append(table(["depth", "n", "reference", "other", "Δ (points)", "b / c", "McNemar p"], body))
+        parts.append(table(["depth", "n", f"reference ({e.reference_metric})", f"other ({e.metric})", "Δ (points)",
+                            "b / c", "McNemar p"], body))
         parts.append(f"<p class=\"note\">From <code>{escape(e.source)}</code>.</p>")
     return "\n".join(parts)

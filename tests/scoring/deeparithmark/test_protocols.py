@@ -108,10 +108,11 @@ def test_letters_and_free_records_unparsed_answers_and_the_protocol_effect(tmp_p
     assert "acc_norm" not in printed.split("[free")[1].split("\n\n")[0]  # the free run names its own metric
 
     effect = doc["protocol_effect"]
-    assert [(b["reference"], b["other"].split()[0]) for b in effect] == [("chat:auto (the model's own)@"
+    assert [(b["reference"], b["other"].split()[0]) for b in effect] == [("loglik chat:auto (the model's own)@"
                                                                           + loglik["chat"]["chat_template_sha256"][:8],
                                                                           "letters"),
                                                                          (effect[0]["reference"], "free")]
+    assert [(b["reference_metric"], b["metric"]) for b in effect] == [("acc_norm", "accuracy")] * 2
     overall = effect[0]["rows"][0]
     ref = [r["correct_acc_norm"] for r in loglik["results"]["deeparithmark"]["predictions"]]
     assert overall["depth"] == "all" and overall["n"] == 6 and overall["correct"] == 2
