@@ -69,3 +69,16 @@ def test_cache_root_follows_the_environment(monkeypatch, tmp_path):
     assert cache_root() == tmp_path / "c"
     monkeypatch.delenv("SYNTHPROBE_CACHE")
     assert cache_root() == Path.home() / ".cache" / "synthprobe"
+
+
+def test_a_link_to_a_gguf_file_loads_the_file_it_points_to(tmp_path):
+    # the link's own name is shown; the engine reads the target (it was the target's folder
+    # joined with the link's name, a file that does not exist, found only at load time)
+    (tmp_path / "weights").mkdir()
+    (tmp_path / "weights" / "model-q4.gguf").write_bytes(b"GGUF")
+    (tmp_path / "runs").mkdir()
+    link = tmp_path / "runs" / "final.gguf"
+    link.symlink_to(tmp_path / "weights" / "model-q4.gguf")
+    got = resolve_spec(str(link))
+    assert (got.kind, got.gguf_file, got.display) == ("gguf", "model-q4.gguf", "final")
+    assert Path(got.location) == (tmp_path / "weights").resolve()

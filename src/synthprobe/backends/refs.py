@@ -62,8 +62,8 @@ def model_refs(texts: list[str] | None) -> list[ModelRef]:
     for ref in refs:
         if ref.name is None and (local := _local_name(ref.spec)) is not None:
             if local in shown:
-                raise InputError(f"{ref.spec!r} and {shown[local]!r} would both be shown as {local!r}; name them "
-                                 f"with --model NAME=SPEC (e.g. --model a={ref.spec} --model b={shown[local]})",
+                raise InputError(f"{shown[local]!r} and {ref.spec!r} would both be shown as {local!r}; name them "
+                                 f"with --model NAME=SPEC (e.g. --model a={shown[local]} --model b={ref.spec})",
                                  field="--model")
             shown[local] = ref.spec
     return refs

@@ -171,8 +171,9 @@ def resolve_spec(spec: str) -> ModelSpec:
             if path.suffix.lower() != ".gguf":
                 raise InputError(f"{spec!r} is a file but not a .gguf file; pass a model folder, a .gguf "
                                  "file, a hub id or an alias", field="--model")
-            return ModelSpec(spec=spec, kind="gguf", location=str(path.resolve().parent),
-                             gguf_file=path.name, display=path.stem)
+            target = path.resolve()  # a link to a .gguf file: the file it points to
+            return ModelSpec(spec=spec, kind="gguf", location=str(target.parent),
+                             gguf_file=target.name, display=path.stem)
         if path.is_dir():
             if not (path / "config.json").is_file():
                 if (path / "adapter_config.json").is_file():
