@@ -97,6 +97,15 @@ def test_a_small_run_is_planned_without_a_calibration(toy, tmp_path, capsys, nam
     assert "plan: " in err and "estimate" not in err, err
 
 
+def test_two_models_of_a_few_items_each_are_estimated_for_all_their_items(toy, tmp_path, capsys):
+    # 30 items is below the calibration threshold for one model; two models score 60
+    out = tmp_path / "r.json"
+    assert main(["score", "deeparithmark", "--model", "a=toy:bigram", "--model", "b=toy:bigram", "--limit", "30",
+                 "--quiet", "--no-cache", "--output", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "estimate: about" in err and "for 2 models: the other at about" in err, err
+
+
 def test_gpt3_plan_names_tasks_settings_and_items(toy, tmp_path, capsys):
     out = tmp_path / "r.json"
     assert main(["score", "gpt3", "--model", "toy:bigram", "--tasks", "2D+,CL", "--shots", "0,1", "--limit", "120",

@@ -240,7 +240,7 @@ def duration(seconds: float) -> str:
 
 
 def check_plan(plan: Plan, *, yes: bool, echo: Callable[[str], None] | None = None) -> Estimate | None:
-    """Print ``plan:`` (and, above :data:`CALIBRATE_ABOVE` items, ``estimate:``) on stderr; raise
+    """Print ``plan:`` (and, above :data:`CALIBRATE_ABOVE` items over all models, ``estimate:``) on stderr; raise
     :class:`~synthprobe.errors.InputError` (exit 2) for a run estimated over an hour unless
     ``yes``. Call it with the (first) model loaded, before any item is scored: the run that
     follows in the same context takes the timed items instead of scoring them again."""
@@ -249,9 +249,9 @@ def check_plan(plan: Plan, *, yes: bool, echo: Callable[[str], None] | None = No
     _CURRENT.set(ahead)  # for the run that follows
     say(f"plan: {plan.text}")
     items = sum(c.items for c in plan.cells)
-    if items <= CALIBRATE_ABOVE:
-        return None
     models = max(plan.models, 1)
+    if items * models <= CALIBRATE_ABOVE:  # every model's items: two models of 20 items are 40
+        return None
     est = calibrate(plan.cells, ahead, stop_above=None if yes else CONFIRM_ABOVE_S, models=models, echo=say)
     seconds = est.seconds
     about = f"about {duration(seconds)}" if est.complete else f"over {duration(seconds)}"
