@@ -63,8 +63,8 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--title", default=None,
                    help="heading of index.html and leaderboard.md (default: named after the inputs)")
     p.add_argument("--table", action="append", choices=["csv", "latex", "markdown"], default=None,
-                   help="also write paper-ready tables (leaderboard, per_depth, gpt3) into DIR/tables/; "
-                        "repeat for several formats")
+                   help="also write paper-ready tables (leaderboard, per_depth, paired_comparison, gpt3) "
+                        "into DIR/tables/; repeat for several formats")
     p.set_defaults(func=_report)
 
 

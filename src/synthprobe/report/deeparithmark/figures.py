@@ -48,6 +48,7 @@ def depth_figure(results: Sequence[ModelResult]) -> Figure:
         fig = new_figure(8.0 if len(results) <= 6 else 10.0, 4.6)
         ax = fig.add_subplot()
         m = len(results)
+        mixed = len({r.metric for r in results}) > 1
         width = min(0.5, 0.08 * m)
         for i, (r, color) in enumerate(zip(results, palette(m))):
             off = (i - (m - 1) / 2) * (width / max(m - 1, 1)) if m > 1 else 0.0
@@ -61,11 +62,15 @@ def depth_figure(results: Sequence[ModelResult]) -> Figure:
                 ys.append(100 * c.rate)
                 lo.append(100 * (c.rate - low))
                 hi.append(100 * (high - c.rate))
+            # a page that mixes metrics names each line's own (one axis, two kinds of score)
+            name = f"{r.model} — {r.metric}" if mixed else r.model
             ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", markersize=4, capsize=2.5,
-                        linewidth=1.4, color=color, label=legend_label(r.model))
+                        linewidth=1.4, color=color, label=legend_label(name))
         chance = results[0].chance
         if any(r.has_chance for r in results):
-            ax.axhline(100 * chance, **CHANCE_STYLE, label=f"chance ({100 * chance:.0f} %)")
+            none = sorted({r.protocol for r in results if not r.has_chance})
+            ax.axhline(100 * chance, **CHANCE_STYLE, label=f"chance ({100 * chance:.0f} %"
+                       + (f"; {', '.join(none)} has none)" if none else ")"))
         ax.set_xticks(depths, [f"depth {d}" for d in depths])
         ax.set_ylabel(metric_axis(results))
         ax.set_title("Accuracy by depth (number of dependent operations),\n95 % Wilson intervals")
