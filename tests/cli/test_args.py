@@ -158,6 +158,7 @@ def test_two_unnamed_checkpoints_with_one_folder_name_are_refused_before_anythin
     # after the first had been loaded and scored
     for run in ("run-a", "run-b"):
         (tmp_path / run / "final").mkdir(parents=True)
+        (tmp_path / run / "final" / "config.json").write_text("{}")  # a checkpoint folder
     out = tmp_path / "r.json"
     a, b = str(tmp_path / "run-a" / "final"), str(tmp_path / "run-b" / "final")
     assert main(["score", "deeparithmark", "--model", a, "--model", b, "--limit", "2", "--output", str(out)]) == 2

@@ -70,19 +70,19 @@ def model_refs(texts: list[str] | None) -> list[ModelRef]:
 
 
 def _local_name(spec: str) -> str | None:
-    """The name a local checkpoint is shown under (its folder's name, a ``.gguf`` file's stem),
-    known before anything loads; None for an alias, a hub id or an engine's spec."""
+    """The name a local checkpoint (a folder or a ``.gguf`` file) is shown under, from the same
+    :func:`~synthprobe.backends.spec.resolve_spec` the engine loads it with, before anything
+    loads; None for an alias, a hub id, an engine's spec or a path the engine will refuse."""
     from pathlib import Path
 
-    path = Path(spec).expanduser()
+    from synthprobe.backends.spec import resolve_spec
+
     try:
-        if path.is_dir():
-            return path.resolve().name
-        if path.is_file() and path.suffix == ".gguf":
-            return path.stem
-    except OSError:
-        return None
-    return None
+        if not Path(spec).expanduser().exists():
+            return None
+        return resolve_spec(spec).display or None
+    except (InputError, OSError):
+        return None  # the engine's check says what is wrong with it
 
 
 class NameRegistry:

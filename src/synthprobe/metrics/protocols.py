@@ -7,6 +7,16 @@ from typing import Any, Callable, Sequence
 
 from synthprobe.metrics.stats import paired_difference
 
+#: Each protocol's metric in one line: the headline every output gives it (the scorer writes it
+#: as ``summary.primary_label``; the report uses it for files that do not).
+PRIMARY_LABEL = {
+    "loglik": "acc_norm: the ending with the highest mean log-likelihood per token",
+    "letters": ("accuracy: the letter read back names the correct option, over all items "
+                "(unparsed and inconsistent answers count wrong)"),
+    "free": ("accuracy: the value read back equals the answer, over all items "
+             "(unparsed, echoed and cut-off answers count wrong)"),
+}
+
 
 def _item_correct(block: dict[str, Any]) -> dict[str, tuple[Any, bool]] | None:
     preds = block.get("predictions")

@@ -158,11 +158,6 @@ def record_correct(rec: dict[str, Any]) -> bool:
     return bool(rec["correct"] if "correct" in rec else rec["correct_acc_norm"])
 
 
-def record_pick(rec: dict[str, Any]) -> int | None:
-    """The option a record picked under its protocol's own metric (None: none of the options)."""
-    return rec["pred"] if "pred" in rec else rec.get("pred_acc_norm")
-
-
 def generation_record(item: Any, protocol: str, text: str, *, finish: str | None = None,
                       n_tokens: int | None = None, resolve: str = "none") -> dict[str, Any]:
     """The record of one generated answer (module docstring). ``resolve``: how an inconsistent

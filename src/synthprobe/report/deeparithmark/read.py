@@ -26,26 +26,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from synthprobe.metrics.extract import OUTCOMES, PROTOCOL_OUTCOMES, RULES
+from synthprobe.metrics.protocols import PRIMARY_LABEL as LABELS
 from synthprobe.report.model import Count, MistakeCount, ModelResult
 from synthprobe.results import DEEPARITHMARK_V1, Results, primary_metric, variant_label, variant_settings
 from synthprobe.results import short as _short
 
 TASK = "deeparithmark"
 
-#: what each protocol's primary metric is, for a file that does not name it (``primary_label``)
-LABELS = {
-    "loglik": "acc_norm: the ending with the highest mean log-likelihood per token",
-    "letters": "accuracy: the letter read back names the correct option, over all items "
-               "(unparsed and inconsistent answers count wrong)",
-    "free": "accuracy: the value read back equals the answer, over all items "
-            "(unparsed, echoed and cut-off answers count wrong)",
-}
-#: a generated run's outcomes, in the order the run table shows them
-OUTCOMES = ("answered", "unparsed", "inconsistent", "echo", "cut_off")
-#: the outcomes each generated protocol can have (the run table and the leaderboard show only these)
-APPLIES = {"letters": ("unparsed", "inconsistent", "cut_off"), "free": ("unparsed", "echo", "cut_off")}
-#: the rules that read a generated answer, in the run table's order
-RULES = ("strict", "lax", "last", "value", "unparsed")
+#: the outcomes each generated protocol can have that do not count (the run table and the
+#: leaderboard show only these)
+APPLIES = {protocol: outcomes[1:] for protocol, outcomes in PROTOCOL_OUTCOMES.items()}
 
 
 def protocol_of(entry: dict) -> str:

@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any, Iterable, Sequence
 
+from synthprobe.metrics.protocols import PRIMARY_LABEL
 from synthprobe.metrics.stats import accuracy_block, chi2_homogeneity
 from synthprobe.scoring.records import record_correct
 
@@ -34,16 +35,6 @@ METRICS = ("acc", "acc_norm", "acc_char")
 PRIMARY = "acc_norm"
 #: The metric of generated answers (``letters``, ``free``).
 GENERATED = "accuracy"
-#: Each protocol's metric in one line: the headline every output gives it.
-PRIMARY_LABEL = {
-    "loglik": "acc_norm: the ending with the highest mean log-likelihood per token",
-    "letters": ("accuracy: the letter read back names the correct option, over all items "
-                "(unparsed and inconsistent answers count wrong)"),
-    "free": ("accuracy: the value read back equals the answer, over all items "
-             "(unparsed, echoed and cut-off answers count wrong)"),
-}
-
-
 def _generated(records: Sequence[dict]) -> str | None:
     """The protocol of generated records (letters / free), None for log-likelihood ones."""
     protocols = {r.get("protocol", "loglik") for r in records}

@@ -236,10 +236,9 @@ def format_breakdown(entry: dict[str, Any], key: str = "deeparithmark") -> str:
         out.append("  read by " + ", ".join(f"{k} {_share(v, n)}" for k, v in ext["rules"].items())
                    + f"; {ext.get('finished_by_budget', 0)} ran into the {block.get('max_new_tokens')}-token budget")
         out.append("  " + RULES_LINE.get(block.get("protocol"), RULES_LINE["letters"]))
-    name = "acc_norm" if metric == "acc_norm" else metric
     for title, field in (("depth", "by_depth"), ("template", "by_template")):
         for g, b in s[field].items():
-            out.append(f"  {title} {g:<28} n={b['n']:<4} {name} {100 * group_rate(b, s):6.2f} %  "
+            out.append(f"  {title} {g:<28} n={b['n']:<4} {metric} {100 * group_rate(b, s):6.2f} %  "
                        f"CI [{100 * b['ci95'][0]:.1f}, {100 * b['ci95'][1]:.1f}]  p {fmt_p(b['p_vs_chance'])}")
     h = s.get("template_homogeneity") or {}
     if h.get("chi2") is not None:
