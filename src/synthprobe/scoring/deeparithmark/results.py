@@ -41,8 +41,9 @@ fractions in [0, 1] except inside ``row``, which holds the table's percentages::
             },
             "arithmark3": {... same layout ...}       # --compare only
           },
-          "row": {"model", "params", "params_label", "deep", "soft", "d2", "d3", "d4", "d5",
-                  "arithmark3", "delta", "p_vs_chance"},  # percentages / points; null if absent
+          "row": {"model", "params", "params_label", "metric", "n", "deep", "soft", "d2", "d3", "d4", "d5",
+                  "arithmark3", "delta", "p_vs_chance",   # percentages / points; null if absent
+                  "unparsed", "inconsistent", "echo", "cut_off", "resolve"},  # generated runs only
           "usage": {"requests", "prompt_tokens", "completion_tokens", "total_tokens",
                     "max_tokens_total", "lowest_concurrency"}  # server-backed engines only: the
                     # tokens the server reported (its usage) for the requests of this run
@@ -107,6 +108,7 @@ def table_row(entry: dict[str, Any]) -> dict[str, Any]:
         "params": entry["model"]["params"],
         "params_label": params_label(entry["model"]["params"]),
         "metric": metric,
+        "n": deep["n"],
         "deep": _pct(deep["metrics"][metric]["acc"]),
         "soft": _pct(deep["metrics"]["soft"]) if "soft" in deep["metrics"] else None,
     }
@@ -163,15 +165,16 @@ def format_protocol_effect(effect: Sequence[dict[str, Any]]) -> str:
 
 def format_table(rows: Sequence[dict[str, Any]]) -> str:
     """The card's table as aligned text (cells from :func:`synthprobe.results.card_cells`, as the
-    report's leaderboard and the README show them): Model, Params, Deep, soft, d2-d5,
-    ArithMark-3, Δ, p vs chance; with generated answers among the rows, also the metric each
-    row's Deep is and the shares of answers that do not count."""
+    report's leaderboard and the README show them): Model, Params, n (the items scored), Deep,
+    soft, d2-d5, ArithMark-3, Δ, p vs chance; with generated answers among the rows, also the
+    metric each row's Deep is and the shares of answers that do not count."""
     compare = card_has_compare(rows)
     answers = card_has_answers(rows)
-    head = card_header(DEPTHS, compare=compare, answers=answers)
-    body = [card_cells(r, DEPTHS, compare=compare, answers=answers) for r in rows]
+    head = card_header(DEPTHS, compare=compare, n=True, answers=answers)
+    body = [card_cells({**r, "n": f"{r['n']:,}" if isinstance(r.get("n"), int) else None}, DEPTHS, compare=compare,
+                       n=True, answers=answers) for r in rows]
     widths = [max(len(str(x)) for x in col) for col in zip(head, *body)]
-    left = {0, 2} if answers else {0}
+    left = {0, 3} if answers else {0}  # the model and the metric
     def fmt(cells):
         return "  ".join(str(c).ljust(w) if i in left else str(c).rjust(w)
                          for i, (c, w) in enumerate(zip(cells, widths)))
