@@ -64,7 +64,7 @@ def _engine(kind: str) -> ModuleType:
 
 def engine_can(spec: str, need: str) -> bool:
     """Whether the engine of ``spec`` can do ``need`` (``"loglikelihood"``, ``"generate"``,
-    ``"sample"``), read from its module's ``CAN`` set before anything loads (an engine without one
+    ``"sample"``, ``"train"``: fine-tune a choice head, :mod:`synthprobe.backends.hf.train`), read from its module's ``CAN`` set before anything loads (an engine without one
     can do all of them). The one place that says whether an engine gives log-likelihoods."""
     can = getattr(_engine(split_kind(spec)[0]), "CAN", None)
     return can is None or need in can

@@ -59,6 +59,8 @@ OPTIONS = ("dtype", "device", "trust_remote_code", "bos", "progress", "threads",
            "max_model_len", "enforce_eager", "block_size", "gpu_memory_utilization", "revision", "tokenizer",
            "adapter")
 DEVICES = ("auto", "cpu", "cuda")
+#: what this engine can do (:func:`synthprobe.backends.engine_can`): it serves a model, it does not train one
+CAN = frozenset({"loglikelihood", "generate", "sample"})
 
 
 def _require_vllm() -> None:

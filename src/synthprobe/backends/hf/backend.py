@@ -32,6 +32,8 @@ DTYPES = {
     "float16": "float16", "fp16": "float16", "half": "float16",
 }
 DEVICES = ("auto", "cpu", "cuda")
+#: what this engine can do (:func:`synthprobe.backends.engine_can`); ``train``: :mod:`.train`
+CAN = frozenset({"loglikelihood", "generate", "sample", "train"})
 
 #: weights of this many bytes or more are collected at once when a backend closes
 COLLECT_FROM_BYTES = 256 * 2**20
@@ -233,6 +235,24 @@ class HFBackend(BaseBackend):
                                max_new_tokens=max_new_tokens, top_p=top_p, stop=stop, batch_size=batch_size,
                                progress=progress, bos_id=self.bos_token_id if self.bos else None,
                                skip_leading_whitespace=skip_leading_whitespace)
+
+    def pick_choices(self, prompts: Sequence[str], choices: Sequence[str], *, batch_size: int = 32,
+                     max_tokens: int = 512, progress=None) -> list[list[float]]:
+        """The logits of the choice letters after each prompt; see :mod:`synthprobe.backends.hf.train`."""
+        from synthprobe.backends.hf.train import pick_choices
+
+        return pick_choices(self, prompts, choices, batch_size=batch_size, max_tokens=max_tokens, progress=progress)
+
+    def train_choices(self, prompts: Sequence[str], labels: Sequence[int], *, choices: Sequence[str],
+                      checkpoints: Sequence[int], settings: dict[str, Any] | None = None, on_checkpoint=None,
+                      adapter_out=None, progress=None):
+        """Fine-tune a LoRA choice head on ``prompts``; see :func:`synthprobe.backends.hf.train.train_choices`.
+        ``settings``: fields of :class:`~synthprobe.backends.hf.train.TrainSettings`."""
+        from synthprobe.backends.hf.train import TrainSettings, train_choices
+
+        return train_choices(self, prompts, labels, choices=choices, checkpoints=checkpoints,
+                             settings=TrainSettings(**(settings or {})), on_checkpoint=on_checkpoint,
+                             adapter_out=adapter_out, progress=progress)
 
     def describe(self) -> dict[str, Any]:
         import torch
