@@ -1,0 +1,242 @@
+"""``synthprobe validate``: model-based evidence that a benchmark file measures what it claims."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+
+from synthprobe.errors import EXIT_FAILED, InputError
+
+DESCRIPTION = """\
+Model-based evidence that a multiple-choice file measures what it claims (docs/validity.md).
+
+  adversary      the model fine-tuned (LoRA) on the endings alone of fresh-seed items that share no
+                 item with FILE, then scoring FILE from its endings alone, at each of --sizes. FILE
+                 passes when that accuracy stays within chance's band at every size.
+  controls       the same adversary on deliberately flawed builds (positive controls): it must land
+                 clearly above chance on each, or it has no power and FILE's pass means nothing.
+                 roundness-off: the roundness balance switched off (the heuristic audit catches it);
+                 odd-one-out: the right ending written unlike the other three (the audit misses it).
+  --learnability the model fine-tuned with the context: FILE's score against training size, each
+                 size paired (McNemar) against the untrained model.
+  --lofo N       leave-one-family-out: for each family, train on N items of the others, score FILE's
+                 items of the family left out.
+  --seeds K      the model's score on K fresh full-size builds: mean, sd, range, where FILE falls.
+
+Everything is written to one results document (--output), read by `synthprobe report` (its Validity
+section). Training is deterministic for a seed on one machine: the same seed gives the same adapter
+(adapter_sha256 in the results)."""
+
+EPILOG = """\
+examples:
+  synthprobe validate                                   # the release, the embedded model, default budget
+  synthprobe validate --sizes 0,1000,4000,16000 --learnability --device cuda --model ./my-model
+  synthprobe validate my_build.jsonl --family ./my_family.py --controls none
+  synthprobe validate other.jsonl --train other_train.jsonl --controls none"""
+
+
+def sizes_arg(text: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(x.replace("_", "")) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated whole numbers such as 0,500,2000, got {text!r}")
+    if not values or any(v < 0 for v in values):
+        raise argparse.ArgumentTypeError(f"expected whole numbers >= 0, got {text!r}")
+    if max(values) == 0:
+        raise argparse.ArgumentTypeError("at least one size above 0 (0 alone trains nothing)")
+    return tuple(sorted(set(values)))
+
+
+def _controls(text: str) -> tuple[str, ...]:
+    if text == "none":
+        return ()
+    from synthprobe.tasks.deeparithmark.controls import CONTROLS
+
+    if text == "all":
+        return tuple(CONTROLS)
+    names = tuple(x.strip() for x in text.split(",") if x.strip())
+    bad = [n for n in names if n not in CONTROLS]
+    if bad:
+        raise argparse.ArgumentTypeError(f"no control {bad[0]!r}; expected all, none or a comma-separated list of "
+                                         f"{', '.join(CONTROLS)}")
+    return names
+
+
+def register(verbs: dict) -> None:
+    from synthprobe.cli.args import add_model_args, add_overwrite_argument, int_at_least, positive_int
+    from synthprobe.validity.run import DEFAULT_CONTROL_ITEMS, DEFAULT_LEARN_SIZES, DEFAULT_SIZES
+
+    p = verbs["validate"].add_parser(
+        "run", prog="synthprobe validate", help="validate a file (the default: `synthprobe validate [FILE] ...`)",
+        description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("data", nargs="?", type=Path, default=None, metavar="FILE",
+                   help="the multiple-choice file to validate (default: the Deep Arithmark-1 release)")
+    add_model_args(p, batch_size=32)
+    g = p.add_argument_group("the adversary")
+    g.add_argument("--adversary", action=argparse.BooleanOptionalAction, default=True,
+                   help="train and run the choices-only adversary on FILE (default: on; --no-adversary runs "
+                        "only the other parts asked for)")
+    g.add_argument("--sizes", type=sizes_arg, default=DEFAULT_SIZES, metavar="N,N,...",
+                   help=f"training sizes (items seen, one pass; 0 = untrained) at which FILE is scored "
+                        f"(default: {','.join(map(str, DEFAULT_SIZES))}, ~10 min with the controls on 2 CPU cores)")
+    g.add_argument("--controls", type=_controls, default=None, metavar="all|none|NAME,...",
+                   help="positive controls to run (default: all for a Deep Arithmark file, none otherwise)")
+    g.add_argument("--control-items", type=int_at_least(20), default=DEFAULT_CONTROL_ITEMS, metavar="N",
+                   help="items of each control's test build (default: %(default)s)")
+    g.add_argument("--control-size", type=positive_int, default=None, metavar="N",
+                   help="training items of each control (default: the largest of --sizes)")
+    g.add_argument("--train", type=Path, default=None, metavar="FILE",
+                   help="training items (ArithMark 3.0 layout) for a file that is not Deep Arithmark; "
+                        "items whose context is in FILE are dropped")
+    g.add_argument("--family", action="append", default=[], metavar="PATH|NAME",
+                   help="load an outside family (as `build deeparithmark --family`) so that fresh builds of "
+                        "FILE's families can be made; the table beside FILE (FILE.families.json) names them")
+    g = p.add_argument_group("more evidence")
+    g.add_argument("--learnability", nargs="?", const=DEFAULT_LEARN_SIZES, type=sizes_arg, default=None,
+                   metavar="N,N,...", help="also fine-tune with the context and score FILE at these sizes "
+                                          f"(default when given bare: {','.join(map(str, DEFAULT_LEARN_SIZES))})")
+    g.add_argument("--lofo", type=positive_int, default=None, metavar="N",
+                   help="also leave-one-family-out, N training items per fold (e.g. 200)")
+    g.add_argument("--seeds", type=int_at_least(2), default=None, metavar="K",
+                   help="also score the model on K fresh full-size builds (seed variance)")
+    g.add_argument("--seed-items", type=positive_int, default=None, metavar="N",
+                   help="items per fresh build for --seeds (default: as many as FILE holds)")
+    g = p.add_argument_group("training")
+    g.add_argument("--seed", type=int, default=0, help="seed of the fresh builds and of training (default: 0)")
+    g.add_argument("--lr", type=float, default=None, help="AdamW learning rate (default: 1e-3)")
+    g.add_argument("--train-batch-size", type=positive_int, default=None, metavar="N",
+                   help="items per optimiser step (default: 16)")
+    g.add_argument("--lora-rank", type=positive_int, default=None, metavar="R", help="LoRA rank (default: 8)")
+    g.add_argument("--top-layers", type=int_at_least(0), default=None, metavar="N",
+                   help="LoRA on the top N decoder layers (default: 6; 0 = all)")
+    g.add_argument("--save-adapter", type=Path, default=None, metavar="DIR",
+                   help="save the adversary's final adapter here (written whole or not at all)")
+    g.add_argument("--limit", type=positive_int, default=None, metavar="N", help="use only FILE's first N items")
+    p.add_argument("--output", "-o", type=Path, default=None, metavar="FILE",
+                   help="the results document (default: validity_<model>.json, never replacing a file)")
+    add_overwrite_argument(p)
+    p.set_defaults(func=run_validate)
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from synthprobe.backends import check_backend
+    from synthprobe.backends.base import ModelLoadError, ScoringError
+    from synthprobe.backends.refs import model_refs, named_model
+    from synthprobe.cli.args import backend_options, load_backend_or_exit
+    from synthprobe.io.write import atomic_write_text, check_outputs, default_output
+    from synthprobe.results import dumps_results, results_document
+    from synthprobe.tasks.deeparithmark.release import locate_release
+    from synthprobe.validity import run as vrun
+
+    from synthprobe.scoring.deeparithmark.score import DEFAULT_DATA
+
+    data = locate_release(args.data if args.data is not None else Path(DEFAULT_DATA))
+    if not data.is_file():
+        raise InputError("file does not exist" if not data.exists() else "not a regular file", path=data,
+                         field="FILE")
+    if args.family:
+        from synthprobe.tasks.deeparithmark.plugins import load_sources, source_of
+
+        load_sources([source_of(s) for s in args.family])
+    train_settings = {k: v for k, v in (("lr", args.lr), ("batch_size", args.train_batch_size),
+                                        ("rank", args.lora_rank), ("top_layers", args.top_layers)) if v is not None}
+    config = vrun.ValidateConfig(data=data, seed=args.seed, adversary=args.adversary, seeds=args.seeds, sizes=args.sizes, control_items=args.control_items,
+                                 control_size=args.control_size, learn_sizes=args.learnability,
+                                 lofo_size=args.lofo, train=args.train, limit=args.limit,
+                                 batch_size=args.batch_size, train_settings=train_settings,
+                                 adapter_out=args.save_adapter)
+    test = vrun.read_test(config)
+    from synthprobe.validity.sources import is_deeparithmark
+
+    config.controls = args.controls if args.controls is not None else (
+        _controls("all") if is_deeparithmark(test) else ())
+    vrun.check(config, test)
+    ref = model_refs([args.model])[0]
+    output = args.output or default_output(Path(f"validity_{Path(ref.name or ref.spec).name}.json"))
+    inputs = [(data, "FILE"), (ref.spec, "--model")] + ([(args.train, "--train")] if args.train else [])
+    check_outputs([(output, "--output"), *([(args.save_adapter, "--save-adapter")] if args.save_adapter else [])],
+                  inputs, overwrite=args.overwrite)
+    if args.save_adapter is not None and args.save_adapter.exists() and not args.overwrite:
+        raise InputError("already exists; add --overwrite to replace it", path=args.save_adapter,
+                         field="--save-adapter")
+    check_backend(ref.spec, needs=("train",), **backend_options(args))
+    print("plan:")
+    for line in vrun.plan_lines(config, test):
+        print(f"  {line}")
+    if args.seeds:
+        print(f"  seeds: score on {args.seeds} fresh builds of {args.seed_items or len(test):,} items")
+    backend = load_backend_or_exit(ref.spec, args)
+    if not hasattr(backend, "train_choices"):
+        raise InputError(f"the {backend.name} engine cannot be fine-tuned here; validate needs a transformers "
+                         "model (the hf engine)", field="--model")
+
+    described = named_model(backend.describe(), ref)
+
+    def bar(desc: str, total: int):
+        t = tqdm(total=total, desc=desc, unit="item", disable=not args.progress, leave=False)
+
+        def tick(k: int) -> None:
+            t.update(k)
+            if t.n >= t.total:
+                t.close()
+        return tick
+
+    command = shlex.join(["synthprobe", *sys.argv[1:]])
+    try:
+        section = vrun.run(backend, config, test, bar=bar, command=command)
+        if args.seeds:
+            from synthprobe.validity import seeds as vseeds
+
+            section["seeds"] = vseeds.for_validate(backend, config, test, k=args.seeds, n=args.seed_items,
+                                                   progress=args.progress)
+    except (ScoringError, ModelLoadError) as exc:
+        print(f"synthprobe: error: {exc}\nno results file was written", file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt as exc:
+        raise KeyboardInterrupt(f"{str(exc) or 'interrupted'}; no results file was written") from None
+    finally:
+        backend.close()
+    section["model"]["name"] = described.get("name")
+    doc = results_document(command=command, models=[], validity=section)
+    atomic_write_text(output, dumps_results(doc))
+    print(format_summary(section))
+    print(f"\nresults: {output}")
+    return 0
+
+
+def _cell(p: dict) -> str:
+    lo, hi = p["ci95"]
+    return f"{100 * p['accuracy']:5.1f} % [{100 * lo:.1f}, {100 * hi:.1f}]"
+
+
+def format_summary(section: dict) -> str:
+    """The run's figures as a few lines of text (the results document holds them all)."""
+    adv = {p["size"]: p for p in (section.get("adversary") or {}).get("curve", [])}
+    learn = {p["size"]: p for p in (section.get("learnability") or {}).get("curve", [])}
+    lines = [""]
+    if adv or learn:
+        lines.append(f"{'size':>7}  {'adversary (endings alone)':<33}  {'learnability (with context)' if learn else ''}")
+        for size in sorted({*adv, *learn}):
+            a = f"{_cell(adv[size])} {'in band' if adv[size]['within_chance'] else 'OUT'}" if size in adv else ""
+            q = learn.get(size)
+            extra = ""
+            if q is not None:
+                extra = _cell(q) + (f"  McNemar p {q['paired']['p']:.3g} vs 0" if q.get("paired") else "")
+            lines.append(f"{size:>7,}  {a:<33}  {extra}")
+    if section.get("adversary"):
+        lines.append(f"adversary {section['adversary']['verdict']}")
+    for c in section.get("controls", []):
+        acc = c["adversary"]["curve"][-1]["accuracy"]
+        lines.append(f"control {c['name']}: {100 * acc:.1f} % from the endings alone (heuristic audit "
+                     f"{'passes it' if c['audit']['passes'] else 'catches it'}; the adversary "
+                     f"{'fails it, as it must' if c['fails'] else 'does NOT fail it'})")
+    if section.get("controls") or section.get("adversary"):
+        lines.append(f"power: {section['power']['verdict']}")
+    for f in (section.get("leave_one_family_out") or {}).get("folds", []):
+        lines.append(f"left out {f['family']}: {100 * f['trained']['accuracy']:.1f} % trained on the others, "
+                     f"{100 * f['untrained']['accuracy']:.1f} % untrained (McNemar p {f['paired']['p']:.3g})")
+    return "\n".join(lines)

@@ -1,0 +1,96 @@
+"""Where training items come from: fresh builds that share no item with the file under test.
+
+* a Deep Arithmark file (the release, a private seed, or a build of a user's families: the
+  ``<file>.families.json`` table beside it names them, :func:`synthprobe.tasks.deeparithmark.plugins.read_table`)
+  trains on builds of the same families at fresh seeds (:func:`fresh_seed`);
+* a positive control trains on the same control at fresh seeds;
+* any other multiple-choice file needs ``--train FILE`` (items with endings, ArithMark 3.0 layout).
+
+Items whose context appears in the file under test are dropped, so no training item is a test item.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+from synthprobe.errors import InputError
+from synthprobe.formats.arithmark3 import item_from_record, load_arithmark3
+from synthprobe.items import MCItem
+from synthprobe.seeding import derive_seed
+
+#: the most fresh builds tried before a request is called impossible
+MAX_BUILDS = 64
+
+
+def fresh_seed(seed: int, purpose: str, k: int = 0) -> int:
+    """The ``k``-th build seed for ``purpose`` (``"train"``, ``"control:odd-one-out"``, ...) under
+    the run's ``seed``: a hash, so it is never the release's seed by construction of a rule."""
+    return derive_seed("synthprobe.validity", purpose, seed, k) % (2**31 - 1) + 1
+
+
+def _records_to_items(records: Iterable[dict], shown: str) -> list[MCItem]:
+    return [item_from_record(r, path=shown, line=i + 1) for i, r in enumerate(records)]
+
+
+def collect(make: Callable[[int, int], Sequence[dict]], *, n: int, seed: int, purpose: str,
+            exclude: set[str], chunk: int = 1000, shown: str = "build",
+            keep: Callable[[MCItem], bool] | None = None) -> list[MCItem]:
+    """``n`` items from builds ``make(build_seed, size)`` at fresh seeds, none whose context is in
+    ``exclude`` nor repeated; ``keep``: only items it accepts (a family left out)."""
+    out: list[MCItem] = []
+    seen = set(exclude)
+    for k in range(MAX_BUILDS):
+        if len(out) >= n:
+            break
+        s = fresh_seed(seed, purpose, k)
+        size = chunk if keep is not None else min(n - len(out) + 16, chunk)
+        for it in _records_to_items(make(s, size), f"{shown} seed {s}"):
+            if it.ctx not in seen and (keep is None or keep(it)):
+                seen.add(it.ctx)
+                out.append(it)
+    if len(out) < n:
+        raise InputError(f"{MAX_BUILDS} fresh builds gave only {len(out):,} items that are not in the file "
+                         f"under test; {n:,} were asked for (--sizes)", field="--sizes")
+    return out[:n]
+
+
+def deeparithmark_builder(data: str | Path | None) -> Callable[[int, int], list[dict]]:
+    """Builds of the families of ``data`` (its ``.families.json`` table, else the release's)."""
+    from synthprobe.tasks.deeparithmark.build import iter_items
+    from synthprobe.tasks.deeparithmark.composition import TEMPLATES
+    from synthprobe.tasks.deeparithmark.plugins import read_table
+
+    templates = TEMPLATES
+    if data is not None:
+        table = read_table(data)
+        if table is not None:
+            templates = table[0]
+
+    def make(seed: int, n: int) -> list[dict]:
+        return list(iter_items(seed=seed, n=n, templates=templates))
+
+    return make
+
+
+def control_builder(name: str) -> Callable[[int, int], list[dict]]:
+    from synthprobe.tasks.deeparithmark.controls import control_lines
+
+    def make(seed: int, n: int) -> list[dict]:
+        return [json.loads(line) for line in control_lines(name, seed=seed, n=n)]
+
+    return make
+
+
+def is_deeparithmark(items: Sequence[MCItem]) -> bool:
+    return bool(items) and all(str(it.category).startswith("deeparithmark::") for it in items[:50])
+
+
+def from_file(path: str | Path, *, n: int, exclude: set[str]) -> list[MCItem]:
+    """The first ``n`` items of ``path`` whose context is not in the file under test."""
+    items = [it for it in load_arithmark3(path, strict_ids=False) if it.ctx not in exclude]
+    if len(items) < n:
+        raise InputError(f"holds {len(items):,} items that are not in the file under test; --sizes asks for {n:,}",
+                         path=path)
+    return items[:n]
