@@ -26,6 +26,7 @@ VERBS = {
     "export": "export a release as a Hugging Face dataset folder or lm-eval task YAMLs, or results as lm-eval's output files",
     "cache": "inspect or clear the per-item scoring cache and converted model weights",
     "sweep": "score a grid of models x tasks x seeds as Ray tasks (or serially) into one results file",
+    "validate": "model-based evidence that a benchmark measures what it claims: a trained choices-only adversary with positive controls, learnability, seed variance",
     "contamination": "scan a training corpus for a task's items (13-grams, 8-grams, GPT-3's arithmetic search)",
 }
 
@@ -34,7 +35,7 @@ VERBS = {
 DEFAULT_WHAT = {"report": "deeparithmark"}
 #: Verbs that are one command: ``synthprobe contamination ARGS`` means ``synthprobe
 #: contamination check ARGS`` (``--help`` included), ``synthprobe sweep ARGS`` ``sweep run ARGS``.
-ONE_COMMAND = {"contamination": "check", "sweep": "run"}
+ONE_COMMAND = {"contamination": "check", "sweep": "run", "validate": "run"}
 
 #: The command modules, in the order they register, and the verbs each adds sub-commands to. A
 #: command line that names a verb imports and registers only that verb's modules: the whole tree
@@ -49,6 +50,7 @@ _ROOMS = {
     "synthprobe.cli.export": ("export", "score"),  # also --output-format on the score commands
     "synthprobe.cli.sweep": ("sweep",),
     "synthprobe.cli.contamination": ("contamination",),
+    "synthprobe.cli.validate": ("validate",),
 }
 
 
