@@ -85,7 +85,7 @@ def test_an_unknown_control_is_refused(tmp_path, capsys):
         main(["validate", "--controls", "nonsense", "--output", str(tmp_path / "v.json")])
     assert exc.value.code == 2
     err = capsys.readouterr().err
-    assert "no control 'nonsense'" in err and "odd-one-out" in err
+    assert "no control 'nonsense'" in err and "case-marked" in err
 
 
 def test_a_chat_only_engine_cannot_be_trained(tmp_path, capsys):

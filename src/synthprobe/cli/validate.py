@@ -18,12 +18,14 @@ Model-based evidence that a multiple-choice file measures what it claims (docs/v
   controls       the same adversary on deliberately flawed builds (positive controls): it must land
                  clearly above chance on each, or it has no power and FILE's pass means nothing.
                  roundness-off: the roundness balance switched off (the heuristic audit catches it);
-                 odd-one-out: the right ending written unlike the other three (the audit misses it).
-  --learnability the model fine-tuned with the context: FILE's score against training size, each
-                 size paired (McNemar) against the untrained model.
-  --lofo N       leave-one-family-out: for each family, train on N items of the others, score FILE's
-                 items of the family left out.
-  --seeds K      the model's score on K fresh full-size builds: mean, sd, range, where FILE falls.
+                 case-marked: the right ending's first word capitalised (the
+                 audit misses it).
+  learnability   (--learnability) the model fine-tuned with the context: FILE's score against
+                 training size, each size paired (McNemar) against the untrained model.
+  lofo           (--lofo N) leave-one-family-out: for each family, train on N items of the
+                 others, score FILE's items of the family left out.
+  seeds          (--seeds K) the model's score on K fresh full-size builds: mean, sd, range, and
+                 where FILE's own score falls.
 
 Everything is written to one results document (--output), read by `synthprobe report` (its Validity
 section). Training is deterministic for a seed on one machine: the same seed gives the same adapter
@@ -66,7 +68,7 @@ def _controls(text: str) -> tuple[str, ...]:
 
 def register(verbs: dict) -> None:
     from synthprobe.cli.args import add_model_args, add_overwrite_argument, int_at_least, positive_int
-    from synthprobe.validity.run import DEFAULT_CONTROL_ITEMS, DEFAULT_LEARN_SIZES, DEFAULT_SIZES
+    from synthprobe.validity.run import DEFAULT_CONTROL_ITEMS, DEFAULT_CONTROL_SIZE, DEFAULT_LEARN_SIZES, DEFAULT_SIZES
 
     p = verbs["validate"].add_parser(
         "run", prog="synthprobe validate", help="validate a file (the default: `synthprobe validate [FILE] ...`)",
@@ -86,7 +88,8 @@ def register(verbs: dict) -> None:
     g.add_argument("--control-items", type=int_at_least(20), default=DEFAULT_CONTROL_ITEMS, metavar="N",
                    help="items of each control's test build (default: %(default)s)")
     g.add_argument("--control-size", type=positive_int, default=None, metavar="N",
-                   help="training items of each control (default: the largest of --sizes)")
+                   help=f"training items of each control (default: {DEFAULT_CONTROL_SIZE:,} or the largest of --sizes, "
+                        "whichever is smaller)")
     g.add_argument("--train", type=Path, default=None, metavar="FILE",
                    help="training items (ArithMark 3.0 layout) for a file that is not Deep Arithmark; "
                         "items whose context is in FILE are dropped")

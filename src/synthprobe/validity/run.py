@@ -20,6 +20,8 @@ VERSION = 1
 #: the adversary's default training sizes (items seen; 0 = the untrained model)
 DEFAULT_SIZES = (0, 500, 2000)
 DEFAULT_CONTROL_ITEMS = 400
+#: training items of each control: a flaw the adversary can find is found well within this
+DEFAULT_CONTROL_SIZE = 1000
 DEFAULT_LEARN_SIZES = (0, 500, 2000)
 DEFAULT_LOFO_SIZE = 200
 
@@ -32,7 +34,7 @@ class ValidateConfig:
     sizes: tuple[int, ...] = DEFAULT_SIZES
     #: positive controls to run (names of synthprobe.tasks.deeparithmark.controls.CONTROLS)
     controls: tuple[str, ...] = ()
-    control_size: int | None = None   # default: the largest of sizes
+    control_size: int | None = None   # default: DEFAULT_CONTROL_SIZE or the largest of sizes, the smaller
     control_items: int = DEFAULT_CONTROL_ITEMS
     learn_sizes: tuple[int, ...] | None = None   # None: no learnability curve
     lofo_size: int | None = None                 # None: no leave-one-family-out
@@ -42,6 +44,10 @@ class ValidateConfig:
     train_settings: dict[str, Any] = field(default_factory=dict)
     adapter_out: Path | None = None
     seeds: int | None = None                     # K fresh builds for seed variance (synthprobe.validity.seeds)
+
+
+def control_size(config: ValidateConfig) -> int:
+    return config.control_size or min(DEFAULT_CONTROL_SIZE, max(config.sizes))
 
 
 def read_test(config: ValidateConfig) -> list[MCItem]:
@@ -91,7 +97,7 @@ def plan_lines(config: ValidateConfig, test: Sequence[MCItem]) -> list[str]:
     lines = [f"adversary: train on {top:,} items' endings, score {len(test):,} items at sizes "
              f"{', '.join(f'{s:,}' for s in config.sizes)}"] if config.adversary else []
     for name in config.controls:
-        lines.append(f"control {name}: train on {config.control_size or top:,} items of the flawed build, "
+        lines.append(f"control {name}: train on {control_size(config):,} items of the flawed build, "
                      f"score {config.control_items:,}")
     if config.learn_sizes:
         lines.append(f"learnability: train on {max(config.learn_sizes):,} items with their context, score "
@@ -134,7 +140,7 @@ def run(backend, config: ValidateConfig, test: Sequence[MCItem], *,
         import json
 
         controls = []
-        size = config.control_size or top
+        size = control_size(config)
         for name in config.controls:
             test_records = [json.loads(x) for x in control_lines(name, seed=sources.fresh_seed(config.seed, f"control-test:{name}"),
                                                                  n=config.control_items)]
