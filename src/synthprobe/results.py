@@ -32,6 +32,7 @@ Layout (``schema = "synthprobe/results"``, ``schema_version = 2``)::
         }
       ],
       "contamination": {"version": 1, ...}?          # `synthprobe contamination` (models may then be [])
+      "validity": {"version": 1, "file", "chance", ...}?   # `synthprobe validate` (models may then be [])
       "comparisons": {"<benchmark>": {"version": 1, "pairs": [...]}}?   # several models scored in one
                                                      # run: paired A-vs-B (synthprobe.metrics.compare)
     }
@@ -41,7 +42,9 @@ own name is then ``model.engine_name``), else the engine's; names are unique wit
 
 The ``contamination`` section (its own ``version``, :data:`CONTAMINATION_VERSIONS`) is written by
 ``synthprobe contamination`` and documented in :mod:`synthprobe.contamination.run`; a document
-holding one may have no models. Deep Arithmark blocks are documented in :mod:`synthprobe.scoring.deeparithmark.results` (rates are fractions
+holding one may have no models. The ``validity`` section (its own ``version``,
+:data:`VALIDITY_VERSIONS`) is written by ``synthprobe validate`` and documented in
+:mod:`synthprobe.validity`; a document holding one may have no models either. Deep Arithmark blocks are documented in :mod:`synthprobe.scoring.deeparithmark.results` (rates are fractions
 in [0, 1]), GPT-3 rows in :mod:`synthprobe.scoring.gpt3.score` (accuracies in percent, as the
 paper prints them), the ``number_format`` block (its own ``version``) in
 :mod:`synthprobe.scoring.number_format`, the per-step probe's ``steps`` block in
@@ -100,6 +103,8 @@ STEPS_VERSION = 1
 MAX_BYTES = 512 << 20
 #: the versions of the ``contamination`` section this release reads
 CONTAMINATION_VERSIONS = (1,)
+#: the versions of the ``validity`` section (``synthprobe validate``) this release reads
+VALIDITY_VERSIONS = (1,)
 
 
 class Reader:
@@ -230,6 +235,9 @@ class Results:
     contamination: dict | None = None
     #: the paired comparison of the file's models, per benchmark (:mod:`synthprobe.metrics.compare`)
     comparisons: dict | None = None
+    #: the ``validity`` section (``synthprobe validate``), when the file holds one; its parts are
+    #: checked by the report's Validity section (:mod:`synthprobe.report.validity`)
+    validity: dict | None = None
 
     def dataset_sha256(self, benchmark: str) -> str | None:
         block = self.datasets.get(benchmark)
@@ -269,6 +277,22 @@ def _contamination(doc: dict, r: Reader) -> dict | None:
     if version not in CONTAMINATION_VERSIONS:
         raise r.fail("contamination.version", f"expected one of {list(CONTAMINATION_VERSIONS)}, got {version}")
     r.get(section, "tasks", "contamination", list)
+    return section
+
+
+def _validity(doc: dict, r: Reader) -> dict | None:
+    """The ``validity`` section's envelope: its ``version``, the ``file`` it judged and the
+    ``chance`` level (a fraction); the parts are left to their readers."""
+    section = r.get(doc, "validity", "", dict, required=False)
+    if section is None:
+        return None
+    version = r.get(section, "version", "validity", int)
+    if version not in VALIDITY_VERSIONS:
+        raise r.fail("validity.version", f"expected one of {list(VALIDITY_VERSIONS)}, got {version}")
+    r.get(section, "file", "validity", dict)
+    chance = r.get(section, "chance", "validity", float, what="a fraction in [0, 1]")
+    if not 0 <= chance <= 1:
+        raise r.fail("validity.chance", f"expected a fraction in [0, 1], got {chance}")
     return section
 
 
@@ -338,14 +362,15 @@ def parse(doc: Any, path: str | Path) -> Results:
         raise r.fail("schema_version", f"expected one of {list(versions[schema])}, got {version}")
     datasets = r.get(doc, "datasets", "", dict, required=False) or {}
     contamination = _contamination(doc, r) if schema == SCHEMA else None
-    models = _entries(doc, r, allow_empty=contamination is not None)
+    validity = _validity(doc, r) if schema == SCHEMA else None
+    models = _entries(doc, r, allow_empty=contamination is not None or validity is not None)
     if schema == DEEPARITHMARK_V1:
         for e in models:
             if "gpt3" in e.results:
                 raise r.fail(f"{e.where}.results.gpt3", f"a {DEEPARITHMARK_V1!r} file holds no GPT-3 results")
     comparisons = r.get(doc, "comparisons", "", dict, required=False)
     return Results(path, r, schema, doc.get("synthprobe"), datasets, models, doc.get("command"), contamination,
-                   comparisons)
+                   comparisons, validity)
 
 
 def read_results(path: str | Path) -> Results:

@@ -23,6 +23,9 @@ synthetic-task results (``synthprobe score gpt3``) or a mix. Output folder::
                            its data embedded as JSON, a small script of our own, nothing fetched
     steps.png              per-step probe (``synthprobe probe steps``): step × depth, isolation
                            vs chain per operation, first broken step
+    validity.png           ``synthprobe validate`` (a ``validity`` section): adversary accuracy
+                           against training size with chance's interval and the positive
+                           controls, learnability, training loss, leave-one-family-out bars
 
 A results file written by ``synthprobe sweep`` adds a "Sweep" section (page and leaderboard.md):
 per model the mean and sd of acc_norm across seeds and the rank agreement between seeds.
@@ -30,7 +33,8 @@ per model the mean and sd of acc_norm across seeds and the rank agreement betwee
 The four Deep Arithmark figures are written only with Deep Arithmark inputs, gpt3_curves.png
 only with GPT-3 inputs. A file written by ``synthprobe contamination`` adds a Contamination
 section (contaminated share per task, clean-subset scores) to the page;
-steps.png only with per-step probe inputs.
+steps.png only with per-step probe inputs. A file written by ``synthprobe validate`` adds a
+Validity section (:mod:`synthprobe.report.validity`) and validity.png.
 
 Same inputs → byte-identical files: no time stamps anywhere, PNG metadata stripped.
 Every input is read and validated before anything is written.

@@ -65,6 +65,7 @@ SECTIONS = (
     "synthprobe.report.number_format",
     "synthprobe.report.protocol_effect",
     "synthprobe.report.contamination",
+    "synthprobe.report.validity",
 )
 
 #: section KEY -> the items of every input file, in input order
