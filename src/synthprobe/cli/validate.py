@@ -242,4 +242,11 @@ def format_summary(section: dict) -> str:
     for f in (section.get("leave_one_family_out") or {}).get("folds", []):
         lines.append(f"left out {f['family']}: {100 * f['trained']['accuracy']:.1f} % trained on the others, "
                      f"{100 * f['untrained']['accuracy']:.1f} % untrained (McNemar p {f['paired']['p']:.3g})")
+    seeds = section.get("seeds")
+    if seeds:
+        o = seeds["overall"]
+        lines.append(f"seeds: {seeds['k']} fresh builds of {seeds['n']:,} items: mean {100 * o['mean']:.1f} %, sd "
+                     f"{100 * o['sd']:.1f} points, range {100 * o['min']:.1f}-{100 * o['max']:.1f} %")
+        if seeds.get("release"):
+            lines.append(f"seeds: {seeds['release']['verdict']}")
     return "\n".join(lines)
