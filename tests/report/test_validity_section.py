@@ -2,8 +2,9 @@
 
 The input is a hand-written results document (``fixtures/validity_small.json``) that follows
 the layout of :mod:`synthprobe.validity`: a 400-item file, a choices-only adversary that stays at
-chance, two positive controls that fail as they must, a learnability curve and four
-leave-one-family-out folds; it holds no models.
+chance, two positive controls that fail as they must, a learnability curve, four
+leave-one-family-out folds and the seed variance over five fresh builds (its block made by
+:func:`synthprobe.validity.seeds.summarise`); it holds no models.
 """
 
 from __future__ import annotations
@@ -75,6 +76,12 @@ def test_the_page_shows_the_verdicts_and_the_files_numbers(report):
     assert "Per depth, accuracy % at each training size" in page
     # leave one family out
     assert "money_discount_fee" in page and "41.0 % [31.3, 51.3]" in page and "0.076" in page
+    # seed variance: mean with the t interval, SD, range, where the file falls, per depth, per build
+    assert ("Seed variance</strong>: loglik acc_norm, SD 1.20 points across 5 fresh builds of 400 items; "
+            "the file&#39;s 29.2 % lies 1.83 sd below the mean") in page
+    assert "31.4 [30.0, 32.9]" in page and "30.0–32.8" in page and "−1.83" in page and "0 of 5" in page
+    assert "44.2 ± 1.9 (42.0–47.0)" in page
+    assert "Two models across the same builds" not in page  # one model: nothing to pair
     # the run's settings under Runs
     assert "158b3579edd3931cf9df8fd5c000fde9ced141d1ce437b6f37f5f90c5290a5d2" in page
 
@@ -86,7 +93,7 @@ def test_the_figure_is_written_and_embedded(report):
     assert png.startswith(b"\x89PNG\r\n\x1a\n")
     with Image.open(io.BytesIO(png)) as im:
         width, height = im.size
-    assert width > 1000 and height > 800  # four panels, two to a row
+    assert width > 1000 and height > 1200  # five panels, two to a row
     import base64
 
     assert base64.b64encode(png).decode("ascii") in (report / "index.html").read_text(encoding="utf-8")
@@ -134,15 +141,44 @@ def test_a_section_with_only_some_parts_renders(doc, tmp_path):
     for key in ("controls", "learnability", "leave_one_family_out"):
         del sec[key]
     sec["power"] = {"has_power": None, "verdict": "no positive control was run: the adversary's pass is unchecked"}
-    sec["seeds"] = {"k": 5, "sd": 0.0123, "models": [{"name": "a", "mean": 0.41, "sd": 0.012}]}
+    del sec["seeds"]["release"]
     out = tmp_path / "out"
     build_report([_write(tmp_path / "slim.json", slim)], out)
     page = (out / "index.html").read_text(encoding="utf-8")
     assert "Power</strong>: unchecked: no positive control was run" in page
     assert "a pass is evidence only when the positive controls fail it" in page
     assert "Positive controls" not in page and "Leave one family out" not in page
-    assert "Seed variance" in page and "0.0123" in page
+    assert "SD 1.20 points across 5 fresh builds of 400 items, mean 31.4 %, range 30.0–32.8 %" in page
     assert (out / "validity.png").is_file()
+
+
+def test_two_models_across_the_same_builds_are_paired(doc, tmp_path):
+    from synthprobe.validity.seeds import paired, summarise
+
+    other = copy.deepcopy(doc)
+    sec = other["validity"]
+    sec["model"].update(name="SmolLM2-360M-Instruct", params=361821120)
+    per_seed = copy.deepcopy(sec["seeds"]["per_seed"])
+    for i, p in enumerate(per_seed):
+        p["correct"] += 14 + i % 3
+        p["accuracy"] = round(p["correct"] / p["n"], 6)
+    sec["seeds"] = {"protocol": "loglik acc_norm", **summarise(per_seed, {"accuracy": 0.3325})}
+    out = tmp_path / "out"
+    build_report([FIXTURE, _write(tmp_path / "other.json", other)], out)
+    page = (out / "index.html").read_text(encoding="utf-8")
+    want = paired(doc["validity"]["seeds"], sec["seeds"])  # the validity layer's own test
+    assert want["seeds"] == 5
+    row = (f"<td class=\"l\">SmolLM2-360M-Instruct − SmolLM2-135M-Instruct</td><td>5</td>"
+           f"<td>{100 * want['mean_difference']:+.1f}</td><td>{want['t']:.2f}</td>")
+    assert row in page
+    from synthprobe.results import fmt_p
+
+    assert f"<td>{fmt_p(want['p'])}</td>" in page
+    assert "Per build" in page and page.count("Seed variance</strong>") == 2
+    md = (out / "leaderboard.md").read_text(encoding="utf-8")
+    assert "| SmolLM2-360M-Instruct − SmolLM2-135M-Instruct | 5 |" in md
+    # the Runs table: one column per file
+    assert f'<th class="l">{tmp_path / "other.json"}</th>' in page
 
 
 @pytest.mark.parametrize("path, value, field", [
@@ -156,6 +192,9 @@ def test_a_section_with_only_some_parts_renders(doc, tmp_path):
     (("power", "has_power"), "maybe", "validity.power.has_power"),
     (("learnability", "curve", 2, "paired", "p"), 1.5, "validity.learnability.curve[2].paired.p"),
     (("leave_one_family_out", "folds", 0, "trained", "n"), "100", "validity.leave_one_family_out.folds[0].trained.n"),
+    (("seeds", "per_seed", 1, "accuracy"), 1.5, "validity.seeds.per_seed[1].accuracy"),
+    (("seeds", "by_depth", "3", "sd"), -0.1, "validity.seeds.by_depth.3.sd"),
+    (("seeds", "release", "verdict"), None, "validity.seeds.release.verdict"),
 ])
 def test_a_malformed_section_is_located_and_nothing_is_written(doc, tmp_path, path, value, field):
     bad = copy.deepcopy(doc)

@@ -12,14 +12,20 @@ Shown, each part only when the file holds it:
 * learnability: accuracy against training size with the context, each size paired against the
   untrained model (exact McNemar p), overall and per depth;
 * leave-one-family-out: per held-out family, trained against untrained on the same items;
-* seed variance (``seeds``).
+* seed variance (``seeds``, :mod:`synthprobe.validity.seeds`): per model its score over the K
+  fresh builds (mean with the t interval of the mean, SD, range), overall and per depth, each
+  build's score, where the file's own score falls; and, when several input files hold one, every
+  two models across the builds they share (mean difference, paired t-test).
 
 One PNG, ``validity.png``, holds a panel per part present: adversary accuracy against training
 size with chance's band and each control; learnability against size (per depth, thin); the
-training loss curves; leave-one-family-out bars. The report sits below :mod:`synthprobe.validity`
-in the layers, so chance's interval is recomputed here by the rule its docstring states
-(:func:`chance_band`, the normal approximation ``chance ± 1.96·sqrt(chance·(1 − chance)/n)``);
-the in/out call shown is the one the file records (``within_chance``).
+training loss curves; leave-one-family-out bars; then one seed-variance panel of every model.
+
+The report sits below :mod:`synthprobe.validity` in the layers and imports nothing from it, so
+two rules are restated here: chance's interval (:func:`chance_band`, the normal approximation
+``chance ± 1.96·sqrt(chance·(1 − chance)/n)``, as ``validity.curve.chance_band``; the in/out
+call shown is the one the file records, ``within_chance``) and the paired t-test of two models'
+per-build scores (:func:`seed_pairs`, as ``validity.seeds.paired``; a test checks they agree).
 """
 
 from __future__ import annotations
@@ -206,10 +212,58 @@ def parse(results: Results) -> list[ValidityRun]:
     return [ValidityRun(str(results.path), sec)]
 
 
+def _fraction(r: Reader, obj: dict, key: str, where: str, *, required: bool = True) -> float | None:
+    value = r.get(obj, key, where, float, required=required, what="a fraction in [0, 1]")
+    if value is not None and not 0 <= value <= 1:
+        raise r.fail(f"{where}.{key}", f"expected a fraction in [0, 1], got {value}")
+    return value
+
+
+def _spread(r: Reader, block: Any, where: str) -> None:
+    """``{"mean", "sd", "min", "max", "ci95"?}`` of per-seed accuracies (fractions; sd null
+    for one seed, ci95 [lo, hi] or null)."""
+    block = _obj(r, block, where)
+    for key in ("mean", "min", "max"):
+        _fraction(r, block, key, where)
+    sd = r.get(block, "sd", where, float, required=False)
+    if sd is not None and sd < 0:
+        raise r.fail(f"{where}.sd", f"expected a standard deviation >= 0, got {sd}")
+    ci = r.get(block, "ci95", where, list, required=False, what="[low, high] or null")
+    if ci is not None and (len(ci) != 2 or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                                                   for x in ci)):
+        raise r.fail(f"{where}.ci95", f"expected [low, high], got {json.dumps(ci)[:60]}")
+
+
 def _seeds(r: Reader, seeds: Any, where: str) -> None:
-    """The ``seeds`` part, read generically until its layout settles: an object whose values
-    are numbers, text, objects or lists of objects."""
-    _obj(r, seeds, where)
+    """The ``seeds`` part (layout: :mod:`synthprobe.validity.seeds`)."""
+    seeds = _obj(r, seeds, where)
+    r.get(seeds, "protocol", where, str)
+    r.get(seeds, "k", where, int)
+    r.get(seeds, "n", where, int)
+    for i, p in enumerate(_list(r, seeds, "per_seed", where, nonempty=True)):
+        at = f"{where}.per_seed[{i}]"
+        _obj(r, p, at)
+        r.get(p, "seed", at, int, required=False)
+        n = r.get(p, "n", at, int)
+        correct = r.get(p, "correct", at, int)
+        if not 0 <= correct <= n:
+            raise r.fail(f"{at}.correct", f"expected 0 <= correct <= n ({n}), got {correct}")
+        _fraction(r, p, "accuracy", at)
+        for key in ("by_depth", "by_template"):
+            groups = r.get(p, key, at, dict, required=False) or {}
+            for g in groups:
+                _fraction(r, groups, g, f"{at}.{key}")
+    _spread(r, r.get(seeds, "overall", where, dict), f"{where}.overall")
+    for key in ("by_depth", "by_template"):
+        for g, block in (r.get(seeds, key, where, dict, required=False) or {}).items():
+            _spread(r, block, f"{where}.{key}.{g}")
+    release = r.get(seeds, "release", where, dict, required=False)
+    if release is not None:
+        at = f"{where}.release"
+        _fraction(r, release, "accuracy", at)
+        r.get(release, "z", at, float, required=False)
+        _fraction(r, release, "share_below", at)
+        r.get(release, "verdict", at, str)
 
 
 # -- numbers as the page shows them ---------------------------------------------------------
@@ -288,6 +342,10 @@ def _strip(verdict: str, *words: str) -> str:
     return verdict
 
 
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
 def _best_trained(block: dict) -> dict:
     trained = [p for p in block["curve"] if p["size"] > 0] or block["curve"]
     return trained[-1]
@@ -319,8 +377,8 @@ def adversary_table(block: dict, chance: float) -> Table:
 def controls_table(controls: Sequence[dict]) -> Table:
     """Per control: its flaw, the heuristic audit's call (and the strategies that leave chance),
     the adversary at its largest training size, and whether the control fails as it must."""
-    head = ["Control", "Flaw", "heuristic audit", "trained on", "adversary accuracy % [95 % CI] (right/n)",
-            "p vs chance", "fails (clearly above chance)"]
+    head = ["Control", "Flaw", "heuristic audit", "trained on", "adversary % [95 % CI] (right/n)",
+            "p vs chance", "fails"]
     rows = []
     for c in controls:
         audit = c["audit"]
@@ -396,19 +454,125 @@ def _scalar(v: Any) -> str:
     return DASH if v is None else str(v)
 
 
-def seeds_tables(seeds: dict) -> list[tuple[str, Table]]:
-    """The ``seeds`` part as generic tables: its scalar fields as one key/value table, each list
-    of objects as a table of their scalar fields (a placeholder until its layout is settled)."""
-    out: list[tuple[str, Table]] = []
-    scalars = [[k, _scalar(v)] for k, v in seeds.items() if not isinstance(v, (dict, list))]
-    if scalars:
-        out.append(("", (["field", "value"], scalars)))
-    for k, v in seeds.items():
-        if isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
-            cols = list(dict.fromkeys(c for x in v for c, y in x.items() if not isinstance(y, (dict, list))))
-            out.append((k, (cols, [[_scalar(x.get(c)) for c in cols] for x in v])))
-        elif isinstance(v, dict) and v:
-            out.append((k, (["field", "value"], [[kk, _scalar(vv)] for kk, vv in v.items()])))
+def _labels(runs: Sequence[ValidityRun]) -> list[str]:
+    """Each run's model name, with its file when two runs share a name."""
+    names = [r.section["model"].get("name") or r.section["model"]["spec"] for r in runs]
+    return [f"{n} ({r.source})" if names.count(n) > 1 else n for n, r in zip(names, runs)]
+
+
+def _seed_runs(runs: Sequence[ValidityRun]) -> list[tuple[str, dict]]:
+    """``(label, seeds block)`` of every run that holds one."""
+    return [(label, r.section["seeds"]) for label, r in zip(_labels(runs), runs) if r.section.get("seeds")]
+
+
+def _range(block: dict) -> str:
+    return f"{_pct(block['min'])}–{_pct(block['max'])}"
+
+
+def _mean_sd(block: dict) -> str:
+    sd = block.get("sd")
+    return f"{_pct(block['mean'])} ± {_pct(sd)}" if sd is not None else _pct(block["mean"])
+
+
+def seeds_table(runs: Sequence[ValidityRun]) -> Table:
+    """Per model: its score over the K fresh builds (mean with the t interval of the mean, sd,
+    range) and where the file's own score falls."""
+    head = ["Model", "metric", "builds × items", "mean % [95 % CI]", "SD (points)", "range %", "the file %", "z",
+            "builds below the file"]
+    rows = []
+    for label, sd in _seed_runs(runs):
+        o, rel = sd["overall"], sd.get("release")
+        ci = o.get("ci95")
+        mean = f"{_pct(o['mean'])}" + (f" [{_pct(ci[0])}, {_pct(ci[1])}]" if ci else "")
+        below = DASH if rel is None else f"{round(rel['share_below'] * len(sd['per_seed']))} of {len(sd['per_seed'])}"
+        rows.append([label, sd["protocol"], f"{sd['k']} × {sd['n']:,}", mean,
+                     DASH if o.get("sd") is None else f"{100 * o['sd']:.2f}", _range(o),
+                     DASH if rel is None else _pct(rel["accuracy"]),
+                     DASH if rel is None or rel.get("z") is None else f"{rel['z']:+.2f}".replace("-", MINUS), below])
+    return head, rows
+
+
+def seeds_depth_table(runs: Sequence[ValidityRun]) -> Table | None:
+    """Per depth: each model's mean ± sd (range) over the builds, in percent."""
+    found = _seed_runs(runs)
+    depths = sorted({d for _, sd in found for d in sd.get("by_depth") or {}},
+                    key=lambda k: (0, int(k), "") if k.isdigit() else (1, 0, k))
+    if not depths:
+        return None
+    head = ["Depth"] + [f"{label}: mean ± SD (range) %" for label, _ in found]
+    rows = [[d] + [DASH if d not in (sd.get("by_depth") or {}) else
+                   f"{_mean_sd(sd['by_depth'][d])} ({_range(sd['by_depth'][d])})" for _, sd in found]
+            for d in depths]
+    return head, rows
+
+
+def per_seed_table(runs: Sequence[ValidityRun]) -> Table:
+    """Each fresh build's score (rows: build seeds) per model, then the file's own."""
+    found = _seed_runs(runs)
+    seeds = list(dict.fromkeys(p.get("seed") for _, sd in found for p in sd["per_seed"]))
+    head = ["Build seed"] + [f"{label} %" for label, _ in found]
+    rows = []
+    for seed in seeds:
+        rows.append([DASH if seed is None else str(seed)]
+                    + [next((_pct(p["accuracy"]) for p in sd["per_seed"] if p.get("seed") == seed), DASH)
+                       for _, sd in found])
+    rows.append(["the file"] + [DASH if sd.get("release") is None else _pct(sd["release"]["accuracy"])
+                                for _, sd in found])
+    return head, rows
+
+
+def seed_pairs(runs: Sequence[ValidityRun]) -> list[dict[str, Any]]:
+    """Every two models' per-seed scores on the builds they share: the mean difference B − A
+    and a paired t-test (as :func:`synthprobe.validity.seeds.paired`); fewer than two shared
+    seeds give no test."""
+    from scipy.stats import ttest_rel
+
+    found = _seed_runs(runs)
+    out = []
+    for i, (la, a) in enumerate(found):
+        for lb, b in found[i + 1:]:
+            sa = {p["seed"]: p["accuracy"] for p in a["per_seed"] if p.get("seed") is not None}
+            sb = {p["seed"]: p["accuracy"] for p in b["per_seed"] if p.get("seed") is not None}
+            common = [s for s in sa if s in sb]
+            pair: dict[str, Any] = {"a": la, "b": lb, "seeds": len(common), "mean_difference": None, "t": None,
+                                    "p": None, "same_protocol": a["protocol"] == b["protocol"]}
+            if len(common) >= 2:
+                diffs = [sb[s] - sa[s] for s in common]
+                t = ttest_rel([sb[s] for s in common], [sa[s] for s in common])
+                pair.update(mean_difference=sum(diffs) / len(diffs),
+                            t=None if t.statistic != t.statistic else float(t.statistic),
+                            p=None if t.pvalue != t.pvalue else float(t.pvalue))
+            out.append(pair)
+    return out
+
+
+def seed_pairs_table(runs: Sequence[ValidityRun]) -> Table | None:
+    pairs = seed_pairs(runs)
+    if not pairs:
+        return None
+    head = ["B − A", "shared builds", "mean difference (points)", "paired t", "p"]
+    rows = []
+    for p in pairs:
+        name = f"{p['b']} − {p['a']}" + ("" if p["same_protocol"] else " (different metrics)")
+        rows.append([name, str(p["seeds"]), _points(p["mean_difference"]),
+                     DASH if p["t"] is None else f"{p['t']:.2f}".replace("-", MINUS), fmt_p(p["p"])])
+    return head, rows
+
+
+def _seed_blocks(runs: Sequence[ValidityRun]) -> list[tuple[str, str, Table]]:
+    """``(title, note, table)`` of the seed-variance part across all runs (empty when none)."""
+    if not _seed_runs(runs):
+        return []
+    out = [("", "", seeds_table(runs))]
+    depth = seeds_depth_table(runs)
+    if depth is not None:
+        out.append(("Per depth", "", depth))
+    out.append(("Per build", "", per_seed_table(runs)))
+    pairs = seed_pairs_table(runs)
+    if pairs is not None:
+        out.append(("Two models across the same builds",
+                    "Paired t-test of the per-build scores on the builds both were scored on; fewer than two "
+                    "shared builds give no test (score both with the same --seed and --seeds).", pairs))
     return out
 
 
@@ -446,6 +610,16 @@ def verdicts(run: ValidityRun) -> list[tuple[str, str, bool | None]]:
                     f"trained on {lofo['size']:,} items of the other families, the held-out family's score changes "
                     f"by (points) {moves}; {len(gains)} of {len(folds)} gain significantly (McNemar p < 0.05)",
                     None))
+    seeds = sec.get("seeds")
+    if seeds is not None:
+        o = seeds["overall"]
+        sd = DASH if o.get("sd") is None else f"{100 * o['sd']:.2f}"
+        text = f"{seeds['protocol']}, SD {sd} points across {seeds['k']} fresh builds of {seeds['n']:,} items"
+        if seeds.get("release") is not None:
+            text += "; " + seeds["release"]["verdict"]
+        else:
+            text += f", mean {_pct(o['mean'])} %, range {_range(o)} %"
+        out.append(("Seed variance", text, None))
     return out
 
 
@@ -515,15 +689,15 @@ def _details(run: ValidityRun) -> str:
         parts.append("<h4>Positive controls</h4>")
         parts.append(html.table(*_escaped(controls_table(controls)), left=3, raw=True))
         parts.append(_note("Each control is a deliberately flawed build; the same adversary, trained the same way "
-                           "on fresh builds of the control, must land clearly above chance (above chance's "
-                           "interval with p < 0.05) for a pass on the file to mean anything. Heuristic audit: "
+                           "on fresh builds of the control, must fail it: land clearly above chance (above chance's "
+                           "interval with p < 0.05), for a pass on the file to mean anything. Heuristic audit: "
                            "the shortcut strategies (largest / smallest value, roundest, a fixed slot, longest / "
                            "shortest ending, a character 3-gram classifier) all stay at chance; the strategies "
                            "named are those that do not."))
     power = sec["power"]
     parts.append(Markup('<p{}><strong>Power: {}.</strong> {}</p>').format(
         Markup("") if power.get("has_power") else Markup(' class="warn"'), _power_word(power.get("has_power")),
-        _strip(power["verdict"], "has power", "no power")))
+        _capital(_strip(power["verdict"], "has power", "no power"))))
     learn = sec.get("learnability")
     if learn is not None:
         parts.append("<h4>Learnability</h4>")
@@ -540,14 +714,25 @@ def _details(run: ValidityRun) -> str:
         parts.append(_note(f"Each fold trains on {lofo['size']:,} fresh items of every family but one and scores "
                            "the file's items of the family left out, against the untrained model on the same items."))
         parts.append(html.table(*lofo_table(lofo)))
-    seeds = sec.get("seeds")
-    if seeds is not None:
-        parts.append("<h4>Seed variance</h4>")
-        for name, table in seeds_tables(seeds):
-            if name:
-                parts.append(f"<p>{escape(name)}</p>")
-            parts.append(html.table(*table))
     return "".join(str(p) for p in parts)
+
+
+def _seeds_html(runs: Sequence[ValidityRun]) -> str:
+    blocks = _seed_blocks(runs)
+    if not blocks:
+        return ""
+    parts = ["<h4>Seed variance</h4>",
+             _note("The model scored on K fresh full-size builds of the benchmark (seeds derived from the run's "
+                   "seed) and on the file itself. Mean with the t interval of the mean; SD is the sample "
+                   "standard deviation across builds; z: how many SDs the file's score lies from the mean "
+                   "(negative: below).")]
+    for title, note, table in blocks:
+        if title:
+            parts.append(f"<p>{escape(title)}:</p>")
+        parts.append(html.table(*table, left=2 if table[0][0] == "Model" else 1))
+        if note:
+            parts.append(_note(note))
+    return "".join(parts)
 
 
 def _escaped(table: Table) -> Table:
@@ -569,24 +754,26 @@ def section(runs: Sequence[ValidityRun], png: bytes | None = None) -> str:
                               "the option letters against items seen; the dotted line is the loss of a uniform "
                               "guess."))
     if len(runs) == 1:
-        return "".join(parts[:1] + [_head(runs[0], False)] + parts[1:] + [_details(runs[0])])
-    return "".join(parts + [_head(run, True) + _details(run) for run in runs])
+        return "".join(parts[:1] + [_head(runs[0], False)] + parts[1:] + [_details(runs[0]), _seeds_html(runs)])
+    return "".join(parts + [_head(run, True) + _details(run) for run in runs] + [_seeds_html(runs)])
+
+
+def _settings(run: ValidityRun) -> dict[str, str]:
+    sec = run.section
+    out = {f"file {k}": _scalar(v) for k, v in sec["file"].items()}
+    out.update((f"model {k}", _scalar(v)) for k, v in sec["model"].items())
+    out.update((k, _scalar(v)) for k, v in sec["settings"].items())
+    if sec.get("seconds") is not None:
+        out["seconds"] = _scalar(sec["seconds"])
+    return out
 
 
 def settings_table(runs: Sequence[ValidityRun]) -> str:
-    rows: list[list[str]] = []
-    for run in runs:
-        sec = run.section
-        pre = f"{run.source}: " if len(runs) > 1 else ""
-        for key, value in sec["file"].items():
-            rows.append([f"{pre}file {key}", _scalar(value)])
-        for key, value in sec["model"].items():
-            rows.append([f"{pre}model {key}", _scalar(value)])
-        for key, value in sec["settings"].items():
-            rows.append([f"{pre}{key}", _scalar(value)])
-        if sec.get("seconds") is not None:
-            rows.append([f"{pre}seconds", _scalar(sec["seconds"])])
-    return html.table(["setting", "value"], rows, left=2)
+    """The runs' file, model and settings: one column per results file."""
+    per_run = [_settings(run) for run in runs]
+    keys = list(dict.fromkeys(k for s in per_run for k in s))
+    head = ["setting"] + ([run.source for run in runs] if len(runs) > 1 else ["value"])
+    return html.table(head, [[k] + [s.get(k, DASH) for s in per_run] for k in keys], left=len(head))
 
 
 # -- leaderboard.md ----------------------------------------------------------------------------
@@ -628,10 +815,12 @@ def markdown_body(runs: Sequence[ValidityRun]) -> str:
         for name, make in blocks:
             table = make()
             lines += [f"**{name}**", ""] + _md(table, 3 if name == "Positive controls" else 1) + [""]
-        if sec.get("seeds") is not None:
-            lines += ["**Seed variance**", ""]
-            for name, table in seeds_tables(sec["seeds"]):
-                lines += ([name, ""] if name else []) + _md(table) + [""]
+    blocks = _seed_blocks(runs)
+    if blocks:
+        lines += ["**Seed variance**", ""]
+        for title, note, table in blocks:
+            lines += ([f"{title}:", ""] if title else []) + _md(table, 2 if table[0][0] == "Model" else 1) + [""]
+            lines += [note, ""] if note else []
     return "\n".join(lines)
 
 
@@ -695,11 +884,13 @@ def _chance(ax, chance: float, n: int | None, *, band: bool = True) -> None:
                    label=f"chance's interval (n {n:,})")
 
 
-def _line(ax, pos: dict[int, int], points: Sequence[dict], **style) -> None:
+def _line(ax, pos: dict[int, int], points: Sequence[dict], *, shift: float = 0.0, **style) -> None:
+    """Accuracy (%) at each size with its 95 % interval; ``shift`` moves it sideways (a control
+    drawn at the adversary's size stays visible beside it)."""
     pts = [p for p in points if p.get("accuracy") is not None]
     if not pts:
         return
-    ax.errorbar([pos[p["size"]] for p in pts], [100 * p["accuracy"] for p in pts], yerr=_errors(pts),
+    ax.errorbar([pos[p["size"]] + shift for p in pts], [100 * p["accuracy"] for p in pts], yerr=_errors(pts),
                 capsize=3, markersize=5, **style)
 
 
@@ -713,7 +904,7 @@ def _draw_adversary(ax, run: ValidityRun, colors) -> None:
         _line(ax, pos, adv["curve"], fmt="o-", color="#2a5db0", linewidth=2.0, label="adversary on the file")
     for i, c in enumerate(controls):
         _line(ax, pos, c["adversary"]["curve"], fmt="s--", color=colors[(i + 1) % len(colors)], linewidth=1.2,
-              label=f"control: {c['name']}")
+              label=f"control: {c['name']}", shift=0.07 * (i + 1))
     ax.set_ylim(0, 100)
     ax.set_ylabel(ACCURACY_AXIS)
     ax.set_title("Choices-only adversary (endings only)", loc="left")
@@ -797,15 +988,76 @@ def _draw_lofo(ax, run: ValidityRun, colors) -> None:
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), fontsize=7, ncols=3)
 
 
+def _seeds_axis(found: Sequence[tuple[str, dict]]) -> str:
+    protocols = {sd["protocol"] for _, sd in found}
+    if protocols == {"loglik acc_norm"}:
+        return "acc_norm, % (highest mean log-likelihood per token)"
+    return f"{' / '.join(sorted(protocols))}, %"
+
+
+def _draw_seeds(ax, runs: Sequence[ValidityRun], colors) -> None:
+    """Per model: each fresh build's score (dots; the same build joined across models), the mean
+    ± SD, and the file's own score (diamond)."""
+    import textwrap
+
+    found = _seed_runs(runs)
+    xs = list(range(len(found)))
+
+    def spots(x: int, sd: dict) -> dict:
+        """Each build's (x, y): its dots spread a little sideways, in the block's order."""
+        n = len(sd["per_seed"])
+        return {(p.get("seed"), i): (x + (0.0 if n == 1 else -0.12 + 0.24 * i / (n - 1)), 100 * p["accuracy"])
+                for i, p in enumerate(sd["per_seed"])}
+
+    at = [spots(x, sd) for x, (_, sd) in zip(xs, found)]
+    by_seed = [{seed: xy for (seed, _), xy in m.items() if seed is not None} for m in at]
+    for seed in (by_seed[0] if len(found) > 1 else {}):
+        if all(seed in m for m in by_seed):
+            ax.plot([m[seed][0] for m in by_seed], [m[seed][1] for m in by_seed], "-", color="0.82",
+                    linewidth=0.7, zorder=1)
+    for x, (label, sd), color, m in zip(xs, found, colors, at):
+        ax.scatter([xy[0] for xy in m.values()], [xy[1] for xy in m.values()], s=14, color=color, alpha=0.85,
+                   zorder=2, label="fresh builds (a line joins one build)" if x == 0 and len(found) > 1
+                   else "fresh builds" if x == 0 else None)
+        o = sd["overall"]
+        ax.errorbar([x + 0.25], [100 * o["mean"]], yerr=None if o.get("sd") is None else [[100 * o["sd"]]] * 2,
+                    fmt="o", color="#1d2430", capsize=4, markersize=5, zorder=3,
+                    label="mean ± SD" if x == 0 else None)
+        if sd.get("release") is not None:
+            ax.scatter([x - 0.25], [100 * sd["release"]["accuracy"]], marker="D", s=40, color="#a3281b", zorder=4,
+                       label="the file" if x == 0 else None)
+    _chance(ax, runs[0].chance, None, band=False)
+    ax.set_xticks(xs, [textwrap.fill(label, 24) for label, _ in found], fontsize=8)
+    ax.set_xlim(-0.6, len(found) - 0.4)
+    # the spread is a few points: zoom to the scores (and chance), not 0-100
+    values = [100 * runs[0].chance] + [100 * v for _, sd in found for v in
+                                       [p["accuracy"] for p in sd["per_seed"]]
+                                       + [sd["overall"]["mean"] + (sd["overall"].get("sd") or 0),
+                                          sd["overall"]["mean"] - (sd["overall"].get("sd") or 0)]
+                                       + ([sd["release"]["accuracy"]] if sd.get("release") else [])]
+    pad = max(2.0, 0.15 * (max(values) - min(values)))
+    ax.set_ylim(max(0.0, min(values) - pad), min(100.0, max(values) + 2 * pad))
+    ax.set_ylabel(_seeds_axis(found))
+    ks = sorted({sd["k"] for _, sd in found})
+    ax.set_title(f"Seed variance: {' / '.join(map(str, ks))} fresh builds" + (" each" if len(found) > 1 else ""),
+                 loc="left")
+    ax.legend(loc="upper left", fontsize=7)
+
+
 def figure(runs: Sequence[ValidityRun]) -> bytes | None:
-    """``validity.png``: for each file, a panel per part present (see the module docstring), two
-    to a row; None when no file holds a part with a curve."""
+    """``validity.png``: for each file, a panel per part present (see the module docstring), then
+    one seed-variance panel of every model; two to a row; None when no file holds a part with a
+    curve."""
     import matplotlib as mpl
     import matplotlib.style
 
     from synthprobe.report.figures import RC, new_figure, palette, png_bytes
 
-    panels = [(run, name, draw) for run in runs for name, draw in _panels(run)]
+    panels: list[tuple[Callable, bool]] = [
+        (lambda ax, c, run=run, draw=draw: draw(ax, run, c), True) for run in runs for _, draw in _panels(run)]
+    titles = [run.section["file"]["path"] for run in runs for _ in _panels(run)]
+    if _seed_runs(runs):
+        panels.append((lambda ax, c: _draw_seeds(ax, runs, c), False))
     if not panels:
         return None
     cols = 1 if len(panels) == 1 else 2
@@ -814,10 +1066,10 @@ def figure(runs: Sequence[ValidityRun]) -> bytes | None:
     with mpl.style.context("default"), mpl.rc_context(RC):
         fig = new_figure(5.4 * cols, 3.9 * rows)
         axes = fig.subplots(rows, cols, squeeze=False).ravel()
-        for ax, (run, _, draw) in zip(axes, panels):
-            draw(ax, run, colors)
-            if len(runs) > 1:
-                ax.set_title(f"{run.section['file']['path']}\n{ax.get_title(loc='left')}", loc="left")
+        for i, (ax, (draw, per_run)) in enumerate(zip(axes, panels)):
+            draw(ax, colors)
+            if per_run and len(runs) > 1:
+                ax.set_title(f"{titles[i]}\n{ax.get_title(loc='left')}", loc="left")
         for ax in axes[len(panels):]:
             ax.set_visible(False)
         return png_bytes(fig)
