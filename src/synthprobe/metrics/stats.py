@@ -66,6 +66,15 @@ def accuracy_block(k: int, n: int, chance: float) -> dict[str, Any]:
     }
 
 
+def chance_band(n: int, chance: float) -> tuple[float, float]:
+    """Where a scorer at chance lands on ``n`` items 95 % of the time (normal approximation:
+    ``chance ± 1.96·√(chance·(1 − chance)/n)``); NaNs when n is 0."""
+    if n <= 0:
+        return (float("nan"), float("nan"))
+    half = 1.96 * math.sqrt(chance * (1 - chance) / n)
+    return (chance - half, chance + half)
+
+
 def chi2_homogeneity(groups: Sequence[tuple[str, int, int]]) -> dict[str, Any]:
     """Chi-square test that accuracy is the same in every group.
 

@@ -22,8 +22,8 @@ size with chance's band and each control; learnability against size (per depth, 
 training loss curves; leave-one-family-out bars; then one seed-variance panel of every model.
 
 The report sits below :mod:`synthprobe.validity` in the layers and imports nothing from it, so
-two rules are restated here: chance's interval (:func:`chance_band`, the normal approximation
-``chance ± 1.96·sqrt(chance·(1 − chance)/n)``, as ``validity.curve.chance_band``; the in/out
+two rules are read from the core: chance's interval (:func:`synthprobe.metrics.stats.chance_band`, the normal approximation
+``chance ± 1.96·sqrt(chance·(1 − chance)/n)``, the one validate uses; the in/out
 call shown is the one the file records, ``within_chance``) and the paired t-test of two models'
 per-build scores (:func:`seed_pairs`, as ``validity.seeds.paired``; a test checks they agree).
 """
@@ -32,9 +32,11 @@ from __future__ import annotations
 
 import json
 import math
+
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
+from synthprobe.metrics.stats import chance_band
 from synthprobe.report import html
 from synthprobe.results import DASH, MINUS, Reader, Results, fmt_p, fmt_params
 from synthprobe.templating import Markup, escape
@@ -267,15 +269,6 @@ def _seeds(r: Reader, seeds: Any, where: str) -> None:
 
 
 # -- numbers as the page shows them ---------------------------------------------------------
-
-
-def chance_band(n: int, chance: float) -> tuple[float, float]:
-    """Where a scorer at chance lands on ``n`` items 95 % of the time (normal approximation), the
-    interval :mod:`synthprobe.validity` calls chance's."""
-    if n <= 0:
-        return (math.nan, math.nan)
-    half = 1.96 * math.sqrt(chance * (1 - chance) / n)
-    return (chance - half, chance + half)
 
 
 def _pct(x: float | None, digits: int = 1) -> str:

@@ -15,8 +15,8 @@ Parts (each optional in a run, each its own module):
 
 The results document gains a top-level ``validity`` section (``version`` 1); a document holding one
 may have no models. Rates are fractions in [0, 1]. A *rate block* is
-``{"n", "correct", "accuracy", "ci95": [lo, hi] | null, "p_vs_chance"}`` (exact binomial interval,
-two-sided binomial test against ``chance``)::
+``{"n", "correct", "accuracy", "ci95": [lo, hi] | null, "p_vs_chance"}`` (Wilson interval, as the
+score command's, and the two-sided exact binomial test against ``chance``)::
 
     "validity": {
       "version": 1,

@@ -17,7 +17,8 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping, Sequence
 
 from synthprobe.items import MCItem
-from synthprobe.validity.curve import above_chance, chance_band, run_curve
+from synthprobe.metrics.stats import chance_band
+from synthprobe.validity.curve import above_chance, run_curve
 
 
 def verdict(block: Mapping[str, Any]) -> tuple[bool, str]:
@@ -66,8 +67,8 @@ def power(controls: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
                 "verdict": (f"no power: the adversary did not beat chance on the flawed build"
                             f"{'s' if len(missed) > 1 else ''} {', '.join(missed)}, so its pass on the file "
                             "under test means nothing at this budget; train on more items (--sizes)")}
-    parts = ", ".join(f"{c['name']} {100 * c['adversary']['curve'][-1]['accuracy']:.1f} %"
-                      + ("" if c["audit"].get("passes") is not True else " (the heuristic audit passes it)")
+    parts = "; ".join(f"{c['name']} {100 * c['adversary']['curve'][-1]['accuracy']:.1f} %"
+                      + ("" if c["audit"].get("passes") is not True else ", which the heuristic audit passes")
                       for c in controls)
     return {"has_power": True,
             "verdict": f"has power: it beats chance on every flawed build ({parts}), so a pass is evidence"}

@@ -19,7 +19,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from synthprobe.items import MCItem
 from synthprobe.metrics.choice import argmax_first
-from synthprobe.metrics.stats import binom_p, mcnemar_exact, wilson_ci
+from synthprobe.metrics.stats import binom_p, chance_band, mcnemar_exact, wilson_ci
 
 LETTERS = "ABCDEFGHIJ"
 INPUTS = {
@@ -42,12 +42,6 @@ def prompt(item: MCItem, kind: str) -> str:
 
 def chance_of(items: Sequence[MCItem]) -> float:
     return sum(1.0 / len(it.endings) for it in items) / len(items) if items else float("nan")
-
-
-def chance_band(n: int, chance: float) -> tuple[float, float]:
-    """Where a scorer at chance lands on ``n`` items 95 % of the time (normal approximation)."""
-    half = 1.96 * math.sqrt(chance * (1 - chance) / n) if n else float("nan")
-    return (chance - half, chance + half)
 
 
 def rate_block(correct: Sequence[bool], chance: float) -> dict[str, Any]:
