@@ -167,6 +167,13 @@ def run_validate(args: argparse.Namespace) -> int:
         raise InputError("already exists; add --overwrite to replace it", path=args.save_adapter,
                          field="--save-adapter")
     check_backend(ref.spec, needs=("train",), **backend_options(args))
+    import importlib.util
+
+    if importlib.util.find_spec("peft") is None:
+        from synthprobe.errors import CommandFailed
+
+        raise CommandFailed("validate trains LoRA adapters with peft, which is not installed: "
+                            "pip install 'synthprobe[peft]'")
     print("plan:")
     for line in vrun.plan_lines(config, test):
         print(f"  {line}")
