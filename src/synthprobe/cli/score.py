@@ -109,6 +109,9 @@ def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> No
     p.add_argument("--save-predictions", action="store_true",
                    help="keep every item's scores and prediction (`synthprobe report` then adds the item "
                         "viewer, items.html)")
+    p.add_argument("--partial-inputs", action="store_true",
+                   help="loglik: score each item again without its question (endings listed, a filler, "
+                        "another item's question): accuracy, agreement, reliance (docs/partial-inputs.md)")
     p.add_argument("--output", type=Path, default=None, metavar="PATH",
                    help="results JSON (default: benchmarks/deeparithmark_<model>.json; a new timestamped "
                         "name if it exists)")
@@ -156,7 +159,7 @@ def config_from_args(args: argparse.Namespace):
         save_predictions=args.save_predictions or len(protocols) > 1,
         output=output, scorer=args.scorer,
         progress=args.progress, cache=not args.no_cache, yes=args.yes,
-        model_args=engine_options(args))
+        model_args=engine_options(args), partial_inputs=args.partial_inputs)
 
 
 def run_command(args: argparse.Namespace) -> int:

@@ -35,6 +35,38 @@ class MistakeCount:
 
 
 @dataclass(frozen=True)
+class PartialBaseline:
+    """One partial-input baseline over a set of items (``score deeparithmark --partial-inputs``):
+    its accuracy, and the items whose pick is the full-context pick (agreement)."""
+
+    accuracy: Count
+    agree: Count
+    p_value: float | None = None
+
+
+@dataclass(frozen=True)
+class PartialRow:
+    """The partial-input baselines over all items (``depth`` None) or one depth tier: the
+    full-context accuracy, each baseline, and question reliance = full - the best baseline."""
+
+    depth: int | None
+    full: Count
+    baselines: dict[str, PartialBaseline]
+    best: str
+    reliance: float
+
+
+@dataclass(frozen=True)
+class PartialInputs:
+    """A model's partial-input baselines: all items first, then each depth; each baseline's
+    design in one line; items whose other-context donor came from another template."""
+
+    rows: tuple[PartialRow, ...]
+    designs: dict[str, str] = field(default_factory=dict)
+    cross_template: int = 0
+
+
+@dataclass(frozen=True)
 class ModelResult:
     """One model's Deep Arithmark scores under its run's primary metric (:attr:`metric`:
     acc_norm, per-token normalised, for log-likelihood; accuracy for generated answers)."""
@@ -78,6 +110,8 @@ class ModelResult:
     #: which checkpoint: the model spec as given (a path or hub id) and the weights' fingerprint
     checkpoint: str = ""
     fingerprint: str | None = None
+    #: the partial-input baselines, when the run scored them (``--partial-inputs``)
+    partial: PartialInputs | None = None
 
     @property
     def acc_norm(self) -> float:

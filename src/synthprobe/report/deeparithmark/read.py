@@ -18,6 +18,11 @@ Per model the report uses:
 * ``results.deeparithmark.extraction`` of a generated run: ``outcomes`` (answered, unparsed,
   inconsistent, echo, cut off), ``rule_shares`` and ``answered_accuracy``, for the run table;
 * ``model.spec`` and ``model.fingerprint``: which checkpoint each row is;
+* ``results.deeparithmark.summary.partial_inputs`` (``--partial-inputs``, loglik only): ``full``,
+  ``baselines.<name>`` (n, correct, agree, agreement, p_vs_chance), ``best_partial``,
+  ``reliance``, the same per ``by_depth`` tier, ``designs`` and ``cross_template``; the full
+  counts must be ``metrics.acc_norm``'s, every baseline must hold the same items, agreement must
+  be agree / n and reliance the full accuracy minus the best baseline's;
 * ``results.deeparithmark.predictions`` (optional) only to learn each template's depth; without
   predictions the depth comes from the Deep Arithmark release table.
 """
@@ -28,7 +33,7 @@ from typing import Any
 
 from synthprobe.metrics.extract import OUTCOMES, PROTOCOL_OUTCOMES, RULES
 from synthprobe.metrics.protocols import PRIMARY_LABEL as LABELS
-from synthprobe.report.model import Count, MistakeCount, ModelResult
+from synthprobe.report.model import Count, MistakeCount, ModelResult, PartialBaseline, PartialInputs, PartialRow
 from synthprobe.results import DEEPARITHMARK_V1, Results, primary_metric, variant_label, variant_settings
 from synthprobe.results import short as _short
 
@@ -154,6 +159,86 @@ def _answer_ranks(r, summary: dict, where: str, n_ranks: int | None) -> tuple[in
         raise r.fail(f"{here}.answer_rank_counts",
                      f"expected {n_ranks} counts (as many as chosen_rank_counts), got {len(counts)}")
     return tuple(counts)
+
+
+#: how far a stored share or difference may be from the one its counts give (float rounding)
+_TOLERANCE = 1e-9
+
+
+def _partial_row(r, row: Any, where: str, depth: int | None, names: list[str] | None) -> PartialRow:
+    """One row of the partial-input baselines (all items or one depth), every figure checked
+    against its counts."""
+    if not isinstance(row, dict):
+        raise r.fail(where, f"expected an object, got {type(row).__name__}")
+    full = _count(r, r.get(row, "full", where, dict), f"{where}.full")
+    stored = r.get(row, "baselines", where, dict)
+    if not stored:
+        raise r.fail(f"{where}.baselines", "is empty; expected at least one baseline")
+    if names is not None and list(stored) != names:
+        raise r.fail(f"{where}.baselines", f"expected the baselines {', '.join(names)} (as over all items), "
+                                           f"got {', '.join(stored)}")
+    baselines: dict[str, PartialBaseline] = {}
+    for name, b in stored.items():
+        here = f"{where}.baselines.{name}"
+        if not isinstance(b, dict):
+            raise r.fail(here, f"expected an object, got {type(b).__name__}")
+        acc = _count(r, b, here)
+        if acc.n != full.n:
+            raise r.fail(f"{here}.n", f"expected the full context's {full.n} items, got {acc.n}")
+        agree = r.get(b, "agree", here, int, what="a whole number of items")
+        if not 0 <= agree <= acc.n:
+            raise r.fail(f"{here}.agree", f"expected 0 <= agree <= n ({acc.n}), got {agree}")
+        share = _fraction(r, b, "agreement", here, what="a share of items")
+        if share is None or abs(share - agree / acc.n) > _TOLERANCE:
+            raise r.fail(f"{here}.agreement", f"expected agree / n = {agree}/{acc.n}, got {share}")
+        baselines[name] = PartialBaseline(acc, Count(agree, acc.n),
+                                          _fraction(r, b, "p_vs_chance", here, what="a p-value"))
+    best = r.get(row, "best_partial", where, str)
+    if best not in baselines:
+        raise r.fail(f"{where}.best_partial", f"expected one of the baselines ({', '.join(baselines)}), got {best!r}")
+    top = max(b.accuracy.rate for b in baselines.values())
+    if baselines[best].accuracy.rate < top - _TOLERANCE:
+        raise r.fail(f"{where}.best_partial", f"{best!r} is not the most accurate baseline")
+    reliance = r.get(row, "reliance", where, float)
+    if abs(reliance - (full.rate - top)) > _TOLERANCE:
+        raise r.fail(f"{where}.reliance", f"expected the full accuracy minus the best baseline's, "
+                                          f"{full.rate - top:.6f}, got {reliance}")
+    return PartialRow(depth, full, baselines, best, reliance)
+
+
+def _partial(r, summary: dict, sw: str, metric: str, overall: Count,
+             by_depth: dict[int, Count]) -> PartialInputs | None:
+    """The summary's partial-input baselines (None when the run scored none)."""
+    pi = r.get(summary, "partial_inputs", sw, dict, required=False)
+    if pi is None:
+        return None
+    here = f"{sw}.partial_inputs"
+    if metric != "acc_norm":
+        raise r.fail(here, f"partial-input baselines are scored by log-likelihood (acc_norm); this run's metric "
+                           f"is {metric}")
+    first = _partial_row(r, pi, here, None, None)
+    if first.full != overall:
+        raise r.fail(f"{here}.full", f"expected the full run's counts, {overall.correct}/{overall.n} "
+                                     f"(metrics.acc_norm), got {first.full.correct}/{first.full.n}")
+    rows = [first]
+    names = list(first.baselines)
+    for key, row in r.get(pi, "by_depth", here, dict).items():
+        at = f"{here}.by_depth.{key}"
+        if not (isinstance(key, str) and key.isascii() and key.isdigit() and int(key) in by_depth):
+            raise r.fail(at, f"expected one of the summary's depths ({', '.join(map(str, by_depth))}) as the key")
+        tier = _partial_row(r, row, at, int(key), names)
+        if tier.full != by_depth[int(key)]:
+            raise r.fail(f"{at}.full", f"expected by_depth.{key}'s counts, {by_depth[int(key)].correct}/"
+                                       f"{by_depth[int(key)].n}, got {tier.full.correct}/{tier.full.n}")
+        rows.append(tier)
+    designs = r.get(pi, "designs", here, dict, required=False) or {}
+    for name, text in designs.items():
+        if not isinstance(text, str):
+            raise r.fail(f"{here}.designs.{name}", f"expected a line of text, got {_short(text)}")
+    cross = r.get(pi, "cross_template", here, int, required=False, what="a whole number of items") or 0
+    if not 0 <= cross <= overall.n:
+        raise r.fail(f"{here}.cross_template", f"expected 0 to {overall.n} items, got {cross}")
+    return PartialInputs(tuple(sorted(rows, key=lambda x: -1 if x.depth is None else x.depth)), designs, cross)
 
 
 def _settings(r, entry: dict, task_block: dict, where: str, dataset_sha: str | None) -> dict[str, str]:
@@ -341,6 +426,7 @@ def parse_entry(r, entry, block: dict, block_where: str, dataset_sha: str | None
         answered=answered,
         checkpoint=str(model.get("spec") or ""),
         fingerprint=model.get("fingerprint") if isinstance(model.get("fingerprint"), str) else None,
+        partial=_partial(r, summary, sw, metric, overall, by_depth),
     )
 
 

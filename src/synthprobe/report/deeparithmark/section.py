@@ -1,5 +1,5 @@
-"""The Deep Arithmark section of the report page: leaderboard, depth tiers, templates, mistake
-profile, rank preference, and its runs table."""
+"""The Deep Arithmark section of the report page: leaderboard, depth tiers, partial-input
+baselines (when scored), templates, mistake profile, rank preference, and its runs table."""
 
 from __future__ import annotations
 
@@ -83,6 +83,58 @@ def _leaderboard_table(results: Sequence[ModelResult]) -> str:
         body.append(html_cells)
     note = (f'<p class="warn">{escape(NOT_COMPARABLE_NOTE)}</p>' if test_set_letters(results) else "")
     return note + html.table(head, body, raw=True)
+
+
+def _partial_table(r: ModelResult) -> str:
+    """One model's partial-input baselines: a row for all items, then one per depth; per baseline
+    its acc_norm [95 % Wilson] with p against chance, and its agreement with the full pick."""
+    assert r.partial is not None
+    names = list(r.partial.rows[0].baselines)
+    head = ["Items", "n", "full context"]
+    for name in names:
+        head += [f"{name}", f"{name} agreement"]
+    head.append("question reliance")
+    body = []
+    for row in r.partial.rows:
+        lo, hi = wilson(row.full)
+        cells = ["all" if row.depth is None else f"depth {row.depth}", f"{row.full.n:,}",
+                 f"{100 * row.full.rate:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]"]
+        for name in names:
+            b = row.baselines[name]
+            lo, hi = wilson(b.accuracy)
+            p = b.p_value if b.p_value is not None else float("nan")
+            cls = _sig_class(b.accuracy.rate, r.chance, p)
+            acc = (f"{100 * b.accuracy.rate:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]<br>"
+                   f'<span class="note">p {escape(fmt_p(b.p_value))}</span>')
+            cells.append(f'<span class="{cls}">{acc}</span>' if cls else acc)
+            cells.append(f"{100 * b.agree.rate:.1f} %")
+        cells.append(f"{100 * row.reliance:+.1f} pts<br><span class=\"note\">vs {escape(row.best)}</span>")
+        body.append(cells)
+    return html.table(head, body, raw=True)
+
+
+def _partial_section(results: Sequence[ModelResult]) -> str | None:
+    with_p = [r for r in ordered(results) if r.partial is not None]
+    if not with_p:
+        return None
+    designs: dict[str, str] = {}
+    for r in with_p:
+        designs.update({k: v for k, v in r.partial.designs.items() if k not in designs})
+    lead = ("<p>Every item scored again by the same model with part of it removed (acc_norm, the same "
+            "loglik protocol). A model that reads the question should fall to chance without it. "
+            "<b>agreement</b>: the share of items whose partial pick is the full-context pick (about "
+            f"{100 * with_p[0].chance:.0f} % when the two are independent); <b>question reliance</b>: the "
+            "full-context accuracy minus the best baseline's, in points. Cells: acc_norm % [95 % Wilson "
+            "interval] and the exact binomial p against chance (green/red: p &lt; 0.05, uncorrected).</p>")
+    if designs:
+        lead += "<ul>" + "".join(f"<li><b>{escape(k)}</b>: {escape(v)}</li>" for k, v in designs.items()) + "</ul>"
+    parts = [lead]
+    for r in with_p:
+        cross = r.partial.cross_template
+        note = (f'<p class="note">other-context: {cross} item{"s" if cross != 1 else ""} had no other scored item '
+                "of their template and took another template's question.</p>" if cross else "")
+        parts.append(f"<h3>{escape(r.model)}</h3>" + _partial_table(r) + note)
+    return "".join(parts)
 
 
 def preferred_mistake(rows: Sequence[MistakeCount]) -> tuple[MistakeCount | None, bool]:
@@ -244,6 +296,10 @@ def sections(results: Sequence[ModelResult], figures: dict[str, bytes | None]) -
                 + (" A free answer has no chance level: its cells give n only." if any(not r.has_chance for r in results)
                    else "") + "</p>")
     sections.append(("depth", "Accuracy by depth", "".join(body)))
+
+    partial = _partial_section(results)
+    if partial:
+        sections.append(("partial", "Partial-input baselines", partial))
 
     fold = few_per_template(results)
     if figures.get("template_heatmap"):

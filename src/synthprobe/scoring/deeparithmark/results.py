@@ -35,9 +35,13 @@ fractions in [0, 1] except inside ``row``, which holds the table's percentages::
               "truncated": items whose context was left-truncated,
               "summary": synthprobe.scoring.deeparithmark.metrics.summarise(records)  # metrics, by_depth,
                          # by_template, by_topic, by_category, template_homogeneity,
-                         # rank_preference, mistake_profile
+                         # rank_preference, mistake_profile, and with --partial-inputs:
+                         "partial_inputs": {...}     # below
               "predictions": [per-item records]      # only with --save-predictions; see
-                                                      # synthprobe.scoring.records
+                                                      # synthprobe.scoring.records; with
+                                                      # --partial-inputs each has "partial_picks"
+                                                      # {baseline: acc_norm pick} and
+                                                      # "other_context_from" (the donor's id)
             },
             "arithmark3": {... same layout ...}       # --compare only
           },
@@ -50,6 +54,22 @@ fractions in [0, 1] except inside ``row``, which holds the table's percentages::
         }
       ]
     }
+
+``partial_inputs`` (``--partial-inputs``, loglik only, Deep Arithmark only; the baselines and the
+derangement: :mod:`synthprobe.scoring.deeparithmark.partial`). A rate block is the summary's
+group layout ``{n, correct, accuracy, ci95 [Wilson], p_vs_chance}`` (accuracy: acc_norm's pick)::
+
+    {"metric": "acc_norm", "version", "seed", "filler": "The answer is",
+     "designs": {baseline: one line}, "agreement_note", "reliance_note",
+     "n": items, "cross_template": items whose other-context donor is of another template,
+     "full": rate block of the full-context run (= metrics.acc_norm),
+     "baselines": {"endings" | "filler" | "other-context":
+                   rate block + "agree" (items whose pick is the full-context pick),
+                   "agreement" (agree / n)},
+     "best_partial": the most accurate baseline (ties: the first above),
+     "reliance": full accuracy - best_partial's accuracy (a fraction, may be negative),
+     "by_depth": {depth: {"full", "baselines", "best_partial", "reliance"}},  # as above, per tier
+     "runs": {baseline: {"scorer_used", "batch_size_used", "cached_items", "truncated", "timing"}}}
 
 ``request_tokens`` counts the protocol's tokens (``ctx + ending`` per ending, after
 truncation), so ``request_tokens_per_s`` compares scorers fairly; ``forward_tokens`` is what

@@ -71,6 +71,9 @@ class ScoreConfig:
     resolve: str = "none"
     #: ``--yes``: start a run estimated at over an hour (:mod:`synthprobe.plan`).
     yes: bool = False
+    #: ``--partial-inputs``: score Deep Arithmark again under each partial-input baseline
+    #: (:mod:`synthprobe.scoring.deeparithmark.partial`; loglik only).
+    partial_inputs: bool = False
 
 
 @dataclass
@@ -122,11 +125,20 @@ def validate(config: ScoreConfig) -> list[Dataset]:
     if bad or not config.protocols:
         raise InputError(f"expected one or more of {', '.join(proto.PROTOCOLS)}, got {','.join(config.protocols)!r}",
                          field="--protocol")
+    if config.partial_inputs and set(config.protocols) != {"loglik"}:
+        others = ", ".join(x for x in config.protocols if x != "loglik")
+        raise InputError(f"the partial-input baselines score the endings by log-likelihood; they run under "
+                         f"--protocol loglik only, got {others}. Drop --partial-inputs or score loglik alone",
+                         field="--partial-inputs")
     if config.cot and "loglik" in config.protocols:
         raise InputError("--cot lets a model reason before it answers; the loglik protocol generates nothing. "
                          "Use --protocol letters or free with --cot", field="--cot")
     # every data file first: a bad item is reported before any model is looked up or loaded
     datasets = [load_dataset(config.data, "deeparithmark", config.limit)]
+    if config.partial_inputs:
+        from synthprobe.scoring.deeparithmark.partial import donors
+
+        donors(datasets[0].items)  # enough items for the other-context baseline, before any model loads
     if config.compare:
         if not config.compare_data.is_file():
             raise InputError(f"ArithMark 3.0 file not found. {ARITHMARK3_HOWTO}", path=config.compare_data,
@@ -345,8 +357,11 @@ def _no_chance_test(summary: dict[str, Any]) -> None:
 
 
 def score_dataset(backend, ds: Dataset, config: ScoreConfig, *,
-                  echo: Callable[[str], None] = print) -> dict[str, Any]:
+                  echo: Callable[[str], None] = print, partial: dict[str, Any] | None = None) -> dict[str, Any]:
     """Score one data set with a loaded backend and summarise it.
+
+    ``partial``: the items are a partial-input baseline's (:func:`partial_datasets`); this dict
+    names it, in the cache key and the progress line.
 
     With the score cache on (default), every finished item is appended to
     ``$SYNTHPROBE_CACHE/scores/<key>.jsonl`` (key: model fingerprint, data SHA-256, dtype,
@@ -364,8 +379,10 @@ def score_dataset(backend, ds: Dataset, config: ScoreConfig, *,
     if config.cache and cacheable(backend):
         settings = {"task": ds.key, "dtype": backend.dtype, "max_context": config.max_context,
                     "bos": config.bos, "scorer": config.scorer, **_chat_settings(config, backend, "loglik")}
+        if partial is not None:
+            settings["partial_input"] = partial
         cache = ScoreCache(cache_key(backend.fingerprint, ds.info["sha256"], settings))
-    where = f"{ds.key} · {backend.name}"
+    where = f"{ds.key} · {partial['baseline']} · {backend.name}" if partial else f"{ds.key} · {backend.name}"
     ds = Dataset(ds.key, templated_items(backend, ds.items, config.chat), ds.info)
 
     def work(todo: list[int], batch_size: int, emit):
@@ -404,6 +421,57 @@ def score_dataset(backend, ds: Dataset, config: ScoreConfig, *,
     # file only with --save-predictions (:func:`run` drops them otherwise)
     block["predictions"] = [_finite_or_null(r) for r in records]
     return block
+
+
+@dataclass
+class PartialSets:
+    """A data set's partial-input baselines: each baseline's items with what names it in the
+    cache, the other-context donors and how many of them come from another template."""
+
+    sets: dict[str, tuple[Dataset, dict[str, Any]]]
+    donor: list[int]
+    cross_template: int
+
+
+def partial_datasets(ds: Dataset) -> PartialSets:
+    """The items of every partial-input baseline (:mod:`synthprobe.scoring.deeparithmark.partial`).
+    A baseline's cache key names it, its prompt version and (other-context) the digest of its
+    donors, which depend on the items scored (``--limit``)."""
+    import hashlib
+
+    from synthprobe.scoring.deeparithmark import partial as pi
+
+    donor, cross = pi.donors(ds.items)
+    sets = {}
+    for name in pi.BASELINES:
+        key: dict[str, Any] = {"baseline": name, "version": pi.VERSION}
+        if name == "filler":
+            key["filler"] = pi.FILLER
+        if name == "other-context":
+            key["seed"] = pi.SEED
+            key["donors_sha256"] = hashlib.sha256("\n".join(f"{it.id}<-{ds.items[j].id}" for it, j in
+                                                            zip(ds.items, donor)).encode()).hexdigest()
+        sets[name] = (Dataset(ds.key, pi.partial_items(ds.items, name, donor), ds.info), key)
+    return PartialSets(sets, donor, cross)
+
+
+def score_partial(backend, ds: Dataset, block: dict[str, Any], config: ScoreConfig, *,
+                  echo: Callable[[str], None] = print) -> None:
+    """Score ``ds`` under every partial-input baseline through :func:`score_dataset` (the same
+    backend path, cache and calibration as the full run) and put the ``partial_inputs`` block
+    into ``block``'s summary; each full-context prediction gets its partial picks."""
+    from synthprobe.scoring.deeparithmark import partial as pi
+
+    ps = partial_datasets(ds)
+    records: dict[str, list[dict[str, Any]]] = {}
+    runs: dict[str, dict[str, Any]] = {}
+    for name, (pds, key) in ps.sets.items():
+        scored = score_dataset(backend, pds, config, echo=echo, partial=key)
+        records[name] = scored["predictions"]
+        runs[name] = {k: scored[k] for k in ("scorer_used", "batch_size_used", "cached_items", "truncated", "timing")}
+    block["summary"]["partial_inputs"] = pi.partial_block(block["predictions"], records,
+                                                          cross_template=ps.cross_template, runs=runs)
+    pi.attach_picks(block["predictions"], records, ds.items, ps.donor)
 
 
 def load_model(spec: str, config: ScoreConfig):
@@ -490,6 +558,8 @@ def _score_protocol(backend, ref: ModelRef, protocol: str, datasets: list[Datase
     for ds in datasets:
         if protocol == "loglik":
             entry["results"][ds.key] = score_dataset(backend, ds, config, echo=echo)
+            if config.partial_inputs and ds.key == "deeparithmark":
+                score_partial(backend, ds, entry["results"][ds.key], config, echo=echo)
         else:
             entry["results"][ds.key] = generate_dataset(backend, ds, config, protocol, echo=echo)
     entry["row"] = res.table_row(entry)
@@ -498,14 +568,15 @@ def _score_protocol(backend, ref: ModelRef, protocol: str, datasets: list[Datase
 
 def run_plan(backend, datasets: list[Dataset], config: ScoreConfig,
              calibrated: dict[str, dict[str, int]] | None = None):
-    """The run's :class:`~synthprobe.plan.Plan`: one cell per protocol and data set,
-    each scored as the run scores it (the calibration times its first batch). A server's token
+    """The run's :class:`~synthprobe.plan.Plan`: one cell per protocol and data set, and with
+    ``--partial-inputs`` one per partial-input baseline (three more loglik passes over Deep
+    Arithmark), each scored as the run scores it (the calibration times its first batch). A server's token
     counts for what the calibration scores are added up per protocol into ``calibrated``."""
     from synthprobe.plan import Cell, Plan, plural
 
-    def scorer(ds: Dataset, protocol: str) -> Callable[[], Any]:
+    def scorer(ds: Dataset, protocol: str, partial: dict[str, Any] | None = None) -> Callable[[], Any]:
         if protocol == "loglik":
-            score = lambda: score_dataset(backend, ds, config)  # noqa: E731
+            score = lambda: score_dataset(backend, ds, config, partial=partial)  # noqa: E731
         else:
             score = lambda: generate_dataset(backend, ds, config, protocol)  # noqa: E731
         if calibrated is None or _usage_counts(backend) is None:
@@ -526,8 +597,17 @@ def run_plan(backend, datasets: list[Dataset], config: ScoreConfig,
              for protocol in config.protocols for ds in datasets]
     sets = " + ".join(f"{ds.key} x zero-shot x {len(ds.items):,} items ({ds.info['path']})" for ds in datasets)
     protocols = f" x {plural(len(config.protocols), 'protocol')} ({', '.join(config.protocols)})"
+    extra = ""
+    if config.partial_inputs:  # three more loglik passes over Deep Arithmark, each a cell of its own
+        ds = datasets[0]
+        baselines = partial_datasets(ds).sets
+        for name, (pds, key) in baselines.items():
+            cells.append(Cell(f"{ds.key} · loglik · partial input {name}", len(pds.items),
+                              scorer(pds, "loglik", key)))
+        extra = (f" + partial-input baselines: {len(baselines)} more loglik passes over the {len(ds.items):,} "
+                 f"{ds.key} items ({', '.join(baselines)})")
     n_models = len(config.models)
-    return Plan(cells, f"{sets}{protocols}, for {plural(n_models, 'model')}", models=n_models)
+    return Plan(cells, f"{sets}{protocols}{extra}, for {plural(n_models, 'model')}", models=n_models)
 
 
 def comparisons(entries: list[dict[str, Any]], keys: list[str]) -> dict[str, Any]:
@@ -588,6 +668,13 @@ def run(config: ScoreConfig, *, echo: Callable[[str], None] = print) -> tuple[di
     atomic_write_json(out, doc)
     echo("")
     echo(res.format_table([e["row"] for e in entries]))
+    for e in entries:
+        pb = e["results"]["deeparithmark"]["summary"].get("partial_inputs")
+        if pb is not None:
+            from synthprobe.scoring.deeparithmark.partial import format_partial
+
+            echo("")
+            echo(format_partial(pb, e["model"]["name"]))
     if compared:
         echo("")
         echo(format_comparisons(compared))
