@@ -70,17 +70,26 @@ def group_of(item: MCItem, key: str) -> str | None:
     return md.get("template") or md.get("topic") or item.category
 
 
-def point(items: Sequence[MCItem], correct: Sequence[bool], chance: float) -> dict[str, Any]:
-    """The rate block of one evaluation, overall, by depth and by template."""
-    out = rate_block(correct, chance)
-    out["within_chance"] = within_chance(out, chance)
+def grouped(items: Sequence[MCItem], correct: Sequence[bool]) -> dict[str, dict[str, list[bool]]]:
+    """Each item's outcome by depth and by template: ``{"by_depth": {d: [...]}, "by_template": {...}}``,
+    groups in order (depths by number)."""
+    out = {}
     for key, name in (("depth", "by_depth"), ("template", "by_template")):
         groups: dict[str, list[bool]] = defaultdict(list)
         for it, c in zip(items, correct):
             g = group_of(it, key)
             if g is not None:
                 groups[g].append(c)
-        out[name] = {g: rate_block(v, chance) for g, v in sorted(groups.items(), key=lambda kv: _key(kv[0]))}
+        out[name] = dict(sorted(groups.items(), key=lambda kv: _key(kv[0])))
+    return out
+
+
+def point(items: Sequence[MCItem], correct: Sequence[bool], chance: float) -> dict[str, Any]:
+    """The rate block of one evaluation, overall, by depth and by template."""
+    out = rate_block(correct, chance)
+    out["within_chance"] = within_chance(out, chance)
+    for name, groups in grouped(items, correct).items():
+        out[name] = {g: rate_block(v, chance) for g, v in groups.items()}
     return out
 
 

@@ -22,14 +22,13 @@ from __future__ import annotations
 import hashlib
 import json
 import statistics
-from collections import defaultdict
 from typing import Any, Mapping, Sequence
 
 from synthprobe.errors import InputError
 from synthprobe.items import MCItem
 from synthprobe.metrics.stats import mean_ci
 from synthprobe.validity import sources
-from synthprobe.validity.curve import group_of
+from synthprobe.validity.curve import grouped
 
 
 def seed_list(seed: int, k: int) -> list[int]:
@@ -50,13 +49,8 @@ def _score(backend, items: Sequence[MCItem], info: dict, *, batch_size: int, pro
 def _one(items: Sequence[MCItem], correct: Sequence[bool], seed: int | None) -> dict[str, Any]:
     out: dict[str, Any] = {"seed": seed, "n": len(items), "correct": sum(correct),
                            "accuracy": round(sum(correct) / len(items), 6)}
-    for key, name in (("depth", "by_depth"), ("template", "by_template")):
-        groups: dict[str, list[bool]] = defaultdict(list)
-        for it, c in zip(items, correct):
-            g = group_of(it, key)
-            if g is not None:
-                groups[g].append(c)
-        out[name] = {g: round(sum(v) / len(v), 6) for g, v in sorted(groups.items())}
+    for name, groups in grouped(items, correct).items():
+        out[name] = {g: round(sum(v) / len(v), 6) for g, v in groups.items()}
     return out
 
 
