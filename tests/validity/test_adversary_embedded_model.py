@@ -1,0 +1,80 @@
+"""The choices-only adversary on the embedded model, at a small budget, through the real command:
+the release passes (within chance's band at every size), both positive controls fail (clearly above
+chance), the heuristic audit catches one control and passes the other, and the verdicts say so.
+Training is deterministic: the same seed gives the same adapter, another seed another one."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from synthprobe.cli import main
+from synthprobe.validity.curve import chance_band
+
+pytestmark = pytest.mark.model
+
+
+@pytest.fixture(scope="module")
+def section(tmp_path_factory) -> dict:
+    out = tmp_path_factory.mktemp("validate") / "validity.json"
+    assert main(["validate", "--sizes", "0,400", "--control-size", "1000", "--control-items", "200",
+                 "--no-progress", "--output", str(out)]) == 0
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    assert doc["models"] == [] and doc["schema"] == "synthprobe/results"
+    return doc["validity"]
+
+
+def test_the_release_passes_at_every_size(section):
+    adv = section["adversary"]
+    assert [p["size"] for p in adv["curve"]] == [0, 400]
+    for p in adv["curve"]:
+        assert p["n"] == 1000
+        lo, hi = chance_band(p["n"], 0.25)
+        assert lo <= p["accuracy"] <= hi, p
+        assert p["within_chance"] is True
+        assert sum(g["n"] for g in p["by_depth"].values()) == 1000
+        assert sum(g["n"] for g in p["by_template"].values()) == 1000
+    assert adv["passes"] is True and adv["verdict"].startswith("passes")
+    assert adv["curve"][0]["train"] is None and len(adv["curve"][1]["train"]["adapter_sha256"]) == 64
+
+
+def test_both_controls_fail_and_the_audit_misses_one(section):
+    controls = {c["name"]: c for c in section["controls"]}
+    assert set(controls) == {"roundness-off", "case-marked"}
+    for c in controls.values():
+        last = c["adversary"]["curve"][-1]
+        assert c["fails"] is True, (c["name"], last["accuracy"])
+        assert last["accuracy"] > chance_band(last["n"], 0.25)[1]
+    assert controls["roundness-off"]["audit"]["passes"] is False
+    assert controls["case-marked"]["audit"]["passes"] is True
+    assert section["power"]["has_power"] is True and "has power" in section["power"]["verdict"]
+
+
+def test_the_report_shows_the_validity_section(section, tmp_path):
+    doc = tmp_path / "v.json"
+    from synthprobe.results import dumps_results, results_document
+
+    doc.write_text(dumps_results(results_document(models=[], validity=section)), encoding="utf-8")
+    out = tmp_path / "report"
+    assert main(["report", str(doc), "--out", str(out)]) == 0
+    html = (out / "index.html").read_text(encoding="utf-8")
+    assert "Validity" in html and "case-marked" in html
+
+
+def test_the_same_seed_gives_the_same_adapter():
+    from synthprobe.backends import load_backend
+    from synthprobe.validity import sources
+    from synthprobe.validity.curve import run_curve
+
+    backend = load_backend("smollm2-135m-instruct", dtype="float32", progress=False)
+    items = sources.collect(sources.deeparithmark_builder(None), n=40, seed=3, purpose="test", exclude=set())
+    train, test = items[:32], items[32:]
+
+    def sha(seed: int) -> str:
+        block = run_curve(backend, train, test, kind="endings", sizes=[32], settings={"seed": seed})
+        return block["curve"][-1]["train"]["adapter_sha256"]
+
+    first, again, other = sha(0), sha(0), sha(1)
+    assert first == again and first != other
