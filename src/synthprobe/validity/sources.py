@@ -45,8 +45,9 @@ def collect(make: Callable[[int, int], Sequence[dict]], *, n: int, seed: int, pu
         if len(out) >= n:
             break
         s = fresh_seed(seed, purpose, k)
-        size = chunk if keep is not None else min(n - len(out) + 16, chunk)
-        for it in _records_to_items(make(s, size), f"{shown} seed {s}"):
+        # always whole builds of ``chunk`` items, so a smaller request is a prefix of a larger one:
+        # the first 500 training items are the same whether 500 or 2,000 are asked for
+        for it in _records_to_items(make(s, chunk), f"{shown} seed {s}"):
             if it.ctx not in seen and (keep is None or keep(it)):
                 seen.add(it.ctx)
                 out.append(it)
