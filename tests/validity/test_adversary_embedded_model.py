@@ -1,6 +1,7 @@
 """The choices-only adversary on the embedded model, at a small budget, through the real command:
-the release passes (within chance's band at every size), the positive control the heuristic audit
-misses fails (clearly above chance), and the power verdict says whether every control failed.
+the release passes (within chance's band at every size), the heuristic audit catches one
+positive control and passes the other, and the power verdict says whether every control failed (at
+this budget neither does: the verdict says the adversary has no power).
 Training is deterministic: the same seed gives the same adapter, another seed another one."""
 
 from __future__ import annotations
@@ -40,20 +41,21 @@ def test_the_release_passes_at_every_size(section):
     assert adv["curve"][0]["train"] is None and len(adv["curve"][1]["train"]["adapter_sha256"]) == 64
 
 
-def test_the_control_the_audit_misses_fails_and_the_power_verdict_follows_the_controls(section):
+def test_the_audit_splits_the_controls_and_the_power_verdict_follows_them(section):
     controls = {c["name"]: c for c in section["controls"]}
     assert set(controls) == {"roundness-off", "case-marked"}
-    marked = controls["case-marked"]
-    last = marked["adversary"]["curve"][-1]
-    assert marked["fails"] is True and last["accuracy"] > chance_band(last["n"], 0.25)[1], last["accuracy"]
-    assert marked["audit"]["passes"] is True and controls["roundness-off"]["audit"]["passes"] is False
-    # At this budget the 135 M adversary does not learn roundness-off (25.8 % at 1,000 items in
-    # docs/validity.md); whatever it does, the verdict must say whether every control failed.
+    assert controls["case-marked"]["audit"]["passes"] is True and controls["roundness-off"]["audit"]["passes"] is False
+    for c in controls.values():
+        last = c["adversary"]["curve"][-1]
+        assert c["fails"] is (last["accuracy"] > chance_band(last["n"], 0.25)[1] and last["p_vs_chance"] < 0.05)
+    # At this budget the 135 M adversary learns neither flaw (25.8 % and 25.0 % at 1,000 training
+    # items, docs/validity.md): the verdict must then say that the release's pass means nothing.
     every = all(c["fails"] for c in controls.values())
     assert section["power"]["has_power"] is every
     assert section["power"]["verdict"].startswith("has power" if every else "no power")
-    if not every:
-        assert "roundness-off" in section["power"]["verdict"] and "means nothing" in section["power"]["verdict"]
+    for c in controls.values():
+        if not c["fails"]:
+            assert c["name"] in section["power"]["verdict"] and "means nothing" in section["power"]["verdict"]
 
 
 def test_the_report_shows_the_validity_section(section, tmp_path):
