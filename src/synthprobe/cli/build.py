@@ -117,12 +117,55 @@ def _outside_families(args: argparse.Namespace, number_format: str):
                                                number_format=number_format)
 
 
+def _control_conflicts(args: argparse.Namespace) -> None:
+    """``--control`` writes a flawed build of the release's families and nothing else."""
+    given = [opt for opt, on in (("--family", getattr(args, "family", None)),
+                                 ("--composition", getattr(args, "composition", None) is not None),
+                                 ("--number-format", getattr(args, "number_format", "plain") != "plain"),
+                                 ("--check", args.check), ("--selftest", getattr(args, "selftest", False)),
+                                 ("--workers", getattr(args, "workers", None) is not None))
+             if on]
+    if given:
+        raise InputError(f"a positive control is a flawed build of the release's families in plain digits, "
+                         f"written once; it takes no {', '.join(given)}", field="--control")
+
+
+def cmd_build_control(args: argparse.Namespace) -> int:
+    from synthprobe.tasks.deeparithmark.build import BuildError
+    from synthprobe.tasks.deeparithmark.controls import CONTROLS, build_control
+
+    from synthprobe.io.read import sha256_file
+
+    if args.control not in CONTROLS:
+        raise InputError(f"no control {args.control!r}; expected one of {', '.join(CONTROLS)}", field="--control")
+    _control_conflicts(args)
+    out = Path(args.out)
+    if out.exists() and not out.is_dir() and not args.overwrite:
+        raise InputError("already exists; add --overwrite to replace it", path=out, field="--out")
+    check_writable(out)
+    try:
+        build_control(out, args.control, seed=args.seed, n=args.n, overwrite=args.overwrite)
+    except BuildError as exc:
+        print(f"build failed, nothing written: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except OSError as exc:
+        raise InputError(f"cannot be written ({exc.strerror})", path=out, field="--out") from None
+    print(f"wrote {out}: {args.n:,} items of the positive control {args.control} from seed {args.seed} "
+          f"({CONTROLS[args.control]})")
+    print("a deliberately flawed build, for testing a choices-only adversary (synthprobe validate); "
+          "never report scores on it")
+    print(f"sha256 {sha256_file(out)}")
+    return 0
+
+
 def cmd_build(args: argparse.Namespace) -> int:
     from synthprobe.tasks.deeparithmark.build import BuildError, build
 
     from synthprobe.io.read import sha256_file
     from synthprobe.io.write import check_outputs
 
+    if getattr(args, "control", None) is not None:
+        return cmd_build_control(args)
     out = Path(args.out if args.out is not None else args._default_out)
     number_format = getattr(args, "number_format", "plain")
     if args.out is None and number_format != "plain":
@@ -252,8 +295,8 @@ def _register_deeparithmark(verbs: dict) -> None:
     """Add ``synthprobe build deeparithmark``."""
     p = verbs["build"].add_parser(
         "deeparithmark", help=BUILD_HELP, description=BUILD_DESCRIPTION,
-        epilog="Example: synthprobe build deeparithmark --seed 7 --n 1000 --out private.jsonl "
-               "--selftest")
+        epilog="Examples:\n  synthprobe build deeparithmark --seed 7 --n 1000 --out private.jsonl --selftest\n"
+               "  synthprobe build deeparithmark --control odd-one-out --seed 9 --n 1000 --out odd.jsonl")
     add_build_arguments(p, default_out=None)
     p.add_argument("--family", action="append", metavar="PATH|NAME",
                    help="build from a family of your own: a Python file whose generate(rng) is "
@@ -272,6 +315,16 @@ def _register_deeparithmark(verbs: dict) -> None:
     p.add_argument("--selftest", action="store_true",
                    help="run the full selftest (every card claim and the shortcut audit) on the "
                         "written file; exit 1 if any check fails")
+    from synthprobe.tasks.deeparithmark.controls import CONTROLS
+
+    p.add_argument("--control", metavar="NAME",
+                   help="write a positive control instead: a deliberately flawed build that can be "
+                        "answered from the four endings alone, so a choices-only adversary "
+                        "(synthprobe validate) must beat chance on it or it has no power. "
+                        + "; ".join(f"{k}: {v}" for k, v in CONTROLS.items())
+                        + ". Its labels and metadata name the control; it is for testing an "
+                          "adversary, never for reporting scores. Takes --seed, --n, --out and "
+                          "--overwrite only")
     p.set_defaults(func=cmd_build)
 
 

@@ -18,8 +18,8 @@ Model-based evidence that a multiple-choice file measures what it claims (docs/v
   controls       the same adversary on deliberately flawed builds (positive controls): it must land
                  clearly above chance on each, or it has no power and FILE's pass means nothing.
                  roundness-off: the roundness balance switched off (the heuristic audit catches it);
-                 case-marked: the right ending's first word capitalised (the
-                 audit misses it).
+                 odd-one-out: the right ending alone ends in ';' among '.', or alone in '.'
+                 among ';' (the heuristic audit misses it).
   learnability   (--learnability) the model fine-tuned with the context: FILE's score against
                  training size, each size paired (McNemar) against the untrained model.
   lofo           (--lofo N) leave-one-family-out: for each family, train on N items of the

@@ -362,8 +362,11 @@ def roundness_class(value: int, kind: str = "count") -> int:
     return 0
 
 
-def decoy_problem(answer: int, value: int, kind: str = "count") -> str | None:
-    """Why ``value`` cannot be a decoy for ``answer`` (``None`` if it can)."""
+def decoy_problem(answer: int, value: int, kind: str = "count", *, roundness: bool = True) -> str | None:
+    """Why ``value`` cannot be a decoy for ``answer`` (``None`` if it can).
+
+    ``roundness=False`` drops the one-roundness-class rule (the ``roundness-off`` positive
+    control, :mod:`.controls`; never the release)."""
     if not isinstance(value, int) or isinstance(value, bool):
         return "not a whole number"
     if value <= 0:
@@ -372,7 +375,7 @@ def decoy_problem(answer: int, value: int, kind: str = "count") -> str | None:
         return "equals the answer"
     if abs(value - answer) == 1:
         return "answer ± 1"
-    if roundness_class(value, kind) != roundness_class(answer, kind):
+    if roundness and roundness_class(value, kind) != roundness_class(answer, kind):
         return "different roundness class"
     if kind == "clock":
         if not 0 <= value < 1440:
@@ -382,9 +385,12 @@ def decoy_problem(answer: int, value: int, kind: str = "count") -> str | None:
     return None
 
 
-def usable_mistakes(problem: Problem) -> dict[str, int]:
-    """The problem's mistakes that may serve as decoys, first name kept per distinct value."""
-    # decoy_problem(answer, value, kind) is None, with the answer's side computed once
+def usable_mistakes(problem: Problem, *, roundness: bool = True) -> dict[str, int]:
+    """The problem's mistakes that may serve as decoys, first name kept per distinct value.
+
+    ``roundness=False``: whatever their roundness class (:func:`decoy_problem`)."""
+    # decoy_problem(answer, value, kind, roundness=roundness) is None, with the answer's side
+    # computed once
     answer, kind = problem.answer, problem.kind
     clock = kind == "clock"
     answer_class, answer_am = roundness_class(answer, kind), answer < 720
@@ -393,7 +399,7 @@ def usable_mistakes(problem: Problem) -> dict[str, int]:
     for name, value in problem.mistakes.items():
         if (isinstance(value, int) and not isinstance(value, bool) and value > 0
                 and value != answer and abs(value - answer) != 1 and value not in seen
-                and roundness_class(value, kind) == answer_class
+                and (not roundness or roundness_class(value, kind) == answer_class)
                 and (not clock or (value < 1440 and (value < 720) == answer_am))):
             out[name] = value
             seen.add(value)

@@ -186,10 +186,11 @@ class BuildStats:
 
 
 def _first_draw(fam: Family, template: str, seed: int, k: int, rank: int, seen: set[int],
-                shapes: Mapping[str, Mapping[str, float]], start: int, why: Counter
-                ) -> tuple[Problem, random.Random, int, list[DecoySet], int, int]:
+                shapes: Mapping[str, Mapping[str, float]], start: int, why: Counter, *,
+                roundness: bool = True) -> tuple[Problem, random.Random, int, list[DecoySet], int, int]:
     """The attempt loop of :func:`draw` from attempt ``start``: ``(problem, rng, key, sets,
-    attempt, off)``; the reasons for discarded draws are counted into ``why``."""
+    attempt, off)``; the reasons for discarded draws are counted into ``why``. ``roundness``:
+    see :func:`iter_items`."""
     streams = ItemStreams(f"deeparithmark/{template}", seed, k)  # item_rng(…, k, attempt)
     for attempt in range(start, MAX_ATTEMPTS):
         rng = streams.rng(attempt)
@@ -201,7 +202,7 @@ def _first_draw(fam: Family, template: str, seed: int, k: int, rank: int, seen: 
         if rng.random() >= acceptance(shapes, problem):
             why["answer shape thinned"] += 1
             continue
-        usable = usable_mistakes(problem)
+        usable = usable_mistakes(problem, roundness=roundness)
         if rank not in feasible_ranks(problem, usable):
             why[f"mistakes cannot put the answer at rank {rank}"] += 1
             continue
@@ -221,16 +222,18 @@ def _first_draw(fam: Family, template: str, seed: int, k: int, rank: int, seen: 
 
 def draw(fam: Family, template: str, seed: int, k: int, rank: int, seen: set[int],
          stats: BuildStats, shapes: Mapping[str, Mapping[str, float]], *, start: int = 0,
-         why: Counter | None = None) -> tuple[Problem, random.Random, int, list[DecoySet]]:
+         why: Counter | None = None, roundness: bool = True
+         ) -> tuple[Problem, random.Random, int, list[DecoySet]]:
     """Item ``k`` of ``template`` with its answer at ``rank``: the first draw that survives
     every rule (step 4 of the module docstring), its RNG (for the decoy choice), its context
     key and its decoy sets. ``shapes`` is the answer-shape table (:mod:`.answer_shape`).
 
     ``start`` and ``why`` resume the loop at a later attempt with the discard reasons of the
-    earlier ones (the parallel build's re-draw after a repeated context)."""
+    earlier ones (the parallel build's re-draw after a repeated context). ``roundness``: see
+    :func:`iter_items`."""
     why = why if why is not None else Counter()
     problem, rng, key, sets, attempt, off = _first_draw(fam, template, seed, k, rank, seen,
-                                                        shapes, start, why)
+                                                        shapes, start, why, roundness=roundness)
     stats.attempts[template] += attempt + 1
     stats.discarded.update(why)
     if off:
@@ -268,10 +271,15 @@ def _start(seed: int, n: int, stats: BuildStats | None, templates: Sequence[Temp
 
 def iter_items(seed: int = RELEASE_SEED, n: int = RELEASE_SIZE, *,
                stats: BuildStats | None = None, number_format: str = PLAIN,
-               templates: Sequence[Template] = TEMPLATES) -> Iterator[dict]:
+               templates: Sequence[Template] = TEMPLATES, roundness: bool = True) -> Iterator[dict]:
     """Yield the ``n`` items of the file for ``seed`` in file order, each checked, with their
     numbers written in ``number_format`` (:func:`format_item`). ``templates``: the table the
     items are drawn from (default the release's; :func:`.composition.user_table` for others).
+
+    ``roundness=False`` switches the roundness balance off: decoys come from every usable
+    mistake whatever its roundness class, and the per-item checks skip the one-class rule
+    (the ``roundness-off`` positive control of :mod:`.controls`, a deliberately flawed build;
+    the release and every other build keep the default). Nothing else changes.
 
     Raises :class:`BuildError` on a faulty item, and after the last item if the counts
     differ from the plan (so a consumer that writes atomically keeps nothing)."""
@@ -281,7 +289,8 @@ def iter_items(seed: int = RELEASE_SEED, n: int = RELEASE_SIZE, *,
     for ind, c in enumerate(lay.order):
         template, k = lay.locate(c)
         slot, rank = divmod(lay.cell[c], N_OPTIONS)
-        item, key = _item(families, shapes, seed, ind, template, k, slot, rank, seen, stats, by_name)
+        item, key = _item(families, shapes, seed, ind, template, k, slot, rank, seen, stats, by_name,
+                          roundness=roundness)
         _count(stats, seen, key, template, slot, rank, by_name)
         yield format_item(item, number_format, by_name)
     _check_counts(stats, n, templates)
@@ -294,14 +303,15 @@ def _by_name(templates: Sequence[Template]) -> Mapping[str, Template]:
 def _item(families: Mapping[str, Family], shapes: Mapping[str, Mapping[str, float]], seed: int,
           ind: int, template: str, k: int, slot: int, rank: int, seen: set[int],
           stats: BuildStats, by_name: Mapping[str, Template] = TEMPLATE_BY_NAME, start: int = 0,
-          why: Counter | None = None) -> tuple[dict, int]:
-    """Item ``ind`` (``k`` of ``template``), checked, and its context key (steps 4-6)."""
+          why: Counter | None = None, roundness: bool = True) -> tuple[dict, int]:
+    """Item ``ind`` (``k`` of ``template``), checked, and its context key (steps 4-6);
+    ``roundness``: see :func:`iter_items`."""
     problem, rng, key, sets = draw(families[template], template, seed, k, rank, seen, stats,
-                                   shapes, start=start, why=why)
+                                   shapes, start=start, why=why, roundness=roundness)
     fault = _fault(problem, template, k, by_name)
     if fault is None:
         item = make_item(problem, sets, template=template, ind=ind, slot=slot, rank=rank, rng=rng)
-        fault = _item_fault(item, ind, template, k, by_name)
+        fault = _item_fault(item, ind, template, k, by_name, roundness=roundness)
     if fault is not None:
         raise BuildError(fault)
     return item, key
@@ -317,8 +327,8 @@ def _fault(problem: Problem, template: str, k: int,
 
 
 def _item_fault(item: dict, ind: int, template: str, k: int,
-                by_name: Mapping[str, Template] = TEMPLATE_BY_NAME) -> str | None:
-    faults = item_faults(item, ind) if by_name is TEMPLATE_BY_NAME else item_faults(item, ind, by_name)
+                by_name: Mapping[str, Template] = TEMPLATE_BY_NAME, *, roundness: bool = True) -> str | None:
+    faults = item_faults(item, ind, by_name, roundness=roundness)
     if faults:
         rule, msg = faults[0]
         return (f"item {ind} (template {template!r}, #{k}) breaks the rule "

@@ -149,12 +149,15 @@ def _schema_faults(obj: dict, index: int | None, by_name: Mapping[str, Template]
 
 
 def item_faults(obj: dict, index: int | None = None,
-                by_name: Mapping[str, Template] = TEMPLATE_BY_NAME) -> list[tuple[str, str]]:
+                by_name: Mapping[str, Template] = TEMPLATE_BY_NAME, *,
+                roundness: bool = True) -> list[tuple[str, str]]:
     """Every rule ``obj`` breaks, as ``(rule key, explanation)`` pairs (empty when clean).
 
     ``index`` is the item's 0-based position in its file (checked against ``ind``). When the
     schema is broken the other rules are not evaluated and only ``schema`` faults return.
     ``by_name``: the table the file was built from (default the release's), by template name.
+    ``roundness=False`` leaves out the ``roundness`` rule (the ``roundness-off`` positive
+    control, :mod:`.controls`; never the release).
     """
     schema = _schema_faults(obj, index, by_name)
     if schema:
@@ -218,7 +221,7 @@ def item_faults(obj: dict, index: int | None = None,
     for i, v in enumerate(vals):
         if i != label and abs(v - gold) == 1:
             faults.append(("pm1", f"decoy {v} in slot {i} is answer {gold} ± 1"))
-    classes = {roundness_class(v, kind) for v in vals}
+    classes = {roundness_class(v, kind) for v in vals} if roundness else {0}
     if len(classes) != 1:
         faults.append(("roundness", f"options {vals} span roundness classes {sorted(classes)}"))
     if kind == "clock":

@@ -1,151 +1,155 @@
 """Positive controls: deliberately flawed builds of Deep Arithmark, for ``synthprobe validate``.
 
-A choices-only adversary that passes the release means something only if it fails a build that
-*can* be answered from the endings alone. Each control is such a build, flawed in one named way:
+A choices-only adversary (a model trained on the four endings alone) that stays at chance on the
+release means something only if it beats chance on a build that *can* be answered from the
+endings alone. Each control is such a build, flawed in one named way and otherwise made by the
+release's builder (:func:`.build.iter_items`: composition, slot / rank / depth balance, same-length
+decoys, answer-shape thinning, per-item checks):
 
 ``roundness-off``
-    The roundness balance switched off, as the card's early build was: decoys are drawn from every
-    named mistake whatever its roundness class, and of the decoy sets that put the answer at its
-    rank the one with the most decoys *rounder* than the answer is taken (the early build's decoys
-    were structurally rounder than the answer, which sent gpt2 below chance). Slot and rank stay
-    balanced. The heuristic audit catches it: "pick the roundest number" falls below chance.
-``case-marked``
-    The release's design, with the first word of the right ending capitalised (`` 603 Cm.`` among
-    `` 673 cm.``, `` 638 cm.``, `` 841 cm.``); money endings (`` $312.``) have no word and stay as
-    they are. Lengths, values, slot, rank and roundness are untouched, and the audit's char-3-gram
-    classifier lowercases its input, so the heuristic audit passes the build; a model that reads
-    the endings' letters finds the answer. (A flaw in how the four endings relate, say the right
-    one ending in ``;`` where the decoys end in ``.`` and the other way round by a coin, is not
-    invisible to the audit: ranking each option by a per-option score and taking the best already
-    exploits it, and the classifier scored 29.5 % on such a build.)
+    The roundness balance switched off, as the card's early build was: decoys come from every
+    usable mistake whatever its roundness class (``iter_items(..., roundness=False)``, which also
+    drops the one-class rule from the per-item checks). Nothing else changes. About half the items
+    then mix roundness classes, and their decoys are rounder than the answer far more often than
+    not (a forgotten fee or a dropped term lands on a round value more often than the answer
+    does), so the heuristic audit catches it: "pick the roundest number" falls well below chance.
+``odd-one-out``
+    The release's design, with the right ending written differently from the three decoys: its
+    final ``.`` is a ``;`` while the decoys keep their ``.``, or the other way round (`` 603 cm.``
+    among `` 673 cm;``, `` 638 cm;``, `` 841 cm;``). Which way is dealt like slot and rank, not
+    tossed per item: exactly half the items of every template one way and half the other (a
+    seeded shuffle; an odd count gives its last item by a coin), so a given form is right in a
+    quarter of its endings, lengths stay equal and values, slot, rank and roundness are the
+    release's. Every per-option statistic is then balanced and the heuristic audit passes the
+    build; anyone who compares the four endings finds the one that differs. (With an independent
+    coin per item the per-template split drifts, the char-3-gram classifier learns a weight for
+    ``;`` against ``.`` in some template, and since the best-scored of the four endings is taken,
+    a weight of either sign favours the odd one out (a large one would score 50 %): in a probe on
+    ten 1,000-item builds the classifier averaged 27.9 % with coins against 25.9 % on the same
+    builds unmarked, and 25.7 % with the dealt split.)
 
-Controls are for testing an adversary, never for reporting scores: their ``activity_label`` and
-``source_id`` name the control and every item's metadata carries ``"control": NAME``.
+Controls are for testing an adversary, never for reporting scores: their ``activity_label``
+(``deeparithmark::control-NAME::...``) and ``source_id`` (``deeparithmark_control_NAME_...``)
+name the control, and every item's metadata ends with ``"control": NAME``. A control's items are
+drawn at a build seed derived from the control's name and ``seed`` (:func:`build_seed`), never at
+``seed`` itself, so a control is not the release's draws (nor the other control's) at any seed; a
+context can still recur by chance, as between any two builds (2 of 1,000 at the release's seed).
 """
 
 from __future__ import annotations
 
-import json
 import random
-import re
+from collections import defaultdict
 from pathlib import Path
-from typing import Mapping
 
 from synthprobe.errors import InputError
-from synthprobe.seeding import item_rng
-from synthprobe.tasks.deeparithmark.base import GenerationError, Problem, roundness_class
-from synthprobe.tasks.deeparithmark.checks import DIFFICULTY
-from synthprobe.tasks.deeparithmark.composition import N_OPTIONS, TEMPLATES
-from synthprobe.tasks.deeparithmark.item import decoy_sets, make_item
+from synthprobe.seeding import derive_seed
+from synthprobe.tasks.deeparithmark.base import DIFFICULTY
+from synthprobe.tasks.deeparithmark.composition import MAX_BUILD_SIZE
 
+#: name -> the flaw, in one sentence (shown by ``--help``, ``synthprobe validate`` and its report)
 CONTROLS: dict[str, str] = {
-    "roundness-off": ("the roundness balance switched off: decoys from every named mistake, the set with the most "
-                      "decoys rounder than the answer taken (slot and rank still balanced)"),
-    "case-marked": ("the first word of the right ending capitalised (' 603 Cm.' among ' 673 cm.'): lengths, values, "
-                    "slot, rank and roundness untouched, invisible to the audit's lowercasing char-3-gram classifier"),
+    "roundness-off": ("the roundness balance switched off: decoys from every usable mistake whatever its "
+                      "roundness class (the card's early build); slot, rank and lengths still balanced"),
+    "odd-one-out": ("the right ending ends in ';' where the three decoys end in '.', or the other way round "
+                    "(half the items of each template each way): every per-option statistic balanced, "
+                    "found by comparing the four endings"),
 }
-#: draws of a problem tried per item before a build gives up
-MAX_DRAWS = 500
+
+#: the two final marks of ``odd-one-out``: the release's, and the one that sets an ending apart
+MARKS = (".", ";")
 
 
 def _check(name: str, n: int) -> None:
     if name not in CONTROLS:
         raise InputError(f"no control {name!r}; expected one of {', '.join(CONTROLS)}", field="--control")
-    if n < 1:
-        raise InputError(f"a control build needs at least one item, got {n}", field="--n")
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_BUILD_SIZE:
+        raise InputError(f"a control build holds 1 to {MAX_BUILD_SIZE:,} items, got {n!r}", field="--n")
 
 
-def _label(item: dict, name: str, template: str) -> dict:
+def build_seed(name: str, seed: int) -> int:
+    """The seed of the release builder's draws for control ``name`` at ``seed``."""
+    return derive_seed("deeparithmark/control", name, seed)
+
+
+def _slug(name: str) -> str:
+    return name.replace("-", "_")
+
+
+def _label(item: dict, name: str) -> dict:
+    """``item`` renamed for control ``name``: its labels name the control, its metadata says so."""
     md = item["metadata"]
-    item["activity_label"] = f"deeparithmark::control-{name}::{md['topic']}::depth{md['depth']}::{DIFFICULTY[md['depth']]}"
-    item["source_id"] = f"deeparithmark_control_{name.replace('-', '_')}_{template}_{item['ind']:05d}"
+    depth, template = md["depth"], md["template"]
+    item["activity_label"] = f"deeparithmark::control-{name}::{md['topic']}::depth{depth}::{DIFFICULTY[depth]}"
+    item["source_id"] = f"deeparithmark_control_{_slug(name)}_{template}_depth{depth}_{item['ind']:04d}"
     md["control"] = name
     return item
 
 
-def _loose_usable(problem: Problem) -> dict[str, int]:
-    """Every named mistake that can stand as a decoy, roundness ignored."""
-    answer, clock = problem.answer, problem.kind == "clock"
-    out: dict[str, int] = {}
-    for key, v in problem.mistakes.items():
-        if (isinstance(v, int) and not isinstance(v, bool) and v > 0 and v != answer and abs(v - answer) != 1
-                and v not in out.values() and (not clock or (v < 1440 and (v < 720) == (answer < 720)))):
-            out[key] = v
+def odd_sides(items: list[dict], seed: int) -> list[bool]:
+    """Per item, whether its *right* ending carries the odd mark (``;``) — else the decoys do:
+    half of every template's items each way, dealt by a seeded shuffle (deterministic)."""
+    by_template: dict[str, list[int]] = defaultdict(list)
+    for i, item in enumerate(items):
+        by_template[item["metadata"]["template"]].append(i)
+    out = [False] * len(items)
+    for template in sorted(by_template):
+        where = by_template[template]
+        rng = random.Random(derive_seed("deeparithmark/control/odd-one-out", seed, template))
+        sides = [True, False] * (len(where) // 2)
+        if len(where) % 2:
+            sides.append(rng.random() < 0.5)
+        rng.shuffle(sides)
+        for i, side in zip(where, sides):
+            out[i] = side
     return out
 
 
-def _order(seed: int, n: int) -> list[str]:
-    """The families of a build, in the release's shares, shuffled by the seed."""
-    base = [t.name for t in TEMPLATES for _ in range(t.count)]
-    out = [base[i % len(base)] for i in range(n)]
-    random.Random(f"control-order:{seed}").shuffle(out)
-    return out
-
-
-def _roundness_off(seed: int, n: int) -> list[dict]:
-    from synthprobe.tasks.deeparithmark.build import load_families
-
-    families = load_families()
-    items = []
-    for ind, template in enumerate(_order(seed, n)):
-        slot, rank = ind % N_OPTIONS, (ind // N_OPTIONS) % N_OPTIONS
-        fam = families[template]
-        for draw in range(MAX_DRAWS):
-            rng = item_rng("deeparithmark-control:roundness-off", seed, ind, draw)
-            try:
-                problem = fam.generate(rng)
-            except GenerationError:
-                continue
-            _, sets = decoy_sets(problem, rank, _loose_usable(problem))
-            if sets:
-                break
-        else:
-            raise InputError(f"family {template} gave no decoy set at rank {rank} in {MAX_DRAWS} draws")
-        a = roundness_class(problem.answer, problem.kind)
-        rounder = max(sum(roundness_class(v, problem.kind) > a for _, v in s) for s in sets)
-        sets = [s for s in sets if sum(roundness_class(v, problem.kind) > a for _, v in s) == rounder]
-        item = make_item(problem, sets, template=template, ind=ind, slot=slot, rank=rank, rng=rng)
-        items.append(_label(item, "roundness-off", template))
-    return items
-
-
-def _case_marked(seed: int, n: int) -> list[dict]:
-    from synthprobe.tasks.deeparithmark.build import iter_items
-
-    items = []
-    for item in iter_items(seed=seed, n=n):
-        label = int(item["label"])
-        item["endings"][label] = _WORD.sub(lambda m: m.group(1) + m.group(2).upper(), item["endings"][label], count=1)
-        items.append(_label(item, "case-marked", item["metadata"]["template"]))
-    return items
-
-
-#: the first letter of the first word
-_WORD = re.compile(r"(^|[^A-Za-z])([a-z])")
+def _mark(item: dict, right_is_odd: bool) -> dict:
+    label = int(item["label"])
+    endings = []
+    for i, e in enumerate(item["endings"]):
+        if not e.endswith(MARKS[0]):  # every family ends its sentence with a full stop
+            raise RuntimeError(f"odd-one-out: ending {e!r} of item {item['ind']} does not end with {MARKS[0]!r}")
+        odd = (i == label) == right_is_odd
+        endings.append(e[:-1] + MARKS[1] if odd else e)
+    item["endings"] = endings
+    return item
 
 
 def control_items(name: str, *, seed: int, n: int) -> list[dict]:
-    """The ``n`` items of control ``name`` for ``seed`` (deterministic)."""
+    """The ``n`` items of control ``name`` for ``seed``, in file order (deterministic)."""
+    from synthprobe.tasks.deeparithmark.build import iter_items
+
     _check(name, n)
-    return _roundness_off(seed, n) if name == "roundness-off" else _case_marked(seed, n)
+    s = build_seed(name, seed)
+    if name == "roundness-off":
+        return [_label(item, name) for item in iter_items(seed=s, n=n, roundness=False)]
+    items = list(iter_items(seed=s, n=n))
+    return [_label(_mark(item, odd), name) for item, odd in zip(items, odd_sides(items, s))]
 
 
 def control_lines(name: str, *, seed: int, n: int) -> list[str]:
-    """The control's items as JSONL lines (no newline), byte-identical for a seed on any machine."""
-    return [json.dumps(item, ensure_ascii=False) for item in control_items(name, seed=seed, n=n)]
+    """Control ``name``'s ``n`` items for ``seed`` as JSONL lines (no newline), written as the
+    release writes its lines; the same arguments give the same lines on any machine. Raises
+    :class:`~synthprobe.errors.InputError` for an unknown name (the message lists the names) or
+    ``n`` outside 1..MAX_BUILD_SIZE."""
+    from synthprobe.tasks.deeparithmark.build import dumps_item
+
+    return [dumps_item(item) for item in control_items(name, seed=seed, n=n)]
 
 
 def build_control(out: str | Path, name: str, *, seed: int, n: int, overwrite: bool = False) -> Path:
-    """Write control ``name`` to ``out`` atomically; an existing file is refused unless ``overwrite``."""
-    from synthprobe.io.write import atomic_write_text
+    """Write control ``name`` (``n`` items, ``seed``) to ``out`` atomically: all of it or nothing.
+    An existing ``out`` is refused unless ``overwrite``."""
+    from synthprobe.io.write import atomic_write_bytes
 
     out = Path(out)
+    _check(name, n)
+    if out.is_dir():
+        raise InputError("is a directory; expected the path of the file to write", path=out, field="--out")
     if out.exists() and not overwrite:
         raise InputError("already exists; add --overwrite to replace it", path=out, field="--out")
-    lines = control_lines(name, seed=seed, n=n)
-    atomic_write_text(out, "\n".join(lines) + "\n")
+    data = "".join(line + "\n" for line in control_lines(name, seed=seed, n=n)).encode("utf-8")
+    atomic_write_bytes(out, data)
     return out
-
-
-def flaws() -> Mapping[str, str]:
-    return dict(CONTROLS)
