@@ -328,7 +328,11 @@ def _fault(problem: Problem, template: str, k: int,
 
 def _item_fault(item: dict, ind: int, template: str, k: int,
                 by_name: Mapping[str, Template] = TEMPLATE_BY_NAME, *, roundness: bool = True) -> str | None:
-    faults = item_faults(item, ind, by_name, roundness=roundness)
+    # the release's call stays the plain one (a control build alone passes roundness=False)
+    if not roundness:
+        faults = item_faults(item, ind, by_name, roundness=False)
+    else:
+        faults = item_faults(item, ind) if by_name is TEMPLATE_BY_NAME else item_faults(item, ind, by_name)
     if faults:
         rule, msg = faults[0]
         return (f"item {ind} (template {template!r}, #{k}) breaks the rule "
