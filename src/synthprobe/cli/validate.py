@@ -82,7 +82,7 @@ def register(verbs: dict) -> None:
                         "only the other parts asked for)")
     g.add_argument("--sizes", type=sizes_arg, default=DEFAULT_SIZES, metavar="N,N,...",
                    help=f"training sizes (items seen, one pass; 0 = untrained) at which FILE is scored "
-                        f"(default: {','.join(map(str, DEFAULT_SIZES))}, ~10 min with the controls on 2 CPU cores)")
+                        f"(default: {','.join(map(str, DEFAULT_SIZES))}; with the controls ~15 min alone on 2 CPU cores)")
     g.add_argument("--controls", type=_controls, default=None, metavar="all|none|NAME,...",
                    help="positive controls to run (default: all for a Deep Arithmark file, none otherwise)")
     g.add_argument("--control-items", type=int_at_least(20), default=DEFAULT_CONTROL_ITEMS, metavar="N",
@@ -197,7 +197,7 @@ def run_validate(args: argparse.Namespace) -> int:
 
     command = shlex.join(["synthprobe", *sys.argv[1:]])
     try:
-        section = vrun.run(backend, config, test, bar=bar, command=command)
+        section = vrun.run(backend, config, test, bar=bar)
         if args.seeds:
             from synthprobe.validity import seeds as vseeds
 
@@ -227,7 +227,9 @@ def format_summary(section: dict) -> str:
     """The run's figures as a few lines of text (the results document holds them all)."""
     adv = {p["size"]: p for p in (section.get("adversary") or {}).get("curve", [])}
     learn = {p["size"]: p for p in (section.get("learnability") or {}).get("curve", [])}
-    lines = [""]
+    n = section["file"]["n_items"]
+    lines = ["", f"accuracy = the letter with the highest logit is the right one; n = {n:,} items of "
+                 f"{section['file']['path']}; [95 % Wilson interval]; band = where a chance scorer lands"]
     if adv or learn:
         lines.append(f"{'size':>7}  {'adversary (endings alone)':<33}  {'learnability (with context)' if learn else ''}")
         for size in sorted({*adv, *learn}):
@@ -241,7 +243,7 @@ def format_summary(section: dict) -> str:
         lines.append(f"adversary {section['adversary']['verdict']}")
     for c in section.get("controls", []):
         acc = c["adversary"]["curve"][-1]["accuracy"]
-        lines.append(f"control {c['name']}: {100 * acc:.1f} % from the endings alone (heuristic audit "
+        lines.append(f"control {c['name']}: {100 * acc:.1f} % of {c['n_items']:,} items from the endings alone (heuristic audit "
                      f"{'passes it' if c['audit']['passes'] else 'catches it'}; the adversary "
                      f"{'fails it, as it must' if c['fails'] else 'does NOT fail it'})")
     if section.get("controls") or section.get("adversary"):

@@ -75,6 +75,22 @@ def chance_band(n: int, chance: float) -> tuple[float, float]:
     return (chance - half, chance + half)
 
 
+def paired_over_seeds(a: dict, b: dict) -> dict[str, Any]:
+    """Two models' accuracies keyed by build seed: the seeds they share, the mean difference
+    ``b − a`` and a paired t-test (scipy's ``ttest_rel``); ``t``, ``p`` and the difference are None
+    with fewer than two shared seeds (or no variation)."""
+    from scipy.stats import ttest_rel
+
+    common = [s for s in a if s in b]
+    out: dict[str, Any] = {"seeds": len(common), "mean_difference": None, "t": None, "p": None}
+    if len(common) >= 2:
+        t = ttest_rel([b[s] for s in common], [a[s] for s in common])
+        out["mean_difference"] = statistics.fmean(b[s] - a[s] for s in common)
+        out["t"] = None if t.statistic != t.statistic else float(t.statistic)
+        out["p"] = None if t.pvalue != t.pvalue else float(t.pvalue)
+    return out
+
+
 def chi2_homogeneity(groups: Sequence[tuple[str, int, int]]) -> dict[str, Any]:
     """Chi-square test that accuracy is the same in every group.
 

@@ -25,7 +25,7 @@ The report sits below :mod:`synthprobe.validity` in the layers and imports nothi
 two rules are read from the core: chance's interval (:func:`synthprobe.metrics.stats.chance_band`, the normal approximation
 ``chance ± 1.96·sqrt(chance·(1 − chance)/n)``, the one validate uses; the in/out
 call shown is the one the file records, ``within_chance``) and the paired t-test of two models'
-per-build scores (:func:`seed_pairs`, as ``validity.seeds.paired``; a test checks they agree).
+per-build scores (:func:`synthprobe.metrics.stats.paired_over_seeds`, which ``validity.seeds.paired`` calls too).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from synthprobe.metrics.stats import chance_band
+from synthprobe.metrics.stats import chance_band, paired_over_seeds
 from synthprobe.report import html
 from synthprobe.results import DASH, MINUS, Reader, Results, fmt_p, fmt_params
 from synthprobe.templating import Markup, escape
@@ -518,24 +518,13 @@ def seed_pairs(runs: Sequence[ValidityRun]) -> list[dict[str, Any]]:
     """Every two models' per-seed scores on the builds they share: the mean difference B − A
     and a paired t-test (as :func:`synthprobe.validity.seeds.paired`); fewer than two shared
     seeds give no test."""
-    from scipy.stats import ttest_rel
-
     found = _seed_runs(runs)
     out = []
     for i, (la, a) in enumerate(found):
         for lb, b in found[i + 1:]:
-            sa = {p["seed"]: p["accuracy"] for p in a["per_seed"] if p.get("seed") is not None}
-            sb = {p["seed"]: p["accuracy"] for p in b["per_seed"] if p.get("seed") is not None}
-            common = [s for s in sa if s in sb]
-            pair: dict[str, Any] = {"a": la, "b": lb, "seeds": len(common), "mean_difference": None, "t": None,
-                                    "p": None, "same_protocol": a["protocol"] == b["protocol"]}
-            if len(common) >= 2:
-                diffs = [sb[s] - sa[s] for s in common]
-                t = ttest_rel([sb[s] for s in common], [sa[s] for s in common])
-                pair.update(mean_difference=sum(diffs) / len(diffs),
-                            t=None if t.statistic != t.statistic else float(t.statistic),
-                            p=None if t.pvalue != t.pvalue else float(t.pvalue))
-            out.append(pair)
+            test = paired_over_seeds({p["seed"]: p["accuracy"] for p in a["per_seed"] if p.get("seed") is not None},
+                                     {p["seed"]: p["accuracy"] for p in b["per_seed"] if p.get("seed") is not None})
+            out.append({"a": la, "b": lb, **test, "same_protocol": a["protocol"] == b["protocol"]})
     return out
 
 

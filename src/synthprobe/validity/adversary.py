@@ -14,7 +14,7 @@ adversary has no power, and the verdict says so.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from synthprobe.items import MCItem
 from synthprobe.metrics.stats import chance_band
@@ -85,5 +85,3 @@ def audit_summary(records: Sequence[dict]) -> dict[str, Any]:
     strategies = [{"name": s.name, "accuracy": round(s.percent / 100, 6), "within": s.within(tol)} for s in rows]
     return {"passes": all(s["within"] for s in strategies), "strategies": strategies}
 
-
-Bar = Callable[[str, int], Callable[[int], None]]

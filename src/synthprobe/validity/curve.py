@@ -145,7 +145,7 @@ def run_curve(backend, train: Sequence[MCItem], test: Sequence[MCItem], *, kind:
                                 settings=dict(settings), on_checkpoint=on_checkpoint, adapter_out=adapter_out,
                                 progress=tick)
     out = {"input": INPUTS[kind], "loss": LOSS, "train_items": sizes[-1], "chance": round(chance, 6),
-           "curve": points, "loss_curve": run.loss_curve,
+           "train_settings": run.settings, "curve": points, "loss_curve": run.loss_curve,
            "throughput": {"train_seconds": round(run.seconds, 2), "train_tokens": run.tokens,
                           "tokens_per_s": None if run.tokens_per_s is None else round(run.tokens_per_s, 1)}}
     if keep_correct:

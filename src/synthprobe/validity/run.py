@@ -110,7 +110,7 @@ def plan_lines(config: ValidateConfig, test: Sequence[MCItem]) -> list[str]:
 
 def run(backend, config: ValidateConfig, test: Sequence[MCItem], *,
         bar: Callable[[str, int], Callable[[int], None]] | None = None,
-        log: Callable[[str], None] = print, command: str | None = None) -> dict[str, Any]:
+        log: Callable[[str], None] = print) -> dict[str, Any]:
     """Every part of ``config`` on ``backend``; the ``validity`` section (and its timings)."""
     settings = dict(config.train_settings)
     settings.setdefault("seed", config.seed)

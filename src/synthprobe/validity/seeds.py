@@ -26,7 +26,7 @@ from typing import Any, Mapping, Sequence
 
 from synthprobe.errors import InputError
 from synthprobe.items import MCItem
-from synthprobe.metrics.stats import mean_ci
+from synthprobe.metrics.stats import mean_ci, paired_over_seeds
 from synthprobe.validity import sources
 from synthprobe.validity.curve import grouped
 
@@ -113,14 +113,8 @@ def for_validate(backend, config, test: Sequence[MCItem], *, k: int, n: int | No
 def paired(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
     """Two models' ``seeds`` blocks over the same seeds: the mean per-seed difference b − a and a
     paired t-test (scipy's ``ttest_rel``)."""
-    from scipy.stats import ttest_rel
-
-    sa = {p["seed"]: p["accuracy"] for p in a["per_seed"]}
-    sb = {p["seed"]: p["accuracy"] for p in b["per_seed"]}
-    common = [s for s in sa if s in sb]
-    if len(common) < 2:
+    out = paired_over_seeds({p["seed"]: p["accuracy"] for p in a["per_seed"]},
+                            {p["seed"]: p["accuracy"] for p in b["per_seed"]})
+    if out["seeds"] < 2:
         raise InputError("the two runs share fewer than two seeds; score both with the same --seed and --seeds")
-    diffs = [sb[s] - sa[s] for s in common]
-    t = ttest_rel([sb[s] for s in common], [sa[s] for s in common])
-    return {"seeds": len(common), "mean_difference": round(statistics.fmean(diffs), 6),
-            "t": float(t.statistic), "p": float(t.pvalue)}
+    return {**out, "mean_difference": round(out["mean_difference"], 6)}

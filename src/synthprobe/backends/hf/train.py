@@ -79,6 +79,8 @@ class TrainRun:
     loss_curve: list[list[float]] = field(default_factory=list)
     seconds: float = 0.0
     tokens: int = 0
+    #: every training setting as used, defaults included (:meth:`TrainSettings.to_dict`)
+    settings: dict[str, Any] = field(default_factory=dict)
 
     @property
     def tokens_per_s(self) -> float | None:
@@ -246,7 +248,7 @@ def train_choices(backend, prompts: Sequence[str], labels: Sequence[int], *, cho
         raise ValueError(f"a label outside 0..{len(choices) - 1}")
     choice_ids = choice_token_ids(backend.tokenizer, choices)
     encoded = _encode(backend, prompts[:sizes[-1] if sizes else 0], settings.max_tokens)
-    run = TrainRun()
+    run = TrainRun(settings=settings.to_dict())
     with adapted(backend, settings) as model:
         lm = _causal_lm(model)
         head = _head(lm, choice_ids).detach()
