@@ -102,3 +102,12 @@ def test_an_existing_output_is_not_replaced(tmp_path, capsys):
     out.write_text("keep", encoding="utf-8")
     assert main(["validate", "--output", str(out)]) == 2
     assert "already exists" in _error(capsys) and out.read_text(encoding="utf-8") == "keep"
+
+
+def test_seed_variance_on_a_file_that_is_not_deeparithmark_is_refused_before_loading(tmp_path, capsys):
+    data = _mc(tmp_path / "toy.jsonl", 10)
+    train = _mc(tmp_path / "train.jsonl", 30, prefix="t")
+    out = tmp_path / "v.json"
+    assert main(["validate", str(data), "--train", str(train), "--sizes", "0,20", "--seeds", "3",
+                 "--output", str(out)]) == 2
+    assert "Deep Arithmark files only" in _error(capsys) and not out.exists()

@@ -202,7 +202,7 @@ def run_validate(args: argparse.Namespace) -> int:
             from synthprobe.validity import seeds as vseeds
 
             section["seeds"] = vseeds.for_validate(backend, config, test, k=args.seeds, n=args.seed_items,
-                                                   progress=args.progress)
+                                                   progress=args.progress, file=section["file"])
     except (ScoringError, ModelLoadError) as exc:
         print(f"synthprobe: error: {exc}\nno results file was written", file=sys.stderr)
         return EXIT_FAILED
@@ -228,8 +228,10 @@ def format_summary(section: dict) -> str:
     adv = {p["size"]: p for p in (section.get("adversary") or {}).get("curve", [])}
     learn = {p["size"]: p for p in (section.get("learnability") or {}).get("curve", [])}
     n = section["file"]["n_items"]
-    lines = ["", f"accuracy = the letter with the highest logit is the right one; n = {n:,} items of "
-                 f"{section['file']['path']}; [95 % Wilson interval]; band = where a chance scorer lands"]
+    lines = [""]
+    if adv or learn or section.get("controls") or section.get("leave_one_family_out"):
+        lines.append(f"accuracy = the letter with the highest logit is the right one; n = {n:,} items of "
+                     f"{section['file']['path']}; [95 % Wilson interval]; band = where a chance scorer lands")
     if adv or learn:
         lines.append(f"{'size':>7}  {'adversary (endings alone)':<33}  {'learnability (with context)' if learn else ''}")
         for size in sorted({*adv, *learn}):
@@ -254,7 +256,7 @@ def format_summary(section: dict) -> str:
     seeds = section.get("seeds")
     if seeds:
         o = seeds["overall"]
-        lines.append(f"seeds: {seeds['k']} fresh builds of {seeds['n']:,} items: mean {100 * o['mean']:.1f} %, sd "
+        lines.append(f"seeds ({seeds['protocol']}): {seeds['k']} fresh builds of {seeds['n']:,} items: mean {100 * o['mean']:.1f} %, sd "
                      f"{100 * o['sd']:.1f} points, range {100 * o['min']:.1f}-{100 * o['max']:.1f} %")
         if seeds.get("release"):
             lines.append(f"seeds: {seeds['release']['verdict']}")

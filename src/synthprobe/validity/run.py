@@ -77,6 +77,9 @@ def check(config: ValidateConfig, test: Sequence[MCItem]) -> None:
     if config.controls and not deep:
         raise InputError("the positive controls are flawed Deep Arithmark builds; they check the adversary on Deep "
                          "Arithmark files only (--controls none)", path=config.data, field="--controls")
+    if config.seeds and not deep:
+        raise InputError("seed variance scores fresh builds of the file's families: Deep Arithmark files only",
+                         path=config.data, field="--seeds")
     if config.lofo_size is not None and not deep:
         raise InputError("leave-one-family-out needs Deep Arithmark's families", path=config.data, field="--lofo")
     if config.train is not None:

@@ -99,13 +99,11 @@ def seed_variance(backend, test: Sequence[MCItem], test_info: dict, *, k: int, n
     return out
 
 
-def for_validate(backend, config, test: Sequence[MCItem], *, k: int, n: int | None, progress: bool) -> dict[str, Any]:
-    from synthprobe.io.read import sha256_file
-
-    if not sources.is_deeparithmark(test):
-        raise InputError("seed variance needs fresh builds: Deep Arithmark files only", path=config.data,
-                         field="--seeds")
-    info = {"path": str(config.data), "sha256": sha256_file(config.data), "n_items": len(test)}
+def for_validate(backend, config, test: Sequence[MCItem], *, k: int, n: int | None, progress: bool,
+                 file: Mapping[str, Any]) -> dict[str, Any]:
+    """``file``: the validity section's ``file`` block (path and SHA-256, already computed); the
+    file was checked to be Deep Arithmark before the model loaded (:func:`synthprobe.validity.run.check`)."""
+    info = {"path": file["path"], "sha256": file["sha256"], "n_items": len(test)}
     return seed_variance(backend, test, info, k=k, n=n, seed=config.seed, data=config.data,
                          batch_size=config.batch_size, progress=progress)
 

@@ -12,6 +12,7 @@ Items whose context appears in the file under test are dropped, so no training i
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
@@ -88,9 +89,21 @@ def is_deeparithmark(items: Sequence[MCItem]) -> bool:
     return bool(items) and all(str(it.category).startswith("deeparithmark::") for it in items[:50])
 
 
+@lru_cache(maxsize=4)
+def _read(path: str, stamp: tuple[int, int]) -> tuple[MCItem, ...]:
+    # ``stamp`` (size, mtime in ns) keys the cache, so a file rewritten in place is read again
+    return tuple(load_arithmark3(path, strict_ids=False))
+
+
 def from_file(path: str | Path, *, n: int, exclude: set[str]) -> list[MCItem]:
-    """The first ``n`` items of ``path`` whose context is not in the file under test."""
-    items = [it for it in load_arithmark3(path, strict_ids=False) if it.ctx not in exclude]
+    """The first ``n`` items of ``path`` whose context is not in the file under test (the file is
+    read once per run: the check before the model loads and the run share it)."""
+    try:
+        st = Path(path).stat()
+        read = _read(str(path), (st.st_size, st.st_mtime_ns))
+    except OSError:  # the reader names the file and what is wrong with it
+        read = tuple(load_arithmark3(path, strict_ids=False))
+    items = [it for it in read if it.ctx not in exclude]
     if len(items) < n:
         raise InputError(f"holds {len(items):,} items that are not in the file under test; --sizes asks for {n:,}",
                          path=path)
