@@ -185,8 +185,8 @@ def _is_data_file(text: str) -> bool:
     Deep Arithmark or GPT-3 task record, rather than a results document."""
     lines = [ln for ln in text.splitlines()[:2] if ln.strip()]
     try:
-        first = [json.loads(ln) for ln in lines]
-    except ValueError:
+        first = [loads_json(ln) for ln in lines]
+    except InputError:
         return False
     if not first or not all(isinstance(o, dict) for o in first):
         return False

@@ -189,6 +189,18 @@ def test_every_bad_class_in_a_results_file_is_one_located_error(value):
             assert field in err, err
 
 
+@pytest.mark.parametrize("text", ["[" * 100_000 + "]" * 100_000, '{"schema": ' + "[" * 100_000 + "]" * 100_000 + "}",
+                                  '{"k": ' * 70 + "0" + "}" * 70])
+@pytest.mark.parametrize("verb", [["report"], ["report", "deeparithmark"]])
+def test_a_results_file_that_is_one_deep_nest_is_one_located_error(tmp_path, text, verb):
+    # the whole document on one line: the data-file sniff and the document reader share one decoder
+    f, out = tmp_path / "r.json", tmp_path / "report"
+    f.write_text(text, encoding="utf-8")
+    rc, err = run_cli([*verb, f, "--out", out])
+    assert_bad(rc, err, path=f, line=1, out=out)
+    assert f"nested more than {MAX_JSON_DEPTH} levels deep" in err, err
+
+
 @pytest.mark.parametrize("old,new,field", [
     (r'("acc_norm": \{[^}]*?"p_vs_chance": )[0-9.e-]+', r"\g<1>NaN", "acc_norm.p_vs_chance"),
     (r'("acc_norm": \{[^}]*?"p_vs_chance": )[0-9.e-]+', r"\g<1>1.5", "acc_norm.p_vs_chance"),

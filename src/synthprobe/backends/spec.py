@@ -257,10 +257,10 @@ def resolve_spec(spec: str) -> ModelSpec:
 
 def _adapter_base(folder: Path) -> str | None:
     """The base model a PEFT adapter folder names (``adapter_config.json``), if any."""
-    import json
+    from synthprobe.io.read import loads_json
 
     try:
-        value = json.loads((folder / "adapter_config.json").read_text(encoding="utf-8")).get("base_model_name_or_path")
-    except (OSError, ValueError, AttributeError):
+        value = loads_json((folder / "adapter_config.json").read_text(encoding="utf-8")).get("base_model_name_or_path")
+    except (OSError, UnicodeDecodeError, InputError, AttributeError):
         return None
     return value if isinstance(value, str) and value else None

@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import gc
 import importlib.util
-import json
 import os
 import time
 from pathlib import Path
@@ -48,6 +47,7 @@ from typing import Any, Iterable, Sequence
 from synthprobe.backends.base import BaseBackend, ChoiceCallback, ChoiceRun, EndingScore, Generation, ModelLoadError
 from synthprobe.backends.spec import ModelSpec, resolve_spec
 from synthprobe.errors import InputError
+from synthprobe.io.read import loads_json
 
 #: What to run when vLLM is missing.
 INSTALL_HINT = ("pip install 'synthprobe[vllm]' (GPU machines); on a CPU-only machine install the CPU build, "
@@ -137,7 +137,7 @@ def _stored_params(location: str) -> int | None:
     for path in files:
         with open(path, "rb") as fh:
             size = int.from_bytes(fh.read(8), "little")
-            header = json.loads(fh.read(size))
+            header = loads_json(fh.read(size).decode("utf-8", "replace"), path=path)
         for key, meta in header.items():
             if key != "__metadata__":
                 n = 1

@@ -33,7 +33,6 @@ from __future__ import annotations
 import bisect
 import codecs
 import itertools
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +41,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from synthprobe.errors import InputError
+from synthprobe.io.read import loads_json
 from synthprobe.contamination import DEFAULT_MAX_RECORD_BYTES, DEFAULT_SHARD_BYTES
 from synthprobe.contamination import ngrams as ng
 
@@ -75,15 +75,15 @@ def _datasets_arrow_files(folder: Path) -> list[Path]:
     """The Arrow files of a ``save_to_disk`` folder, in the order its ``state.json`` lists them."""
     if (folder / "dataset_dict.json").is_file():
         try:
-            splits = json.loads((folder / "dataset_dict.json").read_text("utf-8"))["splits"]
-        except (ValueError, KeyError, TypeError, OSError):
+            splits = loads_json((folder / "dataset_dict.json").read_text("utf-8"))["splits"]
+        except (InputError, UnicodeDecodeError, KeyError, TypeError, OSError):
             raise InputError("dataset_dict.json is not a datasets DatasetDict description (no 'splits')",
                              path=folder, field=FIELD) from None
         return [f for s in splits for f in _datasets_arrow_files(folder / str(s))]
     try:
-        state = json.loads((folder / "state.json").read_text("utf-8"))
+        state = loads_json((folder / "state.json").read_text("utf-8"))
         names = [d["filename"] for d in state["_data_files"]]
-    except (ValueError, KeyError, TypeError, OSError):
+    except (InputError, UnicodeDecodeError, KeyError, TypeError, OSError):
         raise InputError("not a datasets folder written by save_to_disk (state.json without '_data_files')",
                          path=folder, field=FIELD) from None
     files = [folder / n for n in names]

@@ -160,7 +160,8 @@ def _check_depth(text: str, *, path, line: int | None) -> None:
             depth += 1
             if depth > MAX_JSON_DEPTH:
                 where = line if line is not None else skeleton.count("\n", 0, m.start()) + 1
-                raise InputError(f"JSON nested more than {MAX_JSON_DEPTH} levels deep; expected a flat record",
+                expected = "a flat record" if line is not None else "a results or settings document"
+                raise InputError(f"JSON nested more than {MAX_JSON_DEPTH} levels deep; expected {expected}",
                                  path=path, line=where)
         else:
             depth = max(depth - 1, 0)
