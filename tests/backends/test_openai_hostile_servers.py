@@ -42,8 +42,11 @@ class Hostile(BaseHTTPRequestHandler):
     poison_endings: tuple[str, ...] | None = None
     #: Echo nothing of the prompt (logprobs for the generated token only, no usage).
     no_echo = False
-    #: Seconds a POST sleeps before it answers.
+    #: Seconds a POST sleeps before it answers (only POSTs after the first ``hang_after``).
     hang = 0.0
+    hang_after = 0
+    #: Seconds GET /v1/models sleeps before it answers.
+    hang_get = 0.0
     #: The chat reply text and the usage figures of every answer.
     reply = "42"
     usage = {"prompt_tokens": 10, "completion_tokens": 5}
@@ -74,6 +77,8 @@ class Hostile(BaseHTTPRequestHandler):
             pass
 
     def do_GET(self):
+        if self.hang_get:
+            time.sleep(self.hang_get)
         self._send(200, {"object": "list", "data": [{"id": "stub-model", "object": "model", "owned_by": "stub"}]})
 
     def do_POST(self):
@@ -89,7 +94,7 @@ class Hostile(BaseHTTPRequestHandler):
             cls.peak.append(cls.in_flight)
             self._counted = True
         try:
-            if self.hang:
+            if self.hang and k > self.hang_after:
                 time.sleep(self.hang)
             if k <= self.refuse:
                 headers = {"Retry-After": self.retry_after} if self.retry_after is not None else {}
@@ -288,6 +293,45 @@ def test_hanging_server_is_reported_and_bounded(stub, tmp_path):
                      r.stderr), r.stderr
     assert "failed: no answer within 2.5 s (--model-arg deadline" in r.stderr
     assert took < 60
+
+
+def test_a_server_silent_on_get_models_is_bounded_by_the_same_deadline(stub, tmp_path):
+    # STUB: GET /v1/models held for 30 s; each try would wait 20 s and 21 tries are allowed, but
+    # the request ends at its 2 s deadline (it used to wait out every try).
+    url, handler = stub(hang_get=30.0)
+    out = tmp_path / "res.json"
+    t0 = time.monotonic()
+    r = score(f"openai:{url}", out, "--model-arg", "timeout=20", "--model-arg", "max_retries=20",
+              "--model-arg", "deadline=2")
+    took = time.monotonic() - t0
+    assert r.returncode == 1 and not out.exists(), r.stderr
+    assert re.search(r"GET http://127\.0\.0\.1:\d+/v1/models failed: no answer within 2 s \(--model-arg deadline",
+                     r.stderr), r.stderr
+    assert "Traceback" not in r.stderr and handler.posts == 0
+    assert took < 15, took
+
+
+def test_a_server_that_falls_silent_mid_run_keeps_what_it_answered(stub, tmp_path):
+    # STUB: the first 12 POSTs are answered, then every request is held past the deadline; the
+    # items whose answers came back are in the score cache and are not asked again.
+    url, handler = stub(hang=30.0, hang_after=12)
+    out = tmp_path / "res.json"
+    env_cache = tmp_path / "cache"
+    args = ["score", "deeparithmark", "--model", f"openai:{url}", "--limit", "8", "--batch-size", "1",
+            "--concurrency", "1", "--no-progress", "--output", str(out),
+            "--model-arg", "timeout=20", "--model-arg", "max_retries=3", "--model-arg", "deadline=1.5"]
+    run = lambda: subprocess.run([sys.executable, "-m", "synthprobe", *args], cwd=ROOT, capture_output=True,
+                                 text=True, timeout=300, env={**os.environ, "SYNTHPROBE_CACHE": str(env_cache)})
+    r = run()
+    assert r.returncode == 1 and not out.exists(), r.stderr
+    m = re.search(r"no answer within 1\.5 s \(--model-arg deadline.*; (\d) of 8 items of .* are cached: run the same "
+                  r"command again to resume", r.stderr)
+    assert m and int(m.group(1)) >= 2, r.stderr  # each item takes 4 requests: 12 answers hold 3 items
+    kept, asked = int(m.group(1)), handler.posts
+    handler.hang = 0.0
+    r = run()
+    assert r.returncode == 0, r.stderr
+    assert handler.posts - asked == 4 * (8 - kept)  # the cached items were not asked again
 
 
 def test_help_names_the_wait_keys_and_the_docs_state_the_bound():

@@ -8,10 +8,14 @@ server that implements the legacy ``POST /v1/completions`` endpoint. Options (``
 ``api_key_env=NAME``
     the environment variable holding the API key (default ``OPENAI_API_KEY``; unset means no
     key). The key is sent as a bearer token and never appears in results, logs or errors.
-``concurrency=N`` (default 8), ``timeout=SECONDS`` (default 600), ``max_retries=N`` (default 4)
-    requests in flight, per-request timeout, and retries (exponential backoff) on 429, 5xx,
+``concurrency=N`` (default 8), ``timeout=SECONDS`` (default 300), ``max_retries=N`` (default 4)
+    requests in flight, the limit of one try, and retries (exponential backoff) on 429, 5xx,
     timeouts and dropped connections. A refused connection is not retried: it ends the run with
     an error naming the URL (credentials and query removed).
+``deadline=SECONDS`` (default 900), ``notice_after=SECONDS`` (default 60)
+    the most one request (GET or POST) may take in all, tries and waits for ``Retry-After``
+    included, after which the run stops with one error and keeps the items already scored in the
+    score cache; and when a line says that a request is still waiting.
 
 Log-likelihood: the prompt ``context + continuation`` goes out with ``echo=true, logprobs=1,
 max_tokens=1, temperature=0``; the server returns every prompt token with its text, character
@@ -397,10 +401,25 @@ class OpenAIBackend(BaseBackend):
             raise ScoringError(f"{what} answered with something that is not JSON: {response.text[:200]!r}") from None
 
     def _get(self, url: str, what: str, *, error: type = ScoringError) -> Any:
+        """A GET bounded, as every POST is, by ``deadline`` in all: each try waits at most what is
+        left of it, so a server that accepts the connection and never answers ends the run once."""
+        import httpx
+
+        end = time.monotonic() + self.deadline
         try:
             for attempt in self._retrying(False):
                 with attempt:
-                    return self._answer(self._sync.get(url), what)
+                    left = end - time.monotonic()
+                    if left <= 0:
+                        raise TimeoutError
+                    try:
+                        response = self._sync.get(url, timeout=httpx.Timeout(min(self._timeout.read, left),
+                                                                          connect=min(self._timeout.connect, left)))
+                    except httpx.TimeoutException:
+                        if end - time.monotonic() <= 0.05:  # the deadline, not one try's limit, ran out
+                            raise TimeoutError from None
+                        raise
+                    return self._answer(response, what)
         except (ScoringError, ModelLoadError) as exc:
             raise error(self._scrub(str(exc))) from None
         except Exception as exc:

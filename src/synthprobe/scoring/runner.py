@@ -107,6 +107,14 @@ def run_items(ids: Sequence[str], work: Callable[[list[int], int, Emit], T], *, 
             raise TokenBudgetSpent(f"{exc}; {min(n_cached, total)} of {total} items of {where} are cached: run "
                                    "the same command with a larger --max-tokens-total (or without it) to "
                                    "finish") from None
+        except ScoringError as exc:
+            # a failed run (a server past its deadline, an answer refused) keeps what came back
+            if cache is None or not fresh:
+                raise
+            cache.append(list(fresh.values()))
+            n_cached = len(cache.load())
+            raise type(exc)(f"{exc}; {min(n_cached, total)} of {total} items of {where} are cached: run the "
+                            "same command again to resume") from None
         except KeyboardInterrupt:
             if cache is None:
                 raise ScoringInterrupted.after(len(fresh), where, cached=None, total=total) from None
