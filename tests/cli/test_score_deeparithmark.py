@@ -12,7 +12,7 @@ import pytest
 
 from scoring_support import REPO, fixture_items, save_tiny_llama, write_fixture
 from synthprobe.cli import main
-from synthprobe.scoring.deeparithmark.results import SCHEMA
+from synthprobe.results import SCHEMA
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,8 @@ from synthprobe.errors import InputError
 from synthprobe.backends.hf.generate import _accepts, _decode_batch, greedy_generate
 from synthprobe.probes import grammar, novel_words
 from synthprobe.probes.items import load_grammar, load_novel_words
-from synthprobe.backends.decoding import Sampling, generate, load_lm
+from synthprobe.backends import load_backend
+from synthprobe.backends.decoding import Sampling, generate
 
 pytestmark = pytest.mark.slow
 
@@ -52,7 +53,7 @@ def tiny_folder(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def tiny(tiny_folder):
-    return load_lm(str(tiny_folder), device="cpu", progress=False)
+    return load_backend(str(tiny_folder), device="cpu", progress=False)
 
 
 def _jsonl(path, rows):
@@ -94,7 +95,7 @@ def test_greedy_runs_use_the_backend_and_bos(tiny, tiny_folder):
     assert [r[0].text for r in got] == [p.strip() for p in plain]
     # every continuation here used the whole budget without a line break or EOS: truncated
     assert all(r[0].finish == "length" and not r[0].finished and r[0].n_tokens == 5 for r in got)
-    with_bos = load_lm(str(tiny_folder), device="cpu", bos=True, progress=False)
+    with_bos = load_backend(str(tiny_folder), device="cpu", bos=True, progress=False)
     assert with_bos.describe()["bos"] is True and with_bos.fingerprint == tiny.fingerprint
     bos_texts = [r[0].text for r in generate(with_bos, prompts, Sampling(max_new_tokens=5), stop=["\n"])]
     want = greedy_generate(tiny.model, tiny.tokenizer, prompts, max_new_tokens=5, stop="\n", progress=False,

@@ -193,7 +193,8 @@ def test_generate_under_a_chat_template_asks_user_turns_and_records_them(tmp_pat
 
     from scoring_support import save_tiny_llama, write_turns_template
     from synthprobe.backends.chat import ChatSetup
-    from synthprobe.backends.decoding import Sampling, generate, load_lm
+    from synthprobe.backends import load_backend
+    from synthprobe.backends.decoding import Sampling, generate
     from synthprobe.study.articles import STOP
     from synthprobe.study.generate import prompt_for
 
@@ -215,7 +216,7 @@ def test_generate_under_a_chat_template_asks_user_turns_and_records_them(tmp_pat
         "chat_template_sha256": hashlib.sha256(template.read_bytes()).hexdigest(), "system_prompt": "Write news.",
         "system_prompt_sha256": hashlib.sha256(b"Write news.").hexdigest(), "fewshot_layout": "single-turn"}] * 2
     # the same samples as sampling the rendered conversation directly
-    lm = load_lm(str(model), device="cpu", progress=False)
+    lm = load_backend(str(model), device="cpu", progress=False)
     setup = ChatSetup(source=str(template), text=template.read_text(), system_prompt="Write news.")
     settings = Settings(length=500, samples=2, max_new_tokens=5, seed=3)
     articles = load_articles(arts, minimum=2)

@@ -1,8 +1,8 @@
 """Model access for the probes and the news study, built on synthprobe's shared backend.
 
-:func:`load_lm` loads a model through :func:`synthprobe.backends.load_backend` (so ``--bos``,
-``--dtype`` and ``--device`` mean what they mean for scoring, and the backend's fingerprint
-identifies the weights). :func:`generate` draws continuations through the backend:
+The model is a backend (:func:`synthprobe.backends.load_backend`, so ``--bos``, ``--dtype`` and
+``--device`` mean what they mean for scoring, and the backend's fingerprint identifies the
+weights). :func:`generate` draws continuations through it:
 
 * temperature 0 -- the backend's batched greedy decoding
   (:func:`synthprobe.backends.hf.generate.greedy_generate`), one continuation per prompt;
@@ -24,9 +24,6 @@ from typing import Any, Sequence
 from synthprobe.errors import InputError
 from synthprobe.backends.base import Generation
 
-
-class ModelUnavailable(RuntimeError):
-    """The model could not be loaded; ``str(err)`` says what to do."""
 
 
 @dataclass(frozen=True)
@@ -61,16 +58,6 @@ class Sampling:
         d["decoding"] = "greedy" if self.greedy else "sampling (temperature, top-p; top-k off)"
         return d
 
-
-def load_lm(spec: str, *, device: str = "auto", dtype: str | None = None, bos: bool = False,
-            progress: bool = True):
-    """Load ``spec`` (alias, local folder, ``.gguf`` file or hub id) as a synthprobe backend."""
-    from synthprobe.backends import ModelLoadError, load_backend
-
-    try:
-        return load_backend(spec, dtype=dtype, device=device, bos=bos, progress=progress)
-    except ModelLoadError as exc:
-        raise ModelUnavailable(str(exc)) from exc
 
 
 def describe(backend) -> dict[str, Any]:

@@ -9,6 +9,7 @@ count: ``int()`` alone would also take ``"٣٠"``, ``"５"``, ``"1_000"`` and su
 from __future__ import annotations
 
 import argparse
+import contextlib
 import re
 import sys
 from typing import Callable
@@ -393,6 +394,27 @@ def load_backend_or_exit(spec: str, args: argparse.Namespace, **extra):
         return load_backend(spec, **backend_options(args, **extra))
     except ModelLoadError as exc:
         raise CommandFailed(str(exc)) from None
+
+
+#: The line every command that writes a results file adds when it stops without writing it.
+NOTHING_WRITTEN = "no results file was written"
+
+
+@contextlib.contextmanager
+def nothing_written(*, kept: str = ""):
+    """Around a command's scoring: a model that will not load or a run that fails ends the command
+    with its one line and :data:`NOTHING_WRITTEN` (:class:`~synthprobe.errors.CommandFailed`, exit 1);
+    Ctrl-C says the same (exit 130). ``kept`` is said first on Ctrl-C (what the cache holds).
+    Bad input (:class:`~synthprobe.errors.InputError`) passes through unchanged (exit 2)."""
+    from synthprobe.backends.base import ModelLoadError, ScoringError
+    from synthprobe.errors import CommandFailed
+
+    try:
+        yield
+    except (ModelLoadError, ScoringError) as exc:
+        raise CommandFailed(f"{exc}\n{NOTHING_WRITTEN}") from None
+    except KeyboardInterrupt as exc:
+        raise KeyboardInterrupt(f"{str(exc) or 'interrupted'}; {kept + '; ' if kept else ''}{NOTHING_WRITTEN}") from None
 
 
 def add_probe_model_args(p: argparse.ArgumentParser, *, chat: bool = False) -> None:

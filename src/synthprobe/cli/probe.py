@@ -13,9 +13,10 @@ import sys
 import time
 from pathlib import Path
 
+from synthprobe.cli.args import NOTHING_WRITTEN, nothing_written
 from synthprobe.cli.args import (add_model_args, add_overwrite_argument, add_probe_model_args, add_yes_argument,
                                  any_int, chat_setup, int_at_least, load_backend_or_exit, nonneg_int, positive_int)
-from synthprobe.errors import EXIT_FAILED, InputError
+from synthprobe.errors import CommandFailed, InputError
 from synthprobe.plan import Cell, Plan, Timed, check_plan, plural
 from synthprobe.io.read import sha256_file
 from synthprobe.io.write import atomic_write_json, atomic_write_text, check_output_dir
@@ -78,7 +79,6 @@ def add_steps_arguments(p: argparse.ArgumentParser) -> None:
 
 def run_steps(args: argparse.Namespace) -> int:
     from synthprobe.backends import check_backend
-    from synthprobe.backends.base import ScoringError
     from synthprobe.backends.refs import NameRegistry, model_refs, named_model
     from synthprobe.cli.args import backend_options
     from synthprobe.io.write import atomic_write_text, check_outputs
@@ -114,13 +114,9 @@ def run_steps(args: argparse.Namespace) -> int:
             names.claim(ref, backend.name)
             if ref is refs[0]:  # the plan and its estimate, once, on the first model
                 check_plan(steps.run_plan(backend, probes, config, models=len(refs)), yes=args.yes)
-            one = steps.run(backend, probes, config, spec=ref.spec, load_s=load_s,
-                            command=shlex.join(["synthprobe", *sys.argv[1:]]))
-        except ScoringError as exc:
-            print(f"synthprobe: error: {exc}\nno results file was written", file=sys.stderr)
-            return EXIT_FAILED
-        except KeyboardInterrupt as exc:
-            raise KeyboardInterrupt(f"{str(exc) or 'interrupted'}; no results file was written") from None
+            with nothing_written():
+                one = steps.run(backend, probes, config, spec=ref.spec, load_s=load_s,
+                                command=shlex.join(["synthprobe", *sys.argv[1:]]))
         finally:
             backend.close()
         entry = one["models"][0]
@@ -349,8 +345,7 @@ def cmd_number_format(args: argparse.Namespace) -> int:
             except (InputError, KeyboardInterrupt):
                 raise
             except Exception as exc:  # anything mid-run: no results file, one clear line, exit 1
-                print(f"synthprobe: error: scoring failed: {type(exc).__name__}: {exc}", file=sys.stderr)
-                return EXIT_FAILED
+                raise CommandFailed(f"scoring failed: {type(exc).__name__}: {exc}\n{NOTHING_WRITTEN}") from None
             rt = backend.runtime()
             chat = config.chat.identity(backend, fewshot=any(parse_shots(config.shots, t) > 0 for t in config.tasks))
             model = named_model(backend.describe(), ref)

@@ -17,9 +17,11 @@ import time
 import traceback
 from pathlib import Path
 
+from synthprobe.cli.args import NOTHING_WRITTEN, nothing_written
+from synthprobe.errors import CommandFailed
 from synthprobe.cli.args import (add_model_args, add_yes_argument, chat_setup, engine_options, int_at_least, nonneg_int,
                                  positive_int)
-from synthprobe.errors import EXIT_FAILED, InputError, run_command_line
+from synthprobe.errors import InputError, run_command_line
 from synthprobe.metrics.extract import RESOLVE
 
 
@@ -165,25 +167,18 @@ def config_from_args(args: argparse.Namespace):
 def run_command(args: argparse.Namespace) -> int:
     """Run the sub-command; InputError and Ctrl-C propagate to :func:`run_command_line` (exit 2
     and 130), other failures print and return 1. No results file is written in any of them."""
-    from synthprobe.backends.base import ModelLoadError, ScoringError
     from synthprobe.scoring.deeparithmark.score import run
 
     config = config_from_args(args)
     try:
-        run(config)
+        with nothing_written():
+            run(config)
         args.written = config.output  # for what runs after the command (export.cli's --output-format)
-    except InputError:
+    except (InputError, CommandFailed, KeyboardInterrupt):
         raise
-    except (ModelLoadError, ScoringError) as exc:
-        print(f"synthprobe: error: {exc}\nno results file was written", file=sys.stderr)
-        return EXIT_FAILED
-    except KeyboardInterrupt as exc:  # Ctrl-C: the same one line, saying nothing was written
-        raise KeyboardInterrupt(f"{str(exc) or 'interrupted'}; no results file was written") from None
     except Exception as exc:  # anything mid-run: say what failed, keep the traceback for a bug report
         traceback.print_exc()
-        print(f"synthprobe: error: scoring failed: {type(exc).__name__}: {exc}\nno results file was written",
-              file=sys.stderr)
-        return EXIT_FAILED
+        raise CommandFailed(f"scoring failed: {type(exc).__name__}: {exc}\n{NOTHING_WRITTEN}") from None
     return 0
 
 
@@ -277,11 +272,9 @@ def cmd_score(args: argparse.Namespace) -> int:
             except (InputError, KeyboardInterrupt):
                 raise
             except ScoringError as exc:  # a refusal or a spent token budget: its own one line
-                print(f"synthprobe: error: {exc} ({shown})\nno results file was written", file=sys.stderr)
-                return EXIT_FAILED
+                raise CommandFailed(f"{exc} ({shown})\n{NOTHING_WRITTEN}") from None
             except Exception as exc:  # anything mid-run: no results file, clear message, non-zero exit
-                print(f"synthprobe: error: scoring failed ({shown}): {type(exc).__name__}: {exc}", file=sys.stderr)
-                return EXIT_FAILED
+                raise CommandFailed(f"scoring failed ({shown}): {type(exc).__name__}: {exc}\n{NOTHING_WRITTEN}") from None
             threads = backend.runtime().get("torch_threads")
             usage = backend.usage() if callable(getattr(backend, "usage", None)) else None
             model = named_model(backend.describe(), ref)

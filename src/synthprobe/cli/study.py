@@ -20,7 +20,7 @@ def _cmd_generate(args) -> int:
     from synthprobe.backends.refs import parse_model_ref
     from synthprobe.cli.args import chat_setup, load_backend_or_exit
     from synthprobe.study.articles import load_articles
-    from synthprobe.study.generate import CONDITIONS, Settings, generate_items, pick_context, write_items
+    from synthprobe.study.generate import CONDITIONS, Settings, generate_items, write_items
 
     args.model = parse_model_ref(args.model).spec  # the study records specs; a NAME is not used here
     chat = chat_setup(args)

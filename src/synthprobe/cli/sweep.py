@@ -6,9 +6,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from synthprobe.cli.args import nothing_written
 from synthprobe.cli.args import add_model_args, add_yes_argument, chat_setup, int_at_least, nonneg_int, positive_int
 from synthprobe.ray_cluster import RAY_ADDRESS_HELP, ray_host_port
-from synthprobe.errors import CommandFailed, InputError
+from synthprobe.errors import InputError
 
 DESCRIPTION = """\
 Score a grid of (model x task x seed) jobs and merge them into ONE results file: e.g. twelve
@@ -127,7 +128,6 @@ def _echo_done(bar, job, result) -> None:
 def run_command(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from synthprobe.backends.base import ModelLoadError, ScoringError
     from synthprobe.cli.args import backend_options
     from synthprobe.io.write import atomic_write_json, check_output_dir, check_outputs, default_output
     from synthprobe.sweep import grid as grid_mod
@@ -178,16 +178,12 @@ def run_command(args: argparse.Namespace) -> int:
         check_plan(plan, yes=args.yes)
     bar = tqdm(total=len(jobs), desc="sweep", unit=" job", disable=not args.progress, dynamic_ncols=True)
     try:
-        if serial:
-            results = runner.run_serial(jobs, settings, lambda j, r: _echo_done(bar, j, r))
-        else:
-            results = runner.run_ray(jobs, settings, lambda j, r: _echo_done(bar, j, r), workers=args.workers,
-                                     address=args.ray_address, max_retries=args.max_retries)
-    except (ModelLoadError, ScoringError) as exc:
-        raise CommandFailed(f"{exc}; no results file was written") from None
-    except KeyboardInterrupt as exc:
-        raise KeyboardInterrupt(f"{str(exc) or 'interrupted'}; finished items stay in the score cache; "
-                                "no results file was written") from None
+        with nothing_written(kept="finished items stay in the score cache"):
+            if serial:
+                results = runner.run_serial(jobs, settings, lambda j, r: _echo_done(bar, j, r))
+            else:
+                results = runner.run_ray(jobs, settings, lambda j, r: _echo_done(bar, j, r), workers=args.workers,
+                                         address=args.ray_address, max_retries=args.max_retries)
     finally:
         bar.close()
     entries = [r["entry"] for r in results]

@@ -7,7 +7,8 @@ import shlex
 import sys
 from pathlib import Path
 
-from synthprobe.errors import EXIT_FAILED, InputError
+from synthprobe.cli.args import nothing_written
+from synthprobe.errors import InputError
 
 DESCRIPTION = """\
 Model-based evidence that a multiple-choice file measures what it claims (docs/validity.md).
@@ -127,7 +128,6 @@ def run_validate(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from synthprobe.backends import check_backend
-    from synthprobe.backends.base import ModelLoadError, ScoringError
     from synthprobe.backends.refs import model_refs, named_model
     from synthprobe.cli.args import backend_options, load_backend_or_exit
     from synthprobe.io.write import atomic_write_text, check_outputs, default_output
@@ -197,17 +197,13 @@ def run_validate(args: argparse.Namespace) -> int:
 
     command = shlex.join(["synthprobe", *sys.argv[1:]])
     try:
-        section = vrun.run(backend, config, test, bar=bar)
-        if args.seeds:
-            from synthprobe.validity import seeds as vseeds
+        with nothing_written():
+            section = vrun.run(backend, config, test, bar=bar)
+            if args.seeds:
+                from synthprobe.validity import seeds as vseeds
 
-            section["seeds"] = vseeds.for_validate(backend, config, test, k=args.seeds, n=args.seed_items,
-                                                   progress=args.progress, file=section["file"])
-    except (ScoringError, ModelLoadError) as exc:
-        print(f"synthprobe: error: {exc}\nno results file was written", file=sys.stderr)
-        return EXIT_FAILED
-    except KeyboardInterrupt as exc:
-        raise KeyboardInterrupt(f"{str(exc) or 'interrupted'}; no results file was written") from None
+                section["seeds"] = vseeds.for_validate(backend, config, test, k=args.seeds, n=args.seed_items,
+                                                       progress=args.progress, file=section["file"])
     finally:
         backend.close()
     section["model"]["name"] = described.get("name")

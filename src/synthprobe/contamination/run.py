@@ -35,7 +35,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
 from synthprobe.errors import InputError
 from synthprobe.contamination import corpus as cp

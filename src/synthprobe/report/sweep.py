@@ -37,13 +37,6 @@ class SweepTable:
     metric: str = "accuracy"
 
 
-def sweep_key(entry) -> tuple[str, str, str] | None:
-    """``(label, seed label, task)`` of a sweep entry (a :class:`synthprobe.results.Entry`), else None."""
-    sw = entry.data.get("sweep")
-    if sw is None:
-        return None
-    return sw.get("label"), sw.get("seed_label"), sw.get("task")
-
 
 def parse(results: Results) -> list[SweepTable]:
     """The sweep tables of one read results file (none for a file not written by a sweep)."""

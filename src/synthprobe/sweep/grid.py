@@ -18,7 +18,7 @@ and the results keep that order whatever finishes first.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 

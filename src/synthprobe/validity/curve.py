@@ -13,7 +13,6 @@ Two inputs:
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from typing import Any, Callable, Mapping, Sequence
 

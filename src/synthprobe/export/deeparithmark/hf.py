@@ -20,7 +20,6 @@ SHA-256 — is computed from the file at export time.
 
 from __future__ import annotations
 
-import io
 import json
 import math
 from dataclasses import dataclass

@@ -83,7 +83,7 @@ from typing import Any, Sequence
 
 from synthprobe.metrics.extract import PROTOCOL_OUTCOMES
 from synthprobe.metrics.protocols import protocol_effect as _protocol_effect
-from synthprobe.results import (DEPTHS, SCHEMA, SCHEMA_VERSION, card_cells, card_has_answers, card_has_compare,
+from synthprobe.results import (DEPTHS, card_cells, card_has_answers, card_has_compare,
                                 card_header, fmt_p, group_rate, primary_metric, variant_label)
 
 ARITHMARK3_SHA256 = "bf8ab1a5193d52cdf0e05ff0b3ca226bdfcf416cb6e75562dcbe72e7e4559435"

@@ -27,7 +27,7 @@ from typing import Sequence
 from synthprobe.formats.arithmark3 import load_arithmark3
 from synthprobe.items import MCItem
 from synthprobe.io.read import sha256_file
-from synthprobe.tasks.deeparithmark.audit import CLASSIFIER, audit, audit_item, format_table, tolerance
+from synthprobe.tasks.deeparithmark.audit import CLASSIFIER, audit, audit_item, tolerance
 from synthprobe.tasks.deeparithmark.build import dumps_item
 from synthprobe.tasks.deeparithmark.checks import (ITEM_RULES, MAX_CTX_WORDS, ctx_words,
                                                    item_faults, number_format_of, value_kind)
@@ -311,6 +311,3 @@ def selftest(path: str | Path, *, upstream: str | Path | None = None,
         checks += _upstream_checks(items, Path(upstream))
     return SelftestReport(path, n, sha256_file(path), checks, rows)
 
-
-def audit_table(report: SelftestReport) -> str:
-    return format_table(report.audit_rows, title=f"Shortcut audit: {report.path} ({report.n:,} items)")

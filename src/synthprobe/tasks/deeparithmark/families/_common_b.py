@@ -129,10 +129,6 @@ def finish_ctx(*sentences: str) -> str:
     return ctx
 
 
-def multiple_at_least(base: int, low: int) -> int:
-    """The smallest multiple of ``base`` that is ``>= low``."""
-    return -(-low // base) * base
-
 
 def lcm_of_denominators(values: Iterable[Fraction]) -> int:
     """The least common multiple of the denominators of ``values``."""
