@@ -30,11 +30,11 @@ def rotation_share(pairs, keep: int) -> tuple[int, int]:
     distinct: ``rotated`` counts those whose scrambled middle is the middle rotated left by one."""
     rotated = n = 0
     for scrambled, word in pairs:
-        middle = word[keep:len(word) - keep]
+        middle = word[keep : len(word) - keep]
         if len(middle) != 3 or len(set(middle)) != 3:
             continue
         n += 1
-        rotated += scrambled[keep:len(scrambled) - keep] == middle[1:] + middle[:1]
+        rotated += scrambled[keep : len(scrambled) - keep] == middle[1:] + middle[:1]
     return rotated, n
 
 
@@ -56,8 +56,13 @@ def pairs_of_file(path: Path) -> list[tuple[str, str]]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=0, help="seed of synthprobe's build (default 0)")
-    ap.add_argument("--file", action="append", default=[], metavar="A1=PATH",
-                    help="measure a file in OpenAI's format instead (A1=PATH or A2=PATH; repeatable)")
+    ap.add_argument(
+        "--file",
+        action="append",
+        default=[],
+        metavar="A1=PATH",
+        help="measure a file in OpenAI's format instead (A1=PATH or A2=PATH; repeatable)",
+    )
     args = ap.parse_args(argv)
     if args.file:
         sources = []
@@ -69,14 +74,22 @@ def main(argv: list[str] | None = None) -> int:
     else:
         from synthprobe.tasks.gpt3 import BuildConfig, build_items
 
-        sources = [(code, f"synthprobe build {code} --seed {args.seed}",
-                    pairs_of_items(build_items(BuildConfig(code, seed=args.seed)))) for code in KEEP]
+        sources = [
+            (
+                code,
+                f"synthprobe build {code} --seed {args.seed}",
+                pairs_of_items(build_items(BuildConfig(code, seed=args.seed))),
+            )
+            for code in KEEP
+        ]
     for code, where, pairs in sources:
         rotated, n = rotation_share(pairs, KEEP[code])
         share = rotated / n if n else float("nan")
         sd = math.sqrt(share * (1 - share) / n) if n else float("nan")
-        print(f"{code} ({where}): {rotated:,} of {n:,} three-distinct-letter middles are a left rotation "
-              f"= {share:.3f} (± {1.96 * sd:.3f}); 1/3 = shuffle once then rotate, 1/5 = reshuffle until changed")
+        print(
+            f"{code} ({where}): {rotated:,} of {n:,} three-distinct-letter middles are a left rotation "
+            f"= {share:.3f} (± {1.96 * sd:.3f}); 1/3 = shuffle once then rotate, 1/5 = reshuffle until changed"
+        )
     return 0
 
 

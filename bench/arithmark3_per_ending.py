@@ -68,32 +68,32 @@ def main(argv=None) -> int:
         for e in endings:
             e_ids = tok(e, add_special_tokens=False)["input_ids"]
             keep = args.max_context - len(e_ids)
-            reqs.append((c[len(c) - keep:] + e_ids if keep < len(c) else c + e_ids, len(e_ids)))
+            reqs.append((c[len(c) - keep :] + e_ids if keep < len(c) else c + e_ids, len(e_ids)))
         requests.append(reqs)
     order = sorted(range(len(items)), key=lambda i: (-max(len(r[0]) for r in requests[i]), i))
     raw: list[list[float] | None] = [None] * len(items)
     t_eval = time.perf_counter()
     with torch.inference_mode():
         for start in range(0, len(order), args.batch_size):
-            batch = order[start:start + args.batch_size]
+            batch = order[start : start + args.batch_size]
             rows = [r for i in batch for r in requests[i]]
             L = max(len(ids) for ids, _ in rows)
             input_ids = torch.full((len(rows), L), pad, dtype=torch.long)
             mask = torch.zeros((len(rows), L), dtype=torch.long)
             for k, (ids, _) in enumerate(rows):
-                input_ids[k, :len(ids)] = torch.tensor(ids)
-                mask[k, :len(ids)] = 1
+                input_ids[k, : len(ids)] = torch.tensor(ids)
+                mask[k, : len(ids)] = 1
             logits = model(input_ids=input_ids, attention_mask=mask, use_cache=False).logits
             scores = []
             for k, (ids, n_end) in enumerate(rows):
                 n = len(ids)
-                pred = logits[k, n - n_end - 1:n - 1].float()
-                target = input_ids[k, n - n_end:n]
+                pred = logits[k, n - n_end - 1 : n - 1].float()
+                target = input_ids[k, n - n_end : n]
                 scores.append(-F.cross_entropy(pred, target, reduction="sum").item())
             k = 0
             for i in batch:
                 m = len(requests[i])
-                raw[i] = scores[k:k + m]
+                raw[i] = scores[k : k + m]
                 k += m
     eval_s = time.perf_counter() - t_eval
 
@@ -103,13 +103,22 @@ def main(argv=None) -> int:
     out = []
     for i, (_, _, label) in enumerate(items):
         norm = [s / max(1, n) for s, (_, n) in zip(raw[i], requests[i])]
-        out.append({"index": i, "label": label, "raw": raw[i], "pred_acc": first_max(raw[i]),
-                    "pred_acc_norm": first_max(norm)})
+        out.append(
+            {"index": i, "label": label, "raw": raw[i], "pred_acc": first_max(raw[i]), "pred_acc_norm": first_max(norm)}
+        )
     acc = sum(o["pred_acc"] == o["label"] for o in out) / len(out)
     acc_norm = sum(o["pred_acc_norm"] == o["label"] for o in out) / len(out)
     with open(args.output, "w", encoding="utf-8") as fh:
-        json.dump({"acc": acc, "acc_norm": acc_norm, "eval_s": eval_s, "total_s": time.perf_counter() - t_start,
-                   "items": out}, fh)
+        json.dump(
+            {
+                "acc": acc,
+                "acc_norm": acc_norm,
+                "eval_s": eval_s,
+                "total_s": time.perf_counter() - t_start,
+                "items": out,
+            },
+            fh,
+        )
     print(f"raw {acc:.2%} normalized {acc_norm:.2%} ({len(out)} items, eval {eval_s:.1f} s)")
     return 0
 

@@ -54,13 +54,15 @@ def main(argv=None) -> int:
     fp32 = load_backend(args.model, dtype="float32", device="cpu", progress=False, **extra)
     bf16 = load_backend(args.model, dtype="bfloat16", device="cpu", progress=False, **extra)
     flags = cpu_flags()
-    print(f"{fp32.name}, {len(items)} items, batch {args.batch_size}; CPU bf16 support: "
-          f"{', '.join(sorted(f for f in flags if 'bf16' in f or f.startswith('amx'))) or 'none (emulated)'}")
+    print(
+        f"{fp32.name}, {len(items)} items, batch {args.batch_size}; CPU bf16 support: "
+        f"{', '.join(sorted(f for f in flags if 'bf16' in f or f.startswith('amx'))) or 'none (emulated)'}"
+    )
     for b in (fp32, bf16):  # probe + warm-up outside the timing
         score_items(b, items[:2], batch_size=2, progress=False)
     s32, s16, t32, t16 = [], [], 0.0, 0.0
     for start in range(0, len(items), 4 * args.batch_size):
-        part = items[start:start + 4 * args.batch_size]
+        part = items[start : start + 4 * args.batch_size]
         t0 = time.perf_counter()
         r32 = score_items(fp32, part, batch_size=args.batch_size, progress=False)
         t1 = time.perf_counter()
@@ -86,9 +88,11 @@ def main(argv=None) -> int:
                 runner_up = max(v for j, v in enumerate(va) if j != pa)
                 flips.append((va[pa] - runner_up, va[pa] - va[pb]))
         margins = ", ".join(f"{m:.3f}" for m, _ in sorted(flips)) or "-"
-        print(f"{metric:9}: fp32 {right32 / n:.2%}, bf16 {right16 / n:.2%}; {len(flips)} of {n} predictions flip "
-              f"({len(flips) / n:.1%}); fp32 margins of the flipped items (nats{'/token' if metric != 'acc' else ''}): "
-              f"{margins}")
+        print(
+            f"{metric:9}: fp32 {right32 / n:.2%}, bf16 {right16 / n:.2%}; {len(flips)} of {n} predictions flip "
+            f"({len(flips) / n:.1%}); fp32 margins of the flipped items (nats{'/token' if metric != 'acc' else ''}): "
+            f"{margins}"
+        )
     return 0
 
 

@@ -54,18 +54,25 @@ def make_corpus(folder: Path, mb: float, files: int, seed: int = 0) -> set[int]:
                 fh.write(out)
                 written += len(out)
                 line_no += 1
-            for i in mine:       # files too small to reach line 500
+            for i in mine:  # files too small to reach line 500
                 line = task.texts[i].prompt
                 fh.write((json.dumps({"text": line}) if jsonl else line) + "\n")
     return planted
 
 
 def scan(folder: Path, out: Path, use_ray: bool, shard_mb: int) -> tuple[dict, float]:
-    config = cr.Config(corpus=[str(folder)], tasks=[str(RELEASE)], output=out, ray=use_ray, overwrite=True,
-                       shard_bytes=shard_mb << 20, progress=False)
+    config = cr.Config(
+        corpus=[str(folder)],
+        tasks=[str(RELEASE)],
+        output=out,
+        ray=use_ray,
+        overwrite=True,
+        shard_bytes=shard_mb << 20,
+        progress=False,
+    )
     t0, c0 = time.perf_counter(), time.process_time()
     doc = cr.run(config)
-    doc["cpu_s"] = time.process_time() - c0          # this process only (not Ray's workers)
+    doc["cpu_s"] = time.process_time() - c0  # this process only (not Ray's workers)
     return doc, time.perf_counter() - t0
 
 
@@ -82,22 +89,28 @@ def main() -> int:
         t0 = time.perf_counter()
         planted = make_corpus(folder, args.mb, args.files)
         size = sum(p.stat().st_size for p in folder.iterdir())
-        print(f"corpus: {size / 1e6:.1f} MB in {args.files} files (text and JSONL), generated in "
-              f"{time.perf_counter() - t0:.1f} s; {os.cpu_count()} CPUs")
+        print(
+            f"corpus: {size / 1e6:.1f} MB in {args.files} files (text and JSONL), generated in "
+            f"{time.perf_counter() - t0:.1f} s; {os.cpu_count()} CPUs"
+        )
         doc, local_s = scan(folder, Path(tmp) / "local.json", False, args.shard_mb)
         flagged = {it["index"] for it in doc["contamination"]["tasks"][0]["items"]}
-        assert flagged == planted, (sorted(flagged ^ planted))
+        assert flagged == planted, sorted(flagged ^ planted)
         local = size / 1e6 / local_s
-        print(f"single machine (one process): {local_s:.1f} s, {local:.2f} MB/s "
-              f"(scan only: {doc['contamination']['run']['mb_per_s']:.2f} MB/s); CPU time {doc['cpu_s']:.1f} s = "
-              f"{size / 1e6 / doc['cpu_s']:.2f} MB per CPU-second (what an unloaded core would do); "
-              f"flagged {len(flagged)}/20 planted")
+        print(
+            f"single machine (one process): {local_s:.1f} s, {local:.2f} MB/s "
+            f"(scan only: {doc['contamination']['run']['mb_per_s']:.2f} MB/s); CPU time {doc['cpu_s']:.1f} s = "
+            f"{size / 1e6 / doc['cpu_s']:.2f} MB per CPU-second (what an unloaded core would do); "
+            f"flagged {len(flagged)}/20 planted"
+        )
         if not args.no_ray:
             rdoc, ray_s = scan(folder, Path(tmp) / "ray.json", True, args.shard_mb)
             same = rdoc["contamination"]["tasks"] == doc["contamination"]["tasks"]
             ray = size / 1e6 / ray_s
-            print(f"Ray Data (local Ray, started for the run): {ray_s:.1f} s, {ray:.2f} MB/s "
-                  f"(scan only: {rdoc['contamination']['run']['mb_per_s']:.2f} MB/s); results identical: {same}")
+            print(
+                f"Ray Data (local Ray, started for the run): {ray_s:.1f} s, {ray:.2f} MB/s "
+                f"(scan only: {rdoc['contamination']['run']['mb_per_s']:.2f} MB/s); results identical: {same}"
+            )
             print(f"ratio Ray / single machine: {ray / local:.2f}x")
             if not same:
                 return 1

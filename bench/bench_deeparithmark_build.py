@@ -55,11 +55,18 @@ def small_run(folder: Path, n: int, seed: int) -> dict:
     rows = audit(items)
     t_audit = time.perf_counter() - t0
     print(format_table(rows, title=f"audit of the {n:,}-item file"))
-    return {"n": n, "seed": seed, "sha256": res.sha256, "build_s": round(t_build, 3),
-            "draws_per_item": round(sum(res.stats.attempts.values()) / n, 3),
-            "selftest_s": round(t_selftest, 3), "selftest_ok": report.ok,
-            "selftest_failed": report.failed, "audit_s": round(t_audit, 3),
-            "file_bytes": path.stat().st_size}
+    return {
+        "n": n,
+        "seed": seed,
+        "sha256": res.sha256,
+        "build_s": round(t_build, 3),
+        "draws_per_item": round(sum(res.stats.attempts.values()) / n, 3),
+        "selftest_s": round(t_selftest, 3),
+        "selftest_ok": report.ok,
+        "selftest_failed": report.failed,
+        "audit_s": round(t_audit, 3),
+        "file_bytes": path.stat().st_size,
+    }
 
 
 #: The last commit before the builder's speed work (issue 15): the comparator.
@@ -93,8 +100,12 @@ def run_build(src: Path, path: Path, n: int, seed: int, workers: int, progress: 
     """One build in a child process whose ``synthprobe`` comes from ``src``."""
     env = {**os.environ, "PYTHONPATH": str(src)}
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", CHILD, str(path), str(n), str(seed), str(workers),
-                           "1" if progress else "0"], stdout=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, str(path), str(n), str(seed), str(workers), "1" if progress else "0"],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     if proc.returncode != 0:
         raise SystemExit(f"build from {src} failed (exit {proc.returncode})")
     out = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -108,18 +119,19 @@ def run_build(src: Path, path: Path, n: int, seed: int, workers: int, progress: 
 
 def baseline_src(rev: str, folder: Path) -> Path:
     """The ``src`` tree of ``rev``, extracted with ``git archive`` (no checkout, no branch)."""
-    tar = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "src"], stdout=subprocess.PIPE,
-                         check=True).stdout
+    tar = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "src"], stdout=subprocess.PIPE, check=True).stdout
     folder.mkdir(parents=True, exist_ok=True)
     subprocess.run(["tar", "-x", "-C", str(folder)], input=tar, check=True)
     return folder / "src"
 
 
 def line(label: str, r: dict) -> str:
-    return (f"{label}: {r['n']:,} items, {r['workers']} worker{'s' if r['workers'] != 1 else ''}: "
-            f"{r['build_s']:.1f} s, {r['items_per_s']:,.0f} items/s in total, "
-            f"{r['items_per_cpu_s']:,.0f} items per CPU-second, {r['cpu_us_per_item']:,.0f} µs CPU "
-            f"per item, peak RSS {r['peak_rss_mib']:,.0f} MiB")
+    return (
+        f"{label}: {r['n']:,} items, {r['workers']} worker{'s' if r['workers'] != 1 else ''}: "
+        f"{r['build_s']:.1f} s, {r['items_per_s']:,.0f} items/s in total, "
+        f"{r['items_per_cpu_s']:,.0f} items per CPU-second, {r['cpu_us_per_item']:,.0f} µs CPU "
+        f"per item, peak RSS {r['peak_rss_mib']:,.0f} MiB"
+    )
 
 
 def compare(folder: Path, n: int, seed: int, workers: int, rev: str, repeats: int) -> dict:
@@ -131,36 +143,53 @@ def compare(folder: Path, n: int, seed: int, workers: int, rev: str, repeats: in
     shas = {r["sha256"] for rs in runs.values() for r in rs}
     if len(shas) != 1:
         raise SystemExit(f"the builders disagree: {sorted(shas)}")
-    med = {k: {f: statistics.median(r[f] for r in rs) for f in ("build_s", "cpu_s")}
-           for k, rs in runs.items()}
-    return {"n": n, "workers": workers, "baseline": rev, "sha256": shas.pop(), "runs": runs,
-            "cpu_ratio": round(med["before"]["cpu_s"] / med["after"]["cpu_s"], 2),
-            "wall_ratio": round(med["before"]["build_s"] / med["after"]["build_s"], 2)}
+    med = {k: {f: statistics.median(r[f] for r in rs) for f in ("build_s", "cpu_s")} for k, rs in runs.items()}
+    return {
+        "n": n,
+        "workers": workers,
+        "baseline": rev,
+        "sha256": shas.pop(),
+        "runs": runs,
+        "cpu_ratio": round(med["before"]["cpu_s"] / med["after"]["cpu_s"], 2),
+        "wall_ratio": round(med["before"]["build_s"] / med["after"]["build_s"], 2),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     from synthprobe.tasks.deeparithmark.build import available_cpus
 
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--small", type=int, default=1000, help="items in the build+selftest+audit run")
-    p.add_argument("--baseline-n", type=int, default=100_000,
-                   help="items in the before/after comparison (0: skip)")
-    p.add_argument("--baseline", default=BASELINE_REV, metavar="REV",
-                   help=f"git revision of the comparator builder (default {BASELINE_REV})")
+    p.add_argument("--baseline-n", type=int, default=100_000, help="items in the before/after comparison (0: skip)")
+    p.add_argument(
+        "--baseline",
+        default=BASELINE_REV,
+        metavar="REV",
+        help=f"git revision of the comparator builder (default {BASELINE_REV})",
+    )
     p.add_argument("--repeats", type=int, default=1, help="A B pairs in the comparison (median)")
     p.add_argument("--large", type=int, default=1_000_000, help="items in the build-only run (0: skip)")
-    p.add_argument("--workers", type=int, default=available_cpus(),
-                   help="worker processes of the comparison and the large run "
-                        f"(default {available_cpus()}: every CPU this process may use)")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=available_cpus(),
+        help="worker processes of the comparison and the large run "
+        f"(default {available_cpus()}: every CPU this process may use)",
+    )
     p.add_argument("--seed", type=int, default=RELEASE_SEED)
     p.add_argument("--keep", metavar="DIR", help="write the files here instead of a temporary folder")
     p.add_argument("--json", metavar="PATH", help="save the figures as JSON")
     args = p.parse_args(argv)
 
-    env = {"python": platform.python_version(), "machine": platform.machine(),
-           "cpus": os.cpu_count(), "usable_cpus": available_cpus(),
-           "load_average": [round(x, 2) for x in os.getloadavg()]}
+    env = {
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "usable_cpus": available_cpus(),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+    }
     print(f"{env['usable_cpus']} usable CPUs, load average {env['load_average']}")
     with tempfile.TemporaryDirectory(prefix="deeparithmark-bench-") as tmp:
         folder = Path(args.keep) if args.keep else Path(tmp)
@@ -168,26 +197,36 @@ def main(argv: list[str] | None = None) -> int:
         figures: dict = {"env": env}
         if args.small > 0:
             figures["small"] = s = small_run(folder, args.small, args.seed)
-            print(f"\n{s['n']:,} items: build {s['build_s']:.2f} s ({s['draws_per_item']} draws/item), "
-                  f"selftest {s['selftest_s']:.2f} s ({'PASS' if s['selftest_ok'] else 'FAIL'}), "
-                  f"audit {s['audit_s']:.2f} s")
+            print(
+                f"\n{s['n']:,} items: build {s['build_s']:.2f} s ({s['draws_per_item']} draws/item), "
+                f"selftest {s['selftest_s']:.2f} s ({'PASS' if s['selftest_ok'] else 'FAIL'}), "
+                f"audit {s['audit_s']:.2f} s"
+            )
         if args.baseline_n > 0:
-            figures["compare"] = c = compare(folder, args.baseline_n, args.seed, args.workers,
-                                             args.baseline, args.repeats)
+            figures["compare"] = c = compare(
+                folder, args.baseline_n, args.seed, args.workers, args.baseline, args.repeats
+            )
             for a, b in zip(c["runs"]["after"], c["runs"]["before"]):
                 print(line("after ", a))
                 print(line(f"before ({c['baseline']})", b))
-            print(f"before/after (median of {args.repeats}): CPU per item {c['cpu_ratio']:.2f}×, "
-                  f"wall {c['wall_ratio']:.2f}×; same SHA-256 {c['sha256'][:12]}…")
+            print(
+                f"before/after (median of {args.repeats}): CPU per item {c['cpu_ratio']:.2f}×, "
+                f"wall {c['wall_ratio']:.2f}×; same SHA-256 {c['sha256'][:12]}…"
+            )
         if args.large > 0:
-            figures["large"] = big = run_build(ROOT / "src", folder / f"deeparithmark-{args.large}.jsonl",
-                                               args.large, args.seed, args.workers, True)
-            print(line("large", big) + f"; {big['file_bytes'] / 2**20:,.0f} MiB on disk, "
-                  f"{big['draws_per_item']} draws/item")
+            figures["large"] = big = run_build(
+                ROOT / "src", folder / f"deeparithmark-{args.large}.jsonl", args.large, args.seed, args.workers, True
+            )
+            print(
+                line("large", big) + f"; {big['file_bytes'] / 2**20:,.0f} MiB on disk, "
+                f"{big['draws_per_item']} draws/item"
+            )
             if big["build_s"] > 0:
-                print(f"  1,000,000 items at this rate: {1e6 / big['items_per_s']:,.0f} s wall; at "
-                      f"this CPU cost on {args.workers} fully free cores: "
-                      f"{1e6 * big['cpu_us_per_item'] / 1e6 / args.workers:,.0f} s")
+                print(
+                    f"  1,000,000 items at this rate: {1e6 / big['items_per_s']:,.0f} s wall; at "
+                    f"this CPU cost on {args.workers} fully free cores: "
+                    f"{1e6 * big['cpu_us_per_item'] / 1e6 / args.workers:,.0f} s"
+                )
     if args.json:
         atomic_write_json(args.json, figures)
     return 0

@@ -43,8 +43,10 @@ def predictions(scores) -> tuple[list[int], list[int]]:
     """acc (argmax of the summed log-likelihood) and acc_norm (per-token mean) predictions."""
     from synthprobe.metrics.choice import argmax_first
 
-    return ([argmax_first([s.logprob for s in row]) for row in scores],
-            [argmax_first([s.per_token for s in row]) for row in scores])
+    return (
+        [argmax_first([s.logprob for s in row]) for row in scores],
+        [argmax_first([s.per_token for s in row]) for row in scores],
+    )
 
 
 def _margin(row, key) -> float:
@@ -61,21 +63,51 @@ def agreement(reference, other) -> dict:
     disagreements = []
     for i, ok in enumerate(same):
         if not ok:
-            disagreements.append({
-                "item": i, "acc": (acc_r[i], acc_o[i]), "acc_norm": (norm_r[i], norm_o[i]),
-                "margin_acc": (_margin(reference[i], lambda s: s.logprob), _margin(other[i], lambda s: s.logprob)),
-                "margin_norm": (_margin(reference[i], lambda s: s.per_token),
-                                _margin(other[i], lambda s: s.per_token))})
-    return {"n": len(same), "max_abs_delta": max_delta, "same_share": sum(same) / len(same),
-            "disagreements": disagreements}
+            disagreements.append(
+                {
+                    "item": i,
+                    "acc": (acc_r[i], acc_o[i]),
+                    "acc_norm": (norm_r[i], norm_o[i]),
+                    "margin_acc": (_margin(reference[i], lambda s: s.logprob), _margin(other[i], lambda s: s.logprob)),
+                    "margin_norm": (
+                        _margin(reference[i], lambda s: s.per_token),
+                        _margin(other[i], lambda s: s.per_token),
+                    ),
+                }
+            )
+    return {
+        "n": len(same),
+        "max_abs_delta": max_delta,
+        "same_share": sum(same) / len(same),
+        "disagreements": disagreements,
+    }
 
 
 def gpt3_answers(spec: str, n: int, out_dir: Path, *model_args: str, env: dict | None = None) -> list[str]:
     """Greedy answers of the first ``n`` GPT-3 2D+ items (one-shot) through ``synthprobe score gpt3``."""
     out = out_dir / f"gpt3-{abs(hash((spec, model_args))) % 10**8}.json"
-    cmd = [sys.executable, "-m", "synthprobe", "score", "gpt3", "--tasks", "2D+", "--shots", "one",
-           "--limit", str(n), "--model", spec, *model_args, "--save-predictions", "--no-progress",
-           "--no-cache", "--output", str(out), "--overwrite"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "synthprobe",
+        "score",
+        "gpt3",
+        "--tasks",
+        "2D+",
+        "--shots",
+        "one",
+        "--limit",
+        str(n),
+        "--model",
+        spec,
+        *model_args,
+        "--save-predictions",
+        "--no-progress",
+        "--no-cache",
+        "--output",
+        str(out),
+        "--overwrite",
+    ]
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), **(env or {})}
     done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
     if done.returncode:
@@ -95,12 +127,16 @@ def _timed(backend, items, **kw):
 
 
 def _print_agreement(label: str, a: dict) -> None:
-    print(f"  {label}: largest |Δ loglik| {a['max_abs_delta']:.2e} nats; same acc and acc_norm prediction on "
-          f"{a['same_share'] * 100:.1f} % of {a['n']} items")
+    print(
+        f"  {label}: largest |Δ loglik| {a['max_abs_delta']:.2e} nats; same acc and acc_norm prediction on "
+        f"{a['same_share'] * 100:.1f} % of {a['n']} items"
+    )
     for d in a["disagreements"]:
-        print(f"    item {d['item']}: acc {d['acc'][0]} vs {d['acc'][1]}, acc_norm {d['acc_norm'][0]} vs "
-              f"{d['acc_norm'][1]}; margins (HF, other): acc {d['margin_acc'][0]:.2e} / {d['margin_acc'][1]:.2e}, "
-              f"acc_norm {d['margin_norm'][0]:.2e} / {d['margin_norm'][1]:.2e}")
+        print(
+            f"    item {d['item']}: acc {d['acc'][0]} vs {d['acc'][1]}, acc_norm {d['acc_norm'][0]} vs "
+            f"{d['acc_norm'][1]}; margins (HF, other): acc {d['margin_acc'][0]:.2e} / {d['margin_acc'][1]:.2e}, "
+            f"acc_norm {d['margin_norm'][0]:.2e} / {d['margin_norm'][1]:.2e}"
+        )
 
 
 def _inprocess_vllm(python: str, model_dir: Path, n: int, data: Path, tmp: Path):
@@ -108,15 +144,34 @@ def _inprocess_vllm(python: str, model_dir: Path, n: int, data: Path, tmp: Path)
     from synthprobe.backends.base import EndingScore
 
     out = tmp / "vllm-inprocess.json"
-    cmd = [python, "-m", "synthprobe", "score", "deeparithmark", "--model", f"vllm:{model_dir}", "--data",
-           str(data), "--limit", str(n), "--save-predictions", "--no-cache", "--no-progress", "--output", str(out)]
-    done = subprocess.run(cmd, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
-                          capture_output=True, text=True)
+    cmd = [
+        python,
+        "-m",
+        "synthprobe",
+        "score",
+        "deeparithmark",
+        "--model",
+        f"vllm:{model_dir}",
+        "--data",
+        str(data),
+        "--limit",
+        str(n),
+        "--save-predictions",
+        "--no-cache",
+        "--no-progress",
+        "--output",
+        str(out),
+    ]
+    done = subprocess.run(
+        cmd, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, capture_output=True, text=True
+    )
     if done.returncode:
         return None, f"failed ({done.returncode}): {done.stderr.strip().splitlines()[-1:]}"
     block = json.loads(out.read_text())["models"][0]["results"]["deeparithmark"]
-    scores = [[EndingScore(*e) for e in zip(p["logprob"], p["n_tokens"], p["n_chars"], p["is_greedy"])]
-              for p in block["predictions"]]
+    scores = [
+        [EndingScore(*e) for e in zip(p["logprob"], p["n_tokens"], p["n_chars"], p["is_greedy"])]
+        for p in block["predictions"]
+    ]
     return (block["timing"].get("items_per_s"), scores), None
 
 
@@ -128,8 +183,9 @@ def main(argv=None) -> int:
     p.add_argument("--concurrency", default="1,4,16", help="requests in flight to try (default: %(default)s)")
     p.add_argument("--gpt3-n", type=int, default=50, help="GPT-3 2D+ items to compare (default: %(default)s; 0 skips)")
     p.add_argument("--threads", type=int, default=1, help="torch threads of the HF engine (default: %(default)s)")
-    p.add_argument("--vllm-python", default=None,
-                   help="python of the vLLM virtualenv, to add the in-process vLLM engine's row")
+    p.add_argument(
+        "--vllm-python", default=None, help="python of the vLLM virtualenv, to add the in-process vLLM engine's row"
+    )
     args = p.parse_args(argv)
 
     from synthprobe.backends import load_backend
@@ -146,8 +202,7 @@ def main(argv=None) -> int:
         url = args.url
     try:
         print(f"{len(items)} items of {args.data.name}; CPU load from other processes moves every figure")
-        hf = load_backend("smollm2-135m-instruct", dtype="float32", device="cpu", threads=args.threads,
-                          progress=False)
+        hf = load_backend("smollm2-135m-instruct", dtype="float32", device="cpu", threads=args.threads, progress=False)
         hf_scores, hf_s = _timed(hf, items, batch_size=32, scorer="onepass")
         hf_rate = len(items) / hf_s
         hf.close()
@@ -158,8 +213,10 @@ def main(argv=None) -> int:
             scores, secs = _timed(backend, items)
             backend.close()
             rate = len(items) / secs
-            print(f"vLLM server, openai engine, concurrency {c:>2}: {rate:.2f} items/s "
-                  f"({rate / hf_rate:.2f}× HF one-pass)")
+            print(
+                f"vLLM server, openai engine, concurrency {c:>2}: {rate:.2f} items/s "
+                f"({rate / hf_rate:.2f}× HF one-pass)"
+            )
             _print_agreement(f"vs HF (concurrency {c})", agreement(hf_scores, scores))
             last = scores
         from synthprobe.backends import ENGINES
@@ -175,8 +232,10 @@ def main(argv=None) -> int:
                 print(f"vLLM in-process (--model vllm:DIR): {err}")
             else:
                 rate, scores = row
-                print(f"vLLM in-process (--model vllm:DIR): {rate} items/s"
-                      + (f" ({rate / hf_rate:.2f}× HF one-pass)" if rate else ""))
+                print(
+                    f"vLLM in-process (--model vllm:DIR): {rate} items/s"
+                    + (f" ({rate / hf_rate:.2f}× HF one-pass)" if rate else "")
+                )
                 if scores:
                     _print_agreement("vs HF", agreement(hf_scores, scores))
         else:

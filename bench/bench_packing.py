@@ -41,8 +41,9 @@ def main(argv=None) -> int:
     p.add_argument("--model", default="smollm2-135m-instruct")
     p.add_argument("--n", type=int, default=200, help="items (default: %(default)s)")
     p.add_argument("--batch-size", type=int, default=32, help="most rows a forward takes (default: %(default)s)")
-    p.add_argument("--token-budget", type=int, default=None,
-                   help="padded tokens a forward takes (default: the scorer's default)")
+    p.add_argument(
+        "--token-budget", type=int, default=None, help="padded tokens a forward takes (default: the scorer's default)"
+    )
     p.add_argument("--repeats", type=int, default=3, help="timed passes of each (default: %(default)s)")
     p.add_argument("--dtype", default="float32")
     p.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: the backend's choice)")
@@ -57,8 +58,13 @@ def main(argv=None) -> int:
     from synthprobe.formats.arithmark3 import load_arithmark3
 
     budget = args.token_budget or DEFAULT_TOKEN_BUDGET
-    backend = load_backend(args.model, dtype=args.dtype, device="cpu", progress=False,
-                           **({"threads": args.threads} if args.threads else {}))
+    backend = load_backend(
+        args.model,
+        dtype=args.dtype,
+        device="cpu",
+        progress=False,
+        **({"threads": args.threads} if args.threads else {}),
+    )
     model, pad = backend.model, backend.pad_token_id
     items = load_arithmark3(args.data)[: args.n]
     enc = encode_items(backend.tokenizer, items, max_context=1024)
@@ -71,7 +77,7 @@ def main(argv=None) -> int:
     for b, (B, L) in zip(batches, shapes):
         ids = torch.full((B, L), pad, dtype=torch.long)
         for k, i in enumerate(b):
-            ids[k, :layouts[i].length] = torch.tensor(layouts[i].tokens)
+            ids[k, : layouts[i].length] = torch.tensor(layouts[i].tokens)
         dense_ids.append(ids)
 
     def ours(batch_size=args.batch_size, token_budget=budget):
@@ -82,9 +88,11 @@ def main(argv=None) -> int:
             for ids in dense_ids:
                 model(input_ids=ids, use_cache=False, logits_to_keep=1)
 
-    print(f"{backend.name}, {backend.dtype}, torch threads {torch.get_num_threads()}, {len(items)} items, "
-          f"{len(batches)} forwards (cap {args.batch_size} rows, budget {budget} tokens), {real:,} real tokens, "
-          f"{fed:,} fed with padding ({1 - real / fed:.2%} padding)")
+    print(
+        f"{backend.name}, {backend.dtype}, torch threads {torch.get_num_threads()}, {len(items)} items, "
+        f"{len(batches)} forwards (cap {args.batch_size} rows, budget {budget} tokens), {real:,} real tokens, "
+        f"{fed:,} fed with padding ({1 - real / fed:.2%} padding)"
+    )
     ours(), dense()  # warm-up, untimed
     t_ours, t_dense = [], []
     for _ in range(args.repeats):
@@ -98,8 +106,7 @@ def main(argv=None) -> int:
     mo, md = statistics.median(t_ours), statistics.median(t_dense)
     print(f"ours : {mo:7.2f} s  {real / mo:8.0f} real tokens/s  {len(items) / mo:6.2f} items/s")
     print(f"dense: {md:7.2f} s  {fed / md:8.0f} fed tokens/s (same shapes, no scoring)")
-    print(f"ours / dense tokens/s: {real / mo / (fed / md):.1%}  (goal >= 85 %; median of {args.repeats}, "
-          "alternating)")
+    print(f"ours / dense tokens/s: {real / mo / (fed / md):.1%}  (goal >= 85 %; median of {args.repeats}, alternating)")
     if args.sweep:
         for bs, tb in ((8, None), (32, None), (64, 8192), (128, 8192), (256, 16384)):
             t0 = time.perf_counter()

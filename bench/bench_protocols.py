@@ -76,9 +76,16 @@ print(json.dumps({"accuracy": metrics.get("accuracy"), "n": log.results.complete
 
 
 def _env() -> dict:
-    return dict(os.environ, PYTHONPATH=str(ROOT / "src"), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
-                HF_DATASETS_OFFLINE="1", INSPECT_LOG_LEVEL="warning", DO_NOT_TRACK="1",
-                VLLM_API_KEY=os.environ.get("VLLM_API_KEY", "none"))
+    return dict(
+        os.environ,
+        PYTHONPATH=str(ROOT / "src"),
+        HF_HUB_OFFLINE="1",
+        TRANSFORMERS_OFFLINE="1",
+        HF_DATASETS_OFFLINE="1",
+        INSPECT_LOG_LEVEL="warning",
+        DO_NOT_TRACK="1",
+        VLLM_API_KEY=os.environ.get("VLLM_API_KEY", "none"),
+    )
 
 
 def _timed(cmd: list[str]) -> tuple[float, str]:
@@ -93,23 +100,52 @@ def _timed(cmd: list[str]) -> tuple[float, str]:
 def ours(protocol: str, n: int, folder: str, batch: int, out: Path, url: str | None = None) -> dict:
     """One ``score deeparithmark`` process: in process on ``folder`` (its chat template), or
     through the server at ``url`` (which applies the template itself)."""
-    model = ["--model", folder, "--dtype", "float32", "--chat-template", "auto"] if url is None else \
-        ["--model", f"openai-chat:{url}", "--concurrency", str(batch)]
-    cmd = [sys.executable, "-m", "synthprobe", "score", "deeparithmark", *model, "--protocol", protocol,
-           "--limit", str(n), "--batch-size", str(batch), "--no-cache", "--quiet", "--output", str(out)]
+    model = (
+        ["--model", folder, "--dtype", "float32", "--chat-template", "auto"]
+        if url is None
+        else ["--model", f"openai-chat:{url}", "--concurrency", str(batch)]
+    )
+    cmd = [
+        sys.executable,
+        "-m",
+        "synthprobe",
+        "score",
+        "deeparithmark",
+        *model,
+        "--protocol",
+        protocol,
+        "--limit",
+        str(n),
+        "--batch-size",
+        str(batch),
+        "--no-cache",
+        "--quiet",
+        "--output",
+        str(out),
+    ]
     wall, _ = _timed(cmd)
     entry = json.loads(out.read_text())["models"][0]
     block = entry["results"]["deeparithmark"]
-    return {"wall_s": wall, "accuracy": block["summary"]["metrics"]["accuracy"]["acc"],
-            "unparsed": block["extraction"]["unparsed"], "eval_s": block["timing"]["eval_s"]}
+    return {
+        "wall_s": wall,
+        "accuracy": block["summary"]["metrics"]["accuracy"]["acc"],
+        "unparsed": block["extraction"]["unparsed"],
+        "eval_s": block["timing"]["eval_s"],
+    }
 
 
 def inspect(python: str, n: int, folder: str, batch: int, tmp: Path, url: str | None = None) -> dict:
     from synthprobe.formats.arithmark3 import load_arithmark3
 
-    items = [{"id": it.id, "question": f"Which option completes the sentence?\n\n{it.ctx.rstrip()} ...",
-              "choices": [e.strip() for e in it.endings], "label": int(it.label)}
-             for it in load_arithmark3(ROOT / "data" / "deeparithmark-1.jsonl")[:n]]
+    items = [
+        {
+            "id": it.id,
+            "question": f"Which option completes the sentence?\n\n{it.ctx.rstrip()} ...",
+            "choices": [e.strip() for e in it.endings],
+            "label": int(it.label),
+        }
+        for it in load_arithmark3(ROOT / "data" / "deeparithmark-1.jsonl")[:n]
+    ]
     tmp.mkdir(parents=True, exist_ok=True)
     data, script = tmp / "items.json", tmp / "inspect_mc.py"
     data.write_text(json.dumps(items))
@@ -123,16 +159,26 @@ def arm(label: str, args, folder: str, tmp: Path, url: str | None = None) -> Non
     letters = ours("letters", args.n, folder, args.batch_size, tmp / f"{label}-letters.json", url)
     free = ours("free", args.n, folder, args.batch_size, tmp / f"{label}-free.json", url)
     peer = inspect(args.inspect_python, args.n, folder, args.batch_size, tmp / label, url)
-    how = ("in process: embedded model fp32 on CPU, chat template, greedy, batch" if url is None else
-           "through one vLLM CPU server (its chat template), greedy, requests in flight")
+    how = (
+        "in process: embedded model fp32 on CPU, chat template, greedy, batch"
+        if url is None
+        else "through one vLLM CPU server (its chat template), greedy, requests in flight"
+    )
     print(f"{args.n} release items, {how} {args.batch_size}; whole processes, model loading included")
-    print(f"  ours letters          {letters['wall_s']:7.1f} s  (generation {letters['eval_s']:.1f} s)  "
-          f"acc {letters['accuracy']:.1%}  unparsed {letters['unparsed']}")
-    print(f"  ours free             {free['wall_s']:7.1f} s  (generation {free['eval_s']:.1f} s)  "
-          f"acc {free['accuracy']:.1%}  unparsed {free['unparsed']}")
+    print(
+        f"  ours letters          {letters['wall_s']:7.1f} s  (generation {letters['eval_s']:.1f} s)  "
+        f"acc {letters['accuracy']:.1%}  unparsed {letters['unparsed']}"
+    )
+    print(
+        f"  ours free             {free['wall_s']:7.1f} s  (generation {free['eval_s']:.1f} s)  "
+        f"acc {free['accuracy']:.1%}  unparsed {free['unparsed']}"
+    )
     print(f"  inspect_ai multiple_choice()  {peer['wall_s']:7.1f} s  acc {peer['accuracy']:.1%}  n {peer['n']}")
-    print(f"  inspect / ours letters: {peer['wall_s'] / letters['wall_s']:.2f}x   "
-          f"inspect / ours free: {peer['wall_s'] / free['wall_s']:.2f}x", flush=True)
+    print(
+        f"  inspect / ours letters: {peer['wall_s'] / letters['wall_s']:.2f}x   "
+        f"inspect / ours free: {peer['wall_s'] / free['wall_s']:.2f}x",
+        flush=True,
+    )
 
 
 def main() -> None:
@@ -140,9 +186,11 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=200, help="release items (default 200)")
     parser.add_argument("--batch-size", type=int, default=32, help="generation batch, both sides (default 32)")
     parser.add_argument("--inspect-python", required=True, help="python of a virtualenv with inspect-ai")
-    parser.add_argument("--arms", default="process,server",
-                        help="comma-separated: process (in-process engines), server (one vLLM CPU server); "
-                             "default: both")
+    parser.add_argument(
+        "--arms",
+        default="process,server",
+        help="comma-separated: process (in-process engines), server (one vLLM CPU server); default: both",
+    )
     args = parser.parse_args()
     arms = args.arms.split(",")
     if not arms or any(a not in ("process", "server") for a in arms):

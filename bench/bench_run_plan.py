@@ -17,23 +17,43 @@ import tempfile
 import time
 from pathlib import Path
 
-RUN = ("import sys; import synthprobe.plan as p; p.CALIBRATE_ABOVE = int(sys.argv[1]); "
-       "from synthprobe.cli import main; sys.exit(main(sys.argv[2:]))")
+RUN = (
+    "import sys; import synthprobe.plan as p; p.CALIBRATE_ABOVE = int(sys.argv[1]); "
+    "from synthprobe.cli import main; sys.exit(main(sys.argv[2:]))"
+)
 
 
 def without_timing(doc):
     if isinstance(doc, dict):
-        return {k: without_timing(v) for k, v in doc.items()
-                if k not in ("timing", "seconds", "load_s", "items_per_s", "eval_s")}
+        return {
+            k: without_timing(v)
+            for k, v in doc.items()
+            if k not in ("timing", "seconds", "load_s", "items_per_s", "eval_s")
+        }
     if isinstance(doc, list):
         return [without_timing(v) for v in doc]
     return doc
 
 
 def one(calibrated: bool, args, out: Path) -> tuple[float, str, dict]:
-    threshold = "48" if calibrated else str(10 ** 9)
-    cmd = [sys.executable, "-c", RUN, threshold, "score", "deeparithmark", "--limit", str(args.limit),
-           "--batch-size", str(args.batch_size), "--no-cache", "--save-predictions", "--quiet", "--output", str(out)]
+    threshold = "48" if calibrated else str(10**9)
+    cmd = [
+        sys.executable,
+        "-c",
+        RUN,
+        threshold,
+        "score",
+        "deeparithmark",
+        "--limit",
+        str(args.limit),
+        "--batch-size",
+        str(args.batch_size),
+        "--no-cache",
+        "--save-predictions",
+        "--quiet",
+        "--output",
+        str(out),
+    ]
     t0 = time.perf_counter()
     res = subprocess.run(cmd, capture_output=True, text=True)
     wall = time.perf_counter() - t0
@@ -58,12 +78,17 @@ def main() -> None:
                 walls[calibrated].append(wall)
                 docs[calibrated] = doc
                 eval_s = doc["models"][0]["results"]["deeparithmark"]["timing"]["eval_s"]
-                print(f"round {r + 1} {'with' if calibrated else 'without'} calibration: {wall:.1f} s wall, "
-                      f"scoring {eval_s:.1f} s after it" + (f"; {estimate}" if estimate else ""), flush=True)
+                print(
+                    f"round {r + 1} {'with' if calibrated else 'without'} calibration: {wall:.1f} s wall, "
+                    f"scoring {eval_s:.1f} s after it" + (f"; {estimate}" if estimate else ""),
+                    flush=True,
+                )
     a, b = min(walls[True]), min(walls[False])
     same = without_timing(docs[True]) == without_timing(docs[False])
-    print(f"\nbest of {args.rounds}: with {a:.1f} s, without {b:.1f} s: overhead {a - b:+.1f} s "
-          f"({100 * (a / b - 1):+.1f} %); results identical less timings: {same}")
+    print(
+        f"\nbest of {args.rounds}: with {a:.1f} s, without {b:.1f} s: overhead {a - b:+.1f} s "
+        f"({100 * (a / b - 1):+.1f} %); results identical less timings: {same}"
+    )
 
 
 if __name__ == "__main__":

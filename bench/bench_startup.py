@@ -31,8 +31,19 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-LIBS = ("torch", "transformers", "safetensors", "tokenizers", "numpy", "scipy", "scipy.stats", "jinja2", "tqdm",
-        "synthprobe.cli", "synthprobe.scoring.deeparithmark.score")
+LIBS = (
+    "torch",
+    "transformers",
+    "safetensors",
+    "tokenizers",
+    "numpy",
+    "scipy",
+    "scipy.stats",
+    "jinja2",
+    "tqdm",
+    "synthprobe.cli",
+    "synthprobe.scoring.deeparithmark.score",
+)
 HEAVY = ("datasets", "pyarrow", "scipy", "matplotlib", "sklearn", "statsmodels", "jinja2")
 
 
@@ -45,9 +56,25 @@ def run(cache: Path, out: Path) -> tuple[float, str]:
     env = dict(os.environ, SYNTHPROBE_CACHE=str(cache), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     env["PYTHONPATH"] = str(ROOT / "src") + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     out.unlink(missing_ok=True)
-    cmd = [sys.executable, "-X", "importtime", "-m", "synthprobe", "score", "deeparithmark", "--data",
-           str(ROOT / "data" / "deeparithmark-1.jsonl"), "--limit", "1", "--no-cache", "--dtype", "float32",
-           "--no-progress", "--output", str(out)]
+    cmd = [
+        sys.executable,
+        "-X",
+        "importtime",
+        "-m",
+        "synthprobe",
+        "score",
+        "deeparithmark",
+        "--data",
+        str(ROOT / "data" / "deeparithmark-1.jsonl"),
+        "--limit",
+        "1",
+        "--no-cache",
+        "--dtype",
+        "float32",
+        "--no-progress",
+        "--output",
+        str(out),
+    ]
     t0 = time.perf_counter()
     done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
     wall = time.perf_counter() - t0
@@ -76,14 +103,18 @@ def main(argv=None) -> int:
             print(f"  run {k + 1}: first {first[-1]:6.1f} s, later {later[-1]:6.1f} s", flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print(f"time to the first scored item (1 item, whole process, load average {os.getloadavg()[0]:.1f}): "
-          f"first run {statistics.median(first):.1f} s, later runs {statistics.median(later):.1f} s "
-          f"(median of {args.repeats})")
+    print(
+        f"time to the first scored item (1 item, whole process, load average {os.getloadavg()[0]:.1f}): "
+        f"first run {statistics.median(first):.1f} s, later runs {statistics.median(later):.1f} s "
+        f"(median of {args.repeats})"
+    )
     cumulative = {}
     for m in re.finditer(r"import time:\s+\d+ \|\s+(\d+) \|( *)(\S+)", log):
         cumulative.setdefault(m.group(3), int(m.group(1)))
-    print("imports (cumulative ms, as first imported): " + ", ".join(
-        f"{lib} {cumulative[lib] / 1000:.0f}" for lib in LIBS if lib in cumulative))
+    print(
+        "imports (cumulative ms, as first imported): "
+        + ", ".join(f"{lib} {cumulative[lib] / 1000:.0f}" for lib in LIBS if lib in cumulative)
+    )
     heavy = sorted({name.split(".")[0] for name in cumulative} & set(HEAVY))
     print(f"heavy libraries imported at all: {', '.join(heavy) or 'none'}")
     return 0

@@ -45,8 +45,22 @@ def fresh_cache(folder: Path, name: str) -> dict:
 
 
 def run(folder: Path, grid: Path, out: str, env: dict, args: argparse.Namespace, *extra: str) -> float:
-    cmd = [sys.executable, "-m", "synthprobe", "sweep", "--grid", str(grid), "--batch-size", str(args.batch_size),
-           "--data-dir", str(folder / "data"), "--output", str(folder / out), "--no-progress", *extra]
+    cmd = [
+        sys.executable,
+        "-m",
+        "synthprobe",
+        "sweep",
+        "--grid",
+        str(grid),
+        "--batch-size",
+        str(args.batch_size),
+        "--data-dir",
+        str(folder / "data"),
+        "--output",
+        str(folder / out),
+        "--no-progress",
+        *extra,
+    ]
     t0 = time.perf_counter()
     r = subprocess.run(cmd, env=env, cwd=folder, capture_output=True, text=True)
     seconds = time.perf_counter() - t0
@@ -66,9 +80,11 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="bench_sweep_") as tmp:
         folder = Path(tmp)
         grid = folder / "grid.yaml"
-        grid.write_text("models:\n  - smollm2-135m-instruct\n"
-                        "  - {spec: smollm2-135m-instruct, label: smollm2-bos, model_args: {bos: true}}\n"
-                        f"seeds: {json.dumps(args.seeds)}\nlimit: {args.limit}\n")
+        grid.write_text(
+            "models:\n  - smollm2-135m-instruct\n"
+            "  - {spec: smollm2-135m-instruct, label: smollm2-bos, model_args: {bos: true}}\n"
+            f"seeds: {json.dumps(args.seeds)}\nlimit: {args.limit}\n"
+        )
         from synthprobe.sweep.grid import make_grid
         from synthprobe.sweep.run import prepare_data
 
@@ -78,9 +94,18 @@ def main() -> int:
         serial = run(folder, grid, "serial.json", fresh_cache(folder, "serial"), args, "--serial")
         ray = run(folder, grid, "ray.json", fresh_cache(folder, "ray"), args, "--workers", str(args.workers))
         identical = (folder / "serial.json").read_bytes() == (folder / "ray.json").read_bytes()
-    figures = {"jobs": jobs, "items_per_job": args.limit, "seeds": args.seeds, "workers": args.workers,
-               "serial_s": round(serial, 2), "ray_s": round(ray, 2), "ratio": round(serial / ray, 3),
-               "identical": identical, "cpus": os.cpu_count(), "python": platform.python_version()}
+    figures = {
+        "jobs": jobs,
+        "items_per_job": args.limit,
+        "seeds": args.seeds,
+        "workers": args.workers,
+        "serial_s": round(serial, 2),
+        "ray_s": round(ray, 2),
+        "ratio": round(serial / ray, 3),
+        "identical": identical,
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+    }
     print(f"sweep of {jobs} jobs x {args.limit} items (2 models, seeds {args.seeds}), {os.cpu_count()} CPUs:")
     print(f"  serial            {serial:8.1f} s")
     print(f"  Ray, {args.workers} workers    {ray:8.1f} s")

@@ -36,8 +36,8 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
 
     import torch
-
     from profile_scorer import gemm_peak
+
     from synthprobe.backends import load_backend
     from synthprobe.validity import sources
     from synthprobe.validity.curve import LETTERS, prompt
@@ -52,26 +52,38 @@ def main(argv=None) -> int:
     hidden, inter = cfg.hidden_size, cfg.intermediate_size
     head_dim = getattr(cfg, "head_dim", None) or hidden // cfg.num_attention_heads
     q_out, kv_out = cfg.num_attention_heads * head_dim, cfg.num_key_value_heads * head_dim
-    peaks = gemm_peak(torch, 4096, sorted({(hidden, q_out), (hidden, kv_out), (q_out, hidden), (hidden, inter),
-                                           (inter, hidden)}))
+    peaks = gemm_peak(
+        torch, 4096, sorted({(hidden, q_out), (hidden, kv_out), (q_out, hidden), (hidden, inter), (inter, hidden)})
+    )
     peak = max(peaks.values())
-    print(f"{backend.name}, fp32, torch {torch.__version__}, {torch.get_num_threads()} threads; {n_layers} layers of "
-          f"{per_layer / 1e6:.2f} M weights, LoRA on the top {top}; {args.n} items")
+    print(
+        f"{backend.name}, fp32, torch {torch.__version__}, {torch.get_num_threads()} threads; {n_layers} layers of "
+        f"{per_layer / 1e6:.2f} M weights, LoRA on the top {top}; {args.n} items"
+    )
     print(f"matmul ceiling, fp32, 4,096 rows: best {peak:.0f} GFLOP/s")
     for kind in ("endings", "context"):
         prompts = [prompt(it, kind) for it in items]
         t0 = time.perf_counter()
         backend.pick_choices(prompts, LETTERS[:4], batch_size=16)
         fwd = time.perf_counter() - t0
-        run = backend.train_choices(prompts, [it.label for it in items], choices=LETTERS[:4], checkpoints=[args.n],
-                                    settings={"top_layers": args.top_layers})
+        run = backend.train_choices(
+            prompts,
+            [it.label for it in items],
+            choices=LETTERS[:4],
+            checkpoints=[args.n],
+            settings={"top_layers": args.top_layers},
+        )
         flops = run.tokens * (2 * per_layer * n_layers + 4 * per_layer * top)
         achieved = flops / run.seconds / 1e9
-        print(f"\n{kind}: {run.seconds:.1f} s, {args.n / run.seconds:.2f} items/s, {run.tokens_per_s:.0f} tokens/s "
-              f"({run.tokens / args.n:.1f} tokens an item)")
+        print(
+            f"\n{kind}: {run.seconds:.1f} s, {args.n / run.seconds:.2f} items/s, {run.tokens_per_s:.0f} tokens/s "
+            f"({run.tokens / args.n:.1f} tokens an item)"
+        )
         print(f"  {achieved:.0f} GFLOP/s = {100 * achieved / peak:.0f} % of the {peak:.0f} GFLOP/s ceiling")
-        print(f"  a forward-only pass over the same prompts: {fwd:.1f} s = {100 * fwd / run.seconds:.0f} % of the "
-              f"training time (the rest: the backward through {top} layers, AdamW, padding)")
+        print(
+            f"  a forward-only pass over the same prompts: {fwd:.1f} s = {100 * fwd / run.seconds:.0f} % of the "
+            f"training time (the rest: the backward through {top} layers, AdamW, padding)"
+        )
     return 0
 
 

@@ -91,21 +91,22 @@ def measure(folder: Path, repeats: int) -> dict[str, list[float]]:
         for _ in range(repeats):
             page = browser.new_page()
             errors: list[str] = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.on("pageerror", lambda e: errors.append(str(e)))  # noqa: B023
             page.goto((folder / "items.html").as_uri())
             page.wait_for_selector("body[data-ready='1']")
             out["items"].append(page.evaluate("window.viewerReadyMs"))
-            out["filter"].append(page.evaluate("""() => {
+            out["filter"].append(
+                page.evaluate("""() => {
                 const s = document.getElementById('f-depth'); s.value = '4';
                 const t0 = performance.now(); s.dispatchEvent(new Event('change'));
-                return performance.now() - t0; }"""))
+                return performance.now() - t0; }""")
+            )
             if errors:
                 raise SystemExit(f"the viewer raised: {errors}")
             page.close()
             page = browser.new_page()
             page.goto((folder / "index.html").as_uri(), wait_until="load")
-            out["index"].append(page.evaluate(
-                "performance.getEntriesByType('navigation')[0].loadEventEnd"))
+            out["index"].append(page.evaluate("performance.getEntriesByType('navigation')[0].loadEventEnd"))
             page.close()
         browser.close()
     return out
@@ -138,14 +139,19 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.models} models × {n_items:,} items (real release items, synthetic per-model scores)")
     print(f"results file:       {res.stat().st_size / 2**20:.2f} MiB")
     print(f"report build:       {build_s:.1f} s (all figures and pages)")
-    print(f"report folder:      {sum(sizes.values()) / 2**20:.2f} MiB in {len(sizes)} files; "
-          f"items.html {sizes['items.html'] / 2**20:.2f} MiB, index.html {sizes['index.html'] / 2**20:.2f} MiB")
+    print(
+        f"report folder:      {sum(sizes.values()) / 2**20:.2f} MiB in {len(sizes)} files; "
+        f"items.html {sizes['items.html'] / 2**20:.2f} MiB, index.html {sizes['index.html'] / 2**20:.2f} MiB"
+    )
     print(f"items.html load:    {_median_ms(times['items'])} to the table drawn")
     print(f"index.html load:    {_median_ms(times['index'])} to the load event (comparator)")
-    print(f"ratio:              {statistics.median(times['items']) / statistics.median(times['index']):.2f}x "
-          "the report page's own load")
-    print(f"one filter change:  {_median_ms(times['filter'])} ({args.models * n_items:,} rows filtered, "
-          "first 200 drawn)")
+    print(
+        f"ratio:              {statistics.median(times['items']) / statistics.median(times['index']):.2f}x "
+        "the report page's own load"
+    )
+    print(
+        f"one filter change:  {_median_ms(times['filter'])} ({args.models * n_items:,} rows filtered, first 200 drawn)"
+    )
     if args.keep is None:
         shutil.rmtree(work)
     return 0

@@ -84,14 +84,73 @@ def commands(work: Path, n: int, folder: Path, run: int) -> dict[str, tuple[list
     lm_eval = shutil.which("lm_eval", path=str(Path(sys.executable).parent)) or "lm_eval"
     a_out, b_out, c_out = work / f"a{run}.json", work / f"b{run}", work / f"c{run}.json"
     return {
-        "A": ([py, "-m", "synthprobe", "score", "deeparithmark", "--data", str(DATA), "--model",
-               "smollm2-135m-instruct", "--dtype", "float32", "--no-cache", "--limit", str(n), "--batch-size", "32",
-               "--save-predictions", "--no-progress", "--output", str(a_out)], a_out),
-        "B": ([lm_eval, "--model", "hf", "--model_args", f"pretrained={folder},dtype=float32", "--tasks",
-               "deeparithmark", "--include_path", str(work / "lmeval"), "--batch_size", "32", "--limit", str(n),
-               "--log_samples", "--output_path", str(b_out), "--device", "cpu"], b_out),
-        "C": ([py, str(ROOT / "bench" / "arithmark3_per_ending.py"), "--model", str(folder), "--data", str(DATA),
-               "--n", str(n), "--batch-size", "32", "--dtype", "float32", "--output", str(c_out)], c_out),
+        "A": (
+            [
+                py,
+                "-m",
+                "synthprobe",
+                "score",
+                "deeparithmark",
+                "--data",
+                str(DATA),
+                "--model",
+                "smollm2-135m-instruct",
+                "--dtype",
+                "float32",
+                "--no-cache",
+                "--limit",
+                str(n),
+                "--batch-size",
+                "32",
+                "--save-predictions",
+                "--no-progress",
+                "--output",
+                str(a_out),
+            ],
+            a_out,
+        ),
+        "B": (
+            [
+                lm_eval,
+                "--model",
+                "hf",
+                "--model_args",
+                f"pretrained={folder},dtype=float32",
+                "--tasks",
+                "deeparithmark",
+                "--include_path",
+                str(work / "lmeval"),
+                "--batch_size",
+                "32",
+                "--limit",
+                str(n),
+                "--log_samples",
+                "--output_path",
+                str(b_out),
+                "--device",
+                "cpu",
+            ],
+            b_out,
+        ),
+        "C": (
+            [
+                py,
+                str(ROOT / "bench" / "arithmark3_per_ending.py"),
+                "--model",
+                str(folder),
+                "--data",
+                str(DATA),
+                "--n",
+                str(n),
+                "--batch-size",
+                "32",
+                "--dtype",
+                "float32",
+                "--output",
+                str(c_out),
+            ],
+            c_out,
+        ),
     }
 
 
@@ -113,14 +172,18 @@ def first_max(v) -> int:
 def predictions(which: str, out: Path) -> dict[str, list[int]]:
     if which == "A":
         recs = _find(json.loads(out.read_text()), "predictions")
-        return {"acc": [r["pred_acc"] for r in recs], "acc_norm_tokens": [r["pred_acc_norm"] for r in recs],
-                "acc_norm_chars": [r["pred_acc_char"] for r in recs]}
+        return {
+            "acc": [r["pred_acc"] for r in recs],
+            "acc_norm_tokens": [r["pred_acc_norm"] for r in recs],
+            "acc_norm_chars": [r["pred_acc_char"] for r in recs],
+        }
     if which == "C":
         recs = json.loads(out.read_text())["items"]
         return {"acc": [r["pred_acc"] for r in recs], "acc_norm_tokens": [r["pred_acc_norm"] for r in recs]}
     samples = sorted(out.rglob("samples_deeparithmark_*.jsonl"))
-    rows = sorted((json.loads(line) for line in samples[-1].read_text().splitlines() if line.strip()),
-                  key=lambda r: r["doc_id"])
+    rows = sorted(
+        (json.loads(line) for line in samples[-1].read_text().splitlines() if line.strip()), key=lambda r: r["doc_id"]
+    )
     acc, norm = [], []
     for r in rows:
         ll = [float(x[0]) for x in r["filtered_resps"]]
@@ -139,12 +202,18 @@ def arithmetic(n: int, medians: dict[str, float]) -> None:
     from synthprobe.formats.arithmark3 import load_arithmark3
 
     backend = load_backend("smollm2-135m-instruct", dtype="float32", device="cpu", progress=False)
-    enc = encode_items(backend.tokenizer, load_arithmark3(DATA)[:n], max_context=1024,
-                       bos_id=backend.bos_token_id if backend.bos else None)
+    enc = encode_items(
+        backend.tokenizer,
+        load_arithmark3(DATA)[:n],
+        max_context=1024,
+        bos_id=backend.bos_token_id if backend.bos else None,
+    )
     macs = count(backend.model.config, enc, batch_size=32)
     work = {"A": macs.ours, "B": macs.peer, "C": macs.peer}
-    print(f"multiply-adds: ours {macs.ours / 1e9:,.0f} G, the per-ending protocol (B, C) {macs.peer / 1e9:,.0f} G "
-          f"= {macs.ratio:.2f}x ours (python bench/profile_scorer.py: where the time goes)")
+    print(
+        f"multiply-adds: ours {macs.ours / 1e9:,.0f} G, the per-ending protocol (B, C) {macs.peer / 1e9:,.0f} G "
+        f"= {macs.ratio:.2f}x ours (python bench/profile_scorer.py: where the time goes)"
+    )
     for w, wall in medians.items():
         print(f"  {w} {NAMES[w]:<24} {2 * work[w] / wall / 1e9:6.0f} GFLOP/s over the whole process")
 
@@ -162,9 +231,27 @@ def main(argv=None) -> int:
     folder = embedded_folder()
     work = Path(tempfile.mkdtemp(prefix="bench_whole_")) if args.keep is None else args.keep
     work.mkdir(parents=True, exist_ok=True)
-    subprocess.run([sys.executable, "-m", "synthprobe", "export", "lm-eval", "--out", str(work / "lmeval"),
-                    "--data", str(DATA), "--gpt3-tasks", "none", "--quiet", "--overwrite"], check=True, env=_env(),
-                   cwd=ROOT, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "synthprobe",
+            "export",
+            "lm-eval",
+            "--out",
+            str(work / "lmeval"),
+            "--data",
+            str(DATA),
+            "--gpt3-tasks",
+            "none",
+            "--quiet",
+            "--overwrite",
+        ],
+        check=True,
+        env=_env(),
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+    )
     print(f"{args.n} items of {DATA.name}, fp32, batch 32, CPU threads: each runner's default; model folder {folder}")
     print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
     walls = {w: [] for w in which}

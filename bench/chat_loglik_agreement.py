@@ -35,8 +35,9 @@ from bench_whole_process import DATA, ROOT, _env, embedded_folder, first_max  # 
 
 def lm_eval_predictions(out: Path) -> dict[str, list[int]]:
     samples = sorted(out.rglob("samples_deeparithmark_*.jsonl"))
-    rows = sorted((json.loads(line) for line in samples[-1].read_text().splitlines() if line.strip()),
-                  key=lambda r: r["doc_id"])
+    rows = sorted(
+        (json.loads(line) for line in samples[-1].read_text().splitlines() if line.strip()), key=lambda r: r["doc_id"]
+    )
     acc, norm, ctx = [], [], []
     for r in rows:
         ll = [float(x[0]) for x in r["filtered_resps"]]
@@ -51,17 +52,74 @@ def agreement(n: int, work: Path, *, system_prompt: str | None = None) -> dict:
     """Run both sides on ``n`` items in ``work``; returns the counts and the seconds each took."""
     folder = embedded_folder()
     env = _env()
-    subprocess.run([sys.executable, "-m", "synthprobe", "export", "lm-eval", "--out", str(work / "lmeval"),
-                    "--data", str(DATA), "--gpt3-tasks", "none", "--quiet", "--overwrite"], check=True, env=env,
-                   cwd=ROOT, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "synthprobe",
+            "export",
+            "lm-eval",
+            "--out",
+            str(work / "lmeval"),
+            "--data",
+            str(DATA),
+            "--gpt3-tasks",
+            "none",
+            "--quiet",
+            "--overwrite",
+        ],
+        check=True,
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+    )
     ours = work / "ours.json"
-    cmd_a = [sys.executable, "-m", "synthprobe", "score", "deeparithmark", "--data", str(DATA), "--model",
-             "smollm2-135m-instruct", "--dtype", "float32", "--no-cache", "--limit", str(n), "--batch-size", "32",
-             "--chat-template", "auto", "--save-predictions", "--no-progress", "--output", str(ours), "--overwrite"]
-    cmd_b = [str(Path(sys.executable).parent / "lm_eval"), "--model", "hf", "--model_args",
-             f"pretrained={folder},dtype=float32", "--tasks", "deeparithmark", "--include_path",
-             str(work / "lmeval"), "--batch_size", "32", "--limit", str(n), "--apply_chat_template",
-             "--log_samples", "--output_path", str(work / "lm_eval"), "--device", "cpu"]
+    cmd_a = [
+        sys.executable,
+        "-m",
+        "synthprobe",
+        "score",
+        "deeparithmark",
+        "--data",
+        str(DATA),
+        "--model",
+        "smollm2-135m-instruct",
+        "--dtype",
+        "float32",
+        "--no-cache",
+        "--limit",
+        str(n),
+        "--batch-size",
+        "32",
+        "--chat-template",
+        "auto",
+        "--save-predictions",
+        "--no-progress",
+        "--output",
+        str(ours),
+        "--overwrite",
+    ]
+    cmd_b = [
+        str(Path(sys.executable).parent / "lm_eval"),
+        "--model",
+        "hf",
+        "--model_args",
+        f"pretrained={folder},dtype=float32",
+        "--tasks",
+        "deeparithmark",
+        "--include_path",
+        str(work / "lmeval"),
+        "--batch_size",
+        "32",
+        "--limit",
+        str(n),
+        "--apply_chat_template",
+        "--log_samples",
+        "--output_path",
+        str(work / "lm_eval"),
+        "--device",
+        "cpu",
+    ]
     if system_prompt is not None:
         cmd_a += ["--system-prompt", system_prompt]
         cmd_b += ["--system_instruction", system_prompt]
@@ -78,7 +136,8 @@ def agreement(n: int, work: Path, *, system_prompt: str | None = None) -> dict:
     a_acc = [r["pred_acc"] for r in recs]
     a_char = [r["pred_acc_char"] for r in recs]
     return {
-        "n": len(recs), "n_lm_eval": len(theirs["acc"]),
+        "n": len(recs),
+        "n_lm_eval": len(theirs["acc"]),
         "acc_same": sum(x == y for x, y in zip(a_acc, theirs["acc"])),
         "acc_char_same": sum(x == y for x, y in zip(a_char, theirs["acc_char"])),
         "acc_differs": [recs[i]["id"] for i, (x, y) in enumerate(zip(a_acc, theirs["acc"])) if x != y],
@@ -102,10 +161,14 @@ def main(argv=None) -> int:
     finally:
         if args.keep is None:
             shutil.rmtree(work, ignore_errors=True)
-    print(f"{got['n']} items (lm-eval {got['n_lm_eval']}), chat template {got['chat']['chat_template_name']} "
-          f"sha256 {got['chat']['chat_template_sha256']}")
-    print(f"acc predictions identical: {got['acc_same']} / {got['n']}"
-          + (f" (differ: {', '.join(got['acc_differs'])})" if got["acc_differs"] else ""))
+    print(
+        f"{got['n']} items (lm-eval {got['n_lm_eval']}), chat template {got['chat']['chat_template_name']} "
+        f"sha256 {got['chat']['chat_template_sha256']}"
+    )
+    print(
+        f"acc predictions identical: {got['acc_same']} / {got['n']}"
+        + (f" (differ: {', '.join(got['acc_differs'])})" if got["acc_differs"] else "")
+    )
     print(f"acc_char (lm-eval acc_norm) identical: {got['acc_char_same']} / {got['n']}")
     print(f"synthprobe acc {100 * got['ours_acc']:.2f} %; seconds {got['seconds']}")
     print(f"lm-eval's first context: {got['lm_eval_context']!r}")

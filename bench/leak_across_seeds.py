@@ -45,12 +45,19 @@ def seed_list(text: str) -> list[int]:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--seeds", type=seed_list, default=seed_list("1-10"),
-                   help="seeds to build, e.g. 1-10 or 3,7,20261027 (default: 1-10)")
+    p.add_argument(
+        "--seeds",
+        type=seed_list,
+        default=seed_list("1-10"),
+        help="seeds to build, e.g. 1-10 or 3,7,20261027 (default: 1-10)",
+    )
     p.add_argument("--n", type=int, default=1000, help="items per seed (default: %(default)s)")
-    p.add_argument("--within-only", action="store_true",
-                   help="skip the across-file columns and the per-template table (quick, for "
-                        "many seeds: the across-file fits grow with the number of seeds)")
+    p.add_argument(
+        "--within-only",
+        action="store_true",
+        help="skip the across-file columns and the per-template table (quick, for "
+        "many seeds: the across-file fits grow with the number of seeds)",
+    )
     args = p.parse_args(argv)
     if len(args.seeds) < 2:
         p.error("--seeds needs at least two seeds (the across-file rows train on the others)")
@@ -58,10 +65,15 @@ def main(argv=None) -> int:
     import numpy as np
     from tqdm import tqdm
 
-    from synthprobe.tasks.deeparithmark.audit import (AuditItem, audit_item, classifier_picks,
-                                                      classifier_pipeline, option_rows,
-                                                      picks_from_proba)
     from synthprobe.seeding import derive_seed
+    from synthprobe.tasks.deeparithmark.audit import (
+        AuditItem,
+        audit_item,
+        classifier_picks,
+        classifier_pipeline,
+        option_rows,
+        picks_from_proba,
+    )
     from synthprobe.tasks.deeparithmark.build import iter_items
 
     files: list[list[AuditItem]] = []
@@ -97,8 +109,9 @@ def main(argv=None) -> int:
     def pct(x: float, width: int) -> str:
         return f"{'—':>{width}}  " if np.isnan(x) else f"{x:{width}.1f} %"
 
-    print(f"{'seed':>10}  {'within file':>11}  {'across files':>12}  {'across, 800 train':>17}  "
-          f"{'no-leak reference':>17}")
+    print(
+        f"{'seed':>10}  {'within file':>11}  {'across files':>12}  {'across, 800 train':>17}  {'no-leak reference':>17}"
+    )
     for s, a, b, c, d in rows:
         print(f"{s:>10}  {pct(a, 10)}  {pct(b, 11)}  {pct(c, 16)}  {pct(d, 16)}")
     mean = np.mean([r[1:] for r in rows], axis=0)
@@ -107,8 +120,10 @@ def main(argv=None) -> int:
     print(f"{'sd':>10}  {sd[0]:10.1f}    {'':>11}    {'':>16}    {sd[1]:16.1f}")
     outside = sum(abs(r[1] - 25.0) > 2.7 for r in rows)
     null_outside = sum(abs(r[4] - 25.0) > 2.7 for r in rows)
-    print(f"within-file figure outside 25 ± 2.7: {outside} of {len(rows)} seeds "
-          f"(no-leak reference: {null_outside} of {len(rows)})\n")
+    print(
+        f"within-file figure outside 25 ± 2.7: {outside} of {len(rows)} seeds "
+        f"(no-leak reference: {null_outside} of {len(rows)})\n"
+    )
     if args.within_only:
         return 0
 

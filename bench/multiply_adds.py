@@ -15,12 +15,12 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class MultiplyAdds:
-    body: int          # per token, in the decoder layers
-    head: int          # per position, in the LM head
-    fed: int           # tokens our layout feeds
-    padded: int        # ... with the padding of the packed forwards
-    kept: int          # positions whose logits we read
-    peer_fed: int      # tokens the per-ending protocol feeds
+    body: int  # per token, in the decoder layers
+    head: int  # per position, in the LM head
+    fed: int  # tokens our layout feeds
+    padded: int  # ... with the padding of the packed forwards
+    kept: int  # positions whose logits we read
+    peer_fed: int  # tokens the per-ending protocol feeds
 
     @property
     def ours(self) -> int:
@@ -52,7 +52,10 @@ def count(config, encoded, *, batch_size: int = 32) -> MultiplyAdds:
     batches = plan_batches([r.length for r in layouts], batch_size=batch_size, token_budget=DEFAULT_TOKEN_BUDGET)
     body, head = per_token(config)
     return MultiplyAdds(
-        body=body, head=head, fed=sum(r.length for r in layouts),
+        body=body,
+        head=head,
+        fed=sum(r.length for r in layouts),
         padded=sum(len(b) * max(layouts[i].length for i in b) for b in batches),
         kept=sum(len({pos for ending in r.targets for pos, _ in ending}) for r in layouts),
-        peer_fed=sum(e.reference_tokens - len(e.ending_ids) for e in encoded))
+        peer_fed=sum(e.reference_tokens - len(e.ending_ids) for e in encoded),
+    )

@@ -63,8 +63,9 @@ def one_run(data: Path | None, timeout: float) -> tuple[str, int, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--runs", type=positive_int, default=200, help="exports to run (default 200)")
     ap.add_argument("--data", type=Path, default=None, help="release JSONL (default: the shipped release)")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds one run may take (default 300)")
@@ -81,9 +82,12 @@ def main(argv: list[str] | None = None) -> int:
         if kind != "ok":
             print(f"run {i}: {kind} (exit {rc})\n{tail.rstrip()}", file=sys.stderr, flush=True)
     seconds = time.perf_counter() - started
-    print(f"export hf soak: {args.runs} runs, {counts['abort']} aborts (exit 134/SIGABRT), "
-          f"{counts['failure']} other failures, {counts['ok']} ok; "
-          f"{seconds:.1f} s ({seconds / args.runs:.2f} s per run)", flush=True)
+    print(
+        f"export hf soak: {args.runs} runs, {counts['abort']} aborts (exit 134/SIGABRT), "
+        f"{counts['failure']} other failures, {counts['ok']} ok; "
+        f"{seconds:.1f} s ({seconds / args.runs:.2f} s per run)",
+        flush=True,
+    )
     return 0 if counts["ok"] == args.runs else 1
 
 

@@ -69,7 +69,6 @@ def vllm_server(vllm_python, embedded_hf_folder, tmp_path_factory):
     server.stop()
 
 
-
 # -- what a test needs: markers, and the guard that fails a test which needs more than it says -------
 #
 # `make check` runs the tests that need no real model, vLLM server, browser or Ray; `make test` runs
@@ -77,11 +76,10 @@ def vllm_server(vllm_python, embedded_hf_folder, tmp_path_factory):
 # fast subset; tests/support/needs_guard.py fails an unmarked test that loads a model or starts one of the others,
 # in this process and in the subprocesses the test starts (through a sitecustomize on PYTHONPATH).
 
-import needs_guard  # noqa: E402  (tests/support/ is on the test path: pyproject.toml's pythonpath)
-
 # Each test process draws each distinct report figure once (tests/support/figure_memo.py): a test
 # marked fresh_figures draws its own.
 import figure_memo  # noqa: E402
+import needs_guard  # noqa: E402  (tests/support/ is on the test path: pyproject.toml's pythonpath)
 
 NEEDS = needs_guard.NEEDS
 
@@ -98,12 +96,15 @@ def pytest_configure(config):
             os.environ.setdefault(var, "1")
     for need, what in NEEDS.items():
         config.addinivalue_line("markers", f"{need}: the test {what}; implies slow (left out of make check)")
-    config.addinivalue_line("markers", "fresh_figures: the test draws every report figure itself "
-                                       "(tests/support/figure_memo.py keeps none for it)")
+    config.addinivalue_line(
+        "markers",
+        "fresh_figures: the test draws every report figure itself (tests/support/figure_memo.py keeps none for it)",
+    )
     needs_guard.install()
     site = Path(tempfile.mkdtemp(prefix="synthprobe-needs-guard-"))
     (site / "sitecustomize.py").write_text(
-        needs_guard.SITECUSTOMIZE.format(path=str(Path(needs_guard.__file__).resolve())), encoding="utf-8")
+        needs_guard.SITECUSTOMIZE.format(path=str(Path(needs_guard.__file__).resolve())), encoding="utf-8"
+    )
     config._needs_guard_site = site
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH")) if p)
 

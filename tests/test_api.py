@@ -7,18 +7,19 @@ import subprocess
 import sys
 
 import pytest
+from gpt3_model import embedded_backend, one_torch_thread
 
 import synthprobe
 from synthprobe.backends.hf.generate import greedy_generate
-
-from gpt3_model import embedded_backend, one_torch_thread
 
 _one_thread = pytest.fixture(autouse=True, scope="module")(one_torch_thread)
 
 
 def test_import_stays_light():
-    code = ("import sys, synthprobe; assert callable(synthprobe.loglik) and callable(synthprobe.generate); "
-            "print('torch' in sys.modules, 'transformers' in sys.modules)")
+    code = (
+        "import sys, synthprobe; assert callable(synthprobe.loglik) and callable(synthprobe.generate); "
+        "print('torch' in sys.modules, 'transformers' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
     assert {"loglik", "generate"} <= set(dir(synthprobe))
@@ -39,8 +40,9 @@ def test_helpers_match_the_backend():
     assert good == pytest.approx(backend.loglikelihood([(ctx, " 4")])[0].logprob, abs=1e-6)
     assert math.isfinite(good) and good < 0 and good > bad
     text = synthprobe.generate(backend, ctx, max_new_tokens=6, stop="\n")
-    assert text == greedy_generate(backend.model, backend.tokenizer, [ctx], max_new_tokens=6, stop="\n",
-                                   progress=False)[0]
+    assert (
+        text == greedy_generate(backend.model, backend.tokenizer, [ctx], max_new_tokens=6, stop="\n", progress=False)[0]
+    )
     assert "\n" not in text
     # a spec string loads the model once and gives the same numbers
     assert synthprobe.loglik("smollm2-135m-instruct", ctx, " 4") == pytest.approx(good, abs=1e-4)
@@ -52,8 +54,13 @@ def _long_prompt(tok, max_tokens: int):
     from synthprobe.tasks.gpt3.prompts import PromptConfig, build_prompt
 
     pool = build_items(BuildConfig("2D+", n=400))
-    prompt = build_prompt(get_task("2D+"), pool, 0, PromptConfig(shots=100, max_context=max_tokens),
-                          count_tokens=lambda t: len(tok(t, add_special_tokens=False)["input_ids"]))
+    prompt = build_prompt(
+        get_task("2D+"),
+        pool,
+        0,
+        PromptConfig(shots=100, max_context=max_tokens),
+        count_tokens=lambda t: len(tok(t, add_special_tokens=False)["input_ids"]),
+    )
     return prompt.text, pool[0].completion
 
 
@@ -84,6 +91,6 @@ def test_loglik_refuses_a_pair_longer_than_the_model():
     from synthprobe.errors import InputError
 
     backend = embedded_backend()
-    ctx = "the quick brown fox jumps over the lazy dog. " * 1_000      # ~10,000 tokens
+    ctx = "the quick brown fox jumps over the lazy dog. " * 1_000  # ~10,000 tokens
     with pytest.raises(InputError, match=r"tokens, but .* has only 8,192 positions"):
         synthprobe.loglik(backend, ctx, " end")

@@ -27,8 +27,24 @@ def plugin_site(tmp_path_factory) -> Path:
     src = tmp_path_factory.mktemp("plugin-src") / "synthprobe-larger"
     shutil.copytree(PLUGIN, src, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
     site = tmp_path_factory.mktemp("plugin-site")
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-                    "--no-index", "--target", str(site), str(src)], check=True, capture_output=True, text=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "--target",
+            str(site),
+            str(src),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     assert (site / "synthprobe_larger" / "__init__.py").is_file()
     assert list(site.glob("synthprobe_larger-*.dist-info/entry_points.txt"))
     return site
@@ -55,7 +71,7 @@ def test_built_in_benchmarks_resolve_their_parts_on_first_use():
 
     assert deep.part("metrics") is summarise and benchmarks.get("gpt3").part("metrics") is summarize
     assert deep.part("report").__name__ == "synthprobe.report.deeparithmark"
-    for bench in (deep, benchmarks.get("gpt3")):   # what the report's generic modules ask for
+    for bench in (deep, benchmarks.get("gpt3")):  # what the report's generic modules ask for
         assert callable(bench.part("tables")) and callable(bench.part("viewer"))
         reader = bench.part("lm_eval_reader")
         assert callable(reader.read) and callable(reader.restore) and reader.TASKS and reader.SAMPLES
@@ -87,8 +103,11 @@ def test_a_broken_reference_is_one_error_naming_the_benchmark_and_part():
 def test_a_name_that_points_at_something_else_is_refused(monkeypatch):
     monkeypatch.setitem(benchmarks.BUILTIN, "bogus", "synthprobe.errors:InputError")
     benchmarks.find.cache_clear()
-    with pytest.raises(InputError, match=r"built-in benchmark 'bogus': expected a synthprobe.benchmarks.Benchmark "
-                                         r"named 'bogus', got type"):
+    with pytest.raises(
+        InputError,
+        match=r"built-in benchmark 'bogus': expected a synthprobe.benchmarks.Benchmark "
+        r"named 'bogus', got type",
+    ):
         benchmarks.get("bogus")
     benchmarks.find.cache_clear()
 
@@ -137,8 +156,25 @@ def test_the_toy_engine_scores_an_installed_benchmark_and_the_report_shows_it(pl
     monkeypatch.setitem(ENGINES, "toy", ("toy_engine", None))  # tests/toy_engine.py; removed after the test
     data, out = tmp_path / "larger.jsonl", tmp_path / "res.json"
     assert main(["build", "larger", "--n", "5", "--seed", "2", "--out", str(data)]) == 0
-    assert main(["score", "larger", "--data", str(data), "--out", str(out), "--model", "toy:bigram",
-                 "--no-progress", "--no-cache", "--batch-size", "2"]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "larger",
+                "--data",
+                str(data),
+                "--out",
+                str(out),
+                "--model",
+                "toy:bigram",
+                "--no-progress",
+                "--no-cache",
+                "--batch-size",
+                "2",
+            ]
+        )
+        == 0
+    )
     block = json.loads(out.read_text())["models"][0]["results"]["larger"]
     assert block["summary"]["total"] == 5 and [r["id"] for r in block["records"]] == [f"larger-2-{i}" for i in range(5)]
     assert block["dataset"]["items"] == 5 and len(block["dataset"]["sha256"]) == 64
@@ -148,21 +184,25 @@ def test_the_toy_engine_scores_an_installed_benchmark_and_the_report_shows_it(pl
     correct = block["summary"]["correct"]
     assert f"<td>toy:bigram</td><td>{correct}</td><td>5</td>" in page
     assert (tmp_path / "rep" / "tables" / "larger.csv").read_text() == (
-        f"Model,correct,items,accuracy\ntoy:bigram,{correct},5,{round(100 * correct / 5, 2)}\n")
+        f"Model,correct,items,accuracy\ntoy:bigram,{correct},5,{round(100 * correct / 5, 2)}\n"
+    )
     assert "\\begin{tabular}{lrrr}" in (tmp_path / "rep" / "tables" / "larger.tex").read_text()
     assert '<a href="items.html">open the item viewer</a>' in page and "5 answers" in page
     items = page_data((tmp_path / "rep" / "items.html").read_text("utf-8"))
     rows = [json.loads(line) for line in data.read_text().splitlines()]
     assert items["notes"] == [] and [(m["name"], m["source"], m["n"], m["correct"]) for m in items["models"]] == [
-        ("toy:bigram", "res.json", 5, correct)]
+        ("toy:bigram", "res.json", 5, correct)
+    ]
     assert [it["prompt"] for it in items["items"]] == [r["question"] for r in rows]
     assert [it["endings"] for it in items["items"]] == [r["choices"] for r in rows]
     assert [(a["i"], a["p"], a["ok"]) for a in items["runs"][0]] == [
-        (i, r["pick"], int(r["correct"])) for i, r in enumerate(block["records"])]
+        (i, r["pick"], int(r["correct"])) for i, r in enumerate(block["records"])
+    ]
 
 
-def test_scoring_an_installed_benchmark_prints_its_plan_and_keeps_the_timed_batch(plugin, tmp_path, monkeypatch,
-                                                                                 capsys):
+def test_scoring_an_installed_benchmark_prints_its_plan_and_keeps_the_timed_batch(
+    plugin, tmp_path, monkeypatch, capsys
+):
     """Above the calibration threshold the run times its first batch on the loaded model and keeps
     those records: the file equals a run over the same items at another batch size."""
     from synthprobe.backends import ENGINES
@@ -175,12 +215,29 @@ def test_scoring_an_installed_benchmark_prints_its_plan_and_keeps_the_timed_batc
     blocks = []
     for batch in ("5", str(n)):
         out = tmp_path / f"res-{batch}.json"
-        assert main(["score", "larger", "--data", str(data), "--out", str(out), "--model", "toy:bigram",
-                     "--no-progress", "--no-cache", "--batch-size", batch]) == 0
+        assert (
+            main(
+                [
+                    "score",
+                    "larger",
+                    "--data",
+                    str(data),
+                    "--out",
+                    str(out),
+                    "--model",
+                    "toy:bigram",
+                    "--no-progress",
+                    "--no-cache",
+                    "--batch-size",
+                    batch,
+                ]
+            )
+            == 0
+        )
         err = capsys.readouterr().err
         assert f"plan: larger x {n} items, for 1 model" in err
         timed = min(int(batch), n)
-        assert f"estimate: about " in err and f"{timed} items timed on the loaded model" in err
+        assert "estimate: about " in err and f"{timed} items timed on the loaded model" in err
         blocks.append(json.loads(out.read_text())["models"][0]["results"]["larger"])
     assert [r["id"] for r in blocks[0]["records"]] == [f"larger-4-{i}" for i in range(n)]
     assert blocks[0]["records"] == blocks[1]["records"] and blocks[0]["summary"] == blocks[1]["summary"]
@@ -200,8 +257,25 @@ def test_a_chat_template_reaches_an_installed_benchmark_that_takes_one(plugin, t
     template = write_turns_template(tmp_path / "turns.jinja")
     data = tmp_path / "larger.jsonl"
     assert main(["build", "larger", "--n", "3", "--seed", "5", "--out", str(data)]) == 0
-    cmd = ["score", "larger", "--data", str(data), "--model", str(model), "--device", "cpu", "--dtype", "float32",
-           "--threads", "1", "--no-progress", "--chat-template", str(template), "--system-prompt", "Be exact."]
+    cmd = [
+        "score",
+        "larger",
+        "--data",
+        str(data),
+        "--model",
+        str(model),
+        "--device",
+        "cpu",
+        "--dtype",
+        "float32",
+        "--threads",
+        "1",
+        "--no-progress",
+        "--chat-template",
+        str(template),
+        "--system-prompt",
+        "Be exact.",
+    ]
     assert main([*cmd, "--out", str(tmp_path / "a.json")]) == 0
     entry = json.loads((tmp_path / "a.json").read_text())["models"][0]
     assert entry["chat"]["chat_template_name"] == "turns.jinja" and entry["chat"]["system_prompt"] == "Be exact."
@@ -242,18 +316,34 @@ def test_a_chat_template_is_refused_for_a_benchmark_whose_work_takes_none(tmp_pa
 def test_an_installed_benchmark_builds_scores_and_reports_through_the_cli(plugin_site, tmp_path):
     """Another process, which sees the plugin only as an installed package (PYTHONPATH), runs the
     three commands; the embedded model scores 8 items."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(plugin_site), os.environ.get("PYTHONPATH", "")]),
-           "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(plugin_site), os.environ.get("PYTHONPATH", "")]),
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+    }
 
     def cli(*args: str) -> subprocess.CompletedProcess:
-        done = subprocess.run([sys.executable, "-m", "synthprobe.cli", *args], env=env, cwd=tmp_path,
-                              capture_output=True, text=True)
+        done = subprocess.run(
+            [sys.executable, "-m", "synthprobe.cli", *args], env=env, cwd=tmp_path, capture_output=True, text=True
+        )
         assert done.returncode == 0, done.stderr
         return done
 
     cli("build", "larger", "--n", "8", "--seed", "1", "--out", "larger.jsonl")
-    cli("score", "larger", "--data", "larger.jsonl", "--model", "smollm2-135m-instruct", "--out", "res.json",
-        "--no-progress", "--no-cache")
+    cli(
+        "score",
+        "larger",
+        "--data",
+        "larger.jsonl",
+        "--model",
+        "smollm2-135m-instruct",
+        "--out",
+        "res.json",
+        "--no-progress",
+        "--no-cache",
+    )
     doc = json.loads((tmp_path / "res.json").read_text())
     block = doc["models"][0]["results"]["larger"]
     assert doc["schema"] == "synthprobe/results" and doc["models"][0]["model"]["name"]
@@ -276,8 +366,23 @@ def test_an_installed_benchmark_with_an_lm_eval_part_shows_up_in_lm_evals_files(
     monkeypatch.setitem(ENGINES, "toy", ("toy_engine", None))
     data, res, lm = tmp_path / "larger.jsonl", tmp_path / "res.json", tmp_path / "lm"
     assert main(["build", "larger", "--n", "6", "--seed", "4", "--out", str(data)]) == 0
-    assert main(["score", "larger", "--data", str(data), "--out", str(res), "--model", "toy:bigram",
-                 "--no-progress", "--no-cache"]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "larger",
+                "--data",
+                str(data),
+                "--out",
+                str(res),
+                "--model",
+                "toy:bigram",
+                "--no-progress",
+                "--no-cache",
+            ]
+        )
+        == 0
+    )
     assert main(["export", "lm-eval-results", str(res), "--out", str(lm), "--timestamp", "2026-01-01T00:00:00"]) == 0
     (results_file,) = lm.rglob("results_*.json")
     (samples_file,) = lm.rglob("samples_*.jsonl")
@@ -291,8 +396,10 @@ def test_an_installed_benchmark_with_an_lm_eval_part_shows_up_in_lm_evals_files(
         lls = rec["logprobs"]
         assert s["doc"] == item and s["synthprobe"] == rec and s["target"] == str(item["label"])
         assert s["acc"] == (1.0 if lls.index(max(lls)) == item["label"] else 0.0)
-        assert s["arguments"]["gen_args_1"] == {"arg_0": f"Question: {item['question']}\nAnswer:",
-                                                "arg_1": f" {item['choices'][1]}"}
+        assert s["arguments"]["gen_args_1"] == {
+            "arg_0": f"Question: {item['question']}\nAnswer:",
+            "arg_1": f" {item['choices'][1]}",
+        }
     assert doc["results"]["larger"]["acc,none"] == sum(s["acc"] for s in samples) / 6
     # the per-item records went into the samples file; the entry kept under `synthprobe` says where
     assert "records" not in doc["synthprobe"]["entry"]["results"]["larger"]

@@ -9,10 +9,13 @@ import deeparithmark_docs as docs
 
 
 def test_generated_blocks_are_current():
-    proc = subprocess.run([sys.executable, str(docs.ROOT / "tools" / "deeparithmark_docs.py"), "--check"],
-                          capture_output=True, text=True, cwd=docs.ROOT)
-    assert proc.returncode == 0, (f"stale docs — run `python tools/deeparithmark_docs.py`\n"
-                                  f"{proc.stdout}{proc.stderr}")
+    proc = subprocess.run(
+        [sys.executable, str(docs.ROOT / "tools" / "deeparithmark_docs.py"), "--check"],
+        capture_output=True,
+        text=True,
+        cwd=docs.ROOT,
+    )
+    assert proc.returncode == 0, f"stale docs — run `python tools/deeparithmark_docs.py`\n{proc.stdout}{proc.stderr}"
 
 
 def test_every_marker_has_a_maker():
@@ -25,6 +28,7 @@ def test_every_marker_has_a_maker():
 
 def _reading(acc, p, homogeneity_p):
     from deeparithmark_worked_example import _reading
+
     return _reading({"acc": acc, "p_vs_chance": p}, {"p": homogeneity_p})
 
 

@@ -65,8 +65,15 @@ RUN = (
 QUICK = {RUN[0]}
 
 #: What a copy of the checkout needs for the commands above.
-COPIED = ("README.md", "DEEPARITHMARK_DESIGN.md", "deeparithmark.py", "bench_deeparithmark.py", "data", "docs",
-          "benchmarks")
+COPIED = (
+    "README.md",
+    "DEEPARITHMARK_DESIGN.md",
+    "deeparithmark.py",
+    "bench_deeparithmark.py",
+    "data",
+    "docs",
+    "benchmarks",
+)
 
 
 def readme_commands(text: str | None = None) -> list[str]:
@@ -91,8 +98,8 @@ def _argv(command: str) -> tuple[str, list[str]] | None:
         return "synthprobe", tokens[1:]
     if tokens[:2] in (["python", "deeparithmark.py"], ["python", "bench_deeparithmark.py"]):
         return tokens[1], tokens[2:]
-    if "-m" in tokens and tokens[tokens.index("-m") + 1:tokens.index("-m") + 2] == ["synthprobe"]:
-        return "synthprobe", tokens[tokens.index("-m") + 2:]
+    if "-m" in tokens and tokens[tokens.index("-m") + 1 : tokens.index("-m") + 2] == ["synthprobe"]:
+        return "synthprobe", tokens[tokens.index("-m") + 2 :]
     return None
 
 
@@ -146,8 +153,11 @@ def test_quick_start_leads_the_readme():
 
 
 def _tracked_digests(root: Path) -> dict[str, str]:
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 @pytest.fixture(scope="module")

@@ -11,11 +11,12 @@ import string
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from synthprobe.errors import InputError
-from synthprobe.export.gpt3.lm_eval import gpt3_files, user_pool
 from synthprobe.export.deeparithmark.release import load_release
+from synthprobe.export.gpt3.lm_eval import gpt3_files, user_pool
 from synthprobe.probes.items import load_grammar, load_novel_words
 from synthprobe.report.reader import load_results
 from synthprobe.study.articles import load_articles
@@ -27,13 +28,16 @@ ROOT = Path(__file__).resolve().parents[1]
 RES = ROOT / "src" / "synthprobe" / "resources"
 RELEASE_LINES = (ROOT / "data" / "deeparithmark-1.jsonl").read_bytes().splitlines(keepends=True)[:3]
 
-FUZZ = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                       HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 
-_scalars = st.none() | st.booleans() | st.integers(-10**12, 10**12) | st.floats(allow_nan=False) \
-    | st.text(max_size=30)
-_json = st.recursive(_scalars, lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=12), c,
-                                                                                 max_size=5), max_leaves=12)
+_scalars = (
+    st.none() | st.booleans() | st.integers(-(10**12), 10**12) | st.floats(allow_nan=False) | st.text(max_size=30)
+)
+_json = st.recursive(
+    _scalars, lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=12), c, max_size=5), max_leaves=12
+)
 
 
 def _keys_of(lines: list[bytes]) -> list[str]:
@@ -68,6 +72,7 @@ def _mutated(good: list[bytes]):
             cut = draw(st.integers(0, len(lines[i])))
             lines[i] = lines[i][:cut] + draw(st.binary(max_size=8)) + b"\n"
         return b"".join(lines)
+
     return strat()
 
 
@@ -79,14 +84,32 @@ LOADERS = {
     "novel-words": (load_novel_words, (RES / "novel_words.jsonl").read_bytes().splitlines(keepends=True)[:3]),
     "grammar": (load_grammar, (RES / "grammar.jsonl").read_bytes().splitlines(keepends=True)[:4]),
     "articles": (load_articles, (RES / "study_sample.jsonl").read_bytes().splitlines(keepends=True)[:2]),
-    "study-items": (load_items, [json.dumps({
-        "id": f"a{i}", "article_id": "x", "title": f"T{i}", "subtitle": "S", "condition": "model",
-        "model": "m", "length": 200, "human": {"text": "H.", "words": 1},
-        "machine": {"text": "M.", "words": 1}}).encode() + b"\n" for i in range(2)]),
+    "study-items": (
+        load_items,
+        [
+            json.dumps(
+                {
+                    "id": f"a{i}",
+                    "article_id": "x",
+                    "title": f"T{i}",
+                    "subtitle": "S",
+                    "condition": "model",
+                    "model": "m",
+                    "length": 200,
+                    "human": {"text": "H.", "words": 1},
+                    "machine": {"text": "M.", "words": 1},
+                }
+            ).encode()
+            + b"\n"
+            for i in range(2)
+        ],
+    ),
     "release": (load_release, RELEASE_LINES),
     "audit-items": (load_audit_items, RELEASE_LINES),
-    "gpt3-task": (_load_gpt3_task, [json.dumps({"context": "\n\nQ: What is 1 plus 2?\n\nA:",
-                                                "completion": " 3"}).encode() + b"\n"] * 2),
+    "gpt3-task": (
+        _load_gpt3_task,
+        [json.dumps({"context": "\n\nQ: What is 1 plus 2?\n\nA:", "completion": " 3"}).encode() + b"\n"] * 2,
+    ),
 }
 
 
@@ -112,13 +135,17 @@ def test_good_seed_lines_load(tmp_path, kind):
 @given(data=st.data())
 def test_jsonl_loaders_never_crash(tmp_path, kind, data):
     loader, good = LOADERS[kind]
-    blob = data.draw(st.one_of(
-        _mutated(good),
-        st.lists(_records(_keys_of(good)), min_size=1, max_size=4).map(
-            lambda objs: b"".join(json.dumps(o).encode() + b"\n" for o in objs)),
-        st.binary(max_size=200),
-        st.lists(_json, max_size=3).map(lambda vs: b"".join(json.dumps(v).encode() + b"\n" for v in vs)),
-    ), label="file")
+    blob = data.draw(
+        st.one_of(
+            _mutated(good),
+            st.lists(_records(_keys_of(good)), min_size=1, max_size=4).map(
+                lambda objs: b"".join(json.dumps(o).encode() + b"\n" for o in objs)
+            ),
+            st.binary(max_size=200),
+            st.lists(_json, max_size=3).map(lambda vs: b"".join(json.dumps(v).encode() + b"\n" for v in vs)),
+        ),
+        label="file",
+    )
     p = tmp_path / "fuzz.jsonl"
     p.write_bytes(blob)
     _check(loader, p)
@@ -126,8 +153,11 @@ def test_jsonl_loaders_never_crash(tmp_path, kind, data):
 
 _word = st.text(string.ascii_lowercase, min_size=1, max_size=6)
 _pos = st.sampled_from(["n:n", "v:n", "a:n", "n:v", "x", "n:n:n", ""])
-_sat_line = st.one_of(st.tuples(_word, _word, _pos).map(" ".join), st.text(max_size=20),
-                      st.sampled_from(["a", "b", "e", "f", "", "# c", "ab"]))
+_sat_line = st.one_of(
+    st.tuples(_word, _word, _pos).map(" ".join),
+    st.text(max_size=20),
+    st.sampled_from(["a", "b", "e", "f", "", "# c", "ab"]),
+)
 
 
 @FUZZ
@@ -145,8 +175,14 @@ def test_sat_loader_never_crashes(tmp_path, lines, crlf, bom):
 
 
 @FUZZ
-@given(doc=_json | st.dictionaries(st.sampled_from(["models", "results", "dataset", "schema", "version",
-                                                    "model", "metrics", "config"]), _json, max_size=5))
+@given(
+    doc=_json
+    | st.dictionaries(
+        st.sampled_from(["models", "results", "dataset", "schema", "version", "model", "metrics", "config"]),
+        _json,
+        max_size=5,
+    )
+)
 def test_results_loader_never_crashes(tmp_path, doc):
     p = tmp_path / "results.json"
     p.write_text(json.dumps(doc), encoding="utf-8")

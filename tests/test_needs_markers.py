@@ -17,7 +17,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from needs_guard import NEEDS
 
 HERE = Path(__file__).resolve().parent
@@ -27,16 +26,23 @@ CASES = {
     "server": "import vllm_cpu\n    vllm_cpu.Server(Path('nowhere'), python=Path(sys.executable)).start()",
     "ray": "import ray\n    ray.init(address='local', num_cpus=1)",
     "browser": "from playwright.sync_api import sync_playwright\n    with sync_playwright() as p:\n"
-               "        p.chromium.launch()",
+    "        p.chromium.launch()",
 }
 
 
 def _pytest(folder: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(HERE.parent / "tools"),
-                                                                   os.environ.get("PYTHONPATH")) if p)}
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir",
-                           str(folder), str(folder), *args], cwd=folder, env=env, capture_output=True,
-                          text=True, timeout=300)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(p for p in (str(HERE.parent / "tools"), os.environ.get("PYTHONPATH")) if p),
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(folder), str(folder), *args],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def _check_inner_run(tmp_path: Path, needs: list[str]) -> None:
@@ -45,10 +51,14 @@ def _check_inner_run(tmp_path: Path, needs: list[str]) -> None:
         shutil.copy(HERE / "support" / helper, tmp_path / helper)
     shutil.copy(HERE / "conftest.py", tmp_path / "conftest.py")
     (tmp_path / "test_inner.py").write_text(
-        "import sys\nfrom pathlib import Path\nimport pytest\n" + "".join(
+        "import sys\nfrom pathlib import Path\nimport pytest\n"
+        + "".join(
             f"\n\ndef test_unmarked_{need}():\n    {CASES[need]}\n\n"
-            f"@pytest.mark.{need}\ndef test_marked_{need}_is_slow():\n    pass\n" for need in needs),
-        encoding="utf-8")
+            f"@pytest.mark.{need}\ndef test_marked_{need}_is_slow():\n    pass\n"
+            for need in needs
+        ),
+        encoding="utf-8",
+    )
     res = _pytest(tmp_path)
     assert res.returncode == 1, res.stdout + res.stderr
     for need in needs:
@@ -63,8 +73,11 @@ def _check_inner_run(tmp_path: Path, needs: list[str]) -> None:
 def test_an_unmarked_test_that_starts_a_server_browser_or_ray_fails_at_that_call(tmp_path):
     """The three needs that start something are refused before it starts: one inner run holds them all."""
     # installed or not, found without importing them here (the inner run imports them)
-    needs = ["server"] + [need for need, package in (("ray", "ray"), ("browser", "playwright"))
-                          if importlib.util.find_spec(package) is not None]
+    needs = ["server"] + [
+        need
+        for need, package in (("ray", "ray"), ("browser", "playwright"))
+        if importlib.util.find_spec(package) is not None
+    ]
     _check_inner_run(tmp_path, needs)
 
 
@@ -86,11 +99,14 @@ def test_an_unmarked_test_whose_subprocess_loads_the_model_fails(tmp_path):
         f"                          '--data', {str(HERE.parent / 'data' / 'deeparithmark-1.jsonl')!r},\n"
         "                          '--output', 'x.json'], capture_output=True, text=True)\n"
         "    assert res.returncode != 0   # the command dies at the load; the test would pass on that alone\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     res = _pytest(tmp_path)
     assert res.returncode == 1, res.stdout + res.stderr
-    assert ("test_inner.py::test_unmarked_cli loads a real model (synthprobe.backends.load_backend with the hf "
-            "or vllm engine) (in a subprocess it ran) but is not marked @pytest.mark.model") in res.stdout, res.stdout
+    assert (
+        "test_inner.py::test_unmarked_cli loads a real model (synthprobe.backends.load_backend with the hf "
+        "or vllm engine) (in a subprocess it ran) but is not marked @pytest.mark.model"
+    ) in res.stdout, res.stdout
     assert not (tmp_path / "x.json").exists()
 
 

@@ -28,8 +28,18 @@ def _command(name: str, out, n: int, tmp_path) -> list[str]:
         "score deeparithmark": ["score", "deeparithmark", "--limit", str(n), "--batch-size", "8"],
         "score gpt3": ["score", "gpt3", "--tasks", "2D+", "--shots", "0", "--limit", str(n), "--batch-size", "8"],
         "probe steps": ["probe", "steps", "--limit", str(max(1, n // 3)), "--batch-size", "8"],
-        "probe number-format": ["probe", "number-format", "--n", str(n), "--tasks", "none", "--formats", "comma",
-                                "--batch-size", "8"],
+        "probe number-format": [
+            "probe",
+            "number-format",
+            "--n",
+            str(n),
+            "--tasks",
+            "none",
+            "--formats",
+            "comma",
+            "--batch-size",
+            "8",
+        ],
         "sweep": ["sweep", "--serial", "--limit", str(n), "--batch-size", "8", "--data-dir", str(tmp_path / "data")],
     }[name] + ["--model", "toy:bigram", "--quiet", "--output", str(out)]
 
@@ -40,8 +50,11 @@ COMMANDS = ["score deeparithmark", "score gpt3", "probe steps", "probe number-fo
 def _without_timing(doc):
     """A results document less what differs between any two runs (seconds, rates)."""
     if isinstance(doc, dict):
-        return {k: _without_timing(v) for k, v in doc.items()
-                if k not in ("timing", "seconds", "load_s", "items_per_s", "eval_s")}
+        return {
+            k: _without_timing(v)
+            for k, v in doc.items()
+            if k not in ("timing", "seconds", "load_s", "items_per_s", "eval_s")
+        }
     if isinstance(doc, list):
         return [_without_timing(v) for v in doc]
     return doc
@@ -63,7 +76,7 @@ def test_every_scoring_command_prints_its_plan_and_estimate_then_scores(toy, tmp
 def test_a_run_estimated_over_the_limit_waits_for_yes_and_writes_nothing(toy, tmp_path, capsys, monkeypatch, name):
     import synthprobe.plan as run_plan
 
-    monkeypatch.setattr(run_plan, "CONFIRM_ABOVE_S", 0.0)   # the toy engine is fast: make any run "long"
+    monkeypatch.setattr(run_plan, "CONFIRM_ABOVE_S", 0.0)  # the toy engine is fast: make any run "long"
     out = tmp_path / "r.json"
     args = _command(name, out, 60, tmp_path)
     assert main(args) == 2
@@ -82,8 +95,26 @@ def test_timing_stops_once_past_the_limit_and_says_the_figure_is_a_lower_bound(t
     monkeypatch.setattr(run_plan, "CONFIRM_ABOVE_S", 0.0)
     out = tmp_path / "r.json"
     # two kinds of cells (Deep Arithmark, the GPT-3 task): the first one timed is past the limit
-    assert main(["probe", "number-format", "--n", "60", "--tasks", "4D+", "--gpt3-n", "60", "--model", "toy:bigram",
-                 "--quiet", "--output", str(out)]) == 2
+    assert (
+        main(
+            [
+                "probe",
+                "number-format",
+                "--n",
+                "60",
+                "--tasks",
+                "4D+",
+                "--gpt3-n",
+                "60",
+                "--model",
+                "toy:bigram",
+                "--quiet",
+                "--output",
+                str(out),
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert "estimate: over " in err and "stopped timing once past the limit" in err, err
     assert "pass --yes to start it, or score less with --n N, --gpt3-n N or --tasks" in err and not out.exists()
@@ -100,16 +131,52 @@ def test_a_small_run_is_planned_without_a_calibration(toy, tmp_path, capsys, nam
 def test_two_models_of_a_few_items_each_are_estimated_for_all_their_items(toy, tmp_path, capsys):
     # 30 items is below the calibration threshold for one model; two models score 60
     out = tmp_path / "r.json"
-    assert main(["score", "deeparithmark", "--model", "a=toy:bigram", "--model", "b=toy:bigram", "--limit", "30",
-                 "--quiet", "--no-cache", "--output", str(out)]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "deeparithmark",
+                "--model",
+                "a=toy:bigram",
+                "--model",
+                "b=toy:bigram",
+                "--limit",
+                "30",
+                "--quiet",
+                "--no-cache",
+                "--output",
+                str(out),
+            ]
+        )
+        == 0
+    )
     err = capsys.readouterr().err
     assert "estimate: about" in err and "for 2 models: the other at about" in err, err
 
 
 def test_gpt3_plan_names_tasks_settings_and_items(toy, tmp_path, capsys):
     out = tmp_path / "r.json"
-    assert main(["score", "gpt3", "--model", "toy:bigram", "--tasks", "2D+,CL", "--shots", "0,1", "--limit", "120",
-                 "--quiet", "--no-cache", "--output", str(out)]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "gpt3",
+                "--model",
+                "toy:bigram",
+                "--tasks",
+                "2D+,CL",
+                "--shots",
+                "0,1",
+                "--limit",
+                "120",
+                "--quiet",
+                "--no-cache",
+                "--output",
+                str(out),
+            ]
+        )
+        == 0
+    )
     err = capsys.readouterr().err
     assert "plan: 2 tasks (2D+, CL) x 2 settings = 4 runs, 480 items (zero 240, one 240)" in err, err
     assert "estimate: about" in err
@@ -124,7 +191,7 @@ def test_the_calibration_changes_no_score(toy, tmp_path, monkeypatch, name):
     docs = {}
     for cache in ("--no-cache", None):
         for calibrated in (True, False):
-            monkeypatch.setattr(run_plan, "CALIBRATE_ABOVE", 48 if calibrated else 10 ** 9)
+            monkeypatch.setattr(run_plan, "CALIBRATE_ABOVE", 48 if calibrated else 10**9)
             monkeypatch.setenv("SYNTHPROBE_CACHE", str(tmp_path / f"cache-{cache}-{calibrated}"))
             out = tmp_path / f"{cache}-{calibrated}.json"
             extra = [cache] if cache else []
@@ -151,14 +218,35 @@ def test_the_calibrated_batch_goes_to_the_score_cache_and_cached_items_cost_noth
 
 def test_several_models_multiply_the_estimate_and_protocols_are_cells(toy, tmp_path, capsys):
     out = tmp_path / "r.json"
-    assert main(["score", "deeparithmark", "--model", "toy:a", "--model", "toy:b", "--protocol", "loglik,letters",
-                 "--limit", "30", "--quiet", "--no-cache", "--output", str(out)]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "deeparithmark",
+                "--model",
+                "toy:a",
+                "--model",
+                "toy:b",
+                "--protocol",
+                "loglik,letters",
+                "--limit",
+                "30",
+                "--quiet",
+                "--no-cache",
+                "--output",
+                str(out),
+            ]
+        )
+        == 0
+    )
     err = capsys.readouterr().err
     assert "x 2 protocols (loglik, letters), for 2 models" in err, err
     assert "for 2 models: the other at about " in err and err.count("estimate: ") == 1
     # two kinds of cells to time: each says so while it is being timed
-    assert re.findall(r"^timing (\d)/2: deeparithmark · (\w+) \(the first batch on the loaded model\)$", err, re.M) \
-        == [("1", "loglik"), ("2", "letters")], err
+    assert re.findall(r"^timing (\d)/2: deeparithmark · (\w+) \(the first batch on the loaded model\)$", err, re.M) == [
+        ("1", "loglik"),
+        ("2", "letters"),
+    ], err
 
 
 def test_a_cached_first_model_does_not_make_the_next_models_free(toy, tmp_path, capsys, monkeypatch):
@@ -168,9 +256,9 @@ def test_a_cached_first_model_does_not_make_the_next_models_free(toy, tmp_path, 
 
     monkeypatch.setenv("SYNTHPROBE_CACHE", str(tmp_path / "cache"))
     first = ["score", "deeparithmark", "--model", "toy:bigram", "--limit", "60", "--batch-size", "8", "--quiet"]
-    assert main([*first, "--output", str(tmp_path / "a.json")]) == 0   # every item of toy:bigram now cached
+    assert main([*first, "--output", str(tmp_path / "a.json")]) == 0  # every item of toy:bigram now cached
     capsys.readouterr()
-    monkeypatch.setattr(run_plan, "CONFIRM_ABOVE_S", 0.0)   # any run that costs anything is "long"
+    monkeypatch.setattr(run_plan, "CONFIRM_ABOVE_S", 0.0)  # any run that costs anything is "long"
     out = tmp_path / "b.json"
     assert main([*first, "--model", "toy:a", "--output", str(out)]) == 2
     err = capsys.readouterr().err
@@ -182,22 +270,63 @@ def test_a_cached_first_model_does_not_make_the_next_models_free(toy, tmp_path, 
 
 def test_gpt3_timing_shows_which_task_and_setting_it_is_on(toy, tmp_path, capsys):
     out = tmp_path / "r.json"
-    assert main(["score", "gpt3", "--model", "toy:bigram", "--tasks", "2D+,CL", "--shots", "0,1", "--limit", "30",
-                 "--quiet", "--no-cache", "--output", str(out)]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "gpt3",
+                "--model",
+                "toy:bigram",
+                "--tasks",
+                "2D+,CL",
+                "--shots",
+                "0,1",
+                "--limit",
+                "30",
+                "--quiet",
+                "--no-cache",
+                "--output",
+                str(out),
+            ]
+        )
+        == 0
+    )
     err = capsys.readouterr().err.splitlines()
     timing = [ln for ln in err if ln.startswith("timing ")]
     # one line per kind timed (a family and setting), before the estimate it makes
-    assert timing == ["timing 1/4: 2D+ zero (the first batch on the loaded model)",
-                      "timing 2/4: 2D+ one (the first batch on the loaded model)",
-                      "timing 3/4: CL zero (the first batch on the loaded model)",
-                      "timing 4/4: CL one (the first batch on the loaded model)"], err
+    assert timing == [
+        "timing 1/4: 2D+ zero (the first batch on the loaded model)",
+        "timing 2/4: 2D+ one (the first batch on the loaded model)",
+        "timing 3/4: CL zero (the first batch on the loaded model)",
+        "timing 4/4: CL one (the first batch on the loaded model)",
+    ], err
     assert err.index(timing[-1]) < next(i for i, ln in enumerate(err) if ln.startswith("estimate: "))
 
 
 def test_sweep_estimate_says_how_jobs_are_reckoned(toy, tmp_path, capsys):
     out = tmp_path / "r.json"
-    assert main(["sweep", "--model", "toy:a", "--model", "toy:b", "--seeds", "release,1", "--limit", "30",
-                 "--serial", "--quiet", "--data-dir", str(tmp_path / "data"), "--output", str(out)]) == 0
+    assert (
+        main(
+            [
+                "sweep",
+                "--model",
+                "toy:a",
+                "--model",
+                "toy:b",
+                "--seeds",
+                "release,1",
+                "--limit",
+                "30",
+                "--serial",
+                "--quiet",
+                "--data-dir",
+                str(tmp_path / "data"),
+                "--output",
+                str(out),
+            ]
+        )
+        == 0
+    )
     err = capsys.readouterr().err
     assert "plan: 4 jobs (2 models x 1 task x 2 seeds) in this process, 120 items" in err, err
     assert "each job reckoned at the first model's time for its task" in err
@@ -212,15 +341,24 @@ def test_the_generation_probes_print_their_plan(toy, tmp_path, capsys, probe):
     assert re.search(rf"^plan: {probe} x \d+ items x 1 sample \(chained, one item at a time\)$", err, re.M), err
 
 
-def test_a_long_generation_probe_is_estimated_from_its_first_item_and_waits_for_yes(toy, tmp_path, capsys,
-                                                                                    monkeypatch):
+def test_a_long_generation_probe_is_estimated_from_its_first_item_and_waits_for_yes(toy, tmp_path, capsys, monkeypatch):
     import synthprobe.plan as run_plan
 
     items = tmp_path / "grammar.jsonl"
     lines = [{"input": "She goed home.", "output": "She went home."}]
     lines += [{"input": f"There is {n} book on the table."} for n in range(60)]
     items.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
-    args = ["probe", "grammar", "--items", str(items), "--model", "toy:bigram", "--quiet", "--out", str(tmp_path / "out")]
+    args = [
+        "probe",
+        "grammar",
+        "--items",
+        str(items),
+        "--model",
+        "toy:bigram",
+        "--quiet",
+        "--out",
+        str(tmp_path / "out"),
+    ]
     monkeypatch.setattr(run_plan, "CONFIRM_ABOVE_S", 0.0)
     assert main(args) == 2
     err = capsys.readouterr().err
@@ -246,11 +384,33 @@ def test_real_model_calibration_times_a_batch_and_keeps_the_scores(tmp_path):
     docs, errs = [], []
     for threshold in ("48", "1000000000"):
         out = tmp_path / f"r{threshold}.json"
-        code = ("import synthprobe.plan as p, sys; p.CALIBRATE_ABOVE = int(sys.argv[1]); "
-                "from synthprobe.cli import main; sys.exit(main(sys.argv[2:]))")
-        res = subprocess.run([sys.executable, "-c", code, threshold, "score", "deeparithmark", "--limit", "64",
-                              "--batch-size", "16", "--no-cache", "--save-predictions", "--quiet",
-                              "--output", str(out)], capture_output=True, text=True, timeout=900, cwd=tmp_path)
+        code = (
+            "import synthprobe.plan as p, sys; p.CALIBRATE_ABOVE = int(sys.argv[1]); "
+            "from synthprobe.cli import main; sys.exit(main(sys.argv[2:]))"
+        )
+        res = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                code,
+                threshold,
+                "score",
+                "deeparithmark",
+                "--limit",
+                "64",
+                "--batch-size",
+                "16",
+                "--no-cache",
+                "--save-predictions",
+                "--quiet",
+                "--output",
+                str(out),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=900,
+            cwd=tmp_path,
+        )
         assert res.returncode == 0, res.stderr
         docs.append(json.loads(out.read_text()))
         errs.append(res.stderr)
@@ -262,8 +422,13 @@ def test_real_model_calibration_times_a_batch_and_keeps_the_scores(tmp_path):
 @pytest.mark.slow
 def test_score_gpt3_with_no_tasks_shows_the_whole_grid_and_does_not_start(tmp_path):
     out = tmp_path / "r.json"
-    res = subprocess.run([sys.executable, "-m", "synthprobe", "score", "gpt3", "--quiet", "--output", str(out)],
-                         capture_output=True, text=True, timeout=1800, cwd=tmp_path)
+    res = subprocess.run(
+        [sys.executable, "-m", "synthprobe", "score", "gpt3", "--quiet", "--output", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        cwd=tmp_path,
+    )
     assert res.returncode == 2, res.stderr
     assert "plan: 16 tasks" in res.stderr and "x 3 settings = 48 runs" in res.stderr, res.stderr
     assert "estimate: over" in res.stderr and "pass --yes to start it" in res.stderr

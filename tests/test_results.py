@@ -10,8 +10,16 @@ import pytest
 
 from synthprobe.errors import InputError
 from synthprobe.report.reader import load_any, load_gpt3, load_results
-from synthprobe.results import (DEEPARITHMARK_V1, GPT3_V1, SCHEMA, SCHEMA_VERSION, card_cells, card_header,
-                                dumps_results, read_results)
+from synthprobe.results import (
+    DEEPARITHMARK_V1,
+    GPT3_V1,
+    SCHEMA,
+    SCHEMA_VERSION,
+    card_cells,
+    card_header,
+    dumps_results,
+    read_results,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 DA = ROOT / "benchmarks" / "deeparithmark_smollm2-135m-instruct.json"
@@ -23,10 +31,18 @@ def _v2(tmp_path: Path) -> tuple[Path, dict, dict]:
     g = json.loads(GPT3.read_text(encoding="utf-8"))
     entry = da["models"][0]
     both = {**entry, "results": {**entry["results"], "gpt3": {"settings": g["settings"], "rows": g["results"]}}}
-    gpt3_only = {"model": {**g["model"], "name": "other"}, "settings": g["settings"],
-                 "results": {"gpt3": {"rows": g["results"]}}}
-    doc = {"schema": SCHEMA, "schema_version": SCHEMA_VERSION, "synthprobe": "0.1.0",
-           "datasets": da["datasets"], "models": [both, gpt3_only]}
+    gpt3_only = {
+        "model": {**g["model"], "name": "other"},
+        "settings": g["settings"],
+        "results": {"gpt3": {"rows": g["results"]}},
+    }
+    doc = {
+        "schema": SCHEMA,
+        "schema_version": SCHEMA_VERSION,
+        "synthprobe": "0.1.0",
+        "datasets": da["datasets"],
+        "models": [both, gpt3_only],
+    }
     path = tmp_path / "both.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
     return path, da, g
@@ -84,9 +100,30 @@ def test_dumps_results_keeps_each_item_on_one_line_and_reads_back():
 
 
 def test_the_card_is_formatted_once():
-    row = {"model": "m", "params": 1_300_000_000, "deep": 31.256, "soft": None, "d2": 40.04, "d3": None,
-           "d4": 0.0, "d5": 100.0, "arithmark3": 30.0, "delta": -1.5, "p_vs_chance": 2.5e-7}
-    assert card_header() == ["Model", "Params", "Deep", "soft", "d2", "d3", "d4", "d5", "ArithMark-3", "Δ",
-                             "p vs chance"]
-    assert card_cells(row) == ["m", "1.30 B", "31.26 %", "—", "40.0", "—", "0.0", "100.0", "30.00 %", "−1.50",
-                               "2.5e−7"]
+    row = {
+        "model": "m",
+        "params": 1_300_000_000,
+        "deep": 31.256,
+        "soft": None,
+        "d2": 40.04,
+        "d3": None,
+        "d4": 0.0,
+        "d5": 100.0,
+        "arithmark3": 30.0,
+        "delta": -1.5,
+        "p_vs_chance": 2.5e-7,
+    }
+    assert card_header() == [
+        "Model",
+        "Params",
+        "Deep",
+        "soft",
+        "d2",
+        "d3",
+        "d4",
+        "d5",
+        "ArithMark-3",
+        "Δ",
+        "p vs chance",
+    ]
+    assert card_cells(row) == ["m", "1.30 B", "31.26 %", "—", "40.0", "—", "0.0", "100.0", "30.00 %", "−1.50", "2.5e−7"]

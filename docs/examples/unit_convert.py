@@ -93,8 +93,17 @@ def generate(rng: random.Random) -> Problem:
     require(total % 5 != 0, "answers stay off the multiples of 5 (decoys must share the class)")
     mistakes = {k: v for k, v in _mistakes(unit, bigs, smalls, big, small, factor).items() if v}
     ctx = rng.choice(SINGLE).format(name=name, big=big, bigs=bigs, small=small, smalls=smalls, what=what)
-    return Problem(family="unit_convert", topic="unit_convert", depth=2, ctx=ctx, answer=total,
-                   unit=smalls, ending=f" {{}} {smalls}.", steps=s.solution(), mistakes=mistakes)
+    return Problem(
+        family="unit_convert",
+        topic="unit_convert",
+        depth=2,
+        ctx=ctx,
+        answer=total,
+        unit=smalls,
+        ending=f" {{}} {smalls}.",
+        steps=s.solution(),
+        mistakes=mistakes,
+    )
 
 
 @register("unit_convert_batches", topic="unit_convert", depth=3)
@@ -111,7 +120,17 @@ def generate_batches(rng: random.Random) -> Problem:
     mistakes = {k: v * b for k, v in _mistakes(unit, bigs, smalls, big, small, factor).items() if v}
     mistakes[f"counted two {batches} too many"] = per * (b + 2)
     mistakes[f"counted two {batches} too few"] = per * (b - 2)
-    ctx = rng.choice(BATCHES).format(name=name, big=big, bigs=bigs, small=small, smalls=smalls,
-                                     what=what, b=b, batch=batch, batches=batches)
-    return Problem(family="unit_convert_batches", topic="unit_convert", depth=3, ctx=ctx, answer=total,
-                   unit=smalls, ending=f" {{}} {smalls}.", steps=s.solution(), mistakes=mistakes)
+    ctx = rng.choice(BATCHES).format(
+        name=name, big=big, bigs=bigs, small=small, smalls=smalls, what=what, b=b, batch=batch, batches=batches
+    )
+    return Problem(
+        family="unit_convert_batches",
+        topic="unit_convert",
+        depth=3,
+        ctx=ctx,
+        answer=total,
+        unit=smalls,
+        ending=f" {{}} {smalls}.",
+        steps=s.solution(),
+        mistakes=mistakes,
+    )

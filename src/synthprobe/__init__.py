@@ -11,6 +11,8 @@ loaded backend or a model spec string; see :mod:`synthprobe.api`.
 
 from synthprobe.version import __version__
 
+__all__ = ["__version__"]
+
 _HELPERS = ("loglik", "generate")
 
 

@@ -17,7 +17,7 @@ multiple-choice scorer's protocol) and scores them over the model's full window 
 from __future__ import annotations
 
 import functools
-from typing import Sequence
+from collections.abc import Sequence
 
 
 @functools.lru_cache(maxsize=2)
@@ -39,8 +39,9 @@ def _request_tokens(backend, context: str, continuation: str) -> int:
     """Tokens of context (with the backend's BOS, if any) plus continuation, tokenised separately
     as the scorer feeds them; an empty context stands as one token (BOS, else EOS)."""
     if not isinstance(context, str) or not isinstance(continuation, str):
-        raise TypeError(f"context and continuation must be strings, got {type(context).__name__} "
-                        f"and {type(continuation).__name__}")
+        raise TypeError(
+            f"context and continuation must be strings, got {type(context).__name__} and {type(continuation).__name__}"
+        )
     n_ctx = backend.count_tokens(context) if context else 0
     n_ctx = n_ctx + (1 if backend.bos else 0) if n_ctx else 1
     return n_ctx + backend.count_tokens(continuation)
@@ -60,11 +61,14 @@ def loglik(model, context: str, continuation: str) -> float:
     limit = backend.max_length
     if isinstance(limit, int) and limit > 0:
         if needed > limit:
-            raise InputError(f"context plus continuation are {needed:,} tokens, but "
-                             f"{getattr(backend, 'name', 'the model')} has only {limit:,} positions; "
-                             f"shorten the context", field="context")
+            raise InputError(
+                f"context plus continuation are {needed:,} tokens, but "
+                f"{getattr(backend, 'name', 'the model')} has only {limit:,} positions; "
+                f"shorten the context",
+                field="context",
+            )
         window = limit
-    else:                           # the model names no limit: give the request all it needs
+    else:  # the model names no limit: give the request all it needs
         window = needed
     return float(backend.loglikelihood([(context, continuation)], max_context=window)[0].logprob)
 

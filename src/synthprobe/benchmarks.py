@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from synthprobe.errors import InputError
@@ -44,14 +44,21 @@ PARTS = {
     "work": "work(backend, items) -> the runner's work(todo, batch_size, emit) function (`synthprobe score NAME`)",
     "metrics": "metrics(records) -> dict: the block's summary from the scored records",
     "report": "the report section module (KEY, TITLE, parse, section; see synthprobe.report.extras)",
-    "sweep": "the sweep part (canonical, RELEASE_SEED, prepare, size, run, load, score, accuracy, METRIC; see synthprobe.sweep.part)",
+    "sweep": (
+        "the sweep part (canonical, RELEASE_SEED, prepare, size, run, load, score, accuracy, "
+        "METRIC; see synthprobe.sweep.part)"
+    ),
     "lm_eval": "its lm-eval exports (OPTIONS, inputs, task_files, result_tasks; see synthprobe.export.lm_eval)",
     "hub_results": "hub_results(results, entry) -> list of huggingface_hub.EvalResult: its scores on a Hub model card",
     "hf": "hf(out, data=..., repo_id=..., overwrite=...) -> the Hub dataset folder of its data file (`export hf`)",
     "tables": "tables(items) -> {name: (head, rows)}: its paper-ready tables (`report --table`), from its report items",
     "viewer": "viewer(docs) -> list of synthprobe.report.viewer.Run: its saved items for the item viewer (items.html)",
-    "lm_eval_reader": "the module that reads its tasks in lm-eval output folders into its block (see synthprobe.report.lm_eval)",
-    "outcomes": "the module giving each model's per-item right/wrong for the paired comparison (see synthprobe.report.compare)",
+    "lm_eval_reader": (
+        "the module that reads its tasks in lm-eval output folders into its block (see synthprobe.report.lm_eval)"
+    ),
+    "outcomes": (
+        "the module giving each model's per-item right/wrong for the paired comparison (see synthprobe.report.compare)"
+    ),
 }
 
 
@@ -111,7 +118,7 @@ def _entry_points() -> dict[str, Any]:
     return {ep.name: ep for ep in entry_points(group=GROUP)}
 
 
-@lru_cache(maxsize=None)
+@cache
 def find(name: str) -> Benchmark | None:
     """The benchmark called ``name``, or ``None``: built-in first, then (only then) the entry
     points of group :data:`GROUP`."""
@@ -133,8 +140,10 @@ def get(name: str) -> Benchmark:
     """The benchmark called ``name``; an :class:`InputError` listing the known ones when none is."""
     bench = find(name)
     if bench is None:
-        raise InputError(f"unknown benchmark {name!r}; expected one of {names()} (built in, or installed "
-                         f"through an entry point of group {GROUP!r})")
+        raise InputError(
+            f"unknown benchmark {name!r}; expected one of {names()} (built in, or installed "
+            f"through an entry point of group {GROUP!r})"
+        )
     return bench
 
 

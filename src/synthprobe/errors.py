@@ -21,8 +21,9 @@ EXIT_INTERRUPTED = 130
 class InputError(Exception):
     """Bad user input. ``str(err)`` is the single line shown to the user."""
 
-    def __init__(self, message: str, *, path: str | Path | None = None,
-                 line: int | None = None, field: str | None = None):
+    def __init__(
+        self, message: str, *, path: str | Path | None = None, line: int | None = None, field: str | None = None
+    ):
         self.path = str(path) if path is not None else None
         self.line = line
         self.field = field
@@ -71,6 +72,7 @@ class _sigterm_as_exit:
 
         self._old = None
         if threading.current_thread() is threading.main_thread():
+
             def _exit(signum, frame):
                 raise SystemExit(EXIT_TERMINATED)
 

@@ -53,5 +53,6 @@ class MCItem:
     def to_json(self) -> str:
         """The JSON line a GPT-3 build writes for the item (``ind``, ``ctx``, ``endings``,
         ``label``, ``source``)."""
-        return json.dumps({"ind": self.id, "ctx": self.ctx, "endings": list(self.endings),
-                           "label": self.label, "source": self.source})
+        return json.dumps(
+            {"ind": self.id, "ctx": self.ctx, "endings": list(self.endings), "label": self.label, "source": self.source}
+        )

@@ -31,8 +31,9 @@ from __future__ import annotations
 import contextvars
 import sys
 import time
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Hashable, Sequence
+from typing import Any
 
 from synthprobe.errors import InputError
 
@@ -91,8 +92,7 @@ class Timed(BaseException):
     """Raised by :func:`~synthprobe.scoring.runner.run_items` under :func:`time_cell` once a
     cell's first batch is timed (a ``BaseException``: no ``except Exception`` swallows it)."""
 
-    def __init__(self, seconds: float, timed: int, todo: int, cached: int, *, kept: bool = True,
-                 retimed: bool = False):
+    def __init__(self, seconds: float, timed: int, todo: int, cached: int, *, kept: bool = True, retimed: bool = False):
         super().__init__(f"timed {timed} items in {seconds:.3f} s")
         self.seconds, self.timed, self.todo, self.cached = seconds, timed, todo, cached
         #: Whether the run takes the timed items (False: a workload outside the runner timed a
@@ -106,7 +106,7 @@ class _Enough(BaseException):
     """The calibration's batch is complete: stop the workload."""
 
 
-_CURRENT: contextvars.ContextVar["Ahead | None"] = contextvars.ContextVar("synthprobe_ahead", default=None)
+_CURRENT: contextvars.ContextVar[Ahead | None] = contextvars.ContextVar("synthprobe_ahead", default=None)
 
 
 class Ahead:
@@ -128,8 +128,7 @@ class Ahead:
         """The records kept for ``key`` (position -> record), now handed over (empty if none)."""
         return self._records.pop(key, {})
 
-    def time_first_batch(self, key: tuple, todo: list[int], work: Callable, batch_size: int,
-                         cached: int) -> None:
+    def time_first_batch(self, key: tuple, todo: list[int], work: Callable, batch_size: int, cached: int) -> None:
         """Score and time the first batch of ``todo`` through ``work``; keep its records under
         ``key``; raise :class:`Timed`."""
         retimed = not todo and bool(cached) and self.time_cached
@@ -178,8 +177,14 @@ def time_cell(cell: Cell, ahead: Ahead) -> Timed | None:
     return done if isinstance(done, Timed) else None
 
 
-def calibrate(cells: Sequence[Cell], ahead: Ahead, *, stop_above: float | None = None, models: int = 1,
-              echo: Callable[[str], None] | None = None) -> Estimate:
+def calibrate(
+    cells: Sequence[Cell],
+    ahead: Ahead,
+    *,
+    stop_above: float | None = None,
+    models: int = 1,
+    echo: Callable[[str], None] | None = None,
+) -> Estimate:
     """Estimated seconds for ``cells`` on the loaded model (see the module docstring); the timed
     items are kept in ``ahead``. ``models``: the run scores that many models, the loaded one
     first; each of the others is reckoned at the loaded model's time per item with none of its
@@ -267,8 +272,10 @@ def check_plan(plan: Plan, *, yes: bool, echo: Callable[[str], None] | None = No
     if est.cached:
         how.append(f"{est.cached:,} items already in the score cache cost ~0")
     if models > 1:
-        how.append(f"for {models} models: the other{'s' if models > 2 else ''} at about "
-                   f"{duration(est.each_other)} each, none of {'their' if models > 2 else 'its'} items cached")
+        how.append(
+            f"for {models} models: the other{'s' if models > 2 else ''} at about "
+            f"{duration(est.each_other)} each, none of {'their' if models > 2 else 'its'} items cached"
+        )
     if plan.note:
         how.append(plan.note)
     if not est.complete:
@@ -276,11 +283,13 @@ def check_plan(plan: Plan, *, yes: bool, echo: Callable[[str], None] | None = No
     say(f"estimate: {about} on this machine ({'; '.join(how)})")
     if seconds > CONFIRM_ABOVE_S and not yes:
         ahead.clear()
-        raise InputError(f"this run is estimated at {about} ({items * models:,} items); pass --yes to "
-                         f"start it, or score less with {plan.shorter}", field="--yes")
+        raise InputError(
+            f"this run is estimated at {about} ({items * models:,} items); pass --yes to "
+            f"start it, or score less with {plan.shorter}",
+            field="--yes",
+        )
     return est
 
 
 def plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
-

@@ -12,10 +12,12 @@ RAY_CONNECT_TIMEOUT_S = 60
 #: seconds the first TCP connection to the cluster's address may take
 _RAY_PROBE_TIMEOUT_S = 5
 
-RAY_ADDRESS_HELP = (f"'auto' (the cluster `ray start` runs on this machine), HOST:PORT (the head's GCS port, "
-                    f"6379 by default) or ray://HOST:PORT (Ray Client, 10001 by default). A cluster that does "
-                    f"not answer ends the command (exit 1) after at most {RAY_CONNECT_TIMEOUT_S} s "
-                    "($SYNTHPROBE_RAY_CONNECT_TIMEOUT)")
+RAY_ADDRESS_HELP = (
+    f"'auto' (the cluster `ray start` runs on this machine), HOST:PORT (the head's GCS port, "
+    f"6379 by default) or ray://HOST:PORT (Ray Client, 10001 by default). A cluster that does "
+    f"not answer ends the command (exit 1) after at most {RAY_CONNECT_TIMEOUT_S} s "
+    "($SYNTHPROBE_RAY_CONNECT_TIMEOUT)"
+)
 
 
 def ray_connect_timeout() -> float:
@@ -36,12 +38,11 @@ def ray_host_port(address: str) -> tuple[str, int] | None:
     """``(host, port)`` of ``HOST:PORT`` or ``ray://HOST:PORT``; None for ``auto``/``local``."""
     if address in ("auto", "local"):
         return None
-    rest = address[len("ray://"):] if address.startswith("ray://") else address
+    rest = address[len("ray://") :] if address.startswith("ray://") else address
     host, sep, port = rest.rpartition(":")
     host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
     if not sep or not host or not port.isascii() or not port.isdigit() or not 0 < int(port) < 65536 or "/" in rest:
-        raise InputError("expected 'auto', HOST:PORT or ray://HOST:PORT, got " + repr(address),
-                         field="--ray-address")
+        raise InputError("expected 'auto', HOST:PORT or ray://HOST:PORT, got " + repr(address), field="--ray-address")
     return host, int(port)
 
 
@@ -70,12 +71,16 @@ def connect_ray(address: str, **init_kwargs):
         try:
             socket.create_connection(hostport, timeout=_RAY_PROBE_TIMEOUT_S).close()
         except OSError as exc:
-            raise CommandFailed(f"{where}: {exc.strerror or type(exc).__name__} (is the head started, "
-                                f"e.g. `ray start --head`, and the port open?)") from None
+            raise CommandFailed(
+                f"{where}: {exc.strerror or type(exc).__name__} (is the head started, "
+                f"e.g. `ray start --head`, and the port open?)"
+            ) from None
 
     def give_up() -> None:
-        sys.stderr.write(f"synthprobe: error: {where}: no answer within {timeout:g} s (is it a "
-                         "Ray head of the same Ray version, and does this machine have its auth token?)\n")
+        sys.stderr.write(
+            f"synthprobe: error: {where}: no answer within {timeout:g} s (is it a "
+            "Ray head of the same Ray version, and does this machine have its auth token?)\n"
+        )
         sys.stderr.flush()
         os._exit(EXIT_FAILED)
 
@@ -85,8 +90,7 @@ def connect_ray(address: str, **init_kwargs):
     # the driver's own synthprobe goes to every worker (Ray's py_modules, uploaded once per
     # version of the code), so the nodes run the same code as the driver whatever they have
     # installed; its dependencies (torch, transformers, ray) must be installed on the nodes
-    runtime_env = {"py_modules": [str(Path(__file__).resolve().parent)],
-                   "excludes": ["__pycache__", "*.pyc"]}
+    runtime_env = {"py_modules": [str(Path(__file__).resolve().parent)], "excludes": ["__pycache__", "*.pyc"]}
     try:
         ray.init(address=address, runtime_env=runtime_env, **init_kwargs)
     except Exception as exc:  # Ray raises ConnectionError, RuntimeError, ValueError, its own errors

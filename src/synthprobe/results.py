@@ -44,7 +44,8 @@ The ``contamination`` section (its own ``version``, :data:`CONTAMINATION_VERSION
 ``synthprobe contamination`` and documented in :mod:`synthprobe.contamination.run`; a document
 holding one may have no models. The ``validity`` section (its own ``version``,
 :data:`VALIDITY_VERSIONS`) is written by ``synthprobe validate`` and documented in
-:mod:`synthprobe.validity`; a document holding one may have no models either. Deep Arithmark blocks are documented in :mod:`synthprobe.scoring.deeparithmark.results` (rates are fractions
+:mod:`synthprobe.validity`; a document holding one may have no models either. Deep Arithmark blocks are documented in
+:mod:`synthprobe.scoring.deeparithmark.results` (rates are fractions
 in [0, 1]), GPT-3 rows in :mod:`synthprobe.scoring.gpt3.score` (accuracies in percent, as the
 paper prints them), the ``number_format`` block (its own ``version``) in
 :mod:`synthprobe.scoring.number_format`, the per-step probe's ``steps`` block in
@@ -65,9 +66,10 @@ This module is in the core layer: it imports nothing from scoring, tasks, report
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from synthprobe.errors import InputError
 from synthprobe.io.read import loads_json
@@ -134,8 +136,14 @@ def at(where: str, key: str) -> str:
 
 
 def type_name(typ) -> str:
-    names = {int: "an integer", float: "a number", str: "a string", dict: "an object", list: "a list",
-             bool: "true or false"}
+    names = {
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+        dict: "an object",
+        list: "a list",
+        bool: "true or false",
+    }
     if isinstance(typ, tuple):
         return " or ".join(names.get(t, t.__name__) for t in typ)
     return names.get(typ, typ.__name__)
@@ -171,9 +179,11 @@ def read_json(path: str | Path) -> Any:
     except UnicodeDecodeError as exc:
         raise InputError(f"not valid UTF-8 (byte {exc.start})", path=path) from None
     if _is_data_file(text):
-        raise InputError("this is a data file (JSON Lines: one item per line), not a results file; pass the "
-                         "results JSON that 'synthprobe score' wrote (its last line says 'results: PATH')",
-                         path=path)
+        raise InputError(
+            "this is a data file (JSON Lines: one item per line), not a results file; pass the "
+            "results JSON that 'synthprobe score' wrote (its last line says 'results: PATH')",
+            path=path,
+        )
     return loads_json(text, path=path)
 
 
@@ -250,23 +260,25 @@ class Results:
 
 
 def _expected_kinds() -> str:
-    return (f"expected {SCHEMA!r} (a file written by `synthprobe score`), {DEEPARITHMARK_V1!r} (an older "
-            f"`synthprobe score deeparithmark` file), or a GPT-3 results file with \"benchmark\": "
-            f"\"{GPT3_V1}\" (written by earlier releases of `synthprobe score gpt3`)")
+    return (
+        f"expected {SCHEMA!r} (a file written by `synthprobe score`), {DEEPARITHMARK_V1!r} (an older "
+        f'`synthprobe score deeparithmark` file), or a GPT-3 results file with "benchmark": '
+        f'"{GPT3_V1}" (written by earlier releases of `synthprobe score gpt3`)'
+    )
 
 
 def _gpt3_v1(doc: dict, r: Reader) -> list[Entry]:
     benchmark = doc.get("benchmark")
     if benchmark != GPT3_V1:
-        raise r.fail("benchmark", f"expected {GPT3_V1!r} (a file written by an earlier `synthprobe score gpt3`), "
-                                  f"got {benchmark!r}")
+        raise r.fail(
+            "benchmark",
+            f"expected {GPT3_V1!r} (a file written by an earlier `synthprobe score gpt3`), got {benchmark!r}",
+        )
     model = r.get(doc, "model", "", dict)
     settings = r.get(doc, "settings", "", dict, required=False) or {}
     rows = r.get(doc, "results", "", list, what="a list of task results")
-    data = {"model": model, "settings": settings, "seconds": doc.get("seconds"),
-            "results": {"gpt3": {"rows": rows}}}
-    return [Entry(model=model, settings=settings, data=data, where="",
-                  results={"gpt3": Block({"rows": rows}, "")})]
+    data = {"model": model, "settings": settings, "seconds": doc.get("seconds"), "results": {"gpt3": {"rows": rows}}}
+    return [Entry(model=model, settings=settings, data=data, where="", results={"gpt3": Block({"rows": rows}, "")})]
 
 
 def _contamination(doc: dict, r: Reader) -> dict | None:
@@ -369,8 +381,18 @@ def parse(doc: Any, path: str | Path) -> Results:
             if "gpt3" in e.results:
                 raise r.fail(f"{e.where}.results.gpt3", f"a {DEEPARITHMARK_V1!r} file holds no GPT-3 results")
     comparisons = r.get(doc, "comparisons", "", dict, required=False)
-    return Results(path, r, schema, doc.get("synthprobe"), datasets, models, doc.get("command"), contamination,
-                   comparisons, validity)
+    return Results(
+        path,
+        r,
+        schema,
+        doc.get("synthprobe"),
+        datasets,
+        models,
+        doc.get("command"),
+        contamination,
+        comparisons,
+        validity,
+    )
 
 
 def read_results(path: str | Path) -> Results:
@@ -388,8 +410,9 @@ def dumps_results(doc: Any) -> str:
 def _dump(value: Any, indent: str, one_line_items: bool) -> str:
     inner = indent + "  "
     if isinstance(value, dict) and value:
-        parts = [f"{inner}{json.dumps(k, ensure_ascii=False)}: {_dump(v, inner, k == 'items')}"
-                 for k, v in value.items()]
+        parts = [
+            f"{inner}{json.dumps(k, ensure_ascii=False)}: {_dump(v, inner, k == 'items')}" for k, v in value.items()
+        ]
         return "{\n" + ",\n".join(parts) + f"\n{indent}}}"
     if isinstance(value, list) and value:
         if one_line_items:
@@ -435,8 +458,7 @@ def fmt_p(p: float | None) -> str:
 
 #: The outcomes of generated answers that do not count, as the card's extra columns name them
 #: (the row's keys: percentages of all items).
-ANSWER_COLUMNS = (("unparsed", "unparsed"), ("inconsistent", "inconsistent"), ("echo", "echo"),
-                  ("cut_off", "cut off"))
+ANSWER_COLUMNS = (("unparsed", "unparsed"), ("inconsistent", "inconsistent"), ("echo", "echo"), ("cut_off", "cut off"))
 
 
 def primary_metric(summary: Mapping[str, Any]) -> str:
@@ -452,15 +474,23 @@ def group_rate(block: Mapping[str, Any], summary: Mapping[str, Any]) -> float | 
     return block.get(key, block.get("acc_norm"))
 
 
-def card_header(depths: Sequence[int] = DEPTHS, *, compare: bool = True, n: bool = False,
-                answers: bool = False) -> list[str]:
+def card_header(
+    depths: Sequence[int] = DEPTHS, *, compare: bool = True, n: bool = False, answers: bool = False
+) -> list[str]:
     """The card's columns; ``compare``: with ArithMark-3 and Δ (leave them out when no row has
     them); ``n``: with the number of scored items after Params; ``answers``: with the metric
     each row's Deep is (``acc_norm`` or ``accuracy``) and the shares of generated answers that do
     not count (:data:`ANSWER_COLUMNS`), for a table that holds generated answers."""
-    return (["Model", "Params"] + (["n"] if n else []) + (["metric"] if answers else []) + ["Deep", "soft"]
-            + [f"d{d}" for d in depths] + (["ArithMark-3", "Δ"] if compare else []) + ["p vs chance"]
-            + ([label for _, label in ANSWER_COLUMNS] if answers else []))
+    return (
+        ["Model", "Params"]
+        + (["n"] if n else [])
+        + (["metric"] if answers else [])
+        + ["Deep", "soft"]
+        + [f"d{d}" for d in depths]
+        + (["ArithMark-3", "Δ"] if compare else [])
+        + ["p vs chance"]
+        + ([label for _, label in ANSWER_COLUMNS] if answers else [])
+    )
 
 
 def card_has_compare(rows: Sequence[Mapping[str, Any]]) -> bool:
@@ -473,8 +503,14 @@ def card_has_answers(rows: Sequence[Mapping[str, Any]]) -> bool:
     return any(r.get("metric", "acc_norm") != "acc_norm" for r in rows)
 
 
-def card_cells(row: Mapping[str, Any], depths: Sequence[int] = DEPTHS, *, compare: bool = True,
-               n: bool = False, answers: bool = False) -> list[str]:
+def card_cells(
+    row: Mapping[str, Any],
+    depths: Sequence[int] = DEPTHS,
+    *,
+    compare: bool = True,
+    n: bool = False,
+    answers: bool = False,
+) -> list[str]:
     """The card's cells for one model. ``row`` holds percentages (``deep``, ``soft``, ``d<n>``,
     ``arithmark3``; ``delta`` in points; ``unparsed`` … ``cut_off``), ``model``, ``params``,
     ``metric`` and ``p_vs_chance`` (``n``: the item count, text); None: not measured (shown as a
@@ -485,13 +521,16 @@ def card_cells(row: Mapping[str, Any], depths: Sequence[int] = DEPTHS, *, compar
         return DASH if x is None or x != x else f"{x:.{digits}f}{unit}"
 
     delta = row.get("delta")
-    return ([row["model"], fmt_params(row.get("params"))] + ([str(row.get("n", DASH))] if n else [])
-            + ([str(row.get("metric", "acc_norm"))] if answers else [])
-            + [pct("deep"), pct("soft")]
-            + [pct(f"d{d}", 1, "") for d in depths]
-            + ([pct("arithmark3"), DASH if delta is None else f"{delta:+.2f}".replace("-", MINUS)] if compare else [])
-            + [fmt_p(row.get("p_vs_chance"))]
-            + ([pct(key, 1) for key, _ in ANSWER_COLUMNS] if answers else []))
+    return (
+        [row["model"], fmt_params(row.get("params"))]
+        + ([str(row.get("n", DASH))] if n else [])
+        + ([str(row.get("metric", "acc_norm"))] if answers else [])
+        + [pct("deep"), pct("soft")]
+        + [pct(f"d{d}", 1, "") for d in depths]
+        + ([pct("arithmark3"), DASH if delta is None else f"{delta:+.2f}".replace("-", MINUS)] if compare else [])
+        + [fmt_p(row.get("p_vs_chance"))]
+        + ([pct(key, 1) for key, _ in ANSWER_COLUMNS] if answers else [])
+    )
 
 
 # -- how a model was asked: protocol and chat template -----------------------------------------
@@ -507,8 +546,11 @@ def variant_label(entry: dict[str, Any]) -> str:
     proto = entry.get("protocol") if isinstance(entry.get("protocol"), dict) else {}
     name = proto.get("name", "loglik")
     if name != "loglik":
-        parts.append(str(name) + ("+cot" if proto.get("cot") else "")
-                     + (f"+{proto['resolve']}" if proto.get("resolve", "none") != "none" else ""))
+        parts.append(
+            str(name)
+            + ("+cot" if proto.get("cot") else "")
+            + (f"+{proto['resolve']}" if proto.get("resolve", "none") != "none" else "")
+        )
     chat = entry.get("chat") if isinstance(entry.get("chat"), dict) else {}
     if chat.get("chat_template", "none") != "none":
         sha = str(chat.get("chat_template_sha256") or "")[:8]

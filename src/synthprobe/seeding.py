@@ -38,7 +38,7 @@ class ItemStreams:
     __slots__ = ("_prefix", "_rng")
 
     def __init__(self, task: str, seed: int, index: int) -> None:
-        self._prefix = hashlib.sha256(f"{task}{_SEP}{seed}{_SEP}{index}{_SEP}".encode("utf-8"))
+        self._prefix = hashlib.sha256(f"{task}{_SEP}{seed}{_SEP}{index}{_SEP}".encode())
         # not seeded here (that costs as much as a stream): every rng() call seeds it
         self._rng = random.Random.__new__(random.Random)
 

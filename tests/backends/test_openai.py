@@ -47,8 +47,7 @@ class LlamaServerLike(JSONHandler):
         self.seen.append({"path": self.path, "auth": self.headers.get("Authorization")})
         if self._still_loading():
             return
-        self._send({"object": "list", "data": [{"id": "smollm2-135m.gguf", "object": "model",
-                                                "owned_by": "llamacpp"}]})
+        self._send({"object": "list", "data": [{"id": "smollm2-135m.gguf", "object": "model", "owned_by": "llamacpp"}]})
 
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -58,14 +57,25 @@ class LlamaServerLike(JSONHandler):
         prompt = body["prompt"]
         n_prompt = len(prompt.split())
         if self.shape == "content":
-            logprobs = {"content": [{"token": " the", "logprob": -1.5, "top_logprobs": [{"token": " the",
-                                                                                        "logprob": -1.5}]}]}
+            logprobs = {
+                "content": [{"token": " the", "logprob": -1.5, "top_logprobs": [{"token": " the", "logprob": -1.5}]}]
+            }
         else:
-            logprobs = {"tokens": [" the"], "token_logprobs": [-1.5], "top_logprobs": [{" the": -1.5}],
-                        "text_offset": [len(prompt)]}
-        self._send({"id": "cmpl-1", "object": "text_completion", "model": body.get("model"),
-                    "choices": [{"index": 0, "text": " the", "logprobs": logprobs, "finish_reason": "length"}],
-                    "usage": {"prompt_tokens": n_prompt, "completion_tokens": 1, "total_tokens": n_prompt + 1}})
+            logprobs = {
+                "tokens": [" the"],
+                "token_logprobs": [-1.5],
+                "top_logprobs": [{" the": -1.5}],
+                "text_offset": [len(prompt)],
+            }
+        self._send(
+            {
+                "id": "cmpl-1",
+                "object": "text_completion",
+                "model": body.get("model"),
+                "choices": [{"index": 0, "text": " the", "logprobs": logprobs, "finish_reason": "length"}],
+                "usage": {"prompt_tokens": n_prompt, "completion_tokens": 1, "total_tokens": n_prompt + 1},
+            }
+        )
 
 
 @pytest.fixture
@@ -92,13 +102,25 @@ def closed_port() -> int:
 
 def synthprobe(*args: str, env_extra: dict | None = None, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     env = {**os.environ, **(env_extra or {})}
-    return subprocess.run([sys.executable, "-m", "synthprobe", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "synthprobe", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+    )
 
 
 def score(url: str, out: Path, *extra: str, env_extra: dict | None = None) -> subprocess.CompletedProcess:
-    return synthprobe("score", "deeparithmark", "--model", f"openai:{url}", "--limit", "2", "--output", str(out),
-                      "--no-progress", *extra, env_extra=env_extra)
+    return synthprobe(
+        "score",
+        "deeparithmark",
+        "--model",
+        f"openai:{url}",
+        "--limit",
+        "2",
+        "--output",
+        str(out),
+        "--no-progress",
+        *extra,
+        env_extra=env_extra,
+    )
 
 
 def test_llama_server_refused_with_clear_message(stub, tmp_path):
@@ -131,8 +153,7 @@ def test_content_shape_refused(stub, tmp_path):
 def test_connection_refused_names_url_without_credentials(tmp_path):
     port = closed_port()
     out = tmp_path / "res.json"
-    r = score(f"http://alice:{SECRET}@127.0.0.1:{port}/v1?api_key={SECRET}", out,
-              env_extra={"OPENAI_API_KEY": SECRET})
+    r = score(f"http://alice:{SECRET}@127.0.0.1:{port}/v1?api_key={SECRET}", out, env_extra={"OPENAI_API_KEY": SECRET})
     assert r.returncode == 1, r.stderr
     assert f"GET http://127.0.0.1:{port}/v1/models failed: connection refused" in r.stderr
     assert "is the server running?" in r.stderr
@@ -140,14 +161,17 @@ def test_connection_refused_names_url_without_credentials(tmp_path):
     assert not out.exists()
 
 
-@pytest.mark.parametrize("args, field", [
-    (["--model-arg", f"api_key={SECRET}"], "--model-arg api_key"),
-    (["--model-arg", "concurrency=0"], "--model-arg concurrency"),
-    (["--model-arg", "timeout=-1"], "--model-arg timeout"),
-    (["--model-arg", "colour=blue"], "--model-arg"),
-    (["--dtype", "float16"], "--dtype"),
-    (["--model-arg", "api_key_env=SYNTHPROBE_TEST_UNSET_KEY"], "--model-arg api_key_env"),
-])
+@pytest.mark.parametrize(
+    "args, field",
+    [
+        (["--model-arg", f"api_key={SECRET}"], "--model-arg api_key"),
+        (["--model-arg", "concurrency=0"], "--model-arg concurrency"),
+        (["--model-arg", "timeout=-1"], "--model-arg timeout"),
+        (["--model-arg", "colour=blue"], "--model-arg"),
+        (["--dtype", "float16"], "--dtype"),
+        (["--model-arg", "api_key_env=SYNTHPROBE_TEST_UNSET_KEY"], "--model-arg api_key_env"),
+    ],
+)
 def test_bad_options_exit_2_before_any_request(args, field, tmp_path):
     port = closed_port()  # nothing listens: an option error must come before any connection
     out = tmp_path / "res.json"
@@ -182,7 +206,7 @@ def test_fingerprint_and_describe_keep_credentials_out(stub):
 
 def test_503_while_loading_is_retried_with_backoff(stub, tmp_path):
     url, handler = stub("legacy", loading={"/v1/models": 2, "/v1/completions": 1})
-    r = score(url, out := tmp_path / "res.json")
+    r = score(url, _out := tmp_path / "res.json")
     assert r.returncode == 1 and "generated token only" in r.stderr  # it got through to the echo check
     assert [s["path"] for s in handler.seen] == ["/v1/models"] * 3 + ["/v1/completions"] * 2
 
@@ -215,7 +239,16 @@ def test_concurrency_flag_reaches_the_engine(stub):
 
 
 def test_concurrency_is_refused_by_an_in_process_engine(tmp_path):
-    r = synthprobe("score", "deeparithmark", "--concurrency", "4", "--limit", "2", "--no-progress",
-                   "--output", str(tmp_path / "res.json"))
+    r = synthprobe(
+        "score",
+        "deeparithmark",
+        "--concurrency",
+        "4",
+        "--limit",
+        "2",
+        "--no-progress",
+        "--output",
+        str(tmp_path / "res.json"),
+    )
     assert r.returncode == 2 and "no option concurrency" in r.stderr, r.stderr
     assert not (tmp_path / "res.json").exists()

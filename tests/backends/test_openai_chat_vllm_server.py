@@ -28,8 +28,14 @@ MAX_NEW = 24
 
 
 def synthprobe(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "synthprobe", *args], cwd=ROOT, env=dict(os.environ),
-                          capture_output=True, text=True, timeout=900)
+    return subprocess.run(
+        [sys.executable, "-m", "synthprobe", *args],
+        cwd=ROOT,
+        env=dict(os.environ),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
 
 
 def conversations(n: int) -> list[list[dict]]:
@@ -39,8 +45,14 @@ def conversations(n: int) -> list[list[dict]]:
     out = []
     for item in load_arithmark3(DATA)[:n]:
         options = "\n".join(f"- {e.strip()}" for e in item.endings)
-        out.append([{"role": "user", "content": f"Finish the sentence with one of the options.\n\n{item.ctx}\n\n"
-                                                 f"Options:\n{options}"}])
+        out.append(
+            [
+                {
+                    "role": "user",
+                    "content": f"Finish the sentence with one of the options.\n\n{item.ctx}\n\nOptions:\n{options}",
+                }
+            ]
+        )
     return out
 
 
@@ -76,8 +88,7 @@ def test_greedy_replies_match_hf_with_the_chat_template(chat, vllm_server):
     finally:
         hf.close()
     same = [g.text == w.text for g, w in zip(got, want)]
-    print(f"\n{sum(same)} of {N_AGREE} greedy chat replies identical to HF + chat template; "
-          f"usage {usage}")
+    print(f"\n{sum(same)} of {N_AGREE} greedy chat replies identical to HF + chat template; usage {usage}")
     for k, (g, w) in enumerate(zip(got, want)):
         if g.text != w.text:
             print(f"  item {k}: server {g.text!r} ({g.finish}) vs hf {w.text!r} ({w.finish})")
@@ -109,8 +120,24 @@ def test_loglikelihood_is_refused(chat):
 
 def test_usage_cache_resume_and_identity(vllm_server, tmp_path):
     spec = f"openai-chat:{vllm_server.url}"
-    base = ["score", "gpt3", "--model", spec, "--tasks", "2D+", "--shots", "zero", "--limit", "8",
-            "--batch-size", "2", "--concurrency", "2", "--save-predictions", "--no-progress"]
+    base = [
+        "score",
+        "gpt3",
+        "--model",
+        spec,
+        "--tasks",
+        "2D+",
+        "--shots",
+        "zero",
+        "--limit",
+        "8",
+        "--batch-size",
+        "2",
+        "--concurrency",
+        "2",
+        "--save-predictions",
+        "--no-progress",
+    ]
     ref = tmp_path / "uninterrupted.json"
     r = synthprobe(*base, "--no-cache", "--output", str(ref))
     assert r.returncode == 0, r.stderr
@@ -135,8 +162,9 @@ def test_usage_cache_resume_and_identity(vllm_server, tmp_path):
     r = synthprobe(*base, "--output", str(out))
     assert r.returncode == 0, r.stderr
     got = json.loads(out.read_text())["models"][0]
-    assert [it["prediction"] for it in got["results"]["gpt3"]["rows"][0]["items"]] == \
-        [it["prediction"] for it in row["items"]]
+    assert [it["prediction"] for it in got["results"]["gpt3"]["rows"][0]["items"]] == [
+        it["prediction"] for it in row["items"]
+    ]
     assert got["results"]["gpt3"]["rows"][0]["cached_items"] >= 2
     assert got["usage"]["requests"] < 8  # only the items not cached were asked
 
@@ -152,13 +180,30 @@ def test_letters_and_free_through_the_server_equal_hf_with_its_template(vllm_ser
     --chat-template: the server applies the model's own) and in process with `--chat-template auto`:
     the same greedy texts item by item. The questions are user turns on both sides; the server's
     template and the tokenizer's are the same text, and so is its default system turn."""
-    common = ["score", "deeparithmark", "--protocol", "letters,free", "--limit", str(N_PROTOCOL),
-              "--save-predictions", "--no-progress"]
+    common = [
+        "score",
+        "deeparithmark",
+        "--protocol",
+        "letters,free",
+        "--limit",
+        str(N_PROTOCOL),
+        "--save-predictions",
+        "--no-progress",
+    ]
     server_out, hf_out = tmp_path / "server.json", tmp_path / "hf.json"
     r = synthprobe(*common, "--model", f"openai-chat:{vllm_server.url}", "--output", str(server_out))
     assert r.returncode == 0, r.stderr[-3000:]
-    r = synthprobe(*common, "--model", "smollm2-135m-instruct", "--dtype", "float32", "--chat-template", "auto",
-                   "--output", str(hf_out))
+    r = synthprobe(
+        *common,
+        "--model",
+        "smollm2-135m-instruct",
+        "--dtype",
+        "float32",
+        "--chat-template",
+        "auto",
+        "--output",
+        str(hf_out),
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     served = json.loads(server_out.read_text())["models"]
     local = json.loads(hf_out.read_text())["models"]
@@ -177,9 +222,13 @@ def test_letters_and_free_through_the_server_equal_hf_with_its_template(vllm_ser
                 print(f"  item {a['id']}: server {a['raw']!r} ({a['finish']}) vs hf {b['raw']!r} ({b['finish']})")
         assert same >= N_PROTOCOL - 2
         # the same texts are read back the same way
-        assert all(a["parsed"] == b["parsed"] and a["rule"] == b["rule"] for a, b in zip(sp, hp)
-                   if a["raw"] == b["raw"])
+        assert all(
+            a["parsed"] == b["parsed"] and a["rule"] == b["rule"] for a, b in zip(sp, hp) if a["raw"] == b["raw"]
+        )
         # and judged the same way: a text cut by the budget is "length" from both engines
-        assert all(a["outcome"] == b["outcome"] and a["cut_off"] == b["cut_off"] for a, b in zip(sp, hp)
-                   if a["raw"] == b["raw"] and (a["finish"] == "length") == (b["finish"] == "length"))
+        assert all(
+            a["outcome"] == b["outcome"] and a["cut_off"] == b["cut_off"]
+            for a, b in zip(sp, hp)
+            if a["raw"] == b["raw"] and (a["finish"] == "length") == (b["finish"] == "length")
+        )
         assert s["usage"]["requests"] == N_PROTOCOL and s["usage"]["completion_tokens"] > 0

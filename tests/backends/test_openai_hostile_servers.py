@@ -102,9 +102,20 @@ class Hostile(BaseHTTPRequestHandler):
                 return
             cls.answered.append(body)
             if self.path.endswith("/chat/completions"):
-                self._send(200, {"object": "chat.completion", "choices": [
-                    {"index": 0, "message": {"role": "assistant", "content": self.reply}, "finish_reason": "stop"}],
-                    "usage": {**self.usage, "total_tokens": sum(self.usage.values())}})
+                self._send(
+                    200,
+                    {
+                        "object": "chat.completion",
+                        "choices": [
+                            {
+                                "index": 0,
+                                "message": {"role": "assistant", "content": self.reply},
+                                "finish_reason": "stop",
+                            }
+                        ],
+                        "usage": {**self.usage, "total_tokens": sum(self.usage.values())},
+                    },
+                )
                 return
             prompt = body["prompt"]
             pieces = re.findall(r"\s*\S+|\s+$", prompt)
@@ -117,15 +128,29 @@ class Hostile(BaseHTTPRequestHandler):
                 lps[-1] = self.poison
             tops = [None] + [{p: -0.5} for p in pieces[1:]]
             if self.no_echo:
-                logprobs = {"tokens": [" the"], "token_logprobs": [-1.5], "top_logprobs": [{" the": -1.5}],
-                            "text_offset": [len(prompt)]}
-                self._send(200, {"choices": [{"index": 0, "text": " the", "logprobs": logprobs,
-                                              "finish_reason": "length"}]})
+                logprobs = {
+                    "tokens": [" the"],
+                    "token_logprobs": [-1.5],
+                    "top_logprobs": [{" the": -1.5}],
+                    "text_offset": [len(prompt)],
+                }
+                self._send(
+                    200, {"choices": [{"index": 0, "text": " the", "logprobs": logprobs, "finish_reason": "length"}]}
+                )
                 return
-            logprobs = {"tokens": pieces + [" x"], "token_logprobs": lps + [-2.0], "top_logprobs": tops + [None],
-                        "text_offset": offs + [len(prompt)]}
-            self._send(200, {"choices": [{"index": 0, "text": " x", "logprobs": logprobs, "finish_reason": "length"}],
-                             "usage": {"prompt_tokens": len(pieces), "completion_tokens": 1}})
+            logprobs = {
+                "tokens": pieces + [" x"],
+                "token_logprobs": lps + [-2.0],
+                "top_logprobs": tops + [None],
+                "text_offset": offs + [len(prompt)],
+            }
+            self._send(
+                200,
+                {
+                    "choices": [{"index": 0, "text": " x", "logprobs": logprobs, "finish_reason": "length"}],
+                    "usage": {"prompt_tokens": len(pieces), "completion_tokens": 1},
+                },
+            )
         finally:
             self._done()
 
@@ -135,8 +160,11 @@ def stub():
     servers: list[ThreadingHTTPServer] = []
 
     def start(**behaviour):
-        handler = type("Stub", (Hostile,), {"lock": threading.Lock(), "posts": 0, "in_flight": 0, "peak": [],
-                                             "answered": [], **behaviour})
+        handler = type(
+            "Stub",
+            (Hostile,),
+            {"lock": threading.Lock(), "posts": 0, "in_flight": 0, "peak": [], "answered": [], **behaviour},
+        )
         server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         servers.append(server)
@@ -149,13 +177,31 @@ def stub():
 
 
 def synthprobe(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "synthprobe", *args], cwd=ROOT, env=dict(os.environ),
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "synthprobe", *args],
+        cwd=ROOT,
+        env=dict(os.environ),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def score(spec: str, out: Path, *extra: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    return synthprobe("score", "deeparithmark", "--model", spec, "--limit", "2", "--output", str(out),
-                      "--no-progress", "--no-cache", *extra, timeout=timeout)
+    return synthprobe(
+        "score",
+        "deeparithmark",
+        "--model",
+        spec,
+        "--limit",
+        "2",
+        "--output",
+        str(out),
+        "--no-progress",
+        "--no-cache",
+        *extra,
+        timeout=timeout,
+    )
 
 
 def first_item():
@@ -167,12 +213,15 @@ def first_item():
 # -- log-likelihoods a server must never be believed on ------------------------------------------
 
 
-@pytest.mark.parametrize("value, shown, why", [
-    (float("nan"), "nan", "NaN"),
-    (0.25, "0.25", "above zero"),
-    ("-1.2", "'-1.2'", "not a number"),
-    (True, "True", "not a number"),
-])
+@pytest.mark.parametrize(
+    "value, shown, why",
+    [
+        (float("nan"), "nan", "NaN"),
+        (0.25, "0.25", "above zero"),
+        ("-1.2", "'-1.2'", "not a number"),
+        (True, "True", "not a number"),
+    ],
+)
 def test_impossible_logprob_stops_the_run(stub, tmp_path, value, shown, why):
     # STUB: no real server returns NaN, a positive or a quoted log-probability.
     url, _ = stub(poison=value)
@@ -285,12 +334,23 @@ def test_hanging_server_is_reported_and_bounded(stub, tmp_path):
     url, handler = stub(hang=5.0)
     out = tmp_path / "res.json"
     t0 = time.monotonic()
-    r = score(f"openai:{url}", out, "--model-arg", "timeout=1", "--model-arg", "max_retries=20",
-              "--model-arg", "deadline=2.5", "--model-arg", "notice_after=0.5")
+    r = score(
+        f"openai:{url}",
+        out,
+        "--model-arg",
+        "timeout=1",
+        "--model-arg",
+        "max_retries=20",
+        "--model-arg",
+        "deadline=2.5",
+        "--model-arg",
+        "notice_after=0.5",
+    )
     took = time.monotonic() - t0
     assert r.returncode == 1 and not out.exists()
-    assert re.search(r"POST http://127\.0\.0\.1:\d+/v1/completions has had no answer for \d+ s \(try 1 of 21",
-                     r.stderr), r.stderr
+    assert re.search(
+        r"POST http://127\.0\.0\.1:\d+/v1/completions has had no answer for \d+ s \(try 1 of 21", r.stderr
+    ), r.stderr
     assert "failed: no answer within 2.5 s (--model-arg deadline" in r.stderr
     assert took < 60
 
@@ -301,12 +361,14 @@ def test_a_server_silent_on_get_models_is_bounded_by_the_same_deadline(stub, tmp
     url, handler = stub(hang_get=30.0)
     out = tmp_path / "res.json"
     t0 = time.monotonic()
-    r = score(f"openai:{url}", out, "--model-arg", "timeout=20", "--model-arg", "max_retries=20",
-              "--model-arg", "deadline=2")
+    r = score(
+        f"openai:{url}", out, "--model-arg", "timeout=20", "--model-arg", "max_retries=20", "--model-arg", "deadline=2"
+    )
     took = time.monotonic() - t0
     assert r.returncode == 1 and not out.exists(), r.stderr
-    assert re.search(r"GET http://127\.0\.0\.1:\d+/v1/models failed: no answer within 2 s \(--model-arg deadline",
-                     r.stderr), r.stderr
+    assert re.search(
+        r"GET http://127\.0\.0\.1:\d+/v1/models failed: no answer within 2 s \(--model-arg deadline", r.stderr
+    ), r.stderr
     assert "Traceback" not in r.stderr and handler.posts == 0
     assert took < 15, took
 
@@ -317,15 +379,41 @@ def test_a_server_that_falls_silent_mid_run_keeps_what_it_answered(stub, tmp_pat
     url, handler = stub(hang=30.0, hang_after=12)
     out = tmp_path / "res.json"
     env_cache = tmp_path / "cache"
-    args = ["score", "deeparithmark", "--model", f"openai:{url}", "--limit", "8", "--batch-size", "1",
-            "--concurrency", "1", "--no-progress", "--output", str(out),
-            "--model-arg", "timeout=20", "--model-arg", "max_retries=3", "--model-arg", "deadline=1.5"]
-    run = lambda: subprocess.run([sys.executable, "-m", "synthprobe", *args], cwd=ROOT, capture_output=True,
-                                 text=True, timeout=300, env={**os.environ, "SYNTHPROBE_CACHE": str(env_cache)})
+    args = [
+        "score",
+        "deeparithmark",
+        "--model",
+        f"openai:{url}",
+        "--limit",
+        "8",
+        "--batch-size",
+        "1",
+        "--concurrency",
+        "1",
+        "--no-progress",
+        "--output",
+        str(out),
+        "--model-arg",
+        "timeout=20",
+        "--model-arg",
+        "max_retries=3",
+        "--model-arg",
+        "deadline=1.5",
+    ]
+
+    def run():
+        env = {**os.environ, "SYNTHPROBE_CACHE": str(env_cache)}
+        return subprocess.run(
+            [sys.executable, "-m", "synthprobe", *args], cwd=ROOT, capture_output=True, text=True, timeout=300, env=env
+        )
+
     r = run()
     assert r.returncode == 1 and not out.exists(), r.stderr
-    m = re.search(r"no answer within 1\.5 s \(--model-arg deadline.*; (\d) of 8 items of .* are cached: run the same "
-                  r"command again to resume", r.stderr)
+    m = re.search(
+        r"no answer within 1\.5 s \(--model-arg deadline.*; (\d) of 8 items of .* are cached: run the same "
+        r"command again to resume",
+        r.stderr,
+    )
     assert m and int(m.group(1)) >= 2, r.stderr  # each item takes 4 requests: 12 answers hold 3 items
     kept, asked = int(m.group(1)), handler.posts
     handler.hang = 0.0
@@ -343,9 +431,11 @@ def test_help_names_the_wait_keys_and_the_docs_state_the_bound():
     text = " ".join(r.stdout.split())
     assert "timeout, max_retries, deadline" in text and "--max-tokens-total" in text
     docs = " ".join((Path(__file__).resolve().parents[2] / "docs" / "command-line.md").read_text().split())
-    assert (f"a request waits at most {DEFAULTS['timeout']:g} s per try, {DEFAULTS['max_retries'] + 1} tries, "
-            f"{DEFAULTS['deadline']:g} s in all; a line is printed when one has waited "
-            f"{DEFAULTS['notice_after']:g} s") in docs
+    assert (
+        f"a request waits at most {DEFAULTS['timeout']:g} s per try, {DEFAULTS['max_retries'] + 1} tries, "
+        f"{DEFAULTS['deadline']:g} s in all; a line is printed when one has waited "
+        f"{DEFAULTS['notice_after']:g} s"
+    ) in docs
 
 
 # -- the chat engine's refusals and the token budget ----------------------------------------------
@@ -370,12 +460,26 @@ def test_chat_engine_gpt3_log_likelihood_tasks_refused_before_loading(tmp_path):
     assert engine_can("openai-chat:http://127.0.0.1:9/v1", "generate")
     assert engine_can("openai:http://127.0.0.1:9/v1", "loglikelihood") and engine_can("some/folder", "loglikelihood")
     out = tmp_path / "res.json"
-    base = ["score", "gpt3", "--model", "openai-chat:http://127.0.0.1:9/v1", "--shots", "zero", "--limit", "2",
-            "--no-progress", "--no-cache", "--output", str(out)]
+    base = [
+        "score",
+        "gpt3",
+        "--model",
+        "openai-chat:http://127.0.0.1:9/v1",
+        "--shots",
+        "zero",
+        "--limit",
+        "2",
+        "--no-progress",
+        "--no-cache",
+        "--output",
+        str(out),
+    ]
     r = synthprobe(*base, "--tasks", "2D+,SAT")
     assert r.returncode == 2 and not out.exists() and "Traceback" not in r.stderr, r.stderr
-    assert ("SAT needs log-likelihoods, which the openai-chat engine cannot give; score it with --protocol letters "
-            "(SAT) or --check generate") in r.stderr
+    assert (
+        "SAT needs log-likelihoods, which the openai-chat engine cannot give; score it with --protocol letters "
+        "(SAT) or --check generate"
+    ) in r.stderr
     r = synthprobe(*base, "--tasks", "2D+,RI", "--check", "is-greedy")
     assert r.returncode == 2 and not out.exists(), r.stderr
     assert "2D+, RI need log-likelihoods, which the openai-chat engine cannot give" in r.stderr
@@ -406,12 +510,30 @@ def test_token_budget_stops_cleanly_and_resumes(stub, tmp_path):
     # STUB: every answer costs exactly 15 tokens, so the stopping point is exact.
     url, handler = stub(reply="7", usage={"prompt_tokens": 10, "completion_tokens": 5})
     out = tmp_path / "res.json"
-    args = ["score", "gpt3", "--model", f"openai-chat:{url}", "--tasks", "2D+", "--shots", "zero", "--limit", "8",
-            "--batch-size", "2", "--concurrency", "1", "--no-progress", "--output", str(out)]
+    args = [
+        "score",
+        "gpt3",
+        "--model",
+        f"openai-chat:{url}",
+        "--tasks",
+        "2D+",
+        "--shots",
+        "zero",
+        "--limit",
+        "8",
+        "--batch-size",
+        "2",
+        "--concurrency",
+        "1",
+        "--no-progress",
+        "--output",
+        str(out),
+    ]
     r = synthprobe(*args, "--max-tokens-total", "60")
     assert r.returncode == 1 and not out.exists()
-    assert "the token budget is spent: 60 tokens used (40 prompt + 20 completion) of --max-tokens-total 60" \
-        in r.stderr, r.stderr
+    assert (
+        "the token budget is spent: 60 tokens used (40 prompt + 20 completion) of --max-tokens-total 60" in r.stderr
+    ), r.stderr
     assert "4 of 8 items of" in r.stderr and "are cached" in r.stderr
     assert handler.posts == 4  # nothing was sent once the budget was reached
     r = synthprobe(*args, "--max-tokens-total", "1000")
@@ -433,11 +555,23 @@ def test_a_calibrated_run_counts_the_tokens_of_the_batch_it_scored_ahead(stub, t
     # run takes those answers, so the run's usage must count them too.
     url, handler = stub(reply="A", usage={"prompt_tokens": 10, "completion_tokens": 5})
     out = tmp_path / "res.json"
-    r = synthprobe("score", "deeparithmark", "--model", f"openai-chat:{url}", "--protocol", "letters,free",
-                   "--limit", "60", "--no-cache", "--no-progress", "--output", str(out))
+    r = synthprobe(
+        "score",
+        "deeparithmark",
+        "--model",
+        f"openai-chat:{url}",
+        "--protocol",
+        "letters,free",
+        "--limit",
+        "60",
+        "--no-cache",
+        "--no-progress",
+        "--output",
+        str(out),
+    )
     assert r.returncode == 0, r.stderr
     assert "estimate: " in r.stderr
-    assert handler.posts == 120   # every item asked once per protocol, none twice
+    assert handler.posts == 120  # every item asked once per protocol, none twice
     for entry in json.loads(out.read_text())["models"]:
         assert entry["usage"]["requests"] == 60, entry["protocol"]
         assert (entry["usage"]["prompt_tokens"], entry["usage"]["completion_tokens"]) == (600, 300)

@@ -19,7 +19,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "data" / "deeparithmark-1.jsonl"
 
-from bench_engines import agreement, gpt3_answers  # the bench's comparison, shared (bench/ is on the test path)
+from bench_engines import agreement, gpt3_answers  # noqa: E402 - the bench's comparison, shared (bench/ is on the test path)
 
 pytestmark = pytest.mark.slow
 SECRET = "sk-secret-77d3b1f0c2a9"
@@ -27,8 +27,14 @@ N_AGREE = 24
 
 
 def synthprobe(*args: str, env_extra: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "synthprobe", *args], cwd=ROOT,
-                          env={**os.environ, **(env_extra or {})}, capture_output=True, text=True, timeout=900)
+    return subprocess.run(
+        [sys.executable, "-m", "synthprobe", *args],
+        cwd=ROOT,
+        env={**os.environ, **(env_extra or {})},
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -56,8 +62,10 @@ def test_loglikelihood_agrees_with_hf(hf, server, vllm_server):
     ref = hf.run_choices(items, progress=False).scores
     run = server.run_choices(items, progress=False)
     a = agreement(ref, run.scores)
-    print(f"\n{N_AGREE} items: largest |Δ| {a['max_abs_delta']:.2e}, same predictions {a['same_share']:.1%}, "
-          f"disagreements {a['disagreements']}, {run.timing['items_per_s']} items/s (loaded machine)")
+    print(
+        f"\n{N_AGREE} items: largest |Δ| {a['max_abs_delta']:.2e}, same predictions {a['same_share']:.1%}, "
+        f"disagreements {a['disagreements']}, {run.timing['items_per_s']} items/s (loaded machine)"
+    )
     assert a["max_abs_delta"] < 1e-3
     assert a["same_share"] >= 0.99
     # The server tokenised context + ending as the protocol tokenises them apart: same counts, no straddle.
@@ -84,8 +92,7 @@ def test_generate_and_sample(hf, server):
     assert server.generate(prompts[:1], 0) == [""]
     # Stop strings counted only after the leading whitespace (the probes' mode), as HF does.
     want = hf.generate(["Q: Name a fruit.\nA:"], 10, stop=["\n", "."], skip_leading_whitespace=True, progress=False)
-    got = server.generate(["Q: Name a fruit.\nA:"], 10, stop=["\n", "."], skip_leading_whitespace=True,
-                          progress=False)
+    got = server.generate(["Q: Name a fruit.\nA:"], 10, stop=["\n", "."], skip_leading_whitespace=True, progress=False)
     assert got == want
     # Seeded samples: the same seed gives the same samples; n per prompt, each a Generation.
     kw = dict(n=3, temperature=1.0, top_p=0.95, max_new_tokens=8, stop="\n", progress=False)
@@ -105,9 +112,19 @@ def test_gpt3_greedy_answers_identical(vllm_server, tmp_path):
 
 def test_results_identity_and_key_never_written(vllm_server, tmp_path, _isolated_score_cache):
     out = tmp_path / "res.json"
-    r = synthprobe("score", "deeparithmark", "--model", f"openai:{vllm_server.url}", "--limit", "3",
-                   "--save-predictions", "--output", str(out), "--no-progress",
-                   env_extra={"OPENAI_API_KEY": SECRET})
+    r = synthprobe(
+        "score",
+        "deeparithmark",
+        "--model",
+        f"openai:{vllm_server.url}",
+        "--limit",
+        "3",
+        "--save-predictions",
+        "--output",
+        str(out),
+        "--no-progress",
+        env_extra={"OPENAI_API_KEY": SECRET},
+    )
     assert r.returncode == 0, r.stderr
     text = out.read_text()
     model = json.loads(text)["models"][0]["model"]
@@ -120,14 +137,25 @@ def test_results_identity_and_key_never_written(vllm_server, tmp_path, _isolated
     # The server's usage over the run: one echo request per ending, each generating one token.
     usage = json.loads(text)["models"][0]["usage"]
     assert usage["requests"] == 12 and usage["completion_tokens"] == 12 and usage["prompt_tokens"] > 12 * 10
-    assert (f"{usage['prompt_tokens']:,} prompt + 12 completion = {usage['total_tokens']:,} in 12 requests"
-            in r.stdout)
+    assert f"{usage['prompt_tokens']:,} prompt + 12 completion = {usage['total_tokens']:,} in 12 requests" in r.stdout
 
 
 def test_token_budget_stops_then_resumes_to_the_same_results(vllm_server, tmp_path, _isolated_score_cache):
     n = 8
-    args = ["score", "deeparithmark", "--model", f"openai:{vllm_server.url}", "--concurrency", "2",
-            "--limit", str(n), "--batch-size", "2", "--save-predictions", "--no-progress"]
+    args = [
+        "score",
+        "deeparithmark",
+        "--model",
+        f"openai:{vllm_server.url}",
+        "--concurrency",
+        "2",
+        "--limit",
+        str(n),
+        "--batch-size",
+        "2",
+        "--save-predictions",
+        "--no-progress",
+    ]
     ref = tmp_path / "uninterrupted.json"
     r = synthprobe(*args, "--no-cache", "--output", str(ref))
     assert r.returncode == 0, r.stderr
@@ -147,22 +175,43 @@ def test_token_budget_stops_then_resumes_to_the_same_results(vllm_server, tmp_pa
 
 
 def _cache_lines(root: Path) -> int:
-    return sum(len(p.read_text().splitlines()) for p in (root / "scores").glob("*.jsonl")) if (
-        root / "scores").is_dir() else 0
+    return (
+        sum(len(p.read_text().splitlines()) for p in (root / "scores").glob("*.jsonl"))
+        if (root / "scores").is_dir()
+        else 0
+    )
 
 
 def test_server_killed_midway_then_resumed(vllm_server, tmp_path, _isolated_score_cache):
     n = 16
-    args = ["score", "deeparithmark", "--model", f"openai:{vllm_server.url}", "--model-arg", "concurrency=2",
-            "--model-arg", "max_retries=2", "--limit", str(n), "--batch-size", "2", "--save-predictions",
-            "--no-progress"]
+    args = [
+        "score",
+        "deeparithmark",
+        "--model",
+        f"openai:{vllm_server.url}",
+        "--model-arg",
+        "concurrency=2",
+        "--model-arg",
+        "max_retries=2",
+        "--limit",
+        str(n),
+        "--batch-size",
+        "2",
+        "--save-predictions",
+        "--no-progress",
+    ]
     ref = tmp_path / "uninterrupted.json"
     r = synthprobe(*args, "--no-cache", "--output", str(ref))
     assert r.returncode == 0, r.stderr
 
     out = tmp_path / "res.json"
-    proc = subprocess.Popen([sys.executable, "-m", "synthprobe", *args, "--output", str(out)], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "synthprobe", *args, "--output", str(out)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 300
         while _cache_lines(_isolated_score_cache) < 4 and proc.poll() is None and time.monotonic() < deadline:

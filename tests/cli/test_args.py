@@ -10,25 +10,28 @@ from pathlib import Path
 
 import pytest
 
-from synthprobe.cli import main
 from synthprobe.backends.refs import ModelRef, NameRegistry, model_refs, named_model, parse_model_ref
+from synthprobe.cli import main
 from synthprobe.cli.args import add_model_args
 from synthprobe.errors import InputError
 
 EMBEDDED = "smollm2-135m-instruct"
 
 
-@pytest.mark.parametrize("text, ref", [
-    ("fp32=smollm2-135m-instruct", ModelRef("smollm2-135m-instruct", "fp32")),
-    ("base.v2=./ckpt/final", ModelRef("./ckpt/final", "base.v2")),
-    ("a=openai:http://127.0.0.1:8000/v1?key=x", ModelRef("openai:http://127.0.0.1:8000/v1?key=x", "a")),
-    # the part before the first '=' is not a name: one spec, as written
-    ("openai:http://127.0.0.1:8000/v1?key=x", ModelRef("openai:http://127.0.0.1:8000/v1?key=x")),
-    ("C:\\models\\a=b", ModelRef("C:\\models\\a=b")),
-    ("org/model=v2", ModelRef("org/model=v2")),
-    ("./final=1", ModelRef("./final=1")),
-    ("HuggingFaceTB/SmolLM2-135M", ModelRef("HuggingFaceTB/SmolLM2-135M")),
-])
+@pytest.mark.parametrize(
+    "text, ref",
+    [
+        ("fp32=smollm2-135m-instruct", ModelRef("smollm2-135m-instruct", "fp32")),
+        ("base.v2=./ckpt/final", ModelRef("./ckpt/final", "base.v2")),
+        ("a=openai:http://127.0.0.1:8000/v1?key=x", ModelRef("openai:http://127.0.0.1:8000/v1?key=x", "a")),
+        # the part before the first '=' is not a name: one spec, as written
+        ("openai:http://127.0.0.1:8000/v1?key=x", ModelRef("openai:http://127.0.0.1:8000/v1?key=x")),
+        ("C:\\models\\a=b", ModelRef("C:\\models\\a=b")),
+        ("org/model=v2", ModelRef("org/model=v2")),
+        ("./final=1", ModelRef("./final=1")),
+        ("HuggingFaceTB/SmolLM2-135M", ModelRef("HuggingFaceTB/SmolLM2-135M")),
+    ],
+)
 def test_name_spec_rule(text, ref):
     assert parse_model_ref(text) == ref
 
@@ -59,7 +62,10 @@ def test_duplicate_names_are_refused():
     with pytest.raises(InputError, match="both called 'final'"):
         names.claim(ModelRef("./b/final"), "final")
     assert named_model({"name": "final", "params": 1}, ModelRef("x", "tuned")) == {
-        "name": "tuned", "engine_name": "final", "params": 1}
+        "name": "tuned",
+        "engine_name": "final",
+        "params": 1,
+    }
 
 
 def test_help_points_to_the_rule_and_the_docs_state_it(capsys):
@@ -85,8 +91,23 @@ def test_one_model_commands_refuse_a_second(command, tmp_path, capsys):
 
 def test_same_name_twice_exits_2_before_loading(tmp_path, capsys):
     out = tmp_path / "g.json"
-    rc = main(["score", "gpt3", "--model", f"a={EMBEDDED}", "--model", f"a={EMBEDDED}", "--tasks", "2D+",
-               "--limit", "2", "--output", str(out), "--no-progress"])
+    rc = main(
+        [
+            "score",
+            "gpt3",
+            "--model",
+            f"a={EMBEDDED}",
+            "--model",
+            f"a={EMBEDDED}",
+            "--tasks",
+            "2D+",
+            "--limit",
+            "2",
+            "--output",
+            str(out),
+            "--no-progress",
+        ]
+    )
     assert rc == 2 and not out.exists()
     assert "the name 'a' is given twice" in capsys.readouterr().err
 
@@ -103,8 +124,25 @@ def _names(path: Path) -> list[str]:
 @pytest.mark.slow
 def test_score_gpt3_scores_each_model(tmp_path):
     out = tmp_path / "g.json"
-    assert main(["score", "gpt3", *TWO, "--tasks", "2D+,CL", "--shots", "0", "--limit", "4",
-                 "--output", str(out), "--no-cache"]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "gpt3",
+                *TWO,
+                "--tasks",
+                "2D+,CL",
+                "--shots",
+                "0",
+                "--limit",
+                "4",
+                "--output",
+                str(out),
+                "--no-cache",
+            ]
+        )
+        == 0
+    )
     doc = json.loads(out.read_text())
     assert _names(out) == ["one", "two"]
     rows = [e["results"]["gpt3"]["rows"] for e in doc["models"]]
@@ -136,16 +174,34 @@ def test_probe_steps_scores_each_model(tmp_path):
 @pytest.mark.slow
 def test_probe_number_format_scores_each_model(tmp_path):
     out = tmp_path / "nf.json"
-    assert main(["probe", "number-format", *TWO, "--n", "4", "--tasks", "4D+", "--gpt3-n", "3",
-                 "--output", str(out), "--no-cache"]) == 0
+    assert (
+        main(
+            [
+                "probe",
+                "number-format",
+                *TWO,
+                "--n",
+                "4",
+                "--tasks",
+                "4D+",
+                "--gpt3-n",
+                "3",
+                "--output",
+                str(out),
+                "--no-cache",
+            ]
+        )
+        == 0
+    )
     assert _names(out) == ["one", "two"]
 
 
 def test_sweep_takes_named_models_as_grid_labels(tmp_path, capsys):
     from synthprobe.sweep.grid import make_grid
 
-    grid = make_grid(grid_file=None, models=[{"spec": "x/y", "label": "base"}, "x/z"], seeds=None, tasks=None,
-                     limit=None)
+    grid = make_grid(
+        grid_file=None, models=[{"spec": "x/y", "label": "base"}, "x/z"], seeds=None, tasks=None, limit=None
+    )
     assert [(m.label, m.spec) for m in grid.models] == [("base", "x/y"), ("x/z", "x/z")]
     out = tmp_path / "s.json"
     rc = main(["sweep", "--model", "a=x/y", "--model", "a=x/z", "--serial", "--output", str(out)])

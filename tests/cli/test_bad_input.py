@@ -58,6 +58,7 @@ def assert_bad_input(rc: int, err: str, *, path=None, line=None, field=None, wor
 
 # --- generic JSONL corruptions, applied after `good` valid lines of each file type ----------------
 
+
 def _oversized() -> bytes:
     return b'{"x": "' + b"a" * (MAX_LINE_BYTES + 16) + b'"}\n'
 
@@ -89,6 +90,7 @@ def _json_line(obj) -> bytes:
 
 # --- the commands that read each kind of file (argv builders; IN = input, OUT = output) ---------
 
+
 def _cmd(kind: str, inp: Path, tmp: Path) -> tuple[list, Path]:
     out = tmp / "out" / "result"
     if kind == "novel-words":
@@ -109,8 +111,18 @@ def _cmd(kind: str, inp: Path, tmp: Path) -> tuple[list, Path]:
         return ["score", "deeparithmark", "--data", inp, "--output", out, "--no-progress"], out
     if kind == "score-compare":
         out = tmp / "results.json"
-        return ["score", "deeparithmark", "--data", RELEASE, "--compare", "--compare-data", inp,
-                "--output", out, "--no-progress"], out
+        return [
+            "score",
+            "deeparithmark",
+            "--data",
+            RELEASE,
+            "--compare",
+            "--compare-data",
+            inp,
+            "--output",
+            out,
+            "--no-progress",
+        ], out
     if kind == "study-items":
         out = tmp / "study.db"
         return ["study", "serve", "--items", inp, "--db", out, "--port", "0"], out
@@ -125,9 +137,17 @@ GPT3_GOOD = [_json_line({"context": "\n\nQ: What is 1 plus 2?\n\nA:", "completio
 NOVEL = [json.loads(x) for x in NOVEL_GOOD]
 ARTICLE = json.loads(ARTICLES_GOOD[0])
 REL = [json.loads(x) for x in RELEASE_GOOD]
-STUDY_ITEM = {"id": "a1", "article_id": "x", "title": "A title", "subtitle": "Sub", "condition": "model",
-              "model": "m", "length": 200, "human": {"text": "Human text.", "words": 2},
-              "machine": {"text": "Machine text.", "words": 2}}
+STUDY_ITEM = {
+    "id": "a1",
+    "article_id": "x",
+    "title": "A title",
+    "subtitle": "Sub",
+    "condition": "model",
+    "model": "m",
+    "length": 200,
+    "human": {"text": "Human text.", "words": 2},
+    "machine": {"text": "Machine text.", "words": 2},
+}
 
 
 def _field_cases():
@@ -162,25 +182,42 @@ def _field_cases():
     yield "gpt3-task", [good, good | {"completion": 3}], 2, "completion", "non-empty string"
     yield "gpt3-task", [good, {"context": "x"}], 2, "completion", "non-empty string"
     yield "gpt3-task", [good, good | {"context": ""}], 2, "context", "non-empty string"
-    yield "study-items", [STUDY_ITEM, STUDY_ITEM | {"id": "a2", "title": "B", "condition": "robot"}], 2, \
-        "condition", "expected one of"
-    yield "study-items", [STUDY_ITEM, STUDY_ITEM | {"id": "a2", "title": "B", "length": -5}], 2, "length", \
-        "positive integer"
+    yield (
+        "study-items",
+        [STUDY_ITEM, STUDY_ITEM | {"id": "a2", "title": "B", "condition": "robot"}],
+        2,
+        "condition",
+        "expected one of",
+    )
+    yield (
+        "study-items",
+        [STUDY_ITEM, STUDY_ITEM | {"id": "a2", "title": "B", "length": -5}],
+        2,
+        "length",
+        "positive integer",
+    )
     yield "study-items", [STUDY_ITEM, STUDY_ITEM | {"title": "B"}], 2, "id", "repeats"
-    yield "study-items", [STUDY_ITEM, {k: v for k, v in STUDY_ITEM.items() if k != "machine"}], 2, \
-        "machine", "missing"
+    yield "study-items", [STUDY_ITEM, {k: v for k, v in STUDY_ITEM.items() if k != "machine"}], 2, "machine", "missing"
 
 
 def _all_cases():
-    goods = {"novel-words": NOVEL_GOOD, "grammar": GRAMMAR_GOOD, "articles": ARTICLES_GOOD,
-             "release-hf": RELEASE_GOOD, "release-lm-eval": RELEASE_GOOD, "gpt3-task": GPT3_GOOD,
-             "score-data": RELEASE_GOOD, "score-compare": RELEASE_GOOD,
-             "study-items": [_json_line(STUDY_ITEM)]}
+    goods = {
+        "novel-words": NOVEL_GOOD,
+        "grammar": GRAMMAR_GOOD,
+        "articles": ARTICLES_GOOD,
+        "release-hf": RELEASE_GOOD,
+        "release-lm-eval": RELEASE_GOOD,
+        "gpt3-task": GPT3_GOOD,
+        "score-data": RELEASE_GOOD,
+        "score-compare": RELEASE_GOOD,
+        "study-items": [_json_line(STUDY_ITEM)],
+    }
     for kind, good in goods.items():
         yield from generic_cases(kind, good)
     for n, (kind, objs, line, field, words) in enumerate(_field_cases()):
-        yield pytest.param(kind, b"".join(_json_line(o) for o in objs), line, field, words,
-                           id=f"{kind}-field-{field}-{n}")
+        yield pytest.param(
+            kind, b"".join(_json_line(o) for o in objs), line, field, words, id=f"{kind}-field-{field}-{n}"
+        )
 
 
 @pytest.mark.parametrize("kind, content, line, field, words", list(_all_cases()))
@@ -197,17 +234,20 @@ def test_bad_jsonl_file_is_located_and_nothing_written(tmp_path, capsys, kind, c
 SAT_GOOD = "1 src\nlull trust v:n\na b n:n\nc d n:n\ne f n:n\ng h n:n\ni j n:n\nb\n"
 
 
-@pytest.mark.parametrize("content, line, field, words", [
-    (b"", None, None, "no analogy records"),
-    (b"# only a comment\n\n", None, None, "no analogy records"),
-    (SAT_GOOD.encode() + b"\n2 src\nfoo bar\n", 10, None, "expected 8"),
-    (SAT_GOOD.replace("lull trust v:n", "lull trust").encode(), 2, "stem", "part-of-speech"),
-    (SAT_GOOD.replace("c d n:n", "c d n-n").encode(), 4, "choice b", "part-of-speech"),
-    (SAT_GOOD.replace("\nb\n", "\nz\n").encode(), 8, "answer", "answer letter"),
-    (SAT_GOOD.replace("\nb\n", "\nab\n").encode(), 8, "answer", "answer letter"),
-    (SAT_GOOD.replace("e f", "\xe9 f").encode("latin-1"), 5, None, "UTF-8"),
-], ids=["empty", "comment-only", "short-record", "bad-stem", "bad-choice", "bad-letter", "two-letters",
-        "non-utf8"])
+@pytest.mark.parametrize(
+    "content, line, field, words",
+    [
+        (b"", None, None, "no analogy records"),
+        (b"# only a comment\n\n", None, None, "no analogy records"),
+        (SAT_GOOD.encode() + b"\n2 src\nfoo bar\n", 10, None, "expected 8"),
+        (SAT_GOOD.replace("lull trust v:n", "lull trust").encode(), 2, "stem", "part-of-speech"),
+        (SAT_GOOD.replace("c d n:n", "c d n-n").encode(), 4, "choice b", "part-of-speech"),
+        (SAT_GOOD.replace("\nb\n", "\nz\n").encode(), 8, "answer", "answer letter"),
+        (SAT_GOOD.replace("\nb\n", "\nab\n").encode(), 8, "answer", "answer letter"),
+        (SAT_GOOD.replace("e f", "\xe9 f").encode("latin-1"), 5, None, "UTF-8"),
+    ],
+    ids=["empty", "comment-only", "short-record", "bad-stem", "bad-choice", "bad-letter", "two-letters", "non-utf8"],
+)
 @pytest.mark.parametrize("verb", ["sat_analogies", "gpt3"])
 def test_bad_sat_file(tmp_path, capsys, verb, content, line, field, words):
     sat = tmp_path / "sat.txt"
@@ -234,14 +274,19 @@ def test_sat_file_with_bom_and_crlf_builds(tmp_path, capsys):
 
 # --- results JSON for reports ----------------------------------------------------------------
 
-@pytest.mark.parametrize("content, line, words", [
-    (b"", 1, "invalid JSON"),
-    (b'{"models": [\n', 2, "invalid JSON"),
-    (b'\xff\xfe{"a": 1}', None, "UTF-8"),
-    (b"[1, 2]", None, None),
-    (b'"text"', None, None),
-    (b'{"unrelated": true}', None, None),
-], ids=["empty", "truncated", "utf16", "array", "string", "unrelated-object"])
+
+@pytest.mark.parametrize(
+    "content, line, words",
+    [
+        (b"", 1, "invalid JSON"),
+        (b'{"models": [\n', 2, "invalid JSON"),
+        (b'\xff\xfe{"a": 1}', None, "UTF-8"),
+        (b"[1, 2]", None, None),
+        (b'"text"', None, None),
+        (b'{"unrelated": true}', None, None),
+    ],
+    ids=["empty", "truncated", "utf16", "array", "string", "unrelated-object"],
+)
 def test_bad_results_json_for_report(tmp_path, capsys, content, line, words):
     res = tmp_path / "results.json"
     res.write_bytes(content)
@@ -251,6 +296,7 @@ def test_bad_results_json_for_report(tmp_path, capsys, content, line, words):
 
 
 # --- missing, unreadable and wrong-kind paths ------------------------------------------------
+
 
 def _path_commands(tmp: Path, bad: Path):
     out = tmp / "o"
@@ -266,8 +312,19 @@ def _path_commands(tmp: Path, bad: Path):
         "report": ["report", "deeparithmark", bad, "--out", out],
         "build-sat": ["build", "sat_analogies", "--sat-file", bad, "--out", out / "s.jsonl"],
         "score-deeparithmark": ["score", "deeparithmark", "--data", bad, "--output", out / "r.json"],
-        "score-gpt3-sat": ["score", "gpt3", "--tasks", "SAT", "--shots", "0", "--sat-file", bad,
-                           "--output", out / "r.json", "--quiet"],
+        "score-gpt3-sat": [
+            "score",
+            "gpt3",
+            "--tasks",
+            "SAT",
+            "--shots",
+            "0",
+            "--sat-file",
+            bad,
+            "--output",
+            out / "r.json",
+            "--quiet",
+        ],
     }, out
 
 
@@ -314,8 +371,7 @@ OUT_UNDER_A_FILE = {
     "build-2da": ["build", "arithmetic_2da", "--n", "3", "--out", "{blocker}/x.jsonl"],
     "build-sat": ["build", "sat_analogies", "--n", "2", "--out", "{blocker}/x.jsonl"],
     "build-gpt3": ["build", "gpt3", "--tasks", "2D+,CL", "--n", "3", "--out-dir", "{blocker}/g", "--quiet"],
-    "build-deeparithmark": ["build", "deeparithmark", "--n", "10", "--out", "{blocker}/d.jsonl",
-                            "--no-progress"],
+    "build-deeparithmark": ["build", "deeparithmark", "--n", "10", "--out", "{blocker}/d.jsonl", "--no-progress"],
     "export-hf": ["export", "hf", "--data", str(RELEASE), "--out", "{blocker}/hf"],
     "export-lm-eval": ["export", "lm-eval", "--data", str(RELEASE), "--out", "{blocker}/lm"],
     "report": ["report", "deeparithmark", "{tmp}/r.json", "--out", "{blocker}/rep"],
@@ -349,14 +405,14 @@ def test_build_into_unwritable_folder(tmp_path, capsys):
         rc, err = run_cli(["build", "arithmetic_2da", "--n", "5", "--out", out], capsys)
         assert_bad_input(rc, err, path=out.parent if "sub" in err and str(out) not in err else out)
         assert not out.exists()
-        rc, err = run_cli(["build", "deeparithmark", "--n", "10", "--out", locked / "d.jsonl",
-                           "--no-progress"], capsys)
+        rc, err = run_cli(["build", "deeparithmark", "--n", "10", "--out", locked / "d.jsonl", "--no-progress"], capsys)
         assert_bad_input(rc, err, out=locked / "d.jsonl")
     finally:
         locked.chmod(0o700)
 
 
 # --- bad command-line values -----------------------------------------------------------------
+
 
 def _flag_cases():
     o = "{tmp}/o"
@@ -383,16 +439,45 @@ def _flag_cases():
     yield "score-gpt3-bad-dtype", ["score", "gpt3", "--tasks", "2D+", "--dtype", "int3", "--output", o + ".json"]
     yield "score-gpt3-bad-device", ["score", "gpt3", "--tasks", "2D+", "--device", "tpu", "--output", o + ".json"]
     yield "score-gpt3-zero-context", ["score", "gpt3", "--tasks", "2D+", "--max-context", "0", "--output", o + ".json"]
-    yield "score-gpt3-missing-model", ["score", "gpt3", "--tasks", "2D+", "--limit", "1", "--shots", "0",
-                                       "--model", "{tmp}/no-model", "--output", o + ".json"]
+    yield (
+        "score-gpt3-missing-model",
+        [
+            "score",
+            "gpt3",
+            "--tasks",
+            "2D+",
+            "--limit",
+            "1",
+            "--shots",
+            "0",
+            "--model",
+            "{tmp}/no-model",
+            "--output",
+            o + ".json",
+        ],
+    )
     yield "score-da-negative-limit", ["score", "deeparithmark", "--limit", "-1", "--output", o + ".json"]
     yield "score-da-zero-batch", ["score", "deeparithmark", "--batch-size", "0", "--output", o + ".json"]
     yield "score-da-negative-context", ["score", "deeparithmark", "--max-context", "-8", "--output", o + ".json"]
     yield "score-da-bad-scorer", ["score", "deeparithmark", "--scorer", "magic", "--output", o + ".json"]
-    yield "score-da-missing-model", ["score", "deeparithmark", "--limit", "2", "--model", "{tmp}/no-model",
-                                     "--output", o + ".json", "--no-progress"]
-    yield "score-da-malformed-hub-id", ["score", "deeparithmark", "--limit", "2", "--model", "a/b/c/../d",
-                                        "--output", o + ".json", "--no-progress"]
+    yield (
+        "score-da-missing-model",
+        [
+            "score",
+            "deeparithmark",
+            "--limit",
+            "2",
+            "--model",
+            "{tmp}/no-model",
+            "--output",
+            o + ".json",
+            "--no-progress",
+        ],
+    )
+    yield (
+        "score-da-malformed-hub-id",
+        ["score", "deeparithmark", "--limit", "2", "--model", "a/b/c/../d", "--output", o + ".json", "--no-progress"],
+    )
     yield "probe-nw-negative-samples", ["probe", "novel-words", "--samples", "-1", "--out", o]
     yield "probe-nw-negative-temp", ["probe", "novel-words", "--temperature", "-0.5", "--out", o]
     yield "probe-nw-top-p-high", ["probe", "novel-words", "--top-p", "1.5", "--out", o]
@@ -405,10 +490,11 @@ def _flag_cases():
     yield "study-gen-bad-condition", ["study", "generate", "--conditions", "model,alien", "--out", o + ".jsonl"]
     yield "study-gen-negative-temp", ["study", "generate", "--temperature", "-1", "--out", o + ".jsonl"]
     yield "study-gen-limit-below-context", ["study", "generate", "--limit", "3", "--out", o + ".jsonl"]
-    yield "study-gen-missing-model", ["study", "generate", "--model", "{tmp}/no-model", "--limit", "4",
-                                      "--out", o + ".jsonl", "--quiet"]
-    yield "study-serve-bad-port", ["study", "serve", "--items", "{tmp}/none.jsonl", "--db", o + ".db",
-                                   "--port", "-4"]
+    yield (
+        "study-gen-missing-model",
+        ["study", "generate", "--model", "{tmp}/no-model", "--limit", "4", "--out", o + ".jsonl", "--quiet"],
+    )
+    yield "study-serve-bad-port", ["study", "serve", "--items", "{tmp}/none.jsonl", "--db", o + ".db", "--port", "-4"]
     yield "study-serve-remote-host", ["study", "serve", "--db", o + ".db", "--host", "0.0.0.0", "--port", "0"]
     yield "export-lm-eval-bad-gpt3-spec", ["export", "lm-eval", "--gpt3", "=", "--out", o]
     yield "export-hf-bad-repo-id", ["export", "hf", "--repo-id", "not a repo id!", "--out", o]
@@ -426,8 +512,8 @@ def test_bad_command_line_values(tmp_path, capsys, argv):
     assert not written, f"written despite the error: {written}"
 
 
-
 # --- interrupted builds ----------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("sig", ["SIGINT", "SIGKILL"])
 def test_interrupted_build_leaves_no_output(tmp_path, sig):
@@ -438,8 +524,23 @@ def test_interrupted_build_leaves_no_output(tmp_path, sig):
 
     out = tmp_path / "da.jsonl"
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "synthprobe.cli", "build", "deeparithmark", "--n", "50000",
-                             "--out", str(out), "--no-progress"], stderr=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "synthprobe.cli",
+            "build",
+            "deeparithmark",
+            "--n",
+            "50000",
+            "--out",
+            str(out),
+            "--no-progress",
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     # mid-build: once the build's worker processes are up (one per CPU), or after 4 s with none
     deadline = time.time() + 4
     while time.time() < deadline and not subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True).stdout:

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from synthprobe.cli import main as synthprobe_main
+from synthprobe.cli.build import main
 from synthprobe.io.read import sha256_file
 from synthprobe.tasks.deeparithmark.build import dumps_item
-from synthprobe.cli.build import main
 
 ROOT = Path(__file__).resolve().parents[2]
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"
@@ -25,14 +25,20 @@ def run(argv, capsys):
     return code, out, err
 
 
-@pytest.mark.parametrize("argv, needle", [
-    (["build", "--n", "0"], "argument --n: expected a whole number from 1 to 100,000,000, got 0"),
-    (["build", "--n", "-5"], "argument --n: expected a whole number from 1 to 100,000,000, got -5"),
-    (["build", "--n", "ten"], "argument --n: expected a whole number from 1 to 100,000,000 (ASCII digits), got 'ten'"),
-    (["build", "--seed", "-1"], "argument --seed: expected a whole number >= 0, got -1"),
-    (["build", "--frobnicate"], "unrecognized arguments: --frobnicate"),
-    (["audit", "--n", "3"], "unrecognized arguments: --n"),
-])
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (["build", "--n", "0"], "argument --n: expected a whole number from 1 to 100,000,000, got 0"),
+        (["build", "--n", "-5"], "argument --n: expected a whole number from 1 to 100,000,000, got -5"),
+        (
+            ["build", "--n", "ten"],
+            "argument --n: expected a whole number from 1 to 100,000,000 (ASCII digits), got 'ten'",
+        ),
+        (["build", "--seed", "-1"], "argument --seed: expected a whole number >= 0, got -1"),
+        (["build", "--frobnicate"], "unrecognized arguments: --frobnicate"),
+        (["audit", "--n", "3"], "unrecognized arguments: --n"),
+    ],
+)
 def test_bad_arguments_exit_2_with_one_message(argv, needle, capsys):
     with pytest.raises(SystemExit) as exc:
         main(argv, root=ROOT)
@@ -96,8 +102,9 @@ def test_selftest_and_audit_exit_codes(tmp_path, capsys):
 
 def test_synthprobe_build_verb_writes_a_variant_that_passes_selftest(tmp_path, capsys):
     out = tmp_path / "variant.jsonl"
-    code = synthprobe_main(["build", "deeparithmark", "--seed", "99", "--n", "200",
-                            "--out", str(out), "--no-progress", "--selftest"])
+    code = synthprobe_main(
+        ["build", "deeparithmark", "--seed", "99", "--n", "200", "--out", str(out), "--no-progress", "--selftest"]
+    )
     text = capsys.readouterr().out
     assert code == 0, text
     assert f"sha256 {sha256_file(out)}" in text and "checks passed" in text
@@ -114,10 +121,12 @@ def test_synthprobe_build_needs_out_and_rejects_bad_n(capsys):
 
 
 def test_help_texts_explain_the_commands(capsys):
-    for argv, words in ((["--help"], ["build", "selftest", "audit", "Exit status"]),
-                        (["build", "--help"], ["--seed", "--n", "--check", "byte", "20261027"]),
-                        (["selftest", "--help"], ["--upstream", "n-grams", "roundness"]),
-                        (["audit", "--help"], ["classifier", "roundest", "--by-template"])):
+    for argv, words in (
+        (["--help"], ["build", "selftest", "audit", "Exit status"]),
+        (["build", "--help"], ["--seed", "--n", "--check", "byte", "20261027"]),
+        (["selftest", "--help"], ["--upstream", "n-grams", "roundness"]),
+        (["audit", "--help"], ["classifier", "roundest", "--by-template"]),
+    ):
         with pytest.raises(SystemExit) as exc:
             main(argv, root=ROOT)
         assert exc.value.code == 0
@@ -128,7 +137,13 @@ def test_help_texts_explain_the_commands(capsys):
 
 def test_root_script_runs_from_any_directory(tmp_path):
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    proc = subprocess.run([sys.executable, str(ROOT / "deeparithmark.py"), "build", "--check"],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "deeparithmark.py"), "build", "--check"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     assert sha256_file(RELEASE) in proc.stdout

@@ -14,22 +14,33 @@ from pathlib import Path
 
 def _synthprobe(args: list[str], hash_seed: str, cwd: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONHASHSEED": hash_seed, "HF_HUB_OFFLINE": "1"}
-    return subprocess.run([sys.executable, "-m", "synthprobe.cli", *map(str, args)], cwd=cwd,
-                          capture_output=True, text=True, env=env, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "synthprobe.cli", *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
 
 
 def _tree(folder: Path) -> dict[str, str]:
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
-
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 def test_builds_and_exports_are_byte_identical_across_hash_seeds(tmp_path):
     """One process per hash seed writes a Deep Arithmark file, a SAT file from a user file, and
     both exports of a GPT-3 task file; every output file has the same bytes in both."""
     sat = tmp_path / "sat.txt"
-    sat.write_text("1 s\nlull trust v:n\na b n:n\nc d n:n\ne f n:n\ng h n:n\ni j n:n\nb\n\n"
-                   "2 s\nhot cold a:a\nup down a:a\nk l n:n\nm n n:n\no p n:n\nq r n:n\na\n", encoding="utf-8")
+    sat.write_text(
+        "1 s\nlull trust v:n\na b n:n\nc d n:n\ne f n:n\ng h n:n\ni j n:n\nb\n\n"
+        "2 s\nhot cold a:a\nup down a:a\nk l n:n\nm n n:n\no p n:n\nq r n:n\na\n",
+        encoding="utf-8",
+    )
     trees = []
     for hs in ("0", "4242"):
         out = tmp_path / f"run{hs}"
@@ -39,8 +50,18 @@ def test_builds_and_exports_are_byte_identical_across_hash_seeds(tmp_path):
             ["build", "sat_analogies", "--sat-file", sat, "--out", out / "sat.jsonl"],
             ["build", "arithmetic_1dc", "--n", "30", "--seed", "3", "--out", out / "1dc.jsonl"],
             ["export", "hf", "--data", out / "da.jsonl", "--out", out / "hf"],
-            ["export", "lm-eval", "--data", out / "da.jsonl", "--gpt3", f"one_dc={out / '1dc.jsonl'}",
-             "--gpt3", f"sat={out / 'sat.jsonl'}", "--out", out / "lm"],
+            [
+                "export",
+                "lm-eval",
+                "--data",
+                out / "da.jsonl",
+                "--gpt3",
+                f"one_dc={out / '1dc.jsonl'}",
+                "--gpt3",
+                f"sat={out / 'sat.jsonl'}",
+                "--out",
+                out / "lm",
+            ],
         ]
         for args in script:
             proc = _synthprobe(args, hs, out)

@@ -40,20 +40,30 @@ def test_every_listed_command_module_registers():
 def test_a_command_line_registers_only_its_verb_and_gets_every_option_of_it():
     """``_ROOMS`` names every verb each module adds to: a verb's command line, which registers only
     the modules listed for it, gets the same sub-commands and options as the whole tree has."""
+
     def options(verb_parsers):
-        return {what: sorted(o for a in p._actions for o in a.option_strings)
-                for what, p in verb_parsers.choices.items()}
+        return {
+            what: sorted(o for a in p._actions for o in a.option_strings) for what, p in verb_parsers.choices.items()
+        }
 
     _, every = cli._build()
     for verb in cli.VERBS:
         _, only = cli._build(verb)
         assert options(only[verb]) == options(every[verb]), verb
-        assert not any(only[other].choices for other in cli.VERBS if other != verb and
-                       not any(verb in vs and other in vs for vs in cli._ROOMS.values())), verb
+        assert not any(
+            only[other].choices
+            for other in cli.VERBS
+            if other != verb and not any(verb in vs and other in vs for vs in cli._ROOMS.values())
+        ), verb
 
 
 def test_exit_statuses_are_defined_once():
-    assert (errors.EXIT_FAILED, errors.EXIT_BAD_INPUT, errors.EXIT_INTERRUPTED, errors.EXIT_TERMINATED) == (1, 2, 130, 143)
+    assert (errors.EXIT_FAILED, errors.EXIT_BAD_INPUT, errors.EXIT_INTERRUPTED, errors.EXIT_TERMINATED) == (
+        1,
+        2,
+        130,
+        143,
+    )
 
 
 def test_command_failed_exits_with_one_line(capsys):

@@ -32,7 +32,7 @@ def test_every_help_line_fits_an_ordinary_terminal(monkeypatch):
     parsers = _all_parsers()
     assert len(parsers) > 25 and any(n == "synthprobe score gpt3" for n, _ in parsers)
     long = [(name, line) for name, p in parsers for line in p.format_help().splitlines() if len(line) > WIDTH]
-    assert not long, "\n".join(f"{n}: {len(l)} chars: {l}" for n, l in long)
+    assert not long, "\n".join(f"{n}: {len(text)} chars: {text}" for n, text in long)
 
 
 def _cli(*args) -> subprocess.CompletedProcess:
@@ -66,8 +66,20 @@ def test_report_given_a_data_file_names_it(tmp_path):
 
 @pytest.mark.slow
 def test_float16_on_a_cpu_warns_and_says_what_to_use(tmp_path):
-    res = _cli("score", "deeparithmark", "--limit", "1", "--dtype", "float16", "--device", "cpu", "--no-progress",
-               "--no-cache", "--output", str(tmp_path / "r.json"))
+    res = _cli(
+        "score",
+        "deeparithmark",
+        "--limit",
+        "1",
+        "--dtype",
+        "float16",
+        "--device",
+        "cpu",
+        "--no-progress",
+        "--no-cache",
+        "--output",
+        str(tmp_path / "r.json"),
+    )
     assert res.returncode == 0, res.stderr
     assert "float16 on a CPU" in res.stderr and "--dtype float32" in res.stderr
     assert res.stdout.rstrip().splitlines()[-1] == f"results: {tmp_path / 'r.json'}"
@@ -94,8 +106,11 @@ def test_prose_is_refilled_to_the_width_not_broken_mid_line(columns, capsys, mon
     for argv in MAIN_COMMANDS:
         text = _help(argv, columns, capsys, monkeypatch)
         blocks = text.split("\n\n")
-        prose = [b.splitlines() for b in blocks if b and not b[0].isspace() and not b.startswith("usage:")
-                 and ":" not in b.splitlines()[0][-1:]]
+        prose = [
+            b.splitlines()
+            for b in blocks
+            if b and not b[0].isspace() and not b.startswith("usage:") and ":" not in b.splitlines()[0][-1:]
+        ]
         assert prose, argv
         for lines in prose:
             for line, nxt in zip(lines, lines[1:]):
@@ -109,17 +124,23 @@ def test_the_formatter_keeps_tables_and_commands_and_refills_cells(monkeypatch):
     from synthprobe.cli.args import CommandParser
 
     monkeypatch.setenv("COLUMNS", "50")
-    p = CommandParser(prog="x", description="one two three four five six seven eight nine ten eleven twelve\n"
-                                            "thirteen fourteen.\n"
-                                            "exit status: 0 ok\n"
-                                            "  name.txt   a cell whose text runs past the width of the\n"
-                                            "             terminal and goes on here\n"
-                                            "  x --flag value --another-flag value --third-flag value")
+    p = CommandParser(
+        prog="x",
+        description="one two three four five six seven eight nine ten eleven twelve\n"
+        "thirteen fourteen.\n"
+        "exit status: 0 ok\n"
+        "  name.txt   a cell whose text runs past the width of the\n"
+        "             terminal and goes on here\n"
+        "  x --flag value --another-flag value --third-flag value",
+    )
     out = p.format_help().split("\n\n")[1].splitlines()
     assert out[:2] == ["one two three four five six seven eight nine ten", "eleven twelve thirteen fourteen."]
     assert out[2] == "exit status: 0 ok"
-    assert out[3:6] == ["  name.txt   a cell whose text runs past the", "             width of the terminal and goes on",
-                        "             here"]
+    assert out[3:6] == [
+        "  name.txt   a cell whose text runs past the",
+        "             width of the terminal and goes on",
+        "             here",
+    ]
     assert out[6:] == ["  x --flag value --another-flag value", "      --third-flag value"]
 
 
@@ -151,8 +172,14 @@ def test_data_default_is_the_checkout_file_or_the_cached_release(tmp_path):
     import os
 
     env = {**os.environ, "SYNTHPROBE_CACHE": str(tmp_path / "cache"), "COLUMNS": "200"}
-    elsewhere = subprocess.run([sys.executable, "-m", "synthprobe", "score", "deeparithmark", "--help"],
-                               capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
+    elsewhere = subprocess.run(
+        [sys.executable, "-m", "synthprobe", "score", "deeparithmark", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env=env,
+    )
     text = " ".join(elsewhere.stdout.split())
     assert f"the release, rendered once into {tmp_path / 'cache' / 'data' / 'deeparithmark-1.jsonl'}" in text
     assert not (tmp_path / "cache").exists()  # --help renders nothing
@@ -168,12 +195,15 @@ def test_report_help_shows_the_report_options(capsys, monkeypatch):
 # --- a mistyped option ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("argv, typo, meant", [
-    (["score", "deeparithmark", "--protocl", "letters"], "--protocl letters", "--protocol"),
-    (["score", "gpt3", "--limt=3"], "--limt=3", "--limit"),
-    (["report", "x.json", "--out", "r", "--tittle", "T"], "--tittle T", "--title"),
-    (["--verison"], "--verison", "--version"),
-])
+@pytest.mark.parametrize(
+    "argv, typo, meant",
+    [
+        (["score", "deeparithmark", "--protocl", "letters"], "--protocl letters", "--protocol"),
+        (["score", "gpt3", "--limt=3"], "--limt=3", "--limit"),
+        (["report", "x.json", "--out", "r", "--tittle", "T"], "--tittle T", "--title"),
+        (["--verison"], "--verison", "--version"),
+    ],
+)
 def test_a_mistyped_option_names_the_nearest_one(argv, typo, meant):
     res = _cli(*argv)
     assert res.returncode == 2

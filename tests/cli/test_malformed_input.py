@@ -19,7 +19,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from synthprobe.cli import main
 from synthprobe.errors import InputError
@@ -31,8 +32,12 @@ RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"
 DA_RESULTS = ROOT / "benchmarks" / "deeparithmark_smollm2-135m-instruct.json"
 NO_MODEL = "/nonexistent/model-folder"
 
-FEW = settings(max_examples=12, deadline=None, derandomize=True,
-               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FEW = settings(
+    max_examples=12,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 def run_cli(argv: list) -> tuple[int, str]:
@@ -62,17 +67,26 @@ def assert_bad(rc: int, err: str, *, path=None, line=None, field=None, out=None)
 
 # --- raw-text generators of every bad class ------------------------------------------------------
 
-huge_ints = st.builds(lambda sign, digit, n: sign + digit + "0" * n, st.sampled_from(["", "-"]),
-                      st.sampled_from("123456789"), st.integers(MAX_INT_DIGITS, 6000))
-deep_nests = st.builds(lambda d, obj: ('{"k": ' * d + "0" + "}" * d) if obj else ("[" * d + "0" + "]" * d),
-                       st.integers(MAX_JSON_DEPTH + 1, 100_000), st.booleans())
-surrogates = st.builds(lambda pre, cp, post: f'"{pre}\\u{cp:04x}{post}"',
-                       st.text("abc xyz", max_size=8), st.integers(0xD800, 0xDFFF),
-                       st.text("abc xyz", max_size=8))
+huge_ints = st.builds(
+    lambda sign, digit, n: sign + digit + "0" * n,
+    st.sampled_from(["", "-"]),
+    st.sampled_from("123456789"),
+    st.integers(MAX_INT_DIGITS, 6000),
+)
+deep_nests = st.builds(
+    lambda d, obj: ('{"k": ' * d + "0" + "}" * d) if obj else ("[" * d + "0" + "]" * d),
+    st.integers(MAX_JSON_DEPTH + 1, 100_000),
+    st.booleans(),
+)
+surrogates = st.builds(
+    lambda pre, cp, post: f'"{pre}\\u{cp:04x}{post}"',
+    st.text("abc xyz", max_size=8),
+    st.integers(0xD800, 0xDFFF),
+    st.text("abc xyz", max_size=8),
+)
 non_finite = st.sampled_from(["NaN", "Infinity", "-Infinity", "1e400", "-2.5E999"])
 BAD_VALUES = st.one_of(huge_ints, deep_nests, surrogates, non_finite)
-non_ascii_digits = st.text(st.characters(categories=("Nd",)).filter(lambda c: not c.isascii()),
-                           min_size=1, max_size=3)
+non_ascii_digits = st.text(st.characters(categories=("Nd",)).filter(lambda c: not c.isascii()), min_size=1, max_size=3)
 
 
 def poison_line(line: str, value_text: str | None, dup_key: str | None) -> str:
@@ -93,7 +107,7 @@ def bad_jsonl(draw, lines: list[str]):
         bad = poison_line(lines[k], None, draw(st.sampled_from(keys)))
     else:
         bad = poison_line(lines[k], draw(BAD_VALUES), None)
-    return "".join(lines[:k]) + bad + "\n" + "".join(lines[k + 1:]), k + 1
+    return "".join(lines[:k]) + bad + "\n" + "".join(lines[k + 1 :]), k + 1
 
 
 def _lines(path: Path, n: int) -> list[str]:
@@ -102,14 +116,22 @@ def _lines(path: Path, n: int) -> list[str]:
 
 # Every reader that loads a model reads its file first: NO_MODEL never gets looked at.
 TARGETS = {
-    "deeparithmark data": (_lines(RELEASE, 4), lambda f, out: [
-        "score", "deeparithmark", "--data", f, "--model", NO_MODEL, "--output", out, "--no-progress"]),
-    "study articles": (_lines(RES / "study_sample.jsonl", 4), lambda f, out: [
-        "study", "generate", "--articles", f, "--out", out, "--model", NO_MODEL, "--quiet"]),
-    "grammar items": (_lines(RES / "grammar.jsonl", 5), lambda f, out: [
-        "probe", "grammar", "--items", f, "--out", out, "--model", NO_MODEL, "--quiet"]),
-    "novel-word items": (_lines(RES / "novel_words.jsonl", 3), lambda f, out: [
-        "probe", "novel-words", "--items", f, "--out", out, "--model", NO_MODEL, "--quiet"]),
+    "deeparithmark data": (
+        _lines(RELEASE, 4),
+        lambda f, out: ["score", "deeparithmark", "--data", f, "--model", NO_MODEL, "--output", out, "--no-progress"],
+    ),
+    "study articles": (
+        _lines(RES / "study_sample.jsonl", 4),
+        lambda f, out: ["study", "generate", "--articles", f, "--out", out, "--model", NO_MODEL, "--quiet"],
+    ),
+    "grammar items": (
+        _lines(RES / "grammar.jsonl", 5),
+        lambda f, out: ["probe", "grammar", "--items", f, "--out", out, "--model", NO_MODEL, "--quiet"],
+    ),
+    "novel-word items": (
+        _lines(RES / "novel_words.jsonl", 3),
+        lambda f, out: ["probe", "novel-words", "--items", f, "--out", out, "--model", NO_MODEL, "--quiet"],
+    ),
 }
 
 
@@ -144,12 +166,14 @@ def test_a_label_in_other_digits_is_refused(digits, k):
     with tempfile.TemporaryDirectory() as tmp:
         f, out = Path(tmp) / "in.jsonl", Path(tmp) / "out.json"
         f.write_text("".join(lines), encoding="utf-8")
-        rc, err = run_cli(["score", "deeparithmark", "--data", f, "--model", NO_MODEL, "--output", out,
-                           "--no-progress"])
+        rc, err = run_cli(
+            ["score", "deeparithmark", "--data", f, "--model", NO_MODEL, "--output", out, "--no-progress"]
+        )
         assert_bad(rc, err, path=f, line=k + 1, field="label", out=out)
 
 
 # --- results files through `synthprobe report` --------------------------------------------------
+
 
 def _results_text() -> str:
     doc = json.loads(DA_RESULTS.read_text(encoding="utf-8"))
@@ -178,7 +202,7 @@ def test_every_bad_class_in_a_results_file_is_one_located_error(value):
         text, line, field = RESULTS.replace('"chance": 0.25,', '"chance": 0.25, "chance": 0.5,', 1), None, "chance"
     else:
         m = _SOFT.search(RESULTS)
-        text = RESULTS[:m.start(2)] + value + RESULTS[m.end(2):]
+        text = RESULTS[: m.start(2)] + value + RESULTS[m.end(2) :]
         line, field = RESULTS.count("\n", 0, m.start()) + 1, "soft"
     with tempfile.TemporaryDirectory() as tmp:
         f, out = Path(tmp) / "r.json", Path(tmp) / "report"
@@ -189,8 +213,14 @@ def test_every_bad_class_in_a_results_file_is_one_located_error(value):
             assert field in err, err
 
 
-@pytest.mark.parametrize("text", ["[" * 100_000 + "]" * 100_000, '{"schema": ' + "[" * 100_000 + "]" * 100_000 + "}",
-                                  '{"k": ' * 70 + "0" + "}" * 70])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[" * 100_000 + "]" * 100_000,
+        '{"schema": ' + "[" * 100_000 + "]" * 100_000 + "}",
+        '{"k": ' * 70 + "0" + "}" * 70,
+    ],
+)
 @pytest.mark.parametrize("verb", [["report"], ["report", "deeparithmark"]])
 def test_a_results_file_that_is_one_deep_nest_is_one_located_error(tmp_path, text, verb):
     # the whole document on one line: the data-file sniff and the document reader share one decoder
@@ -201,13 +231,16 @@ def test_a_results_file_that_is_one_deep_nest_is_one_located_error(tmp_path, tex
     assert f"nested more than {MAX_JSON_DEPTH} levels deep" in err, err
 
 
-@pytest.mark.parametrize("old,new,field", [
-    (r'("acc_norm": \{[^}]*?"p_vs_chance": )[0-9.e-]+', r"\g<1>NaN", "acc_norm.p_vs_chance"),
-    (r'("acc_norm": \{[^}]*?"p_vs_chance": )[0-9.e-]+', r"\g<1>1.5", "acc_norm.p_vs_chance"),
-    (r'"n": 1000,(\s+)"chance"', r'"n": -1000,\1"chance"', "summary.n"),
-    (r'"soft": 0\.24', '"soft": -0.24', "metrics.soft"),
-    (r'"by_depth": \{(\s+)"2"', '"by_depth": {\\1"\u0662"', "by_depth"),
-])
+@pytest.mark.parametrize(
+    "old,new,field",
+    [
+        (r'("acc_norm": \{[^}]*?"p_vs_chance": )[0-9.e-]+', r"\g<1>NaN", "acc_norm.p_vs_chance"),
+        (r'("acc_norm": \{[^}]*?"p_vs_chance": )[0-9.e-]+', r"\g<1>1.5", "acc_norm.p_vs_chance"),
+        (r'"n": 1000,(\s+)"chance"', r'"n": -1000,\1"chance"', "summary.n"),
+        (r'"soft": 0\.24', '"soft": -0.24', "metrics.soft"),
+        (r'"by_depth": \{(\s+)"2"', '"by_depth": {\\1"\u0662"', "by_depth"),
+    ],
+)
 def test_results_values_out_of_range_are_refused(old, new, field):
     text, n = re.subn(old, new, RESULTS, count=1)
     assert n == 1, old
@@ -256,6 +289,7 @@ def test_int_arguments_refuse_what_int_would_accept(value):
 
 # --- single items --------------------------------------------------------------------------------
 
+
 def test_duplicate_endings_are_refused(tmp_path):
     lines = _lines(RELEASE, 3)
     obj = json.loads(lines[1])
@@ -263,8 +297,7 @@ def test_duplicate_endings_are_refused(tmp_path):
     lines[1] = json.dumps(obj) + "\n"
     f, out = tmp_path / "d.jsonl", tmp_path / "o.json"
     f.write_text("".join(lines), encoding="utf-8")
-    rc, err = run_cli(["score", "deeparithmark", "--data", f, "--model", NO_MODEL, "--output", out,
-                       "--no-progress"])
+    rc, err = run_cli(["score", "deeparithmark", "--data", f, "--model", NO_MODEL, "--output", out, "--no-progress"])
     assert_bad(rc, err, path=f, line=2, field="endings", out=out)
     assert "repeats entry 0" in err
 
@@ -273,8 +306,24 @@ def test_compare_data_is_checked_before_the_model(tmp_path):
     lines = _lines(RELEASE, 3)
     f, out = tmp_path / "am3.jsonl", tmp_path / "o.json"
     f.write_text(lines[0] + lines[1].replace('"label": "', '"label": "\u0661', 1), encoding="utf-8")
-    rc, err = run_cli(["score", "deeparithmark", "--data", RELEASE, "--compare", "--compare-data", f,
-                       "--model", NO_MODEL, "--output", out, "--no-progress", "--limit", "2"])
+    rc, err = run_cli(
+        [
+            "score",
+            "deeparithmark",
+            "--data",
+            RELEASE,
+            "--compare",
+            "--compare-data",
+            f,
+            "--model",
+            NO_MODEL,
+            "--output",
+            out,
+            "--no-progress",
+            "--limit",
+            "2",
+        ]
+    )
     assert_bad(rc, err, path=f, line=2, field="label", out=out)
 
 
@@ -282,9 +331,11 @@ def test_duplicate_keys_in_a_gpt3_task_file_are_refused(tmp_path):
     from synthprobe.export.gpt3.lm_eval import user_pool
 
     f = tmp_path / "arithmetic_2da.jsonl"
-    f.write_text('{"context": "Q: What is 1 plus 1?\\n\\nA:", "completion": " 2"}\n'
-                 '{"context": "Q: What is 2 plus 2?\\n\\nA:", "completion": " 4", "completion": " 5"}\n',
-                 encoding="utf-8")
+    f.write_text(
+        '{"context": "Q: What is 1 plus 1?\\n\\nA:", "completion": " 2"}\n'
+        '{"context": "Q: What is 2 plus 2?\\n\\nA:", "completion": " 4", "completion": " 5"}\n',
+        encoding="utf-8",
+    )
     with pytest.raises(InputError) as err:
         user_pool("arithmetic_2da", f)
     assert (err.value.path, err.value.line, err.value.field) == (str(f), 2, "completion")
@@ -314,24 +365,29 @@ def test_a_huge_integer_in_the_score_cache_is_a_located_error(tmp_path):
     from synthprobe.scoring.cache import ScoreCache
 
     cache = ScoreCache("k", folder=tmp_path)
-    cache.path.write_text('{"id": "a", "scores": [1.0, -Infinity]}\n{"id": "b", "x": ' + "7" * 5000 + "}\n",
-                          encoding="utf-8")
+    cache.path.write_text(
+        '{"id": "a", "scores": [1.0, -Infinity]}\n{"id": "b", "x": ' + "7" * 5000 + "}\n", encoding="utf-8"
+    )
     with pytest.raises(InputError) as err:
         cache.load()
     assert (err.value.line, err.value.field) == (2, "x") and "damaged score cache line" in str(err.value)
 
 
 def test_strict_decoder_classes():
-    for text, field in [('{"a": 1, "b": {"c": 2, "c": 3}}', "b.c"), ('{"a": [1, NaN]}', "a[1]"),
-                        ('{"a": "\\ud800"}', "a"), ('{"n": ' + "1" * 4301 + "}", "n")]:
+    for text, field in [
+        ('{"a": 1, "b": {"c": 2, "c": 3}}', "b.c"),
+        ('{"a": [1, NaN]}', "a[1]"),
+        ('{"a": "\\ud800"}', "a"),
+        ('{"n": ' + "1" * 4301 + "}", "n"),
+    ]:
         with pytest.raises(InputError) as err:
             loads_json(text, path="x.json", line=7)
         assert (err.value.path, err.value.line, err.value.field) == ("x.json", 7, field)
     with pytest.raises(InputError, match="nested more than"):
         loads_json("[" * 100_000 + "]" * 100_000, path="x.json", line=1)
-    assert loads_json('{"a": "\\ud83d\\ude00", "b": [1e5, -3]}') == {"a": "\U0001F600", "b": [1e5, -3]}
+    assert loads_json('{"a": "\\ud83d\\ude00", "b": [1e5, -3]}') == {"a": "\U0001f600", "b": [1e5, -3]}
     edge = "9" * MAX_INT_DIGITS
-    assert loads_json(f'[{edge}, -{edge}]') == [int(edge), -int(edge)]
+    assert loads_json(f"[{edge}, -{edge}]") == [int(edge), -int(edge)]
     for text in (f"[{edge}1]", f"[-{edge}1]", "[1e309]", "[-Infinity]"):
         with pytest.raises(InputError, match="digits|finite"):
             loads_json(text, path="x.json", line=1)
@@ -340,23 +396,29 @@ def test_strict_decoder_classes():
 
 # --- commands that load a model check their inputs first ----------------------------------------
 
+
 def test_sat_file_is_checked_before_the_model(tmp_path):
     sat = tmp_path / "sat.txt"
-    sat.write_text("190 FROM REAL SATs\nlull trust v:n\nbalk fortitude v:n\nbetray loyalty v:n\n"
-                   "cajole compliance v:n\nhinder destination v:n\nsoothe passion v:n\nc\n", encoding="utf-8")
+    sat.write_text(
+        "190 FROM REAL SATs\nlull trust v:n\nbalk fortitude v:n\nbetray loyalty v:n\n"
+        "cajole compliance v:n\nhinder destination v:n\nsoothe passion v:n\nc\n",
+        encoding="utf-8",
+    )
     from synthprobe.tasks.gpt3.sat import load_sat
 
     assert len(load_sat(sat)) == 1  # well-formed: each change below is what gets reported
     out = tmp_path / "r.json"
     bad = tmp_path / "bad.txt"
     bad.write_text(sat.read_text().replace("cajole compliance v:n", "lull trust v:n x"), encoding="utf-8")
-    rc, err = run_cli(["score", "gpt3", "--tasks", "SAT", "--sat-file", bad, "--model", NO_MODEL,
-                       "--output", out, "--quiet"])
+    rc, err = run_cli(
+        ["score", "gpt3", "--tasks", "SAT", "--sat-file", bad, "--model", NO_MODEL, "--output", out, "--quiet"]
+    )
     assert_bad(rc, err, path=bad, line=5, field="choice c", out=out)
     dup = tmp_path / "dup.txt"
     dup.write_text(sat.read_text().replace("soothe passion v:n", "balk fortitude v:n"), encoding="utf-8")
-    rc, err = run_cli(["score", "gpt3", "--tasks", "SAT", "--sat-file", dup, "--model", NO_MODEL,
-                       "--output", out, "--quiet"])
+    rc, err = run_cli(
+        ["score", "gpt3", "--tasks", "SAT", "--sat-file", dup, "--model", NO_MODEL, "--output", out, "--quiet"]
+    )
     assert_bad(rc, err, path=dup, line=7, field="choice e", out=out)
 
 

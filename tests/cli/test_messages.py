@@ -46,25 +46,31 @@ def test_a_results_file_given_as_data_says_what_it_is(results, tmp_path, capsys)
 def test_a_results_file_on_one_line_given_as_data_says_the_same(tmp_path, capsys):
     compact = tmp_path / "compact.json"
     compact.write_text(json.dumps(json.loads(DEEP.read_text(encoding="utf-8"))) + "\n", encoding="utf-8")
-    assert main(["score", "deeparithmark", "--data", str(compact), "--limit", "1",
-                 "--output", str(tmp_path / "r.json")]) == 2
+    assert (
+        main(["score", "deeparithmark", "--data", str(compact), "--limit", "1", "--output", str(tmp_path / "r.json")])
+        == 2
+    )
     assert "this is a synthprobe results file (schema synthprobe/" in _error(capsys)
 
 
 def test_an_lm_eval_results_file_given_as_data_says_what_it_is(lm_eval_folder, tmp_path, capsys):
     [results] = lm_eval_folder.rglob("results_*.json")
-    assert main(["score", "deeparithmark", "--data", str(results), "--limit", "1",
-                 "--output", str(tmp_path / "r.json")]) == 2
+    assert (
+        main(["score", "deeparithmark", "--data", str(results), "--limit", "1", "--output", str(tmp_path / "r.json")])
+        == 2
+    )
     assert "this is an lm-evaluation-harness results file, not a data file" in _error(capsys)
 
 
 def test_a_json_document_that_is_no_results_is_named_as_not_jsonl(tmp_path, capsys):
     doc = tmp_path / "doc.json"
     doc.write_text('{\n  "items": []\n}\n', encoding="utf-8")
-    assert main(["score", "deeparithmark", "--data", str(doc), "--limit", "1",
-                 "--output", str(tmp_path / "r.json")]) == 2
-    assert _error(capsys).endswith(f"{doc}: is one JSON object over several lines; expected JSONL, one JSON "
-                                   "object per line")
+    assert (
+        main(["score", "deeparithmark", "--data", str(doc), "--limit", "1", "--output", str(tmp_path / "r.json")]) == 2
+    )
+    assert _error(capsys).endswith(
+        f"{doc}: is one JSON object over several lines; expected JSONL, one JSON object per line"
+    )
 
 
 def test_lm_eval_results_file_renamed_is_refused_with_pass_its_folder(lm_eval_folder, tmp_path, capsys):
@@ -106,26 +112,51 @@ def test_a_folder_of_synthprobe_results_asks_for_the_files(tmp_path, capsys):
     assert "holds no results_<time>.json file" in _error(capsys)
 
 
-@pytest.mark.parametrize("text, message", [
-    ('{"a": "b', "invalid JSON (Unterminated string starting at column 7)"),
-    ('{"a": "b\tc"}\n', "invalid JSON (Invalid control character at column 9)"),
-    ('{"a": }\n', "invalid JSON (Expecting value at column 7)"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('{"a": "b', "invalid JSON (Unterminated string starting at column 7)"),
+        ('{"a": "b\tc"}\n', "invalid JSON (Invalid control character at column 9)"),
+        ('{"a": }\n', "invalid JSON (Expecting value at column 7)"),
+    ],
+)
 def test_json_errors_name_the_column_once(text, message, tmp_path, capsys):
     data = tmp_path / "bad.jsonl"
     data.write_text(text, encoding="utf-8")
-    assert main(["score", "deeparithmark", "--data", str(data), "--limit", "1",
-                 "--output", str(tmp_path / "r.json")]) == 2
+    assert (
+        main(["score", "deeparithmark", "--data", str(data), "--limit", "1", "--output", str(tmp_path / "r.json")]) == 2
+    )
     line = _error(capsys)
     assert line == f"synthprobe: error: {data}:1: {message}" and "at at" not in line
 
 
 def test_a_hub_model_that_cannot_be_had_offline_is_explained_once(tmp_path):
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf"),
-           "SYNTHPROBE_CACHE": str(tmp_path / "cache")}
-    res = subprocess.run([sys.executable, "-m", "synthprobe", "score", "deeparithmark", "--model",
-                          "SomeOrg/missing-model", "--limit", "1", "--no-cache", "--output", str(tmp_path / "r.json")],
-                         capture_output=True, text=True, timeout=300, env=env)
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "HF_HOME": str(tmp_path / "hf"),
+        "SYNTHPROBE_CACHE": str(tmp_path / "cache"),
+    }
+    res = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "synthprobe",
+            "score",
+            "deeparithmark",
+            "--model",
+            "SomeOrg/missing-model",
+            "--limit",
+            "1",
+            "--no-cache",
+            "--output",
+            str(tmp_path / "r.json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
     assert res.returncode == 1, res.stderr
     assert res.stderr.count("not in the local Hugging Face cache") == 1, res.stderr
     assert res.stderr.count("hub cannot be reached") == 1 and "HF_HUB_OFFLINE is set" in res.stderr

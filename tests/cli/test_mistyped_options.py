@@ -20,8 +20,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _script(name: str, *args: str, columns: int = 80) -> subprocess.CompletedProcess:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "COLUMNS": str(columns)}
-    return subprocess.run([sys.executable, str(ROOT / name), *args], capture_output=True, text=True,
-                          timeout=120, env=env)
+    return subprocess.run(
+        [sys.executable, str(ROOT / name), *args], capture_output=True, text=True, timeout=120, env=env
+    )
 
 
 def _one_error(stderr: str) -> str:
@@ -30,13 +31,16 @@ def _one_error(stderr: str) -> str:
     return errors[0]
 
 
-@pytest.mark.parametrize("args, prog, typo, meant", [
-    (["build", "--chek"], "deeparithmark.py build", "--chek", "--check"),
-    (["build", "--nn", "3", "--out", "x.jsonl"], "deeparithmark.py build", "--nn 3", "--n"),
-    (["selftest", "--upstrem"], "deeparithmark.py selftest", "--upstrem", "--upstream"),
-    (["audit", "--by-tempalte"], "deeparithmark.py audit", "--by-tempalte", "--by-template"),
-    (["--hepl"], "deeparithmark.py", "--hepl", "--help"),
-])
+@pytest.mark.parametrize(
+    "args, prog, typo, meant",
+    [
+        (["build", "--chek"], "deeparithmark.py build", "--chek", "--check"),
+        (["build", "--nn", "3", "--out", "x.jsonl"], "deeparithmark.py build", "--nn 3", "--n"),
+        (["selftest", "--upstrem"], "deeparithmark.py selftest", "--upstrem", "--upstream"),
+        (["audit", "--by-tempalte"], "deeparithmark.py audit", "--by-tempalte", "--by-template"),
+        (["--hepl"], "deeparithmark.py", "--hepl", "--help"),
+    ],
+)
 def test_the_card_script_names_the_nearest_option_of_its_sub_command(args, prog, typo, meant, tmp_path):
     res = _script("deeparithmark.py", *args)
     assert res.returncode == 2
@@ -68,14 +72,20 @@ def test_the_card_script_help_is_filled_to_the_terminal(columns):
 # --- an unknown option wins over a missing required one ---------------------------------------------
 
 
-@pytest.mark.parametrize("argv, typo, meant", [
-    (["build", "deeparithmark", "--nn", "3"], "--nn 3", "--n"),
-    (["build", "deeparithmark", "--seed", "4", "--nn=3"], "--nn=3", "--n"),
-    (["contamination", "--corpus", "c.txt", "--taks", "deeparithmark", "--output", "o.json"],
-     "--taks deeparithmark", "--task"),
-    (["export", "hf", "--ot", "dir"], "--ot dir", "--out"),
-    (["study", "serve", "--bd", "s.db"], "--bd s.db", "--db"),
-])
+@pytest.mark.parametrize(
+    "argv, typo, meant",
+    [
+        (["build", "deeparithmark", "--nn", "3"], "--nn 3", "--n"),
+        (["build", "deeparithmark", "--seed", "4", "--nn=3"], "--nn=3", "--n"),
+        (
+            ["contamination", "--corpus", "c.txt", "--taks", "deeparithmark", "--output", "o.json"],
+            "--taks deeparithmark",
+            "--task",
+        ),
+        (["export", "hf", "--ot", "dir"], "--ot dir", "--out"),
+        (["study", "serve", "--bd", "s.db"], "--bd s.db", "--db"),
+    ],
+)
 def test_a_mistyped_option_wins_over_a_missing_required_one(argv, typo, meant, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(SystemExit) as exc:
@@ -91,7 +101,8 @@ def test_an_unknown_option_near_nothing_wins_too(capsys):
         main(["build", "deeparithmark", "--zzzzzz"])
     assert exc.value.code == 2
     assert _one_error(capsys.readouterr().err).endswith(
-        "synthprobe build deeparithmark: error: unrecognized arguments: --zzzzzz")
+        "synthprobe build deeparithmark: error: unrecognized arguments: --zzzzzz"
+    )
 
 
 def test_a_missing_required_option_alone_is_still_named(capsys):

@@ -21,8 +21,14 @@ import pytest
 
 from synthprobe.cli import main
 from synthprobe.errors import InputError
-from synthprobe.io.write import (atomic_open, atomic_write_text, check_output_dir, check_outputs, default_output,
-                                 same_file)
+from synthprobe.io.write import (
+    atomic_open,
+    atomic_write_text,
+    check_output_dir,
+    check_outputs,
+    default_output,
+    same_file,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"
@@ -30,8 +36,9 @@ EMBEDDED = "smollm2-135m-instruct"
 
 
 def _cli(*args: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "synthprobe", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "synthprobe", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout
+    )
 
 
 def _links(tmp_path: Path, target: Path) -> dict[str, Path]:
@@ -63,7 +70,7 @@ def test_check_outputs_refuses_inputs_even_with_overwrite_and_existing_files_wit
         with pytest.raises(InputError, match="is the input --data"):
             check_outputs([(path, "--output")], [(data, "--data")], overwrite=True)
     other = tmp_path / "other.json"
-    check_outputs([(other, "--output")], [(data, "--data")])          # new file: fine
+    check_outputs([(other, "--output")], [(data, "--data")])  # new file: fine
     other.write_text("keep")
     with pytest.raises(InputError, match="already exists; pass --overwrite"):
         check_outputs([(other, "--output")], [(data, "--data")])
@@ -84,10 +91,10 @@ def test_default_output_never_names_an_existing_file(tmp_path):
 
 def test_check_output_dir_refuses_a_folder_holding_our_files(tmp_path):
     out = tmp_path / "report"
-    check_output_dir(out, ["index.html"])                               # missing folder: fine
+    check_output_dir(out, ["index.html"])  # missing folder: fine
     out.mkdir()
     (out / "notes.txt").write_text("someone else's file")
-    check_output_dir(out, ["index.html"])                               # holds none of ours: fine
+    check_output_dir(out, ["index.html"])  # holds none of ours: fine
     (out / "index.html").write_text("old")
     with pytest.raises(InputError, match="already holds index.html"):
         check_output_dir(out, ["index.html", "leaderboard.md"])
@@ -127,7 +134,7 @@ def _umask() -> int:
 @pytest.mark.parametrize("how", ["same", "symlink", "hardlink"])
 def test_build_sat_refuses_to_write_over_its_sat_file(tmp_path, how, capsys):
     sat = tmp_path / "s.txt"
-    assert main(["build", "SAT", "--out", str(sat)]) == 0       # any SAT-format file will do
+    assert main(["build", "SAT", "--out", str(sat)]) == 0  # any SAT-format file will do
     before = sat.read_bytes()
     out = _links(tmp_path, sat)[how]
     assert main(["build", "SAT", "--sat-file", str(sat), "--out", str(out), "--overwrite"]) == 2
@@ -141,11 +148,20 @@ def test_score_deeparithmark_refuses_data_as_output_before_loading_a_model(tmp_p
     before = data.read_bytes()
     for out in _links(tmp_path, data).values():
         started = time.perf_counter()
-        res = _cli("score", "deeparithmark", "--data", str(data), "--output", str(out), "--no-cache",
-                   "--no-progress", cwd=tmp_path)
+        res = _cli(
+            "score",
+            "deeparithmark",
+            "--data",
+            str(data),
+            "--output",
+            str(out),
+            "--no-cache",
+            "--no-progress",
+            cwd=tmp_path,
+        )
         assert res.returncode == 2, res.stderr
         assert "is the input --data" in res.stderr and "Traceback" not in res.stderr
-        assert time.perf_counter() - started < 30          # refused before the model loads
+        assert time.perf_counter() - started < 30  # refused before the model loads
         assert data.read_bytes() == before
 
 
@@ -153,13 +169,33 @@ def test_study_generate_refuses_its_articles_as_output(tmp_path):
     from synthprobe.study.articles import load_articles
 
     arts = tmp_path / "a.jsonl"
-    arts.write_text("".join(
-        '{"title": %s, "subtitle": %s, "article": %s}\n' % tuple(map(_json, (a.title, a.subtitle, a.article)))
-        for a in load_articles()[:4]), encoding="utf-8")
+    arts.write_text(
+        "".join(
+            '{{"title": {}, "subtitle": {}, "article": {}}}\n'.format(
+                *tuple(map(_json, (a.title, a.subtitle, a.article)))
+            )
+            for a in load_articles()[:4]
+        ),
+        encoding="utf-8",
+    )
     before = arts.read_bytes()
     for out in _links(tmp_path, arts).values():
-        res = _cli("study", "generate", "--articles", str(arts), "--out", str(out), "--limit", "4",
-                   "--samples", "1", "--max-new-tokens", "2", "--quiet", cwd=tmp_path)
+        res = _cli(
+            "study",
+            "generate",
+            "--articles",
+            str(arts),
+            "--out",
+            str(out),
+            "--limit",
+            "4",
+            "--samples",
+            "1",
+            "--max-new-tokens",
+            "2",
+            "--quiet",
+            cwd=tmp_path,
+        )
         assert res.returncode == 2 and "is the input --articles" in res.stderr, res.stderr
         assert arts.read_bytes() == before
 
@@ -208,14 +244,17 @@ def test_explicit_outputs_that_exist_are_refused_unless_overwrite(tmp_path, caps
     first = out.read_bytes()
     assert main(["build", "deeparithmark", "--n", "20", "--seed", "5", "--out", str(out), "--no-progress"]) == 2
     assert "already exists; pass --overwrite" in capsys.readouterr().err and out.read_bytes() == first
-    assert main(["build", "deeparithmark", "--n", "20", "--seed", "5", "--out", str(out), "--no-progress",
-                 "--overwrite"]) == 0
+    assert (
+        main(["build", "deeparithmark", "--n", "20", "--seed", "5", "--out", str(out), "--no-progress", "--overwrite"])
+        == 0
+    )
     assert out.read_bytes() != first
     task = tmp_path / "2da.jsonl"
     task.write_text("mine\n")
     assert main(["build", "2D+", "--n", "3", "--out", str(task)]) == 2 and task.read_text() == "mine\n"
-    res = _cli("score", "gpt3", "--tasks", "2D+", "--limit", "1", "--shots", "zero", "--output", str(task),
-               cwd=tmp_path)
+    res = _cli(
+        "score", "gpt3", "--tasks", "2D+", "--limit", "1", "--shots", "zero", "--output", str(task), cwd=tmp_path
+    )
     assert res.returncode == 2 and "already exists" in res.stderr and task.read_text() == "mine\n"
     capsys.readouterr()
 
@@ -228,7 +267,7 @@ def test_output_folders_holding_our_files_are_refused_unless_overwrite(tmp_path,
     assert main(["report", str(results), "--out", str(out)]) == 2
     assert "already holds index.html" in capsys.readouterr().err
     assert sorted(os.listdir(out)) == ["index.html"] and (out / "index.html").read_text() == "my page"
-    assert main(["report", str(results), "--out", str(out), "--overwrite"]) == 0   # make demo, run twice
+    assert main(["report", str(results), "--out", str(out), "--overwrite"]) == 0  # make demo, run twice
     assert (out / "index.html").read_text() != "my page" and (out / "leaderboard.md").is_file()
     capsys.readouterr()
     for name in os.listdir(out):
@@ -254,8 +293,9 @@ def test_output_folders_holding_our_files_are_refused_unless_overwrite(tmp_path,
     # its items file cannot be one of the outputs either
     items = probes / "novel_words.json"
     shutil.copyfile(ROOT / "src" / "synthprobe" / "resources" / "novel_words.jsonl", items)
-    res = _cli("probe", "novel-words", "--items", str(items), "--out", str(probes), "--overwrite", cwd=tmp_path,
-               timeout=60)
+    res = _cli(
+        "probe", "novel-words", "--items", str(items), "--out", str(probes), "--overwrite", cwd=tmp_path, timeout=60
+    )
     assert res.returncode == 2 and "is the input --items" in res.stderr
 
 
@@ -264,8 +304,9 @@ def test_build_gpt3_folder_refused_when_it_holds_the_task_files(tmp_path, capsys
     assert main(["build", "gpt3", "--tasks", "2D+", "--n", "3", "--out-dir", str(folder), "--quiet"]) == 0
     assert main(["build", "gpt3", "--tasks", "2D+", "--n", "4", "--out-dir", str(folder), "--quiet"]) == 2
     assert "already holds arithmetic_2da.jsonl" in capsys.readouterr().err
-    assert main(["build", "gpt3", "--tasks", "2D+", "--n", "4", "--out-dir", str(folder), "--quiet",
-                 "--overwrite"]) == 0
+    assert (
+        main(["build", "gpt3", "--tasks", "2D+", "--n", "4", "--out-dir", str(folder), "--quiet", "--overwrite"]) == 0
+    )
 
 
 def test_default_task_file_that_exists_is_kept_when_identical_and_gets_a_new_name_when_not(tmp_path):
@@ -308,8 +349,12 @@ def test_readme_release_build_leaves_an_identical_file_untouched_and_refuses_a_d
     res = subprocess.run([sys.executable, "deeparithmark.py", "build"], cwd=root, capture_output=True, text=True)
     assert res.returncode == 2 and "differs" in res.stderr and "--overwrite" in res.stderr
     assert release.read_bytes() == changed
-    res = subprocess.run([sys.executable, "deeparithmark.py", "build", "--overwrite", "--no-progress"], cwd=root,
-                         capture_output=True, text=True)
+    res = subprocess.run(
+        [sys.executable, "deeparithmark.py", "build", "--overwrite", "--no-progress"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
     assert res.returncode == 0 and release.read_bytes() == RELEASE.read_bytes()
 
 
@@ -320,12 +365,26 @@ def test_readme_scoring_commands_keep_the_committed_benchmarks(tmp_path):
     deep = "benchmarks/deeparithmark_smollm2-135m-instruct.json"
     gpt3 = "benchmarks/gpt3_smollm2-135m-instruct.json"
     root = _copy_root(tmp_path, "bench_deeparithmark.py", "data/deeparithmark-1.jsonl", deep, gpt3)
-    res = subprocess.run([sys.executable, "bench_deeparithmark.py", "--model", EMBEDDED, "--limit", "2",
-                          "--no-progress", "--no-cache", "--batch-size", "2"], cwd=root, capture_output=True,
-                         text=True, timeout=600)
+    res = subprocess.run(
+        [
+            sys.executable,
+            "bench_deeparithmark.py",
+            "--model",
+            EMBEDDED,
+            "--limit",
+            "2",
+            "--no-progress",
+            "--no-cache",
+            "--batch-size",
+            "2",
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert res.returncode == 0, res.stderr
-    res2 = _cli("score", "gpt3", "--tasks", "2D+", "--shots", "zero", "--limit", "1", "--quiet", "--no-cache",
-                cwd=root)
+    res2 = _cli("score", "gpt3", "--tasks", "2D+", "--shots", "zero", "--limit", "1", "--quiet", "--no-cache", cwd=root)
     assert res2.returncode == 0, res2.stderr
     for rel in (deep, gpt3):
         assert (root / rel).read_bytes() == (ROOT / rel).read_bytes()
@@ -351,7 +410,7 @@ def _wait_until_writing(proc: subprocess.Popen, folder: Path, timeout: float = 6
         except (FileNotFoundError, ProcessLookupError):
             targets = []
         if any(t.startswith(str(folder) + "/") for t in targets):
-            time.sleep(0.5)                                  # some items into the file
+            time.sleep(0.5)  # some items into the file
             return
         time.sleep(0.05)
     raise AssertionError("the build never opened its output")
@@ -363,9 +422,23 @@ def test_a_killed_build_leaves_no_temporary_file(tmp_path, sig):
     folder = tmp_path / "out"
     folder.mkdir()
     target = folder / "X.jsonl"
-    proc = subprocess.Popen([sys.executable, "-m", "synthprobe", "build", "deeparithmark", "--n", "200000",
-                             "--out", str(target), "--no-progress"], cwd=tmp_path,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "synthprobe",
+            "build",
+            "deeparithmark",
+            "--n",
+            "200000",
+            "--out",
+            str(target),
+            "--no-progress",
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
         _wait_until_writing(proc, folder)
         proc.send_signal(sig)
@@ -381,10 +454,23 @@ def test_a_killed_build_leaves_no_temporary_file(tmp_path, sig):
 
 def test_score_gpt3_refuses_a_task_file_as_output(tmp_path):
     task_file = tmp_path / "two_digit_addition.jsonl"
-    task_file.write_text('{"context": "\\n\\nQ: What is 98 plus 45?\\n\\nA:", "completion": " 143"}\n', encoding="utf-8")
+    task_file.write_text(
+        '{"context": "\\n\\nQ: What is 98 plus 45?\\n\\nA:", "completion": " 143"}\n', encoding="utf-8"
+    )
     before = task_file.read_bytes()
     for out in _links(tmp_path, task_file).values():
-        res = _cli("score", "gpt3", "--task-file", str(task_file), "--output", str(out), "--overwrite",
-                   "--model", str(tmp_path / "no-such-model"), "--no-cache", cwd=tmp_path)
+        res = _cli(
+            "score",
+            "gpt3",
+            "--task-file",
+            str(task_file),
+            "--output",
+            str(out),
+            "--overwrite",
+            "--model",
+            str(tmp_path / "no-such-model"),
+            "--no-cache",
+            cwd=tmp_path,
+        )
         assert res.returncode == 2 and "is the input --task-file" in res.stderr, res.stderr
         assert task_file.read_bytes() == before

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from scoring_support import REPO, fixture_items, save_tiny_llama, write_fixture
+
 from synthprobe.cli import main
 from synthprobe.results import SCHEMA
 
@@ -28,17 +28,36 @@ def data(tmp_path) -> Path:
 @pytest.fixture()
 def am3(tmp_path) -> Path:
     # ArithMark 3.0 rows carry no metadata: only ctx, endings, label, activity_label, ind.
-    rows = [{k: v for k, v in r.items() if k in ("ind", "activity_label", "ctx", "endings", "label")}
-            for r in fixture_items()[:5]]
+    rows = [
+        {k: v for k, v in r.items() if k in ("ind", "activity_label", "ctx", "endings", "label")}
+        for r in fixture_items()[:5]
+    ]
     return write_fixture(tmp_path / "am3.jsonl", rows)
 
 
 def test_scores_writes_results_and_prints_the_table(tiny_dir, data, am3, tmp_path, capsys):
     out = tmp_path / "res.json"
-    rc = main(["score", "deeparithmark", "--data", str(data), "--model", f"first={tiny_dir}",
-               "--model", f"second={tiny_dir}",
-               "--compare", "--compare-data", str(am3), "--save-predictions", "--output", str(out),
-               "--batch-size", "3", "--no-progress"])
+    rc = main(
+        [
+            "score",
+            "deeparithmark",
+            "--data",
+            str(data),
+            "--model",
+            f"first={tiny_dir}",
+            "--model",
+            f"second={tiny_dir}",
+            "--compare",
+            "--compare-data",
+            str(am3),
+            "--save-predictions",
+            "--output",
+            str(out),
+            "--batch-size",
+            "3",
+            "--no-progress",
+        ]
+    )
     assert rc == 0
     doc = json.loads(out.read_text())
     assert doc["schema"] == SCHEMA and len(doc["models"]) == 2
@@ -78,8 +97,21 @@ def test_scores_writes_results_and_prints_the_table(tiny_dir, data, am3, tmp_pat
 
 def test_default_output_name_and_limit(tiny_dir, data, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    rc = main(["score", "deeparithmark", "--data", str(data), "--model", str(tiny_dir), "--limit", "3",
-               "--no-progress", "--scorer", "reference"])
+    rc = main(
+        [
+            "score",
+            "deeparithmark",
+            "--data",
+            str(data),
+            "--model",
+            str(tiny_dir),
+            "--limit",
+            "3",
+            "--no-progress",
+            "--scorer",
+            "reference",
+        ]
+    )
     assert rc == 0
     doc = json.loads((tmp_path / "benchmarks" / "deeparithmark_tiny-llama.json").read_text())
     r = doc["models"][0]["results"]["deeparithmark"]
@@ -91,10 +123,23 @@ def test_model_that_fails_to_load_exits_nonzero_without_results(tiny_dir, data, 
     broken.mkdir()
     (broken / "config.json").write_text(json.dumps({"model_type": "llama"}))
     (broken / "model.safetensors").write_bytes(b"\0" * 16)
-    (broken / "tokenizer_config.json").write_text("{}")   # past the tokenizer check: the load itself fails
+    (broken / "tokenizer_config.json").write_text("{}")  # past the tokenizer check: the load itself fails
     out = tmp_path / "res.json"
-    rc = main(["score", "deeparithmark", "--data", str(data), "--model", str(tiny_dir), "--model", str(broken),
-               "--output", str(out), "--no-progress"])
+    rc = main(
+        [
+            "score",
+            "deeparithmark",
+            "--data",
+            str(data),
+            "--model",
+            str(tiny_dir),
+            "--model",
+            str(broken),
+            "--output",
+            str(out),
+            "--no-progress",
+        ]
+    )
     assert rc == 1
     assert not out.exists() and not list(tmp_path.glob(".res.json*"))
     err = capsys.readouterr().err
@@ -106,8 +151,12 @@ def test_bad_input_exits_2_before_loading(tmp_path, data, capsys):
     bad.write_text(json.dumps({"ctx": "x", "endings": ["a", " b"], "label": 0}) + "\n")
     assert main(["score", "deeparithmark", "--data", str(bad), "--no-progress"]) == 2
     assert "bad.jsonl:1" in capsys.readouterr().err
-    assert main(["score", "deeparithmark", "--data", str(data), "--compare",
-                 "--compare-data", str(tmp_path / "none.jsonl")]) == 2
+    assert (
+        main(
+            ["score", "deeparithmark", "--data", str(data), "--compare", "--compare-data", str(tmp_path / "none.jsonl")]
+        )
+        == 2
+    )
     assert "AxiomicLabs/Arithmark-3.0" in capsys.readouterr().err
     assert main(["score", "deeparithmark", "--data", str(data), "--model", str(tmp_path / "nope")]) == 2
 
@@ -115,23 +164,59 @@ def test_bad_input_exits_2_before_loading(tmp_path, data, capsys):
 def test_bench_wrapper_runs_the_same_command(tiny_dir, data, tmp_path):
     env = dict(os.environ, HF_HUB_OFFLINE="1")
     out = tmp_path / "bench.json"
-    p = subprocess.run([sys.executable, str(REPO / "bench_deeparithmark.py"), "--data", str(data), "--model",
-                        str(tiny_dir), "--limit", "2", "--output", str(out), "--no-progress"],
-                       capture_output=True, text=True, env=env, timeout=600)
+    p = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "bench_deeparithmark.py"),
+            "--data",
+            str(data),
+            "--model",
+            str(tiny_dir),
+            "--limit",
+            "2",
+            "--output",
+            str(out),
+            "--no-progress",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     assert p.returncode == 0, p.stderr
     assert json.loads(out.read_text())["models"][0]["results"]["deeparithmark"]["summary"]["n"] == 2
-    p = subprocess.run([sys.executable, str(REPO / "bench_deeparithmark.py"), "--model", str(tmp_path / "x"),
-                        "--data", str(data)], capture_output=True, text=True, env=env, timeout=600)
+    p = subprocess.run(
+        [sys.executable, str(REPO / "bench_deeparithmark.py"), "--model", str(tmp_path / "x"), "--data", str(data)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     assert p.returncode == 2 and "does not exist" in p.stderr
-    h = subprocess.run([sys.executable, str(REPO / "bench_deeparithmark.py"), "--help"], capture_output=True,
-                       text=True, env=env, timeout=600)
+    h = subprocess.run(
+        [sys.executable, str(REPO / "bench_deeparithmark.py"), "--help"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     assert h.returncode == 0 and "--compare-data" in h.stdout and "--trust-remote-code" in h.stdout
 
 
 def test_interrupted_run_resumes_from_the_score_cache(tiny_dir, data, tmp_path, monkeypatch):
     monkeypatch.setenv("SYNTHPROBE_CACHE", str(tmp_path / "cache"))
-    base = ["score", "deeparithmark", "--data", str(data), "--model", str(tiny_dir), "--no-progress",
-            "--save-predictions", "--batch-size", "2"]
+    base = [
+        "score",
+        "deeparithmark",
+        "--data",
+        str(data),
+        "--model",
+        str(tiny_dir),
+        "--no-progress",
+        "--save-predictions",
+        "--batch-size",
+        "2",
+    ]
     # A run that stopped after 3 items leaves 3 cached records...
     assert main(base + ["--limit", "3", "--output", str(tmp_path / "part.json")]) == 0
     cached = list((tmp_path / "cache" / "scores").glob("*.jsonl"))

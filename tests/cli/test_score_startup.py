@@ -39,8 +39,13 @@ def _env() -> dict:
 def test_score_path_imports_no_heavy_library_before_the_model_loads(tmp_path):
     """Everything the score command runs before the engine loads transformers: the CLI parser, the
     data check, the backend check (torch) and the scoring and engine modules themselves."""
-    out = subprocess.run([sys.executable, "-c", _PROBE_IMPORTS, str(DATA), str(tmp_path / "r.json")],
-                         capture_output=True, text=True, env=_env(), timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-c", _PROBE_IMPORTS, str(DATA), str(tmp_path / "r.json")],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr
     loaded = set(json.loads(out.stdout.strip().splitlines()[-1]))
     assert "torch" in loaded  # the probe did reach the backend check
@@ -49,8 +54,10 @@ def test_score_path_imports_no_heavy_library_before_the_model_loads(tmp_path):
 
 
 def test_cli_import_alone_is_light():
-    code = ("import sys; import synthprobe.cli as c; c.build_parser(); "
-            "print(','.join(sorted({m.split('.')[0] for m in sys.modules})))")
+    code = (
+        "import sys; import synthprobe.cli as c; c.build_parser(); "
+        "print(','.join(sorted({m.split('.')[0] for m in sys.modules})))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(), timeout=120)
     assert out.returncode == 0, out.stderr
     loaded = set(out.stdout.strip().split(","))

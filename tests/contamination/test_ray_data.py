@@ -21,8 +21,23 @@ def test_ray_data_scan_is_identical_to_the_local_scan(plants, tmp_path):  # noqa
     docs = {}
     for name, extra in (("local", []), ("ray", ["--ray"])):
         out = tmp_path / f"{name}.json"
-        rc = main(["contamination", "--corpus", str(folder), "--task", plants["release"], "--task", plants["gpt3"],
-                   "--shard-bytes", "2048", "--output", str(out), "--no-progress", *extra])
+        rc = main(
+            [
+                "contamination",
+                "--corpus",
+                str(folder),
+                "--task",
+                plants["release"],
+                "--task",
+                plants["gpt3"],
+                "--shard-bytes",
+                "2048",
+                "--output",
+                str(out),
+                "--no-progress",
+                *extra,
+            ]
+        )
         assert rc == 0
         docs[name] = json.loads(out.read_text("utf-8"))["contamination"]
     local, ray = docs["local"], docs["ray"]
@@ -32,6 +47,7 @@ def test_ray_data_scan_is_identical_to_the_local_scan(plants, tmp_path):  # noqa
     assert ray["corpus"] == local["corpus"]
     assert flags({"contamination": ray}) == plants["expected"]
     # every format found each planted item: the first match is in the first file in walk order
-    files = {it[k]["file"] for t in ray["tasks"] for it in t["items"] for k in ("ngram13", "ngram8", "arithmetic")
-             if it[k]}
+    files = {
+        it[k]["file"] for t in ray["tasks"] for it in t["items"] for k in ("ngram13", "ngram8", "arithmetic") if it[k]
+    }
     assert all("/datasets/" in f or f.endswith(".arrow") for f in files)

@@ -17,8 +17,26 @@ from synthprobe.contamination.tasks import load_task
 
 ROOT = Path(__file__).resolve().parents[2]
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"
-FILLER = ["lorem", "ipsum", "dolor", "sitam", "consect", "adipis", "elitra", "seddo", "eiusmo", "tempori",
-          "incidu", "labora", "magnal", "aliqua", "veniam", "nostru", "exerci", "ullamc"]
+FILLER = [
+    "lorem",
+    "ipsum",
+    "dolor",
+    "sitam",
+    "consect",
+    "adipis",
+    "elitra",
+    "seddo",
+    "eiusmo",
+    "tempori",
+    "incidu",
+    "labora",
+    "magnal",
+    "aliqua",
+    "veniam",
+    "nostru",
+    "exerci",
+    "ullamc",
+]
 
 
 def filler(rng: random.Random, n: int) -> str:
@@ -30,9 +48,9 @@ def unique_window(tokens_of: list[list[str]], i: int, n: int, skip: int = 0) -> 
     others = set()
     for j, toks in enumerate(tokens_of):
         if j != i:
-            others.update(tuple(toks[k:k + n]) for k in range(len(toks) - n + 1))
+            others.update(tuple(toks[k : k + n]) for k in range(len(toks) - n + 1))
     toks = tokens_of[i]
-    found = [toks[k:k + n] for k in range(len(toks) - n + 1) if tuple(toks[k:k + n]) not in others]
+    found = [toks[k : k + n] for k in range(len(toks) - n + 1) if tuple(toks[k : k + n]) not in others]
     return found[skip]
 
 
@@ -50,7 +68,7 @@ def plants(tmp_path_factory):
     b13 = unique_window(toks, B, 13)
     c8 = unique_window(toks, C, 8)
     miss = unique_window(toks, MISS, 13)
-    miss = miss[:6] + ["ullamc"] + miss[7:]          # a 13-gram broken in the middle: no 8-gram left
+    miss = miss[:6] + ["ullamc"] + miss[7:]  # a 13-gram broken in the middle: no 8-gram left
     D, E, F = 4, 9, 12
     pd, pe, pf = g.texts[D].problem, g.texts[E].problem, g.texts[F].problem
     prompt_a = deep.texts[A].prompt
@@ -60,7 +78,7 @@ def plants(tmp_path_factory):
     # (document index, text); a plain-text corpus writes each document as one line, except the
     # first plant, whose prompt is broken over two lines (n-grams run across lines in text files)
     planted = {
-        5: f"{filler(rng, 5)} {prompt_a[:cut]}\n{prompt_a[cut + 1:]} {filler(rng, 5)}",
+        5: f"{filler(rng, 5)} {prompt_a[:cut]}\n{prompt_a[cut + 1 :]} {filler(rng, 5)}",
         12: f"{filler(rng, 9)} {' '.join(b13).upper()}, {filler(rng, 3)}",
         20: f"{filler(rng, 4)} {' '.join(c8)} {filler(rng, 4)}",
         27: f"{filler(rng, 4)} {' '.join(miss)} {filler(rng, 4)}",
@@ -75,10 +93,22 @@ def plants(tmp_path_factory):
         "deeparithmark": {A: {"ngram13", "ngram8"}, B: {"ngram13", "ngram8"}, C: {"ngram8"}},
         "arithmetic_3da": {**{i: {"arithmetic"} for i in same(pd)}, **{i: {"arithmetic"} for i in same(pe)}},
     }
-    where = {("deeparithmark", A): 5, ("deeparithmark", B): 12, ("deeparithmark", C): 20,
-             **{("arithmetic_3da", i): 33 for i in same(pd)}, **{("arithmetic_3da", i): 41 for i in same(pe)}}
-    return {"release": str(RELEASE), "gpt3": str(gpt3), "docs": docs, "expected": expected, "where": where,
-            "deep": deep, "g": g}
+    where = {
+        ("deeparithmark", A): 5,
+        ("deeparithmark", B): 12,
+        ("deeparithmark", C): 20,
+        **{("arithmetic_3da", i): 33 for i in same(pd)},
+        **{("arithmetic_3da", i): 41 for i in same(pe)},
+    }
+    return {
+        "release": str(RELEASE),
+        "gpt3": str(gpt3),
+        "docs": docs,
+        "expected": expected,
+        "where": where,
+        "deep": deep,
+        "g": g,
+    }
 
 
 def write_corpus(fmt: str, docs: list[str], folder: Path) -> tuple[Path, callable]:
@@ -119,8 +149,20 @@ def flags(doc: dict) -> dict:
 
 def run_check(tmp_path: Path, corpus: list[str], plants, *extra: str, name: str = "out.json") -> dict:
     out = tmp_path / name
-    rc = main(["contamination", *sum((["--corpus", c] for c in corpus), []), "--task", plants["release"],
-               "--task", plants["gpt3"], "--output", str(out), "--no-progress", *extra])
+    rc = main(
+        [
+            "contamination",
+            *sum((["--corpus", c] for c in corpus), []),
+            "--task",
+            plants["release"],
+            "--task",
+            plants["gpt3"],
+            "--output",
+            str(out),
+            "--no-progress",
+            *extra,
+        ]
+    )
     assert rc == 0
     return json.loads(out.read_text("utf-8"))
 
@@ -142,8 +184,8 @@ def test_exactly_the_planted_items_are_flagged(fmt, plants, tmp_path):
     by = {t["task"]: t for t in doc["contamination"]["tasks"]}
     deep, g = by["deeparithmark"], by["arithmetic_3da"]
     assert deep["contaminated"]["ngram13"]["k"] == 2 and deep["contaminated"]["ngram8"]["k"] == 3
-    assert deep["contaminated"]["arithmetic"] is None          # no A op B problem in a word problem
-    assert g["contaminated"]["ngram13"] is None                 # "q what is a plus b a": 7 tokens
+    assert deep["contaminated"]["arithmetic"] is None  # no A op B problem in a word problem
+    assert g["contaminated"]["ngram13"] is None  # "q what is a plus b a": 7 tokens
     assert g["contaminated"]["arithmetic"]["k"] == len(plants["expected"]["arithmetic_3da"])
     lo, hi = deep["contaminated"]["any"]["ci95"]
     assert lo < 3 / 1000 < hi
@@ -158,10 +200,10 @@ def test_template_ngrams_are_not_evidence(plants, tmp_path):
     counts: dict[tuple, set] = {}
     for i, t in enumerate(toks):
         for k in range(len(t) - 7):
-            counts.setdefault(tuple(t[k:k + 8]), set()).add(i)
+            counts.setdefault(tuple(t[k : k + 8]), set()).add(i)
     shared = [g for g, owners in counts.items() if len(owners) > 1][:50]
     assert shared
-    path = tmp_path / "templates.jsonl"                      # one record each: no n-gram spans two
+    path = tmp_path / "templates.jsonl"  # one record each: no n-gram spans two
     path.write_text("".join(json.dumps({"text": " ".join(g)}) + "\n" for g in shared), encoding="utf-8")
     doc = run_check(tmp_path, [str(path)], plants)
     assert flags(doc) == {"deeparithmark": {}, "arithmetic_3da": {}}
@@ -187,15 +229,15 @@ def test_one_huge_line_is_read_in_bounded_memory(plants, tmp_path, monkeypatch):
     monkeypatch.setattr(cp, "BUFFER_TOKENS", 8 << 10)
     deep = plants["deep"]
     rng = random.Random(3)
-    block = filler(rng, 20000)                                   # ~150 KB, no item n-gram in it
+    block = filler(rng, 20000)  # ~150 KB, no item n-gram in it
     a, b = deep.texts[3].prompt, deep.texts[7].prompt
     path = tmp_path / "huge.txt"
     with open(path, "w", encoding="utf-8") as fh:
-        head = (block * 2)[: (64 << 10) - len(a) // 2]           # item 3 straddles byte 65536
+        head = (block * 2)[: (64 << 10) - len(a) // 2]  # item 3 straddles byte 65536
         fh.write(head + a + " ")
         while fh.tell() < 8_000_000:
             fh.write(block + " ")
-        fh.write("x" * 200_000 + " " + b + " " + block)         # a 200 KB "token"; no newline at all
+        fh.write("x" * 200_000 + " " + b + " " + block)  # a 200 KB "token"; no newline at all
     assert path.stat().st_size > 8_000_000
     index, _ = ng.build_index([deep.texts])
     files = cp.discover([str(path)])
@@ -300,7 +342,7 @@ def test_report_renders_the_section(plants, tmp_path):
     page = (tmp_path / "rep" / "index.html").read_text("utf-8")
     assert '<section id="contamination"><h2>Contamination</h2>' in page
     assert "3/1000 = 0.30 %" in page and "arithmetic_3da (3D+)" in page
-    assert '<section id="leaderboard">' in page                  # the scores file's own sections stay
+    assert '<section id="leaderboard">' in page  # the scores file's own sections stay
     md = (tmp_path / "rep" / "leaderboard.md").read_text("utf-8")
     assert "## Contamination" in md and "| deeparithmark | 1,000 |" in md
 
@@ -310,11 +352,48 @@ def test_clean_subset_rescoring_of_fresh_scores(plants, tmp_path):
     """Score the embedded model on 10 release items and 10 items of the 3D+ file (zero-shot),
     plant two of each in a corpus, rescore: the clean subset is the other 8."""
     deep_out, g_out = tmp_path / "deep.json", tmp_path / "g.json"
-    assert main(["score", "deeparithmark", "--model", "smollm2-135m-instruct", "--dtype", "float32", "--limit", "10",
-                 "--save-predictions", "--no-cache", "--output", str(deep_out)]) == 0
-    assert main(["score", "gpt3", "--task-file", plants["gpt3"], "--shots", "zero", "--limit", "10",
-                 "--model", "smollm2-135m-instruct", "--dtype", "float32", "--save-predictions", "--no-cache",
-                 "--output", str(g_out)]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "deeparithmark",
+                "--model",
+                "smollm2-135m-instruct",
+                "--dtype",
+                "float32",
+                "--limit",
+                "10",
+                "--save-predictions",
+                "--no-cache",
+                "--output",
+                str(deep_out),
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "score",
+                "gpt3",
+                "--task-file",
+                plants["gpt3"],
+                "--shots",
+                "zero",
+                "--limit",
+                "10",
+                "--model",
+                "smollm2-135m-instruct",
+                "--dtype",
+                "float32",
+                "--save-predictions",
+                "--no-cache",
+                "--output",
+                str(g_out),
+            ]
+        )
+        == 0
+    )
     deep, g = plants["deep"], plants["g"]
     lines = [deep.texts[2].prompt, deep.texts[6].prompt]
     lines += [f"{g.texts[i].problem[0]} plus {g.texts[i].problem[2]}" for i in (1, 8)]
@@ -345,8 +424,23 @@ def test_tasks_no_test_can_check_say_so(tmp_path):
     corpus = tmp_path / "c.txt"
     corpus.write_text("anything at all\n", encoding="utf-8")
     out = tmp_path / "o.json"
-    assert main(["contamination", "--corpus", str(corpus), "--task", str(cl), "--task", str(dc), "--output", str(out),
-                 "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "contamination",
+                "--corpus",
+                str(corpus),
+                "--task",
+                str(cl),
+                "--task",
+                str(dc),
+                "--output",
+                str(out),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     for t in json.loads(out.read_text())["contamination"]["tasks"]:
         assert set(t["contaminated"].values()) == {None}, t["task"]
         assert t["checked"] == {"ngram13": 0, "ngram8": 0, "arithmetic": 0}

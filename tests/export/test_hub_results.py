@@ -20,20 +20,22 @@ def test_hub_folder_card_round_trips_through_huggingface_hub(tmp_path, capsys):
     from huggingface_hub.repocard_data import eval_results_to_model_index, model_index_to_eval_results
 
     out = tmp_path / "hub"
-    assert main(["export", "hub-results", str(DA_BENCH), str(GPT3_BENCH), "--out", str(out),
-                 "--repo-prefix", "me/"]) == 0
+    assert (
+        main(["export", "hub-results", str(DA_BENCH), str(GPT3_BENCH), "--out", str(out), "--repo-prefix", "me/"]) == 0
+    )
     printed = capsys.readouterr().out
     from synthprobe.results import read_results
 
     deep = json.loads(DA_BENCH.read_text(encoding="utf-8"))["models"][0]
-    gpt3 = read_results(GPT3_BENCH).models[0].data   # an older one-model layout, converted on read
+    gpt3 = read_results(GPT3_BENCH).models[0].data  # an older one-model layout, converted on read
     assert deep["model"]["name"] == gpt3["model"]["name"]  # the same model: one folder, both files
     [folder] = [p for p in out.iterdir() if p.is_dir()]
     assert sorted(p.name for p in folder.iterdir()) == sorted(
-        ["README.md", f"results_{DA_BENCH.stem}.json", f"results_{GPT3_BENCH.stem}.json"])
+        ["README.md", f"results_{DA_BENCH.stem}.json", f"results_{GPT3_BENCH.stem}.json"]
+    )
     assert f"hf upload me/{folder.name}-synthprobe-results {folder} . --repo-type model" in printed
 
-    card = ModelCard.load(folder / "README.md")       # huggingface_hub's parser and metadata checks
+    card = ModelCard.load(folder / "README.md")  # huggingface_hub's parser and metadata checks
     results = card.data.eval_results
     assert card.data.model_name == deep["model"]["name"]
     acc = deep["results"]["deeparithmark"]["summary"]["metrics"]["acc_norm"]

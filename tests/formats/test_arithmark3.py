@@ -5,13 +5,19 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from synthprobe.errors import InputError
 from synthprobe.formats.arithmark3 import load_arithmark3
 
-GOOD = {"ind": 3, "activity_label": "x::y", "ctx": "The number was",
-        "endings": [" 26 crates.", " 29 crates.", " 27 crates.", " 31 crates."], "label": "0"}
+GOOD = {
+    "ind": 3,
+    "activity_label": "x::y",
+    "ctx": "The number was",
+    "endings": [" 26 crates.", " 29 crates.", " 27 crates.", " 31 crates."],
+    "label": "0",
+}
 
 
 def write(tmp_path, lines, name="items.jsonl", raw=False):
@@ -19,8 +25,7 @@ def write(tmp_path, lines, name="items.jsonl", raw=False):
     if raw:
         p.write_bytes(lines)
     else:
-        p.write_text("".join((json.dumps(x) if not isinstance(x, str) else x) + "\n" for x in lines),
-                     encoding="utf-8")
+        p.write_text("".join((json.dumps(x) if not isinstance(x, str) else x) + "\n" for x in lines), encoding="utf-8")
     return p
 
 
@@ -44,22 +49,25 @@ def test_label_forms_accepted(tmp_path, label):
     assert load_arithmark3(write(tmp_path, [dict(GOOD, label=label)]))[0].label == int(label)
 
 
-@pytest.mark.parametrize("change, field, words", [
-    ({"label": "1.0"}, "label", "integer string"),
-    ({"label": 1.0}, "label", "integer"),
-    ({"label": True}, "label", "integer"),
-    ({"label": 4}, "label", "out of range"),
-    ({"label": -1}, "label", "out of range"),
-    ({"label": None}, "label", "integer"),
-    ({"ctx": ""}, "ctx", "non-empty"),
-    ({"ctx": 5}, "ctx", "non-empty"),
-    ({"endings": [" 1"]}, "endings", "at least 2"),
-    ({"endings": " 1 2"}, "endings", "at least 2"),
-    ({"endings": [" 1", "2"]}, "endings", "leading space"),
-    ({"endings": [" 1", ""]}, "endings", "non-empty"),
-    ({"activity_label": 7}, "activity_label", "string"),
-    ({"ind": [1]}, "ind", "string or number"),
-])
+@pytest.mark.parametrize(
+    "change, field, words",
+    [
+        ({"label": "1.0"}, "label", "integer string"),
+        ({"label": 1.0}, "label", "integer"),
+        ({"label": True}, "label", "integer"),
+        ({"label": 4}, "label", "out of range"),
+        ({"label": -1}, "label", "out of range"),
+        ({"label": None}, "label", "integer"),
+        ({"ctx": ""}, "ctx", "non-empty"),
+        ({"ctx": 5}, "ctx", "non-empty"),
+        ({"endings": [" 1"]}, "endings", "at least 2"),
+        ({"endings": " 1 2"}, "endings", "at least 2"),
+        ({"endings": [" 1", "2"]}, "endings", "leading space"),
+        ({"endings": [" 1", ""]}, "endings", "non-empty"),
+        ({"activity_label": 7}, "activity_label", "string"),
+        ({"ind": [1]}, "ind", "string or number"),
+    ],
+)
 def test_each_violation_names_line_and_field(tmp_path, change, field, words):
     path = write(tmp_path, [GOOD | {"ind": 0}, GOOD | {"ind": 1} | change])
     with pytest.raises(InputError) as exc:
@@ -83,13 +91,16 @@ def test_duplicate_ids_rejected(tmp_path):
     assert len(load_arithmark3(write(tmp_path, [GOOD, GOOD]), strict_ids=False)) == 2
 
 
-@pytest.mark.parametrize("data, words", [
-    (b"", "empty"),
-    (b"\n\n", "empty"),
-    (b"{not json}\n", "invalid JSON"),
-    (b"[1, 2]\n", "expected a JSON object"),
-    (b'{"ctx": "caf\xe9"}\n', "not valid UTF-8"),
-])
+@pytest.mark.parametrize(
+    "data, words",
+    [
+        (b"", "empty"),
+        (b"\n\n", "empty"),
+        (b"{not json}\n", "invalid JSON"),
+        (b"[1, 2]\n", "expected a JSON object"),
+        (b'{"ctx": "caf\xe9"}\n', "not valid UTF-8"),
+    ],
+)
 def test_file_level_faults(tmp_path, data, words):
     with pytest.raises(InputError, match=words):
         load_arithmark3(write(tmp_path, data, raw=True))
@@ -97,6 +108,7 @@ def test_file_level_faults(tmp_path, data, words):
 
 def test_oversized_line(tmp_path, monkeypatch):
     import synthprobe.io.read as sio
+
     monkeypatch.setattr(sio, "MAX_LINE_BYTES", 100)
     rec = dict(GOOD, ctx="x " * 100)
     with pytest.raises(InputError, match="at most 100"):
@@ -125,15 +137,17 @@ def test_fuzz_bytes_either_load_or_raise_input_error(tmp_path_factory, data):
 
 
 # finite floats only: json.dumps writes inf as Infinity, which is not JSON and is refused by the reader
-json_values = st.recursive(st.none() | st.booleans() | st.integers()
-                           | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8),
-                           lambda c: st.lists(c, max_size=4)
-                           | st.dictionaries(st.text(max_size=5), c, max_size=4), max_leaves=10)
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8),
+    lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=5), c, max_size=4),
+    max_leaves=10,
+)
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.dictionaries(st.sampled_from(["ctx", "endings", "label", "ind", "activity_label", "x"]),
-                       json_values, max_size=6))
+@given(
+    st.dictionaries(st.sampled_from(["ctx", "endings", "label", "ind", "activity_label", "x"]), json_values, max_size=6)
+)
 def test_fuzz_records(tmp_path_factory, rec):
     path = tmp_path_factory.mktemp("fuzzrec") / "f.jsonl"
     path.write_text(json.dumps(rec) + "\n", encoding="utf-8")

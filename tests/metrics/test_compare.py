@@ -46,8 +46,7 @@ def test_compare_models_pairs_groups_and_holm():
     strong = {i: True for i in ids}
     weak = {i: int(i) % 4 == 0 for i in ids}
     other = {i: int(i) % 3 == 0 for i in ids}
-    out = compare_models({"strong": strong, "weak": weak, "other": other}, depth, metric="acc_norm",
-                         group_by="depth")
+    out = compare_models({"strong": strong, "weak": weak, "other": other}, depth, metric="acc_norm", group_by="depth")
     assert [(p["a"], p["b"]) for p in out["pairs"]] == [("strong", "weak"), ("strong", "other"), ("weak", "other")]
     for p in out["pairs"]:
         assert p["p_holm"] >= p["p_mcnemar"]

@@ -16,20 +16,20 @@ LETTER_CASES = [
     ("(C)", "C", "lax"),
     ("$B$", "B", "lax"),
     ("**D**", "D", "lax"),
-    ("ANSWER: $B$", "B", "strict"),                       # inspect_ai #5145: read as no answer there
-    ("**Answer:** C", "C", "strict"),                      # markdown around the answer line
-    ("answer: (a)", None, "unparsed"),                     # a lower-case "a" is not an option letter
+    ("ANSWER: $B$", "B", "strict"),  # inspect_ai #5145: read as no answer there
+    ("**Answer:** C", "C", "strict"),  # markdown around the answer line
+    ("answer: (a)", None, "unparsed"),  # a lower-case "a" is not an option letter
     ("Answer: B. Because the fee is added, A is wrong.", "B", "lax"),  # the answer, then more text
     ("ANSWER: A\nOn second thought the fee is added.\nANSWER: D", "D", "strict"),  # the last line counts
     ("The answer is (C), since 65% of $480 is $312.", "C", "lax"),
-    ("A or B", None, "unparsed"),                          # two different letters
+    ("A or B", None, "unparsed"),  # two different letters
     ("It is either B or D.", None, "unparsed"),
     ("I'm sorry, I cannot help with that.", None, "unparsed"),  # a refusal
     ("", None, "unparsed"),
-    ("The answer is $327.", "B", "value"),                 # the option's value instead of its letter
-    ("$183 or $297", None, "unparsed"),                    # two options' values
-    ("A farmer would pick B", "B", "last"),                # "A farmer": the article, not option A
-    ("A. $312", "A", "lax"),                               # the option label and the option
+    ("The answer is $327.", "B", "value"),  # the option's value instead of its letter
+    ("$183 or $297", None, "unparsed"),  # two options' values
+    ("A farmer would pick B", "B", "last"),  # "A farmer": the article, not option A
+    ("A. $312", "A", "lax"),  # the option label and the option
     ("The correct option is D.", "D", "last"),
     # the embedded model's own texts under --cot: the options copied out, then the choice
     ("A. $312.\nB. $327.\nC. $183.\nD. $297.\n\nThe answer is D.", "D", "lax"),
@@ -50,7 +50,7 @@ NUMBER_CASES = [
     ("$312", {"unit": "$"}, 312, "lax"),
     ("312 dollars", {"unit": "$"}, 312, "lax"),
     ("312.00", {"unit": "$"}, 312, "lax"),
-    ("$1,312.", {"unit": "$"}, 1312, "lax"),               # thousands separators
+    ("$1,312.", {"unit": "$"}, 1312, "lax"),  # thousands separators
     ("1 312 mL", {"unit": "mL"}, 1312, "lax"),
     ("ANSWER: 12,480 litres", {"unit": "litres"}, 12480, "strict"),
     ("65% of $480 = $312, then $312 + $15 = $327.\nANSWER: $327", {"unit": "$"}, 327, "strict"),
@@ -93,11 +93,21 @@ def test_the_last_answer_line_wins(first, last, middle):
 
 
 @settings(max_examples=300, deadline=None)
-@given(n=st.integers(0, 10**7), style=st.sampled_from(["plain", "comma", "dollar", "cents", "word", "space"]),
-       line=st.booleans(), before=_filler)
+@given(
+    n=st.integers(0, 10**7),
+    style=st.sampled_from(["plain", "comma", "dollar", "cents", "word", "space"]),
+    line=st.booleans(),
+    before=_filler,
+)
 def test_numbers_in_any_format_read_back(n, style, line, before):
-    text = {"plain": f"{n}", "comma": f"{n:,}", "dollar": f"${n:,}", "cents": f"{n}.00", "word": f"{n} dollars",
-            "space": f"{n:,}".replace(",", " ")}[style]
+    text = {
+        "plain": f"{n}",
+        "comma": f"{n:,}",
+        "dollar": f"${n:,}",
+        "cents": f"{n}.00",
+        "word": f"{n} dollars",
+        "space": f"{n:,}".replace(",", " "),
+    }[style]
     got = extract_number(f"{before}\nANSWER: {text}" if line else text, unit="$")
     assert got.answer == n
     assert got.rule == ("strict" if line else "lax")
@@ -114,8 +124,11 @@ def test_clock_times_read_as_minutes_after_midnight(h, m, style):
 @settings(max_examples=300, deadline=None)
 @given(text=st.text(max_size=200))
 def test_any_text_is_either_read_or_says_why_not(text):
-    for got in (extract_letter(text, option_values=VALUES), extract_number(text, unit="$"),
-                extract_number(text, clock=True)):
+    for got in (
+        extract_letter(text, option_values=VALUES),
+        extract_number(text, unit="$"),
+        extract_number(text, clock=True),
+    ):
         assert got.rule in RULES and got.raw == text
         if got.rule == "unparsed":
             assert got.answer is None and got.reason
@@ -127,19 +140,19 @@ def test_any_text_is_either_read_or_says_why_not(text):
 
 # text, cut_off, expected (letter, rule, outcome, written_option)
 OUTCOME_LETTER_CASES = [
-    ("A. $327", False, ("A", "lax", "inconsistent", 1)),       # the embedded model's "A. $6966" (B's value)
+    ("A. $327", False, ("A", "lax", "inconsistent", 1)),  # the embedded model's "A. $6966" (B's value)
     ("B. $327", False, ("B", "lax", "answered", 1)),
     ("A. 500 litres", False, ("A", "lax", "inconsistent", None)),  # a value that is no option's
     ("B", False, ("B", "lax", "answered", None)),
     ("Answer: C ($183)", False, ("C", "lax", "answered", 2)),
     ("The answer is A, $297.", False, ("A", "lax", "inconsistent", 3)),
-    ("A. $312 (not $327)", False, ("A", "lax", "answered", 0)),     # its own option's value among others
-    ("A. $32", True, ("A", "lax", "answered", None)),               # cut short: "$32" may be "$327"
+    ("A. $312 (not $327)", False, ("A", "lax", "answered", 0)),  # its own option's value among others
+    ("A. $32", True, ("A", "lax", "answered", None)),  # cut short: "$32" may be "$327"
     ("A. $32", False, ("A", "lax", "inconsistent", None)),
-    ("I would pick B", True, ("B", "last", "cut_off", None)),       # cut off before it stated its answer
+    ("I would pick B", True, ("B", "last", "cut_off", None)),  # cut off before it stated its answer
     ("ANSWER: D", True, ("D", "strict", "answered", None)),
     ("The answer is $327", True, ("B", "value", "cut_off", 1)),
-    ("A. 5:12 p", False, ("A", "lax", "answered", None)),           # no number of this item's options
+    ("A. 5:12 p", False, ("A", "lax", "answered", None)),  # no number of this item's options
 ]
 
 
@@ -164,8 +177,11 @@ def test_an_inconsistent_answer_is_credited_only_by_a_named_rule():
 
 
 @settings(max_examples=100, deadline=None)
-@given(i=st.integers(0, 3), j=st.integers(0, 3), head=st.sampled_from(["{L}. ${v}", "({L}) ${v}", "Answer: {L}. ${v}",
-                                                                        "The answer is {L}: ${v} in total"]))
+@given(
+    i=st.integers(0, 3),
+    j=st.integers(0, 3),
+    head=st.sampled_from(["{L}. ${v}", "({L}) ${v}", "Answer: {L}. ${v}", "The answer is {L}: ${v} in total"]),
+)
 def test_a_letter_with_another_options_value_is_inconsistent(i, j, head):
     text = head.format(L="ABCD"[i], v=VALUES[j])
     got = extract_letter(text, option_values=VALUES)
@@ -181,25 +197,26 @@ def test_sat_style_text_options_are_checked_by_their_words():
     assert extract_letter("A. because dogs bark", n_options=5, options=options).outcome == "answered"
 
 
-TANK = ("A water tank held 376 litres. A pump filled it at 13 litres a minute for 10 minutes. The tank "
-        "finished with")
-PUNNETS = ("Freya's greenhouse had 500 tomatoes on Friday. 40% of them were too ripe, and the rest were packed "
-           "into punnets of 17. The number of full punnets was")
+TANK = "A water tank held 376 litres. A pump filled it at 13 litres a minute for 10 minutes. The tank finished with"
+PUNNETS = (
+    "Freya's greenhouse had 500 tomatoes on Friday. 40% of them were too ripe, and the rest were packed "
+    "into punnets of 17. The number of full punnets was"
+)
 
 # text, question, cut_off, expected (value, rule, outcome)
 NUMBER_OUTCOME_CASES = [
-    ("A water tank held 376 litres.", TANK, False, (376, "last", "echo")),    # the question read back
+    ("A water tank held 376 litres.", TANK, False, (376, "last", "echo")),  # the question read back
     ("A water tank held 376 litres. A pump filled it at ", TANK, True, (376, "last", "echo")),
-    ("376 litres", TANK, False, (376, "lax", "answered")),                   # stated as the answer: wrong
+    ("376 litres", TANK, False, (376, "lax", "answered")),  # stated as the answer: wrong
     ("The answer is 376 litres", TANK, False, (376, "lax", "answered")),
     ("It held 376 litres, so it ends with 506 litres", TANK, False, (506, "last", "answered")),
-    ("The pump is 13 litres a minute", TANK, False, (13, "last", "echo")),   # the weak "is": read on
-    ("The tank was 376 litres", TANK, False, (376, "lax", "answered")),      # said in its own words
-    ("17", PUNNETS, False, (17, "lax", "answered")),                          # the answer is also in the question
+    ("The pump is 13 litres a minute", TANK, False, (13, "last", "echo")),  # the weak "is": read on
+    ("The tank was 376 litres", TANK, False, (376, "lax", "answered")),  # said in its own words
+    ("17", PUNNETS, False, (17, "lax", "answered")),  # the answer is also in the question
     ("17 punnets", PUNNETS, False, (17, "lax", "answered")),
-    ("The total is $32", None, True, (32, "lax", "cut_off")),                # cut short, maybe "$327"
+    ("The total is $32", None, True, (32, "lax", "cut_off")),  # cut short, maybe "$327"
     ("ANSWER: $327\nBecause 65% of", None, True, (327, "strict", "answered")),
-    ("ANSWER: $32", None, True, (32, "strict", "cut_off")),                  # the number runs to the cut
+    ("ANSWER: $32", None, True, (32, "strict", "cut_off")),  # the number runs to the cut
     ("First $312, then $15 more so", None, True, (15, "last", "cut_off")),
     ("The missing number is 56.", TANK, False, (56, "lax", "answered")),
 ]
@@ -213,17 +230,22 @@ def test_number_outcomes(text, question, cut_off, expected):
 
 
 def test_an_echo_names_the_copied_number():
-    got = extract_number("Nadia started a tennis lesson at 2:35 p.m.", clock=True, clock_pm=True,
-                         question="Nadia started a tennis lesson at 2:35 p.m. and played for 95 minutes. She "
-                                  "finished at")
+    got = extract_number(
+        "Nadia started a tennis lesson at 2:35 p.m.",
+        clock=True,
+        clock_pm=True,
+        question="Nadia started a tennis lesson at 2:35 p.m. and played for 95 minutes. She finished at",
+    )
     assert got.outcome == "echo" and got.note.startswith("2:35 p.m. only repeats the question")
 
 
 @settings(max_examples=200, deadline=None)
 @given(text=st.text(max_size=120), cut=st.booleans())
 def test_every_outcome_is_one_of_the_list_and_says_why(text, cut):
-    for got in (extract_letter(text, option_values=VALUES, cut_off=cut),
-                extract_number(text, unit="$", question=TANK, cut_off=cut)):
+    for got in (
+        extract_letter(text, option_values=VALUES, cut_off=cut),
+        extract_number(text, unit="$", question=TANK, cut_off=cut),
+    ):
         assert got.outcome in OUTCOMES
         assert (got.outcome == "unparsed") == (got.rule == "unparsed")
         assert (got.note is None) == (got.outcome in ("answered", "unparsed"))

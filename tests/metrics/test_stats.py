@@ -6,10 +6,10 @@ import math
 
 import pytest
 
-from synthprobe.metrics.stats import accuracy_block, binom_p, chi2_homogeneity, wilson_ci
-from synthprobe.scoring.deeparithmark.metrics import mistake_profile, rank_preference, summarise
 from synthprobe.backends.base import EndingScore
 from synthprobe.metrics.choice import argmax_first, softmax
+from synthprobe.metrics.stats import accuracy_block, binom_p, chi2_homogeneity, wilson_ci
+from synthprobe.scoring.deeparithmark.metrics import mistake_profile, rank_preference, summarise
 from synthprobe.scoring.records import item_record, value_rank
 
 
@@ -74,8 +74,14 @@ def scores(logprobs, ntoks, nchars=(4, 4, 4, 4)):
 
 
 def test_item_record_metrics_can_disagree():
-    md = {"depth": 3, "template": "t", "topic": "tp", "option_values": [5, 50, 500, 9],
-          "option_sources": ["correct", "m1", "m2", "m3"], "answer_rank": 0}
+    md = {
+        "depth": 3,
+        "template": "t",
+        "topic": "tp",
+        "option_values": [5, 50, 500, 9],
+        "option_sources": ["correct", "m1", "m2", "m3"],
+        "answer_rank": 0,
+    }
     # Sums: ending 1 best (-4); per token: ending 2 best (-9/9 = -1); per char: ending 3 best (-6/20)
     r = item_record(Item(0, md), scores([-5.0, -4.0, -9.0, -6.0], [2, 2, 9, 3], [4, 4, 4, 20]))
     assert (r["pred_acc"], r["pred_acc_norm"], r["pred_acc_char"]) == (1, 2, 3)
@@ -94,8 +100,14 @@ def make_records(n_correct_by_template: dict[str, tuple[int, int]], depth: int =
             pred = 0 if i < k else 1 + i % 3
             lp = [-5.0] * 4
             lp[pred] = -1.0
-            md = {"depth": depth, "template": t, "topic": t, "option_values": [10, 20, 30, 40],
-                  "option_sources": ["correct", "a", "b", "c"], "answer_rank": 0}
+            md = {
+                "depth": depth,
+                "template": t,
+                "topic": t,
+                "option_values": [10, 20, 30, 40],
+                "option_sources": ["correct", "a", "b", "c"],
+                "answer_rank": 0,
+            }
             recs.append(item_record(Item(label, md, id_=f"{t}{i}"), scores(lp, [1, 1, 1, 1])))
     return recs
 

@@ -9,21 +9,25 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from scoring_support import save_tiny_llama, write_turns_template
-from synthprobe.cli import main
-from synthprobe.errors import InputError
-from synthprobe.backends.hf.generate import _accepts, _decode_batch, greedy_generate
-from synthprobe.probes import grammar, novel_words
-from synthprobe.probes.items import load_grammar, load_novel_words
+
 from synthprobe.backends import load_backend
 from synthprobe.backends.decoding import Sampling, generate
+from synthprobe.backends.hf.generate import _accepts, _decode_batch, greedy_generate
+from synthprobe.cli import main
+from synthprobe.errors import InputError
+from synthprobe.probes import grammar, novel_words
+from synthprobe.probes.items import load_grammar, load_novel_words
 
 pytestmark = pytest.mark.slow
 
 WORDS = [
-    {"word": "brindlewick", "pos": "noun", "definition": "a small lantern made from a hollowed-out gourd",
-     "sentence": "We hung a brindlewick on the porch so the path would glow."},
+    {
+        "word": "brindlewick",
+        "pos": "noun",
+        "definition": "a small lantern made from a hollowed-out gourd",
+        "sentence": "We hung a brindlewick on the porch so the path would glow.",
+    },
     {"word": "snorvel", "pos": "verb", "definition": "hum loudly while eating"},
     {"word": "grumbast", "pos": "verb-object", "definition": "polish it with sand"},
 ]
@@ -68,38 +72,55 @@ def test_grammar_prompts_are_chained_by_default(tiny, tmp_path):
     r1, r2, r3 = doc["results"]
     a1, a2 = r1["generations"][0], r2["generations"][0]
     assert a1 and a2
-    assert r3["prompt"] == ("Poor English input: I eated the apple.\n"
-                            "Good English output: I ate the apple.\n"
-                            "Poor English input: She goed home.\n"
-                            f"Good English output: {a1}\n"
-                            "Poor English input: They was here.\n"
-                            f"Good English output: {a2}\n"
-                            "Poor English input: Me and him is late.\n"
-                            "Good English output:")
+    assert r3["prompt"] == (
+        "Poor English input: I eated the apple.\n"
+        "Good English output: I ate the apple.\n"
+        "Poor English input: She goed home.\n"
+        f"Good English output: {a1}\n"
+        "Poor English input: They was here.\n"
+        f"Good English output: {a2}\n"
+        "Poor English input: Me and him is late.\n"
+        "Good English output:"
+    )
     assert [r["earlier_answers"] for r in doc["results"]] == [0, 1, 2] and doc["summary"]["chained"] is True
     # --no-chain: every item after the demonstrations only, decoded in one batch by the backend
     free = grammar.run(tiny, items, sampling, seed=0, chain=False, progress=False)
     assert [r["prompt"] for r in free["results"]] == [grammar.build_prompt(items[:1], g) for g in items[1:]]
-    want = tiny.generate([r["prompt"] for r in free["results"]], 6, "\n", progress=False,
-                         skip_leading_whitespace=True)
+    want = tiny.generate([r["prompt"] for r in free["results"]], 6, "\n", progress=False, skip_leading_whitespace=True)
     assert [r["generations"][0] for r in free["results"]] == [w.strip() for w in want]
-    assert free["results"][0] == {**r1, "earlier_answers": 0}     # the first prompt is the same either way
+    assert free["results"][0] == {**r1, "earlier_answers": 0}  # the first prompt is the same either way
 
 
 def test_greedy_runs_use_the_backend_and_bos(tiny, tiny_folder):
-    prompts = ["A \"zib\" is a cat. An example of a sentence that uses the word zib is:\n", "Hello", "1, 2, 3,"]
+    prompts = ['A "zib" is a cat. An example of a sentence that uses the word zib is:\n', "Hello", "1, 2, 3,"]
     got = generate(tiny, prompts, Sampling(max_new_tokens=5), stop=["\n"])
     assert [len(r) for r in got] == [1, 1, 1]
-    plain = greedy_generate(tiny.model, tiny.tokenizer, prompts, max_new_tokens=5, stop="\n", batch_size=1,
-                            progress=False, skip_leading_whitespace=True)
+    plain = greedy_generate(
+        tiny.model,
+        tiny.tokenizer,
+        prompts,
+        max_new_tokens=5,
+        stop="\n",
+        batch_size=1,
+        progress=False,
+        skip_leading_whitespace=True,
+    )
     assert [r[0].text for r in got] == [p.strip() for p in plain]
     # every continuation here used the whole budget without a line break or EOS: truncated
     assert all(r[0].finish == "length" and not r[0].finished and r[0].n_tokens == 5 for r in got)
     with_bos = load_backend(str(tiny_folder), device="cpu", bos=True, progress=False)
     assert with_bos.describe()["bos"] is True and with_bos.fingerprint == tiny.fingerprint
     bos_texts = [r[0].text for r in generate(with_bos, prompts, Sampling(max_new_tokens=5), stop=["\n"])]
-    want = greedy_generate(tiny.model, tiny.tokenizer, prompts, max_new_tokens=5, stop="\n", progress=False,
-                           bos_id=tiny.tokenizer.bos_token_id, skip_leading_whitespace=True)
+    want = greedy_generate(
+        tiny.model,
+        tiny.tokenizer,
+        prompts,
+        max_new_tokens=5,
+        stop="\n",
+        progress=False,
+        bos_id=tiny.tokenizer.bos_token_id,
+        skip_leading_whitespace=True,
+    )
     assert bos_texts == [w.strip() for w in want] and bos_texts != [r[0].text for r in got]
 
 
@@ -107,14 +128,14 @@ def test_sampling_is_batched_seeded_and_reproducible(tiny):
     sampling = Sampling(temperature=1.0, top_p=0.9, n=4, max_new_tokens=6)
     prompts = ["Title: Ducks Return\nSubtitle: The pond is clean\nArticle:", "Short"]
     first = generate(tiny, prompts, sampling, seeds=[7, 8])
-    assert first == generate(tiny, prompts, sampling, seeds=[7, 8])          # same seeds, same samples
+    assert first == generate(tiny, prompts, sampling, seeds=[7, 8])  # same seeds, same samples
     assert [len(r) for r in first] == [4, 4]
-    assert len({g.text for g in first[0]}) > 1                               # four different samples
-    assert generate(tiny, prompts[:1], sampling, seeds=[7]) == first[:1]      # not tied to its batch-mates
+    assert len({g.text for g in first[0]}) > 1  # four different samples
+    assert generate(tiny, prompts[:1], sampling, seeds=[7]) == first[:1]  # not tied to its batch-mates
     assert generate(tiny, prompts[:1], sampling, seeds=[9]) != first[:1]
     greedy = generate(tiny, prompts[:1], Sampling(max_new_tokens=6))[0][0].text
     cold = generate(tiny, prompts[:1], Sampling(temperature=1e-4, n=2, max_new_tokens=6), seeds=[1])[0]
-    assert [g.text for g in cold] == [greedy, greedy]                         # temperature -> 0 is greedy
+    assert [g.text for g in cold] == [greedy, greedy]  # temperature -> 0 is greedy
     with pytest.raises(InputError, match="exceeds the model's 512 positions"):
         generate(tiny, ["word " * 600], sampling, seeds=[1])
 
@@ -124,9 +145,11 @@ def test_finish_reasons_and_leading_whitespace(tiny):
     tok = tiny.tokenizer
     nl, eos = tok("\n", add_special_tokens=False).input_ids, tok.eos_token_id
     answer = tok(" She did it.", add_special_tokens=False).input_ids
-    script = {0: nl + answer + nl + answer,         # newline first, then an answer and a line break
-              1: answer + [eos] + answer,           # an answer, then end-of-sequence
-              2: answer + answer + answer}          # runs out of budget
+    script = {
+        0: nl + answer + nl + answer,  # newline first, then an answer and a line break
+        1: answer + [eos] + answer,  # an answer, then end-of-sequence
+        2: answer + answer + answer,
+    }  # runs out of budget
 
     def scripted(logits, rows, live):
         step = scripted.step
@@ -134,17 +157,27 @@ def test_finish_reasons_and_leading_whitespace(tiny):
         return [script[r][step] for r in rows]
 
     prompt = tok("Q:", add_special_tokens=False).input_ids
-    kw = dict(device="cpu", pad=0, eos={eos}, stops=("\n",), max_new_tokens=len(answer) * 2, keep_last=True,
-              cache_kw="cache" if _accepts(tiny.model, "cache") else "past_key_values")
+    kw = dict(
+        device="cpu",
+        pad=0,
+        eos={eos},
+        stops=("\n",),
+        max_new_tokens=len(answer) * 2,
+        keep_last=True,
+        cache_kw="cache" if _accepts(tiny.model, "cache") else "past_key_values",
+    )
     scripted.step = 0
     skip = _decode_batch(tiny.model, tok, [prompt] * 3, choose=scripted, skip_leading_whitespace=True, **kw)
-    assert [(g.text, g.finish) for g in skip] == [("She did it.", "stop"), ("She did it.", "eos"),
-                                                  ("She did it. She did it.", "length")]
+    assert [(g.text, g.finish) for g in skip] == [
+        ("She did it.", "stop"),
+        ("She did it.", "eos"),
+        ("She did it. She did it.", "length"),
+    ]
     assert [g.finished for g in skip] == [True, True, False]
     assert [g.n_tokens for g in skip] == [len(answer) + 2, len(answer), 2 * len(answer)]
     scripted.step = 0
     plain = _decode_batch(tiny.model, tok, [prompt] * 3, choose=scripted, **kw)
-    assert [(g.text, g.finish) for g in plain][0] == ("", "stop")   # without skipping: an empty answer
+    assert [(g.text, g.finish) for g in plain][0] == ("", "stop")  # without skipping: an empty answer
 
 
 def test_novel_words_chain_and_seeded_sampling(tiny, tmp_path):
@@ -152,29 +185,50 @@ def test_novel_words_chain_and_seeded_sampling(tiny, tmp_path):
     sampling = Sampling(temperature=0.9, top_p=0.95, n=2, max_new_tokens=10)
     first = novel_words.run(tiny, words, sampling, seed=11, progress=False)
     again = novel_words.run(tiny, words, sampling, seed=11, progress=False)
-    assert first == again                                            # same seed, same samples
+    assert first == again  # same seed, same samples
     r1, r2 = first["results"]
     assert [len(r["generations"]) for r in (r1, r2)] == [2, 2] and len(r1["finished"]) == 2
     assert all("\n" not in g for r in (r1, r2) for g in r["generations"])
     # the second prompt holds the first word's definition followed by the model's first answer
-    assert r2["prompt"] == novel_words.build_prompt([(words[0], words[0].sentence), (words[1], r1["generations"][0])],
-                                                    words[2])
+    assert r2["prompt"] == novel_words.build_prompt(
+        [(words[0], words[0].sentence), (words[1], r1["generations"][0])], words[2]
+    )
     assert r1["uses_word"] == [novel_words.used_form(g, "snorvel") is not None for g in r1["generations"]]
     assert first["summary"]["truncated_generations"] == sum(not f for r in (r1, r2) for f in r["finished"])
 
 
 def test_probe_cli_writes_json_and_html(tmp_path, capsys):
     g = tmp_path / "g.jsonl"
-    g.write_text('{"input": "I eated the apple.", "output": "I ate the apple."}\n'
-                 '{"input": "She goed home.", "reference": "She went home."}\n'
-                 '{"input": "<b>They was</b> here.", "reference": "They were here."}\n')
+    g.write_text(
+        '{"input": "I eated the apple.", "output": "I ate the apple."}\n'
+        '{"input": "She goed home.", "reference": "She went home."}\n'
+        '{"input": "<b>They was</b> here.", "reference": "They were here."}\n'
+    )
     out = tmp_path / "report"
-    assert main(["probe", "grammar", "--items", str(g), "--out", str(out), "--max-new-tokens", "8", "--quiet",
-                 "--device", "cpu"]) == 0
+    assert (
+        main(
+            [
+                "probe",
+                "grammar",
+                "--items",
+                str(g),
+                "--out",
+                str(out),
+                "--max-new-tokens",
+                "8",
+                "--quiet",
+                "--device",
+                "cpu",
+            ]
+        )
+        == 0
+    )
     doc = json.loads((out / "grammar.json").read_text())
     assert doc["probe"] == "grammar" and doc["summary"]["scored"] == 2 and doc["summary"]["chained"] is True
     assert [r["prompt"].splitlines()[-2] for r in doc["results"]] == [
-        "Poor English input: She goed home.", "Poor English input: <b>They was</b> here."]
+        "Poor English input: She goed home.",
+        "Poor English input: <b>They was</b> here.",
+    ]
     # chained: the second prompt carries the model's first correction
     assert doc["results"][1]["prompt"].splitlines()[3] == f"Good English output: {doc['results'][0]['generations'][0]}"
     backend = doc["backend"]
@@ -205,8 +259,15 @@ def test_samples_share_one_pass_over_the_prompt(tiny, monkeypatch, copy_cache):
     tok, model = tiny.tokenizer, tiny.model
     p1 = tok("Title: Ducks Return\nSubtitle: The pond is clean\nArticle:", add_special_tokens=False).input_ids
     p2 = tok("Short one", add_special_tokens=False).input_ids
-    kw = dict(device="cpu", pad=0, eos={tok.eos_token_id}, stops=(), max_new_tokens=8, keep_last=True,
-              cache_kw="cache" if _accepts(model, "cache") else "past_key_values")
+    kw = dict(
+        device="cpu",
+        pad=0,
+        eos={tok.eos_token_id},
+        stops=(),
+        max_new_tokens=8,
+        keep_last=True,
+        cache_kw="cache" if _accepts(model, "cache") else "past_key_values",
+    )
     shared = _decode_batch(model, tok, [p1, p2], repeat=3, **kw)
     rows = _decode_batch(model, tok, [p1, p1, p1, p2, p2, p2], **kw)
     assert [g.text for g in shared] == [g.text for g in rows]
@@ -226,8 +287,15 @@ def test_shared_prefix_is_read_once_and_decodes_as_each_prompt_alone(tiny, monke
     shared = shared_prefix_length(batch)
     assert shared >= len(tok(head, add_special_tokens=False).input_ids) - 1 and shared > 5
     assert shared_prefix_length([batch[0]]) == 0 and shared_prefix_length([batch[0], batch[0]]) == len(batch[0]) - 1
-    kw = dict(device="cpu", pad=0, eos={tok.eos_token_id}, stops=("\n",), max_new_tokens=8, keep_last=True,
-              cache_kw="cache" if _accepts(model, "cache") else "past_key_values")
+    kw = dict(
+        device="cpu",
+        pad=0,
+        eos={tok.eos_token_id},
+        stops=("\n",),
+        max_new_tokens=8,
+        keep_last=True,
+        cache_kw="cache" if _accepts(model, "cache") else "past_key_values",
+    )
     seen = []
     forward = model.forward
 
@@ -240,7 +308,7 @@ def test_shared_prefix_is_read_once_and_decodes_as_each_prompt_alone(tiny, monke
     monkeypatch.setattr(model, "forward", spy)
     together = _decode_batch(model, tok, batch, **kw)
     assert [(g.text, g.finish, g.n_tokens) for g in together] == [(g.text, g.finish, g.n_tokens) for g in alone]
-    assert seen[0] == (1, shared)                                   # the common opening, once
+    assert seen[0] == (1, shared)  # the common opening, once
     assert seen[1] == (3, max(len(ids) for ids in batch) - shared)  # then each prompt's own tokens
 
 
@@ -251,20 +319,40 @@ def test_probe_asks_each_prompt_as_a_user_turn_under_a_chat_template(tmp_path, t
 
     from synthprobe.backends.chat import ChatSetup
 
-    g = _jsonl(tmp_path / "g.jsonl", [{"input": "I eated the apple.", "output": "I ate the apple."},
-                                      {"input": "She goed home.", "reference": "She went home."},
-                                      {"input": "They was here.", "reference": "They were here."}])
+    g = _jsonl(
+        tmp_path / "g.jsonl",
+        [
+            {"input": "I eated the apple.", "output": "I ate the apple."},
+            {"input": "She goed home.", "reference": "She went home."},
+            {"input": "They was here.", "reference": "They were here."},
+        ],
+    )
     template = write_turns_template(tmp_path / "turns.jinja")
     out = tmp_path / "report"
-    base = ["probe", "grammar", "--model", str(tiny_folder), "--items", str(g), "--max-new-tokens", "6", "--quiet",
-            "--device", "cpu", "--no-chain"]
+    base = [
+        "probe",
+        "grammar",
+        "--model",
+        str(tiny_folder),
+        "--items",
+        str(g),
+        "--max-new-tokens",
+        "6",
+        "--quiet",
+        "--device",
+        "cpu",
+        "--no-chain",
+    ]
     assert main([*base, "--out", str(out), "--chat-template", str(template), "--system-prompt", "Fix it."]) == 0
     doc = json.loads((out / "grammar.json").read_text())
-    assert doc["chat"] == {"chat_template": str(template), "chat_template_name": "turns.jinja",
-                           "chat_template_sha256": hashlib.sha256(template.read_bytes()).hexdigest(),
-                           "system_prompt": "Fix it.",
-                           "system_prompt_sha256": hashlib.sha256(b"Fix it.").hexdigest(),
-                           "fewshot_layout": "single-turn"}
+    assert doc["chat"] == {
+        "chat_template": str(template),
+        "chat_template_name": "turns.jinja",
+        "chat_template_sha256": hashlib.sha256(template.read_bytes()).hexdigest(),
+        "system_prompt": "Fix it.",
+        "system_prompt_sha256": hashlib.sha256(b"Fix it.").hexdigest(),
+        "fewshot_layout": "single-turn",
+    }
     setup = ChatSetup(source=str(template), text=template.read_text(), system_prompt="Fix it.")
     prompts = [r["prompt"] for r in doc["results"]]
     rendered = tiny.render_chat([setup.conversation(p) for p in prompts], template=setup.template_arg)

@@ -23,9 +23,14 @@ NAMES = ("deeparithmark", "gpt3", "deep arithmark", "gpt-3")
 def _code_strings(path: Path) -> list[str]:
     """Every identifier and string constant of a module's code, docstrings left out."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
-                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
-                  and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
     out = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
@@ -59,7 +64,7 @@ def _registry(monkeypatch, *benches: benchmarks.Benchmark) -> None:
 
 def test_tables_come_from_each_benchmark_with_items_and_a_tables_part(monkeypatch):
     a = benchmarks.Benchmark("a", "A", tables=lambda items: {"a": (["Model", "n"], [[m, n] for m, n in items])})
-    b = benchmarks.Benchmark("b", "B")                                       # no tables part: none
+    b = benchmarks.Benchmark("b", "B")  # no tables part: none
     c = benchmarks.Benchmark("c", "C", tables=lambda items: {"never": (["x"], [])})
     _registry(monkeypatch, a, b, c)
     out = tables.files({"a": [("m1", 3)], "b": [("m1", 4)], "c": [], "not a benchmark": [1]}, ["csv", "markdown"])
@@ -78,24 +83,47 @@ def test_two_benchmarks_naming_one_table_is_one_error(monkeypatch):
 class _Run(viewer.Run):
     def answers(self, data_files, shared):
         shared["calls"] = shared.get("calls", 0) + 1
-        return ([(f"{self.benchmark}:{r['id']}", {"key": f"{self.benchmark}:{r['id']}", "id": r["id"]},
-                  {"p": r["pick"], "ok": int(r["ok"])}) for r in self.records], [f"said by {self.benchmark}"])
+        return (
+            [
+                (
+                    f"{self.benchmark}:{r['id']}",
+                    {"key": f"{self.benchmark}:{r['id']}", "id": r["id"]},
+                    {"p": r["pick"], "ok": int(r["ok"])},
+                )
+                for r in self.records
+            ],
+            [f"said by {self.benchmark}"],
+        )
 
 
 def test_the_viewer_joins_what_each_benchmark_part_returns():
     """One model's runs of two benchmarks are one column of picks; an item two models scored is
     one item; notes come in run order, the run's own first."""
-    runs = [_Run("a", "m1", "/r/one.json", "", None, "x", records=[{"id": "1", "pick": 0, "ok": True},
-                                                                    {"id": "2", "pick": 1, "ok": False}]),
-            _Run("a", "m2", "/r/two.json", "", None, "x", records=[{"id": "1", "pick": 1, "ok": False}],
-                 notes=["own note"]),
-            _Run("b", "m1", "/r/three.json", "", None, "x", records=[{"id": "1", "pick": 2, "ok": True}])]
+    runs = [
+        _Run(
+            "a",
+            "m1",
+            "/r/one.json",
+            "",
+            None,
+            "x",
+            records=[{"id": "1", "pick": 0, "ok": True}, {"id": "2", "pick": 1, "ok": False}],
+        ),
+        _Run(
+            "a", "m2", "/r/two.json", "", None, "x", records=[{"id": "1", "pick": 1, "ok": False}], notes=["own note"]
+        ),
+        _Run("b", "m1", "/r/three.json", "", None, "x", records=[{"id": "1", "pick": 2, "ok": True}]),
+    ]
     data = viewer.viewer_data(runs, title="T")
     assert [it["key"] for it in data["items"]] == ["a:1", "a:2", "b:1"]
-    assert data["models"] == [{"name": "m1", "source": "one.json, three.json", "spec": "", "n": 3, "correct": 2},
-                              {"name": "m2", "source": "two.json", "spec": "", "n": 1, "correct": 0}]
-    assert data["runs"] == [[{"i": 0, "p": 0, "ok": 1}, {"i": 1, "p": 1, "ok": 0}, {"i": 2, "p": 2, "ok": 1}],
-                            [{"i": 0, "p": 1, "ok": 0}]]
+    assert data["models"] == [
+        {"name": "m1", "source": "one.json, three.json", "spec": "", "n": 3, "correct": 2},
+        {"name": "m2", "source": "two.json", "spec": "", "n": 1, "correct": 0},
+    ]
+    assert data["runs"] == [
+        [{"i": 0, "p": 0, "ok": 1}, {"i": 1, "p": 1, "ok": 0}, {"i": 2, "p": 2, "ok": 1}],
+        [{"i": 0, "p": 1, "ok": 0}],
+    ]
     assert data["notes"] == ["said by a", "own note", "said by a", "said by b"]
 
 
@@ -107,7 +135,12 @@ def test_lm_eval_folders_are_read_by_the_benchmarks_reader_parts():
 def test_a_block_belongs_to_the_benchmark_whose_outcomes_part_reads_it():
     """ArithMark 3.0, scored beside Deep Arithmark, is compared and named apart with it."""
     assert [compare._family(b) for b in ("deeparithmark", "arithmark3", "gpt3", "other")] == [
-        "deeparithmark", "deeparithmark", "gpt3", "other"]
+        "deeparithmark",
+        "deeparithmark",
+        "gpt3",
+        "other",
+    ]
     assert compare._title("arithmark3") == "ArithMark 3.0" and compare._title("other") == "other"
-    assert ("(acc_norm for Deep Arithmark's log-likelihood runs, accuracy for its generated answers, exact match "
-            "for GPT-3)") in compare.lead()
+    assert (
+        "(acc_norm for Deep Arithmark's log-likelihood runs, accuracy for its generated answers, exact match for GPT-3)"
+    ) in compare.lead()

@@ -15,8 +15,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from scoring_support import embedded_tokenizer
+
 from synthprobe.cli import main
 from synthprobe.errors import InputError
 from synthprobe.report.build import build_report
@@ -36,9 +36,16 @@ def tiny_llamas(folder: Path, seeds: tuple[int, ...]) -> list[Path]:
     out = []
     for seed in seeds:
         torch.manual_seed(seed)
-        cfg = LlamaConfig(vocab_size=len(tok), hidden_size=48 + 16 * (seed % 3), intermediate_size=96,
-                          num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
-                          max_position_embeddings=256, tie_word_embeddings=True)
+        cfg = LlamaConfig(
+            vocab_size=len(tok),
+            hidden_size=48 + 16 * (seed % 3),
+            intermediate_size=96,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            max_position_embeddings=256,
+            tie_word_embeddings=True,
+        )
         path = folder / f"tiny-llama-{seed}"
         LlamaForCausalLM(cfg).save_pretrained(path)
         tok.save_pretrained(path)
@@ -61,9 +68,27 @@ def scored(tmp_path_factory) -> dict[str, Path]:
     a, b, c = tiny_llamas(root, (1, 2, 3))
     two = root / "two_models.json"
     one = root / "one_model.json"
-    assert main(["score", "deeparithmark", "--data", str(data), "--model", str(a), "--model", str(b),
-                 "--compare", "--compare-data", str(other), "--save-predictions",
-                 "--output", str(two)]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "deeparithmark",
+                "--data",
+                str(data),
+                "--model",
+                str(a),
+                "--model",
+                str(b),
+                "--compare",
+                "--compare-data",
+                str(other),
+                "--save-predictions",
+                "--output",
+                str(two),
+            ]
+        )
+        == 0
+    )
     assert main(["score", "deeparithmark", "--data", str(data), "--model", str(c), "--output", str(one)]) == 0
     return {"two": two, "one": one, "root": root}
 
@@ -120,8 +145,11 @@ def test_leaderboard_matches_the_scorers_own_table(scored, reports):
     md = (out / "leaderboard.md").read_text(encoding="utf-8")
     header = "| Model | Params | n | Deep | soft | d2 | d3 | d4 | d5 | ArithMark-3 | Δ | p vs chance |"
     assert header in md
-    rows = {line.split(" | ")[0].lstrip("| "): line.strip("|").split(" | ")
-            for line in md.splitlines() if line.startswith("| tiny-llama") and " − " not in line}
+    rows = {
+        line.split(" | ")[0].lstrip("| "): line.strip("|").split(" | ")
+        for line in md.splitlines()
+        if line.startswith("| tiny-llama") and " − " not in line
+    }
     assert len(rows) == 3
     for path in (scored["two"], scored["one"]):
         doc = json.loads(path.read_text(encoding="utf-8"))
@@ -160,7 +188,7 @@ def test_mistake_profile_and_rank_preference_come_from_the_results(scored, repor
     from synthprobe.report.deeparithmark.section import preferred_mistake
 
     html = html_of(reports["many"])
-    for template, rows in first.mistakes.items():
+    for _template, rows in first.mistakes.items():
         wrong = [mc for mc in rows if mc.source != "correct" and mc.offered >= 10]
         top, enough = preferred_mistake(rows)
         if wrong:
@@ -178,8 +206,11 @@ def test_reruns_are_byte_identical(scored, reports, tmp_path):
     a, b = reports["many"], tmp_path / "b"
     build_report([scored["two"], scored["one"]], b, progress=False)
     names = sorted(p.name for p in a.iterdir())
-    assert names == sorted(p.name for p in b.iterdir()) == sorted(["index.html", "leaderboard.md", "items.html",
-                                                                    "comparison.png", *PNGS])
+    assert (
+        names
+        == sorted(p.name for p in b.iterdir())
+        == sorted(["index.html", "leaderboard.md", "items.html", "comparison.png", *PNGS])
+    )
     for name in names:
         assert (a / name).read_bytes() == (b / name).read_bytes(), name
 
@@ -332,19 +363,23 @@ def test_rank_section_words_follow_the_balance(tmp_path):
     rp["answer_rank_counts"] = [400, 200, 200, 200]
     skewed = load_results(_write(tmp_path / "skewed.json", doc))
     html = render_files(skewed, sources=["skewed.json"], progress=False)["index.html"].decode("utf-8")
-    ranks = html[html.index('<section id="ranks">'):]
-    ranks = ranks[:ranks.index("</section>")]
+    ranks = html[html.index('<section id="ranks">') :]
+    ranks = ranks[: ranks.index("</section>")]
     assert "is not balanced in these results" in ranks and "rank is balanced in" not in ranks
     assert "40.0 / 20.0 / 20.0 / 20.0 %" in ranks
 
 
 def test_a_mistake_offered_few_times_is_not_called_preferred():
-    from synthprobe.report.model import MistakeCount
     from synthprobe.report.deeparithmark.section import MIN_OFFERS, preferred_mistake
+    from synthprobe.report.model import MistakeCount
 
     assert MIN_OFFERS == 10
-    rows = (MistakeCount("correct", 30, 9), MistakeCount("rare", 3, 3), MistakeCount("common", 20, 8),
-            MistakeCount("never", 12, 0))
+    rows = (
+        MistakeCount("correct", 30, 9),
+        MistakeCount("rare", 3, 3),
+        MistakeCount("common", 20, 8),
+        MistakeCount("never", 12, 0),
+    )
     assert preferred_mistake(rows) == (MistakeCount("common", 20, 8), True)  # 3/3 is too few offers
     only_rare = (MistakeCount("correct", 5, 1), MistakeCount("rare", 3, 2), MistakeCount("rarer", 2, 2))
     assert preferred_mistake(only_rare) == (MistakeCount("rarer", 2, 2), False)
@@ -356,13 +391,15 @@ def test_mistake_table_marks_too_few_offers(tmp_path):
 
     [res] = load_results(DA_BENCH)
     t = "measure_cm_cut"
-    few = {**res.mistakes, t: tuple(type(mc)(mc.source, min(mc.offered, 4), min(mc.chosen, 4))
-                                     for mc in res.mistakes[t])}
+    few = {
+        **res.mistakes,
+        t: tuple(type(mc)(mc.source, min(mc.offered, 4), min(mc.chosen, 4)) for mc in res.mistakes[t]),
+    }
     import dataclasses
 
     html = render([dataclasses.replace(res, mistakes=few)], {}, sources=["x"])
-    row = html[html.index(f"{t} <span"):]
-    row = row[:row.index("</tr>")]
+    row = html[html.index(f"{t} <span") :]
+    row = row[: row.index("</tr>")]
     assert "too few offers to name a preference" in row
     # the unchanged templates still name their preferred mistake
     assert html.count("too few offers to name a preference") == 1
@@ -377,8 +414,10 @@ def test_heatmap_labels_do_not_overlap_with_many_long_names():
 
     [res] = load_results(DA_BENCH)
     for m in (3, 12):
-        models = [dataclasses.replace(res, model=f"organisation-{i}/A-Rather-Long-Model-Name-{i}B-Instruct "
-                                                   f"(Q4_K_M GGUF)") for i in range(m)]
+        models = [
+            dataclasses.replace(res, model=f"organisation-{i}/A-Rather-Long-Model-Name-{i}B-Instruct (Q4_K_M GGUF)")
+            for i in range(m)
+        ]
         fig = heatmap_figure(models)
         canvas = FigureCanvasAgg(fig)
         canvas.draw()
@@ -429,14 +468,14 @@ def md_table(md: str, first_header: str) -> list[list[str]]:
 
 
 def section(html: str, sid: str) -> str:
-    part = html[html.index(f'<section id="{sid}">'):]
-    return part[:part.index("</section>")]
+    part = html[html.index(f'<section id="{sid}">') :]
+    return part[: part.index("</section>")]
 
 
 def gpt3_html_rows(html: str) -> dict[tuple[str, str], str]:
     """(task, setting) → the HTML of that row of the GPT-3 table."""
     body = section(html, "gpt3")
-    body = body[body.index("<tbody>"):body.index("</tbody>")]
+    body = body[body.index("<tbody>") : body.index("</tbody>")]
     out = {}
     for tr in body.split("<tr>")[1:]:
         task = re.search(r'<span class="note">([^<]+)</span>', tr).group(1)
@@ -450,10 +489,19 @@ def as_v2(old: dict) -> dict:
     ``synthprobe score gpt3`` writes now (the same model, settings, rows and seconds)."""
     from synthprobe.results import SCHEMA, SCHEMA_VERSION
 
-    entry = {"model": old["model"], "settings": old["settings"], "results": {"gpt3": {"rows": old["results"]}},
-             "seconds": old["seconds"]}
-    return {"schema": SCHEMA, "schema_version": SCHEMA_VERSION, "synthprobe": old.get("synthprobe"),
-            "command": old.get("command"), "models": [entry]}
+    entry = {
+        "model": old["model"],
+        "settings": old["settings"],
+        "results": {"gpt3": {"rows": old["results"]}},
+        "seconds": old["seconds"],
+    }
+    return {
+        "schema": SCHEMA,
+        "schema_version": SCHEMA_VERSION,
+        "synthprobe": old.get("synthprobe"),
+        "command": old.get("command"),
+        "models": [entry],
+    }
 
 
 def rows_of(doc: dict) -> list[dict]:
@@ -499,8 +547,7 @@ def test_gpt3_only_report_shows_the_files_numbers(gpt3_doc, tmp_path):
     table = md_table(md, "Task")
     head, body = table[0], table[2:]
     sizes = list(rows[0]["paper"])
-    assert head == (["Task", "Setting", "K", f"{model['name']} (135 M)"] + [f"GPT-3 {s}" for s in sizes]
-                    + ["Note"])
+    assert head == (["Task", "Setting", "K", f"{model['name']} (135 M)"] + [f"GPT-3 {s}" for s in sizes] + ["Note"])
     assert len(body) == len(rows) == 48
     html_rows = gpt3_html_rows(html)
     assert len(html_rows) == len(rows)
@@ -547,8 +594,9 @@ def test_mixed_report_of_both_committed_benchmarks(gpt3_doc, tmp_path):
     out = tmp_path / "mixed"
     paths = sorted([str(DA_BENCH), str(GPT3_BENCH)])
     assert main(["report", *paths, "--out", str(out), "--title", "Both benchmarks"]) == 0
-    assert sorted(p.name for p in out.iterdir()) == sorted(["index.html", "leaderboard.md", "gpt3_curves.png",
-                                                           "items.html", *DA_PNGS])
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        ["index.html", "leaderboard.md", "gpt3_curves.png", "items.html", *DA_PNGS]
+    )
     html = html_of(out)
     check_self_contained(html)
     assert re.findall(r'<section id="([^"]+)">', html) == [*SECTIONS[:-1], "gpt3", "items", "runs"]
@@ -576,8 +624,13 @@ def test_mixed_report_of_both_committed_benchmarks(gpt3_doc, tmp_path):
     assert "is balanced in these results" in section(html, "ranks")
     # the link to the item viewer counts what the viewer holds: its model columns and every
     # benchmark's answers (not the Deep Arithmark ones alone)
-    data = json.loads(re.search(r'<script type="application/json" id="items-data">(.*?)</script>',
-                                (out / "items.html").read_text(encoding="utf-8"), re.S).group(1))
+    data = json.loads(
+        re.search(
+            r'<script type="application/json" id="items-data">(.*?)</script>',
+            (out / "items.html").read_text(encoding="utf-8"),
+            re.S,
+        ).group(1)
+    )
     n_models, n_answers = len(data["models"]), sum(len(r) for r in data["runs"])
     assert n_answers > len(da_doc["models"][0]["results"]["deeparithmark"]["predictions"])
     assert f"({n_models} model{'s' if n_models != 1 else ''}, {n_answers:,} answers)" in section(html, "items")
@@ -609,8 +662,11 @@ def test_gpt3_files_of_several_models_give_one_column_each(gpt3_doc, tmp_path):
     md = (out / "leaderboard.md").read_text(encoding="utf-8")
     table = md_table(md, "Task")
     # largest model first, unknown size last
-    assert table[0][3:6] == ["Big model (1.30 B)", f"{gpt3_doc['models'][0]['model']['name']} (135 M)",
-                              "Other \\| model"]
+    assert table[0][3:6] == [
+        "Big model (1.30 B)",
+        f"{gpt3_doc['models'][0]['model']['name']} (135 M)",
+        "Other \\| model",
+    ]
     by_key = {(c[0], c[1]): c for c in table[2:]}
     for mine, theirs, large in zip(rows_of(gpt3_doc), [None] + rows_of(other), rows_of(big)):
         cells = by_key[(mine["code"], mine["setting"])]
@@ -662,17 +718,23 @@ def test_bad_gpt3_results_are_located_and_nothing_is_written(gpt3_doc, gpt3_old,
     fails(bad(lambda d: rows_of(d)[0].update(k=1)), f"{at}[0].k", "setting 'zero' means k = 0")
     fails(bad(lambda d: rows_of(d)[1].update(setting="two")), f"{at}[1].setting", "zero, one, few")
     fails(bad(lambda d: rows_of(d)[0]["paper"].update(huge={"value": 1.0})), f"{at}[0].paper.huge", "model size")
-    fails(bad(lambda d: rows_of(d)[0]["paper"]["175B"].update(value=176.0)), f"{at}[0].paper.175B.value",
-          "between 0 and 100")
+    fails(
+        bad(lambda d: rows_of(d)[0]["paper"]["175B"].update(value=176.0)),
+        f"{at}[0].paper.175B.value",
+        "between 0 and 100",
+    )
     fails(bad(lambda d: rows_of(d)[2]["shots"].pop("reduced")), f"{at}[2].shots.reduced", "missing")
     fails(bad(lambda d: rows_of(d)[2]["shots"].update(max=60)), f"{at}[2].shots", "max <= k")
-    fails(bad(lambda d: rows_of(d).append(rows_of(d)[0])), f"{at}[48]", r"already scored in models\[0\]\.results\.gpt3\.rows\[0\]")
+    fails(
+        bad(lambda d: rows_of(d).append(rows_of(d)[0])),
+        f"{at}[48]",
+        r"already scored in models\[0\]\.results\.gpt3\.rows\[0\]",
+    )
     fails(bad(lambda d: d["models"][0]["results"]["gpt3"].update(rows=[])), at, "is empty")
     fails(bad(lambda d: d["models"][0]["model"].pop("name")), "models[0].model.name", "missing")
     fails(bad(lambda d: rows_of(d)[5].pop("task")), f"{at}[5].task", "missing")
     # the earlier one-model layout (the committed files): errors at the field as it is on disk
-    fails(bad(lambda d: d["results"][3].update(accuracy=12.5), gpt3_old), "results[3].accuracy",
-          r"100 × correct / n")
+    fails(bad(lambda d: d["results"][3].update(accuracy=12.5), gpt3_old), "results[3].accuracy", r"100 × correct / n")
     fails(bad(lambda d: d.update(results=[]), gpt3_old), "results", "is empty")
     fails(bad(lambda d: d["model"].pop("name"), gpt3_old), "model.name", "missing")
     fails(bad(lambda d: d.update(benchmark="gpt4-synthetic"), gpt3_old), "benchmark", "'gpt3-synthetic'")
@@ -694,7 +756,8 @@ def test_gpt3_file_without_paper_figures_or_size(gpt3_doc, tmp_path):
     # a task the paper has no row for, scored by a model of unknown size
     doc = _variant(gpt3_doc, params=None)
     doc["models"][0]["results"]["gpt3"]["rows"] = [
-        {k: v for k, v in row.items() if k not in ("paper", "paper_note", "lands")} for row in rows_of(doc)[:3]]
+        {k: v for k, v in row.items() if k not in ("paper", "paper_note", "lands")} for row in rows_of(doc)[:3]
+    ]
     out = tmp_path / "report"
     build_report([_write(tmp_path / "bare.json", doc)], out, progress=False)
     md = (out / "leaderboard.md").read_text(encoding="utf-8")

@@ -39,12 +39,20 @@ def _checkpoint(doc: dict, name: str, fingerprint: str, *, keep: int | None = No
     k = sum(p["correct_acc_norm"] for p in preds)
     s["n"] = len(preds)
     s["metrics"]["acc_norm"] |= {"correct": k, "total": len(preds), "acc": k / len(preds)}
-    s["by_depth"] = {str(d): {"n": sum(p["depth"] == d for p in preds),
-                              "correct": sum(p["correct_acc_norm"] for p in preds if p["depth"] == d)}
-                     for d in sorted({p["depth"] for p in preds})}
-    s["by_template"] = {t: {"n": sum(p["template"] == t for p in preds),
-                            "correct": sum(p["correct_acc_norm"] for p in preds if p["template"] == t)}
-                        for t in sorted({p["template"] for p in preds})}
+    s["by_depth"] = {
+        str(d): {
+            "n": sum(p["depth"] == d for p in preds),
+            "correct": sum(p["correct_acc_norm"] for p in preds if p["depth"] == d),
+        }
+        for d in sorted({p["depth"] for p in preds})
+    }
+    s["by_template"] = {
+        t: {
+            "n": sum(p["template"] == t for p in preds),
+            "correct": sum(p["correct_acc_norm"] for p in preds if p["template"] == t),
+        }
+        for t in sorted({p["template"] for p in preds})
+    }
     return new
 
 
@@ -64,7 +72,9 @@ def small(tmp_path_factory):
 def test_the_page_leads_with_the_paired_comparison_then_depth(small):
     sections = re.findall(r'<section id="([^"]+)">', small["html"])
     assert sections[:3] == ["comparison", "depth", "leaderboard"], sections
-    comparison = small["html"][small["html"].index('<section id="comparison">'):small["html"].index('<section id="depth">')]
+    comparison = small["html"][
+        small["html"].index('<section id="comparison">') : small["html"].index('<section id="depth">')
+    ]
     # the plot of the differences, then the table
     assert comparison.index('alt="paired differences with 95 % intervals"') < comparison.index("<table>")
     assert (small["out"] / "comparison.png").is_file()
@@ -72,8 +82,8 @@ def test_the_page_leads_with_the_paired_comparison_then_depth(small):
 
 def test_few_items_per_template_fold_away(small):
     html = small["html"]
-    templates = html[html.index('<section id="templates">'):]
-    templates = templates[:templates.index("</section>")]
+    templates = html[html.index('<section id="templates">') :]
+    templates = templates[: templates.index("</section>")]
     assert templates.startswith('<section id="templates"><h2>Accuracy by template</h2><details><summary>')
     assert re.search(rf"about [1-9] items? per template and model \(fewer than {FOLD_BELOW}\)", templates)
     assert "</details>" in templates and "<img" in templates.split("</summary>")[1]
@@ -91,11 +101,11 @@ def test_a_release_sized_run_does_not_fold(tmp_path):
 def test_every_row_says_which_checkpoint_it_is(small):
     html = small["html"]
     for section in ("leaderboard", "depth"):
-        part = html[html.index(f'<section id="{section}">'):]
-        part = part[:part.index("</section>")]
+        part = html[html.index(f'<section id="{section}">') :]
+        part = part[: part.index("</section>")]
         for fp in ("a" * 12, "b" * 12):
             assert f"weights {fp}…" in part, (section, fp)
-    runs = html[html.index('<section id="runs">'):]
+    runs = html[html.index('<section id="runs">') :]
     # one column per checkpoint: the settings, the unparsed row among them, never off the side
     assert re.search(r'<th class="l">Setting</th><th class="l">' + re.escape(LONG_B), runs)
     assert '<td class="l">weights fingerprint</td>' in runs and f'title="{"a" * 64}"' in runs

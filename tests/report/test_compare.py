@@ -57,7 +57,7 @@ def _md_rows(md: str, first: str) -> list[list[str]]:
     lines = md.splitlines()
     start = next(i for i, ln in enumerate(lines) if ln.startswith(f"| {first} |"))
     out = []
-    for ln in lines[start + 2:]:
+    for ln in lines[start + 2 :]:
         if not ln.startswith("|"):
             break
         out.append([c.strip() for c in ln.strip("|").split(" | ")])
@@ -99,12 +99,20 @@ def test_rows_on_different_items_are_marked_not_comparable(two_files, tmp_path):
     s = block["summary"]
     s["n"] = 50
     s["metrics"]["acc_norm"].update(correct=sum(p["correct_acc_norm"] for p in keep), total=50)
-    s["by_depth"] = {str(d): {"n": sum(p["depth"] == d for p in keep),
-                              "correct": sum(p["correct_acc_norm"] for p in keep if p["depth"] == d)}
-                     for d in sorted({p["depth"] for p in keep})}
-    s["by_template"] = {t: {"n": sum(p["template"] == t for p in keep),
-                            "correct": sum(p["correct_acc_norm"] for p in keep if p["template"] == t)}
-                        for t in sorted({p["template"] for p in keep})}
+    s["by_depth"] = {
+        str(d): {
+            "n": sum(p["depth"] == d for p in keep),
+            "correct": sum(p["correct_acc_norm"] for p in keep if p["depth"] == d),
+        }
+        for d in sorted({p["depth"] for p in keep})
+    }
+    s["by_template"] = {
+        t: {
+            "n": sum(p["template"] == t for p in keep),
+            "correct": sum(p["correct_acc_norm"] for p in keep if p["template"] == t),
+        }
+        for t in sorted({p["template"] for p in keep})
+    }
     s.pop("mistake_profile", None)
     s.pop("rank_preference", None)
     out = tmp_path / "r"
@@ -142,8 +150,10 @@ def test_one_runs_comparison_block_and_same_names_in_two_files(tmp_path):
     doc["models"][0]["model"]["name"] = "final"
     second["model"]["name"] = "final-bf16"
     doc["models"].append(second)
-    outcomes = {e["model"]["name"]: {p["id"]: p["correct_acc_norm"] for p in e["results"]["deeparithmark"]["predictions"]}
-                for e in doc["models"]}
+    outcomes = {
+        e["model"]["name"]: {p["id"]: p["correct_acc_norm"] for p in e["results"]["deeparithmark"]["predictions"]}
+        for e in doc["models"]
+    }
     doc["comparisons"] = {"deeparithmark": compare_models(outcomes, metric="acc_norm")}
     for e in doc["models"]:
         del e["results"]["deeparithmark"]["predictions"]
@@ -164,15 +174,34 @@ def test_one_runs_comparison_block_and_same_names_in_two_files(tmp_path):
 def test_paper_tables_in_three_formats_never_overwritten(two_files, tmp_path, capsys):
     base, tuned = two_files
     out = tmp_path / "r"
-    assert main(["report", str(base), str(tuned), str(GPT3_BENCH), "--out", str(out), "--table", "csv",
-                 "--table", "latex", "--table", "markdown"]) == 0
+    assert (
+        main(
+            [
+                "report",
+                str(base),
+                str(tuned),
+                str(GPT3_BENCH),
+                "--out",
+                str(out),
+                "--table",
+                "csv",
+                "--table",
+                "latex",
+                "--table",
+                "markdown",
+            ]
+        )
+        == 0
+    )
     names = sorted(p.name for p in (out / "tables").iterdir())
-    assert names == sorted(f"{t}.{ext}" for t in ("leaderboard", "per_depth", "gpt3", "paired_comparison")
-                           for ext in ("csv", "tex", "md"))
+    assert names == sorted(
+        f"{t}.{ext}" for t in ("leaderboard", "per_depth", "gpt3", "paired_comparison") for ext in ("csv", "tex", "md")
+    )
     # the paired comparison, as numbers, in the paper's LaTeX too: tuned − base overall and per depth
     pairs = list(csv.DictReader(io.StringIO((out / "tables" / "paired_comparison.csv").read_text(encoding="utf-8"))))
-    assert [(r["B - A"], r["items"]) for r in pairs] == [("tuned - base", g) for g in
-                                                          ("all", "depth 2", "depth 3", "depth 4", "depth 5")]
+    assert [(r["B - A"], r["items"]) for r in pairs] == [
+        ("tuned - base", g) for g in ("all", "depth 2", "depth 3", "depth 4", "depth 5")
+    ]
     assert float(pairs[0]["Delta (points)"]) > 0 and int(pairs[0]["A only"]) == 0 and int(pairs[0]["B only"]) > 0
     paired_tex = (out / "tables" / "paired_comparison.tex").read_text(encoding="utf-8")
     assert paired_tex.startswith("\\begin{tabular}") and "tuned - base" in paired_tex
@@ -220,8 +249,12 @@ def test_count_labels_read_on_every_bar():
 
     mistakes = dict(base.mistakes)
     t = next(iter(mistakes))
-    mistakes[t] = (MistakeCount("correct", 10, 10), MistakeCount("dropped_carry", 10, 9),
-                   MistakeCount("wrong_op", 100, 79), MistakeCount("other", 10, 6))
+    mistakes[t] = (
+        MistakeCount("correct", 10, 10),
+        MistakeCount("dropped_carry", 10, 9),
+        MistakeCount("wrong_op", 100, 79),
+        MistakeCount("other", 10, 6),
+    )
     models = [replace(base, model=f"m{i}", mistakes=mistakes) for i in range(10)]  # every palette colour
     fig = mistake_figure(models)
     checked = 0
@@ -242,7 +275,7 @@ def _title_inside(fig) -> bool:
     canvas = FigureCanvasAgg(fig)
     canvas.draw()
     fb = fig.bbox
-    for artist in (fig._suptitle, *fig.legends):   # the title and the legend, whole
+    for artist in (fig._suptitle, *fig.legends):  # the title and the legend, whole
         box = artist.get_window_extent(canvas.get_renderer())
         if not (box.x0 >= fb.x0 and box.x1 <= fb.x1 and box.y0 >= fb.y0 and box.y1 <= fb.y1):
             return False
@@ -258,15 +291,18 @@ def test_gpt3_title_inside_the_figure_with_one_task_and_same_size_models_apart()
 
     g = load_gpt3(GPT3_BENCH)[0]
     one = replace(g, rows=tuple(r for r in g.rows if r.code == "2D+" and r.setting == "zero"))
-    models = [replace(one, model="fp32"), replace(one, model="bf16")]   # same size, same score
+    models = [replace(one, model="fp32"), replace(one, model="bf16")]  # same size, same score
     fig = gpt3_figure(models)
     assert _title_inside(fig)
     assert _title_inside(gpt3_figure([g]))
     canvas = FigureCanvasAgg(fig)
     canvas.draw()
     ax = fig.axes[0]
-    points = [ax.transData.transform((line.get_xdata()[0], line.get_ydata()[0]))
-              for line in ax.lines if line.get_marker() in ("o", "s") and line.get_markeredgecolor() == "black"]
+    points = [
+        ax.transData.transform((line.get_xdata()[0], line.get_ydata()[0]))
+        for line in ax.lines
+        if line.get_marker() in ("o", "s") and line.get_markeredgecolor() == "black"
+    ]
     assert len(points) == 2
     marker_px = 5 * fig.dpi / 72
     assert abs(points[0][0] - points[1][0]) >= marker_px
@@ -302,8 +338,9 @@ def test_per_depth_table_fits_1300px(two_files, tmp_path):
 
 def test_a_malformed_comparison_block_is_a_located_error(tmp_path, capsys):
     doc = _deep_doc()
-    doc["comparisons"] = {"deeparithmark": {"version": 1, "models": ["a", "b"],
-                                            "pairs": [{"a": "a", "b": "b", "n": "ten"}]}}
+    doc["comparisons"] = {
+        "deeparithmark": {"version": 1, "models": ["a", "b"], "pairs": [{"a": "a", "b": "b", "n": "ten"}]}
+    }
     out = tmp_path / "r"
     assert main(["report", str(_write(tmp_path / "bad.json", doc)), "--out", str(out)]) == 2
     err = capsys.readouterr().err

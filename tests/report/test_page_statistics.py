@@ -16,8 +16,8 @@ from statsmodels.stats.multitest import multipletests
 
 from synthprobe.report import page
 from synthprobe.report.deeparithmark import figures as plots
-from synthprobe.report.gpt3 import figures as gpt3_figures
 from synthprobe.report.format import fmt_p
+from synthprobe.report.gpt3 import figures as gpt3_figures
 from synthprobe.report.reader import load_results
 from synthprobe.results import read_results
 
@@ -71,8 +71,7 @@ def test_heatmap_cells_carry_n_and_mark_intervals_holding_chance():
     texts = [t.get_text() for t in ax.texts]
     templates = [t.get_text().rsplit(" (d", 1)[0] for t in ax.get_yticklabels()]
     assert sorted(templates) == sorted(by_template)
-    holm = dict(zip(templates, multipletests([by_template[t]["p_vs_chance"] for t in templates],
-                                             method="holm")[1]))
+    holm = dict(zip(templates, multipletests([by_template[t]["p_vs_chance"] for t in templates], method="holm")[1]))
     for t, text in zip(templates, texts):
         b = by_template[t]
         star = "*" if holm[t] < 0.05 else ""
@@ -119,7 +118,7 @@ def test_zero_of_three_gets_no_size_verdict():
 def test_committed_gpt3_verdicts_follow_the_rule():
     from synthprobe.tasks.gpt3.paper import paper_row, where_it_lands
 
-    (entry,) = read_results(GPT3).models          # the committed file, converted on read
+    (entry,) = read_results(GPT3).models  # the committed file, converted on read
     for r in entry.results["gpt3"].data["rows"]:
         if r["code"] == "SAT":
             assert r["lands"] is None
@@ -136,12 +135,36 @@ def test_is_greedy_check_with_three_items_gives_no_verdict(tmp_path):
 
     out = tmp_path / "g.json"
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    proc = subprocess.run([sys.executable, "-m", "synthprobe", "score", "gpt3", "--model", "smollm2-135m-instruct",
-                           "--tasks", "5D+", "--shots", "0", "--limit", "3", "--check", "is-greedy",
-                           "--output", str(out), "--quiet", "--threads", "1"],
-                          capture_output=True, text=True, env=env, timeout=600)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "synthprobe",
+            "score",
+            "gpt3",
+            "--model",
+            "smollm2-135m-instruct",
+            "--tasks",
+            "5D+",
+            "--shots",
+            "0",
+            "--limit",
+            "3",
+            "--check",
+            "is-greedy",
+            "--output",
+            str(out),
+            "--quiet",
+            "--threads",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr
-    (entry,) = read_results(out).models             # the one results document
+    (entry,) = read_results(out).models  # the one results document
     (row,) = entry.results["gpt3"].data["rows"]
     assert row["n"] == 3 and row["ci95"][1] > 50
     assert row["lands"] == "n too small"
@@ -191,8 +214,11 @@ def test_distinct_n_and_shared_frames_see_one_template_sentence():
     from synthprobe.probes.novel_words import distinct_n, shared_frames
 
     same = ["We saw a farduddle.", "We saw a yalubalu.", "We saw a screeg."]
-    varied = ["The kids began to farduddle on the bed.", "A yalubalu grows by the river.",
-              "He screeged at the door all night."]
+    varied = [
+        "The kids began to farduddle on the bed.",
+        "A yalubalu grows by the river.",
+        "He screeged at the door all night.",
+    ]
     assert shared_frames(same, ["farduddle", "yalubalu", "screeg"]) == 3
     assert shared_frames(varied, ["farduddle", "yalubalu", "screeg"]) == 0
     assert distinct_n(same, 2) < 0.6 < distinct_n(varied, 2) == 1.0
@@ -205,9 +231,29 @@ def test_grammar_probe_reports_the_copy_baseline_in_json_and_html(tmp_path):
     import sys
 
     out = tmp_path / "g"
-    proc = subprocess.run([sys.executable, "-m", "synthprobe", "probe", "grammar", "--model", "smollm2-135m-instruct",
-                           "--out", str(out), "--max-new-tokens", "24", "--no-chain", "--quiet",
-                           "--threads", "1"], capture_output=True, text=True, env=_probe_env(), timeout=600)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "synthprobe",
+            "probe",
+            "grammar",
+            "--model",
+            "smollm2-135m-instruct",
+            "--out",
+            str(out),
+            "--max-new-tokens",
+            "24",
+            "--no-chain",
+            "--quiet",
+            "--threads",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        env=_probe_env(),
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr
     s = json.loads((out / "grammar.json").read_text(encoding="utf-8"))["summary"]
     assert s["scored"] == 10 and round(s["copy_baseline_chrf"], 1) == 71.5
@@ -222,9 +268,28 @@ def test_novel_words_probe_reports_distinct_n_in_json_and_html(tmp_path):
     import sys
 
     out = tmp_path / "n"
-    proc = subprocess.run([sys.executable, "-m", "synthprobe", "probe", "novel-words", "--model",
-                           "smollm2-135m-instruct", "--out", str(out), "--max-new-tokens", "24", "--quiet",
-                           "--threads", "1"], capture_output=True, text=True, env=_probe_env(), timeout=600)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "synthprobe",
+            "probe",
+            "novel-words",
+            "--model",
+            "smollm2-135m-instruct",
+            "--out",
+            str(out),
+            "--max-new-tokens",
+            "24",
+            "--quiet",
+            "--threads",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        env=_probe_env(),
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr
     doc = json.loads((out / "novel_words.json").read_text(encoding="utf-8"))
     s = doc["summary"]
@@ -233,29 +298,70 @@ def test_novel_words_probe_reports_distinct_n_in_json_and_html(tmp_path):
     gens = [g for r in doc["results"] for g in r["generations"]]
     assert s["distinct_1"] == distinct_n(gens, 1) and s["distinct_2"] == distinct_n(gens, 2)
     assert 0 < s["distinct_1"] <= 1 and 0 < s["distinct_2"] <= 1
-    assert s["shared_frame_first_sample"] == shared_frames([r["generations"][0] for r in doc["results"]],
-                                                           [r["word"] for r in doc["results"]])
+    assert s["shared_frame_first_sample"] == shared_frames(
+        [r["generations"][0] for r in doc["results"]], [r["word"] for r in doc["results"]]
+    )
     html = (out / "novel_words.html").read_text(encoding="utf-8")
     assert f"{s['distinct_1']:.2f} / {s['distinct_2']:.2f}" in html
     assert "share a template sentence" in html and "distinct-1" in proc.stdout
 
 
 def test_probe_pages_escape_a_hostile_model_name():
-    from synthprobe.probes import report
     from synthprobe.backends.decoding import Sampling
+    from synthprobe.probes import report
 
-    nw = {"model": EVIL, "items_file": EVIL, "seed": 0, "sampling": Sampling().to_dict(),
-          "demonstrations": [{"word": "zib", "sentence": "A zib."}],
-          "results": [{"word": "zob", "prompt": "p", "new_text": "n", "generations": ["We saw a zob."],
-                       "uses_word": [True], "used_form": ["zob"], "finished": [True]}],
-          "summary": {"words": 1, "uses_word_first_sample": 1, "distinct_1": 1.0, "distinct_2": 1.0,
-                      "shared_frame_first_sample": 0}}
-    gr = {"model": EVIL, "items_file": "f", "seed": 0, "sampling": Sampling().to_dict(),
-          "demonstrations": [{"input": "a", "output": "b"}],
-          "results": [{"input": "x", "prompt": "p", "generations": ["y"], "reference": "y",
-                       "exact_match": [True], "chrf": 100.0, "finished": [True]}],
-          "summary": {"items": 1, "with_reference": 1, "scored": 1, "chrf": 100.0, "exact_match": 1,
-                      "exact_match_rate": 1.0, "copy_baseline_chrf": 40.0}}
+    nw = {
+        "model": EVIL,
+        "items_file": EVIL,
+        "seed": 0,
+        "sampling": Sampling().to_dict(),
+        "demonstrations": [{"word": "zib", "sentence": "A zib."}],
+        "results": [
+            {
+                "word": "zob",
+                "prompt": "p",
+                "new_text": "n",
+                "generations": ["We saw a zob."],
+                "uses_word": [True],
+                "used_form": ["zob"],
+                "finished": [True],
+            }
+        ],
+        "summary": {
+            "words": 1,
+            "uses_word_first_sample": 1,
+            "distinct_1": 1.0,
+            "distinct_2": 1.0,
+            "shared_frame_first_sample": 0,
+        },
+    }
+    gr = {
+        "model": EVIL,
+        "items_file": "f",
+        "seed": 0,
+        "sampling": Sampling().to_dict(),
+        "demonstrations": [{"input": "a", "output": "b"}],
+        "results": [
+            {
+                "input": "x",
+                "prompt": "p",
+                "generations": ["y"],
+                "reference": "y",
+                "exact_match": [True],
+                "chrf": 100.0,
+                "finished": [True],
+            }
+        ],
+        "summary": {
+            "items": 1,
+            "with_reference": 1,
+            "scored": 1,
+            "chrf": 100.0,
+            "exact_match": 1,
+            "exact_match_rate": 1.0,
+            "copy_baseline_chrf": 40.0,
+        },
+    }
     for html in (report.novel_words_html(nw), report.grammar_html(gr)):
         assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "1.00 / 1.00" in report.novel_words_html(nw)
@@ -267,8 +373,9 @@ def test_report_help_says_it_reads_any_results_files_with_examples():
     import sys
 
     for argv in (["report", "--help"], ["report", "deeparithmark", "--help"]):
-        proc = subprocess.run([sys.executable, "-m", "synthprobe", *argv], capture_output=True, text=True,
-                              env=_probe_env(), timeout=120)
+        proc = subprocess.run(
+            [sys.executable, "-m", "synthprobe", *argv], capture_output=True, text=True, env=_probe_env(), timeout=120
+        )
         assert proc.returncode == 0
         text = " ".join(proc.stdout.split())
         assert "score gpt3" in text and "score deeparithmark" in text, argv
@@ -292,9 +399,9 @@ def test_report_page_is_a_jinja2_template_and_escapes_a_hostile_model_name():
     files = render_files(deep, sources=[EVIL], title=EVIL, progress=False, gpt3=gpt3)
     html = files["index.html"].decode("utf-8")
     assert "<script>" not in html and html.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 6
-    assert "&amp;lt;" not in html                       # escaped once, not twice
+    assert "&amp;lt;" not in html  # escaped once, not twice
     assert html.startswith("<!DOCTYPE html>") and '<section id="depth">' in html
-    assert 'font: 15px/1.5 -apple-system, "Segoe UI"' in html   # the CSS is not escaped
+    assert 'font: 15px/1.5 -apple-system, "Segoe UI"' in html  # the CSS is not escaped
     # the templates ship as package resources, with autoescape on
     env = environment()
     assert env.autoescape is True

@@ -31,16 +31,21 @@ def three(tmp_path_factory):
     path = write(tmp / "protocols.json", doc)
     out = tmp / "report"
     assert main(["report", str(path), "--out", str(out), "--table", "csv"]) == 0
-    return {"doc": doc, "path": path, "out": out, "html": (out / "index.html").read_text(encoding="utf-8"),
-            "md": (out / "leaderboard.md").read_text(encoding="utf-8")}
+    return {
+        "doc": doc,
+        "path": path,
+        "out": out,
+        "html": (out / "index.html").read_text(encoding="utf-8"),
+        "md": (out / "leaderboard.md").read_text(encoding="utf-8"),
+    }
 
 
 def _md_table(md: str, after: str) -> tuple[list[str], list[list[str]]]:
-    lines = md[md.index(after):].splitlines()
+    lines = md[md.index(after) :].splitlines()
     start = next(i for i, ln in enumerate(lines) if ln.startswith("| Model |"))
     head = [c.strip() for c in lines[start].strip("|").split(" | ")]
     rows = []
-    for ln in lines[start + 2:]:
+    for ln in lines[start + 2 :]:
         if not ln.startswith("|"):
             break
         rows.append([c.strip() for c in ln.strip("|").split(" | ")])
@@ -50,8 +55,11 @@ def _md_table(md: str, after: str) -> tuple[list[str], list[list[str]]]:
 def test_each_protocol_has_its_own_table_under_its_own_metric(three):
     md, html = three["md"], three["html"]
     heads = re.findall(r"^### (.+)$", md, re.M)
-    assert heads == ["acc_norm: the ending with the highest mean log-likelihood per token", LABELS["letters"],
-                     LABELS["free"]]
+    assert heads == [
+        "acc_norm: the ending with the highest mean log-likelihood per token",
+        LABELS["letters"],
+        LABELS["free"],
+    ]
     for text in heads:
         assert f"<h3>{text}</h3>" in unescape(html)
     ll_head, _ = _md_table(md, heads[0])
@@ -64,7 +72,7 @@ def test_each_protocol_has_its_own_table_under_its_own_metric(three):
     assert free_rows[0][free_head.index("p vs chance")] == "—"
     assert letters_rows[0][letters_head.index("p vs chance")] != "—"
     # nothing of a generated run is called acc_norm: its paragraph names accuracy
-    generated_part = md[md.index(heads[1]):]
+    generated_part = md[md.index(heads[1]) :]
     assert "acc_norm" not in generated_part
 
 
@@ -74,8 +82,9 @@ def test_the_report_and_the_scorer_agree_on_every_figure(three):
     md = three["md"]
     for entry, label in zip(three["doc"]["models"][1:], ("letters", "free")):
         row = table_row(entry)
-        cli = dict(zip(card_header(DEPTHS, compare=False, answers=True),
-                       card_cells(row, DEPTHS, compare=False, answers=True)))
+        cli = dict(
+            zip(card_header(DEPTHS, compare=False, answers=True), card_cells(row, DEPTHS, compare=False, answers=True))
+        )
         head, rows = _md_table(md, LABELS[label])
         (mine,) = [dict(zip(head, r)) for r in rows]
         assert mine["Model"] == cli["Model"] == f"SmolLM2-135M-Instruct (Q4_1 GGUF) [{label}]"
@@ -103,12 +112,20 @@ def test_figures_name_the_metric_they_plot(three):
 
 def test_the_run_table_gives_outcomes_rules_and_accuracy_over_answered_items(three):
     html = unescape(three["html"])
-    runs = html[html.index('<section id="runs">'):]
+    runs = html[html.index('<section id="runs">') :]
     n = 1000
     # letters: every tenth item unparsed, inconsistent, cut off; free: unparsed, echo, cut off
     assert runs.count(f"{n // 10} (10.0 %, counted wrong)") == 2 + 3 + 1  # unparsed ×2, inconsistent, echo, cut off ×2
-    for row in ("unparsed answers", "inconsistent answers", "echo answers", "cut off answers", "read by rule",
-                "accuracy over answered items", "checkpoint", "weights fingerprint"):
+    for row in (
+        "unparsed answers",
+        "inconsistent answers",
+        "echo answers",
+        "cut off answers",
+        "read by rule",
+        "accuracy over answered items",
+        "checkpoint",
+        "weights fingerprint",
+    ):
         assert f'<td class="l">{row}</td>' in runs, row
     assert "strict 80 % · lax 0 % · last 0 % · value 0 % · unparsed 20 %" in runs  # letters
     assert "strict 70 % · lax 0 % · last 10 % · value 0 % · unparsed 20 %" in runs  # free
@@ -141,17 +158,27 @@ def test_the_viewer_labels_a_pick_that_is_no_option_by_its_outcome(three, tmp_pa
     assert free[3]["p"] == -1 and free[3]["parsed"] == 999999 and letters[3]["p"] >= 0
     # the viewer's own script labels them (run under node on the page's data)
     script = (three["out"] / "items.html").read_text(encoding="utf-8")
-    js = script[script.index("function mistakeOf"):script.index("function pickText")]
-    outcome = script[script.index("var OUTCOME"):script.index("function mistakeOf")]
+    js = script[script.index("function mistakeOf") : script.index("function pickText")]
+    outcome = script[script.index("var OUTCOME") : script.index("function mistakeOf")]
     probe = tmp_path / "probe.js"
-    probe.write_text(f"var D = {json.dumps(data)}; var items = D.items;\n{outcome}\n{js}\n"
-                     "console.log(JSON.stringify(D.runs.slice(1).map(function (rs) "
-                     "{ return rs.slice(0, 5).map(mistakeOf); })));", encoding="utf-8")
+    probe.write_text(
+        f"var D = {json.dumps(data)}; var items = D.items;\n{outcome}\n{js}\n"
+        "console.log(JSON.stringify(D.runs.slice(1).map(function (rs) "
+        "{ return rs.slice(0, 5).map(mistakeOf); })));",
+        encoding="utf-8",
+    )
     labels = json.loads(subprocess.run(["node", str(probe)], capture_output=True, text=True, check=True).stdout)
-    assert labels[0][:3] == ["no answer parsed", "inconsistent: letter and value name different options",
-                             "cut off before it stated an answer"]
-    assert labels[1][:4] == ["no answer parsed", "echo: repeats a number of the question",
-                             "cut off before it stated an answer", "value matches no option"]
+    assert labels[0][:3] == [
+        "no answer parsed",
+        "inconsistent: letter and value name different options",
+        "cut off before it stated an answer",
+    ]
+    assert labels[1][:4] == [
+        "no answer parsed",
+        "echo: repeats a number of the question",
+        "cut off before it stated an answer",
+        "value matches no option",
+    ]
     assert labels[0][3] == data["items"][letters[3]["i"]]["mistakes"][letters[3]["p"]]
 
 
@@ -186,5 +213,5 @@ def test_a_free_run_alone_claims_no_chance_level(tmp_path):
     labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert not any(label.startswith("chance") for label in labels) and fig.axes[0].get_ylabel() == "accuracy (%)"
     # depth cells give n, no p against a chance level
-    depth = html[html.index('<section id="depth">'):]
-    assert "no chance level" in depth and "Holm p" not in depth[:depth.index("</table>")]
+    depth = html[html.index('<section id="depth">') :]
+    assert "no chance level" in depth and "Holm p" not in depth[: depth.index("</table>")]

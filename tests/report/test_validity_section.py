@@ -77,8 +77,10 @@ def test_the_page_shows_the_verdicts_and_the_files_numbers(report):
     # leave one family out
     assert "money_discount_fee" in page and "41.0 % [31.3, 51.3]" in page and "0.076" in page
     # seed variance: mean with the t interval, SD, range, where the file falls, per depth, per build
-    assert ("Seed variance</strong>: loglik acc_norm, SD 1.20 points across 5 fresh builds of 400 items; "
-            "the file&#39;s 29.2 % lies 1.83 sd below the mean") in page
+    assert (
+        "Seed variance</strong>: loglik acc_norm, SD 1.20 points across 5 fresh builds of 400 items; "
+        "the file&#39;s 29.2 % lies 1.83 sd below the mean"
+    ) in page
     assert "31.4 [30.0, 32.9]" in page and "30.0–32.8" in page and "−1.83" in page and "0 of 5" in page
     assert "44.2 ± 1.9 (42.0–47.0)" in page
     assert "Two models across the same builds" not in page  # one model: nothing to pair
@@ -119,13 +121,16 @@ def test_a_failing_adversary_without_power_is_told(doc, tmp_path):
     bad = copy.deepcopy(doc)
     sec = bad["validity"]
     point = sec["adversary"]["curve"][-1]
-    point.update({"correct": 140, "accuracy": 0.35, "ci95": [0.303, 0.399], "p_vs_chance": 4.6e-6,
-                  "within_chance": False})
+    point.update(
+        {"correct": 140, "accuracy": 0.35, "ci95": [0.303, 0.399], "p_vs_chance": 4.6e-6, "within_chance": False}
+    )
     sec["adversary"]["passes"] = False
     sec["adversary"]["verdict"] = "fails: from its endings alone the adversary scores 35.0 % at 4,000 training items"
     sec["controls"][1]["fails"] = False
-    sec["power"] = {"has_power": False, "verdict": "no power: the adversary did not beat chance on the flawed "
-                                                   "build odd-one-out"}
+    sec["power"] = {
+        "has_power": False,
+        "verdict": "no power: the adversary did not beat chance on the flawed build odd-one-out",
+    }
     out = tmp_path / "out"
     build_report([_write(tmp_path / "failing.json", bad)], out)
     page = (out / "index.html").read_text(encoding="utf-8")
@@ -168,8 +173,10 @@ def test_two_models_across_the_same_builds_are_paired(doc, tmp_path):
     page = (out / "index.html").read_text(encoding="utf-8")
     want = paired(doc["validity"]["seeds"], sec["seeds"])  # the validity layer's own test
     assert want["seeds"] == 5
-    row = (f"<td class=\"l\">SmolLM2-360M-Instruct − SmolLM2-135M-Instruct</td><td>5</td>"
-           f"<td>{100 * want['mean_difference']:+.1f}</td><td>{want['t']:.2f}</td>")
+    row = (
+        f'<td class="l">SmolLM2-360M-Instruct − SmolLM2-135M-Instruct</td><td>5</td>'
+        f"<td>{100 * want['mean_difference']:+.1f}</td><td>{want['t']:.2f}</td>"
+    )
     assert row in page
     from synthprobe.results import fmt_p
 
@@ -181,21 +188,28 @@ def test_two_models_across_the_same_builds_are_paired(doc, tmp_path):
     assert f'<th class="l">{tmp_path / "other.json"}</th>' in page
 
 
-@pytest.mark.parametrize("path, value, field", [
-    (("version",), 2, "validity.version"),
-    (("chance",), 25, "validity.chance"),
-    (("adversary", "curve", 2, "within_chance"), None, "validity.adversary.curve[2].within_chance"),
-    (("adversary", "curve", 1, "correct"), 401, "validity.adversary.curve[1].correct"),
-    (("adversary", "curve", 3, "by_depth", "4", "ci95"), [0.3], "validity.adversary.curve[3].by_depth.4.ci95"),
-    (("controls", 1, "audit", "passes"), "yes", "validity.controls[1].audit.passes"),
-    (("controls", 0, "adversary", "verdict"), None, "validity.controls[0].adversary.verdict"),
-    (("power", "has_power"), "maybe", "validity.power.has_power"),
-    (("learnability", "curve", 2, "paired", "p"), 1.5, "validity.learnability.curve[2].paired.p"),
-    (("leave_one_family_out", "folds", 0, "trained", "n"), "100", "validity.leave_one_family_out.folds[0].trained.n"),
-    (("seeds", "per_seed", 1, "accuracy"), 1.5, "validity.seeds.per_seed[1].accuracy"),
-    (("seeds", "by_depth", "3", "sd"), -0.1, "validity.seeds.by_depth.3.sd"),
-    (("seeds", "release", "verdict"), None, "validity.seeds.release.verdict"),
-])
+@pytest.mark.parametrize(
+    "path, value, field",
+    [
+        (("version",), 2, "validity.version"),
+        (("chance",), 25, "validity.chance"),
+        (("adversary", "curve", 2, "within_chance"), None, "validity.adversary.curve[2].within_chance"),
+        (("adversary", "curve", 1, "correct"), 401, "validity.adversary.curve[1].correct"),
+        (("adversary", "curve", 3, "by_depth", "4", "ci95"), [0.3], "validity.adversary.curve[3].by_depth.4.ci95"),
+        (("controls", 1, "audit", "passes"), "yes", "validity.controls[1].audit.passes"),
+        (("controls", 0, "adversary", "verdict"), None, "validity.controls[0].adversary.verdict"),
+        (("power", "has_power"), "maybe", "validity.power.has_power"),
+        (("learnability", "curve", 2, "paired", "p"), 1.5, "validity.learnability.curve[2].paired.p"),
+        (
+            ("leave_one_family_out", "folds", 0, "trained", "n"),
+            "100",
+            "validity.leave_one_family_out.folds[0].trained.n",
+        ),
+        (("seeds", "per_seed", 1, "accuracy"), 1.5, "validity.seeds.per_seed[1].accuracy"),
+        (("seeds", "by_depth", "3", "sd"), -0.1, "validity.seeds.by_depth.3.sd"),
+        (("seeds", "release", "verdict"), None, "validity.seeds.release.verdict"),
+    ],
+)
 def test_a_malformed_section_is_located_and_nothing_is_written(doc, tmp_path, path, value, field):
     bad = copy.deepcopy(doc)
     obj = bad["validity"]

@@ -8,14 +8,13 @@ import json
 import shutil
 
 import pytest
+from viewer_support import EVIL, RELEASE, evil_data, page_data, score_toy
 
 from synthprobe.backends import ENGINES, register_engine
 from synthprobe.cli import main
 from synthprobe.errors import InputError
 from synthprobe.report.build import build_report
 from synthprobe.templating import script_json
-
-from viewer_support import EVIL, RELEASE, evil_data, page_data, score_toy
 
 
 @pytest.fixture
@@ -50,7 +49,7 @@ def test_items_page_embeds_every_prediction_with_its_prompt(toy, tmp_path):
         assert (row["p"], bool(row["ok"]), row["pr"]) == (p["pred_acc_norm"], p["correct_acc_norm"], "loglik")
         assert row["lp"] == [round(x, 4) for x in p["logprob"]]
         assert row["pt"] == [round(x, 4) for x in p["per_token"]]
-        assert p["protocol"] == "loglik"      # new records say how they were scored
+        assert p["protocol"] == "loglik"  # new records say how they were scored
     index = (rep / "index.html").read_text("utf-8")
     assert '<a href="items.html">open the item viewer</a>' in index and "<script" not in index
 
@@ -74,7 +73,7 @@ def test_prompts_come_from_the_data_file_only_when_its_sha256_matches(toy, tmp_p
     d1 = page_data((tmp_path / "r1" / "items.html").read_text("utf-8"))
     assert all(it["prompt"] is None and it["endings"] is None for it in d1["items"])
     assert len(d1["notes"]) == 1 and "--data" in d1["notes"][0] and len(d1["runs"][0]) == 8
-    assert d1["items"][0]["mistakes"]                          # the record still names the mistakes
+    assert d1["items"][0]["mistakes"]  # the record still names the mistakes
     # --data points at it
     assert main(["report", str(res), "--out", str(tmp_path / "r2"), "--data", str(moved)]) == 0
     d2 = page_data((tmp_path / "r2" / "items.html").read_text("utf-8"))
@@ -130,8 +129,24 @@ def test_a_bad_prediction_record_names_its_field(toy, tmp_path):
 def test_first_broken_step_joins_from_a_per_step_probe_of_the_same_model(toy, tmp_path):
     res = score_toy(RELEASE, tmp_path / "toy.json", limit=6)
     steps = tmp_path / "steps.json"
-    assert main(["probe", "steps", "--model", "toy:bigram", "--limit", "6", "--no-progress", "--no-cache",
-                 "--save-items", "--output", str(steps)]) == 0
+    assert (
+        main(
+            [
+                "probe",
+                "steps",
+                "--model",
+                "toy:bigram",
+                "--limit",
+                "6",
+                "--no-progress",
+                "--no-cache",
+                "--save-items",
+                "--output",
+                str(steps),
+            ]
+        )
+        == 0
+    )
     build_report([res, steps], tmp_path / "r")
     data = page_data((tmp_path / "r" / "items.html").read_text("utf-8"))
     items = json.loads(steps.read_text())["models"][0]["results"]["steps"]["items"]
@@ -139,7 +154,7 @@ def test_first_broken_step_joins_from_a_per_step_probe_of_the_same_model(toy, tm
         mine = sorted((r for r in items if r["item"] == it["id"]), key=lambda r: r["step"])
         want = next((str(r["step"]) for r in mine if not r["chain"]["choice"]), "none") if mine else "not probed"
         assert row["fb"] == want
-    assert {row["fb"] for row in data["runs"][0]} - {"none", "not probed"}   # some item breaks somewhere
+    assert {row["fb"] for row in data["runs"][0]} - {"none", "not probed"}  # some item breaks somewhere
     # a probe of the same weights in another dtype says nothing about this run
     doc = json.loads(steps.read_text())
     doc["models"][0]["model"]["dtype"] = "bfloat16"
@@ -153,7 +168,7 @@ def test_item_text_is_data_not_markup(toy, tmp_path):
     res = score_toy(evil_data(tmp_path / "evil.jsonl"), tmp_path / "toy.json", limit=6)
     build_report([res], tmp_path / "r")
     html = (tmp_path / "r" / "items.html").read_text("utf-8")
-    assert html.count("</script>") == 2                      # the data block's and the script's own
+    assert html.count("</script>") == 2  # the data block's and the script's own
     assert "<script>window.pwned" not in html and "\\u003cscript\\u003ewindow.pwned" in html
     data = page_data(html)
     assert data["items"][0]["prompt"].startswith(EVIL) and data["items"][0]["template"] == EVIL
@@ -164,9 +179,30 @@ def test_gpt3_items_get_the_prompts_they_were_scored_on(toy, tmp_path):
     ``prompt_tokens`` checks the rebuilt prompt byte for byte in length; --max-context cuts some
     few-shot prompts to fewer demonstrations, which the rebuild must follow."""
     out = tmp_path / "g.json"
-    assert main(["score", "gpt3", "--model", "toy:bigram", "--tasks", "2D+,CL,SAT", "--shots", "zero,one,few",
-                 "--limit", "3", "--max-context", "400", "--save-predictions", "--quiet", "--no-cache",
-                 "--output", str(out)]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "gpt3",
+                "--model",
+                "toy:bigram",
+                "--tasks",
+                "2D+,CL,SAT",
+                "--shots",
+                "zero,one,few",
+                "--limit",
+                "3",
+                "--max-context",
+                "400",
+                "--save-predictions",
+                "--quiet",
+                "--no-cache",
+                "--output",
+                str(out),
+            ]
+        )
+        == 0
+    )
     rows = json.loads(out.read_text())["models"][0]["results"]["gpt3"]["rows"]
     assert any(r["shots"]["reduced"] for r in rows)
     build_report([out], tmp_path / "r")
@@ -174,9 +210,12 @@ def test_gpt3_items_get_the_prompts_they_were_scored_on(toy, tmp_path):
     assert data["notes"] == [] and len(data["runs"][0]) == sum(len(r["items"]) for r in rows)
     for row in rows:
         for it in row["items"]:
-            (view,) = [data["items"][x["i"]] | x for x in data["runs"][0]
-                       if data["items"][x["i"]]["template"] == f"{row['code']} {row['setting']}"
-                       and data["items"][x["i"]]["id"] == f"{row['code']} #{it['index']}"]
+            (view,) = [
+                data["items"][x["i"]] | x
+                for x in data["runs"][0]
+                if data["items"][x["i"]]["template"] == f"{row['code']} {row['setting']}"
+                and data["items"][x["i"]]["id"] == f"{row['code']} #{it['index']}"
+            ]
             assert len(view["prompt"].encode("utf-8")) == it["prompt_tokens"]
             assert bool(view["ok"]) == it["correct"]
             if row["code"] == "SAT":

@@ -12,13 +12,12 @@ import json
 from pathlib import Path
 
 import pytest
-
 from browser_support import browser, sync_api  # noqa: F401  (fixtures)
+from viewer_support import EVIL, RELEASE, ROOT, evil_data, score_toy
+
 from synthprobe.backends import ENGINES, register_engine
 from synthprobe.cli import main
 from synthprobe.report.build import build_report
-
-from viewer_support import EVIL, RELEASE, ROOT, evil_data, score_toy
 
 pytestmark = pytest.mark.slow
 N = 20
@@ -37,8 +36,26 @@ def report(tmp_path_factory, toy_engine):
     files = []
     for dtype in ("float32", "bfloat16"):
         out = d / f"{dtype}.json"
-        assert main(["score", "deeparithmark", "--model", "smollm2-135m-instruct", "--dtype", dtype, "--limit", str(N),
-                     "--save-predictions", "--no-cache", "--no-progress", "--output", str(out)]) == 0
+        assert (
+            main(
+                [
+                    "score",
+                    "deeparithmark",
+                    "--model",
+                    "smollm2-135m-instruct",
+                    "--dtype",
+                    dtype,
+                    "--limit",
+                    str(N),
+                    "--save-predictions",
+                    "--no-cache",
+                    "--no-progress",
+                    "--output",
+                    str(out),
+                ]
+            )
+            == 0
+        )
         files.append(out)
     files.append(score_toy(RELEASE, d / "toy.json", limit=N))
     build_report(files, d / "rep")
@@ -84,7 +101,7 @@ def test_filters_change_the_rows_and_an_item_opens(browser, report):
     path, (fp32, bf16, toy) = report
     page, watch = _open(browser, path)
     names = page.eval_on_selector_all("#f-a option", "os => os.map(o => o.textContent)")
-    assert len(names) == 4 and len(set(names)) == 4 and names[0] == "every model"   # two runs of one name, told apart
+    assert len(names) == 4 and len(set(names)) == 4 and names[0] == "every model"  # two runs of one name, told apart
     assert page.inner_text("#count") == f"Showing {3 * N} of {3 * N} rows"
     assert page.locator("#rows tr").count() == 3 * N
 
@@ -108,7 +125,7 @@ def test_filters_change_the_rows_and_an_item_opens(browser, report):
     assert page.eval_on_selector_all("#f-protocol option", "os => os.map(o => o.value)") == ["", "loglik"]
     page.select_option("#f-protocol", "loglik")
     assert page.locator("#rows tr").count() == N
-    assert page.locator("#f-broken").is_hidden()          # no per-step probe in these files
+    assert page.locator("#f-broken").is_hidden()  # no per-step probe in these files
 
     # open the first item: prompt, endings, log-likelihoods, named mistakes, every model's pick
     first = json.loads(RELEASE.read_text("utf-8").splitlines()[0])
@@ -122,7 +139,7 @@ def test_filters_change_the_rows_and_an_item_opens(browser, report):
         cells = rows.nth(e).locator("td").all_text_contents()
         assert cells[1] == ending and cells[3] == first["metadata"]["option_sources"][e]
         assert cells[4] == f"{fp32[0]['logprob'][e]:.3f}" and cells[5] == f"{fp32[0]['per_token'][e]:.3f}"
-    assert page.locator("#detail td.pickA").count() == 2                  # log-lik. and per-token of the pick
+    assert page.locator("#detail td.pickA").count() == 2  # log-lik. and per-token of the pick
     picks = page.locator("#detail table >> nth=1").locator("tbody tr")
     assert picks.count() == 3
     for k, p in enumerate((fp32[0], bf16[0], toy[0])):
@@ -145,13 +162,13 @@ def test_two_models_side_by_side_put_disagreements_first(browser, sync_api, repo
     page.select_option("#f-outcome", "disagree")
     assert _cells(page, 1) == differ
     page.focus("#rows tr >> nth=0")
-    page.keyboard.press("Enter")                                   # rows open from the keyboard too
+    page.keyboard.press("Enter")  # rows open from the keyboard too
     assert page.inner_text("#detail h2") == f"Item {differ[0]}"
     assert page.locator("#detail td.pickA").count() == 2 and page.locator("#detail td.pickB").count() == 2
     page.keyboard.press("Escape")
     assert page.locator("#detail").is_hidden()
     page.click("#reset")
-    sync_api.expect(page.locator("#rows tr")).to_have_count(3 * N)      # every model's rows again
+    sync_api.expect(page.locator("#rows tr")).to_have_count(3 * N)  # every model's rows again
     watch.check()
 
 
@@ -180,8 +197,13 @@ def test_generated_answers_show_their_text_and_parse(browser, tmp_path, toy_engi
         for key in ("logprob", "per_token", "per_char", "n_tokens", "n_chars", "is_greedy"):
             rec.pop(key)
         pick = rec["option_values"].index(int(parsed)) if parsed else -1
-        rec |= {"protocol": "free", "generated": text, "parsed": parsed, "pred_acc_norm": pick,
-                "correct_acc_norm": pick == rec["label"]}
+        rec |= {
+            "protocol": "free",
+            "generated": text,
+            "parsed": parsed,
+            "pred_acc_norm": pick,
+            "correct_acc_norm": pick == rec["label"],
+        }
     res.write_text(json.dumps(doc))
     build_report([res], tmp_path / "rep")
     page, watch = _open(browser, tmp_path / "rep" / "items.html")
@@ -196,7 +218,7 @@ def test_generated_answers_show_their_text_and_parse(browser, tmp_path, toy_engi
     cells = page.locator("#detail table >> nth=1").locator("tbody tr td").all_text_contents()
     # generated, parsed, the rule that read it and its outcome (neither recorded in this older record)
     assert cells[1] == "free" and cells[-4:] == ["I cannot tell.", "—", "—", "—"]
-    assert set(page.locator("#detail td.lp").all_text_contents()) == {"—"}     # no log-likelihoods to show
+    assert set(page.locator("#detail td.lp").all_text_contents()) == {"—"}  # no log-likelihoods to show
     watch.check()
 
 
@@ -205,7 +227,7 @@ def test_gpt3_items_of_the_committed_results_open_with_prompt_answer_and_generat
     build_report([gpt3], tmp_path / "rep")
     rows = json.loads(gpt3.read_text("utf-8"))["results"]
     page, watch = _open(browser, tmp_path / "rep" / "items.html")
-    assert page.locator("#notes p").count() == 0                  # every prompt rebuilt
+    assert page.locator("#notes p").count() == 0  # every prompt rebuilt
     page.select_option("#f-template", "2D+ one")
     (row,) = [r for r in rows if r["code"] == "2D+" and r["setting"] == "one"]
     assert page.locator("#rows tr").count() == len(row["items"])
@@ -228,12 +250,17 @@ def test_a_generated_pick_that_is_no_option_is_named_by_its_outcome_and_rule(bro
 
     doc = bench_doc()
     doc["models"] = [generated_entry(doc["models"][0], "free")]
-    doc["models"][0]["results"]["deeparithmark"]["predictions"] = \
-        doc["models"][0]["results"]["deeparithmark"]["predictions"][:10]
+    doc["models"][0]["results"]["deeparithmark"]["predictions"] = doc["models"][0]["results"]["deeparithmark"][
+        "predictions"
+    ][:10]
     build_report([write(tmp_path / "free.json", doc)], tmp_path / "rep")
     page, watch = _open(browser, tmp_path / "rep" / "items.html")
-    assert _cells(page, 7)[:4] == ["no answer parsed", "echo: repeats a number of the question",
-                                   "cut off before it stated an answer", "value matches no option"]
+    assert _cells(page, 7)[:4] == [
+        "no answer parsed",
+        "echo: repeats a number of the question",
+        "cut off before it stated an answer",
+        "value matches no option",
+    ]
     page.select_option("#f-mistake", "value matches no option")
     assert page.locator("#rows tr").count() == 1
     page.click("#rows tr >> nth=0")

@@ -30,9 +30,20 @@ def cache_env(tmp_path, monkeypatch):
 def test_key_depends_on_every_part_but_not_on_key_order():
     base = cache_key(MODEL, SHA, SETTINGS)
     assert base == cache_key(dict(reversed(MODEL.items())), SHA, dict(reversed(SETTINGS.items())))
-    assert len({base, cache_key(MODEL | {"name": "n"}, SHA, SETTINGS), cache_key(MODEL, "ef" * 32, SETTINGS),
-                *(cache_key(MODEL, SHA, SETTINGS | {k: v}) for k, v in
-                  (("dtype", "bfloat16"), ("max_context", 2048), ("bos", True), ("scorer", "reference")))}) == 7
+    assert (
+        len(
+            {
+                base,
+                cache_key(MODEL | {"name": "n"}, SHA, SETTINGS),
+                cache_key(MODEL, "ef" * 32, SETTINGS),
+                *(
+                    cache_key(MODEL, SHA, SETTINGS | {k: v})
+                    for k, v in (("dtype", "bfloat16"), ("max_context", 2048), ("bos", True), ("scorer", "reference"))
+                ),
+            }
+        )
+        == 7
+    )
     with pytest.raises(ValueError):
         cache_key(MODEL, "short", SETTINGS)
 
@@ -139,6 +150,7 @@ def test_oom_at_batch_one_and_other_errors_propagate():
     def broken(n):
         calls.append(n)
         raise RuntimeError("shape mismatch")
+
     with pytest.raises(RuntimeError, match="shape mismatch"):
         run_with_oom_backoff(broken, 8)
     assert calls == [8]  # not retried: only out-of-memory halves the batch

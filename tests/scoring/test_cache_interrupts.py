@@ -13,14 +13,14 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace as dataclasses_replace
 import signal
 import sys
+from dataclasses import replace as dataclasses_replace
 from pathlib import Path
 
 import pytest
-
 from scoring_support import RELEASE, save_tiny_llama
+
 from synthprobe.cli import main
 from synthprobe.scoring import cache as cache_mod
 from synthprobe.scoring.cache import ScoreCache
@@ -43,9 +43,25 @@ def data(tmp_path_factory) -> Path:
 
 
 def _args(data: Path, model: Path, out: Path, *extra: str) -> list[str]:
-    return ["score", "deeparithmark", "--data", str(data), "--model", str(model), "--device", "cpu",
-            "--dtype", "float32", "--batch-size", str(BATCH), "--save-predictions", "--no-progress",
-            "--output", str(out), *extra]
+    return [
+        "score",
+        "deeparithmark",
+        "--data",
+        str(data),
+        "--model",
+        str(model),
+        "--device",
+        "cpu",
+        "--dtype",
+        "float32",
+        "--batch-size",
+        str(BATCH),
+        "--save-predictions",
+        "--no-progress",
+        "--output",
+        str(out),
+        *extra,
+    ]
 
 
 def _block(path: Path) -> dict:
@@ -80,7 +96,7 @@ class _CtrlCInSave:
     def __init__(self, call: int, at: int):
         self.call, self.at = call, at
         self.appends = 0
-        self.lines = 0          # lines executed inside the traced append so far
+        self.lines = 0  # lines executed inside the traced append so far
         self.depth = 0
         self.fired = False
 
@@ -187,15 +203,28 @@ def test_a_line_cut_short_at_any_byte_is_never_read_back_and_the_next_append_is_
 @pytest.mark.model
 def test_score_deeparithmark_says_how_many_items_came_from_the_cache(tmp_path, capsys):
     """The embedded model through the CLI, progress on: 3 items, then 5 (3 cached), then 5 again."""
-    base = ["score", "deeparithmark", "--data", str(RELEASE), "--model", "smollm2-135m-instruct",
-            "--dtype", "float32", "--device", "cpu", "--batch-size", "4"]
+    base = [
+        "score",
+        "deeparithmark",
+        "--data",
+        str(RELEASE),
+        "--model",
+        "smollm2-135m-instruct",
+        "--dtype",
+        "float32",
+        "--device",
+        "cpu",
+        "--batch-size",
+        "4",
+    ]
     assert main(base + ["--limit", "3", "--output", str(tmp_path / "a.json")]) == 0
     first = capsys.readouterr().err
     assert "from the cache" not in first
     assert main(base + ["--limit", "5", "--output", str(tmp_path / "b.json")]) == 0
     partial = capsys.readouterr().err
-    assert "\ndeeparithmark · SmolLM2-135M-Instruct (Q4_1 GGUF): 3 of 5 from the cache; scoring the other 2\n" \
-        in partial, partial
+    assert (
+        "\ndeeparithmark · SmolLM2-135M-Instruct (Q4_1 GGUF): 3 of 5 from the cache; scoring the other 2\n" in partial
+    ), partial
     assert main(base + ["--limit", "5", "--output", str(tmp_path / "c.json")]) == 0
     again = capsys.readouterr().err
     assert "\ndeeparithmark · SmolLM2-135M-Instruct (Q4_1 GGUF): 5 of 5 from the cache\n" in again, again
@@ -206,8 +235,24 @@ def test_score_deeparithmark_says_how_many_items_came_from_the_cache(tmp_path, c
 
 @pytest.mark.model
 def test_score_gpt3_says_how_many_items_came_from_the_cache(tmp_path, capsys):
-    base = ["score", "gpt3", "--tasks", "2D+", "--shots", "zero", "--model", "smollm2-135m-instruct",
-            "--dtype", "float32", "--device", "cpu", "--batch-size", "4", "--threads", "1"]
+    base = [
+        "score",
+        "gpt3",
+        "--tasks",
+        "2D+",
+        "--shots",
+        "zero",
+        "--model",
+        "smollm2-135m-instruct",
+        "--dtype",
+        "float32",
+        "--device",
+        "cpu",
+        "--batch-size",
+        "4",
+        "--threads",
+        "1",
+    ]
     assert main(base + ["--limit", "2", "--output", str(tmp_path / "a.json")]) == 0
     assert "from the cache" not in capsys.readouterr().err
     assert main(base + ["--limit", "3", "--output", str(tmp_path / "b.json")]) == 0

@@ -14,17 +14,34 @@ from synthprobe.metrics.stats import paired_difference
 from synthprobe.results import read_results
 
 
-
 def env() -> dict:
     """The environment now (the per-test score cache is set by conftest's fixture)."""
     return {**os.environ, "HF_HUB_OFFLINE": "1"}
-ARGS = ["probe", "number-format", "--seed", "3", "--n", "16", "--tasks", "4D+,2D+", "--gpt3-n", "4",
-        "--threads", "1", "--batch-size", "8", "--no-progress"]
+
+
+ARGS = [
+    "probe",
+    "number-format",
+    "--seed",
+    "3",
+    "--n",
+    "16",
+    "--tasks",
+    "4D+,2D+",
+    "--gpt3-n",
+    "4",
+    "--threads",
+    "1",
+    "--batch-size",
+    "8",
+    "--no-progress",
+]
 
 
 def cli(*argv: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "synthprobe", *argv], env=env(), capture_output=True, text=True,
-                          timeout=900)
+    return subprocess.run(
+        [sys.executable, "-m", "synthprobe", *argv], env=env(), capture_output=True, text=True, timeout=900
+    )
 
 
 def _check_rows(rows, outcomes, formats, key):
@@ -64,8 +81,9 @@ def test_number_format_probe_end_to_end(tmp_path, _isolated_score_cache):
         for it in deep["items"]:
             if fmt not in it["changed"]:
                 assert it["correct"][formats.index(fmt)] == it["correct"][0]
-    _check_rows(deep["rows"], lambda r: [it for it in deep["items"] if r["depth"] in ("all", it["depth"])],
-                formats, "depth")
+    _check_rows(
+        deep["rows"], lambda r: [it for it in deep["items"] if r["depth"] in ("all", it["depth"])], formats, "depth"
+    )
 
     g = nf["gpt3"]
     by_task = {t["code"]: t["items"] for t in g["tasks"]}
@@ -110,28 +128,85 @@ def test_chat_template_scores_every_format_under_the_template_and_is_recorded(tm
     chat = ["--chat-template", str(template), "--system-prompt", "Be exact."]
     common = ["--model", str(model), "--device", "cpu", "--dtype", "float32", "--threads", "1", "--no-progress"]
     out = tmp_path / "nf.json"
-    assert main(["probe", "number-format", "--seed", "3", "--n", "12", "--tasks", "none", "--batch-size", "8",
-                 *common, *chat, "--output", str(out)]) == 0
+    assert (
+        main(
+            [
+                "probe",
+                "number-format",
+                "--seed",
+                "3",
+                "--n",
+                "12",
+                "--tasks",
+                "none",
+                "--batch-size",
+                "8",
+                *common,
+                *chat,
+                "--output",
+                str(out),
+            ]
+        )
+        == 0
+    )
     [(entry, block)] = read_results(out).blocks("number_format")
     assert entry.settings["chat"] == {
-        "chat_template": str(template), "chat_template_name": "turns.jinja",
+        "chat_template": str(template),
+        "chat_template_name": "turns.jinja",
         "chat_template_sha256": hashlib.sha256(template.read_bytes()).hexdigest(),
-        "system_prompt": "Be exact.", "system_prompt_sha256": hashlib.sha256(b"Be exact.").hexdigest(),
-        "fewshot_layout": "zero-shot"}
+        "system_prompt": "Be exact.",
+        "system_prompt_sha256": hashlib.sha256(b"Be exact.").hexdigest(),
+        "fewshot_layout": "zero-shot",
+    }
     data = tmp_path / "variant.jsonl"
     assert main(["build", "deeparithmark", "--seed", "3", "--n", "12", "--out", str(data), "--no-progress"]) == 0
     scored = tmp_path / "score.json"
-    assert main(["score", "deeparithmark", "--data", str(data), "--batch-size", "8", "--save-predictions", *common,
-                 *chat, "--output", str(scored)]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "deeparithmark",
+                "--data",
+                str(data),
+                "--batch-size",
+                "8",
+                "--save-predictions",
+                *common,
+                *chat,
+                "--output",
+                str(scored),
+            ]
+        )
+        == 0
+    )
     doc = json.loads(scored.read_text())
     [deep] = [e["results"]["deeparithmark"] for e in doc["models"]]
-    assert [int(r["correct_acc_norm"]) for r in deep["predictions"]] == \
-        [it["correct"][0] for it in block.data["deeparithmark"]["items"]]
+    assert [int(r["correct_acc_norm"]) for r in deep["predictions"]] == [
+        it["correct"][0] for it in block.data["deeparithmark"]["items"]
+    ]
     # the probe stored its plain scores under the template's cache key: the same items, the same
     # template, and every score comes back from the cache
     assert deep["cached_items"] == 12
     plain = tmp_path / "plain.json"
-    assert main(["probe", "number-format", "--seed", "3", "--n", "12", "--tasks", "none", "--batch-size", "8",
-                 *common, "--output", str(plain)]) == 0
+    assert (
+        main(
+            [
+                "probe",
+                "number-format",
+                "--seed",
+                "3",
+                "--n",
+                "12",
+                "--tasks",
+                "none",
+                "--batch-size",
+                "8",
+                *common,
+                "--output",
+                str(plain),
+            ]
+        )
+        == 0
+    )
     [(plain_entry, _)] = read_results(plain).blocks("number_format")
     assert plain_entry.settings["chat"]["chat_template"] == "none"

@@ -20,9 +20,9 @@ import time
 from pathlib import Path
 
 import pytest
+from scoring_support import RELEASE, save_tiny_llama, write_fixture
 
 import synthprobe.scoring.deeparithmark.score as scoring_run
-from scoring_support import RELEASE, save_tiny_llama, write_fixture
 from synthprobe.cli import main
 from synthprobe.scoring.cache import ScoreCache
 
@@ -36,8 +36,11 @@ TIMEOUT = 600
 
 _SCRIPT = Path(sys.executable).with_name("synthprobe")
 #: The installed console command; the same entry point through the interpreter otherwise.
-COMMAND = [str(_SCRIPT)] if _SCRIPT.is_file() else [
-    sys.executable, "-c", "import sys; from synthprobe.cli import main; sys.exit(main())"]
+COMMAND = (
+    [str(_SCRIPT)]
+    if _SCRIPT.is_file()
+    else [sys.executable, "-c", "import sys; from synthprobe.cli import main; sys.exit(main())"]
+)
 
 
 @pytest.fixture(scope="module")
@@ -50,9 +53,26 @@ def data(tmp_path_factory) -> Path:
 
 
 def _args(data: Path, out: Path, *extra: str) -> list[str]:
-    return [*COMMAND, "score", "deeparithmark", "--data", str(data), "--model", "smollm2-135m-instruct",
-            "--dtype", "float32", "--device", "cpu", "--batch-size", str(BATCH), "--save-predictions",
-            "--no-progress", "--output", str(out), *extra]
+    return [
+        *COMMAND,
+        "score",
+        "deeparithmark",
+        "--data",
+        str(data),
+        "--model",
+        "smollm2-135m-instruct",
+        "--dtype",
+        "float32",
+        "--device",
+        "cpu",
+        "--batch-size",
+        str(BATCH),
+        "--save-predictions",
+        "--no-progress",
+        "--output",
+        str(out),
+        *extra,
+    ]
 
 
 def _env(cache_root: Path) -> dict[str, str]:
@@ -102,8 +122,10 @@ def _stop_mid_run(args: list[str], env: dict[str, str], scores: Path, sig: int, 
             if proc.poll() is not None:
                 err_fh.flush()
                 tail = Path(f"{log}.err").read_text(errors="replace")[-3000:]
-                pytest.fail(f"the run ended (exit {proc.returncode}) before {STOP_AT} items were cached; use a "
-                            f"larger slice or a smaller batch:\n{tail}")
+                pytest.fail(
+                    f"the run ended (exit {proc.returncode}) before {STOP_AT} items were cached; use a "
+                    f"larger slice or a smaller batch:\n{tail}"
+                )
             files = list(scores.glob("*.jsonl")) if scores.is_dir() else []
             if files and files[0].read_bytes().count(b"\n") >= STOP_AT:
                 break
@@ -140,8 +162,7 @@ def _whole_records(path: Path, fresh: dict) -> dict[str, dict]:
     return {r["id"]: r for r in recs}
 
 
-def _resume_equals_fresh(args, env, cache_file: Path, n_cached: int, fresh: dict, tmp_path: Path,
-                         out: Path) -> dict:
+def _resume_equals_fresh(args, env, cache_file: Path, n_cached: int, fresh: dict, tmp_path: Path, out: Path) -> dict:
     _run(args, env, tmp_path / "resumed.log")
     resumed = _block(out)
     assert resumed["cached_items"] == n_cached
@@ -178,7 +199,8 @@ def test_sigkill_mid_run_then_the_same_command_resumes_exactly(data, fresh, tmp_
 
 @pytest.mark.slow
 def test_ctrl_c_mid_run_says_what_is_cached_then_the_same_command_resumes_exactly(
-        data, fresh, tmp_path, _isolated_score_cache):
+    data, fresh, tmp_path, _isolated_score_cache
+):
     root = _isolated_score_cache
     out = tmp_path / "results.json"
     args, env = _args(data, out), _env(root)
@@ -202,14 +224,25 @@ def test_ctrl_c_mid_run_says_what_is_cached_then_the_same_command_resumes_exactl
     _resume_equals_fresh(args, env, cache_file, n_cached, fresh, tmp_path, out)
 
 
-def test_ctrl_c_between_the_items_of_a_batch_keeps_the_finished_ones(tmp_path, capsys, monkeypatch,
-                                                                       _isolated_score_cache):
+def test_ctrl_c_between_the_items_of_a_batch_keeps_the_finished_ones(
+    tmp_path, capsys, monkeypatch, _isolated_score_cache
+):
     """A real SIGINT lands after the fifth or sixth item of eight (batch 4): those items stay cached."""
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     tiny = save_tiny_llama(tmp_path / "tiny-llama", seed=3)
     data = write_fixture(tmp_path / "deep.jsonl")
-    base = ["score", "deeparithmark", "--data", str(data), "--model", str(tiny), "--no-progress",
-            "--save-predictions", "--batch-size", "4"]
+    base = [
+        "score",
+        "deeparithmark",
+        "--data",
+        str(data),
+        "--model",
+        str(tiny),
+        "--no-progress",
+        "--save-predictions",
+        "--batch-size",
+        "4",
+    ]
     assert main(base + ["--no-cache", "--output", str(tmp_path / "fresh.json")]) == 0
     fresh = _block(tmp_path / "fresh.json")
     n_items = fresh["summary"]["n"]
@@ -236,7 +269,8 @@ def test_ctrl_c_between_the_items_of_a_batch_keeps_the_finished_ones(tmp_path, c
     assert n_cached in (5, 6) and set(cached) <= set(calls)  # not a multiple of the batch size
     assert [line for line in err.splitlines() if line.startswith("synthprobe:")] == [
         f"synthprobe: interrupted after {n_cached} items (deeparithmark · tiny-llama); {n_cached} of {n_items} "
-        "items are cached, run the same command again to resume; no results file was written"], err
+        "items are cached, run the same command again to resume; no results file was written"
+    ], err
     assert "Traceback" not in err
     # The rest is scored in a batch that the uninterrupted run never formed: still equal.
     resumed = out.with_name("resumed.json")

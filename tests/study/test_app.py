@@ -6,11 +6,11 @@ import base64
 import re
 
 import pytest
+from study_support import ADMIN_PASSWORD, write_items
 
 from synthprobe.study.app import create_app
 from synthprobe.study.items import load_items
 from synthprobe.study.store import Store
-from study_support import ADMIN_PASSWORD, write_items
 
 EVIL = "<script>alert('t')</script> Town & Gown"
 
@@ -50,29 +50,36 @@ def test_rater_flow_validation_and_resume(tmp_path):
     token = _start(client)
     page = client.get(f"/r/{token}")
     assert page.status_code == 200 and "Question 1 of 4" in page.text
-    for label in ("Very likely written by a human", "More likely written by a human", "I don&#39;t know",
-                  "More likely written by a machine", "Very likely written by a machine"):
+    for label in (
+        "Very likely written by a human",
+        "More likely written by a human",
+        "I don&#39;t know",
+        "More likely written by a machine",
+        "Very likely written by a machine",
+    ):
         assert label in page.text
     assert page.headers["Content-Security-Policy"].startswith("default-src 'none'")
     # invalid forms: clear 400 pages, nothing stored
-    for form, msg in [({"position": "0", "choice": "definitely"}, "unknown choice"),
-                      ({"position": "0"}, "choose one of the five answers"),
-                      ({"choice": "unsure"}, "did not say which question"),
-                      ({"position": "-1", "choice": "unsure"}, "did not say which question"),
-                      ({"position": "3", "choice": "unsure"}, "not the current one"),
-                      # str.isdigit() accepts these; int("²") raises and int("٠") is 0
-                      ({"position": "²", "choice": "unsure"}, "did not say which question"),
-                      ({"position": "٠", "choice": "unsure"}, "did not say which question"),
-                      ({"position": "0" * 7, "choice": "unsure"}, "did not say which question"),
-                      ({"position": ["0", "0"], "choice": "unsure"}, "did not say which question"),
-                      ({"position": "0", "choice": ["unsure", "human-very"]}, "more than one answer"),
-                      ({"position": "0", "choice": ["unsure", "unsure"]}, "more than one answer")]:
+    for form, msg in [
+        ({"position": "0", "choice": "definitely"}, "unknown choice"),
+        ({"position": "0"}, "choose one of the five answers"),
+        ({"choice": "unsure"}, "did not say which question"),
+        ({"position": "-1", "choice": "unsure"}, "did not say which question"),
+        ({"position": "3", "choice": "unsure"}, "not the current one"),
+        # str.isdigit() accepts these; int("²") raises and int("٠") is 0
+        ({"position": "²", "choice": "unsure"}, "did not say which question"),
+        ({"position": "٠", "choice": "unsure"}, "did not say which question"),
+        ({"position": "0" * 7, "choice": "unsure"}, "did not say which question"),
+        ({"position": ["0", "0"], "choice": "unsure"}, "did not say which question"),
+        ({"position": "0", "choice": ["unsure", "human-very"]}, "more than one answer"),
+        ({"position": "0", "choice": ["unsure", "unsure"]}, "more than one answer"),
+    ]:
         resp = _post(client, f"/r/{token}", form)
         assert resp.status_code == 400 and msg in resp.text and "Back to the current question" in resp.text
     assert store.answer_rows() == []
     assert _post(client, f"/r/{token}", {"position": "0", "choice": "unsure"}).status_code == 303
     assert _post(client, f"/r/{token}", {"position": "0", "choice": "human-very"}).status_code == 303
-    assert [r["choice"] for r in store.answer_rows()] == ["unsure"]          # idempotent
+    assert [r["choice"] for r in store.answer_rows()] == ["unsure"]  # idempotent
     # the start page (cookie) and the link both resume at question 2
     assert 'id="resume"' in client.get("/").text
     assert "Question 2 of 4" in client.get(f"/r/{token}").text
@@ -122,7 +129,7 @@ def test_admin_pages_refused_without_a_configured_password(tmp_path):
     for path in ("/admin", "/admin/results.csv"):
         resp = client.get(path, headers=_auth(""))
         assert resp.status_code == 403 and "SYNTHPROBE_STUDY_ADMIN" in resp.text
-    assert client.get("/").status_code == 200                  # raters are still served
+    assert client.get("/").status_code == 200  # raters are still served
 
 
 @pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.5"])
@@ -136,7 +143,7 @@ def test_serve_refuses_non_loopback_hosts(tmp_path, capsys, host):
 
 def test_start_page_counts_the_questions_this_rater_will_get(tmp_path):
     items = tmp_path / "items.jsonl"
-    rows = write_items(items, n_articles=4)                     # model (4 articles), then control ...
+    rows = write_items(items, n_articles=4)  # model (4 articles), then control ...
     items.write_text("".join(items.read_text().splitlines(keepends=True)[:7]))  # ... with 3 articles
     assert [r["condition"] for r in rows[:7]].count("control") == 3
     db = tmp_path / "s.sqlite"
@@ -144,11 +151,16 @@ def test_start_page_counts_the_questions_this_rater_will_get(tmp_path):
     client = create_app(str(db), admin_password=None).test_client()
     expected = []
     for _ in range(4):
-        expected.append(4 if "read 4 short news articles" in client.get("/").text else
-                        3 if "read 3 short news articles" in client.get("/").text else None)
+        expected.append(
+            4
+            if "read 4 short news articles" in client.get("/").text
+            else 3
+            if "read 3 short news articles" in client.get("/").text
+            else None
+        )
         token = _start(client)
         assert f"Question 1 of {expected[-1]}" in client.get(f"/r/{token}").text
-    assert expected == [4, 3, 4, 3]                              # raters alternate between the experiments
+    assert expected == [4, 3, 4, 3]  # raters alternate between the experiments
 
 
 @pytest.mark.parametrize("require, rc, outcome", [(None, 0, "1 skipped"), ("1", 1, "1 error")])
@@ -164,8 +176,14 @@ def test_browser_test_skips_or_fails_without_chromium(tmp_path, require, rc, out
     if require:
         env["SYNTHPROBE_REQUIRE_BROWSER"] = require
     test_file = Path(__file__).with_name("test_browser.py")
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", str(test_file)],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", str(test_file)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == rc, done.stdout + done.stderr
     assert outcome in done.stdout and "chromium at" in done.stdout
     assert ("SYNTHPROBE_REQUIRE_BROWSER=1, but" in done.stdout) == bool(require)

@@ -19,11 +19,11 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from study_support import ADMIN_PASSWORD, write_items
 
 from synthprobe.cli import main
 from synthprobe.study import store as study_store
 from synthprobe.study.store import ADMIN_KEY, Store
-from study_support import ADMIN_PASSWORD, write_items
 
 EVIL_ORIGIN = "http://evil.example"
 
@@ -41,8 +41,20 @@ class Serve:
             env["SYNTHPROBE_STUDY_ADMIN"] = admin
         self.log_path = tmp / f"serve-{secrets.token_hex(4)}.log"
         self._log = open(self.log_path, "w", encoding="utf-8")
-        cmd = [sys.executable, "-m", "synthprobe", "study", "serve", "--db", str(self.db), "--items", str(items),
-               "--port", "0", *extra]
+        cmd = [
+            sys.executable,
+            "-m",
+            "synthprobe",
+            "study",
+            "serve",
+            "--db",
+            str(self.db),
+            "--items",
+            str(items),
+            "--port",
+            "0",
+            *extra,
+        ]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self._log, text=True, env=env)
         line = self.proc.stdout.readline()
         if "serving the study on " not in line:
@@ -52,8 +64,15 @@ class Serve:
         self.host, self.port = url.hostname, url.port
         self.origin = f"http://{self.host}:{self.port}"
 
-    def request(self, method: str, path: str, *, body: bytes | str | None = None, headers: dict | None = None,
-                timeout: float = 10):
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        body: bytes | str | None = None,
+        headers: dict | None = None,
+        timeout: float = 10,
+    ):
         con = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
         try:
             con.request(method, path, body=body, headers=headers or {})
@@ -140,16 +159,16 @@ def test_many_wrong_passwords_lock_the_address_out_even_for_the_right_one(tmp_pa
     # the default limits: 5 wrong passwords, then 5 minutes during which even the right one is refused
     with Serve(tmp_path) as srv:
         assert srv.request("GET", "/admin", headers=_basic(ADMIN_PASSWORD))[0] == 200
-        assert srv.request("GET", "/admin")[0] == 401          # no password: the browser's first try, not counted
+        assert srv.request("GET", "/admin")[0] == 401  # no password: the browser's first try, not counted
         statuses = [srv.request("GET", "/admin", headers=_basic(f"guess {i}"))[0] for i in range(30)]
         assert statuses[:4] == [401] * 4 and set(statuses[4:]) == {429}
         for path in ("/admin", "/admin/results.csv", "/admin/results.json"):
             status, headers, text = srv.request("GET", path, headers=_basic(ADMIN_PASSWORD))
             assert status == 429 and "Too many wrong passwords" in text
             assert 290 <= int(headers["Retry-After"]) <= 300
-        assert srv.request("GET", "/")[0] == 200                # raters are still served
+        assert srv.request("GET", "/")[0] == 200  # raters are still served
         log = srv.log()
-    assert log.count("wrong admin password from 127.0.0.1") == 5      # locked-out tries are not even checked
+    assert log.count("wrong admin password from 127.0.0.1") == 5  # locked-out tries are not even checked
     assert log.count("admin login locked for 127.0.0.1 for 300 s after 5 wrong passwords") == 1
     assert ADMIN_PASSWORD not in log and "guess" not in log
 
@@ -161,7 +180,7 @@ def test_lockout_expires_and_grows_with_repeated_lockouts(tmp_path):
         status, headers, _ = srv.request("GET", "/admin", headers=_basic(ADMIN_PASSWORD))
         assert status == 429 and headers["Retry-After"] in ("1", "2")
         time.sleep(2.2)
-        assert srv.request("GET", "/admin", headers=_basic(ADMIN_PASSWORD))[0] == 200   # lock-out over
+        assert srv.request("GET", "/admin", headers=_basic(ADMIN_PASSWORD))[0] == 200  # lock-out over
         # a success clears the count: three more wrong ones give a 2 s lock-out again, the next one 4 s
         assert [srv.request("GET", "/admin", headers=_basic("x"))[0] for _ in range(3)] == [401, 401, 429]
         time.sleep(2.2)
@@ -174,8 +193,21 @@ def test_lockout_expires_and_grows_with_repeated_lockouts(tmp_path):
 def test_lockout_settings_are_checked(tmp_path, capsys):
     write_items(tmp_path / "items.jsonl", n_articles=4, conditions=("model",))
     for flag, value in (("--lockout-after", "0"), ("--lockout-seconds", "0"), ("--lockout-seconds", "100000")):
-        assert main(["study", "serve", "--db", str(tmp_path / "s.sqlite"), "--items", str(tmp_path / "items.jsonl"),
-                     flag, value]) == 2
+        assert (
+            main(
+                [
+                    "study",
+                    "serve",
+                    "--db",
+                    str(tmp_path / "s.sqlite"),
+                    "--items",
+                    str(tmp_path / "items.jsonl"),
+                    flag,
+                    value,
+                ]
+            )
+            == 2
+        )
         assert flag in capsys.readouterr().err
     assert not (tmp_path / "s.sqlite").exists()
 
@@ -187,20 +219,20 @@ def test_cross_origin_posts_and_missing_or_wrong_tokens_are_refused(tmp_path):
         assert b.get("/")[0] == 200 and b.token
         good = {"csrf_token": b.token}
         refused = [
-            b.post("/start", good, Origin=EVIL_ORIGIN),                       # another site's page
-            b.post("/start", good, Origin="null"),                            # sandboxed / privacy-stripped
-            b.post("/start", good, Referer=EVIL_ORIGIN + "/page"),            # no Origin, foreign Referer
-            b.post("/start", good),                                           # neither header
-            b.post("/start", good, Origin=f"http://{srv.host}:{srv.port + 1}"),   # another port is another origin
-            b.post("/start", {}, Origin=srv.origin),                          # no token
-            b.post("/start", {"csrf_token": "x" * 43}, Origin=srv.origin),    # wrong token
-            b.post("/start", {"csrf_token": b.token + "x"}, Origin=srv.origin),      # altered token
+            b.post("/start", good, Origin=EVIL_ORIGIN),  # another site's page
+            b.post("/start", good, Origin="null"),  # sandboxed / privacy-stripped
+            b.post("/start", good, Referer=EVIL_ORIGIN + "/page"),  # no Origin, foreign Referer
+            b.post("/start", good),  # neither header
+            b.post("/start", good, Origin=f"http://{srv.host}:{srv.port + 1}"),  # another port is another origin
+            b.post("/start", {}, Origin=srv.origin),  # no token
+            b.post("/start", {"csrf_token": "x" * 43}, Origin=srv.origin),  # wrong token
+            b.post("/start", {"csrf_token": b.token + "x"}, Origin=srv.origin),  # altered token
         ]
         other = Browser(srv)
         other.get("/")
-        refused.append(other.post("/start", good, Origin=srv.origin))          # another session's token
+        refused.append(other.post("/start", good, Origin=srv.origin))  # another session's token
         nocookie = Browser(srv)
-        refused.append(nocookie.post("/start", good, Origin=srv.origin))       # token without its session
+        refused.append(nocookie.post("/start", good, Origin=srv.origin))  # token without its session
         assert [r[0] for r in refused] == [403] * len(refused)
         assert all("Request refused" in r[2] for r in refused)
         assert _raters(srv.db) == 0
@@ -209,7 +241,7 @@ def test_cross_origin_posts_and_missing_or_wrong_tokens_are_refused(tmp_path):
         status, headers, _ = b.post("/start", good, Origin=srv.origin)
         assert status == 303 and _raters(srv.db) == 1
         link = headers["Location"]
-        assert b.get(link)[0] == 200 and b.token == good["csrf_token"]      # one token per session
+        assert b.get(link)[0] == 200 and b.token == good["csrf_token"]  # one token per session
         answer = {"position": "0", "choice": "unsure", "csrf_token": b.token}
         assert b.post(link, answer, Origin=EVIL_ORIGIN)[0] == 403
         assert b.post(link, {"position": "0", "choice": "unsure"}, Origin=srv.origin)[0] == 403
@@ -246,7 +278,7 @@ def _raw(srv: Serve, head: str, body: bytes, *, timeout: float = 5.0) -> tuple[b
                 if not chunk:
                     break
                 data += chunk
-        except socket.timeout:
+        except TimeoutError:
             pass
     return data, time.monotonic() - t0
 
@@ -258,33 +290,41 @@ def test_oversized_bodies_are_refused_before_they_are_read(tmp_path):
         _, headers, _ = b.post("/start", {"csrf_token": b.token}, Origin=srv.origin)
         link = headers["Location"]
         for path in ("/start", link):
-            head = (f"POST {path} HTTP/1.1\r\nHost: {srv.host}:{srv.port}\r\nOrigin: {srv.origin}\r\n"
-                    f"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {200 * 1024 * 1024}\r\n\r\n")
+            head = (
+                f"POST {path} HTTP/1.1\r\nHost: {srv.host}:{srv.port}\r\nOrigin: {srv.origin}\r\n"
+                f"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {200 * 1024 * 1024}\r\n\r\n"
+            )
             answer, seconds = _raw(srv, head, b"csrf_token=abc")
             assert answer.startswith(b"HTTP/1.1 413"), (path, answer[:200])
-            assert seconds < 3, seconds                    # answered at once, not after 200 MiB
+            assert seconds < 3, seconds  # answered at once, not after 200 MiB
         # a chunked body that grows past the cap is cut off too
-        head = (f"POST /start HTTP/1.1\r\nHost: {srv.host}:{srv.port}\r\nOrigin: {srv.origin}\r\n"
-                "Content-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\n\r\n")
+        head = (
+            f"POST /start HTTP/1.1\r\nHost: {srv.host}:{srv.port}\r\nOrigin: {srv.origin}\r\n"
+            "Content-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\n\r\n"
+        )
         chunk = b"%x\r\n%s\r\n" % (32 * 1024, b"a" * 32 * 1024)
         answer, seconds = _raw(srv, head, chunk * 3)
         assert answer.startswith(b"HTTP/1.1 413") and seconds < 3
         # under waitress's cap but over the app's 16 KiB: Flask refuses it without touching the store
         form = f"csrf_token={b.token}&position=0&choice=unsure&pad=" + "a" * 40_000
         cookie = "; ".join(f"{k}={v}" for k, v in b.cookies.items())
-        status, _, text = srv.request("POST", link, body=form, headers={
-            "Origin": srv.origin, "Cookie": cookie, "Content-Type": "application/x-www-form-urlencoded"})
+        status, _, text = srv.request(
+            "POST",
+            link,
+            body=form,
+            headers={"Origin": srv.origin, "Cookie": cookie, "Content-Type": "application/x-www-form-urlencoded"},
+        )
         assert status == 413
         assert _raters(srv.db) == 1 and _answers(srv.db) == 0
-        assert srv.request("GET", "/")[0] == 200           # the server is still up
+        assert srv.request("GET", "/")[0] == 200  # the server is still up
 
 
 # -- the admin password hash -------------------------------------------------------------------------
 def _legacy_hash(password: str) -> str:
     """The format the previous release wrote: ``scrypt$n$r$p$salt$hash`` (hex)."""
     salt = bytes(range(16))
-    digest = hashlib.scrypt(password.encode("utf-8"), salt=salt, n=2 ** 14, r=8, p=1, dklen=32)
-    return f"scrypt${2 ** 14}$8$1${salt.hex()}${digest.hex()}"
+    digest = hashlib.scrypt(password.encode("utf-8"), salt=salt, n=2**14, r=8, p=1, dklen=32)
+    return f"scrypt${2**14}$8$1${salt.hex()}${digest.hex()}"
 
 
 def _stored(db: Path) -> str:
@@ -319,7 +359,7 @@ def test_admin_password_hash_is_werkzeugs_and_old_databases_still_verify(tmp_pat
     monkeypatch.setenv("SYNTHPROBE_STUDY_ADMIN", ADMIN_PASSWORD)
     assert main(["study", "results", "--db", str(srv.db)]) == 0
     capsys.readouterr()
-    assert is_legacy_hash(_stored(srv.db))              # 'results' only reads
+    assert is_legacy_hash(_stored(srv.db))  # 'results' only reads
     # ... a wrong password does not replace it, and the next successful serve upgrades it
     with pytest.raises(RuntimeError, match="not the admin password"):
         Serve(tmp_path, db=srv.db, admin="nope")
@@ -353,9 +393,11 @@ def test_another_sites_page_cannot_create_raters_in_chromium(tmp_path):
     from playwright.sync_api import sync_playwright
 
     with Serve(tmp_path) as srv:
-        evil_page = (f'<form id="f" method="post" action="{srv.origin}/start">'
-                     '<input type="hidden" name="csrf_token" value="guess"></form>'
-                     '<script>document.getElementById("f").submit()</script>').encode()
+        evil_page = (
+            f'<form id="f" method="post" action="{srv.origin}/start">'
+            '<input type="hidden" name="csrf_token" value="guess"></form>'
+            '<script>document.getElementById("f").submit()</script>'
+        ).encode()
 
         class Evil(http.server.BaseHTTPRequestHandler):
             def do_GET(self):
@@ -375,7 +417,7 @@ def test_another_sites_page_cannot_create_raters_in_chromium(tmp_path):
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
                 ctx = browser.new_context()
                 page = ctx.new_page()
-                page.goto(srv.origin + "/")                     # the rater has the study open (session cookie)
+                page.goto(srv.origin + "/")  # the rater has the study open (session cookie)
                 with page.expect_response(lambda r: r.url.endswith("/start")) as info:
                     page.goto(f"http://127.0.0.1:{evil.server_address[1]}/")
                 assert info.value.status == 403
@@ -405,9 +447,9 @@ def test_the_lockout_table_stays_small_and_other_addresses_are_not_locked():
     t = LoginThrottle(after=2, seconds=60, max_addresses=100)
     assert t.failure("10.0.0.1") == 0 and t.failure("10.0.0.1") == 60
     assert 59 < t.locked_for("10.0.0.1") <= 60 and t.locked_for("10.0.0.2") == 0
-    for i in range(1000):                                   # many addresses, one failure each
+    for i in range(1000):  # many addresses, one failure each
         t.failure(f"192.0.2.{i}")
-    assert len(t._state) == 100                             # the oldest are forgotten first
+    assert len(t._state) == 100  # the oldest are forgotten first
     assert t.locked_for("10.0.0.1") == 0 and t.locked_for("192.0.2.999") == 0
     with pytest.raises(ValueError):
         LoginThrottle(after=0)

@@ -12,7 +12,6 @@ import urllib.error
 import urllib.request
 
 import pytest
-
 from browser_support import browser, sync_api  # noqa: F401  (fixtures)
 from study_support import ADMIN_PASSWORD, Server, write_items
 
@@ -48,21 +47,23 @@ def test_rater_session_in_chromium(browser, tmp_path):
         page.click("#start")
         page.wait_for_url("**/r/**")
         rater_url = page.url
-        plan = ["right", "right", "wrong", "unsure"]   # expected accuracy 2 / 3
+        plan = ["right", "right", "wrong", "unsure"]  # expected accuracy 2 / 3
         for i, what in enumerate(plan):
             assert f"Question {i + 1} of 4" in page.inner_text(".progress")
             title = page.inner_text("#title")
             is_human = _norm(page.inner_text("#body")).startswith(human_start[title])
             if title == EVIL:
                 assert page.locator("#body script, #title script").count() == 0
-                assert page.inner_text("#title") == EVIL          # shown as text, not markup
+                assert page.inner_text("#title") == EVIL  # shown as text, not markup
                 if is_human:
                     assert "<script>alert('x')</script> & <b>bold</b>" in page.inner_text("#body")
                 assert page.evaluate("window.pwned") is None
             truth = "human" if is_human else "machine"
-            choice = {"right": f"{truth}-very",
-                      "wrong": "machine-more" if truth == "human" else "human-more",
-                      "unsure": "unsure"}[what]
+            choice = {
+                "right": f"{truth}-very",
+                "wrong": "machine-more" if truth == "human" else "human-more",
+                "unsure": "unsure",
+            }[what]
             page.check(f"input[value='{choice}']")
             page.click("#next")
             page.wait_for_load_state()
@@ -97,6 +98,7 @@ def test_rater_session_in_chromium(browser, tmp_path):
             urllib.request.urlopen(req, timeout=10)
         assert err.value.code == 401
         import base64
+
         req.add_header("Authorization", "Basic " + base64.b64encode(f"x:{ADMIN_PASSWORD}".encode()).decode())
         res = json.load(urllib.request.urlopen(req, timeout=10))
         assert res["experiments"][0]["raters"] == 1

@@ -8,12 +8,12 @@ import json
 import random
 
 import pytest
+from study_support import ADMIN_PASSWORD, write_items
 
 from synthprobe.cli import main
 from synthprobe.study import stats
 from synthprobe.study.items import load_items
 from synthprobe.study.store import Store
-from study_support import ADMIN_PASSWORD, write_items
 
 RIGHT = {"human": "human-very", "machine": "machine-more"}
 WRONG = {"human": "machine-very", "machine": "human-more"}
@@ -29,22 +29,24 @@ def test_mean_ci_and_t_test_by_hand():
     # pooled variance (0.0162037 + 0.0208333) / 2; se = sqrt(0.0185185 * 2/3) = 1/9 -> t = -0.277778 * 9 = -2.5
     t, p = stats.t_test(model, control)
     assert t == pytest.approx(-2.5, abs=1e-9)
-    assert p == pytest.approx(0.066767, abs=1e-5)          # two-sided, df = 4
+    assert p == pytest.approx(0.066767, abs=1e-5)  # two-sided, df = 4
     assert stats.mean_ci([0.5]) == (0.5, None, None)
     assert stats.mean_ci([0.6, 0.6, 0.6]) == (0.6, 0.6, 0.6)
     assert stats.mean_ci([]) == (None, None, None)
     assert stats.t_test([0.5], [0.4, 0.6]) == (None, None)
-    assert stats.t_test([0.5, 0.5], [0.5, 0.5]) == (None, None)     # no spread: t undefined
+    assert stats.t_test([0.5, 0.5], [0.5, 0.5]) == (None, None)  # no spread: t undefined
     assert stats.t_test([0.5, 0.5], [1.0, 1.0]) == (None, None)
 
 
 def test_rater_accuracy_excludes_dont_know():
-    rows = [dict(rater_id=1, experiment="e", finished=1, version=v, choice=c) for v, c in
-            [("human", "human-more"), ("machine", "unsure"), ("machine", "human-very"), ("human", "human-very")]]
+    rows = [
+        dict(rater_id=1, experiment="e", finished=1, version=v, choice=c)
+        for v, c in [("human", "human-more"), ("machine", "unsure"), ("machine", "human-very"), ("human", "human-very")]
+    ]
     rows += [dict(rater_id=2, experiment="e", finished=1, version="human", choice="unsure")]
     s = stats.rater_scores(rows)
     assert (s[1].correct, s[1].decisive, s[1].unsure) == (2, 3, 1) and s[1].accuracy == pytest.approx(2 / 3)
-    assert s[2].accuracy is None                              # only "I don't know": no accuracy
+    assert s[2].accuracy is None  # only "I don't know": no accuracy
 
 
 def _answer(store, token, pattern):
@@ -71,7 +73,7 @@ def filled(tmp_path):
         _answer(store, t, pat)
     for t, pat in zip(by_exp["control"], ["RRRR", "RRRR", "RRRW"]):
         _answer(store, t, pat)
-    late = store.create_rater(rng)                            # an unfinished rater: 2 right answers
+    late = store.create_rater(rng)  # an unfinished rater: 2 right answers
     _answer(store, late, "RR")
     return store, store.rater(late).experiment
 
@@ -96,7 +98,8 @@ def test_summary_from_the_database(filled):
     assert inc[cond]["raters"] == 4 and inc[cond]["mean_accuracy"] == pytest.approx(expected, abs=1e-4)
     # per-article accuracy on machine versions: every rating is counted once
     assert sum(a["ratings"] for a in res["machine_articles"]) == sum(
-        1 for r in store.answer_rows() if r["finished"] and r["version"] == "machine" and r["choice"] != "unsure")
+        1 for r in store.answer_rows() if r["finished"] and r["version"] == "machine" and r["choice"] != "unsure"
+    )
 
 
 def test_results_cli_json_and_csv(filled, tmp_path, capsys, monkeypatch):
@@ -109,8 +112,8 @@ def test_results_cli_json_and_csv(filled, tmp_path, capsys, monkeypatch):
     rows = list(csv.DictReader(io.StringIO(out_csv.read_text())))
     assert len(rows) == 6 * 4 + 2
     assert set(rows[0]) == set(stats.CSV_COLUMNS)
-    assert sum(r["correct"] == "" for r in rows) == 3         # the three "I don't know" answers
-    assert all(len(r["rater"]) < 5 for r in rows)               # numbered raters, never their secret links
+    assert sum(r["correct"] == "" for r in rows) == 3  # the three "I don't know" answers
+    assert all(len(r["rater"]) < 5 for r in rows)  # numbered raters, never their secret links
     assert main(["study", "results", "--db", str(tmp_path / "missing.sqlite")]) == 2
     assert "database does not exist" in capsys.readouterr().err
 
@@ -127,12 +130,12 @@ def test_results_cli_needs_the_admin_password(filled, tmp_path, capsys, monkeypa
     assert main(cmd) == 2
     captured = capsys.readouterr()
     assert "is not this study's admin password" in captured.err and captured.out == ""
-    assert not out_csv.exists()                                   # nothing written without the password
+    assert not out_csv.exists()  # nothing written without the password
     # the database keeps a salted hash, never the password itself
     with store.connect() as con:
         meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
     assert ADMIN_PASSWORD not in "".join(meta.values())
-    assert meta["admin_scrypt"].startswith("scrypt:")                   # werkzeug.security's format
+    assert meta["admin_scrypt"].startswith("scrypt:")  # werkzeug.security's format
     # a database that was never served with a password cannot be read either; the message says how to fix it
     items = tmp_path / "items.jsonl"
     write_items(items, n_articles=2)
@@ -162,23 +165,26 @@ def _concat(tmp_path, parts):
 def test_control_matching_says_why_there_is_no_t_test(tmp_path):
     from synthprobe.study.app import create_app
 
-    items = _concat(tmp_path, [("model-a", ("model", "control")), ("model-b", ("model", "control")),
-                               ("model-c", ("model",))])
+    items = _concat(
+        tmp_path, [("model-a", ("model", "control")), ("model-b", ("model", "control")), ("model-c", ("model",))]
+    )
     store = Store(tmp_path / "s.sqlite")
     store.initialise(load_items(items))
     rng = random.Random(0)
-    for _ in range(10):                                       # two raters per experiment
+    for _ in range(10):  # two raters per experiment
         _answer(store, store.create_rater(rng), "RW")
     res = {(e["model"], e["condition"]): e for e in stats.summarise(store)["experiments"]}
     a, c = res[("model-a", "model")], res[("model-c", "model")]
     assert a["control"] == res[("model-a", "control")]["experiment"] and a["control_note"] is None
     assert c["control"] is None and c["t_vs_control"] is None
-    assert c["control_note"].startswith("no t-test: 2 control experiments of ~200 words (model-a, model-b) "
-                                        "and none from model-c")
+    assert c["control_note"].startswith(
+        "no t-test: 2 control experiments of ~200 words (model-a, model-b) and none from model-c"
+    )
     assert res[("model-a", "control")]["control_note"] is None
     # the results page shows the note
     client = create_app(str(store.path), admin_password="pw").test_client()
     import base64
+
     page = client.get("/admin", headers={"Authorization": "Basic " + base64.b64encode(b"a:pw").decode()}).text
     assert "none from model-c, so which one to compare against is ambiguous" in page
     # a study with no control at all

@@ -11,11 +11,11 @@ import urllib.request
 from collections import Counter
 
 import pytest
+from study_support import Server, write_items
 
 from synthprobe.errors import InputError
 from synthprobe.study.items import load_items
 from synthprobe.study.store import CHOICES, AnswerRejected, Store
-from study_support import Server, write_items
 
 
 @pytest.fixture
@@ -33,30 +33,40 @@ def test_quiz_design_balanced_and_mirrored(study):
     tokens = [store.create_rater(rng) for _ in range(8)]
     raters = [store.rater(t) for t in tokens]
     # two experiments (model, control), each with 2 raters in quiz A and 2 in quiz B
-    assert Counter(r.experiment for r in raters) == {"test-model | model | ~200 words": 4,
-                                                     "test-model | control | ~200 words": 4}
+    assert Counter(r.experiment for r in raters) == {
+        "test-model | model | ~200 words": 4,
+        "test-model | control | ~200 words": 4,
+    }
     assert set(Counter((r.experiment, r.quiz) for r in raters).values()) == {2}
     with store.connect() as con:
         plans = {}
         for r in raters:
-            rows = con.execute("SELECT q.item_id, q.version, i.title FROM questions q JOIN items i USING(item_id) "
-                               "WHERE rater_id = ?", (r.rater_id,)).fetchall()
+            rows = con.execute(
+                "SELECT q.item_id, q.version, i.title FROM questions q JOIN items i USING(item_id) WHERE rater_id = ?",
+                (r.rater_id,),
+            ).fetchall()
             titles = [x["title"] for x in rows]
-            assert len(titles) == len(set(titles)) == 4          # never the same title twice
+            assert len(titles) == len(set(titles)) == 4  # never the same title twice
             assert Counter(x["version"] for x in rows) == {"human": 2, "machine": 2}
             assert {x["item_id"].split("/")[2] for x in rows} == {r.experiment.split(" | ")[1]}
             plans.setdefault((r.experiment, r.quiz), []).append({x["item_id"]: x["version"] for x in rows})
     for exp in {r.experiment for r in raters}:
         a, b = plans[(exp, "A")][0], plans[(exp, "B")][0]
         assert a.keys() == b.keys()
-        assert all(a[k] != b[k] for k in a)                      # human in A <=> machine in B
-        assert all(p == a for p in plans[(exp, "A")])             # the quiz fixes the versions ...
+        assert all(a[k] != b[k] for k in a)  # human in A <=> machine in B
+        assert all(p == a for p in plans[(exp, "A")])  # the quiz fixes the versions ...
     orders = []
     with store.connect() as con:
         for r in raters:
-            orders.append(tuple(x[0] for x in con.execute(
-                "SELECT item_id FROM questions WHERE rater_id = ? ORDER BY position", (r.rater_id,))))
-    assert len(set(orders)) > 1                                   # ... but each rater's order is shuffled
+            orders.append(
+                tuple(
+                    x[0]
+                    for x in con.execute(
+                        "SELECT item_id FROM questions WHERE rater_id = ? ORDER BY position", (r.rater_id,)
+                    )
+                )
+            )
+    assert len(set(orders)) > 1  # ... but each rater's order is shuffled
 
 
 def test_answers_in_order_idempotent_and_finish(study):
@@ -73,7 +83,7 @@ def test_answers_in_order_idempotent_and_finish(study):
     with pytest.raises(AnswerRejected, match="unknown rater"):
         store.answer("nobody-has-this-token", 0, "unsure")
     assert store.answer(token, 0, "human-more") is True
-    assert store.answer(token, 0, "machine-very") is False       # second answer changes nothing
+    assert store.answer(token, 0, "machine-very") is False  # second answer changes nothing
     rows = store.answer_rows()
     assert [(r["position"], r["choice"]) for r in rows] == [(0, "human-more")]
     for pos in (1, 2, 3):
@@ -85,7 +95,7 @@ def test_answers_in_order_idempotent_and_finish(study):
 
 def test_items_must_match_database(study, tmp_path):
     store, items_path = study
-    store.initialise(load_items(items_path))                     # same items: fine
+    store.initialise(load_items(items_path))  # same items: fine
     other = tmp_path / "other.jsonl"
     write_items(other, n_articles=3)
     with pytest.raises(InputError, match="started with other items"):
@@ -137,8 +147,12 @@ def _post(url, data):
     opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
     page = opener.open(origin + "/", timeout=30).read().decode()
     token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
-    req = urllib.request.Request(url, data=urllib.parse.urlencode({"csrf_token": token, **data}).encode(),
-                                 method="POST", headers={"Origin": origin})
+    req = urllib.request.Request(
+        url,
+        data=urllib.parse.urlencode({"csrf_token": token, **data}).encode(),
+        method="POST",
+        headers={"Origin": origin},
+    )
     return opener.open(req, timeout=30)
 
 
@@ -151,11 +165,13 @@ def test_server_restart_loses_nothing_and_rater_resumes(tmp_path):
         for _ in range(3):
             resp = _post(srv.url + "/start", {})
             tokens.append(resp.url.rsplit("/", 1)[1])
+
         # concurrent HTTP answers from the three raters, two questions each, each posted twice
         def answer_two(token):
             for pos in (0, 1):
                 for _ in range(2):
                     _post(f"{srv.url}/r/{token}", {"position": pos, "choice": "machine-more"})
+
         threads = [threading.Thread(target=answer_two, args=(t,)) for t in tokens]
         for t in threads:
             t.start()
@@ -191,6 +207,7 @@ def test_serve_without_items_on_a_new_database_leaves_nothing(tmp_path, capsys):
         def fail_late(*args):
             real(*args)
             raise InputError("database schema 9 is not supported")
+
         store._initialise = fail_late
         store.initialise(load_items(items))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["items.jsonl"]
@@ -200,7 +217,7 @@ def test_admin_password_is_recorded_and_checked_when_serving(study, tmp_path, ca
     from synthprobe.cli import main
 
     store, items_path = study
-    store.initialise(None, admin_password="first password")          # recorded on first use
+    store.initialise(None, admin_password="first password")  # recorded on first use
     store.check_admin_password("first password")
     with pytest.raises(InputError, match="not this study's admin password"):
         store.check_admin_password("second password")

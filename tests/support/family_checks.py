@@ -6,8 +6,7 @@ from collections import Counter
 from fractions import Fraction
 
 from synthprobe.seeding import item_rng
-from synthprobe.tasks.deeparithmark.base import (FAMILIES, GenerationError, Problem,
-                                                 feasible_ranks, usable_mistakes)
+from synthprobe.tasks.deeparithmark.base import FAMILIES, GenerationError, Problem, feasible_ranks, usable_mistakes
 from synthprobe.tasks.deeparithmark.steps import check_chain
 
 #: Longest prompt the release allows, in words.
@@ -78,10 +77,17 @@ def check_family(name: str, *, expected_depth: int, n: int = 400) -> dict:
     return {"problems": problems, "rejected": rejected, "ranks": rank_ok, "mistake_names": names}
 
 
-def check_release_rates(name: str, *, depth: int, mean_words: tuple[float, float],
-                        max_words: int, rank_share: float | tuple[float, ...] = 0.4,
-                        max_rejected: float = 0.05, mistake_kinds: int | None = None,
-                        n: int = 400) -> dict:
+def check_release_rates(
+    name: str,
+    *,
+    depth: int,
+    mean_words: tuple[float, float],
+    max_words: int,
+    rank_share: float | tuple[float, ...] = 0.4,
+    max_rejected: float = 0.05,
+    mistake_kinds: int | None = None,
+    n: int = 400,
+) -> dict:
     """The family contract plus the release's rates on ``n`` draws: under ``max_rejected`` of
     the draws rejected, each answer rank feasible in at least ``rank_share`` of the problems
     (one share for all four ranks, or one per rank), and the prompt's mean length in words
@@ -97,8 +103,7 @@ def check_release_rates(name: str, *, depth: int, mean_words: tuple[float, float
         assert figures["ranks"][r] >= share * len(problems), (r, figures["ranks"])
     words = [len(p.ctx.split()) for p in problems]
     mean = sum(words) / len(words)
-    assert mean_words[0] <= mean <= mean_words[1] and max(words) <= max_words, \
-        (name, mean, max(words))
+    assert mean_words[0] <= mean <= mean_words[1] and max(words) <= max_words, (name, mean, max(words))
     if mistake_kinds is not None:
         assert len(figures["mistake_names"]) == mistake_kinds, sorted(figures["mistake_names"])
     return figures
@@ -111,6 +116,7 @@ def check_deterministic_and_varied(name: str, *, may_reject: bool = False) -> li
     stories; they are returned for the family's own variety checks."""
     gen = _registered(name).generate
     if may_reject:
+
         def outcome(i: int):
             try:
                 return gen(item_rng("t", 5, i))

@@ -20,8 +20,12 @@ import sys
 
 #: module -> the figure functions in it that return PNG bytes (or None) for their arguments
 FUNCTIONS = {
-    "synthprobe.report.deeparithmark.figures": ("depth_curve", "template_heatmap", "mistake_profile",
-                                                "rank_preference"),
+    "synthprobe.report.deeparithmark.figures": (
+        "depth_curve",
+        "template_heatmap",
+        "mistake_profile",
+        "rank_preference",
+    ),
     "synthprobe.report.gpt3.figures": ("gpt3_curves",),
     "synthprobe.report.steps.figures": ("steps_plots",),
 }
@@ -59,4 +63,3 @@ def install(*, fresh: bool = False) -> None:
             current = getattr(module, function)
             if not hasattr(current, "_memo_of"):
                 setattr(module, function, _memo(current))
-

@@ -18,9 +18,9 @@ _ITEMS = [json.loads(line) for line in (ROOT / "data" / "deeparithmark-1.jsonl")
 
 #: per release item (0-5): the letters answer, the free answer
 ANSWERS = [
-    ("ANSWER: $B$", "The total is $327."),          # item 0: B ($327) is right -> both right
-    ("A or B", "836 litres"),                       # item 1: ambiguous; free writes a named mistake's value
-    ("(C)", "It held 999 litres."),                 # item 2: a value that is no option
+    ("ANSWER: $B$", "The total is $327."),  # item 0: B ($327) is right -> both right
+    ("A or B", "836 litres"),  # item 1: ambiguous; free writes a named mistake's value
+    ("(C)", "It held 999 litres."),  # item 2: a value that is no option
     ("I cannot help with that.", "I cannot help with that."),  # refusals
     ("Answer: B. Then again maybe not.", "ANSWER: 13 pallets"),
     ("D", "ANSWER: 5:12 p.m."),
@@ -33,14 +33,25 @@ class FixedAnswers(ToyBackend):
 
     def render_chat(self, conversations, *, template=None):
         FixedAnswers.SEEN.extend(conversations)
-        return ["".join(f"<{m['role']}>{m['content']}</{m['role']}>" for m in conv) + "<assistant>"
-                for conv in conversations]
+        return [
+            "".join(f"<{m['role']}>{m['content']}</{m['role']}>" for m in conv) + "<assistant>"
+            for conv in conversations
+        ]
 
     def chat_template_text(self, name=None):
         return "<{{role}}>{{content}}</{{role}}>"
 
-    def generate(self, prompts, max_new_tokens, stop=None, *, batch_size=16, progress=True, details=False,
-                 skip_leading_whitespace=False):
+    def generate(
+        self,
+        prompts,
+        max_new_tokens,
+        stop=None,
+        *,
+        batch_size=16,
+        progress=True,
+        details=False,
+        skip_leading_whitespace=False,
+    ):
         from synthprobe.backends.base import Generation
 
         out = []

@@ -69,8 +69,10 @@ def check(need: str) -> None:
         allowed, where = os.environ.get(ALLOWS_ENV, ""), " (in a subprocess it ran)"
     if allowed == "*" or need in allowed.split(","):
         return
-    message = (f"{test} {NEEDS[need]}{where} but is not marked @pytest.mark.{need}: mark it, so that "
-               f"`make check` leaves it out")
+    message = (
+        f"{test} {NEEDS[need]}{where} but is not marked @pytest.mark.{need}: mark it, so that "
+        f"`make check` leaves it out"
+    )
     report = os.environ.get(REPORT_ENV)
     if report:
         with open(report, "a", encoding="utf-8") as fh:
@@ -90,6 +92,7 @@ def _guard_model(backends) -> None:
         def __getattr__(self, name):
             value = getattr(self._module, name)
             if name == "load" and self._kind in ("hf", "vllm"):
+
                 def load(*args, **kwargs):
                     # judged on success: a test of a refused spec, option or checkpoint (bad input,
                     # remote code, a broken file) loads nothing and needs no marker
@@ -98,6 +101,7 @@ def _guard_model(backends) -> None:
                     if params is None or params >= REAL_MODEL_PARAMS:
                         check("model")
                     return backend
+
                 return load
             return value
 
@@ -170,7 +174,7 @@ def install() -> None:
     sys.meta_path.insert(0, _GuardOnImport())
 
 
-SITECUSTOMIZE = '''\
+SITECUSTOMIZE = """\
 # written by tests/conftest.py: guard the subprocesses a test starts (tests/support/needs_guard.py)
 import importlib.util as _u
 import sys as _s
@@ -179,4 +183,4 @@ _m = _u.module_from_spec(_spec)
 _s.modules["needs_guard"] = _m
 _spec.loader.exec_module(_m)
 _m.install()
-'''
+"""

@@ -22,22 +22,41 @@ def machine_text(text: str) -> str:
     return ". ".join(reversed(sentences))
 
 
-def write_items(path: Path, *, n_articles: int = 4, model: str = "test-model",
-                conditions=("model", "control"), extra_title: str | None = None) -> list[dict]:
+def write_items(
+    path: Path,
+    *,
+    n_articles: int = 4,
+    model: str = "test-model",
+    conditions=("model", "control"),
+    extra_title: str | None = None,
+) -> list[dict]:
     """Items in the ``study generate`` format built from the shipped sample articles."""
     arts = load_articles()[:n_articles]
     items = []
     for c in conditions:
         for i, a in enumerate(arts):
             title = a.title if not (extra_title and i == 0) else extra_title
-            body = a.article if not (extra_title and i == 0) else "<script>alert('x')</script> & <b>bold</b>\n\n" + a.article
-            items.append({
-                "id": f"{a.id}/200/{c}/{model}", "article_id": a.id, "title": title, "subtitle": a.subtitle,
-                "condition": c, "model": model, "length": 200,
-                "human": {"text": body, "words": len(body.split())},
-                "machine": {"text": machine_text(a.article) + (" (control)" if c == "control" else ""),
-                            "words": len(a.article.split())},
-            })
+            body = (
+                a.article
+                if not (extra_title and i == 0)
+                else "<script>alert('x')</script> & <b>bold</b>\n\n" + a.article
+            )
+            items.append(
+                {
+                    "id": f"{a.id}/200/{c}/{model}",
+                    "article_id": a.id,
+                    "title": title,
+                    "subtitle": a.subtitle,
+                    "condition": c,
+                    "model": model,
+                    "length": 200,
+                    "human": {"text": body, "words": len(body.split())},
+                    "machine": {
+                        "text": machine_text(a.article) + (" (control)" if c == "control" else ""),
+                        "words": len(a.article.split()),
+                    },
+                }
+            )
     path.write_text("".join(json.dumps(it) + "\n" for it in items), encoding="utf-8")
     return items
 

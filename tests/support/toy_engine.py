@@ -31,8 +31,7 @@ class ToyBackend(BaseBackend):
         self._known: dict[str, dict[str, float]] = {}
 
     def _logits(self, prev: str) -> list[float]:
-        return [int(hashlib.sha256(f"{self.name}|{prev}|{c}".encode()).hexdigest()[:4], 16) / 6553.6
-                for c in ALPHABET]
+        return [int(hashlib.sha256(f"{self.name}|{prev}|{c}".encode()).hexdigest()[:4], 16) / 6553.6 for c in ALPHABET]
 
     def _logprobs(self, prev: str) -> dict[str, float]:
         # a bigram model has one distribution per previous character: worked out once each
@@ -56,8 +55,17 @@ class ToyBackend(BaseBackend):
             out.append(EndingScore(total, len(continuation), len(continuation), greedy))
         return out
 
-    def generate(self, prompts, max_new_tokens, stop=None, *, batch_size=16, progress=True, details=False,
-                 skip_leading_whitespace=False):
+    def generate(
+        self,
+        prompts,
+        max_new_tokens,
+        stop=None,
+        *,
+        batch_size=16,
+        progress=True,
+        details=False,
+        skip_leading_whitespace=False,
+    ):
         stops = [stop] if isinstance(stop, str) else list(stop or [])
         out = []
         for prompt in prompts:

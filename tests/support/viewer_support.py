@@ -15,8 +15,26 @@ EVIL = "</script><script>window.pwned = 1</script><!-- <b>bold</b> & \u2028"
 
 
 def score_toy(data: Path, out: Path, *, limit: int = 8) -> Path:
-    assert main(["score", "deeparithmark", "--data", str(data), "--model", "toy:bigram", "--limit", str(limit),
-                 "--no-progress", "--no-cache", "--save-predictions", "--output", str(out)]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "deeparithmark",
+                "--data",
+                str(data),
+                "--model",
+                "toy:bigram",
+                "--limit",
+                str(limit),
+                "--no-progress",
+                "--no-cache",
+                "--save-predictions",
+                "--output",
+                str(out),
+            ]
+        )
+        == 0
+    )
     return out
 
 

@@ -28,11 +28,13 @@ def test_the_built_in_benchmarks_name_their_own_sweep_parts():
 def test_grid_tasks_are_name_or_name_sub_in_canonical_spelling():
     assert canonical_task("deeparithmark") == "deeparithmark"
     assert canonical_task("gpt3:2D+") == "gpt3:arithmetic_2da"
-    for bad, message in [("deeparithmark:x", "Deep Arithmark has no sub-tasks"),
-                         ("gpt3", "expected a GPT-3 synthetic task as gpt3:<name or paper code>"),
-                         ("gpt3:nope", "nope"),
-                         ("lambada", "expected a benchmark NAME or NAME:SUB, NAME one of ['deeparithmark', 'gpt3'"),
-                         (3, "got 3")]:
+    for bad, message in [
+        ("deeparithmark:x", "Deep Arithmark has no sub-tasks"),
+        ("gpt3", "expected a GPT-3 synthetic task as gpt3:<name or paper code>"),
+        ("gpt3:nope", "nope"),
+        ("lambada", "expected a benchmark NAME or NAME:SUB, NAME one of ['deeparithmark', 'gpt3'"),
+        (3, "got 3"),
+    ]:
         with pytest.raises(InputError, match=message.replace("[", r"\[").replace("+", r"\+")) as err:
             canonical_task(bad, field="tasks")
         assert err.value.field == "tasks"
@@ -54,8 +56,11 @@ def test_a_sweep_part_without_the_protocol_is_one_error_naming_it(monkeypatch):
     monkeypatch.setitem(benchmarks.BUILTIN, "halfway", "tests.sweep.test_part:HALFWAY")
     benchmarks.find.cache_clear()
     try:
-        with pytest.raises(InputError, match=r"benchmark 'halfway': its sweep part 'synthprobe.errors' has no "
-                                             r"RELEASE_SEED, METRIC, canonical, size, run, load, score, accuracy"):
+        with pytest.raises(
+            InputError,
+            match=r"benchmark 'halfway': its sweep part 'synthprobe.errors' has no "
+            r"RELEASE_SEED, METRIC, canonical, size, run, load, score, accuracy",
+        ):
             make_grid(grid_file=None, models=["m"], seeds="1", tasks=["halfway"], limit=None)
     finally:
         benchmarks.find.cache_clear()
@@ -64,15 +69,33 @@ def test_a_sweep_part_without_the_protocol_is_one_error_naming_it(monkeypatch):
 HALFWAY = benchmarks.Benchmark(name="halfway", title="Halfway", sweep="synthprobe.errors")  # a module, not a part
 
 
-@pytest.mark.parametrize("module, line, broken", [
-    # the sweep's generic modules reaching a benchmark by name
-    ("sweep/run.py", "import synthprobe.sweep.deeparithmark", "synthprobe.sweep.run -> synthprobe.sweep.deeparithmark"),
-    ("sweep/grid.py", "import synthprobe.tasks.gpt3.registry", "synthprobe.sweep.grid -> synthprobe.tasks.gpt3.registry"),
-    ("cli/sweep.py", "import synthprobe.scoring.deeparithmark.results",
-     "synthprobe.cli.sweep -> synthprobe.scoring.deeparithmark.results"),
-    # one benchmark's sweep part importing another's
-    ("sweep/gpt3.py", "import synthprobe.sweep.deeparithmark", "synthprobe.sweep.gpt3 -> synthprobe.sweep.deeparithmark"),
-])
+@pytest.mark.parametrize(
+    "module, line, broken",
+    [
+        # the sweep's generic modules reaching a benchmark by name
+        (
+            "sweep/run.py",
+            "import synthprobe.sweep.deeparithmark",
+            "synthprobe.sweep.run -> synthprobe.sweep.deeparithmark",
+        ),
+        (
+            "sweep/grid.py",
+            "import synthprobe.tasks.gpt3.registry",
+            "synthprobe.sweep.grid -> synthprobe.tasks.gpt3.registry",
+        ),
+        (
+            "cli/sweep.py",
+            "import synthprobe.scoring.deeparithmark.results",
+            "synthprobe.cli.sweep -> synthprobe.scoring.deeparithmark.results",
+        ),
+        # one benchmark's sweep part importing another's
+        (
+            "sweep/gpt3.py",
+            "import synthprobe.sweep.deeparithmark",
+            "synthprobe.sweep.gpt3 -> synthprobe.sweep.deeparithmark",
+        ),
+    ],
+)
 def test_a_benchmark_imported_by_name_in_the_sweep_breaks_a_contract(tmp_path, module, line, broken):
     res = _lint_copy_with(tmp_path, (module, line))
     assert res.returncode != 0 and "BROKEN" in res.stdout, res.stdout

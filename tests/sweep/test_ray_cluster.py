@@ -84,33 +84,64 @@ def cluster(_real_cache_root):
     token = tmp / "token"
     token.write_text(secrets.token_hex(32))
     # no PYTHONPATH: the nodes get this checkout's synthprobe from the driver (py_modules)
-    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-           "HF_DATASETS_OFFLINE": "1", "SYNTHPROBE_CACHE": str(cache), "RAY_AUTH_MODE": "token",
-           "RAY_AUTH_TOKEN_PATH": str(token), "RAY_USAGE_STATS_ENABLED": "0"}
+    env = {
+        **{k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+        "SYNTHPROBE_CACHE": str(cache),
+        "RAY_AUTH_MODE": "token",
+        "RAY_AUTH_TOKEN_PATH": str(token),
+        "RAY_USAGE_STATS_ENABLED": "0",
+    }
     gcs, client = _free_port(), _free_port()
     sessions: set[int] = set()
     commands = [
-        [str(RAY), "start", "--head", "--port", str(gcs), "--num-cpus", "1", "--temp-dir", str(tmp / "ray"),
-         "--ray-client-server-port", str(client), "--disable-usage-stats", "--include-dashboard", "false"],
+        [
+            str(RAY),
+            "start",
+            "--head",
+            "--port",
+            str(gcs),
+            "--num-cpus",
+            "1",
+            "--temp-dir",
+            str(tmp / "ray"),
+            "--ray-client-server-port",
+            str(client),
+            "--disable-usage-stats",
+            "--include-dashboard",
+            "false",
+        ],
         [str(RAY), "start", "--address", f"127.0.0.1:{gcs}", "--num-cpus", "1"],
     ]
     try:
         for cmd in commands:
             # its own session: every daemon it leaves behind keeps that session id
-            proc = subprocess.Popen(cmd, env=env, start_new_session=True, stdout=subprocess.PIPE,
-                                    stderr=subprocess.STDOUT, text=True)
+            proc = subprocess.Popen(
+                cmd, env=env, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+            )
             sessions.add(proc.pid)
             out, _ = proc.communicate(timeout=120)
             assert proc.returncode == 0, out[-3000:]
         probe = subprocess.run(
-            [sys.executable, "-c", "import ray, json; ray.init(address=%r, log_to_driver=False); "
-             "print(json.dumps(sorted(n['Resources'].get('CPU', 0) for n in ray.nodes() if n['Alive'])))"
-             % f"127.0.0.1:{gcs}"], env=env, capture_output=True, text=True, timeout=120)
+            [
+                sys.executable,
+                "-c",
+                "import ray, json; ray.init(address={!r}, log_to_driver=False); "
+                "print(json.dumps(sorted(n['Resources'].get('CPU', 0) for n in ray.nodes() if n['Alive'])))".format(
+                    f"127.0.0.1:{gcs}"
+                ),
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert probe.returncode == 0, probe.stderr[-3000:]
         # Ray takes a second node on the same host: two alive nodes of one CPU each
         assert json.loads(probe.stdout.strip().splitlines()[-1]) == [1.0, 1.0]
-        yield {"gcs": f"127.0.0.1:{gcs}", "client": f"ray://127.0.0.1:{client}", "env": env, "cache": cache,
-               "tmp": tmp}
+        yield {"gcs": f"127.0.0.1:{gcs}", "client": f"ray://127.0.0.1:{client}", "env": env, "cache": cache, "tmp": tmp}
     finally:
         _stop(sessions)
         left = [p for p in _processes_in(sessions) if _alive(p)]
@@ -141,9 +172,16 @@ def test_workers_run_the_drivers_synthprobe(cluster, tmp_path, form):
         "    h = hashlib.sha256(b''.join(p.relative_to(root).as_posix().encode() + p.read_bytes() for p in files))\n"
         "    return str(root), h.hexdigest()\n"
         f"connect_ray({cluster[form]!r}, log_to_driver=False)\n"
-        "print(json.dumps([digest(), ray.get(ray.remote(digest).remote())]))\n")
-    r = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=_driver_env(cluster, tmp_path),
-                       capture_output=True, text=True, timeout=300)
+        "print(json.dumps([digest(), ray.get(ray.remote(digest).remote())]))\n"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=tmp_path,
+        env=_driver_env(cluster, tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     (here, mine), (there, theirs) = json.loads(r.stdout.strip().splitlines()[-1])
     assert Path(here) == SRC / "synthprobe"
@@ -153,9 +191,32 @@ def test_workers_run_the_drivers_synthprobe(cluster, tmp_path, form):
 
 def _sweep(cwd: Path, env: dict, out: str, *extra: str, timeout: float = 600):
     return subprocess.run(
-        [sys.executable, "-m", "synthprobe", "sweep", "--model", "smollm2-135m-instruct", "--seeds", "release,1",
-         "--limit", str(LIMIT), "--batch-size", "1", "--no-progress", "--data-dir", str(cwd / "data"),
-         "--output", str(cwd / out), *extra], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+        [
+            sys.executable,
+            "-m",
+            "synthprobe",
+            "sweep",
+            "--model",
+            "smollm2-135m-instruct",
+            "--seeds",
+            "release,1",
+            "--limit",
+            str(LIMIT),
+            "--batch-size",
+            "1",
+            "--no-progress",
+            "--data-dir",
+            str(cwd / "data"),
+            "--output",
+            str(cwd / out),
+            *extra,
+        ],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -193,8 +254,16 @@ def test_sweep_on_the_cluster_writes_the_serial_bytes(cluster, serial_sweep, tmp
 def test_a_job_bigger_than_every_node_fails_at_once(cluster, serial_sweep, tmp_path):
     """The cluster has two CPUs, but no node has two: Ray would keep such a task pending forever."""
     t0 = time.monotonic()
-    r = _sweep(serial_sweep, _driver_env(cluster, tmp_path), "big.json", "--ray-address", cluster["gcs"],
-               "--cpus-per-job", "2", timeout=300)
+    r = _sweep(
+        serial_sweep,
+        _driver_env(cluster, tmp_path),
+        "big.json",
+        "--ray-address",
+        cluster["gcs"],
+        "--cpus-per-job",
+        "2",
+        timeout=300,
+    )
     assert r.returncode == 1, r.stderr
     lines = [x for x in r.stderr.splitlines() if x.startswith("synthprobe: error:")]
     assert len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
@@ -212,10 +281,31 @@ def test_contamination_on_the_cluster_flags_what_the_local_scan_flags(cluster, p
     docs = {}
     for name, extra in (("local", []), ("cluster", ["--ray", "--ray-address", cluster["gcs"]])):
         out = tmp_path / f"{name}.json"
-        r = subprocess.run([sys.executable, "-m", "synthprobe", "contamination", "--corpus", str(corpus),
-                            "--task", plants["release"], "--task", plants["gpt3"], "--shard-bytes", "4096",
-                            "--output", str(out), "--no-progress", *extra],
-                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+        r = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "synthprobe",
+                "contamination",
+                "--corpus",
+                str(corpus),
+                "--task",
+                plants["release"],
+                "--task",
+                plants["gpt3"],
+                "--shard-bytes",
+                "4096",
+                "--output",
+                str(out),
+                "--no-progress",
+                *extra,
+            ],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert r.returncode == 0, r.stderr
         docs[name] = json.loads(out.read_text("utf-8"))
     local, ray = docs["local"]["contamination"], docs["cluster"]["contamination"]
@@ -238,24 +328,48 @@ def _listener():
 def test_an_address_without_a_cluster_fails_fast_with_one_line(tmp_path, command, plants):  # noqa: F811
     dead = _free_port()  # nothing listens there
     quiet = _listener()
-    env = {**os.environ, "PYTHONPATH": str(SRC), "SYNTHPROBE_RAY_CONNECT_TIMEOUT": "15",
-           "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(SRC),
+        "SYNTHPROBE_RAY_CONNECT_TIMEOUT": "15",
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+    }
     if command == "sweep":
-        base = [command, "--model", "smollm2-135m-instruct", "--seeds", "release", "--limit", "2", "--no-progress",
-                "--data-dir", str(tmp_path / "data")]
+        base = [
+            command,
+            "--model",
+            "smollm2-135m-instruct",
+            "--seeds",
+            "release",
+            "--limit",
+            "2",
+            "--no-progress",
+            "--data-dir",
+            str(tmp_path / "data"),
+        ]
     else:
         write_corpus("text", plants["docs"][:5], tmp_path / "corpus")
-        base = [command, "--corpus", str(tmp_path / "corpus"), "--task", plants["release"], "--ray",
-                "--no-progress"]
+        base = [command, "--corpus", str(tmp_path / "corpus"), "--task", plants["release"], "--ray", "--no-progress"]
     out = tmp_path / "out.json"
     try:
-        cases = [(f"127.0.0.1:{dead}", 1, 30), (f"ray://127.0.0.1:{dead}", 1, 30),
-                 (f"127.0.0.1:{quiet.getsockname()[1]}", 1, 60), ("127.0.0.1", 2, 30), ("ray://h:x", 2, 30)]
+        cases = [
+            (f"127.0.0.1:{dead}", 1, 30),
+            (f"ray://127.0.0.1:{dead}", 1, 30),
+            (f"127.0.0.1:{quiet.getsockname()[1]}", 1, 60),
+            ("127.0.0.1", 2, 30),
+            ("ray://h:x", 2, 30),
+        ]
         for address, code, bound in cases:
             t0 = time.monotonic()
-            r = subprocess.run([sys.executable, "-m", "synthprobe", *base, "--output", str(out),
-                                "--ray-address", address], cwd=tmp_path, env=env, capture_output=True, text=True,
-                               timeout=300)
+            r = subprocess.run(
+                [sys.executable, "-m", "synthprobe", *base, "--output", str(out), "--ray-address", address],
+                cwd=tmp_path,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
             took = time.monotonic() - t0
             assert r.returncode == code, (address, r.stderr)
             lines = [x for x in r.stderr.splitlines() if x.startswith("synthprobe: error:")]

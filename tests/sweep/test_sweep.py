@@ -39,20 +39,22 @@ def test_kendalls_w_matches_friedman_test_of_scipy():
 def test_kendalls_w_at_the_extremes():
     assert kendalls_w([[0.5, 0.4, 0.3]] * 4)[0] == pytest.approx(1.0)
     assert kendalls_w([[0.5, 0.4, 0.3], [0.3, 0.4, 0.5]])[0] == pytest.approx(0.0)
-    assert kendalls_w([[0.5, 0.4, 0.3]]) == (None, None)          # one seed
-    assert kendalls_w([[0.5], [0.4]]) == (None, None)              # one model
-    assert kendalls_w([[0.3, 0.3], [0.2, 0.2]]) == (None, None)    # every seed ties every model
+    assert kendalls_w([[0.5, 0.4, 0.3]]) == (None, None)  # one seed
+    assert kendalls_w([[0.5], [0.4]]) == (None, None)  # one model
+    assert kendalls_w([[0.3, 0.3], [0.2, 0.2]]) == (None, None)  # every seed ties every model
 
 
 def test_seed_spread_mean_sd_and_rank_agreement():
-    scores = {"a": {"release": 0.50, "1": 0.40, "2": 0.60},
-              "b": {"release": 0.30, "1": 0.45, "2": 0.35},
-              "c": {"release": 0.20, "1": 0.10}}
+    scores = {
+        "a": {"release": 0.50, "1": 0.40, "2": 0.60},
+        "b": {"release": 0.30, "1": 0.45, "2": 0.35},
+        "c": {"release": 0.20, "1": 0.10},
+    }
     s = seed_spread(scores)
     assert s["models"]["a"]["mean"] == pytest.approx(0.5)
     assert s["models"]["a"]["sd"] == pytest.approx(0.1)
     assert s["models"]["c"]["n_seeds"] == 2
-    assert s["seeds_compared"] == ["release", "1"]       # seed 2 lacks model c
+    assert s["seeds_compared"] == ["release", "1"]  # seed 2 lacks model c
     # by the mean over release and 1: a (0.45) > b (0.375) > c (0.15); seed 1 puts b first
     assert [s["models"][m]["rank_by_mean"] for m in "abc"] == [1.0, 2.0, 3.0]
     assert s["seeds_matching_mean_ranking"] == 1
@@ -84,17 +86,20 @@ def test_grid_file_and_command_line_combine(tmp_path):
     assert make_grid(grid_file=f, models=None, seeds="release", tasks=None, limit=2).limit == 2
 
 
-@pytest.mark.parametrize("text, field", [
-    ("models: [m1, m1]\n", "models"),                      # two models share a label
-    ("model: [m1]\n", "model"),                            # unknown key
-    ("models: [{spec: m1, colour: red}]\n", "models[0].colour"),
-    ("seeds: 2-1\n", "seeds"),
-    ("tasks: [lambada]\n", "tasks"),
-    ("tasks: [\"gpt3:nope\"]\n", "tasks"),
-    ("tasks: [\"gpt3:2D+\"]\nseeds: release,0\n", "seeds"),
-    ("limit: 0\n", "limit"),
-    ("- just a list\n", None),
-])
+@pytest.mark.parametrize(
+    "text, field",
+    [
+        ("models: [m1, m1]\n", "models"),  # two models share a label
+        ("model: [m1]\n", "model"),  # unknown key
+        ("models: [{spec: m1, colour: red}]\n", "models[0].colour"),
+        ("seeds: 2-1\n", "seeds"),
+        ("tasks: [lambada]\n", "tasks"),
+        ('tasks: ["gpt3:nope"]\n', "tasks"),
+        ('tasks: ["gpt3:2D+"]\nseeds: release,0\n', "seeds"),
+        ("limit: 0\n", "limit"),
+        ("- just a list\n", None),
+    ],
+)
 def test_bad_grid_files_are_located(tmp_path, text, field):
     f = tmp_path / "grid.yaml"
     f.write_text(text)
@@ -120,8 +125,7 @@ def toy(monkeypatch, tmp_path):
 def _settings(tmp_path, **kw):
     from synthprobe.sweep.run import Settings
 
-    return Settings(options={"dtype": None, "device": "auto", "progress": False}, data_dir=str(tmp_path / "data"),
-                    **kw)
+    return Settings(options={"dtype": None, "device": "auto", "progress": False}, data_dir=str(tmp_path / "data"), **kw)
 
 
 def test_jobs_ask_for_a_gpu_only_for_an_in_process_model_on_cuda(toy, tmp_path):
@@ -139,7 +143,7 @@ def test_jobs_ask_for_a_gpu_only_for_an_in_process_model_on_cuda(toy, tmp_path):
     assert resources(hf, settings, cluster_has_gpu=True) == {"num_cpus": 3, "num_gpus": 1}
     assert resources(job("smollm2-135m-instruct", device="cuda"), settings, cluster_has_gpu=False)["num_gpus"] == 1
     assert resources(job("smollm2-135m-instruct", device="cpu"), settings, cluster_has_gpu=True)["num_gpus"] == 0
-    server = job("toy:served")   # an engine outside the process: one CPU, never a GPU
+    server = job("toy:served")  # an engine outside the process: one CPU, never a GPU
     assert resources(server, settings, cluster_has_gpu=True) == {"num_cpus": 1, "num_gpus": 0}
     # an in-process CPU model runs on cpus_per_job torch threads unless --threads says otherwise
     assert job_options(hf, settings)["threads"] == 3
@@ -147,23 +151,31 @@ def test_jobs_ask_for_a_gpu_only_for_an_in_process_model_on_cuda(toy, tmp_path):
 
 
 def test_serial_sweep_in_process_is_deterministic_and_summarised(toy, tmp_path):
-    from synthprobe.results import parse
     from synthprobe.report.sweep import parse as read_sweep
+    from synthprobe.results import parse
     from synthprobe.sweep.run import document, prepare_data, run_serial
 
     grid = make_grid(grid_file=None, models=["toy:a", "toy:b"], seeds="release,1,2", tasks=None, limit=40)
     settings = _settings(tmp_path, limit=40, batch_size=7)
     prepare_data(grid, Path(settings.data_dir), progress=False)
     done = []
-    docs = [document(grid, settings, [r["entry"] for r in run_serial(grid.jobs(), settings,
-                                                                      lambda j, r: done.append(j.index))])
-            for _ in range(2)]
+    docs = [
+        document(
+            grid, settings, [r["entry"] for r in run_serial(grid.jobs(), settings, lambda j, r: done.append(j.index))]
+        )
+        for _ in range(2)
+    ]
     assert done == list(range(6)) * 2
     assert json.dumps(docs[0]) == json.dumps(docs[1])
     doc = docs[0]
     summary = doc["sweep"]["summary"]["deeparithmark"]
-    accs = {(e["sweep"]["label"], e["sweep"]["seed_label"]):
-            e["results"]["deeparithmark"]["summary"]["metrics"]["acc_norm"]["correct"] / 40 for e in doc["models"]}
+    accs = {
+        (e["sweep"]["label"], e["sweep"]["seed_label"]): e["results"]["deeparithmark"]["summary"]["metrics"][
+            "acc_norm"
+        ]["correct"]
+        / 40
+        for e in doc["models"]
+    }
     for label in ("toy:a", "toy:b"):
         values = [accs[(label, s)] for s in ("release", "1", "2")]
         assert summary["models"][label]["mean"] == pytest.approx(sum(values) / 3)
@@ -175,8 +187,8 @@ def test_serial_sweep_in_process_is_deterministic_and_summarised(toy, tmp_path):
 
 def test_gpt3_tasks_in_a_sweep_score_as_score_gpt3_does(toy, tmp_path):
     from synthprobe.backends import load_backend
-    from synthprobe.results import parse
     from synthprobe.report.sweep import parse as read_sweep
+    from synthprobe.results import parse
     from synthprobe.scoring.gpt3.score import EvalConfig, run
     from synthprobe.sweep.run import document, run_serial
     from synthprobe.tasks.gpt3.registry import get_task
@@ -186,10 +198,25 @@ def test_gpt3_tasks_in_a_sweep_score_as_score_gpt3_does(toy, tmp_path):
     settings = _settings(tmp_path, limit=12, batch_size=5)
     entries = [r["entry"] for r in run_serial(grid.jobs(), settings, lambda j, r: None)]
     assert [(e["sweep"]["label"], e["sweep"]["seed"]) for e in entries] == [
-        ("toy:a", 0), ("toy:a", 1), ("toy:b", 0), ("toy:b", 1)]   # 'release' is GPT-3's seed 0
+        ("toy:a", 0),
+        ("toy:a", 1),
+        ("toy:b", 0),
+        ("toy:b", 1),
+    ]  # 'release' is GPT-3's seed 0
     backend = load_backend("toy:b")
-    direct = run(backend, EvalConfig(tasks=[get_task("2D+")], shots=["zero"], limit=12, seed=1, batch_size=5,
-                                     save_items=False, progress=False, cache=False))
+    direct = run(
+        backend,
+        EvalConfig(
+            tasks=[get_task("2D+")],
+            shots=["zero"],
+            limit=12,
+            seed=1,
+            batch_size=5,
+            save_items=False,
+            progress=False,
+            cache=False,
+        ),
+    )
     for row in direct:
         for key in ("cached_items", "seconds", "items_per_s"):
             row.pop(key)
@@ -198,25 +225,33 @@ def test_gpt3_tasks_in_a_sweep_score_as_score_gpt3_does(toy, tmp_path):
     summary = doc["sweep"]["summary"]["gpt3:arithmetic_2da"]
     assert summary["metric"] == "accuracy"
     assert summary["models"]["toy:b"]["mean"] == pytest.approx(
-        (entries[2]["results"]["gpt3"]["rows"][0]["correct"] + direct[0]["correct"]) / 24)
+        (entries[2]["results"]["gpt3"]["rows"][0]["correct"] + direct[0]["correct"]) / 24
+    )
     [table] = read_sweep(parse(json.loads(json.dumps(doc)), tmp_path / "sweep.json"))
     assert table.task == "gpt3:arithmetic_2da"
     assert {"metric": "accuracy", **table.summary} == summary
 
 
 def _cli(args, cwd, env=None, **kw):
-    return subprocess.run([sys.executable, "-m", "synthprobe", "sweep", *args], cwd=cwd, capture_output=True,
-                          text=True, env=env, **kw)
+    return subprocess.run(
+        [sys.executable, "-m", "synthprobe", "sweep", *args], cwd=cwd, capture_output=True, text=True, env=env, **kw
+    )
 
 
 def test_bad_grid_input_exits_2_and_writes_nothing(tmp_path):
     grid = tmp_path / "grid.yaml"
     grid.write_text("models: [smollm2-135m-instruct]\nseeds: [release, oops]\n")
-    cases = [["--grid", str(grid)], ["--seeds", "1,1"], ["--grid", str(tmp_path / "missing.yaml")],
-             ["--task", "lambada"], ["--model", "smollm2-135m-instruct", "--model-arg", "colour=red"]]
+    cases = [
+        ["--grid", str(grid)],
+        ["--seeds", "1,1"],
+        ["--grid", str(tmp_path / "missing.yaml")],
+        ["--task", "lambada"],
+        ["--model", "smollm2-135m-instruct", "--model-arg", "colour=red"],
+    ]
     for args in cases:
-        r = _cli([*args, "--serial", "--output", str(tmp_path / "out.json"), "--data-dir", str(tmp_path / "d")],
-                 tmp_path)
+        r = _cli(
+            [*args, "--serial", "--output", str(tmp_path / "out.json"), "--data-dir", str(tmp_path / "d")], tmp_path
+        )
         assert r.returncode == 2, (args, r.stderr)
         assert len(r.stderr.strip().splitlines()) == 1, r.stderr
         assert not (tmp_path / "out.json").exists() and not (tmp_path / "d").exists()
@@ -248,19 +283,34 @@ def sweep_dir(tmp_path_factory):
         "models:\n"
         "  - smollm2-135m-instruct\n"
         "  - {spec: smollm2-135m-instruct, label: smollm2-bos, model_args: {bos: true}}\n"
-        f"seeds: release,1\nlimit: {LIMIT}\n")
+        f"seeds: release,1\nlimit: {LIMIT}\n"
+    )
     return d
 
 
 def _sweep(d: Path, env: dict, out: str, *extra: str, **kw):
-    return _cli(["--grid", str(d / "grid.yaml"), "--batch-size", "1", "--no-progress", "--data-dir",
-                 str(d / "data"), "--output", str(d / out), *extra], d, env=env, **kw)
+    return _cli(
+        [
+            "--grid",
+            str(d / "grid.yaml"),
+            "--batch-size",
+            "1",
+            "--no-progress",
+            "--data-dir",
+            str(d / "data"),
+            "--output",
+            str(d / out),
+            *extra,
+        ],
+        d,
+        env=env,
+        **kw,
+    )
 
 
 @pytest.fixture(scope="module")
 def serial(sweep_dir, tmp_path_factory):
-    r = _sweep(sweep_dir, _env(tmp_path_factory.mktemp("c"), "serial"), "serial.json", "--serial",
-               timeout=1200)
+    r = _sweep(sweep_dir, _env(tmp_path_factory.mktemp("c"), "serial"), "serial.json", "--serial", timeout=1200)
     assert r.returncode == 0, r.stderr
     return sweep_dir / "serial.json"
 
@@ -271,8 +321,12 @@ def test_serial_sweep_document_and_report(serial, sweep_dir):
 
     doc = json.loads(serial.read_text())
     keys = [(e["sweep"]["label"], e["sweep"]["seed_label"]) for e in doc["models"]]
-    assert keys == [("smollm2-135m-instruct", "release"), ("smollm2-135m-instruct", "1"),
-                    ("smollm2-bos", "release"), ("smollm2-bos", "1")]
+    assert keys == [
+        ("smollm2-135m-instruct", "release"),
+        ("smollm2-135m-instruct", "1"),
+        ("smollm2-bos", "release"),
+        ("smollm2-bos", "1"),
+    ]
     assert len(read_results(serial).models) == 4
     release = doc["models"][0]["results"]["deeparithmark"]["dataset"]
     assert release["sha256"] == "ecb834bf82217f4c747657dc564a9fd991f4cb6034b8674e3a54f75443daafc0"
@@ -287,8 +341,9 @@ def test_serial_sweep_document_and_report(serial, sweep_dir):
     assert soft[0] != soft[2]
 
     out = sweep_dir / "report"
-    r = subprocess.run([sys.executable, "-m", "synthprobe", "report", str(serial), "--out", str(out)],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "synthprobe", "report", str(serial), "--out", str(out)], capture_output=True, text=True
+    )
     assert r.returncode == 0, r.stderr
     md = (out / "leaderboard.md").read_text()
     assert "## Sweep: spread across seeds" in md
@@ -320,8 +375,8 @@ def _job_processes() -> dict[int, int]:
         except OSError:
             continue
         prefix = f"ray::{TASK_NAME}-"
-        if cmd.startswith(prefix) and cmd[len(prefix):].isdigit():
-            found[int(name)] = int(cmd[len(prefix):])
+        if cmd.startswith(prefix) and cmd[len(prefix) :].isdigit():
+            found[int(name)] = int(cmd[len(prefix) :])
     return found
 
 
@@ -336,10 +391,27 @@ def _lines(path: Path) -> int:
 def test_ray_sweep_survives_a_killed_worker(serial, sweep_dir, tmp_path):
     env = _env(tmp_path, "kill")
     scores = Path(env["SYNTHPROBE_CACHE"]) / "scores"
-    args = ["--grid", str(sweep_dir / "grid.yaml"), "--batch-size", "1", "--no-progress", "--data-dir",
-            str(sweep_dir / "data"), "--output", str(sweep_dir / "killed.json"), "--workers", "2"]
-    proc = subprocess.Popen([sys.executable, "-m", "synthprobe", "sweep", *args], cwd=sweep_dir, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    args = [
+        "--grid",
+        str(sweep_dir / "grid.yaml"),
+        "--batch-size",
+        "1",
+        "--no-progress",
+        "--data-dir",
+        str(sweep_dir / "data"),
+        "--output",
+        str(sweep_dir / "killed.json"),
+        "--workers",
+        "2",
+    ]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "synthprobe", "sweep", *args],
+        cwd=sweep_dir,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     killed = None
     try:
         deadline = time.monotonic() + 900
@@ -379,19 +451,51 @@ def test_a_sweep_under_a_chat_template_scores_as_score_deeparithmark_does(tmp_pa
     model = save_tiny_llama(tmp_path / "tiny")
     template = write_turns_template(tmp_path / "turns.jinja")
     chat = ["--chat-template", str(template), "--system-prompt", "Be exact."]
-    common = ["--model", str(model), "--device", "cpu", "--dtype", "float32", "--threads", "1", "--no-progress",
-              "--batch-size", "4"]
+    common = [
+        "--model",
+        str(model),
+        "--device",
+        "cpu",
+        "--dtype",
+        "float32",
+        "--threads",
+        "1",
+        "--no-progress",
+        "--batch-size",
+        "4",
+    ]
     out, data = tmp_path / "sweep.json", tmp_path / "data"
-    assert main(["sweep", *common, *chat, "--seeds", "1", "--limit", "6", "--serial", "--data-dir", str(data),
-                 "--output", str(out)]) == 0
+    assert (
+        main(
+            [
+                "sweep",
+                *common,
+                *chat,
+                "--seeds",
+                "1",
+                "--limit",
+                "6",
+                "--serial",
+                "--data-dir",
+                str(data),
+                "--output",
+                str(out),
+            ]
+        )
+        == 0
+    )
     doc = json.loads(out.read_text())
     [entry] = doc["models"]
     assert entry["chat"]["chat_template_name"] == "turns.jinja"
     assert entry["chat"]["system_prompt"] == "Be exact."
     [variant] = data.glob("*.jsonl")
     scored = tmp_path / "score.json"
-    assert main(["score", "deeparithmark", "--data", str(variant), "--limit", "6", *common, *chat,
-                 "--output", str(scored)]) == 0
+    assert (
+        main(
+            ["score", "deeparithmark", "--data", str(variant), "--limit", "6", *common, *chat, "--output", str(scored)]
+        )
+        == 0
+    )
     [again] = json.loads(scored.read_text())["models"]
     assert again["results"]["deeparithmark"]["cached_items"] == 6
     assert again["results"]["deeparithmark"]["summary"] == entry["results"]["deeparithmark"]["summary"]

@@ -26,14 +26,16 @@ def env() -> dict:
     """The environment now (the per-test score cache is set by conftest's fixture)."""
     return {**os.environ, "HF_HUB_OFFLINE": "1"}
 
+
 #: sha256 of small builds taken before --number-format existed (the plain rendering must not move)
 DEEP_SEED7_N200 = "57c62f3d099fe3bac0b0dae13ed3eb2fcc41688daf21ce5e1b6093d4ced43c35"
 GPT3_ARITHMETIC_SEED3_N60 = "46c8997443fe660d610e30f08c9d1a8b22b545038a0ce1c7c0a187d66d15be72"
 
 
 def cli(*argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "synthprobe", *argv], cwd=cwd, env=env(), capture_output=True,
-                          text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "synthprobe", *argv], cwd=cwd, env=env(), capture_output=True, text=True, timeout=600
+    )
 
 
 # -- plain is today's bytes ------------------------------------------------------------------
@@ -58,26 +60,35 @@ def test_plain_gpt3_arithmetic_is_todays_bytes():
 
 
 def test_release_file_still_checks():
-    proc = subprocess.run([sys.executable, str(ROOT / "deeparithmark.py"), "build", "--check"], cwd=ROOT, env=env(),
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "deeparithmark.py"), "build", "--check"],
+        cwd=ROOT,
+        env=env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
 
 
 # -- rendering -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text,comma,space", [
-    ("12345", "12,345", "12 345"),
-    ("1234567", "1,234,567", "1 234 567"),
-    ("999 and 1000", "999 and 1,000", "999 and 1 000"),
-    ("$1250.50 in total", "$1,250.50 in total", "$1 250.50 in total"),     # money: only the whole part
-    ("12.5000 kg", "12.5000 kg", "12.5000 kg"),                             # decimals: fraction untouched
-    ("from 10:30 a.m. to 1:05 p.m.", "from 10:30 a.m. to 1:05 p.m.", "from 10:30 a.m. to 1:05 p.m."),
-    ("35% of 4800", "35% of 4,800", "35% of 4 800"),
-    ("a 1200-litre tank", "a 1,200-litre tank", "a 1 200-litre tank"),
-    ("already 1,250", "already 1,250", "already 1,250"),                   # grouped text is not regrouped
-    (" $4032.", " $4,032.", " $4 032."),                                    # an ending
-])
+@pytest.mark.parametrize(
+    "text,comma,space",
+    [
+        ("12345", "12,345", "12 345"),
+        ("1234567", "1,234,567", "1 234 567"),
+        ("999 and 1000", "999 and 1,000", "999 and 1 000"),
+        ("$1250.50 in total", "$1,250.50 in total", "$1 250.50 in total"),  # money: only the whole part
+        ("12.5000 kg", "12.5000 kg", "12.5000 kg"),  # decimals: fraction untouched
+        ("from 10:30 a.m. to 1:05 p.m.", "from 10:30 a.m. to 1:05 p.m.", "from 10:30 a.m. to 1:05 p.m."),
+        ("35% of 4800", "35% of 4,800", "35% of 4 800"),
+        ("a 1200-litre tank", "a 1,200-litre tank", "a 1 200-litre tank"),
+        ("already 1,250", "already 1,250", "already 1,250"),  # grouped text is not regrouped
+        (" $4032.", " $4,032.", " $4 032."),  # an ending
+    ],
+)
 def test_tricky_numbers(text, comma, space):
     assert format_numbers(text, "comma") == comma
     assert format_numbers(text, "space") == space
@@ -88,7 +99,13 @@ def test_tricky_numbers(text, comma, space):
 
 def test_whole_numbers_and_signs():
     assert [format_int(v, "comma") for v in (0, 999, 1000, -1234, -47152, 199998)] == [
-        "0", "999", "1,000", "-1,234", "-47,152", "199,998"]
+        "0",
+        "999",
+        "1,000",
+        "-1,234",
+        "-47,152",
+        "199,998",
+    ]
     assert format_int(-1234, "space") == "-1 234" and format_int(-1234, "plain") == "-1234"
     assert group_digits("100000", "comma") == "100,000"
 
@@ -104,7 +121,8 @@ def test_gpt3_items_pair_across_formats():
         assert any(sep in b.completion.strip() for b in other)
     # 1DC's numbers are all below 1,000: every format writes the same items
     assert build_items(BuildConfig("1DC", seed=1, n=50, number_format="space")) == build_items(
-        BuildConfig("1DC", seed=1, n=50))
+        BuildConfig("1DC", seed=1, n=50)
+    )
     with pytest.raises(InputError, match="only the arithmetic tasks"):
         build_items(BuildConfig("cycle_letters", seed=1, n=5, number_format="comma"))
     with pytest.raises(InputError, match="expected one of plain, comma, space"):
@@ -117,12 +135,29 @@ def test_gpt3_items_pair_across_formats():
 @pytest.mark.parametrize("fmt", ["comma", "space"])
 def test_each_format_passes_selftest_and_audit(tmp_path, fmt):
     out = tmp_path / f"{fmt}.jsonl"
-    proc = cli("build", "deeparithmark", "--seed", "7", "--n", "300", "--out", str(out), "--number-format", fmt,
-               "--selftest", "--no-progress")
+    proc = cli(
+        "build",
+        "deeparithmark",
+        "--seed",
+        "7",
+        "--n",
+        "300",
+        "--out",
+        str(out),
+        "--number-format",
+        fmt,
+        "--selftest",
+        "--no-progress",
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "32/32 checks passed" in proc.stdout
-    audit = subprocess.run([sys.executable, str(ROOT / "deeparithmark.py"), "audit", str(out)], env=env(),
-                           capture_output=True, text=True, timeout=300)
+    audit = subprocess.run(
+        [sys.executable, str(ROOT / "deeparithmark.py"), "audit", str(out)],
+        env=env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert audit.returncode == 0, audit.stdout + audit.stderr
     # the same items: ids, labels, values and steps pair with the plain build; only text differs
     plain = [json.loads(line) for line in render_bytes(7, 300).decode().splitlines()]
@@ -136,17 +171,21 @@ def test_each_format_passes_selftest_and_audit(tmp_path, fmt):
         changed += (a["ctx"], a["endings"]) != (b["ctx"], b["endings"])
     assert 30 < changed < 270  # the numbers of 1,000 and more, in a good share of the items
     # --check compares a rendering in the same format
-    check = cli("build", "deeparithmark", "--seed", "7", "--n", "300", "--out", str(out), "--number-format", fmt,
-                "--check")
+    check = cli(
+        "build", "deeparithmark", "--seed", "7", "--n", "300", "--out", str(out), "--number-format", fmt, "--check"
+    )
     assert check.returncode == 0, check.stderr
 
 
 def test_checks_catch_a_wrongly_rendered_item():
-    item = next(it for it in iter_items(7, 60) if format_item(it, "comma") != it
-                and format_item(it, "comma")["endings"] != it["endings"])
+    item = next(
+        it
+        for it in iter_items(7, 60)
+        if format_item(it, "comma") != it and format_item(it, "comma")["endings"] != it["endings"]
+    )
     comma = format_item(item, "comma")
     assert item_faults(comma, comma["ind"]) == []
-    plain_endings = {**comma, "endings": item["endings"]}           # endings left in plain digits
+    plain_endings = {**comma, "endings": item["endings"]}  # endings left in plain digits
     assert any(rule == "unit" for rule, _ in item_faults(plain_endings, comma["ind"]))
     wrong_key = {**item, "metadata": {**item["metadata"], "number_format": "plain"}}
     assert [rule for rule, _ in item_faults(wrong_key, item["ind"])] == ["schema"]
@@ -168,10 +207,10 @@ def test_mcnemar_matches_statsmodels_on_a_known_table():
     assert got["b"] == 12 and got["c"] == 4 and got["n"] == 100
     assert got["p_mcnemar"] == pytest.approx(want, abs=1e-12)
     # exact: 2 · P(X <= 4), X ~ Binomial(16, 1/2)
-    assert got["p_mcnemar"] == pytest.approx(2 * (1 + 16 + 120 + 560 + 1820) / 2 ** 16, abs=1e-12)
+    assert got["p_mcnemar"] == pytest.approx(2 * (1 + 16 + 120 + 560 + 1820) / 2**16, abs=1e-12)
     assert got["accuracy"] == 54.0 and got["reference_accuracy"] == 62.0 and got["delta"] == -8.0
     assert mcnemar_exact(0, 0) == 1.0
-    assert mcnemar_exact(0, 7) == pytest.approx(2 / 2 ** 7)
+    assert mcnemar_exact(0, 7) == pytest.approx(2 / 2**7)
     with pytest.raises(ValueError):
         paired_difference([True], [True, False])
 
@@ -179,17 +218,22 @@ def test_mcnemar_matches_statsmodels_on_a_known_table():
 # -- bad input: exit 2, nothing written --------------------------------------------------------
 
 
-@pytest.mark.parametrize("argv,needle", [
-    (["build", "deeparithmark", "--seed", "1", "--n", "10", "--out", "{out}", "--number-format", "dots"],
-     "invalid choice"),
-    (["build", "gpt3", "--n", "3", "--out-dir", "{dir}", "--number-format", "comma"], "only the arithmetic tasks"),
-    (["build", "CL", "--n", "3", "--out", "{out}", "--number-format", "comma"], "unrecognized arguments"),
-    (["probe", "number-format", "--formats", "plain", "--output", "{out}"], "besides plain"),
-    (["probe", "number-format", "--formats", "comma,dots", "--output", "{out}"], "unknown number format"),
-    (["probe", "number-format", "--tasks", "CL", "--output", "{out}"], "writes no numbers"),
-    (["probe", "number-format", "--n", "0", "--tasks", "none", "--output", "{out}"], "nothing to score"),
-    (["probe", "number-format", "--tasks", "4D+", "--gpt3-n", "5000", "--output", "{out}"], "--gpt3-n"),
-])
+@pytest.mark.parametrize(
+    "argv,needle",
+    [
+        (
+            ["build", "deeparithmark", "--seed", "1", "--n", "10", "--out", "{out}", "--number-format", "dots"],
+            "invalid choice",
+        ),
+        (["build", "gpt3", "--n", "3", "--out-dir", "{dir}", "--number-format", "comma"], "only the arithmetic tasks"),
+        (["build", "CL", "--n", "3", "--out", "{out}", "--number-format", "comma"], "unrecognized arguments"),
+        (["probe", "number-format", "--formats", "plain", "--output", "{out}"], "besides plain"),
+        (["probe", "number-format", "--formats", "comma,dots", "--output", "{out}"], "unknown number format"),
+        (["probe", "number-format", "--tasks", "CL", "--output", "{out}"], "writes no numbers"),
+        (["probe", "number-format", "--n", "0", "--tasks", "none", "--output", "{out}"], "nothing to score"),
+        (["probe", "number-format", "--tasks", "4D+", "--gpt3-n", "5000", "--output", "{out}"], "--gpt3-n"),
+    ],
+)
 def test_bad_input_exits_2_and_writes_nothing(tmp_path, argv, needle):
     out, folder = tmp_path / "out.json", tmp_path / "dir"
     proc = cli(*[a.format(out=out, dir=folder) for a in argv])
@@ -201,8 +245,14 @@ def test_bad_input_exits_2_and_writes_nothing(tmp_path, argv, needle):
 
 def test_release_build_refuses_another_format(tmp_path):
     before = (ROOT / "data" / "deeparithmark-1.jsonl").read_bytes()
-    proc = subprocess.run([sys.executable, str(ROOT / "deeparithmark.py"), "build", "--number-format", "comma"],
-                          cwd=ROOT, env=env(), capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "deeparithmark.py"), "build", "--number-format", "comma"],
+        cwd=ROOT,
+        env=env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 2 and "pass --out" in proc.stderr
     assert (ROOT / "data" / "deeparithmark-1.jsonl").read_bytes() == before
 
@@ -210,8 +260,11 @@ def test_release_build_refuses_another_format(tmp_path):
 def test_results_reader_checks_the_block_version(tmp_path):
     from synthprobe.results import SCHEMA, SCHEMA_VERSION, read_results
 
-    doc = {"schema": SCHEMA, "schema_version": SCHEMA_VERSION,
-           "models": [{"model": {"name": "m"}, "results": {"number_format": {"version": 2, "formats": []}}}]}
+    doc = {
+        "schema": SCHEMA,
+        "schema_version": SCHEMA_VERSION,
+        "models": [{"model": {"name": "m"}, "results": {"number_format": {"version": 2, "formats": []}}}],
+    }
     path = tmp_path / "r.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
     with pytest.raises(InputError, match=r"models\[0\]\.results\.number_format\.version"):

@@ -7,7 +7,6 @@ Training is deterministic: the same seed gives the same adapter, another seed an
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -20,8 +19,23 @@ pytestmark = pytest.mark.model
 @pytest.fixture(scope="module")
 def section(tmp_path_factory) -> dict:
     out = tmp_path_factory.mktemp("validate") / "validity.json"
-    assert main(["validate", "--sizes", "0,500", "--control-size", "1000", "--control-items", "200",
-                 "--no-progress", "--output", str(out)]) == 0
+    assert (
+        main(
+            [
+                "validate",
+                "--sizes",
+                "0,500",
+                "--control-size",
+                "1000",
+                "--control-items",
+                "200",
+                "--no-progress",
+                "--output",
+                str(out),
+            ]
+        )
+        == 0
+    )
     doc = json.loads(out.read_text(encoding="utf-8"))
     assert doc["models"] == [] and doc["schema"] == "synthprobe/results"
     return doc["validity"]

@@ -9,8 +9,14 @@ from synthprobe.validity.seeds import paired, seed_list, summarise
 
 
 def _seed(seed, acc, d2, d3):
-    return {"seed": seed, "n": 100, "correct": round(100 * acc), "accuracy": acc,
-            "by_depth": {"2": d2, "3": d3}, "by_template": {"t": acc}}
+    return {
+        "seed": seed,
+        "n": 100,
+        "correct": round(100 * acc),
+        "accuracy": acc,
+        "by_depth": {"2": d2, "3": d3},
+        "by_template": {"t": acc},
+    }
 
 
 def test_mean_sd_range_and_where_the_release_falls():

@@ -25,8 +25,18 @@ def _error(capsys) -> str:
 def _mc(path: Path, n: int, *, prefix: str = "q") -> Path:
     with path.open("w", encoding="utf-8") as f:
         for i in range(n):
-            f.write(json.dumps({"ind": i, "ctx": f"{prefix} {i}: two plus two is", "endings": [" 4.", " 5.", " 6.", " 7."],
-                                "label": i % 4, "activity_label": "toy"}) + "\n")
+            f.write(
+                json.dumps(
+                    {
+                        "ind": i,
+                        "ctx": f"{prefix} {i}: two plus two is",
+                        "endings": [" 4.", " 5.", " 6.", " 7."],
+                        "label": i % 4,
+                        "activity_label": "toy",
+                    }
+                )
+                + "\n"
+            )
     return path
 
 
@@ -50,29 +60,50 @@ def test_a_file_that_is_not_deeparithmark_needs_training_items(tmp_path, capsys)
 def test_too_few_training_items_for_the_sizes_is_refused(tmp_path, capsys):
     data = _mc(tmp_path / "toy.jsonl", 10)
     train = _mc(tmp_path / "train.jsonl", 30, prefix="t")
-    assert main(["validate", str(data), "--train", str(train), "--sizes", "0,100",
-                 "--output", str(tmp_path / "v.json")]) == 2
+    assert (
+        main(["validate", str(data), "--train", str(train), "--sizes", "0,100", "--output", str(tmp_path / "v.json")])
+        == 2
+    )
     line = _error(capsys)
     assert str(train) in line and "holds 30 items" in line and "asks for 100" in line
 
 
 def test_training_items_equal_to_the_test_items_do_not_count(tmp_path, capsys):
     data = _mc(tmp_path / "toy.jsonl", 40)
-    assert main(["validate", str(data), "--train", str(data), "--sizes", "0,10",
-                 "--output", str(tmp_path / "v.json")]) == 2
+    assert (
+        main(["validate", str(data), "--train", str(data), "--sizes", "0,10", "--output", str(tmp_path / "v.json")])
+        == 2
+    )
     assert "holds 0 items that are not in the file under test" in _error(capsys)
 
 
 def test_controls_on_a_file_that_is_not_deeparithmark_are_refused(tmp_path, capsys):
     data = _mc(tmp_path / "toy.jsonl", 10)
     train = _mc(tmp_path / "train.jsonl", 30, prefix="t")
-    assert main(["validate", str(data), "--train", str(train), "--sizes", "0,20", "--controls", "all",
-                 "--output", str(tmp_path / "v.json")]) == 2
+    assert (
+        main(
+            [
+                "validate",
+                str(data),
+                "--train",
+                str(train),
+                "--sizes",
+                "0,20",
+                "--controls",
+                "all",
+                "--output",
+                str(tmp_path / "v.json"),
+            ]
+        )
+        == 2
+    )
     assert "positive controls are flawed Deep Arithmark builds" in _error(capsys)
 
 
-@pytest.mark.parametrize("sizes, expected", [("0", "at least one size above 0"), ("a,b", "comma-separated whole numbers"),
-                                             ("-5,10", "whole numbers >= 0")])
+@pytest.mark.parametrize(
+    "sizes, expected",
+    [("0", "at least one size above 0"), ("a,b", "comma-separated whole numbers"), ("-5,10", "whole numbers >= 0")],
+)
 def test_bad_sizes_are_refused(sizes, expected, tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["validate", f"--sizes={sizes}", "--output", str(tmp_path / "v.json")])
@@ -108,6 +139,8 @@ def test_seed_variance_on_a_file_that_is_not_deeparithmark_is_refused_before_loa
     data = _mc(tmp_path / "toy.jsonl", 10)
     train = _mc(tmp_path / "train.jsonl", 30, prefix="t")
     out = tmp_path / "v.json"
-    assert main(["validate", str(data), "--train", str(train), "--sizes", "0,20", "--seeds", "3",
-                 "--output", str(out)]) == 2
+    assert (
+        main(["validate", str(data), "--train", str(train), "--sizes", "0,20", "--seeds", "3", "--output", str(out)])
+        == 2
+    )
     assert "Deep Arithmark files only" in _error(capsys) and not out.exists()

@@ -17,14 +17,43 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from synthprobe.backends.base import (Backend, BaseBackend, ChatTemplateError, ChoiceRun, EndingScore, Generation,
-                                      Message, ModelLoadError, ScoringError, TokenBudgetSpent, check_conversations)
+from synthprobe.backends.base import (
+    Backend,
+    BaseBackend,
+    ChatTemplateError,
+    ChoiceRun,
+    EndingScore,
+    Generation,
+    Message,
+    ModelLoadError,
+    ScoringError,
+    TokenBudgetSpent,
+    check_conversations,
+)
 from synthprobe.backends.spec import EMBEDDED_ALIAS, ModelSpec, resolve_spec
 
-__all__ = ["Backend", "BaseBackend", "ChatTemplateError", "Message", "check_conversations", "ChoiceRun", "EndingScore",
-           "Generation", "ModelLoadError", "ScoringError", "TokenBudgetSpent",
-           "EMBEDDED_ALIAS", "ModelSpec", "resolve_spec", "load_backend", "check_backend", "engine_can", "register_engine",
-           "ENGINES", "DEFAULT_KIND"]
+__all__ = [
+    "Backend",
+    "BaseBackend",
+    "ChatTemplateError",
+    "Message",
+    "check_conversations",
+    "ChoiceRun",
+    "EndingScore",
+    "Generation",
+    "ModelLoadError",
+    "ScoringError",
+    "TokenBudgetSpent",
+    "EMBEDDED_ALIAS",
+    "ModelSpec",
+    "resolve_spec",
+    "load_backend",
+    "check_backend",
+    "engine_can",
+    "register_engine",
+    "ENGINES",
+    "DEFAULT_KIND",
+]
 
 #: kind -> (module, the pip extra that brings its dependencies, or None).
 ENGINES: dict[str, tuple[str, str | None]] = {
@@ -58,13 +87,15 @@ def _engine(kind: str) -> ModuleType:
         return importlib.import_module(module)
     except ImportError as exc:
         hint = f"pip install 'synthprobe[{extra}]'" if extra else "reinstall synthprobe"
-        raise ModelLoadError(f"the {kind!r} engine needs a package that is not installed "
-                             f"({exc.name or exc}); {hint}") from exc
+        raise ModelLoadError(
+            f"the {kind!r} engine needs a package that is not installed ({exc.name or exc}); {hint}"
+        ) from exc
 
 
 def engine_can(spec: str, need: str) -> bool:
     """Whether the engine of ``spec`` can do ``need`` (``"loglikelihood"``, ``"generate"``,
-    ``"sample"``, ``"train"``: fine-tune a choice head, :mod:`synthprobe.backends.hf.train`), read from its module's ``CAN`` set before anything loads (an engine without one
+    ``"sample"``, ``"train"``: fine-tune a choice head, :mod:`synthprobe.backends.hf.train`), read from its module's
+    ``CAN`` set before anything loads (an engine without one
     can do all of them). The one place that says whether an engine gives log-likelihoods."""
     can = getattr(_engine(split_kind(spec)[0]), "CAN", None)
     return can is None or need in can
@@ -83,8 +114,9 @@ def check_backend(spec: str, *, needs: tuple[str, ...] = (), **options) -> None:
     missing = [n for n in needs if not engine_can(spec, n)]
     if missing:
         reason = getattr(module, "NO_LOGLIK", None) if "loglikelihood" in missing else None
-        raise InputError(reason or f"the {kind} engine cannot do what this command needs: {', '.join(missing)}",
-                         field="--model")
+        raise InputError(
+            reason or f"the {kind} engine cannot do what this command needs: {', '.join(missing)}", field="--model"
+        )
     check = getattr(module, "check", None)
     if check is not None:
         check(rest, **options)

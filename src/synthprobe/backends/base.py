@@ -54,11 +54,11 @@ the engine cannot sample, and the rest, so a new engine implements ``loglikeliho
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Iterable, Literal, Protocol, Sequence, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from synthprobe.errors import InputError
-
 
 #: One chat turn: ``{"role": "system" | "user" | "assistant", "content": text}``.
 Message = dict[str, str]
@@ -85,8 +85,10 @@ def check_conversations(conversations: Any) -> list[list[Message]]:
         turns: list[Message] = []
         for j, m in enumerate(conv):
             if not isinstance(m, dict) or m.get("role") not in ROLES or not isinstance(m.get("content"), str):
-                raise ValueError(f"conversation {i}, turn {j}: expected {{'role': one of {', '.join(ROLES)}, "
-                                 f"'content': str}}, got {m!r:.80}")
+                raise ValueError(
+                    f"conversation {i}, turn {j}: expected {{'role': one of {', '.join(ROLES)}, "
+                    f"'content': str}}, got {m!r:.80}"
+                )
             turns.append({"role": m["role"], "content": m["content"]})
         out.append(turns)
     return out
@@ -192,55 +194,84 @@ class Backend(Protocol):
     max_length: int | None
     server_chat_template: bool
 
-    def loglikelihood(self, pairs: Iterable[tuple[str, str]], *, batch_size: int = 32,
-                      max_context: int = 1024, progress: bool = False) -> list[EndingScore]:
-        ...
+    def loglikelihood(
+        self, pairs: Iterable[tuple[str, str]], *, batch_size: int = 32, max_context: int = 1024, progress: bool = False
+    ) -> list[EndingScore]: ...
 
-    def score_choices(self, items: Sequence[Any], *, batch_size: int = 32, max_context: int = 1024,
-                      scorer: str = "onepass", progress: bool = True,
-                      on_item: ItemCallback | None = None) -> list[list[EndingScore]]:
-        ...
+    def score_choices(
+        self,
+        items: Sequence[Any],
+        *,
+        batch_size: int = 32,
+        max_context: int = 1024,
+        scorer: str = "onepass",
+        progress: bool = True,
+        on_item: ItemCallback | None = None,
+    ) -> list[list[EndingScore]]: ...
 
-    def run_choices(self, items: Sequence[Any], *, batch_size: int = 32, max_context: int = 1024,
-                    scorer: str = "onepass", progress: bool = True, on_item: ChoiceCallback | None = None,
-                    desc: str | None = None, source: str | None = None) -> ChoiceRun:
-        ...
+    def run_choices(
+        self,
+        items: Sequence[Any],
+        *,
+        batch_size: int = 32,
+        max_context: int = 1024,
+        scorer: str = "onepass",
+        progress: bool = True,
+        on_item: ChoiceCallback | None = None,
+        desc: str | None = None,
+        source: str | None = None,
+    ) -> ChoiceRun: ...
 
-    def generate(self, prompts: Sequence[str], max_new_tokens: int, stop: str | Sequence[str] | None = None,
-                 *, batch_size: int = 16, progress: bool = True, details: bool = False,
-                 skip_leading_whitespace: bool = False) -> list[str] | list[Generation]:
-        ...
+    def generate(
+        self,
+        prompts: Sequence[str],
+        max_new_tokens: int,
+        stop: str | Sequence[str] | None = None,
+        *,
+        batch_size: int = 16,
+        progress: bool = True,
+        details: bool = False,
+        skip_leading_whitespace: bool = False,
+    ) -> list[str] | list[Generation]: ...
 
-    def sample(self, prompts: Sequence[str], *, n: int, temperature: float, seeds: Sequence[int],
-               max_new_tokens: int, top_p: float = 1.0, stop: str | Sequence[str] | None = None,
-               batch_size: int = 16, progress: bool = True,
-               skip_leading_whitespace: bool = False) -> list[list[Generation]]:
-        ...
+    def sample(
+        self,
+        prompts: Sequence[str],
+        *,
+        n: int,
+        temperature: float,
+        seeds: Sequence[int],
+        max_new_tokens: int,
+        top_p: float = 1.0,
+        stop: str | Sequence[str] | None = None,
+        batch_size: int = 16,
+        progress: bool = True,
+        skip_leading_whitespace: bool = False,
+    ) -> list[list[Generation]]: ...
 
-    def generate_chat(self, conversations: Sequence[Sequence[Message]], max_new_tokens: int,
-                      stop: str | Sequence[str] | None = None, *, template: str | None = None,
-                      batch_size: int = 16, progress: bool = True,
-                      details: bool = False) -> list[str] | list[Generation]:
-        ...
+    def generate_chat(
+        self,
+        conversations: Sequence[Sequence[Message]],
+        max_new_tokens: int,
+        stop: str | Sequence[str] | None = None,
+        *,
+        template: str | None = None,
+        batch_size: int = 16,
+        progress: bool = True,
+        details: bool = False,
+    ) -> list[str] | list[Generation]: ...
 
-    def render_chat(self, conversations: Sequence[Sequence[Message]], *,
-                    template: str | None = None) -> list[str]:
-        ...
+    def render_chat(self, conversations: Sequence[Sequence[Message]], *, template: str | None = None) -> list[str]: ...
 
-    def chat_template_text(self, name: str | None = None) -> str | None:
-        ...
+    def chat_template_text(self, name: str | None = None) -> str | None: ...
 
-    def count_tokens(self, text: str) -> int:
-        ...
+    def count_tokens(self, text: str) -> int: ...
 
-    def describe(self) -> dict[str, Any]:
-        ...
+    def describe(self) -> dict[str, Any]: ...
 
-    def runtime(self) -> dict[str, Any]:
-        ...
+    def runtime(self) -> dict[str, Any]: ...
 
-    def close(self) -> None:
-        ...
+    def close(self) -> None: ...
 
 
 class BaseBackend:
@@ -256,62 +287,119 @@ class BaseBackend:
     max_length: int | None = None
     server_chat_template: bool = False
 
-    def loglikelihood(self, pairs: Iterable[tuple[str, str]], *, batch_size: int = 32,
-                      max_context: int = 1024, progress: bool = False) -> list[EndingScore]:
+    def loglikelihood(
+        self, pairs: Iterable[tuple[str, str]], *, batch_size: int = 32, max_context: int = 1024, progress: bool = False
+    ) -> list[EndingScore]:
         raise NotImplementedError(f"{type(self).__name__} does not implement loglikelihood")
 
-    def generate(self, prompts: Sequence[str], max_new_tokens: int, stop: str | Sequence[str] | None = None,
-                 *, batch_size: int = 16, progress: bool = True, details: bool = False,
-                 skip_leading_whitespace: bool = False) -> list[str] | list[Generation]:
+    def generate(
+        self,
+        prompts: Sequence[str],
+        max_new_tokens: int,
+        stop: str | Sequence[str] | None = None,
+        *,
+        batch_size: int = 16,
+        progress: bool = True,
+        details: bool = False,
+        skip_leading_whitespace: bool = False,
+    ) -> list[str] | list[Generation]:
         raise NotImplementedError(f"{type(self).__name__} does not implement generate")
 
-    def run_choices(self, items: Sequence[Any], *, batch_size: int = 32, max_context: int = 1024,
-                    scorer: str = "onepass", progress: bool = True, on_item: ChoiceCallback | None = None,
-                    desc: str | None = None, source: str | None = None) -> ChoiceRun:
+    def run_choices(
+        self,
+        items: Sequence[Any],
+        *,
+        batch_size: int = 32,
+        max_context: int = 1024,
+        scorer: str = "onepass",
+        progress: bool = True,
+        on_item: ChoiceCallback | None = None,
+        desc: str | None = None,
+        source: str | None = None,
+    ) -> ChoiceRun:
         """Every ending of every item through :meth:`loglikelihood`, one item's endings per call
         (so ``on_item`` fires as each item finishes); the scorer used is always ``reference``."""
         t0 = time.perf_counter()
         scores: list[list[EndingScore]] = []
         for k, item in enumerate(items):
-            row = list(self.loglikelihood([(item.ctx, e) for e in item.endings], batch_size=batch_size,
-                                          max_context=max_context, progress=False))
+            row = list(
+                self.loglikelihood(
+                    [(item.ctx, e) for e in item.endings],
+                    batch_size=batch_size,
+                    max_context=max_context,
+                    progress=False,
+                )
+            )
             scores.append(row)
             if on_item is not None:
                 on_item(k, row, False)
         eval_s = time.perf_counter() - t0
         reason = None if scorer == "reference" else f"{type(self).__name__} scores each ending on its own"
-        return ChoiceRun(scores=scores, truncated=[False] * len(scores), scorer_used="reference",
-                         fallback_reason=reason,
-                         timing={"eval_s": round(eval_s, 3),
-                                 "items_per_s": round(len(scores) / eval_s, 3) if scores and eval_s > 0 else None})
+        return ChoiceRun(
+            scores=scores,
+            truncated=[False] * len(scores),
+            scorer_used="reference",
+            fallback_reason=reason,
+            timing={
+                "eval_s": round(eval_s, 3),
+                "items_per_s": round(len(scores) / eval_s, 3) if scores and eval_s > 0 else None,
+            },
+        )
 
-    def score_choices(self, items: Sequence[Any], *, batch_size: int = 32, max_context: int = 1024,
-                      scorer: str = "onepass", progress: bool = True,
-                      on_item: ItemCallback | None = None) -> list[list[EndingScore]]:
-        return self.run_choices(items, batch_size=batch_size, max_context=max_context, scorer=scorer,
-                                progress=progress,
-                                on_item=None if on_item is None else lambda k, s, _t: on_item(k, s)).scores
+    def score_choices(
+        self,
+        items: Sequence[Any],
+        *,
+        batch_size: int = 32,
+        max_context: int = 1024,
+        scorer: str = "onepass",
+        progress: bool = True,
+        on_item: ItemCallback | None = None,
+    ) -> list[list[EndingScore]]:
+        return self.run_choices(
+            items,
+            batch_size=batch_size,
+            max_context=max_context,
+            scorer=scorer,
+            progress=progress,
+            on_item=None if on_item is None else lambda k, s, _t: on_item(k, s),
+        ).scores
 
-    def sample(self, prompts: Sequence[str], *, n: int, temperature: float, seeds: Sequence[int],
-               max_new_tokens: int, top_p: float = 1.0, stop: str | Sequence[str] | None = None,
-               batch_size: int = 16, progress: bool = True,
-               skip_leading_whitespace: bool = False) -> list[list[Generation]]:
+    def sample(
+        self,
+        prompts: Sequence[str],
+        *,
+        n: int,
+        temperature: float,
+        seeds: Sequence[int],
+        max_new_tokens: int,
+        top_p: float = 1.0,
+        stop: str | Sequence[str] | None = None,
+        batch_size: int = 16,
+        progress: bool = True,
+        skip_leading_whitespace: bool = False,
+    ) -> list[list[Generation]]:
         raise ScoringError(f"the {type(self).__name__} engine cannot sample; use temperature 0 (greedy decoding)")
 
-    def generate_chat(self, conversations: Sequence[Sequence[Message]], max_new_tokens: int,
-                      stop: str | Sequence[str] | None = None, *, template: str | None = None,
-                      batch_size: int = 16, progress: bool = True,
-                      details: bool = False) -> list[str] | list[Generation]:
+    def generate_chat(
+        self,
+        conversations: Sequence[Sequence[Message]],
+        max_new_tokens: int,
+        stop: str | Sequence[str] | None = None,
+        *,
+        template: str | None = None,
+        batch_size: int = 16,
+        progress: bool = True,
+        details: bool = False,
+    ) -> list[str] | list[Generation]:
         """Render each conversation with :meth:`render_chat` and continue it with :meth:`generate`
         (greedy). The rendered prompt ends with the assistant turn's opening, so the text that
         comes back is the assistant's answer. A chat-only engine overrides this to send the
         messages themselves."""
         prompts = self.render_chat(conversations, template=template)
-        return self.generate(prompts, max_new_tokens, stop, batch_size=batch_size, progress=progress,
-                             details=details)
+        return self.generate(prompts, max_new_tokens, stop, batch_size=batch_size, progress=progress, details=details)
 
-    def render_chat(self, conversations: Sequence[Sequence[Message]], *,
-                    template: str | None = None) -> list[str]:
+    def render_chat(self, conversations: Sequence[Sequence[Message]], *, template: str | None = None) -> list[str]:
         raise ChatTemplateError(f"the {type(self).__name__} engine cannot render chat templates")
 
     def chat_template_text(self, name: str | None = None) -> str | None:
@@ -323,9 +411,16 @@ class BaseBackend:
         return len(text.encode("utf-8"))
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "source": type(self).__name__, "params": self.n_params,
-                "fingerprint": self.fingerprint, "dtype": self.dtype, "device": self.device, "bos": self.bos,
-                "max_positions": self.max_length}
+        return {
+            "name": self.name,
+            "source": type(self).__name__,
+            "params": self.n_params,
+            "fingerprint": self.fingerprint,
+            "dtype": self.dtype,
+            "device": self.device,
+            "bos": self.bos,
+            "max_positions": self.max_length,
+        }
 
     def runtime(self) -> dict[str, Any]:
         """Library versions and thread settings recorded beside scores (none by default)."""

@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from synthprobe.backends.base import ChatTemplateError, Message, check_conversations
 
@@ -49,8 +50,12 @@ def is_template_name(value: str) -> bool:
     """Whether a ``--chat-template`` value names one of the tokenizer's templates rather than a
     file: an identifier (``tool_use``, ``default``) that is no existing path and has no template
     file's suffix (decided once, on the command line)."""
-    return (value not in (NONE, AUTO) and looks_like_name(value)
-            and not value.lower().endswith(_FILE_SUFFIXES) and not Path(value).exists())
+    return (
+        value not in (NONE, AUTO)
+        and looks_like_name(value)
+        and not value.lower().endswith(_FILE_SUFFIXES)
+        and not Path(value).exists()
+    )
 
 
 def sha256_text(text: str | None) -> str | None:
@@ -128,10 +133,14 @@ class ChatSetup:
             layout = "plain"
         else:
             layout = "multiturn" if self.fewshot_as_multiturn else "single-turn"
-        return {"chat_template": self.source, "chat_template_name": name,
-                "chat_template_sha256": sha256_text(text),
-                "system_prompt": self.system_prompt, "system_prompt_sha256": sha256_text(self.system_prompt),
-                "fewshot_layout": layout}
+        return {
+            "chat_template": self.source,
+            "chat_template_name": name,
+            "chat_template_sha256": sha256_text(text),
+            "system_prompt": self.system_prompt,
+            "system_prompt_sha256": sha256_text(self.system_prompt),
+            "fewshot_layout": layout,
+        }
 
     def label(self, backend: Any | None = None) -> str:
         """A short tag for table rows: ``""`` without a template, else ``chat:<name>@<sha8>``
@@ -155,8 +164,9 @@ def read_template(path: str | Path) -> str:
 
     p = Path(path)
     if not p.is_file():
-        raise ChatTemplateError(f"no such file; expected 'auto', 'none' or a Jinja chat-template file",
-                                path=p, field="--chat-template")
+        raise ChatTemplateError(
+            "no such file; expected 'auto', 'none' or a Jinja chat-template file", path=p, field="--chat-template"
+        )
     try:
         text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -167,8 +177,9 @@ def read_template(path: str | Path) -> str:
     try:
         env.parse(text)
     except jinja2.TemplateSyntaxError as exc:
-        raise ChatTemplateError(f"not a valid Jinja template: {exc.message}", path=p, line=exc.lineno,
-                                field="--chat-template") from None
+        raise ChatTemplateError(
+            f"not a valid Jinja template: {exc.message}", path=p, line=exc.lineno, field="--chat-template"
+        ) from None
     return text
 
 
@@ -200,22 +211,32 @@ def render_with_tokenizer(tokenizer: Any, conversations: Any, *, template: str |
         named = tokenizer_template(tokenizer, template)
         if named is None:
             have = ", ".join(template_names(tokenizer)) or "none"
-            raise ChatTemplateError(f"{where}'s tokenizer has no chat template named {template!r} (its templates: "
-                                    f"{have}), and there is no such file; expected 'auto', 'none', one of those "
-                                    "names or a Jinja file", field="--chat-template")
+            raise ChatTemplateError(
+                f"{where}'s tokenizer has no chat template named {template!r} (its templates: "
+                f"{have}), and there is no such file; expected 'auto', 'none', one of those "
+                "names or a Jinja file",
+                field="--chat-template",
+            )
         template = named
     if template is None and tokenizer_template(tokenizer) is None:
-        raise ChatTemplateError(f"{where} has no chat template of its own; pass --chat-template PATH (a Jinja "
-                                "file) or --chat-template none", field="--chat-template")
+        raise ChatTemplateError(
+            f"{where} has no chat template of its own; pass --chat-template PATH (a Jinja "
+            "file) or --chat-template none",
+            field="--chat-template",
+        )
     out: list[str] = []
     for conv in convs:
         try:
-            text = tokenizer.apply_chat_template(conv, tokenize=False, add_generation_prompt=True,
-                                                 chat_template=template)
+            text = tokenizer.apply_chat_template(
+                conv, tokenize=False, add_generation_prompt=True, chat_template=template
+            )
         except Exception as exc:  # jinja2 errors, ValueError from transformers, a template's raise_exception
             detail = " ".join(str(exc).split())[:300]
-            raise ChatTemplateError(f"the chat template failed to render a {len(conv)}-turn conversation for "
-                                    f"{where}: {type(exc).__name__}: {detail}", field="--chat-template") from None
+            raise ChatTemplateError(
+                f"the chat template failed to render a {len(conv)}-turn conversation for "
+                f"{where}: {type(exc).__name__}: {detail}",
+                field="--chat-template",
+            ) from None
         if not isinstance(text, str) or not text:
             raise ChatTemplateError(f"the chat template rendered nothing for {where}", field="--chat-template")
         out.append(text)

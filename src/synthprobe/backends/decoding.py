@@ -18,12 +18,12 @@ stop string or end-of-sequence token) or ran into ``max_new_tokens`` (truncated)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
-from typing import Any, Sequence
+from typing import Any
 
-from synthprobe.errors import InputError
 from synthprobe.backends.base import Generation
-
+from synthprobe.errors import InputError
 
 
 @dataclass(frozen=True)
@@ -43,11 +43,12 @@ class Sampling:
         if self.n < 1 or self.n > 64:
             raise InputError(f"the number of samples must be 1..64, got {self.n}", field="--samples")
         if self.temperature == 0 and self.n != 1:
-            raise InputError("greedy decoding (temperature 0) gives one continuation; use --samples 1 "
-                             "or a temperature above 0", field="--samples")
+            raise InputError(
+                "greedy decoding (temperature 0) gives one continuation; use --samples 1 or a temperature above 0",
+                field="--samples",
+            )
         if self.max_new_tokens < 1 or self.max_new_tokens > 8192:
-            raise InputError(f"max new tokens must be 1..8192, got {self.max_new_tokens}",
-                             field="--max-new-tokens")
+            raise InputError(f"max new tokens must be 1..8192, got {self.max_new_tokens}", field="--max-new-tokens")
 
     @property
     def greedy(self) -> bool:
@@ -57,7 +58,6 @@ class Sampling:
         d = asdict(self)
         d["decoding"] = "greedy" if self.greedy else "sampling (temperature, top-p; top-k off)"
         return d
-
 
 
 def describe(backend) -> dict[str, Any]:
@@ -77,14 +77,25 @@ def as_chat(backend, prompts: Sequence[str], chat=None) -> list:
     conversations = [chat.conversation(p) for p in prompts]
     if getattr(backend, "server_chat_template", False):
         if chat.template_arg is not None:
-            raise InputError("a chat endpoint renders every conversation with the model's own template; use "
-                             "--chat-template auto with it", field="--chat-template")
+            raise InputError(
+                "a chat endpoint renders every conversation with the model's own template; use "
+                "--chat-template auto with it",
+                field="--chat-template",
+            )
         return conversations
     return backend.render_chat(conversations, template=chat.template_arg)
 
 
-def generate(backend, prompts: Sequence[str], sampling: Sampling, *, seeds: Sequence[int] | None = None,
-             stop: Sequence[str] = (), progress: bool = False, chat=None) -> list[list[Generation]]:
+def generate(
+    backend,
+    prompts: Sequence[str],
+    sampling: Sampling,
+    *,
+    seeds: Sequence[int] | None = None,
+    stop: Sequence[str] = (),
+    progress: bool = False,
+    chat=None,
+) -> list[list[Generation]]:
     """``sampling.n`` continuations per prompt (see the module docstring); with ``chat`` (a
     :class:`~synthprobe.backends.chat.ChatSetup`) every prompt is a user turn (:func:`as_chat`).
 
@@ -94,15 +105,29 @@ def generate(backend, prompts: Sequence[str], sampling: Sampling, *, seeds: Sequ
     prompts = as_chat(backend, prompts, chat)
     try:
         if sampling.greedy:
-            out = backend.generate(prompts, sampling.max_new_tokens, list(stop) or None, progress=progress,
-                                   details=True, skip_leading_whitespace=True)
+            out = backend.generate(
+                prompts,
+                sampling.max_new_tokens,
+                list(stop) or None,
+                progress=progress,
+                details=True,
+                skip_leading_whitespace=True,
+            )
             runs = [[g] for g in out]
         else:
             if seeds is None:
                 raise ValueError("sampling needs one seed per prompt")
-            runs = backend.sample(prompts, n=sampling.n, temperature=sampling.temperature, top_p=sampling.top_p,
-                                  seeds=list(seeds), max_new_tokens=sampling.max_new_tokens, stop=list(stop) or None,
-                                  progress=progress, skip_leading_whitespace=True)
+            runs = backend.sample(
+                prompts,
+                n=sampling.n,
+                temperature=sampling.temperature,
+                top_p=sampling.top_p,
+                seeds=list(seeds),
+                max_new_tokens=sampling.max_new_tokens,
+                stop=list(stop) or None,
+                progress=progress,
+                skip_leading_whitespace=True,
+            )
     except ValueError as exc:
         if "exceeds the model's" in str(exc):
             raise InputError(f"{exc}; use fewer or shorter items or a smaller --max-new-tokens") from None

@@ -49,22 +49,50 @@ import os
 import re
 import sys
 import time
-from typing import Any, Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from datetime import UTC
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from synthprobe.backends.base import (BaseBackend, ChoiceCallback, ChoiceRun, EndingScore, Generation,
-                                      ModelLoadError, ScoringError, TokenBudgetSpent)
+from synthprobe.backends.base import (
+    BaseBackend,
+    ChoiceCallback,
+    ChoiceRun,
+    EndingScore,
+    Generation,
+    ModelLoadError,
+    ScoringError,
+    TokenBudgetSpent,
+)
 from synthprobe.errors import InputError
 
 #: ``--model-arg`` keys of this engine (the model block's own options are handled apart).
-OPTIONS = ("base_url", "model", "api_key_env", "concurrency", "timeout", "max_retries", "deadline", "notice_after",
-           "max_tokens_total")
-DEFAULTS = {"api_key_env": "OPENAI_API_KEY", "concurrency": 8, "timeout": 300.0, "max_retries": 4,
-            "deadline": 900.0, "notice_after": 60.0, "max_tokens_total": None}
+OPTIONS = (
+    "base_url",
+    "model",
+    "api_key_env",
+    "concurrency",
+    "timeout",
+    "max_retries",
+    "deadline",
+    "notice_after",
+    "max_tokens_total",
+)
+DEFAULTS = {
+    "api_key_env": "OPENAI_API_KEY",
+    "concurrency": 8,
+    "timeout": 300.0,
+    "max_retries": 4,
+    "deadline": 900.0,
+    "notice_after": 60.0,
+    "max_tokens_total": None,
+}
 
 #: What to do when a server cannot give prompt log-probabilities.
-ECHO_HINT = ("use a server that implements echo with logprobs on /v1/completions (vLLM, SGLang, "
-             "llama-cpp-python's server), or a generation protocol (--protocol letters or --protocol free)")
+ECHO_HINT = (
+    "use a server that implements echo with logprobs on /v1/completions (vLLM, SGLang, "
+    "llama-cpp-python's server), or a generation protocol (--protocol letters or --protocol free)"
+)
 
 
 # -- the URL and the options ----------------------------------------------------------------------
@@ -82,26 +110,37 @@ def clean_url(url: str) -> str:
 
 def _check_url(url: Any, engine: str = "openai") -> str:
     if not isinstance(url, str) or not url.strip():
-        raise InputError(f"expected the server's URL, e.g. {engine}:http://127.0.0.1:8000/v1 or --model-arg "
-                         "base_url=http://127.0.0.1:8000/v1", field="--model")
+        raise InputError(
+            f"expected the server's URL, e.g. {engine}:http://127.0.0.1:8000/v1 or --model-arg "
+            "base_url=http://127.0.0.1:8000/v1",
+            field="--model",
+        )
     url = url.strip()
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 -- raises ValueError on a bad port
     except ValueError:
-        raise InputError(f"{clean_url(url) if '://' in url else 'the server URL'} is not a valid URL",
-                         field="--model") from None
+        raise InputError(
+            f"{clean_url(url) if '://' in url else 'the server URL'} is not a valid URL", field="--model"
+        ) from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise InputError("expected an http:// or https:// URL such as http://127.0.0.1:8000/v1 for the "
-                         f"{engine} engine", field="--model")
+        raise InputError(
+            f"expected an http:// or https:// URL such as http://127.0.0.1:8000/v1 for the {engine} engine",
+            field="--model",
+        )
     return url.rstrip("/")
 
 
 def _number(options: dict, key: str, kind: type, low: float, high: float):
     value = options.get(key, DEFAULTS[key])
     field = "--max-tokens-total" if key == "max_tokens_total" else f"--model-arg {key}"
-    ok = (isinstance(value, (int, float)) and not isinstance(value, bool)
-          and (kind is float or isinstance(value, int)) and math.isfinite(value) and low <= value <= high)
+    ok = (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and (kind is float or isinstance(value, int))
+        and math.isfinite(value)
+        and low <= value <= high
+    )
     if not ok:
         want = "a whole number" if kind is int else "a number"
         raise InputError(f"expected {want} from {low:g} to {high:g}, got {value!r}", field=field)
@@ -111,49 +150,65 @@ def _number(options: dict, key: str, kind: type, low: float, high: float):
 def _settings(spec: str, options: dict, engine: str = "openai") -> dict[str, Any]:
     """Check ``spec`` and every option without touching the network; return the engine's settings."""
     if "api_key" in options:
-        raise InputError("an API key never goes on the command line; put it in an environment variable and "
-                         "pass its name: --model-arg api_key_env=NAME (default OPENAI_API_KEY)",
-                         field="--model-arg api_key")
+        raise InputError(
+            "an API key never goes on the command line; put it in an environment variable and "
+            "pass its name: --model-arg api_key_env=NAME (default OPENAI_API_KEY)",
+            field="--model-arg api_key",
+        )
     engine_keys = set(options) - {"dtype", "device", "trust_remote_code", "bos", "progress", "threads"}
     unknown = sorted(engine_keys - set(OPTIONS))
     if unknown:
-        raise InputError(f"the {engine} engine has no option {', '.join(unknown)}; it takes {', '.join(OPTIONS)}",
-                         field="--model-arg")
+        raise InputError(
+            f"the {engine} engine has no option {', '.join(unknown)}; it takes {', '.join(OPTIONS)}",
+            field="--model-arg",
+        )
     if options.get("dtype") not in (None, "auto"):
-        raise InputError("the server decides the dtype (start vLLM with --dtype float32, say); leave --dtype "
-                         f"out with the {engine} engine", field="--dtype")
+        raise InputError(
+            "the server decides the dtype (start vLLM with --dtype float32, say); leave --dtype "
+            f"out with the {engine} engine",
+            field="--dtype",
+        )
     if options.get("device", "auto") != "auto":
-        raise InputError(f"the server decides the device; leave --device out with the {engine} engine",
-                         field="--device")
+        raise InputError(
+            f"the server decides the device; leave --device out with the {engine} engine", field="--device"
+        )
     if options.get("threads") is not None:
-        raise InputError(f"the server decides its threads; leave --threads out with the {engine} engine",
-                         field="--threads")
+        raise InputError(
+            f"the server decides its threads; leave --threads out with the {engine} engine", field="--threads"
+        )
     if options.get("bos"):
-        raise InputError(f"--bos is not available with the {engine} engine (the server tokenises the prompt)",
-                         field="--bos")
+        raise InputError(
+            f"--bos is not available with the {engine} engine (the server tokenises the prompt)", field="--bos"
+        )
     url = options.get("base_url")
     if spec and url is not None and _check_url(spec, engine) != _check_url(url, engine):
-        raise InputError(f"give the server's URL once: {engine}:URL or --model-arg base_url=URL, not two "
-                         "different ones", field="--model-arg base_url")
+        raise InputError(
+            f"give the server's URL once: {engine}:URL or --model-arg base_url=URL, not two different ones",
+            field="--model-arg base_url",
+        )
     url = _check_url(spec or url, engine)
     model = options.get("model")
     if model is not None and (not isinstance(model, str) or not model.strip()):
         raise InputError(f"expected the served model's id, got {model!r}", field="--model-arg model")
     env = options.get("api_key_env", DEFAULTS["api_key_env"])
     if not isinstance(env, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", env):
-        raise InputError(f"expected the name of an environment variable, got {env!r}",
-                         field="--model-arg api_key_env")
+        raise InputError(f"expected the name of an environment variable, got {env!r}", field="--model-arg api_key_env")
     if "api_key_env" in options and not os.environ.get(env):
-        raise InputError(f"the environment variable {env} is not set (it should hold the API key)",
-                         field="--model-arg api_key_env")
+        raise InputError(
+            f"the environment variable {env} is not set (it should hold the API key)", field="--model-arg api_key_env"
+        )
     budget = options.get("max_tokens_total")
-    return {"url": url, "model": model, "api_key_env": env,
-            "concurrency": _number(options, "concurrency", int, 1, 1024),
-            "timeout": _number(options, "timeout", float, 0.1, 86400),
-            "max_retries": _number(options, "max_retries", int, 0, 20),
-            "deadline": _number(options, "deadline", float, 0.1, 7 * 86400),
-            "notice_after": _number(options, "notice_after", float, 0.1, 86400),
-            "max_tokens_total": None if budget is None else _number(options, "max_tokens_total", int, 1, 10**15)}
+    return {
+        "url": url,
+        "model": model,
+        "api_key_env": env,
+        "concurrency": _number(options, "concurrency", int, 1, 1024),
+        "timeout": _number(options, "timeout", float, 0.1, 86400),
+        "max_retries": _number(options, "max_retries", int, 0, 20),
+        "deadline": _number(options, "deadline", float, 0.1, 7 * 86400),
+        "notice_after": _number(options, "notice_after", float, 0.1, 86400),
+        "max_tokens_total": None if budget is None else _number(options, "max_tokens_total", int, 1, 10**15),
+    }
 
 
 def check_logprob(value: Any, where: str, what: str) -> float:
@@ -163,9 +218,11 @@ def check_logprob(value: Any, where: str, what: str) -> float:
     ok = isinstance(value, (int, float)) and not isinstance(value, bool)
     if ok and not math.isnan(value) and value <= 0:
         return float(value)
-    why = ("not a number" if not ok else "NaN" if math.isnan(value) else "above zero")
-    raise ScoringError(f"{where} returned a log-probability of {value!r} for {what}: {why}, which no "
-                       "log-probability can be; the server's answer is unusable")
+    why = "not a number" if not ok else "NaN" if math.isnan(value) else "above zero"
+    raise ScoringError(
+        f"{where} returned a log-probability of {value!r} for {what}: {why}, which no "
+        "log-probability can be; the server's answer is unusable"
+    )
 
 
 # -- HTTP -----------------------------------------------------------------------------------------
@@ -174,7 +231,7 @@ def check_logprob(value: Any, where: str, what: str) -> float:
 def retry_after_seconds(value: str | None) -> float | None:
     """A ``Retry-After`` header in seconds: a delay (``"7"``) or an HTTP date (``"Wed, 21 Oct 2026
     07:28:00 GMT"``, counted from now, never below 0); None when absent or unreadable."""
-    from datetime import datetime, timezone
+    from datetime import datetime
     from email.utils import parsedate_to_datetime
 
     if not isinstance(value, str) or not value.strip():
@@ -187,8 +244,8 @@ def retry_after_seconds(value: str | None) -> float | None:
     except (TypeError, ValueError, IndexError):
         return None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
 class _Retryable(Exception):
@@ -205,8 +262,9 @@ def _is_retryable(exc: BaseException) -> bool:
 
     if isinstance(exc, httpx.ConnectError):  # refused: nobody is listening, asking again will not help
         return False
-    return isinstance(exc, (_Retryable, httpx.TimeoutException, httpx.RemoteProtocolError, httpx.ReadError,
-                            httpx.WriteError))
+    return isinstance(
+        exc, (_Retryable, httpx.TimeoutException, httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
+    )
 
 
 class _BudgetReached(Exception):
@@ -249,7 +307,7 @@ class _Limiter:
             self._cond = asyncio.Condition()
         return self._cond
 
-    async def __aenter__(self) -> "_Limiter":
+    async def __aenter__(self) -> _Limiter:
         async with self.cond:
             await self.cond.wait_for(lambda: self.in_flight < int(self.limit))
             self.in_flight += 1
@@ -285,8 +343,10 @@ class _Limiter:
         old = int(self.limit)
         self.limit = min(float(self.ceiling), self.limit + 1 / self.limit)
         if int(self.limit) > old and int(self.limit) in (self.ceiling, 2 * old):
-            self.say(f"server answers again: requests in flight {old} -> {int(self.limit)}"
-                     + (" (the set maximum)" if int(self.limit) == self.ceiling else ""))
+            self.say(
+                f"server answers again: requests in flight {old} -> {int(self.limit)}"
+                + (" (the set maximum)" if int(self.limit) == self.ceiling else "")
+            )
 
 
 class OpenAIBackend(BaseBackend):
@@ -311,8 +371,11 @@ class OpenAIBackend(BaseBackend):
         self._key = os.environ.get(settings["api_key_env"]) or None
         parts = urlsplit(self._base)
         userinfo = parts.netloc.rpartition("@")[0]
-        self._secrets = [s for s in (self._key, userinfo and userinfo + "@", parts.query and "?" + parts.query,
-                                     parts.password) if s and (s == self._key or len(s) > 3)]
+        self._secrets = [
+            s
+            for s in (self._key, userinfo and userinfo + "@", parts.query and "?" + parts.query, parts.password)
+            if s and (s == self._key or len(s) > 3)
+        ]
         self._root = self._base[:-3] if parts.path.rstrip("/").endswith("/v1") else self._base
         headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
         self._timeout = httpx.Timeout(settings["timeout"], connect=min(settings["timeout"], 30.0))
@@ -368,8 +431,9 @@ class OpenAIBackend(BaseBackend):
         if isinstance(exc, httpx.ConnectError):
             reason = "connection refused or host unreachable: is the server running?"
         elif isinstance(exc, TimeoutError):  # the request's deadline, tries and waits included
-            reason = (f"no answer within {self.deadline:g} s (--model-arg deadline; tries and waits for "
-                      "Retry-After included)")
+            reason = (
+                f"no answer within {self.deadline:g} s (--model-arg deadline; tries and waits for Retry-After included)"
+            )
         elif isinstance(exc, httpx.TimeoutException):
             reason = f"no answer in time after {self.max_retries + 1} tries ({type(exc).__name__})"
         elif isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)):
@@ -384,14 +448,19 @@ class OpenAIBackend(BaseBackend):
         from tenacity import AsyncRetrying, Retrying, retry_if_exception, stop_after_attempt
 
         kind = AsyncRetrying if asynchronous else Retrying
-        return kind(stop=stop_after_attempt(self.max_retries + 1), wait=_Wait(self.deadline),
-                    retry=retry_if_exception(_is_retryable), reraise=True)
+        return kind(
+            stop=stop_after_attempt(self.max_retries + 1),
+            wait=_Wait(self.deadline),
+            retry=retry_if_exception(_is_retryable),
+            reraise=True,
+        )
 
     @staticmethod
     def _answer(response, what: str) -> Any:
         if response.status_code in (408, 429) or response.status_code >= 500:
-            after = (retry_after_seconds(response.headers.get("retry-after"))
-                     if response.status_code in (429, 503) else None)
+            after = (
+                retry_after_seconds(response.headers.get("retry-after")) if response.status_code in (429, 503) else None
+            )
             raise _Retryable(response.status_code, response.text[:300], after)
         if response.status_code >= 400:
             raise ScoringError(f"{what} answered HTTP {response.status_code}: {response.text[:500]}")
@@ -413,8 +482,12 @@ class OpenAIBackend(BaseBackend):
                     if left <= 0:
                         raise TimeoutError
                     try:
-                        response = self._sync.get(url, timeout=httpx.Timeout(min(self._timeout.read, left),
-                                                                          connect=min(self._timeout.connect, left)))
+                        response = self._sync.get(
+                            url,
+                            timeout=httpx.Timeout(
+                                min(self._timeout.read, left), connect=min(self._timeout.connect, left)
+                            ),
+                        )
                     except httpx.TimeoutException:
                         if end - time.monotonic() <= 0.05:  # the deadline, not one try's limit, ran out
                             raise TimeoutError from None
@@ -427,8 +500,10 @@ class OpenAIBackend(BaseBackend):
 
     def usage(self) -> dict[str, Any]:
         """Tokens spent so far as the server reported them (``usage`` of every answer), for results."""
-        out: dict[str, Any] = {**self.tokens,
-                               "total_tokens": self.tokens["prompt_tokens"] + self.tokens["completion_tokens"]}
+        out: dict[str, Any] = {
+            **self.tokens,
+            "total_tokens": self.tokens["prompt_tokens"] + self.tokens["completion_tokens"],
+        }
         if self.max_tokens_total is not None:
             out["max_tokens_total"] = self.max_tokens_total
         if self._limiter.lowest < self.concurrency:
@@ -436,17 +511,21 @@ class OpenAIBackend(BaseBackend):
         return out
 
     def _spent(self) -> bool:
-        return (self.max_tokens_total is not None
-                and self.tokens["prompt_tokens"] + self.tokens["completion_tokens"] >= self.max_tokens_total)
+        return (
+            self.max_tokens_total is not None
+            and self.tokens["prompt_tokens"] + self.tokens["completion_tokens"] >= self.max_tokens_total
+        )
 
     async def _stop_for_budget(self) -> None:
         """Let the requests already sent finish (their answers are kept), then stop the run."""
         await self._limiter.drained()
         spent = self.tokens["prompt_tokens"] + self.tokens["completion_tokens"]
-        raise TokenBudgetSpent(f"{self.engine}:{self.url}: the token budget is spent: {spent:,} tokens used "
-                               f"({self.tokens['prompt_tokens']:,} prompt + {self.tokens['completion_tokens']:,} "
-                               f"completion) of --max-tokens-total {self.max_tokens_total:,}; no further "
-                               "request was sent")
+        raise TokenBudgetSpent(
+            f"{self.engine}:{self.url}: the token budget is spent: {spent:,} tokens used "
+            f"({self.tokens['prompt_tokens']:,} prompt + {self.tokens['completion_tokens']:,} "
+            f"completion) of --max-tokens-total {self.max_tokens_total:,}; no further "
+            "request was sent"
+        )
 
     def _count(self, doc: Any) -> dict[str, int]:
         """Add an answer's ``usage`` to the backend's totals; return its prompt and completion tokens."""
@@ -479,8 +558,9 @@ class OpenAIBackend(BaseBackend):
                             if self._spent():
                                 raise _BudgetReached
                             started = time.monotonic()
-                            handle = loop.call_later(self.notice_after, self._waited, what, started,
-                                                     attempt.retry_state.attempt_number)
+                            handle = loop.call_later(
+                                self.notice_after, self._waited, what, started, attempt.retry_state.attempt_number
+                            )
                             try:
                                 response = await self._client.post(self._base + path, json=body)
                             finally:
@@ -510,9 +590,11 @@ class OpenAIBackend(BaseBackend):
         if now - self._noticed_at < self.notice_after:
             return
         self._noticed_at = now
-        self._say(f"{what} has had no answer for {now - started:.0f} s (try {attempt} of {self.max_retries + 1}; "
-                  f"each try times out after {self._timeout.read:g} s, the request after {self.deadline:g} s "
-                  "in all)")
+        self._say(
+            f"{what} has had no answer for {now - started:.0f} s (try {attempt} of {self.max_retries + 1}; "
+            f"each try times out after {self._timeout.read:g} s, the request after {self.deadline:g} s "
+            "in all)"
+        )
 
     def _run(self, make: Callable[[_Limiter], Awaitable[Any]]) -> Any:
         """Run a coroutine on this backend's loop; on any failure or Ctrl-C cancel what is still in flight."""
@@ -550,8 +632,13 @@ class OpenAIBackend(BaseBackend):
     def _bar(self, total: int, desc: str, progress: bool):
         from tqdm.auto import tqdm
 
-        return tqdm(total=total, desc=desc, unit="item", disable=not (progress and self.progress) or total == 0,
-                    dynamic_ncols=True)
+        return tqdm(
+            total=total,
+            desc=desc,
+            unit="item",
+            disable=not (progress and self.progress) or total == 0,
+            dynamic_ncols=True,
+        )
 
     def _models(self) -> list[Any]:
         doc = self._get(f"{self._base}/models", f"GET {self.url}/models", error=ModelLoadError)
@@ -572,41 +659,56 @@ class OpenAIBackend(BaseBackend):
         usage = doc.get("usage") if isinstance(doc.get("usage"), dict) else {}
         n_prompt = usage.get("prompt_tokens")
         if not isinstance(lp, dict):
-            raise ScoringError(f"{where} returned no log-probabilities for an echo request (logprobs is "
-                               f"{lp!r}); it does not implement echo with logprobs, so {chance}; {ECHO_HINT}")
+            raise ScoringError(
+                f"{where} returned no log-probabilities for an echo request (logprobs is "
+                f"{lp!r}); it does not implement echo with logprobs, so {chance}; {ECHO_HINT}"
+            )
         if "content" in lp and "token_logprobs" not in lp:
-            raise ScoringError(f"{where} answered in the chat-style 'logprobs.content' shape, without "
-                               f"'tokens'/'token_logprobs'/'text_offset' for the prompt (current llama.cpp "
-                               f"llama-server does this); it does not implement echo, so {chance}; {ECHO_HINT}")
+            raise ScoringError(
+                f"{where} answered in the chat-style 'logprobs.content' shape, without "
+                f"'tokens'/'token_logprobs'/'text_offset' for the prompt (current llama.cpp "
+                f"llama-server does this); it does not implement echo, so {chance}; {ECHO_HINT}"
+            )
         tokens, lps, tops, offs = (lp.get(k) for k in ("tokens", "token_logprobs", "top_logprobs", "text_offset"))
         if not all(isinstance(x, list) for x in (tokens, lps, offs)):
-            raise ScoringError(f"{where} returned logprobs without the lists tokens, token_logprobs and "
-                               f"text_offset (keys: {', '.join(sorted(lp))}); {chance}")
+            raise ScoringError(
+                f"{where} returned logprobs without the lists tokens, token_logprobs and "
+                f"text_offset (keys: {', '.join(sorted(lp))}); {chance}"
+            )
         if not isinstance(n_prompt, int) or n_prompt < 1:
             n_prompt = sum(1 for o in offs if isinstance(o, int) and o < len(prompt))
         if not len(tokens) == len(lps) == len(offs):
-            raise ScoringError(f"{where} returned {len(tokens)} tokens but {len(lps)} log-probabilities and "
-                               f"{len(offs)} offsets; {chance}")
+            raise ScoringError(
+                f"{where} returned {len(tokens)} tokens but {len(lps)} log-probabilities and "
+                f"{len(offs)} offsets; {chance}"
+            )
         if len(tokens) < n_prompt:
             raise ScoringError(
                 f"{where} returned log-probabilities for {len(tokens)} generated token{'s' if len(tokens) != 1 else ''}"
                 f" only, not for the {n_prompt} prompt tokens: it does not implement echo (llama.cpp's "
-                f"llama-server is known to do this); {chance}; {ECHO_HINT}")
+                f"llama-server is known to do this); {chance}; {ECHO_HINT}"
+            )
         n_sent = len(tokens)
         tokens, lps, offs = tokens[:n_prompt], lps[:n_prompt], offs[:n_prompt]
         tops = list(tops[:n_prompt]) if isinstance(tops, list) else [None] * n_prompt
         if not any(isinstance(o, int) and o < len(prompt) for o in offs):
-            raise ScoringError(f"{where} echoed no prompt tokens at all for an echo request (it answered "
-                               f"with {n_sent} token{'s' if n_sent != 1 else ''} after the prompt's "
-                               f"{len(prompt)} characters): it does not implement echo, so {chance}; {ECHO_HINT}")
+            raise ScoringError(
+                f"{where} echoed no prompt tokens at all for an echo request (it answered "
+                f"with {n_sent} token{'s' if n_sent != 1 else ''} after the prompt's "
+                f"{len(prompt)} characters): it does not implement echo, so {chance}; {ECHO_HINT}"
+            )
         if lps[1:] and all(v is None for v in lps[1:]):
-            raise ScoringError(f"{where} returned null log-probabilities for all {n_prompt - 1} prompt tokens "
-                               f"after the first; it does not score the prompt, so {chance}; {ECHO_HINT}")
+            raise ScoringError(
+                f"{where} returned null log-probabilities for all {n_prompt - 1} prompt tokens "
+                f"after the first; it does not score the prompt, so {chance}; {ECHO_HINT}"
+            )
         for i, v in enumerate(lps[1:], start=1):
             if v is None:
                 bad = sum(1 for v in lps[1:] if v is None)
-                raise ScoringError(f"{where} returned null log-probabilities for {bad} of the {n_prompt - 1} "
-                                   f"prompt tokens after the first; it does not score the prompt, so {chance}")
+                raise ScoringError(
+                    f"{where} returned null log-probabilities for {bad} of the {n_prompt - 1} "
+                    f"prompt tokens after the first; it does not score the prompt, so {chance}"
+                )
             check_logprob(v, where, f"prompt token {i} ({tokens[i]!r})")
         for i, top in enumerate(tops):
             if isinstance(top, dict):
@@ -619,13 +721,17 @@ class OpenAIBackend(BaseBackend):
             if ok and "\ufffd" not in tok and not tok.startswith("bytes:"):
                 ok = prompt.startswith(tok, off)
             if not ok:
-                raise ScoringError(f"{where} returned prompt tokens that do not spell the prompt (token {tok!r} "
-                                   f"at text_offset {off!r}, expected offset {pos}); the offsets cannot place "
-                                   f"the continuation, so the answer is unusable")
+                raise ScoringError(
+                    f"{where} returned prompt tokens that do not spell the prompt (token {tok!r} "
+                    f"at text_offset {off!r}, expected offset {pos}); the offsets cannot place "
+                    f"the continuation, so the answer is unusable"
+                )
             pos = off + len(tok) if "\ufffd" not in tok and not tok.startswith("bytes:") else off + 1
         if pos < len(prompt) and "\ufffd" not in "".join(tokens):
-            raise ScoringError(f"{where} returned prompt tokens covering {pos} of the prompt's {len(prompt)} "
-                               f"characters: it does not echo the whole prompt, so {chance}; {ECHO_HINT}")
+            raise ScoringError(
+                f"{where} returned prompt tokens covering {pos} of the prompt's {len(prompt)} "
+                f"characters: it does not echo the whole prompt, so {chance}; {ECHO_HINT}"
+            )
         return tokens, lps, tops, offs
 
     async def _loglik(self, context: str, continuation: str, sem) -> tuple[EndingScore, bool]:
@@ -634,8 +740,14 @@ class OpenAIBackend(BaseBackend):
         if not continuation:
             raise InputError("an empty continuation has no log-likelihood")
         prompt = context + continuation
-        body = {"model": self.model_id, "prompt": prompt, "echo": True, "logprobs": 1, "max_tokens": 1,
-                "temperature": 0}
+        body = {
+            "model": self.model_id,
+            "prompt": prompt,
+            "echo": True,
+            "logprobs": 1,
+            "max_tokens": 1,
+            "temperature": 0,
+        }
         if self.owned_by == "vllm":
             body["add_special_tokens"] = False  # the protocol adds no BOS; vLLM's default would
         doc = await self._post("/completions", body, sem)
@@ -649,8 +761,10 @@ class OpenAIBackend(BaseBackend):
             if off < boundary:
                 straddle = True
             if lp is None:  # only the very first prompt token can be null
-                raise ScoringError(f"{self.url}: the continuation starts at the prompt's first token, which has "
-                                   "no log-probability; the context is too short to score")
+                raise ScoringError(
+                    f"{self.url}: the continuation starts at the prompt's first token, which has "
+                    "no log-probability; the context is too short to score"
+                )
             total += float(lp)
             n += 1
             top = tops[i]
@@ -678,16 +792,26 @@ class OpenAIBackend(BaseBackend):
         await self._all(one(j) for j in range(start, len(jobs)))
         return out
 
-    def loglikelihood(self, pairs: Iterable[tuple[str, str]], *, batch_size: int = 32,
-                      max_context: int = 1024, progress: bool = False) -> list[EndingScore]:
+    def loglikelihood(
+        self, pairs: Iterable[tuple[str, str]], *, batch_size: int = 32, max_context: int = 1024, progress: bool = False
+    ) -> list[EndingScore]:
         """``log P(continuation | context)`` per pair, ``concurrency`` requests in flight."""
         jobs = list(pairs)
         with self._bar(len(jobs), f"loglikelihood · {self.name}", progress) as bar:
             return self._run(lambda sem: self._first_then_rest(jobs, sem, lambda j, s: bar.update(1)))
 
-    def run_choices(self, items: Sequence[Any], *, batch_size: int = 32, max_context: int = 1024,
-                    scorer: str = "onepass", progress: bool = True, on_item: ChoiceCallback | None = None,
-                    desc: str | None = None, source: str | None = None) -> ChoiceRun:
+    def run_choices(
+        self,
+        items: Sequence[Any],
+        *,
+        batch_size: int = 32,
+        max_context: int = 1024,
+        scorer: str = "onepass",
+        progress: bool = True,
+        on_item: ChoiceCallback | None = None,
+        desc: str | None = None,
+        source: str | None = None,
+    ) -> ChoiceRun:
         """Every ending of every item in flight together (``concurrency`` requests at a time);
         ``on_item`` fires as each item's last ending comes back. The scorer is always ``reference``
         (the server sees each ending with its context); ``max_context`` is the server's business."""
@@ -706,6 +830,7 @@ class OpenAIBackend(BaseBackend):
         straddles0 = self.straddles
 
         with self._bar(len(items), desc or f"score · {self.name}", progress) as bar:
+
             def done(j: int, score: EndingScore) -> None:
                 k = owner[j]
                 rows[k][j - first[k]] = score
@@ -719,20 +844,28 @@ class OpenAIBackend(BaseBackend):
             self._run(lambda sem: self._first_then_rest(jobs, sem, done))
         eval_s = time.perf_counter() - t0
         reason = None if scorer == "reference" else "a server scores each ending with its context on its own"
-        return ChoiceRun(scores=[list(r) for r in rows], truncated=[False] * len(items), scorer_used="reference",
-                         fallback_reason=reason,
-                         timing={"eval_s": round(eval_s, 3),
-                                 "items_per_s": round(len(items) / eval_s, 3) if items and eval_s > 0 else None,
-                                 "concurrency": self.concurrency,
-                                 "boundary_straddles": self.straddles - straddles0})
+        return ChoiceRun(
+            scores=[list(r) for r in rows],
+            truncated=[False] * len(items),
+            scorer_used="reference",
+            fallback_reason=reason,
+            timing={
+                "eval_s": round(eval_s, 3),
+                "items_per_s": round(len(items) / eval_s, 3) if items and eval_s > 0 else None,
+                "concurrency": self.concurrency,
+                "boundary_straddles": self.straddles - straddles0,
+            },
+        )
 
     def _refuse_impossible_tie(self, item: Any, row: list) -> None:
         """-inf is a true answer for an impossible ending beside possible ones; when every ending is
         -inf the choice would fall to a tie (the lowest index) silently, so the run stops instead."""
         if row and all(s is not None and s.logprob == -math.inf for s in row):
-            raise ScoringError(f"{self.url} (model {self.model_id}) returned a log-probability of -inf for every "
-                               f"ending of item {getattr(item, 'id', '?')!r}: no ending is possible, so a choice "
-                               "would be a silent tie; the server's answer is unusable")
+            raise ScoringError(
+                f"{self.url} (model {self.model_id}) returned a log-probability of -inf for every "
+                f"ending of item {getattr(item, 'id', '?')!r}: no ending is possible, so a choice "
+                "would be a silent tie; the server's answer is unusable"
+            )
 
     # -- generation ------------------------------------------------------------------------
     @staticmethod
@@ -767,27 +900,27 @@ class OpenAIBackend(BaseBackend):
         own = lp.get("tokens") if isinstance(lp, dict) else None
         return own if isinstance(own, list) else None
 
-    def _generation(self, choice: dict, n_tokens: int | None, prompt_tokens: int | None, stops: list[str],
-                    skip_ws: bool) -> Generation:
+    def _generation(
+        self, choice: dict, n_tokens: int | None, prompt_tokens: int | None, stops: list[str], skip_ws: bool
+    ) -> Generation:
         text = self._choice_text(choice)
         if not isinstance(text, str):
             raise ScoringError(f"{self.url} answered {self.endpoint} without a text: {str(choice)[:200]}")
         reason = choice.get("finish_reason")
-        finish = "length" if reason == "length" else ("stop" if isinstance(choice.get("stop_reason"), str)
-                                                      else "eos")
+        finish = "length" if reason == "length" else ("stop" if isinstance(choice.get("stop_reason"), str) else "eos")
         if skip_ws:  # stop strings were left to us: they count only after the leading whitespace
             text = text.lstrip()
             cuts = [text.find(s) for s in stops if s in text]
             if cuts:
-                text, finish = text[:min(cuts)], "stop"
+                text, finish = text[: min(cuts)], "stop"
         return Generation(text, finish, n_tokens if n_tokens is not None else 0, prompt_tokens)
 
-    async def _complete(self, prompt: Any, *, n: int, max_new_tokens: int, stops: list[str], skip_ws: bool,
-                        sem, **sampling) -> list[Generation]:
+    async def _complete(
+        self, prompt: Any, *, n: int, max_new_tokens: int, stops: list[str], skip_ws: bool, sem, **sampling
+    ) -> list[Generation]:
         """``n`` continuations of one prompt in one request (a string, or for the chat engine a list
         of messages), each with the tokens the server reported for it."""
-        body = {"model": self.model_id, **self._prompt_body(prompt), "max_tokens": max_new_tokens, "n": n,
-                **sampling}
+        body = {"model": self.model_id, **self._prompt_body(prompt), "max_tokens": max_new_tokens, "n": n, **sampling}
         if max_new_tokens == 0:
             return [Generation("", "length", 0)] * n
         if n > 1:  # usage counts the tokens of all choices together; each choice's tokens say its own
@@ -797,8 +930,7 @@ class OpenAIBackend(BaseBackend):
         doc = await self._post(self.endpoint, body, sem)
         choices = doc.get("choices") if isinstance(doc, dict) else None
         if not isinstance(choices, list) or len(choices) != n or not all(isinstance(c, dict) for c in choices):
-            raise ScoringError(f"{self.url} answered {self.endpoint} with {len(choices or [])} choices, "
-                               f"expected {n}")
+            raise ScoringError(f"{self.url} answered {self.endpoint} with {len(choices or [])} choices, expected {n}")
         choices = sorted(choices, key=lambda c: c.get("index", 0))
         usage = doc.get("usage") if isinstance(doc.get("usage"), dict) else {}
         total, n_prompt = usage.get("completion_tokens"), usage.get("prompt_tokens")
@@ -817,6 +949,7 @@ class OpenAIBackend(BaseBackend):
         if not prompts:
             return []
         with self._bar(len(prompts), desc, progress) as bar:
+
             async def one(i: int, sem):
                 out = await call(i, prompts[i], sem)
                 bar.update(1)
@@ -824,9 +957,17 @@ class OpenAIBackend(BaseBackend):
 
             return self._run(lambda sem: self._all(one(i, sem) for i in range(len(prompts))))
 
-    def generate(self, prompts: Sequence[str], max_new_tokens: int, stop: str | Sequence[str] | None = None,
-                 *, batch_size: int = 16, progress: bool = True, details: bool = False,
-                 skip_leading_whitespace: bool = False) -> list[str] | list[Generation]:
+    def generate(
+        self,
+        prompts: Sequence[str],
+        max_new_tokens: int,
+        stop: str | Sequence[str] | None = None,
+        *,
+        batch_size: int = 16,
+        progress: bool = True,
+        details: bool = False,
+        skip_leading_whitespace: bool = False,
+    ) -> list[str] | list[Generation]:
         """Greedy (temperature 0) continuations, cut before the first stop string (with
         ``skip_leading_whitespace``, stop strings count only after the leading whitespace, which
         is dropped; they are then applied here, not by the server)."""
@@ -835,16 +976,35 @@ class OpenAIBackend(BaseBackend):
             raise ValueError(f"max_new_tokens must be an integer >= 0, got {max_new_tokens!r}")
 
         async def call(i: int, prompt: str, sem) -> Generation:
-            return (await self._complete(prompt, n=1, max_new_tokens=max_new_tokens, stops=stops,
-                                         skip_ws=skip_leading_whitespace, sem=sem, temperature=0))[0]
+            return (
+                await self._complete(
+                    prompt,
+                    n=1,
+                    max_new_tokens=max_new_tokens,
+                    stops=stops,
+                    skip_ws=skip_leading_whitespace,
+                    sem=sem,
+                    temperature=0,
+                )
+            )[0]
 
         gens = self._many(prompts, f"generate · {self.name}", progress, call)
         return gens if details else [g.text for g in gens]
 
-    def sample(self, prompts: Sequence[str], *, n: int, temperature: float, seeds: Sequence[int],
-               max_new_tokens: int, top_p: float = 1.0, stop: str | Sequence[str] | None = None,
-               batch_size: int = 16, progress: bool = True,
-               skip_leading_whitespace: bool = False) -> list[list[Generation]]:
+    def sample(
+        self,
+        prompts: Sequence[str],
+        *,
+        n: int,
+        temperature: float,
+        seeds: Sequence[int],
+        max_new_tokens: int,
+        top_p: float = 1.0,
+        stop: str | Sequence[str] | None = None,
+        batch_size: int = 16,
+        progress: bool = True,
+        skip_leading_whitespace: bool = False,
+    ) -> list[list[Generation]]:
         """``n`` samples per prompt in one request each, with that prompt's seed (servers that take
         ``seed``, as vLLM does, then give the same samples for the same seed)."""
         stops = self._stops(stop)
@@ -855,9 +1015,17 @@ class OpenAIBackend(BaseBackend):
             raise ValueError(f"expected one seed per prompt ({len(prompts)}), got {len(seeds)}")
 
         async def call(i: int, prompt: str, sem) -> list[Generation]:
-            return await self._complete(prompt, n=n, max_new_tokens=max_new_tokens, stops=stops,
-                                        skip_ws=skip_leading_whitespace, sem=sem, temperature=temperature,
-                                        top_p=top_p, seed=int(seeds[i]))
+            return await self._complete(
+                prompt,
+                n=n,
+                max_new_tokens=max_new_tokens,
+                stops=stops,
+                skip_ws=skip_leading_whitespace,
+                sem=sem,
+                temperature=temperature,
+                top_p=top_p,
+                seed=int(seeds[i]),
+            )
 
         return self._many(prompts, f"sample · {self.name}", progress, call)
 
@@ -891,11 +1059,23 @@ class OpenAIBackend(BaseBackend):
         return count
 
     def describe(self) -> dict[str, Any]:
-        return {"spec": f"{self.engine}:{self.url}", "name": self.name, "source": self.engine,
-                "endpoint": self.endpoint, "server_url": self.url,
-                "server_model": self.model_id, "owned_by": self.owned_by, "weights_fingerprinted": False,
-                "fingerprint": self.fingerprint, "params": None, "dtype": self.dtype, "device": self.device,
-                "bos": False, "max_positions": self.max_length, "concurrency": self.concurrency}
+        return {
+            "spec": f"{self.engine}:{self.url}",
+            "name": self.name,
+            "source": self.engine,
+            "endpoint": self.endpoint,
+            "server_url": self.url,
+            "server_model": self.model_id,
+            "owned_by": self.owned_by,
+            "weights_fingerprinted": False,
+            "fingerprint": self.fingerprint,
+            "params": None,
+            "dtype": self.dtype,
+            "device": self.device,
+            "bos": False,
+            "max_positions": self.max_length,
+            "concurrency": self.concurrency,
+        }
 
     def runtime(self) -> dict[str, Any]:
         import httpx

@@ -24,7 +24,8 @@ shapes every answer), ``describe()`` says ``endpoint: /chat/completions`` and
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from synthprobe.backends import openai
 from synthprobe.backends.base import ScoringError
@@ -36,9 +37,11 @@ ROLES = ("system", "user", "assistant")
 CAN = frozenset({"generate", "sample"})
 
 #: Why log-likelihoods are refused, and what works instead.
-NO_LOGLIK = (f"the {ENGINE} engine cannot score log-likelihoods: a chat endpoint (/v1/chat/completions) "
-             "returns no prompt log-probabilities. Use a generation protocol with it (--protocol letters "
-             "or --protocol free), or the openai: engine on a server that implements echo on /v1/completions")
+NO_LOGLIK = (
+    f"the {ENGINE} engine cannot score log-likelihoods: a chat endpoint (/v1/chat/completions) "
+    "returns no prompt log-probabilities. Use a generation protocol with it (--protocol letters "
+    "or --protocol free), or the openai: engine on a server that implements echo on /v1/completions"
+)
 
 
 def as_messages(prompt: Any) -> list[dict[str, str]]:
@@ -53,8 +56,9 @@ def as_messages(prompt: Any) -> list[dict[str, str]]:
         role = m.get("role") if isinstance(m, dict) else None
         content = m.get("content") if isinstance(m, dict) else None
         if role not in ROLES or not isinstance(content, str):
-            raise TypeError(f"message {k} must be {{'role': one of {', '.join(ROLES)}, 'content': str}}, "
-                            f"got {m!r}"[:300])
+            raise TypeError(
+                f"message {k} must be {{'role': one of {', '.join(ROLES)}, 'content': str}}, got {m!r}"[:300]
+            )
         out.append({"role": role, "content": content})
     return out
 
@@ -83,19 +87,30 @@ class OpenAIChatBackend(openai.OpenAIBackend):
     #: The server renders every conversation with the model's own template.
     server_chat_template = True
 
-    def generate_chat(self, conversations: Sequence[Any], max_new_tokens: int, stop=None, *,
-                      template: str | None = None, batch_size: int = 16, progress: bool = True,
-                      details: bool = False):
+    def generate_chat(
+        self,
+        conversations: Sequence[Any],
+        max_new_tokens: int,
+        stop=None,
+        *,
+        template: str | None = None,
+        batch_size: int = 16,
+        progress: bool = True,
+        details: bool = False,
+    ):
         """Greedy replies to conversations (lists of messages), sent as they are: the server applies
         its own chat template, so ``template`` (another template's text) cannot be honoured here."""
         if template is not None:
-            raise ValueError(f"the {ENGINE} engine cannot apply a chat template of its own: the server "
-                             "renders the conversation with the model's template; leave --chat-template out "
-                             "(or 'auto') with it")
+            raise ValueError(
+                f"the {ENGINE} engine cannot apply a chat template of its own: the server "
+                "renders the conversation with the model's template; leave --chat-template out "
+                "(or 'auto') with it"
+            )
         if isinstance(conversations, (str, dict)) or any(isinstance(c, str) for c in conversations):
             raise TypeError("conversations must be a sequence of message lists")
-        return self.generate(list(conversations), max_new_tokens, stop, batch_size=batch_size, progress=progress,
-                             details=details)
+        return self.generate(
+            list(conversations), max_new_tokens, stop, batch_size=batch_size, progress=progress, details=details
+        )
 
     def loglikelihood(self, pairs, **kwargs):
         raise ScoringError(NO_LOGLIK)

@@ -13,6 +13,7 @@ from synthprobe.errors import InputError
 #: ``NAME`` of ``--model NAME=SPEC``: letters, digits and ``. _ + -``, starting with a letter or digit
 _MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
 
+
 @dataclass(frozen=True)
 class ModelRef:
     """One ``--model`` value: the SPEC to load and the NAME the user gave it (None: unnamed)."""
@@ -31,8 +32,11 @@ def parse_model_ref(text: str) -> ModelRef:
     if not sep or not _MODEL_NAME.fullmatch(name):
         return ModelRef(text)
     if Path(text).expanduser().exists():
-        raise InputError(f"{text!r} is both NAME=SPEC and an existing path; write ./{text} for the path, or "
-                         f"NAME=./{text} to name it", field="--model")
+        raise InputError(
+            f"{text!r} is both NAME=SPEC and an existing path; write ./{text} for the path, or "
+            f"NAME=./{text} to name it",
+            field="--model",
+        )
     if not spec.strip():
         raise InputError(f"expected NAME=SPEC with a model after '=', got {text!r}", field="--model")
     return ModelRef(spec, name)
@@ -50,21 +54,25 @@ def model_refs(texts: list[str] | None) -> list[ModelRef]:
         key = ref.name if ref.name is not None else ref.spec
         if key in seen:
             what = f"the name {key!r}" if ref.name is not None else f"the unnamed model {key!r}"
-            raise InputError(f"{what} is given twice; give each model its own name with --model NAME=SPEC "
-                             "(e.g. --model base=SPEC --model tuned=SPEC)", field="--model")
+            raise InputError(
+                f"{what} is given twice; give each model its own name with --model NAME=SPEC "
+                "(e.g. --model base=SPEC --model tuned=SPEC)",
+                field="--model",
+            )
         seen[key] = ref.spec
     named = {r.name for r in refs if r.name is not None}
     clash = [r.spec for r in refs if r.name is None and r.spec in named]
     if clash:
-        raise InputError(f"{clash[0]!r} is both a name and an unnamed model; name that model too",
-                         field="--model")
+        raise InputError(f"{clash[0]!r} is both a name and an unnamed model; name that model too", field="--model")
     shown: dict[str, str] = {r.name: r.spec for r in refs if r.name is not None}
     for ref in refs:
         if ref.name is None and (local := _local_name(ref.spec)) is not None:
             if local in shown:
-                raise InputError(f"{shown[local]!r} and {ref.spec!r} would both be shown as {local!r}; name them "
-                                 f"with --model NAME=SPEC (e.g. --model a={shown[local]} --model b={ref.spec})",
-                                 field="--model")
+                raise InputError(
+                    f"{shown[local]!r} and {ref.spec!r} would both be shown as {local!r}; name them "
+                    f"with --model NAME=SPEC (e.g. --model a={shown[local]} --model b={ref.spec})",
+                    field="--model",
+                )
             shown[local] = ref.spec
     return refs
 
@@ -96,8 +104,10 @@ class NameRegistry:
     def claim(self, ref: ModelRef, engine_name: str) -> str:
         shown = ref.shown(engine_name)
         if shown in self.names:
-            raise InputError(f"{ref.spec!r} and {self.names[shown]!r} are both called {shown!r}; name them with "
-                             f"--model NAME=SPEC", field="--model")
+            raise InputError(
+                f"{ref.spec!r} and {self.names[shown]!r} are both called {shown!r}; name them with --model NAME=SPEC",
+                field="--model",
+            )
         self.names[shown] = ref.spec
         return shown
 

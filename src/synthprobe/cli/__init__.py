@@ -14,19 +14,27 @@ import argparse
 import importlib
 import sys
 
-from synthprobe.version import __version__
 from synthprobe.errors import EXIT_BAD_INPUT, EXIT_FAILED, run_command_line
+from synthprobe.version import __version__
 
 VERBS = {
     "build": "generate a task's data file deterministically from a seed",
     "score": "score a causal LM on a task and write a results JSON",
     "study": "the GPT-3 news-article human study: generate, serve to raters, analyse",
-    "probe": "GPT-3's qualitative probes (novel words, grammar correction), the per-step arithmetic probe, number-format sensitivity",
+    "probe": (
+        "GPT-3's qualitative probes (novel words, grammar correction), the per-step arithmetic probe, "
+        "number-format sensitivity"
+    ),
     "report": "turn results JSON files into an HTML report, plots and a leaderboard",
-    "export": "export a release as a Hugging Face dataset folder or lm-eval task YAMLs, or results as lm-eval's output files",
+    "export": (
+        "export a release as a Hugging Face dataset folder or lm-eval task YAMLs, or results as lm-eval's output files"
+    ),
     "cache": "inspect or clear the per-item scoring cache and converted model weights",
     "sweep": "score a grid of models x tasks x seeds as Ray tasks (or serially) into one results file",
-    "validate": "model-based evidence that a benchmark measures what it claims: a trained choices-only adversary with positive controls, learnability, seed variance",
+    "validate": (
+        "model-based evidence that a benchmark measures what it claims: a trained choices-only adversary "
+        "with positive controls, learnability, seed variance"
+    ),
     "contamination": "scan a training corpus for a task's items (13-grams, 8-grams, GPT-3's arithmetic search)",
 }
 
@@ -62,7 +70,7 @@ def _build(only: str | None = None) -> tuple[argparse.ArgumentParser, dict[str, 
     parser = CommandParser(
         prog="synthprobe",
         description="Build procedurally generated probe benchmarks, prove them fair, and "
-                    "score causal language models on them.",
+        "score causal language models on them.",
         epilog="Run 'synthprobe VERB --help' for the sub-commands of a verb.",
     )
     parser.add_argument("--version", action="version", version=f"synthprobe {__version__}")
@@ -88,8 +96,9 @@ def _register(room: str, verbs: dict[str, argparse._SubParsersAction]) -> None:
     try:
         module = importlib.import_module(room)
     except ImportError as exc:
-        raise MissingCommands(f"cannot import the command module {room} ({type(exc).__name__}: {exc}); "
-                              "its commands would be missing") from exc
+        raise MissingCommands(
+            f"cannot import the command module {room} ({type(exc).__name__}: {exc}); its commands would be missing"
+        ) from exc
     module.register(verbs)
 
 
@@ -114,8 +123,12 @@ def _benchmark_commands(verbs: dict[str, argparse._SubParsersAction], argv: list
     """``build NAME`` / ``score NAME`` where NAME is no sub-command but a benchmark the registry
     knows (:mod:`synthprobe.benchmarks`, e.g. installed through an entry point): its commands are
     added now, so entry points are read only when a command names what is not built in."""
-    if len(argv) < 2 or argv[0] not in ("build", "score") or argv[1].startswith("-") \
-            or argv[1] in verbs[argv[0]].choices:
+    if (
+        len(argv) < 2
+        or argv[0] not in ("build", "score")
+        or argv[1].startswith("-")
+        or argv[1] in verbs[argv[0]].choices
+    ):
         return 0
     from synthprobe.benchmarks import find
 

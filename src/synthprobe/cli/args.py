@@ -12,7 +12,7 @@ import argparse
 import contextlib
 import re
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 from synthprobe.errors import InputError
 
@@ -44,14 +44,17 @@ class WrappingHelpFormatter(argparse.RawDescriptionHelpFormatter):
         def flush():
             if para:
                 first, rest = cell or ("", "")
-                out.extend(textwrap.wrap(" ".join(para), initial_indent=indent + first,
-                                         subsequent_indent=indent + rest, **wrap))
+                out.extend(
+                    textwrap.wrap(
+                        " ".join(para), initial_indent=indent + first, subsequent_indent=indent + rest, **wrap
+                    )
+                )
             para.clear()
             cell.clear()
 
         for line in text.splitlines():
             line = line.rstrip()
-            lead = line[:len(line) - len(line.lstrip())]
+            lead = line[: len(line) - len(line.lstrip())]
             if not line:
                 flush()
                 out.append("")
@@ -61,13 +64,16 @@ class WrappingHelpFormatter(argparse.RawDescriptionHelpFormatter):
                 flush()
                 found = self._CELL.match(line)
                 if found:
-                    cell.extend([line[:found.end() - 1], " " * (found.end() - 1)])
-                    para.append(line[found.end() - 1:])
+                    cell.extend([line[: found.end() - 1], " " * (found.end() - 1)])
+                    para.append(line[found.end() - 1 :])
                 elif len(indent) + len(line) <= width:
                     out.append(indent + line)
                 else:
-                    out.extend(textwrap.wrap(line.strip(), initial_indent=indent + lead,
-                                             subsequent_indent=indent + lead + "    ", **wrap))
+                    out.extend(
+                        textwrap.wrap(
+                            line.strip(), initial_indent=indent + lead, subsequent_indent=indent + lead + "    ", **wrap
+                        )
+                    )
             else:
                 if cell or self._LABEL.match(line) or (para and para[-1].endswith(":")):
                     flush()
@@ -87,14 +93,21 @@ class WrappingHelpFormatter(argparse.RawDescriptionHelpFormatter):
         if usage is None or "\n" in line or len(line) <= self._width:  # argparse wraps its own
             return text
         hang = " " * (len(prefix or "usage: ") + len(self._prog) + 1)
-        return "\n".join(textwrap.wrap(line, width=self._width, subsequent_indent=hang, break_long_words=False,
-                                       break_on_hyphens=False)) + "\n\n"
+        return (
+            "\n".join(
+                textwrap.wrap(
+                    line, width=self._width, subsequent_indent=hang, break_long_words=False, break_on_hyphens=False
+                )
+            )
+            + "\n\n"
+        )
 
     def _split_lines(self, text, width):
         import textwrap
 
-        return textwrap.wrap(" ".join(text.split()), width=max(width, 20), break_long_words=False,
-                             break_on_hyphens=False)
+        return textwrap.wrap(
+            " ".join(text.split()), width=max(width, 20), break_long_words=False, break_on_hyphens=False
+        )
 
 
 class CommandParser(argparse.ArgumentParser):
@@ -140,14 +153,13 @@ class CommandParser(argparse.ArgumentParser):
             if any(word[:1] in self.prefix_chars and len(word) > 1 for word in unknown):
                 message = self._UNRECOGNIZED + " ".join(unknown)
         if message.startswith(self._UNRECOGNIZED):
-            message += nearest_options(self, message[len(self._UNRECOGNIZED):].split())
+            message += nearest_options(self, message[len(self._UNRECOGNIZED) :].split())
         super().error(message)
 
     def _unrecognized(self) -> list[str]:
         """The arguments of the line being parsed that this parser does not know, found by parsing
         it again with nothing required; ``[]`` when that parse fails too."""
-        relaxed = [a for a in self._actions if a.required] + [g for g in self._mutually_exclusive_groups
-                                                               if g.required]
+        relaxed = [a for a in self._actions if a.required] + [g for g in self._mutually_exclusive_groups if g.required]
         given = self._arg_strings
         for thing in relaxed:
             thing.required = False
@@ -225,8 +237,9 @@ def any_int(text: str) -> int:
 
 
 #: The one help text of every command's ``--overwrite``.
-OVERWRITE_HELP = ("replace output files that exist (default: refuse; a default output name that exists gets "
-                  "a new, timestamped name)")
+OVERWRITE_HELP = (
+    "replace output files that exist (default: refuse; a default output name that exists gets a new, timestamped name)"
+)
 
 
 def add_overwrite_argument(parser: argparse.ArgumentParser) -> None:
@@ -266,8 +279,10 @@ class _OneModel(argparse.Action):
 
     def __call__(self, parser, namespace, values, option_string=None):
         if getattr(namespace, "_model_given", False):
-            parser.error(f"{option_string} given twice; this command runs one model (score several with "
-                         "'synthprobe score' or 'synthprobe sweep')")
+            parser.error(
+                f"{option_string} given twice; this command runs one model (score several with "
+                "'synthprobe score' or 'synthprobe sweep')"
+            )
         namespace._model_given = True
         setattr(namespace, self.dest, values)
 
@@ -283,62 +298,124 @@ def model_arg_help() -> str:
     from synthprobe.backends.openai import OPTIONS
 
     weights = ", ".join(f"{k}={v}" for k, v in HF_MODEL_ARGS.items())
-    return (f"an option of the model's engine, repeatable: {weights} (hf and vllm); {', '.join(VLLM_MODEL_ARGS)} "
-            f"(vllm); {', '.join(OPTIONS)} (openai engines). Each key: docs/command-line.md#model-arg")
+    return (
+        f"an option of the model's engine, repeatable: {weights} (hf and vllm); {', '.join(VLLM_MODEL_ARGS)} "
+        f"(vllm); {', '.join(OPTIONS)} (openai engines). Each key: docs/command-line.md#model-arg"
+    )
 
 
-def add_model_args(p: argparse.ArgumentParser, *, multiple: bool = False, batch_size: int | None = None,
-                   quiet_alias: bool = True, chat: bool = False) -> None:
+def add_model_args(
+    p: argparse.ArgumentParser,
+    *,
+    multiple: bool = False,
+    batch_size: int | None = None,
+    quiet_alias: bool = True,
+    chat: bool = False,
+) -> None:
     """The flags of every command that loads a model: ``--model`` (repeatable with ``multiple``:
     ``args.models``, read with :func:`model_refs`; else one, ``args.model``, a second refused),
     ``--model-arg key=value`` (engine options), ``--dtype``, ``--device``, ``--threads``,
-    ``--concurrency`` (a server-backed engine's requests in flight), ``--batch-size`` (when the command batches, default ``batch_size``) and one progress switch
+    ``--concurrency`` (a server-backed engine's requests in flight), ``--batch-size`` (when the command batches,
+    default ``batch_size``) and one progress switch
     ``--progress/--no-progress`` (``--quiet`` = ``--no-progress``). See :func:`backend_options`.
     ``chat``: also ``--chat-template`` and ``--system-prompt`` (the commands that send prompts
     as chat turns); :func:`chat_setup` reads them."""
     from synthprobe.backends.spec import EMBEDDED_ALIAS
 
-    where = (f"an alias ({EMBEDDED_ALIAS}, embedded, the default), a local folder or .gguf file, a hub id, or "
-             "ENGINE:SPEC (e.g. openai:http://127.0.0.1:8000/v1); NAME= names it (docs/command-line.md#models)")
+    where = (
+        f"an alias ({EMBEDDED_ALIAS}, embedded, the default), a local folder or .gguf file, a hub id, or "
+        "ENGINE:SPEC (e.g. openai:http://127.0.0.1:8000/v1); NAME= names it (docs/command-line.md#models)"
+    )
     if multiple:
-        p.add_argument("--model", action="append", dest="models", metavar="[NAME=]SPEC",
-                       help=f"model to score; repeat for several, scored on the same items. SPEC: {where}")
+        p.add_argument(
+            "--model",
+            action="append",
+            dest="models",
+            metavar="[NAME=]SPEC",
+            help=f"model to score; repeat for several, scored on the same items. SPEC: {where}",
+        )
     else:
-        p.add_argument("--model", default=EMBEDDED_ALIAS, metavar="[NAME=]SPEC", action=_OneModel,
-                       help=f"the model (one; a second --model is an error). SPEC: {where}")
-    p.add_argument("--model-arg", action="append", dest="model_args", type=model_arg, default=[],
-                   metavar="KEY=VALUE", help=model_arg_help())
-    p.add_argument("--dtype", default=None,
-                   help="float32, bfloat16 or float16 (default: bfloat16 on CUDA, float32 on CPU); "
-                        "log-softmax is always fp32")
+        p.add_argument(
+            "--model",
+            default=EMBEDDED_ALIAS,
+            metavar="[NAME=]SPEC",
+            action=_OneModel,
+            help=f"the model (one; a second --model is an error). SPEC: {where}",
+        )
+    p.add_argument(
+        "--model-arg",
+        action="append",
+        dest="model_args",
+        type=model_arg,
+        default=[],
+        metavar="KEY=VALUE",
+        help=model_arg_help(),
+    )
+    p.add_argument(
+        "--dtype",
+        default=None,
+        help="float32, bfloat16 or float16 (default: bfloat16 on CUDA, float32 on CPU); log-softmax is always fp32",
+    )
     p.add_argument("--device", default="auto", help="auto, cpu or cuda (default: %(default)s = CUDA if available)")
-    p.add_argument("--threads", type=any_int, default=None, metavar="N",
-                   help="CPU threads for torch (default: one per physical core this process may use)")
+    p.add_argument(
+        "--threads",
+        type=any_int,
+        default=None,
+        metavar="N",
+        help="CPU threads for torch (default: one per physical core this process may use)",
+    )
     if batch_size is not None:
-        p.add_argument("--batch-size", type=positive_int, default=batch_size, metavar="N",
-                       help="items per forward pass (default: %(default)s)")
-    p.add_argument("--concurrency", type=int_in_range(1, 1024), default=None, metavar="N",
-                   help="requests in flight to a server-backed model (default 8, lowered on 429/503 answers)")
-    p.add_argument("--max-tokens-total", type=int_at_least(1), default=None, metavar="N",
-                   help="stop once a server reports N tokens spent (exit 1; finished items stay cached, so a "
-                        "larger N resumes) (default: no limit)")
+        p.add_argument(
+            "--batch-size",
+            type=positive_int,
+            default=batch_size,
+            metavar="N",
+            help="items per forward pass (default: %(default)s)",
+        )
+    p.add_argument(
+        "--concurrency",
+        type=int_in_range(1, 1024),
+        default=None,
+        metavar="N",
+        help="requests in flight to a server-backed model (default 8, lowered on 429/503 answers)",
+    )
+    p.add_argument(
+        "--max-tokens-total",
+        type=int_at_least(1),
+        default=None,
+        metavar="N",
+        help="stop once a server reports N tokens spent (exit 1; finished items stay cached, so a "
+        "larger N resumes) (default: no limit)",
+    )
     if chat:
-        p.add_argument("--chat-template", default="none", metavar="auto|none|NAME|PATH",
-                       help="send every prompt as a user turn under a chat template: auto (the model's own), "
-                            "NAME (one of the tokenizer's named templates), PATH (a Jinja file) or none (raw text, "
-                            "as always; the default); recorded with its SHA-256 (docs/chat-and-protocols.md)")
-        p.add_argument("--system-prompt", default=None, metavar="TEXT",
-                       help="a system turn before every prompt (needs --chat-template; recorded with its SHA-256)")
-    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
-                   help="show progress bars (default: on)")
+        p.add_argument(
+            "--chat-template",
+            default="none",
+            metavar="auto|none|NAME|PATH",
+            help="send every prompt as a user turn under a chat template: auto (the model's own), "
+            "NAME (one of the tokenizer's named templates), PATH (a Jinja file) or none (raw text, "
+            "as always; the default); recorded with its SHA-256 (docs/chat-and-protocols.md)",
+        )
+        p.add_argument(
+            "--system-prompt",
+            default=None,
+            metavar="TEXT",
+            help="a system turn before every prompt (needs --chat-template; recorded with its SHA-256)",
+        )
+    p.add_argument(
+        "--progress", action=argparse.BooleanOptionalAction, default=True, help="show progress bars (default: on)"
+    )
     if quiet_alias:
         p.add_argument("--quiet", action="store_false", dest="progress", help="the same as --no-progress")
 
 
 def add_yes_argument(p: argparse.ArgumentParser) -> None:
     """``--yes``: the one flag that starts a run estimated at over an hour (:mod:`synthprobe.plan`)."""
-    p.add_argument("--yes", action="store_true",
-                   help="start a run estimated at over an hour (without --yes it stops after its plan, exit 2)")
+    p.add_argument(
+        "--yes",
+        action="store_true",
+        help="start a run estimated at over an hour (without --yes it stops after its plan, exit 2)",
+    )
 
 
 def chat_setup(args: argparse.Namespace):
@@ -352,11 +429,14 @@ def chat_setup(args: argparse.Namespace):
     multiturn = bool(getattr(args, "fewshot_as_multiturn", False))
     if source == NONE:
         if system is not None:
-            raise InputError("a system prompt needs a chat template; add --chat-template auto or PATH",
-                             field="--system-prompt")
+            raise InputError(
+                "a system prompt needs a chat template; add --chat-template auto or PATH", field="--system-prompt"
+            )
         if multiturn:
-            raise InputError("multiturn demonstrations need a chat template; add --chat-template auto or PATH",
-                             field="--fewshot-as-multiturn")
+            raise InputError(
+                "multiturn demonstrations need a chat template; add --chat-template auto or PATH",
+                field="--fewshot-as-multiturn",
+            )
         return ChatSetup()
     if is_template_name(source):  # looked up in the model's tokenizer once it has loaded
         return ChatSetup(source=source, name=source, system_prompt=system, fewshot_as_multiturn=multiturn)
@@ -414,15 +494,24 @@ def nothing_written(*, kept: str = ""):
     except (ModelLoadError, ScoringError) as exc:
         raise CommandFailed(f"{exc}\n{NOTHING_WRITTEN}") from None
     except KeyboardInterrupt as exc:
-        raise KeyboardInterrupt(f"{str(exc) or 'interrupted'}; {kept + '; ' if kept else ''}{NOTHING_WRITTEN}") from None
+        raise KeyboardInterrupt(
+            f"{str(exc) or 'interrupted'}; {kept + '; ' if kept else ''}{NOTHING_WRITTEN}"
+        ) from None
 
 
 def add_probe_model_args(p: argparse.ArgumentParser, *, chat: bool = False) -> None:
     """The model block (:func:`add_model_args`, with ``--chat-template``/``--system-prompt`` when
     ``chat``) plus ``--bos`` and ``--seed``: the generating commands (probes, study)."""
     add_model_args(p, chat=chat)
-    p.add_argument("--bos", action="store_true",
-                   help="put the tokenizer's BOS token before every prompt (for models trained with one; "
-                        "refused when the tokenizer has none)")
-    p.add_argument("--seed", type=nonneg_int, default=0,
-                   help="sampling seed; the same seed gives byte-identical output files (default: %(default)s)")
+    p.add_argument(
+        "--bos",
+        action="store_true",
+        help="put the tokenizer's BOS token before every prompt (for models trained with one; "
+        "refused when the tokenizer has none)",
+    )
+    p.add_argument(
+        "--seed",
+        type=nonneg_int,
+        default=0,
+        help="sampling seed; the same seed gives byte-identical output files (default: %(default)s)",
+    )

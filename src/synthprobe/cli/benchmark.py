@@ -18,20 +18,26 @@ def add_commands(verbs: dict[str, argparse._SubParsersAction], verb: str, bench:
     from synthprobe.cli.args import add_model_args, add_overwrite_argument, add_yes_argument, int_at_least
 
     if verb == "build" and bench.has("build"):
-        p = verbs["build"].add_parser(bench.name, help=f"build a {bench.title} data file",
-                                      description=f"Build a {bench.title} data file (JSONL, one item a line) "
-                                                  f"deterministically from a seed. {bench.summary}".strip())
+        p = verbs["build"].add_parser(
+            bench.name,
+            help=f"build a {bench.title} data file",
+            description=f"Build a {bench.title} data file (JSONL, one item a line) "
+            f"deterministically from a seed. {bench.summary}".strip(),
+        )
         p.add_argument("--n", type=int_at_least(1), required=True, metavar="N", help="number of items")
         p.add_argument("--seed", type=int, default=0, help="seed (default: %(default)s); same seed, same bytes")
         p.add_argument("--out", type=Path, required=True, metavar="FILE", help="the JSONL file to write")
         add_overwrite_argument(p)
         p.set_defaults(func=cmd_build, benchmark=bench)
     elif verb == "score" and all(bench.has(r) for r in ("load", "work", "metrics")):
-        p = verbs["score"].add_parser(bench.name, help=f"score a causal LM on {bench.title}",
-                                      description=f"Score a causal LM on a {bench.title} data file and write a "
-                                                  f"results JSON (its block: {bench.name!r}). {bench.summary} Before it starts, "
-                                                  "the run prints its plan and, above a few dozen items, an estimate "
-                                                  "timed on the loaded model; over an hour it waits for --yes.".strip())
+        p = verbs["score"].add_parser(
+            bench.name,
+            help=f"score a causal LM on {bench.title}",
+            description=f"Score a causal LM on a {bench.title} data file and write a "
+            f"results JSON (its block: {bench.name!r}). {bench.summary} Before it starts, "
+            "the run prints its plan and, above a few dozen items, an estimate "
+            "timed on the loaded model; over an hour it waits for --yes.".strip(),
+        )
         p.add_argument("--data", type=Path, required=True, metavar="FILE", help="the benchmark's data file")
         p.add_argument("--out", type=Path, required=True, metavar="FILE", help="the results JSON to write")
         p.add_argument("--limit", type=int_at_least(1), default=None, metavar="N", help="score the first N items only")
@@ -65,8 +71,9 @@ def cmd_score(args: argparse.Namespace) -> int:
 
     bench: Benchmark = args.benchmark
     if not args.data.is_file():
-        raise InputError("does not exist or is not a file; expected the benchmark's data file", path=args.data,
-                         field="--data")
+        raise InputError(
+            "does not exist or is not a file; expected the benchmark's data file", path=args.data, field="--data"
+        )
     check_outputs([(args.out, "--out")], [(args.data, "--data")], overwrite=args.overwrite)
     ref = model_refs([args.model])[0]
     check_backend(ref.spec, **backend_options(args))
@@ -79,20 +86,40 @@ def cmd_score(args: argparse.Namespace) -> int:
         load_s = round(time.perf_counter() - started, 3)
 
         def score() -> dict:
-            return score_block(bench, backend, items, args.data, batch_size=args.batch_size, progress=args.progress,
-                               cache=not args.no_cache, chat=chat)
+            return score_block(
+                bench,
+                backend,
+                items,
+                args.data,
+                batch_size=args.batch_size,
+                progress=args.progress,
+                cache=not args.no_cache,
+                chat=chat,
+            )
 
         # the plan, and above a few dozen items an estimate from the first batch (kept for the run)
-        check_plan(Plan([Cell(bench.name, len(items), score=score)], f"{bench.name} x {plural(len(items), 'item')}, "
-                        "for 1 model"), yes=args.yes)
+        check_plan(
+            Plan(
+                [Cell(bench.name, len(items), score=score)], f"{bench.name} x {plural(len(items), 'item')}, for 1 model"
+            ),
+            yes=args.yes,
+        )
         block = score()
         model = named_model(backend.describe(), ref)
         asked = chat.identity(backend)
     finally:
         backend.close()
-    doc = res.results_document(models=[{"model": model, "chat": asked,
-                                        "settings": {"batch_size": args.batch_size, "limit": args.limit},
-                                        "results": {bench.name: block}, "seconds": {"load": load_s}}])
+    doc = res.results_document(
+        models=[
+            {
+                "model": model,
+                "chat": asked,
+                "settings": {"batch_size": args.batch_size, "limit": args.limit},
+                "results": {bench.name: block},
+                "seconds": {"load": load_s},
+            }
+        ]
+    )
     atomic_write_text(args.out, res.dumps_results(doc))
     print(f"{model.get('name')} on {bench.title}: {json.dumps(block['summary'], ensure_ascii=False)}")
     print(f"results: {args.out}")

@@ -47,19 +47,24 @@ def _cmd_clear(args: argparse.Namespace) -> int:
 
 def register(verbs: dict) -> None:
     p = verbs["cache"].add_parser(
-        "info", help="where the cache is and how much each part holds",
+        "info",
+        help="where the cache is and how much each part holds",
         description="Show the cache folder ($SYNTHPROBE_CACHE, default ~/.cache/synthprobe) and the files "
-                    "and bytes held by per-item scores (scores/) and converted model weights (models/).")
+        "and bytes held by per-item scores (scores/) and converted model weights (models/).",
+    )
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.set_defaults(func=_cmd_info)
     p = verbs["cache"].add_parser(
-        "clear", help="delete cached per-item scores and/or converted model weights",
+        "clear",
+        help="delete cached per-item scores and/or converted model weights",
         description="Delete parts of the cache. Per-item scores let an interrupted 'synthprobe score' run "
-                    "resume; deleting them makes the next run score every item again. Converted weights "
-                    "are rebuilt from the .gguf file on next use.",
-        epilog="example: synthprobe cache clear --scores")
+        "resume; deleting them makes the next run score every item again. Converted weights "
+        "are rebuilt from the .gguf file on next use.",
+        epilog="example: synthprobe cache clear --scores",
+    )
     p.add_argument("--scores", action="store_true", help="per-item scores ($SYNTHPROBE_CACHE/scores)")
-    p.add_argument("--models", action="store_true", help="weights converted from .gguf files "
-                                                         "($SYNTHPROBE_CACHE/models)")
+    p.add_argument(
+        "--models", action="store_true", help="weights converted from .gguf files ($SYNTHPROBE_CACHE/models)"
+    )
     p.add_argument("--all", action="store_true", help="both")
     p.set_defaults(func=_cmd_clear)

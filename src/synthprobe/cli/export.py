@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from datetime import UTC
 from pathlib import Path
 
-from synthprobe.cli.args import nonneg_int
+from synthprobe.cli.args import add_overwrite_argument, nonneg_int
 from synthprobe.export.deeparithmark.release import DEFAULT_RELEASE
-from synthprobe.cli.args import add_overwrite_argument
 
 
 def _hf(args: argparse.Namespace) -> int:
@@ -21,8 +21,11 @@ def _hf(args: argparse.Namespace) -> int:
         print(p)
     failed = [name for name, _, status in result.selftest.checks if status == "FAIL"]
     if failed:
-        print(f"synthprobe: warning: {args.data} fails {len(failed)} selftest check(s): "
-              f"{'; '.join(failed)} (marked FAIL in the card)", file=sys.stderr)
+        print(
+            f"synthprobe: warning: {args.data} fails {len(failed)} selftest check(s): "
+            f"{'; '.join(failed)} (marked FAIL in the card)",
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -37,35 +40,48 @@ def _lm_eval(args: argparse.Namespace) -> int:
     args.data = locate_release(args.data)
     started = time.perf_counter()
     gpt3 = dict(parse_gpt3_spec(s) for s in args.gpt3 or [])
-    paths = export_lm_eval(args.out, data=args.data, gpt3=gpt3, gpt3_tasks=args.gpt3_tasks,
-                           gpt3_seed=args.gpt3_seed, gpt3_format=args.gpt3_format,
-                           sat_file=args.sat_file, progress=not args.quiet, overwrite=args.overwrite)
+    paths = export_lm_eval(
+        args.out,
+        data=args.data,
+        gpt3=gpt3,
+        gpt3_tasks=args.gpt3_tasks,
+        gpt3_seed=args.gpt3_seed,
+        gpt3_format=args.gpt3_format,
+        sat_file=args.sat_file,
+        progress=not args.quiet,
+        overwrite=args.overwrite,
+    )
     for p in paths:
         print(p)
     tasks = sorted(p.stem for p in paths if p.suffix == ".yaml")
-    print(f"{len(tasks)} task/group YAMLs in {time.perf_counter() - started:.1f} s; run: "
-          f"lm_eval --model hf --model_args pretrained=MODEL --include_path "
-          f"{Path(args.out).resolve()} --tasks {TASK}"
-          + (",synthprobe_gpt3_gen" if any(t.endswith("_gen") for t in tasks) else ""),
-          file=sys.stderr)
+    print(
+        f"{len(tasks)} task/group YAMLs in {time.perf_counter() - started:.1f} s; run: "
+        f"lm_eval --model hf --model_args pretrained=MODEL --include_path "
+        f"{Path(args.out).resolve()} --tasks {TASK}"
+        + (",synthprobe_gpt3_gen" if any(t.endswith("_gen") for t in tasks) else ""),
+        file=sys.stderr,
+    )
     return 0
 
 
 def _timestamp(text: str):
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     try:
         when = datetime.fromisoformat(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an ISO 8601 time such as 2025-01-31T12:00:00, got {text!r}")
-    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+        raise argparse.ArgumentTypeError(
+            f"expected an ISO 8601 time such as 2025-01-31T12:00:00, got {text!r}"
+        ) from None
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
 def _lm_eval_results(args: argparse.Namespace) -> int:
     from synthprobe.export.lm_eval.files import export_lm_eval_results
 
-    paths = export_lm_eval_results(args.results, args.out, data=args.data, when=args.timestamp,
-                                   overwrite=args.overwrite)
+    paths = export_lm_eval_results(
+        args.results, args.out, data=args.data, when=args.timestamp, overwrite=args.overwrite
+    )
     for p in paths:
         print(p)
     return 0
@@ -95,16 +111,16 @@ def _with_lm_eval(func):
         written = getattr(args, "written", None)
         if status != 0 or written is None:
             return status
-        from synthprobe.export.lm_eval.files import export_lm_eval_results
-
         from synthprobe.errors import InputError
+        from synthprobe.export.lm_eval.files import export_lm_eval_results
 
         out = args.lm_eval_out or lm_eval_dir(Path(written))
         try:
             paths = export_lm_eval_results(written, out)
         except InputError as exc:
-            raise InputError(f"{exc} (the results document {written} is complete; no lm-eval file was "
-                             "written)") from None
+            raise InputError(
+                f"{exc} (the results document {written} is complete; no lm-eval file was written)"
+            ) from None
         print(f"lm-eval files ({len(paths)}) -> {out}", file=sys.stderr)
         return 0
 
@@ -119,20 +135,28 @@ def _add_output_format(verbs: dict[str, argparse._SubParsersAction]) -> None:
         p = score.get(name)
         if p is None:
             continue
-        p.add_argument("--output-format", choices=("synthprobe", "lm-eval"), default="synthprobe",
-                       help="lm-eval: also write lm-evaluation-harness's output files, as `synthprobe export "
-                            "lm-eval-results` does (docs/lm-eval-files.md); implies --save-predictions "
-                            "(default: synthprobe, the results document only)")
-        p.add_argument("--lm-eval-out", type=Path, default=None, metavar="DIR",
-                       help="folder of the lm-eval files (default: <results name>_lm-eval/ beside it)")
+        p.add_argument(
+            "--output-format",
+            choices=("synthprobe", "lm-eval"),
+            default="synthprobe",
+            help="lm-eval: also write lm-evaluation-harness's output files, as `synthprobe export "
+            "lm-eval-results` does (docs/lm-eval-files.md); implies --save-predictions "
+            "(default: synthprobe, the results document only)",
+        )
+        p.add_argument(
+            "--lm-eval-out",
+            type=Path,
+            default=None,
+            metavar="DIR",
+            help="folder of the lm-eval files (default: <results name>_lm-eval/ beside it)",
+        )
         p.set_defaults(func=_with_lm_eval(p.get_default("func")))
 
 
 def _hub_results(args: argparse.Namespace) -> int:
     from synthprobe.export.hub_results import export_hub_results
 
-    paths, commands = export_hub_results(args.results, args.out, repo_prefix=args.repo_prefix,
-                                         overwrite=args.overwrite)
+    paths, commands = export_hub_results(args.results, args.out, repo_prefix=args.repo_prefix, overwrite=args.overwrite)
     for p in paths:
         print(p)
     print("upload (needs the network and a token; `hf auth login` first):", file=sys.stderr)
@@ -149,7 +173,8 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
     fmt = argparse.RawDescriptionHelpFormatter
 
     p = sub.add_parser(
-        "hf", formatter_class=fmt,
+        "hf",
+        formatter_class=fmt,
         help="write a Hugging Face Hub dataset folder (card, Parquet, JSONL)",
         description=(
             "Write a Hub-ready dataset folder for the Deep Arithmark release:\n"
@@ -159,21 +184,38 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
             "  data/       the rows as Parquet (read by datasets.load_dataset) and the\n"
             "              release JSONL byte for byte\n"
             "Afterwards datasets.load_dataset(OUT, split='test') returns exactly the release\n"
-            "rows. The data file is validated first; nothing is written if it is malformed."),
-        epilog="example: synthprobe export hf --out out/hf-deeparithmark-1")
-    p.add_argument("--out", required=True, type=Path, metavar="DIR",
-                   help="output folder (created if missing; one that already holds the files we "
-                        "write is refused unless --overwrite)")
-    p.add_argument("--data", type=Path, default=DEFAULT_RELEASE, metavar="PATH",
-                   help=f"release JSONL to export (default: {DEFAULT_RELEASE})")
-    p.add_argument("--repo-id", default=None, metavar="OWNER/NAME",
-                   help="Hub repository the folder will be pushed to; used in the card's "
-                        "quick-start snippet (default: a local-folder placeholder)")
+            "rows. The data file is validated first; nothing is written if it is malformed."
+        ),
+        epilog="example: synthprobe export hf --out out/hf-deeparithmark-1",
+    )
+    p.add_argument(
+        "--out",
+        required=True,
+        type=Path,
+        metavar="DIR",
+        help="output folder (created if missing; one that already holds the files we "
+        "write is refused unless --overwrite)",
+    )
+    p.add_argument(
+        "--data",
+        type=Path,
+        default=DEFAULT_RELEASE,
+        metavar="PATH",
+        help=f"release JSONL to export (default: {DEFAULT_RELEASE})",
+    )
+    p.add_argument(
+        "--repo-id",
+        default=None,
+        metavar="OWNER/NAME",
+        help="Hub repository the folder will be pushed to; used in the card's "
+        "quick-start snippet (default: a local-folder placeholder)",
+    )
     add_overwrite_argument(p)
     p.set_defaults(func=_hf)
 
     q = sub.add_parser(
-        "lm-eval", formatter_class=fmt,
+        "lm-eval",
+        formatter_class=fmt,
         help="write lm-evaluation-harness task YAMLs (use with --include_path)",
         description=(
             "Write task YAMLs for EleutherAI's lm-evaluation-harness:\n"
@@ -189,7 +231,7 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
             "  data/                        the data, named relative to DIR\n"
             "  synthprobe_data.py           loads data/ for lm-eval (custom_dataset), so\n"
             "                               DIR can be moved or pushed as it is\n"
-            "Deep Arithmark: endings keep their leading space, so target_delimiter is \"\".\n"
+            'Deep Arithmark: endings keep their leading space, so target_delimiter is "".\n'
             "Metrics are acc and acc_norm; lm-eval's acc_norm divides by characters,\n"
             "ArithMark 3.0's by tokens, so only acc is comparable with `synthprobe score`\n"
             "(BOS and tokenisation differences are listed at the top of each YAML).\n"
@@ -199,42 +241,81 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
             "Prompts follow GPT-3: the word tasks' instruction line is the YAML description,\n"
             "demonstrations come from the task's own pool, never the test item. The GPT-3\n"
             "YAMLs leave num_fewshot unset (zero-shot unless asked); pass --num_fewshot 1, or\n"
-            "50 (arithmetic) / 100 (words) for GPT-3's few-shot K. What still differs from `synthprobe score gpt3` is stated at the\n"
+            "50 (arithmetic) / 100 (words) for GPT-3's few-shot K. What still differs from `synthprobe "
+            "score gpt3` is stated at the\n"
             "top of each YAML. SAT analogies are exported only with --sat-file (the SAT set\n"
-            "is not shipped)."),
-        epilog=("example, then two lm-eval runs on the files:\n"
-                "  synthprobe export lm-eval --out out/lm-eval\n"
-                "  lm_eval --model hf --model_args pretrained=MODEL \\\n"
-                "      --include_path out/lm-eval --tasks deeparithmark,synthprobe_gpt3_gen\n"
-                "  lm_eval ... --tasks synthprobe_gpt3_words_gen --num_fewshot 100"))
-    q.add_argument("--out", required=True, type=Path, metavar="DIR",
-                   help="output folder (created if missing; one that already holds the files we "
-                        "write is refused unless --overwrite)")
-    q.add_argument("--data", type=Path, default=DEFAULT_RELEASE, metavar="PATH",
-                   help=f"Deep Arithmark release JSONL (default: {DEFAULT_RELEASE})")
-    q.add_argument("--gpt3-tasks", default=DEFAULT_GPT3_TASKS, metavar="LIST",
-                   help="GPT-3 tasks to build: comma-separated names or paper codes, or the groups "
-                        f"arithmetic/words; 'none' for none (default: {DEFAULT_GPT3_TASKS}, all 15)")
-    q.add_argument("--gpt3-seed", type=nonneg_int, default=0, metavar="S",
-                   help="seed of the GPT-3 items and of their few-shot demonstrations, as "
-                        "`synthprobe score gpt3 --seed` (default 0)")
-    q.add_argument("--gpt3-format", choices=FORMATS, default="openai",
-                   help="openai: GPT-3's layout ('Q: ...\\n\\nA:', word tasks with the instruction "
-                        "line); eleuther: lm-eval's 'Question: ...\\nAnswer:', no instruction "
-                        "(default openai)")
-    q.add_argument("--sat-file", type=Path, default=None, metavar="PATH",
-                   help="also export SAT analogies from Turney's SAT-package-V3.txt (never shipped; "
-                        "without it no SAT task is written)")
-    q.add_argument("--gpt3", action="extend", nargs="+", metavar="[NAME=]PATH",
-                   help="also export GPT-3 task files built earlier by `synthprobe build` (one or "
-                        "more, repeatable); NAME defaults to synthprobe_<file name>, and a file "
-                        "replaces the built task of the same name, e.g. --gpt3 data/gpt3/*.jsonl")
+            "is not shipped)."
+        ),
+        epilog=(
+            "example, then two lm-eval runs on the files:\n"
+            "  synthprobe export lm-eval --out out/lm-eval\n"
+            "  lm_eval --model hf --model_args pretrained=MODEL \\\n"
+            "      --include_path out/lm-eval --tasks deeparithmark,synthprobe_gpt3_gen\n"
+            "  lm_eval ... --tasks synthprobe_gpt3_words_gen --num_fewshot 100"
+        ),
+    )
+    q.add_argument(
+        "--out",
+        required=True,
+        type=Path,
+        metavar="DIR",
+        help="output folder (created if missing; one that already holds the files we "
+        "write is refused unless --overwrite)",
+    )
+    q.add_argument(
+        "--data",
+        type=Path,
+        default=DEFAULT_RELEASE,
+        metavar="PATH",
+        help=f"Deep Arithmark release JSONL (default: {DEFAULT_RELEASE})",
+    )
+    q.add_argument(
+        "--gpt3-tasks",
+        default=DEFAULT_GPT3_TASKS,
+        metavar="LIST",
+        help="GPT-3 tasks to build: comma-separated names or paper codes, or the groups "
+        f"arithmetic/words; 'none' for none (default: {DEFAULT_GPT3_TASKS}, all 15)",
+    )
+    q.add_argument(
+        "--gpt3-seed",
+        type=nonneg_int,
+        default=0,
+        metavar="S",
+        help="seed of the GPT-3 items and of their few-shot demonstrations, as "
+        "`synthprobe score gpt3 --seed` (default 0)",
+    )
+    q.add_argument(
+        "--gpt3-format",
+        choices=FORMATS,
+        default="openai",
+        help="openai: GPT-3's layout ('Q: ...\\n\\nA:', word tasks with the instruction "
+        "line); eleuther: lm-eval's 'Question: ...\\nAnswer:', no instruction "
+        "(default openai)",
+    )
+    q.add_argument(
+        "--sat-file",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="also export SAT analogies from Turney's SAT-package-V3.txt (never shipped; "
+        "without it no SAT task is written)",
+    )
+    q.add_argument(
+        "--gpt3",
+        action="extend",
+        nargs="+",
+        metavar="[NAME=]PATH",
+        help="also export GPT-3 task files built earlier by `synthprobe build` (one or "
+        "more, repeatable); NAME defaults to synthprobe_<file name>, and a file "
+        "replaces the built task of the same name, e.g. --gpt3 data/gpt3/*.jsonl",
+    )
     q.add_argument("--quiet", action="store_true", help="no progress bar")
     add_overwrite_argument(q)
     q.set_defaults(func=_lm_eval)
 
     r = sub.add_parser(
-        "lm-eval-results", formatter_class=fmt,
+        "lm-eval-results",
+        formatter_class=fmt,
         help="write a results document as lm-evaluation-harness output files (results_*.json, samples_*.jsonl)",
         description=(
             "Write the models of a results document as lm-evaluation-harness 0.4.13 writes its\n"
@@ -250,39 +331,75 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
             "mistake profile, SAT rows) is kept under `synthprobe` keys, so `synthprobe report DIR`\n"
             "shows what the results document shows. Needs per-item predictions (score with\n"
             "--save-predictions) and the data the models were scored on (recorded in the file;\n"
-            "--data when it moved). GPT-3 rows with several K become one run per K."),
-        epilog=("example, then a report of the folder:\n"
-                "  synthprobe export lm-eval-results benchmarks/deep.json --out lm-eval-out\n"
-                "  synthprobe report lm-eval-out --out report/"))
+            "--data when it moved). GPT-3 rows with several K become one run per K."
+        ),
+        epilog=(
+            "example, then a report of the folder:\n"
+            "  synthprobe export lm-eval-results benchmarks/deep.json --out lm-eval-out\n"
+            "  synthprobe report lm-eval-out --out report/"
+        ),
+    )
     r.add_argument("results", type=Path, metavar="RESULTS.json", help="a results document (synthprobe score ...)")
-    r.add_argument("--out", required=True, type=Path, metavar="DIR",
-                   help="output folder (created if missing); files are named with a time stamp and an "
-                        "existing one is refused unless --overwrite")
-    r.add_argument("--data", type=Path, default=None, metavar="PATH",
-                   help="the Deep Arithmark data file the models were scored on (default: the path recorded in "
-                        "the results file, checked against its SHA-256)")
-    r.add_argument("--timestamp", type=_timestamp, default=None, metavar="ISO",
-                   help="time stamp of the files (default: the results file's modification time, so "
-                        "exporting the same file twice gives the same names and bytes)")
+    r.add_argument(
+        "--out",
+        required=True,
+        type=Path,
+        metavar="DIR",
+        help="output folder (created if missing); files are named with a time stamp and an "
+        "existing one is refused unless --overwrite",
+    )
+    r.add_argument(
+        "--data",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="the Deep Arithmark data file the models were scored on (default: the path recorded in "
+        "the results file, checked against its SHA-256)",
+    )
+    r.add_argument(
+        "--timestamp",
+        type=_timestamp,
+        default=None,
+        metavar="ISO",
+        help="time stamp of the files (default: the results file's modification time, so "
+        "exporting the same file twice gives the same names and bytes)",
+    )
     add_overwrite_argument(r)
     r.set_defaults(func=_lm_eval_results)
     _add_output_format(verbs)
     h = sub.add_parser(
-        "hub-results", formatter_class=fmt,
+        "hub-results",
+        formatter_class=fmt,
         help="a Hugging Face Hub results folder per model: model card with a model-index header, results JSON",
         description=(
             "Write, for every model in the results files, a folder ready to push to the Hugging Face\n"
             "Hub: README.md (a model card whose YAML header carries the scores as a model-index,\n"
             "written and read back by huggingface_hub's own ModelCardData / EvalResult, so the Hub's\n"
             "metadata check accepts it) and results.json (that model's entry). Pushing needs the\n"
-            "network, so nothing is uploaded: the upload command is printed, one per folder."),
+            "network, so nothing is uploaded: the upload command is printed, one per folder."
+        ),
         epilog="example: synthprobe export hub-results benchmarks/deeparithmark_2models.json --out hub/ "
-               "--repo-prefix my-org/")
-    h.add_argument("results", nargs="+", type=Path, metavar="RESULTS.json",
-                   help="results files written by `synthprobe score` (Deep Arithmark and/or GPT-3)")
-    h.add_argument("--out", required=True, type=Path, metavar="DIR",
-                   help="output folder; one sub-folder per model, named after the model")
-    h.add_argument("--repo-prefix", default="YOUR-USER/", metavar="OWNER/",
-                   help="the Hub namespace in the printed upload commands (default: %(default)s)")
+        "--repo-prefix my-org/",
+    )
+    h.add_argument(
+        "results",
+        nargs="+",
+        type=Path,
+        metavar="RESULTS.json",
+        help="results files written by `synthprobe score` (Deep Arithmark and/or GPT-3)",
+    )
+    h.add_argument(
+        "--out",
+        required=True,
+        type=Path,
+        metavar="DIR",
+        help="output folder; one sub-folder per model, named after the model",
+    )
+    h.add_argument(
+        "--repo-prefix",
+        default="YOUR-USER/",
+        metavar="OWNER/",
+        help="the Hub namespace in the printed upload commands (default: %(default)s)",
+    )
     add_overwrite_argument(h)
     h.set_defaults(func=_hub_results)

@@ -13,14 +13,24 @@ import sys
 import time
 from pathlib import Path
 
-from synthprobe.cli.args import NOTHING_WRITTEN, nothing_written
-from synthprobe.cli.args import (add_model_args, add_overwrite_argument, add_probe_model_args, add_yes_argument,
-                                 any_int, chat_setup, int_at_least, load_backend_or_exit, nonneg_int, positive_int)
+from synthprobe.cli.args import (
+    NOTHING_WRITTEN,
+    add_model_args,
+    add_overwrite_argument,
+    add_probe_model_args,
+    add_yes_argument,
+    any_int,
+    chat_setup,
+    int_at_least,
+    load_backend_or_exit,
+    nonneg_int,
+    nothing_written,
+    positive_int,
+)
 from synthprobe.errors import CommandFailed, InputError
-from synthprobe.plan import Cell, Plan, Timed, check_plan, plural
 from synthprobe.io.read import sha256_file
 from synthprobe.io.write import atomic_write_json, atomic_write_text, check_output_dir
-
+from synthprobe.plan import Cell, Plan, Timed, check_plan, plural
 
 STEPS_DESCRIPTION = """\
 Where does a model's arithmetic break? Every solution step of every Deep Arithmark item
@@ -54,26 +64,57 @@ def add_steps_arguments(p: argparse.ArgumentParser) -> None:
     from synthprobe.cli.args import add_overwrite_argument
     from synthprobe.scoring.deeparithmark.steps import DEFAULT_DATA, MAX_NEW_TOKENS
 
-    p.add_argument("--data", type=Path, default=DEFAULT_DATA, metavar="PATH",
-                   help="Deep Arithmark JSONL file: the release or a private variant from 'synthprobe build "
-                        "deeparithmark --seed S' (default: %(default)s)")
-    p.add_argument("--limit", type=positive_int, default=None, metavar="N",
-                   help="probe only the steps of the first N items (the same probes as a full run's first ones)")
+    p.add_argument(
+        "--data",
+        type=Path,
+        default=DEFAULT_DATA,
+        metavar="PATH",
+        help="Deep Arithmark JSONL file: the release or a private variant from 'synthprobe build "
+        "deeparithmark --seed S' (default: %(default)s)",
+    )
+    p.add_argument(
+        "--limit",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="probe only the steps of the first N items (the same probes as a full run's first ones)",
+    )
     add_model_args(p, multiple=True, batch_size=16, chat=True)
-    p.add_argument("--max-context", type=int_at_least(2), default=1024, metavar="N",
-                   help="longest request in tokens; longer contexts are left-truncated (default: %(default)s)")
-    p.add_argument("--max-new-tokens", type=positive_int, default=MAX_NEW_TOKENS, metavar="N",
-                   help="generation budget per step; generation stops at the end of the line (default: %(default)s)")
+    p.add_argument(
+        "--max-context",
+        type=int_at_least(2),
+        default=1024,
+        metavar="N",
+        help="longest request in tokens; longer contexts are left-truncated (default: %(default)s)",
+    )
+    p.add_argument(
+        "--max-new-tokens",
+        type=positive_int,
+        default=MAX_NEW_TOKENS,
+        metavar="N",
+        help="generation budget per step; generation stops at the end of the line (default: %(default)s)",
+    )
     p.add_argument("--bos", action="store_true", help="prepend the tokenizer's BOS token (as in scoring)")
-    p.add_argument("--save-items", action="store_true",
-                   help="store every probe's options, scores, pick and generated text in the results "
-                        "(`synthprobe report` then shows each item's first broken step in the item viewer)")
-    p.add_argument("--output", type=Path, default=None, metavar="PATH",
-                   help="results JSON (default: benchmarks/steps_<model>.json; a new timestamped name beside "
-                        "it if that file exists)")
+    p.add_argument(
+        "--save-items",
+        action="store_true",
+        help="store every probe's options, scores, pick and generated text in the results "
+        "(`synthprobe report` then shows each item's first broken step in the item viewer)",
+    )
+    p.add_argument(
+        "--output",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="results JSON (default: benchmarks/steps_<model>.json; a new timestamped name beside "
+        "it if that file exists)",
+    )
     add_overwrite_argument(p)
-    p.add_argument("--no-cache", action="store_true",
-                   help="neither read nor write the per-probe score cache ($SYNTHPROBE_CACHE/scores)")
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="neither read nor write the per-probe score cache ($SYNTHPROBE_CACHE/scores)",
+    )
     add_yes_argument(p)
 
 
@@ -85,22 +126,33 @@ def run_steps(args: argparse.Namespace) -> int:
     from synthprobe.io.write import default_output as new_name
     from synthprobe.results import dumps_results
     from synthprobe.scoring.deeparithmark import steps
-
     from synthprobe.tasks.deeparithmark.release import locate_release
 
     args.data = locate_release(args.data)
-    config = steps.StepsConfig(data=args.data, limit=args.limit, batch_size=args.batch_size,
-                               max_context=args.max_context, max_new_tokens=args.max_new_tokens,
-                               save_items=args.save_items, cache=not args.no_cache, progress=args.progress,
-                               chat=chat_setup(args))
+    config = steps.StepsConfig(
+        data=args.data,
+        limit=args.limit,
+        batch_size=args.batch_size,
+        max_context=args.max_context,
+        max_new_tokens=args.max_new_tokens,
+        save_items=args.save_items,
+        cache=not args.no_cache,
+        progress=args.progress,
+        chat=chat_setup(args),
+    )
     if not args.data.is_file():
-        raise InputError("file does not exist" if not args.data.exists() else "not a regular file",
-                         path=args.data, field="--data")
+        raise InputError(
+            "file does not exist" if not args.data.exists() else "not a regular file", path=args.data, field="--data"
+        )
     refs = model_refs(args.models)
-    output = args.output or new_name(steps.default_output(
-        (refs[0].name or refs[0].spec) if len(refs) == 1 else f"{len(refs)}models"))
-    check_outputs([(output, "--output")], [(args.data, "--data"), *((r.spec, "--model") for r in refs)],
-                  overwrite=args.overwrite and args.output is not None)
+    output = args.output or new_name(
+        steps.default_output((refs[0].name or refs[0].spec) if len(refs) == 1 else f"{len(refs)}models")
+    )
+    check_outputs(
+        [(output, "--output")],
+        [(args.data, "--data"), *((r.spec, "--model") for r in refs)],
+        overwrite=args.overwrite and args.output is not None,
+    )
     probes = steps.load_probes(config)
     for ref in refs:  # every spec checked before the first model loads
         check_backend(ref.spec, **backend_options(args, bos=args.bos))
@@ -115,8 +167,14 @@ def run_steps(args: argparse.Namespace) -> int:
             if ref is refs[0]:  # the plan and its estimate, once, on the first model
                 check_plan(steps.run_plan(backend, probes, config, models=len(refs)), yes=args.yes)
             with nothing_written():
-                one = steps.run(backend, probes, config, spec=ref.spec, load_s=load_s,
-                                command=shlex.join(["synthprobe", *sys.argv[1:]]))
+                one = steps.run(
+                    backend,
+                    probes,
+                    config,
+                    spec=ref.spec,
+                    load_s=load_s,
+                    command=shlex.join(["synthprobe", *sys.argv[1:]]),
+                )
         finally:
             backend.close()
         entry = one["models"][0]
@@ -136,8 +194,12 @@ def run_steps(args: argparse.Namespace) -> int:
 
 def _register_steps(verbs: dict) -> None:
     p = verbs["probe"].add_parser(
-        "steps", help="per-step probe of Deep Arithmark: which step of the chain breaks, alone and in context",
-        description=STEPS_DESCRIPTION, epilog=STEPS_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        "steps",
+        help="per-step probe of Deep Arithmark: which step of the chain breaks, alone and in context",
+        description=STEPS_DESCRIPTION,
+        epilog=STEPS_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_steps_arguments(p)
     p.set_defaults(func=run_steps)
 
@@ -153,15 +215,15 @@ def _items_label(path: str | None, default_name: str) -> tuple[str, str]:
 def _sampling(args):
     from synthprobe.backends.decoding import Sampling
 
-    return Sampling(temperature=args.temperature, top_p=args.top_p, n=args.samples,
-                    max_new_tokens=args.max_new_tokens)
+    return Sampling(temperature=args.temperature, top_p=args.top_p, n=args.samples, max_new_tokens=args.max_new_tokens)
 
 
 def _check_out(out: str) -> Path:
     p = Path(out)
     if p.exists() and not p.is_dir():
-        raise InputError("exists and is not a folder; --out names the folder for the JSON and HTML reports",
-                         path=p, field="--out")
+        raise InputError(
+            "exists and is not a folder; --out names the folder for the JSON and HTML reports", path=p, field="--out"
+        )
     return p
 
 
@@ -170,15 +232,18 @@ def _run_probe(args, probe: str, stem: str, load, default_file, run, to_html, ti
     item), generate, and write ``<stem>.json`` and ``<stem>.html`` under ``--out``; returns the
     JSON document."""
     from synthprobe.backends.decoding import describe
-
     from synthprobe.backends.refs import parse_model_ref
 
     chat = chat_setup(args)
     items = load(args.items)
     ref = parse_model_ref(args.model)  # --model NAME=SPEC names it, as in every model command
     out = _check_out(args.out)
-    check_output_dir(out, [f"{stem}.json", f"{stem}.html"], [(args.items, "--items"), (ref.spec, "--model")],
-                     overwrite=args.overwrite)
+    check_output_dir(
+        out,
+        [f"{stem}.json", f"{stem}.html"],
+        [(args.items, "--items"), (ref.spec, "--model")],
+        overwrite=args.overwrite,
+    )
     sampling = _sampling(args)
     label, sha = _items_label(args.items, default_file)
     lm = load_backend_or_exit(ref.spec, args, bos=args.bos)
@@ -188,13 +253,27 @@ def _run_probe(args, probe: str, stem: str, load, default_file, run, to_html, ti
     def first() -> Timed:  # one item, asked as the run asks it; the run asks it again
         return Timed(time_first(lm, items, sampling, seed=args.seed, chat=chat), 1, asked, 0, kept=False)
 
-    check_plan(Plan([Cell(probe, asked, first if asked else None)],
-                    f"{probe} x {plural(asked, 'item')} x {plural(sampling.n, 'sample')} ({how})",
-                    shorter="a shorter --items file or fewer --samples"), yes=args.yes)
+    check_plan(
+        Plan(
+            [Cell(probe, asked, first if asked else None)],
+            f"{probe} x {plural(asked, 'item')} x {plural(sampling.n, 'sample')} ({how})",
+            shorter="a shorter --items file or fewer --samples",
+        ),
+        yes=args.yes,
+    )
     body = run(lm, items, sampling, seed=args.seed, progress=args.progress, chat=chat, **options)
-    doc = {"probe": probe, "model": ref.shown(lm.name), "model_spec": ref.spec, "backend": describe(lm),
-           "chat": chat.identity(lm, fewshot=True), "items_file": label, "items_sha256": sha, "seed": args.seed,
-           "sampling": sampling.to_dict(), **body}
+    doc = {
+        "probe": probe,
+        "model": ref.shown(lm.name),
+        "model_spec": ref.spec,
+        "backend": describe(lm),
+        "chat": chat.identity(lm, fewshot=True),
+        "items_file": label,
+        "items_sha256": sha,
+        "seed": args.seed,
+        "sampling": sampling.to_dict(),
+        **body,
+    }
     atomic_write_json(out / f"{stem}.json", doc)
     atomic_write_text(out / f"{stem}.html", to_html(doc))
     return doc
@@ -204,13 +283,23 @@ def _cmd_novel_words(args) -> int:
     from synthprobe.probes import novel_words, report
     from synthprobe.probes.items import NOVEL_WORDS_FILE, load_novel_words
 
-    doc = _run_probe(args, "novel-words", "novel_words", load_novel_words, NOVEL_WORDS_FILE, novel_words.run,
-                     report.novel_words_html, novel_words.time_first)
+    doc = _run_probe(
+        args,
+        "novel-words",
+        "novel_words",
+        load_novel_words,
+        NOVEL_WORDS_FILE,
+        novel_words.run,
+        report.novel_words_html,
+        novel_words.time_first,
+    )
     s, out = doc["summary"], Path(args.out)
-    print(f"novel words: {s['words']} words; first sample uses the word in {s['uses_word_first_sample']}; "
-          f"distinct-1 {_num(s['distinct_1'])}, distinct-2 {_num(s['distinct_2'])}, "
-          f"{s['shared_frame_first_sample']} share a template sentence "
-          f"-> {out / 'novel_words.json'}, {out / 'novel_words.html'}")
+    print(
+        f"novel words: {s['words']} words; first sample uses the word in {s['uses_word_first_sample']}; "
+        f"distinct-1 {_num(s['distinct_1'])}, distinct-2 {_num(s['distinct_2'])}, "
+        f"{s['shared_frame_first_sample']} share a template sentence "
+        f"-> {out / 'novel_words.json'}, {out / 'novel_words.html'}"
+    )
     return 0
 
 
@@ -222,13 +311,28 @@ def _cmd_grammar(args) -> int:
     from synthprobe.probes import grammar, report
     from synthprobe.probes.items import GRAMMAR_FILE, load_grammar
 
-    doc = _run_probe(args, "grammar", "grammar", load_grammar, GRAMMAR_FILE, grammar.run, report.grammar_html,
-                     grammar.time_first, chain=not args.no_chain)
+    doc = _run_probe(
+        args,
+        "grammar",
+        "grammar",
+        load_grammar,
+        GRAMMAR_FILE,
+        grammar.run,
+        report.grammar_html,
+        grammar.time_first,
+        chain=not args.no_chain,
+    )
     s, out = doc["summary"], Path(args.out)
-    scored = (f"chrF {s['chrf']:.2f} (copy-the-input baseline {s['copy_baseline_chrf']:.2f}), exact match {s['exact_match']}/{s['scored']}" if s.get("scored")
-              else "no references, not scored")
-    print(f"grammar: {s['items']} items ({'chained' if s['chained'] else 'each on its own'}); {scored} "
-          f"-> {out / 'grammar.json'}, {out / 'grammar.html'}")
+    scored = (
+        f"chrF {s['chrf']:.2f} (copy-the-input baseline {s['copy_baseline_chrf']:.2f}), exact match "
+        f"{s['exact_match']}/{s['scored']}"
+        if s.get("scored")
+        else "no references, not scored"
+    )
+    print(
+        f"grammar: {s['items']} items ({'chained' if s['chained'] else 'each on its own'}); {scored} "
+        f"-> {out / 'grammar.json'}, {out / 'grammar.html'}"
+    )
     return 0
 
 
@@ -238,45 +342,66 @@ def _add_common(p: argparse.ArgumentParser, *, items_help: str, max_new: int) ->
     add_overwrite_argument(p)
     add_probe_model_args(p, chat=True)
     add_yes_argument(p)
-    p.add_argument("--samples", type=any_int, default=1,
-                   help="generations per prompt, shown side by side (default: %(default)s; more than 1 needs "
-                        "--temperature above 0)")
-    p.add_argument("--temperature", type=float, default=0.0,
-                   help="0 = greedy decoding (default); above 0 = sampling")
+    p.add_argument(
+        "--samples",
+        type=any_int,
+        default=1,
+        help="generations per prompt, shown side by side (default: %(default)s; more than 1 needs "
+        "--temperature above 0)",
+    )
+    p.add_argument("--temperature", type=float, default=0.0, help="0 = greedy decoding (default); above 0 = sampling")
     p.add_argument("--top-p", type=float, default=1.0, help="nucleus sampling mass (default: %(default)s)")
-    p.add_argument("--max-new-tokens", type=any_int, default=max_new,
-                   help="longest answer in tokens; the answer ends at its first line break (default: %(default)s; "
-                        "answers that reach it are marked as truncated)")
+    p.add_argument(
+        "--max-new-tokens",
+        type=any_int,
+        default=max_new,
+        help="longest answer in tokens; the answer ends at its first line break (default: %(default)s; "
+        "answers that reach it are marked as truncated)",
+    )
 
 
 def _register_generation_probes(verbs: dict[str, argparse._SubParsersAction]) -> None:
     sub = verbs["probe"]
     p = sub.add_parser(
-        "novel-words", help="use a made-up word in a sentence after reading its definition (GPT-3 Fig. 3.16)",
+        "novel-words",
+        help="use a made-up word in a sentence after reading its definition (GPT-3 Fig. 3.16)",
         description="GPT-3's novel-word probe. Each line defines a made-up word ('A \"w\" is ...', 'To do a \"w\" "
-                    "means to ...', 'To \"w\" something is to ...') and asks for an example sentence. The first "
-                    "word has a human-written sentence; each later definition is appended after the model's "
-                    "previous answer. Writes novel_words.json and novel_words.html (prompt beside generations, "
-                    "and whether each sentence uses the new word).")
-    _add_common(p, items_help="JSONL of {word (3+ letters), pos: noun|verb|verb-object, definition[, sentence]}; "
-                              "the leading "
-                              "items with a human-written sentence are the worked examples (default: the "
-                              "shipped set)", max_new=40)
+        "means to ...', 'To \"w\" something is to ...') and asks for an example sentence. The first "
+        "word has a human-written sentence; each later definition is appended after the model's "
+        "previous answer. Writes novel_words.json and novel_words.html (prompt beside generations, "
+        "and whether each sentence uses the new word).",
+    )
+    _add_common(
+        p,
+        items_help="JSONL of {word (3+ letters), pos: noun|verb|verb-object, definition[, sentence]}; "
+        "the leading "
+        "items with a human-written sentence are the worked examples (default: the "
+        "shipped set)",
+        max_new=40,
+    )
     p.set_defaults(func=_cmd_novel_words)
 
     p = sub.add_parser(
-        "grammar", help="correct poor English after a few human-written corrections (GPT-3 Fig. 3.17)",
+        "grammar",
+        help="correct poor English after a few human-written corrections (GPT-3 Fig. 3.17)",
         description="GPT-3's grammar-correction probe: 'Poor English input: ...' / 'Good English output: ...' "
-                    "human-written demonstrations, then the items. As in GPT-3's Figure 3.17 the prompts are "
-                    "chained: each new 'Poor English input:' is appended after the model's previous completion "
-                    "(--no-chain asks every item on its own, after the demonstrations only). Items with a "
-                    "'reference' are scored with chrF (sacrebleu) and exact match. Writes grammar.json and "
-                    "grammar.html.")
-    _add_common(p, items_help="JSONL: demonstrations {input, output} first, then {input[, reference]} "
-                              "(default: the shipped set)", max_new=48)
-    p.add_argument("--no-chain", action="store_true",
-                   help="ask every item on its own (demonstrations + item) instead of after the model's earlier "
-                        "completions; these prompts are decoded in batches")
+        "human-written demonstrations, then the items. As in GPT-3's Figure 3.17 the prompts are "
+        "chained: each new 'Poor English input:' is appended after the model's previous completion "
+        "(--no-chain asks every item on its own, after the demonstrations only). Items with a "
+        "'reference' are scored with chrF (sacrebleu) and exact match. Writes grammar.json and "
+        "grammar.html.",
+    )
+    _add_common(
+        p,
+        items_help="JSONL: demonstrations {input, output} first, then {input[, reference]} (default: the shipped set)",
+        max_new=48,
+    )
+    p.add_argument(
+        "--no-chain",
+        action="store_true",
+        help="ask every item on its own (demonstrations + item) instead of after the model's earlier "
+        "completions; these prompts are decoded in batches",
+    )
     p.set_defaults(func=_cmd_grammar)
 
 
@@ -302,7 +427,6 @@ NUMBER_FORMAT_EPILOG = """Example (small, the embedded model):
 
 
 def cmd_number_format(args: argparse.Namespace) -> int:
-    from synthprobe.version import __version__
     from synthprobe import results as res
     from synthprobe.backends import check_backend
     from synthprobe.backends.refs import NameRegistry, model_refs, named_model
@@ -312,16 +436,27 @@ def cmd_number_format(args: argparse.Namespace) -> int:
     from synthprobe.scoring.number_format import ProbeConfig, parse_formats, run, table_lines
     from synthprobe.tasks.gpt3.prompts import parse_shots
     from synthprobe.tasks.gpt3.registry import resolve_tasks
+    from synthprobe.version import __version__
 
     tasks = [] if args.tasks.strip().lower() == "none" else resolve_tasks(args.tasks)
-    config = ProbeConfig(formats=parse_formats(args.formats), seed=args.seed, n=args.n, tasks=tasks,
-                         gpt3_n=args.gpt3_n, shots=args.shots, batch_size=args.batch_size,
-                         max_context=args.max_context, progress=args.progress, cache=not args.no_cache,
-                         chat=chat_setup(args)).validate()
+    config = ProbeConfig(
+        formats=parse_formats(args.formats),
+        seed=args.seed,
+        n=args.n,
+        tasks=tasks,
+        gpt3_n=args.gpt3_n,
+        shots=args.shots,
+        batch_size=args.batch_size,
+        max_context=args.max_context,
+        progress=args.progress,
+        cache=not args.no_cache,
+        chat=chat_setup(args),
+    ).validate()
     refs = model_refs(args.models)
     name = (refs[0].name or refs[0].spec) if len(refs) == 1 else f"{len(refs)}models"
-    output = (Path(args.output) if args.output
-              else default_output(Path("benchmarks") / f"number_format_{slug(name)}.json"))
+    output = (
+        Path(args.output) if args.output else default_output(Path("benchmarks") / f"number_format_{slug(name)}.json")
+    )
     if output.is_dir():
         raise InputError("is a directory; expected the path of the results file", path=output, field="--output")
     check_outputs([(output, "--output")], [(r.spec, "--model") for r in refs], overwrite=args.overwrite)
@@ -351,13 +486,28 @@ def cmd_number_format(args: argparse.Namespace) -> int:
             model = named_model(backend.describe(), ref)
         finally:
             backend.close()
-        settings = {"formats": list(config.formats), "seed": config.seed, "n": config.n,
-                    "tasks": [t.name for t in config.tasks], "gpt3_n": config.gpt3_n, "shots": config.shots,
-                    "batch_size": config.batch_size, "max_context": config.max_context, "scorer": "onepass",
-                    "synthprobe": __version__, "chat": chat, **rt}
-        entries.append({"model": model, "settings": settings, "results": {"number_format": block},
-                        "seconds": {"load": round(load_seconds, 2),
-                                    "total": round(time.perf_counter() - started, 2)}})
+        settings = {
+            "formats": list(config.formats),
+            "seed": config.seed,
+            "n": config.n,
+            "tasks": [t.name for t in config.tasks],
+            "gpt3_n": config.gpt3_n,
+            "shots": config.shots,
+            "batch_size": config.batch_size,
+            "max_context": config.max_context,
+            "scorer": "onepass",
+            "synthprobe": __version__,
+            "chat": chat,
+            **rt,
+        }
+        entries.append(
+            {
+                "model": model,
+                "settings": settings,
+                "results": {"number_format": block},
+                "seconds": {"load": round(load_seconds, 2), "total": round(time.perf_counter() - started, 2)},
+            }
+        )
     doc = res.results_document(command=shlex.join(["synthprobe", *sys.argv[1:]]), models=entries)
     atomic_write_text(output, res.dumps_results(doc))
     for entry in entries:
@@ -373,34 +523,67 @@ def _register_number_format(verbs: dict) -> None:
     from synthprobe.scoring.number_format import DEFAULT_GPT3_N, DEFAULT_N, DEFAULT_SEED, DEFAULT_SHOTS
 
     p = verbs["probe"].add_parser(
-        "number-format", help="score the same items with plain, comma-grouped and space-grouped numbers; "
-                              "paired McNemar test per depth and task",
-        description=NUMBER_FORMAT_DESCRIPTION, epilog=NUMBER_FORMAT_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--formats", default="comma,space",
-                   help="formats to compare with plain, comma-separated: comma, space (default: both)")
-    p.add_argument("--seed", type=nonneg_int, default=DEFAULT_SEED,
-                   help="seed of the Deep Arithmark variant, the GPT-3 draws and the demonstrations "
-                        "(default: %(default)s)")
-    p.add_argument("--n", type=int_at_least(0), default=DEFAULT_N,
-                   help="Deep Arithmark items (default: %(default)s; 0: no Deep Arithmark part)")
-    p.add_argument("--tasks", default="arithmetic",
-                   help="GPT-3 arithmetic tasks, comma-separated names or codes (4D+, 2Dx, ...), "
-                        "'arithmetic' for all ten (default) or 'none'")
-    p.add_argument("--gpt3-n", type=int_at_least(0), default=DEFAULT_GPT3_N, metavar="N",
-                   help="items per GPT-3 task, the first N of its seeded pool (default: %(default)s)")
-    p.add_argument("--shots", default=DEFAULT_SHOTS,
-                   help="GPT-3 shot setting: zero, one, few or a number K (default: %(default)s: the "
-                        "demonstration shows the format)")
-    p.add_argument("--max-context", type=int_at_least(8), default=1024,
-                   help="longest Deep Arithmark prompt plus ending in tokens (default: %(default)s)")
-    p.add_argument("--output", default=None,
-                   help="results JSON (default benchmarks/number_format_<model>.json, or a new timestamped "
-                        "name beside it if that file exists)")
+        "number-format",
+        help="score the same items with plain, comma-grouped and space-grouped numbers; "
+        "paired McNemar test per depth and task",
+        description=NUMBER_FORMAT_DESCRIPTION,
+        epilog=NUMBER_FORMAT_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "--formats",
+        default="comma,space",
+        help="formats to compare with plain, comma-separated: comma, space (default: both)",
+    )
+    p.add_argument(
+        "--seed",
+        type=nonneg_int,
+        default=DEFAULT_SEED,
+        help="seed of the Deep Arithmark variant, the GPT-3 draws and the demonstrations (default: %(default)s)",
+    )
+    p.add_argument(
+        "--n",
+        type=int_at_least(0),
+        default=DEFAULT_N,
+        help="Deep Arithmark items (default: %(default)s; 0: no Deep Arithmark part)",
+    )
+    p.add_argument(
+        "--tasks",
+        default="arithmetic",
+        help="GPT-3 arithmetic tasks, comma-separated names or codes (4D+, 2Dx, ...), "
+        "'arithmetic' for all ten (default) or 'none'",
+    )
+    p.add_argument(
+        "--gpt3-n",
+        type=int_at_least(0),
+        default=DEFAULT_GPT3_N,
+        metavar="N",
+        help="items per GPT-3 task, the first N of its seeded pool (default: %(default)s)",
+    )
+    p.add_argument(
+        "--shots",
+        default=DEFAULT_SHOTS,
+        help="GPT-3 shot setting: zero, one, few or a number K (default: %(default)s: the "
+        "demonstration shows the format)",
+    )
+    p.add_argument(
+        "--max-context",
+        type=int_at_least(8),
+        default=1024,
+        help="longest Deep Arithmark prompt plus ending in tokens (default: %(default)s)",
+    )
+    p.add_argument(
+        "--output",
+        default=None,
+        help="results JSON (default benchmarks/number_format_<model>.json, or a new timestamped "
+        "name beside it if that file exists)",
+    )
     add_overwrite_argument(p)
-    p.add_argument("--no-cache", action="store_true",
-                   help="do not read or write the score cache (default: finished items are kept, so a "
-                        "stopped run resumes)")
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="do not read or write the score cache (default: finished items are kept, so a stopped run resumes)",
+    )
     add_model_args(p, multiple=True, batch_size=16, chat=True)
     add_yes_argument(p)
     p.set_defaults(func=cmd_number_format)

@@ -41,8 +41,14 @@ examples:
 def _report(args: argparse.Namespace) -> int:
     from synthprobe.report.build import build_report
 
-    for p in build_report(list(args.results), args.out, title=args.title, overwrite=args.overwrite,
-                          tables=args.table or (), data_files=list(args.data)):
+    for p in build_report(
+        list(args.results),
+        args.out,
+        title=args.title,
+        overwrite=args.overwrite,
+        tables=args.table or (),
+        data_files=list(args.data),
+    ):
         print(p)
     return 0
 
@@ -50,28 +56,53 @@ def _report(args: argparse.Namespace) -> int:
 def _arguments(p: argparse.ArgumentParser) -> None:
     from synthprobe.cli.args import add_overwrite_argument
 
-    p.add_argument("results", nargs="+", type=Path, metavar="RESULTS.json",
-                   help="synthprobe results files (a folder of them: pass the files, DIR/*.json) or "
-                        "lm-eval output folders, in any mix")
-    p.add_argument("--out", required=True, type=Path, metavar="DIR",
-                   help="output folder (created if missing; one that already holds report files is "
-                        "refused unless --overwrite)")
+    p.add_argument(
+        "results",
+        nargs="+",
+        type=Path,
+        metavar="RESULTS.json",
+        help="synthprobe results files (a folder of them: pass the files, DIR/*.json) or "
+        "lm-eval output folders, in any mix",
+    )
+    p.add_argument(
+        "--out",
+        required=True,
+        type=Path,
+        metavar="DIR",
+        help="output folder (created if missing; one that already holds report files is refused unless --overwrite)",
+    )
     add_overwrite_argument(p)
-    p.add_argument("--data", action="append", default=[], type=Path, metavar="FILE",
-                   help="the data file items.html takes prompts from when it is not at the path the results "
-                        "file records (matched by SHA-256; repeatable)")
-    p.add_argument("--title", default=None,
-                   help="heading of index.html and leaderboard.md (default: named after the inputs)")
-    p.add_argument("--table", action="append", choices=["csv", "latex", "markdown"], default=None,
-                   help="also write paper-ready tables (leaderboard, per_depth, paired_comparison, gpt3) "
-                        "into DIR/tables/; repeat for several formats")
+    p.add_argument(
+        "--data",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="FILE",
+        help="the data file items.html takes prompts from when it is not at the path the results "
+        "file records (matched by SHA-256; repeatable)",
+    )
+    p.add_argument(
+        "--title", default=None, help="heading of index.html and leaderboard.md (default: named after the inputs)"
+    )
+    p.add_argument(
+        "--table",
+        action="append",
+        choices=["csv", "latex", "markdown"],
+        default=None,
+        help="also write paper-ready tables (leaderboard, per_depth, paired_comparison, gpt3) "
+        "into DIR/tables/; repeat for several formats",
+    )
     p.set_defaults(func=_report)
 
 
 def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
     verb = verbs["report"]
-    p = verb.add_parser(SUBCOMMAND, usage="synthprobe report RESULTS.json... --out DIR [OPTION...]",
-                        help="any results files → HTML report, PNG plots, Markdown leaderboard (the default: "
-                             "`synthprobe report RESULTS.json... --out DIR`)",
-                        description=_DESCRIPTION, epilog=_EXAMPLES)
+    p = verb.add_parser(
+        SUBCOMMAND,
+        usage="synthprobe report RESULTS.json... --out DIR [OPTION...]",
+        help="any results files → HTML report, PNG plots, Markdown leaderboard (the default: "
+        "`synthprobe report RESULTS.json... --out DIR`)",
+        description=_DESCRIPTION,
+        epilog=_EXAMPLES,
+    )
     _arguments(p)

@@ -17,13 +17,19 @@ import time
 import traceback
 from pathlib import Path
 
-from synthprobe.cli.args import NOTHING_WRITTEN, nothing_written
-from synthprobe.errors import CommandFailed
-from synthprobe.cli.args import (add_model_args, add_yes_argument, chat_setup, engine_options, int_at_least, nonneg_int,
-                                 positive_int)
-from synthprobe.errors import InputError, run_command_line
+from synthprobe.cli.args import (
+    NOTHING_WRITTEN,
+    add_model_args,
+    add_yes_argument,
+    chat_setup,
+    engine_options,
+    int_at_least,
+    nonneg_int,
+    nothing_written,
+    positive_int,
+)
+from synthprobe.errors import CommandFailed, InputError, run_command_line
 from synthprobe.metrics.extract import RESOLVE
-
 
 DESCRIPTION = """\
 Score causal language models on Deep Arithmark (finish the sentence, pick one of four endings)
@@ -53,8 +59,10 @@ class _ZeroShot(argparse.Action):
     """``--shots`` is a GPT-3 flag; here it gets a sentence instead of the top-level usage."""
 
     def __call__(self, parser, namespace, values, option_string=None):
-        parser.error("Deep Arithmark is zero-shot: every item is scored on its own, without "
-                     "demonstrations; drop --shots (it is an option of 'synthprobe score gpt3')")
+        parser.error(
+            "Deep Arithmark is zero-shot: every item is scored on its own, without "
+            "demonstrations; drop --shots (it is an option of 'synthprobe score gpt3')"
+        )
 
 
 def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> None:
@@ -68,61 +76,108 @@ def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> No
     base = root or Path()
     from synthprobe.tasks.deeparithmark.release import default_shown
 
-    p.add_argument("--data", type=Path, default=base / DEFAULT_DATA, metavar="PATH",
-                   help=f"Deep Arithmark JSONL file (default: {default_shown(base / DEFAULT_DATA)})")
+    p.add_argument(
+        "--data",
+        type=Path,
+        default=base / DEFAULT_DATA,
+        metavar="PATH",
+        help=f"Deep Arithmark JSONL file (default: {default_shown(base / DEFAULT_DATA)})",
+    )
     add_model_args(p, multiple=True, batch_size=32, chat=True)
-    p.add_argument("--protocol", default="loglik", metavar="NAME[,NAME...]",
-                   help="how each item is asked (default: %(default)s). loglik: ArithMark 3.0's protocol, the "
-                        "endings' log-likelihoods compared; letters: the endings shown as A-D, the model answers "
-                        "one letter; free: the sentence alone, the model writes the value, compared as a number "
-                        "with the item's unit (a clock time as a time). letters/free generate greedily and read the "
-                        "answer back (rules strict, lax, last, value: docs/chat-and-protocols.md); an answer that "
-                        "is unparsed, inconsistent (a letter with another option's value), an echo of the "
-                        "question's numbers or cut off by the budget counts as wrong and is reported. Several, comma-"
-                        "separated (e.g. loglik,letters,free): each model is scored under each on the same items, "
-                        "with the paired difference per depth (exact McNemar); per-item predictions are then kept")
-    p.add_argument("--cot", action="store_true",
-                   help="letters/free: let the model reason first and end with a line 'ANSWER: ...' (refused with "
-                        "loglik)")
-    p.add_argument("--max-new-tokens", type=positive_int, default=None, metavar="N",
-                   help="letters/free: tokens a model may generate per answer (default: 8 for letters, 16 for free, "
-                        "320 with --cot)")
-    p.add_argument("--resolve", choices=RESOLVE, default="none",
-                   help="letters: credit an inconsistent answer (a letter written with another option's value, "
-                        "'A. $6966' where $6966 is B) by its letter (letter-first) or by its value (value-first); "
-                        "default none: never credited. The rule is recorded in the results")
+    p.add_argument(
+        "--protocol",
+        default="loglik",
+        metavar="NAME[,NAME...]",
+        help="how each item is asked (default: %(default)s). loglik: ArithMark 3.0's protocol, the "
+        "endings' log-likelihoods compared; letters: the endings shown as A-D, the model answers "
+        "one letter; free: the sentence alone, the model writes the value, compared as a number "
+        "with the item's unit (a clock time as a time). letters/free generate greedily and read the "
+        "answer back (rules strict, lax, last, value: docs/chat-and-protocols.md); an answer that "
+        "is unparsed, inconsistent (a letter with another option's value), an echo of the "
+        "question's numbers or cut off by the budget counts as wrong and is reported. Several, comma-"
+        "separated (e.g. loglik,letters,free): each model is scored under each on the same items, "
+        "with the paired difference per depth (exact McNemar); per-item predictions are then kept",
+    )
+    p.add_argument(
+        "--cot",
+        action="store_true",
+        help="letters/free: let the model reason first and end with a line 'ANSWER: ...' (refused with loglik)",
+    )
+    p.add_argument(
+        "--max-new-tokens",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="letters/free: tokens a model may generate per answer (default: 8 for letters, 16 for free, "
+        "320 with --cot)",
+    )
+    p.add_argument(
+        "--resolve",
+        choices=RESOLVE,
+        default="none",
+        help="letters: credit an inconsistent answer (a letter written with another option's value, "
+        "'A. $6966' where $6966 is B) by its letter (letter-first) or by its value (value-first); "
+        "default none: never credited. The rule is recorded in the results",
+    )
     p.add_argument("--shots", action=_ZeroShot, help=argparse.SUPPRESS)
-    p.add_argument("--max-context", type=int_at_least(2), default=1024, metavar="N",
-                   help="longest request in tokens; longer contexts are left-truncated and counted "
-                        "(default: %(default)s)")
-    p.add_argument("--trust-remote-code", action="store_true",
-                   help="run modelling code shipped with a checkpoint (off by default)")
-    p.add_argument("--bos", action="store_true",
-                   help="prepend the tokenizer's BOS token (the protocol adds none)")
-    p.add_argument("--limit", type=positive_int, default=None, metavar="N",
-                   help="score only the first N items of each file")
-    p.add_argument("--compare", action="store_true",
-                   help="also score ArithMark 3.0 with the same weights; the table gains ArithMark-3 and "
-                        "delta = Deep - ArithMark-3")
-    p.add_argument("--compare-data", type=Path, default=None, metavar="PATH",
-                   help=f"ArithMark 3.0 file for --compare (default: {base / DEFAULT_COMPARE_DATA}; from the "
-                        "HF dataset AxiomicLabs/Arithmark-3.0)")
+    p.add_argument(
+        "--max-context",
+        type=int_at_least(2),
+        default=1024,
+        metavar="N",
+        help="longest request in tokens; longer contexts are left-truncated and counted (default: %(default)s)",
+    )
+    p.add_argument(
+        "--trust-remote-code", action="store_true", help="run modelling code shipped with a checkpoint (off by default)"
+    )
+    p.add_argument("--bos", action="store_true", help="prepend the tokenizer's BOS token (the protocol adds none)")
+    p.add_argument(
+        "--limit", type=positive_int, default=None, metavar="N", help="score only the first N items of each file"
+    )
+    p.add_argument(
+        "--compare",
+        action="store_true",
+        help="also score ArithMark 3.0 with the same weights; the table gains ArithMark-3 and "
+        "delta = Deep - ArithMark-3",
+    )
+    p.add_argument(
+        "--compare-data",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help=f"ArithMark 3.0 file for --compare (default: {base / DEFAULT_COMPARE_DATA}; from the "
+        "HF dataset AxiomicLabs/Arithmark-3.0)",
+    )
     p.set_defaults(_compare_default=base / DEFAULT_COMPARE_DATA, _root=base)
-    p.add_argument("--save-predictions", action="store_true",
-                   help="keep every item's scores and prediction (`synthprobe report` then adds the item "
-                        "viewer, items.html)")
-    p.add_argument("--partial-inputs", action="store_true",
-                   help="loglik: score each item again without its question (endings listed, a filler, "
-                        "another item's question): accuracy, agreement, reliance (docs/partial-inputs.md)")
-    p.add_argument("--output", type=Path, default=None, metavar="PATH",
-                   help="results JSON (default: benchmarks/deeparithmark_<model>.json; a new timestamped "
-                        "name if it exists)")
+    p.add_argument(
+        "--save-predictions",
+        action="store_true",
+        help="keep every item's scores and prediction (`synthprobe report` then adds the item viewer, items.html)",
+    )
+    p.add_argument(
+        "--partial-inputs",
+        action="store_true",
+        help="loglik: score each item again without its question (endings listed, a filler, "
+        "another item's question): accuracy, agreement, reliance (docs/partial-inputs.md)",
+    )
+    p.add_argument(
+        "--output",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="results JSON (default: benchmarks/deeparithmark_<model>.json; a new timestamped name if it exists)",
+    )
     add_overwrite_argument(p)
-    p.add_argument("--scorer", choices=["onepass", "reference"], default="onepass",
-                   help="onepass (default): each context runs once with a tree mask; reference: one row "
-                        "per ending, as lm-eval does; the same scores up to float rounding")
-    p.add_argument("--no-cache", action="store_true",
-                   help="neither read nor write the score cache ($SYNTHPROBE_CACHE/scores)")
+    p.add_argument(
+        "--scorer",
+        choices=["onepass", "reference"],
+        default="onepass",
+        help="onepass (default): each context runs once with a tree mask; reference: one row "
+        "per ending, as lm-eval does; the same scores up to float rounding",
+    )
+    p.add_argument(
+        "--no-cache", action="store_true", help="neither read nor write the score cache ($SYNTHPROBE_CACHE/scores)"
+    )
     add_yes_argument(p)
 
 
@@ -134,7 +189,6 @@ def config_from_args(args: argparse.Namespace):
         raise InputError("only has an effect together with --compare", field="--compare-data")
     from synthprobe.io.write import check_outputs
     from synthprobe.io.write import default_output as new_name
-
     from synthprobe.tasks.deeparithmark.release import locate_release
 
     args.data = locate_release(args.data)
@@ -150,18 +204,35 @@ def config_from_args(args: argparse.Namespace):
     chat = chat_setup(args)
     protocols = tuple(x.strip() for x in str(args.protocol).split(",") if x.strip())
     if args.resolve != "none" and "letters" not in protocols:
-        raise InputError(f"--resolve {args.resolve} reads letters answers only; add --protocol letters",
-                         field="--resolve")
+        raise InputError(
+            f"--resolve {args.resolve} reads letters answers only; add --protocol letters", field="--resolve"
+        )
     return ScoreConfig(
-        chat=chat, protocols=protocols, cot=args.cot, max_new_tokens=args.max_new_tokens, resolve=args.resolve,
-        data=args.data, models=models, dtype=args.dtype, device=args.device,
-        batch_size=args.batch_size, max_context=args.max_context, trust_remote_code=args.trust_remote_code,
-        bos=args.bos, limit=args.limit, compare=args.compare,
+        chat=chat,
+        protocols=protocols,
+        cot=args.cot,
+        max_new_tokens=args.max_new_tokens,
+        resolve=args.resolve,
+        data=args.data,
+        models=models,
+        dtype=args.dtype,
+        device=args.device,
+        batch_size=args.batch_size,
+        max_context=args.max_context,
+        trust_remote_code=args.trust_remote_code,
+        bos=args.bos,
+        limit=args.limit,
+        compare=args.compare,
         compare_data=args.compare_data or args._compare_default,
         save_predictions=args.save_predictions or len(protocols) > 1,
-        output=output, scorer=args.scorer,
-        progress=args.progress, cache=not args.no_cache, yes=args.yes,
-        model_args=engine_options(args), partial_inputs=args.partial_inputs)
+        output=output,
+        scorer=args.scorer,
+        progress=args.progress,
+        cache=not args.no_cache,
+        yes=args.yes,
+        model_args=engine_options(args),
+        partial_inputs=args.partial_inputs,
+    )
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -184,8 +255,13 @@ def run_command(args: argparse.Namespace) -> int:
 
 def _register_deeparithmark(verbs: dict) -> None:
     p = verbs["score"].add_parser(
-        "deeparithmark", help="score models on Deep Arithmark (optionally beside ArithMark 3.0)",
-        usage=USAGE, description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        "deeparithmark",
+        help="score models on Deep Arithmark (optionally beside ArithMark 3.0)",
+        usage=USAGE,
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_arguments(p)
     p.set_defaults(func=run_command)
 
@@ -201,15 +277,15 @@ def bench_main(argv: list[str] | None = None, *, root: Path | None = None) -> in
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    from synthprobe.io.paths import slug
-    from synthprobe.io.read import sha256_file
-    from synthprobe.io.write import atomic_write_text, check_outputs, default_output
     from synthprobe.backends import ScoringError, check_backend
     from synthprobe.backends.refs import NameRegistry, model_refs, named_model
     from synthprobe.cli.args import backend_options, load_backend_or_exit
-    from synthprobe.tasks.gpt3.registry import resolve_tasks
-    from synthprobe.scoring.gpt3.score import EvalConfig, dumps_results, format_table, run
+    from synthprobe.io.paths import slug
+    from synthprobe.io.read import sha256_file
+    from synthprobe.io.write import atomic_write_text, check_outputs, default_output
     from synthprobe.scoring.deeparithmark.results import format_usage
+    from synthprobe.scoring.gpt3.score import EvalConfig, dumps_results, format_table, run
+    from synthprobe.tasks.gpt3.registry import resolve_tasks
     from synthprobe.tasks.gpt3.sat import sample_path
     from synthprobe.tasks.gpt3.taskfile import load_task_files
 
@@ -222,30 +298,46 @@ def cmd_score(args: argparse.Namespace) -> int:
         tasks = resolve_tasks(args.tasks)
         tasks += [tf.task for tf in task_files if tf.task not in tasks]
     config = EvalConfig(
-        tasks=tasks, task_files=task_files, shots=shots, limit=args.limit, limit_few=args.limit_few,
-        seed=args.seed, format=args.format, check=args.check, max_context=args.max_context,
-        batch_size=args.batch_size, max_new_tokens=args.max_new_tokens, sat_file=args.sat_file,
-        save_items=args.save_predictions, progress=args.progress, cache=not args.no_cache,
-        chat=chat_setup(args), protocol=args.protocol,
+        tasks=tasks,
+        task_files=task_files,
+        shots=shots,
+        limit=args.limit,
+        limit_few=args.limit_few,
+        seed=args.seed,
+        format=args.format,
+        check=args.check,
+        max_context=args.max_context,
+        batch_size=args.batch_size,
+        max_new_tokens=args.max_new_tokens,
+        sat_file=args.sat_file,
+        save_items=args.save_predictions,
+        progress=args.progress,
+        cache=not args.no_cache,
+        chat=chat_setup(args),
+        protocol=args.protocol,
     ).validate()
     refs = model_refs(args.models)
     name = refs[0].name or refs[0].spec if len(refs) == 1 else f"{len(refs)}models"
     output = Path(args.output) if args.output else default_output(Path("benchmarks") / f"gpt3_{slug(name)}.json")
     if output.is_dir():
         raise InputError("is a directory; expected the path of the results file", path=output, field="--output")
-    check_outputs([(output, "--output")],
-                  [(args.sat_file, "--sat-file"), *((r.spec, "--model") for r in refs),
-                   *((tf.path, "--task-file") for tf in task_files)],
-                  overwrite=args.overwrite)
+    check_outputs(
+        [(output, "--output")],
+        [
+            (args.sat_file, "--sat-file"),
+            *((r.spec, "--model") for r in refs),
+            *((tf.path, "--task-file") for tf in task_files),
+        ],
+        overwrite=args.overwrite,
+    )
     for ref in refs:  # every spec checked before the first model loads
         config.check_engine(ref.spec)
         check_backend(ref.spec, **backend_options(args))
 
     sat_path = Path(config.sat_file) if config.sat_file else sample_path()
     uses_sat = any(t.family == "sat" for t in config.tasks)
-    from synthprobe.tasks.gpt3.words import WORD_SET_SIZE
-
     from synthprobe import results as res
+    from synthprobe.tasks.gpt3.words import WORD_SET_SIZE
 
     names = NameRegistry()
     pools: dict = {}  # the task pools, built once and shared by every model
@@ -261,9 +353,11 @@ def cmd_score(args: argparse.Namespace) -> int:
             def report(result: dict) -> None:
                 if args.progress:
                     lo, hi = result["ci95"] or (0.0, 0.0)
-                    print(f"  {shown} {result['code']:>4} {result['setting']:>5}: {result['accuracy']:6.2f}% "
-                          f"({result['correct']}/{result['n']}, 95% CI {lo:.1f}-{hi:.1f}, {result['seconds']:.1f} s)",
-                          file=sys.stderr)
+                    print(
+                        f"  {shown} {result['code']:>4} {result['setting']:>5}: {result['accuracy']:6.2f}% "  # noqa: B023
+                        f"({result['correct']}/{result['n']}, 95% CI {lo:.1f}-{hi:.1f}, {result['seconds']:.1f} s)",
+                        file=sys.stderr,
+                    )
 
             if ref is refs[0]:  # the plan and its estimate once, on the first model, for all of them
                 check_plan(backend, config, pools, yes=args.yes, models=len(refs))
@@ -274,7 +368,9 @@ def cmd_score(args: argparse.Namespace) -> int:
             except ScoringError as exc:  # a refusal or a spent token budget: its own one line
                 raise CommandFailed(f"{exc} ({shown})\n{NOTHING_WRITTEN}") from None
             except Exception as exc:  # anything mid-run: no results file, clear message, non-zero exit
-                raise CommandFailed(f"scoring failed ({shown}): {type(exc).__name__}: {exc}\n{NOTHING_WRITTEN}") from None
+                raise CommandFailed(
+                    f"scoring failed ({shown}): {type(exc).__name__}: {exc}\n{NOTHING_WRITTEN}"
+                ) from None
             threads = backend.runtime().get("torch_threads")
             usage = backend.usage() if callable(getattr(backend, "usage", None)) else None
             model = named_model(backend.describe(), ref)
@@ -282,35 +378,62 @@ def cmd_score(args: argparse.Namespace) -> int:
         finally:
             backend.close()
         settings = {
-            "tasks": [t.name for t in config.tasks], "shots": shots, "seed": config.seed,
-            "format": config.format, "check": config.check, "max_context": config.max_context,
-            "batch_size": config.batch_size, "max_new_tokens": config.max_new_tokens,
+            "tasks": [t.name for t in config.tasks],
+            "shots": shots,
+            "seed": config.seed,
+            "format": config.format,
+            "check": config.check,
+            "max_context": config.max_context,
+            "batch_size": config.batch_size,
+            "max_new_tokens": config.max_new_tokens,
             "threads": threads,
-            "limits": {"zero_one_shot": config.limit, "few_shot_generation": config.limit_for(2),
-                       "few_shot_sat": config.limit},
+            "limits": {
+                "zero_one_shot": config.limit,
+                "few_shot_generation": config.limit_for(2),
+                "few_shot_sat": config.limit,
+            },
             "limit_note": "each task scores the first N items of its seeded pool; demonstrations "
-                          "are drawn from the whole pool",
+            "are drawn from the whole pool",
             "sat_file": (str(sat_path) if config.sat_file else "synthprobe sample (not the SAT set)")
-            if uses_sat else None,
+            if uses_sat
+            else None,
             "sat_sha256": sha256_file(sat_path) if uses_sat else None,
             "word_list": f"wordsegment unigrams.txt, first {WORD_SET_SIZE:,} words by length rule",
-            **({"task_files": [{"task": tf.task.name, "path": str(tf.path), "sha256": tf.sha256,
-                                "items": len(tf.items), "format": config.format_for(tf.task)}
-                               for tf in task_files]} if task_files else {}),
+            **(
+                {
+                    "task_files": [
+                        {
+                            "task": tf.task.name,
+                            "path": str(tf.path),
+                            "sha256": tf.sha256,
+                            "items": len(tf.items),
+                            "format": config.format_for(tf.task),
+                        }
+                        for tf in task_files
+                    ]
+                }
+                if task_files
+                else {}
+            ),
         }
         # the one results document (synthprobe.results): one entry per model, its GPT-3 rows as a block
-        entries.append({
-            "model": model,
-            "chat": chat,
-            "protocol": {"name": config.protocol, "cot": False},
-            "settings": settings,
-            "results": {"gpt3": {"rows": results}},
-            "seconds": {"load": round(load_seconds, 2), "total": round(time.perf_counter() - started, 2)},
-            **({"usage": usage} if usage is not None else {}),
-        })
+        entries.append(
+            {
+                "model": model,
+                "chat": chat,
+                "protocol": {"name": config.protocol, "cot": False},
+                "settings": settings,
+                "results": {"gpt3": {"rows": results}},
+                "seconds": {"load": round(load_seconds, 2), "total": round(time.perf_counter() - started, 2)},
+                **({"usage": usage} if usage is not None else {}),
+            }
+        )
         tables.append(format_table(results, model["name"]))
-    doc = res.results_document(command=shlex.join(["synthprobe", *sys.argv[1:]]), models=entries,
-                               comparisons={"gpt3": gpt3_comparisons(entries)} if len(entries) > 1 else None)
+    doc = res.results_document(
+        command=shlex.join(["synthprobe", *sys.argv[1:]]),
+        models=entries,
+        comparisons={"gpt3": gpt3_comparisons(entries)} if len(entries) > 1 else None,
+    )
     atomic_write_text(output, dumps_results(doc))
     args.written = output  # for what runs after the command (export.cli's --output-format)
     print("\n\n".join(tables))
@@ -350,9 +473,15 @@ def check_plan(backend, config, pools: dict, *, yes: bool, models: int = 1) -> N
 
     cells = plan(config, pools)
     each = f" for each of {models} models" if models > 1 else ""
-    run_plan.check_plan(run_plan.Plan(plan_cells(backend, config, cells, pools), plan_text(cells) + each,
-                                      models=models, shorter="--limit N, --limit-few N, --tasks or --shots"),
-                        yes=yes)
+    run_plan.check_plan(
+        run_plan.Plan(
+            plan_cells(backend, config, cells, pools),
+            plan_text(cells) + each,
+            models=models,
+            shorter="--limit N, --limit-few N, --tasks or --shots",
+        ),
+        yes=yes,
+    )
 
 
 def max_new_tokens_text() -> str:
@@ -388,50 +517,111 @@ def _register_gpt3(verbs: dict) -> None:
     from synthprobe.tasks.gpt3.registry import FORMATS
 
     s = verbs["score"].add_parser(
-        "gpt3", help="score a causal LM on GPT-3's synthetic tasks and compare with the paper",
-        usage=USAGE, description=GPT3_DESCRIPTION, epilog=GPT3_EPILOG)
-    s.add_argument("--tasks", default=None, help="comma-separated task names or paper codes (2D+, CL, SAT, ...), "
-                   "or all/arithmetic/words/sat (default all; with --task-file, only the files' tasks)")
-    s.add_argument("--task-file", action="append", metavar="[NAME=]PATH",
-                   help="score a task file in OpenAI's released format (e.g. GPT-3's two_digit_addition.jsonl "
-                        "or a 'synthprobe build' file) instead of building that task; repeatable. The task is "
-                        "NAME (a name, paper code or released file name) or the file name up to its first dot; "
-                        "every line is checked before the model loads")
-    s.add_argument("--shots", default="zero,one,few",
-                   help="comma-separated settings: zero/0, one/1, few (GPT-3's K: 50 arithmetic, 100 words, "
-                        "20 SAT) or a number K (default zero,one,few)")
-    s.add_argument("--limit", type=positive_int, default=None, metavar="N", help="score only the first N items of each task")
-    s.add_argument("--limit-few", type=positive_int, default=None, metavar="N",
-                   help="N for the few-shot settings of the generation tasks, whose prompts are long "
-                        "(default: --limit)")
-    s.add_argument("--seed", type=nonneg_int, default=0, metavar="S", help="seed of the items and demonstration draws (default 0)")
-    s.add_argument("--format", choices=FORMATS, default="openai",
-                   help="prompt layout: openai (GPT-3's) or eleuther (lm-eval's Question/Answer arithmetic, "
-                        "word tasks without the instruction line) (default: %(default)s)")
-    s.add_argument("--check", choices=CHECKS, default="generate",
-                   help="generate: exact match of the greedy generation (GPT-3); is-greedy: the gold "
-                        "completion is the model's greedy continuation (lm-eval's arithmetic acc)")
-    s.add_argument("--max-context", type=positive_int, default=2048, metavar="N",
-                   help="prompt plus answer tokens at most (default 2048, GPT-3's window; capped at the model's)")
-    s.add_argument("--max-new-tokens", type=positive_int, default=None, metavar="N",
-                   help=f"tokens to generate per item (default per task: {max_new_tokens_text()})")
-    s.add_argument("--sat-file", default=None, metavar="PATH", help="Turney's SAT file; default synthprobe's sample (not the SAT set)")
-    s.add_argument("--output", default=None, metavar="PATH", help="results JSON (default benchmarks/gpt3_<model>.json; "
-                   "a new timestamped name if it exists)")
+        "gpt3",
+        help="score a causal LM on GPT-3's synthetic tasks and compare with the paper",
+        usage=USAGE,
+        description=GPT3_DESCRIPTION,
+        epilog=GPT3_EPILOG,
+    )
+    s.add_argument(
+        "--tasks",
+        default=None,
+        help="comma-separated task names or paper codes (2D+, CL, SAT, ...), "
+        "or all/arithmetic/words/sat (default all; with --task-file, only the files' tasks)",
+    )
+    s.add_argument(
+        "--task-file",
+        action="append",
+        metavar="[NAME=]PATH",
+        help="score a task file in OpenAI's released format (e.g. GPT-3's two_digit_addition.jsonl "
+        "or a 'synthprobe build' file) instead of building that task; repeatable. The task is "
+        "NAME (a name, paper code or released file name) or the file name up to its first dot; "
+        "every line is checked before the model loads",
+    )
+    s.add_argument(
+        "--shots",
+        default="zero,one,few",
+        help="comma-separated settings: zero/0, one/1, few (GPT-3's K: 50 arithmetic, 100 words, "
+        "20 SAT) or a number K (default zero,one,few)",
+    )
+    s.add_argument(
+        "--limit", type=positive_int, default=None, metavar="N", help="score only the first N items of each task"
+    )
+    s.add_argument(
+        "--limit-few",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="N for the few-shot settings of the generation tasks, whose prompts are long (default: --limit)",
+    )
+    s.add_argument(
+        "--seed", type=nonneg_int, default=0, metavar="S", help="seed of the items and demonstration draws (default 0)"
+    )
+    s.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="openai",
+        help="prompt layout: openai (GPT-3's) or eleuther (lm-eval's Question/Answer arithmetic, "
+        "word tasks without the instruction line) (default: %(default)s)",
+    )
+    s.add_argument(
+        "--check",
+        choices=CHECKS,
+        default="generate",
+        help="generate: exact match of the greedy generation (GPT-3); is-greedy: the gold "
+        "completion is the model's greedy continuation (lm-eval's arithmetic acc)",
+    )
+    s.add_argument(
+        "--max-context",
+        type=positive_int,
+        default=2048,
+        metavar="N",
+        help="prompt plus answer tokens at most (default 2048, GPT-3's window; capped at the model's)",
+    )
+    s.add_argument(
+        "--max-new-tokens",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help=f"tokens to generate per item (default per task: {max_new_tokens_text()})",
+    )
+    s.add_argument(
+        "--sat-file",
+        default=None,
+        metavar="PATH",
+        help="Turney's SAT file; default synthprobe's sample (not the SAT set)",
+    )
+    s.add_argument(
+        "--output",
+        default=None,
+        metavar="PATH",
+        help="results JSON (default benchmarks/gpt3_<model>.json; a new timestamped name if it exists)",
+    )
     add_overwrite_argument(s)
     add_yes_argument(s)
-    s.add_argument("--save-predictions", action="store_true",
-                   help="also keep every item's gold answer and prediction in the results JSON")
-    s.add_argument("--no-cache", action="store_true",
-                   help="neither read nor write the score cache ($SYNTHPROBE_CACHE/scores)")
+    s.add_argument(
+        "--save-predictions",
+        action="store_true",
+        help="also keep every item's gold answer and prediction in the results JSON",
+    )
+    s.add_argument(
+        "--no-cache", action="store_true", help="neither read nor write the score cache ($SYNTHPROBE_CACHE/scores)"
+    )
     add_model_args(s, multiple=True, batch_size=16, chat=True)
-    s.add_argument("--fewshot-as-multiturn", action="store_true",
-                   help="under --chat-template: each demonstration a user turn, its answer an assistant turn "
-                        "(default: all in one user turn)")
-    s.add_argument("--protocol", choices=["loglik", "letters"], default="loglik",
-                   help="SAT only: loglik (default, the paper's: the options' log-likelihoods) or letters (the "
-                        "options as A-E, the model answers one letter; needed for engines without "
-                        "log-likelihoods). The generative tasks are the same under both")
+    s.add_argument(
+        "--fewshot-as-multiturn",
+        action="store_true",
+        help="under --chat-template: each demonstration a user turn, its answer an assistant turn "
+        "(default: all in one user turn)",
+    )
+    s.add_argument(
+        "--protocol",
+        choices=["loglik", "letters"],
+        default="loglik",
+        help="SAT only: loglik (default, the paper's: the options' log-likelihoods) or letters (the "
+        "options as A-E, the model answers one letter; needed for engines without "
+        "log-likelihoods). The generative tasks are the same under both",
+    )
     s.set_defaults(func=cmd_score)
 
 

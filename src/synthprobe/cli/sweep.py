@@ -6,10 +6,17 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from synthprobe.cli.args import nothing_written
-from synthprobe.cli.args import add_model_args, add_yes_argument, chat_setup, int_at_least, nonneg_int, positive_int
-from synthprobe.ray_cluster import RAY_ADDRESS_HELP, ray_host_port
+from synthprobe.cli.args import (
+    add_model_args,
+    add_yes_argument,
+    chat_setup,
+    int_at_least,
+    nonneg_int,
+    nothing_written,
+    positive_int,
+)
 from synthprobe.errors import InputError
+from synthprobe.ray_cluster import RAY_ADDRESS_HELP, ray_host_port
 
 DESCRIPTION = """\
 Score a grid of (model x task x seed) jobs and merge them into ONE results file: e.g. twelve
@@ -61,7 +68,8 @@ Ray and Python) and the models' files or servers. Results come back to the drive
 the one file; each node keeps its score cache in its own $SYNTHPROBE_CACHE (the one `ray
 start` saw) and builds a missing data file at the --data-dir path (a shared folder avoids it),
 or in its cache where it cannot write there (the results then name that path). A job that
-asks for more CPUs (or a GPU) than any one node has fails at once instead of waiting. Tested with a two-node cluster started on one machine:
+asks for more CPUs (or a GPU) than any one node has fails at once instead of waiting. Tested with a two-node cluster
+started on one machine:
   ray start --head --port 6379 --ray-client-server-port 10001 --num-cpus 1
   ray start --address 127.0.0.1:6379 --num-cpus 1
   synthprobe sweep --model smollm2-135m-instruct --seeds release,1 --limit 3 \\
@@ -74,44 +82,113 @@ file is written), 130 Ctrl-C."""
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from synthprobe.cli.args import add_overwrite_argument
 
-    p.add_argument("--grid", type=Path, default=None, metavar="FILE",
-                   help="grid file (YAML or JSON) with models, seeds, tasks and limit; see below")
+    p.add_argument(
+        "--grid",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="grid file (YAML or JSON) with models, seeds, tasks and limit; see below",
+    )
     add_model_args(p, multiple=True, batch_size=32, chat=True)
-    p.add_argument("--task", action="append", dest="tasks", default=None, metavar="TASK",
-                   help="task to score (repeatable): deeparithmark (default), a GPT-3 synthetic task "
-                        "as gpt3:<name or paper code>, e.g. gpt3:2D+ (its 'release' seed is 0), or another "
-                        "registered benchmark's NAME")
-    p.add_argument("--shots", default="zero", metavar="SETTING",
-                   help="shot setting of the GPT-3 tasks: zero, one, few or a number K (default: %(default)s)")
-    p.add_argument("--seeds", default=None, metavar="LIST",
-                   help="comma-separated seeds and ranges; 'release' is the release seed "
-                        "(default: release), e.g. release,1-10")
-    p.add_argument("--limit", type=positive_int, default=None, metavar="N",
-                   help="score only the first N items of each seed's file (small grids)")
-    p.add_argument("--max-context", type=int_at_least(2), default=1024, metavar="N",
-                   help="longest request in tokens, as in `score deeparithmark` (default: %(default)s)")
+    p.add_argument(
+        "--task",
+        action="append",
+        dest="tasks",
+        default=None,
+        metavar="TASK",
+        help="task to score (repeatable): deeparithmark (default), a GPT-3 synthetic task "
+        "as gpt3:<name or paper code>, e.g. gpt3:2D+ (its 'release' seed is 0), or another "
+        "registered benchmark's NAME",
+    )
+    p.add_argument(
+        "--shots",
+        default="zero",
+        metavar="SETTING",
+        help="shot setting of the GPT-3 tasks: zero, one, few or a number K (default: %(default)s)",
+    )
+    p.add_argument(
+        "--seeds",
+        default=None,
+        metavar="LIST",
+        help="comma-separated seeds and ranges; 'release' is the release seed (default: release), e.g. release,1-10",
+    )
+    p.add_argument(
+        "--limit",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="score only the first N items of each seed's file (small grids)",
+    )
+    p.add_argument(
+        "--max-context",
+        type=int_at_least(2),
+        default=1024,
+        metavar="N",
+        help="longest request in tokens, as in `score deeparithmark` (default: %(default)s)",
+    )
     p.add_argument("--bos", action="store_true", help="prepend the tokenizer's BOS token to every context")
-    p.add_argument("--scorer", choices=["onepass", "reference"], default="onepass",
-                   help="as in `score deeparithmark` (default: %(default)s)")
-    p.add_argument("--no-cache", action="store_true",
-                   help="neither read nor write the per-item score cache (a lost worker then costs its whole job)")
-    p.add_argument("--workers", type=nonneg_int, default=2, metavar="K",
-                   help="CPUs of the local Ray started for the run (default: %(default)s); 0 = --serial")
+    p.add_argument(
+        "--scorer",
+        choices=["onepass", "reference"],
+        default="onepass",
+        help="as in `score deeparithmark` (default: %(default)s)",
+    )
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="neither read nor write the per-item score cache (a lost worker then costs its whole job)",
+    )
+    p.add_argument(
+        "--workers",
+        type=nonneg_int,
+        default=2,
+        metavar="K",
+        help="CPUs of the local Ray started for the run (default: %(default)s); 0 = --serial",
+    )
     p.add_argument("--serial", action="store_true", help="run the jobs one by one in this process, without Ray")
-    p.add_argument("--ray-address", default=None, metavar="ADDR",
-                   help="join a running Ray cluster instead of starting one: " + RAY_ADDRESS_HELP)
-    p.add_argument("--cpus-per-job", type=positive_int, default=1, metavar="N",
-                   help="CPUs a job asks Ray for; also the torch threads of an in-process CPU model "
-                        "when --threads is not given (default: %(default)s)")
-    p.add_argument("--max-retries", type=nonneg_int, default=3, metavar="N",
-                   help="times Ray reruns a job whose worker died (default: %(default)s)")
-    p.add_argument("--data-dir", type=Path, default=None, metavar="DIR",
-                   help="where each seed's data file is built (default: $SYNTHPROBE_CACHE/sweep/data)")
-    p.add_argument("--output", type=Path, default=None, metavar="PATH",
-                   help="results JSON (default: benchmarks/sweep_<N>models_<M>seeds.json, a new "
-                        "timestamped name beside it if that file exists)")
-    p.add_argument("--report", type=Path, default=None, metavar="DIR",
-                   help="also write the report of the results (as `synthprobe report`) into DIR")
+    p.add_argument(
+        "--ray-address",
+        default=None,
+        metavar="ADDR",
+        help="join a running Ray cluster instead of starting one: " + RAY_ADDRESS_HELP,
+    )
+    p.add_argument(
+        "--cpus-per-job",
+        type=positive_int,
+        default=1,
+        metavar="N",
+        help="CPUs a job asks Ray for; also the torch threads of an in-process CPU model "
+        "when --threads is not given (default: %(default)s)",
+    )
+    p.add_argument(
+        "--max-retries",
+        type=nonneg_int,
+        default=3,
+        metavar="N",
+        help="times Ray reruns a job whose worker died (default: %(default)s)",
+    )
+    p.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="where each seed's data file is built (default: $SYNTHPROBE_CACHE/sweep/data)",
+    )
+    p.add_argument(
+        "--output",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="results JSON (default: benchmarks/sweep_<N>models_<M>seeds.json, a new "
+        "timestamped name beside it if that file exists)",
+    )
+    p.add_argument(
+        "--report",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="also write the report of the results (as `synthprobe report`) into DIR",
+    )
     add_overwrite_argument(p)
     add_yes_argument(p)
 
@@ -120,8 +197,10 @@ def _echo_done(bar, job, result) -> None:
     from synthprobe.sweep.run import accuracy, metric_name
 
     run = result["run"]
-    bar.write(f"job {job.index}: {job.name}: {metric_name(job.task)} {100 * accuracy(result['entry'], job.task):.2f} % "
-              f"({run['cached_items']} cached, {run['seconds']:.1f} s, pid {run['pid']})")
+    bar.write(
+        f"job {job.index}: {job.name}: {metric_name(job.task)} {100 * accuracy(result['entry'], job.task):.2f} % "
+        f"({run['cached_items']} cached, {run['seconds']:.1f} s, pid {run['pid']})"
+    )
     bar.update(1)
 
 
@@ -140,41 +219,60 @@ def run_command(args: argparse.Namespace) -> int:
     from synthprobe.backends.refs import parse_model_ref
 
     # --model NAME=SPEC is the grid file's {spec: SPEC, label: NAME}
-    models = [{"spec": r.spec, "label": r.name} if r.name else r.spec
-              for r in map(parse_model_ref, args.models or [])]
-    grid = grid_mod.make_grid(grid_file=args.grid, models=models, seeds=args.seeds, tasks=args.tasks,
-                              limit=args.limit)
+    models = [{"spec": r.spec, "label": r.name} if r.name else r.spec for r in map(parse_model_ref, args.models or [])]
+    grid = grid_mod.make_grid(grid_file=args.grid, models=models, seeds=args.seeds, tasks=args.tasks, limit=args.limit)
     serial = args.serial or (args.workers == 0 and not args.ray_address)
     data_dir = args.data_dir or runner.default_data_dir()
     if data_dir.exists() and not data_dir.is_dir():
         raise InputError("exists and is not a folder", path=data_dir, field="--data-dir")
     output = args.output or default_output(
-        Path("benchmarks") / f"sweep_{len(grid.models)}models_{len(grid.seeds)}seeds.json")
+        Path("benchmarks") / f"sweep_{len(grid.models)}models_{len(grid.seeds)}seeds.json"
+    )
     if output.is_dir():
         raise InputError("is a folder; expected a file name for the results JSON", path=output, field="--output")
     inputs = [*([(args.grid, "--grid")] if args.grid else []), *((m.spec, "--model") for m in grid.models)]
     check_outputs([(output, "--output")], inputs, overwrite=args.overwrite)
     if args.report is not None:
         if args.report.exists() and not args.report.is_dir():
-            raise InputError("exists and is not a folder; expected an output folder", path=args.report,
-                             field="--report")
-        check_output_dir(args.report, ["index.html", "leaderboard.md"], [*inputs, (output, "--output")],
-                         overwrite=args.overwrite, field="--report")
-    settings = runner.Settings(options=backend_options(args), batch_size=args.batch_size,
-                               max_context=args.max_context, bos=args.bos, scorer=args.scorer,
-                               cache=not args.no_cache, limit=grid.limit, data_dir=str(data_dir),
-                               cpus_per_job=args.cpus_per_job, shots=args.shots, chat=chat_setup(args))
+            raise InputError(
+                "exists and is not a folder; expected an output folder", path=args.report, field="--report"
+            )
+        check_output_dir(
+            args.report,
+            ["index.html", "leaderboard.md"],
+            [*inputs, (output, "--output")],
+            overwrite=args.overwrite,
+            field="--report",
+        )
+    settings = runner.Settings(
+        options=backend_options(args),
+        batch_size=args.batch_size,
+        max_context=args.max_context,
+        bos=args.bos,
+        scorer=args.scorer,
+        cache=not args.no_cache,
+        limit=grid.limit,
+        data_dir=str(data_dir),
+        cpus_per_job=args.cpus_per_job,
+        shots=args.shots,
+        chat=chat_setup(args),
+    )
     runner.check_models(grid, settings)
     jobs = grid.jobs()
     if args.ray_address:
         runner.join_cluster(args.ray_address)
     runner.prepare_data(grid, data_dir, progress=args.progress)
-    where = "in this process" if serial else (f"on Ray at {args.ray_address}" if args.ray_address
-                                              else f"on a local Ray with {args.workers} CPUs")
+    where = (
+        "in this process"
+        if serial
+        else (f"on Ray at {args.ray_address}" if args.ray_address else f"on a local Ray with {args.workers} CPUs")
+    )
     from synthprobe.plan import check_plan
 
     # the plan and its estimate (the first model loaded here for the calibration, then closed)
-    with runner.sweep_plan(grid, settings, jobs, where=where, workers=None if serial else args.workers if not args.ray_address else 0) as plan:
+    with runner.sweep_plan(
+        grid, settings, jobs, where=where, workers=None if serial else args.workers if not args.ray_address else 0
+    ) as plan:
         check_plan(plan, yes=args.yes)
     bar = tqdm(total=len(jobs), desc="sweep", unit=" job", disable=not args.progress, dynamic_ncols=True)
     try:
@@ -182,8 +280,14 @@ def run_command(args: argparse.Namespace) -> int:
             if serial:
                 results = runner.run_serial(jobs, settings, lambda j, r: _echo_done(bar, j, r))
             else:
-                results = runner.run_ray(jobs, settings, lambda j, r: _echo_done(bar, j, r), workers=args.workers,
-                                         address=args.ray_address, max_retries=args.max_retries)
+                results = runner.run_ray(
+                    jobs,
+                    settings,
+                    lambda j, r: _echo_done(bar, j, r),
+                    workers=args.workers,
+                    address=args.ray_address,
+                    max_retries=args.max_retries,
+                )
     finally:
         bar.close()
     entries = [r["entry"] for r in results]
@@ -204,8 +308,12 @@ def run_command(args: argparse.Namespace) -> int:
 
 def register(verbs: dict) -> None:
     p = verbs["sweep"].add_parser(
-        "run", prog="synthprobe sweep", help="run a grid of (model × task × seed) scoring jobs (the default: `synthprobe sweep ...`)",
-        description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        "run",
+        prog="synthprobe sweep",
+        help="run a grid of (model × task × seed) scoring jobs (the default: `synthprobe sweep ...`)",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_arguments(p)
     p.set_defaults(func=run_command)
-

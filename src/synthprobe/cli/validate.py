@@ -44,7 +44,9 @@ def sizes_arg(text: str) -> tuple[int, ...]:
     try:
         values = tuple(int(x.replace("_", "")) for x in text.split(",") if x.strip())
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated whole numbers such as 0,500,2000, got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated whole numbers such as 0,500,2000, got {text!r}"
+        ) from None
     if not values or any(v < 0 for v in values):
         raise argparse.ArgumentTypeError(f"expected whole numbers >= 0, got {text!r}")
     if max(values) == 0:
@@ -62,8 +64,9 @@ def _controls(text: str) -> tuple[str, ...]:
     names = tuple(x.strip() for x in text.split(",") if x.strip())
     bad = [n for n in names if n not in CONTROLS]
     if bad:
-        raise argparse.ArgumentTypeError(f"no control {bad[0]!r}; expected all, none or a comma-separated list of "
-                                         f"{', '.join(CONTROLS)}")
+        raise argparse.ArgumentTypeError(
+            f"no control {bad[0]!r}; expected all, none or a comma-separated list of {', '.join(CONTROLS)}"
+        )
     return names
 
 
@@ -72,54 +75,142 @@ def register(verbs: dict) -> None:
     from synthprobe.validity.run import DEFAULT_CONTROL_ITEMS, DEFAULT_CONTROL_SIZE, DEFAULT_LEARN_SIZES, DEFAULT_SIZES
 
     p = verbs["validate"].add_parser(
-        "run", prog="synthprobe validate", help="validate a file (the default: `synthprobe validate [FILE] ...`)",
-        description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("data", nargs="?", type=Path, default=None, metavar="FILE",
-                   help="the multiple-choice file to validate (default: the Deep Arithmark-1 release)")
+        "run",
+        prog="synthprobe validate",
+        help="validate a file (the default: `synthprobe validate [FILE] ...`)",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "data",
+        nargs="?",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="the multiple-choice file to validate (default: the Deep Arithmark-1 release)",
+    )
     add_model_args(p, batch_size=32)
     g = p.add_argument_group("the adversary")
-    g.add_argument("--adversary", action=argparse.BooleanOptionalAction, default=True,
-                   help="train and run the choices-only adversary on FILE (default: on; --no-adversary runs "
-                        "only the other parts asked for)")
-    g.add_argument("--sizes", type=sizes_arg, default=DEFAULT_SIZES, metavar="N,N,...",
-                   help=f"training sizes (items seen, one pass; 0 = untrained) at which FILE is scored "
-                        f"(default: {','.join(map(str, DEFAULT_SIZES))}; with the controls ~15 min alone on 2 CPU cores)")
-    g.add_argument("--controls", type=_controls, default=None, metavar="all|none|NAME,...",
-                   help="positive controls to run (default: all for a Deep Arithmark file, none otherwise)")
-    g.add_argument("--control-items", type=int_at_least(20), default=DEFAULT_CONTROL_ITEMS, metavar="N",
-                   help="items of each control's test build (default: %(default)s)")
-    g.add_argument("--control-size", type=positive_int, default=None, metavar="N",
-                   help=f"training items of each control (default: {DEFAULT_CONTROL_SIZE:,} or the largest of --sizes, "
-                        "whichever is smaller)")
-    g.add_argument("--train", type=Path, default=None, metavar="FILE",
-                   help="training items (ArithMark 3.0 layout) for a file that is not Deep Arithmark; "
-                        "items whose context is in FILE are dropped")
-    g.add_argument("--family", action="append", default=[], metavar="PATH|NAME",
-                   help="load an outside family (as `build deeparithmark --family`) so that fresh builds of "
-                        "FILE's families can be made; the table beside FILE (FILE.families.json) names them")
+    g.add_argument(
+        "--adversary",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="train and run the choices-only adversary on FILE (default: on; --no-adversary runs "
+        "only the other parts asked for)",
+    )
+    g.add_argument(
+        "--sizes",
+        type=sizes_arg,
+        default=DEFAULT_SIZES,
+        metavar="N,N,...",
+        help=f"training sizes (items seen, one pass; 0 = untrained) at which FILE is scored "
+        f"(default: {','.join(map(str, DEFAULT_SIZES))}; with the controls ~15 min alone on 2 CPU cores)",
+    )
+    g.add_argument(
+        "--controls",
+        type=_controls,
+        default=None,
+        metavar="all|none|NAME,...",
+        help="positive controls to run (default: all for a Deep Arithmark file, none otherwise)",
+    )
+    g.add_argument(
+        "--control-items",
+        type=int_at_least(20),
+        default=DEFAULT_CONTROL_ITEMS,
+        metavar="N",
+        help="items of each control's test build (default: %(default)s)",
+    )
+    g.add_argument(
+        "--control-size",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help=f"training items of each control (default: {DEFAULT_CONTROL_SIZE:,} or the largest of --sizes, "
+        "whichever is smaller)",
+    )
+    g.add_argument(
+        "--train",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="training items (ArithMark 3.0 layout) for a file that is not Deep Arithmark; "
+        "items whose context is in FILE are dropped",
+    )
+    g.add_argument(
+        "--family",
+        action="append",
+        default=[],
+        metavar="PATH|NAME",
+        help="load an outside family (as `build deeparithmark --family`) so that fresh builds of "
+        "FILE's families can be made; the table beside FILE (FILE.families.json) names them",
+    )
     g = p.add_argument_group("more evidence")
-    g.add_argument("--learnability", nargs="?", const=DEFAULT_LEARN_SIZES, type=sizes_arg, default=None,
-                   metavar="N,N,...", help="also fine-tune with the context and score FILE at these sizes "
-                                          f"(default when given bare: {','.join(map(str, DEFAULT_LEARN_SIZES))})")
-    g.add_argument("--lofo", type=positive_int, default=None, metavar="N",
-                   help="also leave-one-family-out, N training items per fold (e.g. 200)")
-    g.add_argument("--seeds", type=int_at_least(2), default=None, metavar="K",
-                   help="also score the model on K fresh full-size builds (seed variance)")
-    g.add_argument("--seed-items", type=positive_int, default=None, metavar="N",
-                   help="items per fresh build for --seeds (default: as many as FILE holds)")
+    g.add_argument(
+        "--learnability",
+        nargs="?",
+        const=DEFAULT_LEARN_SIZES,
+        type=sizes_arg,
+        default=None,
+        metavar="N,N,...",
+        help="also fine-tune with the context and score FILE at these sizes "
+        f"(default when given bare: {','.join(map(str, DEFAULT_LEARN_SIZES))})",
+    )
+    g.add_argument(
+        "--lofo",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="also leave-one-family-out, N training items per fold (e.g. 200)",
+    )
+    g.add_argument(
+        "--seeds",
+        type=int_at_least(2),
+        default=None,
+        metavar="K",
+        help="also score the model on K fresh full-size builds (seed variance)",
+    )
+    g.add_argument(
+        "--seed-items",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="items per fresh build for --seeds (default: as many as FILE holds)",
+    )
     g = p.add_argument_group("training")
     g.add_argument("--seed", type=int, default=0, help="seed of the fresh builds and of training (default: 0)")
     g.add_argument("--lr", type=float, default=None, help="AdamW learning rate (default: 1e-3)")
-    g.add_argument("--train-batch-size", type=positive_int, default=None, metavar="N",
-                   help="items per optimiser step (default: 16)")
+    g.add_argument(
+        "--train-batch-size",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="items per optimiser step (default: 16)",
+    )
     g.add_argument("--lora-rank", type=positive_int, default=None, metavar="R", help="LoRA rank (default: 8)")
-    g.add_argument("--top-layers", type=int_at_least(0), default=None, metavar="N",
-                   help="LoRA on the top N decoder layers (default: 6; 0 = all)")
-    g.add_argument("--save-adapter", type=Path, default=None, metavar="DIR",
-                   help="save the adversary's final adapter here (written whole or not at all)")
+    g.add_argument(
+        "--top-layers",
+        type=int_at_least(0),
+        default=None,
+        metavar="N",
+        help="LoRA on the top N decoder layers (default: 6; 0 = all)",
+    )
+    g.add_argument(
+        "--save-adapter",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="save the adversary's final adapter here (written whole or not at all)",
+    )
     g.add_argument("--limit", type=positive_int, default=None, metavar="N", help="use only FILE's first N items")
-    p.add_argument("--output", "-o", type=Path, default=None, metavar="FILE",
-                   help="the results document (default: validity_<model>.json, never replacing a file)")
+    p.add_argument(
+        "--output",
+        "-o",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="the results document (default: validity_<model>.json, never replacing a file)",
+    )
     add_overwrite_argument(p)
     p.set_defaults(func=run_validate)
 
@@ -132,48 +223,71 @@ def run_validate(args: argparse.Namespace) -> int:
     from synthprobe.cli.args import backend_options, load_backend_or_exit
     from synthprobe.io.write import atomic_write_text, check_outputs, default_output
     from synthprobe.results import dumps_results, results_document
+    from synthprobe.scoring.deeparithmark.score import DEFAULT_DATA
     from synthprobe.tasks.deeparithmark.release import locate_release
     from synthprobe.validity import run as vrun
 
-    from synthprobe.scoring.deeparithmark.score import DEFAULT_DATA
-
     data = locate_release(args.data if args.data is not None else Path(DEFAULT_DATA))
     if not data.is_file():
-        raise InputError("file does not exist" if not data.exists() else "not a regular file", path=data,
-                         field="FILE")
+        raise InputError("file does not exist" if not data.exists() else "not a regular file", path=data, field="FILE")
     if args.family:
         from synthprobe.tasks.deeparithmark.plugins import load_sources, source_of
 
         load_sources([source_of(s) for s in args.family])
-    train_settings = {k: v for k, v in (("lr", args.lr), ("batch_size", args.train_batch_size),
-                                        ("rank", args.lora_rank), ("top_layers", args.top_layers)) if v is not None}
-    config = vrun.ValidateConfig(data=data, seed=args.seed, adversary=args.adversary, seeds=args.seeds, sizes=args.sizes, control_items=args.control_items,
-                                 control_size=args.control_size, learn_sizes=args.learnability,
-                                 lofo_size=args.lofo, train=args.train, limit=args.limit,
-                                 batch_size=args.batch_size, train_settings=train_settings,
-                                 adapter_out=args.save_adapter)
+    train_settings = {
+        k: v
+        for k, v in (
+            ("lr", args.lr),
+            ("batch_size", args.train_batch_size),
+            ("rank", args.lora_rank),
+            ("top_layers", args.top_layers),
+        )
+        if v is not None
+    }
+    config = vrun.ValidateConfig(
+        data=data,
+        seed=args.seed,
+        adversary=args.adversary,
+        seeds=args.seeds,
+        sizes=args.sizes,
+        control_items=args.control_items,
+        control_size=args.control_size,
+        learn_sizes=args.learnability,
+        lofo_size=args.lofo,
+        train=args.train,
+        limit=args.limit,
+        batch_size=args.batch_size,
+        train_settings=train_settings,
+        adapter_out=args.save_adapter,
+    )
     test = vrun.read_test(config)
     from synthprobe.validity.sources import is_deeparithmark
 
-    config.controls = args.controls if args.controls is not None else (
-        _controls("all") if is_deeparithmark(test) else ())
+    config.controls = (
+        args.controls if args.controls is not None else (_controls("all") if is_deeparithmark(test) else ())
+    )
     vrun.check(config, test)
     ref = model_refs([args.model])[0]
     output = args.output or default_output(Path(f"validity_{Path(ref.name or ref.spec).name}.json"))
     inputs = [(data, "FILE"), (ref.spec, "--model")] + ([(args.train, "--train")] if args.train else [])
-    check_outputs([(output, "--output"), *([(args.save_adapter, "--save-adapter")] if args.save_adapter else [])],
-                  inputs, overwrite=args.overwrite)
+    check_outputs(
+        [(output, "--output"), *([(args.save_adapter, "--save-adapter")] if args.save_adapter else [])],
+        inputs,
+        overwrite=args.overwrite,
+    )
     if args.save_adapter is not None and args.save_adapter.exists() and not args.overwrite:
-        raise InputError("already exists; add --overwrite to replace it", path=args.save_adapter,
-                         field="--save-adapter")
+        raise InputError(
+            "already exists; add --overwrite to replace it", path=args.save_adapter, field="--save-adapter"
+        )
     check_backend(ref.spec, needs=("train",), **backend_options(args))
     import importlib.util
 
     if importlib.util.find_spec("peft") is None:
         from synthprobe.errors import CommandFailed
 
-        raise CommandFailed("validate trains LoRA adapters with peft, which is not installed: "
-                            "pip install 'synthprobe[peft]'")
+        raise CommandFailed(
+            "validate trains LoRA adapters with peft, which is not installed: pip install 'synthprobe[peft]'"
+        )
     print("plan:")
     for line in vrun.plan_lines(config, test):
         print(f"  {line}")
@@ -181,8 +295,10 @@ def run_validate(args: argparse.Namespace) -> int:
         print(f"  seeds: score on {args.seeds} fresh builds of {args.seed_items or len(test):,} items")
     backend = load_backend_or_exit(ref.spec, args)
     if not hasattr(backend, "train_choices"):
-        raise InputError(f"the {backend.name} engine cannot be fine-tuned here; validate needs a transformers "
-                         "model (the hf engine)", field="--model")
+        raise InputError(
+            f"the {backend.name} engine cannot be fine-tuned here; validate needs a transformers model (the hf engine)",
+            field="--model",
+        )
 
     described = named_model(backend.describe(), ref)
 
@@ -193,6 +309,7 @@ def run_validate(args: argparse.Namespace) -> int:
             t.update(k)
             if t.n >= t.total:
                 t.close()
+
         return tick
 
     command = shlex.join(["synthprobe", *sys.argv[1:]])
@@ -202,8 +319,9 @@ def run_validate(args: argparse.Namespace) -> int:
             if args.seeds:
                 from synthprobe.validity import seeds as vseeds
 
-                section["seeds"] = vseeds.for_validate(backend, config, test, k=args.seeds, n=args.seed_items,
-                                                       progress=args.progress, file=section["file"])
+                section["seeds"] = vseeds.for_validate(
+                    backend, config, test, k=args.seeds, n=args.seed_items, progress=args.progress, file=section["file"]
+                )
     finally:
         backend.close()
     section["model"]["name"] = described.get("name")
@@ -226,10 +344,14 @@ def format_summary(section: dict) -> str:
     n = section["file"]["n_items"]
     lines = [""]
     if adv or learn or section.get("controls") or section.get("leave_one_family_out"):
-        lines.append(f"accuracy = the letter with the highest logit is the right one; n = {n:,} items of "
-                     f"{section['file']['path']}; [95 % Wilson interval]; band = where a chance scorer lands")
+        lines.append(
+            f"accuracy = the letter with the highest logit is the right one; n = {n:,} items of "
+            f"{section['file']['path']}; [95 % Wilson interval]; band = where a chance scorer lands"
+        )
     if adv or learn:
-        lines.append(f"{'size':>7}  {'adversary (endings alone)':<33}  {'learnability (with context)' if learn else ''}")
+        lines.append(
+            f"{'size':>7}  {'adversary (endings alone)':<33}  {'learnability (with context)' if learn else ''}"
+        )
         for size in sorted({*adv, *learn}):
             a = f"{_cell(adv[size])} {'in band' if adv[size]['within_chance'] else 'OUT'}" if size in adv else ""
             q = learn.get(size)
@@ -241,19 +363,26 @@ def format_summary(section: dict) -> str:
         lines.append(f"adversary {section['adversary']['verdict']}")
     for c in section.get("controls", []):
         acc = c["adversary"]["curve"][-1]["accuracy"]
-        lines.append(f"control {c['name']}: {100 * acc:.1f} % of {c['n_items']:,} items from the endings alone (heuristic audit "
-                     f"{'passes it' if c['audit']['passes'] else 'catches it'}; the adversary "
-                     f"{'fails it, as it must' if c['fails'] else 'does NOT fail it'})")
+        lines.append(
+            f"control {c['name']}: {100 * acc:.1f} % of {c['n_items']:,} items from the endings alone (heuristic audit "
+            f"{'passes it' if c['audit']['passes'] else 'catches it'}; the adversary "
+            f"{'fails it, as it must' if c['fails'] else 'does NOT fail it'})"
+        )
     if section.get("controls") or section.get("adversary"):
         lines.append(f"power: {section['power']['verdict']}")
     for f in (section.get("leave_one_family_out") or {}).get("folds", []):
-        lines.append(f"left out {f['family']}: {100 * f['trained']['accuracy']:.1f} % trained on the others, "
-                     f"{100 * f['untrained']['accuracy']:.1f} % untrained (McNemar p {f['paired']['p']:.3g})")
+        lines.append(
+            f"left out {f['family']}: {100 * f['trained']['accuracy']:.1f} % trained on the others, "
+            f"{100 * f['untrained']['accuracy']:.1f} % untrained (McNemar p {f['paired']['p']:.3g})"
+        )
     seeds = section.get("seeds")
     if seeds:
         o = seeds["overall"]
-        lines.append(f"seeds ({seeds['protocol']}): {seeds['k']} fresh builds of {seeds['n']:,} items: mean {100 * o['mean']:.1f} %, sd "
-                     f"{100 * o['sd']:.1f} points, range {100 * o['min']:.1f}-{100 * o['max']:.1f} %")
+        lines.append(
+            f"seeds ({seeds['protocol']}): {seeds['k']} fresh builds of {seeds['n']:,} items: "
+            f"mean {100 * o['mean']:.1f} %, sd {100 * o['sd']:.1f} points, "
+            f"range {100 * o['min']:.1f}-{100 * o['max']:.1f} %"
+        )
         if seeds.get("release"):
             lines.append(f"seeds: {seeds['release']['verdict']}")
     return "\n".join(lines)

@@ -34,16 +34,17 @@ import bisect
 import codecs
 import itertools
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
-from synthprobe.errors import InputError
-from synthprobe.io.read import loads_json
 from synthprobe.contamination import DEFAULT_MAX_RECORD_BYTES, DEFAULT_SHARD_BYTES
 from synthprobe.contamination import ngrams as ng
+from synthprobe.errors import InputError
+from synthprobe.io.read import loads_json
 
 PIECE_BYTES = 1 << 20
 BUFFER_TOKENS = 1 << 16
@@ -57,18 +58,18 @@ FIELD = "--corpus"
 @dataclass(frozen=True)
 class CorpusFile:
     path: str
-    format: str         # "text" | "jsonl" | "parquet" | "arrow"
+    format: str  # "text" | "jsonl" | "parquet" | "arrow"
     bytes: int
 
 
 @dataclass(frozen=True)
 class Shard:
-    file: int           # position in the file list
+    file: int  # position in the file list
     path: str
     format: str
-    start: int          # byte offset (text, jsonl) or row group / 0
-    end: int            # byte offset (text, jsonl), else start + 1
-    row0: int = 0       # parquet: rows before this row group
+    start: int  # byte offset (text, jsonl) or row group / 0
+    end: int  # byte offset (text, jsonl), else start + 1
+    row0: int = 0  # parquet: rows before this row group
 
 
 def _datasets_arrow_files(folder: Path) -> list[Path]:
@@ -77,15 +78,17 @@ def _datasets_arrow_files(folder: Path) -> list[Path]:
         try:
             splits = loads_json((folder / "dataset_dict.json").read_text("utf-8"))["splits"]
         except (InputError, UnicodeDecodeError, KeyError, TypeError, OSError):
-            raise InputError("dataset_dict.json is not a datasets DatasetDict description (no 'splits')",
-                             path=folder, field=FIELD) from None
+            raise InputError(
+                "dataset_dict.json is not a datasets DatasetDict description (no 'splits')", path=folder, field=FIELD
+            ) from None
         return [f for s in splits for f in _datasets_arrow_files(folder / str(s))]
     try:
         state = loads_json((folder / "state.json").read_text("utf-8"))
         names = [d["filename"] for d in state["_data_files"]]
     except (InputError, UnicodeDecodeError, KeyError, TypeError, OSError):
-        raise InputError("not a datasets folder written by save_to_disk (state.json without '_data_files')",
-                         path=folder, field=FIELD) from None
+        raise InputError(
+            "not a datasets folder written by save_to_disk (state.json without '_data_files')", path=folder, field=FIELD
+        ) from None
     files = [folder / n for n in names]
     for f in files:
         if not f.is_file():
@@ -117,7 +120,7 @@ def discover(paths: list[str | Path]) -> list[CorpusFile]:
     def add(p: Path, fmt: str) -> None:
         found[0] += 1
         real = os.path.realpath(p)
-        if real not in seen:            # a file named twice (or through a link) is scanned once
+        if real not in seen:  # a file named twice (or through a link) is scanned once
             seen.add(real)
             out.append(CorpusFile(str(p), fmt, p.stat().st_size))
 
@@ -143,8 +146,12 @@ def discover(paths: list[str | Path]) -> list[CorpusFile]:
             before = found[0]
             walk(p)
             if found[0] == before:
-                raise InputError("holds no corpus file (.txt, .text, .md, .jsonl, .ndjson, .parquet or a datasets "
-                                 "save_to_disk folder)", path=p, field=FIELD)
+                raise InputError(
+                    "holds no corpus file (.txt, .text, .md, .jsonl, .ndjson, .parquet or a datasets "
+                    "save_to_disk folder)",
+                    path=p,
+                    field=FIELD,
+                )
         elif p.is_file():
             add(p, _format_of(p))
         else:
@@ -170,8 +177,12 @@ def check_columns(files: list[CorpusFile], text_field: str) -> None:
         except (pa.ArrowException, OSError) as exc:
             raise InputError(f"cannot be read as {f.format} ({str(exc)[:120]})", path=f.path, field=FIELD) from None
         if text_field not in schema.names:
-            raise InputError(f"has no column {text_field!r} (columns: {', '.join(schema.names[:8])}); "
-                             "name the text column with --text-field", path=f.path, field="--text-field")
+            raise InputError(
+                f"has no column {text_field!r} (columns: {', '.join(schema.names[:8])}); "
+                "name the text column with --text-field",
+                path=f.path,
+                field="--text-field",
+            )
         typ = schema.field(text_field).type
         if not (pa.types.is_string(typ) or pa.types.is_large_string(typ)):
             raise InputError(f"column {text_field!r} is {typ}, expected strings", path=f.path, field="--text-field")
@@ -202,6 +213,7 @@ def shards(files: list[CorpusFile], shard_bytes: int = DEFAULT_SHARD_BYTES) -> l
 
 
 # -- the scan of one shard -----------------------------------------------------------------------
+
 
 def test_name(n: int) -> str:
     return f"ngram{n}"
@@ -265,7 +277,7 @@ class _Scanner:
             w = len(ids) - n + 1
             if w <= 0 or len(table) == 0:
                 continue
-            clean = (zero[n:n + w] - zero[0:w]) == 0
+            clean = (zero[n : n + w] - zero[0:w]) == 0
             if not clean.any():
                 continue
             h = ng.window_hashes(th, n)
@@ -280,7 +292,7 @@ class _Scanner:
             found = self.hits.setdefault(test_name(n), {})
             entries = self.index.table[n]
             for j in cand.tolist():
-                gram = tuple(self.ids[j:j + n])
+                gram = tuple(self.ids[j : j + n])
                 for g, owners in entries.get(int(h[j]), ()):
                     if g == gram:
                         for key in owners:
@@ -290,7 +302,7 @@ class _Scanner:
         k = bisect.bisect_right(self.starts, base) - 1
         self.ids = self.ids[base:]
         if self.ids:
-            self.starts = [0] + [s - base for s in self.starts[k + 1:]]
+            self.starts = [0] + [s - base for s in self.starts[k + 1 :]]
             self.lines = self.lines[k:]
         else:
             self.starts, self.lines = [], []
@@ -317,7 +329,7 @@ def _tail_split(text: str) -> tuple[str, str, bool]:
     i = len(text)
     while i > 0 and (text[i - 1].isalnum()):
         i -= 1
-    if len(text) - i > ng.MAX_TOKEN_CHARS:      # an over-long run: no item token, drop it
+    if len(text) - i > ng.MAX_TOKEN_CHARS:  # an over-long run: no item token, drop it
         return text[:i] + " \x00 ", "", True
     return text[:i], text[i:], False
 
@@ -412,9 +424,13 @@ def _record_text(obj: Any, text_field: str, path: str, line: int) -> str:
         raise InputError(f"expected a JSON object, got {type(obj).__name__}", path=path, line=line)
     value = obj.get(text_field)
     if not isinstance(value, str):
-        raise InputError(f"expected a string in the text field (--text-field {text_field}), got "
-                         f"{'nothing' if value is None else type(value).__name__}", path=path, line=line,
-                         field=text_field)
+        raise InputError(
+            f"expected a string in the text field (--text-field {text_field}), got "
+            f"{'nothing' if value is None else type(value).__name__}",
+            path=path,
+            line=line,
+            field=text_field,
+        )
     return value
 
 
@@ -470,14 +486,15 @@ def _scan_batches(batches, sc: _Scanner, text_field: str) -> dict:
     return {"lines": rows, "records": rows}
 
 
-def scan_shard(shard: Shard, index: ng.Index, *, text_field: str = "text",
-               max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES) -> dict:
+def scan_shard(
+    shard: Shard, index: ng.Index, *, text_field: str = "text", max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES
+) -> dict:
     """Scan one shard. Returns ``{"shard", "lines", "records", "bytes", "hits": {test: [[task,
     item, rel, shown], ...]}, "skipped": [...]}``, ``rel`` counted from the shard's first line
     (text, JSONL) or row group (Parquet), or the row in an Arrow file."""
     try:
         return _scan_shard(shard, index, text_field, max_record_bytes)
-    except InputError as exc:   # the driver names the file line (a shard knows only its own)
+    except InputError as exc:  # the driver names the file line (a shard knows only its own)
         return {"error": {"message": exc.detail, "rel": exc.line, "field": exc.field}}
 
 
@@ -494,8 +511,9 @@ def _scan_shard(shard: Shard, index: ng.Index, text_field: str, max_record_bytes
         import pyarrow.parquet as pq
 
         pf = pq.ParquetFile(shard.path)
-        counts = _scan_batches(pf.iter_batches(batch_size=ROWS_PER_BATCH, row_groups=[shard.start],
-                                               columns=[text_field]), sc, text_field)
+        counts = _scan_batches(
+            pf.iter_batches(batch_size=ROWS_PER_BATCH, row_groups=[shard.start], columns=[text_field]), sc, text_field
+        )
         size = pf.metadata.row_group(shard.start).total_byte_size
     else:
         import pyarrow as pa
@@ -504,7 +522,8 @@ def _scan_shard(shard: Shard, index: ng.Index, text_field: str, max_record_bytes
             reader = pa.ipc.open_stream(src)
             counts = _scan_batches((b.select([text_field]) for b in reader), sc, text_field)
         size = os.path.getsize(shard.path)
-    hits = {test: sorted([t, i, rel, shown] for (t, i), (rel, shown) in found.items())
-            for test, found in sorted(sc.hits.items())}
-    return {"lines": counts["lines"], "records": counts["records"], "bytes": size, "hits": hits,
-            "skipped": skipped}
+    hits = {
+        test: sorted([t, i, rel, shown] for (t, i), (rel, shown) in found.items())
+        for test, found in sorted(sc.hits.items())
+    }
+    return {"lines": counts["lines"], "records": counts["records"], "bytes": size, "hits": hits, "skipped": skipped}

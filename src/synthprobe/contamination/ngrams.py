@@ -106,7 +106,7 @@ def window_hashes(th: np.ndarray, n: int) -> np.ndarray:
     with np.errstate(over="ignore"):
         for i in range(1, n):
             out *= prime
-            out += th[i:i + w]
+            out += th[i : i + w]
     return out
 
 
@@ -123,8 +123,8 @@ class Index:
     """What the scan looks up: the item vocabulary, each size's n-gram table, the arithmetic
     problems. Items are ``(task, item)`` pairs of positions. Picklable (sent to Ray workers)."""
 
-    vocab: dict[str, int]                      # token -> id >= 1
-    token_hashes: np.ndarray                   # id -> token hash; [0] = 0
+    vocab: dict[str, int]  # token -> id >= 1
+    token_hashes: np.ndarray  # id -> token hash; [0] = 0
     sizes: tuple[int, ...]
     #: per size: sorted unique n-gram hashes, and hash -> [(ids tuple, [(task, item), ...])]
     sorted_hashes: dict[int, np.ndarray] = field(default_factory=dict)
@@ -185,7 +185,7 @@ def build_index(tasks: list[list[ItemText]], sizes: tuple[int, ...] = NGRAM_SIZE
             for i, ids in enumerate(ids_t):
                 seen = set()
                 for j in range(len(ids) - n + 1):
-                    g = tuple(ids[j:j + n])
+                    g = tuple(ids[j : j + n])
                     if 0 in g or g in seen:
                         continue
                     seen.add(g)

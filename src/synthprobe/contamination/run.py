@@ -33,14 +33,14 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Sequence
 
-from synthprobe.errors import InputError
 from synthprobe.contamination import corpus as cp
 from synthprobe.contamination import ngrams as ng
 from synthprobe.contamination.tasks import TaskItems, load_tasks
+from synthprobe.errors import InputError
 
 SECTION_VERSION = 1
 TESTS = ("ngram13", "ngram8", "arithmetic")
@@ -78,13 +78,22 @@ def settings(config: Config) -> dict:
 
 # -- the scan ------------------------------------------------------------------------------------
 
-def scan_local(shards: Sequence[cp.Shard], index: ng.Index, *, text_field: str, max_record_bytes: int,
-               progress: bool | None = None, total_bytes: int = 0) -> list[dict]:
+
+def scan_local(
+    shards: Sequence[cp.Shard],
+    index: ng.Index,
+    *,
+    text_field: str,
+    max_record_bytes: int,
+    progress: bool | None = None,
+    total_bytes: int = 0,
+) -> list[dict]:
     from tqdm.auto import tqdm
 
     out = []
-    with tqdm(total=len(shards), desc="contamination scan", unit="shard",
-              disable=None if progress is None else not progress) as bar:
+    with tqdm(
+        total=len(shards), desc="contamination scan", unit="shard", disable=None if progress is None else not progress
+    ) as bar:
         for sh in shards:
             out.append(cp.scan_shard(sh, index, text_field=text_field, max_record_bytes=max_record_bytes))
             bar.update(1)
@@ -96,13 +105,13 @@ def _ray_batch(batch: dict, index: ng.Index, text_field: str, max_record_bytes: 
     results = []
     for raw in batch["shard"]:
         sh = cp.Shard(**json.loads(str(raw)))
-        results.append(json.dumps(cp.scan_shard(sh, index, text_field=text_field,
-                                                max_record_bytes=max_record_bytes)))
+        results.append(json.dumps(cp.scan_shard(sh, index, text_field=text_field, max_record_bytes=max_record_bytes)))
     return {"k": batch["k"], "result": results}
 
 
-def scan_ray(shards: Sequence[cp.Shard], index: ng.Index, *, text_field: str, max_record_bytes: int,
-             address: str | None = None) -> list[dict]:
+def scan_ray(
+    shards: Sequence[cp.Shard], index: ng.Index, *, text_field: str, max_record_bytes: int, address: str | None = None
+) -> list[dict]:
     """The same shards scanned by Ray Data ``map_batches`` tasks across the cluster at
     ``address`` (a local Ray started for the run when None); results in shard order.
 
@@ -113,7 +122,9 @@ def scan_ray(shards: Sequence[cp.Shard], index: ng.Index, *, text_field: str, ma
     try:
         import ray
     except ImportError:
-        raise InputError("needs Ray Data: pip install 'synthprobe[ray]' (ray[client,data]==2.60.0)", field="--ray") from None
+        raise InputError(
+            "needs Ray Data: pip install 'synthprobe[ray]' (ray[client,data]==2.60.0)", field="--ray"
+        ) from None
     started = False
     if not ray.is_initialized():
         if address:
@@ -128,9 +139,12 @@ def scan_ray(shards: Sequence[cp.Shard], index: ng.Index, *, text_field: str, ma
         ctx.enable_progress_bars = False
         rows = [{"k": k, "shard": json.dumps(asdict(sh))} for k, sh in enumerate(shards)]
         ds = ray.data.from_items(rows, override_num_blocks=max(1, len(rows)))
-        out = ds.map_batches(_ray_batch, batch_size=1, batch_format="numpy",
-                             fn_kwargs={"index": index, "text_field": text_field,
-                                        "max_record_bytes": max_record_bytes})
+        out = ds.map_batches(
+            _ray_batch,
+            batch_size=1,
+            batch_format="numpy",
+            fn_kwargs={"index": index, "text_field": text_field, "max_record_bytes": max_record_bytes},
+        )
         done = {int(r["k"]): json.loads(str(r["result"])) for r in out.take_all()}
     finally:
         if started:
@@ -139,6 +153,7 @@ def scan_ray(shards: Sequence[cp.Shard], index: ng.Index, *, text_field: str, ma
 
 
 # -- merging shard results into file locations ---------------------------------------------------
+
 
 def _where(f: cp.CorpusFile, n: int) -> dict:
     return {"file": f.path, "line": n} if f.format in ("text", "jsonl") else {"file": f.path, "row": n}
@@ -154,15 +169,16 @@ def merge(files: list[cp.CorpusFile], shards: Sequence[cp.Shard], results: Seque
         f = files[sh.file]
         base = lines_before.get(sh.file, 0)
         if f.format in ("text", "jsonl"):
-            to_file = lambda rel: base + rel + 1          # noqa: E731 - 1-based file line
+            to_file = lambda rel: base + rel + 1  # noqa: B023, E731
         elif f.format == "parquet":
-            to_file = lambda rel: sh.row0 + rel           # noqa: E731 - 0-based row
+            to_file = lambda rel: sh.row0 + rel  # noqa: B023, E731
         else:
-            to_file = lambda rel: rel                     # noqa: E731
+            to_file = lambda rel: rel  # noqa: E731
         if "error" in res:
             e = res["error"]
-            raise InputError(e["message"], path=f.path, line=None if e["rel"] is None else to_file(e["rel"]),
-                             field=e["field"])
+            raise InputError(
+                e["message"], path=f.path, line=None if e["rel"] is None else to_file(e["rel"]), field=e["field"]
+            )
         for test, hits in res["hits"].items():
             for t, i, rel, shown in hits:
                 loc = _where(f, to_file(rel))
@@ -177,6 +193,7 @@ def merge(files: list[cp.CorpusFile], shards: Sequence[cp.Shard], results: Seque
 
 
 # -- the summary ---------------------------------------------------------------------------------
+
 
 def proportion(k: int, n: int) -> dict:
     from synthprobe.metrics.stats import exact_ci
@@ -196,23 +213,29 @@ def task_section(t: int, task: TaskItems, stats: ng.TaskStats, first: dict) -> d
     n = len(task.texts)
     flagged: dict[str, set[int]] = {test: {i for (tt, i) in first[test] if tt == t} for test in TESTS}
     anyf = set().union(*flagged.values())
-    items = [{"index": i, "id": task.ids[i], **{test: first[test].get((t, i)) for test in TESTS}}
-             for i in sorted(anyf)]
+    items = [{"index": i, "id": task.ids[i], **{test: first[test].get((t, i)) for test in TESTS}} for i in sorted(anyf)]
     checked = {**{f"ngram{s}": stats.checkable[s] for s in ng.NGRAM_SIZES}, "arithmetic": stats.arithmetic}
     return {
-        "task": task.name, "benchmark": task.benchmark, "code": task.code, "path": str(task.path),
-        "sha256": task.sha256, "n": n,
+        "task": task.name,
+        "benchmark": task.benchmark,
+        "code": task.code,
+        "path": str(task.path),
+        "sha256": task.sha256,
+        "n": n,
         "checked": checked,
         "ngrams": {str(s): {"kept": stats.ngrams[s], "template": stats.template_ngrams[s]} for s in ng.NGRAM_SIZES},
         # a test that can flag none of the task's items (no n-gram that long, no A op B problem): null
-        "contaminated": {**{test: proportion(len(flagged[test]), n) if checked[test] else None for test in TESTS},
-                         "any": proportion(len(anyf), n) if any(checked.values()) else None},
+        "contaminated": {
+            **{test: proportion(len(flagged[test]), n) if checked[test] else None for test in TESTS},
+            "any": proportion(len(anyf), n) if any(checked.values()) else None,
+        },
         "items": items,
         "rescored": [],
     }
 
 
 # -- clean-subset rescoring ----------------------------------------------------------------------
+
 
 def _rescore_deep(task: TaskItems, flagged: set[int], path: Path, res) -> list[dict]:
     sha = res.dataset_sha256("deeparithmark")
@@ -224,8 +247,10 @@ def _rescore_deep(task: TaskItems, flagged: set[int], path: Path, res) -> list[d
         r = res.reader
         preds = r.get(block.data, "predictions", block.where, list, required=False)
         if preds is None:
-            raise r.fail(f"{block.where}.predictions", "missing; rescoring needs the per-item records: score "
-                                                     "with --save-predictions")
+            raise r.fail(
+                f"{block.where}.predictions",
+                "missing; rescoring needs the per-item records: score with --save-predictions",
+            )
         summary = r.get(block.data, "summary", block.where, dict, required=False) or {}
         metric = summary.get("primary") if isinstance(summary.get("primary"), str) else "acc_norm"
         full = [0, 0]
@@ -236,13 +261,17 @@ def _rescore_deep(task: TaskItems, flagged: set[int], path: Path, res) -> list[d
                 raise r.fail(where, "expected an object")
             pid = r.get(p, "id", where, str)
             if pid not in pos:
-                raise r.fail(f"{where}.id", f"item {pid!r} is not in the task file {task.path}; these scores "
-                                            "are for another file")
+                raise r.fail(
+                    f"{where}.id",
+                    f"item {pid!r} is not in the task file {task.path}; these scores are for another file",
+                )
             i = pos[pid]
             label = r.get(p, "label", where, int)
             if str(label) != task.golds[i]:
-                raise r.fail(f"{where}.label", f"is {label}, the task file {task.path} says {task.golds[i]}: "
-                                               "these scores are for another file")
+                raise r.fail(
+                    f"{where}.label",
+                    f"is {label}, the task file {task.path} says {task.golds[i]}: these scores are for another file",
+                )
             ok = bool(r.get(p, f"correct_{metric}", where, bool))
             full[0] += ok
             full[1] += 1
@@ -255,8 +284,15 @@ def _rescore_deep(task: TaskItems, flagged: set[int], path: Path, res) -> list[d
 
 def _rescored(path: Path, entry, setting, metric: str, full, clean) -> dict:
     model = entry.model.get("name") or entry.model.get("spec") or "model"
-    return {"scores": str(path), "model": str(model), "setting": setting, "metric": metric,
-            "full": accuracy(*full), "clean": accuracy(*clean), "flagged_scored": full[1] - clean[1]}
+    return {
+        "scores": str(path),
+        "model": str(model),
+        "setting": setting,
+        "metric": metric,
+        "full": accuracy(*full),
+        "clean": accuracy(*clean),
+        "flagged_scored": full[1] - clean[1],
+    }
 
 
 def _rescore_gpt3(task: TaskItems, flagged: set[int], path: Path, res) -> list[dict]:
@@ -281,15 +317,22 @@ def _rescore_gpt3(task: TaskItems, flagged: set[int], path: Path, res) -> list[d
                     raise r.fail(iw, "expected an object")
                 index = r.get(it, "index", iw, int)
                 if "correct" not in it:
-                    raise r.fail(f"{iw}.correct", "missing; rescoring needs the per-item records: score with "
-                                                  "--save-predictions")
+                    raise r.fail(
+                        f"{iw}.correct", "missing; rescoring needs the per-item records: score with --save-predictions"
+                    )
                 if not 0 <= index < len(task.texts):
-                    raise r.fail(f"{iw}.index", f"is {index}; the task file {task.path} holds "
-                                                f"{len(task.texts)} items: these scores are for another file")
+                    raise r.fail(
+                        f"{iw}.index",
+                        f"is {index}; the task file {task.path} holds "
+                        f"{len(task.texts)} items: these scores are for another file",
+                    )
                 gold = it.get("gold")
                 if isinstance(gold, str) and gold != task.golds[index]:
-                    raise r.fail(f"{iw}.gold", f"is {gold!r}, the task file {task.path} says "
-                                               f"{task.golds[index]!r}: these scores are for another file")
+                    raise r.fail(
+                        f"{iw}.gold",
+                        f"is {gold!r}, the task file {task.path} says "
+                        f"{task.golds[index]!r}: these scores are for another file",
+                    )
                 ok = bool(r.get(it, "correct", iw, bool))
                 full[0] += ok
                 full[1] += 1
@@ -317,12 +360,17 @@ def rescore(tasks: list[TaskItems], sections: list[dict], scores: Sequence[Path]
             sec["rescored"] += rows
             used = used or bool(rows)
         if not used:
-            raise InputError("holds no scores for the checked tasks (or scores another file of them); pass the "
-                             "results of `synthprobe score deeparithmark|gpt3 --save-predictions` on the same "
-                             "task file", path=path, field="--scores")
+            raise InputError(
+                "holds no scores for the checked tasks (or scores another file of them); pass the "
+                "results of `synthprobe score deeparithmark|gpt3 --save-predictions` on the same "
+                "task file",
+                path=path,
+                field="--scores",
+            )
 
 
 # -- the command ---------------------------------------------------------------------------------
+
 
 def validate(config: Config):
     """Everything that can be checked before the scan; raises InputError."""
@@ -333,8 +381,11 @@ def validate(config: Config):
     tasks = load_tasks(config.tasks)
     for p in config.scores:
         read_results(p)
-    inputs = ([(f.path, "--corpus") for f in files] + [(t.path, "--task") for t in tasks]
-              + [(p, "--scores") for p in config.scores])
+    inputs = (
+        [(f.path, "--corpus") for f in files]
+        + [(t.path, "--task") for t in tasks]
+        + [(p, "--scores") for p in config.scores]
+    )
     check_outputs([(config.output, "--output")], inputs, overwrite=config.overwrite)
     cp.check_columns(files, config.text_field)
     return files, tasks
@@ -350,25 +401,44 @@ def run(config: Config) -> dict:
     total = sum(f.bytes for f in files)
     t0 = time.perf_counter()
     if config.ray:
-        results = scan_ray(shard_list, index, text_field=config.text_field,
-                           max_record_bytes=config.max_record_bytes, address=config.ray_address)
+        results = scan_ray(
+            shard_list,
+            index,
+            text_field=config.text_field,
+            max_record_bytes=config.max_record_bytes,
+            address=config.ray_address,
+        )
     else:
-        results = scan_local(shard_list, index, text_field=config.text_field,
-                             max_record_bytes=config.max_record_bytes, progress=config.progress)
+        results = scan_local(
+            shard_list,
+            index,
+            text_field=config.text_field,
+            max_record_bytes=config.max_record_bytes,
+            progress=config.progress,
+        )
     seconds = time.perf_counter() - t0
     first, records, skipped = merge(files, shard_list, results)
     sections = [task_section(t, task, stats[t], first) for t, task in enumerate(tasks)]
     rescore(tasks, sections, config.scores)
     for s in skipped:
-        print(f"synthprobe: warning: {s['file']}:{s.get('line', s.get('row'))}: {s['why']}; not scanned",
-              file=sys.stderr)
+        print(
+            f"synthprobe: warning: {s['file']}:{s.get('line', s.get('row'))}: {s['why']}; not scanned", file=sys.stderr
+        )
     section = {
         "version": SECTION_VERSION,
         "settings": settings(config),
-        "corpus": {"files": [{"path": f.path, "format": f.format, "bytes": f.bytes} for f in files],
-                   "bytes": total, "records": records, "skipped": skipped},
-        "run": {"engine": "ray" if config.ray else "local", "shards": len(shard_list),
-                "seconds": round(seconds, 3), "mb_per_s": round(total / 1e6 / seconds, 3) if seconds > 0 else None},
+        "corpus": {
+            "files": [{"path": f.path, "format": f.format, "bytes": f.bytes} for f in files],
+            "bytes": total,
+            "records": records,
+            "skipped": skipped,
+        },
+        "run": {
+            "engine": "ray" if config.ray else "local",
+            "shards": len(shard_list),
+            "seconds": round(seconds, 3),
+            "mb_per_s": round(total / 1e6 / seconds, 3) if seconds > 0 else None,
+        },
         "tasks": sections,
     }
     return results_document(command=config.command or None, models=[], contamination=section)
@@ -385,9 +455,11 @@ def summary_lines(doc: dict) -> list[str]:
     """What the command prints: per task, the contaminated shares and any rescoring."""
     sec = doc["contamination"]
     run_ = sec["run"]
-    out = [f"corpus: {len(sec['corpus']['files'])} file(s), {sec['corpus']['bytes'] / 1e6:.1f} MB, "
-           f"{sec['corpus']['records']:,} lines/records; {run_['engine']} scan {run_['seconds']:.1f} s"
-           + (f" ({run_['mb_per_s']:.2f} MB/s)" if run_["mb_per_s"] else "")]
+    out = [
+        f"corpus: {len(sec['corpus']['files'])} file(s), {sec['corpus']['bytes'] / 1e6:.1f} MB, "
+        f"{sec['corpus']['records']:,} lines/records; {run_['engine']} scan {run_['seconds']:.1f} s"
+        + (f" ({run_['mb_per_s']:.2f} MB/s)" if run_["mb_per_s"] else "")
+    ]
     for t in sec["tasks"]:
         c = t["contaminated"]
 
@@ -395,13 +467,17 @@ def summary_lines(doc: dict) -> list[str]:
             if block is None or block["share"] is None:
                 return "—"
             lo, hi = block["ci95"]
-            return f"{block['k']}/{t['n']} = {100 * block['share']:.2f} % [{100 * lo:.2f}, {100 * hi:.2f}]"
+            return f"{block['k']}/{t['n']} = {100 * block['share']:.2f} % [{100 * lo:.2f}, {100 * hi:.2f}]"  # noqa: B023
 
-        out.append(f"{t['task']} ({t['n']} items): 13-gram {pct(c['ngram13'])}; 8-gram {pct(c['ngram8'])}; "
-                   f"arithmetic {pct(c['arithmetic'])}; any {pct(c['any'])}")
+        out.append(
+            f"{t['task']} ({t['n']} items): 13-gram {pct(c['ngram13'])}; 8-gram {pct(c['ngram8'])}; "
+            f"arithmetic {pct(c['arithmetic'])}; any {pct(c['any'])}"
+        )
         for r in t["rescored"]:
             f, cl = r["full"], r["clean"]
             acc = lambda b: "—" if b["accuracy"] is None else f"{100 * b['accuracy']:.2f} %"  # noqa: E731
-            out.append(f"  {r['model']}{' ' + r['setting'] if r['setting'] else ''}: {r['metric']} "
-                       f"full {acc(f)} (n={f['n']}), clean {acc(cl)} (n={cl['n']})")
+            out.append(
+                f"  {r['model']}{' ' + r['setting'] if r['setting'] else ''}: {r['metric']} "
+                f"full {acc(f)} (n={f['n']}), clean {acc(cl)} (n={cl['n']})"
+            )
     return out

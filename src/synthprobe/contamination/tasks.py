@@ -16,8 +16,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from synthprobe.errors import InputError
 from synthprobe.contamination.ngrams import ItemText
+from synthprobe.errors import InputError
 
 FIELD = "--task"
 _PROBLEM = re.compile(r"What is ([0-9]+) (plus|minus|times) ([0-9]+)\?")
@@ -28,14 +28,14 @@ _OPS = {"plus": "+", "minus": "-", "times": "*"}
 class TaskItems:
     """One task's items as the check sees them, and what rescoring needs."""
 
-    name: str                  # "deeparithmark" or the GPT-3 task's name
-    benchmark: str             # "deeparithmark" | "gpt3"
-    code: str | None           # the GPT-3 paper code (2D+ ...)
+    name: str  # "deeparithmark" or the GPT-3 task's name
+    benchmark: str  # "deeparithmark" | "gpt3"
+    code: str | None  # the GPT-3 paper code (2D+ ...)
     path: Path
     sha256: str
-    ids: list[str]             # Deep Arithmark ids; GPT-3: the position in the file
+    ids: list[str]  # Deep Arithmark ids; GPT-3: the position in the file
     texts: list[ItemText]
-    golds: list[str]           # the right ending / completion, to match a scores file's items
+    golds: list[str]  # the right ending / completion, to match a scores file's items
 
 
 def _first_record(path: Path) -> dict:
@@ -66,7 +66,7 @@ def load_task(spec: str) -> TaskItems:
 
         try:
             tf = load_task_file(spec)
-        except InputError as exc:       # the same rules as `score gpt3 --task-file`, named as our flag
+        except InputError as exc:  # the same rules as `score gpt3 --task-file`, named as our flag
             if exc.field != "--task-file":
                 raise
             raise InputError(exc.detail, path=exc.path, line=exc.line, field=FIELD) from None
@@ -74,18 +74,35 @@ def load_task(spec: str) -> TaskItems:
         for it in tf.items:
             m = _PROBLEM.search(it.context) if tf.task.family == "arithmetic" else None
             texts.append(ItemText(it.context, (m[1], _OPS[m[2]], m[3]) if m else None))
-        return TaskItems(tf.task.name, "gpt3", tf.task.code, tf.path, tf.sha256,
-                         [str(i) for i in range(len(tf.items))], texts, [it.completion for it in tf.items])
+        return TaskItems(
+            tf.task.name,
+            "gpt3",
+            tf.task.code,
+            tf.path,
+            tf.sha256,
+            [str(i) for i in range(len(tf.items))],
+            texts,
+            [it.completion for it in tf.items],
+        )
     if sep and not Path(spec).is_file():
-        raise InputError("NAME=PATH names a GPT-3 task file, but this file holds no 'context' records",
-                         path=path, field=FIELD)
+        raise InputError(
+            "NAME=PATH names a GPT-3 task file, but this file holds no 'context' records", path=path, field=FIELD
+        )
     from synthprobe.formats.arithmark3 import load_arithmark3
 
     items = load_arithmark3(path)
     if not items:
         raise InputError("holds no items", path=path, field=FIELD)
-    return TaskItems("deeparithmark", "deeparithmark", None, path, sha256_file(path), [it.id for it in items],
-                     [ItemText(it.ctx) for it in items], [str(it.label) for it in items])
+    return TaskItems(
+        "deeparithmark",
+        "deeparithmark",
+        None,
+        path,
+        sha256_file(path),
+        [it.id for it in items],
+        [ItemText(it.ctx) for it in items],
+        [str(it.label) for it in items],
+    )
 
 
 def load_tasks(specs: list[str]) -> list[TaskItems]:
@@ -93,8 +110,11 @@ def load_tasks(specs: list[str]) -> list[TaskItems]:
     seen: dict[str, Path] = {}
     for t in tasks:
         if t.name in seen:
-            raise InputError(f"is a second {t.name} task ({seen[t.name]} is the first); check one file per task",
-                             path=t.path, field=FIELD)
+            raise InputError(
+                f"is a second {t.name} task ({seen[t.name]} is the first); check one file per task",
+                path=t.path,
+                field=FIELD,
+            )
         seen[t.name] = t.path
     return tasks
 

@@ -33,6 +33,7 @@ def routed(role: str, options: dict[str, Any], what: str) -> list[tuple[Benchmar
         taken.update(names)
     unknown = sorted(set(options) - taken)
     if unknown:
-        raise TypeError(f"{what}() got an unexpected keyword argument {unknown[0]!r} (no benchmark's "
-                        f"{role!r} part takes it)")
+        raise TypeError(
+            f"{what}() got an unexpected keyword argument {unknown[0]!r} (no benchmark's {role!r} part takes it)"
+        )
     return out

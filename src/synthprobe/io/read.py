@@ -8,11 +8,11 @@ import hashlib
 import json
 import math
 import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from synthprobe.errors import InputError
-
 
 #: Longest line a JSONL reader accepts (bytes). Real items are < 4 KiB.
 MAX_LINE_BYTES = 1 << 20
@@ -49,8 +49,9 @@ def read_jsonl(path: str | Path, *, allow_empty: bool = False) -> Iterator[tuple
             if len(raw) > MAX_LINE_BYTES:
                 if lineno == 1:  # a results file on one line, say
                     _refuse_document(path)
-                raise InputError(f"line is {len(raw):,} bytes; at most {MAX_LINE_BYTES:,} expected",
-                                 path=path, line=lineno)
+                raise InputError(
+                    f"line is {len(raw):,} bytes; at most {MAX_LINE_BYTES:,} expected", path=path, line=lineno
+                )
             if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]
             try:
@@ -66,11 +67,11 @@ def read_jsonl(path: str | Path, *, allow_empty: bool = False) -> Iterator[tuple
                     _refuse_document(path)
                 raise
             if lineno == 1 and isinstance(obj, dict) and _results_kind(obj):
-                raise InputError(f"{_results_kind(obj)}, not a data file; expected JSONL, one JSON object per "
-                                 "line", path=path)
+                raise InputError(
+                    f"{_results_kind(obj)}, not a data file; expected JSONL, one JSON object per line", path=path
+                )
             if not isinstance(obj, dict):
-                raise InputError(f"expected a JSON object, got {type(obj).__name__}",
-                                 path=path, line=lineno)
+                raise InputError(f"expected a JSON object, got {type(obj).__name__}", path=path, line=lineno)
             seen = True
             yield lineno, obj
     if not seen and not allow_empty:
@@ -112,8 +113,11 @@ def _refuse_document(path: Path) -> None:
         raise InputError(f"{kind}, not a data file; expected JSONL, one JSON object per line", path=path)
     if "\n" not in text.strip():
         return  # one line after all: the caller's own error (too long, say) is the one to give
-    raise InputError(f"is one JSON {'object' if isinstance(doc, dict) else 'document'} over several lines; "
-                     "expected JSONL, one JSON object per line", path=path)
+    raise InputError(
+        f"is one JSON {'object' if isinstance(doc, dict) else 'document'} over several lines; "
+        "expected JSONL, one JSON object per line",
+        path=path,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -161,8 +165,9 @@ def _check_depth(text: str, *, path, line: int | None) -> None:
             if depth > MAX_JSON_DEPTH:
                 where = line if line is not None else skeleton.count("\n", 0, m.start()) + 1
                 expected = "a flat record" if line is not None else "a results or settings document"
-                raise InputError(f"JSON nested more than {MAX_JSON_DEPTH} levels deep; expected {expected}",
-                                 path=path, line=where)
+                raise InputError(
+                    f"JSON nested more than {MAX_JSON_DEPTH} levels deep; expected {expected}", path=path, line=where
+                )
         else:
             depth = max(depth - 1, 0)
 
@@ -187,8 +192,9 @@ def _int(text: str):
 def _float(text: str):
     value = float(text)
     if math.isinf(value):
-        return _Bad(f"number {text[:20]}{'...' if len(text) > 20 else ''} is out of range; expected a finite number",
-                    text)
+        return _Bad(
+            f"number {text[:20]}{'...' if len(text) > 20 else ''} is out of range; expected a finite number", text
+        )
     return value
 
 
@@ -232,8 +238,10 @@ def _find_bad(value: Any, where: str, *, surrogates: bool) -> tuple[str, str, st
     return None
 
 
-_LONE_ESCAPE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])"
-                         r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}")
+_LONE_ESCAPE = re.compile(
+    r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])"
+    r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+)
 
 
 def _line_of(text: str, token: str | None) -> int | None:
@@ -277,8 +285,9 @@ def _refuse(_: str):
 
 
 #: The decoders of the common case: nothing to refuse, no Python call beyond the hooks.
-_STRICT = json.JSONDecoder(object_pairs_hook=_fast_pairs, parse_int=_fast_int, parse_float=_fast_float,
-                           parse_constant=_refuse)
+_STRICT = json.JSONDecoder(
+    object_pairs_hook=_fast_pairs, parse_int=_fast_int, parse_float=_fast_float, parse_constant=_refuse
+)
 _LENIENT = json.JSONDecoder(object_pairs_hook=_fast_pairs, parse_int=_fast_int)
 
 
@@ -286,12 +295,12 @@ def _marking_decoder(allow_nonfinite: bool) -> json.JSONDecoder:
     """A decoder that puts a :class:`_Bad` (or a :class:`_Object`) where a value is refused."""
     if allow_nonfinite:
         return json.JSONDecoder(object_pairs_hook=_pairs, parse_int=_int)
-    return json.JSONDecoder(object_pairs_hook=_pairs, parse_int=_int, parse_float=_float,
-                            parse_constant=_constant)
+    return json.JSONDecoder(object_pairs_hook=_pairs, parse_int=_int, parse_float=_float, parse_constant=_constant)
 
 
-def loads_json(text: str, *, path: str | Path | None = None, line: int | None = None,
-               allow_nonfinite: bool = False) -> Any:
+def loads_json(
+    text: str, *, path: str | Path | None = None, line: int | None = None, allow_nonfinite: bool = False
+) -> Any:
     """Decode ``text`` strictly, or raise :class:`InputError` naming file, line and field.
 
     Refused: invalid JSON, nesting deeper than :data:`MAX_JSON_DEPTH`, a key twice in one object,
@@ -312,11 +321,13 @@ def loads_json(text: str, *, path: str | Path | None = None, line: int | None = 
     except json.JSONDecodeError as exc:
         # json's messages that end in "at" ("Unterminated string starting at") name a position
         where = f"column {exc.colno}" if exc.msg.endswith(" at") else f"at column {exc.colno}"
-        raise InputError(f"invalid JSON ({exc.msg} {where})", path=path,
-                         line=line if line is not None else exc.lineno) from None
+        raise InputError(
+            f"invalid JSON ({exc.msg} {where})", path=path, line=line if line is not None else exc.lineno
+        ) from None
     except RecursionError:  # not reached after _check_depth; kept so it can never escape
-        raise InputError(f"JSON nested too deeply; at most {MAX_JSON_DEPTH} levels expected",
-                         path=path, line=line) from None
+        raise InputError(
+            f"JSON nested too deeply; at most {MAX_JSON_DEPTH} levels expected", path=path, line=line
+        ) from None
     surrogates = _SURROGATE_ESCAPE.search(text) is not None
     if flagged or surrogates:
         found = _find_bad(value, "", surrogates=surrogates)

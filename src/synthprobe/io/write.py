@@ -49,8 +49,9 @@ def check_not_input(outputs, inputs) -> None:
         for src, src_field in ins:
             if same_file(out, src):
                 what = f"the input {src_field} {src}" if src_field else f"the input {src}"
-                raise InputError(f"is {what}; refusing to overwrite an input, choose another output path",
-                                 path=out, field=out_field)
+                raise InputError(
+                    f"is {what}; refusing to overwrite an input, choose another output path", path=out, field=out_field
+                )
 
 
 def check_outputs(outputs, inputs=(), *, overwrite: bool = False) -> None:
@@ -66,12 +67,14 @@ def check_outputs(outputs, inputs=(), *, overwrite: bool = False) -> None:
         return
     for out, field in _path_pairs(outputs):
         if os.path.lexists(out) and not out.is_dir():
-            raise InputError("already exists; pass --overwrite to replace it, or choose another path",
-                             path=out, field=field)
+            raise InputError(
+                "already exists; pass --overwrite to replace it, or choose another path", path=out, field=field
+            )
 
 
-def check_output_dir(folder: str | Path, names, inputs=(), *, overwrite: bool = False,
-                     field: str | None = "--out") -> None:
+def check_output_dir(
+    folder: str | Path, names, inputs=(), *, overwrite: bool = False, field: str | None = "--out"
+) -> None:
     """The output rules for a folder: refuse a folder that already holds any of ``names``
     (relative paths we would write) unless ``overwrite``, and any of them that is an input."""
     folder = Path(folder)
@@ -82,8 +85,11 @@ def check_output_dir(folder: str | Path, names, inputs=(), *, overwrite: bool = 
     held = [str(n) for n, p in zip(names, paths) if os.path.lexists(p)]
     if held:
         more = f" and {len(held) - 1} more of the files this command writes" if len(held) > 1 else ""
-        raise InputError(f"already holds {held[0]}{more}; pass --overwrite to replace them, or choose "
-                         "another folder", path=folder, field=field)
+        raise InputError(
+            f"already holds {held[0]}{more}; pass --overwrite to replace them, or choose another folder",
+            path=folder,
+            field=field,
+        )
 
 
 def default_output(path: str | Path, *, now: float | None = None) -> Path:
@@ -163,8 +169,7 @@ def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8
         # A parent that is a file, a read-only folder, a full disk: say where, not a traceback.
         blocker = next((p for p in path.parents if p.exists() and not p.is_dir()), None)
         why = f"{blocker} is a file, not a folder" if blocker else (exc.strerror or str(exc))
-        raise InputError(f"cannot be written ({why}); expected a path inside a writable folder",
-                         path=path) from None
+        raise InputError(f"cannot be written ({why}); expected a path inside a writable folder", path=path) from None
     try:
         kwargs = {} if "b" in mode else {"encoding": encoding, "newline": "\n"}
         with os.fdopen(fd, mode, **kwargs) as fh:

@@ -7,7 +7,7 @@ exact-match check; every scorer (Deep Arithmark records, GPT-3 tasks, the benchm
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 
 def argmax_first(values: Sequence[float]) -> int:

@@ -20,8 +20,9 @@ listed under ``not_paired`` with the reason). Pure numbers: imports nothing abov
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from itertools import combinations
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from synthprobe.metrics.stats import holm, paired_diff_ci, paired_difference
 
@@ -37,15 +38,28 @@ def pair_stats(a: Sequence[bool], b: Sequence[bool]) -> dict[str, Any]:
     neither = base["n"] - both - a_only - b_only
     lo, hi = paired_diff_ci(both, a_only, b_only, neither)
     n = base["n"]
-    return {"n": n, "a_correct": base["reference_correct"], "b_correct": base["correct"],
-            "a_accuracy": base["reference_accuracy"], "b_accuracy": base["accuracy"], "delta": base["delta"],
-            "ci95": None if n == 0 else [round(100 * lo, 4), round(100 * hi, 4)],
-            "a_only": a_only, "b_only": b_only, "p_mcnemar": base["p_mcnemar"]}
+    return {
+        "n": n,
+        "a_correct": base["reference_correct"],
+        "b_correct": base["correct"],
+        "a_accuracy": base["reference_accuracy"],
+        "b_accuracy": base["accuracy"],
+        "delta": base["delta"],
+        "ci95": None if n == 0 else [round(100 * lo, 4), round(100 * hi, 4)],
+        "a_only": a_only,
+        "b_only": b_only,
+        "p_mcnemar": base["p_mcnemar"],
+    }
 
 
-def compare_models(outcomes: Mapping[str, Mapping[str, bool]], groups: Mapping[str, Any] | None = None, *,
-                   metric: str, group_by: str | None = None,
-                   keep: Callable[[str, str], bool] | None = None) -> dict[str, Any]:
+def compare_models(
+    outcomes: Mapping[str, Mapping[str, bool]],
+    groups: Mapping[str, Any] | None = None,
+    *,
+    metric: str,
+    group_by: str | None = None,
+    keep: Callable[[str, str], bool] | None = None,
+) -> dict[str, Any]:
     """Every pair of models in ``outcomes`` (model name → item id → right?, in model order).
     ``groups``: item id → group (depth, task); each pair also gets per-group results. Two models
     are paired only when they scored exactly the same item ids. ``keep(a, b)``: test only the
@@ -58,16 +72,24 @@ def compare_models(outcomes: Mapping[str, Mapping[str, bool]], groups: Mapping[s
             continue
         ids_a, ids_b = list(outcomes[a]), set(outcomes[b])
         if set(ids_a) != ids_b:
-            not_paired.append({"a": a, "b": b, "reason": f"scored on different items ({len(ids_a)} and "
-                                                         f"{len(ids_b)}, {len(ids_b & set(ids_a))} shared)"})
+            not_paired.append(
+                {
+                    "a": a,
+                    "b": b,
+                    "reason": f"scored on different items ({len(ids_a)} and "
+                    f"{len(ids_b)}, {len(ids_b & set(ids_a))} shared)",
+                }
+            )
             continue
         row = {"a": a, "b": b, **pair_stats([outcomes[a][i] for i in ids_a], [outcomes[b][i] for i in ids_a])}
         if groups is not None:
             by: dict[str, list[str]] = {}
             for i in ids_a:
                 by.setdefault(str(groups[i]), []).append(i)
-            row["groups"] = {g: pair_stats([outcomes[a][i] for i in ids], [outcomes[b][i] for i in ids])
-                             for g, ids in sorted(by.items(), key=lambda kv: _group_key(kv[0]))}
+            row["groups"] = {
+                g: pair_stats([outcomes[a][i] for i in ids], [outcomes[b][i] for i in ids])
+                for g, ids in sorted(by.items(), key=lambda kv: _group_key(kv[0]))
+            }
         pairs.append(row)
     # Holm across the pairs: overall, and within each group
     for p, q in zip(pairs, holm([p["p_mcnemar"] for p in pairs])):
@@ -76,8 +98,14 @@ def compare_models(outcomes: Mapping[str, Mapping[str, bool]], groups: Mapping[s
         having = [p for p in pairs if g in p.get("groups", {})]
         for p, q in zip(having, holm([p["groups"][g]["p_mcnemar"] for p in having])):
             p["groups"][g]["p_holm"] = q
-    out: dict[str, Any] = {"version": COMPARISONS_VERSION, "metric": metric, "group_by": group_by,
-                           "correction": "holm", "models": names, "pairs": pairs}
+    out: dict[str, Any] = {
+        "version": COMPARISONS_VERSION,
+        "metric": metric,
+        "group_by": group_by,
+        "correction": "holm",
+        "models": names,
+        "pairs": pairs,
+    }
     if not_paired:
         out["not_paired"] = not_paired
     return out

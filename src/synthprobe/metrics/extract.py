@@ -59,16 +59,19 @@ of the day.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Sequence
+from typing import Any
 
 LETTERS = "ABCDEFGHIJ"
 RULES = ("strict", "lax", "last", "value", "unparsed")
 OUTCOMES = ("answered", "unparsed", "inconsistent", "echo", "cut_off")
 #: The outcomes each protocol's answers can have (a free answer writes no letter to contradict,
 #: a letter is no number to echo).
-PROTOCOL_OUTCOMES = {"letters": ("answered", "unparsed", "inconsistent", "cut_off"),
-                     "free": ("answered", "unparsed", "echo", "cut_off")}
+PROTOCOL_OUTCOMES = {
+    "letters": ("answered", "unparsed", "inconsistent", "cut_off"),
+    "free": ("answered", "unparsed", "echo", "cut_off"),
+}
 #: How an inconsistent letter answer may be credited (``--resolve``); ``none`` credits nothing.
 RESOLVE = ("none", "letter-first", "value-first")
 #: An answer number inside a run of this many words (the number included) copied from the
@@ -119,8 +122,10 @@ def _letter_set(n_options: int) -> str:
 
 
 def _strict_letter(text: str, letters: str) -> tuple[str, int] | None:
-    pat = re.compile(rf"^\s*{_DECOR}answer{_DECOR_AFTER}\s*[:：]\s*{_DECOR}([{letters}]){_DECOR_AFTER}[.!]?{_DECOR_AFTER}$",
-                     re.IGNORECASE | re.MULTILINE)
+    pat = re.compile(
+        rf"^\s*{_DECOR}answer{_DECOR_AFTER}\s*[:：]\s*{_DECOR}([{letters}]){_DECOR_AFTER}[.!]?{_DECOR_AFTER}$",
+        re.IGNORECASE | re.MULTILINE,
+    )
     found = [(m.group(1), m.end(1)) for m in pat.finditer(text) if m.group(1).isupper()]
     return found[-1] if found else None
 
@@ -128,13 +133,16 @@ def _strict_letter(text: str, letters: str) -> tuple[str, int] | None:
 def _lax_letter(text: str, letters: str) -> tuple[str, int] | None:
     """The letter and where it ends in ``text`` (what follows it on its line is the value
     written with it)."""
-    whole = re.fullmatch(rf"{_DECOR}(?:option\s+)?([{letters}]){_DECOR_AFTER}[.!]?{_DECOR_AFTER}", text.strip(),
-                         re.IGNORECASE)
+    whole = re.fullmatch(
+        rf"{_DECOR}(?:option\s+)?([{letters}]){_DECOR_AFTER}[.!]?{_DECOR_AFTER}", text.strip(), re.IGNORECASE
+    )
     if whole and whole.group(1).isupper():
         return whole.group(1), len(text)
     # "the answer is D", "Answer: B. because ...", "The answer is: (C)": the last one counts
-    pat = re.compile(rf"answer{_DECOR_AFTER}\s*(?:is|would be)?\s*[:：]?\s*(?:option\s+)?{_DECOR}([{letters}])(?![A-Za-z])",
-                     re.IGNORECASE)
+    pat = re.compile(
+        rf"answer{_DECOR_AFTER}\s*(?:is|would be)?\s*[:：]?\s*(?:option\s+)?{_DECOR}([{letters}])(?![A-Za-z])",
+        re.IGNORECASE,
+    )
     found = [(m.group(1), m.end(1)) for m in pat.finditer(text) if m.group(1).isupper()]
     if found:
         return found[-1]
@@ -154,7 +162,7 @@ def _mentioned_letters(text: str, letters: str) -> list[tuple[str, int]]:
     out = []
     for m in re.finditer(rf"(?<![A-Za-z0-9'’])([{letters}])(?![A-Za-z0-9'’])", text):
         if m.group(1) == "A":
-            nxt = re.match(r"\s+([a-z]+)", text[m.end():])
+            nxt = re.match(r"\s+([a-z]+)", text[m.end() :])
             if nxt and nxt.group(1) not in _LINK_WORDS:
                 continue
         out.append((m.group(1), m.end()))
@@ -165,16 +173,24 @@ def _plain(s: str) -> str:
     return " ".join(re.sub(r"[^\w:%]+", " ", s.lower()).split())
 
 
-def _written_with(text: str, end: int, letter: int, *, option_values: Sequence[Any] | None,
-                  options: Sequence[str] | None, clock: bool, clock_pm: bool,
-                  cut_off: bool) -> tuple[int | None, str | None]:
+def _written_with(
+    text: str,
+    end: int,
+    letter: int,
+    *,
+    option_values: Sequence[Any] | None,
+    options: Sequence[str] | None,
+    clock: bool,
+    clock_pm: bool,
+    cut_off: bool,
+) -> tuple[int | None, str | None]:
     """What the rest of the letter's line writes: (the option whose value it is, or None; why the
     letter and that value disagree, or None when they agree or nothing is written)."""
     rest = text[end:].split("\n", 1)[0]
     label = LETTERS[letter]
     if option_values is not None:
         spans = _value_spans(rest, clock=clock, clock_pm=clock_pm)
-        if cut_off and spans and not rest[spans[-1][2]:].strip():
+        if cut_off and spans and not rest[spans[-1][2] :].strip():
             spans = spans[:-1]  # the budget may have cut the last number short ("$69" of "$6966")
         written = {v for v, _, _ in spans}
         if not written:
@@ -186,8 +202,9 @@ def _written_with(text: str, end: int, letter: int, *, option_values: Sequence[A
         if len(named) == 1:
             return named[0], f"letter {label}, but the value written ({shown}) is option {LETTERS[named[0]]}'s"
         if named:
-            return None, (f"letter {label}, but the values written ({shown}) are options "
-                          f"{', '.join(LETTERS[i] for i in named)}'")
+            return None, (
+                f"letter {label}, but the values written ({shown}) are options {', '.join(LETTERS[i] for i in named)}'"
+            )
         return None, f"letter {label}, but the value written ({shown}) is no option's"
     if options is not None and _plain(rest):
         said = _plain(rest)
@@ -203,9 +220,16 @@ def _show(v: int | float) -> str:
     return f"{v:,}" if isinstance(v, int) else f"{v:g}"
 
 
-def extract_letter(text: str, *, n_options: int = 4, option_values: Sequence[Any] | None = None,
-                   options: Sequence[str] | None = None, clock: bool = False, clock_pm: bool = False,
-                   cut_off: bool = False) -> Extraction:
+def extract_letter(
+    text: str,
+    *,
+    n_options: int = 4,
+    option_values: Sequence[Any] | None = None,
+    options: Sequence[str] | None = None,
+    clock: bool = False,
+    clock_pm: bool = False,
+    cut_off: bool = False,
+) -> Extraction:
     """The option letter a generated text answers (see the module docstring for the rules and
     the outcomes). ``option_values``: the options' numbers (Deep Arithmark), ``options``: their
     texts (read when there are no values, as for SAT), both used to check the value written
@@ -215,7 +239,7 @@ def extract_letter(text: str, *, n_options: int = 4, option_values: Sequence[Any
         return Extraction(text, None, "unparsed", "empty answer", outcome="unparsed")
     got: tuple[str, int] | None = None
     rule = None
-    for rule, find in (("strict", _strict_letter), ("lax", _lax_letter)):
+    for rule, find in (("strict", _strict_letter), ("lax", _lax_letter)):  # noqa: B007 - read after the loop
         got = find(text, letters)
         if got is not None:
             break
@@ -223,19 +247,34 @@ def extract_letter(text: str, *, n_options: int = 4, option_values: Sequence[Any
         mentioned = _mentioned_letters(text, letters)
         distinct = sorted({m for m, _ in mentioned})
         if len(distinct) > 1:
-            return Extraction(text, None, "unparsed", f"ambiguous: several letters ({', '.join(distinct)})",
-                              outcome="unparsed")
+            return Extraction(
+                text, None, "unparsed", f"ambiguous: several letters ({', '.join(distinct)})", outcome="unparsed"
+            )
         if distinct:
             got, rule = mentioned[-1], "last"
     if got is not None:
         letter = letters.index(got[0])
-        option, note = _written_with(text, got[1], letter, option_values=option_values, options=options,
-                                     clock=clock, clock_pm=clock_pm, cut_off=cut_off)
+        option, note = _written_with(
+            text,
+            got[1],
+            letter,
+            option_values=option_values,
+            options=options,
+            clock=clock,
+            clock_pm=clock_pm,
+            cut_off=cut_off,
+        )
         if note is not None:
             return Extraction(text, got[0], rule, outcome="inconsistent", written_option=option, note=note)
         if cut_off and rule == "last":
-            return Extraction(text, got[0], rule, outcome="cut_off", written_option=option,
-                              note="cut off by the token budget before it stated an answer")
+            return Extraction(
+                text,
+                got[0],
+                rule,
+                outcome="cut_off",
+                written_option=option,
+                note="cut off by the token budget before it stated an answer",
+            )
         return Extraction(text, got[0], rule, written_option=option)
     if option_values is not None:
         spans = _value_spans(text, clock=clock, clock_pm=clock_pm)
@@ -243,12 +282,19 @@ def extract_letter(text: str, *, n_options: int = 4, option_values: Sequence[Any
         hits = [i for i, v in enumerate(option_values) if _num_eq(v, written)]
         if len(hits) == 1:
             if cut_off:
-                return Extraction(text, letters[hits[0]], "value", outcome="cut_off", written_option=hits[0],
-                                  note="cut off by the token budget before it stated an answer")
+                return Extraction(
+                    text,
+                    letters[hits[0]],
+                    "value",
+                    outcome="cut_off",
+                    written_option=hits[0],
+                    note="cut off by the token budget before it stated an answer",
+                )
             return Extraction(text, letters[hits[0]], "value", written_option=hits[0])
         if len(hits) > 1:
-            return Extraction(text, None, "unparsed", "ambiguous: the values of several options are written",
-                              outcome="unparsed")
+            return Extraction(
+                text, None, "unparsed", "ambiguous: the values of several options are written", outcome="unparsed"
+            )
     return Extraction(text, None, "unparsed", "no option letter found", outcome="unparsed")
 
 
@@ -298,8 +344,11 @@ def _value_spans(text: str, *, clock: bool, clock_pm: bool) -> list[tuple[int | 
     """Every number (or clock time, in minutes after midnight) written in ``text``, with its
     start and end; outside clock items a clock time is not read as two numbers."""
     if clock:
-        return [(v, m.start(), m.end()) for m in re.finditer(_CLOCK, text, re.IGNORECASE)
-                if (v := _clock_value(m.group(1), m.group(2), m.group(3), clock_pm)) is not None]
+        return [
+            (v, m.start(), m.end())
+            for m in re.finditer(_CLOCK, text, re.IGNORECASE)
+            if (v := _clock_value(m.group(1), m.group(2), m.group(3), clock_pm)) is not None
+        ]
     return [(_to_number(m.group(0)), m.start(), m.end()) for m in re.finditer(_NUM, _strip_clock(text))]
 
 
@@ -320,8 +369,12 @@ def _num_eq(v: Any, written: set) -> bool:
 
 
 def _unit_words(unit: str) -> list[str]:
-    words = {"$": ["dollars", "dollar", "usd"], "mL": ["ml", "millilitres", "milliliters"],
-             "cm": ["centimetres", "centimeters"], "litres": ["liters", "l"]}.get(unit, [])
+    words = {
+        "$": ["dollars", "dollar", "usd"],
+        "mL": ["ml", "millilitres", "milliliters"],
+        "cm": ["centimetres", "centimeters"],
+        "litres": ["liters", "l"],
+    }.get(unit, [])
     return [unit.lower(), *words] if unit else []
 
 
@@ -358,8 +411,15 @@ def _copied_run(text: str, start: int, end: int, question: list[tuple[str, int, 
 _CUT_NOTE = "cut off by the token budget before it stated an answer"
 
 
-def extract_number(text: str, *, unit: str = "", clock: bool = False, clock_pm: bool = False,
-                   question: str | None = None, cut_off: bool = False) -> Extraction:
+def extract_number(
+    text: str,
+    *,
+    unit: str = "",
+    clock: bool = False,
+    clock_pm: bool = False,
+    question: str | None = None,
+    cut_off: bool = False,
+) -> Extraction:
     """The number (or clock time, in minutes after midnight) a generated text answers, and its
     outcome (module docstring): ``question`` is the text the model was asked, whose copied
     numbers are echoes, not answers; ``cut_off``: the text ran into the token budget."""
@@ -372,23 +432,29 @@ def extract_number(text: str, *, unit: str = "", clock: bool = False, clock_pm: 
     asked = _words(question) if question else []
 
     def spans_in(a: int, b: int) -> list[tuple[int | float, int, int]]:
-        return [(v, a + s, a + e) for v, s, e in _value_spans(raw[a:b] if clock else text[a:b], clock=clock,
-                                                               clock_pm=clock_pm)]
+        return [
+            (v, a + s, a + e)
+            for v, s, e in _value_spans(raw[a:b] if clock else text[a:b], clock=clock, clock_pm=clock_pm)
+        ]
 
     def echo(span: tuple[int | float, int, int]) -> bool:
         return bool(asked) and _copied_run(raw, span[1], span[2], asked) >= ECHO_WORDS
 
     def at_end(span: tuple[int | float, int, int]) -> bool:
-        return cut_off and not raw[span[2]:].strip()
+        return cut_off and not raw[span[2] :].strip()
 
     def answer(span, rule: str, stated: bool) -> Extraction:
         """``stated``: the text says this is its answer (an answer line, "the answer is", or a
         text that is only the number): never an echo, cut off only if it may be incomplete."""
         value = span[0]
         if not stated and echo(span):
-            return Extraction(raw, value, rule, outcome="echo",
-                              note=f"{raw[span[1]:span[2]].strip()} only repeats the question (copied with the words "
-                                   "around it)")
+            return Extraction(
+                raw,
+                value,
+                rule,
+                outcome="echo",
+                note=f"{raw[span[1] : span[2]].strip()} only repeats the question (copied with the words around it)",
+            )
         if at_end(span) or (cut_off and not stated):
             return Extraction(raw, value, rule, outcome="cut_off", note=_CUT_NOTE)
         return Extraction(raw, value, rule)
@@ -398,13 +464,19 @@ def extract_number(text: str, *, unit: str = "", clock: bool = False, clock_pm: 
         spans = spans_in(m.start(1), m.end(1))
         if len(spans) == 1 or (spans and len({v for v, _, _ in spans}) == 1):
             return answer(spans[0], "strict", True)
-    if re.fullmatch(rf"{_DECOR}(?:{one}){_DECOR_AFTER}(?:\s*[A-Za-z]+)?{_DECOR_AFTER}[.!]?{_DECOR_AFTER}", text.strip(),
-                    re.IGNORECASE):
+    if re.fullmatch(
+        rf"{_DECOR}(?:{one}){_DECOR_AFTER}(?:\s*[A-Za-z]+)?{_DECOR_AFTER}[.!]?{_DECOR_AFTER}",
+        text.strip(),
+        re.IGNORECASE,
+    ):
         spans = spans_in(0, len(text))
         if spans:
             return answer(spans[-1], "lax", True)
-    lax = re.compile(rf"(?:(?P<stated>answer{_DECOR_AFTER}\s*(?:is|would be|:|：))|=|\bis|\bwas|\bcomes to|\btotal of)"
-                     rf"\s*{_DECOR}(?P<value>{one})", re.IGNORECASE)
+    lax = re.compile(
+        rf"(?:(?P<stated>answer{_DECOR_AFTER}\s*(?:is|would be|:|：))|=|\bis|\bwas|\bcomes to|\btotal of)"
+        rf"\s*{_DECOR}(?P<value>{one})",
+        re.IGNORECASE,
+    )
     for m in reversed(list(lax.finditer(text))):
         spans = spans_in(m.start("value"), m.end("value"))
         if not spans:
@@ -415,8 +487,9 @@ def extract_number(text: str, *, unit: str = "", clock: bool = False, clock_pm: 
         return got
     spans = spans_in(0, len(text))
     if not spans:
-        return Extraction(raw, None, "unparsed", "no clock time found" if clock else "no number found",
-                          outcome="unparsed")
+        return Extraction(
+            raw, None, "unparsed", "no clock time found" if clock else "no number found", outcome="unparsed"
+        )
     own = [s for s in spans if not echo(s)]
     pool = own or spans
     words = _unit_words(unit)

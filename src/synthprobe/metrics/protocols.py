@@ -3,7 +3,8 @@ item by item. Pure: reads results entries (dicts) with their per-item prediction
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from synthprobe.metrics.stats import paired_difference
 
@@ -11,10 +12,14 @@ from synthprobe.metrics.stats import paired_difference
 #: as ``summary.primary_label``; the report uses it for files that do not).
 PRIMARY_LABEL = {
     "loglik": "acc_norm: the ending with the highest mean log-likelihood per token",
-    "letters": ("accuracy: the letter read back names the correct option, over all items "
-                "(unparsed and inconsistent answers count wrong)"),
-    "free": ("accuracy: the value read back equals the answer, over all items "
-             "(unparsed, echoed and cut-off answers count wrong)"),
+    "letters": (
+        "accuracy: the letter read back names the correct option, over all items "
+        "(unparsed and inconsistent answers count wrong)"
+    ),
+    "free": (
+        "accuracy: the value read back equals the answer, over all items "
+        "(unparsed, echoed and cut-off answers count wrong)"
+    ),
 }
 
 
@@ -22,8 +27,10 @@ def _item_correct(block: dict[str, Any]) -> dict[str, tuple[Any, bool]] | None:
     preds = block.get("predictions")
     if not preds:
         return None
-    return {str(r["id"]): (r.get("depth"), bool(r["correct_acc_norm"] if "correct" not in r else r["correct"]))
-            for r in preds}
+    return {
+        str(r["id"]): (r.get("depth"), bool(r["correct_acc_norm"] if "correct" not in r else r["correct"]))
+        for r in preds
+    }
 
 
 def _protocol(entry: dict[str, Any]) -> str:
@@ -44,8 +51,9 @@ def _metric(entry: dict[str, Any]) -> str:
     return str(summary.get("primary") or ("acc_norm" if _protocol(entry) == "loglik" else "accuracy"))
 
 
-def protocol_effect(entries: Sequence[dict[str, Any]], *,
-                    label: Callable[[dict[str, Any]], str]) -> list[dict[str, Any]]:
+def protocol_effect(
+    entries: Sequence[dict[str, Any]], *, label: Callable[[dict[str, Any]], str]
+) -> list[dict[str, Any]]:
     """For every model scored under several protocols in one file (``--protocol loglik,letters,
     free --save-predictions``): each other protocol against the first one, on the same items,
     overall and per depth: accuracies, the difference in points and the exact McNemar test
@@ -59,8 +67,12 @@ def protocol_effect(entries: Sequence[dict[str, Any]], *,
         chat = e.get("chat") or {}
         # one model is its weights under its name: two names for the same weights (--model a=X
         # --model b=X) are two models, each with its own protocols
-        key = (e["model"].get("fingerprint"), e["model"]["name"], chat.get("chat_template_sha256"),
-               chat.get("system_prompt_sha256"))
+        key = (
+            e["model"].get("fingerprint"),
+            e["model"]["name"],
+            chat.get("chat_template_sha256"),
+            chat.get("system_prompt_sha256"),
+        )
         groups.setdefault(key, []).append(e)
     out: list[dict[str, Any]] = []
     for group in groups.values():
@@ -78,8 +90,15 @@ def protocol_effect(entries: Sequence[dict[str, Any]], *,
             rows = [{"depth": "all", **paired_difference([ref_items[i][1] for i in ids], [got[i][1] for i in ids])}]
             for d in sorted({ref_items[i][0] for i in ids if ref_items[i][0] is not None}):
                 sub = [i for i in ids if ref_items[i][0] == d]
-                rows.append({"depth": d, **paired_difference([ref_items[i][1] for i in sub],
-                                                             [got[i][1] for i in sub])})
-            out.append({"model": ref["model"]["name"], "reference": _named(ref, label), "other": _named(other, label),
-                        "reference_metric": _metric(ref), "metric": _metric(other), "rows": rows})
+                rows.append({"depth": d, **paired_difference([ref_items[i][1] for i in sub], [got[i][1] for i in sub])})
+            out.append(
+                {
+                    "model": ref["model"]["name"],
+                    "reference": _named(ref, label),
+                    "other": _named(other, label),
+                    "reference_metric": _metric(ref),
+                    "metric": _metric(other),
+                    "rows": rows,
+                }
+            )
     return out

@@ -8,8 +8,9 @@ from __future__ import annotations
 import gc
 import math
 import statistics
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any
 
 
 @lru_cache(maxsize=4096)
@@ -168,7 +169,7 @@ def t_test(a: Sequence[float], b: Sequence[float]) -> tuple[float | None, float 
 
     if len(a) < 2 or len(b) < 2:
         return None, None
-    if len(set(a)) == 1 and len(set(b)) == 1:   # no spread in either group: t is 0/0 or infinite
+    if len(set(a)) == 1 and len(set(b)) == 1:  # no spread in either group: t is 0/0 or infinite
         return None, None
     res = stats.ttest_ind(a, b, equal_var=True)
     t, p = float(res.statistic), float(res.pvalue)
@@ -201,14 +202,22 @@ def paired_difference(reference: Sequence[bool], other: Sequence[bool]) -> dict[
     c = sum(1 for x, y in zip(reference, other) if y and not x)
     acc = 100.0 * got / n if n else None
     ref_acc = 100.0 * ref / n if n else None
-    return {"n": n, "correct": got, "accuracy": None if acc is None else round(acc, 4),
-            "reference_correct": ref, "reference_accuracy": None if ref_acc is None else round(ref_acc, 4),
-            "delta": None if acc is None else round(acc - ref_acc, 4),
-            "b": b, "c": c, "p_mcnemar": mcnemar_exact(b, c)}
+    return {
+        "n": n,
+        "correct": got,
+        "accuracy": None if acc is None else round(acc, 4),
+        "reference_correct": ref,
+        "reference_accuracy": None if ref_acc is None else round(ref_acc, 4),
+        "delta": None if acc is None else round(acc - ref_acc, 4),
+        "b": b,
+        "c": c,
+        "p_mcnemar": mcnemar_exact(b, c),
+    }
 
 
-def paired_diff_ci(both: int, ref_only: int, other_only: int, neither: int,
-                   confidence: float = 0.95) -> tuple[float, float]:
+def paired_diff_ci(
+    both: int, ref_only: int, other_only: int, neither: int, confidence: float = 0.95
+) -> tuple[float, float]:
     """Confidence interval (fractions) of the paired difference ``other − reference`` of two
     proportions measured on the same items: Newcombe's hybrid score interval (1998, method 10),
     built from the two Wilson intervals (:func:`wilson_ci`) and the phi correlation of the
@@ -227,8 +236,10 @@ def paired_diff_ci(both: int, ref_only: int, other_only: int, neither: int,
         cross = max(cross - n / 2, 0.0) if cross > 0 else cross
         phi = cross / math.sqrt(margins)
     d = p_other - p_ref
-    lower = d - math.sqrt(max((p_other - l_oth) ** 2 - 2 * phi * (p_other - l_oth) * (u_ref - p_ref)
-                              + (u_ref - p_ref) ** 2, 0.0))
-    upper = d + math.sqrt(max((u_oth - p_other) ** 2 - 2 * phi * (u_oth - p_other) * (p_ref - l_ref)
-                              + (p_ref - l_ref) ** 2, 0.0))
+    lower = d - math.sqrt(
+        max((p_other - l_oth) ** 2 - 2 * phi * (p_other - l_oth) * (u_ref - p_ref) + (u_ref - p_ref) ** 2, 0.0)
+    )
+    upper = d + math.sqrt(
+        max((u_oth - p_other) ** 2 - 2 * phi * (u_oth - p_other) * (p_ref - l_ref) + (p_ref - l_ref) ** 2, 0.0)
+    )
     return (max(lower, -1.0), min(upper, 1.0))

@@ -13,7 +13,8 @@ Clopper–Pearson 95 % interval). Pure numbers: imports nothing from scoring, ta
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from synthprobe.metrics.stats import binom_p, exact_ci
 
@@ -24,8 +25,12 @@ METHODS = ("choice", "generation")
 def cell(flags: Sequence[bool]) -> dict[str, Any]:
     n, k = len(flags), sum(bool(f) for f in flags)
     lo, hi = exact_ci(k, n) if n else (None, None)
-    return {"correct": k, "n": n, "acc": round(k / n, 6) if n else None,
-            "ci95": [round(lo, 6), round(hi, 6)] if n else None}
+    return {
+        "correct": k,
+        "n": n,
+        "acc": round(k / n, 6) if n else None,
+        "ci95": [round(lo, 6), round(hi, 6)] if n else None,
+    }
 
 
 def _cells(recs: Sequence[dict]) -> dict[str, dict[str, Any]]:
@@ -68,10 +73,14 @@ def gap(recs: Sequence[dict], method: str) -> dict[str, Any]:
     iso_only = sum(a and not b for a, b in zip(iso, chain))
     chain_only = sum(b and not a for a, b in zip(iso, chain))
     disc = iso_only + chain_only
-    return {"isolation": cell(iso), "chain": cell(chain),
-            "difference": round((sum(chain) - sum(iso)) / len(recs), 6) if recs else None,
-            "isolation_only": iso_only, "chain_only": chain_only,
-            "p_mcnemar": round(binom_p(iso_only, disc, 0.5), 6) if disc else None}
+    return {
+        "isolation": cell(iso),
+        "chain": cell(chain),
+        "difference": round((sum(chain) - sum(iso)) / len(recs), 6) if recs else None,
+        "isolation_only": iso_only,
+        "chain_only": chain_only,
+        "p_mcnemar": round(binom_p(iso_only, disc, 0.5), 6) if disc else None,
+    }
 
 
 def summarise_steps(records: Sequence[dict], ops: Sequence[str]) -> dict[str, Any]:
@@ -85,12 +94,16 @@ def summarise_steps(records: Sequence[dict], ops: Sequence[str]) -> dict[str, An
         "items": len({r["item"] for r in records}),
         "overall": _cells(records),
         "by_step_depth": [{"depth": d, "step": s, **_cells(recs)} for (d, s), recs in by_sd.items()],
-        "by_operation_digits": [{"operation": recs[0]["operation"], "op": recs[0]["op"], "digits": dg,
-                                 **_cells(recs)} for (_, dg), recs in by_od.items()],
+        "by_operation_digits": [
+            {"operation": recs[0]["operation"], "op": recs[0]["op"], "digits": dg, **_cells(recs)}
+            for (_, dg), recs in by_od.items()
+        ],
         "first_broken": {m: first_broken(records, m) for m in METHODS},
         "gap": {m: gap(records, m) for m in METHODS},
-        "gap_by_operation": [{"operation": recs[0]["operation"], "op": recs[0]["op"],
-                              **{m: gap(recs, m) for m in METHODS}} for _, recs in by_op.items()],
+        "gap_by_operation": [
+            {"operation": recs[0]["operation"], "op": recs[0]["op"], **{m: gap(recs, m) for m in METHODS}}
+            for _, recs in by_op.items()
+        ],
     }
 
 

@@ -10,7 +10,8 @@ from scoring, tasks or report.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 
 def _ranks(values) -> Any:
@@ -38,8 +39,8 @@ def kendalls_w(table) -> tuple[float | None, float | None]:
     ties = 0.0
     for row in ranks:
         _, counts = np.unique(row, return_counts=True)
-        ties += float((counts ** 3 - counts).sum())
-    denominator = m ** 2 * (n ** 3 - n) - m * ties
+        ties += float((counts**3 - counts).sum())
+    denominator = m**2 * (n**3 - n) - m * ties
     if denominator <= 0:
         return None, None
     w = 12.0 * s / denominator

@@ -21,8 +21,8 @@ from typing import Any
 
 from tqdm import tqdm
 
-from synthprobe.probes.items import GrammarItem
 from synthprobe.backends.decoding import Sampling, generate
+from synthprobe.probes.items import GrammarItem
 from synthprobe.seeding import derive_seed
 
 TASK = "probe-grammar"
@@ -35,8 +35,7 @@ def _pair(inp: str, out: str) -> list[str]:
     return [f"{INPUT} {inp}", f"{OUTPUT} {out}" if out else OUTPUT]
 
 
-def build_prompt(demos: list[GrammarItem], item: GrammarItem,
-                 history: list[tuple[GrammarItem, str]] = ()) -> str:
+def build_prompt(demos: list[GrammarItem], item: GrammarItem, history: list[tuple[GrammarItem, str]] = ()) -> str:
     """Demonstrations, then the earlier items with the model's completions (chained prompting),
     then the item's input and ``Good English output:`` for the model to complete."""
     lines = []
@@ -97,8 +96,9 @@ def time_first(lm, items: list[GrammarItem], sampling: Sampling, *, seed: int, c
     return time.perf_counter() - t0
 
 
-def run(lm, items: list[GrammarItem], sampling: Sampling, *, seed: int, chain: bool = True,
-        progress: bool = True, chat=None) -> dict[str, Any]:
+def run(
+    lm, items: list[GrammarItem], sampling: Sampling, *, seed: int, chain: bool = True, progress: bool = True, chat=None
+) -> dict[str, Any]:
     """Correct every item without an ``output``; ``lm`` is a synthprobe backend.
 
     Chained (default): one prompt at a time, each after the previous completions. Not chained:
@@ -123,9 +123,15 @@ def run(lm, items: list[GrammarItem], sampling: Sampling, *, seed: int, chain: b
     results = []
     for index, (g, prompt, run_) in enumerate(zip(targets, prompts, runs)):
         gens = [x.text for x in run_]
-        row: dict[str, Any] = {"input": g.input, "line": g.line, "prompt": prompt,
-                               "earlier_answers": index if chain else 0, "generations": gens,
-                               "finished": [x.finished for x in run_], "reference": g.reference}
+        row: dict[str, Any] = {
+            "input": g.input,
+            "line": g.line,
+            "prompt": prompt,
+            "earlier_answers": index if chain else 0,
+            "generations": gens,
+            "finished": [x.finished for x in run_],
+            "reference": g.reference,
+        }
         if g.reference is not None:
             row["exact_match"] = [exact_match(x, g.reference) for x in gens]
         results.append(row)

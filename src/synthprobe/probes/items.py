@@ -42,8 +42,9 @@ def _text(obj: dict, key: str, path, line: int, *, required: bool = True) -> str
 def _check_keys(obj: dict, allowed: set[str], path, line: int) -> None:
     extra = sorted(set(obj) - allowed)
     if extra:
-        raise InputError(f"unknown field; expected only {', '.join(sorted(allowed))}",
-                         path=path, line=line, field=extra[0])
+        raise InputError(
+            f"unknown field; expected only {', '.join(sorted(allowed))}", path=path, line=line, field=extra[0]
+        )
 
 
 @dataclass(frozen=True)
@@ -72,32 +73,53 @@ def load_novel_words(path: str | Path | None = None) -> list[NovelWord]:
         _check_keys(obj, {"word", "pos", "definition", "sentence"}, path, line)
         word = _text(obj, "word", path, line)
         if not _WORD.match(word):
-            raise InputError(f"{word!r} is not a single word of letters (hyphen/apostrophe allowed, "
-                             "at most 40 characters)", path=path, line=line, field="word")
+            raise InputError(
+                f"{word!r} is not a single word of letters (hyphen/apostrophe allowed, at most 40 characters)",
+                path=path,
+                line=line,
+                field="word",
+            )
         if sum(c.isalpha() for c in word) < MIN_LETTERS:
-            raise InputError(f"{word!r} is shorter than {MIN_LETTERS} letters; a made-up word that short turns up "
-                             "inside ordinary text, so whether a sentence uses it cannot be judged",
-                             path=path, line=line, field="word")
+            raise InputError(
+                f"{word!r} is shorter than {MIN_LETTERS} letters; a made-up word that short turns up "
+                "inside ordinary text, so whether a sentence uses it cannot be judged",
+                path=path,
+                line=line,
+                field="word",
+            )
         if word.lower() in seen:
-            raise InputError(f"word {word!r} already appears on line {seen[word.lower()]}",
-                             path=path, line=line, field="word")
+            raise InputError(
+                f"word {word!r} already appears on line {seen[word.lower()]}", path=path, line=line, field="word"
+            )
         seen[word.lower()] = line
         pos = obj.get("pos")
         if pos not in POS_KINDS:
-            raise InputError(f"expected one of {', '.join(POS_KINDS)}, got {pos!r:.40}",
-                             path=path, line=line, field="pos")
+            raise InputError(
+                f"expected one of {', '.join(POS_KINDS)}, got {pos!r:.40}", path=path, line=line, field="pos"
+            )
         definition = _text(obj, "definition", path, line)
         sentence = _text(obj, "sentence", path, line, required=False)
         if not out and sentence is None:
-            raise InputError("the first item is the worked example and needs a human-written 'sentence'",
-                             path=path, line=line, field="sentence")
+            raise InputError(
+                "the first item is the worked example and needs a human-written 'sentence'",
+                path=path,
+                line=line,
+                field="sentence",
+            )
         if sentence is not None and out and out[-1].sentence is None:
-            raise InputError("items with a human-written sentence (demonstrations) must all come first",
-                             path=path, line=line, field="sentence")
+            raise InputError(
+                "items with a human-written sentence (demonstrations) must all come first",
+                path=path,
+                line=line,
+                field="sentence",
+            )
         out.append(NovelWord(word, pos, definition, sentence, line))
     if all(w.sentence is not None for w in out):
-        raise InputError("every item has a human-written sentence; at least one item without "
-                         "'sentence' is needed for the model to answer", path=path)
+        raise InputError(
+            "every item has a human-written sentence; at least one item without "
+            "'sentence' is needed for the model to answer",
+            path=path,
+        )
     return out
 
 
@@ -121,15 +143,23 @@ def load_grammar(path: str | Path | None = None) -> list[GrammarItem]:
         output = _text(obj, "output", path, line, required=False)
         ref = _text(obj, "reference", path, line, required=False)
         if output is not None and ref is not None:
-            raise InputError("give 'output' (a demonstration shown in the prompt) or 'reference' "
-                             "(the gold answer for scoring), not both", path=path, line=line, field="reference")
+            raise InputError(
+                "give 'output' (a demonstration shown in the prompt) or 'reference' "
+                "(the gold answer for scoring), not both",
+                path=path,
+                line=line,
+                field="reference",
+            )
         if output is not None and out and out[-1].output is None:
-            raise InputError("demonstrations (items with 'output') must all come first",
-                             path=path, line=line, field="output")
+            raise InputError(
+                "demonstrations (items with 'output') must all come first", path=path, line=line, field="output"
+            )
         out.append(GrammarItem(inp, output, ref, line))
     if not any(g.output is not None for g in out):
         raise InputError("no demonstration: the first item(s) need a human-written 'output'", path=path)
     if all(g.output is not None for g in out):
-        raise InputError("every item is a demonstration; at least one item without 'output' is needed "
-                         "for the model to answer", path=path)
+        raise InputError(
+            "every item is a demonstration; at least one item without 'output' is needed for the model to answer",
+            path=path,
+        )
     return out

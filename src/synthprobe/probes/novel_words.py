@@ -16,8 +16,8 @@ from typing import Any
 
 from tqdm import tqdm
 
-from synthprobe.probes.items import NovelWord
 from synthprobe.backends.decoding import Sampling, generate
+from synthprobe.probes.items import NovelWord
 from synthprobe.seeding import derive_seed
 
 TASK = "probe-novel-words"
@@ -59,8 +59,7 @@ def inflections(word: str) -> set[str]:
         forms |= {w + "d", w + "r", w + "rs", stem + "ing"}
     if len(w) >= 2 and w.endswith("y") and w[-2] not in _VOWELS:
         forms |= {w[:-1] + "ies", w[:-1] + "ied"}
-    if (len(w) >= 3 and w[-1] not in _VOWELS and w[-1] not in "wxy"
-            and w[-2] in _VOWELS and w[-3] not in _VOWELS):
+    if len(w) >= 3 and w[-1] not in _VOWELS and w[-1] not in "wxy" and w[-2] in _VOWELS and w[-3] not in _VOWELS:
         forms |= {w + w[-1] + s for s in ("ed", "ing", "er", "ers")}
     return forms
 
@@ -85,8 +84,9 @@ def used_form(sentence: str, word: str) -> str | None:
 def distinct_n(texts: list[str], n: int) -> float | None:
     """Distinct-n (Li et al. 2016): unique word n-grams over all word n-grams of ``texts``
     (lower-cased words); None when there is no n-gram. 1.0: no n-gram repeats."""
-    grams = [tuple(toks[i:i + n]) for toks in (_TOKEN.findall(t.lower()) for t in texts)
-             for i in range(len(toks) - n + 1)]
+    grams = [
+        tuple(toks[i : i + n]) for toks in (_TOKEN.findall(t.lower()) for t in texts) for i in range(len(toks) - n + 1)
+    ]
     return round(len(set(grams)) / len(grams), 4) if grams else None
 
 
@@ -96,8 +96,9 @@ def shared_frames(texts: list[str], words: list[str]) -> int:
     frames = []
     for text, word in zip(texts, words):
         forms = inflections(word)
-        toks = ["_" if (tok[:-2] if tok.endswith("'s") else tok) in forms else tok
-                for tok in _TOKEN.findall(text.lower())]
+        toks = [
+            "_" if (tok[:-2] if tok.endswith("'s") else tok) in forms else tok for tok in _TOKEN.findall(text.lower())
+        ]
         frames.append(" ".join(toks))
     counts: dict[str, int] = {}
     for f in frames:
@@ -117,8 +118,9 @@ def time_first(lm, words: list[NovelWord], sampling: Sampling, *, seed: int, cha
     return time.perf_counter() - t0
 
 
-def run(lm, words: list[NovelWord], sampling: Sampling, *, seed: int,
-        progress: bool = True, chat=None) -> dict[str, Any]:
+def run(
+    lm, words: list[NovelWord], sampling: Sampling, *, seed: int, progress: bool = True, chat=None
+) -> dict[str, Any]:
     """Generate a sentence (``sampling.n`` samples) for every word without a human sentence.
 
     ``lm`` is a synthprobe backend. The first sample continues the chain. Returns the
@@ -133,16 +135,21 @@ def run(lm, words: list[NovelWord], sampling: Sampling, *, seed: int,
         (run_,) = generate(lm, [prompt], sampling, seeds=[derive_seed(TASK, seed, index)], stop=STOP, chat=chat)
         gens = [g.text for g in run_]
         forms = [used_form(g, w.word) for g in gens]
-        results.append({
-            "word": w.word, "pos": w.pos, "definition": w.definition, "line": w.line,
-            "earlier_examples": len(history),
-            "prompt": prompt,
-            "new_text": definition_line(w),
-            "generations": gens,
-            "finished": [g.finished for g in run_],
-            "uses_word": [f is not None for f in forms],
-            "used_form": forms,
-        })
+        results.append(
+            {
+                "word": w.word,
+                "pos": w.pos,
+                "definition": w.definition,
+                "line": w.line,
+                "earlier_examples": len(history),
+                "prompt": prompt,
+                "new_text": definition_line(w),
+                "generations": gens,
+                "finished": [g.finished for g in run_],
+                "uses_word": [f is not None for f in forms],
+                "used_form": forms,
+            }
+        )
         history.append((w, gens[0]))
     n = len(results)
     first = sum(r["uses_word"][0] for r in results)
@@ -158,14 +165,18 @@ def run(lm, words: list[NovelWord], sampling: Sampling, *, seed: int,
         # word swapped in "uses the word" every time)
         "distinct_1": distinct_n(gens_all, 1),
         "distinct_2": distinct_n(gens_all, 2),
-        "shared_frame_first_sample": shared_frames([r["generations"][0] for r in results],
-                                                   [r["word"] for r in results]),
+        "shared_frame_first_sample": shared_frames(
+            [r["generations"][0] for r in results], [r["word"] for r in results]
+        ),
         "empty_generations": sum(1 for r in results for g in r["generations"] if not g),
         "truncated_generations": sum(1 for r in results for f in r["finished"] if not f),
     }
     return {
-        "demonstrations": [{"word": w.word, "pos": w.pos, "definition": w.definition, "sentence": w.sentence}
-                           for w in words if w.sentence is not None],
+        "demonstrations": [
+            {"word": w.word, "pos": w.pos, "definition": w.definition, "sentence": w.sentence}
+            for w in words
+            if w.sentence is not None
+        ],
         "results": results,
         "summary": summary,
     }

@@ -42,15 +42,15 @@ Every input is read and validated before anything is written.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from synthprobe.errors import InputError
 from synthprobe.io.write import check_output_dir, write_tree
+from synthprobe.report import extras as extra_sections
 from synthprobe.report import page, viewer
 from synthprobe.report.format import ordered
 from synthprobe.report.model import Gpt3Result, ModelResult
-from synthprobe.report import extras as extra_sections
 from synthprobe.report.reader import parse, read_document
 
 FIGURES = ("depth_curve", "template_heatmap", "mistake_profile", "rank_preference")
@@ -88,8 +88,9 @@ def unique_names(results: list) -> list:
     return out
 
 
-def default_leaderboard_title(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result],
-                              extras: extra_sections.Extras | None = None) -> str:
+def default_leaderboard_title(
+    results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result], extras: extra_sections.Extras | None = None
+) -> str:
     if not results and not gpt3 and extra_sections.only_title(extras):
         return extra_sections.only_title(extras)
     if results and gpt3:
@@ -99,17 +100,22 @@ def default_leaderboard_title(results: Sequence[ModelResult], gpt3: Sequence[Gpt
     return "GPT-3 synthetic tasks leaderboard"
 
 
-def markdown(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result], title: str,
-             extras: extra_sections.Extras | None = None) -> str:
+def markdown(
+    results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result], title: str, extras: extra_sections.Extras | None = None
+) -> str:
     """leaderboard.md: the Deep Arithmark table, the GPT-3 table, or both under their own headings;
     then the part of each extra section (:mod:`synthprobe.report.extras`) that has one."""
     parts = [f"# {title}\n"]
     if results:
-        parts.append(("## Deep Arithmark\n\n" if gpt3 else "")
-                     + extra_sections.leaderboard("deeparithmark", "table").markdown_body(results))
+        parts.append(
+            ("## Deep Arithmark\n\n" if gpt3 else "")
+            + extra_sections.leaderboard("deeparithmark", "table").markdown_body(results)
+        )
     if gpt3:
-        parts.append(("## GPT-3 synthetic tasks\n\n" if results else "")
-                     + extra_sections.leaderboard("gpt3", "table").markdown_body(gpt3))
+        parts.append(
+            ("## GPT-3 synthetic tasks\n\n" if results else "")
+            + extra_sections.leaderboard("gpt3", "table").markdown_body(gpt3)
+        )
     for mod, items in extra_sections.present(extras):
         body = getattr(mod, "markdown_body", None)
         if body is not None:
@@ -117,10 +123,17 @@ def markdown(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result], title: 
     return "\n".join(parts)
 
 
-def render_files(results: Sequence[ModelResult], *, sources: Sequence[str], title: str | None = None,
-                 progress: bool | None = None, gpt3: Sequence[Gpt3Result] = (),
-                 extras: extra_sections.Extras | None = None, runs: Sequence[viewer.Run] = (),
-                 data_files: Sequence[Path] = ()) -> dict[str, bytes]:
+def render_files(
+    results: Sequence[ModelResult],
+    *,
+    sources: Sequence[str],
+    title: str | None = None,
+    progress: bool | None = None,
+    gpt3: Sequence[Gpt3Result] = (),
+    extras: extra_sections.Extras | None = None,
+    runs: Sequence[viewer.Run] = (),
+    data_files: Sequence[Path] = (),
+) -> dict[str, bytes]:
     """Relative path → bytes for every output file. ``runs``: saved predictions for the item
     viewer (``items.html``, written only when there are some); ``data_files``: where to look
     first for the data files they name (``synthprobe report --data``)."""
@@ -138,19 +151,26 @@ def render_files(results: Sequence[ModelResult], *, sources: Sequence[str], titl
     gpt3 = ordered(unique_names(list(gpt3)))
     chances = {round(r.chance, 9) for r in results}
     if len(chances) > 1:
-        raise InputError(f"results mix tasks with different chance levels ({sorted(chances)}); "
-                         "report one task at a time")
+        raise InputError(
+            f"results mix tasks with different chance levels ({sorted(chances)}); report one task at a time"
+        )
     plots = extra_sections.leaderboard("deeparithmark", "figures")
     gpt3_figures = extra_sections.leaderboard("gpt3", "figures")
-    makers = {"depth_curve": plots.depth_curve, "template_heatmap": plots.template_heatmap,
-              "mistake_profile": plots.mistake_profile, "rank_preference": plots.rank_preference}
+    makers = {
+        "depth_curve": plots.depth_curve,
+        "template_heatmap": plots.template_heatmap,
+        "mistake_profile": plots.mistake_profile,
+        "rank_preference": plots.rank_preference,
+    }
     todo = [(name, lambda f=makers[name]: f(results)) for name in FIGURES if results]
     todo += [("gpt3_curves", lambda: gpt3_figures.gpt3_curves(gpt3))] if gpt3 else []
-    todo += [(mod.KEY, lambda m=mod, its=its: m.figure(its)) for mod, its in extra_sections.present(extras)
-             if hasattr(mod, "figure")]
+    todo += [
+        (mod.KEY, lambda m=mod, its=its: m.figure(its))
+        for mod, its in extra_sections.present(extras)
+        if hasattr(mod, "figure")
+    ]
     figures: dict[str, bytes | None] = {}
-    for name, make in tqdm(todo, desc="report figures", unit="fig",
-                           disable=None if progress is None else not progress):
+    for name, make in tqdm(todo, desc="report figures", unit="fig", disable=None if progress is None else not progress):
         figures[name] = make()
     files: dict[str, bytes] = {}
     page_title = title or page.default_title(results, gpt3, extras)
@@ -159,19 +179,28 @@ def render_files(results: Sequence[ModelResult], *, sources: Sequence[str], titl
         data = viewer.viewer_data(runs, data_files=data_files, title=page_title)
         files[viewer.PAGE] = viewer.render_data(data, css=page.CSS).encode("utf-8")
         items_page = (viewer.PAGE, *viewer.counts(data))  # every model's answers, of every benchmark
-    files["index.html"] = page.render(results, figures, sources=sources, title=page_title, gpt3=gpt3,
-                                      extras=extras, items_page=items_page).encode("utf-8")
-    files["leaderboard.md"] = markdown(results, gpt3, title or default_leaderboard_title(results, gpt3, extras),
-                                       extras).encode("utf-8")
+    files["index.html"] = page.render(
+        results, figures, sources=sources, title=page_title, gpt3=gpt3, extras=extras, items_page=items_page
+    ).encode("utf-8")
+    files["leaderboard.md"] = markdown(
+        results, gpt3, title or default_leaderboard_title(results, gpt3, extras), extras
+    ).encode("utf-8")
     for name, png in figures.items():
         if png is not None:
             files[f"{name}.png"] = png
     return files
 
 
-def build_report(paths: Sequence[str | Path], out: str | Path, *, title: str | None = None,
-                 progress: bool | None = None, overwrite: bool = False,
-                 tables: Sequence[str] = (), data_files: Sequence[str | Path] = ()) -> list[Path]:
+def build_report(
+    paths: Sequence[str | Path],
+    out: str | Path,
+    *,
+    title: str | None = None,
+    progress: bool | None = None,
+    overwrite: bool = False,
+    tables: Sequence[str] = (),
+    data_files: Sequence[str | Path] = (),
+) -> list[Path]:
     """Read every results file (Deep Arithmark or GPT-3 synthetic tasks, in any mix), then write
     the report folder; returns the written paths. A folder that already holds a report file is
     refused unless ``overwrite``; a results file among the outputs always is. ``tables``: also
@@ -183,8 +212,9 @@ def build_report(paths: Sequence[str | Path], out: str | Path, *, title: str | N
     inputs = [(p, "RESULTS.json") for p in paths] + [(p, "--data") for p in data_files]
     for p in data_files:
         if not Path(p).is_file():
-            raise InputError("does not exist or is not a file; expected a Deep Arithmark JSONL data file",
-                             path=p, field="--data")
+            raise InputError(
+                "does not exist or is not a file; expected a Deep Arithmark JSONL data file", path=p, field="--data"
+            )
     check_output_dir(out, ["index.html", "leaderboard.md", viewer.PAGE], inputs, overwrite=overwrite)
     if not paths:
         raise InputError("expected at least one results JSON file")
@@ -196,14 +226,25 @@ def build_report(paths: Sequence[str | Path], out: str | Path, *, title: str | N
         results += deep
         gpt3 += g
     extras = extra_sections.collect(docs)
-    files = render_files(results, sources=[str(p) for p in paths], title=title, progress=progress, gpt3=gpt3,
-                         extras=extras, runs=viewer.collect(docs), data_files=[Path(p) for p in data_files])
+    files = render_files(
+        results,
+        sources=[str(p) for p in paths],
+        title=title,
+        progress=progress,
+        gpt3=gpt3,
+        extras=extras,
+        runs=viewer.collect(docs),
+        data_files=[Path(p) for p in data_files],
+    )
     if tables:
         from synthprobe.report import tables as paper_tables
 
         # each benchmark's report items, for its `tables` part: the two leaderboards' rows, then
         # what the sections parsed (those of registered benchmarks have their names)
-        items = {"deeparithmark": ordered(unique_names(list(results))), "gpt3": ordered(unique_names(list(gpt3))),
-                 **extras}
+        items = {
+            "deeparithmark": ordered(unique_names(list(results))),
+            "gpt3": ordered(unique_names(list(gpt3))),
+            **extras,
+        }
         files.update(paper_tables.files(items, list(dict.fromkeys(tables))))
     return write_tree(out, files, inputs=inputs, overwrite=overwrite)

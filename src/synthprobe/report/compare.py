@@ -23,11 +23,12 @@ called ``final`` are never merged or confused.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Sequence
+from typing import Any
 
 from synthprobe import benchmarks
 from synthprobe.metrics.compare import compare_models
@@ -85,8 +86,15 @@ def _title(block: str) -> str:
 
 _NUM = (int, float)
 #: the fields of a pair (and of each of its groups) the section shows, with their types
-_PAIR_KEYS = {"n": (int,), "a_accuracy": _NUM, "b_accuracy": _NUM, "delta": _NUM, "a_only": (int,),
-              "b_only": (int,), "p_mcnemar": _NUM}
+_PAIR_KEYS = {
+    "n": (int,),
+    "a_accuracy": _NUM,
+    "b_accuracy": _NUM,
+    "delta": _NUM,
+    "a_only": (int,),
+    "b_only": (int,),
+    "p_mcnemar": _NUM,
+}
 
 
 def _check_stats(r, s: Any, where: str) -> None:
@@ -175,10 +183,13 @@ def cross_file(items: Sequence) -> list[tuple[str, dict, dict[str, str]]]:
             groups.update(m.groups or {})
         source_of = {n: m.source for n, m in names.items()}
         part = _owner(benchmark)[1]
-        block = compare_models({n: m.outcomes for n, m in names.items()},
-                               groups if all(m.groups for m in models) else None,
-                               metric=models[0].metric or part.METRIC, group_by=part.GROUP_BY,
-                               keep=lambda a, b: source_of[a] != source_of[b])
+        block = compare_models(
+            {n: m.outcomes for n, m in names.items()},
+            groups if all(m.groups for m in models) else None,
+            metric=models[0].metric or part.METRIC,
+            group_by=part.GROUP_BY,
+            keep=lambda a, b: source_of[a] != source_of[b],  # noqa: B023
+        )
         if block["pairs"] or block.get("not_paired"):
             out.append((benchmark, block, source_of))
     return out
@@ -199,26 +210,38 @@ def rows(block: dict, rename=lambda n: n) -> list[list[str]]:
     for p in block["pairs"]:
         label = f"{rename(p['b'])} − {rename(p['a'])}"
         for group, s in [("all", p), *((g, s) for g, s in (p.get("groups") or {}).items())]:
-            out.append([label if group == "all" else "", group if group == "all" else
-                        (f"depth {group}" if block.get("group_by") == "depth" else group),
-                        f"{s['n']:,}", f"{s['a_accuracy']:.1f}", f"{s['b_accuracy']:.1f}", _delta(s["delta"]),
-                        _ci(s.get("ci95")), f"{s['a_only']} / {s['b_only']}", fmt_p(s["p_mcnemar"]),
-                        fmt_p(s.get("p_holm"))])
+            out.append(
+                [
+                    label if group == "all" else "",
+                    group if group == "all" else (f"depth {group}" if block.get("group_by") == "depth" else group),
+                    f"{s['n']:,}",
+                    f"{s['a_accuracy']:.1f}",
+                    f"{s['b_accuracy']:.1f}",
+                    _delta(s["delta"]),
+                    _ci(s.get("ci95")),
+                    f"{s['a_only']} / {s['b_only']}",
+                    fmt_p(s["p_mcnemar"]),
+                    fmt_p(s.get("p_holm")),
+                ]
+            )
     return out
 
 
 HEAD = ["B − A", "items", "n", "A %", "B %", "Δ (points)", "95 % CI", "A only / B only", "McNemar p", "Holm p"]
 
+
 def lead() -> str:
     """The section's first paragraph, each benchmark's metric named (its part's ``LEAD``)."""
     metrics = ", ".join(part.LEAD for _, part in _parts())
-    return ("Paired tests of models scored on the same items. Δ = B − A in accuracy points"
-            + (f" ({metrics})" if metrics else "")
-            + " with its 95 % interval (Newcombe's score interval for paired "
-            "proportions); <i>A only / B only</i> counts the items only A (only B) got right; the exact two-sided "
-            "McNemar test asks whether those two counts differ by more than chance; <i>Holm p</i> corrects it for "
-            "the number of pairs (overall, and within each depth or task). A pair is tested only on identical "
-            "items; a name in several files carries its file's name.")
+    return (
+        "Paired tests of models scored on the same items. Δ = B − A in accuracy points"
+        + (f" ({metrics})" if metrics else "")
+        + " with its 95 % interval (Newcombe's score interval for paired "
+        "proportions); <i>A only / B only</i> counts the items only A (only B) got right; the exact two-sided "
+        "McNemar test asks whether those two counts differ by more than chance; <i>Holm p</i> corrects it for "
+        "the number of pairs (overall, and within each depth or task). A pair is tested only on identical "
+        "items; a name in several files carries its file's name."
+    )
 
 
 def _blocks(items: Sequence) -> list[tuple[str, dict, Any, str]]:
@@ -229,12 +252,26 @@ def _blocks(items: Sequence) -> list[tuple[str, dict, Any, str]]:
     for it in items:
         if isinstance(it, Stored):
             fam = _family(it.benchmark)
-            out.append((f"{_title(it.benchmark)}: the models of one run", it.block,
-                        lambda n, s=it.source, f=fam: shown.get((f, n, s), n), f"from {it.source}"))
+            out.append(
+                (
+                    f"{_title(it.benchmark)}: the models of one run",
+                    it.block,
+                    lambda n, s=it.source, f=fam: shown.get((f, n, s), n),
+                    f"from {it.source}",
+                )
+            )
     for benchmark, block, source_of in cross_file(items):
         not_paired = "; ".join(f"{q['a']} / {q['b']}: {q['reason']}" for q in block.get("not_paired", []))
-        out.append((f"{_title(benchmark)}: models from different files", block, lambda n: n,
-                    "from " + ", ".join(sorted(set(source_of.values()))) + (f"; not paired: {not_paired}" if not_paired else "")))
+        out.append(
+            (
+                f"{_title(benchmark)}: models from different files",
+                block,
+                lambda n: n,
+                "from "
+                + ", ".join(sorted(set(source_of.values())))
+                + (f"; not paired: {not_paired}" if not_paired else ""),
+            )
+        )
     return [b for b in out if b[1].get("pairs")]
 
 
@@ -265,11 +302,16 @@ def figure(items: Sequence) -> bytes | None:
     title = "Paired differences on the same items"
     if len(pairs) == 1:
         _, rename, p = pairs[0]
-        title += "\n" + "\n".join(textwrap.wrap(f"B: {rename(p['b'])}", 2 * LABEL_WRAP)
-                                  + textwrap.wrap(f"A: {rename(p['a'])}", 2 * LABEL_WRAP))
+        title += "\n" + "\n".join(
+            textwrap.wrap(f"B: {rename(p['b'])}", 2 * LABEL_WRAP)
+            + textwrap.wrap(f"A: {rename(p['a'])}", 2 * LABEL_WRAP)
+        )
     for block, rename, p in pairs:
-        label = (f"all items (n {p['n']:,})" if len(pairs) == 1
-                 else textwrap.fill(f"{rename(p['b'])} − {rename(p['a'])}", LABEL_WRAP))
+        label = (
+            f"all items (n {p['n']:,})"
+            if len(pairs) == 1
+            else textwrap.fill(f"{rename(p['b'])} − {rename(p['a'])}", LABEL_WRAP)
+        )
         lines.append((label, p["delta"], p.get("ci95"), True))
         for g, st in (p.get("groups") or {}).items():
             name = f"depth {g}" if block.get("group_by") == "depth" else str(g)
@@ -284,8 +326,16 @@ def figure(items: Sequence) -> bytes | None:
         for y, (_, delta, ci, overall) in zip(ys, lines):
             color = "#2a5db0" if overall else "0.35"
             err = None if not ci else [[delta - ci[0]], [ci[1] - delta]]
-            ax.errorbar([delta], [y], xerr=err, fmt="o" if overall else "s", color=color,
-                        markersize=6 if overall else 4, capsize=3, linewidth=1.6 if overall else 1.0)
+            ax.errorbar(
+                [delta],
+                [y],
+                xerr=err,
+                fmt="o" if overall else "s",
+                color=color,
+                markersize=6 if overall else 4,
+                capsize=3,
+                linewidth=1.6 if overall else 1.0,
+            )
         ax.axvline(0, color="0.35", linestyle="--", linewidth=1.0)
         ax.set_yticks(ys, [text for text, *_ in lines])
         for tick, (*_, overall) in zip(ax.get_yticklabels(), lines):
@@ -300,35 +350,68 @@ def figure(items: Sequence) -> bytes | None:
 def tables(items: Sequence) -> dict[str, tuple[list[str], list[list[Any]]]]:
     """The paired comparison as a paper-ready table (``report --table``): one row per pair and
     group, numbers rather than formatted cells."""
-    head = ["comparison", "B - A", "items", "n", "A %", "B %", "Delta (points)", "CI low", "CI high",
-            "A only", "B only", "McNemar p", "Holm p"]
+    head = [
+        "comparison",
+        "B - A",
+        "items",
+        "n",
+        "A %",
+        "B %",
+        "Delta (points)",
+        "CI low",
+        "CI high",
+        "A only",
+        "B only",
+        "McNemar p",
+        "Holm p",
+    ]
     body: list[list[Any]] = []
     for heading, block, rename, _ in _blocks(items):
         for p in block["pairs"]:
             label = f"{rename(p['b'])} - {rename(p['a'])}"
             for group, st in [("all", p), *((g, st) for g, st in (p.get("groups") or {}).items())]:
                 ci = st.get("ci95") or [None, None]
-                body.append([heading, label, group if group == "all" or block.get("group_by") != "depth"
-                             else f"depth {group}", st["n"], round(st["a_accuracy"], 2), round(st["b_accuracy"], 2),
-                             round(st["delta"], 2), None if ci[0] is None else round(ci[0], 2),
-                             None if ci[1] is None else round(ci[1], 2), st["a_only"], st["b_only"],
-                             st["p_mcnemar"], st.get("p_holm")])
+                body.append(
+                    [
+                        heading,
+                        label,
+                        group if group == "all" or block.get("group_by") != "depth" else f"depth {group}",
+                        st["n"],
+                        round(st["a_accuracy"], 2),
+                        round(st["b_accuracy"], 2),
+                        round(st["delta"], 2),
+                        None if ci[0] is None else round(ci[0], 2),
+                        None if ci[1] is None else round(ci[1], 2),
+                        st["a_only"],
+                        st["b_only"],
+                        st["p_mcnemar"],
+                        st.get("p_holm"),
+                    ]
+                )
     return {"paired_comparison": (head, body)} if body else {}
 
 
 def section(items: Sequence, png: bytes | None = None) -> str:
     parts = [f"<p>{lead()}</p>"]
     if png is not None:
-        parts.append(html.img(png, "paired differences with 95 % intervals",
-                              "Δ = B − A in accuracy points per pair (bold: all items) and per group, with its "
-                              "95 % interval; a pair whose interval crosses the dashed line at 0 is not told "
-                              "apart on these items."))
+        parts.append(
+            html.img(
+                png,
+                "paired differences with 95 % intervals",
+                "Δ = B − A in accuracy points per pair (bold: all items) and per group, with its "
+                "95 % interval; a pair whose interval crosses the dashed line at 0 is not told "
+                "apart on these items.",
+            )
+        )
     for heading, body, where in _tables(items):
-        parts.append(f"<h3>{escape(heading)}</h3>" + html.table(HEAD, body, left=2)
-                     + f'<p class="note">{escape(where)}</p>')
+        parts.append(
+            f"<h3>{escape(heading)}</h3>" + html.table(HEAD, body, left=2) + f'<p class="note">{escape(where)}</p>'
+        )
     if len(parts) == 1:
-        parts.append('<p class="note">No two models here were scored on the same items with their per-item '
-                     "outcomes kept (score them in one run, or with --save-predictions).</p>")
+        parts.append(
+            '<p class="note">No two models here were scored on the same items with their per-item '
+            "outcomes kept (score them in one run, or with --save-predictions).</p>"
+        )
     return "".join(parts)
 
 
@@ -340,8 +423,12 @@ def summary(items: Sequence) -> str | None:
 def markdown_body(items: Sequence) -> str:
     lines = []
     for heading, body, where in _tables(items):
-        lines += [f"### {heading}", "", "| " + " | ".join(HEAD) + " |",
-                  "| " + " | ".join(["---", "---"] + ["---:"] * (len(HEAD) - 2)) + " |"]
+        lines += [
+            f"### {heading}",
+            "",
+            "| " + " | ".join(HEAD) + " |",
+            "| " + " | ".join(["---", "---"] + ["---:"] * (len(HEAD) - 2)) + " |",
+        ]
         lines += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in body]
         lines += ["", where, ""]
     return "\n".join(lines) + ("\n" if lines else "")

@@ -4,8 +4,9 @@ template ``report_contamination.html``."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from synthprobe.report.format import DASH
 from synthprobe.results import Results
@@ -82,23 +83,46 @@ def _view(run: ContaminationRun) -> dict[str, Any]:
     tasks, rescored, examples = [], [], []
     for t in sec["tasks"]:
         n = t["n"]
-        tasks.append({"name": t["task"] + (f" ({t['code']})" if t.get("code") else ""), "n": f"{n:,}",
-                      "cells": [_share(t["contaminated"].get(test), n) for test in TESTS]})
+        tasks.append(
+            {
+                "name": t["task"] + (f" ({t['code']})" if t.get("code") else ""),
+                "n": f"{n:,}",
+                "cells": [_share(t["contaminated"].get(test), n) for test in TESTS],
+            }
+        )
         for r in t["rescored"]:
-            rescored.append({"task": t["task"], "model": r.get("model", ""), "setting": r.get("setting") or DASH,
-                             "metric": r.get("metric", ""), "full": _acc(r["full"]), "clean": _acc(r["clean"]),
-                             "flagged": r["full"]["n"] - r["clean"]["n"]})
+            rescored.append(
+                {
+                    "task": t["task"],
+                    "model": r.get("model", ""),
+                    "setting": r.get("setting") or DASH,
+                    "metric": r.get("metric", ""),
+                    "full": _acc(r["full"]),
+                    "clean": _acc(r["clean"]),
+                    "flagged": r["full"]["n"] - r["clean"]["n"],
+                }
+            )
         for item in t["items"]:
             if len(examples) >= MAX_EXAMPLES or not isinstance(item, dict):
                 break
-            hits = [f"{TEST_NAMES[test]} → {_where(item[test])}" for test in TEST_NAMES
-                    if isinstance(item.get(test), dict)]
+            hits = [
+                f"{TEST_NAMES[test]} → {_where(item[test])}" for test in TEST_NAMES if isinstance(item.get(test), dict)
+            ]
             examples.append(f"{t['task']} item {item.get('id')}: " + "; ".join(hits))
     formats = sorted({f.get("format", "?") for f in corpus["files"] if isinstance(f, dict)})
-    return {"source": run.source, "files": len(corpus["files"]), "formats": ", ".join(formats),
-            "mb": f"{corpus['bytes'] / 1e6:,.1f}", "records": f"{corpus.get('records', 0):,}",
-            "skipped": len(corpus.get("skipped") or []), "engine": engine.get("engine", "local"),
-            "mb_per_s": engine.get("mb_per_s"), "tasks": tasks, "rescored": rescored, "examples": examples}
+    return {
+        "source": run.source,
+        "files": len(corpus["files"]),
+        "formats": ", ".join(formats),
+        "mb": f"{corpus['bytes'] / 1e6:,.1f}",
+        "records": f"{corpus.get('records', 0):,}",
+        "skipped": len(corpus.get("skipped") or []),
+        "engine": engine.get("engine", "local"),
+        "mb_per_s": engine.get("mb_per_s"),
+        "tasks": tasks,
+        "rescored": rescored,
+        "examples": examples,
+    }
 
 
 def summary(runs: Sequence[ContaminationRun]) -> str:

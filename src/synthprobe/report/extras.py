@@ -52,8 +52,8 @@ Beyond its section, a benchmark brings the rest of its report as more parts of i
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping, Sequence
 from types import ModuleType
-from typing import Mapping, Sequence
 
 from synthprobe import benchmarks
 from synthprobe.results import BENCHMARKS, Results
@@ -105,8 +105,11 @@ def collect(docs: Sequence[Results]) -> dict[str, list]:
 def present(extras: Extras | None) -> list[tuple[ModuleType, Sequence]]:
     """``(module, items)`` for each section with items, in :data:`SECTIONS` order."""
     extras = extras or {}
-    return [(mod, extras[mod.KEY]) for mod in modules(list(extras)) if extras.get(mod.KEY)
-            and getattr(mod, "present", bool)(extras[mod.KEY])]
+    return [
+        (mod, extras[mod.KEY])
+        for mod in modules(list(extras))
+        if extras.get(mod.KEY) and getattr(mod, "present", bool)(extras[mod.KEY])
+    ]
 
 
 def short_title(mod: ModuleType) -> str:

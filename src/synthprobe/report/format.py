@@ -4,7 +4,7 @@ and the README use the same)."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from synthprobe.results import DASH, MINUS, fmt_p, fmt_params  # noqa: F401 (the report's formats)
 
@@ -33,6 +33,8 @@ def test_set_letters(results: Sequence) -> dict[tuple, str]:
     return {k: (chr(ord("A") + i) if i < 26 else f"S{i + 1}") for i, k in enumerate(keys)}
 
 
-NOT_COMPARABLE_NOTE = ("Rows with different letters in the n column were scored on different items (another "
-                       "data file, --limit or seed) and are not comparable with each other; compare only rows "
-                       "with the same letter.")
+NOT_COMPARABLE_NOTE = (
+    "Rows with different letters in the n column were scored on different items (another "
+    "data file, --limit or seed) and are not comparable with each other; compare only rows "
+    "with the same letter."
+)

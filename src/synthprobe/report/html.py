@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import base64
-from typing import Sequence
+from collections.abc import Sequence
 
 from synthprobe.templating import Markup, environment
 

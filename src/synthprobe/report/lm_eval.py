@@ -44,8 +44,9 @@ _RESULTS_NAME = re.compile(r"^results_(.+)\.json$")
 def is_lm_eval(path: str | Path) -> bool:
     """A folder, or a file named ``results_<iso>.json`` (lm-eval's name for its results)."""
     path = Path(path)
-    return path.is_dir() or (path.is_file() and _RESULTS_NAME.match(path.name) is not None
-                             and _looks_like_lm_eval(path))
+    return path.is_dir() or (
+        path.is_file() and _RESULTS_NAME.match(path.name) is not None and _looks_like_lm_eval(path)
+    )
 
 
 def _looks_like_lm_eval(path: Path) -> bool:
@@ -63,16 +64,25 @@ def is_lm_eval_results(path: str | Path) -> bool:
         doc = read_json(path)
     except InputError:
         return False
-    return isinstance(doc, dict) and isinstance(doc.get("results"), dict) and "schema" not in doc \
+    return (
+        isinstance(doc, dict)
+        and isinstance(doc.get("results"), dict)
+        and "schema" not in doc
         and any(k in doc for k in ("n-shot", "configs", "lm_eval_version"))
+    )
 
 
 def _synthprobe_results(folder: Path) -> list[Path]:
     """The JSON files directly in ``folder`` that open as synthprobe results documents (a
     ``synthprobe/`` schema, or an older layout's ``benchmark``; no benchmark is named here)."""
-    return [p for p in sorted(folder.glob("*.json"))
-            if p.is_file() and re.search(r'"schema"\s*:\s*"synthprobe/|"benchmark"\s*:\s*"',
-                                         p.read_text(encoding="utf-8", errors="replace")[:4096])]
+    return [
+        p
+        for p in sorted(folder.glob("*.json"))
+        if p.is_file()
+        and re.search(
+            r'"schema"\s*:\s*"synthprobe/|"benchmark"\s*:\s*"', p.read_text(encoding="utf-8", errors="replace")[:4096]
+        )
+    ]
 
 
 def _results_files(path: Path) -> list[Path]:
@@ -80,11 +90,17 @@ def _results_files(path: Path) -> list[Path]:
         return [path]
     found = sorted(p for p in path.rglob("results_*.json") if p.is_file() and _RESULTS_NAME.match(p.name))
     if not found and _synthprobe_results(path):
-        raise InputError("is a folder of synthprobe results files, and a folder is read as lm-eval's output; "
-                         f"pass the files themselves (e.g. {path / '*.json'})", path=path)
+        raise InputError(
+            "is a folder of synthprobe results files, and a folder is read as lm-eval's output; "
+            f"pass the files themselves (e.g. {path / '*.json'})",
+            path=path,
+        )
     if not found:
-        raise InputError("holds no results_<time>.json file; expected a folder written by lm_eval "
-                         "--output_path (or synthprobe export lm-eval-results)", path=path)
+        raise InputError(
+            "holds no results_<time>.json file; expected a folder written by lm_eval "
+            "--output_path (or synthprobe export lm-eval-results)",
+            path=path,
+        )
     return found
 
 
@@ -99,8 +115,10 @@ def samples(folder: Path, task: str, iso: str, r: Reader) -> list[tuple[int, dic
     """The lines of ``samples_<task>_<iso>.jsonl`` beside a results file, by ``doc_id``."""
     path = folder / f"samples_{task}_{iso}.jsonl"
     if not path.is_file():
-        raise r.fail(f"results.{task}", f"has no samples file {path.name} beside it; expected lm_eval to have "
-                                        "run with --log_samples")
+        raise r.fail(
+            f"results.{task}",
+            f"has no samples file {path.name} beside it; expected lm_eval to have run with --log_samples",
+        )
     rows = list(read_jsonl(path))
     for line, obj in rows:
         if not isinstance(obj.get("doc_id"), int):
@@ -116,11 +134,13 @@ def _exports(folder: Path, files: list[tuple[Path, dict]]) -> list[tuple[Path, d
     other files of an export (its other K) are named in its ``runs``."""
     firsts = [(p, d) for p, d in files if isinstance(d["synthprobe"].get("entry"), dict)]
     listed = {iso for _, d in firsts for iso in d["synthprobe"].get("runs") or []}
-    for p, d in files:
+    for p, _d in files:
         iso = _RESULTS_NAME.match(p.name).group(1)
         if iso not in listed:
-            raise InputError("is a later run of a synthprobe export whose first results file is missing; "
-                             "expected the whole export", path=p)
+            raise InputError(
+                "is a later run of a synthprobe export whose first results file is missing; expected the whole export",
+                path=p,
+            )
     return firsts
 
 
@@ -140,8 +160,12 @@ def _ours(folder: Path, first: tuple[Path, dict]) -> tuple[dict, dict]:
         for line, obj in samples(folder, task, iso, r):
             rec = obj.get("synthprobe")
             if not isinstance(rec, dict):
-                raise InputError("missing; expected synthprobe's per-item record", line=line,
-                                 path=folder / f"samples_{task}_{iso}.jsonl", field="synthprobe")
+                raise InputError(
+                    "missing; expected synthprobe's per-item record",
+                    line=line,
+                    path=folder / f"samples_{task}_{iso}.jsonl",
+                    field="synthprobe",
+                )
             records.append(rec)
         results = r.get(entry, "results", "synthprobe.entry", dict)
         if not any(part.restore(results, key, records, r, at) for _, part in parts):
@@ -165,17 +189,30 @@ def _theirs(folder: Path, files: list[tuple[Path, dict]]) -> tuple[dict, dict]:
         config = r.get(doc, "config", "", dict, required=False) or {}
         model_args = config.get("model_args") if isinstance(config.get("model_args"), dict) else {}
         name = doc.get("model_name") if isinstance(doc.get("model_name"), str) else folder.name
-        entry.setdefault("model", {
-            "name": name, "spec": model_args.get("pretrained", name), "source": "lm-eval",
-            "params": config.get("model_num_parameters") if isinstance(config.get("model_num_parameters"), int) else None,
-            "dtype": model_args.get("dtype", config.get("model_dtype")), "device": config.get("device"),
-            "transformers": doc.get("transformers_version"),
-        })
-        entry.setdefault("settings", {
-            "batch_size": config.get("batch_size"), "limit": config.get("limit"),
-            "transformers": doc.get("transformers_version"), "lm_eval": doc.get("lm_eval_version"),
-            "written_by": f"lm-eval {doc.get('lm_eval_version')}",
-        })
+        entry.setdefault(
+            "model",
+            {
+                "name": name,
+                "spec": model_args.get("pretrained", name),
+                "source": "lm-eval",
+                "params": config.get("model_num_parameters")
+                if isinstance(config.get("model_num_parameters"), int)
+                else None,
+                "dtype": model_args.get("dtype", config.get("model_dtype")),
+                "device": config.get("device"),
+                "transformers": doc.get("transformers_version"),
+            },
+        )
+        entry.setdefault(
+            "settings",
+            {
+                "batch_size": config.get("batch_size"),
+                "limit": config.get("limit"),
+                "transformers": doc.get("transformers_version"),
+                "lm_eval": doc.get("lm_eval_version"),
+                "written_by": f"lm-eval {doc.get('lm_eval_version')}",
+            },
+        )
         runs.append((path, doc, _RESULTS_NAME.match(path.name).group(1)))
     parts = readers()
     entry["results"] = {}
@@ -188,8 +225,11 @@ def _theirs(folder: Path, files: list[tuple[Path, dict]]) -> tuple[dict, dict]:
             entry["settings"].update(settings)
             datasets.update(more)
     if not entry["results"]:
-        raise InputError("holds no results of the tasks `synthprobe export lm-eval` writes "
-                         f"({', '.join(part.TASKS for _, part in parts)})", path=folder)
+        raise InputError(
+            "holds no results of the tasks `synthprobe export lm-eval` writes "
+            f"({', '.join(part.TASKS for _, part in parts)})",
+            path=folder,
+        )
     return entry, {"datasets": datasets}
 
 
@@ -201,8 +241,10 @@ def read_folder(path: str | Path) -> Results:
         try:
             return _read(path)
         except InputError as exc:
-            raise InputError(f"{exc}; this is an lm-eval results file, read with the files lm-eval wrote beside "
-                             "it: pass its folder (the one lm_eval --output_path wrote)") from None
+            raise InputError(
+                f"{exc}; this is an lm-eval results file, read with the files lm-eval wrote beside "
+                "it: pass its folder (the one lm_eval --output_path wrote)"
+            ) from None
     return _read(path)
 
 
@@ -226,6 +268,11 @@ def _read(path: Path) -> Results:
             for key, value in (src.get("datasets") or {}).items():
                 datasets.setdefault(key, value)
             source = source or src
-    doc = results_document(synthprobe=source.get("synthprobe"), command=source.get("command"), datasets=datasets,
-                           models=models, protocol=source.get("protocol"))
+    doc = results_document(
+        synthprobe=source.get("synthprobe"),
+        command=source.get("command"),
+        datasets=datasets,
+        models=models,
+        protocol=source.get("protocol"),
+    )
     return parse(doc, path)

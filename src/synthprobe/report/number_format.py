@@ -8,8 +8,9 @@ any results document; every value shown is type-checked, and a wrong one is an
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from synthprobe.results import Results, at, fmt_p
 from synthprobe.templating import render as render_template
@@ -18,9 +19,16 @@ KEY = "number-format"
 TITLE = "Number-format sensitivity"
 
 #: Row keys the section reads, with their types (None allowed where the value may be null).
-_ROW_KEYS = {"format": (str,), "n": (int,), "changed": (int,), "accuracy": (int, float),
-             "delta": (int, float, type(None)), "b": (int, type(None)), "c": (int, type(None)),
-             "p_mcnemar": (int, float, type(None))}
+_ROW_KEYS = {
+    "format": (str,),
+    "n": (int,),
+    "changed": (int,),
+    "accuracy": (int, float),
+    "delta": (int, float, type(None)),
+    "b": (int, type(None)),
+    "c": (int, type(None)),
+    "p_mcnemar": (int, float, type(None)),
+}
 
 
 @dataclass(frozen=True)
@@ -28,7 +36,7 @@ class FormatTable:
     """One part (Deep Arithmark or GPT-3) of one model's number-format block."""
 
     title: str
-    key: str                  # "depth" or "task"
+    key: str  # "depth" or "task"
     rows: list[dict[str, Any]]
 
 
@@ -70,14 +78,18 @@ def parse(results: Results) -> list[NumberFormatResult]:
         deep = r.get(block.data, "deeparithmark", block.where, dict, required=False)
         if deep is not None:
             w = at(block.where, "deeparithmark")
-            title = (f"Deep Arithmark, seed {r.get(deep, 'seed', w, int)}, {r.get(deep, 'n', w, int):,} items "
-                     f"({r.get(deep, 'metric', w, str)})")
+            title = (
+                f"Deep Arithmark, seed {r.get(deep, 'seed', w, int)}, {r.get(deep, 'n', w, int):,} items "
+                f"({r.get(deep, 'metric', w, str)})"
+            )
             tables.append(FormatTable(title, "depth", _rows(results, deep, w, "depth")))
         g = r.get(block.data, "gpt3", block.where, dict, required=False)
         if g is not None:
             w = at(block.where, "gpt3")
-            title = (f"GPT-3 arithmetic, seed {r.get(g, 'seed', w, int)}, first {r.get(g, 'n', w, int):,} items "
-                     f"per task, {r.get(g, 'shots', w, str)}-shot, exact match")
+            title = (
+                f"GPT-3 arithmetic, seed {r.get(g, 'seed', w, int)}, first {r.get(g, 'n', w, int):,} items "
+                f"per task, {r.get(g, 'shots', w, str)}-shot, exact match"
+            )
             tables.append(FormatTable(title, "task", _rows(results, g, w, "task")))
         out.append(NumberFormatResult(name, str(results.path), [str(f) for f in formats], tables))
     return out
@@ -101,11 +113,25 @@ def section(results: Sequence[NumberFormatResult]) -> str:
     for res in results:
         tables = []
         for t in res.tables:
-            body = [[row["label"], row["format"], f"{row['n']:,}", f"{row['changed']:,}", _pct(row["accuracy"]),
-                     _delta(row["delta"]), "—" if row["b"] is None else f"{row['b']} / {row['c']}",
-                     fmt_p(row["p_mcnemar"])] for row in t.rows]
-            tables.append({"title": t.title, "head": [t.key, "format", "n", "changed", "accuracy",
-                                                      "Δ vs plain (points)", "b / c", "McNemar p"],
-                           "body": body})
+            body = [
+                [
+                    row["label"],
+                    row["format"],
+                    f"{row['n']:,}",
+                    f"{row['changed']:,}",
+                    _pct(row["accuracy"]),
+                    _delta(row["delta"]),
+                    "—" if row["b"] is None else f"{row['b']} / {row['c']}",
+                    fmt_p(row["p_mcnemar"]),
+                ]
+                for row in t.rows
+            ]
+            tables.append(
+                {
+                    "title": t.title,
+                    "head": [t.key, "format", "n", "changed", "accuracy", "Δ vs plain (points)", "b / c", "McNemar p"],
+                    "body": body,
+                }
+            )
         models.append({"name": res.model, "source": res.source, "tables": tables})
     return render_template("number_format.html", models=models)

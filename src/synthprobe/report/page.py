@@ -5,14 +5,13 @@ its own beside it: :mod:`synthprobe.report.viewer`). The sections come from
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
-from synthprobe.templating import Markup, escape
-from synthprobe.templating import render as render_template
-
-from synthprobe.version import __version__
 from synthprobe.report import extras as extra_sections
 from synthprobe.report.model import Gpt3Result, ModelResult
+from synthprobe.templating import Markup, escape
+from synthprobe.templating import render as render_template
+from synthprobe.version import __version__
 
 CSS = """
 :root { --fg: #1d2430; --muted: #5b6573; --line: #d9dee5; --band: #f5f7fa; --accent: #2a5db0; }
@@ -52,8 +51,9 @@ code { font-size: 13px; background: var(--band); padding: 1px 4px; border-radius
 DEFAULT_TITLE = "Deep Arithmark report"
 
 
-def default_title(results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result],
-                  extras: extra_sections.Extras | None = None) -> str:
+def default_title(
+    results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result], extras: extra_sections.Extras | None = None
+) -> str:
     if not results and not gpt3 and extra_sections.only_title(extras):
         return f"{extra_sections.only_title(extras)} report"
     if results and gpt3:
@@ -75,9 +75,16 @@ def lead_with_comparison(sections: list[tuple[str, str, str]]) -> list[tuple[str
     return first + [s for s in sections if s[0] not in LEAD_SECTIONS]
 
 
-def render(results: Sequence[ModelResult], figures: dict[str, bytes | None], *,
-           sources: Sequence[str], title: str | None = None, gpt3: Sequence[Gpt3Result] = (),
-           extras: extra_sections.Extras | None = None, items_page: tuple[str, int, int] | None = None) -> str:
+def render(
+    results: Sequence[ModelResult],
+    figures: dict[str, bytes | None],
+    *,
+    sources: Sequence[str],
+    title: str | None = None,
+    gpt3: Sequence[Gpt3Result] = (),
+    extras: extra_sections.Extras | None = None,
+    items_page: tuple[str, int, int] | None = None,
+) -> str:
     """The page: Deep Arithmark sections when ``results`` has models, a GPT-3 section when
     ``gpt3`` has files (its figure is ``figures["gpt3_curves"]``), the sections of
     :mod:`synthprobe.report.extras` that ``extras`` has items for, then the runs."""
@@ -97,16 +104,20 @@ def render(results: Sequence[ModelResult], figures: dict[str, bytes | None], *,
         chance = results[0].chance
         n_items = sorted({r.overall.n for r in results})
         datasets = sorted({r.settings.get("dataset SHA-256", "") for r in results} - {""})
-        sub = (("Deep Arithmark: " if gpt3 else "") + f"{len(results)} model{'s' if len(results) != 1 else ''} · "
-               f"{', '.join(f'{n:,}' for n in n_items)} items"
-               + (f" · chance {100 * chance:.0f} %" if any(r.has_chance for r in results) else " · no chance level (free)"))
+        sub = (
+            ("Deep Arithmark: " if gpt3 else "") + f"{len(results)} model{'s' if len(results) != 1 else ''} · "
+            f"{', '.join(f'{n:,}' for n in n_items)} items"
+            + (f" · chance {100 * chance:.0f} %" if any(r.has_chance for r in results) else " · no chance level (free)")
+        )
         if datasets:
             sub += " · data SHA-256 " + ", ".join(f"{d[:12]}…" for d in datasets)
         sub_parts.append(sub)
     if gpt3:
         rows = len(extra_sections.leaderboard("gpt3", "table").lines(gpt3))
-        sub_parts.append(f"GPT-3 synthetic tasks: {len(gpt3)} model{'s' if len(gpt3) != 1 else ''} · "
-                         f"{rows} task × setting row{'s' if rows != 1 else ''}")
+        sub_parts.append(
+            f"GPT-3 synthetic tasks: {len(gpt3)} model{'s' if len(gpt3) != 1 else ''} · "
+            f"{rows} task × setting row{'s' if rows != 1 else ''}"
+        )
         sections.append(("gpt3", "GPT-3 synthetic tasks", gpt3_section.section(gpt3, figures.get("gpt3_curves"))))
 
     for mod, items in shown:
@@ -120,11 +131,21 @@ def render(results: Sequence[ModelResult], figures: dict[str, bytes | None], *,
     sections = lead_with_comparison(sections)
     if items_page is not None:
         name, n_models, n_rows = items_page
-        sections.append(("items", "Items", str(Markup(
-            '<p>Every scored item of every model ({} model{}, {:,} answers), filterable by depth, template, topic, '
-            'outcome, picked mistake, protocol and first broken step; each item opens to its prompt, the endings '
-            'with their log-likelihoods and named mistakes, and every model\'s pick: '
-            '<a href="{}">open the item viewer</a>.</p>').format(n_models, "s" if n_models != 1 else "", n_rows, name))))
+        sections.append(
+            (
+                "items",
+                "Items",
+                str(
+                    Markup(
+                        "<p>Every scored item of every model ({} model{}, {:,} answers), filterable by "
+                        "depth, template, topic, outcome, picked mistake, protocol and first broken step; "
+                        "each item opens to its prompt, the endings with their log-likelihoods and named "
+                        "mistakes, and every model's pick: "
+                        '<a href="{}">open the item viewer</a>.</p>'
+                    ).format(n_models, "s" if n_models != 1 else "", n_rows, name)
+                ),
+            )
+        )
 
     runs = []
     if results:
@@ -133,12 +154,27 @@ def render(results: Sequence[ModelResult], figures: dict[str, bytes | None], *,
         runs.append(("<h3>GPT-3 synthetic tasks</h3>" if results else "") + gpt3_section.settings_table(gpt3))
     for mod, items in shown:
         if hasattr(mod, "settings_table"):
-            runs.append((f"<h3>{escape(extra_sections.short_title(mod))}</h3>" if results or gpt3 or len(runs) else "")
-                        + mod.settings_table(items))
-    sections.append(("runs", "Runs", "".join(runs)
-                     + "<p class=\"note\">Read from: " + ", ".join(f"<code>{escape(s)}</code>" for s in sources)
-                     + "</p>"))
+            runs.append(
+                (f"<h3>{escape(extra_sections.short_title(mod))}</h3>" if results or gpt3 or len(runs) else "")
+                + mod.settings_table(items)
+            )
+    sections.append(
+        (
+            "runs",
+            "Runs",
+            "".join(runs)
+            + '<p class="note">Read from: '
+            + ", ".join(f"<code>{escape(s)}</code>" for s in sources)
+            + "</p>",
+        )
+    )
 
-    return render_template("report.html", title=title, css=Markup(CSS), sub=" · ".join(sub_parts),
-                  sections=[(sid, name, Markup(html)) for sid, name, html in sections],
-                  not_one_test_set=len(datasets) > 1 or len(n_items) > 1, version=__version__)
+    return render_template(
+        "report.html",
+        title=title,
+        css=Markup(CSS),
+        sub=" · ".join(sub_parts),
+        sections=[(sid, name, Markup(html)) for sid, name, html in sections],
+        not_one_test_set=len(datasets) > 1 or len(n_items) > 1,
+        version=__version__,
+    )

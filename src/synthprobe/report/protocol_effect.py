@@ -6,11 +6,12 @@ that writes the file's own ``protocol_effect`` block."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
-from synthprobe.report.html import table
 from synthprobe.metrics.protocols import protocol_effect
+from synthprobe.report.html import table
 from synthprobe.results import Results, fmt_p, variant_label
 
 KEY = "protocol-effect"
@@ -36,8 +37,10 @@ def parse(results: Results) -> list[Effect]:
         blocks = protocol_effect(entries, label=variant_label)
     except (KeyError, TypeError, ValueError) as exc:
         raise results.reader.fail("models", f"per-item predictions that cannot be paired: {exc}") from None
-    return [Effect(b["model"], b["reference"], b["other"], b["rows"], str(results.path), b["reference_metric"],
-                   b["metric"]) for b in blocks]
+    return [
+        Effect(b["model"], b["reference"], b["other"], b["rows"], str(results.path), b["reference_metric"], b["metric"])
+        for b in blocks
+    ]
 
 
 def summary(items: Sequence[Effect]) -> str:
@@ -45,19 +48,42 @@ def summary(items: Sequence[Effect]) -> str:
 
 
 def section(items: Sequence[Effect]) -> str:
-    parts = ["<p>Each block compares one model under two protocols on the same items: the reference's score "
-             "under its own metric (acc_norm for log-likelihood) and the other protocol's (accuracy of the "
-             "answers read back), the difference in points, the discordant pairs <i>b</i> (right "
-             "under the reference only) and <i>c</i> (right under the other only), and the exact two-sided McNemar "
-             "p-value. A generated answer that could not be read counts as wrong.</p>"]
+    parts = [
+        "<p>Each block compares one model under two protocols on the same items: the reference's score "
+        "under its own metric (acc_norm for log-likelihood) and the other protocol's (accuracy of the "
+        "answers read back), the difference in points, the discordant pairs <i>b</i> (right "
+        "under the reference only) and <i>c</i> (right under the other only), and the exact two-sided McNemar "
+        "p-value. A generated answer that could not be read counts as wrong.</p>"
+    ]
     for e in items:
-        body = [[str(r["depth"]), f"{r['n']:,}", f"{r['reference_accuracy']:.1f} %", f"{r['accuracy']:.1f} %",
-                 f"{r['delta']:+.1f}".replace("-", "−"), f"{r['b']} / {r['c']}", fmt_p(r["p_mcnemar"])]
-                for r in e.rows]
+        body = [
+            [
+                str(r["depth"]),
+                f"{r['n']:,}",
+                f"{r['reference_accuracy']:.1f} %",
+                f"{r['accuracy']:.1f} %",
+                f"{r['delta']:+.1f}".replace("-", "−"),
+                f"{r['b']} / {r['c']}",
+                fmt_p(r["p_mcnemar"]),
+            ]
+            for r in e.rows
+        ]
         from html import escape
 
         parts.append(f"<h3>{escape(e.model)}: {escape(e.other)} against {escape(e.reference)}</h3>")
-        parts.append(table(["depth", "n", f"reference ({e.reference_metric})", f"other ({e.metric})", "Δ (points)",
-                            "b / c", "McNemar p"], body))
-        parts.append(f"<p class=\"note\">From <code>{escape(e.source)}</code>.</p>")
+        parts.append(
+            table(
+                [
+                    "depth",
+                    "n",
+                    f"reference ({e.reference_metric})",
+                    f"other ({e.metric})",
+                    "Δ (points)",
+                    "b / c",
+                    "McNemar p",
+                ],
+                body,
+            )
+        )
+        parts.append(f'<p class="note">From <code>{escape(e.source)}</code>.</p>')
     return "\n".join(parts)

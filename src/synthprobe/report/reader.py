@@ -23,11 +23,13 @@ from synthprobe.results import BENCHMARKS, Results, read_results
 def parse(results: Results) -> tuple[list[ModelResult], list[Gpt3Result]]:
     """Every model's rows of one read results file, per benchmark."""
     for e in results.models:
-        if not any(k in e.results for k in ("deeparithmark", "gpt3", "number_format", "steps")) \
-                and not set(e.results) - set(BENCHMARKS):  # a registered benchmark's block has its own section
-            raise results.reader.fail(f"{e.at('results')}.deeparithmark",
-                                      "missing; expected a Deep Arithmark, a GPT-3, a number-format or a per-step "
-                                      "probe results block")
+        if not any(k in e.results for k in ("deeparithmark", "gpt3", "number_format", "steps")) and not set(
+            e.results
+        ) - set(BENCHMARKS):  # a registered benchmark's block has its own section
+            raise results.reader.fail(
+                f"{e.at('results')}.deeparithmark",
+                "missing; expected a Deep Arithmark, a GPT-3, a number-format or a per-step probe results block",
+            )
     return leaderboard("deeparithmark", "read").parse(results), leaderboard("gpt3", "read").parse(results)
 
 
@@ -44,9 +46,11 @@ def read_document(path: str | Path) -> Results:
         return read_results(path)
     except InputError:
         if lm_eval.is_lm_eval_results(path):  # lm-eval's results file under another name
-            raise InputError("this is an lm-evaluation-harness results file, not a synthprobe results file; "
-                             "pass its folder (the one lm_eval --output_path wrote, with its samples_*.jsonl)",
-                             path=path) from None
+            raise InputError(
+                "this is an lm-evaluation-harness results file, not a synthprobe results file; "
+                "pass its folder (the one lm_eval --output_path wrote, with its samples_*.jsonl)",
+                path=path,
+            ) from None
         raise
 
 
@@ -60,8 +64,9 @@ def _load(path: str | Path, which: int, what: str, command: str):
     results = read_document(path)
     found = parse(results)[which]
     if not found:
-        raise results.reader.fail("models", f"holds no {what} results; expected a file written by "
-                                            f"`synthprobe score {command}`")
+        raise results.reader.fail(
+            "models", f"holds no {what} results; expected a file written by `synthprobe score {command}`"
+        )
     return found
 
 
@@ -75,5 +80,14 @@ def load_gpt3(path: str | Path) -> list[Gpt3Result]:
     return _load(path, 1, "GPT-3", "gpt3")
 
 
-__all__ = ["read_document", "load_any", "load_gpt3", "load_results", "parse", "Count", "Gpt3Result", "MistakeCount",
-           "ModelResult"]
+__all__ = [
+    "read_document",
+    "load_any",
+    "load_gpt3",
+    "load_results",
+    "parse",
+    "Count",
+    "Gpt3Result",
+    "MistakeCount",
+    "ModelResult",
+]

@@ -14,8 +14,9 @@ A sweep entry carries ``"sweep": {"label", "task", "seed", "seed_label", ...}`` 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from synthprobe import benchmarks
 from synthprobe.results import DASH, Results
@@ -35,7 +36,6 @@ class SweepTable:
     summary: dict[str, Any]
     #: what the scores are (``acc_norm``, ``accuracy``)
     metric: str = "accuracy"
-
 
 
 def parse(results: Results) -> list[SweepTable]:
@@ -59,8 +59,10 @@ def parse(results: Results) -> list[SweepTable]:
         if seed in per_seed:
             raise r.fail(f"{where}.seed_label", f"model {label!r} has seed {seed} twice in this file")
         per_seed[seed] = correct / total
-    return [SweepTable(task, str(results.path), scores, seed_spread(scores), metrics[task])
-            for task, scores in tables.items()]
+    return [
+        SweepTable(task, str(results.path), scores, seed_spread(scores), metrics[task])
+        for task, scores in tables.items()
+    ]
 
 
 def _counts(results: Results, e, task: str) -> tuple[int, int, str]:
@@ -94,17 +96,25 @@ def _spread_rows(t: SweepTable) -> tuple[list[str], list[list[str]]]:
     rows = []
     for label, m in t.summary["models"].items():
         rank = m.get("rank_by_mean")
-        rows.append([label, str(m["n_seeds"]), _pct(m["mean"]), _pct(m["sd"]), _pct(m["min"]), _pct(m["max"]),
-                     DASH if rank is None else f"{rank:g}",
-                     f"{m.get('seeds_at_rank_by_mean', 0)}/{n_seeds}"])
+        rows.append(
+            [
+                label,
+                str(m["n_seeds"]),
+                _pct(m["mean"]),
+                _pct(m["sd"]),
+                _pct(m["min"]),
+                _pct(m["max"]),
+                DASH if rank is None else f"{rank:g}",
+                f"{m.get('seeds_at_rank_by_mean', 0)}/{n_seeds}",
+            ]
+        )
     return head, rows
 
 
 def _seed_rows(t: SweepTable) -> tuple[list[str], list[list[str]]]:
     seeds = list(dict.fromkeys(s for per in t.scores.values() for s in per))
     head = ["Model"] + [f"seed {s}" for s in seeds]
-    return head, [[label] + [_pct(per.get(s)) if s in per else DASH for s in seeds]
-                  for label, per in t.scores.items()]
+    return head, [[label] + [_pct(per.get(s)) if s in per else DASH for s in seeds] for label, per in t.scores.items()]
 
 
 def concordance_text(t: SweepTable) -> str:
@@ -113,34 +123,41 @@ def concordance_text(t: SweepTable) -> str:
     if s["kendalls_w"] is None:
         w = "Kendall's W needs at least two models and two seeds (and not every score tied)"
     else:
-        w = (f"Kendall's W = {s['kendalls_w']:.3f} (1 = every seed ranks the models the same way, "
-             f"0 = no agreement; Friedman p = {s['friedman_p']:.3g})")
-    return (f"{w}; {s['seeds_matching_mean_ranking']} of {n} seeds rank the models exactly as their means "
-            f"do. Scores in percent ({t.metric}); SD is the "
-            "sample standard deviation across seeds.")
+        w = (
+            f"Kendall's W = {s['kendalls_w']:.3f} (1 = every seed ranks the models the same way, "
+            f"0 = no agreement; Friedman p = {s['friedman_p']:.3g})"
+        )
+    return (
+        f"{w}; {s['seeds_matching_mean_ranking']} of {n} seeds rank the models exactly as their means "
+        f"do. Scores in percent ({t.metric}); SD is the "
+        "sample standard deviation across seeds."
+    )
 
 
 def section(tables: Sequence[SweepTable]) -> str:
     from synthprobe.report.html import table
 
-    parts = ["<p>Each model scored on the same task built from several seeds (private variants of the "
-             "benchmark): the spread across seeds is how much a single variant's score can be trusted, "
-             "and the rank agreement says whether the models' order holds.</p>"]
+    parts = [
+        "<p>Each model scored on the same task built from several seeds (private variants of the "
+        "benchmark): the spread across seeds is how much a single variant's score can be trusted, "
+        "and the rank agreement says whether the models' order holds.</p>"
+    ]
     for t in tables:
         if len(tables) > 1 or t.task != benchmarks.DEFAULT:
             parts.append(f"<h3>{escape(t.task)} · <code>{escape(t.source)}</code></h3>")
         head, rows = _spread_rows(t)
         parts.append(table(head, rows))
-        parts.append(f"<p class=\"note\">{escape(concordance_text(t))}</p>")
+        parts.append(f'<p class="note">{escape(concordance_text(t))}</p>')
         head, rows = _seed_rows(t)
-        parts.append("<div class=\"scroll\">" + table(head, rows) + "</div>")
+        parts.append('<div class="scroll">' + table(head, rows) + "</div>")
     return "".join(parts)
 
 
 def markdown_body(tables: Sequence[SweepTable]) -> str:
     def md(head: list[str], rows: list[list[str]]) -> list[str]:
-        return (["| " + " | ".join(head) + " |", "|---" + "|---:" * (len(head) - 1) + "|"]
-                + ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows])
+        return ["| " + " | ".join(head) + " |", "|---" + "|---:" * (len(head) - 1) + "|"] + [
+            "| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows
+        ]
 
     lines: list[str] = []
     for t in tables:

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import csv
 import io
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from synthprobe import benchmarks
 from synthprobe.errors import InputError
@@ -41,8 +42,10 @@ def tables(items: Mapping[str, Sequence]) -> dict[str, Table]:
             continue
         for key, table in make(its).items():
             if key in out:
-                raise InputError(f"benchmark {name!r} names a paper-ready table {key!r} that another benchmark "
-                                 "has already named; expected names of its own")
+                raise InputError(
+                    f"benchmark {name!r} names a paper-ready table {key!r} that another benchmark "
+                    "has already named; expected names of its own"
+                )
             out[key] = table
     return out
 
@@ -66,8 +69,15 @@ def render(table: Table, fmt: str) -> bytes:
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
         w.writerow(head)
-        w.writerows([["" if v is None else (f"{v:.4g}" if isinstance(v, float) and _is_p(head[i]) else v)
-                      for i, v in enumerate(row)] for row in rows])
+        w.writerows(
+            [
+                [
+                    "" if v is None else (f"{v:.4g}" if isinstance(v, float) and _is_p(head[i]) else v)
+                    for i, v in enumerate(row)
+                ]
+                for row in rows
+            ]
+        )
         return buf.getvalue().encode("utf-8")
     import pandas as pd
 

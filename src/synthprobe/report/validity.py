@@ -22,7 +22,8 @@ size with chance's band and each control; learnability against size (per depth, 
 training loss curves; leave-one-family-out bars; then one seed-variance panel of every model.
 
 The report sits below :mod:`synthprobe.validity` in the layers and imports nothing from it, so
-two rules are read from the core: chance's interval (:func:`synthprobe.metrics.stats.chance_band`, the normal approximation
+two rules are read from the core: chance's interval (:func:`synthprobe.metrics.stats.chance_band`, the normal
+approximation
 ``chance ± 1.96·sqrt(chance·(1 − chance)/n)``, the one validate uses; the in/out
 call shown is the one the file records, ``within_chance``) and the paired t-test of two models'
 per-build scores (:func:`synthprobe.metrics.stats.paired_over_seeds`, which ``validity.seeds.paired`` calls too).
@@ -32,9 +33,9 @@ from __future__ import annotations
 
 import json
 import math
-
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from synthprobe.metrics.stats import chance_band, paired_over_seeds
 from synthprobe.report import html
@@ -88,8 +89,11 @@ def _rate(r: Reader, block: Any, where: str) -> dict:
     if acc is not None and not 0 <= acc <= 1:
         raise r.fail(f"{where}.accuracy", f"expected a fraction in [0, 1], got {acc}")
     ci = r.get(block, "ci95", where, list, required=False, what="[low, high] or null")
-    if ci is not None and (len(ci) != 2 or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
-                                                   for x in ci) or not ci[0] <= ci[1]):
+    if ci is not None and (
+        len(ci) != 2
+        or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in ci)
+        or not ci[0] <= ci[1]
+    ):
         raise r.fail(f"{where}.ci95", f"expected [low, high] with low <= high, got {json.dumps(ci)[:60]}")
     r.get(block, "p_vs_chance", where, float, required=False)
     return block
@@ -147,8 +151,11 @@ def _curve(r: Reader, block: Any, where: str, *, adversary: bool) -> dict:
             r.get(train, "adapter_sha256", f"{here}.train", str, required=False)
         _paired(r, p, here, vs_size=True)
     for i, pair in enumerate(_list(r, block, "loss_curve", where, required=adversary)):
-        if (not isinstance(pair, list) or len(pair) != 2
-                or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in pair)):
+        if (
+            not isinstance(pair, list)
+            or len(pair) != 2
+            or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in pair)
+        ):
             raise r.fail(f"{where}.loss_curve[{i}]", f"expected [items seen, loss], got {json.dumps(pair)[:60]}")
     if adversary:
         r.get(block, "passes", where, bool)
@@ -231,8 +238,9 @@ def _spread(r: Reader, block: Any, where: str) -> None:
     if sd is not None and sd < 0:
         raise r.fail(f"{where}.sd", f"expected a standard deviation >= 0, got {sd}")
     ci = r.get(block, "ci95", where, list, required=False, what="[low, high] or null")
-    if ci is not None and (len(ci) != 2 or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
-                                                   for x in ci)):
+    if ci is not None and (
+        len(ci) != 2 or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in ci)
+    ):
         raise r.fail(f"{where}.ci95", f"expected [low, high], got {json.dumps(ci)[:60]}")
 
 
@@ -331,7 +339,7 @@ def _strip(verdict: str, *words: str) -> str:
     """A verdict sentence without the leading word the page already shows (``passes: ...``)."""
     for w in words:
         if verdict.startswith(w + ":"):
-            return verdict[len(w) + 1:].strip()
+            return verdict[len(w) + 1 :].strip()
     return verdict
 
 
@@ -355,23 +363,37 @@ def adversary_table(block: dict, chance: float) -> Table:
     """Per training size: accuracy with its interval and counts, p vs chance, within chance's
     interval, per depth, and the training run's loss and time."""
     depths = _depths(block["curve"])
-    head = (["Training items", "accuracy % [95 % CI] (right/n)", "p vs chance", "within chance's interval"]
-            + [f"d{d} %" for d in depths] + ["train loss", "train s"])
+    head = (
+        ["Training items", "accuracy % [95 % CI] (right/n)", "p vs chance", "within chance's interval"]
+        + [f"d{d} %" for d in depths]
+        + ["train loss", "train s"]
+    )
     rows = []
     for p in block["curve"]:
         train = p.get("train") or {}
-        rows.append([f"{p['size']:,}", _acc(p), fmt_p(p.get("p_vs_chance")), _yes(p.get("within_chance"), good=True)]
-                    + [_pct((p["by_depth"].get(d) or {}).get("accuracy")) for d in depths]
-                    + [DASH if train.get("loss") is None else f"{train['loss']:.4f}",
-                       DASH if train.get("seconds") is None else f"{train['seconds']:,.1f}"])
+        rows.append(
+            [f"{p['size']:,}", _acc(p), fmt_p(p.get("p_vs_chance")), _yes(p.get("within_chance"), good=True)]
+            + [_pct((p["by_depth"].get(d) or {}).get("accuracy")) for d in depths]
+            + [
+                DASH if train.get("loss") is None else f"{train['loss']:.4f}",
+                DASH if train.get("seconds") is None else f"{train['seconds']:,.1f}",
+            ]
+        )
     return head, rows
 
 
 def controls_table(controls: Sequence[dict]) -> Table:
     """Per control: its flaw, the heuristic audit's call (and the strategies that leave chance),
     the adversary at its largest training size, and whether the control fails as it must."""
-    head = ["Control", "Flaw", "heuristic audit", "trained on", "adversary % [95 % CI] (right/n)",
-            "p vs chance", "fails"]
+    head = [
+        "Control",
+        "Flaw",
+        "heuristic audit",
+        "trained on",
+        "adversary % [95 % CI] (right/n)",
+        "p vs chance",
+        "fails",
+    ]
     rows = []
     for c in controls:
         audit = c["audit"]
@@ -380,8 +402,17 @@ def controls_table(controls: Sequence[dict]) -> Table:
         if caught:
             audit_text += ": " + ", ".join(f"{s['name']} {_pct(s['accuracy'])} %" for s in caught)
         last = _best_trained(c["adversary"])
-        rows.append([c["name"], c["flaw"], audit_text, f"{last['size']:,}", _acc(last),
-                     fmt_p(last.get("p_vs_chance")), _yes(c["fails"], good=True)])
+        rows.append(
+            [
+                c["name"],
+                c["flaw"],
+                audit_text,
+                f"{last['size']:,}",
+                _acc(last),
+                fmt_p(last.get("p_vs_chance")),
+                _yes(c["fails"], good=True),
+            ]
+        )
     return head, rows
 
 
@@ -396,17 +427,30 @@ def learnability_table(block: dict) -> Table:
     """Per training size: accuracy, p vs chance, and the paired comparison with the untrained
     model (difference in points, the items only one of them gets right, McNemar p)."""
     points = block["curve"]
-    head = ["Training items", "accuracy % [95 % CI] (right/n)", "p vs chance", "vs untrained (points)",
-            "trained only", "untrained only", "McNemar p"]
+    head = [
+        "Training items",
+        "accuracy % [95 % CI] (right/n)",
+        "p vs chance",
+        "vs untrained (points)",
+        "trained only",
+        "untrained only",
+        "McNemar p",
+    ]
     rows = []
     for p in points:
         pair = p.get("paired")
         ref = _reference(points, pair)
-        rows.append([f"{p['size']:,}", _acc(p), fmt_p(p.get("p_vs_chance")),
-                     _points(None if ref is None else _delta(p, ref)),
-                     DASH if pair is None else f"{pair['only_this']:,}",
-                     DASH if pair is None else f"{pair['only_other']:,}",
-                     DASH if pair is None else fmt_p(pair["p"])])
+        rows.append(
+            [
+                f"{p['size']:,}",
+                _acc(p),
+                fmt_p(p.get("p_vs_chance")),
+                _points(None if ref is None else _delta(p, ref)),
+                DASH if pair is None else f"{pair['only_this']:,}",
+                DASH if pair is None else f"{pair['only_other']:,}",
+                DASH if pair is None else fmt_p(pair["p"]),
+            ]
+        )
     return head, rows
 
 
@@ -421,21 +465,40 @@ def depth_table(block: dict) -> Table | None:
     rows = []
     for d in depths:
         n = next((p["by_depth"][d]["n"] for p in points if d in p["by_depth"]), None)
-        rows.append([d, DASH if n is None else f"{n:,}"]
-                    + [_pct((p["by_depth"].get(d) or {}).get("accuracy")) for p in points])
+        rows.append(
+            [d, DASH if n is None else f"{n:,}"] + [_pct((p["by_depth"].get(d) or {}).get("accuracy")) for p in points]
+        )
     return head, rows
 
 
 def lofo_table(lofo: dict) -> Table:
     """Per held-out family: trained and untrained accuracy on the same items, the difference,
     the items only one gets right and McNemar p."""
-    head = ["Held-out family", "n", "trained % [95 % CI]", "untrained % [95 % CI]", "Δ points",
-            "trained only", "untrained only", "McNemar p"]
+    head = [
+        "Held-out family",
+        "n",
+        "trained % [95 % CI]",
+        "untrained % [95 % CI]",
+        "Δ points",
+        "trained only",
+        "untrained only",
+        "McNemar p",
+    ]
     rows = []
     for f in lofo["folds"]:
         t, u, pair = f["trained"], f["untrained"], f["paired"]
-        rows.append([f["family"], f"{t['n']:,}", _acc(t, counts=False), _acc(u, counts=False), _points(_delta(t, u)),
-                     f"{pair['only_this']:,}", f"{pair['only_other']:,}", fmt_p(pair["p"])])
+        rows.append(
+            [
+                f["family"],
+                f"{t['n']:,}",
+                _acc(t, counts=False),
+                _acc(u, counts=False),
+                _points(_delta(t, u)),
+                f"{pair['only_this']:,}",
+                f"{pair['only_other']:,}",
+                fmt_p(pair["p"]),
+            ]
+        )
     return head, rows
 
 
@@ -470,32 +533,59 @@ def _mean_sd(block: dict) -> str:
 def seeds_table(runs: Sequence[ValidityRun]) -> Table:
     """Per model: its score over the K fresh builds (mean with the t interval of the mean, sd,
     range) and where the file's own score falls."""
-    head = ["Model", "metric", "builds × items", "mean % [95 % CI]", "SD (points)", "range %", "the file %", "z",
-            "builds below the file"]
+    head = [
+        "Model",
+        "metric",
+        "builds × items",
+        "mean % [95 % CI]",
+        "SD (points)",
+        "range %",
+        "the file %",
+        "z",
+        "builds below the file",
+    ]
     rows = []
     for label, sd in _seed_runs(runs):
         o, rel = sd["overall"], sd.get("release")
         ci = o.get("ci95")
         mean = f"{_pct(o['mean'])}" + (f" [{_pct(ci[0])}, {_pct(ci[1])}]" if ci else "")
         below = DASH if rel is None else f"{round(rel['share_below'] * len(sd['per_seed']))} of {len(sd['per_seed'])}"
-        rows.append([label, sd["protocol"], f"{sd['k']} × {sd['n']:,}", mean,
-                     DASH if o.get("sd") is None else f"{100 * o['sd']:.2f}", _range(o),
-                     DASH if rel is None else _pct(rel["accuracy"]),
-                     DASH if rel is None or rel.get("z") is None else f"{rel['z']:+.2f}".replace("-", MINUS), below])
+        rows.append(
+            [
+                label,
+                sd["protocol"],
+                f"{sd['k']} × {sd['n']:,}",
+                mean,
+                DASH if o.get("sd") is None else f"{100 * o['sd']:.2f}",
+                _range(o),
+                DASH if rel is None else _pct(rel["accuracy"]),
+                DASH if rel is None or rel.get("z") is None else f"{rel['z']:+.2f}".replace("-", MINUS),
+                below,
+            ]
+        )
     return head, rows
 
 
 def seeds_depth_table(runs: Sequence[ValidityRun]) -> Table | None:
     """Per depth: each model's mean ± sd (range) over the builds, in percent."""
     found = _seed_runs(runs)
-    depths = sorted({d for _, sd in found for d in sd.get("by_depth") or {}},
-                    key=lambda k: (0, int(k), "") if k.isdigit() else (1, 0, k))
+    depths = sorted(
+        {d for _, sd in found for d in sd.get("by_depth") or {}},
+        key=lambda k: (0, int(k), "") if k.isdigit() else (1, 0, k),
+    )
     if not depths:
         return None
     head = ["Depth"] + [f"{label}: mean ± SD (range) %" for label, _ in found]
-    rows = [[d] + [DASH if d not in (sd.get("by_depth") or {}) else
-                   f"{_mean_sd(sd['by_depth'][d])} ({_range(sd['by_depth'][d])})" for _, sd in found]
-            for d in depths]
+    rows = [
+        [d]
+        + [
+            DASH
+            if d not in (sd.get("by_depth") or {})
+            else f"{_mean_sd(sd['by_depth'][d])} ({_range(sd['by_depth'][d])})"
+            for _, sd in found
+        ]
+        for d in depths
+    ]
     return head, rows
 
 
@@ -506,11 +596,13 @@ def per_seed_table(runs: Sequence[ValidityRun]) -> Table:
     head = ["Build seed"] + [f"{label} %" for label, _ in found]
     rows = []
     for seed in seeds:
-        rows.append([DASH if seed is None else str(seed)]
-                    + [next((_pct(p["accuracy"]) for p in sd["per_seed"] if p.get("seed") == seed), DASH)
-                       for _, sd in found])
-    rows.append(["the file"] + [DASH if sd.get("release") is None else _pct(sd["release"]["accuracy"])
-                                for _, sd in found])
+        rows.append(
+            [DASH if seed is None else str(seed)]
+            + [next((_pct(p["accuracy"]) for p in sd["per_seed"] if p.get("seed") == seed), DASH) for _, sd in found]
+        )
+    rows.append(
+        ["the file"] + [DASH if sd.get("release") is None else _pct(sd["release"]["accuracy"]) for _, sd in found]
+    )
     return head, rows
 
 
@@ -521,9 +613,11 @@ def seed_pairs(runs: Sequence[ValidityRun]) -> list[dict[str, Any]]:
     found = _seed_runs(runs)
     out = []
     for i, (la, a) in enumerate(found):
-        for lb, b in found[i + 1:]:
-            test = paired_over_seeds({p["seed"]: p["accuracy"] for p in a["per_seed"] if p.get("seed") is not None},
-                                     {p["seed"]: p["accuracy"] for p in b["per_seed"] if p.get("seed") is not None})
+        for lb, b in found[i + 1 :]:
+            test = paired_over_seeds(
+                {p["seed"]: p["accuracy"] for p in a["per_seed"] if p.get("seed") is not None},
+                {p["seed"]: p["accuracy"] for p in b["per_seed"] if p.get("seed") is not None},
+            )
             out.append({"a": la, "b": lb, **test, "same_protocol": a["protocol"] == b["protocol"]})
     return out
 
@@ -536,8 +630,15 @@ def seed_pairs_table(runs: Sequence[ValidityRun]) -> Table | None:
     rows = []
     for p in pairs:
         name = f"{p['b']} − {p['a']}" + ("" if p["same_protocol"] else " (different metrics)")
-        rows.append([name, str(p["seeds"]), _points(p["mean_difference"]),
-                     DASH if p["t"] is None else f"{p['t']:.2f}".replace("-", MINUS), fmt_p(p["p"])])
+        rows.append(
+            [
+                name,
+                str(p["seeds"]),
+                _points(p["mean_difference"]),
+                DASH if p["t"] is None else f"{p['t']:.2f}".replace("-", MINUS),
+                fmt_p(p["p"]),
+            ]
+        )
     return head, rows
 
 
@@ -552,9 +653,14 @@ def _seed_blocks(runs: Sequence[ValidityRun]) -> list[tuple[str, str, Table]]:
     out.append(("Per build", "", per_seed_table(runs)))
     pairs = seed_pairs_table(runs)
     if pairs is not None:
-        out.append(("Two models across the same builds",
-                    "Paired t-test of the per-build scores on the builds both were scored on; fewer than two "
-                    "shared builds give no test (score both with the same --seed and --seeds).", pairs))
+        out.append(
+            (
+                "Two models across the same builds",
+                "Paired t-test of the per-build scores on the builds both were scored on; fewer than two "
+                "shared builds give no test (score both with the same --seed and --seeds).",
+                pairs,
+            )
+        )
     return out
 
 
@@ -568,30 +674,48 @@ def verdicts(run: ValidityRun) -> list[tuple[str, str, bool | None]]:
     out: list[tuple[str, str, bool | None]] = []
     adv = sec.get("adversary")
     if adv is not None:
-        out.append(("Choices-only adversary", f"{_verdict_word(adv['passes'])}: "
-                    + _strip(adv["verdict"], "passes", "fails"), adv["passes"]))
+        out.append(
+            (
+                "Choices-only adversary",
+                f"{_verdict_word(adv['passes'])}: " + _strip(adv["verdict"], "passes", "fails"),
+                adv["passes"],
+            )
+        )
     power = sec["power"]
-    out.append(("Power", f"{_power_word(power.get('has_power'))}: "
-                + _strip(power["verdict"], "has power", "no power"), power.get("has_power")))
+    out.append(
+        (
+            "Power",
+            f"{_power_word(power.get('has_power'))}: " + _strip(power["verdict"], "has power", "no power"),
+            power.get("has_power"),
+        )
+    )
     learn = sec.get("learnability")
     if learn is not None:
         base, top = learn["curve"][0], learn["curve"][-1]
         pair = top.get("paired")
-        text = (f"{_pct(base['accuracy'])} % at {base['size']:,} training items, {_pct(top['accuracy'])} % at "
-                f"{top['size']:,}")
+        text = (
+            f"{_pct(base['accuracy'])} % at {base['size']:,} training items, {_pct(top['accuracy'])} % at "
+            f"{top['size']:,}"
+        )
         if pair is not None and top is not base:
-            text += (f" ({_points(top['accuracy'] - base['accuracy'])} points; paired against the untrained model "
-                     f"on the same items, McNemar p = {fmt_p(pair['p'])})")
+            text += (
+                f" ({_points(top['accuracy'] - base['accuracy'])} points; paired against the untrained model "
+                f"on the same items, McNemar p = {fmt_p(pair['p'])})"
+            )
         out.append(("Learnability", text, None))
     lofo = sec.get("leave_one_family_out")
     if lofo is not None and lofo["folds"]:
         folds = lofo["folds"]
         gains = [f for f in folds if f["paired"]["p"] < 0.05 and f["paired"]["only_this"] > f["paired"]["only_other"]]
         moves = ", ".join(f"{f['family']} {_points(_delta(f['trained'], f['untrained']))}" for f in folds)
-        out.append(("Leave one family out",
-                    f"trained on {lofo['size']:,} items of the other families, the held-out family's score changes "
-                    f"by (points) {moves}; {len(gains)} of {len(folds)} gain significantly (McNemar p < 0.05)",
-                    None))
+        out.append(
+            (
+                "Leave one family out",
+                f"trained on {lofo['size']:,} items of the other families, the held-out family's score changes "
+                f"by (points) {moves}; {len(gains)} of {len(folds)} gain significantly (McNemar p < 0.05)",
+                None,
+            )
+        )
     seeds = sec.get("seeds")
     if seeds is not None:
         o = seeds["overall"]
@@ -610,10 +734,12 @@ def _intro(run: ValidityRun) -> str:
     f, model = sec["file"], sec["model"]
     lo, hi = chance_band(f["n_items"], run.chance)
     bench = f" ({f['benchmark']})" if f.get("benchmark") else ""
-    return (f"Model-based checks of {f['path']}{bench}, {f['n_items']:,} items, SHA-256 {f['sha256'][:12]}…: "
-            f"{_model_text(model)} fine-tuned on fresh-seed items that share no context with the file. "
-            f"Chance is {_pct(run.chance)} %; a scorer at chance lands in {_pct(lo)}–{_pct(hi)} % on "
-            f"{f['n_items']:,} items 95 % of the time (chance's interval).")
+    return (
+        f"Model-based checks of {f['path']}{bench}, {f['n_items']:,} items, SHA-256 {f['sha256'][:12]}…: "
+        f"{_model_text(model)} fine-tuned on fresh-seed items that share no context with the file. "
+        f"Chance is {_pct(run.chance)} %; a scorer at chance lands in {_pct(lo)}–{_pct(hi)} % on "
+        f"{f['n_items']:,} items 95 % of the time (chance's interval)."
+    )
 
 
 # -- the page ----------------------------------------------------------------------------------
@@ -624,8 +750,9 @@ def summary(runs: Sequence[ValidityRun]) -> str | None:
     for run in runs:
         adv = run.section.get("adversary")
         power = run.section["power"]
-        words = ([f"adversary {_verdict_word(adv['passes'])}"] if adv is not None else []) \
-            + [_power_word(power.get("has_power"))]
+        words = ([f"adversary {_verdict_word(adv['passes'])}"] if adv is not None else []) + [
+            _power_word(power.get("has_power"))
+        ]
         parts.append(", ".join(words))
     return "validity: " + "; ".join(parts)
 
@@ -647,8 +774,10 @@ def _head(run: ValidityRun, heading: bool) -> str:
         items.append(Markup("<li><strong{}>{}</strong>: {}</li>").format(Markup(cls), part, sentence))
     parts.append("<ul>" + "".join(items) + "</ul>")
     if sec["power"].get("has_power") is not True and sec.get("adversary", {}).get("passes"):
-        parts.append('<p class="warn">The adversary passed, but its power is not shown: a pass is evidence only '
-                     "when the positive controls fail it.</p>")
+        parts.append(
+            '<p class="warn">The adversary passed, but its power is not shown: a pass is evidence only '
+            "when the positive controls fail it.</p>"
+        )
     return "".join(str(p) for p in parts)
 
 
@@ -659,33 +788,53 @@ def _details(run: ValidityRun) -> str:
     adv = sec.get("adversary")
     if adv is not None:
         parts.append("<h4>Choices-only adversary</h4>")
-        parts.append(_note(f"Input: {adv['input']}. Loss: {adv['loss']}."
-                           + (f" Training seed {adv['train_seed']}." if adv.get("train_seed") is not None else "")))
+        parts.append(
+            _note(
+                f"Input: {adv['input']}. Loss: {adv['loss']}."
+                + (f" Training seed {adv['train_seed']}." if adv.get("train_seed") is not None else "")
+            )
+        )
         parts.append(html.table(*_escaped(adversary_table(adv, run.chance)), raw=True))
-        parts.append(_note("Accuracy: the option whose letter gets the highest logit after 'Answer:' is the right "
-                           "one, over the file's items. Training items 0 is the untrained model. Within chance's "
-                           "interval: the accuracy lies in the band a scorer at chance lands in 95 % of the time "
-                           "(as the file records it); the 95 % CI is the interval of the accuracy itself."))
+        parts.append(
+            _note(
+                "Accuracy: the option whose letter gets the highest logit after 'Answer:' is the right "
+                "one, over the file's items. Training items 0 is the untrained model. Within chance's "
+                "interval: the accuracy lies in the band a scorer at chance lands in 95 % of the time "
+                "(as the file records it); the 95 % CI is the interval of the accuracy itself."
+            )
+        )
     controls = sec.get("controls") or []
     if controls:
         parts.append("<h4>Positive controls</h4>")
         parts.append(html.table(*_escaped(controls_table(controls)), left=3, raw=True))
-        parts.append(_note("Each control is a deliberately flawed build; the same adversary, trained the same way "
-                           "on fresh builds of the control, must fail it: land clearly above chance (above chance's "
-                           "interval with p < 0.05), for a pass on the file to mean anything. Heuristic audit: "
-                           "the shortcut strategies (largest / smallest value, roundest, a fixed slot, longest / "
-                           "shortest ending, a character 3-gram classifier) all stay at chance; the strategies "
-                           "named are those that do not."))
+        parts.append(
+            _note(
+                "Each control is a deliberately flawed build; the same adversary, trained the same way "
+                "on fresh builds of the control, must fail it: land clearly above chance (above chance's "
+                "interval with p < 0.05), for a pass on the file to mean anything. Heuristic audit: "
+                "the shortcut strategies (largest / smallest value, roundest, a fixed slot, longest / "
+                "shortest ending, a character 3-gram classifier) all stay at chance; the strategies "
+                "named are those that do not."
+            )
+        )
     power = sec["power"]
-    parts.append(Markup('<p{}><strong>Power: {}.</strong> {}</p>').format(
-        Markup("") if power.get("has_power") else Markup(' class="warn"'), _power_word(power.get("has_power")),
-        _capital(_strip(power["verdict"], "has power", "no power"))))
+    parts.append(
+        Markup("<p{}><strong>Power: {}.</strong> {}</p>").format(
+            Markup("") if power.get("has_power") else Markup(' class="warn"'),
+            _power_word(power.get("has_power")),
+            _capital(_strip(power["verdict"], "has power", "no power")),
+        )
+    )
     learn = sec.get("learnability")
     if learn is not None:
         parts.append("<h4>Learnability</h4>")
-        parts.append(_note(f"Input: {learn['input']}. Each size paired against the untrained model (size "
-                           f"{learn['curve'][0]['size']:,}) on the same items: trained only / untrained only count "
-                           "the items only that one gets right; McNemar p is the exact two-sided test on them."))
+        parts.append(
+            _note(
+                f"Input: {learn['input']}. Each size paired against the untrained model (size "
+                f"{learn['curve'][0]['size']:,}) on the same items: trained only / untrained only count "
+                "the items only that one gets right; McNemar p is the exact two-sided test on them."
+            )
+        )
         parts.append(html.table(*learnability_table(learn)))
         depths = depth_table(learn)
         if depths is not None:
@@ -693,8 +842,12 @@ def _details(run: ValidityRun) -> str:
     lofo = sec.get("leave_one_family_out")
     if lofo is not None:
         parts.append("<h4>Leave one family out</h4>")
-        parts.append(_note(f"Each fold trains on {lofo['size']:,} fresh items of every family but one and scores "
-                           "the file's items of the family left out, against the untrained model on the same items."))
+        parts.append(
+            _note(
+                f"Each fold trains on {lofo['size']:,} fresh items of every family but one and scores "
+                "the file's items of the family left out, against the untrained model on the same items."
+            )
+        )
         parts.append(html.table(*lofo_table(lofo)))
     return "".join(str(p) for p in parts)
 
@@ -703,11 +856,15 @@ def _seeds_html(runs: Sequence[ValidityRun]) -> str:
     blocks = _seed_blocks(runs)
     if not blocks:
         return ""
-    parts = ["<h4>Seed variance</h4>",
-             _note("The model scored on K fresh full-size builds of the benchmark (seeds derived from the run's "
-                   "seed) and on the file itself. Mean with the t interval of the mean; SD is the sample "
-                   "standard deviation across builds; z: how many SDs the file's score lies from the mean "
-                   "(negative: below).")]
+    parts = [
+        "<h4>Seed variance</h4>",
+        _note(
+            "The model scored on K fresh full-size builds of the benchmark (seeds derived from the run's "
+            "seed) and on the file itself. Mean with the t interval of the mean; SD is the sample "
+            "standard deviation across builds; z: how many SDs the file's score lies from the mean "
+            "(negative: below)."
+        ),
+    ]
     for title, note, table in blocks:
         if title:
             parts.append(f"<p>{escape(title)}:</p>")
@@ -724,17 +881,24 @@ def _escaped(table: Table) -> Table:
 
 
 def section(runs: Sequence[ValidityRun], png: bytes | None = None) -> str:
-    parts = ["<p>Evidence from a model that the file measures what it claims: an adversary that sees only "
-             "the endings must stay at chance, deliberately flawed builds show it could have failed, "
-             "and fine-tuning with the question shows how far the score can be learned.</p>"]
+    parts = [
+        "<p>Evidence from a model that the file measures what it claims: an adversary that sees only "
+        "the endings must stay at chance, deliberately flawed builds show it could have failed, "
+        "and fine-tuning with the question shows how far the score can be learned.</p>"
+    ]
     if png is not None:
-        parts.append(html.img(png, "validity: adversary accuracy by training size with chance's interval and the "
-                                   "positive controls; learnability by training size; training loss; leave one "
-                                   "family out",
-                              "Accuracy in percent against training items (0 = untrained); the grey band is "
-                              "chance's interval; error bars are 95 % intervals. Loss: the training loss over "
-                              "the option letters against items seen; the dotted line is the loss of a uniform "
-                              "guess."))
+        parts.append(
+            html.img(
+                png,
+                "validity: adversary accuracy by training size with chance's interval and the "
+                "positive controls; learnability by training size; training loss; leave one "
+                "family out",
+                "Accuracy in percent against training items (0 = untrained); the grey band is "
+                "chance's interval; error bars are 95 % intervals. Loss: the training loss over "
+                "the option letters against items seen; the dotted line is the loss of a uniform "
+                "guess.",
+            )
+        )
     if len(runs) == 1:
         return "".join(parts[:1] + [_head(runs[0], False)] + parts[1:] + [_details(runs[0]), _seeds_html(runs)])
     return "".join(parts + [_head(run, True) + _details(run) for run in runs] + [_seeds_html(runs)])
@@ -771,8 +935,9 @@ def _md(table: Table, left: int = 1) -> list[str]:
             text = c.striptags()
         return text.replace("|", "\\|")
 
-    return (["| " + " | ".join(head) + " |", "|" + "---|" * left + "---:|" * (len(head) - left)]
-            + ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows])
+    return ["| " + " | ".join(head) + " |", "|" + "---|" * left + "---:|" * (len(head) - left)] + [
+        "| " + " | ".join(cell(c) for c in row) + " |" for row in rows
+    ]
 
 
 def markdown_body(runs: Sequence[ValidityRun]) -> str:
@@ -785,15 +950,15 @@ def markdown_body(runs: Sequence[ValidityRun]) -> str:
         lines += [f"- **{part}**: {sentence}" for part, sentence, _ in verdicts(run)] + [""]
         blocks: list[tuple[str, Callable[[], Table]]] = []
         if sec.get("adversary") is not None:
-            blocks.append(("Choices-only adversary", lambda: adversary_table(sec["adversary"], run.chance)))
+            blocks.append(("Choices-only adversary", lambda: adversary_table(sec["adversary"], run.chance)))  # noqa: B023
         if sec.get("controls"):
-            blocks.append(("Positive controls", lambda: controls_table(sec["controls"])))
+            blocks.append(("Positive controls", lambda: controls_table(sec["controls"])))  # noqa: B023
         if sec.get("learnability") is not None:
-            blocks.append(("Learnability", lambda: learnability_table(sec["learnability"])))
+            blocks.append(("Learnability", lambda: learnability_table(sec["learnability"])))  # noqa: B023
             if depth_table(sec["learnability"]) is not None:
-                blocks.append(("Learnability per depth (accuracy %)", lambda: depth_table(sec["learnability"])))
+                blocks.append(("Learnability per depth (accuracy %)", lambda: depth_table(sec["learnability"])))  # noqa: B023
         if sec.get("leave_one_family_out") is not None:
-            blocks.append(("Leave one family out", lambda: lofo_table(sec["leave_one_family_out"])))
+            blocks.append(("Leave one family out", lambda: lofo_table(sec["leave_one_family_out"])))  # noqa: B023
         for name, make in blocks:
             table = make()
             lines += [f"**{name}**", ""] + _md(table, 3 if name == "Positive controls" else 1) + [""]
@@ -852,8 +1017,10 @@ def _size_axis(ax, sizes: Sequence[int]) -> dict[int, int]:
 def _errors(points: Sequence[dict]) -> list[list[float]] | None:
     if not all(p.get("ci95") and p.get("accuracy") is not None for p in points):
         return None
-    return [[100 * (p["accuracy"] - p["ci95"][0]) for p in points],
-            [100 * (p["ci95"][1] - p["accuracy"]) for p in points]]
+    return [
+        [100 * (p["accuracy"] - p["ci95"][0]) for p in points],
+        [100 * (p["ci95"][1] - p["accuracy"]) for p in points],
+    ]
 
 
 def _chance(ax, chance: float, n: int | None, *, band: bool = True) -> None:
@@ -862,8 +1029,9 @@ def _chance(ax, chance: float, n: int | None, *, band: bool = True) -> None:
     ax.axhline(100 * chance, **CHANCE_STYLE, label=f"chance {_pct(chance)} %", zorder=1)
     if band and n:
         lo, hi = chance_band(n, chance)
-        ax.axhspan(100 * lo, 100 * hi, color="0.85", alpha=0.6, zorder=0, linewidth=0,
-                   label=f"chance's interval (n {n:,})")
+        ax.axhspan(
+            100 * lo, 100 * hi, color="0.85", alpha=0.6, zorder=0, linewidth=0, label=f"chance's interval (n {n:,})"
+        )
 
 
 def _line(ax, pos: dict[int, int], points: Sequence[dict], *, shift: float = 0.0, **style) -> None:
@@ -872,8 +1040,14 @@ def _line(ax, pos: dict[int, int], points: Sequence[dict], *, shift: float = 0.0
     pts = [p for p in points if p.get("accuracy") is not None]
     if not pts:
         return
-    ax.errorbar([pos[p["size"]] + shift for p in pts], [100 * p["accuracy"] for p in pts], yerr=_errors(pts),
-                capsize=3, markersize=5, **style)
+    ax.errorbar(
+        [pos[p["size"]] + shift for p in pts],
+        [100 * p["accuracy"] for p in pts],
+        yerr=_errors(pts),
+        capsize=3,
+        markersize=5,
+        **style,
+    )
 
 
 def _draw_adversary(ax, run: ValidityRun, colors) -> None:
@@ -885,8 +1059,16 @@ def _draw_adversary(ax, run: ValidityRun, colors) -> None:
     if adv is not None:
         _line(ax, pos, adv["curve"], fmt="o-", color="#2a5db0", linewidth=2.0, label="adversary on the file")
     for i, c in enumerate(controls):
-        _line(ax, pos, c["adversary"]["curve"], fmt="s--", color=colors[(i + 1) % len(colors)], linewidth=1.2,
-              label=f"control: {c['name']}", shift=0.07 * (i + 1))
+        _line(
+            ax,
+            pos,
+            c["adversary"]["curve"],
+            fmt="s--",
+            color=colors[(i + 1) % len(colors)],
+            linewidth=1.2,
+            label=f"control: {c['name']}",
+            shift=0.07 * (i + 1),
+        )
     ax.set_ylim(0, 100)
     ax.set_ylabel(ACCURACY_AXIS)
     ax.set_title("Choices-only adversary (endings only)", loc="left")
@@ -901,14 +1083,28 @@ def _draw_learnability(ax, run: ValidityRun, colors) -> None:
     for i, d in enumerate(_depths(points)):
         depth = [{"size": p["size"], **p["by_depth"][d]} for p in points if d in p["by_depth"]]
         pts = [q for q in depth if q.get("accuracy") is not None]
-        ax.plot([pos[q["size"]] for q in pts], [100 * q["accuracy"] for q in pts], "-", marker=".",
-                color=colors[(i + 2) % len(colors)], linewidth=0.9, alpha=0.8, label=f"depth {d}")
+        ax.plot(
+            [pos[q["size"]] for q in pts],
+            [100 * q["accuracy"] for q in pts],
+            "-",
+            marker=".",
+            color=colors[(i + 2) % len(colors)],
+            linewidth=0.9,
+            alpha=0.8,
+            label=f"depth {d}",
+        )
     _line(ax, pos, points, fmt="o-", color="#1d2430", linewidth=2.0, label="all items")
     for p in points:
         pair = p.get("paired")
         if pair is not None and p.get("accuracy") is not None:
-            ax.annotate(f"p {fmt_p(pair['p'])}", (pos[p["size"]], 100 * p["accuracy"]), textcoords="offset points",
-                        xytext=(6, -12), fontsize=7, color="0.25")
+            ax.annotate(
+                f"p {fmt_p(pair['p'])}",
+                (pos[p["size"]], 100 * p["accuracy"]),
+                textcoords="offset points",
+                xytext=(6, -12),
+                fontsize=7,
+                color="0.25",
+            )
     ax.set_ylim(0, 100)
     ax.set_ylabel(ACCURACY_AXIS)
     ax.set_title("Learnability (with context); p: McNemar vs untrained", loc="left")
@@ -923,12 +1119,25 @@ def _draw_loss(ax, run: ValidityRun, colors) -> None:
         if not curve:
             continue
         color, ls, lw = styles.get(label, (colors[i % len(colors)], "--", 1.2))
-        ax.plot([x for x, _ in curve], [y for _, y in curve], ls, color=color, linewidth=lw, label=label,
-                marker="o" if len(curve) <= 3 else None, markersize=4)
+        ax.plot(
+            [x for x, _ in curve],
+            [y for _, y in curve],
+            ls,
+            color=color,
+            linewidth=lw,
+            label=label,
+            marker="o" if len(curve) <= 3 else None,
+            markersize=4,
+        )
     options = round(1 / run.chance) if run.chance > 0 else 0
     if options >= 2 and abs(options * run.chance - 1) < 1e-6:
-        ax.axhline(math.log(options), color="0.35", linestyle=":", linewidth=1.0,
-                   label=f"uniform guess (ln {options} = {math.log(options):.3f})")
+        ax.axhline(
+            math.log(options),
+            color="0.35",
+            linestyle=":",
+            linewidth=1.0,
+            label=f"uniform guess (ln {options} = {math.log(options):.3f})",
+        )
     seen = [x for b in blocks.values() for x, _ in b.get("loss_curve") or []]
     ax.set_xlim(0, 1.04 * max(seen))
     ax.set_ylim(bottom=0)
@@ -949,18 +1158,30 @@ def _draw_lofo(ax, run: ValidityRun, colors) -> None:
     folds = lofo["folds"]
     ys = list(range(len(folds)))
     height = 0.38
-    for k, (key, label, color) in enumerate((("untrained", "untrained", "0.65"),
-                                             ("trained", f"trained on the other families ({lofo['size']:,} items)",
-                                              "#2a5db0"))):
+    for k, (key, label, color) in enumerate(
+        (
+            ("untrained", "untrained", "0.65"),
+            ("trained", f"trained on the other families ({lofo['size']:,} items)", "#2a5db0"),
+        )
+    ):
         blocks = [f[key] for f in folds]
         err = _errors(blocks)
-        ax.barh([y + (k - 0.5) * height for y in ys], [100 * (b["accuracy"] or 0) for b in blocks], height,
-                color=color, label=label, xerr=err, capsize=2, error_kw={"linewidth": 0.8})
+        ax.barh(
+            [y + (k - 0.5) * height for y in ys],
+            [100 * (b["accuracy"] or 0) for b in blocks],
+            height,
+            color=color,
+            label=label,
+            xerr=err,
+            capsize=2,
+            error_kw={"linewidth": 0.8},
+        )
     ax.axvline(100 * run.chance, **CHANCE_STYLE, label=f"chance {_pct(run.chance)} %")
     for y, f in zip(ys, folds):
         ax.text(103, y, f"p {fmt_p(f['paired']['p'])}", va="center", fontsize=7, color="0.25")
-    ax.set_yticks(ys, [textwrap.fill(f["family"].replace("_", " "), 22) for f in folds],
-                  fontsize=7 if len(folds) > 6 else 8)
+    ax.set_yticks(
+        ys, [textwrap.fill(f["family"].replace("_", " "), 22) for f in folds], fontsize=7 if len(folds) > 6 else 8
+    )
     ax.invert_yaxis()
     ax.set_xlim(0, 118)
     ax.set_xticks(range(0, 101, 20))
@@ -988,41 +1209,75 @@ def _draw_seeds(ax, runs: Sequence[ValidityRun], colors) -> None:
     def spots(x: int, sd: dict) -> dict:
         """Each build's (x, y): its dots spread a little sideways, in the block's order."""
         n = len(sd["per_seed"])
-        return {(p.get("seed"), i): (x + (0.0 if n == 1 else -0.12 + 0.24 * i / (n - 1)), 100 * p["accuracy"])
-                for i, p in enumerate(sd["per_seed"])}
+        return {
+            (p.get("seed"), i): (x + (0.0 if n == 1 else -0.12 + 0.24 * i / (n - 1)), 100 * p["accuracy"])
+            for i, p in enumerate(sd["per_seed"])
+        }
 
     at = [spots(x, sd) for x, (_, sd) in zip(xs, found)]
     by_seed = [{seed: xy for (seed, _), xy in m.items() if seed is not None} for m in at]
-    for seed in (by_seed[0] if len(found) > 1 else {}):
+    for seed in by_seed[0] if len(found) > 1 else {}:
         if all(seed in m for m in by_seed):
-            ax.plot([m[seed][0] for m in by_seed], [m[seed][1] for m in by_seed], "-", color="0.82",
-                    linewidth=0.7, zorder=1)
-    for x, (label, sd), color, m in zip(xs, found, colors, at):
-        ax.scatter([xy[0] for xy in m.values()], [xy[1] for xy in m.values()], s=14, color=color, alpha=0.85,
-                   zorder=2, label="fresh builds (a line joins one build)" if x == 0 and len(found) > 1
-                   else "fresh builds" if x == 0 else None)
+            ax.plot(
+                [m[seed][0] for m in by_seed], [m[seed][1] for m in by_seed], "-", color="0.82", linewidth=0.7, zorder=1
+            )
+    for x, (_label, sd), color, m in zip(xs, found, colors, at):
+        ax.scatter(
+            [xy[0] for xy in m.values()],
+            [xy[1] for xy in m.values()],
+            s=14,
+            color=color,
+            alpha=0.85,
+            zorder=2,
+            label="fresh builds (a line joins one build)"
+            if x == 0 and len(found) > 1
+            else "fresh builds"
+            if x == 0
+            else None,
+        )
         o = sd["overall"]
-        ax.errorbar([x + 0.25], [100 * o["mean"]], yerr=None if o.get("sd") is None else [[100 * o["sd"]]] * 2,
-                    fmt="o", color="#1d2430", capsize=4, markersize=5, zorder=3,
-                    label="mean ± SD" if x == 0 else None)
+        ax.errorbar(
+            [x + 0.25],
+            [100 * o["mean"]],
+            yerr=None if o.get("sd") is None else [[100 * o["sd"]]] * 2,
+            fmt="o",
+            color="#1d2430",
+            capsize=4,
+            markersize=5,
+            zorder=3,
+            label="mean ± SD" if x == 0 else None,
+        )
         if sd.get("release") is not None:
-            ax.scatter([x - 0.25], [100 * sd["release"]["accuracy"]], marker="D", s=40, color="#a3281b", zorder=4,
-                       label="the file" if x == 0 else None)
+            ax.scatter(
+                [x - 0.25],
+                [100 * sd["release"]["accuracy"]],
+                marker="D",
+                s=40,
+                color="#a3281b",
+                zorder=4,
+                label="the file" if x == 0 else None,
+            )
     _chance(ax, runs[0].chance, None, band=False)
     ax.set_xticks(xs, [textwrap.fill(label, 24) for label, _ in found], fontsize=8)
     ax.set_xlim(-0.6, len(found) - 0.4)
     # the spread is a few points: zoom to the scores (and chance), not 0-100
-    values = [100 * runs[0].chance] + [100 * v for _, sd in found for v in
-                                       [p["accuracy"] for p in sd["per_seed"]]
-                                       + [sd["overall"]["mean"] + (sd["overall"].get("sd") or 0),
-                                          sd["overall"]["mean"] - (sd["overall"].get("sd") or 0)]
-                                       + ([sd["release"]["accuracy"]] if sd.get("release") else [])]
+    values = [100 * runs[0].chance] + [
+        100 * v
+        for _, sd in found
+        for v in [p["accuracy"] for p in sd["per_seed"]]
+        + [
+            sd["overall"]["mean"] + (sd["overall"].get("sd") or 0),
+            sd["overall"]["mean"] - (sd["overall"].get("sd") or 0),
+        ]
+        + ([sd["release"]["accuracy"]] if sd.get("release") else [])
+    ]
     pad = max(2.0, 0.15 * (max(values) - min(values)))
     ax.set_ylim(max(0.0, min(values) - pad), min(100.0, max(values) + 2 * pad))
     ax.set_ylabel(_seeds_axis(found))
     ks = sorted({sd["k"] for _, sd in found})
-    ax.set_title(f"Seed variance: {' / '.join(map(str, ks))} fresh builds" + (" each" if len(found) > 1 else ""),
-                 loc="left")
+    ax.set_title(
+        f"Seed variance: {' / '.join(map(str, ks))} fresh builds" + (" each" if len(found) > 1 else ""), loc="left"
+    )
     ax.legend(loc="upper left", fontsize=7)
 
 
@@ -1036,7 +1291,8 @@ def figure(runs: Sequence[ValidityRun]) -> bytes | None:
     from synthprobe.report.figures import RC, new_figure, palette, png_bytes
 
     panels: list[tuple[Callable, bool]] = [
-        (lambda ax, c, run=run, draw=draw: draw(ax, run, c), True) for run in runs for _, draw in _panels(run)]
+        (lambda ax, c, run=run, draw=draw: draw(ax, run, c), True) for run in runs for _, draw in _panels(run)
+    ]
     titles = [run.section["file"]["path"] for run in runs for _ in _panels(run)]
     if _seed_runs(runs):
         panels.append((lambda ax, c: _draw_seeds(ax, runs, c), False))
@@ -1052,6 +1308,6 @@ def figure(runs: Sequence[ValidityRun]) -> bytes | None:
             draw(ax, colors)
             if per_run and len(runs) > 1:
                 ax.set_title(f"{titles[i]}\n{ax.get_title(loc='left')}", loc="left")
-        for ax in axes[len(panels):]:
+        for ax in axes[len(panels) :]:
             ax.set_visible(False)
         return png_bytes(fig)

@@ -33,9 +33,10 @@ apart per benchmark, as the leaderboards are) are one model, one column of picks
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from synthprobe import benchmarks
 from synthprobe.results import Results
@@ -117,7 +118,7 @@ def viewer_data(runs: Sequence[Run], *, data_files: Sequence[Path] = (), title: 
                 items.append(item)
             rows.append({"i": index[key], **answer})
             correct += answer["ok"]
-        if run.model in by_name:     # one model's runs of several benchmarks: one column of picks
+        if run.model in by_name:  # one model's runs of several benchmarks: one column of picks
             m = by_name[run.model]
             out_runs[m] += rows
             models[m]["n"] += len(rows)
@@ -127,12 +128,19 @@ def viewer_data(runs: Sequence[Run], *, data_files: Sequence[Path] = (), title: 
             continue
         by_name[run.model] = len(models)
         out_runs.append(rows)
-        models.append({"name": run.model, "source": Path(run.source).name, "spec": run.spec,
-                       "n": len(rows), "correct": correct})
+        models.append(
+            {"name": run.model, "source": Path(run.source).name, "spec": run.spec, "n": len(rows), "correct": correct}
+        )
     for note in notes:
         print(f"synthprobe report: {note}", file=sys.stderr)
-    return {"version": VIEWER_VERSION, "title": title, "notes": notes, "models": models, "items": items,
-            "runs": out_runs}
+    return {
+        "version": VIEWER_VERSION,
+        "title": title,
+        "notes": notes,
+        "models": models,
+        "items": items,
+        "runs": out_runs,
+    }
 
 
 def render_page(runs: Sequence[Run], *, title: str, css: str, data_files: Sequence[Path] = ()) -> str:
@@ -142,8 +150,14 @@ def render_page(runs: Sequence[Run], *, title: str, css: str, data_files: Sequen
 
 def render_data(data: dict[str, Any], *, css: str) -> str:
     """``items.html`` from :func:`viewer_data`'s JSON."""
-    return render("report_items.html", title=f"{data['title']}: items", css=Markup(css), data=script_json(data),
-                  n_models=len(data["models"]), n_items=len(data["items"]))
+    return render(
+        "report_items.html",
+        title=f"{data['title']}: items",
+        css=Markup(css),
+        data=script_json(data),
+        n_models=len(data["models"]),
+        n_items=len(data["items"]),
+    )
 
 
 def counts(data: dict[str, Any]) -> tuple[int, int]:

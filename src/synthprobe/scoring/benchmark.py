@@ -50,11 +50,13 @@ def load_items(bench: Benchmark, data: Path, *, limit: int | None = None) -> lis
     for i, item in enumerate(items):
         key = item.get("id") if isinstance(item, dict) else None
         if not isinstance(key, str) or not key:
-            raise InputError(f"benchmark {bench.name!r}: item {i} read from the file has no string 'id'; "
-                             "expected load() to return dicts with a unique string 'id'", path=data)
+            raise InputError(
+                f"benchmark {bench.name!r}: item {i} read from the file has no string 'id'; "
+                "expected load() to return dicts with a unique string 'id'",
+                path=data,
+            )
         if key in seen:
-            raise InputError(f"benchmark {bench.name!r}: item id {key!r} occurs twice; expected unique ids",
-                             path=data)
+            raise InputError(f"benchmark {bench.name!r}: item id {key!r} occurs twice; expected unique ids", path=data)
         seen.add(key)
     if not items:
         raise InputError(f"holds no {bench.title} items", path=data)
@@ -74,13 +76,25 @@ def check_chat(bench: Benchmark, chat: ChatSetup) -> None:
     """Refuse ``--chat-template``/``--system-prompt`` for a benchmark whose work function cannot
     take them (before any model loads)."""
     if (chat.enabled or chat.system_prompt is not None) and not takes_chat(bench):
-        raise InputError(f"benchmark {bench.name!r} asks the model in its own words: its work() takes no "
-                         "'chat' keyword, so it cannot ask under a chat template; drop --chat-template and "
-                         "--system-prompt (or give work() a 'chat' parameter)", field="--chat-template")
+        raise InputError(
+            f"benchmark {bench.name!r} asks the model in its own words: its work() takes no "
+            "'chat' keyword, so it cannot ask under a chat template; drop --chat-template and "
+            "--system-prompt (or give work() a 'chat' parameter)",
+            field="--chat-template",
+        )
 
 
-def score_block(bench: Benchmark, backend, items: list[dict], data: Path, *, batch_size: int, progress: bool,
-                cache: bool = True, chat: ChatSetup | None = None) -> dict[str, Any]:
+def score_block(
+    bench: Benchmark,
+    backend,
+    items: list[dict],
+    data: Path,
+    *,
+    batch_size: int,
+    progress: bool,
+    cache: bool = True,
+    chat: ChatSetup | None = None,
+) -> dict[str, Any]:
     """Score ``items`` (read from ``data``) with ``backend``; the model's results block. ``chat``:
     the command's chat setup, handed to a work function that takes it (:func:`check_chat`)."""
     chat = chat or ChatSetup()
@@ -98,8 +112,15 @@ def score_block(bench: Benchmark, backend, items: list[dict], data: Path, *, bat
         store = ScoreCache(cache_key(backend.fingerprint, sha, settings))
     started = time.perf_counter()
     work = bench.part("work")(backend, items, **kwargs)
-    run = run_items([it["id"] for it in items], work, where=f"{bench.name} · {backend.name}", cache=store,
-                    batch_size=batch_size, progress=progress, name=backend.name)
+    run = run_items(
+        [it["id"] for it in items],
+        work,
+        where=f"{bench.name} · {backend.name}",
+        cache=store,
+        batch_size=batch_size,
+        progress=progress,
+        name=backend.name,
+    )
     # every record in the form the score cache gives back (keys sorted): a run that reads some
     # from the cache (a rerun, a resumed run, a Ray job rerun after its worker died) writes the
     # bytes a fresh run writes
@@ -107,5 +128,10 @@ def score_block(bench: Benchmark, backend, items: list[dict], data: Path, *, bat
     summary = bench.part("metrics")(records)
     if not isinstance(summary, dict):
         raise InputError(f"benchmark {bench.name!r}: metrics() returned {type(summary).__name__}; expected a dict")
-    return {"dataset": {"path": str(data), "sha256": sha, "items": len(items)}, "summary": summary,
-            "records": records, "cached_items": run.cached, "seconds": round(time.perf_counter() - started, 3)}
+    return {
+        "dataset": {"path": str(data), "sha256": sha, "items": len(items)},
+        "summary": summary,
+        "records": records,
+        "cached_items": run.cached,
+        "seconds": round(time.perf_counter() - started, 3),
+    }

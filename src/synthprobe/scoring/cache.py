@@ -23,13 +23,14 @@ import json
 import os
 import shutil
 import sys
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, TypeVar
+from typing import Any, TypeVar
 
+from synthprobe.backends.spec import cache_root
 from synthprobe.errors import InputError
 from synthprobe.io.read import loads_json
-from synthprobe.backends.spec import cache_root
 
 #: Bump when the line layout changes; old files are then simply not found.
 FORMAT = 1
@@ -52,8 +53,7 @@ def cacheable(backend) -> bool:
     return bool(getattr(backend, "fingerprint", ""))
 
 
-def cache_key(model_fingerprint: Mapping[str, Any] | str, data_sha256: str,
-              settings: Mapping[str, Any]) -> str:
+def cache_key(model_fingerprint: Mapping[str, Any] | str, data_sha256: str, settings: Mapping[str, Any]) -> str:
     """SHA-256 over a canonical JSON of the three parts (key order does not matter)."""
     if not isinstance(data_sha256, str) or len(data_sha256) != 64:
         raise ValueError(f"data_sha256 must be a 64-character hex digest, got {data_sha256!r}")
@@ -97,16 +97,22 @@ class ScoreCache:
             if not chunk.strip():
                 continue
             try:
-                obj = loads_json(chunk.decode("utf-8"), path=self.path, line=lineno,
-                                 allow_nonfinite=True)
+                obj = loads_json(chunk.decode("utf-8"), path=self.path, line=lineno, allow_nonfinite=True)
             except (UnicodeDecodeError, InputError) as exc:
                 why = f" ({exc.detail})" if isinstance(exc, InputError) else ""
-                raise InputError(f"damaged score cache line{why}; run 'synthprobe cache clear --scores' or pass "
-                                 "--no-cache", path=self.path, line=lineno,
-                                 field=getattr(exc, "field", None)) from None
+                raise InputError(
+                    f"damaged score cache line{why}; run 'synthprobe cache clear --scores' or pass --no-cache",
+                    path=self.path,
+                    line=lineno,
+                    field=getattr(exc, "field", None),
+                ) from None
             if not isinstance(obj, dict) or not isinstance(obj.get("id"), str):
-                raise InputError("expected an object with a string 'id'; run 'synthprobe cache clear "
-                                 "--scores' or pass --no-cache", path=self.path, line=lineno, field="id")
+                raise InputError(
+                    "expected an object with a string 'id'; run 'synthprobe cache clear --scores' or pass --no-cache",
+                    path=self.path,
+                    line=lineno,
+                    field="id",
+                )
             done[obj["id"]] = obj
         return done
 
@@ -162,8 +168,11 @@ class ScoreCache:
             on_disk.update(new)
             self._on_disk = on_disk
         except OSError as exc:
-            raise InputError(f"score cache cannot be written ({exc.strerror}); pass --no-cache or set "
-                             "SYNTHPROBE_CACHE to a writable folder", path=self.path) from None
+            raise InputError(
+                f"score cache cannot be written ({exc.strerror}); pass --no-cache or set "
+                "SYNTHPROBE_CACHE to a writable folder",
+                path=self.path,
+            ) from None
         return len(new)
 
 
@@ -204,8 +213,9 @@ def _is_oom(exc: BaseException) -> bool:
     return any(cls.__name__ == "OutOfMemoryError" for cls in type(exc).__mro__)
 
 
-def run_with_oom_backoff(fn: Callable[[int], T], batch_size: int, *,
-                         on_halve: Callable[[int, int], None] | None = None) -> tuple[T, int]:
+def run_with_oom_backoff(
+    fn: Callable[[int], T], batch_size: int, *, on_halve: Callable[[int, int], None] | None = None
+) -> tuple[T, int]:
     """Call ``fn(batch_size)``; on ``torch.OutOfMemoryError`` halve the batch and retry.
 
     Returns ``(result, batch size that worked)``. When even a batch of one runs out of memory

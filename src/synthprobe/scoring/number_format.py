@@ -41,8 +41,9 @@ Accuracies and ``delta`` are in percent / points; the reference rows carry ``nul
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from synthprobe.backends.chat import ChatSetup
 from synthprobe.errors import InputError
@@ -63,12 +64,14 @@ def parse_formats(text: str) -> tuple[str, ...]:
     parts = [p.strip() for p in text.split(",") if p.strip()]
     for p in parts:
         if p not in NUMBER_FORMATS:
-            raise InputError(f"unknown number format {p!r}; expected some of {', '.join(NUMBER_FORMATS)}",
-                             field="--formats")
+            raise InputError(
+                f"unknown number format {p!r}; expected some of {', '.join(NUMBER_FORMATS)}", field="--formats"
+            )
     others = [f for f in NUMBER_FORMATS if f in parts and f != PLAIN]
     if not others:
-        raise InputError(f"expected at least one format besides plain ({', '.join(NUMBER_FORMATS[1:])})",
-                         field="--formats")
+        raise InputError(
+            f"expected at least one format besides plain ({', '.join(NUMBER_FORMATS[1:])})", field="--formats"
+        )
     return (PLAIN, *others)
 
 
@@ -91,26 +94,26 @@ class ProbeConfig:
     #: ``--chat-template`` / ``--system-prompt`` (default: none, raw text), for both parts.
     chat: ChatSetup = field(default_factory=ChatSetup)
 
-    def validate(self) -> "ProbeConfig":
+    def validate(self) -> ProbeConfig:
         from synthprobe.tasks.deeparithmark.composition import MAX_BUILD_SIZE
         from synthprobe.tasks.gpt3.prompts import parse_shots
 
         if tuple(self.formats[:1]) != (PLAIN,) or len(self.formats) < 2 or len(set(self.formats)) != len(self.formats):
-            raise InputError(f"expected plain and at least one other format, got {list(self.formats)}",
-                             field="--formats")
+            raise InputError(
+                f"expected plain and at least one other format, got {list(self.formats)}", field="--formats"
+            )
         for name, value, hi in (("--n", self.n, MAX_BUILD_SIZE), ("--gpt3-n", self.gpt3_n, None)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 0 or (hi and value > hi):
-                raise InputError(f"expected a whole number from 0 to {hi or 'the task size'}, got {value!r}",
-                                 field=name)
+                raise InputError(
+                    f"expected a whole number from 0 to {hi or 'the task size'}, got {value!r}", field=name
+                )
         if self.n == 0 and not self.tasks:
             raise InputError("nothing to score: --n 0 and no GPT-3 tasks (--tasks none)", field="--n")
         for t in self.tasks:
             if t.family != "arithmetic":
-                raise InputError(f"{t.name} ({t.code}) writes no numbers; expected arithmetic tasks",
-                                 field="--tasks")
+                raise InputError(f"{t.name} ({t.code}) writes no numbers; expected arithmetic tasks", field="--tasks")
             if t.default_n is not None and self.gpt3_n > t.default_n:
-                raise InputError(f"{t.code}'s pool holds {t.default_n:,} items, got {self.gpt3_n:,}",
-                                 field="--gpt3-n")
+                raise InputError(f"{t.code}'s pool holds {t.default_n:,} items, got {self.gpt3_n:,}", field="--gpt3-n")
             parse_shots(self.shots, t)
         return self
 
@@ -126,12 +129,16 @@ def _deep_dataset(items: list[dict], fmt: str, seed: int, n: int):
     label = f"synthprobe build deeparithmark --seed {seed} --n {n} --number-format {fmt}"
     text = "".join(dumps_item(it) + "\n" for it in items)
     mc = [item_from_record(it, path=label, line=it["ind"] + 1) for it in items]
-    return Dataset("deeparithmark", mc, {"path": label, "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
-                                         "n_items": len(mc)})
+    return Dataset(
+        "deeparithmark",
+        mc,
+        {"path": label, "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(), "n_items": len(mc)},
+    )
 
 
-def _rows(formats: Sequence[str], correct: dict[str, list[bool]], changed: dict[str, list[bool]],
-          **keys: Any) -> list[dict[str, Any]]:
+def _rows(
+    formats: Sequence[str], correct: dict[str, list[bool]], changed: dict[str, list[bool]], **keys: Any
+) -> list[dict[str, Any]]:
     """One row per format: the paired difference from plain over the positions given."""
     rows = []
     for fmt in formats:
@@ -151,8 +158,10 @@ def _deep_parts(config: ProbeConfig):
     rendered = {fmt: [format_item(it, fmt) for it in plain] for fmt in config.formats}
     ids = [str(it["ind"]) for it in plain]
     depth = [it["metadata"]["depth"] for it in plain]
-    changed = {fmt: [(a["ctx"], a["endings"]) != (b["ctx"], b["endings"]) for a, b in zip(plain, rendered[fmt])]
-               for fmt in config.formats}
+    changed = {
+        fmt: [(a["ctx"], a["endings"]) != (b["ctx"], b["endings"]) for a, b in zip(plain, rendered[fmt])]
+        for fmt in config.formats
+    }
     sets = {}
     for fmt in config.formats:
         todo = [it for it, ch in zip(rendered[fmt], changed[fmt]) if fmt == PLAIN or ch]
@@ -163,8 +172,14 @@ def _deep_parts(config: ProbeConfig):
 def _score_config(config: ProbeConfig):
     from synthprobe.scoring.deeparithmark.score import ScoreConfig
 
-    return ScoreConfig(batch_size=config.batch_size, max_context=config.max_context, save_predictions=True,
-                       progress=config.progress, cache=config.cache, chat=config.chat)
+    return ScoreConfig(
+        batch_size=config.batch_size,
+        max_context=config.max_context,
+        save_predictions=True,
+        progress=config.progress,
+        cache=config.cache,
+        chat=config.chat,
+    )
 
 
 def score_deeparithmark(backend, config: ProbeConfig) -> dict[str, Any]:
@@ -190,15 +205,28 @@ def score_deeparithmark(backend, config: ProbeConfig) -> dict[str, Any]:
         keep = [k for k in range(len(ids)) if scope == "all" or depth[k] == scope]
         if not keep:
             continue
-        rows += _rows(config.formats, {f: [correct[f][k] for k in keep] for f in config.formats},
-                      {f: [changed[f][k] for k in keep] for f in config.formats}, depth=scope)
+        rows += _rows(
+            config.formats,
+            {f: [correct[f][k] for k in keep] for f in config.formats},
+            {f: [changed[f][k] for k in keep] for f in config.formats},
+            depth=scope,
+        )
     return {
-        "seed": config.seed, "n": config.n, "metric": METRIC,
+        "seed": config.seed,
+        "n": config.n,
+        "metric": METRIC,
         "changed": {f: sum(changed[f]) for f in config.formats},
         "datasets": datasets,
         "rows": rows,
-        "items": [{"id": ids[k], "depth": depth[k], "changed": [f for f in config.formats if changed[f][k]],
-                   "correct": [int(correct[f][k]) for f in config.formats]} for k in range(len(ids))],
+        "items": [
+            {
+                "id": ids[k],
+                "depth": depth[k],
+                "changed": [f for f in config.formats if changed[f][k]],
+                "correct": [int(correct[f][k]) for f in config.formats],
+            }
+            for k in range(len(ids))
+        ],
     }
 
 
@@ -216,11 +244,24 @@ def _gpt3_parts(config: ProbeConfig, task):
     pools = {f: build_items(BuildConfig(task.name, seed=config.seed, number_format=f)) for f in config.formats}
     n = min(config.gpt3_n, len(pools[PLAIN]))
     changed = {f: [pools[f][i] != pools[PLAIN][i] for i in range(n)] for f in config.formats}
-    configs = {fmt: None if fmt != PLAIN and pools[fmt] == pools[PLAIN] else  # no number written differently
-               EvalConfig(tasks=[task], shots=[config.shots], limit=n, seed=config.seed,
-                          batch_size=config.batch_size, progress=config.progress, cache=config.cache,
-                          save_items=True, number_format=fmt, chat=config.chat).validate()
-               for fmt in config.formats}
+    configs = {
+        fmt: None
+        if fmt != PLAIN and pools[fmt] == pools[PLAIN]
+        # no number written differently
+        else EvalConfig(
+            tasks=[task],
+            shots=[config.shots],
+            limit=n,
+            seed=config.seed,
+            batch_size=config.batch_size,
+            progress=config.progress,
+            cache=config.cache,
+            save_items=True,
+            number_format=fmt,
+            chat=config.chat,
+        ).validate()
+        for fmt in config.formats
+    }
     return k, pools, n, changed, configs
 
 
@@ -244,53 +285,87 @@ def score_gpt3(backend, config: ProbeConfig, *, on_row: Callable[[dict], None] |
             correct[fmt] = [by_index[i] for i in range(n)]
         task_rows = _rows(config.formats, correct, changed, task=task.name, code=task.code)
         rows += task_rows
-        tasks.append({"task": task.name, "code": task.code,
-                      "items": [{"index": i, "correct": [int(correct[f][i]) for f in config.formats]}
-                                for i in range(n)]})
+        tasks.append(
+            {
+                "task": task.name,
+                "code": task.code,
+                "items": [{"index": i, "correct": [int(correct[f][i]) for f in config.formats]} for i in range(n)],
+            }
+        )
         if on_row is not None:
             for row in task_rows:
                 on_row(row)
-    return {"seed": config.seed, "n": config.gpt3_n, "shots": config.shots, "k": k, "check": "generate",
-            "rows": rows, "tasks": tasks}
+    return {
+        "seed": config.seed,
+        "n": config.gpt3_n,
+        "shots": config.shots,
+        "k": k,
+        "check": "generate",
+        "rows": rows,
+        "tasks": tasks,
+    }
 
 
 def run_plan(backend, config: ProbeConfig, *, models: int = 1):
     """The run's :class:`~synthprobe.plan.Plan`: a cell per format that is scored (Deep
     Arithmark: the items the format changes; GPT-3: per task), each scored as the run scores it;
     the calibration times the plain one of each part (Deep Arithmark, each GPT-3 task)."""
+    from synthprobe.plan import Cell, Plan, plural
     from synthprobe.scoring.deeparithmark.score import score_dataset
     from synthprobe.scoring.gpt3.score import score_task, token_counter
-    from synthprobe.plan import Cell, Plan, plural
 
     cells: list[Cell] = []
     parts = []
     if config.n:
         _ids, _depth, _changed, sets = _deep_parts(config)
         sconf = _score_config(config)
-        cells += [Cell(f"deeparithmark {fmt}", len(ds.items), kind="deeparithmark",
-                       score=lambda ds=ds: score_dataset(backend, ds, sconf, echo=lambda _msg: None))
-                  for fmt, ds in sets.items() if ds is not None]
+        cells += [
+            Cell(
+                f"deeparithmark {fmt}",
+                len(ds.items),
+                kind="deeparithmark",
+                score=lambda ds=ds: score_dataset(backend, ds, sconf, echo=lambda _msg: None),
+            )
+            for fmt, ds in sets.items()
+            if ds is not None
+        ]
         parts.append(f"deeparithmark {plural(config.n, 'item')} (seed {config.seed})")
     if config.tasks:
         count_tokens = token_counter(backend)
         for task in config.tasks:
             k, pools, n, _changed, configs = _gpt3_parts(config, task)
-            cells += [Cell(f"{task.code} {fmt}", n, kind=("gpt3", task.name),
-                           score=lambda task=task, k=k, econf=econf, pool=pools[fmt]:
-                           score_task(backend, task, k, econf, pool, count_tokens))
-                      for fmt, econf in configs.items() if econf is not None]
-        parts.append(f"{plural(len(config.tasks), 'GPT-3 task')} x {plural(config.gpt3_n, 'item')} ({config.shots}-shot)")
-    text = (f"{' + '.join(parts)} in {plural(len(config.formats), 'format')} ({', '.join(config.formats)}): "
-            f"{plural(sum(c.items for c in cells), 'item')} to score (those a format leaves unchanged are not "
-            f"scored again), for {plural(models, 'model')}")
+            cells += [
+                Cell(
+                    f"{task.code} {fmt}",
+                    n,
+                    kind=("gpt3", task.name),
+                    score=lambda task=task, k=k, econf=econf, pool=pools[fmt]: score_task(
+                        backend, task, k, econf, pool, count_tokens
+                    ),
+                )
+                for fmt, econf in configs.items()
+                if econf is not None
+            ]
+        parts.append(
+            f"{plural(len(config.tasks), 'GPT-3 task')} x {plural(config.gpt3_n, 'item')} ({config.shots}-shot)"
+        )
+    text = (
+        f"{' + '.join(parts)} in {plural(len(config.formats), 'format')} ({', '.join(config.formats)}): "
+        f"{plural(sum(c.items for c in cells), 'item')} to score (those a format leaves unchanged are not "
+        f"scored again), for {plural(models, 'model')}"
+    )
     return Plan(cells, text, models=models, shorter="--n N, --gpt3-n N or --tasks")
 
 
 def run(backend, config: ProbeConfig, *, on_row: Callable[[dict], None] | None = None) -> dict[str, Any]:
     """Score every part of ``config`` with ``backend``; returns the ``number_format`` block."""
     config.validate()
-    block: dict[str, Any] = {"version": VERSION, "reference": PLAIN, "formats": list(config.formats),
-                             "separators": {f: SEPARATORS[f] for f in config.formats if f != PLAIN}}
+    block: dict[str, Any] = {
+        "version": VERSION,
+        "reference": PLAIN,
+        "formats": list(config.formats),
+        "separators": {f: SEPARATORS[f] for f in config.formats if f != PLAIN},
+    }
     if config.n:
         block["deeparithmark"] = score_deeparithmark(backend, config)
     if config.tasks:
@@ -318,20 +393,32 @@ def table_lines(block: dict[str, Any]) -> list[str]:
     rule = "|---|---|---|---|---|---|---|---|"
     deep = block.get("deeparithmark")
     if deep:
-        out += [f"Deep Arithmark (seed {deep['seed']}, {deep['n']:,} items, {deep['metric']}):", "",
-                head.format("depth"), rule]
+        out += [
+            f"Deep Arithmark (seed {deep['seed']}, {deep['n']:,} items, {deep['metric']}):",
+            "",
+            head.format("depth"),
+            rule,
+        ]
         for r in deep["rows"]:
             bc = "—" if r["b"] is None else f"{r['b']} / {r['c']}"
-            out.append(f"| {r['depth']} | {r['format']} | {r['n']} | {r['changed']} | {_pct(r['accuracy'])} | "
-                       f"{_delta(r['delta'])} | {bc} | {fmt_p(r['p_mcnemar'])} |")
+            out.append(
+                f"| {r['depth']} | {r['format']} | {r['n']} | {r['changed']} | {_pct(r['accuracy'])} | "
+                f"{_delta(r['delta'])} | {bc} | {fmt_p(r['p_mcnemar'])} |"
+            )
     g = block.get("gpt3")
     if g:
         if out:
             out.append("")
-        out += [f"GPT-3 arithmetic (seed {g['seed']}, first {g['n']:,} items per task, {g['shots']}-shot, "
-                "exact match):", "", head.format("task"), rule]
+        out += [
+            f"GPT-3 arithmetic (seed {g['seed']}, first {g['n']:,} items per task, {g['shots']}-shot, exact match):",
+            "",
+            head.format("task"),
+            rule,
+        ]
         for r in g["rows"]:
             bc = "—" if r["b"] is None else f"{r['b']} / {r['c']}"
-            out.append(f"| {r['code']} | {r['format']} | {r['n']} | {r['changed']} | {_pct(r['accuracy'])} | "
-                       f"{_delta(r['delta'])} | {bc} | {fmt_p(r['p_mcnemar'])} |")
+            out.append(
+                f"| {r['code']} | {r['format']} | {r['n']} | {r['changed']} | {_pct(r['accuracy'])} | "
+                f"{_delta(r['delta'])} | {bc} | {fmt_p(r['p_mcnemar'])} |"
+            )
     return out

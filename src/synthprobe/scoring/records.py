@@ -42,14 +42,14 @@ A server may score an ending -inf (impossible); the results file then holds ``nu
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from synthprobe.backends.base import EndingScore
 from synthprobe.metrics.choice import argmax_first, softmax
 from synthprobe.metrics.extract import LETTERS, extract_letter, extract_number
 from synthprobe.metrics.extract import resolve as resolve_letter
 from synthprobe.tasks.protocols import clock_pm, is_clock
-
 
 #: how these records score an item: every ending by its log-likelihood
 PROTOCOL = "loglik"
@@ -138,8 +138,9 @@ def item_record(item: Any, scores: Sequence[EndingScore], *, truncated: bool = F
     }
 
 
-def build_records(items: Sequence[Any], scores: Sequence[Sequence[EndingScore]],
-                  truncated: Sequence[bool] | None = None) -> list[dict[str, Any]]:
+def build_records(
+    items: Sequence[Any], scores: Sequence[Sequence[EndingScore]], truncated: Sequence[bool] | None = None
+) -> list[dict[str, Any]]:
     if truncated is None:
         truncated = [False] * len(items)
     return [item_record(it, sc, truncated=t) for it, sc, t in zip(items, scores, truncated)]
@@ -158,8 +159,15 @@ def record_correct(rec: dict[str, Any]) -> bool:
     return bool(rec["correct"] if "correct" in rec else rec["correct_acc_norm"])
 
 
-def generation_record(item: Any, protocol: str, text: str, *, finish: str | None = None,
-                      n_tokens: int | None = None, resolve: str = "none") -> dict[str, Any]:
+def generation_record(
+    item: Any,
+    protocol: str,
+    text: str,
+    *,
+    finish: str | None = None,
+    n_tokens: int | None = None,
+    resolve: str = "none",
+) -> dict[str, Any]:
     """The record of one generated answer (module docstring). ``resolve``: how an inconsistent
     letter answer is credited (:data:`synthprobe.metrics.extract.RESOLVE`; ``none``: never)."""
     md = item.metadata
@@ -171,14 +179,27 @@ def generation_record(item: Any, protocol: str, text: str, *, finish: str | None
     cut_off = finish == "length"
     resolved_by = None
     if protocol == "letters":
-        ex = extract_letter(text, n_options=n, option_values=values, options=None if values else item.endings,
-                            clock=clock, clock_pm=clock_pm(item), cut_off=cut_off)
+        ex = extract_letter(
+            text,
+            n_options=n,
+            option_values=values,
+            options=None if values else item.endings,
+            clock=clock,
+            clock_pm=clock_pm(item),
+            cut_off=cut_off,
+        )
         letter, resolved_by = resolve_letter(ex, resolve, n_options=n)
         pred = LETTERS.index(letter) if letter is not None else None
         correct = pred == label
     else:
-        ex = extract_number(text, unit=str(md.get("unit") or ""), clock=clock, clock_pm=clock_pm(item),
-                            question=item.ctx, cut_off=cut_off)
+        ex = extract_number(
+            text,
+            unit=str(md.get("unit") or ""),
+            clock=clock,
+            clock_pm=clock_pm(item),
+            question=item.ctx,
+            cut_off=cut_off,
+        )
         pred = _option_index(item, ex.answer) if ex.counts else None
         gold = values[label] if values else None
         correct = ex.counts and gold is not None and float(ex.answer) == float(gold)
@@ -191,24 +212,26 @@ def generation_record(item: Any, protocol: str, text: str, *, finish: str | None
     else:
         chosen_source = "unparsed"
     rec = item_fields(item)
-    rec.update({
-        "protocol": protocol,
-        "raw": text,
-        "parsed": ex.answer,
-        "rule": ex.rule,
-        "unparsed_reason": ex.reason,
-        "outcome": ex.outcome,
-        "outcome_note": ex.note,
-        "written_option": ex.written_option,
-        "resolved_by": resolved_by,
-        "finish": finish,
-        "cut_off": cut_off,
-        "n_generated_tokens": n_tokens,
-        "pred": pred,
-        "correct": bool(correct),
-        "chosen_source": chosen_source,
-        "chosen_rank": None,
-    })
+    rec.update(
+        {
+            "protocol": protocol,
+            "raw": text,
+            "parsed": ex.answer,
+            "rule": ex.rule,
+            "unparsed_reason": ex.reason,
+            "outcome": ex.outcome,
+            "outcome_note": ex.note,
+            "written_option": ex.written_option,
+            "resolved_by": resolved_by,
+            "finish": finish,
+            "cut_off": cut_off,
+            "n_generated_tokens": n_tokens,
+            "pred": pred,
+            "correct": bool(correct),
+            "chosen_source": chosen_source,
+            "chosen_rank": None,
+        }
+    )
     if pred is not None and values:
         rec["chosen_rank"] = value_rank(values, pred)
     return rec

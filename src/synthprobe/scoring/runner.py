@@ -12,8 +12,9 @@ order a resumed run repeats, with one progress bar).
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Sequence, TypeVar
+from typing import Any, TypeVar
 
 from synthprobe.backends.base import ScoringError, TokenBudgetSpent
 from synthprobe.scoring.cache import ScoreCache, from_cache_note, run_with_oom_backoff
@@ -28,11 +29,14 @@ class ScoringInterrupted(KeyboardInterrupt):
     """Ctrl-C (SIGINT) while scoring; the message says how far the run got and what is cached."""
 
     @classmethod
-    def after(cls, finished: int, where: str, *, cached: int | None, total: int) -> "ScoringInterrupted":
+    def after(cls, finished: int, where: str, *, cached: int | None, total: int) -> ScoringInterrupted:
         """``finished`` items scored by this run of ``where`` before Ctrl-C; ``cached`` of the
         ``total`` items are now in the score cache (``None``: the cache is off)."""
-        kept = ("nothing is cached (--no-cache)" if cached is None else
-                f"{cached} of {total} items are cached, run the same command again to resume")
+        kept = (
+            "nothing is cached (--no-cache)"
+            if cached is None
+            else f"{cached} of {total} items are cached, run the same command again to resume"
+        )
         return cls(f"interrupted after {finished} items ({where}); {kept}")
 
 
@@ -53,9 +57,17 @@ class RunResult:
     extra: Any
 
 
-def run_items(ids: Sequence[str], work: Callable[[list[int], int, Emit], T], *, where: str,
-              cache: ScoreCache | None, batch_size: int, progress: bool, name: str,
-              echo: Callable[[str], None] = print) -> RunResult:
+def run_items(
+    ids: Sequence[str],
+    work: Callable[[list[int], int, Emit], T],
+    *,
+    where: str,
+    cache: ScoreCache | None,
+    batch_size: int,
+    progress: bool,
+    name: str,
+    echo: Callable[[str], None] = print,
+) -> RunResult:
     """Score the items named ``ids`` (see the module docstring) and return their records.
 
     With ``cache``, finished records are appended once per ``batch_size`` items (one fsync per
@@ -73,8 +85,13 @@ def run_items(ids: Sequence[str], work: Callable[[list[int], int, Emit], T], *, 
     key = (where, name, str(cache.path) if cache is not None else None, tuple(ids))
     if ahead is not None and ahead.timing:  # the run's calibration: time the first batch, keep it
         done = cache.load() if cache is not None else {}
-        ahead.time_first_batch(key, [i for i, k in enumerate(ids) if k not in done], work, batch_size,
-                               cached=sum(1 for k in ids if k in done))
+        ahead.time_first_batch(
+            key,
+            [i for i, k in enumerate(ids) if k not in done],
+            work,
+            batch_size,
+            cached=sum(1 for k in ids if k in done),
+        )
     # items the calibration scored before the run: this run's, not scored again
     early = ahead.take(key) if ahead is not None else {}
 
@@ -100,21 +117,24 @@ def run_items(ids: Sequence[str], work: Callable[[list[int], int, Emit], T], *, 
         except TokenBudgetSpent as exc:
             # a clean stop: what came back is kept, so the same command with a larger budget resumes
             if cache is None:
-                raise TokenBudgetSpent(f"{exc}; {len(fresh)} items were scored and none is kept "
-                                       "(--no-cache)") from None
+                raise TokenBudgetSpent(f"{exc}; {len(fresh)} items were scored and none is kept (--no-cache)") from None
             cache.append(list(fresh.values()))
             n_cached = len(cache.load())
-            raise TokenBudgetSpent(f"{exc}; {min(n_cached, total)} of {total} items of {where} are cached: run "
-                                   "the same command with a larger --max-tokens-total (or without it) to "
-                                   "finish") from None
+            raise TokenBudgetSpent(
+                f"{exc}; {min(n_cached, total)} of {total} items of {where} are cached: run "
+                "the same command with a larger --max-tokens-total (or without it) to "
+                "finish"
+            ) from None
         except ScoringError as exc:
             # a failed run (a server past its deadline, an answer refused) keeps what came back
             if cache is None or not fresh:
                 raise
             cache.append(list(fresh.values()))
             n_cached = len(cache.load())
-            raise type(exc)(f"{exc}; {min(n_cached, total)} of {total} items of {where} are cached: run the "
-                            "same command again to resume") from None
+            raise type(exc)(
+                f"{exc}; {min(n_cached, total)} of {total} items of {where} are cached: run the "
+                "same command again to resume"
+            ) from None
         except KeyboardInterrupt:
             if cache is None:
                 raise ScoringInterrupted.after(len(fresh), where, cached=None, total=total) from None
@@ -137,21 +157,36 @@ def run_items(ids: Sequence[str], work: Callable[[list[int], int, Emit], T], *, 
             raise ScoringError(f"out of memory while scoring with {name} even at batch size 1") from exc
         raise
     records = [fresh[i] if i in fresh else done[key] for i, key in enumerate(ids)]
-    return RunResult(records=records, todo=todo, cached=total - len(fresh), stored=len(done), batch_size=used,
-                     extra=extra)
+    return RunResult(
+        records=records, todo=todo, cached=total - len(fresh), stored=len(done), batch_size=used, extra=extra
+    )
 
 
-def batches(todo: Sequence[T], batch_size: int, *, length: Callable[[T], int], tiebreak: Callable[[T], Any],
-            desc: str, total: int, progress: bool) -> Iterator[list[T]]:
+def batches(
+    todo: Sequence[T],
+    batch_size: int,
+    *,
+    length: Callable[[T], int],
+    tiebreak: Callable[[T], Any],
+    desc: str,
+    total: int,
+    progress: bool,
+) -> Iterator[list[T]]:
     """``todo`` longest first (``length``, then ``tiebreak``), ``batch_size`` at a time, under one
     progress bar that starts at the ``total - len(todo)`` items already done. A resumed run forms
     the same batches (the cached ones are a prefix of this order), so its outputs are the same."""
     from tqdm.auto import tqdm
 
     order = sorted(todo, key=lambda x: (-length(x), tiebreak(x)))
-    with tqdm(total=total, initial=total - len(order), desc=desc, unit="item",
-              disable=not progress or not order, dynamic_ncols=True) as bar:
+    with tqdm(
+        total=total,
+        initial=total - len(order),
+        desc=desc,
+        unit="item",
+        disable=not progress or not order,
+        dynamic_ncols=True,
+    ) as bar:
         for s in range(0, len(order), batch_size):
-            chunk = order[s:s + batch_size]
+            chunk = order[s : s + batch_size]
             yield chunk
             bar.update(len(chunk))

@@ -40,8 +40,14 @@ from jinja2 import DictLoader
 from werkzeug.exceptions import HTTPException
 
 from synthprobe.study import stats
-from synthprobe.study.limits import (FAILURE_WINDOW_SECONDS, LOCKOUT_AFTER, LOCKOUT_MAX_SECONDS, LOCKOUT_SECONDS,
-                                     MAX_BODY_BYTES, MAX_TRACKED_ADDRESSES)
+from synthprobe.study.limits import (
+    FAILURE_WINDOW_SECONDS,
+    LOCKOUT_AFTER,
+    LOCKOUT_MAX_SECONDS,
+    LOCKOUT_SECONDS,
+    MAX_BODY_BYTES,
+    MAX_TRACKED_ADDRESSES,
+)
 from synthprobe.study.store import CHOICES, AnswerRejected, Store
 
 COOKIE = "synthprobe_rater"
@@ -131,8 +137,13 @@ distribution; t and p from a two-sample independent t-test against the control o
 {% for a in res.machine_articles %}<tr><td>{{ a.experiment }}</td><td>{{ a.title }}</td><td>{{ a.ratings }}</td>
 <td>{{ pct(a.accuracy) }}</td></tr>{% endfor %}</table>{% endblock %}"""
 
-TEMPLATES = {"base.html": _BASE, "start.html": _START, "question.html": _QUESTION, "message.html": _MESSAGE,
-             "results.html": _RESULTS}
+TEMPLATES = {
+    "base.html": _BASE,
+    "start.html": _START,
+    "question.html": _QUESTION,
+    "message.html": _MESSAGE,
+    "results.html": _RESULTS,
+}
 
 
 def _pct(x: float | None) -> str:
@@ -152,9 +163,15 @@ class LoginThrottle:
     address. Times come from :func:`time.monotonic`.
     """
 
-    def __init__(self, *, after: int = LOCKOUT_AFTER, seconds: float = LOCKOUT_SECONDS,
-                 max_seconds: float = LOCKOUT_MAX_SECONDS, window: float = FAILURE_WINDOW_SECONDS,
-                 max_addresses: int = MAX_TRACKED_ADDRESSES):
+    def __init__(
+        self,
+        *,
+        after: int = LOCKOUT_AFTER,
+        seconds: float = LOCKOUT_SECONDS,
+        max_seconds: float = LOCKOUT_MAX_SECONDS,
+        window: float = FAILURE_WINDOW_SECONDS,
+        max_addresses: int = MAX_TRACKED_ADDRESSES,
+    ):
         if after < 1 or seconds <= 0 or max_seconds < seconds or window <= 0 or max_addresses < 1:
             raise ValueError("invalid lock-out settings")
         self.after, self.seconds, self.max_seconds, self.window = after, seconds, max_seconds, window
@@ -183,7 +200,7 @@ class LoginThrottle:
             if len(st[0]) >= self.after:
                 started = min(self.seconds * 2 ** st[2], self.max_seconds)
                 st[0], st[1], st[2] = [], now + started, st[2] + 1
-            self._state[addr] = st          # re-inserted: the dict keeps addresses oldest event first
+            self._state[addr] = st  # re-inserted: the dict keeps addresses oldest event first
             while len(self._state) > self.max_addresses:
                 del self._state[next(iter(self._state))]
             return started
@@ -238,17 +255,21 @@ def create_app(db: str, *, admin_password: str | None, throttle: LoginThrottle |
     app = Flask("synthprobe.study")
     app.jinja_loader = DictLoader(TEMPLATES)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
-    app.config.update(SECRET_KEY=store.session_secret(), SESSION_COOKIE_NAME="synthprobe_session",
-                      SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Lax")
+    app.config.update(
+        SECRET_KEY=store.session_secret(),
+        SESSION_COOKIE_NAME="synthprobe_session",
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+    )
     app.jinja_env.globals["pct"] = _pct
     app.jinja_env.globals["csrf_token"] = csrf_token
     secret = admin_password or None
     throttle = throttle or LoginThrottle()
 
-    def message(status: int, heading: str, text: str, *, link: str | None = None, link_text: str = "",
-                css: str = ""):
-        return render_template("message.html", heading=heading, message=text, link=link, link_text=link_text,
-                               css=css), status
+    def message(status: int, heading: str, text: str, *, link: str | None = None, link_text: str = "", css: str = ""):
+        return render_template(
+            "message.html", heading=heading, message=text, link=link, link_text=link_text, css=css
+        ), status
 
     @app.after_request
     def _headers(resp: Response) -> Response:
@@ -273,18 +294,26 @@ def create_app(db: str, *, admin_password: str | None, throttle: LoginThrottle |
             return None
         why = _origin_refusal()
         if why is None:
-            sent = request.form.getlist(CSRF_FIELD)     # over MAX_CONTENT_LENGTH: 413 before reading
+            sent = request.form.getlist(CSRF_FIELD)  # over MAX_CONTENT_LENGTH: 413 before reading
             expected = session.get(CSRF_FIELD)
-            if not (len(sent) == 1 and isinstance(expected, str)
-                    and hmac.compare_digest(sent[0].encode("utf-8"), expected.encode("utf-8"))):
+            if not (
+                len(sent) == 1
+                and isinstance(expected, str)
+                and hmac.compare_digest(sent[0].encode("utf-8"), expected.encode("utf-8"))
+            ):
                 why = "the form's security token was missing or out of date"
         if why is None:
             return None
-        log.warning("refused %s %s from %s: %s", request.method, _loggable(request.path), request.remote_addr,
-                    why)
-        return message(403, "Request refused",
-                       f"This request was refused because {why}. Go back to the study page, reload it and try "
-                       "again (the study needs cookies).", link="/", link_text="Go to the start page", css="error")
+        log.warning("refused %s %s from %s: %s", request.method, _loggable(request.path), request.remote_addr, why)
+        return message(
+            403,
+            "Request refused",
+            f"This request was refused because {why}. Go back to the study page, reload it and try "
+            "again (the study needs cookies).",
+            link="/",
+            link_text="Go to the start page",
+            css="error",
+        )
 
     @app.get("/")
     def index():
@@ -303,13 +332,21 @@ def create_app(db: str, *, admin_password: str | None, throttle: LoginThrottle |
     def _rater_or_page(token: str):
         r = store.rater(token) if _TOKEN.match(token) else None
         if r is None:
-            return None, message(404, "Link not recognised",
-                                 "This study link is not valid. Please check that you copied the whole address, "
-                                 "or start a new session.", link="/", link_text="Go to the start page", css="error")
+            return None, message(
+                404,
+                "Link not recognised",
+                "This study link is not valid. Please check that you copied the whole address, or start a new session.",
+                link="/",
+                link_text="Go to the start page",
+                css="error",
+            )
         if r.finished:
-            return None, message(200, "Thank you!",
-                                 f"You have answered all {r.n_questions} questions of this study. Your answers are "
-                                 "saved; you can close this page.")
+            return None, message(
+                200,
+                "Thank you!",
+                f"You have answered all {r.n_questions} questions of this study. Your answers are "
+                "saved; you can close this page.",
+            )
         return r, None
 
     @app.get("/r/<token>")
@@ -335,8 +372,12 @@ def create_app(db: str, *, admin_password: str | None, throttle: LoginThrottle |
         if not choices:
             return message(400, "Invalid answer", "Please choose one of the five answers before continuing.", **back)
         if len(choices) > 1:
-            return message(400, "Invalid answer", "The form carried more than one answer; please choose exactly one "
-                                                  "of the five answers.", **back)
+            return message(
+                400,
+                "Invalid answer",
+                "The form carried more than one answer; please choose exactly one of the five answers.",
+                **back,
+            )
         pos, choice = positions[0], choices[0]
         try:
             store.answer(token, int(pos), choice)
@@ -347,9 +388,13 @@ def create_app(db: str, *, admin_password: str | None, throttle: LoginThrottle |
     # -- admin ---------------------------------------------------------------------------
     def _admin_denied():
         if secret is None:
-            return message(403, "Admin pages disabled",
-                           "The results are not available because no admin password was set when the server "
-                           "started. Restart it with SYNTHPROBE_STUDY_ADMIN set.", css="error")
+            return message(
+                403,
+                "Admin pages disabled",
+                "The results are not available because no admin password was set when the server "
+                "started. Restart it with SYNTHPROBE_STUDY_ADMIN set.",
+                css="error",
+            )
         addr = request.remote_addr or "?"
         wait = throttle.locked_for(addr)
         if wait > 0:
@@ -363,16 +408,21 @@ def create_app(db: str, *, admin_password: str | None, throttle: LoginThrottle |
             lock = throttle.failure(addr)
             log.warning("wrong admin password from %s for %s", addr, _loggable(request.path))
             if lock > 0:
-                log.warning("admin login locked for %s for %d s after %d wrong passwords", addr, math.ceil(lock),
-                            throttle.after)
+                log.warning(
+                    "admin login locked for %s for %d s after %d wrong passwords", addr, math.ceil(lock), throttle.after
+                )
                 return _locked_out(lock)
         body, status = message(401, "Password required", "The results need the study's admin password.", css="error")
         return Response(body, status, {"WWW-Authenticate": 'Basic realm="synthprobe study admin", charset="UTF-8"'})
 
     def _locked_out(wait: float):
-        body, status = message(429, "Too many wrong passwords",
-                               "The admin pages are locked for this address after too many wrong passwords. "
-                               f"Try again in {math.ceil(wait)} seconds.", css="error")
+        body, status = message(
+            429,
+            "Too many wrong passwords",
+            "The admin pages are locked for this address after too many wrong passwords. "
+            f"Try again in {math.ceil(wait)} seconds.",
+            css="error",
+        )
         return Response(body, 429, {"Retry-After": str(math.ceil(wait))})
 
     @app.get("/admin")
@@ -385,8 +435,11 @@ def create_app(db: str, *, admin_password: str | None, throttle: LoginThrottle |
     def results_csv():
         if (denied := _admin_denied()) is not None:
             return denied
-        return Response(stats.answers_csv(store), mimetype="text/csv",
-                        headers={"Content-Disposition": 'attachment; filename="study_answers.csv"'})
+        return Response(
+            stats.answers_csv(store),
+            mimetype="text/csv",
+            headers={"Content-Disposition": 'attachment; filename="study_answers.csv"'},
+        )
 
     @app.get("/admin/results.json")
     def results_json():

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from synthprobe.errors import InputError
-from synthprobe.io.read import read_jsonl
 from synthprobe.io.paths import resource_path
+from synthprobe.io.read import read_jsonl
 
 SAMPLE_FILE = "study_sample.jsonl"
 MAX_ARTICLE_CHARS = 40_000
@@ -60,8 +60,12 @@ def load_articles(path: str | Path | None = None, *, minimum: int = 1) -> list[A
     for line, obj in read_jsonl(path):
         extra = sorted(set(obj) - _FIELDS)
         if extra:
-            raise InputError("unknown field; expected title, subtitle, article and optionally id, source",
-                             path=path, line=line, field=extra[0])
+            raise InputError(
+                "unknown field; expected title, subtitle, article and optionally id, source",
+                path=path,
+                line=line,
+                field=extra[0],
+            )
         title = _field(obj, "title", path, line, single_line=True, limit=300)
         subtitle = _field(obj, "subtitle", path, line, single_line=True, limit=600)
         article = _field(obj, "article", path, line, single_line=False, limit=MAX_ARTICLE_CHARS)
@@ -69,12 +73,21 @@ def load_articles(path: str | Path | None = None, *, minimum: int = 1) -> list[A
             raise InputError("expected a string", path=path, line=line, field="source")
         aid = obj.get("id", f"line-{line}")
         if not isinstance(aid, str) or not aid.strip() or len(aid) > 100:
-            raise InputError(f"expected a non-empty string of at most 100 characters, got {aid!r:.60}",
-                             path=path, line=line, field="id")
+            raise InputError(
+                f"expected a non-empty string of at most 100 characters, got {aid!r:.60}",
+                path=path,
+                line=line,
+                field="id",
+            )
         key = " ".join(title.lower().split())
         if key in titles:
-            raise InputError(f"title repeats line {titles[key]}; every article needs its own title "
-                             "(a rater must never see the same title twice)", path=path, line=line, field="title")
+            raise InputError(
+                f"title repeats line {titles[key]}; every article needs its own title "
+                "(a rater must never see the same title twice)",
+                path=path,
+                line=line,
+                field="title",
+            )
         if aid in ids:
             raise InputError(f"id {aid!r} repeats line {ids[aid]}", path=path, line=line, field="id")
         titles[key] = line

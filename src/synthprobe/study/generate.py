@@ -29,9 +29,9 @@ from typing import Any
 
 from tqdm import tqdm
 
+from synthprobe.backends.decoding import Sampling, describe, generate
 from synthprobe.errors import InputError
 from synthprobe.io.write import atomic_open
-from synthprobe.backends.decoding import Sampling, describe, generate
 from synthprobe.seeding import derive_seed, item_rng
 from synthprobe.study.articles import STOP, Article, build_prompt, word_count
 
@@ -86,8 +86,10 @@ def closest_sample(counts: list[int], target: int) -> int:
 
 #: ``selection`` values of a study item.
 SELECT_COMPLETE = "closest word count among the complete samples"
-SELECT_TRUNCATED = ("closest word count among all samples: none finished within the token budget, so the "
-                    "machine text is truncated (raise --max-new-tokens)")
+SELECT_TRUNCATED = (
+    "closest word count among all samples: none finished within the token budget, so the "
+    "machine text is truncated (raise --max-new-tokens)"
+)
 
 
 _SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*(?=\s|$)")
@@ -97,7 +99,7 @@ def trim_to_sentence(text: str) -> str:
     """``text`` cut after its last full sentence (a ``.``, ``!`` or ``?``, with any closing quotes
     or brackets, followed by white space or the end); unchanged when it has none."""
     ends = list(_SENTENCE_END.finditer(text))
-    return text[:ends[-1].end()] if ends else text
+    return text[: ends[-1].end()] if ends else text
 
 
 def pick_sample(counts: list[int], complete: list[bool], target: int) -> tuple[int, str]:
@@ -115,8 +117,11 @@ def pick_context(articles: list[Article], index: int, k: int, seed: int) -> list
     """``k`` other articles for the prompt of article ``index`` (the same for every model)."""
     others = [a for j, a in enumerate(articles) if j != index]
     if len(others) < k:
-        raise InputError(f"the ~{'200' if k == 3 else '500'}-word variant conditions on {k} other article(s); "
-                         f"the file has only {len(articles)} article(s)", field="--articles")
+        raise InputError(
+            f"the ~{'200' if k == 3 else '500'}-word variant conditions on {k} other article(s); "
+            f"the file has only {len(articles)} article(s)",
+            field="--articles",
+        )
     return item_rng(f"{TASK}-context", seed, index).sample(others, k)
 
 
@@ -129,16 +134,22 @@ def prompt_for(articles: list[Article], index: int, condition: str, settings: Se
     return build_prompt(context, target), [a.id for a in context]
 
 
-def generate_items(articles: list[Article], settings: Settings, *, models: dict[str, tuple[str, Any]],
-                   conditions: tuple[str, ...] = CONDITIONS, progress: bool = True,
-                   chat: Any = None) -> list[dict[str, Any]]:
+def generate_items(
+    articles: list[Article],
+    settings: Settings,
+    *,
+    models: dict[str, tuple[str, Any]],
+    conditions: tuple[str, ...] = CONDITIONS,
+    progress: bool = True,
+    chat: Any = None,
+) -> list[dict[str, Any]]:
     """One study item per (article, condition): the human text and the chosen machine text.
 
     ``models`` maps each condition to ``(spec, backend)``. ``chat`` (a
     :class:`~synthprobe.backends.chat.ChatSetup`, ``--chat-template``): each prompt is asked as one
     user turn, and every item records the template and system prompt (``chat``).
     """
-    settings.variant  # validates the length
+    _ = settings.variant  # validates the length
     for c in conditions:
         if c not in CONDITIONS:
             raise InputError(f"unknown condition {c!r}; expected {', '.join(CONDITIONS)}", field="--conditions")
@@ -166,29 +177,35 @@ def generate_items(articles: list[Article], settings: Settings, *, models: dict[
         texts = [g.text if g.finished else trim_to_sentence(g.text) for g in samples]
         counts = [word_count(t) for t in texts]
         chosen, selection = pick_sample(counts, complete, art.words)
-        items.append({
-            "id": f"{art.id}/{settings.length}/{condition}/{spec}",
-            "article_id": art.id,
-            "title": art.title,
-            "subtitle": art.subtitle,
-            "condition": condition,
-            "model": lm.name,
-            "model_spec": spec,
-            "backend": described[condition],
-            "chat": chats[condition],
-            "length": settings.length,
-            "human": {"text": art.article, "words": art.words},
-            "machine": {"text": texts[chosen], "words": counts[chosen], "complete": complete[chosen],
-                        "trimmed": texts[chosen] != samples[chosen].text},
-            "samples_words": counts,
-            "samples_complete": complete,
-            "chosen_sample": chosen,
-            "selection": selection,
-            "context_ids": context_ids,
-            "seed": settings.seed,
-            "sample_seed": seed,
-            "sampling": sampling.to_dict(),
-        })
+        items.append(
+            {
+                "id": f"{art.id}/{settings.length}/{condition}/{spec}",
+                "article_id": art.id,
+                "title": art.title,
+                "subtitle": art.subtitle,
+                "condition": condition,
+                "model": lm.name,
+                "model_spec": spec,
+                "backend": described[condition],
+                "chat": chats[condition],
+                "length": settings.length,
+                "human": {"text": art.article, "words": art.words},
+                "machine": {
+                    "text": texts[chosen],
+                    "words": counts[chosen],
+                    "complete": complete[chosen],
+                    "trimmed": texts[chosen] != samples[chosen].text,
+                },
+                "samples_words": counts,
+                "samples_complete": complete,
+                "chosen_sample": chosen,
+                "selection": selection,
+                "context_ids": context_ids,
+                "seed": settings.seed,
+                "sample_seed": seed,
+                "sampling": sampling.to_dict(),
+            }
+        )
     return items
 
 

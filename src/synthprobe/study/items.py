@@ -16,8 +16,19 @@ from synthprobe.errors import InputError
 from synthprobe.io.read import read_jsonl
 
 _REQUIRED = ("id", "article_id", "title", "subtitle", "condition", "model", "length", "human", "machine")
-_OPTIONAL = {"model_spec", "backend", "samples_words", "samples_complete", "chosen_sample", "selection",
-             "context_ids", "seed", "sample_seed", "sampling", "chat"}
+_OPTIONAL = {
+    "model_spec",
+    "backend",
+    "samples_words",
+    "samples_complete",
+    "chosen_sample",
+    "selection",
+    "context_ids",
+    "seed",
+    "sample_seed",
+    "sampling",
+    "chat",
+}
 CONDITIONS = ("model", "control")
 
 
@@ -58,11 +69,13 @@ def _version(obj: dict, key: str, path, line: int) -> str:
         raise InputError('expected an object {"text": ..., "words": ...}', path=path, line=line, field=key)
     text = v["text"].strip()
     if not text:
-        raise InputError("text is empty; a rater cannot judge an empty article", path=path, line=line,
-                         field=f"{key}.text")
+        raise InputError(
+            "text is empty; a rater cannot judge an empty article", path=path, line=line, field=f"{key}.text"
+        )
     if len(text) > 60_000:
-        raise InputError(f"text is {len(text):,} characters; at most 60,000 expected", path=path, line=line,
-                         field=f"{key}.text")
+        raise InputError(
+            f"text is {len(text):,} characters; at most 60,000 expected", path=path, line=line, field=f"{key}.text"
+        )
     return text
 
 
@@ -74,8 +87,12 @@ def load_items(path: str | Path) -> list[StudyItem]:
     for line, obj in read_jsonl(path):
         missing = [k for k in _REQUIRED if k not in obj]
         if missing:
-            raise InputError("missing; expected the fields written by 'synthprobe study generate'",
-                             path=path, line=line, field=missing[0])
+            raise InputError(
+                "missing; expected the fields written by 'synthprobe study generate'",
+                path=path,
+                line=line,
+                field=missing[0],
+            )
         extra = sorted(set(obj) - set(_REQUIRED) - _OPTIONAL)
         if extra:
             raise InputError("unknown field", path=path, line=line, field=extra[0])
@@ -83,27 +100,44 @@ def load_items(path: str | Path) -> list[StudyItem]:
         if iid in ids:
             hint = ""
             if obj.get("condition") == "control":
-                hint = ("; two 'study generate' runs both wrote this control. To compare several models with one "
-                        "control, generate the control once (with the first model, or --control-model) and pass "
-                        "--conditions model to the runs for the other models, then concatenate the files")
+                hint = (
+                    "; two 'study generate' runs both wrote this control. To compare several models with one "
+                    "control, generate the control once (with the first model, or --control-model) and pass "
+                    "--conditions model to the runs for the other models, then concatenate the files"
+                )
             raise InputError(f"id repeats line {ids[iid]}{hint}", path=path, line=line, field="id")
         condition = obj["condition"]
         if condition not in CONDITIONS:
-            raise InputError(f"expected one of {', '.join(CONDITIONS)}, got {condition!r:.40}",
-                             path=path, line=line, field="condition")
+            raise InputError(
+                f"expected one of {', '.join(CONDITIONS)}, got {condition!r:.40}",
+                path=path,
+                line=line,
+                field="condition",
+            )
         length = obj["length"]
         if not isinstance(length, int) or isinstance(length, bool) or not 1 <= length <= 10_000:
             raise InputError(f"expected a positive integer, got {length!r:.40}", path=path, line=line, field="length")
         item = StudyItem(
-            id=iid, article_id=_str(obj, "article_id", path, line), title=_str(obj, "title", path, line),
-            subtitle=_str(obj, "subtitle", path, line, 600), condition=condition,
-            model=_str(obj, "model", path, line), length=length,
-            human_text=_version(obj, "human", path, line), machine_text=_version(obj, "machine", path, line),
-            order=len(items))
+            id=iid,
+            article_id=_str(obj, "article_id", path, line),
+            title=_str(obj, "title", path, line),
+            subtitle=_str(obj, "subtitle", path, line, 600),
+            condition=condition,
+            model=_str(obj, "model", path, line),
+            length=length,
+            human_text=_version(obj, "human", path, line),
+            machine_text=_version(obj, "machine", path, line),
+            order=len(items),
+        )
         key = (item.experiment, " ".join(item.title.lower().split()))
         if key in titles:
-            raise InputError(f"title repeats line {titles[key]} in experiment {item.experiment!r}; a rater "
-                             "must never see the same title twice", path=path, line=line, field="title")
+            raise InputError(
+                f"title repeats line {titles[key]} in experiment {item.experiment!r}; a rater "
+                "must never see the same title twice",
+                path=path,
+                line=line,
+                field="title",
+            )
         ids[iid] = line
         titles[key] = line
         items.append(item)
@@ -112,6 +146,7 @@ def load_items(path: str | Path) -> list[StudyItem]:
         per_exp[it.experiment] = per_exp.get(it.experiment, 0) + 1
     small = [k for k, n in per_exp.items() if n < 2]
     if small:
-        raise InputError(f"experiment {small[0]!r} has one article; a quiz needs at least two "
-                         "(half human, half machine)", path=path)
+        raise InputError(
+            f"experiment {small[0]!r} has one article; a quiz needs at least two (half human, half machine)", path=path
+        )
     return items

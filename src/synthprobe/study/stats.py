@@ -14,9 +14,10 @@ import csv
 import io
 import math
 import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Any, Sequence
+from datetime import UTC, datetime
+from typing import Any
 
 from synthprobe.metrics.stats import mean_ci, t_test
 from synthprobe.study.store import CHOICE_LABELS, NEUTRAL, Store, is_correct
@@ -75,9 +76,11 @@ def control_for(exp, experiments) -> tuple[str | None, str | None]:
     if len(same) == 1:
         return same[0]["experiment"], None
     models = ", ".join(sorted(e["model"] for e in controls))
-    return None, (f"no t-test: {len(controls)} control experiments of ~{exp['length']} words ({models}) and none "
-                  f"from {exp['model']}, so which one to compare against is ambiguous; generate one control for "
-                  "all models (--conditions model for the other runs)")
+    return None, (
+        f"no t-test: {len(controls)} control experiments of ~{exp['length']} words ({models}) and none "
+        f"from {exp['model']}, so which one to compare against is ambiguous; generate one control for "
+        "all models (--conditions model for the other runs)"
+    )
 
 
 def summarise(store: Store, *, include_incomplete: bool = False) -> dict[str, Any]:
@@ -109,39 +112,67 @@ def summarise(store: Store, *, include_incomplete: bool = False) -> dict[str, An
         control, control_note = control_for(e, experiments)
         t, p = t_test(acc, acc_by_exp[control]) if control else (None, None)
         hw, mw = words.get(key, ([], []))
-        table.append({
-            "experiment": key, "model": e["model"], "condition": e["condition"], "length": e["length"],
-            "articles": e["articles"],
-            "raters_started": counts.get(key, {}).get("started", 0),
-            "raters_finished": counts.get(key, {}).get("finished", 0),
-            "raters": len(acc),
-            "answers": len(exp_rows),
-            "mean_accuracy": _f(mean), "ci95_low": _f(lo), "ci95_high": _f(hi),
-            "sd": _f(statistics.stdev(acc)) if len(acc) > 1 else None,
-            "control": control, "control_note": control_note, "t_vs_control": _f(t), "p_vs_control": float(f"{p:.4g}") if p is not None else None,
-            "dont_know_rate": _f(unsure / len(exp_rows)) if exp_rows else None,
-            "median_seconds_per_question": _f(statistics.median(seconds), 1) if seconds else None,
-            "human_words_mean": _f(statistics.fmean(hw), 1) if hw else None,
-            "machine_words_mean": _f(statistics.fmean(mw), 1) if mw else None,
-        })
+        table.append(
+            {
+                "experiment": key,
+                "model": e["model"],
+                "condition": e["condition"],
+                "length": e["length"],
+                "articles": e["articles"],
+                "raters_started": counts.get(key, {}).get("started", 0),
+                "raters_finished": counts.get(key, {}).get("finished", 0),
+                "raters": len(acc),
+                "answers": len(exp_rows),
+                "mean_accuracy": _f(mean),
+                "ci95_low": _f(lo),
+                "ci95_high": _f(hi),
+                "sd": _f(statistics.stdev(acc)) if len(acc) > 1 else None,
+                "control": control,
+                "control_note": control_note,
+                "t_vs_control": _f(t),
+                "p_vs_control": float(f"{p:.4g}") if p is not None else None,
+                "dont_know_rate": _f(unsure / len(exp_rows)) if exp_rows else None,
+                "median_seconds_per_question": _f(statistics.median(seconds), 1) if seconds else None,
+                "human_words_mean": _f(statistics.fmean(hw), 1) if hw else None,
+                "machine_words_mean": _f(statistics.fmean(mw), 1) if mw else None,
+            }
+        )
     per_article: dict[tuple[str, str], list[int]] = {}
     for r in rows:
         if r["rater_id"] in counted and r["version"] == "machine" and r["choice"] != NEUTRAL:
             ok = is_correct(r["version"], r["choice"])
             per_article.setdefault((r["experiment"], r["title"]), []).append(int(bool(ok)))
-    articles = [{"experiment": k[0], "title": k[1], "ratings": len(v), "accuracy": _f(sum(v) / len(v))}
-                for k, v in sorted(per_article.items())]
+    articles = [
+        {"experiment": k[0], "title": k[1], "ratings": len(v), "accuracy": _f(sum(v) / len(v))}
+        for k, v in sorted(per_article.items())
+    ]
     return {
         "counted_raters": "all raters" if include_incomplete else "raters who finished their quiz",
-        "accuracy": "per rater: correct / answers other than \"I don't know\"; then the mean over raters",
+        "accuracy": 'per rater: correct / answers other than "I don\'t know"; then the mean over raters',
         "experiments": table,
         "machine_articles": articles,
     }
 
 
-CSV_COLUMNS = ("rater", "experiment", "model", "condition", "length", "quiz", "rater_finished", "position",
-               "item_id", "article_id", "title", "shown_version", "choice", "choice_label", "correct",
-               "seconds", "answered_at_utc")
+CSV_COLUMNS = (
+    "rater",
+    "experiment",
+    "model",
+    "condition",
+    "length",
+    "quiz",
+    "rater_finished",
+    "position",
+    "item_id",
+    "article_id",
+    "title",
+    "shown_version",
+    "choice",
+    "choice_label",
+    "correct",
+    "seconds",
+    "answered_at_utc",
+)
 
 
 def _cell(text: str) -> str:
@@ -157,10 +188,25 @@ def answers_csv(store: Store) -> str:
     for r in store.answer_rows():
         ok = is_correct(r["version"], r["choice"])
         secs = r["answered_at"] - r["shown_at"] if r["shown_at"] is not None else None
-        w.writerow([r["rater_id"], _cell(r["experiment"]), _cell(r["model"]), r["condition"], r["length"], r["quiz"],
-                    int(bool(r["finished"])), r["position"] + 1, _cell(r["item_id"]), _cell(r["article_id"]),
-                    _cell(r["title"]),
-                    r["version"], r["choice"], CHOICE_LABELS[r["choice"]], "" if ok is None else int(ok),
-                    f"{secs:.1f}" if secs is not None else "",
-                    datetime.fromtimestamp(r["answered_at"], timezone.utc).isoformat(timespec="seconds")])
+        w.writerow(
+            [
+                r["rater_id"],
+                _cell(r["experiment"]),
+                _cell(r["model"]),
+                r["condition"],
+                r["length"],
+                r["quiz"],
+                int(bool(r["finished"])),
+                r["position"] + 1,
+                _cell(r["item_id"]),
+                _cell(r["article_id"]),
+                _cell(r["title"]),
+                r["version"],
+                r["choice"],
+                CHOICE_LABELS[r["choice"]],
+                "" if ok is None else int(ok),
+                f"{secs:.1f}" if secs is not None else "",
+                datetime.fromtimestamp(r["answered_at"], UTC).isoformat(timespec="seconds"),
+            ]
+        )
     return buf.getvalue()

@@ -28,9 +28,9 @@ import random
 import secrets
 import sqlite3
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 from synthprobe.errors import InputError
 from synthprobe.study.items import StudyItem
@@ -112,8 +112,9 @@ def _legacy_matches(password: str, stored: str) -> bool:
         kind, n, r, p, salt, digest = stored.split("$")
         if kind != "scrypt" or not (n.isascii() and r.isascii() and p.isascii()):
             return False
-        got = hashlib.scrypt(password.encode("utf-8"), salt=bytes.fromhex(salt), n=int(n), r=int(r), p=int(p),
-                             dklen=len(digest) // 2)
+        got = hashlib.scrypt(
+            password.encode("utf-8"), salt=bytes.fromhex(salt), n=int(n), r=int(r), p=int(p), dklen=len(digest) // 2
+        )
     except (ValueError, MemoryError):
         return False
     return hmac.compare_digest(got.hex(), digest)
@@ -186,8 +187,14 @@ class Store:
             con.execute("COMMIT")
 
     # -- set-up ------------------------------------------------------------------------
-    def initialise(self, items: list[StudyItem] | None, *, items_label: str = "",
-                   admin_password: str | None = None, replace_admin_password: bool = False) -> None:
+    def initialise(
+        self,
+        items: list[StudyItem] | None,
+        *,
+        items_label: str = "",
+        admin_password: str | None = None,
+        replace_admin_password: bool = False,
+    ) -> None:
         """Create the schema; load ``items`` into a new database or check they match an existing one.
 
         With ``admin_password`` a salted hash of it is recorded the first time (``study results``
@@ -201,8 +208,11 @@ class Store:
             raise InputError("folder does not exist", path=self.path.parent, field="--db")
         created = not self.path.exists()
         if created and items is None:
-            raise InputError("database does not exist yet; pass --items (the file from 'synthprobe study "
-                             "generate') to create it", path=self.path, field="--db")
+            raise InputError(
+                "database does not exist yet; pass --items (the file from 'synthprobe study generate') to create it",
+                path=self.path,
+                field="--db",
+            )
         try:
             self._initialise(items, items_label, admin_password, replace_admin_password)
         except BaseException:
@@ -227,49 +237,79 @@ class Store:
         with self.write() as con:
             meta = {r["key"]: r["value"] for r in con.execute("SELECT key, value FROM meta")}
             if meta.get("schema", SCHEMA_VERSION) != SCHEMA_VERSION:
-                raise InputError(f"database schema {meta['schema']} is not supported (expected {SCHEMA_VERSION})",
-                                 path=self.path, field="--db")
+                raise InputError(
+                    f"database schema {meta['schema']} is not supported (expected {SCHEMA_VERSION})",
+                    path=self.path,
+                    field="--db",
+                )
             if items is None:
                 if "items_sha256" not in meta:
-                    raise InputError("database holds no study items yet; pass --items", path=self.path,
-                                     field="--db")
+                    raise InputError("database holds no study items yet; pass --items", path=self.path, field="--db")
             else:
                 digest = items_digest(items)
                 if "items_sha256" in meta:
                     if meta["items_sha256"] != digest:
-                        raise InputError("this database was started with other items "
-                                         f"({meta.get('items_file', '?')}); use the same items file or a new --db",
-                                         path=self.path, field="--items")
+                        raise InputError(
+                            "this database was started with other items "
+                            f"({meta.get('items_file', '?')}); use the same items file or a new --db",
+                            path=self.path,
+                            field="--items",
+                        )
                 else:
                     con.executemany(
                         "INSERT INTO items(item_id, ord, experiment, model, condition, length, article_id, title, "
                         "subtitle, human_text, machine_text) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                        [(it.id, it.order, it.experiment, it.model, it.condition, it.length, it.article_id,
-                          it.title, it.subtitle, it.human_text, it.machine_text) for it in items])
-                    con.executemany("INSERT INTO meta(key, value) VALUES (?, ?)",
-                                    [("schema", SCHEMA_VERSION), ("items_sha256", digest),
-                                     ("items_file", items_label)])
+                        [
+                            (
+                                it.id,
+                                it.order,
+                                it.experiment,
+                                it.model,
+                                it.condition,
+                                it.length,
+                                it.article_id,
+                                it.title,
+                                it.subtitle,
+                                it.human_text,
+                                it.machine_text,
+                            )
+                            for it in items
+                        ],
+                    )
+                    con.executemany(
+                        "INSERT INTO meta(key, value) VALUES (?, ?)",
+                        [("schema", SCHEMA_VERSION), ("items_sha256", digest), ("items_file", items_label)],
+                    )
             if admin_password is not None:
                 stored = meta.get(ADMIN_KEY)
                 if stored is not None and not replace_admin_password and not password_matches(admin_password, stored):
-                    raise InputError(f"${ADMIN_ENV} is not the admin password this study database was started "
-                                     f"with; set that password, or pass --change-admin-password to replace it",
-                                     path=self.path)
+                    raise InputError(
+                        f"${ADMIN_ENV} is not the admin password this study database was started "
+                        f"with; set that password, or pass --change-admin-password to replace it",
+                        path=self.path,
+                    )
                 if stored is None or replace_admin_password or is_legacy_hash(stored):
-                    con.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
-                                (ADMIN_KEY, hash_password(admin_password)))
+                    con.execute(
+                        "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+                        (ADMIN_KEY, hash_password(admin_password)),
+                    )
 
     def check_admin_password(self, password: str | None) -> None:
         """Raise :class:`InputError` unless ``password`` is the admin password recorded in the database."""
         if not password:
-            raise InputError(f"the results are for the study's admin only: set ${ADMIN_ENV} to the admin password "
-                             "the study was served with")
+            raise InputError(
+                f"the results are for the study's admin only: set ${ADMIN_ENV} to the admin password "
+                "the study was served with"
+            )
         with self.connect() as con:
             row = con.execute("SELECT value FROM meta WHERE key = ?", (ADMIN_KEY,)).fetchone()
         if row is None:
-            raise InputError(f"no admin password is recorded in this database (it was never served with "
-                             f"${ADMIN_ENV} set); run 'synthprobe study serve --db {self.path}' once with it set, "
-                             "which records it", path=self.path)
+            raise InputError(
+                f"no admin password is recorded in this database (it was never served with "
+                f"${ADMIN_ENV} set); run 'synthprobe study serve --db {self.path}' once with it set, "
+                "which records it",
+                path=self.path,
+            )
         if not password_matches(password, row["value"]):
             raise InputError(f"${ADMIN_ENV} is not this study's admin password", path=self.path)
 
@@ -298,9 +338,11 @@ class Store:
         """The experiment a rater who starts now joins, and its number of questions: the one with the
         fewest raters, ties going to the experiment that comes first in the items file (so the start
         page can say how many articles the rater will read)."""
-        rows = con.execute("SELECT i.experiment, COUNT(*) AS n, MIN(i.ord) AS first, "
-                           "(SELECT COUNT(*) FROM raters r WHERE r.experiment = i.experiment) AS raters "
-                           "FROM items i GROUP BY i.experiment").fetchall()
+        rows = con.execute(
+            "SELECT i.experiment, COUNT(*) AS n, MIN(i.ord) AS first, "
+            "(SELECT COUNT(*) FROM raters r WHERE r.experiment = i.experiment) AS raters "
+            "FROM items i GROUP BY i.experiment"
+        ).fetchall()
         best = min(rows, key=lambda r: (r["raters"], r["first"]))
         return best["experiment"], best["n"]
 
@@ -317,19 +359,23 @@ class Store:
         with self.write() as con:
             experiment = self._next_experiment(con)[0]
             quiz_n = {"A": 0, "B": 0}
-            for r in con.execute("SELECT quiz, COUNT(*) AS n FROM raters WHERE experiment = ? GROUP BY quiz",
-                                 (experiment,)):
+            for r in con.execute(
+                "SELECT quiz, COUNT(*) AS n FROM raters WHERE experiment = ? GROUP BY quiz", (experiment,)
+            ):
                 quiz_n[r["quiz"]] = r["n"]
             quiz = rng.choice([q for q in "AB" if quiz_n[q] == min(quiz_n.values())])
             rows = con.execute("SELECT item_id FROM items WHERE experiment = ? ORDER BY ord", (experiment,)).fetchall()
-            plan = [(r["item_id"], "human" if (k % 2 == 0) == (quiz == "A") else "machine")
-                    for k, r in enumerate(rows)]
+            plan = [(r["item_id"], "human" if (k % 2 == 0) == (quiz == "A") else "machine") for k, r in enumerate(rows)]
             rng.shuffle(plan)
-            cur = con.execute("INSERT INTO raters(token, experiment, quiz, n_questions, created_at) "
-                              "VALUES (?,?,?,?,?)", (token, experiment, quiz, len(plan), time.time()))
+            cur = con.execute(
+                "INSERT INTO raters(token, experiment, quiz, n_questions, created_at) VALUES (?,?,?,?,?)",
+                (token, experiment, quiz, len(plan), time.time()),
+            )
             rid = cur.lastrowid
-            con.executemany("INSERT INTO questions(rater_id, position, item_id, version) VALUES (?,?,?,?)",
-                            [(rid, pos, iid, ver) for pos, (iid, ver) in enumerate(plan)])
+            con.executemany(
+                "INSERT INTO questions(rater_id, position, item_id, version) VALUES (?,?,?,?)",
+                [(rid, pos, iid, ver) for pos, (iid, ver) in enumerate(plan)],
+            )
         return token
 
     def rater(self, token: str) -> Rater | None:
@@ -338,8 +384,15 @@ class Store:
             if r is None:
                 return None
             answered = con.execute("SELECT COUNT(*) FROM answers WHERE rater_id = ?", (r["rater_id"],)).fetchone()[0]
-        return Rater(r["rater_id"], r["token"], r["experiment"], r["quiz"], r["n_questions"], answered,
-                     r["finished_at"] is not None)
+        return Rater(
+            r["rater_id"],
+            r["token"],
+            r["experiment"],
+            r["quiz"],
+            r["n_questions"],
+            answered,
+            r["finished_at"] is not None,
+        )
 
     def current_question(self, token: str) -> Question | None:
         """The first unanswered question of the rater (``None`` when all are answered)."""
@@ -349,12 +402,16 @@ class Store:
                 "i.title, i.subtitle, i.human_text, i.machine_text FROM questions q "
                 "JOIN raters rt ON rt.rater_id = q.rater_id JOIN items i ON i.item_id = q.item_id "
                 "LEFT JOIN answers a ON a.rater_id = q.rater_id AND a.position = q.position "
-                "WHERE rt.token = ? AND a.choice IS NULL ORDER BY q.position LIMIT 1", (token,)).fetchone()
+                "WHERE rt.token = ? AND a.choice IS NULL ORDER BY q.position LIMIT 1",
+                (token,),
+            ).fetchone()
             if r is None:
                 return None
             if r["shown_at"] is None:
-                con.execute("UPDATE questions SET shown_at = ? WHERE rater_id = ? AND position = ?",
-                            (time.time(), r["rater_id"], r["position"]))
+                con.execute(
+                    "UPDATE questions SET shown_at = ? WHERE rater_id = ? AND position = ?",
+                    (time.time(), r["rater_id"], r["position"]),
+                )
         text = r["human_text"] if r["version"] == "human" else r["machine_text"]
         return Question(r["position"], r["n_questions"], r["item_id"], r["version"], r["title"], r["subtitle"], text)
 
@@ -375,14 +432,19 @@ class Store:
                 raise AnswerRejected(f"question {position + 1} does not exist (this quiz has {n})")
             if con.execute("SELECT 1 FROM answers WHERE rater_id = ? AND position = ?", (rid, position)).fetchone():
                 return False
-            nxt = con.execute("SELECT MIN(q.position) FROM questions q LEFT JOIN answers a ON "
-                              "a.rater_id = q.rater_id AND a.position = q.position "
-                              "WHERE q.rater_id = ? AND a.choice IS NULL", (rid,)).fetchone()[0]
+            nxt = con.execute(
+                "SELECT MIN(q.position) FROM questions q LEFT JOIN answers a ON "
+                "a.rater_id = q.rater_id AND a.position = q.position "
+                "WHERE q.rater_id = ? AND a.choice IS NULL",
+                (rid,),
+            ).fetchone()[0]
             if position != nxt:
                 raise AnswerRejected(f"question {position + 1} is not the current one (that is question {nxt + 1})")
             now = time.time()
-            con.execute("INSERT INTO answers(rater_id, position, choice, answered_at) VALUES (?,?,?,?)",
-                        (rid, position, choice, now))
+            con.execute(
+                "INSERT INTO answers(rater_id, position, choice, answered_at) VALUES (?,?,?,?)",
+                (rid, position, choice, now),
+            )
             if position == n - 1:
                 con.execute("UPDATE raters SET finished_at = ? WHERE rater_id = ?", (now, rid))
         return True
@@ -397,13 +459,15 @@ class Store:
                 "i.model, i.condition, i.length, i.article_id, i.title "
                 "FROM answers a JOIN questions q ON q.rater_id = a.rater_id AND q.position = a.position "
                 "JOIN raters rt ON rt.rater_id = a.rater_id JOIN items i ON i.item_id = q.item_id "
-                "ORDER BY rt.rater_id, q.position").fetchall()
+                "ORDER BY rt.rater_id, q.position"
+            ).fetchall()
 
     def experiments(self) -> list[sqlite3.Row]:
         with self.connect() as con:
             return con.execute(
                 "SELECT experiment, model, condition, length, COUNT(*) AS articles, MIN(ord) AS first "
-                "FROM items GROUP BY experiment ORDER BY first").fetchall()
+                "FROM items GROUP BY experiment ORDER BY first"
+            ).fetchall()
 
     def item_texts(self) -> list[sqlite3.Row]:
         with self.connect() as con:
@@ -412,7 +476,9 @@ class Store:
     def rater_counts(self) -> dict[str, dict[str, int]]:
         with self.connect() as con:
             out: dict[str, dict[str, int]] = {}
-            for r in con.execute("SELECT experiment, COUNT(*) AS started, SUM(finished_at IS NOT NULL) AS finished "
-                                 "FROM raters GROUP BY experiment"):
+            for r in con.execute(
+                "SELECT experiment, COUNT(*) AS started, SUM(finished_at IS NOT NULL) AS finished "
+                "FROM raters GROUP BY experiment"
+            ):
                 out[r["experiment"]] = {"started": r["started"], "finished": r["finished"] or 0}
             return out

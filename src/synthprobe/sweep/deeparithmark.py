@@ -75,10 +75,22 @@ def _config(job: Job, settings: Settings):
     device = options.pop("device", "auto")
     bos = bool(options.pop("bos", settings.bos))  # a grid file's model may set it; it keys the cache
     trust = bool(options.pop("trust_remote_code", False))
-    config = ScoreConfig(data=Path(ds.info["path"]), models=[job.model.spec], dtype=dtype, device=device,
-                         batch_size=settings.batch_size, max_context=settings.max_context, bos=bos,
-                         trust_remote_code=trust, limit=settings.limit, progress=False, scorer=settings.scorer,
-                         cache=settings.cache, model_args=options, chat=settings.chat)
+    config = ScoreConfig(
+        data=Path(ds.info["path"]),
+        models=[job.model.spec],
+        dtype=dtype,
+        device=device,
+        batch_size=settings.batch_size,
+        max_context=settings.max_context,
+        bos=bos,
+        trust_remote_code=trust,
+        limit=settings.limit,
+        progress=False,
+        scorer=settings.scorer,
+        cache=settings.cache,
+        model_args=options,
+        chat=settings.chat,
+    )
     return ds, config
 
 
@@ -91,12 +103,17 @@ def run(job: Job, settings: Settings) -> dict[str, Any]:
 
     t0 = time.perf_counter()
     ds, config = _config(job, settings)
-    entry, = score_model(job.model.spec, [ds], config, echo=lambda _: None)
+    (entry,) = score_model(job.model.spec, [ds], config, echo=lambda _: None)
     drop_predictions([entry])
     block = entry["results"][job.task]
-    facts = {"job": job.index, "pid": os.getpid(), "load_s": entry.pop("load_s", None),
-             "timing": block.pop("timing", None), "cached_items": block.pop("cached_items", 0),
-             "seconds": round(time.perf_counter() - t0, 3)}
+    facts = {
+        "job": job.index,
+        "pid": os.getpid(),
+        "load_s": entry.pop("load_s", None),
+        "timing": block.pop("timing", None),
+        "cached_items": block.pop("cached_items", 0),
+        "seconds": round(time.perf_counter() - t0, 3),
+    }
     entry["sweep"] = sweep_block(job)
     return {"entry": entry, "run": facts}
 
@@ -123,6 +140,7 @@ def table(entries: list[dict[str, Any]]) -> str | None:
     """The score table of ``score deeparithmark``, one row per job."""
     from synthprobe.scoring.deeparithmark.results import format_table
 
-    rows = [e["row"] | {"model": f"{e['sweep']['label']} · seed {e['sweep']['seed_label']}"}
-            for e in entries if "row" in e]
+    rows = [
+        e["row"] | {"model": f"{e['sweep']['label']} · seed {e['sweep']['seed_label']}"} for e in entries if "row" in e
+    ]
     return format_table(rows) if rows else None

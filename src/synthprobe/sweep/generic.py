@@ -36,8 +36,9 @@ class GenericPart:
 
     def canonical(self, task: str) -> str:
         if task != self.bench.name:
-            raise InputError(f"benchmark {self.bench.name!r} has no sub-tasks; expected {self.bench.name!r}, "
-                             f"got {task!r}")
+            raise InputError(
+                f"benchmark {self.bench.name!r} has no sub-tasks; expected {self.bench.name!r}, got {task!r}"
+            )
         return task
 
     def check(self, task: str, settings: Settings) -> None:
@@ -95,8 +96,16 @@ class GenericPart:
         from synthprobe.scoring.benchmark import score_block
 
         path, items = self._data(job, settings)
-        return score_block(self.bench, backend, items, path, batch_size=settings.batch_size, progress=False,
-                           cache=settings.cache, chat=settings.chat)
+        return score_block(
+            self.bench,
+            backend,
+            items,
+            path,
+            batch_size=settings.batch_size,
+            progress=False,
+            cache=settings.cache,
+            chat=settings.chat,
+        )
 
     def run(self, job: Job, settings: Settings) -> dict[str, Any]:
         t0 = time.perf_counter()
@@ -109,18 +118,30 @@ class GenericPart:
         finally:
             backend.close()
         self._counts(block["summary"])
-        facts = {"job": job.index, "pid": os.getpid(), "load_s": round(load_s, 3),
-                 "timing": {"seconds": block.pop("seconds")}, "cached_items": block.pop("cached_items"),
-                 "seconds": round(time.perf_counter() - t0, 3)}
-        entry = {"model": model, "chat": asked, "settings": {"batch_size": settings.batch_size, "limit": settings.limit},
-                 "results": {self.bench.name: block}, "sweep": sweep_block(job)}
+        facts = {
+            "job": job.index,
+            "pid": os.getpid(),
+            "load_s": round(load_s, 3),
+            "timing": {"seconds": block.pop("seconds")},
+            "cached_items": block.pop("cached_items"),
+            "seconds": round(time.perf_counter() - t0, 3),
+        }
+        entry = {
+            "model": model,
+            "chat": asked,
+            "settings": {"batch_size": settings.batch_size, "limit": settings.limit},
+            "results": {self.bench.name: block},
+            "sweep": sweep_block(job),
+        }
         return {"entry": entry, "run": facts}
 
     def _counts(self, summary: dict[str, Any]) -> tuple[int, int]:
         correct, total = summary.get("correct"), summary.get("total")
         if not all(isinstance(x, int) and not isinstance(x, bool) for x in (correct, total)) or not total:
-            raise InputError(f"benchmark {self.bench.name!r}: metrics() gave no whole 'correct' and 'total' counts "
-                             "(total > 0); a sweep scores a job by them (synthprobe.metrics.stats.accuracy_block)")
+            raise InputError(
+                f"benchmark {self.bench.name!r}: metrics() gave no whole 'correct' and 'total' counts "
+                "(total > 0); a sweep scores a job by them (synthprobe.metrics.stats.accuracy_block)"
+            )
         return correct, total
 
     def accuracy(self, entry: dict[str, Any], task: str) -> float:

@@ -21,30 +21,40 @@ METRIC = "accuracy"
 def _task(task: str):
     from synthprobe.tasks.gpt3.registry import get_task
 
-    return get_task(task[len(PREFIX):])
+    return get_task(task[len(PREFIX) :])
 
 
 def canonical(task: str) -> str:
     if not task.startswith(PREFIX):
-        raise InputError(f"expected a GPT-3 synthetic task as {PREFIX}<name or paper code> (e.g. {PREFIX}2D+), "
-                         f"got {task!r}")
+        raise InputError(
+            f"expected a GPT-3 synthetic task as {PREFIX}<name or paper code> (e.g. {PREFIX}2D+), got {task!r}"
+        )
     return PREFIX + _task(task).name
 
 
 def _config(job: Job, settings: Settings):
     from synthprobe.scoring.gpt3.score import EvalConfig
 
-    return EvalConfig(tasks=[_task(job.task)], shots=[settings.shots], limit=settings.limit,
-                      seed=job.build_seed, batch_size=settings.batch_size, save_items=False,
-                      progress=False, cache=settings.cache, chat=settings.chat).validate()
+    return EvalConfig(
+        tasks=[_task(job.task)],
+        shots=[settings.shots],
+        limit=settings.limit,
+        seed=job.build_seed,
+        batch_size=settings.batch_size,
+        save_items=False,
+        progress=False,
+        cache=settings.cache,
+        chat=settings.chat,
+    ).validate()
 
 
 def check(task: str, settings: Settings) -> None:
     """The shot setting (and the other settings) as ``score gpt3`` checks them."""
     from synthprobe.scoring.gpt3.score import EvalConfig
 
-    EvalConfig(tasks=[_task(task)], shots=[settings.shots], limit=settings.limit,
-               batch_size=settings.batch_size).validate()
+    EvalConfig(
+        tasks=[_task(task)], shots=[settings.shots], limit=settings.limit, batch_size=settings.batch_size
+    ).validate()
 
 
 def size(job: Job, settings: Settings) -> int:
@@ -71,15 +81,28 @@ def run(job: Job, settings: Settings) -> dict[str, Any]:
     finally:
         backend.close()
     timing = [{k: row.pop(k, None) for k in ("cached_items", "seconds", "items_per_s")} for row in rows]
-    entry = {"model": model,
-             "settings": {"tasks": [task.name], "shots": [settings.shots], "seed": seed, "limit": settings.limit,
-                          "batch_size": settings.batch_size, "threads": runtime.get("torch_threads"),
-                          "synthprobe": __version__},
-             "results": {"gpt3": {"rows": rows}},
-             "sweep": sweep_block(job)}
-    facts = {"job": job.index, "pid": os.getpid(), "load_s": round(load_s, 3), "timing": timing,
-             "cached_items": sum(t["cached_items"] or 0 for t in timing),
-             "seconds": round(time.perf_counter() - t0, 3)}
+    entry = {
+        "model": model,
+        "settings": {
+            "tasks": [task.name],
+            "shots": [settings.shots],
+            "seed": seed,
+            "limit": settings.limit,
+            "batch_size": settings.batch_size,
+            "threads": runtime.get("torch_threads"),
+            "synthprobe": __version__,
+        },
+        "results": {"gpt3": {"rows": rows}},
+        "sweep": sweep_block(job),
+    }
+    facts = {
+        "job": job.index,
+        "pid": os.getpid(),
+        "load_s": round(load_s, 3),
+        "timing": timing,
+        "cached_items": sum(t["cached_items"] or 0 for t in timing),
+        "seconds": round(time.perf_counter() - t0, 3),
+    }
     return {"entry": entry, "run": facts}
 
 

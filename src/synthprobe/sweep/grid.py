@@ -39,8 +39,11 @@ def canonical_task(name: Any, *, path: Path | None = None, field: str = "--task"
     from synthprobe import benchmarks
 
     if not isinstance(name, str) or benchmarks.find(benchmark_of(name)) is None:
-        raise InputError(f"expected a benchmark NAME or NAME:SUB, NAME one of {benchmarks.names()}, got {name!r}",
-                         path=path, field=field)
+        raise InputError(
+            f"expected a benchmark NAME or NAME:SUB, NAME one of {benchmarks.names()}, got {name!r}",
+            path=path,
+            field=field,
+        )
     try:
         return sweep_part(benchmark_of(name)).canonical(name)
     except InputError as exc:
@@ -68,8 +71,9 @@ def parse_seeds(text: Any, *, where: str = "--seeds", path: Path | None = None) 
     elif isinstance(text, list):
         parts = text
     else:
-        raise InputError(f"expected seeds such as 'release,1-10' or a list, got {type(text).__name__}",
-                         path=path, field=where)
+        raise InputError(
+            f"expected seeds such as 'release,1-10' or a list, got {type(text).__name__}", path=path, field=where
+        )
     seeds: list[Seed] = []
     for part in parts:
         if isinstance(part, bool) or not isinstance(part, (str, int)):
@@ -87,8 +91,9 @@ def parse_seeds(text: Any, *, where: str = "--seeds", path: Path | None = None) 
                 raise InputError(f"range {text_part!r} holds more than {MAX_JOBS:,} seeds", path=path, field=where)
             seeds.extend(Seed(str(s), s) for s in range(lo, hi + 1))
         else:
-            raise InputError(f"expected a seed (digits), a range a-b or 'release', got {text_part!r}",
-                             path=path, field=where)
+            raise InputError(
+                f"expected a seed (digits), a range a-b or 'release', got {text_part!r}", path=path, field=where
+            )
         if len(seeds) > MAX_JOBS:
             raise InputError(f"more than {MAX_JOBS:,} seeds", path=path, field=where)
     values = [s.value for s in seeds]
@@ -113,8 +118,11 @@ def parse_model(value: Any, where: str, path: Path | None) -> GridModel:
         raise InputError(f"expected a model spec or an object with 'spec', got {value!r}", path=path, field=where)
     unknown = [k for k in value if k not in _MODEL_KEYS]
     if unknown:
-        raise InputError(f"unknown key {unknown[0]!r}; expected some of {list(_MODEL_KEYS)}", path=path,
-                         field=f"{where}.{unknown[0]}")
+        raise InputError(
+            f"unknown key {unknown[0]!r}; expected some of {list(_MODEL_KEYS)}",
+            path=path,
+            field=f"{where}.{unknown[0]}",
+        )
     spec = value.get("spec")
     if not isinstance(spec, str) or not spec.strip():
         raise InputError("expected a model spec (text)", path=path, field=f"{where}.spec")
@@ -127,8 +135,9 @@ def parse_model(value: Any, where: str, path: Path | None) -> GridModel:
     if "model_args" in value:
         args = value["model_args"]
         if not isinstance(args, dict) or not all(isinstance(k, str) and k.isidentifier() for k in args):
-            raise InputError("expected an object of engine options (plain names as keys)", path=path,
-                             field=f"{where}.model_args")
+            raise InputError(
+                "expected an object of engine options (plain names as keys)", path=path, field=f"{where}.model_args"
+            )
         options["model_args"] = dict(args)
     label = value.get("label", _default_label(spec, options))
     if not isinstance(label, str) or not label.strip():
@@ -155,8 +164,11 @@ def read_grid_file(path: Path) -> dict[str, Any]:
             doc = yaml.safe_load(text)
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
-            raise InputError(f"not valid YAML: {getattr(exc, 'problem', None) or exc}", path=path,
-                             line=None if mark is None else mark.line + 1) from None
+            raise InputError(
+                f"not valid YAML: {getattr(exc, 'problem', None) or exc}",
+                path=path,
+                line=None if mark is None else mark.line + 1,
+            ) from None
     if not isinstance(doc, dict):
         raise InputError(f"expected a mapping with keys {list(_FILE_KEYS)}, got {type(doc).__name__}", path=path)
     unknown = [k for k in doc if k not in _FILE_KEYS]
@@ -182,13 +194,17 @@ class Grid:
 
     def describe(self) -> dict[str, Any]:
         """The grid as the results document records it."""
-        return {"models": [{"label": m.label, "spec": m.spec, "options": m.options} for m in self.models],
-                "tasks": list(self.tasks), "seeds": [{"label": s.label, "seed": s.value} for s in self.seeds],
-                "limit": self.limit}
+        return {
+            "models": [{"label": m.label, "spec": m.spec, "options": m.options} for m in self.models],
+            "tasks": list(self.tasks),
+            "seeds": [{"label": s.label, "seed": s.value} for s in self.seeds],
+            "limit": self.limit,
+        }
 
 
-def make_grid(*, grid_file: Path | None, models: list[str] | None, seeds: str | None, tasks: list[str] | None,
-              limit: int | None) -> Grid:
+def make_grid(
+    *, grid_file: Path | None, models: list[str] | None, seeds: str | None, tasks: list[str] | None, limit: int | None
+) -> Grid:
     doc = read_grid_file(grid_file) if grid_file is not None else {}
     where = grid_file
     file_models = doc.get("models", [])
@@ -203,8 +219,9 @@ def make_grid(*, grid_file: Path | None, models: list[str] | None, seeds: str | 
     labels = [m.label for m in grid_models]
     dupes = sorted({x for x in labels if labels.count(x) > 1})
     if dupes:
-        raise InputError(f"two models share the label {dupes[0]!r}; give one a 'label' in the grid file",
-                         path=where, field="models")
+        raise InputError(
+            f"two models share the label {dupes[0]!r}; give one a 'label' in the grid file", path=where, field="models"
+        )
     if seeds is not None:
         seed_list = parse_seeds(seeds)
     else:
@@ -214,15 +231,19 @@ def make_grid(*, grid_file: Path | None, models: list[str] | None, seeds: str | 
     task_list = tasks if tasks else doc.get("tasks", [DEFAULT])
     if not isinstance(task_list, list) or not task_list:
         raise InputError("expected a list of tasks", path=where, field="tasks")
-    task_list = [canonical_task(t, path=None if tasks else where, field="--task" if tasks else "tasks")
-                 for t in task_list]
+    task_list = [
+        canonical_task(t, path=None if tasks else where, field="--task" if tasks else "tasks") for t in task_list
+    ]
     if len(set(task_list)) != len(task_list):
         raise InputError("a task is listed twice", path=None if tasks else where, field="--task" if tasks else "tasks")
     for task in task_list:  # 'release' may be another seed of the list for a benchmark of its own release seed
         values = [task_seed(task, s) for s in seed_list]
         if len(set(values)) != len(values):
-            raise InputError(f"'release' is seed {task_seed(task, Seed(RELEASE, 0))} for {task}; list one of them",
-                             path=where, field="seeds")
+            raise InputError(
+                f"'release' is seed {task_seed(task, Seed(RELEASE, 0))} for {task}; list one of them",
+                path=where,
+                field="seeds",
+            )
     if limit is None and "limit" in doc:
         limit = doc["limit"]
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:

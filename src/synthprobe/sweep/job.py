@@ -73,8 +73,14 @@ class Settings:
 
     def recorded(self) -> dict[str, Any]:
         """The settings that change a score (the results document records them)."""
-        return {"batch_size": self.batch_size, "max_context": self.max_context, "bos": self.bos,
-                "scorer": self.scorer, "limit": self.limit, "gpt3_shots": self.shots}
+        return {
+            "batch_size": self.batch_size,
+            "max_context": self.max_context,
+            "bos": self.bos,
+            "scorer": self.scorer,
+            "limit": self.limit,
+            "gpt3_shots": self.shots,
+        }
 
 
 def default_data_dir() -> Path:
@@ -109,5 +115,11 @@ def job_options(job: Job, settings: Settings) -> dict[str, Any]:
 
 def sweep_block(job: Job) -> dict[str, Any]:
     """The ``sweep`` block that ends every job's results entry."""
-    return {"job": job.index, "label": job.model.label, "spec": job.model.spec, "task": job.task,
-            "seed": job.build_seed, "seed_label": job.seed.label}
+    return {
+        "job": job.index,
+        "label": job.model.label,
+        "spec": job.model.spec,
+        "task": job.task,
+        "seed": job.build_seed,
+        "seed_label": job.seed.label,
+    }

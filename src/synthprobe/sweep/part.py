@@ -70,13 +70,16 @@ def sweep_part(name: str) -> Any:
         part = bench.part("sweep")
         missing = [a for a in REQUIRED if not hasattr(part, a)]
         if missing:
-            raise InputError(f"benchmark {name!r}: its sweep part {bench.sweep!r} has no {', '.join(missing)}; "
-                             f"expected {PART_HELP}")
+            raise InputError(
+                f"benchmark {name!r}: its sweep part {bench.sweep!r} has no {', '.join(missing)}; expected {PART_HELP}"
+            )
         return part
     missing = [p for p in GENERIC_PARTS if not bench.has(p)]
     if missing:
-        raise InputError(f"benchmark {name!r} cannot join a sweep: it has no 'sweep' part, and no "
-                         f"{', '.join(repr(p) for p in missing)} part for the generic one")
+        raise InputError(
+            f"benchmark {name!r} cannot join a sweep: it has no 'sweep' part, and no "
+            f"{', '.join(repr(p) for p in missing)} part for the generic one"
+        )
     from synthprobe.sweep.generic import GenericPart
 
     return GenericPart(bench)

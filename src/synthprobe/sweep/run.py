@@ -17,13 +17,22 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from synthprobe.errors import CommandFailed, InputError
 from synthprobe.sweep.grid import Grid, task_seed
-from synthprobe.sweep.job import (IN_PROCESS_KINDS, Job, Settings, default_data_dir, job_options,  # noqa: F401
-                                  kind_of, sweep_block, variant_path)
+from synthprobe.sweep.job import (  # noqa: F401
+    IN_PROCESS_KINDS,
+    Job,
+    Settings,
+    default_data_dir,
+    job_options,
+    kind_of,
+    sweep_block,
+    variant_path,
+)
 from synthprobe.sweep.part import benchmark_of, default_part, part_for
 
 #: Ray's task name prefix; a job's worker process is titled ``ray::synthprobe-sweep-job-<index>``
@@ -37,8 +46,7 @@ def prepare_data(grid: Grid, data_dir: Path, *, progress: bool = True) -> None:
     for task in grid.tasks:
         part = part_for(task)
         if hasattr(part, "prepare"):
-            part.prepare(task, [task_seed(task, s) for s in grid.seeds], data_dir, limit=grid.limit,
-                         progress=progress)
+            part.prepare(task, [task_seed(task, s) for s in grid.seeds], data_dir, limit=grid.limit, progress=progress)
 
 
 def resources(job: Job, settings: Settings, *, cluster_has_gpu: bool) -> dict[str, float]:
@@ -77,8 +85,7 @@ def run_job(job: Job, settings: Settings) -> dict[str, Any]:
 
 
 @contextlib.contextmanager
-def sweep_plan(grid: Grid, settings: Settings, jobs: list[Job], *, where: str,
-               workers: int | None) -> Iterator[Any]:
+def sweep_plan(grid: Grid, settings: Settings, jobs: list[Job], *, where: str, workers: int | None) -> Iterator[Any]:
     """The sweep's :class:`~synthprobe.plan.Plan`: one cell per job (its items); the
     calibration loads the first model here, once, and times each task's first job as the job
     scores it; every other model's jobs of that task are reckoned at the first model's time.
@@ -101,10 +108,18 @@ def sweep_plan(grid: Grid, settings: Settings, jobs: list[Job], *, where: str,
         size = (job.task, job.seed.value)
         if size not in sizes:
             sizes[size] = part_for(job.task).size(job, settings)
-        cells.append(Cell(job.name, sizes[size], kind=job.task,
-                          score=(lambda job=job: score(job)) if job.model.label == first else None))
-    shape = (f"{plural(len(jobs), 'job')} ({plural(len(grid.models), 'model')} x {plural(len(grid.tasks), 'task')} x "
-             f"{plural(len(grid.seeds), 'seed')}) {where}, {plural(sum(c.items for c in cells), 'item')}")
+        cells.append(
+            Cell(
+                job.name,
+                sizes[size],
+                kind=job.task,
+                score=(lambda job=job: score(job)) if job.model.label == first else None,
+            )
+        )
+    shape = (
+        f"{plural(len(jobs), 'job')} ({plural(len(grid.models), 'model')} x {plural(len(grid.tasks), 'task')} x "
+        f"{plural(len(grid.seeds), 'seed')}) {where}, {plural(sum(c.items for c in cells), 'item')}"
+    )
     note = "one process; each job reckoned at the first model's time for its task"
     if workers is not None:
         who = "the cluster's" if workers == 0 else str(workers)
@@ -133,8 +148,10 @@ def _import_ray():
     try:
         import ray
     except ImportError as exc:
-        raise CommandFailed(f"synthprobe sweep on Ray needs the package 'ray' ({exc}); pip install "
-                            "'synthprobe[ray]', or run the jobs in this process with --serial") from None
+        raise CommandFailed(
+            f"synthprobe sweep on Ray needs the package 'ray' ({exc}); pip install "
+            "'synthprobe[ray]', or run the jobs in this process with --serial"
+        ) from None
     return ray
 
 
@@ -145,8 +162,10 @@ def check_fits(job: Job, res: dict[str, float], nodes: list[dict[str, float]]) -
         return
     ask = f"{res['num_cpus']:g} CPU" + (f" and {res['num_gpus']:g} GPU" if res["num_gpus"] else "")
     have = ", ".join(sorted({f"{n.get('CPU', 0):g} CPU/{n.get('GPU', 0):g} GPU" for n in nodes})) or "no node"
-    raise CommandFailed(f"job {job.index} ({job.name}) asks Ray for {ask} but no node of the cluster has that "
-                        f"much (nodes: {have}); lower --cpus-per-job, or --device cpu on a cluster without GPUs")
+    raise CommandFailed(
+        f"job {job.index} ({job.name}) asks Ray for {ask} but no node of the cluster has that "
+        f"much (nodes: {have}); lower --cpus-per-job, or --device cpu on a cluster without GPUs"
+    )
 
 
 #: ``ray.init`` options of a sweep's driver: the workers' output stays out of the terminal
@@ -162,8 +181,15 @@ def join_cluster(address: str) -> None:
     connect_ray(address, **_QUIET)
 
 
-def run_ray(jobs: list[Job], settings: Settings, on_done: Callable[[Job, dict], None], *, workers: int,
-            address: str | None, max_retries: int) -> list[dict]:
+def run_ray(
+    jobs: list[Job],
+    settings: Settings,
+    on_done: Callable[[Job, dict], None],
+    *,
+    workers: int,
+    address: str | None,
+    max_retries: int,
+) -> list[dict]:
     """Each job as a Ray task. A local Ray with ``workers`` CPUs is started for the run (and shut
     down after it), or ``address`` joins a running cluster. A task whose worker dies is retried up
     to ``max_retries`` times; an error raised by the job itself is not retried."""
@@ -181,8 +207,9 @@ def run_ray(jobs: list[Job], settings: Settings, on_done: Callable[[Job, dict], 
         for job in jobs:
             res = resources(job, settings, cluster_has_gpu=has_gpu)
             check_fits(job, res, nodes)
-            ref = remote.options(name=f"{TASK_NAME}-{job.index}", max_retries=max_retries,
-                                 retry_exceptions=False, **res).remote(job, settings)
+            ref = remote.options(
+                name=f"{TASK_NAME}-{job.index}", max_retries=max_retries, retry_exceptions=False, **res
+            ).remote(job, settings)
             refs[ref] = job
         results: dict[int, dict] = {}
         pending = list(refs)
@@ -196,11 +223,14 @@ def run_ray(jobs: list[Job], settings: Settings, on_done: Callable[[Job, dict], 
                     cause = getattr(exc, "cause", None)
                     if isinstance(cause, InputError):
                         raise InputError(str(cause)) from None
-                    raise CommandFailed(f"job {job.index} ({job.name}) failed: "
-                                        f"{type(cause).__name__ if cause else 'error'}: {cause or exc}") from None
+                    raise CommandFailed(
+                        f"job {job.index} ({job.name}) failed: "
+                        f"{type(cause).__name__ if cause else 'error'}: {cause or exc}"
+                    ) from None
                 except ray.exceptions.RayError as exc:
-                    raise CommandFailed(f"job {job.index} ({job.name}) was lost after {max_retries} "
-                                        f"retries: {type(exc).__name__}") from None
+                    raise CommandFailed(
+                        f"job {job.index} ({job.name}) was lost after {max_retries} retries: {type(exc).__name__}"
+                    ) from None
                 results[job.index] = result
                 on_done(job, result)
         return [results[job.index] for job in jobs]
@@ -237,10 +267,11 @@ def document(grid: Grid, settings: Settings, entries: list[dict[str, Any]]) -> d
     ``PROTOCOL``), whatever the grid's tasks."""
     from synthprobe.results import results_document
 
-    return results_document(protocol=getattr(default_part(), "PROTOCOL", None),
-                            sweep={"grid": grid.describe(), "settings": settings.recorded(),
-                                   "summary": summarise_sweep(grid, entries)},
-                            models=entries)
+    return results_document(
+        protocol=getattr(default_part(), "PROTOCOL", None),
+        sweep={"grid": grid.describe(), "settings": settings.recorded(), "summary": summarise_sweep(grid, entries)},
+        models=entries,
+    )
 
 
 def tables(grid: Grid, entries: list[dict[str, Any]]) -> list[str]:
@@ -263,12 +294,16 @@ def format_summary(summary: dict[str, Any]) -> str:
         width = max(len(m) for m in s["models"])
         for label, m in s["models"].items():
             sd = "—" if m["sd"] is None else f"{100 * m['sd']:.2f}"
-            lines.append(f"  {label:<{width}}  mean {100 * m['mean']:6.2f} %  sd {sd:>5}  "
-                         f"seeds {m['n_seeds']}  rank {m.get('rank_by_mean', 0):g} "
-                         f"(held on {m.get('seeds_at_rank_by_mean', 0)}/{len(s['seeds_compared'])} seeds)")
+            lines.append(
+                f"  {label:<{width}}  mean {100 * m['mean']:6.2f} %  sd {sd:>5}  "
+                f"seeds {m['n_seeds']}  rank {m.get('rank_by_mean', 0):g} "
+                f"(held on {m.get('seeds_at_rank_by_mean', 0)}/{len(s['seeds_compared'])} seeds)"
+            )
         w = "—" if s["kendalls_w"] is None else f"{s['kendalls_w']:.3f}"
         p = "—" if s["friedman_p"] is None else f"{s['friedman_p']:.3g}"
-        lines.append(f"  rank order: Kendall's W {w} (Friedman p {p}); "
-                     f"{s['seeds_matching_mean_ranking']}/{len(s['seeds_compared'])} seeds rank the models "
-                     "as their means do")
+        lines.append(
+            f"  rank order: Kendall's W {w} (Friedman p {p}); "
+            f"{s['seeds_matching_mean_ranking']}/{len(s['seeds_compared'])} seeds rank the models "
+            "as their means do"
+        )
     return "\n".join(lines)

@@ -54,7 +54,7 @@ def group_digits(digits: str, fmt: str) -> str:
         return digits
     sep = SEPARATORS[fmt]
     head = len(digits) % 3 or 3
-    return sep.join([digits[:head]] + [digits[i:i + 3] for i in range(head, len(digits), 3)])
+    return sep.join([digits[:head]] + [digits[i : i + 3] for i in range(head, len(digits), 3)])
 
 
 def format_int(value: int, fmt: str) -> str:

@@ -52,18 +52,20 @@ def prompt(item: Any, protocol: str, *, cot: bool = False, chat: bool = False) -
     n = len(item.endings)
     if protocol == "letters":
         opts = "\n".join(f"{LETTERS[i]}.{e if e.startswith(' ') else ' ' + e}" for i, e in enumerate(item.endings))
-        letters = ", ".join(LETTERS[:n - 1]) + f" or {LETTERS[n - 1]}"
+        letters = ", ".join(LETTERS[: n - 1]) + f" or {LETTERS[n - 1]}"
         body = f"Which option completes the sentence?\n\n{ctx} ...\n\n{opts}\n\n"
         if cot:
-            body += (f"Think it through step by step, then finish with a line of the form "
-                     f"\"{ANSWER_LINE} X\" where X is {letters}.")
+            body += (
+                f"Think it through step by step, then finish with a line of the form "
+                f'"{ANSWER_LINE} X" where X is {letters}.'
+            )
         else:
             body += f"Reply with the letter of the correct option only ({letters})."
     elif protocol == "free":
         what = "time" if is_clock(item) else "number, with its unit"
         body = f"Complete the sentence with the missing {what}.\n\n{ctx} ...\n\n"
         if cot:
-            body += f"Work it out step by step, then finish with a line of the form \"{ANSWER_LINE} <answer>\"."
+            body += f'Work it out step by step, then finish with a line of the form "{ANSWER_LINE} <answer>".'
         else:
             body += "Reply with the answer only."
     else:

@@ -14,7 +14,8 @@ adversary has no power, and the verdict says so.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from synthprobe.items import MCItem
 from synthprobe.metrics.stats import chance_band
@@ -28,34 +29,65 @@ def verdict(block: Mapping[str, Any]) -> tuple[bool, str]:
     outside = [p for p in block["curve"] if not p["within_chance"]]
     best = max(trained, key=lambda p: p["accuracy"])
     if not outside:
-        return True, (f"passes: trained on up to {block['train_items']:,} items' endings, the choices-only "
-                      f"adversary stays within chance's band at every size (best {100 * best['accuracy']:.1f} % "
-                      f"at {best['size']:,}; chance {100 * chance:.1f} %)")
+        return True, (
+            f"passes: trained on up to {block['train_items']:,} items' endings, the choices-only "
+            f"adversary stays within chance's band at every size (best {100 * best['accuracy']:.1f} % "
+            f"at {best['size']:,}; chance {100 * chance:.1f} %)"
+        )
     worst = max(outside, key=lambda p: abs(p["accuracy"] - chance))
     lo, hi = chance_band(worst["n"], chance)
-    return False, (f"fails: from its endings alone the adversary scores {100 * worst['accuracy']:.1f} % at "
-                   f"{worst['size']:,} training items, outside chance's band {100 * lo:.1f}-{100 * hi:.1f} %; "
-                   "the items can be answered without reading the question")
+    return False, (
+        f"fails: from its endings alone the adversary scores {100 * worst['accuracy']:.1f} % at "
+        f"{worst['size']:,} training items, outside chance's band {100 * lo:.1f}-{100 * hi:.1f} %; "
+        "the items can be answered without reading the question"
+    )
 
 
-def adversary(backend, train: Sequence[MCItem], test: Sequence[MCItem], *, sizes: Sequence[int],
-              settings: Mapping[str, Any], batch_size: int, bar=None, adapter_out=None) -> dict[str, Any]:
-    block = run_curve(backend, train, test, kind="endings", sizes=sizes, settings=settings,
-                      batch_size=batch_size, bar=bar, adapter_out=adapter_out)
+def adversary(
+    backend,
+    train: Sequence[MCItem],
+    test: Sequence[MCItem],
+    *,
+    sizes: Sequence[int],
+    settings: Mapping[str, Any],
+    batch_size: int,
+    bar=None,
+    adapter_out=None,
+) -> dict[str, Any]:
+    block = run_curve(
+        backend,
+        train,
+        test,
+        kind="endings",
+        sizes=sizes,
+        settings=settings,
+        batch_size=batch_size,
+        bar=bar,
+        adapter_out=adapter_out,
+    )
     block["passes"], block["verdict"] = verdict(block)
     return block
 
 
-def control(backend, name: str, flaw: str, train: Sequence[MCItem], test: Sequence[MCItem], *,
-            size: int, settings: Mapping[str, Any], batch_size: int, audit: Mapping[str, Any],
-            bar=None) -> dict[str, Any]:
+def control(
+    backend,
+    name: str,
+    flaw: str,
+    train: Sequence[MCItem],
+    test: Sequence[MCItem],
+    *,
+    size: int,
+    settings: Mapping[str, Any],
+    batch_size: int,
+    audit: Mapping[str, Any],
+    bar=None,
+) -> dict[str, Any]:
     """One positive control: the adversary trained on ``size`` of the control's items, scored on
     its test build; ``fails`` when it lands clearly above chance there."""
     block = adversary(backend, train, test, sizes=[size], settings=settings, batch_size=batch_size, bar=bar)
     last = block["curve"][-1]
     fails = above_chance(last, block["chance"])
-    return {"name": name, "flaw": flaw, "n_items": len(test), "audit": dict(audit), "adversary": block,
-            "fails": fails}
+    return {"name": name, "flaw": flaw, "n_items": len(test), "audit": dict(audit), "adversary": block, "fails": fails}
 
 
 def power(controls: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -63,15 +95,23 @@ def power(controls: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         return {"has_power": None, "verdict": "no positive control was run: the adversary's pass is unchecked"}
     missed = [c["name"] for c in controls if not c["fails"]]
     if missed:
-        return {"has_power": False,
-                "verdict": (f"no power: the adversary did not beat chance on the flawed build"
-                            f"{'s' if len(missed) > 1 else ''} {', '.join(missed)}, so its pass on the file "
-                            "under test means nothing at this budget; train on more items (--sizes)")}
-    parts = "; ".join(f"{c['name']} {100 * c['adversary']['curve'][-1]['accuracy']:.1f} %"
-                      + ("" if c["audit"].get("passes") is not True else ", which the heuristic audit passes")
-                      for c in controls)
-    return {"has_power": True,
-            "verdict": f"has power: it beats chance on every flawed build ({parts}), so a pass is evidence"}
+        return {
+            "has_power": False,
+            "verdict": (
+                f"no power: the adversary did not beat chance on the flawed build"
+                f"{'s' if len(missed) > 1 else ''} {', '.join(missed)}, so its pass on the file "
+                "under test means nothing at this budget; train on more items (--sizes)"
+            ),
+        }
+    parts = "; ".join(
+        f"{c['name']} {100 * c['adversary']['curve'][-1]['accuracy']:.1f} %"
+        + ("" if c["audit"].get("passes") is not True else ", which the heuristic audit passes")
+        for c in controls
+    )
+    return {
+        "has_power": True,
+        "verdict": f"has power: it beats chance on every flawed build ({parts}), so a pass is evidence",
+    }
 
 
 def audit_summary(records: Sequence[dict]) -> dict[str, Any]:
@@ -84,4 +124,3 @@ def audit_summary(records: Sequence[dict]) -> dict[str, Any]:
     tol = tolerance(len(items))
     strategies = [{"name": s.name, "accuracy": round(s.percent / 100, 6), "within": s.within(tol)} for s in rows]
     return {"passes": all(s["within"] for s in strategies), "strategies": strategies}
-

@@ -14,7 +14,8 @@ Two inputs:
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from synthprobe.items import MCItem
 from synthprobe.metrics.choice import argmax_first
@@ -25,9 +26,11 @@ INPUTS = {
     "endings": "the item's endings alone, listed A-D under 'Choices:', no context",
     "context": "the item's context, then its endings listed A-D",
 }
-LOSS = ("cross-entropy over the option letters' next-token logits after 'Answer:' (a contrastive "
-        "multiple-choice loss: it asks only which option is right, so the model cannot lower it by "
-        "learning which numbers are likely in general, as an LM loss on the right ending would)")
+LOSS = (
+    "cross-entropy over the option letters' next-token logits after 'Answer:' (a contrastive "
+    "multiple-choice loss: it asks only which option is right, so the model cannot lower it by "
+    "learning which numbers are likely in general, as an LM loss on the right ending would)"
+)
 
 
 def prompt(item: MCItem, kind: str) -> str:
@@ -46,9 +49,13 @@ def chance_of(items: Sequence[MCItem]) -> float:
 def rate_block(correct: Sequence[bool], chance: float) -> dict[str, Any]:
     n, k = len(correct), sum(1 for c in correct if c)
     lo, hi = wilson_ci(k, n) if n else (None, None)
-    return {"n": n, "correct": k, "accuracy": round(k / n, 6) if n else None,
-            "ci95": [round(lo, 6), round(hi, 6)] if n else None,
-            "p_vs_chance": binom_p(k, n, round(chance, 12)) if n else None}
+    return {
+        "n": n,
+        "correct": k,
+        "accuracy": round(k / n, 6) if n else None,
+        "ci95": [round(lo, 6), round(hi, 6)] if n else None,
+        "p_vs_chance": binom_p(k, n, round(chance, 12)) if n else None,
+    }
 
 
 def within_chance(block: Mapping[str, Any], chance: float) -> bool:
@@ -102,27 +109,43 @@ def paired(reference: Sequence[bool], other: Sequence[bool]) -> dict[str, Any]:
     return {"only_this": c, "only_other": b, "p": mcnemar_exact(b, c)}
 
 
-def evaluate(backend, items: Sequence[MCItem], kind: str, *, batch_size: int, max_tokens: int,
-             progress: Callable[[int], None] | None = None) -> list[bool]:
+def evaluate(
+    backend,
+    items: Sequence[MCItem],
+    kind: str,
+    *,
+    batch_size: int,
+    max_tokens: int,
+    progress: Callable[[int], None] | None = None,
+) -> list[bool]:
     prompts = [prompt(it, kind) for it in items]
-    letters = LETTERS[:max(len(it.endings) for it in items)]
+    letters = LETTERS[: max(len(it.endings) for it in items)]
     logits = backend.pick_choices(prompts, letters, batch_size=batch_size, max_tokens=max_tokens, progress=progress)
-    return [argmax_first(row[:len(it.endings)]) == it.label for row, it in zip(logits, items)]
+    return [argmax_first(row[: len(it.endings)]) == it.label for row, it in zip(logits, items)]
 
 
-def run_curve(backend, train: Sequence[MCItem], test: Sequence[MCItem], *, kind: str, sizes: Sequence[int],
-              settings: Mapping[str, Any], batch_size: int = 32, adapter_out=None,
-              bar: Callable[[str, int], Callable[[int], None]] | None = None,
-              keep_correct: bool = False) -> dict[str, Any]:
+def run_curve(
+    backend,
+    train: Sequence[MCItem],
+    test: Sequence[MCItem],
+    *,
+    kind: str,
+    sizes: Sequence[int],
+    settings: Mapping[str, Any],
+    batch_size: int = 32,
+    adapter_out=None,
+    bar: Callable[[str, int], Callable[[int], None]] | None = None,
+    keep_correct: bool = False,
+) -> dict[str, Any]:
     """Train on ``train`` (in order) and score ``test`` at each of ``sizes``: the curve block of the
     validity section (``input``, ``loss``, ``train_items``, ``curve``, ``loss_curve``). ``bar(desc,
     total)`` makes a progress callback. ``keep_correct``: also return each point's per-item outcomes
     (``_correct``, for paired tests; not written to the results)."""
     sizes = sorted(set(int(s) for s in sizes))
-    n_options = {len(it.endings) for it in [*train[:sizes[-1]], *test]}
+    n_options = {len(it.endings) for it in [*train[: sizes[-1]], *test]}
     if len(n_options) != 1:
         raise ValueError(f"items with different numbers of endings ({sorted(n_options)}) in one curve")
-    letters = LETTERS[:n_options.pop()]
+    letters = LETTERS[: n_options.pop()]
     chance = chance_of(test)
     max_tokens = int(settings.get("max_tokens", 512))
     points: list[dict[str, Any]] = []
@@ -131,22 +154,37 @@ def run_curve(backend, train: Sequence[MCItem], test: Sequence[MCItem], *, kind:
     def on_checkpoint(ck) -> None:
         tick = bar(f"score at {ck.size:,}", len(test)) if bar else None
         correct = evaluate(backend, test, kind, batch_size=batch_size, max_tokens=max_tokens, progress=tick)
-        p = {"size": ck.size, **point(test, correct, chance),
-             "train": None if ck.size == 0 else ck.to_dict()}
+        p = {"size": ck.size, **point(test, correct, chance), "train": None if ck.size == 0 else ck.to_dict()}
         if outcomes:
             p["paired"] = {"vs_size": points[0]["size"], **paired(outcomes[0], correct)}
         points.append(p)
         outcomes.append(correct)
 
     tick = bar(f"train {kind}", sizes[-1]) if bar and sizes[-1] else None
-    run = backend.train_choices([prompt(it, kind) for it in train[:sizes[-1]]],
-                                [it.label for it in train[:sizes[-1]]], choices=letters, checkpoints=sizes,
-                                settings=dict(settings), on_checkpoint=on_checkpoint, adapter_out=adapter_out,
-                                progress=tick)
-    out = {"input": INPUTS[kind], "loss": LOSS, "train_items": sizes[-1], "chance": round(chance, 6),
-           "train_settings": run.settings, "curve": points, "loss_curve": run.loss_curve,
-           "throughput": {"train_seconds": round(run.seconds, 2), "train_tokens": run.tokens,
-                          "tokens_per_s": None if run.tokens_per_s is None else round(run.tokens_per_s, 1)}}
+    run = backend.train_choices(
+        [prompt(it, kind) for it in train[: sizes[-1]]],
+        [it.label for it in train[: sizes[-1]]],
+        choices=letters,
+        checkpoints=sizes,
+        settings=dict(settings),
+        on_checkpoint=on_checkpoint,
+        adapter_out=adapter_out,
+        progress=tick,
+    )
+    out = {
+        "input": INPUTS[kind],
+        "loss": LOSS,
+        "train_items": sizes[-1],
+        "chance": round(chance, 6),
+        "train_settings": run.settings,
+        "curve": points,
+        "loss_curve": run.loss_curve,
+        "throughput": {
+            "train_seconds": round(run.seconds, 2),
+            "train_tokens": run.tokens,
+            "tokens_per_s": None if run.tokens_per_s is None else round(run.tokens_per_s, 1),
+        },
+    }
     if keep_correct:
         out["_correct"] = outcomes
     return out

@@ -12,21 +12,39 @@ that fine-tuning on the families would overfit, measured).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from synthprobe.items import MCItem
 from synthprobe.validity.curve import group_of, run_curve
 
 
-def learnability(backend, train: Sequence[MCItem], test: Sequence[MCItem], *, sizes: Sequence[int],
-                 settings: Mapping[str, Any], batch_size: int, bar=None) -> dict[str, Any]:
-    return run_curve(backend, train, test, kind="context", sizes=sizes, settings=settings,
-                     batch_size=batch_size, bar=bar)
+def learnability(
+    backend,
+    train: Sequence[MCItem],
+    test: Sequence[MCItem],
+    *,
+    sizes: Sequence[int],
+    settings: Mapping[str, Any],
+    batch_size: int,
+    bar=None,
+) -> dict[str, Any]:
+    return run_curve(
+        backend, train, test, kind="context", sizes=sizes, settings=settings, batch_size=batch_size, bar=bar
+    )
 
 
-def leave_one_family_out(backend, test: Sequence[MCItem], train_for: Callable[[str], Sequence[MCItem]], *,
-                         size: int, settings: Mapping[str, Any], batch_size: int, bar=None,
-                         families: Sequence[str] | None = None) -> dict[str, Any]:
+def leave_one_family_out(
+    backend,
+    test: Sequence[MCItem],
+    train_for: Callable[[str], Sequence[MCItem]],
+    *,
+    size: int,
+    settings: Mapping[str, Any],
+    batch_size: int,
+    bar=None,
+    families: Sequence[str] | None = None,
+) -> dict[str, Any]:
     """``train_for(family)``: ``size`` fresh items of every family but ``family``."""
     names = sorted({group_of(it, "template") for it in test}) if families is None else list(families)
     folds = []
@@ -34,12 +52,25 @@ def leave_one_family_out(backend, test: Sequence[MCItem], train_for: Callable[[s
         held = [it for it in test if group_of(it, "template") == name]
         if not held:
             continue
-        block = run_curve(backend, train_for(name), held, kind="context", sizes=[0, size], settings=settings,
-                          batch_size=batch_size, bar=bar)
+        block = run_curve(
+            backend,
+            train_for(name),
+            held,
+            kind="context",
+            sizes=[0, size],
+            settings=settings,
+            batch_size=batch_size,
+            bar=bar,
+        )
         untrained, trained = block["curve"]
         keys = ("n", "correct", "accuracy", "ci95", "p_vs_chance")
-        folds.append({"family": name, "trained": {k: trained[k] for k in keys},
-                      "untrained": {k: untrained[k] for k in keys},
-                      "paired": {k: v for k, v in trained["paired"].items() if k != "vs_size"},
-                      "train": trained["train"]})
+        folds.append(
+            {
+                "family": name,
+                "trained": {k: trained[k] for k in keys},
+                "untrained": {k: untrained[k] for k in keys},
+                "paired": {k: v for k, v in trained["paired"].items() if k != "vs_size"},
+                "train": trained["train"],
+            }
+        )
     return {"size": size, "input": "the item's context, then its endings listed A-D", "folds": folds}

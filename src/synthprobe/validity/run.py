@@ -4,9 +4,10 @@ document with a ``validity`` section (layout: :mod:`synthprobe.validity`)."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from synthprobe.errors import InputError
 from synthprobe.formats.arithmark3 import load_arithmark3
@@ -34,16 +35,16 @@ class ValidateConfig:
     sizes: tuple[int, ...] = DEFAULT_SIZES
     #: positive controls to run (names of synthprobe.tasks.deeparithmark.controls.CONTROLS)
     controls: tuple[str, ...] = ()
-    control_size: int | None = None   # default: DEFAULT_CONTROL_SIZE or the largest of sizes, the smaller
+    control_size: int | None = None  # default: DEFAULT_CONTROL_SIZE or the largest of sizes, the smaller
     control_items: int = DEFAULT_CONTROL_ITEMS
-    learn_sizes: tuple[int, ...] | None = None   # None: no learnability curve
-    lofo_size: int | None = None                 # None: no leave-one-family-out
-    train: Path | None = None                    # training items for a file that is not Deep Arithmark
-    limit: int | None = None                     # score only the first N items of the file
+    learn_sizes: tuple[int, ...] | None = None  # None: no learnability curve
+    lofo_size: int | None = None  # None: no leave-one-family-out
+    train: Path | None = None  # training items for a file that is not Deep Arithmark
+    limit: int | None = None  # score only the first N items of the file
     batch_size: int = 32
     train_settings: dict[str, Any] = field(default_factory=dict)
     adapter_out: Path | None = None
-    seeds: int | None = None                     # K fresh builds for seed variance (synthprobe.validity.seeds)
+    seeds: int | None = None  # K fresh builds for seed variance (synthprobe.validity.seeds)
 
 
 def control_size(config: ValidateConfig) -> int:
@@ -56,30 +57,45 @@ def read_test(config: ValidateConfig) -> list[MCItem]:
         raise InputError("holds no items", path=config.data)
     counts = {len(it.endings) for it in items}
     if len(counts) != 1:
-        raise InputError(f"items have different numbers of endings ({sorted(counts)}); the choice head needs "
-                         "one number of options per file", path=config.data, field="endings")
+        raise InputError(
+            f"items have different numbers of endings ({sorted(counts)}); the choice head needs "
+            "one number of options per file",
+            path=config.data,
+            field="endings",
+        )
     if counts.pop() < 2:
-        raise InputError("items have fewer than two endings: nothing to choose between", path=config.data,
-                         field="endings")
-    return items[:config.limit] if config.limit else items
+        raise InputError(
+            "items have fewer than two endings: nothing to choose between", path=config.data, field="endings"
+        )
+    return items[: config.limit] if config.limit else items
 
 
 def check(config: ValidateConfig, test: Sequence[MCItem]) -> None:
     """Refuse what cannot run, before any model loads."""
-    if not (config.adversary or config.controls or config.learn_sizes or config.lofo_size is not None
-            or config.seeds):
-        raise InputError("nothing to run: --no-adversary with no controls, --learnability, --lofo or --seeds",
-                         field="--no-adversary")
+    if not (config.adversary or config.controls or config.learn_sizes or config.lofo_size is not None or config.seeds):
+        raise InputError(
+            "nothing to run: --no-adversary with no controls, --learnability, --lofo or --seeds", field="--no-adversary"
+        )
     deep = sources.is_deeparithmark(test)
     if not deep and config.train is None:
-        raise InputError("is not a Deep Arithmark build, so synthprobe cannot build fresh training items for it; "
-                         "give them with --train FILE", path=config.data)
+        raise InputError(
+            "is not a Deep Arithmark build, so synthprobe cannot build fresh training items for it; "
+            "give them with --train FILE",
+            path=config.data,
+        )
     if config.controls and not deep:
-        raise InputError("the positive controls are flawed Deep Arithmark builds; they check the adversary on Deep "
-                         "Arithmark files only (--controls none)", path=config.data, field="--controls")
+        raise InputError(
+            "the positive controls are flawed Deep Arithmark builds; they check the adversary on Deep "
+            "Arithmark files only (--controls none)",
+            path=config.data,
+            field="--controls",
+        )
     if config.seeds and not deep:
-        raise InputError("seed variance scores fresh builds of the file's families: Deep Arithmark files only",
-                         path=config.data, field="--seeds")
+        raise InputError(
+            "seed variance scores fresh builds of the file's families: Deep Arithmark files only",
+            path=config.data,
+            field="--seeds",
+        )
     if config.lofo_size is not None and not deep:
         raise InputError("leave-one-family-out needs Deep Arithmark's families", path=config.data, field="--lofo")
     if config.train is not None:
@@ -91,73 +107,133 @@ def _train_items(config: ValidateConfig, test: Sequence[MCItem], n: int, purpose
     exclude = {it.ctx for it in test}
     if config.train is not None:
         return sources.from_file(config.train, n=n, exclude=exclude)
-    return sources.collect(sources.deeparithmark_builder(config.data), n=n, seed=config.seed, purpose=purpose,
-                           exclude=exclude, shown="fresh build")
+    return sources.collect(
+        sources.deeparithmark_builder(config.data),
+        n=n,
+        seed=config.seed,
+        purpose=purpose,
+        exclude=exclude,
+        shown="fresh build",
+    )
 
 
 def plan_lines(config: ValidateConfig, test: Sequence[MCItem]) -> list[str]:
     top = max(config.sizes)
-    lines = [f"adversary: train on {top:,} items' endings, score {len(test):,} items at sizes "
-             f"{', '.join(f'{s:,}' for s in config.sizes)}"] if config.adversary else []
+    lines = (
+        [
+            f"adversary: train on {top:,} items' endings, score {len(test):,} items at sizes "
+            f"{', '.join(f'{s:,}' for s in config.sizes)}"
+        ]
+        if config.adversary
+        else []
+    )
     for name in config.controls:
-        lines.append(f"control {name}: train on {control_size(config):,} items of the flawed build, "
-                     f"score {config.control_items:,}")
+        lines.append(
+            f"control {name}: train on {control_size(config):,} items of the flawed build, "
+            f"score {config.control_items:,}"
+        )
     if config.learn_sizes:
-        lines.append(f"learnability: train on {max(config.learn_sizes):,} items with their context, score "
-                     f"{len(test):,} items at sizes {', '.join(f'{s:,}' for s in config.learn_sizes)}")
+        lines.append(
+            f"learnability: train on {max(config.learn_sizes):,} items with their context, score "
+            f"{len(test):,} items at sizes {', '.join(f'{s:,}' for s in config.learn_sizes)}"
+        )
     if config.lofo_size is not None:
-        fams = len({group_of(it, 'template') for it in test})
+        fams = len({group_of(it, "template") for it in test})
         lines.append(f"leave-one-family-out: {fams} folds, each trained on {config.lofo_size:,} items")
     return lines
 
 
-def run(backend, config: ValidateConfig, test: Sequence[MCItem], *,
-        bar: Callable[[str, int], Callable[[int], None]] | None = None,
-        log: Callable[[str], None] = print) -> dict[str, Any]:
+def run(
+    backend,
+    config: ValidateConfig,
+    test: Sequence[MCItem],
+    *,
+    bar: Callable[[str, int], Callable[[int], None]] | None = None,
+    log: Callable[[str], None] = print,
+) -> dict[str, Any]:
     """Every part of ``config`` on ``backend``; the ``validity`` section (and its timings)."""
     settings = dict(config.train_settings)
     settings.setdefault("seed", config.seed)
     t0 = time.perf_counter()
     section: dict[str, Any] = {
         "version": VERSION,
-        "file": {"path": str(config.data), "sha256": sha256_file(config.data), "n_items": len(test),
-                 "benchmark": "deeparithmark" if sources.is_deeparithmark(test) else "multiple-choice"},
-        "settings": {"seed": config.seed, "sizes": list(config.sizes), "batch_size": config.batch_size,
-                     "train": settings, "controls": list(config.controls),
-                     "control_items": config.control_items, "limit": config.limit,
-                     "train_file": None if config.train is None else str(config.train)},
+        "file": {
+            "path": str(config.data),
+            "sha256": sha256_file(config.data),
+            "n_items": len(test),
+            "benchmark": "deeparithmark" if sources.is_deeparithmark(test) else "multiple-choice",
+        },
+        "settings": {
+            "seed": config.seed,
+            "sizes": list(config.sizes),
+            "batch_size": config.batch_size,
+            "train": settings,
+            "controls": list(config.controls),
+            "control_items": config.control_items,
+            "limit": config.limit,
+            "train_file": None if config.train is None else str(config.train),
+        },
         "model": {k: backend.describe().get(k) for k in ("spec", "name", "fingerprint", "params", "dtype", "device")},
     }
     top = max(config.sizes)
     section["chance"] = round(sum(1.0 / len(it.endings) for it in test) / len(test), 6)
     if config.adversary:
         log(f"adversary: {top:,} training items' endings")
-        block = adv.adversary(backend, _train_items(config, test, top, "train"), test, sizes=config.sizes,
-                              settings=settings, batch_size=config.batch_size, bar=bar,
-                              adapter_out=config.adapter_out)
+        block = adv.adversary(
+            backend,
+            _train_items(config, test, top, "train"),
+            test,
+            sizes=config.sizes,
+            settings=settings,
+            batch_size=config.batch_size,
+            bar=bar,
+            adapter_out=config.adapter_out,
+        )
         section["adversary"] = block
         log(f"adversary {block['verdict']}")
     if config.controls:
-        from synthprobe.tasks.deeparithmark.controls import CONTROLS, control_lines
-
         import json
+
+        from synthprobe.tasks.deeparithmark.controls import CONTROLS, control_lines
 
         controls = []
         size = control_size(config)
         for name in config.controls:
-            test_records = [json.loads(x) for x in control_lines(name, seed=sources.fresh_seed(config.seed, f"control-test:{name}"),
-                                                                 n=config.control_items)]
-            ctl_test = [sources.item_from_record(r, path=f"control {name}", line=i + 1)
-                        for i, r in enumerate(test_records)]
-            ctl_train = sources.collect(sources.control_builder(name), n=size, seed=config.seed,
-                                        purpose=f"control:{name}", exclude={it.ctx for it in ctl_test},
-                                        shown=f"control {name}")
+            test_records = [
+                json.loads(x)
+                for x in control_lines(
+                    name, seed=sources.fresh_seed(config.seed, f"control-test:{name}"), n=config.control_items
+                )
+            ]
+            ctl_test = [
+                sources.item_from_record(r, path=f"control {name}", line=i + 1) for i, r in enumerate(test_records)
+            ]
+            ctl_train = sources.collect(
+                sources.control_builder(name),
+                n=size,
+                seed=config.seed,
+                purpose=f"control:{name}",
+                exclude={it.ctx for it in ctl_test},
+                shown=f"control {name}",
+            )
             log(f"control {name}: {size:,} training items")
-            one = adv.control(backend, name, CONTROLS[name], ctl_train, ctl_test, size=size, settings=settings,
-                              batch_size=config.batch_size, audit=adv.audit_summary(test_records), bar=bar)
+            one = adv.control(
+                backend,
+                name,
+                CONTROLS[name],
+                ctl_train,
+                ctl_test,
+                size=size,
+                settings=settings,
+                batch_size=config.batch_size,
+                audit=adv.audit_summary(test_records),
+                bar=bar,
+            )
             acc = one["adversary"]["curve"][-1]["accuracy"]
-            log(f"control {name}: {100 * acc:.1f} % from the endings alone "
-                f"({'fails, as it must' if one['fails'] else 'does NOT fail'})")
+            log(
+                f"control {name}: {100 * acc:.1f} % from the endings alone "
+                f"({'fails, as it must' if one['fails'] else 'does NOT fail'})"
+            )
             controls.append(one)
         section["controls"] = controls
         section["power"] = adv.power(controls)
@@ -167,20 +243,32 @@ def run(backend, config: ValidateConfig, test: Sequence[MCItem], *,
     if config.learn_sizes:
         n = max(config.learn_sizes)
         log(f"learnability: {n:,} training items with their context")
-        section["learnability"] = learn.learnability(backend, _train_items(config, test, n, "learn"), test,
-                                                     sizes=config.learn_sizes, settings=settings,
-                                                     batch_size=config.batch_size, bar=bar)
+        section["learnability"] = learn.learnability(
+            backend,
+            _train_items(config, test, n, "learn"),
+            test,
+            sizes=config.learn_sizes,
+            settings=settings,
+            batch_size=config.batch_size,
+            bar=bar,
+        )
     if config.lofo_size is not None:
         exclude = {it.ctx for it in test}
         make = sources.deeparithmark_builder(config.data)
 
         def train_for(family: str) -> list[MCItem]:
-            return sources.collect(make, n=config.lofo_size, seed=config.seed, purpose=f"lofo:{family}",
-                                   exclude=exclude, keep=lambda it: group_of(it, "template") != family)
+            return sources.collect(
+                make,
+                n=config.lofo_size,
+                seed=config.seed,
+                purpose=f"lofo:{family}",
+                exclude=exclude,
+                keep=lambda it: group_of(it, "template") != family,
+            )
 
         log(f"leave-one-family-out: {config.lofo_size:,} training items per fold")
         section["leave_one_family_out"] = learn.leave_one_family_out(
-            backend, test, train_for, size=config.lofo_size, settings=settings, batch_size=config.batch_size,
-            bar=bar)
+            backend, test, train_for, size=config.lofo_size, settings=settings, batch_size=config.batch_size, bar=bar
+        )
     section["seconds"] = round(time.perf_counter() - t0, 1)
     return section

@@ -12,9 +12,9 @@ Items whose context appears in the file under test are dropped, so no training i
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
 
 from synthprobe.errors import InputError
 from synthprobe.formats.arithmark3 import item_from_record, load_arithmark3
@@ -35,9 +35,17 @@ def _records_to_items(records: Iterable[dict], shown: str) -> list[MCItem]:
     return [item_from_record(r, path=shown, line=i + 1) for i, r in enumerate(records)]
 
 
-def collect(make: Callable[[int, int], Sequence[dict]], *, n: int, seed: int, purpose: str,
-            exclude: set[str], chunk: int = 1000, shown: str = "build",
-            keep: Callable[[MCItem], bool] | None = None) -> list[MCItem]:
+def collect(
+    make: Callable[[int, int], Sequence[dict]],
+    *,
+    n: int,
+    seed: int,
+    purpose: str,
+    exclude: set[str],
+    chunk: int = 1000,
+    shown: str = "build",
+    keep: Callable[[MCItem], bool] | None = None,
+) -> list[MCItem]:
     """``n`` items from builds ``make(build_seed, size)`` at fresh seeds, none whose context is in
     ``exclude`` nor repeated; ``keep``: only items it accepts (a family left out)."""
     out: list[MCItem] = []
@@ -53,8 +61,11 @@ def collect(make: Callable[[int, int], Sequence[dict]], *, n: int, seed: int, pu
                 seen.add(it.ctx)
                 out.append(it)
     if len(out) < n:
-        raise InputError(f"{MAX_BUILDS} fresh builds gave only {len(out):,} items that are not in the file "
-                         f"under test; {n:,} were asked for (--sizes)", field="--sizes")
+        raise InputError(
+            f"{MAX_BUILDS} fresh builds gave only {len(out):,} items that are not in the file "
+            f"under test; {n:,} were asked for (--sizes)",
+            field="--sizes",
+        )
     return out[:n]
 
 
@@ -105,6 +116,7 @@ def from_file(path: str | Path, *, n: int, exclude: set[str]) -> list[MCItem]:
         read = tuple(load_arithmark3(path, strict_ids=False))
     items = [it for it in read if it.ctx not in exclude]
     if len(items) < n:
-        raise InputError(f"holds {len(items):,} items that are not in the file under test; --sizes asks for {n:,}",
-                         path=path)
+        raise InputError(
+            f"holds {len(items):,} items that are not in the file under test; --sizes asks for {n:,}", path=path
+        )
     return items[:n]

@@ -6,13 +6,13 @@ import json
 import time
 
 import pytest
-
 from scoring_support import embedded_backend, embedded_folder, save_tiny_llama
-from synthprobe.io.read import sha256_file
+
 from synthprobe.backends import ModelLoadError, load_backend
 from synthprobe.backends.base import Backend
 from synthprobe.backends.hf.gguf import PROVENANCE, file_digest
 from synthprobe.backends.spec import EMBEDDED_ALIAS, resolve_spec
+from synthprobe.io.read import sha256_file
 
 pytestmark = pytest.mark.slow
 
@@ -49,8 +49,13 @@ def test_cached_tokenizer_equals_the_gguf_tokenizer():
     gguf = resolve_spec(EMBEDDED_ALIAS).gguf_path
     original = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
     cached = embedded_backend().tokenizer
-    texts = [" 26 crates.", "A warehouse held 420 units.", "Lena  paid $1,250.50\n\nQ: 9:40?", " ünïcode – dash",
-             "<|im_start|>user"]
+    texts = [
+        " 26 crates.",
+        "A warehouse held 420 units.",
+        "Lena  paid $1,250.50\n\nQ: 9:40?",
+        " ünïcode – dash",
+        "<|im_start|>user",
+    ]
     for t in texts:
         assert cached(t, add_special_tokens=False)["input_ids"] == original(t, add_special_tokens=False)["input_ids"]
     assert (cached.bos_token_id, cached.eos_token_id) == (original.bos_token_id, original.eos_token_id)

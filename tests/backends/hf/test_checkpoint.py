@@ -19,8 +19,14 @@ from synthprobe.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[3]
 EMBEDDED = "smollm2-135m-instruct"
-TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.json",
-                   "merges.txt", "chat_template.jinja")
+TOKENIZER_FILES = (
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "vocab.json",
+    "merges.txt",
+    "chat_template.jinja",
+)
 
 
 # -- spec resolution (no model loads) -------------------------------------------------------------
@@ -43,9 +49,9 @@ def test_a_missing_path_says_no_such_folder_and_names_the_nearest(tmp_path, monk
     monkeypatch.chdir(tmp_path)
     _model_folder(tmp_path / "runs" / "checkpoint-500")
     cases = {
-        "./runs/checkpoint-50": ("'runs'", "runs/checkpoint-500"),       # typo in the last part
-        "runs/checkpoint-5000": ("'runs'", "runs/checkpoint-500"),      # no ./, but runs/ is here
-        "./run/checkpoint-500": ("'.'", "runs"),                         # typo in the first part
+        "./runs/checkpoint-50": ("'runs'", "runs/checkpoint-500"),  # typo in the last part
+        "runs/checkpoint-5000": ("'runs'", "runs/checkpoint-500"),  # no ./, but runs/ is here
+        "./run/checkpoint-500": ("'.'", "runs"),  # typo in the first part
         f"{tmp_path}/runz/checkpoint-500": (repr(str(tmp_path)), "runs"),
     }
     for spec, (nearest, meant) in cases.items():
@@ -61,8 +67,8 @@ def test_a_bare_name_close_to_a_local_model_folder_is_taken_for_a_typo(tmp_path,
     _model_folder(tmp_path / "my-finetune")
     with pytest.raises(InputError, match=r"no such folder.*did you mean \./my-finetune"):
         resolve_spec("my-finetun")
-    assert resolve_spec("gpt2").kind == "hub"                          # nothing close here: a hub id
-    assert resolve_spec("HuggingFaceTB/SmolLM2-135M").kind == "hub"   # owner/ is no local folder
+    assert resolve_spec("gpt2").kind == "hub"  # nothing close here: a hub id
+    assert resolve_spec("HuggingFaceTB/SmolLM2-135M").kind == "hub"  # owner/ is no local folder
 
 
 def test_checkpoint_options_are_checked_before_loading(tmp_path):
@@ -93,8 +99,20 @@ def _env(**extra) -> dict:
 
 
 def _score(*args, cwd, env=None, timeout=900) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "synthprobe", "score", "deeparithmark", "--limit", "2", "--no-progress",
-           "--save-predictions", "--data", str(ROOT / "data" / "deeparithmark-1.jsonl"), *args]
+    cmd = [
+        sys.executable,
+        "-m",
+        "synthprobe",
+        "score",
+        "deeparithmark",
+        "--limit",
+        "2",
+        "--no-progress",
+        "--save-predictions",
+        "--data",
+        str(ROOT / "data" / "deeparithmark-1.jsonl"),
+        *args,
+    ]
     return subprocess.run(cmd, cwd=cwd, env=env or _env(), capture_output=True, text=True, timeout=timeout)
 
 
@@ -132,8 +150,9 @@ def folders(tmp_path_factory):
     torch.manual_seed(0)
     tok = AutoTokenizer.from_pretrained(full)
     model = AutoModelForCausalLM.from_pretrained(full, dtype=torch.float32)
-    peft_model = get_peft_model(model, LoraConfig(r=4, lora_alpha=16, lora_dropout=0.0,
-                                                  target_modules=["q_proj", "v_proj"]))
+    peft_model = get_peft_model(
+        model, LoraConfig(r=4, lora_alpha=16, lora_dropout=0.0, target_modules=["q_proj", "v_proj"])
+    )
     batch = tok(["Tom had 12 apples and bought 30 more, so he has 42 apples."], return_tensors="pt")
     opt = torch.optim.AdamW([p for p in peft_model.parameters() if p.requires_grad], lr=5e-3)
     for _ in range(4):
@@ -169,8 +188,15 @@ def test_a_folder_without_a_tokenizer_says_so_and_takes_one(folders, base_run, t
     assert res.returncode == 2 and "holds no tokenizer files" in res.stderr, res.stderr
     assert "--model-arg tokenizer=PATH_OR_ID" in res.stderr and "sentencepiece" not in res.stderr
     assert not out.exists()
-    res = _score("--model", str(folders["weights"]), "--model-arg", f"tokenizer={folders['full']}",
-                 "--output", str(out), cwd=tmp_path)
+    res = _score(
+        "--model",
+        str(folders["weights"]),
+        "--model-arg",
+        f"tokenizer={folders['full']}",
+        "--output",
+        str(out),
+        cwd=tmp_path,
+    )
     assert res.returncode == 0, res.stderr
     entry = _entry(out)
     assert entry["model"]["tokenizer"] == str(folders["full"].resolve())
@@ -180,8 +206,9 @@ def test_a_folder_without_a_tokenizer_says_so_and_takes_one(folders, base_run, t
 @pytest.mark.slow
 def test_a_lora_adapter_is_applied_and_recorded(folders, base_run, tmp_path):
     out = tmp_path / "lora.json"
-    res = _score("--model", str(folders["full"]), "--model-arg", f"adapter={folders['lora']}", "--output", str(out),
-                 cwd=tmp_path)
+    res = _score(
+        "--model", str(folders["full"]), "--model-arg", f"adapter={folders['lora']}", "--output", str(out), cwd=tmp_path
+    )
     assert res.returncode == 0, res.stderr
     entry = _entry(out)
     adapter = entry["model"]["adapter"]
@@ -190,7 +217,7 @@ def test_a_lora_adapter_is_applied_and_recorded(folders, base_run, tmp_path):
     assert all(len(d) == 64 for d in adapter["files"].values())
     assert entry["model"]["fingerprint"] != base_run["model"]["fingerprint"]
     assert [i for i, _ in _scores(entry)] == [i for i, _ in _scores(base_run)]
-    assert _scores(entry) != _scores(base_run)           # the trained adapter moves the log-likelihoods
+    assert _scores(entry) != _scores(base_run)  # the trained adapter moves the log-likelihoods
     wrong = _score("--model", str(folders["lora"]), "--output", str(tmp_path / "x.json"), cwd=tmp_path)
     assert wrong.returncode == 2 and "is a PEFT adapter" in wrong.stderr and "adapter=" in wrong.stderr
 
@@ -214,29 +241,47 @@ def test_revision_loads_from_the_hub_cache_and_is_recorded(folders, base_run, tm
     cache = _hub_cache(tmp_path, folders["full"], "someone/smol", commit)
     env = _env(HF_HUB_CACHE=str(cache))
     out = tmp_path / "rev.json"
-    res = _score("--model", "someone/smol", "--model-arg", "revision=main", "--output", str(out), cwd=tmp_path,
-                 env=env)
+    res = _score("--model", "someone/smol", "--model-arg", "revision=main", "--output", str(out), cwd=tmp_path, env=env)
     assert res.returncode == 0, res.stderr
     entry = _entry(out)
     assert entry["model"]["revision"] == "main" and entry["model"]["source"] == "hub"
     assert _scores(entry) == _scores(base_run)
-    missing = _score("--model", "someone/smol", "--model-arg", "revision=" + "f" * 40, "--output",
-                     str(tmp_path / "x.json"), cwd=tmp_path, env=env)
+    missing = _score(
+        "--model",
+        "someone/smol",
+        "--model-arg",
+        "revision=" + "f" * 40,
+        "--output",
+        str(tmp_path / "x.json"),
+        cwd=tmp_path,
+        env=env,
+    )
     assert missing.returncode == 1 and "not in the local Hugging Face cache" in missing.stderr, missing.stderr
 
 
 @pytest.mark.slow
 def test_an_unreachable_hub_ends_the_load_at_once_with_the_advice(tmp_path):
     # Nothing listens on port 9: the hub is unreachable for sure, whatever this machine's network.
-    env = _env(HF_HUB_OFFLINE=None, TRANSFORMERS_OFFLINE=None, HF_ENDPOINT="http://127.0.0.1:9",
-               HF_HUB_CACHE=str(tmp_path / "empty-hub"))
+    env = _env(
+        HF_HUB_OFFLINE=None,
+        TRANSFORMERS_OFFLINE=None,
+        HF_ENDPOINT="http://127.0.0.1:9",
+        HF_HUB_CACHE=str(tmp_path / "empty-hub"),
+    )
     started = time.perf_counter()
-    res = _score("--model", "someone/not-cached-anywhere", "--output", str(tmp_path / "x.json"), cwd=tmp_path,
-                 env=env, timeout=300)
+    res = _score(
+        "--model",
+        "someone/not-cached-anywhere",
+        "--output",
+        str(tmp_path / "x.json"),
+        cwd=tmp_path,
+        env=env,
+        timeout=300,
+    )
     elapsed = time.perf_counter() - started
     assert res.returncode == 1, res.stderr
     assert "not in the local Hugging Face cache and the hub cannot be reached" in res.stderr, res.stderr
-    assert "Retrying" not in res.stderr and elapsed < 40, elapsed   # the load itself ends at once
+    assert "Retrying" not in res.stderr and elapsed < 40, elapsed  # the load itself ends at once
     assert not (tmp_path / "x.json").exists()
 
 
@@ -247,19 +292,51 @@ def test_the_vllm_engine_takes_the_adapter_and_records_it(folders, base_run, tmp
     import peft
 
     hf_out = tmp_path / "hf.json"
-    res = _score("--model", str(folders["full"]), "--model-arg", f"adapter={folders['lora']}", "--output",
-                 str(hf_out), cwd=tmp_path)
+    res = _score(
+        "--model",
+        str(folders["full"]),
+        "--model-arg",
+        f"adapter={folders['lora']}",
+        "--output",
+        str(hf_out),
+        cwd=tmp_path,
+    )
     assert res.returncode == 0, res.stderr
     extra = tmp_path / "peft-path"
     extra.mkdir()
     (extra / "peft").symlink_to(Path(peft.__file__).parent, target_is_directory=True)
     out = tmp_path / "vllm.json"
-    env = _env(PYTHONPATH=f"{ROOT / 'src'}{os.pathsep}{extra}", VLLM_CPU_KVCACHE_SPACE="2",
-               VLLM_NO_USAGE_STATS="1", DO_NOT_TRACK="1")
-    cmd = [str(vllm_python), "-m", "synthprobe", "score", "deeparithmark", "--limit", "2", "--no-progress",
-           "--save-predictions", "--dtype", "float32", "--data", str(ROOT / "data" / "deeparithmark-1.jsonl"),
-           "--model", f"vllm:{folders['full']}", "--model-arg", f"adapter={folders['lora']}",
-           "--model-arg", "enforce_eager=true", "--model-arg", "block_size=32", "--output", str(out)]
+    env = _env(
+        PYTHONPATH=f"{ROOT / 'src'}{os.pathsep}{extra}",
+        VLLM_CPU_KVCACHE_SPACE="2",
+        VLLM_NO_USAGE_STATS="1",
+        DO_NOT_TRACK="1",
+    )
+    cmd = [
+        str(vllm_python),
+        "-m",
+        "synthprobe",
+        "score",
+        "deeparithmark",
+        "--limit",
+        "2",
+        "--no-progress",
+        "--save-predictions",
+        "--dtype",
+        "float32",
+        "--data",
+        str(ROOT / "data" / "deeparithmark-1.jsonl"),
+        "--model",
+        f"vllm:{folders['full']}",
+        "--model-arg",
+        f"adapter={folders['lora']}",
+        "--model-arg",
+        "enforce_eager=true",
+        "--model-arg",
+        "block_size=32",
+        "--output",
+        str(out),
+    ]
     res = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1800)
     assert res.returncode == 0, res.stderr[-3000:]
     entry, hf = _entry(out), _entry(hf_out)

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from gpt3_model import embedded_backend, one_torch_thread
 
 from synthprobe.backends.hf.generate import cut_at_stop, greedy_generate
 from synthprobe.tasks.gpt3 import BuildConfig, build_items, get_task
 from synthprobe.tasks.gpt3.prompts import PromptConfig, build_prompt
-
-from gpt3_model import embedded_backend, one_torch_thread
 
 pytestmark = pytest.mark.slow
 
@@ -33,8 +32,15 @@ def model_and_tokenizer():
 @pytest.fixture(scope="module")
 def prompts():
     out = []
-    for code, shots, index in (("2D+", 3, 0), ("3D-", 0, 1), ("1DC", 8, 2), ("CL", 5, 3), ("RI", 0, 4),
-                               ("RW", 2, 5), ("SAT", 1, 0)):
+    for code, shots, index in (
+        ("2D+", 3, 0),
+        ("3D-", 0, 1),
+        ("1DC", 8, 2),
+        ("CL", 5, 3),
+        ("RI", 0, 4),
+        ("RW", 2, 5),
+        ("SAT", 1, 0),
+    ):
         task = get_task(code)
         pool = build_items(BuildConfig(code, n=100 if task.default_n else None))
         out.append(build_prompt(task, pool, index, PromptConfig(shots=shots)).text)
@@ -48,18 +54,22 @@ def _one_at_a_time(model, tokenizer, prompt: str, max_new_tokens: int, stop):
 
     ids = tokenizer(prompt, add_special_tokens=False, return_tensors="pt").input_ids
     with torch.inference_mode():
-        out = model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=max_new_tokens,
-                             do_sample=False, pad_token_id=tokenizer.eos_token_id)
-    return cut_at_stop(tokenizer.decode(out[0, ids.shape[1]:], skip_special_tokens=True), stop)
+        out = model.generate(
+            ids,
+            attention_mask=torch.ones_like(ids),
+            max_new_tokens=max_new_tokens,
+            do_sample=False,
+            pad_token_id=tokenizer.eos_token_id,
+        )
+    return cut_at_stop(tokenizer.decode(out[0, ids.shape[1] :], skip_special_tokens=True), stop)
 
 
 def test_batched_equals_one_prompt_at_a_time(model_and_tokenizer, prompts):
     model, tok = model_and_tokenizer
     reference = [_one_at_a_time(model, tok, p, 12, "\n") for p in prompts]
     assert any(r.strip() for r in reference)
-    for batch_size in (3, 16):                      # uneven batches, and all in one
-        got = greedy_generate(model, tok, prompts, max_new_tokens=12, stop="\n", batch_size=batch_size,
-                              progress=False)
+    for batch_size in (3, 16):  # uneven batches, and all in one
+        got = greedy_generate(model, tok, prompts, max_new_tokens=12, stop="\n", batch_size=batch_size, progress=False)
         assert got == reference, batch_size
     # without a stop string the whole continuation comes back, of which the cut one is a prefix
     free = greedy_generate(model, tok, prompts, max_new_tokens=12, batch_size=16, progress=False)
@@ -97,9 +107,13 @@ def test_bos_goes_before_every_prompt(model_and_tokenizer, prompts):
     for p in prompts[:4]:
         ids = torch.tensor([[bos, *tok(p, add_special_tokens=False).input_ids]])
         with torch.inference_mode():
-            out = model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=8, do_sample=False,
-                                 pad_token_id=tok.eos_token_id)
-        want.append(tok.decode(out[0, ids.shape[1]:], skip_special_tokens=True))
+            out = model.generate(
+                ids,
+                attention_mask=torch.ones_like(ids),
+                max_new_tokens=8,
+                do_sample=False,
+                pad_token_id=tok.eos_token_id,
+            )
+        want.append(tok.decode(out[0, ids.shape[1] :], skip_special_tokens=True))
     assert got == want
     assert got != plain  # the BOS is really there: it changes at least one continuation
-

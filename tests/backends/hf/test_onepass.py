@@ -6,13 +6,13 @@ from types import SimpleNamespace
 
 import pytest
 import torch
-
 from scoring_support import embedded_tokenizer, fixture_items, max_abs_diff, tiny_llama
-from synthprobe.errors import InputError
-from synthprobe.formats.arithmark3 import item_from_record
+
+from synthprobe.backends.hf.encode import encode_items
 from synthprobe.backends.hf.onepass import build_batch, forward_tokens, layout_item, score_onepass
 from synthprobe.backends.hf.reference import score_reference
-from synthprobe.backends.hf.encode import encode_items
+from synthprobe.errors import InputError
+from synthprobe.formats.arithmark3 import item_from_record
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +83,7 @@ def test_onepass_feeds_fewer_tokens_and_shares_ending_prefixes(tok, items):
     last_ctx = len(card.ctx_ids) - 1
     assert all(t[0][0] == last_ctx for t in lay.targets)
     # Position ids restart after the context for every ending.
-    for ending, targets in zip(card.ending_ids, lay.targets):
+    for _ending, targets in zip(card.ending_ids, lay.targets):
         for depth, (row, _) in enumerate(targets[1:]):
             assert lay.positions[row] == len(card.ctx_ids) + depth
 
@@ -97,10 +97,11 @@ def test_mask_keeps_endings_apart():
     assert lay.tokens == (1, 2, 5, 6, 8)  # the shared "5" is fed once, last tokens not at all
     assert lay.positions == (0, 1, 2, 3, 3)
     vis = lay.visibility()
-    assert vis[3].tolist() == [True, True, True, True, False]   # "6" sees ctx, "5", itself
-    assert vis[4].tolist() == [True, True, True, False, True]   # "8" never sees "6"
-    ids, pos, mask, keep = build_batch([lay, layout_item(EncodedItem((1,), ((4,),), (1,), 64))],
-                                       pad_id=0, mask_dtype=torch.float32)
+    assert vis[3].tolist() == [True, True, True, True, False]  # "6" sees ctx, "5", itself
+    assert vis[4].tolist() == [True, True, True, False, True]  # "8" never sees "6"
+    ids, pos, mask, keep = build_batch(
+        [lay, layout_item(EncodedItem((1,), ((4,),), (1,), 64))], pad_id=0, mask_dtype=torch.float32
+    )
     # Rows are padded (and unused positions kept) so every matmul sees >= MIN_ROWS rows.
     assert ids.shape == (2, 8) and keep[1, 0] and keep[0, [1, 2, 3, 4]].all()
     assert int(keep.sum()) >= 16
@@ -111,8 +112,11 @@ def test_mask_keeps_endings_apart():
 
 
 def test_left_truncation_with_unequal_endings(model, tok):
-    item = SimpleNamespace(ctx="one two three four five six seven eight nine ten eleven twelve thirteen",
-                           endings=(" fourteen", " fifteen sixteen seventeen eighteen", " x"), line=1)
+    item = SimpleNamespace(
+        ctx="one two three four five six seven eight nine ten eleven twelve thirteen",
+        endings=(" fourteen", " fifteen sixteen seventeen eighteen", " x"),
+        line=1,
+    )
     full = encode_items(tok, [item], max_context=1024)[0]
     mc = len(full.ctx_ids) + 1  # every ending loses context, each by a different amount
     enc = encode_items(tok, [item], max_context=mc)
@@ -170,8 +174,17 @@ def test_on_item_callback_reports_every_item_once(model, tok, items):
 
 
 def _backend(model, tok):
-    return SimpleNamespace(model=model, tokenizer=tok, bos=False, bos_token_id=tok.bos_token_id, pad_token_id=0,
-                           dtype="float32", capabilities={}, name="tiny", max_positions=512)
+    return SimpleNamespace(
+        model=model,
+        tokenizer=tok,
+        bos=False,
+        bos_token_id=tok.bos_token_id,
+        pad_token_id=0,
+        dtype="float32",
+        capabilities={},
+        name="tiny",
+        max_positions=512,
+    )
 
 
 def test_engine_falls_back_when_the_model_ignores_the_tree_mask(tok, items):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from scoring_support import embedded_tokenizer, fixture_items, max_abs_diff, tiny_llama
+
 from synthprobe.backends.hf.encode import encode_items
 from synthprobe.backends.hf.onepass import DEFAULT_TOKEN_BUDGET, layout_item, plan_batches, score_onepass
 from synthprobe.formats.arithmark3 import item_from_record
@@ -25,7 +25,7 @@ def test_plan_covers_every_item_once_within_cap_and_budget(lengths, cap, budget)
         padded = len(b) * max(lengths[i] for i in b)
         assert budget is None or len(b) == 1 or padded <= budget
     # greedy: a forward was closed only because the next item would break the cap or the budget
-    for b, nxt in zip(plan, plan[1:]):
+    for b, _nxt in zip(plan, plan[1:]):
         assert len(b) == cap or (budget is not None and (len(b) + 1) * lengths[b[0]] > budget)
 
 

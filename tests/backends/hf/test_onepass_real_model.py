@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
-
 from scoring_support import data_items, embedded_backend, max_abs_diff
-from synthprobe.formats.arithmark3 import load_arithmark3
-from synthprobe.backends.hf.onepass import score_onepass
-from synthprobe.metrics.choice import argmax_first
-from synthprobe.backends.hf.reference import score_reference
+
 from synthprobe.backends.hf.encode import encode_items
+from synthprobe.backends.hf.onepass import score_onepass
+from synthprobe.backends.hf.reference import score_reference
+from synthprobe.formats.arithmark3 import load_arithmark3
+from synthprobe.metrics.choice import argmax_first
 
 pytestmark = pytest.mark.slow
 
@@ -47,9 +47,11 @@ BATCH_TOLERANCE = 1e-4
 
 
 def same_predictions(a, b) -> bool:
-    return all(argmax_first([s.logprob for s in x]) == argmax_first([s.logprob for s in y])
-               and argmax_first([s.per_token for s in x]) == argmax_first([s.per_token for s in y])
-               for x, y in zip(a, b))
+    return all(
+        argmax_first([s.logprob for s in x]) == argmax_first([s.logprob for s in y])
+        and argmax_first([s.per_token for s in x]) == argmax_first([s.per_token for s in y])
+        for x, y in zip(a, b)
+    )
 
 
 def test_batch_sizes_1_8_32_agree(setup):
@@ -80,8 +82,12 @@ def test_bfloat16_passes_the_probe_and_keeps_predictions_across_batch_sizes(setu
     ok, reason, _ = check_onepass(b)
     assert ok, reason  # bf16 rounding must not be mistaken for a leaking mask
     enc = encode_items(b.tokenizer, items, max_context=1024)
-    preds = {bs: [argmax_first([s.per_token for s in r])
-                  for r in score_onepass(b.model, enc, batch_size=bs, pad_id=b.pad_token_id, progress=False)]
-             for bs in (1, 8, 32)}
+    preds = {
+        bs: [
+            argmax_first([s.per_token for s in r])
+            for r in score_onepass(b.model, enc, batch_size=bs, pad_id=b.pad_token_id, progress=False)
+        ]
+        for bs in (1, 8, 32)
+    }
     assert preds[1] == preds[8] == preds[32]
     b.close()

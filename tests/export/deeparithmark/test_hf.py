@@ -16,6 +16,7 @@ from synthprobe.export.deeparithmark.hf import PARQUET_NAME, export_hf, size_cat
 REPO = Path(__file__).resolve().parents[3]
 RELEASE = REPO / "data" / "deeparithmark-1.jsonl"
 
+
 def small_release(path: Path, n: int = 40, seed: int = 11) -> list[dict]:
     """A fresh Deep Arithmark variant from the real builder (same generator as the release)."""
     from synthprobe.tasks.deeparithmark.build import build
@@ -85,8 +86,7 @@ def test_card_header_and_figures_come_from_the_data(release, tmp_path):
     assert header["task_categories"] == ["multiple-choice"]
     assert header["size_categories"] == ["n<1K"]
     assert header["pretty_name"] == "Deep Arithmark-1"
-    assert header["configs"] == [{"config_name": "default",
-                                  "data_files": [{"split": "test", "path": PARQUET_NAME}]}]
+    assert header["configs"] == [{"config_name": "default", "data_files": [{"split": "test", "path": PARQUET_NAME}]}]
     assert (out / PARQUET_NAME).is_file()
     # honest about its status
     assert "Unofficial" in body and "not affiliated with, endorsed by, or published by AxiomicLabs" in body

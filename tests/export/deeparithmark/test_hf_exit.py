@@ -30,8 +30,14 @@ def test_export_hf_leaves_no_arrow_worker_thread_alive_for_the_interpreter_exit(
     export must start none that outlive it. BLAS is pinned to one thread, so any new native
     thread is Arrow's."""
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-    p = subprocess.run([sys.executable, "-c", _THREADS_AFTER_EXPORT, str(tmp_path / "hf")], env=env,
-                       capture_output=True, text=True, timeout=300, cwd=REPO)
+    p = subprocess.run(
+        [sys.executable, "-c", _THREADS_AFTER_EXPORT, str(tmp_path / "hf")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+    )
     assert p.returncode == 0, p.stderr[-2000:]
     before, after = map(int, p.stdout.split())
     assert after == before, f"{after - before} native threads outlive the export"
@@ -39,19 +45,28 @@ def test_export_hf_leaves_no_arrow_worker_thread_alive_for_the_interpreter_exit(
 
 
 def test_soak_script_runs_the_export_a_few_times_without_an_abort(tmp_path):
-    p = subprocess.run([sys.executable, str(REPO / "bench" / "soak_export_hf.py"), "--runs", "2"],
-                       capture_output=True, text=True, timeout=900, cwd=tmp_path)
+    p = subprocess.run(
+        [sys.executable, str(REPO / "bench" / "soak_export_hf.py"), "--runs", "2"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=tmp_path,
+    )
     assert p.returncode == 0, p.stdout + p.stderr[-3000:]
     summary = p.stdout.strip().splitlines()[-1]
-    assert summary.startswith("export hf soak: 2 runs, 0 aborts (exit 134/SIGABRT), 0 other failures, 2 ok;"), \
-        summary
+    assert summary.startswith("export hf soak: 2 runs, 0 aborts (exit 134/SIGABRT), 0 other failures, 2 ok;"), summary
 
 
 def test_soak_script_counts_a_failing_export(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text("{not json\n", encoding="utf-8")
-    p = subprocess.run([sys.executable, str(REPO / "bench" / "soak_export_hf.py"), "--runs", "1",
-                        "--data", str(bad)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    p = subprocess.run(
+        [sys.executable, str(REPO / "bench" / "soak_export_hf.py"), "--runs", "1", "--data", str(bad)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
     assert p.returncode == 1
     assert "1 runs, 0 aborts (exit 134/SIGABRT), 1 other failures, 0 ok" in p.stdout, p.stdout
     assert "run 1: failure (exit 2)" in p.stderr, p.stderr

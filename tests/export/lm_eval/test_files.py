@@ -21,14 +21,50 @@ ROOT = Path(__file__).resolve().parents[3]
 DATA = ROOT / "data" / "deeparithmark-1.jsonl"
 
 #: the keys of an lm-eval 0.4.13 results file, in its order (checked against lm-eval in the slow test)
-RESULTS_KEYS = ["results", "group_subtasks", "configs", "versions", "n-shot", "higher_is_better", "n-samples",
-                "config", "git_hash", "date", "pretty_env_info", "transformers_version", "lm_eval_version",
-                "upper_git_hash", "tokenizer_pad_token", "tokenizer_eos_token", "tokenizer_bos_token",
-                "eot_token_id", "max_length", "task_hashes", "model_source", "model_name", "model_name_sanitized",
-                "system_instruction", "system_instruction_sha", "fewshot_as_multiturn", "chat_template",
-                "chat_template_sha", "total_evaluation_time_seconds"]
-SAMPLE_KEYS = ["doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics", "doc_hash",
-               "prompt_hash", "target_hash"]
+RESULTS_KEYS = [
+    "results",
+    "group_subtasks",
+    "configs",
+    "versions",
+    "n-shot",
+    "higher_is_better",
+    "n-samples",
+    "config",
+    "git_hash",
+    "date",
+    "pretty_env_info",
+    "transformers_version",
+    "lm_eval_version",
+    "upper_git_hash",
+    "tokenizer_pad_token",
+    "tokenizer_eos_token",
+    "tokenizer_bos_token",
+    "eot_token_id",
+    "max_length",
+    "task_hashes",
+    "model_source",
+    "model_name",
+    "model_name_sanitized",
+    "system_instruction",
+    "system_instruction_sha",
+    "fewshot_as_multiturn",
+    "chat_template",
+    "chat_template_sha",
+    "total_evaluation_time_seconds",
+]
+SAMPLE_KEYS = [
+    "doc_id",
+    "doc",
+    "target",
+    "arguments",
+    "resps",
+    "filtered_resps",
+    "filter",
+    "metrics",
+    "doc_hash",
+    "prompt_hash",
+    "target_hash",
+]
 
 
 @pytest.fixture(scope="module")
@@ -38,11 +74,49 @@ def scored(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("scored")
     deep, gpt3 = tmp / "deep.json", tmp / "gpt3.json"
     try:
-        assert main(["score", "deeparithmark", "--data", str(DATA), "--model", "toy:bigram", "--limit", "12",
-                     "--no-progress", "--no-cache", "--output", str(deep), "--output-format", "lm-eval"]) == 0
-        assert main(["score", "gpt3", "--model", "toy:bigram", "--limit", "5", "--tasks", "2D+,RI",
-                     "--shots", "zero,one", "--quiet", "--no-cache", "--save-predictions",
-                     "--output", str(gpt3)]) == 0
+        assert (
+            main(
+                [
+                    "score",
+                    "deeparithmark",
+                    "--data",
+                    str(DATA),
+                    "--model",
+                    "toy:bigram",
+                    "--limit",
+                    "12",
+                    "--no-progress",
+                    "--no-cache",
+                    "--output",
+                    str(deep),
+                    "--output-format",
+                    "lm-eval",
+                ]
+            )
+            == 0
+        )
+        assert (
+            main(
+                [
+                    "score",
+                    "gpt3",
+                    "--model",
+                    "toy:bigram",
+                    "--limit",
+                    "5",
+                    "--tasks",
+                    "2D+,RI",
+                    "--shots",
+                    "zero,one",
+                    "--quiet",
+                    "--no-cache",
+                    "--save-predictions",
+                    "--output",
+                    str(gpt3),
+                ]
+            )
+            == 0
+        )
     finally:
         ENGINES.pop("toy", None)
     return deep, gpt3
@@ -52,7 +126,7 @@ def _files(folder: Path) -> tuple[list[dict], dict[str, list[dict]]]:
     results = [json.loads(p.read_text()) for p in sorted(folder.rglob("results_*.json"))]
     samples = {}
     for p in sorted(folder.rglob("samples_*.jsonl")):
-        task = p.name[len("samples_"):].rsplit("_", 1)[0]
+        task = p.name[len("samples_") :].rsplit("_", 1)[0]
         samples.setdefault(task, []).extend(json.loads(line) for line in p.read_text().splitlines())
     return results, samples
 
@@ -64,7 +138,7 @@ def test_score_output_format_writes_lm_eval_files_beside_the_results(scored):
     assert model_dir.name == "toy__bigram"  # lm-eval's sanitised model name ("toy:bigram")
     names = sorted(p.name for p in model_dir.iterdir())
     assert len(names) == 2 and names[0].startswith("results_") and names[1].startswith("samples_deeparithmark_")
-    assert names[0][len("results_"):-len(".json")] == names[1][len("samples_deeparithmark_"):-len(".jsonl")]
+    assert names[0][len("results_") : -len(".json")] == names[1][len("samples_deeparithmark_") : -len(".jsonl")]
     # --output-format lm-eval implies --save-predictions
     assert len(read_results(deep).models[0].results["deeparithmark"].data["predictions"]) == 12
 
@@ -78,7 +152,7 @@ def test_deeparithmark_files_hold_lm_evals_keys_metrics_and_hashes(scored):
     release = [json.loads(x) for x in DATA.read_text().splitlines()[:12]]
     preds = read_results(deep).models[0].results["deeparithmark"].data["predictions"]
     for s, doc, rec in zip(lines, release, preds):
-        assert list(s)[:len(SAMPLE_KEYS)] == SAMPLE_KEYS and s["metrics"] == ["acc", "acc_norm"]
+        assert list(s)[: len(SAMPLE_KEYS)] == SAMPLE_KEYS and s["metrics"] == ["acc", "acc_norm"]
         assert s["doc"] == doc and s["target"] == doc["label"]
         assert s["doc_hash"] == hashlib.sha256(json.dumps(doc, indent=2, ensure_ascii=False).encode()).hexdigest()
         assert s["prompt_hash"] == hashlib.sha256(doc["ctx"].encode()).hexdigest()
@@ -95,11 +169,14 @@ def test_deeparithmark_files_hold_lm_evals_keys_metrics_and_hashes(scored):
     accs = [s["acc"] for s in lines]
     mu = sum(accs) / len(accs)
     assert block["acc,none"] == mu and block["sample_len"] == 12
-    assert math.isclose(block["acc_stderr,none"],
-                        math.sqrt(sum((a - mu) ** 2 for a in accs) / 11) / math.sqrt(12))
+    assert math.isclose(block["acc_stderr,none"], math.sqrt(sum((a - mu) ** 2 for a in accs) / 11) / math.sqrt(12))
     assert res["n-samples"]["deeparithmark"] == {"original": 1000, "effective": 12}
-    assert res["task_hashes"]["deeparithmark"] == hashlib.sha256(
-        "".join(s["doc_hash"] + s["prompt_hash"] + s["target_hash"] for s in lines).encode()).hexdigest()
+    assert (
+        res["task_hashes"]["deeparithmark"]
+        == hashlib.sha256(
+            "".join(s["doc_hash"] + s["prompt_hash"] + s["target_hash"] for s in lines).encode()
+        ).hexdigest()
+    )
     cfg = res["configs"]["deeparithmark"]
     assert cfg["target_delimiter"] == "" and cfg["doc_to_choice"] == "endings" and "tag" not in cfg
     assert res["config"]["limit"] == 12.0 and res["model_name"] == "toy:bigram"
@@ -110,16 +187,18 @@ def test_gpt3_rows_become_one_run_per_k_with_our_tasks(scored, tmp_path):
     out = tmp_path / "lm"
     assert main(["export", "lm-eval-results", str(gpt3), "--out", str(out)]) == 0
     results, samples = _files(out)
-    assert [sorted(r["results"]) for r in results] == [["synthprobe_arithmetic_2da_gen", "synthprobe_random_insertion_gen"]] * 2
+    assert [sorted(r["results"]) for r in results] == [
+        ["synthprobe_arithmetic_2da_gen", "synthprobe_random_insertion_gen"]
+    ] * 2
     assert [r["n-shot"]["synthprobe_arithmetic_2da_gen"] for r in results] == [0, 1]
     doc = read_results(gpt3)
     rows = {(r["task"], r["k"]): r for r in doc.models[0].results["gpt3"].data["rows"]}
-    for task, lines in samples.items():
+    for _task, lines in samples.items():
         assert len(lines) == 10  # two runs of five
     for r in results:
         k = r["n-shot"]["synthprobe_arithmetic_2da_gen"]
         for task in r["results"]:
-            row = rows[(task[len("synthprobe_"):-len("_gen")], k)]
+            row = rows[(task[len("synthprobe_") : -len("_gen")], k)]
             assert r["results"][task]["exact_match,strip"] == row["correct"] / row["n"]
     first = samples["synthprobe_arithmetic_2da_gen"][0]
     assert first["filter"] == "strip" and first["metrics"] == ["exact_match"]
@@ -159,8 +238,12 @@ def test_report_reads_lm_evals_own_files_headed_by_acc(scored, tmp_path):
                     d.pop("synthprobe")
                     dest.write_text(json.dumps(d))
                 else:
-                    dest.write_text("".join(json.dumps({k: v for k, v in json.loads(line).items() if k != "synthprobe"})
-                                            + "\n" for line in p.read_text().splitlines()))
+                    dest.write_text(
+                        "".join(
+                            json.dumps({k: v for k, v in json.loads(line).items() if k != "synthprobe"}) + "\n"
+                            for line in p.read_text().splitlines()
+                        )
+                    )
     doc = read_document(lm)
     (entry,) = doc.models
     summary = entry.results["deeparithmark"].data["summary"]
@@ -179,8 +262,25 @@ def test_export_refuses_a_document_without_predictions(tmp_path, capsys):
     register_engine("toy", "toy_engine")
     try:
         src = tmp_path / "bare.json"
-        assert main(["score", "deeparithmark", "--data", str(DATA), "--model", "toy:bigram", "--limit", "3",
-                     "--no-progress", "--no-cache", "--output", str(src)]) == 0
+        assert (
+            main(
+                [
+                    "score",
+                    "deeparithmark",
+                    "--data",
+                    str(DATA),
+                    "--model",
+                    "toy:bigram",
+                    "--limit",
+                    "3",
+                    "--no-progress",
+                    "--no-cache",
+                    "--output",
+                    str(src),
+                ]
+            )
+            == 0
+        )
     finally:
         ENGINES.pop("toy", None)
     assert main(["export", "lm-eval-results", str(src), "--out", str(tmp_path / "out")]) == 2
@@ -232,8 +332,10 @@ def test_the_committed_results_go_through_lm_evals_files_unchanged(tmp_path):
     # each its own time stamp: in a fresh clone both files have the same modification time (the
     # default stamp), and one model's two runs at one stamp would be the same results file
     for src, when in ((deep, "2026-01-01T00:00:00"), (gpt3, "2026-01-01T00:00:01")):
-        assert main(["export", "lm-eval-results", str(src), "--out", str(lm), "--data", str(DATA),
-                     "--timestamp", when]) == 0
+        assert (
+            main(["export", "lm-eval-results", str(src), "--out", str(lm), "--data", str(DATA), "--timestamp", when])
+            == 0
+        )
     runs = sorted(sorted(set(json.loads(p.read_text())["n-shot"].values())) for p in lm.rglob("results_*.json"))
     assert runs == [[0], [0], [1], [50], [100]]  # Deep Arithmark; GPT-3 one run per K (arithmetic 50, words 100)
     names = {t for p in lm.rglob("results_*.json") for t in json.loads(p.read_text())["results"]}
@@ -266,15 +368,41 @@ def test_is_greedy_rows_become_lm_evals_loglikelihood_task(tmp_path):
     register_engine("toy", "toy_engine")
     try:
         src = tmp_path / "greedy.json"
-        assert main(["score", "gpt3", "--model", "toy:bigram", "--limit", "4", "--tasks", "2D+", "--shots", "zero",
-                     "--check", "is-greedy", "--quiet", "--no-cache", "--output", str(src),
-                     "--output-format", "lm-eval", "--lm-eval-out", str(tmp_path / "lm")]) == 0
+        assert (
+            main(
+                [
+                    "score",
+                    "gpt3",
+                    "--model",
+                    "toy:bigram",
+                    "--limit",
+                    "4",
+                    "--tasks",
+                    "2D+",
+                    "--shots",
+                    "zero",
+                    "--check",
+                    "is-greedy",
+                    "--quiet",
+                    "--no-cache",
+                    "--output",
+                    str(src),
+                    "--output-format",
+                    "lm-eval",
+                    "--lm-eval-out",
+                    str(tmp_path / "lm"),
+                ]
+            )
+            == 0
+        )
     finally:
         ENGINES.pop("toy", None)
     (res,), samples = _files(tmp_path / "lm")
     (lines,) = samples.values()
-    assert list(res["results"]) == ["synthprobe_arithmetic_2da"] and res["configs"]["synthprobe_arithmetic_2da"][
-        "output_type"] == "loglikelihood"
+    assert (
+        list(res["results"]) == ["synthprobe_arithmetic_2da"]
+        and res["configs"]["synthprobe_arithmetic_2da"]["output_type"] == "loglikelihood"
+    )
     items = read_results(src).models[0].results["gpt3"].data["rows"][0]["items"]
     for s, it in zip(lines, sorted(items, key=lambda x: x["index"])):
         assert s["metrics"] == ["acc"] and s["acc"] == float(it["correct"]) and s["target"] == it["gold"]

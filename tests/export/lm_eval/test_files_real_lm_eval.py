@@ -35,8 +35,13 @@ PER_TASK = ("results", "configs", "versions", "n-shot", "higher_is_better", "n-s
 
 
 def _env() -> dict:
-    env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", HF_DATASETS_OFFLINE="1",
-               TOKENIZERS_PARALLELISM="false")
+    env = dict(
+        os.environ,
+        HF_HUB_OFFLINE="1",
+        TRANSFORMERS_OFFLINE="1",
+        HF_DATASETS_OFFLINE="1",
+        TOKENIZERS_PARALLELISM="false",
+    )
     env["PYTHONPATH"] = str(ROOT / "src") + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     return env
 
@@ -79,7 +84,7 @@ def _by_task(folder: Path) -> tuple[dict[str, dict], dict[str, list[dict]]]:
     results, samples = {}, {}
     for p in folder.rglob("results_*.json"):
         doc = json.loads(p.read_text(encoding="utf-8"))
-        iso = p.name[len("results_"):-len(".json")]
+        iso = p.name[len("results_") : -len(".json")]
         for task in doc["results"]:
             results[task] = doc
             lines = (p.parent / f"samples_{task}_{iso}.jsonl").read_text(encoding="utf-8").splitlines()
@@ -91,22 +96,100 @@ def _by_task(folder: Path) -> tuple[dict[str, dict], dict[str, list[dict]]]:
 def folders(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("lm_eval_real")
     yaml_dir, theirs, ours = tmp / "yaml", tmp / "theirs", tmp / "ours"
-    assert main(["export", "lm-eval", "--data", str(DATA), "--out", str(yaml_dir), "--gpt3-tasks", "arithmetic_2da",
-                 "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "export",
+                "lm-eval",
+                "--data",
+                str(DATA),
+                "--out",
+                str(yaml_dir),
+                "--gpt3-tasks",
+                "arithmetic_2da",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     lm_eval = shutil.which("lm_eval", path=str(Path(sys.executable).parent))
     assert lm_eval, "lm-eval (dev extra) is not installed beside this Python"
-    run = subprocess.run([lm_eval, "--model", "hf", "--model_args", f"pretrained={_embedded_folder()},dtype=float32",
-                          "--tasks", f"{DEEP},{GPT3}", "--include_path", str(yaml_dir), "--output_path", str(theirs),
-                          "--log_samples", "--limit", str(N), "--device", "cpu", "--batch_size", "32"],
-                         env=_env(), capture_output=True, text=True, timeout=900,
-                         cwd=tmp)  # lm-eval records the git commit of where it runs: none here, as in ours
+    run = subprocess.run(
+        [
+            lm_eval,
+            "--model",
+            "hf",
+            "--model_args",
+            f"pretrained={_embedded_folder()},dtype=float32",
+            "--tasks",
+            f"{DEEP},{GPT3}",
+            "--include_path",
+            str(yaml_dir),
+            "--output_path",
+            str(theirs),
+            "--log_samples",
+            "--limit",
+            str(N),
+            "--device",
+            "cpu",
+            "--batch_size",
+            "32",
+        ],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=tmp,
+    )  # lm-eval records the git commit of where it runs: none here, as in ours
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    assert main(["score", "deeparithmark", "--data", str(DATA), "--dtype", "float32", "--limit", str(N), "--no-cache",
-                 "--no-progress", "--output", str(tmp / "deep.json"), "--output-format", "lm-eval",
-                 "--lm-eval-out", str(ours)]) == 0
-    assert main(["score", "gpt3", "--tasks", "2D+", "--shots", "zero", "--limit", str(N), "--dtype", "float32",
-                 "--no-cache", "--quiet", "--output", str(tmp / "gpt3.json"), "--output-format", "lm-eval",
-                 "--lm-eval-out", str(ours)]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "deeparithmark",
+                "--data",
+                str(DATA),
+                "--dtype",
+                "float32",
+                "--limit",
+                str(N),
+                "--no-cache",
+                "--no-progress",
+                "--output",
+                str(tmp / "deep.json"),
+                "--output-format",
+                "lm-eval",
+                "--lm-eval-out",
+                str(ours),
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "score",
+                "gpt3",
+                "--tasks",
+                "2D+",
+                "--shots",
+                "zero",
+                "--limit",
+                str(N),
+                "--dtype",
+                "float32",
+                "--no-cache",
+                "--quiet",
+                "--output",
+                str(tmp / "gpt3.json"),
+                "--output-format",
+                "lm-eval",
+                "--lm-eval-out",
+                str(ours),
+            ]
+        )
+        == 0
+    )
     (their_model,) = [p for p in theirs.iterdir() if p.is_dir()]
     (our_model,) = [p for p in ours.iterdir() if p.is_dir()]
     return tmp, their_model, our_model

@@ -32,30 +32,52 @@ def test_exported_yaml_runs_one_shot_in_lm_eval(tmp_path):
     data = tmp_path / "da.jsonl"
     small_release(data, n=8)
     out = tmp_path / "lm-eval"
-    assert main(["export", "lm-eval", "--out", str(out), "--data", str(data), "--gpt3-tasks", "RW,2D+",
-                 "--quiet"]) == 0
+    assert main(["export", "lm-eval", "--out", str(out), "--data", str(data), "--gpt3-tasks", "RW,2D+", "--quiet"]) == 0
     exported = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
     model_dir = tiny_llama(tmp_path / "tiny-llama")
     results = tmp_path / "results"
-    env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
-               HF_DATASETS_CACHE=str(tmp_path / "hf-datasets"), TOKENIZERS_PARALLELISM="false")
+    env = dict(
+        os.environ,
+        HF_HUB_OFFLINE="1",
+        HF_DATASETS_OFFLINE="1",
+        TRANSFORMERS_OFFLINE="1",
+        HF_DATASETS_CACHE=str(tmp_path / "hf-datasets"),
+        TOKENIZERS_PARALLELISM="false",
+    )
     tasks = ["synthprobe_reversed_words_gen", "synthprobe_arithmetic_2da"]
-    cmd = [str(Path(sys.executable).parent / "lm_eval"), "--model", "hf",
-           "--model_args", f"pretrained={model_dir},dtype=float32", "--include_path", str(out),
-           "--tasks", ",".join(tasks), "--num_fewshot", "1", "--limit", "2",
-           "--log_samples", "--output_path", str(results)]
+    cmd = [
+        str(Path(sys.executable).parent / "lm_eval"),
+        "--model",
+        "hf",
+        "--model_args",
+        f"pretrained={model_dir},dtype=float32",
+        "--include_path",
+        str(out),
+        "--tasks",
+        ",".join(tasks),
+        "--num_fewshot",
+        "1",
+        "--limit",
+        "2",
+        "--log_samples",
+        "--output_path",
+        str(results),
+    ]
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-4000:]
     assert "Manual configuration will be ignored" not in proc.stdout + proc.stderr
-    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == exported   # run unchanged
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == exported  # run unchanged
 
     [summary] = glob.glob(str(results / "**" / "results_*.json"), recursive=True)
     assert all(n == 1 for n in json.loads(Path(summary).read_text(encoding="utf-8"))["n-shot"].values())
     for name in tasks:
         task = get_task(name.removeprefix("synthprobe_").removesuffix("_gen"))
         pool = build_items(BuildConfig(task.name, seed=0))
-        [path] = [p for p in glob.glob(str(results / "**" / f"samples_{name}_*.jsonl"), recursive=True)
-                  if Path(p).name.split(f"samples_{name}_")[1][:1].isdigit()]
+        [path] = [
+            p
+            for p in glob.glob(str(results / "**" / f"samples_{name}_*.jsonl"), recursive=True)
+            if Path(p).name.split(f"samples_{name}_")[1][:1].isdigit()
+        ]
         samples = sorted((json.loads(line) for line in open(path, encoding="utf-8")), key=lambda s: s["doc_id"])
         assert [s["doc_id"] for s in samples] == [0, 1]
         for s in samples:
@@ -63,8 +85,8 @@ def test_exported_yaml_runs_one_shot_in_lm_eval(tmp_path):
             i = s["doc_id"]
             assert prompt == build_prompt(task, pool, i, PromptConfig(shots=1)).text
             test_ctx = pool[i].context.lstrip("\n")
-            demo = prompt[:len(prompt) - len(test_ctx)]
-            assert prompt.endswith(test_ctx) and demo.strip()       # something before the test item
+            demo = prompt[: len(prompt) - len(test_ctx)]
+            assert prompt.endswith(test_ctx) and demo.strip()  # something before the test item
             if task.family == "words":
                 # instruction line, one '<scrambled> = <word>' demonstration, then the test item
                 assert prompt.startswith(INSTRUCTION + "\n") and prompt.count(" =") == 2

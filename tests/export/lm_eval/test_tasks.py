@@ -22,10 +22,9 @@ from synthprobe.cli import main
 from synthprobe.errors import InputError
 from synthprobe.export.gpt3.lm_eval import FEWSHOT_MODULE
 from synthprobe.export.lm_eval.tasks import export_lm_eval
-from synthprobe.tasks.gpt3.registry import BuildConfig, build_items, get_task, ordered_tasks, serialize
 from synthprobe.tasks.gpt3.prompts import PromptConfig, build_prompt
+from synthprobe.tasks.gpt3.registry import BuildConfig, build_items, get_task, ordered_tasks, serialize
 from synthprobe.tasks.gpt3.words import INSTRUCTION
-
 from tests.export.deeparithmark.test_hf import small_release
 
 GENERATION_TASKS = [t for t in ordered_tasks() if t.family in ("arithmetic", "words")]
@@ -73,11 +72,12 @@ def test_task_yaml_follows_the_protocol(exported):
     assert [m["metric"] for m in task["metric_list"]] == ["acc", "acc_norm"]
     # every protocol difference with ArithMark 3.0 is stated, with the lm-eval switch that removes it
     for name in ["deeparithmark"] + [f"deeparithmark_depth{d}" for d in sorted({r["metadata"]["depth"] for r in rows})]:
-        header = "".join(ln for ln in (out / f"{name}.yaml").read_text(encoding="utf-8").splitlines(True)
-                         if ln.startswith("#"))
-        assert "CHARACTERS" in header and "TOKENS" in header            # acc_norm
-        assert "BOS" in header and "add_bos_token=False" in header      # BOS by tokenizer default
-        assert "one string" in header and "separately" in header        # joint vs separate tokenisation
+        header = "".join(
+            ln for ln in (out / f"{name}.yaml").read_text(encoding="utf-8").splitlines(True) if ln.startswith("#")
+        )
+        assert "CHARACTERS" in header and "TOKENS" in header  # acc_norm
+        assert "BOS" in header and "add_bos_token=False" in header  # BOS by tokenizer default
+        assert "one string" in header and "separately" in header  # joint vs separate tokenisation
         assert "use_fast_tokenizer=False" in header and "dtype=float32" in header
 
 
@@ -119,13 +119,19 @@ def test_plain_export_writes_the_gpt3_tasks(exported):
         assert ll["tag"] == ["synthprobe_gpt3", f"synthprobe_gpt3_{task.family}"]
         assert gen["output_type"] == "generate_until" and gen["doc_to_target"] == "{{completion | trim}}"
         assert gen["fewshot_config"]["doc_to_target"] == "{{completion}}"  # demos keep the leading space
-        assert gen["generation_kwargs"] == {"until": ["\n"], "do_sample": False,
-                                            "max_gen_toks": task.max_new_tokens}
+        assert gen["generation_kwargs"] == {"until": ["\n"], "do_sample": False, "max_gen_toks": task.max_new_tokens}
         assert gen["tag"] == ["synthprobe_gpt3_gen", f"synthprobe_gpt3_{task.family}_gen"]
         header = (out / f"{name}_gen.yaml").read_text(encoding="utf-8").split("\ntask:")[0]
         # what differs from `synthprobe score gpt3`, stated plainly
-        for word in ("prompt", "demos", "--num_fewshot", f"{task.k_few}", "--max-context", "BOS",
-                     "add_bos_token=False"):
+        for word in (
+            "prompt",
+            "demos",
+            "--num_fewshot",
+            f"{task.k_few}",
+            "--max-context",
+            "BOS",
+            "add_bos_token=False",
+        ):
             assert word in header, (name, word)
     assert not list(out.glob("synthprobe_sat*"))
     readme = (out / "README.md").read_text(encoding="utf-8")
@@ -136,21 +142,22 @@ def test_plain_export_writes_the_gpt3_tasks(exported):
 def test_export_is_deterministic_and_bad_input_writes_nothing(exported, tmp_path):
     out, data, _ = exported
     again = tree(out)
-    with pytest.raises(InputError, match="already holds"):     # our files are there: refused ...
+    with pytest.raises(InputError, match="already holds"):  # our files are there: refused ...
         export_lm_eval(out, data=data)
     assert again == tree(out)
-    export_lm_eval(out, data=data, overwrite=True)             # ... unless asked to replace them
+    export_lm_eval(out, data=data, overwrite=True)  # ... unless asked to replace them
     assert again == tree(out)
     other = tmp_path / "seed1"
     export_lm_eval(other, data=data, gpt3_tasks="2D+,RW", gpt3_seed=1)
     assert sorted(p.name for p in (other / "data").glob("synthprobe_*")) == [
-        "synthprobe_arithmetic_2da.jsonl", "synthprobe_reversed_words.jsonl"]
+        "synthprobe_arithmetic_2da.jsonl",
+        "synthprobe_reversed_words.jsonl",
+    ]
     rel = Path("data") / "synthprobe_reversed_words.jsonl"
     assert tree(other)[rel] != again[rel]  # another seed, other items
     assert "demo_sampler('reversed_words', 1)" in (other / f"{FEWSHOT_MODULE}.py").read_text(encoding="utf-8")
     bad = tmp_path / "bad.jsonl"
-    bad.write_text(data.read_text(encoding="utf-8").replace('"label": "1"', '"label": "7"', 1),
-                   encoding="utf-8")
+    bad.write_text(data.read_text(encoding="utf-8").replace('"label": "1"', '"label": "7"', 1), encoding="utf-8")
     with pytest.raises(InputError) as err:
         export_lm_eval(tmp_path / "fresh", data=bad)
     assert err.value.field == "label" and err.value.line is not None
@@ -167,17 +174,41 @@ def test_user_built_files_and_sat(tmp_path, exported, capsys):
     from synthprobe.tasks.gpt3.sat import sample_path
 
     _, data, _ = exported
-    arith = tmp_path / "arithmetic_2da.jsonl"   # a user's own file replaces the built task
-    arith.write_text("".join(json.dumps({"context": f"Question: What is {a} plus {b}?\nAnswer:",
-                                         "completion": f" {a + b}"}) + "\n"
-                             for a, b in [(98, 45), (12, 30), (7, 61)]), encoding="utf-8")
+    arith = tmp_path / "arithmetic_2da.jsonl"  # a user's own file replaces the built task
+    arith.write_text(
+        "".join(
+            json.dumps({"context": f"Question: What is {a} plus {b}?\nAnswer:", "completion": f" {a + b}"}) + "\n"
+            for a, b in [(98, 45), (12, 30), (7, 61)]
+        ),
+        encoding="utf-8",
+    )
     out = tmp_path / "with-files"
-    assert main(["export", "lm-eval", "--out", str(out), "--data", str(data), "--gpt3-tasks", "2D+,2D-",
-                 "--gpt3", str(arith), "--sat-file", str(sample_path()), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "export",
+                "lm-eval",
+                "--out",
+                str(out),
+                "--data",
+                str(data),
+                "--gpt3-tasks",
+                "2D+,2D-",
+                "--gpt3",
+                str(arith),
+                "--sat-file",
+                str(sample_path()),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     assert "in " in capsys.readouterr().err  # the wall time is reported
     ll = load_yaml(out / "synthprobe_arithmetic_2da.yaml")
     assert (out / ll["dataset_kwargs"]["data_files"]["test"]).read_bytes() == arith.read_bytes()
-    assert ll["doc_to_text"] == "{{context}}" and ll["fewshot_delimiter"] == "\n\n"  # eleuther layout, read off the file
+    assert (
+        ll["doc_to_text"] == "{{context}}" and ll["fewshot_delimiter"] == "\n\n"
+    )  # eleuther layout, read off the file
     assert "only if this file is the pool" in (out / "synthprobe_arithmetic_2da.yaml").read_text(encoding="utf-8")
     assert (out / "synthprobe_arithmetic_2ds_gen.yaml").is_file()
     sat = load_yaml(out / "synthprobe_sat_analogies.yaml")
@@ -196,16 +227,29 @@ def test_user_built_files_and_sat(tmp_path, exported, capsys):
         export_lm_eval(tmp_path / "x", data=data, gpt3={"arithmetic_2ds": broken})
     assert (err.value.line, err.value.field) == (1, "completion")
     bad_sat = tmp_path / "sat.jsonl"
-    bad_sat.write_text(json.dumps({"ctx": "a is to b as", "label": 0, "endings": ["c is to d", " e is to f"]})
-                       + "\n", encoding="utf-8")
+    bad_sat.write_text(
+        json.dumps({"ctx": "a is to b as", "label": 0, "endings": ["c is to d", " e is to f"]}) + "\n", encoding="utf-8"
+    )
     with pytest.raises(InputError) as err:
         export_lm_eval(tmp_path / "x", data=data, gpt3={"sat": bad_sat})
     assert (err.value.line, err.value.field) == (1, "endings")
     assert not (tmp_path / "x").exists()
-    assert main(["export", "lm-eval", "--out", str(tmp_path / "y"), "--data", str(data),
-                 "--gpt3", str(tmp_path / "missing.jsonl")]) == 2
-    assert main(["export", "lm-eval", "--out", str(tmp_path / "y"), "--data", str(data),
-                 "--gpt3-tasks", "sat"]) == 2
+    assert (
+        main(
+            [
+                "export",
+                "lm-eval",
+                "--out",
+                str(tmp_path / "y"),
+                "--data",
+                str(data),
+                "--gpt3",
+                str(tmp_path / "missing.jsonl"),
+            ]
+        )
+        == 2
+    )
+    assert main(["export", "lm-eval", "--out", str(tmp_path / "y"), "--data", str(data), "--gpt3-tasks", "sat"]) == 2
     assert "--sat-file" in capsys.readouterr().err
     assert not (tmp_path / "y").exists()
 
@@ -221,6 +265,7 @@ def test_help_explains(capsys):
 # ---------------------------------------------------------------------------------------
 # lm-eval itself builds the prompts (in-process, no model)
 # ---------------------------------------------------------------------------------------
+
 
 def lm_eval_tasks(folder: Path, names: list[str], cache: Path, monkeypatch) -> dict:
     pytest.importorskip("lm_eval")  # test dependency: pip install lm-eval==0.4.13
@@ -265,7 +310,10 @@ def test_lm_eval_builds_synthprobe_prompts(tmp_path, monkeypatch):
     out = tmp_path / "openai"
     export_lm_eval(out, data=data, sat_file=sample_path())
     names = [f"synthprobe_{t.name}_gen" for t in GENERATION_TASKS] + [
-        "synthprobe_arithmetic_1dc", "synthprobe_anagrams2", "synthprobe_sat_analogies"]
+        "synthprobe_arithmetic_1dc",
+        "synthprobe_anagrams2",
+        "synthprobe_sat_analogies",
+    ]
     pools = {t.name: build_items(BuildConfig(t.name, seed=0)) for t in GENERATION_TASKS}
     pools["sat_analogies"] = build_items(BuildConfig("sat_analogies", sat_file=str(sample_path())))
     n = assert_prompts_match(lm_eval_tasks(out, names, cache, monkeypatch), "openai", 0, pools)
@@ -274,8 +322,10 @@ def test_lm_eval_builds_synthprobe_prompts(tmp_path, monkeypatch):
     out = tmp_path / "eleuther"
     export_lm_eval(out, data=data, gpt3_tasks="2D+,1DC,RI", gpt3_seed=3, gpt3_format="eleuther")
     names = ["synthprobe_arithmetic_2da_gen", "synthprobe_arithmetic_1dc", "synthprobe_random_insertion_gen"]
-    pools = {t: build_items(BuildConfig(t, seed=3, format="eleuther"))
-             for t in ("arithmetic_2da", "arithmetic_1dc", "random_insertion")}
+    pools = {
+        t: build_items(BuildConfig(t, seed=3, format="eleuther"))
+        for t in ("arithmetic_2da", "arithmetic_1dc", "random_insertion")
+    }
     assert assert_prompts_match(lm_eval_tasks(out, names, cache, monkeypatch), "eleuther", 3, pools) == 27
 
 
@@ -283,40 +333,69 @@ def test_lm_eval_builds_synthprobe_prompts(tmp_path, monkeypatch):
 # A real lm-eval run against our own log-likelihoods and generations
 # ---------------------------------------------------------------------------------------
 
+
 def tiny_llama(folder: Path) -> Path:
     """A randomly initialised 2-layer Llama with the embedded model's tokenizer."""
     import torch
-    from transformers import LlamaConfig, LlamaForCausalLM
-
     from scoring_support import embedded_tokenizer
+    from transformers import LlamaConfig, LlamaForCausalLM
 
     tok = embedded_tokenizer()
     torch.manual_seed(1234)
-    cfg = LlamaConfig(vocab_size=len(tok), hidden_size=64, intermediate_size=128,
-                      num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
-                      max_position_embeddings=512, bos_token_id=tok.bos_token_id,
-                      eos_token_id=tok.eos_token_id, tie_word_embeddings=True)
+    cfg = LlamaConfig(
+        vocab_size=len(tok),
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=512,
+        bos_token_id=tok.bos_token_id,
+        eos_token_id=tok.eos_token_id,
+        tie_word_embeddings=True,
+    )
     LlamaForCausalLM(cfg).save_pretrained(folder)
     tok.save_pretrained(folder)
     return folder
 
 
 def run_lm_eval(out: Path, model_dir: Path, samples: dict[str, list[int]], results: Path, cache: Path) -> None:
-    env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
-               HF_DATASETS_CACHE=str(cache), TOKENIZERS_PARALLELISM="false")
+    env = dict(
+        os.environ,
+        HF_HUB_OFFLINE="1",
+        HF_DATASETS_OFFLINE="1",
+        TRANSFORMERS_OFFLINE="1",
+        HF_DATASETS_CACHE=str(cache),
+        TOKENIZERS_PARALLELISM="false",
+    )
     tasks = [t for t in samples if not t.startswith("deeparithmark_depth")] + ["deeparithmark_depths"]
-    cmd = [str(Path(sys.executable).parent / "lm_eval"), "--model", "hf",
-           "--model_args", f"pretrained={model_dir},dtype=float32",
-           "--include_path", str(out), "--tasks", ",".join(tasks), "--samples", json.dumps(samples),
-           "--log_samples", "--output_path", str(results)]
+    cmd = [
+        str(Path(sys.executable).parent / "lm_eval"),
+        "--model",
+        "hf",
+        "--model_args",
+        f"pretrained={model_dir},dtype=float32",
+        "--include_path",
+        str(out),
+        "--tasks",
+        ",".join(tasks),
+        "--samples",
+        json.dumps(samples),
+        "--log_samples",
+        "--output_path",
+        str(results),
+    ]
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-4000:]
 
 
 def samples_of(results: Path, task: str) -> list[dict]:
     # samples_<task>_<date>T<time>.jsonl; `arithmetic_2da_*` would also match `arithmetic_2da_gen_*`
-    [path] = [p for p in glob.glob(str(results / "**" / f"samples_{task}_*.jsonl"), recursive=True)
-              if re.fullmatch(rf"samples_{task}_\d{{4}}-.*\.jsonl", Path(p).name)]
+    [path] = [
+        p
+        for p in glob.glob(str(results / "**" / f"samples_{task}_*.jsonl"), recursive=True)
+        if re.fullmatch(rf"samples_{task}_\d{{4}}-.*\.jsonl", Path(p).name)
+    ]
     with open(path, encoding="utf-8") as fh:
         return sorted((json.loads(line) for line in fh), key=lambda s: s["doc_id"])
 
@@ -348,11 +427,12 @@ def test_lm_eval_run_matches_our_scorer(exported, tmp_path):
     log-likelihoods of both our scorers (one-pass, the default, and the per-ending reference;
     fp32), the same acc and acc_norm; the GPT-3 arithmetic task the same greedy flags and
     generations; a 3-shot word task the same prompt and the same greedy generations."""
-    import lm_eval  # noqa: F401  test dependency: pip install lm-eval==0.4.13
     from importlib.metadata import version
 
-    from synthprobe.formats.arithmark3 import load_arithmark3
+    import lm_eval  # noqa: F401  test dependency: pip install lm-eval==0.4.13
+
     from synthprobe.backends import load_backend
+    from synthprobe.formats.arithmark3 import load_arithmark3
 
     lm_eval_version = version("lm_eval")
     out, data, rows = exported
@@ -360,10 +440,16 @@ def test_lm_eval_run_matches_our_scorer(exported, tmp_path):
     word = get_task("reversed_words")
     (out / "rw_3shot.yaml").write_text(
         "include: synthprobe_reversed_words_gen.yaml\ntask: synthprobe_reversed_words_gen_3shot\n"
-        "tag: []\nnum_fewshot: 3\n", encoding="utf-8")
-    samples = {"deeparithmark": list(range(8)), **{f"deeparithmark_depth{d}": [0, 1] for d in depths},
-               "synthprobe_arithmetic_2da": [0, 1, 2, 3], "synthprobe_arithmetic_2da_gen": [0, 1, 2, 3],
-               "synthprobe_reversed_words_gen_3shot": [0, 1]}
+        "tag: []\nnum_fewshot: 3\n",
+        encoding="utf-8",
+    )
+    samples = {
+        "deeparithmark": list(range(8)),
+        **{f"deeparithmark_depth{d}": [0, 1] for d in depths},
+        "synthprobe_arithmetic_2da": [0, 1, 2, 3],
+        "synthprobe_arithmetic_2da_gen": [0, 1, 2, 3],
+        "synthprobe_reversed_words_gen_3shot": [0, 1],
+    }
     model_dir = tiny_llama(tmp_path / "tiny-llama")
     results = tmp_path / "lm-eval-results"
     run_lm_eval(out, model_dir, samples, results, tmp_path / "hf-datasets")
@@ -374,8 +460,10 @@ def test_lm_eval_run_matches_our_scorer(exported, tmp_path):
     backend = load_backend(str(model_dir), dtype="float32", device="cpu", progress=False)
 
     def ours(items):
-        return {scorer: backend.score_choices(items, scorer=scorer, batch_size=len(items), progress=False)
-                for scorer in ("onepass", "reference")}
+        return {
+            scorer: backend.score_choices(items, scorer=scorer, batch_size=len(items), progress=False)
+            for scorer in ("onepass", "reference")
+        }
 
     # Deep Arithmark: every per-choice log-likelihood, acc and lm-eval's per-character acc_norm
     items = load_arithmark3(data)[:8]
@@ -388,14 +476,16 @@ def test_lm_eval_run_matches_our_scorer(exported, tmp_path):
         found = samples_of(results, f"deeparithmark_depth{d}")
         worst = max(worst, check_choices(found, tier, ours(tier)))
         assert summary["results"][f"deeparithmark_depth{d}"]["acc,none"] == pytest.approx(
-            sum(s["acc"] for s in found) / len(found))
+            sum(s["acc"] for s in found) / len(found)
+        )
         accs.append(sum(s["acc"] for s in found))
         sizes.append(len(found))
     assert summary["results"]["deeparithmark_depths"]["acc,none"] == pytest.approx(sum(accs) / sum(sizes))
     print(f"lm-eval {lm_eval_version}: max |delta loglik| = {worst:.2e} (one-pass and reference scorers)")
     assert worst <= 1e-4
     assert summary["results"]["deeparithmark"]["acc,none"] == pytest.approx(
-        sum(s["acc"] for s in samples_of(results, "deeparithmark")) / 8)
+        sum(s["acc"] for s in samples_of(results, "deeparithmark")) / 8
+    )
 
     # GPT-3 arithmetic, loglikelihood form: acc is "the gold completion is the greedy continuation"
     pool = build_items(BuildConfig("arithmetic_2da", seed=0))
@@ -414,8 +504,9 @@ def test_lm_eval_run_matches_our_scorer(exported, tmp_path):
     found = samples_of(results, "synthprobe_arithmetic_2da_gen")
     texts = backend.generate(prompts, arith.max_new_tokens, stop="\n", batch_size=1, progress=False)
     assert [s["resps"][0][0] for s in found] == texts
-    assert [s["exact_match"] for s in found] == [float(t.strip() == it.completion.strip())
-                                                  for t, it in zip(texts, pool)]
+    assert [s["exact_match"] for s in found] == [
+        float(t.strip() == it.completion.strip()) for t, it in zip(texts, pool)
+    ]
 
     # A word task, 3-shot: lm-eval's prompt is synthprobe's (instruction line, demonstrations
     # drawn by synthprobe), and its greedy generations are ours on that prompt
@@ -426,8 +517,9 @@ def test_lm_eval_run_matches_our_scorer(exported, tmp_path):
     assert [s["arguments"]["gen_args_0"]["arg_0"] for s in found] == prompts
     texts = backend.generate(prompts, word.max_new_tokens, stop="\n", batch_size=1, progress=False)
     assert [s["resps"][0][0] for s in found] == texts
-    assert [s["exact_match"] for s in found] == [float(t.strip() == pool[i].completion.strip())
-                                                  for i, t in enumerate(texts)]
+    assert [s["exact_match"] for s in found] == [
+        float(t.strip() == pool[i].completion.strip()) for i, t in enumerate(texts)
+    ]
 
 
 def test_a_user_task_file_gets_the_same_checks_as_score_gpt3_task_file(tmp_path):
@@ -436,13 +528,12 @@ def test_a_user_task_file_gets_the_same_checks_as_score_gpt3_task_file(tmp_path)
     from synthprobe.tasks.gpt3.taskfile import load_task_file
 
     wrong = tmp_path / "arithmetic_2da.jsonl"
-    wrong.write_text(json.dumps({"context": "Q: What is 2 plus 2?\n\nA:", "completion": " 5"}) + "\n",
-                     encoding="utf-8")
+    wrong.write_text(json.dumps({"context": "Q: What is 2 plus 2?\n\nA:", "completion": " 5"}) + "\n", encoding="utf-8")
     for load in (lambda: user_pool("synthprobe_arithmetic_2da", wrong), lambda: load_task_file(str(wrong))):
         with pytest.raises(InputError) as err:
             load()
         assert (err.value.line, err.value.field) == (1, "completion") and "wrong answer" in str(err.value)
-    extra = tmp_path / "mystery.jsonl"   # no task to check against: the record's shape still is
+    extra = tmp_path / "mystery.jsonl"  # no task to check against: the record's shape still is
     extra.write_text(json.dumps({"context": "a", "completion": " b", "note": "x"}) + "\n", encoding="utf-8")
     with pytest.raises(InputError) as err:
         user_pool("synthprobe_mystery", extra)
@@ -465,7 +556,8 @@ def test_exported_folder_can_be_moved(exported, tmp_path, monkeypatch):
     for path in moved.glob("*.yaml"):
         assert str(out) not in path.read_text(encoding="utf-8"), path.name
     tasks = TaskManager(include_path=str(moved), include_defaults=False).load(
-        ["deeparithmark", "synthprobe_arithmetic_2da_gen"])["tasks"]
+        ["deeparithmark", "synthprobe_arithmetic_2da_gen"]
+    )["tasks"]
     docs = {name: list(task.test_docs()) for name, task in tasks.items()}
     assert [d["ctx"] for d in docs["deeparithmark"]] == [r["ctx"] for r in rows]
     assert len(docs["synthprobe_arithmetic_2da_gen"]) > 0

@@ -24,8 +24,14 @@ def build(n: int, seed: int) -> list[dict]:
     for i in range(n):
         rng = item_rng(NAME, seed, i)
         a, b = rng.sample(range(10, 100), 2)
-        items.append({"id": f"{NAME}-{seed}-{i}", "question": f"Which number is larger, {a} or {b}?",
-                      "choices": [str(a), str(b)], "label": 0 if a > b else 1})
+        items.append(
+            {
+                "id": f"{NAME}-{seed}-{i}",
+                "question": f"Which number is larger, {a} or {b}?",
+                "choices": [str(a), str(b)],
+                "label": 0 if a > b else 1,
+            }
+        )
     return items
 
 
@@ -54,22 +60,30 @@ def work(backend, items: list[dict], chat=None):
 
     def contexts(chunk: list[int]) -> list[str]:
         if chat is not None and chat.enabled:
-            return backend.render_chat([chat.conversation(items[p]["question"]) for p in chunk],
-                                       template=chat.template_arg)
+            return backend.render_chat(
+                [chat.conversation(items[p]["question"]) for p in chunk], template=chat.template_arg
+            )
         return [prompt(items[p]) for p in chunk]
 
     def run(todo: list[int], batch_size: int, emit) -> None:
         for start in range(0, len(todo), batch_size):
-            chunk = todo[start:start + batch_size]
+            chunk = todo[start : start + batch_size]
             pairs = [(ctx, f" {c}") for p, ctx in zip(chunk, contexts(chunk)) for c in items[p]["choices"]]
             scores = backend.loglikelihood(pairs, batch_size=batch_size)
             for k, pos in enumerate(chunk):
-                pair = scores[2 * k:2 * k + 2]
+                pair = scores[2 * k : 2 * k + 2]
                 means = [s.logprob / max(s.n_tokens, 1) for s in pair]
                 pick = max(range(2), key=lambda j: (means[j], -j))
-                emit(pos, {"id": items[pos]["id"], "pick": pick, "correct": pick == items[pos]["label"],
-                           "logprobs": [round(s.logprob, 6) for s in pair],
-                           "is_greedy": [bool(s.is_greedy) for s in pair]})
+                emit(
+                    pos,
+                    {
+                        "id": items[pos]["id"],
+                        "pick": pick,
+                        "correct": pick == items[pos]["label"],
+                        "logprobs": [round(s.logprob, 6) for s in pair],
+                        "is_greedy": [bool(s.is_greedy) for s in pair],
+                    },
+                )
 
     return run
 

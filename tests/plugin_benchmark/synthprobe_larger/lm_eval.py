@@ -9,7 +9,6 @@ from pathlib import Path
 
 from synthprobe.errors import InputError
 from synthprobe.export.lm_eval.files import EntryTasks, TaskRun, mc_sample, model_args, task_config
-
 from synthprobe_larger import NAME, load, prompt
 
 #: keyword options of the lm-eval exports this part takes: none
@@ -35,15 +34,35 @@ def result_tasks(results, entry, *, shared: dict) -> EntryTasks:
     for rec in block.data["records"]:
         i = index[rec["id"]]
         item = items[i]
-        samples.append(mc_sample(i, item, prompt(item), [f" {c}" for c in item["choices"]], item["label"], rec,
-                                 logprob=rec["logprobs"]))
-    body = {"task": NAME, "dataset_path": "json", "dataset_kwargs": {"data_files": {"test": str(path.resolve())}},
-            "test_split": "test", "output_type": "multiple_choice",
-            "doc_to_text": "Question: {{question}}\nAnswer:", "doc_to_choice": "{{choices}}",
-            "doc_to_target": "{{label}}", "num_fewshot": 0,
-            "metric_list": [{"metric": m, "aggregation": "mean", "higher_is_better": True} for m in ("acc", "acc_norm")],
-            "metadata": {"version": 1.0}}
+        samples.append(
+            mc_sample(
+                i, item, prompt(item), [f" {c}" for c in item["choices"]], item["label"], rec, logprob=rec["logprobs"]
+            )
+        )
+    body = {
+        "task": NAME,
+        "dataset_path": "json",
+        "dataset_kwargs": {"data_files": {"test": str(path.resolve())}},
+        "test_split": "test",
+        "output_type": "multiple_choice",
+        "doc_to_text": "Question: {{question}}\nAnswer:",
+        "doc_to_choice": "{{choices}}",
+        "doc_to_target": "{{label}}",
+        "num_fewshot": 0,
+        "metric_list": [{"metric": m, "aggregation": "mean", "higher_is_better": True} for m in ("acc", "acc_norm")],
+        "metadata": {"version": 1.0},
+    }
     cfg = task_config(body, sampler="default", metadata_extra=model_args(entry), config_source=f"{NAME}.yaml")
-    task = TaskRun(NAME, cfg, 0, len(items), samples, "none", ("acc", "acc_norm"), key=NAME, where=block.where,
-                   drop=(NAME, "records"))
+    task = TaskRun(
+        NAME,
+        cfg,
+        0,
+        len(items),
+        samples,
+        "none",
+        ("acc", "acc_norm"),
+        key=NAME,
+        where=block.where,
+        drop=(NAME, "records"),
+    )
     return EntryTasks([task])

@@ -3,15 +3,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 from synthprobe.io.read import sha256_file
 from synthprobe.report.viewer import Answer, Run
 from synthprobe.results import Results
 from synthprobe.templating import escape
-
 from synthprobe_larger import load
 
 KEY = "larger"
@@ -29,10 +28,15 @@ def parse(results: Results) -> list[tuple[str, dict]]:
 
 
 def section(items: list[tuple[str, dict]]) -> str:
-    rows = "".join(f"<tr><td>{escape(name)}</td><td>{s['correct']}</td><td>{s['total']}</td>"
-                   f"<td>{100 * s['correct'] / s['total']:.1f} %</td></tr>" for name, s in items)
-    return (f"<p>Which of two numbers is larger; chance is 50 %.</p><table><thead><tr><th>Model</th>"
-            f"<th>correct</th><th>items</th><th>accuracy</th></tr></thead><tbody>{rows}</tbody></table>")
+    rows = "".join(
+        f"<tr><td>{escape(name)}</td><td>{s['correct']}</td><td>{s['total']}</td>"
+        f"<td>{100 * s['correct'] / s['total']:.1f} %</td></tr>"
+        for name, s in items
+    )
+    return (
+        f"<p>Which of two numbers is larger; chance is 50 %.</p><table><thead><tr><th>Model</th>"
+        f"<th>correct</th><th>items</th><th>accuracy</th></tr></thead><tbody>{rows}</tbody></table>"
+    )
 
 
 def markdown_body(items: list[tuple[str, dict]]) -> str:
@@ -44,8 +48,9 @@ def markdown_body(items: list[tuple[str, dict]]) -> str:
 def tables(items: list[tuple[str, dict]]) -> dict:
     """Its paper-ready table (``synthprobe report --table``): one row per model, as numbers."""
     head = ["Model", "correct", "items", "accuracy"]
-    return {KEY: (head, [[name, s["correct"], s["total"], round(100 * s["correct"] / s["total"], 2)]
-                         for name, s in items])}
+    return {
+        KEY: (head, [[name, s["correct"], s["total"], round(100 * s["correct"] / s["total"], 2)] for name, s in items])
+    }
 
 
 @dataclass
@@ -60,16 +65,36 @@ class LargerRun(Run):
         candidates = [*data_files, recorded, Path(self.source).resolve().parent / recorded]
         path = next((p for p in candidates if p.is_file() and sha256_file(p) == self.sha256), None)
         questions = {it["id"]: it for it in load(path)} if path is not None else {}
-        notes = [] if path is not None else [f"The questions of {self.model} are not shown: {self.data} with "
-                                             f"SHA-256 {self.sha256[:12]}… was not found."]
+        notes = (
+            []
+            if path is not None
+            else [
+                f"The questions of {self.model} are not shown: {self.data} with "
+                f"SHA-256 {self.sha256[:12]}… was not found."
+            ]
+        )
         out: list[Answer] = []
         for rec in self.records:
             it = questions.get(rec["id"], {})
-            item = {"key": f"{KEY}:{self.sha256[:12]}:{rec['id']}", "id": rec["id"], "depth": None, "template": None,
-                    "topic": None, "label": it.get("label", 0), "prompt": it.get("question"),
-                    "endings": it.get("choices"), "mistakes": None, "values": None}
-            out.append((item["key"], item, {"p": rec["pick"], "ok": int(rec["correct"]), "pr": "loglik",
-                                            "lp": rec["logprobs"]}))
+            item = {
+                "key": f"{KEY}:{self.sha256[:12]}:{rec['id']}",
+                "id": rec["id"],
+                "depth": None,
+                "template": None,
+                "topic": None,
+                "label": it.get("label", 0),
+                "prompt": it.get("question"),
+                "endings": it.get("choices"),
+                "mistakes": None,
+                "values": None,
+            }
+            out.append(
+                (
+                    item["key"],
+                    item,
+                    {"p": rec["pick"], "ok": int(rec["correct"]), "pr": "loglik", "lp": rec["logprobs"]},
+                )
+            )
         return out, notes
 
 
@@ -80,8 +105,17 @@ def viewer(docs: Sequence[Results]) -> list[LargerRun]:
         for entry, block in doc.blocks(KEY):
             records = doc.reader.get(block.data, "records", block.where, list)
             dataset = doc.reader.get(block.data, "dataset", block.where, dict)
-            runs.append(LargerRun(benchmark=KEY, model=str(entry.model.get("name", "model")), source=str(doc.path),
-                                  spec=str(entry.model.get("spec") or ""), fingerprint=entry.model.get("fingerprint"),
-                                  where=block.where, records=records, data=str(dataset.get("path", "")),
-                                  sha256=str(dataset.get("sha256", ""))))
+            runs.append(
+                LargerRun(
+                    benchmark=KEY,
+                    model=str(entry.model.get("name", "model")),
+                    source=str(doc.path),
+                    spec=str(entry.model.get("spec") or ""),
+                    fingerprint=entry.model.get("fingerprint"),
+                    where=block.where,
+                    records=records,
+                    data=str(dataset.get("path", "")),
+                    sha256=str(dataset.get("sha256", "")),
+                )
+            )
     return runs

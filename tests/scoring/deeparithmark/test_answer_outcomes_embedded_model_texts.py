@@ -36,8 +36,9 @@ def records():
     out: dict[str, list[dict]] = {"letters": [], "free": []}
     for line in TEXTS.read_text(encoding="utf-8").splitlines():
         t = json.loads(line)
-        out[t["protocol"]].append(generation_record(items[t["id"]], t["protocol"], t["raw"], finish=t["finish"],
-                                                    n_tokens=t["n_tokens"]))
+        out[t["protocol"]].append(
+            generation_record(items[t["id"]], t["protocol"], t["raw"], finish=t["finish"], n_tokens=t["n_tokens"])
+        )
     assert [len(v) for v in out.values()] == [1000, 1000]
     return out
 
@@ -47,8 +48,12 @@ def test_letters_on_the_first_20_items(records):
     bad = [(r["id"], r["raw"], "ABCD"[r["written_option"]]) for r in first if r["outcome"] == "inconsistent"]
     # "A. $6966" where $6966 is B: two of these were credited before (A is right), and "A. 39 trays"
     # wrote the right value (C) under the wrong letter
-    assert bad == [("2", "A. 326 litres", "B"), ("8", "A. $6966", "B"), ("15", "A. 448 minutes", "B"),
-                   ("16", "A. 39 trays", "C")]
+    assert bad == [
+        ("2", "A. 326 litres", "B"),
+        ("8", "A. $6966", "B"),
+        ("15", "A. 448 minutes", "B"),
+        ("16", "A. 39 trays", "C"),
+    ]
     assert sum(r["correct"] for r in first) == 3  # 5 by the letter alone
     assert sum(r["parsed"] == "ABCD"[r["label"]] for r in first) == 5
 
@@ -62,7 +67,7 @@ def test_letters_on_the_release(records):
     assert summarise(recs)["metrics"]["accuracy"]["correct"] == 199
     assert (ext["answered_accuracy"]["correct"], ext["answered_accuracy"]["total"]) == (199, 838)
     inconsistent = [r for r in recs if r["outcome"] == "inconsistent"]
-    assert sum(r["parsed"] == "ABCD"[r["label"]] for r in inconsistent) == 53   # the letter alone was right
+    assert sum(r["parsed"] == "ABCD"[r["label"]] for r in inconsistent) == 53  # the letter alone was right
     assert sum(r["written_option"] == r["label"] for r in inconsistent) == 31  # the value alone was right
     assert {d: b["inconsistent"] for d, b in ext["outcomes_by_depth"].items()} == {"2": 20, "3": 38, "4": 66, "5": 38}
 
@@ -70,8 +75,10 @@ def test_letters_on_the_release(records):
 @pytest.mark.parametrize("rule,correct", [("none", 199), ("letter-first", 252), ("value-first", 230)])
 def test_letters_under_each_resolve_rule(records, rule, correct):
     items = {it.id: it for it in load_arithmark3(ROOT / "data" / "deeparithmark-1.jsonl")}
-    again = [generation_record(items[r["id"]], "letters", r["raw"], finish=r["finish"], resolve=rule)
-             for r in records["letters"]]
+    again = [
+        generation_record(items[r["id"]], "letters", r["raw"], finish=r["finish"], resolve=rule)
+        for r in records["letters"]
+    ]
     assert sum(r["correct"] for r in again) == correct
 
 

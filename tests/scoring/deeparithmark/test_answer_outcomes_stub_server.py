@@ -26,9 +26,9 @@ ITEMS = [json.loads(line) for line in DATA.read_text().splitlines()[:3]]
 #: per release item: (letters answer, finish), (free answer, finish). Item 0: B ($327) is right;
 #: item 1: B (446 litres); item 2: C (586 litres; B is 326).
 TEXTS = [
-    (("A. $327", "stop"), ("Clara bought a pair of boots priced at $480", "length")),   # B's value; the question
-    (("B. 446 litres", "stop"), ("446 litres", "stop")),                                # right and consistent
-    (("A. 326 litres", "stop"), ("The tank finished with", "length")),                  # B's value; cut off
+    (("A. $327", "stop"), ("Clara bought a pair of boots priced at $480", "length")),  # B's value; the question
+    (("B. 446 litres", "stop"), ("446 litres", "stop")),  # right and consistent
+    (("A. 326 litres", "stop"), ("The tank finished with", "length")),  # B's value; cut off
 ]
 
 
@@ -41,9 +41,13 @@ class Answers(JSONHandler):
         question = body["messages"][-1]["content"]
         k = next(i for i, it in enumerate(ITEMS) if it["ctx"].rstrip() in question)
         text, finish = TEXTS[k][0 if "Reply with the letter" in question else 1]
-        self._send({"object": "chat.completion", "choices": [
-            {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}],
-            "usage": {"prompt_tokens": 50, "completion_tokens": 5, "total_tokens": 55}})
+        self._send(
+            {
+                "object": "chat.completion",
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}],
+                "usage": {"prompt_tokens": 50, "completion_tokens": 5, "total_tokens": 55},
+            }
+        )
 
 
 @pytest.fixture(scope="module")
@@ -56,10 +60,32 @@ def url():
 
 
 def score(url: str, out: Path, *extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "synthprobe", "score", "deeparithmark", "--model",
-                           f"openai-chat:{url}", "--limit", "3", "--protocol", "letters,free", "--no-progress",
-                           "--no-cache", "--save-predictions", "--output", str(out), *extra],
-                          cwd=ROOT, env=dict(os.environ), capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "synthprobe",
+            "score",
+            "deeparithmark",
+            "--model",
+            f"openai-chat:{url}",
+            "--limit",
+            "3",
+            "--protocol",
+            "letters,free",
+            "--no-progress",
+            "--no-cache",
+            "--save-predictions",
+            "--output",
+            str(out),
+            *extra,
+        ],
+        cwd=ROOT,
+        env=dict(os.environ),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_inconsistent_echoed_and_cut_off_answers_are_counted_and_never_credited(url, tmp_path):
@@ -69,17 +95,28 @@ def test_inconsistent_echoed_and_cut_off_answers_are_counted_and_never_credited(
     letters, free = (e["results"]["deeparithmark"] for e in json.loads(out.read_text())["models"])
     recs = letters["predictions"]
     assert [(r["parsed"], r["outcome"], r["written_option"], r["correct"]) for r in recs] == [
-        ("A", "inconsistent", 1, False), ("B", "answered", 1, True), ("A", "inconsistent", 1, False)]
+        ("A", "inconsistent", 1, False),
+        ("B", "answered", 1, True),
+        ("A", "inconsistent", 1, False),
+    ]
     assert recs[0]["outcome_note"] == "letter A, but the value written (327) is option B's"
     assert letters["summary"]["metrics"] == {"accuracy": letters["summary"]["metrics"]["accuracy"]}
     assert letters["summary"]["metrics"]["accuracy"]["correct"] == 1
-    assert letters["extraction"]["outcomes"] == {"answered": 1, "unparsed": 0, "inconsistent": 2, "echo": 0,
-                                                 "cut_off": 0}
+    assert letters["extraction"]["outcomes"] == {
+        "answered": 1,
+        "unparsed": 0,
+        "inconsistent": 2,
+        "echo": 0,
+        "cut_off": 0,
+    }
     assert letters["extraction"]["answered_accuracy"]["acc"] == 1.0 and letters["extraction"]["resolve"] == "none"
 
     recs = free["predictions"]
     assert [(r["parsed"], r["outcome"], r["correct"]) for r in recs] == [
-        (480, "echo", False), (446, "answered", True), (None, "unparsed", False)]
+        (480, "echo", False),
+        (446, "answered", True),
+        (None, "unparsed", False),
+    ]
     assert [r["cut_off"] for r in recs] == [True, False, True]
     assert free["extraction"]["outcomes"]["echo"] == 1 and free["extraction"]["finished_by_budget"] == 2
     assert free["wrong_answers"] == {"echo": 1, "unparsed": 1}
@@ -90,7 +127,9 @@ def test_inconsistent_echoed_and_cut_off_answers_are_counted_and_never_credited(
     assert "acc_norm" not in printed and "soft 0.00" not in printed
 
 
-@pytest.mark.parametrize("rule,credited", [("letter-first", [False, True, False]), ("value-first", [True, True, False])])
+@pytest.mark.parametrize(
+    "rule,credited", [("letter-first", [False, True, False]), ("value-first", [True, True, False])]
+)
 def test_a_resolve_rule_credits_inconsistent_answers_and_says_so(url, tmp_path, rule, credited):
     out = tmp_path / "r.json"
     r = score(url, out, "--resolve", rule)
@@ -104,14 +143,33 @@ def test_a_resolve_rule_credits_inconsistent_answers_and_says_so(url, tmp_path, 
     right = credited.count(True) - 1  # item 1 is right without any rule
     assert f"the 2 inconsistent resolved by --resolve {rule}, {right} of them right" in r.stdout
     # its metric line says how they were credited, not that they count wrong
-    assert f"an inconsistent answer is credited by" in block["summary"]["primary_label"]
+    assert "an inconsistent answer is credited by" in block["summary"]["primary_label"]
     assert "inconsistent answers count wrong" not in r.stdout.split("[free")[0]
 
 
 def test_resolve_without_letters_is_refused(url, tmp_path):
     out = tmp_path / "r.json"
-    r = subprocess.run([sys.executable, "-m", "synthprobe", "score", "deeparithmark", "--model", f"openai-chat:{url}",
-                        "--protocol", "free", "--resolve", "letter-first", "--output", str(out)],
-                       cwd=ROOT, env=dict(os.environ), capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "synthprobe",
+            "score",
+            "deeparithmark",
+            "--model",
+            f"openai-chat:{url}",
+            "--protocol",
+            "free",
+            "--resolve",
+            "letter-first",
+            "--output",
+            str(out),
+        ],
+        cwd=ROOT,
+        env=dict(os.environ),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 2 and "--resolve letter-first reads letters answers only" in r.stderr
     assert not out.exists()

@@ -140,8 +140,21 @@ def test_the_block_refuses_records_of_other_items():
 
 
 def _score(out: Path, *extra: str) -> list[str]:
-    return ["score", "deeparithmark", "--data", str(DATA), "--model", "toy:a", "--limit", "24", "--no-progress",
-            "--no-cache", "--output", str(out), *extra]
+    return [
+        "score",
+        "deeparithmark",
+        "--data",
+        str(DATA),
+        "--model",
+        "toy:a",
+        "--limit",
+        "24",
+        "--no-progress",
+        "--no-cache",
+        "--output",
+        str(out),
+        *extra,
+    ]
 
 
 def test_partial_inputs_through_the_command_line_and_the_report(tmp_path, capsys, toy):
@@ -150,9 +163,11 @@ def test_partial_inputs_through_the_command_line_and_the_report(tmp_path, capsys
     out = tmp_path / "r.json"
     assert main(_score(out, "--partial-inputs", "--save-predictions")) == 0
     captured = capsys.readouterr()
-    assert (f"plan: deeparithmark x zero-shot x 24 items ({DATA}) x 1 protocol (loglik) + partial-input "
-            "baselines: 3 more loglik passes over the 24 deeparithmark items (endings, filler, other-context), "
-            "for 1 model\n") in captured.err
+    assert (
+        f"plan: deeparithmark x zero-shot x 24 items ({DATA}) x 1 protocol (loglik) + partial-input "
+        "baselines: 3 more loglik passes over the 24 deeparithmark items (endings, filler, other-context), "
+        "for 1 model\n"
+    ) in captured.err
     assert "partial input other-context" in captured.err  # its own cell in the estimate
     assert "partial-input baselines · toy:a (acc_norm, n=24" in captured.out
     block = json.loads(out.read_text())["models"][0]["results"]["deeparithmark"]
@@ -200,8 +215,25 @@ def test_partial_inputs_need_the_loglik_protocol(tmp_path, capsys, toy, protocol
 
 def test_one_item_is_too_few_for_the_other_context_baseline(tmp_path, capsys, toy):
     out = tmp_path / "r.json"
-    assert main(["score", "deeparithmark", "--data", str(DATA), "--model", "toy:a", "--limit", "1",
-                 "--no-progress", "--partial-inputs", "--output", str(out)]) == 2
+    assert (
+        main(
+            [
+                "score",
+                "deeparithmark",
+                "--data",
+                str(DATA),
+                "--model",
+                "toy:a",
+                "--limit",
+                "1",
+                "--no-progress",
+                "--partial-inputs",
+                "--output",
+                str(out),
+            ]
+        )
+        == 2
+    )
     assert "at least two items" in capsys.readouterr().err and not out.exists()
 
 
@@ -213,8 +245,27 @@ def test_embedded_model_partial_inputs_on_20_items(tmp_path, capsys):
     from synthprobe.report.build import build_report
 
     out = tmp_path / "r.json"
-    assert main(["score", "deeparithmark", "--data", str(DATA), "--limit", "20", "--partial-inputs",
-                 "--dtype", "float32", "--device", "cpu", "--no-progress", "--output", str(out)]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "deeparithmark",
+                "--data",
+                str(DATA),
+                "--limit",
+                "20",
+                "--partial-inputs",
+                "--dtype",
+                "float32",
+                "--device",
+                "cpu",
+                "--no-progress",
+                "--output",
+                str(out),
+            ]
+        )
+        == 0
+    )
     assert "question reliance" in capsys.readouterr().out
     summary = json.loads(out.read_text())["models"][0]["results"]["deeparithmark"]["summary"]
     pb = summary["partial_inputs"]
@@ -223,11 +274,14 @@ def test_embedded_model_partial_inputs_on_20_items(tmp_path, capsys):
         b = pb["baselines"][name]
         assert b["n"] == 20 and 0 <= b["agreement"] <= 1 and b["agree"] == round(20 * b["agreement"])
         assert pb["runs"][name]["cached_items"] == 0
-    assert pb["reliance"] == pytest.approx(pb["full"]["accuracy"] - max(b["accuracy"] for b in pb["baselines"].values()))
+    assert pb["reliance"] == pytest.approx(
+        pb["full"]["accuracy"] - max(b["accuracy"] for b in pb["baselines"].values())
+    )
     for d, row in pb["by_depth"].items():
         assert row["full"]["n"] == summary["by_depth"][d]["n"]
         assert row["reliance"] == pytest.approx(
-            row["full"]["accuracy"] - max(b["accuracy"] for b in row["baselines"].values()))
+            row["full"]["accuracy"] - max(b["accuracy"] for b in row["baselines"].values())
+        )
     # a real model's picks move when its question is taken away
     assert any(b["agree"] < 20 for b in pb["baselines"].values())
     page = tmp_path / "page"

@@ -28,12 +28,15 @@ def score(*extra: str) -> list[str]:
     return ["score", "deeparithmark", "--data", str(DATA), "--limit", "6", "--no-progress", "--no-cache", *extra]
 
 
-@pytest.mark.parametrize("flags,message", [
-    (["--chat-template", "no/such/template.jinja"], "no such file"),
-    (["--cot"], "--cot lets a model reason"),
-    (["--protocol", "letters,guess"], "expected one or more of loglik, letters, free"),
-    (["--system-prompt", "Be brief."], "a system prompt needs a chat template"),
-])
+@pytest.mark.parametrize(
+    "flags,message",
+    [
+        (["--chat-template", "no/such/template.jinja"], "no such file"),
+        (["--cot"], "--cot lets a model reason"),
+        (["--protocol", "letters,guess"], "expected one or more of loglik, letters, free"),
+        (["--system-prompt", "Be brief."], "a system prompt needs a chat template"),
+    ],
+)
 def test_bad_chat_and_protocol_flags_exit_2_and_write_nothing(tmp_path, capsys, fixed, flags, message):
     out = tmp_path / "r.json"
     assert main(score("--model", "fixed:x", "--output", str(out), *flags)) == 2
@@ -43,8 +46,25 @@ def test_bad_chat_and_protocol_flags_exit_2_and_write_nothing(tmp_path, capsys, 
 
 def test_multiturn_demonstrations_need_a_template(tmp_path, capsys, fixed):
     out = tmp_path / "g.json"
-    assert main(["score", "gpt3", "--model", "fixed:x", "--tasks", "2D+", "--limit", "1", "--quiet",
-                 "--fewshot-as-multiturn", "--output", str(out)]) == 2
+    assert (
+        main(
+            [
+                "score",
+                "gpt3",
+                "--model",
+                "fixed:x",
+                "--tasks",
+                "2D+",
+                "--limit",
+                "1",
+                "--quiet",
+                "--fewshot-as-multiturn",
+                "--output",
+                str(out),
+            ]
+        )
+        == 2
+    )
     assert "multiturn demonstrations need a chat template" in capsys.readouterr().err and not out.exists()
 
 
@@ -72,8 +92,21 @@ def test_chat_identity_names_and_hashes_the_template_and_system_prompt(tmp_path)
 
 def test_letters_and_free_records_unparsed_answers_and_the_protocol_effect(tmp_path, capsys, fixed):
     out = tmp_path / "r.json"
-    assert main(score("--model", "fixed:x", "--protocol", "loglik,letters,free", "--chat-template", "auto",
-                      "--output", str(out))) == 0
+    assert (
+        main(
+            score(
+                "--model",
+                "fixed:x",
+                "--protocol",
+                "loglik,letters,free",
+                "--chat-template",
+                "auto",
+                "--output",
+                str(out),
+            )
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     doc = json.loads(out.read_text())
     read_results(out)
@@ -86,7 +119,13 @@ def test_letters_and_free_records_unparsed_answers_and_the_protocol_effect(tmp_p
     lb = letters["results"]["deeparithmark"]
     recs = lb["predictions"]
     assert [(r["parsed"], r["rule"]) for r in recs] == [
-        ("B", "strict"), (None, "unparsed"), ("C", "lax"), (None, "unparsed"), ("B", "lax"), ("D", "lax")]
+        ("B", "strict"),
+        (None, "unparsed"),
+        ("C", "lax"),
+        (None, "unparsed"),
+        ("B", "lax"),
+        ("D", "lax"),
+    ]
     assert [r["correct"] for r in recs] == [True, False, True, False, False, False]
     assert recs[1]["unparsed_reason"].startswith("ambiguous") and recs[0]["raw"] == "ANSWER: $B$"
     assert lb["summary"]["primary"] == "accuracy" and set(lb["summary"]["metrics"]) == {"accuracy"}
@@ -99,19 +138,29 @@ def test_letters_and_free_records_unparsed_answers_and_the_protocol_effect(tmp_p
     fb = free["results"]["deeparithmark"]
     recs = fb["predictions"]
     assert [(r["parsed"], r["rule"]) for r in recs] == [
-        (327, "lax"), (836, "lax"), (999, "last"), (None, "unparsed"), (13, "strict"), (None, "unparsed")]
+        (327, "lax"),
+        (836, "lax"),
+        (999, "last"),
+        (None, "unparsed"),
+        (13, "strict"),
+        (None, "unparsed"),
+    ]
     assert [r["correct"] for r in recs] == [True, False, False, False, False, False]
-    assert fb["wrong_answers"] == {"unparsed": 2, "kept filling during the draining": 1,
-                                   "kept the day-1 percentage instead of selling it": 1, "none of the options": 1}
+    assert fb["wrong_answers"] == {
+        "unparsed": 2,
+        "kept filling during the draining": 1,
+        "kept the day-1 percentage instead of selling it": 1,
+        "none of the options": 1,
+    }
     assert "answers: answered 4 (66.7 %), unparsed 2 (33.3 %), echo 0 (0.0 %), cut off 0 (0.0 %)" in printed
     assert "rules: strict = an 'ANSWER: X' line" in printed and "docs/chat-and-protocols.md" in printed
     assert "acc_norm" not in printed.split("[free")[1].split("\n\n")[0]  # the free run names its own metric
 
     effect = doc["protocol_effect"]
-    assert [(b["reference"], b["other"].split()[0]) for b in effect] == [("loglik chat:auto (the model's own)@"
-                                                                          + loglik["chat"]["chat_template_sha256"][:8],
-                                                                          "letters"),
-                                                                         (effect[0]["reference"], "free")]
+    assert [(b["reference"], b["other"].split()[0]) for b in effect] == [
+        ("loglik chat:auto (the model's own)@" + loglik["chat"]["chat_template_sha256"][:8], "letters"),
+        (effect[0]["reference"], "free"),
+    ]
     assert [(b["reference_metric"], b["metric"]) for b in effect] == [("acc_norm", "accuracy")] * 2
     overall = effect[0]["rows"][0]
     ref = [r["correct_acc_norm"] for r in loglik["results"]["deeparithmark"]["predictions"]]
@@ -130,14 +179,31 @@ def test_letters_and_free_records_unparsed_answers_and_the_protocol_effect(tmp_p
 @pytest.mark.slow
 def test_real_model_letters_and_free_under_its_template(tmp_path):
     out = tmp_path / "r.json"
-    assert main(score("--protocol", "letters,free", "--chat-template", "auto", "--limit", "4",
-                      "--batch-size", "4", "--output", str(out))) == 0
+    assert (
+        main(
+            score(
+                "--protocol",
+                "letters,free",
+                "--chat-template",
+                "auto",
+                "--limit",
+                "4",
+                "--batch-size",
+                "4",
+                "--output",
+                str(out),
+            )
+        )
+        == 0
+    )
     doc = json.loads(out.read_text())
     for e in doc["models"]:
         block = e["results"]["deeparithmark"]
         assert len(block["predictions"]) == 4 and block["timing"]["generated_tokens"] > 0
-        assert all(r["raw"] is not None and r["rule"] in ("strict", "lax", "last", "value", "unparsed")
-                   for r in block["predictions"])
+        assert all(
+            r["raw"] is not None and r["rule"] in ("strict", "lax", "last", "value", "unparsed")
+            for r in block["predictions"]
+        )
         assert e["chat"]["chat_template_sha256"] == doc["models"][0]["chat"]["chat_template_sha256"]
 
 
@@ -169,13 +235,29 @@ def test_templated_loglik_agrees_with_lm_eval_apply_chat_template(tmp_path):
 def test_gpt3_demonstrations_single_turn_or_multiturn_and_sat_letters(tmp_path, fixed):
     from fixed_answer_engine import FixedAnswers
 
-    base = ["score", "gpt3", "--model", "fixed:x", "--tasks", "2D+", "--shots", "2", "--limit", "2", "--quiet",
-            "--no-cache", "--chat-template", "auto", "--system-prompt", "Be brief."]
+    base = [
+        "score",
+        "gpt3",
+        "--model",
+        "fixed:x",
+        "--tasks",
+        "2D+",
+        "--shots",
+        "2",
+        "--limit",
+        "2",
+        "--quiet",
+        "--no-cache",
+        "--chat-template",
+        "auto",
+        "--system-prompt",
+        "Be brief.",
+    ]
     FixedAnswers.SEEN.clear()
     assert main([*base, "--output", str(tmp_path / "one.json")]) == 0
     single = list(FixedAnswers.SEEN)
     assert [m["role"] for m in single[0]] == ["system", "user"] and single[0][0]["content"] == "Be brief."
-    assert single[0][1]["content"].count("Q:") == 3          # two demonstrations and the test item, one turn
+    assert single[0][1]["content"].count("Q:") == 3  # two demonstrations and the test item, one turn
     FixedAnswers.SEEN.clear()
     assert main([*base, "--fewshot-as-multiturn", "--output", str(tmp_path / "multi.json")]) == 0
     multi = list(FixedAnswers.SEEN)
@@ -186,16 +268,60 @@ def test_gpt3_demonstrations_single_turn_or_multiturn_and_sat_letters(tmp_path, 
     assert doc["models"][0]["results"]["gpt3"]["rows"][0]["chat"]["system_prompt"] == "Be brief."
 
     out = tmp_path / "sat.json"
-    assert main(["score", "gpt3", "--model", "fixed:x", "--tasks", "SAT", "--shots", "zero", "--limit", "3",
-                 "--quiet", "--no-cache", "--protocol", "letters", "--output", str(out)]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "gpt3",
+                "--model",
+                "fixed:x",
+                "--tasks",
+                "SAT",
+                "--shots",
+                "zero",
+                "--limit",
+                "3",
+                "--quiet",
+                "--no-cache",
+                "--protocol",
+                "letters",
+                "--output",
+                str(out),
+            ]
+        )
+        == 0
+    )
     (row,) = json.loads(out.read_text())["models"][0]["results"]["gpt3"]["rows"]
     assert row["protocol"] == "letters" and row["unparsed"] == 0 and row["n"] == 3
     assert all(it["parsed"] == "B" and it["prediction"] == 1 for it in row["items"])
 
     FixedAnswers.SEEN.clear()  # lettered demonstrations as turns: the question, then its answer letter
-    assert main(["score", "gpt3", "--model", "fixed:x", "--tasks", "SAT", "--shots", "2", "--limit", "1",
-                 "--quiet", "--no-cache", "--protocol", "letters", "--chat-template", "auto",
-                 "--fewshot-as-multiturn", "--output", str(tmp_path / "sat2.json")]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "gpt3",
+                "--model",
+                "fixed:x",
+                "--tasks",
+                "SAT",
+                "--shots",
+                "2",
+                "--limit",
+                "1",
+                "--quiet",
+                "--no-cache",
+                "--protocol",
+                "letters",
+                "--chat-template",
+                "auto",
+                "--fewshot-as-multiturn",
+                "--output",
+                str(tmp_path / "sat2.json"),
+            ]
+        )
+        == 0
+    )
     turns = FixedAnswers.SEEN[0]
     assert [m["role"] for m in turns] == ["user", "assistant", "user", "assistant", "user"]
     assert turns[1]["content"] in "ABCDE" and "A." in turns[0]["content"] and "A." in turns[4]["content"]
@@ -204,9 +330,30 @@ def test_gpt3_demonstrations_single_turn_or_multiturn_and_sat_letters(tmp_path, 
 @pytest.mark.slow
 def test_real_model_gpt3_as_chat_turns_and_sat_letters(tmp_path):
     out = tmp_path / "g.json"
-    assert main(["score", "gpt3", "--tasks", "2D+,SAT", "--shots", "one", "--limit", "3", "--quiet", "--no-cache",
-                 "--chat-template", "auto", "--fewshot-as-multiturn", "--protocol", "letters",
-                 "--output", str(out)]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "gpt3",
+                "--tasks",
+                "2D+,SAT",
+                "--shots",
+                "one",
+                "--limit",
+                "3",
+                "--quiet",
+                "--no-cache",
+                "--chat-template",
+                "auto",
+                "--fewshot-as-multiturn",
+                "--protocol",
+                "letters",
+                "--output",
+                str(out),
+            ]
+        )
+        == 0
+    )
     entry = json.loads(out.read_text())["models"][0]
     rows = {r["code"]: r for r in entry["results"]["gpt3"]["rows"]}
     assert entry["chat"]["fewshot_layout"] == "multiturn" and rows["2D+"]["chat"]["chat_template"] == "auto"
@@ -217,9 +364,9 @@ def test_real_model_gpt3_as_chat_turns_and_sat_letters(tmp_path):
 def test_the_item_viewer_gives_each_protocol_its_column_and_shows_the_generated_text(tmp_path, fixed):
     """One model under three protocols: three columns of picks in items.html, never merged into
     one, with each generated answer's raw text and what was read from it."""
-    from synthprobe.report.build import build_report
-
     from viewer_support import page_data
+
+    from synthprobe.report.build import build_report
 
     out = tmp_path / "r.json"
     assert main(score("--model", "fixed:x", "--protocol", "loglik,letters,free", "--output", str(out))) == 0
@@ -227,7 +374,12 @@ def test_the_item_viewer_gives_each_protocol_its_column_and_shows_the_generated_
     build_report([out], rep, data_files=[DATA])
     data = page_data((rep / "items.html").read_text("utf-8"))
     names = [m["name"] for m in data["models"]]
-    assert len(names) == 3 and names == ["toy:x", "toy:x [letters]", "toy:x [free]"] and "[letters]" in names[1] and "[free]" in names[2]
+    assert (
+        len(names) == 3
+        and names == ["toy:x", "toy:x [letters]", "toy:x [free]"]
+        and "[letters]" in names[1]
+        and "[free]" in names[2]
+    )
     loglik, letters, free = data["runs"]
     assert [r["pr"] for r in letters] == ["letters"] * 6 and [r["pr"] for r in free] == ["free"] * 6
     assert "gen" not in loglik[0] and "lp" in loglik[0]
@@ -240,7 +392,9 @@ def test_lm_eval_files_keep_the_loglik_entries_and_say_what_they_leave_out(tmp_p
     out = tmp_path / "r.json"
     assert main(score("--model", "fixed:x", "--protocol", "loglik,letters", "--output", str(out))) == 0
     assert main(["export", "lm-eval-results", str(out), "--out", str(tmp_path / "lm")]) == 0
-    assert "left out of lm-eval's files, which hold the loglik protocol only: toy:x (letters)" in capsys.readouterr().err
+    assert (
+        "left out of lm-eval's files, which hold the loglik protocol only: toy:x (letters)" in capsys.readouterr().err
+    )
     (folder,) = (tmp_path / "lm").iterdir()
     results = json.loads(next(folder.glob("results_*.json")).read_text())
     assert list(results["results"]) == ["deeparithmark"]
@@ -287,21 +441,37 @@ def test_a_named_template_of_the_tokenizer_scores_as_its_file_does(tmp_path, cap
     from scoring_support import save_tiny_llama
 
     model = save_tiny_llama(tmp_path / "tiny")
-    terse = ("{% for m in messages %}[{{ m['role'] }}] {{ m['content'] }}\n{% endfor %}"
-             "{% if add_generation_prompt %}[assistant] {% endif %}")
+    terse = (
+        "{% for m in messages %}[{{ m['role'] }}] {{ m['content'] }}\n{% endfor %}"
+        "{% if add_generation_prompt %}[assistant] {% endif %}"
+    )
     (model / "additional_chat_templates").mkdir()
     (model / "additional_chat_templates" / "terse.jinja").write_text(terse, encoding="utf-8")
     as_file = tmp_path / "terse-copy.jinja"
     as_file.write_text(terse, encoding="utf-8")
-    common = ["--model", str(model), "--device", "cpu", "--dtype", "float32", "--threads", "1", "--limit", "8",
-              "--save-predictions"]
+    common = [
+        "--model",
+        str(model),
+        "--device",
+        "cpu",
+        "--dtype",
+        "float32",
+        "--threads",
+        "1",
+        "--limit",
+        "8",
+        "--save-predictions",
+    ]
     named, filed, bad = tmp_path / "named.json", tmp_path / "file.json", tmp_path / "bad.json"
     assert main(score(*common, "--chat-template", "terse", "--output", str(named))) == 0
     assert main(score(*common, "--chat-template", str(as_file), "--output", str(filed))) == 0
     [a], [b] = (json.loads(p.read_text())["models"] for p in (named, filed))
     assert a["chat"]["chat_template"] == "terse" and a["chat"]["chat_template_name"].startswith("terse")
-    assert a["chat"]["chat_template_sha256"] == b["chat"]["chat_template_sha256"] == \
-        hashlib.sha256(terse.encode()).hexdigest()
+    assert (
+        a["chat"]["chat_template_sha256"]
+        == b["chat"]["chat_template_sha256"]
+        == hashlib.sha256(terse.encode()).hexdigest()
+    )
     scores = [[r["logprob"] for r in m["results"]["deeparithmark"]["predictions"]] for m in (a, b)]
     assert scores[0] == scores[1]
     capsys.readouterr()
@@ -312,8 +482,23 @@ def test_a_named_template_of_the_tokenizer_scores_as_its_file_does(tmp_path, cap
 
 def test_two_names_for_the_same_weights_each_get_their_own_protocol_effect(tmp_path, capsys, fixed):
     out = tmp_path / "r.json"
-    assert main(score("--model", "base=fixed:x", "--model", "tuned=fixed:x", "--protocol", "loglik,letters",
-                      "--output", str(out))) == 0
+    assert (
+        main(
+            score(
+                "--model",
+                "base=fixed:x",
+                "--model",
+                "tuned=fixed:x",
+                "--protocol",
+                "loglik,letters",
+                "--output",
+                str(out),
+            )
+        )
+        == 0
+    )
     effect = json.loads(out.read_text())["protocol_effect"]
     assert [(b["model"], b["reference"], b["other"].split()[0]) for b in effect] == [
-        ("base", "loglik", "letters"), ("tuned", "loglik", "letters")]
+        ("base", "loglik", "letters"),
+        ("tuned", "loglik", "letters"),
+    ]

@@ -48,7 +48,7 @@ def test_every_step_form_has_isolation_and_chain_prompts(release_probes):
         assert p.isolation == f"{step.lhs} ="
         # the chain: the problem, the earlier steps with their results, the step up to "="
         assert p.chain.startswith(f"Problem: {items[p.item].ctx}")
-        for earlier in lines[:p.step - 1]:
+        for earlier in lines[: p.step - 1]:
             assert f"\n{earlier}\n" in p.chain
         assert p.chain.endswith(f"\n{step.what}: {step.lhs} =")
         assert p.answer == step.rhs
@@ -90,8 +90,15 @@ def test_balance_audit_keeps_value_and_slot_shortcuts_at_chance(release_probes):
     probes, _ = release_probes
     rows = {r.name: r for r in audit_probes(probes, classifier=False)}
     tol = tolerance(len(probes))
-    for name in ("pick largest value", "pick smallest value", "pick the roundest number",
-                 "fixed slot 0", "fixed slot 1", "fixed slot 2", "fixed slot 3"):
+    for name in (
+        "pick largest value",
+        "pick smallest value",
+        "pick the roundest number",
+        "fixed slot 0",
+        "fixed slot 1",
+        "fixed slot 2",
+        "fixed slot 3",
+    ):
         assert abs(rows[name].percent - CHANCE) <= tol, (name, rows[name].percent)
 
 
@@ -99,7 +106,7 @@ def test_probes_are_deterministic_and_a_limit_is_a_prefix(release_probes):
     probes, skipped = release_probes
     items = load_arithmark3(RELEASE)
     again, _ = build_probes(items[:40], path=RELEASE)
-    assert again == probes[:len(again)] and len(again) > 100
+    assert again == probes[: len(again)] and len(again) > 100
     # nearly every step is probed; the rest are listed with a reason
     assert len(skipped) < 0.02 * len(probes) and all(s.why for s in skipped)
 
@@ -118,15 +125,29 @@ def test_a_private_variant_gives_balanced_probes(tmp_path):
 
 
 def _rec(item, depth, step, op, iso, chain, digits=2):
-    return {"id": f"{item}#{step}", "item": item, "depth": depth, "step": step, "n_steps": depth, "op": op,
-            "operation": OPERATIONS[op], "digits": digits,
-            "isolation": {"choice": iso, "generation": False}, "chain": {"choice": chain, "generation": False}}
+    return {
+        "id": f"{item}#{step}",
+        "item": item,
+        "depth": depth,
+        "step": step,
+        "n_steps": depth,
+        "op": op,
+        "operation": OPERATIONS[op],
+        "digits": digits,
+        "isolation": {"choice": iso, "generation": False},
+        "chain": {"choice": chain, "generation": False},
+    }
 
 
 def test_summary_first_broken_gap_and_exact_intervals():
-    recs = [_rec("a", 2, 1, "+", True, True), _rec("a", 2, 2, "×", True, False),
-            _rec("b", 2, 1, "+", False, False), _rec("b", 2, 2, "×", True, True),
-            _rec("c", 2, 1, "+", True, True), _rec("c", 2, 2, "×", True, True)]
+    recs = [
+        _rec("a", 2, 1, "+", True, True),
+        _rec("a", 2, 2, "×", True, False),
+        _rec("b", 2, 1, "+", False, False),
+        _rec("b", 2, 2, "×", True, True),
+        _rec("c", 2, 1, "+", True, True),
+        _rec("c", 2, 2, "×", True, True),
+    ]
     s = summarise_steps(recs, list(OPERATIONS))
     assert s["first_broken"]["choice"]["2"] == {"items": 3, "counts": {"1": 1, "2": 1, "none": 1}}
     g = s["gap"]["choice"]
@@ -140,8 +161,11 @@ def test_summary_first_broken_gap_and_exact_intervals():
 
 
 def test_results_document_checks_the_steps_block_version(tmp_path):
-    doc = {"schema": "synthprobe/results", "schema_version": 2,
-           "models": [{"model": {"name": "m"}, "results": {"steps": {"version": 99, "summary": {}}}}]}
+    doc = {
+        "schema": "synthprobe/results",
+        "schema_version": 2,
+        "models": [{"model": {"name": "m"}, "results": {"steps": {"version": 99, "summary": {}}}}],
+    }
     with pytest.raises(InputError, match="version"):
         parse(doc, tmp_path / "x.json")
     doc["models"][0]["results"]["steps"]["version"] = 1
@@ -150,8 +174,14 @@ def test_results_document_checks_the_steps_block_version(tmp_path):
 
 def _cli(*args, cwd=ROOT):
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    return subprocess.run([sys.executable, "-m", "synthprobe", "probe", "steps", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "synthprobe", "probe", "steps", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def test_bad_input_exits_2_with_one_line_and_writes_nothing(tmp_path):
@@ -191,8 +221,18 @@ def _strip_timing(doc):
 
 def test_toy_engine_run_resumes_from_the_cache_and_reports(toy, tmp_path):
     out1, out2, out3 = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "c.json"
-    base = ["probe", "steps", "--model", "toy:bigram", "--limit", "6", "--no-progress", "--save-items",
-            "--batch-size", "4"]
+    base = [
+        "probe",
+        "steps",
+        "--model",
+        "toy:bigram",
+        "--limit",
+        "6",
+        "--no-progress",
+        "--save-items",
+        "--batch-size",
+        "4",
+    ]
     assert main([*base, "--output", str(out1)]) == 0
     doc1 = json.loads(out1.read_text())
     block = doc1["models"][0]["results"]["steps"]
@@ -219,15 +259,16 @@ def test_toy_engine_run_resumes_from_the_cache_and_reports(toy, tmp_path):
     assert "| d2 |" in (rep / "leaderboard.md").read_text()
 
 
-
 def test_report_section_escapes_what_it_reads():
     from synthprobe.report.steps.read import StepsResult
     from synthprobe.report.steps.section import section
 
     recs = [_rec("a", 2, 1, "+", True, False), _rec("a", 2, 2, "clock", False, True)]
     evil = "<script>alert(1)</script>"
-    block = {"summary": summarise_steps(recs, list(OPERATIONS)),
-             "audit": [{"strategy": evil, "correct": 1, "n": 2, "percent": 50.0, "within_chance": False}]}
+    block = {
+        "summary": summarise_steps(recs, list(OPERATIONS)),
+        "audit": [{"strategy": evil, "correct": 1, "n": 2, "percent": 50.0, "within_chance": False}],
+    }
     html = section([StepsResult(model=evil, source=evil, block=block, settings={})], None)
     assert "<script>" not in html and "&lt;script&gt;" in html
     assert "First broken step" in html and "clock" in html
@@ -246,8 +287,26 @@ def test_probe_steps_under_a_chat_template_asks_each_question_as_a_user_turn(tmp
 
     model = save_tiny_llama(tmp_path / "tiny")
     template = write_turns_template(tmp_path / "turns.jinja")
-    base = ["probe", "steps", "--model", str(model), "--device", "cpu", "--dtype", "float32", "--threads", "1",
-            "--limit", "2", "--no-progress", "--save-items", "--batch-size", "4", "--max-new-tokens", "4"]
+    base = [
+        "probe",
+        "steps",
+        "--model",
+        str(model),
+        "--device",
+        "cpu",
+        "--dtype",
+        "float32",
+        "--threads",
+        "1",
+        "--limit",
+        "2",
+        "--no-progress",
+        "--save-items",
+        "--batch-size",
+        "4",
+        "--max-new-tokens",
+        "4",
+    ]
     out, plain = tmp_path / "chat.json", tmp_path / "plain.json"
     assert main([*base, "--chat-template", str(template), "--system-prompt", "Be exact.", "--output", str(out)]) == 0
     [entry] = json.loads(out.read_text())["models"]
@@ -270,4 +329,4 @@ def test_probe_steps_under_a_chat_template_asks_each_question_as_a_user_turn(tmp
     assert main([*base, "--output", str(plain)]) == 0
     [plain_entry] = json.loads(plain.read_text())["models"]
     assert plain_entry["settings"]["chat"]["chat_template"] == "none"
-    assert plain_entry["results"]["steps"]["cached_items"] == 0   # the template's scores are not the plain ones
+    assert plain_entry["results"]["steps"]["cached_items"] == 0  # the template's scores are not the plain ones

@@ -19,8 +19,9 @@ pytestmark = pytest.mark.slow
 
 def _run(*args):
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    r = subprocess.run([sys.executable, "-m", "synthprobe", *args], cwd=ROOT, env=env, capture_output=True,
-                       text=True, timeout=1800)
+    r = subprocess.run(
+        [sys.executable, "-m", "synthprobe", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     return r
 

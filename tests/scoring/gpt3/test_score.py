@@ -9,18 +9,15 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from synthprobe.errors import InputError
-from synthprobe.results import SCHEMA, SCHEMA_VERSION, read_results
-from synthprobe.tasks.gpt3 import get_task, resolve_tasks, task_names
-from synthprobe.metrics.choice import exact_match, pick_choice
-from synthprobe.metrics.stats import wilson_percent as interval
-from synthprobe.scoring.gpt3.score import EvalConfig, format_table, run
-from synthprobe.tasks.gpt3.paper import (ROW_NOTES, SIZES, TABLE_H1, TOO_FEW, land_position, paper_row,
-                                         where_it_lands)
-
 from gpt3_model import embedded_backend, one_torch_thread
 
+from synthprobe.errors import InputError
+from synthprobe.metrics.choice import exact_match, pick_choice
+from synthprobe.metrics.stats import wilson_percent as interval
+from synthprobe.results import SCHEMA, SCHEMA_VERSION, read_results
+from synthprobe.scoring.gpt3.score import EvalConfig, format_table, run
+from synthprobe.tasks.gpt3 import get_task, resolve_tasks, task_names
+from synthprobe.tasks.gpt3.paper import ROW_NOTES, SIZES, TABLE_H1, TOO_FEW, land_position, paper_row, where_it_lands
 
 
 def env() -> dict:
@@ -36,11 +33,23 @@ _one_thread = pytest.fixture(autouse=True, scope="module")(one_torch_thread)
 # Pure parts
 # --------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("prediction,gold,ok", [
-    (" 143", " 143", True), ("143", " 143", True), (" 143 ", " 143", True), (" -38097", " -38097", True),
-    (" 1430", " 143", False), (" 14", " 143", False), ("", " 143", False), (" 143.", " 143", False),
-    (" inevitably", " inevitably", True), (" Inevitably", " inevitably", False), (" inevit ably", " inevitably", False),
-])
+
+@pytest.mark.parametrize(
+    "prediction,gold,ok",
+    [
+        (" 143", " 143", True),
+        ("143", " 143", True),
+        (" 143 ", " 143", True),
+        (" -38097", " -38097", True),
+        (" 1430", " 143", False),
+        (" 14", " 143", False),
+        ("", " 143", False),
+        (" 143.", " 143", False),
+        (" inevitably", " inevitably", True),
+        (" Inevitably", " inevitably", False),
+        (" inevit ably", " inevitably", False),
+    ],
+)
 def test_exact_match(prediction, gold, ok):
     assert exact_match(prediction, gold) is ok
 
@@ -57,8 +66,24 @@ def test_registry_holds_the_fifteen_tasks_in_paper_order():
     import synthprobe.tasks.gpt3.sat  # noqa: F401  (import order must not matter)
     import synthprobe.tasks.gpt3.words  # noqa: F401
 
-    assert [get_task(n).code for n in task_names()] == ["2D+", "2D−", "3D+", "3D−", "4D+", "4D−", "5D+", "5D−",
-                                                        "2Dx", "1DC", "CL", "A1", "A2", "RI", "RW", "SAT"]
+    assert [get_task(n).code for n in task_names()] == [
+        "2D+",
+        "2D−",
+        "3D+",
+        "3D−",
+        "4D+",
+        "4D−",
+        "5D+",
+        "5D−",
+        "2Dx",
+        "1DC",
+        "CL",
+        "A1",
+        "A2",
+        "RI",
+        "RW",
+        "SAT",
+    ]
     assert [t.code for t in resolve_tasks("words")] == ["CL", "A1", "A2", "RI", "RW"]
     assert len(resolve_tasks("arithmetic")) == 10 and len(resolve_tasks("all")) == 16
     assert [t.code for t in resolve_tasks("2D+, CL,2D+")] == ["2D+", "CL"]
@@ -79,14 +104,22 @@ def test_paper_table():
     assert all(c.doubtful for c in paper_row("1DC", "few")[:7]) and not paper_row("1DC", "few")[7].doubtful
     assert ("4D-", "one") in ROW_NOTES
     doubtful = sum(c.doubtful for row in TABLE_H1.values() for c in row)
-    assert doubtful == 20 + 7 + 3 * 7          # single cells + the 4D- one row + the three 1DC rows
+    assert doubtful == 20 + 7 + 3 * 7  # single cells + the 4D- one row + the three 1DC rows
     # the 175B column equals Tables 3.9/3.10 (few-shot)
-    assert [paper_row(c, "few")[-1].value for c in ("3D+", "4D+", "5D+", "2Dx", "1DC", "A1", "A2", "RI")] == \
-        [80.4, 25.5, 9.3, 29.2, 21.3, 15.1, 39.7, 67.2]
+    assert [paper_row(c, "few")[-1].value for c in ("3D+", "4D+", "5D+", "2Dx", "1DC", "A1", "A2", "RI")] == [
+        80.4,
+        25.5,
+        9.3,
+        29.2,
+        21.3,
+        15.1,
+        39.7,
+        67.2,
+    ]
 
 
 def test_where_it_lands():
-    row = paper_row("2D+", "zero")        # 0.70 0.65 0.70 0.85 1.10 2.54 15.4 76.9
+    row = paper_row("2D+", "zero")  # 0.70 0.65 0.70 0.85 1.10 2.54 15.4 76.9
     assert where_it_lands(0.0, row) == "< 125M"
     assert where_it_lands(0.7, row) == "≥ 760M"
     assert where_it_lands(0.0, paper_row("5D+", "few")) == "0, as ≤ 6.7B"
@@ -94,16 +127,17 @@ def test_where_it_lands():
     assert where_it_lands(0.1, paper_row("5D+", "few")) == "≥ 13B"
     assert where_it_lands(2.0, row) == "≥ 2.7B"
     assert where_it_lands(100.0, row) == "≥ 175B"
-    assert where_it_lands(0.1, paper_row("CL", "zero")) == "< 125M"   # 1.3B's 0.00 does not count
+    assert where_it_lands(0.1, paper_row("CL", "zero")) == "< 125M"  # 1.3B's 0.00 does not count
 
 
 def test_where_it_lands_says_when_the_interval_cannot_place_the_model():
-    row = paper_row("2D+", "zero")        # 0.70 0.65 0.70 0.85 1.10 2.54 15.4 76.9
+    row = paper_row("2D+", "zero")  # 0.70 0.65 0.70 0.85 1.10 2.54 15.4 76.9
     # 1 of 50: 2 %, but the interval 0.35-10.5 % reaches from below 125M past 6.7B
-    z, n, ph = 1.959964, 50, 1 / 50                       # Wilson's formula, by hand
+    z, n, ph = 1.959964, 50, 1 / 50  # Wilson's formula, by hand
     centre, half = (ph + z * z / (2 * n)), z * (ph * (1 - ph) / n + z * z / (4 * n * n)) ** 0.5
-    assert interval(1, 50) == pytest.approx([100 * (centre - half) / (1 + z * z / n),
-                                             100 * (centre + half) / (1 + z * z / n)], abs=1e-3)
+    assert interval(1, 50) == pytest.approx(
+        [100 * (centre - half) / (1 + z * z / n), 100 * (centre + half) / (1 + z * z / n)], abs=1e-3
+    )
     assert where_it_lands(2.0, row, tuple(interval(1, 50))) == TOO_FEW == "n too small"
     # 2,000 of 100,000: the same 2 %, tight enough to stay between 2.7B (1.10) and 6.7B (2.54)
     assert where_it_lands(2.0, row, tuple(interval(2_000, 100_000))) == "≥ 2.7B"
@@ -129,13 +163,32 @@ def test_where_it_lands_says_when_the_interval_cannot_place_the_model():
 def _prompts(k: int, n_shots: list[int], drawn: int | None = None):
     from synthprobe.tasks.gpt3.prompts import Prompt
 
-    return [Prompt(index=i, text="...", n_shots=m, requested=k, drawn=k if drawn is None else drawn,
-                   demos=tuple(range(m)), n_tokens=100 + m) for i, m in enumerate(n_shots)]
+    return [
+        Prompt(
+            index=i,
+            text="...",
+            n_shots=m,
+            requested=k,
+            drawn=k if drawn is None else drawn,
+            demos=tuple(range(m)),
+            n_tokens=100 + m,
+        )
+        for i, m in enumerate(n_shots)
+    ]
 
 
 def _items(prompts, correct: list[bool]):
-    return [{"index": p.index, "n_shots": p.n_shots, "prompt_tokens": p.n_tokens, "gold": " 1",
-             "prediction": " 1" if ok else " 2", "correct": ok} for p, ok in zip(prompts, correct)]
+    return [
+        {
+            "index": p.index,
+            "n_shots": p.n_shots,
+            "prompt_tokens": p.n_tokens,
+            "gold": " 1",
+            "prediction": " 1" if ok else " 2",
+            "correct": ok,
+        }
+        for p, ok in zip(prompts, correct)
+    ]
 
 
 def test_rows_carry_an_interval_and_honest_paper_notes():
@@ -143,33 +196,69 @@ def test_rows_carry_an_interval_and_honest_paper_notes():
 
     sat = get_task("SAT")
     prompts = _prompts(20, [15] * 16, drawn=15)
-    row = summarize(sat, "few", 20, prompts, _items(prompts, [True] * 9 + [False] * 7), seconds=1.0,
-                    max_new_tokens=None, save_items=False, sat_sample=True)
+    row = summarize(
+        sat,
+        "few",
+        20,
+        prompts,
+        _items(prompts, [True] * 9 + [False] * 7),
+        seconds=1.0,
+        max_new_tokens=None,
+        save_items=False,
+        sat_sample=True,
+    )
     assert row["accuracy"] == 56.25 and row["ci95"] == pytest.approx(interval(9, 16))
     assert row["ci95"][0] < 56.25 < row["ci95"][1]
     assert row["lands"] is None and row["paper_note"] == SAT_SAMPLE_NOTE and "real SAT set" in SAT_SAMPLE_NOTE
-    assert set(row["paper"]) == set(SIZES)                  # the figures stay, for reference
+    assert set(row["paper"]) == set(SIZES)  # the figures stay, for reference
     # a user's SAT file (not the sample) gets a verdict, and the note says the pool was short of K
-    row = summarize(sat, "few", 20, prompts, _items(prompts, [True] * 9 + [False] * 7), seconds=1.0,
-                    max_new_tokens=None, save_items=False, sat_sample=False)
+    row = summarize(
+        sat,
+        "few",
+        20,
+        prompts,
+        _items(prompts, [True] * 9 + [False] * 7),
+        seconds=1.0,
+        max_new_tokens=None,
+        save_items=False,
+        sat_sample=False,
+    )
     assert row["lands"] == TOO_FEW and "only 15 other items" in row["paper_note"]
 
     # --max-context cut the demonstrations below K
     task = get_task("2D+")
     prompts = _prompts(50, [50, 31, 12, 50])
-    row = summarize(task, "few", 50, prompts, _items(prompts, [True, False, False, False]), seconds=1.0,
-                    max_new_tokens=7, save_items=False)
+    row = summarize(
+        task,
+        "few",
+        50,
+        prompts,
+        _items(prompts, [True, False, False, False]),
+        seconds=1.0,
+        max_new_tokens=7,
+        save_items=False,
+    )
     assert row["shots"] == {"mean": 35.75, "min": 12, "max": 50, "reduced": 2}
     assert "--max-context cut the demonstrations to 35.75 on average, below K=50" in row["paper_note"]
     assert "2 of 4 items" in row["paper_note"]
     # all K used: no note (2D+ has no row note of its own)
     prompts = _prompts(50, [50] * 4)
-    row = summarize(task, "few", 50, prompts, _items(prompts, [True] * 4), seconds=1.0, max_new_tokens=7,
-                    save_items=False)
+    row = summarize(
+        task, "few", 50, prompts, _items(prompts, [True] * 4), seconds=1.0, max_new_tokens=7, save_items=False
+    )
     assert "paper_note" not in row and row["lands"] == TOO_FEW and row["ci95"][1] == 100.0
     # the table prints the interval, the note and a "—" for a row without a verdict
-    sat_row = summarize(sat, "one", 1, _prompts(1, [1] * 16), _items(_prompts(1, [1] * 16), [True] * 16),
-                        seconds=1.0, max_new_tokens=None, save_items=False, sat_sample=True)
+    sat_row = summarize(
+        sat,
+        "one",
+        1,
+        _prompts(1, [1] * 16),
+        _items(_prompts(1, [1] * 16), [True] * 16),
+        seconds=1.0,
+        max_new_tokens=None,
+        save_items=False,
+        sat_sample=True,
+    )
     table = format_table([row, sat_row], "SmolLM2-135M-Instruct (a rather long model name)")
     assert table.splitlines()[0] == "model: SmolLM2-135M-Instruct (a rather long model name)"
     head = table.splitlines()[2].split()
@@ -190,19 +279,27 @@ def test_rows_always_keep_each_items_shots_and_prompt_size():
     items = _items(prompts, [True, False, True])
     lean = summarize(task, "few", 100, prompts, items, seconds=1.0, max_new_tokens=20, save_items=False)
     # correctness is always kept too: the paired comparison of models needs it
-    assert lean["items"] == [{"index": 0, "n_shots": 100, "prompt_tokens": 200, "correct": True},
-                             {"index": 1, "n_shots": 97, "prompt_tokens": 197, "correct": False},
-                             {"index": 2, "n_shots": 100, "prompt_tokens": 200, "correct": True}]
+    assert lean["items"] == [
+        {"index": 0, "n_shots": 100, "prompt_tokens": 200, "correct": True},
+        {"index": 1, "n_shots": 97, "prompt_tokens": 197, "correct": False},
+        {"index": 2, "n_shots": 100, "prompt_tokens": 200, "correct": True},
+    ]
     full = summarize(task, "few", 100, prompts, items, seconds=1.0, max_new_tokens=20, save_items=True)
     assert full["items"] == items and full["items"][1]["prediction"] == " 2"
     # in the file every item sits on one line and the JSON reads back the same
-    doc = {"schema": SCHEMA, "schema_version": SCHEMA_VERSION,
-           "models": [{"model": {"name": "m"}, "results": {"gpt3": {"rows": [lean, full, {**lean, "items": []}]}}}]}
+    doc = {
+        "schema": SCHEMA,
+        "schema_version": SCHEMA_VERSION,
+        "models": [{"model": {"name": "m"}, "results": {"gpt3": {"rows": [lean, full, {**lean, "items": []}]}}}],
+    }
     text = dumps_results(doc)
     assert json.loads(text) == doc
     lines = text.splitlines()
-    pad = " " * 14                    # models[0].results.gpt3.rows[i].items
-    assert f'{pad}"items": [' in lines and f'{pad}  {{"index": 1, "n_shots": 97, "prompt_tokens": 197, "correct": false}},' in lines
+    pad = " " * 14  # models[0].results.gpt3.rows[i].items
+    assert (
+        f'{pad}"items": [' in lines
+        and f'{pad}  {{"index": 1, "n_shots": 97, "prompt_tokens": 197, "correct": false}},' in lines
+    )
     assert sum(line.strip().startswith('{"index": ') for line in lines) == 6
     assert f'{pad}"items": []' in lines
 
@@ -221,16 +318,21 @@ def test_limits():
     config = EvalConfig(tasks=resolve_tasks("2D+,SAT"), limit=20, limit_few=2).validate()
     assert config.limit_for(0, get_task("2D+")) == config.limit_for(1, get_task("CL")) == 20
     assert config.limit_for(50, get_task("2D+")) == config.limit_for(100, get_task("RI")) == 2
-    assert config.limit_for(20, get_task("SAT")) == 20          # SAT's few-shot prompts are short
+    assert config.limit_for(20, get_task("SAT")) == 20  # SAT's few-shot prompts are short
     assert EvalConfig(tasks=resolve_tasks("2D+"), limit=5).limit_for(50, get_task("2D+")) == 5
 
 
 def test_eval_config_validation():
     tasks = resolve_tasks("2D+")
-    for kwargs, field in (({"shots": ["many"]}, "--shots"), ({"limit": 0}, "--limit"),
-                          ({"check": "fuzzy"}, "--check"), ({"max_context": 4}, "--max-context"),
-                          ({"batch_size": 0}, "--batch-size"), ({"format": "x"}, "--format"),
-                          ({"sat_file": "/nonexistent/sat.txt"}, "--sat-file")):
+    for kwargs, field in (
+        ({"shots": ["many"]}, "--shots"),
+        ({"limit": 0}, "--limit"),
+        ({"check": "fuzzy"}, "--check"),
+        ({"max_context": 4}, "--max-context"),
+        ({"batch_size": 0}, "--batch-size"),
+        ({"format": "x"}, "--format"),
+        ({"sat_file": "/nonexistent/sat.txt"}, "--sat-file"),
+    ):
         with pytest.raises(InputError) as err:
             EvalConfig(tasks=tasks, **kwargs).validate()
         assert err.value.field == field
@@ -239,6 +341,7 @@ def test_eval_config_validation():
 # --------------------------------------------------------------------------------------
 # The real embedded model
 # --------------------------------------------------------------------------------------
+
 
 @pytest.mark.slow
 def test_real_model_zero_and_one_shot_on_every_task():
@@ -282,8 +385,13 @@ def test_real_model_few_shot_fits_max_context():
 
     task = get_task("2D+")
     pool = build_items(BuildConfig("2D+"))
-    p = build_prompt(task, pool, 0, PromptConfig(shots=50, max_context=160, reserve=task.max_new_tokens),
-                     count_tokens=lambda t: len(tok(t, add_special_tokens=False)["input_ids"]))
+    p = build_prompt(
+        task,
+        pool,
+        0,
+        PromptConfig(shots=50, max_context=160, reserve=task.max_new_tokens),
+        count_tokens=lambda t: len(tok(t, add_special_tokens=False)["input_ids"]),
+    )
     assert p.n_shots == results[0]["items"][0]["n_shots"]
     assert p.n_tokens == len(tok(p.text, add_special_tokens=False)["input_ids"])
 
@@ -304,8 +412,9 @@ def test_real_model_sat_few_shot_and_is_greedy_check():
     assert sat["items"][1]["per_token_logprob"] == pytest.approx(means, abs=1e-4)
     assert sat["items"][1]["prediction"] == pick_choice(means)
 
-    (greedy,) = run(backend, EvalConfig(tasks=resolve_tasks("2D+"), shots=["one"], limit=6,
-                                        check="is-greedy", progress=False))
+    (greedy,) = run(
+        backend, EvalConfig(tasks=resolve_tasks("2D+"), shots=["one"], limit=6, check="is-greedy", progress=False)
+    )
     (generated,) = run(backend, EvalConfig(tasks=resolve_tasks("2D+"), shots=["one"], limit=6, progress=False))
     # SmolLM2 writes " 143" as a space then one token per digit, so "the gold tokens are the
     # argmax at every step" is "greedy generation starts with the gold completion"
@@ -356,9 +465,29 @@ def test_interrupted_run_resumes_from_the_score_cache(monkeypatch):
 @pytest.mark.model  # the default model: the embedded SmolLM2, scored through the command line
 def test_cli_score_writes_results_and_prints_the_table(tmp_path):
     out = tmp_path / "res.json"
-    proc = subprocess.run([sys.executable, "-m", "synthprobe.cli", "score", "gpt3", "--tasks", "2D+,SAT",
-                           "--shots", "0,1", "--limit", "2", "--output", str(out),
-                           "--quiet", "--threads", "1"], capture_output=True, text=True, env=env())
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "synthprobe.cli",
+            "score",
+            "gpt3",
+            "--tasks",
+            "2D+,SAT",
+            "--shots",
+            "0,1",
+            "--limit",
+            "2",
+            "--output",
+            str(out),
+            "--quiet",
+            "--threads",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        env=env(),
+    )
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(out.read_text())
     # the one results document: one model entry, the rows in its gpt3 block
@@ -369,8 +498,12 @@ def test_cli_score_writes_results_and_prints_the_table(tmp_path):
     assert entry["settings"]["threads"] == 1 and entry["model"]["params"] > 100_000_000
     assert set(entry["seconds"]) == {"load", "total"}
     rows = entry["results"]["gpt3"]["rows"]
-    assert [(r["code"], r["setting"]) for r in rows] == [("2D+", "zero"), ("2D+", "one"),
-                                                         ("SAT", "zero"), ("SAT", "one")]
+    assert [(r["code"], r["setting"]) for r in rows] == [
+        ("2D+", "zero"),
+        ("2D+", "one"),
+        ("SAT", "zero"),
+        ("SAT", "one"),
+    ]
     read = read_results(out)
     assert read.layout == SCHEMA and read.command == doc["command"]
     assert [e.results["gpt3"].data["rows"] for e in read.models] == [rows]
@@ -381,8 +514,8 @@ def test_cli_score_writes_results_and_prints_the_table(tmp_path):
         assert [it["index"] for it in r["items"]] == [0, 1]
         assert all(it["n_shots"] == r["k"] and it["prompt_tokens"] > 0 for it in r["items"])
         lo, hi = r["ci95"]
-        assert 0 <= lo <= r["accuracy"] <= hi <= 100 and hi - lo > 30          # two items say little
-        if r["code"] == "SAT":         # the shipped sample: no verdict against the real SAT set
+        assert 0 <= lo <= r["accuracy"] <= hi <= 100 and hi - lo > 30  # two items say little
+        if r["code"] == "SAT":  # the shipped sample: no verdict against the real SAT set
             assert r["lands"] is None and "real SAT set" in r["paper_note"]
         else:
             assert r["lands"] == "n too small"
@@ -397,8 +530,11 @@ def test_cli_score_writes_results_and_prints_the_table(tmp_path):
 def test_cli_bad_input_writes_nothing(tmp_path):
     out = tmp_path / "res.json"
     base = [sys.executable, "-m", "synthprobe.cli", "score", "gpt3", "--output", str(out), "--quiet"]
-    for extra, words in ((["--tasks", "9D+"], "unknown task"), (["--shots", "lots"], "--shots"),
-                         (["--model", str(tmp_path / "missing.gguf")], "missing.gguf")):
+    for extra, words in (
+        (["--tasks", "9D+"], "unknown task"),
+        (["--shots", "lots"], "--shots"),
+        (["--model", str(tmp_path / "missing.gguf")], "missing.gguf"),
+    ):
         proc = subprocess.run(base + extra, capture_output=True, text=True, env=env())
         assert proc.returncode == 2, proc.stderr
         assert words in proc.stderr
@@ -409,11 +545,27 @@ def test_cli_model_that_fails_to_load_exits_1(tmp_path):
     folder = tmp_path / "broken"
     folder.mkdir()
     (folder / "config.json").write_text('{"model_type": "no-such-architecture"}')
-    (folder / "tokenizer_config.json").write_text("{}")   # past the tokenizer check: the load itself fails
+    (folder / "tokenizer_config.json").write_text("{}")  # past the tokenizer check: the load itself fails
     out = tmp_path / "res.json"
-    proc = subprocess.run([sys.executable, "-m", "synthprobe.cli", "score", "gpt3", "--tasks", "2D+",
-                           "--model", str(folder), "--output", str(out), "--quiet"],
-                          capture_output=True, text=True, env=env())
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "synthprobe.cli",
+            "score",
+            "gpt3",
+            "--tasks",
+            "2D+",
+            "--model",
+            str(folder),
+            "--output",
+            str(out),
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        env=env(),
+    )
     assert proc.returncode == 1, proc.stderr
     assert "could not load model" in proc.stderr and not out.exists()
 
@@ -421,8 +573,12 @@ def test_cli_model_that_fails_to_load_exits_1(tmp_path):
 def test_cli_build_bad_values(tmp_path):
     out = tmp_path / "x.jsonl"
     for extra in (["2D+", "--n", "0"], ["2D+", "--n", "20000"], ["CL", "--format", "gpt"], ["2D+", "--seed", "-3"]):
-        proc = subprocess.run([sys.executable, "-m", "synthprobe.cli", "build", *extra, "--out", str(out)],
-                              capture_output=True, text=True, env=env())
+        proc = subprocess.run(
+            [sys.executable, "-m", "synthprobe.cli", "build", *extra, "--out", str(out)],
+            capture_output=True,
+            text=True,
+            env=env(),
+        )
         assert proc.returncode == 2, (extra, proc.stderr)
     assert not out.exists()
 
@@ -430,12 +586,18 @@ def test_cli_build_bad_values(tmp_path):
 def test_cli_help_is_true_to_the_defaults():
     from synthprobe.tasks.gpt3.registry import ordered_tasks
 
-    proc = subprocess.run([sys.executable, "-m", "synthprobe.cli", "score", "gpt3", "--help"],
-                          capture_output=True, text=True, env={**env(), "COLUMNS": "400"})
+    proc = subprocess.run(
+        [sys.executable, "-m", "synthprobe.cli", "score", "gpt3", "--help"],
+        capture_output=True,
+        text=True,
+        env={**env(), "COLUMNS": "400"},
+    )
     assert proc.returncode == 0, proc.stderr
     line = next(x for x in proc.stdout.splitlines() if "tokens to generate per item" in x)
-    groups = {int(n): codes.split() for n, codes in
-              (g.split(" for ") for g in line.split("default per task: ")[1].rstrip(")").split("; "))}
+    groups = {
+        int(n): codes.split()
+        for n, codes in (g.split(" for ") for g in line.split("default per task: ")[1].rstrip(")").split("; "))
+    }
     generate = [t for t in ordered_tasks() if t.kind == "generate"]
     assert sorted(c for codes in groups.values() for c in codes) == sorted(t.code for t in generate)
     for t in generate:
@@ -451,13 +613,21 @@ def test_task_names_in_any_case(tmp_path):
     assert [t.code for t in resolve_tasks("2d+,cl,Arithmetic_2DA,sat")] == ["2D+", "CL", "SAT"]
     outs = {}
     for name in ("2D+", "2d+", "arithmetic_2DA"):
-        proc = subprocess.run([sys.executable, "-m", "synthprobe.cli", "build", name, "--n", "3", "--out", "-"],
-                              capture_output=True, text=True, env=env())
+        proc = subprocess.run(
+            [sys.executable, "-m", "synthprobe.cli", "build", name, "--n", "3", "--out", "-"],
+            capture_output=True,
+            text=True,
+            env=env(),
+        )
         assert proc.returncode == 0, (name, proc.stderr)
         outs[name] = proc.stdout
     assert len(set(outs.values())) == 1 and outs["2D+"].count("\n") == 3
-    proc = subprocess.run([sys.executable, "-m", "synthprobe.cli", "build", "9d+", "--out", str(tmp_path / "x")],
-                          capture_output=True, text=True, env=env())
+    proc = subprocess.run(
+        [sys.executable, "-m", "synthprobe.cli", "build", "9d+", "--out", str(tmp_path / "x")],
+        capture_output=True,
+        text=True,
+        env=env(),
+    )
     assert proc.returncode == 2 and "invalid choice: '9d+'" in proc.stderr and "'2D+'" in proc.stderr
 
 
@@ -468,9 +638,26 @@ def test_sat_file_without_a_sat_task_is_an_error(tmp_path):
         EvalConfig(tasks=resolve_tasks("2D+,CL"), sat_file=str(sample_path())).validate()
     assert err.value.field == "--sat-file"
     EvalConfig(tasks=resolve_tasks("2D+,SAT"), sat_file=str(sample_path())).validate()
-    for verb in (["score", "gpt3", "--output", str(tmp_path / "r.json")], ["build", "gpt3", "--out-dir", str(tmp_path)]):
-        proc = subprocess.run([sys.executable, "-m", "synthprobe.cli", *verb, "--tasks", "2D+",
-                               "--sat-file", str(sample_path()), "--quiet"], capture_output=True, text=True, env=env())
+    for verb in (
+        ["score", "gpt3", "--output", str(tmp_path / "r.json")],
+        ["build", "gpt3", "--out-dir", str(tmp_path)],
+    ):
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "synthprobe.cli",
+                *verb,
+                "--tasks",
+                "2D+",
+                "--sat-file",
+                str(sample_path()),
+                "--quiet",
+            ],
+            capture_output=True,
+            text=True,
+            env=env(),
+        )
         assert proc.returncode == 2, proc.stderr
         assert "--sat-file" in proc.stderr and "selects none (2D+)" in proc.stderr
     assert list(tmp_path.iterdir()) == []

@@ -10,18 +10,25 @@ import sys
 from collections import Counter
 
 import pytest
-
 from deeparithmark_calibrate_shape import MIN_WEIGHT, ROOT, counts, update
+
 from synthprobe.seeding import derive_seed
 from synthprobe.tasks.deeparithmark.answer_shape import acceptance, answer_shape, load_table, shape_of
 from synthprobe.tasks.deeparithmark.build import BuildStats, iter_items, load_families
 from synthprobe.tasks.deeparithmark.composition import TEMPLATES
 
 
-@pytest.mark.parametrize("text, shape", [
-    (" 127 crates.", "3:12"), (" $1,250.", "4:12"), (" 10:45 a.m.", "4:10"),
-    (" 9:05 p.m.", "3:90"), (" 7 crates.", "1:7"), (" 26 crates.", "2:26"),
-])
+@pytest.mark.parametrize(
+    "text, shape",
+    [
+        (" 127 crates.", "3:12"),
+        (" $1,250.", "4:12"),
+        (" 10:45 a.m.", "4:10"),
+        (" 9:05 p.m.", "3:90"),
+        (" 7 crates.", "1:7"),
+        (" 26 crates.", "2:26"),
+    ],
+)
 def test_shape_is_digit_count_and_first_two_digits(text, shape):
     assert shape_of(text) == shape
 
@@ -54,7 +61,7 @@ def test_update_raises_shapes_the_decoys_hold_more_often_and_clips():
     decoys = Counter({"2:11": 90, "2:50": 900, "2:90": 1800})
     w = update({}, answers, decoys)
     assert w["2:90"] == 1.0 > w["2:50"] > w["2:11"] >= MIN_WEIGHT
-    assert update({}, answers, decoys) == w             # deterministic
+    assert update({}, answers, decoys) == w  # deterministic
     assert update(w, answers, decoys)["2:11"] < w["2:11"]  # the next round goes further
     # a shape the answers hold far too often is thinned down to the floor, not to zero
     w2 = update({}, Counter({"2:11": 1000, "2:90": 300}), Counter({"2:11": 30, "2:90": 1800}))
@@ -84,9 +91,23 @@ def test_build_thins_draws_with_the_table():
 
 
 def test_calibration_command_runs_a_small_round_and_reports():
-    out = subprocess.run([sys.executable, str(ROOT / "tools" / "deeparithmark_calibrate_shape.py"),
-                          "--families", "trip_minutes", "--rounds", "1", "--n", "40", "--jobs", "1"],
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "tools" / "deeparithmark_calibrate_shape.py"),
+            "--families",
+            "trip_minutes",
+            "--rounds",
+            "1",
+            "--n",
+            "40",
+            "--jobs",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     assert re.search(r"trip_minutes\s+answer/decoy shape mismatch \d\.\d{3} -> \d\.\d{3}", out.stdout)
     assert "wrote" not in out.stdout

@@ -10,9 +10,17 @@ from pathlib import Path
 import pytest
 
 from synthprobe.errors import InputError
-from synthprobe.tasks.deeparithmark.audit import (CLASSIFIER, AuditItem, audit, by_template,
-                                                  classifier_picks, format_table, load_audit_items,
-                                                  strategy_picks, tolerance)
+from synthprobe.tasks.deeparithmark.audit import (
+    CLASSIFIER,
+    AuditItem,
+    audit,
+    by_template,
+    classifier_picks,
+    format_table,
+    load_audit_items,
+    strategy_picks,
+    tolerance,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"
@@ -89,8 +97,11 @@ def test_value_and_length_strategies_catch_a_biased_file():
         big = rng.randrange(100, 999)  # the answer is the largest and the longest
         order = vals + [big]
         rng.shuffle(order)
-        items.append(AuditItem(endings=tuple(f" {v} kg." for v in order), values=tuple(order),
-                               label=order.index(big), kind="count"))
+        items.append(
+            AuditItem(
+                endings=tuple(f" {v} kg." for v in order), values=tuple(order), label=order.index(big), kind="count"
+            )
+        )
     rows = {r.name: r for r in audit(items, classifier=False)}
     assert rows["pick largest value"].percent == 100 and rows["longest ending text"].percent == 100
     assert rows["pick smallest value"].percent == 0 and rows["shortest ending text"].percent == 0

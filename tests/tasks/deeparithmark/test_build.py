@@ -15,15 +15,22 @@ import pytest
 from synthprobe.io.read import sha256_file
 from synthprobe.tasks.deeparithmark import build as B
 from synthprobe.tasks.deeparithmark.base import FAMILIES, GenerationError
-from synthprobe.tasks.deeparithmark.composition import (DEPTHS, RELEASE_SEED, TEMPLATES,
-                                                        balance_plan, composition, depth_counts,
-                                                        tier_grid)
+from synthprobe.tasks.deeparithmark.composition import (
+    DEPTHS,
+    RELEASE_SEED,
+    TEMPLATES,
+    balance_plan,
+    composition,
+    depth_counts,
+    tier_grid,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"
 
 
 # -- composition and plan ------------------------------------------------------------------
+
 
 def test_release_table_matches_the_card():
     comp = composition(1000)
@@ -91,6 +98,7 @@ def test_tier_grid_rotates_spare_cells_but_keeps_marginals():
 
 # -- builds ----------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def small_build(tmp_path_factory):
     out = tmp_path_factory.mktemp("build") / "s.jsonl"
@@ -105,7 +113,8 @@ def test_build_reports_the_file_hash_and_follows_the_plan(small_build):
     assert [sum(1 for o in items if o["label"] == str(s)) for s in range(4)] == plan.slots
     assert [sum(1 for o in items if o["metadata"]["answer_rank"] == r) for r in range(4)] == plan.ranks
     assert Counter(o["metadata"]["template"] for o in items) == Counter(
-        {k: v for k, v in composition(200).items() if v})
+        {k: v for k, v in composition(200).items() if v}
+    )
     assert [o["ind"] for o in items] == list(range(200))
     # items are shuffled: templates are not in table order along the file
     first = [o["metadata"]["template"] for o in items[:30]]
@@ -115,10 +124,28 @@ def test_build_reports_the_file_hash_and_follows_the_plan(small_build):
 def test_items_are_in_release_key_order_with_a_leading_space(small_build):
     _, items = small_build
     o = items[0]
-    assert list(o) == ["ind", "activity_label", "ctx", "endings", "label", "source_id", "split",
-                       "split_type", "metadata"]
-    assert list(o["metadata"]) == ["answer", "unit", "topic", "depth", "option_values",
-                                   "option_sources", "answer_rank", "solution_steps", "template"]
+    assert list(o) == [
+        "ind",
+        "activity_label",
+        "ctx",
+        "endings",
+        "label",
+        "source_id",
+        "split",
+        "split_type",
+        "metadata",
+    ]
+    assert list(o["metadata"]) == [
+        "answer",
+        "unit",
+        "topic",
+        "depth",
+        "option_values",
+        "option_sources",
+        "answer_rank",
+        "solution_steps",
+        "template",
+    ]
     for o in items:
         md = o["metadata"]
         assert all(e.startswith(" ") for e in o["endings"])
@@ -141,9 +168,24 @@ def test_determinism_across_processes_and_hash_seeds(tmp_path):
     for hs in ("0", "4242"):
         out = tmp_path / f"h{hs}.jsonl"
         env = {**os.environ, "PYTHONHASHSEED": hs, "HF_HUB_OFFLINE": "1"}
-        proc = subprocess.run([sys.executable, str(ROOT / "deeparithmark.py"), "build", "--seed", "5",
-                               "--n", "300", "--out", str(out), "--no-progress"],
-                              env=env, capture_output=True, text=True, timeout=300)
+        proc = subprocess.run(
+            [
+                sys.executable,
+                str(ROOT / "deeparithmark.py"),
+                "build",
+                "--seed",
+                "5",
+                "--n",
+                "300",
+                "--out",
+                str(out),
+                "--no-progress",
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert proc.returncode == 0, proc.stderr
         assert f"sha256 {sha256_file(out)}" in proc.stdout
         outs.append(out.read_bytes())
@@ -155,6 +197,7 @@ def test_committed_release_rebuilds_byte_identically():
 
 
 # -- failures leave nothing behind -------------------------------------------------------
+
 
 def _swap_family(monkeypatch, name, generate):
     B.load_families()

@@ -29,26 +29,40 @@ from synthprobe.tasks.deeparithmark.steps import CheckedStep, StepError, check_s
 #: BuildStats of the seed-11, 1,237-item build, from the builder before these changes.
 STATS_11_1237 = {
     "discarded": {
-        "answer shape thinned": 2858, "generator rejected the draw": 80,
-        "mistakes cannot put the answer at rank 0": 317, "mistakes cannot put the answer at rank 1": 76,
-        "mistakes cannot put the answer at rank 2": 86, "mistakes cannot put the answer at rank 3": 421,
-        "no same-length decoys for rank 0": 244, "no same-length decoys for rank 1": 239,
-        "no same-length decoys for rank 2": 162, "no same-length decoys for rank 3": 234,
+        "answer shape thinned": 2858,
+        "generator rejected the draw": 80,
+        "mistakes cannot put the answer at rank 0": 317,
+        "mistakes cannot put the answer at rank 1": 76,
+        "mistakes cannot put the answer at rank 2": 86,
+        "mistakes cannot put the answer at rank 3": 421,
+        "no same-length decoys for rank 0": 244,
+        "no same-length decoys for rank 1": 239,
+        "no same-length decoys for rank 2": 162,
+        "no same-length decoys for rank 3": 234,
     },
     "attempts": {
-        "discount_tax_coupon_split": 293, "inventory_boxes": 164, "inventory_percent_chain": 309,
-        "measure_cm_cut": 306, "mix_split": 161, "money_discount_fee": 496,
-        "prize_ratio_charity": 380, "salary_overtime_tax": 235, "schedule_sessions": 550,
-        "share_then_split": 854, "stock_percent_pack": 450, "tank_fill": 344,
-        "time_clock_end": 384, "trip_minutes": 617, "two_rate_pay": 411,
+        "discount_tax_coupon_split": 293,
+        "inventory_boxes": 164,
+        "inventory_percent_chain": 309,
+        "measure_cm_cut": 306,
+        "mix_split": 161,
+        "money_discount_fee": 496,
+        "prize_ratio_charity": 380,
+        "salary_overtime_tax": 235,
+        "schedule_sessions": 550,
+        "share_then_split": 854,
+        "stock_percent_pack": 450,
+        "tank_fill": 344,
+        "time_clock_end": 384,
+        "trip_minutes": 617,
+        "two_rate_pay": 411,
     },
     "off_length": {"share_then_split": 3, "stock_percent_pack": 1, "trip_minutes": 5},
 }
 
 
 def _stats_view(stats: B.BuildStats) -> dict:
-    return {"discarded": dict(stats.discarded), "attempts": dict(stats.attempts),
-            "off_length": dict(stats.off_length)}
+    return {"discarded": dict(stats.discarded), "attempts": dict(stats.attempts), "off_length": dict(stats.off_length)}
 
 
 def test_serial_build_statistics_are_those_of_the_builder_before():
@@ -90,18 +104,18 @@ def test_common_b_mistakes_run_on_first_read_and_match_the_eager_values():
         calls.append(m)
         x = c.op("x", 40, "+", 2 if m is None else 6 if m == "six" else 0)
         if m == "bad":
-            c.op("y", x, "/", 0)   # rejected re-run: left out
+            c.op("y", x, "/", 0)  # rejected re-run: left out
         if m == "frac":
-            return c.op("z", x, "/", 7)     # 40/7: not whole, left out
+            return c.op("z", x, "/", 7)  # 40/7: not whole, left out
         if m == "half":
             return c.op("z", x, "/", 8)
         return x
 
     names = ["six", "bad", "frac", "half", "other"]
     lazy = _common_b.mistakes(chain, names, 42)
-    assert calls == []                                     # nothing run yet
+    assert calls == []  # nothing run yet
     assert dict(lazy) == {"six": 46, "half": 5, "other": 40}
-    assert calls == names                                  # each once
+    assert calls == names  # each once
     assert lazy["six"] == 46 and len(lazy) == 3 and list(lazy) == ["six", "half", "other"]
     assert calls == names
     assert lazy == {"six": 46, "half": 5, "other": 40}
@@ -114,7 +128,7 @@ def test_a_thinned_depth4_draw_never_runs_its_mistakes():
             problem = fam.generate(random.Random(i))
         except GenerationError:
             continue
-        assert problem.mistakes._values is None      # not read: not computed
+        assert problem.mistakes._values is None  # not read: not computed
         assert len(problem.mistakes) >= 4
         assert problem.mistakes._values is not None
         break
@@ -139,9 +153,8 @@ def test_the_cached_answer_shape_is_the_rendered_one():
 
 def test_percent_steps_check_the_same_in_int_arithmetic():
     step = check_step("tax: 15% of $1,240 = $186")
-    assert step == CheckedStep("tax", (Fraction(15), Fraction(1240)), Fraction(186), "%",
-                               "15% of $1,240", "$186")
-    assert check_step("x: 12.5% of 80 = 10").result == 10       # decimals: the Fraction path
+    assert step == CheckedStep("tax", (Fraction(15), Fraction(1240)), Fraction(186), "%", "15% of $1,240", "$186")
+    assert check_step("x: 12.5% of 80 = 10").result == 10  # decimals: the Fraction path
     for wrong in ("tax: 15% of $1,240 = $187", "x: 12.5% of 80 = 11", "y: 3% of 10 = 0"):
         with pytest.raises(StepError):
             check_step(wrong)
@@ -163,7 +176,7 @@ def _fmt_reference(x, money=False, commas=False):
         if den != 1:
             raise GenerationError(f"{x} has no terminating decimal form")
         places = max(twos, fives)
-        text += "." + str((rest * 10 ** places) // x.denominator).rjust(places, "0").rstrip("0")
+        text += "." + str((rest * 10**places) // x.denominator).rjust(places, "0").rstrip("0")
         if money and len(text.split(".")[1]) == 1:
             text += "0"
     return f"{sign}${text}" if money else sign + text
@@ -176,7 +189,7 @@ def test_fraction_rendering_and_exact_helpers_match_the_fraction_arithmetic():
     rng = random.Random(5)
     dens = (1, 2, 3, 4, 5, 7, 8, 12, 16, 20, 25, 40, 100, 1000, 1024, 78125)
     for _ in range(4000):
-        x = Fraction(rng.randint(-10 ** 7, 10 ** 7), rng.choice(dens))
+        x = Fraction(rng.randint(-(10**7), 10**7), rng.choice(dens))
         for kw in ({}, {"money": True}, {"commas": True}, {"money": True, "commas": True}):
             try:
                 want = _fmt_reference(x, **kw)

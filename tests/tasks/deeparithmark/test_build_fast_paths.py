@@ -14,12 +14,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from synthprobe.tasks.deeparithmark import build as B
-from synthprobe.tasks.deeparithmark.base import (GenerationError, exact_op, exact_pct, fmt_num)
+from synthprobe.tasks.deeparithmark.base import GenerationError, exact_op, exact_pct, fmt_num
 from synthprobe.tasks.deeparithmark.families._common_a import exact_div, pick_log_uniform, whole
 from synthprobe.tasks.deeparithmark.steps import parse_number
 
 ROOT = Path(__file__).resolve().parents[3]
-ints = st.integers(min_value=-10**7, max_value=10**7)
+ints = st.integers(min_value=-(10**7), max_value=10**7)
 
 
 def _fraction_op(a, op, b):
@@ -73,8 +73,13 @@ def test_whole_and_exact_div_fast_paths(a, b):
 
 
 def test_parse_number_gives_a_fraction_for_whole_numbers_too():
-    for text, want in (("1234", Fraction(1234)), ("$1,250", Fraction(1250)), ("12.5", Fraction(25, 2)),
-                       ("-7", Fraction(-7)), ("0", Fraction(0))):
+    for text, want in (
+        ("1234", Fraction(1234)),
+        ("$1,250", Fraction(1250)),
+        ("12.5", Fraction(25, 2)),
+        ("-7", Fraction(-7)),
+        ("0", Fraction(0)),
+    ):
         got = parse_number(text)
         assert got == want and type(got) is Fraction, text
 
@@ -85,10 +90,9 @@ def test_pick_log_uniform_draws_as_choices_with_weights(power):
     fast, slow = random.Random(5), random.Random(5)
     for _ in range(300):
         got = pick_log_uniform(fast, values, power=power)
-        assert got == slow.choices(values, weights=[v ** -power for v in values])[0]
+        assert got == slow.choices(values, weights=[v**-power for v in values])[0]
     got = [pick_log_uniform(fast, range(4, 39)) for _ in range(100)]
-    assert got == [slow.choices(range(4, 39), weights=[v ** -1.0 for v in range(4, 39)])[0]
-                   for _ in range(100)]
+    assert got == [slow.choices(range(4, 39), weights=[v**-1.0 for v in range(4, 39)])[0] for _ in range(100)]
 
 
 def test_default_workers_is_serial_for_small_builds_and_all_cpus_for_large():
@@ -109,16 +113,39 @@ def test_build_reports_its_workers_and_cpu_time(tmp_path):
 
 def test_cli_help_states_the_default_threshold_and_the_run_line_reports_cpu(tmp_path):
     env = {"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"}
-    help_ = subprocess.run([sys.executable, "-m", "synthprobe", "build", "deeparithmark", "--help"],
-                           capture_output=True, text=True, env=env, check=True).stdout
+    help_ = subprocess.run(
+        [sys.executable, "-m", "synthprobe", "build", "deeparithmark", "--help"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    ).stdout
     assert f"{B.PARALLEL_MIN_ITEMS:,}" in " ".join(help_.split())
-    out = subprocess.run([sys.executable, "-m", "synthprobe", "build", "deeparithmark", "--n", "50",
-                          "--seed", "4", "--out", str(tmp_path / "x.jsonl"), "--no-progress"],
-                         capture_output=True, text=True, env=env, check=True).stdout
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "synthprobe",
+            "build",
+            "deeparithmark",
+            "--n",
+            "50",
+            "--seed",
+            "4",
+            "--out",
+            str(tmp_path / "x.jsonl"),
+            "--no-progress",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    ).stdout
     assert "1 worker," in out and "µs CPU per item" in out
 
 
 # --- the build's per-draw helpers against the plain definitions they replace ---------------
+
 
 def _usable_by_definition(problem):
     from synthprobe.tasks.deeparithmark.base import decoy_problem
@@ -151,16 +178,31 @@ def _decoy_sets_by_definition(problem, rank):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.sampled_from(["count", "clock"]), st.integers(min_value=1, max_value=1439),
-       st.lists(st.one_of(st.integers(min_value=-5, max_value=2000), st.booleans(),
-                          st.fractions(min_value=0, max_value=50)), min_size=0, max_size=12),
-       st.sampled_from([" {} litres.", " ${}.", " {} 2-litre jugs.", "{}"]))
+@given(
+    st.sampled_from(["count", "clock"]),
+    st.integers(min_value=1, max_value=1439),
+    st.lists(
+        st.one_of(st.integers(min_value=-5, max_value=2000), st.booleans(), st.fractions(min_value=0, max_value=50)),
+        min_size=0,
+        max_size=12,
+    ),
+    st.sampled_from([" {} litres.", " ${}.", " {} 2-litre jugs.", "{}"]),
+)
 def test_usable_mistakes_and_decoy_sets_match_their_definitions(kind, answer, values, ending):
     from synthprobe.tasks.deeparithmark.base import Problem, feasible_ranks, usable_mistakes
 
-    problem = Problem(family="tank_fill", topic="tank_fill", depth=4, ctx="c", answer=answer,
-                      unit="", ending=ending, steps=(), kind=kind,
-                      mistakes={f"m{i}": v for i, v in enumerate(values)})
+    problem = Problem(
+        family="tank_fill",
+        topic="tank_fill",
+        depth=4,
+        ctx="c",
+        answer=answer,
+        unit="",
+        ending=ending,
+        steps=(),
+        kind=kind,
+        mistakes={f"m{i}": v for i, v in enumerate(values)},
+    )
     try:
         want = _usable_by_definition(problem)
     except Exception as exc:  # a value the definition cannot take must fail the fast one too

@@ -67,33 +67,56 @@ def test_a_faulty_item_fails_the_parallel_build_like_the_serial_one(monkeypatch,
 
 @pytest.mark.skipif(not Path("/proc/self").exists(), reason="needs /proc and pgrep")
 def test_cli_workers_option_and_interrupt_leave_nothing(tmp_path):
-    help_ = subprocess.run([sys.executable, "-m", "synthprobe", "build", "deeparithmark", "--help"],
-                           capture_output=True, text=True, env=_env(), check=True).stdout
+    help_ = subprocess.run(
+        [sys.executable, "-m", "synthprobe", "build", "deeparithmark", "--help"],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        check=True,
+    ).stdout
     assert "--workers" in help_ and "one per CPU" in help_
     out = tmp_path / "c.jsonl"
-    cmd = [sys.executable, "-m", "synthprobe", "build", "deeparithmark", "--n", "200", "--seed",
-           "5", "--out", str(out), "--no-progress"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "synthprobe",
+        "build",
+        "deeparithmark",
+        "--n",
+        "200",
+        "--seed",
+        "5",
+        "--out",
+        str(out),
+        "--no-progress",
+    ]
     subprocess.run(cmd + ["--workers", "2"], env=_env(), check=True, capture_output=True)
     serial = tmp_path / "s.jsonl"
-    subprocess.run(cmd[:-3] + ["--out", str(serial), "--no-progress", "--workers", "1"], env=_env(),
-                   check=True, capture_output=True)
+    subprocess.run(
+        cmd[:-3] + ["--out", str(serial), "--no-progress", "--workers", "1"],
+        env=_env(),
+        check=True,
+        capture_output=True,
+    )
     assert out.read_bytes() == serial.read_bytes()
     out.unlink(), serial.unlink()
     for how in ("Ctrl-C", "kill -9"):
-        proc = subprocess.Popen([*cmd[:5], "--n", "200000", *cmd[7:], "--workers", "2"],
-                                env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            [*cmd[:5], "--n", "200000", *cmd[7:], "--workers", "2"],
+            env=_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
         # both workers started, then a second of drawing (not a fixed wait: the 200,000 items
         # keep both cores busy for as long as the test waits)
         deadline = time.time() + 60
         kids: list[str] = []
         while len(kids) < 2 and proc.poll() is None and time.time() < deadline:
             time.sleep(0.1)
-            kids = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True,
-                                  text=True).stdout.split()
+            kids = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
         time.sleep(1)
-        kids = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True,
-                              text=True).stdout.split()
+        kids = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
         assert len(kids) == 2, how
         if how == "Ctrl-C":
             os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C: the whole process group

@@ -16,13 +16,11 @@ import pytest
 
 from synthprobe.cli import main
 from synthprobe.errors import InputError
-from synthprobe.tasks.deeparithmark.audit import (CLASSIFIER, MIN_CLASSIFIER_ITEMS, audit, audit_item,
-                                                  tolerance)
+from synthprobe.tasks.deeparithmark.audit import CLASSIFIER, MIN_CLASSIFIER_ITEMS, audit, audit_item, tolerance
 from synthprobe.tasks.deeparithmark.base import roundness_class
 from synthprobe.tasks.deeparithmark.build import iter_items, render_bytes
 from synthprobe.tasks.deeparithmark.checks import activity_label, item_faults, source_id, value_kind
-from synthprobe.tasks.deeparithmark.controls import (CONTROLS, build_control, build_seed, control_items,
-                                                     control_lines)
+from synthprobe.tasks.deeparithmark.controls import CONTROLS, build_control, build_seed, control_items, control_lines
 
 ROOT = Path(__file__).resolve().parents[3]
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"
@@ -39,8 +37,9 @@ def builds() -> dict[str, list[dict]]:
 
 
 def _audit(records: list[dict]) -> dict[str, float]:
-    return {s.name: s.percent for s in audit([audit_item(r["endings"], int(r["label"]), r["metadata"])
-                                              for r in records])}
+    return {
+        s.name: s.percent for s in audit([audit_item(r["endings"], int(r["label"]), r["metadata"]) for r in records])
+    }
 
 
 def _as_release(record: dict, ending_fix=lambda e: e) -> dict:
@@ -108,8 +107,7 @@ def test_roundness_off_is_the_release_builder_without_the_roundness_rule(builds)
     # everything else the release balances is balanced as in the release: slot and rank
     release = [json.loads(x) for x in RELEASE.read_text(encoding="utf-8").splitlines()]
     assert Counter(r["label"] for r in recs) == Counter(r["label"] for r in release)
-    assert (Counter(r["metadata"]["answer_rank"] for r in recs)
-            == Counter(r["metadata"]["answer_rank"] for r in release))
+    assert Counter(r["metadata"]["answer_rank"] for r in recs) == Counter(r["metadata"]["answer_rank"] for r in release)
 
 
 def test_the_audit_catches_roundness_off_with_the_roundest_number(builds):

@@ -17,8 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from synthprobe.tasks.deeparithmark.composition import (TEMPLATES, Template, balance_plan, composition,
-                                                        depth_counts, user_table)
+from synthprobe.tasks.deeparithmark.composition import (
+    TEMPLATES,
+    Template,
+    balance_plan,
+    composition,
+    depth_counts,
+    user_table,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "docs" / "examples" / "unit_convert.py"
@@ -26,8 +32,7 @@ EXAMPLE = ROOT / "docs" / "examples" / "unit_convert.py"
 
 def run(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
     full = {**os.environ, **(env or {})}
-    return subprocess.run([sys.executable, *args], cwd=cwd, env=full, capture_output=True, text=True,
-                          timeout=600)
+    return subprocess.run([sys.executable, *args], cwd=cwd, env=full, capture_output=True, text=True, timeout=600)
 
 
 def synthprobe(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -57,10 +62,10 @@ def test_release_table_is_the_default_of_every_table_function():
 
 def test_user_table_orders_tiers_and_splits_by_weight():
     rows = user_table([Template("b", "t", 3, 1), Template("a", "t", 2, 1), Template("c", "t", 3, 2)])
-    assert [t.name for t in rows] == ["a", "b", "c"]           # tier by tier, given order within
-    assert depth_counts(100, rows) == {2: 25, 3: 75}            # tiers get their families' weights
+    assert [t.name for t in rows] == ["a", "b", "c"]  # tier by tier, given order within
+    assert depth_counts(100, rows) == {2: 25, 3: 75}  # tiers get their families' weights
     assert composition(100, rows) == {"a": 25, "b": 25, "c": 50}
-    assert sorted(balance_plan(100, rows).grid) == [2, 3]       # only the tiers the table holds
+    assert sorted(balance_plan(100, rows).grid) == [2, 3]  # only the tiers the table holds
     with pytest.raises(ValueError, match="depth 7"):
         user_table([Template("x", "t", 7, 1)])
     with pytest.raises(ValueError, match="listed twice"):
@@ -73,8 +78,20 @@ def test_user_table_orders_tiers_and_splits_by_weight():
 
 
 def test_family_file_builds_a_balanced_file_that_passes_selftest_and_audit(family, tmp_path):
-    res = synthprobe("build", "deeparithmark", "--family", family.name, "--n", "2000", "--seed", "3",
-                     "--out", "units.jsonl", "--selftest", cwd=tmp_path)
+    res = synthprobe(
+        "build",
+        "deeparithmark",
+        "--family",
+        family.name,
+        "--n",
+        "2000",
+        "--seed",
+        "3",
+        "--out",
+        "units.jsonl",
+        "--selftest",
+        cwd=tmp_path,
+    )
     assert res.returncode == 0, res.stdout + res.stderr
     assert "33/33 checks passed" in res.stdout
     assert "2 templates, 1 topics; matches the table scaled to 2,000" in res.stdout
@@ -85,11 +102,13 @@ def test_family_file_builds_a_balanced_file_that_passes_selftest_and_audit(famil
     assert sorted({i["metadata"]["depth"] for i in items}) == [2, 3]
 
     table = json.loads((tmp_path / "units.jsonl.families.json").read_text(encoding="utf-8"))
-    assert [(f["name"], f["depth"], f["weight"]) for f in table["families"]] == \
-        [("unit_convert", 2, 1), ("unit_convert_batches", 3, 1)]
+    assert [(f["name"], f["depth"], f["weight"]) for f in table["families"]] == [
+        ("unit_convert", 2, 1),
+        ("unit_convert_batches", 3, 1),
+    ]
     assert table["families"][0]["source"]["path"] == str(family.resolve())
     assert (table["seed"], table["n"], table["data"]) == (3, 2000, "units.jsonl")
-    assert res.stdout.count(table["sha256"]) == 2          # the build's digest, and the selftest's
+    assert res.stdout.count(table["sha256"]) == 2  # the build's digest, and the selftest's
 
     # the repository's audit takes the file as it takes the release (its selftest: the tests below)
     audit = tool("audit", "units.jsonl", "--by-template", cwd=tmp_path)
@@ -97,28 +116,81 @@ def test_family_file_builds_a_balanced_file_that_passes_selftest_and_audit(famil
     assert "unit_convert_batches" in audit.stdout
 
     # determinism: the same seed gives the same bytes, in one process or in two workers
-    again = synthprobe("build", "deeparithmark", "--family", str(family), "--n", "2000", "--seed", "3",
-                       "--out", "again.jsonl", "--workers", "2", cwd=tmp_path)
+    again = synthprobe(
+        "build",
+        "deeparithmark",
+        "--family",
+        str(family),
+        "--n",
+        "2000",
+        "--seed",
+        "3",
+        "--out",
+        "again.jsonl",
+        "--workers",
+        "2",
+        cwd=tmp_path,
+    )
     assert again.returncode == 0, again.stderr
     assert (tmp_path / "again.jsonl").read_bytes() == data.read_bytes()
-    check = synthprobe("build", "deeparithmark", "--family", family.name, "--n", "2000", "--seed", "3",
-                       "--out", "units.jsonl", "--check", cwd=tmp_path)
+    check = synthprobe(
+        "build",
+        "deeparithmark",
+        "--family",
+        family.name,
+        "--n",
+        "2000",
+        "--seed",
+        "3",
+        "--out",
+        "units.jsonl",
+        "--check",
+        cwd=tmp_path,
+    )
     assert check.returncode == 0 and "identical to the build" in check.stdout, check.stderr
-    other = synthprobe("build", "deeparithmark", "--family", family.name, "--n", "2000", "--seed", "4",
-                       "--out", "units.jsonl", "--check", cwd=tmp_path)
+    other = synthprobe(
+        "build",
+        "deeparithmark",
+        "--family",
+        family.name,
+        "--n",
+        "2000",
+        "--seed",
+        "4",
+        "--out",
+        "units.jsonl",
+        "--check",
+        cwd=tmp_path,
+    )
     assert other.returncode == 1
 
 
 def test_selftest_refuses_a_file_whose_families_table_is_missing_or_stale(family, tmp_path):
-    assert synthprobe("build", "deeparithmark", "--family", family.name, "--n", "200", "--seed", "1",
-                      "--out", "u.jsonl", cwd=tmp_path).returncode == 0
+    assert (
+        synthprobe(
+            "build",
+            "deeparithmark",
+            "--family",
+            family.name,
+            "--n",
+            "200",
+            "--seed",
+            "1",
+            "--out",
+            "u.jsonl",
+            cwd=tmp_path,
+        ).returncode
+        == 0
+    )
     table = tmp_path / "u.jsonl.families.json"
     saved = table.read_text(encoding="utf-8")
     table.unlink()
     res = tool("selftest", "u.jsonl", cwd=tmp_path)
     assert res.returncode == 1
-    assert "'unit_convert' is not a Deep Arithmark template (a file built from other families carries " \
-           "its table beside it, in <file>.families.json)" in res.stdout
+    assert (
+        "'unit_convert' is not a Deep Arithmark template (a file built from other families carries "
+        "its table beside it, in <file>.families.json)" in res.stdout
+    )
     doc = json.loads(saved)
     doc["sha256"] = "0" * 64
     table.write_text(json.dumps(doc), encoding="utf-8")
@@ -130,30 +202,62 @@ def test_selftest_refuses_a_file_whose_families_table_is_missing_or_stale(family
 
 
 def test_composition_table_mixes_our_families_with_outside_ones(family, tmp_path):
-    (tmp_path / "mix.csv").write_text("family,weight\nunit_convert,2\nmoney_discount_fee,1\n"
-                                      "unit_convert_batches,1\ntank_fill,1\n", encoding="utf-8")
-    res = synthprobe("build", "deeparithmark", "--family", family.name, "--composition", "mix.csv",
-                     "--n", "400", "--seed", "5", "--out", "mix.jsonl", cwd=tmp_path)
+    (tmp_path / "mix.csv").write_text(
+        "family,weight\nunit_convert,2\nmoney_discount_fee,1\nunit_convert_batches,1\ntank_fill,1\n", encoding="utf-8"
+    )
+    res = synthprobe(
+        "build",
+        "deeparithmark",
+        "--family",
+        family.name,
+        "--composition",
+        "mix.csv",
+        "--n",
+        "400",
+        "--seed",
+        "5",
+        "--out",
+        "mix.jsonl",
+        cwd=tmp_path,
+    )
     assert res.returncode == 0, res.stderr
     counts: dict[str, int] = {}
     for line in (tmp_path / "mix.jsonl").read_text(encoding="utf-8").splitlines():
         t = json.loads(line)["metadata"]["template"]
         counts[t] = counts.get(t, 0) + 1
     # depth 2 weighs 3 (unit_convert 2 + money_discount_fee 1), depth 3 and depth 4 one each
-    assert counts == {"unit_convert": 160, "money_discount_fee": 80, "unit_convert_batches": 80,
-                      "tank_fill": 80}
-    sources = {f["name"]: f["source"] for f in
-               json.loads((tmp_path / "mix.jsonl.families.json").read_text(encoding="utf-8"))["families"]}
+    assert counts == {"unit_convert": 160, "money_discount_fee": 80, "unit_convert_batches": 80, "tank_fill": 80}
+    sources = {
+        f["name"]: f["source"]
+        for f in json.loads((tmp_path / "mix.jsonl.families.json").read_text(encoding="utf-8"))["families"]
+    }
     assert sources["tank_fill"]["package"] == "synthprobe" and "path" in sources["unit_convert"]
     report = tool("selftest", "mix.jsonl", cwd=tmp_path)
-    for line in ("composition (template, topic, depth, count)", "depth tiers", "slot × rank × depth grid",
-                 "every step re-evaluated, last step = answer"):
-        assert any(row.startswith(line) and row.rstrip().endswith("PASS")
-                   for row in report.stdout.splitlines()), (line, report.stdout)
+    for line in (
+        "composition (template, topic, depth, count)",
+        "depth tiers",
+        "slot × rank × depth grid",
+        "every step re-evaluated, last step = answer",
+    ):
+        assert any(row.startswith(line) and row.rstrip().endswith("PASS") for row in report.stdout.splitlines()), (
+            line,
+            report.stdout,
+        )
 
     (tmp_path / "bad.csv").write_text("family,weight\nunit_convert,1\nno_such_family,3\n", encoding="utf-8")
-    res = synthprobe("build", "deeparithmark", "--family", family.name, "--composition", "bad.csv",
-                     "--n", "40", "--out", "bad.jsonl", cwd=tmp_path)
+    res = synthprobe(
+        "build",
+        "deeparithmark",
+        "--family",
+        family.name,
+        "--composition",
+        "bad.csv",
+        "--n",
+        "40",
+        "--out",
+        "bad.jsonl",
+        cwd=tmp_path,
+    )
     assert res.returncode == 2 and "bad.csv:3: field 'family': no family 'no_such_family'" in res.stderr
     assert not (tmp_path / "bad.jsonl").exists()
 
@@ -175,13 +279,17 @@ def generate(rng: random.Random):
 '''
 
 BROKEN = {
-    "wrong_steps": ("steps=('first: 2 × 3 = 6', 'second: 6 + 7 = 14'), "
-                    "mistakes={{'a': total + 10, 'b': total + 20, 'c': total + 30, 'd': total - 10, "
-                    "'e': total - 20, 'f': total - 30}}",
-                    "family 'wrong_steps' (wrong_steps.py): its steps do not re-evaluate to its answer"),
-    "few_decoys": ("steps=s.solution(), mistakes={{'forgot the 7': total - 7, 'doubled': 2 * total}}",
-                   "family 'few_decoys' (few_decoys.py) cannot produce enough valid decoys: in 200 draws "
-                   "the answer could never be put at rank 0, 1, 2, 3"),
+    "wrong_steps": (
+        "steps=('first: 2 × 3 = 6', 'second: 6 + 7 = 14'), "
+        "mistakes={{'a': total + 10, 'b': total + 20, 'c': total + 30, 'd': total - 10, "
+        "'e': total - 20, 'f': total - 30}}",
+        "family 'wrong_steps' (wrong_steps.py): its steps do not re-evaluate to its answer",
+    ),
+    "few_decoys": (
+        "steps=s.solution(), mistakes={{'forgot the 7': total - 7, 'doubled': 2 * total}}",
+        "family 'few_decoys' (few_decoys.py) cannot produce enough valid decoys: in 200 draws "
+        "the answer could never be put at rank 0, 1, 2, 3",
+    ),
 }
 
 
@@ -190,13 +298,13 @@ def test_a_family_that_cannot_make_fair_items_is_refused_by_name(name, tmp_path)
     rest, message = BROKEN[name]
     source = _HEAD.format(name=name) + (
         f"    return Problem(family='{name}', topic='{name}', depth=2, ctx=f'{{a}} boxes of {{b}} and 7 more', "
-        f"answer=total, unit='boxes', ending=' {{}} boxes.', " + rest.format() + ")\n")
+        f"answer=total, unit='boxes', ending=' {{}} boxes.', " + rest.format() + ")\n"
+    )
     (tmp_path / f"{name}.py").write_text(source, encoding="utf-8")
-    res = synthprobe("build", "deeparithmark", "--family", f"{name}.py", "--n", "100", "--out", "x.jsonl",
-                     cwd=tmp_path)
+    res = synthprobe("build", "deeparithmark", "--family", f"{name}.py", "--n", "100", "--out", "x.jsonl", cwd=tmp_path)
     assert res.returncode == 2, res.stdout + res.stderr
     assert message in res.stderr, res.stderr
-    assert len(res.stderr.strip().splitlines()) == 1            # one line, no traceback
+    assert len(res.stderr.strip().splitlines()) == 1  # one line, no traceback
     assert not (tmp_path / "x.jsonl").exists() and not (tmp_path / "x.jsonl.families.json").exists()
 
 
@@ -206,7 +314,8 @@ def test_family_modules_that_are_not_families_are_refused(tmp_path):
     (tmp_path / "notproblem.py").write_text(
         "from synthprobe.tasks.deeparithmark.base import register\n"
         "@register('np', topic='np', depth=2)\ndef generate(rng):\n    '''Not a problem.'''\n    return 42\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     cases = {
         "nothing.py": "nothing.py: field '--family': registers no family",
         "crash.py": "crash.py: field '--family': the family module failed to import: RuntimeError: boom",
@@ -235,16 +344,47 @@ def test_family_registered_by_an_entry_point_of_an_installed_package(tmp_path):
     env = {"PYTHONPATH": os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH")) if p)}
     work = tmp_path / "work"
     work.mkdir()
-    res = synthprobe("build", "deeparithmark", "--family", "units", "--n", "400", "--seed", "2",
-                     "--out", "ep.jsonl", "--selftest", cwd=work, env=env)
+    res = synthprobe(
+        "build",
+        "deeparithmark",
+        "--family",
+        "units",
+        "--n",
+        "400",
+        "--seed",
+        "2",
+        "--out",
+        "ep.jsonl",
+        "--selftest",
+        cwd=work,
+        env=env,
+    )
     assert res.returncode == 0, res.stdout + res.stderr
     table = json.loads((work / "ep.jsonl.families.json").read_text(encoding="utf-8"))
-    assert table["families"][0]["source"] == {"entry_point": "units", "value": "units_family",
-                                              "distribution": "units-family", "version": "0.3"}
+    assert table["families"][0]["source"] == {
+        "entry_point": "units",
+        "value": "units_family",
+        "distribution": "units-family",
+        "version": "0.3",
+    }
     # the entry point and the same module as a file give the same items
     shutil.copy(EXAMPLE, work / "same.py")
-    assert synthprobe("build", "deeparithmark", "--family", "same.py", "--n", "400", "--seed", "2",
-                      "--out", "file.jsonl", cwd=work).returncode == 0
+    assert (
+        synthprobe(
+            "build",
+            "deeparithmark",
+            "--family",
+            "same.py",
+            "--n",
+            "400",
+            "--seed",
+            "2",
+            "--out",
+            "file.jsonl",
+            cwd=work,
+        ).returncode
+        == 0
+    )
     assert (work / "file.jsonl").read_bytes() == (work / "ep.jsonl").read_bytes()
     # without the package on the path the name is unknown, and the message says where it looked
     res = synthprobe("build", "deeparithmark", "--family", "units", "--n", "40", "--out", "x.jsonl", cwd=work)
@@ -257,16 +397,39 @@ def test_family_registered_by_an_entry_point_of_an_installed_package(tmp_path):
 @pytest.mark.slow
 @pytest.mark.model
 def test_outside_family_file_scores_probes_exports_and_reports(family, tmp_path):
-    assert synthprobe("build", "deeparithmark", "--family", family.name, "--n", "200", "--seed", "3",
-                      "--out", "units.jsonl", cwd=tmp_path).returncode == 0
-    res = synthprobe("score", "deeparithmark", "--data", "units.jsonl", "--limit", "6", "--output",
-                     "scores.json", "--no-progress", cwd=tmp_path)
+    assert (
+        synthprobe(
+            "build",
+            "deeparithmark",
+            "--family",
+            family.name,
+            "--n",
+            "200",
+            "--seed",
+            "3",
+            "--out",
+            "units.jsonl",
+            cwd=tmp_path,
+        ).returncode
+        == 0
+    )
+    res = synthprobe(
+        "score",
+        "deeparithmark",
+        "--data",
+        "units.jsonl",
+        "--limit",
+        "6",
+        "--output",
+        "scores.json",
+        "--no-progress",
+        cwd=tmp_path,
+    )
     assert res.returncode == 0, res.stderr
     doc = json.loads((tmp_path / "scores.json").read_text(encoding="utf-8"))
     text = json.dumps(doc)
     assert doc["datasets"]["deeparithmark"]["n_items"] == 6 and "unit_convert" in text
-    res = synthprobe("probe", "steps", "--data", "units.jsonl", "--limit", "2", "--output", "steps.json",
-                     cwd=tmp_path)
+    res = synthprobe("probe", "steps", "--data", "units.jsonl", "--limit", "2", "--output", "steps.json", cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     res = synthprobe("report", "scores.json", "steps.json", "--out", "report", cwd=tmp_path)
     assert res.returncode == 0, res.stderr
@@ -275,7 +438,7 @@ def test_outside_family_file_scores_probes_exports_and_reports(family, tmp_path)
     res = synthprobe("export", "hf", "--data", "units.jsonl", "--out", "hf", cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     assert (tmp_path / "hf" / "data" / "units.jsonl.families.json").is_file()
-    copied = tool("selftest", "hf/data/units.jsonl", cwd=tmp_path)   # reads the table copied beside it
+    copied = tool("selftest", "hf/data/units.jsonl", cwd=tmp_path)  # reads the table copied beside it
     assert copied.returncode == 0 and "33/33 checks passed" in copied.stdout, copied.stdout
     res = synthprobe("export", "lm-eval", "--data", "units.jsonl", "--out", "lm", "--quiet", cwd=tmp_path)
     assert res.returncode == 0, res.stderr

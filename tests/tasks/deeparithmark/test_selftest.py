@@ -71,6 +71,7 @@ def test_scaled_file_expects_scaled_figures(fresh):
 
 # -- corrupted copies --------------------------------------------------------------------
 
+
 @pytest.fixture
 def release_items():
     return _items(RELEASE)
@@ -181,8 +182,10 @@ def test_schema_fault_skips_dataset_checks(tmp_path, release_items):
 
 def test_non_canonical_bytes_are_caught(tmp_path, release_items):
     path = tmp_path / "loose.jsonl"
-    path.write_text("".join(json.dumps(o, separators=(",", ":"), ensure_ascii=False) + "\n"
-                            for o in release_items), encoding="utf-8")
+    path.write_text(
+        "".join(json.dumps(o, separators=(",", ":"), ensure_ascii=False) + "\n" for o in release_items),
+        encoding="utf-8",
+    )
     rep = selftest(path, classifier=False)
     assert rep.failed == ["canonical JSONL bytes"]
 
@@ -201,15 +204,20 @@ def test_unreadable_file_raises_located_input_error(tmp_path, release_items):
 
 # -- upstream overlap ----------------------------------------------------------------------
 
+
 def _upstream(path: Path, contexts: list[str]) -> Path:
-    rows = [{"ind": i, "activity_label": "addition", "ctx": c, "endings": [" 43", " 44", " 45", " 46"],
-             "label": "1"} for i, c in enumerate(contexts)]
+    rows = [
+        {"ind": i, "activity_label": "addition", "ctx": c, "endings": [" 43", " 44", " 45", " 46"], "label": "1"}
+        for i, c in enumerate(contexts)
+    ]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path
 
 
-UNRELATED = ["Sam had 12 marbles and found 31 more. Now Sam has",
-             "A baker made 40 rolls and sold 17. The rolls left number"]
+UNRELATED = [
+    "Sam had 12 marbles and found 31 more. Now Sam has",
+    "A baker made 40 rolls and sold 17. The rolls left number",
+]
 
 
 def test_upstream_without_overlap_passes(tmp_path):
@@ -222,9 +230,7 @@ def test_upstream_overlap_is_caught(tmp_path, release_items):
     ctx = release_items[0]["ctx"]
     words = ctx.split()
     partial = "Entirely different opening words here, " + " ".join(words[2:12]) + " and more."
-    rep = selftest(RELEASE, upstream=_upstream(tmp_path / "up.jsonl", UNRELATED + [partial]),
-                   classifier=False)
+    rep = selftest(RELEASE, upstream=_upstream(tmp_path / "up.jsonl", UNRELATED + [partial]), classifier=False)
     assert rep.failed == ["no 8-word n-gram shared with upstream"]
     rep = selftest(RELEASE, upstream=_upstream(tmp_path / "up2.jsonl", [ctx.upper()]), classifier=False)
-    assert set(rep.failed) == {"no context shared with upstream (1 items)",
-                               "no 8-word n-gram shared with upstream"}
+    assert set(rep.failed) == {"no context shared with upstream (1 items)", "no 8-word n-gram shared with upstream"}

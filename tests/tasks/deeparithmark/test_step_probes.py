@@ -13,8 +13,14 @@ import pytest
 from synthprobe.formats.arithmark3 import load_arithmark3
 from synthprobe.tasks.deeparithmark.audit import CHANCE, CLASSIFIER, score, strategy_picks, tolerance
 from synthprobe.tasks.deeparithmark.base import fmt_clock
-from synthprobe.tasks.deeparithmark.step_probes import (SHORTCUTS, audit_items, audit_probes, build_probes,
-                                                        divisors, step_mistakes)
+from synthprobe.tasks.deeparithmark.step_probes import (
+    SHORTCUTS,
+    audit_items,
+    audit_probes,
+    build_probes,
+    divisors,
+    step_mistakes,
+)
 from synthprobe.tasks.deeparithmark.steps import check_step
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -48,8 +54,14 @@ def test_value_and_text_shortcuts_are_at_chance_within_each_operation(release_pr
     for op, group in by_op.items():
         items = audit_items(group)
         picks = strategy_picks(items, classifier=False)
-        for name in ("pick largest value", "pick smallest value", "fixed slot 0", "fixed slot 3",
-                     "longest ending text", "shortest ending text"):
+        for name in (
+            "pick largest value",
+            "pick smallest value",
+            "fixed slot 0",
+            "fixed slot 3",
+            "longest ending text",
+            "shortest ending text",
+        ):
             s = score(name, picks[name], items)
             assert abs(s.percent - CHANCE) <= tolerance(len(group)), (op, name, s.percent)
 

@@ -6,36 +6,42 @@ from fractions import Fraction
 
 import pytest
 
-from synthprobe.tasks.deeparithmark.base import Steps, fmt_clock, fmt_num, roundness_class, decoy_problem
+from synthprobe.tasks.deeparithmark.base import Steps, decoy_problem, fmt_clock, fmt_num, roundness_class
 from synthprobe.tasks.deeparithmark.steps import StepError, check_chain, check_step
 
 
-@pytest.mark.parametrize("line, result", [
-    ("after delivery: 420 + 260 = 680", 680),
-    ("after shipping: 680 - 210 = 470", 470),
-    ("cost: 12 × $7.50 = $90", 90),
-    ("cost: 12 * 3 = 36", 36),
-    ("share: 45 / 4 = 11.25", Fraction(45, 4)),
-    ("full crates: 430 / 16 = 26 (remainder 14)", 26),
-    ("discount: 15% of $80 = $12", 12),
-    ("total: $1,250 + $50 = $1,300", 1300),
-    ("end: 9:50 a.m. + 125 min = 11:55 a.m.", 715),
-    ("end: 11:30 a.m. + 45 min = 12:15 p.m.", 735),
-])
+@pytest.mark.parametrize(
+    "line, result",
+    [
+        ("after delivery: 420 + 260 = 680", 680),
+        ("after shipping: 680 - 210 = 470", 470),
+        ("cost: 12 × $7.50 = $90", 90),
+        ("cost: 12 * 3 = 36", 36),
+        ("share: 45 / 4 = 11.25", Fraction(45, 4)),
+        ("full crates: 430 / 16 = 26 (remainder 14)", 26),
+        ("discount: 15% of $80 = $12", 12),
+        ("total: $1,250 + $50 = $1,300", 1300),
+        ("end: 9:50 a.m. + 125 min = 11:55 a.m.", 715),
+        ("end: 11:30 a.m. + 45 min = 12:15 p.m.", 735),
+    ],
+)
 def test_valid_steps(line, result):
     assert check_step(line).result == result
 
 
-@pytest.mark.parametrize("line", [
-    "after delivery: 420 + 260 = 681",
-    "full crates: 430 / 16 = 26 (remainder 13)",
-    "full crates: 430 / 16 = 27 (remainder -2)",
-    "discount: 15% of $80 = $13",
-    "end: 9:50 a.m. + 125 min = 11:55 p.m.",
-    "no colon here 1 + 1 = 2",
-    "words: one plus one = two",
-    "two ops: 1 + 2 + 3 = 6",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "after delivery: 420 + 260 = 681",
+        "full crates: 430 / 16 = 26 (remainder 13)",
+        "full crates: 430 / 16 = 27 (remainder -2)",
+        "discount: 15% of $80 = $13",
+        "end: 9:50 a.m. + 125 min = 11:55 p.m.",
+        "no colon here 1 + 1 = 2",
+        "words: one plus one = two",
+        "two ops: 1 + 2 + 3 = 6",
+    ],
+)
 def test_wrong_steps_rejected(line):
     with pytest.raises(StepError):
         check_step(line)

@@ -35,24 +35,24 @@ def test_two_operand_layout_and_sampling(built, name, digits, op):
         m = pattern.match(item.context)
         assert m, item.context
         a, b = int(m.group(1)), int(m.group(2))
-        assert 0 <= a < 10 ** digits and 0 <= b < 10 ** digits
-        assert m.group(1) == str(a) and m.group(2) == str(b)          # no padding or separators
+        assert 0 <= a < 10**digits and 0 <= b < 10**digits
+        assert m.group(1) == str(a) and m.group(2) == str(b)  # no padding or separators
         assert re.fullmatch(r" -?\d+", item.completion), item.completion
         assert int(item.completion) == _value(a, op, b)
         pairs.append((a, b))
-    assert len(set(pairs)) == 2000                                     # ordered pairs deduplicated
+    assert len(set(pairs)) == 2000  # ordered pairs deduplicated
     # operands are not forced to d digits: ~10% are shorter (1 - 0.9 of uniform draws)
     short = sum(1 for a, b in pairs for x in (a, b) if x < 10 ** (digits - 1))
     assert 0.07 < short / 4000 < 0.13
     if op == "-":
         negatives = sum(1 for it in items if it.completion.startswith(" -"))
-        assert 900 < negatives < 1100                                  # a - b kept as drawn
+        assert 900 < negatives < 1100  # a - b kept as drawn
 
 
 def test_swapped_pairs_count_as_different(built):
     pairs = {tuple(map(int, re.findall(r"\d+", it.context))) for it in built["arithmetic_2da"]}
     swapped = {(a, b) for a, b in pairs if a != b and (b, a) in pairs}
-    assert swapped                                       # (a, b) and (b, a) both occur
+    assert swapped  # (a, b) and (b, a) both occur
 
 
 def test_exact_json_lines():
@@ -62,7 +62,7 @@ def test_exact_json_lines():
     for line in lines:
         obj = json.loads(line)
         assert list(obj) == ["context", "completion"]
-        assert line == json.dumps(obj)                   # '{"context": "...", "completion": " N"}'
+        assert line == json.dumps(obj)  # '{"context": "...", "completion": " N"}'
         assert line.startswith('{"context": "\\n\\nQ: What is ') and '?\\n\\nA:", "completion": " ' in line
 
 
@@ -118,12 +118,20 @@ def test_dedup_exhausts_the_whole_space_deterministically():
         BuildConfig("2Dx", n=10_001).validate()
 
 
-@pytest.mark.parametrize("alias,name", [
-    ("2D+", "arithmetic_2da"), ("2D-", "arithmetic_2ds"), ("2D\u2212", "arithmetic_2ds"),
-    ("5d-", "arithmetic_5ds"), ("2Dx", "arithmetic_2dm"), ("2D\u00d7", "arithmetic_2dm"),
-    ("1DC", "arithmetic_1dc"), ("two_digit_addition", "arithmetic_2da"),
-    ("single_digit_three_ops", "arithmetic_1dc"),
-])
+@pytest.mark.parametrize(
+    "alias,name",
+    [
+        ("2D+", "arithmetic_2da"),
+        ("2D-", "arithmetic_2ds"),
+        ("2D\u2212", "arithmetic_2ds"),
+        ("5d-", "arithmetic_5ds"),
+        ("2Dx", "arithmetic_2dm"),
+        ("2D\u00d7", "arithmetic_2dm"),
+        ("1DC", "arithmetic_1dc"),
+        ("two_digit_addition", "arithmetic_2da"),
+        ("single_digit_three_ops", "arithmetic_1dc"),
+    ],
+)
 def test_aliases(alias, name):
     assert get_task(alias).name == name
 
@@ -132,11 +140,17 @@ def test_aliases_give_the_same_items():
     assert build_items(BuildConfig("4D+", n=30)) == build_items(BuildConfig("arithmetic_4da", n=30))
 
 
-@pytest.mark.parametrize("kwargs,field", [
-    ({"task": "7D+"}, "task"), ({"task": "2D+", "n": 0}, "n"), ({"task": "2D+", "seed": -1}, "seed"),
-    ({"task": "2D+", "format": "gpt"}, "format"), ({"task": "2D+", "n": True}, "n"),
-    ({"task": "2D+", "sat_file": "x.txt"}, "sat_file"),
-])
+@pytest.mark.parametrize(
+    "kwargs,field",
+    [
+        ({"task": "7D+"}, "task"),
+        ({"task": "2D+", "n": 0}, "n"),
+        ({"task": "2D+", "seed": -1}, "seed"),
+        ({"task": "2D+", "format": "gpt"}, "format"),
+        ({"task": "2D+", "n": True}, "n"),
+        ({"task": "2D+", "sat_file": "x.txt"}, "sat_file"),
+    ],
+)
 def test_bad_config(kwargs, field):
     with pytest.raises(InputError) as err:
         BuildConfig(**kwargs).validate()

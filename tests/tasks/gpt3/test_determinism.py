@@ -11,8 +11,12 @@ from synthprobe.tasks.gpt3 import BuildConfig, build_items, serialize, task_name
 
 def _build(out_dir, hash_seed: str, *extra: str) -> None:
     env = {**os.environ, "PYTHONHASHSEED": hash_seed, "HF_HUB_OFFLINE": "1"}
-    proc = subprocess.run([sys.executable, "-m", "synthprobe.cli", "build", "gpt3", "--out-dir", str(out_dir),
-                           "--quiet", *extra], capture_output=True, text=True, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-m", "synthprobe.cli", "build", "gpt3", "--out-dir", str(out_dir), "--quiet", *extra],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr
 
 
@@ -35,7 +39,9 @@ def test_other_seed_and_format(tmp_path):
     c = tmp_path / "c"
     _build(c, "7", "--seed", "5", "--n", "50", "--tasks", "2D+,CL", "--format", "eleuther")
     assert sorted(p.name for p in c.iterdir()) == ["arithmetic_2da.jsonl", "cycle_letters.jsonl"]
-    assert (c / "arithmetic_2da.jsonl").read_text() == serialize(build_items(BuildConfig("2D+", seed=5, n=50,
-                                                                                         format="eleuther")))
-    assert (c / "arithmetic_2da.jsonl").read_text() != serialize(build_items(BuildConfig("2D+", n=50,
-                                                                                         format="eleuther")))
+    assert (c / "arithmetic_2da.jsonl").read_text() == serialize(
+        build_items(BuildConfig("2D+", seed=5, n=50, format="eleuther"))
+    )
+    assert (c / "arithmetic_2da.jsonl").read_text() != serialize(
+        build_items(BuildConfig("2D+", n=50, format="eleuther"))
+    )

@@ -30,7 +30,7 @@ def test_zero_shot_strings(pools):
     p = build_prompt(get_task("2D+"), eleuther, 0, PromptConfig(shots=0, format="eleuther"))
     assert p.text == eleuther[0].context and p.text.startswith("Question: What is ")
     p = build_prompt(get_task("CL"), pools["CL"], 5, PromptConfig(shots=0, format="eleuther"))
-    assert p.text == cl.context[1:]                                   # lm-eval: no instruction
+    assert p.text == cl.context[1:]  # lm-eval: no instruction
 
 
 def test_one_and_few_shot_strings(pools):
@@ -55,8 +55,10 @@ def test_one_and_few_shot_strings(pools):
     eleuther = build_items(BuildConfig("1DC", n=100, format="eleuther"))
     p = build_prompt(get_task("1DC"), eleuther, 0, PromptConfig(shots=2, format="eleuther"))
     a, b = p.demos
-    assert p.text == (f"{eleuther[a].context}{eleuther[a].completion}\n\n"
-                      f"{eleuther[b].context}{eleuther[b].completion}\n\n{eleuther[0].context}")
+    assert p.text == (
+        f"{eleuther[a].context}{eleuther[a].completion}\n\n"
+        f"{eleuther[b].context}{eleuther[b].completion}\n\n{eleuther[0].context}"
+    )
 
 
 def test_demonstrations_never_include_the_test_item(pools):
@@ -65,10 +67,10 @@ def test_demonstrations_never_include_the_test_item(pools):
         for i in range(0, len(pool), 37):
             p = build_prompt(task, pool, i, PromptConfig(shots=k))
             assert i not in p.demos and len(set(p.demos)) == k == p.n_shots
-            assert p.text.count(pool[i].context.strip("\n")) == 1       # the test question once, at the end
+            assert p.text.count(pool[i].context.strip("\n")) == 1  # the test question once, at the end
             assert p.text.endswith(pool[i].context)
     sat = pools["SAT"]
-    for i in range(len(sat)):                                           # K=20 > pool-1: every other item
+    for i in range(len(sat)):  # K=20 > pool-1: every other item
         p = build_prompt(get_task("SAT"), sat, i, PromptConfig(shots=20))
         assert sorted(p.demos) == [j for j in range(len(sat)) if j != i]
         assert p.drawn == p.n_shots == 15 and not p.reduced
@@ -107,13 +109,13 @@ def test_fit_drops_far_demonstrations_and_records_the_count(pools, code, max_con
         p = build_prompt(task, pool, i, config, count_tokens=len)
         assert p.n_tokens == len(p.text) and len(p.text) + reserve <= max_context
         assert 0 < p.n_shots < task.k_few and p.reduced and p.drawn == task.k_few
-        assert p.demos == full.demos[-p.n_shots:]                     # the nearest ones are kept
+        assert p.demos == full.demos[-p.n_shots :]  # the nearest ones are kept
         longer = build_prompt(task, pool, i, PromptConfig(shots=task.k_few), count_tokens=None)
         assert full.text == longer.text and full.text.endswith(p.text[-50:])
         # maximal: one more demonstration would not fit
-        one_more = full.demos[-(p.n_shots + 1):]
+        one_more = full.demos[-(p.n_shots + 1) :]
         head = INSTRUCTION if task.family == "words" else ""
-        text = (head + "".join(pool[j].context + pool[j].completion for j in one_more) + pool[i].context)
+        text = head + "".join(pool[j].context + pool[j].completion for j in one_more) + pool[i].context
         assert len(text.lstrip("\n")) + reserve > max_context
 
 

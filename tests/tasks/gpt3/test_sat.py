@@ -47,8 +47,13 @@ def test_gpt3_prompt_strings(tmp_path):
     q = load_sat(write(tmp_path, "# comment\n#\n" + RECORD))[0]
     item = q.to_item(0)
     assert item.ctx == "lull is to trust as"
-    assert item.endings == (" balk is to fortitude", " betray is to loyalty", " cajole is to compliance",
-                            " hinder is to destination", " soothe is to passion")
+    assert item.endings == (
+        " balk is to fortitude",
+        " betray is to loyalty",
+        " cajole is to compliance",
+        " hinder is to destination",
+        " soothe is to passion",
+    )
     assert item.label == 2 and item.completion == " cajole is to compliance"
     assert q.source == "190 FROM REAL SATs" and q.stem.pos == "v:n" and q.line == 3
 
@@ -60,14 +65,17 @@ def test_records_use_their_last_eight_lines_and_tolerate_crlf_and_comments(tmp_p
     assert questions[0].source == "190 FROM REAL SATs"
 
 
-@pytest.mark.parametrize("text,line,field,words", [
-    (RECORD.replace("soothe passion v:n\n", ""), 1, None, "record has 7 line"),
-    (RECORD.replace("\nc\n", "\nf\n"), 8, "answer", "answer letter a-e"),
-    (RECORD.replace("\nc\n", "\nab\n"), 8, "answer", "answer letter a-e"),
-    (RECORD.replace("lull trust v:n", "lull trust"), 2, "stem", "part-of-speech pair"),
-    (RECORD.replace("betray loyalty v:n", "betray loyalty vn"), 4, "choice b", "part-of-speech pair"),
-    (RECORD.replace("soothe passion v:n", "soothe the passion v:n"), 7, "choice e", "two words"),
-])
+@pytest.mark.parametrize(
+    "text,line,field,words",
+    [
+        (RECORD.replace("soothe passion v:n\n", ""), 1, None, "record has 7 line"),
+        (RECORD.replace("\nc\n", "\nf\n"), 8, "answer", "answer letter a-e"),
+        (RECORD.replace("\nc\n", "\nab\n"), 8, "answer", "answer letter a-e"),
+        (RECORD.replace("lull trust v:n", "lull trust"), 2, "stem", "part-of-speech pair"),
+        (RECORD.replace("betray loyalty v:n", "betray loyalty vn"), 4, "choice b", "part-of-speech pair"),
+        (RECORD.replace("soothe passion v:n", "soothe the passion v:n"), 7, "choice e", "two words"),
+    ],
+)
 def test_bad_records_raise_located_errors(tmp_path, text, line, field, words):
     path = write(tmp_path, text)
     with pytest.raises(InputError) as err:
@@ -101,8 +109,11 @@ def test_build_writes_choice_items(tmp_path):
 def test_cli_rejects_a_bad_file_and_writes_nothing(tmp_path):
     bad = write(tmp_path, RECORD.replace("\nc\n", "\nz\n"))
     out = tmp_path / "sat.jsonl"
-    proc = subprocess.run([sys.executable, "-m", "synthprobe.cli", "build", "SAT", "--sat-file", str(bad),
-                           "--out", str(out)], capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "synthprobe.cli", "build", "SAT", "--sat-file", str(bad), "--out", str(out)],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 2
     assert f"{bad}:8: field 'answer'" in proc.stderr
     assert not out.exists() and list(tmp_path.iterdir()) == [bad]

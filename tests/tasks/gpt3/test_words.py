@@ -14,8 +14,17 @@ from hypothesis import strategies as st
 
 from synthprobe.seeding import item_rng
 from synthprobe.tasks.gpt3 import BuildConfig, build_items, get_task
-from synthprobe.tasks.gpt3.words import (INSERTIONS, INSTRUCTION, anagram_1, anagram_2, cycle_letters,
-                                         norvig_words, random_insertion, reversed_word, word_set)
+from synthprobe.tasks.gpt3.words import (
+    INSERTIONS,
+    INSTRUCTION,
+    anagram_1,
+    anagram_2,
+    cycle_letters,
+    norvig_words,
+    random_insertion,
+    reversed_word,
+    word_set,
+)
 
 CODES = ("CL", "A1", "A2", "RI", "RW")
 
@@ -39,6 +48,7 @@ def _word(item) -> str:
 # Word sets
 # --------------------------------------------------------------------------------------
 
+
 def test_word_list_is_read_from_the_installed_package():
     path = importlib.resources.files("wordsegment") / "unigrams.txt"
     first = path.read_text(encoding="utf-8").splitlines()[:3]
@@ -57,7 +67,7 @@ def test_word_sets_match_the_released_files_figures():
     assert [mix[n] for n in range(6, 16)] == [2241, 2210, 1894, 1440, 1010, 611, 347, 169, 53, 25]
     assert sum(1 for w in a1 if len(w) == 5) == 1_721
     assert all(re.fullmatch(r"[a-z]+", w) for w in a1 + six)
-    assert {"acdbline", "winamp", "aaliyah"} <= set(six)        # web tokens, no extra filter
+    assert {"acdbline", "winamp", "aaliyah"} <= set(six)  # web tokens, no extra filter
 
 
 def test_no_count_ties_at_the_cut_offs():
@@ -74,13 +84,13 @@ def test_each_task_uses_its_word_set_in_random_order(tasks):
         words = [_word(it) for it in items]
         expected = word_set(5 if code == "A1" else 6, 15)
         assert len(items) == 10_000 and sorted(words) == sorted(expected), code
-        assert words[:50] != list(expected[:50])                  # shuffled rows
+        assert words[:50] != list(expected[:50])  # shuffled rows
     # CL, A2, RI and RW share one set
     assert len({frozenset(_word(it) for it in tasks[c]) for c in ("CL", "A2", "RI", "RW")}) == 1
 
 
 def test_exact_layout(tasks):
-    for code, items in tasks.items():
+    for _code, items in tasks.items():
         for item in items[:200]:
             line = item.to_json()
             assert list(json.loads(line)) == ["context", "completion"]
@@ -91,6 +101,7 @@ def test_exact_layout(tasks):
 # --------------------------------------------------------------------------------------
 # Transformations on the built files
 # --------------------------------------------------------------------------------------
+
 
 def test_cycle_letters_is_a_rotation_never_the_word(tasks):
     shifts = Counter()
@@ -132,7 +143,7 @@ def test_cycle_letters_redraws_a_rotation_that_gives_the_word_back(seed, word):
 def test_cycle_letters_of_one_repeated_letter_is_the_word():
     rng = random.Random(0)
     assert cycle_letters("aaaaaa", rng) == "aaaaaa"
-    assert cycle_letters("abab", random.Random(1)) == "baba"      # only rotation that changes it
+    assert cycle_letters("abab", random.Random(1)) == "baba"  # only rotation that changes it
 
 
 @pytest.mark.parametrize("code,keep", [("A1", 1), ("A2", 2)])
@@ -145,7 +156,7 @@ def test_anagrams_keep_the_ends_and_change_the_middle_where_possible(tasks, code
         can_change = len(set(w[keep:-keep])) > 1
         assert (s != w) == can_change, (s, w)
         unchanged += s == w
-    assert unchanged == {"A1": 0, "A2": 193}[code]               # as in the released files
+    assert unchanged == {"A1": 0, "A2": 193}[code]  # as in the released files
 
 
 def test_random_insertion_puts_one_char_between_every_pair(tasks):
@@ -157,7 +168,7 @@ def test_random_insertion_puts_one_char_between_every_pair(tasks):
         assert all(ch in INSERTIONS for ch in s[1::2])
         counts.update(s[1::2])
     total = sum(counts.values())
-    assert total == 71_327                                        # sum of (len - 1) over the set
+    assert total == 71_327  # sum of (len - 1) over the set
     assert set(counts) == set(INSERTIONS)
     assert all(0.24 < n / total < 0.26 for n in counts.values()), counts
 
@@ -179,13 +190,14 @@ def test_reversed_words(tasks):
 words = st.one_of(
     st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=5, max_size=15),
     # repeated blocks (searchsearch) equal some of their rotations; one letter repeated equals all
-    st.builds(lambda block, times: block * times,
-              st.text(alphabet="abc", min_size=1, max_size=5), st.integers(2, 5)).filter(lambda w: len(w) >= 5),
+    st.builds(
+        lambda block, times: block * times, st.text(alphabet="abc", min_size=1, max_size=5), st.integers(2, 5)
+    ).filter(lambda w: len(w) >= 5),
 )
 
 
 @settings(max_examples=300, deadline=None)
-@given(word=words, seed=st.integers(0, 2 ** 32))
+@given(word=words, seed=st.integers(0, 2**32))
 def test_transform_properties(word, seed):
     rng = random.Random(seed)
     c = cycle_letters(word, rng)

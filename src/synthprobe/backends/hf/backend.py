@@ -18,18 +18,22 @@ import importlib.util
 import json
 import os
 import sys
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
-from synthprobe.errors import InputError
-from synthprobe.backends.base import (BaseBackend, ChoiceCallback, ChoiceRun, EndingScore, ItemCallback,
-                                      ModelLoadError)
+from synthprobe.backends.base import BaseBackend, ChoiceCallback, ChoiceRun, EndingScore, ItemCallback, ModelLoadError
 from synthprobe.backends.spec import ModelSpec, resolve_spec
+from synthprobe.errors import InputError
 
 DTYPES = {
-    "float32": "float32", "fp32": "float32",
-    "bfloat16": "bfloat16", "bf16": "bfloat16",
-    "float16": "float16", "fp16": "float16", "half": "float16",
+    "float32": "float32",
+    "fp32": "float32",
+    "bfloat16": "bfloat16",
+    "bf16": "bfloat16",
+    "float16": "float16",
+    "fp16": "float16",
+    "half": "float16",
 }
 DEVICES = ("auto", "cpu", "cuda")
 #: what this engine can do (:func:`synthprobe.backends.engine_can`); ``train``: :mod:`.train`
@@ -39,9 +43,18 @@ CAN = frozenset({"loglikelihood", "generate", "sample", "train"})
 COLLECT_FROM_BYTES = 256 * 2**20
 
 # Config keys that do not change what a model computes (paths, versions, load-time choices).
-_VOLATILE_CONFIG_KEYS = {"_name_or_path", "transformers_version", "dtype", "torch_dtype", "_commit_hash",
-                         "quantization_config", "_attn_implementation_autoset", "attn_implementation",
-                         "_attn_implementation", "use_cache"}
+_VOLATILE_CONFIG_KEYS = {
+    "_name_or_path",
+    "transformers_version",
+    "dtype",
+    "torch_dtype",
+    "_commit_hash",
+    "quantization_config",
+    "_attn_implementation_autoset",
+    "attn_implementation",
+    "_attn_implementation",
+    "use_cache",
+}
 _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".gguf")
 
 
@@ -53,8 +66,10 @@ def resolve_device(device: str) -> str:
     if device == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
     if device.startswith("cuda") and not torch.cuda.is_available():
-        raise InputError(f"--device {device} was asked for, but this machine has no usable CUDA device; "
-                         "use --device cpu or auto", field="--device")
+        raise InputError(
+            f"--device {device} was asked for, but this machine has no usable CUDA device; use --device cpu or auto",
+            field="--device",
+        )
     return device
 
 
@@ -110,9 +125,20 @@ def _max_positions(config) -> int | None:
 class HFBackend(BaseBackend):
     """A loaded transformers causal LM plus its tokenizer (see :class:`synthprobe.backends.base.Backend`)."""
 
-    def __init__(self, model, tokenizer, *, spec: ModelSpec, name: str, dtype: str, device: str,
-                 bos: bool = False, fingerprint: str | None = None, n_params: int | None = None,
-                 checkpoint: dict[str, Any] | None = None):
+    def __init__(
+        self,
+        model,
+        tokenizer,
+        *,
+        spec: ModelSpec,
+        name: str,
+        dtype: str,
+        device: str,
+        bos: bool = False,
+        fingerprint: str | None = None,
+        n_params: int | None = None,
+        checkpoint: dict[str, Any] | None = None,
+    ):
         self.model = model
         self.tokenizer = tokenizer
         self.spec = spec
@@ -126,11 +152,14 @@ class HFBackend(BaseBackend):
         #: ``revision``, ``tokenizer`` and ``adapter`` as loaded (only those given): part of the identity.
         self.checkpoint = dict(checkpoint or {})
         if fingerprint is None:
-            fingerprint = _sha({"weights": _weights_identity(spec, model.config),
-                                "config": config_digest(model.config),
-                                "tokenizer": tokenizer_digest(tokenizer),
-                                **({"adapter": self.checkpoint["adapter"]["files"]}
-                                   if self.checkpoint.get("adapter") else {})})
+            fingerprint = _sha(
+                {
+                    "weights": _weights_identity(spec, model.config),
+                    "config": config_digest(model.config),
+                    "tokenizer": tokenizer_digest(tokenizer),
+                    **({"adapter": self.checkpoint["adapter"]["files"]} if self.checkpoint.get("adapter") else {}),
+                }
+            )
         self.fingerprint = fingerprint
         #: Filled in by the scoring engine the first time it checks the one-pass layout.
         self.capabilities: dict[str, Any] = {}
@@ -149,9 +178,18 @@ class HFBackend(BaseBackend):
         return 0
 
     # -- scoring -------------------------------------------------------------------------
-    def run_choices(self, items: Sequence[Any], *, batch_size: int = 32, max_context: int = 1024,
-                    scorer: str = "onepass", progress: bool = True, on_item: ChoiceCallback | None = None,
-                    desc: str | None = None, source: str | None = None) -> ChoiceRun:
+    def run_choices(
+        self,
+        items: Sequence[Any],
+        *,
+        batch_size: int = 32,
+        max_context: int = 1024,
+        scorer: str = "onepass",
+        progress: bool = True,
+        on_item: ChoiceCallback | None = None,
+        desc: str | None = None,
+        source: str | None = None,
+    ) -> ChoiceRun:
         """Encode (the protocol, left-truncation) and score every ending of every item; see
         :func:`synthprobe.backends.hf.loglik.run_encoded`."""
         import time
@@ -160,23 +198,58 @@ class HFBackend(BaseBackend):
         from synthprobe.backends.hf.loglik import run_encoded
 
         t0 = time.perf_counter()
-        encoded = encode_items(self.tokenizer, items, max_context=max_context,
-                               bos_id=self.bos_token_id if self.bos else None, source=source)
+        encoded = encode_items(
+            self.tokenizer,
+            items,
+            max_context=max_context,
+            bos_id=self.bos_token_id if self.bos else None,
+            source=source,
+        )
         tokenize_s = time.perf_counter() - t0
         each = None if on_item is None else (lambda k, scores: on_item(k, scores, encoded[k].truncated))
-        run = run_encoded(self, encoded, batch_size=batch_size, scorer=scorer, progress=progress, on_item=each,
-                          desc=desc, tokenize_s=tokenize_s, max_context=max_context)
-        return ChoiceRun(scores=run.scores, truncated=[e.truncated for e in run.encoded],
-                         scorer_used=run.scorer_used, fallback_reason=run.fallback_reason, timing=run.timing())
+        run = run_encoded(
+            self,
+            encoded,
+            batch_size=batch_size,
+            scorer=scorer,
+            progress=progress,
+            on_item=each,
+            desc=desc,
+            tokenize_s=tokenize_s,
+            max_context=max_context,
+        )
+        return ChoiceRun(
+            scores=run.scores,
+            truncated=[e.truncated for e in run.encoded],
+            scorer_used=run.scorer_used,
+            fallback_reason=run.fallback_reason,
+            timing=run.timing(),
+        )
 
-    def score_choices(self, items: Sequence[Any], *, batch_size: int = 32, max_context: int = 1024,
-                      scorer: str = "onepass", progress: bool = True,
-                      on_item: ItemCallback | None = None, source: str | None = None) -> list[list[EndingScore]]:
+    def score_choices(
+        self,
+        items: Sequence[Any],
+        *,
+        batch_size: int = 32,
+        max_context: int = 1024,
+        scorer: str = "onepass",
+        progress: bool = True,
+        on_item: ItemCallback | None = None,
+        source: str | None = None,
+    ) -> list[list[EndingScore]]:
         """Score every ending of every item; see :func:`synthprobe.backends.hf.loglik.score_items`."""
         from synthprobe.backends.hf.loglik import score_items
 
-        return score_items(self, items, batch_size=batch_size, max_context=max_context, scorer=scorer,
-                           progress=progress, on_item=on_item, source=source).scores
+        return score_items(
+            self,
+            items,
+            batch_size=batch_size,
+            max_context=max_context,
+            scorer=scorer,
+            progress=progress,
+            on_item=on_item,
+            source=source,
+        ).scores
 
     def render_chat(self, conversations: Sequence[Any], *, template: str | None = None) -> list[str]:
         """Conversations as prompt text through the tokenizer's chat template (or ``template``);
@@ -198,11 +271,15 @@ class HFBackend(BaseBackend):
         import torch
         import transformers
 
-        return {"torch": torch.__version__, "transformers": transformers.__version__,
-                "torch_threads": torch.get_num_threads()}
+        return {
+            "torch": torch.__version__,
+            "transformers": transformers.__version__,
+            "torch_threads": torch.get_num_threads(),
+        }
 
-    def loglikelihood(self, pairs: Iterable[tuple[str, str]], *, batch_size: int = 32,
-                      max_context: int = 1024, progress: bool = False) -> list[EndingScore]:
+    def loglikelihood(
+        self, pairs: Iterable[tuple[str, str]], *, batch_size: int = 32, max_context: int = 1024, progress: bool = False
+    ) -> list[EndingScore]:
         """``log P(continuation | context)`` per pair, tokenised separately as in :meth:`score_choices`.
 
         An empty context is replaced by the BOS token (else EOS), as lm-eval does.
@@ -211,48 +288,110 @@ class HFBackend(BaseBackend):
 
         return score_pairs(self, list(pairs), batch_size=batch_size, max_context=max_context, progress=progress)
 
-    def generate(self, prompts: Sequence[str], max_new_tokens: int, stop: str | Sequence[str] | None = None,
-                 *, batch_size: int = 16, progress: bool = True, details: bool = False,
-                 skip_leading_whitespace: bool = False) -> list[str] | list[Any]:
+    def generate(
+        self,
+        prompts: Sequence[str],
+        max_new_tokens: int,
+        stop: str | Sequence[str] | None = None,
+        *,
+        batch_size: int = 16,
+        progress: bool = True,
+        details: bool = False,
+        skip_leading_whitespace: bool = False,
+    ) -> list[str] | list[Any]:
         """Greedy continuations of ``prompts`` (cut at ``stop``), after a BOS token when the
         backend was loaded with ``bos=True`` (``--bos``), as in scoring. ``details`` and
         ``skip_leading_whitespace``: see :func:`synthprobe.backends.hf.generate.greedy_generate`."""
         from synthprobe.backends.hf.generate import greedy_generate
 
-        return greedy_generate(self.model, self.tokenizer, list(prompts), max_new_tokens=max_new_tokens,
-                               stop=stop, batch_size=batch_size, progress=progress,
-                               bos_id=self.bos_token_id if self.bos else None, details=details,
-                               skip_leading_whitespace=skip_leading_whitespace)
+        return greedy_generate(
+            self.model,
+            self.tokenizer,
+            list(prompts),
+            max_new_tokens=max_new_tokens,
+            stop=stop,
+            batch_size=batch_size,
+            progress=progress,
+            bos_id=self.bos_token_id if self.bos else None,
+            details=details,
+            skip_leading_whitespace=skip_leading_whitespace,
+        )
 
-    def sample(self, prompts: Sequence[str], *, n: int, temperature: float, seeds: Sequence[int],
-               max_new_tokens: int, top_p: float = 1.0, stop: str | Sequence[str] | None = None,
-               batch_size: int = 16, progress: bool = True, skip_leading_whitespace: bool = False) -> list[list[Any]]:
+    def sample(
+        self,
+        prompts: Sequence[str],
+        *,
+        n: int,
+        temperature: float,
+        seeds: Sequence[int],
+        max_new_tokens: int,
+        top_p: float = 1.0,
+        stop: str | Sequence[str] | None = None,
+        batch_size: int = 16,
+        progress: bool = True,
+        skip_leading_whitespace: bool = False,
+    ) -> list[list[Any]]:
         """``n`` seeded samples per prompt (one seed per prompt), after a BOS token with ``--bos``;
         see :func:`synthprobe.backends.hf.generate.sample_generate`."""
         from synthprobe.backends.hf.generate import sample_generate
 
-        return sample_generate(self.model, self.tokenizer, list(prompts), n=n, temperature=temperature, seeds=seeds,
-                               max_new_tokens=max_new_tokens, top_p=top_p, stop=stop, batch_size=batch_size,
-                               progress=progress, bos_id=self.bos_token_id if self.bos else None,
-                               skip_leading_whitespace=skip_leading_whitespace)
+        return sample_generate(
+            self.model,
+            self.tokenizer,
+            list(prompts),
+            n=n,
+            temperature=temperature,
+            seeds=seeds,
+            max_new_tokens=max_new_tokens,
+            top_p=top_p,
+            stop=stop,
+            batch_size=batch_size,
+            progress=progress,
+            bos_id=self.bos_token_id if self.bos else None,
+            skip_leading_whitespace=skip_leading_whitespace,
+        )
 
-    def pick_choices(self, prompts: Sequence[str], choices: Sequence[str], *, batch_size: int = 32,
-                     max_tokens: int = 512, progress=None) -> list[list[float]]:
+    def pick_choices(
+        self,
+        prompts: Sequence[str],
+        choices: Sequence[str],
+        *,
+        batch_size: int = 32,
+        max_tokens: int = 512,
+        progress=None,
+    ) -> list[list[float]]:
         """The logits of the choice letters after each prompt; see :mod:`synthprobe.backends.hf.train`."""
         from synthprobe.backends.hf.train import pick_choices
 
         return pick_choices(self, prompts, choices, batch_size=batch_size, max_tokens=max_tokens, progress=progress)
 
-    def train_choices(self, prompts: Sequence[str], labels: Sequence[int], *, choices: Sequence[str],
-                      checkpoints: Sequence[int], settings: dict[str, Any] | None = None, on_checkpoint=None,
-                      adapter_out=None, progress=None):
+    def train_choices(
+        self,
+        prompts: Sequence[str],
+        labels: Sequence[int],
+        *,
+        choices: Sequence[str],
+        checkpoints: Sequence[int],
+        settings: dict[str, Any] | None = None,
+        on_checkpoint=None,
+        adapter_out=None,
+        progress=None,
+    ):
         """Fine-tune a LoRA choice head on ``prompts``; see :func:`synthprobe.backends.hf.train.train_choices`.
         ``settings``: fields of :class:`~synthprobe.backends.hf.train.TrainSettings`."""
         from synthprobe.backends.hf.train import TrainSettings, train_choices
 
-        return train_choices(self, prompts, labels, choices=choices, checkpoints=checkpoints,
-                             settings=TrainSettings(**(settings or {})), on_checkpoint=on_checkpoint,
-                             adapter_out=adapter_out, progress=progress)
+        return train_choices(
+            self,
+            prompts,
+            labels,
+            choices=choices,
+            checkpoints=checkpoints,
+            settings=TrainSettings(**(settings or {})),
+            on_checkpoint=on_checkpoint,
+            adapter_out=adapter_out,
+            progress=progress,
+        )
 
     def describe(self) -> dict[str, Any]:
         import torch
@@ -295,8 +434,7 @@ class HFBackend(BaseBackend):
             torch.cuda.empty_cache()
 
 
-def check_checkpoint(resolved: ModelSpec, *, revision: Any = None, tokenizer: Any = None,
-                     adapter: Any = None) -> None:
+def check_checkpoint(resolved: ModelSpec, *, revision: Any = None, tokenizer: Any = None, adapter: Any = None) -> None:
     """The checkpoint options (``--model-arg revision=``, ``tokenizer=``, ``adapter=``) against
     the resolved spec, before anything loads. Shared by the hf and vllm engines."""
     from synthprobe.backends.spec import has_tokenizer
@@ -305,32 +443,48 @@ def check_checkpoint(resolved: ModelSpec, *, revision: Any = None, tokenizer: An
         if value is not None and (not isinstance(value, str) or not value.strip()):
             raise InputError(f"{key}= expects a non-empty text, got {value!r}", field="--model-arg")
     if revision is not None and resolved.kind != "hub":
-        raise InputError(f"revision={revision} names a commit, branch or tag of a hub repository, but "
-                         f"{resolved.spec!r} is a local {'GGUF file' if resolved.kind == 'gguf' else 'folder'}",
-                         field="--model-arg")
+        raise InputError(
+            f"revision={revision} names a commit, branch or tag of a hub repository, but "
+            f"{resolved.spec!r} is a local {'GGUF file' if resolved.kind == 'gguf' else 'folder'}",
+            field="--model-arg",
+        )
     if resolved.kind == "folder" and tokenizer is None and not has_tokenizer(resolved.location):
-        raise InputError(f"model folder {resolved.spec!r} holds no tokenizer files (tokenizer.json, "
-                         "tokenizer_config.json, tokenizer.model or vocab.json), as a training run's output "
-                         "folder often does; pass the tokenizer it was trained with: --model-arg "
-                         "tokenizer=PATH_OR_ID (a folder or hub id)", field="--model")
+        raise InputError(
+            f"model folder {resolved.spec!r} holds no tokenizer files (tokenizer.json, "
+            "tokenizer_config.json, tokenizer.model or vocab.json), as a training run's output "
+            "folder often does; pass the tokenizer it was trained with: --model-arg "
+            "tokenizer=PATH_OR_ID (a folder or hub id)",
+            field="--model",
+        )
     if tokenizer is not None:
         tok = Path(tokenizer).expanduser()
         if tok.exists() and not (tok.is_dir() and has_tokenizer(tok)):
-            raise InputError(f"tokenizer={tokenizer} holds no tokenizer files (tokenizer.json, "
-                             "tokenizer_config.json, tokenizer.model or vocab.json)", field="--model-arg")
+            raise InputError(
+                f"tokenizer={tokenizer} holds no tokenizer files (tokenizer.json, "
+                "tokenizer_config.json, tokenizer.model or vocab.json)",
+                field="--model-arg",
+            )
         if not tok.exists() and (tokenizer.startswith((".", "/", "~")) or tokenizer.count("/") > 1):
             raise InputError(f"tokenizer={tokenizer}: no such folder", field="--model-arg")
     if adapter is not None:
         folder = Path(adapter).expanduser()
         if not folder.is_dir():
-            raise InputError(f"adapter={adapter}: no such folder (a PEFT adapter folder holds "
-                             "adapter_config.json)", field="--model-arg")
+            raise InputError(
+                f"adapter={adapter}: no such folder (a PEFT adapter folder holds adapter_config.json)",
+                field="--model-arg",
+            )
         if not (folder / "adapter_config.json").is_file():
-            raise InputError(f"adapter={adapter} holds no adapter_config.json; expected a folder written by "
-                             "a PEFT model's save_pretrained", field="--model-arg")
+            raise InputError(
+                f"adapter={adapter} holds no adapter_config.json; expected a folder written by "
+                "a PEFT model's save_pretrained",
+                field="--model-arg",
+            )
         if importlib.util.find_spec("peft") is None:
-            raise InputError("adapter= needs the peft library, which is not installed; run: pip install "
-                             "'synthprobe[peft]' (or pip install peft)", field="--model-arg")
+            raise InputError(
+                "adapter= needs the peft library, which is not installed; run: pip install "
+                "'synthprobe[peft]' (or pip install peft)",
+                field="--model-arg",
+            )
 
 
 def adapter_identity(adapter: str | None) -> dict[str, Any] | None:
@@ -369,8 +523,12 @@ def hub_preflight(resolved: ModelSpec, revision: str | None) -> bool:
     if cached:
         return True
     why = "HF_HUB_OFFLINE is set" if constants.HF_HUB_OFFLINE else f"{constants.ENDPOINT} did not answer"
-    raise ModelLoadError(f"could not load model {resolved.spec!r}: it is not in the local Hugging Face cache and "
-                         f"the hub cannot be reached ({why}); {_HUB_ADVICE}")
+    raise ModelLoadError(
+        f"could not load model {resolved.spec!r}: it is not in the local Hugging Face cache and "
+        f"the hub cannot be reached ({why}); {_HUB_ADVICE}"
+    )
+
+
 def special_tokens(tokenizer) -> dict[str, Any]:
     """The tokenizer's special tokens as lm-eval records them beside its results: ``[token, "id"]``
     for pad, EOS and BOS (pad falls back to EOS, as lm-eval sets it), and the EOS id."""
@@ -384,9 +542,12 @@ def special_tokens(tokenizer) -> dict[str, Any]:
     pad_id = getattr(tokenizer, "pad_token_id", None)
     if pad is None:
         pad, pad_id = eos, eos_id
-    return {"pad": pair(pad, pad_id), "eos": pair(eos, eos_id),
-            "bos": pair(getattr(tokenizer, "bos_token", None), getattr(tokenizer, "bos_token_id", None)),
-            "eot_token_id": eos_id}
+    return {
+        "pad": pair(pad, pad_id),
+        "eos": pair(eos, eos_id),
+        "bos": pair(getattr(tokenizer, "bos_token", None), getattr(tokenizer, "bos_token_id", None)),
+        "eot_token_id": eos_id,
+    }
 
 
 #: What to do about a hub id that is neither cached nor reachable.
@@ -396,10 +557,16 @@ _HUB_ADVICE = "download it where the hub is reachable, or pass a local folder or
 def _load_error(spec: ModelSpec, exc: BaseException) -> ModelLoadError:
     msg = f"could not load model {spec.spec!r}: {type(exc).__name__}: {exc}"
     text = str(exc)
-    if spec.kind == "hub" and (os.environ.get("HF_HUB_OFFLINE") or "offline" in text.lower()
-                               or "connection" in text.lower() or "cached" in text.lower()):
-        msg += (" -- it is not in the local Hugging Face cache and the hub cannot be reached (HF_HUB_OFFLINE is "
-                f"{os.environ.get('HF_HUB_OFFLINE', 'unset')}); {_HUB_ADVICE}")
+    if spec.kind == "hub" and (
+        os.environ.get("HF_HUB_OFFLINE")
+        or "offline" in text.lower()
+        or "connection" in text.lower()
+        or "cached" in text.lower()
+    ):
+        msg += (
+            " -- it is not in the local Hugging Face cache and the hub cannot be reached (HF_HUB_OFFLINE is "
+            f"{os.environ.get('HF_HUB_OFFLINE', 'unset')}); {_HUB_ADVICE}"
+        )
     if "trust_remote_code" in text:
         msg += " -- this checkpoint ships its own modelling code; pass --trust-remote-code if you trust it"
     return ModelLoadError(msg)
@@ -413,11 +580,16 @@ def check(spec: str, *, dtype: str | None = None, device: str = "auto", **option
     """Check the spec, options, device and dtype before anything loads (raises :class:`InputError`)."""
     unknown = sorted(set(options) - set(OPTIONS))
     if unknown:
-        raise InputError(f"the hf engine has no option {', '.join(unknown)}; it takes {', '.join(OPTIONS)}",
-                         field="--model-arg")
+        raise InputError(
+            f"the hf engine has no option {', '.join(unknown)}; it takes {', '.join(OPTIONS)}", field="--model-arg"
+        )
     set_threads_check(options.get("threads"))
-    check_checkpoint(resolve_spec(spec), revision=options.get("revision"), tokenizer=options.get("tokenizer"),
-                     adapter=options.get("adapter"))
+    check_checkpoint(
+        resolve_spec(spec),
+        revision=options.get("revision"),
+        tokenizer=options.get("tokenizer"),
+        adapter=options.get("adapter"),
+    )
     resolve_dtype(dtype, resolve_device(device))
 
 
@@ -471,13 +643,23 @@ def set_threads(threads: int | None) -> None:
 def warn_half_on_cpu(dtype_name: str, device: str) -> None:
     """float16 on a CPU: accepted, but say that it is slow and what to use instead."""
     if dtype_name == "float16" and device == "cpu":
-        print("synthprobe: warning: --dtype float16 on a CPU runs about 10x slower than float32 (CPUs have no "
-              "fast float16 matrix multiply); use --dtype float32 (the CPU default) or bfloat16",
-              file=sys.stderr)
+        print(
+            "synthprobe: warning: --dtype float16 on a CPU runs about 10x slower than float32 (CPUs have no "
+            "fast float16 matrix multiply); use --dtype float32 (the CPU default) or bfloat16",
+            file=sys.stderr,
+        )
 
 
-def load_checkpoint_parts(resolved: ModelSpec, location: str, *, dtype, trust_remote_code: bool,
-                          revision: str | None, tokenizer: str | None, adapter: str | None):
+def load_checkpoint_parts(
+    resolved: ModelSpec,
+    location: str,
+    *,
+    dtype,
+    trust_remote_code: bool,
+    revision: str | None,
+    tokenizer: str | None,
+    adapter: str | None,
+):
     """The tokenizer and the model (a PEFT adapter merged into it) from ``location``, on the CPU.
     A hub id whose hub cannot be reached fails at once (:func:`hub_preflight`)."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -485,12 +667,15 @@ def load_checkpoint_parts(resolved: ModelSpec, location: str, *, dtype, trust_re
     offline = hub_preflight(resolved, revision)
     # named keywords only: no **kwargs that could carry trust_remote_code past the caller's flag
     local_only = bool(offline)
-    tok = AutoTokenizer.from_pretrained(tokenizer if tokenizer is not None else location,
-                                        trust_remote_code=trust_remote_code,
-                                        revision=revision if tokenizer is None else None,
-                                        local_files_only=local_only if tokenizer is None else False)
-    model = AutoModelForCausalLM.from_pretrained(location, dtype=dtype, trust_remote_code=trust_remote_code,
-                                                 revision=revision, local_files_only=local_only)
+    tok = AutoTokenizer.from_pretrained(
+        tokenizer if tokenizer is not None else location,
+        trust_remote_code=trust_remote_code,
+        revision=revision if tokenizer is None else None,
+        local_files_only=local_only if tokenizer is None else False,
+    )
+    model = AutoModelForCausalLM.from_pretrained(
+        location, dtype=dtype, trust_remote_code=trust_remote_code, revision=revision, local_files_only=local_only
+    )
     if adapter is not None:
         from peft import PeftModel
 
@@ -498,8 +683,9 @@ def load_checkpoint_parts(resolved: ModelSpec, location: str, *, dtype, trust_re
     return tok, model
 
 
-def merged_adapter_folder(resolved: ModelSpec, location: str, *, adapter: str, revision: str | None = None,
-                          tokenizer: str | None = None) -> str:
+def merged_adapter_folder(
+    resolved: ModelSpec, location: str, *, adapter: str, revision: str | None = None, tokenizer: str | None = None
+) -> str:
     """A model folder holding the base at ``location`` with the PEFT ``adapter`` merged in (and its
     tokenizer), for engines that load a folder (vLLM). Written once into
     ``$SYNTHPROBE_CACHE/models/merged-<key>`` (atomically: a temporary folder renamed) and reused."""
@@ -509,15 +695,23 @@ def merged_adapter_folder(resolved: ModelSpec, location: str, *, adapter: str, r
     from synthprobe.backends.spec import cache_root
 
     base = location if resolved.kind == "hub" else {p.name: p.stat().st_size for p in Path(location).iterdir()}
-    key = _sha({"base": base, "revision": revision, "tokenizer": tokenizer,
-                "adapter": adapter_identity(adapter)["files"]})[:32]
+    key = _sha(
+        {"base": base, "revision": revision, "tokenizer": tokenizer, "adapter": adapter_identity(adapter)["files"]}
+    )[:32]
     out = cache_root() / "models" / f"merged-{key}"
     if (out / "config.json").is_file():
         return str(out)
     import torch
 
-    tok, model = load_checkpoint_parts(resolved, location, dtype=torch.float32, trust_remote_code=False,
-                                       revision=revision, tokenizer=tokenizer, adapter=adapter)
+    tok, model = load_checkpoint_parts(
+        resolved,
+        location,
+        dtype=torch.float32,
+        trust_remote_code=False,
+        revision=revision,
+        tokenizer=tokenizer,
+        adapter=adapter,
+    )
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=out.name + ".", dir=out.parent))
     try:
@@ -544,9 +738,19 @@ def checkpoint_record(revision: str | None, tokenizer: str | None, adapter: str 
     return out
 
 
-def load_backend(spec: str, *, dtype: str | None = None, device: str = "auto", trust_remote_code: bool = False,
-                 bos: bool = False, progress: bool = True, threads: int | None = None, revision: str | None = None,
-                 tokenizer: str | None = None, adapter: str | None = None) -> HFBackend:
+def load_backend(
+    spec: str,
+    *,
+    dtype: str | None = None,
+    device: str = "auto",
+    trust_remote_code: bool = False,
+    bos: bool = False,
+    progress: bool = True,
+    threads: int | None = None,
+    revision: str | None = None,
+    tokenizer: str | None = None,
+    adapter: str | None = None,
+) -> HFBackend:
     """Resolve ``spec``, load the model and tokenizer, and return a ready :class:`HFBackend`.
 
     Raises :class:`InputError` for a bad spec, device or dtype (checked before anything loads)
@@ -576,9 +780,15 @@ def load_backend(spec: str, *, dtype: str | None = None, device: str = "auto", t
     if not progress:  # transformers' own "Loading weights" bar obeys --no-progress / --quiet too
         hf_logging.disable_progress_bar()
     try:
-        tok, model = load_checkpoint_parts(resolved, location, dtype=getattr(torch, dtype_name),
-                                           trust_remote_code=trust_remote_code, revision=revision,
-                                           tokenizer=tokenizer, adapter=adapter)
+        tok, model = load_checkpoint_parts(
+            resolved,
+            location,
+            dtype=getattr(torch, dtype_name),
+            trust_remote_code=trust_remote_code,
+            revision=revision,
+            tokenizer=tokenizer,
+            adapter=adapter,
+        )
     except ModelLoadError:
         raise
     except Exception as exc:  # transformers/hub raise OSError, ValueError, KeyError, ImportError, ...
@@ -592,8 +802,16 @@ def load_backend(spec: str, *, dtype: str | None = None, device: str = "auto", t
         raise ModelLoadError(f"could not move {spec!r} to {device}: {type(exc).__name__}: {exc}") from exc
     model.eval()
     model.requires_grad_(False)
-    return HFBackend(model, tok, spec=resolved, name=resolved.display or spec, dtype=dtype_name,
-                     device=device, bos=bos, checkpoint=checkpoint_record(revision, tokenizer, adapter))
+    return HFBackend(
+        model,
+        tok,
+        spec=resolved,
+        name=resolved.display or spec,
+        dtype=dtype_name,
+        device=device,
+        bos=bos,
+        checkpoint=checkpoint_record(revision, tokenizer, adapter),
+    )
 
 
 def load(spec: str, **options) -> HFBackend:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from synthprobe.backends.base import EndingScore
 
@@ -34,8 +34,9 @@ def target_logprobs(logits, rows, targets):
     return lp.double().tolist(), greedy.tolist()
 
 
-def ending_scores(token_lp: Sequence[float], token_greedy: Sequence[bool], n_tokens: Sequence[int],
-                  n_chars: Sequence[int]) -> list[EndingScore]:
+def ending_scores(
+    token_lp: Sequence[float], token_greedy: Sequence[bool], n_tokens: Sequence[int], n_chars: Sequence[int]
+) -> list[EndingScore]:
     """Sum consecutive runs of token log-probs (ending by ending, tokens in order) into records."""
     out = []
     k = 0
@@ -51,8 +52,9 @@ def ending_scores(token_lp: Sequence[float], token_greedy: Sequence[bool], n_tok
     return out
 
 
-def deliver_batch(batch: Sequence[int], encoded, token_lp: Sequence[float], token_greedy: Sequence[bool],
-                  results: list, on_item=None) -> None:
+def deliver_batch(
+    batch: Sequence[int], encoded, token_lp: Sequence[float], token_greedy: Sequence[bool], results: list, on_item=None
+) -> None:
     """Split one batch's target log-probs (items in ``batch`` order, endings and tokens in
     order) into each item's :class:`EndingScore` list, store it and report it to ``on_item``."""
     k = 0
@@ -60,7 +62,7 @@ def deliver_batch(batch: Sequence[int], encoded, token_lp: Sequence[float], toke
         enc = encoded[i]
         n_tokens = [len(e) for e in enc.ending_ids]
         m = sum(n_tokens)
-        scores = ending_scores(token_lp[k:k + m], token_greedy[k:k + m], n_tokens, enc.n_chars)
+        scores = ending_scores(token_lp[k : k + m], token_greedy[k : k + m], n_tokens, enc.n_chars)
         k += m
         results[i] = scores
         if on_item is not None:

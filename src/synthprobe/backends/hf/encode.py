@@ -13,9 +13,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from types import SimpleNamespace
-from typing import Any, Sequence
+from typing import Any
 
 from synthprobe.errors import InputError
 
@@ -35,7 +36,7 @@ class EncodedItem:
 
     def visible_ctx(self, i: int) -> tuple[int, ...]:
         n = self.visible_ctx_len(i)
-        return self.ctx_ids[len(self.ctx_ids) - n:]
+        return self.ctx_ids[len(self.ctx_ids) - n :]
 
     @property
     def truncated(self) -> bool:
@@ -56,8 +57,15 @@ def _where(item: Any, source: str | None) -> dict[str, Any]:
     return {"path": source, "line": line if line else None}
 
 
-def encode_items(tokenizer, items: Sequence[Any], *, max_context: int, bos_id: int | None = None,
-                 source: str | None = None, empty_ctx_id: int | None = None) -> list[EncodedItem]:
+def encode_items(
+    tokenizer,
+    items: Sequence[Any],
+    *,
+    max_context: int,
+    bos_id: int | None = None,
+    source: str | None = None,
+    empty_ctx_id: int | None = None,
+) -> list[EncodedItem]:
     """Encode items that have ``ctx`` and ``endings`` (strings).
 
     ``empty_ctx_id``: for free log-likelihood pairs, an empty context becomes this single
@@ -83,21 +91,31 @@ def encode_items(tokenizer, items: Sequence[Any], *, max_context: int, bos_id: i
             if not e:
                 raise InputError(f"ending {j} {text!r} tokenises to nothing", field="endings", **_where(item, source))
             if len(e) >= max_context:
-                raise InputError(f"ending {j} is {len(e)} tokens long; it must be shorter than --max-context "
-                                 f"{max_context}", field="endings", **_where(item, source))
+                raise InputError(
+                    f"ending {j} is {len(e)} tokens long; it must be shorter than --max-context {max_context}",
+                    field="endings",
+                    **_where(item, source),
+                )
             endings.append(e)
         prefix = bos_id
         if not ctx:
             if empty_ctx_id is None:
-                raise InputError("context tokenises to nothing; expected a non-empty context",
-                                 field="ctx", **_where(item, source))
+                raise InputError(
+                    "context tokenises to nothing; expected a non-empty context", field="ctx", **_where(item, source)
+                )
             ctx = [empty_ctx_id]
             if empty_ctx_id == bos_id:
                 prefix = None  # the stand-in token already is BOS
         if prefix is not None:
             ctx = [prefix] + ctx
-        out.append(EncodedItem(ctx_ids=tuple(ctx), ending_ids=tuple(endings),
-                               n_chars=tuple(len(t) for t in item.endings), max_context=max_context))
+        out.append(
+            EncodedItem(
+                ctx_ids=tuple(ctx),
+                ending_ids=tuple(endings),
+                n_chars=tuple(len(t) for t in item.endings),
+                max_context=max_context,
+            )
+        )
     return out
 
 
@@ -108,10 +126,16 @@ def group_pairs(pairs: Sequence[Any]) -> tuple[list[list[int]], list[SimpleNames
     an :class:`InputError`."""
     groups: dict[str, list[int]] = {}
     for k, pair in enumerate(pairs):
-        if (not isinstance(pair, (tuple, list)) or len(pair) != 2 or not isinstance(pair[0], str)
-                or not isinstance(pair[1], str) or not pair[1]):
+        if (
+            not isinstance(pair, (tuple, list))
+            or len(pair) != 2
+            or not isinstance(pair[0], str)
+            or not isinstance(pair[1], str)
+            or not pair[1]
+        ):
             raise InputError(f"pair {k}: expected (context, non-empty continuation) strings, got {pair!r}")
         groups.setdefault(pair[0], []).append(k)
-    items = [SimpleNamespace(ctx=ctx, endings=tuple(pairs[k][1] for k in ks), line=ks[0] + 1)
-             for ctx, ks in groups.items()]
+    items = [
+        SimpleNamespace(ctx=ctx, endings=tuple(pairs[k][1] for k in ks), line=ks[0] + 1) for ctx, ks in groups.items()
+    ]
     return list(groups.values()), items

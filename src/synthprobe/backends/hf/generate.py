@@ -34,14 +34,17 @@ string, an end-of-sequence token, or the ``max_new_tokens`` budget (then it is t
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import torch
 
 from synthprobe.backends.base import FinishReason, Generation
 
-def sample_arguments(prompts, *, n: int, temperature: float, top_p: float, seeds: Sequence[int],
-                     stop: str | Sequence[str] | None) -> tuple[list[str], list[int], tuple[str, ...]]:
+
+def sample_arguments(
+    prompts, *, n: int, temperature: float, top_p: float, seeds: Sequence[int], stop: str | Sequence[str] | None
+) -> tuple[list[str], list[int], tuple[str, ...]]:
     """The checked arguments of a ``sample`` call, for every engine: ``(prompts, seeds, stops)``.
     Raises ValueError naming the argument that is out of range."""
     prompts = list(prompts) if not isinstance(prompts, str) else prompts
@@ -121,15 +124,31 @@ def _device(model) -> torch.device:
         return torch.device("cpu")
 
 
-def _encode(tokenizer, model, prompts, *, max_new_tokens: int, batch_size: int, add_special_tokens: bool,
-            bos_id: int | None) -> list[list[int]]:
+def _encode(
+    tokenizer, model, prompts, *, max_new_tokens: int, batch_size: int, add_special_tokens: bool, bos_id: int | None
+) -> list[list[int]]:
     """:func:`encode_prompts` within ``model``'s positions."""
-    return encode_prompts(tokenizer, prompts, max_new_tokens=max_new_tokens, batch_size=batch_size,
-                          add_special_tokens=add_special_tokens, bos_id=bos_id, limit=_max_positions(model))
+    return encode_prompts(
+        tokenizer,
+        prompts,
+        max_new_tokens=max_new_tokens,
+        batch_size=batch_size,
+        add_special_tokens=add_special_tokens,
+        bos_id=bos_id,
+        limit=_max_positions(model),
+    )
 
 
-def encode_prompts(tokenizer, prompts, *, max_new_tokens: int, batch_size: int, add_special_tokens: bool,
-                   bos_id: int | None, limit: int | None) -> list[list[int]]:
+def encode_prompts(
+    tokenizer,
+    prompts,
+    *,
+    max_new_tokens: int,
+    batch_size: int,
+    add_special_tokens: bool,
+    bos_id: int | None,
+    limit: int | None,
+) -> list[list[int]]:
     """Check the generation arguments and tokenise ``prompts`` (raises ``TypeError`` /
     ``ValueError``); every prompt plus ``max_new_tokens`` must fit ``limit`` positions. Shared by
     every engine that tokenises with the HF tokenizer (this one and vLLM's)."""
@@ -151,8 +170,10 @@ def encode_prompts(tokenizer, prompts, *, max_new_tokens: int, batch_size: int, 
         if not ids:
             raise ValueError(f"prompt {i} encodes to no tokens; decoding needs a context")
         if limit is not None and len(ids) + max_new_tokens > limit:
-            raise ValueError(f"prompt {i} has {len(ids)} tokens; with max_new_tokens={max_new_tokens} "
-                             f"it exceeds the model's {limit} positions")
+            raise ValueError(
+                f"prompt {i} has {len(ids)} tokens; with max_new_tokens={max_new_tokens} "
+                f"it exceeds the model's {limit} positions"
+            )
     return encoded
 
 
@@ -161,11 +182,21 @@ def _argmax(logits: torch.Tensor, rows: list[int], live: list[bool]) -> list[int
 
 
 @torch.inference_mode()
-def greedy_generate(model, tokenizer, prompts: Sequence[str], *, max_new_tokens: int,
-                    stop: str | Sequence[str] | None = None, batch_size: int = 16,
-                    progress: bool = True, add_special_tokens: bool = False,
-                    bos_id: int | None = None, desc: str = "generating", details: bool = False,
-                    skip_leading_whitespace: bool = False) -> list[str] | list[Generation]:
+def greedy_generate(
+    model,
+    tokenizer,
+    prompts: Sequence[str],
+    *,
+    max_new_tokens: int,
+    stop: str | Sequence[str] | None = None,
+    batch_size: int = 16,
+    progress: bool = True,
+    add_special_tokens: bool = False,
+    bos_id: int | None = None,
+    desc: str = "generating",
+    details: bool = False,
+    skip_leading_whitespace: bool = False,
+) -> list[str] | list[Generation]:
     """Greedy continuations of ``prompts``, cut before the first ``stop`` string.
 
     ``model`` is a Hugging Face causal LM, ``tokenizer`` its tokenizer. At most
@@ -181,8 +212,15 @@ def greedy_generate(model, tokenizer, prompts: Sequence[str], *, max_new_tokens:
     """
     prompts = list(prompts) if not isinstance(prompts, str) else prompts
     stops = _as_stops(stop)
-    encoded = _encode(tokenizer, model, prompts, max_new_tokens=max_new_tokens, batch_size=batch_size,
-                      add_special_tokens=add_special_tokens, bos_id=bos_id)
+    encoded = _encode(
+        tokenizer,
+        model,
+        prompts,
+        max_new_tokens=max_new_tokens,
+        batch_size=batch_size,
+        add_special_tokens=add_special_tokens,
+        bos_id=bos_id,
+    )
     if not prompts:
         return []
     if max_new_tokens == 0:
@@ -195,13 +233,19 @@ def greedy_generate(model, tokenizer, prompts: Sequence[str], *, max_new_tokens:
     order = sorted(range(len(prompts)), key=lambda i: (-len(encoded[i]), i))
     results: list[Generation | None] = [None] * len(prompts)
 
-    with tqdm(total=len(prompts), desc=desc, unit="prompt", disable=not progress,
-              dynamic_ncols=True) as bar:
+    with tqdm(total=len(prompts), desc=desc, unit="prompt", disable=not progress, dynamic_ncols=True) as bar:
         for start in range(0, len(order), batch_size):
-            rows = order[start:start + batch_size]
-            gens = _decode_batch(model, tokenizer, [encoded[i] for i in rows], stops=stops,
-                                 max_new_tokens=max_new_tokens, choose=_argmax,
-                                 skip_leading_whitespace=skip_leading_whitespace, **setup)
+            rows = order[start : start + batch_size]
+            gens = _decode_batch(
+                model,
+                tokenizer,
+                [encoded[i] for i in rows],
+                stops=stops,
+                max_new_tokens=max_new_tokens,
+                choose=_argmax,
+                skip_leading_whitespace=skip_leading_whitespace,
+                **setup,
+            )
             for i, gen in zip(rows, gens):
                 results[i] = gen
             bar.update(len(rows))
@@ -210,8 +254,9 @@ def greedy_generate(model, tokenizer, prompts: Sequence[str], *, max_new_tokens:
     return [g.text for g in results]
 
 
-def _nucleus_sampler(temperature: float, top_p: float, group_of_row: list[int],
-                     generators: list[torch.Generator]) -> Callable[[torch.Tensor, list[int], list[bool]], list[int]]:
+def _nucleus_sampler(
+    temperature: float, top_p: float, group_of_row: list[int], generators: list[torch.Generator]
+) -> Callable[[torch.Tensor, list[int], list[bool]], list[int]]:
     """Draw the next token of every live row: softmax(logits / temperature), cut to the smallest
     set of tokens whose probability reaches ``top_p``, one draw per row from the generator of
     the row's prompt (prompts in increasing order, rows in batch order)."""
@@ -220,7 +265,7 @@ def _nucleus_sampler(temperature: float, top_p: float, group_of_row: list[int],
         probs = torch.softmax(logits.float() / temperature, dim=-1)
         if top_p < 1.0:
             sorted_p, index = probs.sort(dim=-1, descending=True, stable=True)
-            before = sorted_p.cumsum(dim=-1) - sorted_p     # mass of the more likely tokens
+            before = sorted_p.cumsum(dim=-1) - sorted_p  # mass of the more likely tokens
             sorted_p = sorted_p.masked_fill(before >= top_p, 0.0)
             probs = torch.zeros_like(probs).scatter_(-1, index, sorted_p)
         tokens = [0] * len(rows)
@@ -240,11 +285,24 @@ def _nucleus_sampler(temperature: float, top_p: float, group_of_row: list[int],
 
 
 @torch.inference_mode()
-def sample_generate(model, tokenizer, prompts: Sequence[str], *, n: int, temperature: float, seeds: Sequence[int],
-                    max_new_tokens: int, top_p: float = 1.0, stop: str | Sequence[str] | None = None,
-                    batch_size: int = 16, progress: bool = True, add_special_tokens: bool = False,
-                    bos_id: int | None = None, desc: str = "sampling",
-                    skip_leading_whitespace: bool = False) -> list[list[Generation]]:
+def sample_generate(
+    model,
+    tokenizer,
+    prompts: Sequence[str],
+    *,
+    n: int,
+    temperature: float,
+    seeds: Sequence[int],
+    max_new_tokens: int,
+    top_p: float = 1.0,
+    stop: str | Sequence[str] | None = None,
+    batch_size: int = 16,
+    progress: bool = True,
+    add_special_tokens: bool = False,
+    bos_id: int | None = None,
+    desc: str = "sampling",
+    skip_leading_whitespace: bool = False,
+) -> list[list[Generation]]:
     """``n`` sampled continuations per prompt (temperature, then nucleus ``top_p``; no top-k).
 
     ``seeds`` holds one seed per prompt: the prompt's ``n`` rows draw from one
@@ -253,10 +311,16 @@ def sample_generate(model, tokenizer, prompts: Sequence[str], *, n: int, tempera
     one; ``batch_size`` rows where ``n`` allows). Stop strings, end-of-sequence tokens,
     ``bos_id`` and ``skip_leading_whitespace`` work as in :func:`greedy_generate`.
     """
-    prompts, seeds, stops = sample_arguments(prompts, n=n, temperature=temperature, top_p=top_p, seeds=seeds,
-                                             stop=stop)
-    encoded = _encode(tokenizer, model, prompts, max_new_tokens=max_new_tokens, batch_size=batch_size,
-                      add_special_tokens=add_special_tokens, bos_id=bos_id)
+    prompts, seeds, stops = sample_arguments(prompts, n=n, temperature=temperature, top_p=top_p, seeds=seeds, stop=stop)
+    encoded = _encode(
+        tokenizer,
+        model,
+        prompts,
+        max_new_tokens=max_new_tokens,
+        batch_size=batch_size,
+        add_special_tokens=add_special_tokens,
+        bos_id=bos_id,
+    )
     if not prompts:
         return []
     if max_new_tokens == 0:
@@ -269,19 +333,24 @@ def sample_generate(model, tokenizer, prompts: Sequence[str], *, n: int, tempera
     per_batch = max(1, batch_size // n)
     results: list[list[Generation]] = [[] for _ in prompts]
 
-    with tqdm(total=len(prompts), desc=desc, unit="prompt", disable=not progress,
-              dynamic_ncols=True) as bar:
+    with tqdm(total=len(prompts), desc=desc, unit="prompt", disable=not progress, dynamic_ncols=True) as bar:
         for start in range(0, len(order), per_batch):
-            chunk = order[start:start + per_batch]
+            chunk = order[start : start + per_batch]
             group_of_row = [g for g in range(len(chunk)) for _ in range(n)]
-            generators = [torch.Generator(device=setup["device"]).manual_seed(int(seeds[i]) % (1 << 64))
-                          for i in chunk]
-            gens = _decode_batch(model, tokenizer, [encoded[i] for i in chunk], stops=stops,
-                                 max_new_tokens=max_new_tokens,
-                                 choose=_nucleus_sampler(temperature, top_p, group_of_row, generators),
-                                 skip_leading_whitespace=skip_leading_whitespace, repeat=n, **setup)
+            generators = [torch.Generator(device=setup["device"]).manual_seed(int(seeds[i]) % (1 << 64)) for i in chunk]
+            gens = _decode_batch(
+                model,
+                tokenizer,
+                [encoded[i] for i in chunk],
+                stops=stops,
+                max_new_tokens=max_new_tokens,
+                choose=_nucleus_sampler(temperature, top_p, group_of_row, generators),
+                skip_leading_whitespace=skip_leading_whitespace,
+                repeat=n,
+                **setup,
+            )
             for g, i in enumerate(chunk):
-                results[i] = gens[g * n:(g + 1) * n]
+                results[i] = gens[g * n : (g + 1) * n]
             bar.update(len(chunk))
     return results
 
@@ -289,9 +358,13 @@ def sample_generate(model, tokenizer, prompts: Sequence[str], *, n: int, tempera
 def _decoding_setup(model, tokenizer) -> dict[str, Any]:
     """What every decoding batch needs to know about the model: device, padding and
     end-of-sequence ids, and how the model takes its cache and logits cut."""
-    return {"device": _device(model), "eos": _eos_ids(model, tokenizer), "pad": _pad_id(tokenizer),
-            "keep_last": _accepts(model, "logits_to_keep"),
-            "cache_kw": "cache" if _accepts(model, "cache") else "past_key_values"}
+    return {
+        "device": _device(model),
+        "eos": _eos_ids(model, tokenizer),
+        "pad": _pad_id(tokenizer),
+        "keep_last": _accepts(model, "logits_to_keep"),
+        "cache_kw": "cache" if _accepts(model, "cache") else "past_key_values",
+    }
 
 
 def shared_prefix_length(batch: Sequence[Sequence[int]]) -> int:
@@ -316,8 +389,14 @@ def _read_shared_prefix(model, batch: list[list[int]], *, device, cache_kw: str,
     if not shared:
         return None, 0
     ids = torch.tensor([batch[0][:shared]], dtype=torch.long, device=device)
-    out = model(input_ids=ids, attention_mask=torch.ones_like(ids), position_ids=torch.arange(shared, device=device)[None],
-                use_cache=True, **{cache_kw: None}, **extra)
+    out = model(
+        input_ids=ids,
+        attention_mask=torch.ones_like(ids),
+        position_ids=torch.arange(shared, device=device)[None],
+        use_cache=True,
+        **{cache_kw: None},
+        **extra,
+    )
     past = getattr(out, "cache", None)
     if past is None:
         past = out.past_key_values
@@ -327,10 +406,22 @@ def _read_shared_prefix(model, batch: list[list[int]], *, device, cache_kw: str,
     return past, shared
 
 
-def _decode_batch(model, tokenizer, batch: list[list[int]], *, device, pad: int, eos: set[int],
-                  stops: tuple[str, ...], max_new_tokens: int, keep_last: bool,
-                  cache_kw: str, choose=_argmax, skip_leading_whitespace: bool = False,
-                  repeat: int = 1) -> list[Generation]:
+def _decode_batch(
+    model,
+    tokenizer,
+    batch: list[list[int]],
+    *,
+    device,
+    pad: int,
+    eos: set[int],
+    stops: tuple[str, ...],
+    max_new_tokens: int,
+    keep_last: bool,
+    cache_kw: str,
+    choose=_argmax,
+    skip_leading_whitespace: bool = False,
+    repeat: int = 1,
+) -> list[Generation]:
     """Decode one left-padded batch. ``choose(logits, rows, live)`` picks the next token of every
     row held in the cache (``rows``: their batch indices; ``live``: which are still unfinished).
 
@@ -346,37 +437,47 @@ def _decode_batch(model, tokenizer, batch: list[list[int]], *, device, pad: int,
     input_ids = torch.full((k, width), pad, dtype=torch.long)
     mask = torch.zeros((k, width), dtype=torch.long)
     for r, ids in enumerate(tails):
-        input_ids[r, width - len(ids):] = torch.tensor(ids, dtype=torch.long)
-        mask[r, width - len(ids):] = 1
+        input_ids[r, width - len(ids) :] = torch.tensor(ids, dtype=torch.long)
+        mask[r, width - len(ids) :] = 1
     positions = shared + (mask.cumsum(-1) - 1).clamp(min=0)
-    if shared:                               # [shared prefix][left padding][the prompt's own tokens]
+    if shared:  # [shared prefix][left padding][the prompt's own tokens]
         mask = torch.cat([mask.new_ones((k, shared)), mask], dim=1)
     input_ids, mask, positions = input_ids.to(device), mask.to(device), positions.to(device)
     n = k * repeat
     expanded = repeat == 1
 
     generated: list[list[int]] = [[] for _ in range(n)]
-    texts: list[str | None] = [None] * n     # set when a row finishes
+    texts: list[str | None] = [None] * n  # set when a row finishes
     finish: list[FinishReason] = ["length"] * n
-    active = list(range(n))                  # batch rows held in the cache, in cache order
-    next_pos = mask.sum(-1)                  # position of each active row's next token
+    active = list(range(n))  # batch rows held in the cache, in cache order
+    next_pos = mask.sum(-1)  # position of each active row's next token
 
     for _step in range(max_new_tokens):
-        out = model(input_ids=input_ids, attention_mask=mask, position_ids=positions,
-                    use_cache=True, **{cache_kw: past}, **extra)
+        out = model(
+            input_ids=input_ids,
+            attention_mask=mask,
+            position_ids=positions,
+            use_cache=True,
+            **{cache_kw: past},
+            **extra,
+        )
         past = getattr(out, "cache", None)
         if past is None:
             past = out.past_key_values
         logits = out.logits[:, -1, :]
-        if not expanded:                     # after the prompt pass: one cache row per sample
+        if not expanded:  # after the prompt pass: one cache row per sample
             if hasattr(past, "batch_repeat_interleave"):
                 past.batch_repeat_interleave(repeat)
                 logits = logits.repeat_interleave(repeat, dim=0)
-            else:                            # a cache that cannot be copied: read the rows again
-                out = model(input_ids=input_ids.repeat_interleave(repeat, dim=0),
-                            attention_mask=mask.repeat_interleave(repeat, dim=0),
-                            position_ids=positions.repeat_interleave(repeat, dim=0),
-                            use_cache=True, **{cache_kw: None}, **extra)
+            else:  # a cache that cannot be copied: read the rows again
+                out = model(
+                    input_ids=input_ids.repeat_interleave(repeat, dim=0),
+                    attention_mask=mask.repeat_interleave(repeat, dim=0),
+                    position_ids=positions.repeat_interleave(repeat, dim=0),
+                    use_cache=True,
+                    **{cache_kw: None},
+                    **extra,
+                )
                 past = getattr(out, "cache", None)
                 if past is None:
                     past = out.past_key_values
@@ -386,7 +487,7 @@ def _decode_batch(model, tokenizer, batch: list[list[int]], *, device, pad: int,
             expanded = True
         tokens = choose(logits, active, [texts[row] is None for row in active])
         for row, tok in zip(active, tokens):
-            if texts[row] is not None:       # finished earlier, kept for a cache that cannot shrink
+            if texts[row] is not None:  # finished earlier, kept for a cache that cannot shrink
                 continue
             if tok in eos:
                 texts[row] = tokenizer.decode(generated[row], skip_special_tokens=True)

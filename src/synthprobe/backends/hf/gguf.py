@@ -25,10 +25,10 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from synthprobe.io.read import sha256_file
-from synthprobe.io.write import atomic_write_text
 from synthprobe.backends.base import ModelLoadError
 from synthprobe.backends.spec import cache_root
+from synthprobe.io.read import sha256_file
+from synthprobe.io.write import atomic_write_text
 
 PROVENANCE = "synthprobe-gguf.json"
 
@@ -106,12 +106,19 @@ def convert(gguf_path: str | Path, *, progress: bool = True) -> Path:
             if not torch.equal(reread[k], v):
                 raise ModelLoadError(f"cached weights differ from the GGUF weights at {k}")
         n_params = sum(p.numel() for p in model.parameters())
-        (tmp / PROVENANCE).write_text(json.dumps({
-            "source_file": name,
-            "source_sha256": file_digest(gguf_path),
-            "n_params": n_params,
-            "tied": sorted(skip),
-        }, indent=2, sort_keys=True) + "\n")
+        (tmp / PROVENANCE).write_text(
+            json.dumps(
+                {
+                    "source_file": name,
+                    "source_sha256": file_digest(gguf_path),
+                    "n_params": n_params,
+                    "tied": sorted(skip),
+                },
+                indent=2,
+                sort_keys=True,
+            )
+            + "\n"
+        )
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o777 & ~umask)  # mkdtemp makes it private; a cache folder need not be

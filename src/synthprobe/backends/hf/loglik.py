@@ -17,24 +17,28 @@ import contextlib
 import hashlib
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Sequence
+from typing import Any
 
-from synthprobe.errors import InputError
 from synthprobe.backends.base import SCORERS, EndingScore, ItemCallback
 from synthprobe.backends.hf.encode import EncodedItem, encode_items, group_pairs
+from synthprobe.errors import InputError
 
 # Layer kinds that are attention and therefore follow a custom mask.
-_ATTENTION_LAYER_TYPES = {"full_attention", "sliding_attention", "attention", "global", "local",
-                          "chunked_attention"}
+_ATTENTION_LAYER_TYPES = {"full_attention", "sliding_attention", "attention", "global", "local", "chunked_attention"}
 
 _PROBE = (
-    ("Mia had 14 marbles. She gave 5 to Tom and then bought 12 more, so now she has",
-     (" 21 marbles.", " 9", " twenty-one marbles in a small blue bag")),
-    ("The train left at 9:40 and the trip took 75 minutes. It arrived at",
-     (" 10:55.", " 11:05 in the morning.", " noon")),
+    (
+        "Mia had 14 marbles. She gave 5 to Tom and then bought 12 more, so now she has",
+        (" 21 marbles.", " 9", " twenty-one marbles in a small blue bag"),
+    ),
+    (
+        "The train left at 9:40 and the trip took 75 minutes. It arrived at",
+        (" 10:55.", " 11:05 in the morning.", " noon"),
+    ),
 )
 
 
@@ -90,8 +94,10 @@ def _structural_reason(model, max_request: int) -> str | None:
     window = getattr(config, "sliding_window", None)
     uses_window = getattr(config, "use_sliding_window", True) is not False
     if isinstance(window, int) and window > 0 and uses_window and max_request > window:
-        return (f"requests of up to {max_request} tokens exceed the sliding window ({window}), which a "
-                "custom mask would bypass")
+        return (
+            f"requests of up to {max_request} tokens exceed the sliding window ({window}), which a "
+            "custom mask would bypass"
+        )
     return None
 
 
@@ -137,10 +143,17 @@ def check_onepass(backend) -> tuple[bool, str | None, str]:
     ok, reason, mode = False, None, "keep"
     for mode in ("keep", "full"):
         try:
-            one = score_onepass(backend.model, enc, batch_size=2, pad_id=backend.pad_token_id, progress=False,
-                                logits_mode=mode)
-            alone = score_onepass(backend.model, enc_single, batch_size=len(enc_single),
-                                  pad_id=backend.pad_token_id, progress=False, logits_mode=mode)
+            one = score_onepass(
+                backend.model, enc, batch_size=2, pad_id=backend.pad_token_id, progress=False, logits_mode=mode
+            )
+            alone = score_onepass(
+                backend.model,
+                enc_single,
+                batch_size=len(enc_single),
+                pad_id=backend.pad_token_id,
+                progress=False,
+                logits_mode=mode,
+            )
         except Exception as exc:  # an unsupported argument or shape: try the next mode
             reason = f"one-pass forward failed ({type(exc).__name__}: {exc})"
             continue
@@ -149,8 +162,10 @@ def check_onepass(backend) -> tuple[bool, str | None, str]:
         if d_self <= tol_self and d_ref <= tol_ref:
             ok, reason = True, None
             break
-        reason = (f"one-pass probe: endings scored together differ from endings scored alone by {d_self:.3g} "
-                  f"nats, and from the per-ending reference by {d_ref:.3g} nats")
+        reason = (
+            f"one-pass probe: endings scored together differ from endings scored alone by {d_self:.3g} "
+            f"nats, and from the per-ending reference by {d_ref:.3g} nats"
+        )
     caps.update(onepass_ok=ok, onepass_reason=reason, logits_mode=mode)
     _write_verdict(path, caps)
     return ok, reason, mode
@@ -170,11 +185,15 @@ def verdict_path(backend) -> Path | None:
     from synthprobe.version import __version__
 
     key = {
-        "fingerprint": fingerprint, "dtype": str(backend.dtype), "device": str(getattr(backend, "device", "")),
+        "fingerprint": fingerprint,
+        "dtype": str(backend.dtype),
+        "device": str(getattr(backend, "device", "")),
         "bos": bool(getattr(backend, "bos", False)),
         "attn": str(getattr(model.config, "_attn_implementation", None)),
         "model_class": f"{type(model).__module__}.{type(model).__qualname__}",
-        "torch": torch.__version__, "transformers": transformers.__version__, "synthprobe": __version__,
+        "torch": torch.__version__,
+        "transformers": transformers.__version__,
+        "synthprobe": __version__,
         "probe": repr(_PROBE),
     }
     digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode("utf-8")).hexdigest()
@@ -191,9 +210,13 @@ def _read_verdict(path: Path | None) -> dict[str, Any] | None:
         data = loads_json(path.read_text(encoding="utf-8"), path=path)
     except (OSError, UnicodeDecodeError, InputError):
         return None
-    if (isinstance(data, dict) and set(data) == {"onepass_ok", "onepass_reason", "logits_mode"}
-            and isinstance(data["onepass_ok"], bool) and data["logits_mode"] in ("keep", "full")
-            and (data["onepass_reason"] is None or isinstance(data["onepass_reason"], str))):
+    if (
+        isinstance(data, dict)
+        and set(data) == {"onepass_ok", "onepass_reason", "logits_mode"}
+        and isinstance(data["onepass_ok"], bool)
+        and data["logits_mode"] in ("keep", "full")
+        and (data["onepass_reason"] is None or isinstance(data["onepass_reason"], str))
+    ):
         return data
     return None
 
@@ -211,13 +234,25 @@ def _check_lengths(backend, encoded: Sequence[EncodedItem], max_context: int) ->
     limit = getattr(backend, "max_positions", None)
     longest = max((e.longest_request for e in encoded), default=0)
     if limit and longest > limit:
-        raise InputError(f"requests reach {longest} tokens but {backend.name} has only {limit} positions; "
-                         f"pass --max-context {limit} or less (now {max_context})", field="--max-context")
+        raise InputError(
+            f"requests reach {longest} tokens but {backend.name} has only {limit} positions; "
+            f"pass --max-context {limit} or less (now {max_context})",
+            field="--max-context",
+        )
 
 
-def run_encoded(backend, encoded: list[EncodedItem], *, batch_size: int, scorer: str = "onepass",
-                progress: bool = True, on_item: ItemCallback | None = None, desc: str | None = None,
-                tokenize_s: float = 0.0, max_context: int = 1024) -> ScoreRun:
+def run_encoded(
+    backend,
+    encoded: list[EncodedItem],
+    *,
+    batch_size: int,
+    scorer: str = "onepass",
+    progress: bool = True,
+    on_item: ItemCallback | None = None,
+    desc: str | None = None,
+    tokenize_s: float = 0.0,
+    max_context: int = 1024,
+) -> ScoreRun:
     from synthprobe.backends.hf.onepass import forward_tokens, score_onepass
     from synthprobe.backends.hf.reference import score_reference
 
@@ -236,46 +271,111 @@ def run_encoded(backend, encoded: list[EncodedItem], *, batch_size: int, scorer:
     t0 = time.perf_counter()
     # Out-of-memory errors propagate unchanged, so a caller can retry with a smaller batch.
     if used == "onepass":
-        scores = score_onepass(backend.model, encoded, batch_size=batch_size, pad_id=backend.pad_token_id,
-                               progress=progress, on_item=on_item, logits_mode=mode,
-                               desc=desc or "scoring (one-pass)")
+        scores = score_onepass(
+            backend.model,
+            encoded,
+            batch_size=batch_size,
+            pad_id=backend.pad_token_id,
+            progress=progress,
+            on_item=on_item,
+            logits_mode=mode,
+            desc=desc or "scoring (one-pass)",
+        )
         fed = forward_tokens(encoded)
     else:
-        scores = score_reference(backend.model, encoded, batch_size=batch_size, pad_id=backend.pad_token_id,
-                                 progress=progress, on_item=on_item, desc=desc or "scoring (reference)")
+        scores = score_reference(
+            backend.model,
+            encoded,
+            batch_size=batch_size,
+            pad_id=backend.pad_token_id,
+            progress=progress,
+            on_item=on_item,
+            desc=desc or "scoring (reference)",
+        )
         fed = sum(e.reference_tokens for e in encoded)
     eval_s = time.perf_counter() - t0
-    return ScoreRun(scores=scores, scorer_requested=scorer, scorer_used=used, fallback_reason=reason,
-                    n_items=len(encoded), truncated=sum(e.truncated for e in encoded),
-                    request_tokens=sum(e.reference_tokens for e in encoded), forward_tokens=fed,
-                    tokenize_s=tokenize_s, eval_s=eval_s, encoded=encoded)
+    return ScoreRun(
+        scores=scores,
+        scorer_requested=scorer,
+        scorer_used=used,
+        fallback_reason=reason,
+        n_items=len(encoded),
+        truncated=sum(e.truncated for e in encoded),
+        request_tokens=sum(e.reference_tokens for e in encoded),
+        forward_tokens=fed,
+        tokenize_s=tokenize_s,
+        eval_s=eval_s,
+        encoded=encoded,
+    )
 
 
-def score_items(backend, items: Sequence[Any], *, batch_size: int = 32, max_context: int = 1024,
-                scorer: str = "onepass", progress: bool = True, on_item: ItemCallback | None = None,
-                source: str | None = None, desc: str | None = None) -> ScoreRun:
+def score_items(
+    backend,
+    items: Sequence[Any],
+    *,
+    batch_size: int = 32,
+    max_context: int = 1024,
+    scorer: str = "onepass",
+    progress: bool = True,
+    on_item: ItemCallback | None = None,
+    source: str | None = None,
+    desc: str | None = None,
+) -> ScoreRun:
     """Score multiple-choice items (objects with ``ctx``, ``endings`` and optionally ``line``)."""
     t0 = time.perf_counter()
-    encoded = encode_items(backend.tokenizer, items, max_context=max_context,
-                           bos_id=backend.bos_token_id if backend.bos else None, source=source)
+    encoded = encode_items(
+        backend.tokenizer,
+        items,
+        max_context=max_context,
+        bos_id=backend.bos_token_id if backend.bos else None,
+        source=source,
+    )
     tok_s = time.perf_counter() - t0
-    return run_encoded(backend, encoded, batch_size=batch_size, scorer=scorer, progress=progress,
-                       on_item=on_item, desc=desc, tokenize_s=tok_s, max_context=max_context)
+    return run_encoded(
+        backend,
+        encoded,
+        batch_size=batch_size,
+        scorer=scorer,
+        progress=progress,
+        on_item=on_item,
+        desc=desc,
+        tokenize_s=tok_s,
+        max_context=max_context,
+    )
 
 
-def score_pairs(backend, pairs: Sequence[tuple[str, str]], *, batch_size: int = 32, max_context: int = 1024,
-                progress: bool = False, scorer: str = "onepass") -> list[EndingScore]:
+def score_pairs(
+    backend,
+    pairs: Sequence[tuple[str, str]],
+    *,
+    batch_size: int = 32,
+    max_context: int = 1024,
+    progress: bool = False,
+    scorer: str = "onepass",
+) -> list[EndingScore]:
     """``log P(continuation | context)`` for each pair; an empty context becomes BOS (else EOS).
 
     Pairs with the same context are scored as one item, so the context runs once.
     """
     groups, items = group_pairs(pairs)
     empty = backend.bos_token_id if backend.bos_token_id is not None else backend.tokenizer.eos_token_id
-    encoded = encode_items(backend.tokenizer, items, max_context=max_context,
-                           bos_id=backend.bos_token_id if backend.bos else None, source="pairs",
-                           empty_ctx_id=empty)
-    run = run_encoded(backend, encoded, batch_size=batch_size, scorer=scorer, progress=progress,
-                      desc="log-likelihood", max_context=max_context)
+    encoded = encode_items(
+        backend.tokenizer,
+        items,
+        max_context=max_context,
+        bos_id=backend.bos_token_id if backend.bos else None,
+        source="pairs",
+        empty_ctx_id=empty,
+    )
+    run = run_encoded(
+        backend,
+        encoded,
+        batch_size=batch_size,
+        scorer=scorer,
+        progress=progress,
+        desc="log-likelihood",
+        max_context=max_context,
+    )
     out: list[EndingScore | None] = [None] * len(pairs)
     for ks, scores in zip(groups, run.scores):
         for k, s in zip(ks, scores):

@@ -35,8 +35,8 @@ scores do not depend on the batch it is in (identical at batch sizes 1, 8 and 32
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Iterator, Sequence
 
 from synthprobe.backends.base import EndingScore, ItemCallback
 from synthprobe.backends.hf.common import BAR_FORMAT, deliver_batch, model_device, target_logprobs
@@ -90,7 +90,7 @@ def layout_item(enc: EncodedItem) -> RowLayout:
     for j in range(len(enc.ending_ids)):
         groups.setdefault(enc.visible_ctx_len(j), []).append(j)
     for n_ctx in sorted(groups, reverse=True):
-        ctx = enc.ctx_ids[len(enc.ctx_ids) - n_ctx:]
+        ctx = enc.ctx_ids[len(enc.ctx_ids) - n_ctx :]
         base = len(tokens)
         tokens.extend(ctx)
         positions.extend(range(n_ctx))
@@ -159,8 +159,9 @@ def forward_selected(model, ids, pos, mask, keep, *, logits_mode: str = "keep"):
     import torch
 
     device = model_device(model)
-    kwargs = dict(input_ids=ids.to(device), attention_mask=mask.to(device), position_ids=pos.to(device),
-                  use_cache=False)
+    kwargs = dict(
+        input_ids=ids.to(device), attention_mask=mask.to(device), position_ids=pos.to(device), use_cache=False
+    )
     with torch.inference_mode():
         if logits_mode == "keep":
             return model(**kwargs, logits_to_keep=keep.to(device)).logits
@@ -194,8 +195,9 @@ def attention_implementation(model, impl: str | None) -> Iterator[str]:
 DEFAULT_TOKEN_BUDGET = 4096
 
 
-def plan_batches(lengths: Sequence[int], *, batch_size: int = 32,
-                 token_budget: int | None = DEFAULT_TOKEN_BUDGET) -> list[list[int]]:
+def plan_batches(
+    lengths: Sequence[int], *, batch_size: int = 32, token_budget: int | None = DEFAULT_TOKEN_BUDGET
+) -> list[list[int]]:
     """Item indices per forward: sorted longest first (ties by index), each forward filled while
     ``len(batch) <= batch_size`` and ``len(batch) * longest <= token_budget`` (one item always fits).
     ``token_budget=None``: ``batch_size`` items per forward."""
@@ -205,23 +207,44 @@ def plan_batches(lengths: Sequence[int], *, batch_size: int = 32,
     batches: list[list[int]] = []
     for i in order:
         cur = batches[-1] if batches else None
-        if (cur is None or len(cur) >= batch_size
-                or (token_budget is not None and (len(cur) + 1) * lengths[cur[0]] > token_budget)):
+        if (
+            cur is None
+            or len(cur) >= batch_size
+            or (token_budget is not None and (len(cur) + 1) * lengths[cur[0]] > token_budget)
+        ):
             batches.append([i])
         else:
             cur.append(i)
     return batches
 
 
-def score_onepass(model, encoded: Sequence[EncodedItem], *, batch_size: int = 32, pad_id: int = 0,
-                  progress: bool = True, on_item: ItemCallback | None = None, logits_mode: str = "keep",
-                  attn_implementation: str | None = "eager", token_budget: int | None = DEFAULT_TOKEN_BUDGET,
-                  desc: str = "scoring (one-pass)") -> list[list[EndingScore]]:
+def score_onepass(
+    model,
+    encoded: Sequence[EncodedItem],
+    *,
+    batch_size: int = 32,
+    pad_id: int = 0,
+    progress: bool = True,
+    on_item: ItemCallback | None = None,
+    logits_mode: str = "keep",
+    attn_implementation: str | None = "eager",
+    token_budget: int | None = DEFAULT_TOKEN_BUDGET,
+    desc: str = "scoring (one-pass)",
+) -> list[list[EndingScore]]:
     """Scores of every ending of every item; forwards as :func:`plan_batches` packs them
     (``batch_size``: the most items a forward takes; ``token_budget``: its padded tokens)."""
     with attention_implementation(model, attn_implementation):
-        return _score_onepass(model, encoded, batch_size=batch_size, pad_id=pad_id, progress=progress,
-                              on_item=on_item, logits_mode=logits_mode, desc=desc, token_budget=token_budget)
+        return _score_onepass(
+            model,
+            encoded,
+            batch_size=batch_size,
+            pad_id=pad_id,
+            progress=progress,
+            on_item=on_item,
+            logits_mode=logits_mode,
+            desc=desc,
+            token_budget=token_budget,
+        )
 
 
 def _score_onepass(model, encoded, *, batch_size, pad_id, progress, on_item, logits_mode, desc, token_budget):
@@ -233,8 +256,7 @@ def _score_onepass(model, encoded, *, batch_size, pad_id, progress, on_item, log
     layouts = [layout_item(e) for e in encoded]
     n = len(encoded)
     results: list[list[EndingScore] | None] = [None] * n
-    with tqdm(total=n, unit="item", desc=desc, disable=not progress, dynamic_ncols=True,
-              bar_format=BAR_FORMAT) as bar:
+    with tqdm(total=n, unit="item", desc=desc, disable=not progress, dynamic_ncols=True, bar_format=BAR_FORMAT) as bar:
         for batch in plan_batches([r.length for r in layouts], batch_size=batch_size, token_budget=token_budget):
             rows = [layouts[i] for i in batch]
             ids, pos, mask, keep = build_batch(rows, pad_id=pad_id, mask_dtype=mask_dtype)
@@ -248,8 +270,9 @@ def _score_onepass(model, encoded, *, batch_size, pad_id, progress, on_item, log
                         q_rows.append(flat_index[b * L + p])
                         tgts.append(t)
             with torch.inference_mode():
-                lp, greedy = target_logprobs(logits, torch.tensor(q_rows, device=device),
-                                             torch.tensor(tgts, device=device))
+                lp, greedy = target_logprobs(
+                    logits, torch.tensor(q_rows, device=device), torch.tensor(tgts, device=device)
+                )
             deliver_batch(batch, encoded, lp, greedy, results, on_item)
             bar.update(len(batch))
     return results  # type: ignore[return-value]

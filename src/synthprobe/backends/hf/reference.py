@@ -10,16 +10,23 @@ that predict them. This is the yardstick the one-pass scorer must equal, and wha
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from synthprobe.backends.base import EndingScore, ItemCallback
 from synthprobe.backends.hf.common import BAR_FORMAT, deliver_batch, model_device, target_logprobs
 from synthprobe.backends.hf.encode import EncodedItem
 
 
-def score_reference(model, encoded: Sequence[EncodedItem], *, batch_size: int = 32, pad_id: int = 0,
-                    progress: bool = True, on_item: ItemCallback | None = None,
-                    desc: str = "scoring (reference)") -> list[list[EndingScore]]:
+def score_reference(
+    model,
+    encoded: Sequence[EncodedItem],
+    *,
+    batch_size: int = 32,
+    pad_id: int = 0,
+    progress: bool = True,
+    on_item: ItemCallback | None = None,
+    desc: str = "scoring (reference)",
+) -> list[list[EndingScore]]:
     import torch
     from tqdm.auto import tqdm
 
@@ -27,10 +34,9 @@ def score_reference(model, encoded: Sequence[EncodedItem], *, batch_size: int = 
     n = len(encoded)
     order = sorted(range(n), key=lambda i: (-encoded[i].longest_request, i))
     results: list[list[EndingScore] | None] = [None] * n
-    with tqdm(total=n, unit="item", desc=desc, disable=not progress, dynamic_ncols=True,
-              bar_format=BAR_FORMAT) as bar:
+    with tqdm(total=n, unit="item", desc=desc, disable=not progress, dynamic_ncols=True, bar_format=BAR_FORMAT) as bar:
         for start in range(0, n, batch_size):
-            batch = order[start:start + batch_size]
+            batch = order[start : start + batch_size]
             rows: list[tuple[int, ...]] = []
             starts: list[int] = []
             for i in batch:
@@ -44,8 +50,8 @@ def score_reference(model, encoded: Sequence[EncodedItem], *, batch_size: int = 
             mask = torch.zeros((len(rows), width), dtype=torch.long)
             q_rows, q_pos, tgts = [], [], []
             for r, (toks, s) in enumerate(zip(rows, starts)):
-                ids[r, :len(toks)] = torch.tensor(toks, dtype=torch.long)
-                mask[r, :len(toks)] = 1
+                ids[r, : len(toks)] = torch.tensor(toks, dtype=torch.long)
+                mask[r, : len(toks)] = 1
                 for p in range(s, len(toks)):
                     q_rows.append(r)
                     q_pos.append(p - 1)
@@ -54,8 +60,9 @@ def score_reference(model, encoded: Sequence[EncodedItem], *, batch_size: int = 
                 logits = model(input_ids=ids.to(device), attention_mask=mask.to(device), use_cache=False).logits
                 sel = logits[torch.tensor(q_rows, device=device), torch.tensor(q_pos, device=device)]
                 del logits
-                lp, greedy = target_logprobs(sel, torch.arange(len(tgts), device=device),
-                                             torch.tensor(tgts, device=device))
+                lp, greedy = target_logprobs(
+                    sel, torch.arange(len(tgts), device=device), torch.tensor(tgts, device=device)
+                )
             deliver_batch(batch, encoded, lp, greedy, results, on_item)
             bar.update(len(batch))
     return results  # type: ignore[return-value]

@@ -25,10 +25,11 @@ import shutil
 import tempfile
 import time
 import warnings
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 import torch
 
@@ -68,8 +69,12 @@ class Checkpoint:
     adapter_sha256: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"seconds": round(self.seconds, 2), "tokens": self.tokens,
-                "loss": None if self.loss is None else round(self.loss, 6), "adapter_sha256": self.adapter_sha256}
+        return {
+            "seconds": round(self.seconds, 2),
+            "tokens": self.tokens,
+            "loss": None if self.loss is None else round(self.loss, 6),
+            "adapter_sha256": self.adapter_sha256,
+        }
 
 
 @dataclass
@@ -98,8 +103,10 @@ def choice_token_ids(tokenizer, choices: Sequence[str]) -> list[int]:
         elif len(bare) == 1:
             ids.append(bare[0])
         else:
-            raise ModelLoadError(f"the tokenizer writes the choice {c!r} as more than one token; "
-                                 "a choice head needs one token per choice")
+            raise ModelLoadError(
+                f"the tokenizer writes the choice {c!r} as more than one token; "
+                "a choice head needs one token per choice"
+            )
     if len(set(ids)) != len(ids):
         raise ModelLoadError(f"the tokenizer gives two choices the same token: {dict(zip(choices, ids))}")
     return ids
@@ -120,15 +127,14 @@ def _head(model, choice_ids: Sequence[int]) -> torch.Tensor:
     return model.get_output_embeddings().weight[list(choice_ids)]
 
 
-def _choice_logits(model, batch: Sequence[Sequence[int]], head: torch.Tensor, pad_id: int,
-                   device: str) -> torch.Tensor:
+def _choice_logits(model, batch: Sequence[Sequence[int]], head: torch.Tensor, pad_id: int, device: str) -> torch.Tensor:
     """Right-padded batch -> the choice letters' logits at each sequence's last real token."""
     width = max(len(s) for s in batch)
     ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
     mask = torch.zeros((len(batch), width), dtype=torch.long)
     for i, s in enumerate(batch):
-        ids[i, :len(s)] = torch.tensor(s, dtype=torch.long)
-        mask[i, :len(s)] = 1
+        ids[i, : len(s)] = torch.tensor(s, dtype=torch.long)
+        mask[i, : len(s)] = 1
     ids, mask = ids.to(device), mask.to(device)
     hidden = model.get_decoder()(input_ids=ids, attention_mask=mask).last_hidden_state
     last = torch.tensor([len(s) - 1 for s in batch], device=hidden.device)
@@ -142,8 +148,15 @@ def _causal_lm(model):
     return getattr(inner, "model", model) if inner is not None and hasattr(model, "peft_config") else model
 
 
-def pick_choices(backend, prompts: Sequence[str], choices: Sequence[str], *, batch_size: int = 32,
-                 max_tokens: int = 512, progress: Callable[[int], None] | None = None) -> list[list[float]]:
+def pick_choices(
+    backend,
+    prompts: Sequence[str],
+    choices: Sequence[str],
+    *,
+    batch_size: int = 32,
+    max_tokens: int = 512,
+    progress: Callable[[int], None] | None = None,
+) -> list[list[float]]:
     """The choice letters' logits after each prompt (the model as it is now, adapter or not)."""
     choice_ids = choice_token_ids(backend.tokenizer, choices)
     model = backend.model
@@ -157,7 +170,7 @@ def pick_choices(backend, prompts: Sequence[str], choices: Sequence[str], *, bat
     try:
         with torch.inference_mode():
             for start in range(0, len(order), batch_size):
-                idx = order[start:start + batch_size]
+                idx = order[start : start + batch_size]
                 logits = _choice_logits(lm, [encoded[i] for i in idx], head, backend.pad_token_id, backend.device)
                 for i, row in zip(idx, logits.tolist()):
                     out[i] = row
@@ -187,13 +200,21 @@ def _lora_config(model, settings: TrainSettings):
     names = {n.rsplit(".", 1)[-1] for n, m in model.named_modules() if isinstance(m, torch.nn.Linear)}
     targets = sorted(names & {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"})
     if not targets:
-        raise ModelLoadError("the model has none of the projections LoRA is put on "
-                             "(q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj)")
+        raise ModelLoadError(
+            "the model has none of the projections LoRA is put on "
+            "(q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj)"
+        )
     layers = None
     if n_layers and 0 < settings.top_layers < n_layers:
         layers = list(range(n_layers - settings.top_layers, n_layers))
-    return LoraConfig(r=settings.rank, lora_alpha=settings.alpha, lora_dropout=0.0, target_modules=targets,
-                      layers_to_transform=layers, bias="none")
+    return LoraConfig(
+        r=settings.rank,
+        lora_alpha=settings.alpha,
+        lora_dropout=0.0,
+        target_modules=targets,
+        layers_to_transform=layers,
+        bias="none",
+    )
 
 
 @contextmanager
@@ -231,11 +252,18 @@ def save_adapter(model, folder: str | Path) -> Path:
     return folder
 
 
-def train_choices(backend, prompts: Sequence[str], labels: Sequence[int], *, choices: Sequence[str],
-                  checkpoints: Sequence[int], settings: TrainSettings = TrainSettings(),
-                  on_checkpoint: Callable[[Checkpoint], None] | None = None,
-                  adapter_out: str | Path | None = None,
-                  progress: Callable[[int], None] | None = None) -> TrainRun:
+def train_choices(
+    backend,
+    prompts: Sequence[str],
+    labels: Sequence[int],
+    *,
+    choices: Sequence[str],
+    checkpoints: Sequence[int],
+    settings: TrainSettings = TrainSettings(),
+    on_checkpoint: Callable[[Checkpoint], None] | None = None,
+    adapter_out: str | Path | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> TrainRun:
     """Train the choice head on ``prompts`` (in order) and call ``on_checkpoint`` at each size of
     ``checkpoints`` (0 = before any training) with the adapted model in place; the adapter is removed
     when this returns. ``adapter_out``: where the final adapter is saved (atomically)."""
@@ -247,7 +275,7 @@ def train_choices(backend, prompts: Sequence[str], labels: Sequence[int], *, cho
     if any(not 0 <= int(y) < len(choices) for y in labels):
         raise ValueError(f"a label outside 0..{len(choices) - 1}")
     choice_ids = choice_token_ids(backend.tokenizer, choices)
-    encoded = _encode(backend, prompts[:sizes[-1] if sizes else 0], settings.max_tokens)
+    encoded = _encode(backend, prompts[: sizes[-1] if sizes else 0], settings.max_tokens)
     run = TrainRun(settings=settings.to_dict())
     with adapted(backend, settings) as model:
         lm = _causal_lm(model)
@@ -264,8 +292,7 @@ def train_choices(backend, prompts: Sequence[str], labels: Sequence[int], *, cho
                 logits = _choice_logits(lm, batch, head, backend.pad_token_id, backend.device)
                 loss = torch.nn.functional.cross_entropy(logits, y.to(logits.device))
                 if not torch.isfinite(loss):
-                    raise ScoringError(f"the training loss is {loss.item()} after {seen} examples; "
-                                       "try a smaller --lr")
+                    raise ScoringError(f"the training loss is {loss.item()} after {seen} examples; try a smaller --lr")
                 loss.backward()
                 opt.step()
                 opt.zero_grad(set_to_none=True)
@@ -284,9 +311,13 @@ def train_choices(backend, prompts: Sequence[str], labels: Sequence[int], *, cho
                     progress(k)
             run.seconds = time.perf_counter() - t_start
             model.eval()
-            ck = Checkpoint(size=size, seconds=run.seconds, tokens=run.tokens,
-                            loss=stretch_loss / stretch_n if stretch_n else None,
-                            adapter_sha256=adapter_sha256(model) if size > 0 else None)
+            ck = Checkpoint(
+                size=size,
+                seconds=run.seconds,
+                tokens=run.tokens,
+                loss=stretch_loss / stretch_n if stretch_n else None,
+                adapter_sha256=adapter_sha256(model) if size > 0 else None,
+            )
             stretch_loss, stretch_n = 0.0, 0
             run.checkpoints.append(ck)
             if on_checkpoint is not None:

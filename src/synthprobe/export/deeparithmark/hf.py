@@ -22,18 +22,19 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
 from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
 
 from synthprobe.errors import InputError
-from synthprobe.io.write import check_out_dir, check_output_dir, write_tree
 from synthprobe.export.deeparithmark.release import DEFAULT_RELEASE, Release, load_release
+from synthprobe.io.write import check_out_dir, check_output_dir, write_tree
 
 PARQUET_NAME = "data/test-00000-of-00001.parquet"
 PRETTY_NAME = "Deep Arithmark-1"
@@ -42,6 +43,7 @@ PRETTY_NAME = "Deep Arithmark-1"
 # ---------------------------------------------------------------------------------------
 # Arrow schema inference and the exact round trip
 # ---------------------------------------------------------------------------------------
+
 
 def _kind(value: Any) -> str:
     if value is None:
@@ -97,10 +99,12 @@ def _infer(values: Iterable[tuple[int, Any]], field: str) -> pa.DataType:
         for k in keys:
             missing = next((line for line, v in values if k not in v), None)
             if missing is not None:
-                raise _Conflict(f"{field}.{k}" if field else k, missing,
-                                "missing here but present in other rows; expected the same keys in every row")
-            fields.append(pa.field(k, _infer(((line, v[k]) for line, v in values),
-                                             f"{field}.{k}" if field else k)))
+                raise _Conflict(
+                    f"{field}.{k}" if field else k,
+                    missing,
+                    "missing here but present in other rows; expected the same keys in every row",
+                )
+            fields.append(pa.field(k, _infer(((line, v[k]) for line, v in values), f"{field}.{k}" if field else k)))
         return pa.struct(fields)
     raise _Conflict(field, kinds[kind], f"has unsupported type {kind}")
 
@@ -147,8 +151,7 @@ def parquet_bytes(release: Release) -> bytes:
     release_arrow()
     for item, row in zip(release.items, rows):
         if not _same(item.raw, row):
-            raise InputError("does not survive the Parquet round trip unchanged",
-                             path=release.path, line=item.line)
+            raise InputError("does not survive the Parquet round trip unchanged", path=release.path, line=item.line)
     return data
 
 
@@ -168,15 +171,22 @@ def release_arrow() -> None:
 # Figures for the card, all computed from the release
 # ---------------------------------------------------------------------------------------
 
+
 def size_category(n: int) -> str:
     """The Hub's ``size_categories`` bucket for ``n`` rows."""
-    bounds = [(1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"),
-              (1_000_000, "100K<n<1M"), (10_000_000, "1M<n<10M"), (100_000_000, "10M<n<100M"),
-              (1_000_000_000, "100M<n<1B")]
+    bounds = [
+        (1_000, "n<1K"),
+        (10_000, "1K<n<10K"),
+        (100_000, "10K<n<100K"),
+        (1_000_000, "100K<n<1M"),
+        (10_000_000, "1M<n<10M"),
+        (100_000_000, "10M<n<100M"),
+        (1_000_000_000, "100M<n<1B"),
+    ]
     for bound, name in bounds:
         if n < bound:
             return name
-    return "n>1T" if n > 10 ** 12 else "1B<n<10B"
+    return "n>1T" if n > 10**12 else "1B<n<10B"
 
 
 def _words(text: str) -> int:
@@ -227,8 +237,8 @@ def card_figures(release: Release) -> dict[str, Any]:
 class SelftestFigures:
     """The release's own selftest on the file: every check, and the shortcut audit rows."""
 
-    checks: list[tuple[str, str, str]]          # (check, figure, PASS/FAIL/SKIP)
-    audit: list[tuple[str, float]]              # (strategy, accuracy in [0, 1])
+    checks: list[tuple[str, str, str]]  # (check, figure, PASS/FAIL/SKIP)
+    audit: list[tuple[str, float]]  # (strategy, accuracy in [0, 1])
 
     @property
     def ok(self) -> bool:
@@ -240,13 +250,16 @@ def run_selftest(release: Release) -> SelftestFigures:
     from synthprobe.tasks.deeparithmark.selftest import selftest
 
     report = selftest(release.path)
-    return SelftestFigures(checks=[(c.name, c.figure, c.status) for c in report.checks],
-                           audit=[(r.name, r.correct / r.n) for r in report.audit_rows])
+    return SelftestFigures(
+        checks=[(c.name, c.figure, c.status) for c in report.checks],
+        audit=[(r.name, r.correct / r.n) for r in report.audit_rows],
+    )
 
 
 # ---------------------------------------------------------------------------------------
 # The card
 # ---------------------------------------------------------------------------------------
+
 
 def _pct(x: float) -> str:
     return f"{100 * x:.2f} %"
@@ -264,8 +277,9 @@ def _pretty(value: Any, indent: int = 0, width: int = 96) -> str:
     """JSON with objects one key per line and short lists kept on one line."""
     pad = " " * indent
     if isinstance(value, dict):
-        inner = [f'{pad}  {json.dumps(k, ensure_ascii=False)}: {_pretty(v, indent + 2, width)}'
-                 for k, v in value.items()]
+        inner = [
+            f"{pad}  {json.dumps(k, ensure_ascii=False)}: {_pretty(v, indent + 2, width)}" for k, v in value.items()
+        ]
         return "{\n" + ",\n".join(inner) + f"\n{pad}}}"
     flat = json.dumps(value, ensure_ascii=False)
     if isinstance(value, list) and len(flat) + indent > width:
@@ -286,16 +300,13 @@ def yaml_header(fig: dict[str, Any]) -> str:
         "language_creators": ["machine-generated"],
         "multilinguality": ["monolingual"],
         "source_datasets": ["original"],
-        "tags": ["arithmetic", "math-word-problems", "multi-step-reasoning", "synthetic",
-                 "benchmark", "arithmark"],
-        "configs": [{"config_name": "default",
-                     "data_files": [{"split": "test", "path": PARQUET_NAME}]}],
+        "tags": ["arithmetic", "math-word-problems", "multi-step-reasoning", "synthetic", "benchmark", "arithmark"],
+        "configs": [{"config_name": "default", "data_files": [{"split": "test", "path": PARQUET_NAME}]}],
     }
     return "---\n" + yaml.safe_dump(header, sort_keys=False, allow_unicode=True, width=10_000) + "---\n"
 
 
-def render_card(release: Release, *, repo_id: str | None = None,
-                selftest: SelftestFigures | None = None) -> str:
+def render_card(release: Release, *, repo_id: str | None = None, selftest: SelftestFigures | None = None) -> str:
     fig = card_figures(release)
     k = len(fig["slot"])
     load_id = repo_id or "path/to/this/folder"
@@ -336,8 +347,7 @@ def render_card(release: Release, *, repo_id: str | None = None,
         ["Chance", _pct(fig["chance"]) if fig["chance"] else "varies"],
         ["Depth tiers", ", ".join(f"{d} ({c:,})" for d, c in fig["depth"].items())],
         ["Templates / topic labels", f"{len(fig['templates'])} / {len(fig['topics'])}"],
-        ["Prompt length (words)", f"mean {fig['words_mean']:.1f}, min {fig['words_min']}, "
-                                  f"max {fig['words_max']}"],
+        ["Prompt length (words)", f"mean {fig['words_mean']:.1f}, min {fig['words_min']}, max {fig['words_max']}"],
         ["Split", "test only (an evaluation set; there is no train split)"],
         ["Language, source", "English, synthetic (deterministic seed)"],
         ["SHA-256 of the JSONL", f"`{fig['sha256']}`"],
@@ -347,31 +357,48 @@ def render_card(release: Release, *, repo_id: str | None = None,
     lines += ["## Composition", "", "By depth (number of dependent operations):", ""]
     lines += _table(["Depth", "Examples"], [[d, c] for d, c in fig["depth"].items()], "rr") + [""]
     lines += ["By template:", ""]
-    trows = [[f"`{name}`", t["topic"], t["depth"], t["n"]]
-             for name, t in sorted(fig["templates"].items(), key=lambda kv: (kv[1]["depth"], kv[0]))]
+    trows = [
+        [f"`{name}`", t["topic"], t["depth"], t["n"]]
+        for name, t in sorted(fig["templates"].items(), key=lambda kv: (kv[1]["depth"], kv[0]))
+    ]
     lines += _table(["Template", "Topic", "Depth", "Examples"], trows, "llrr") + [""]
 
     lines += ["## Balance", ""]
-    lines += [f"- Correct slot (0–{k - 1}): {' / '.join(str(c) for c in fig['slot'])}",
-              f"- Answer's numeric rank among the options (smallest → largest): "
-              f"{' / '.join(str(c) for c in fig['rank'])}",
-              f"- Slot × rank × depth grid: {fig['grid_min']}–{fig['grid_max']} items per cell",
-              ""]
+    lines += [
+        f"- Correct slot (0–{k - 1}): {' / '.join(str(c) for c in fig['slot'])}",
+        f"- Answer's numeric rank among the options (smallest → largest): {' / '.join(str(c) for c in fig['rank'])}",
+        f"- Slot × rank × depth grid: {fig['grid_min']}–{fig['grid_max']} items per cell",
+        "",
+    ]
 
     if selftest is not None:
-        lines += ["## Shortcut audit", "",
-                  "Strategies that skip the arithmetic, scored on this file "
-                  f"(chance {_pct(fig['chance']) if fig['chance'] else 'n/a'}; "
-                  "`python deeparithmark.py audit` reproduces the table):", ""]
+        lines += [
+            "## Shortcut audit",
+            "",
+            "Strategies that skip the arithmetic, scored on this file "
+            f"(chance {_pct(fig['chance']) if fig['chance'] else 'n/a'}; "
+            "`python deeparithmark.py audit` reproduces the table):",
+            "",
+        ]
         lines += _table(["Strategy", "Score"], [[s, _pct(v)] for s, v in selftest.audit], "lr") + [""]
         passed = sum(status == "PASS" for _, _, status in selftest.checks)
-        lines += ["## Self-test", "",
-                  f"`python deeparithmark.py selftest` re-checks every claim on this card against the "
-                  f"file: {passed} of {len(selftest.checks)} checks pass"
-                  + ("." if selftest.ok else "; **the failing checks are marked FAIL below**."), ""]
-        lines += _table(["Check", "Figure", "Result"],
-                        [[c, f.replace("|", "\\|"), st] for c, f, st in selftest.checks
-                         if not c.startswith("shortcut: ") or st != "PASS"], "lll")
+        lines += [
+            "## Self-test",
+            "",
+            f"`python deeparithmark.py selftest` re-checks every claim on this card against the "
+            f"file: {passed} of {len(selftest.checks)} checks pass"
+            + ("." if selftest.ok else "; **the failing checks are marked FAIL below**."),
+            "",
+        ]
+        lines += _table(
+            ["Check", "Figure", "Result"],
+            [
+                [c, f.replace("|", "\\|"), st]
+                for c, f, st in selftest.checks
+                if not c.startswith("shortcut: ") or st != "PASS"
+            ],
+            "lll",
+        )
         lines += ["", "Passing shortcut checks are the rows of the audit table above.", ""]
 
     example = _pretty(release.rows[0])
@@ -380,35 +407,39 @@ def render_card(release: Release, *, repo_id: str | None = None,
     lines += [
         "## Fields",
         "",
-        *_table(["Field", "Meaning"], [
-            ["`ind`", "item index"],
-            ["`activity_label`", "`deeparithmark::<release>::<topic>::depth<N>::<difficulty>`"],
-            ["`ctx`", "the unfinished sentence"],
-            ["`endings`", "the continuations, each with its leading space"],
-            ["`label`", "index of the correct ending, as a string (ArithMark 3.0 contract)"],
-            ["`source_id`", "stable item id"],
-            ["`split`, `split_type`", "`test`, `synthetic`"],
-            ["`metadata.answer`, `.unit`", "the correct value as rendered, and its unit"],
-            ["`metadata.topic`, `.template`, `.depth`", "topic label, family name, number of operations"],
-            ["`metadata.option_values`", "numeric value of each ending"],
-            ["`metadata.option_sources`", "`correct` or the name of the mistake that produces the ending"],
-            ["`metadata.answer_rank`", "rank of the answer among the option values (0 = smallest)"],
-            ["`metadata.solution_steps`", "one line per operation; their count equals the depth"],
-        ]),
+        *_table(
+            ["Field", "Meaning"],
+            [
+                ["`ind`", "item index"],
+                ["`activity_label`", "`deeparithmark::<release>::<topic>::depth<N>::<difficulty>`"],
+                ["`ctx`", "the unfinished sentence"],
+                ["`endings`", "the continuations, each with its leading space"],
+                ["`label`", "index of the correct ending, as a string (ArithMark 3.0 contract)"],
+                ["`source_id`", "stable item id"],
+                ["`split`, `split_type`", "`test`, `synthetic`"],
+                ["`metadata.answer`, `.unit`", "the correct value as rendered, and its unit"],
+                ["`metadata.topic`, `.template`, `.depth`", "topic label, family name, number of operations"],
+                ["`metadata.option_values`", "numeric value of each ending"],
+                ["`metadata.option_sources`", "`correct` or the name of the mistake that produces the ending"],
+                ["`metadata.answer_rank`", "rank of the answer among the option values (0 = smallest)"],
+                ["`metadata.solution_steps`", "one line per operation; their count equals the depth"],
+            ],
+        ),
         "",
         "## Limitations",
         "",
     ]
     if fig["ci95_at_chance"]:
-        lines.append(f"- {fig['n']:,} items give roughly ±{100 * fig['ci95_at_chance']:.1f} points "
-                     "(95 % CI) at chance; smaller differences are noise.")
+        lines.append(
+            f"- {fig['n']:,} items give roughly ±{100 * fig['ci95_at_chance']:.1f} points "
+            "(95 % CI) at chance; smaller differences are noise."
+        )
     lines += [
         "- Hard accuracy gives no partial credit; the mean probability of the correct option "
         "after a softmax over the scores gives a gradient.",
         "- Single test split; the template shapes are few, so fine-tuning on them would overfit. "
         "Do not train on this file.",
-        "- Rank balance is global, not per template: read per-template rows as preference, "
-        "not partial skill.",
+        "- Rank balance is global, not per template: read per-template rows as preference, not partial skill.",
         "",
         "## Licence and attribution",
         "",
@@ -418,16 +449,21 @@ def render_card(release: Release, *, repo_id: str | None = None,
         "length-normalised continuation log-likelihood — and their JSONL schema. No ArithMark "
         "3.0 item appears here; every prompt comes from parameterised generators.",
         "",
-        "\"ArithMark\" and \"AxiomicLabs\" remain the property of their owner; their use here is "
+        '"ArithMark" and "AxiomicLabs" remain the property of their owner; their use here is '
         "descriptive and implies no affiliation or endorsement.",
         "",
         "## Files",
         "",
-        *_table(["File", "What it is"], [
-            [f"`{PARQUET_NAME}`", "the rows as Parquet (what `load_dataset` reads)"],
-            [f"`data/{release.name}`", f"the release as JSONL, {fig['bytes']:,} bytes, "
-                                       f"SHA-256 `{fig['sha256'][:16]}…`"],
-        ]),
+        *_table(
+            ["File", "What it is"],
+            [
+                [f"`{PARQUET_NAME}`", "the rows as Parquet (what `load_dataset` reads)"],
+                [
+                    f"`data/{release.name}`",
+                    f"the release as JSONL, {fig['bytes']:,} bytes, SHA-256 `{fig['sha256'][:16]}…`",
+                ],
+            ],
+        ),
         "",
     ]
     return "\n".join(lines)
@@ -439,8 +475,9 @@ class HfExport:
     selftest: SelftestFigures
 
 
-def export_hf(out: str | Path, *, data: str | Path = DEFAULT_RELEASE,
-              repo_id: str | None = None, overwrite: bool = False) -> HfExport:
+def export_hf(
+    out: str | Path, *, data: str | Path = DEFAULT_RELEASE, repo_id: str | None = None, overwrite: bool = False
+) -> HfExport:
     """Write the dataset folder. Raises InputError before writing anything, also when the
     folder already holds one of the files (unless ``overwrite``) or one of them is ``data``.
 

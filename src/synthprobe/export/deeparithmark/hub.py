@@ -17,18 +17,36 @@ def eval_results(results: Results, entry: Entry) -> list:
     deep = entry.results["deeparithmark"]
     summary = deep.data["summary"]
     sha = (deep.data.get("dataset") or {}).get("sha256") or results.dataset_sha256("deeparithmark")
-    common = {"task_type": "multiple-choice", "dataset_type": DATASET[0], "dataset_split": "test",
-              "dataset_revision": sha}
+    common = {
+        "task_type": "multiple-choice",
+        "dataset_type": DATASET[0],
+        "dataset_split": "test",
+        "dataset_revision": sha,
+    }
     metric = primary_metric(summary)
     acc = summary["metrics"][metric]
     name = "acc_norm (per-token" if metric == "acc_norm" else f"accuracy ({deep.data.get('protocol')}, generated"
-    out = [EvalResult(task_name="Deep Arithmark (zero-shot)", dataset_name=DATASET[1],
-                      metric_type=metric, metric_name=f"{name}, %)",
-                      metric_value=round(100 * acc["correct"] / acc["total"], 2), **common)]
+    out = [
+        EvalResult(
+            task_name="Deep Arithmark (zero-shot)",
+            dataset_name=DATASET[1],
+            metric_type=metric,
+            metric_name=f"{name}, %)",
+            metric_value=round(100 * acc["correct"] / acc["total"], 2),
+            **common,
+        )
+    ]
     for d, block in sorted(summary["by_depth"].items(), key=lambda kv: int(kv[0])):
         if block.get("n"):
-            out.append(EvalResult(task_name=f"Deep Arithmark depth {d}", dataset_name=DATASET[1],
-                                  dataset_config=f"depth{d}", metric_type=metric,
-                                  metric_name=f"{name.split(' (')[0]} depth {d} (%)",
-                                  metric_value=round(100 * block["correct"] / block["n"], 2), **common))
+            out.append(
+                EvalResult(
+                    task_name=f"Deep Arithmark depth {d}",
+                    dataset_name=DATASET[1],
+                    dataset_config=f"depth{d}",
+                    metric_type=metric,
+                    metric_name=f"{name.split(' (')[0]} depth {d} (%)",
+                    metric_value=round(100 * block["correct"] / block["n"], 2),
+                    **common,
+                )
+            )
     return out

@@ -97,8 +97,7 @@ def _release_lines(release: Release) -> list[bytes]:
     if lines and lines[0].startswith(b"\xef\xbb\xbf"):
         lines[0] = lines[0][3:]
     if len(lines) != len(release.items):
-        raise InputError(f"{len(lines)} non-blank lines but {len(release.items)} items",
-                         path=release.path)
+        raise InputError(f"{len(lines)} non-blank lines but {len(release.items)} items", path=release.path)
     return lines
 
 
@@ -108,8 +107,9 @@ def deeparithmark_files(release: Release, out: Path) -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     data_rel = f"data/{release.name}"
     files[data_rel] = release.data
-    files[f"{TASK}.yaml"] = _mc_task(TASK, data_rel, f"all {len(release.items)} items",
-                                     release.sha256, len(release.items))
+    files[f"{TASK}.yaml"] = _mc_task(
+        TASK, data_rel, f"all {len(release.items)} items", release.sha256, len(release.items)
+    )
     by_depth: dict[int, list[bytes]] = defaultdict(list)
     for item, line in zip(release.items, _release_lines(release)):
         by_depth[item.metadata["depth"]].append(line)
@@ -118,8 +118,7 @@ def deeparithmark_files(release: Release, out: Path) -> dict[str, bytes]:
         name = f"{TASK}_depth{depth}"
         rel = f"data/{stem}.depth{depth}.jsonl"
         files[rel] = b"".join(by_depth[depth])
-        files[f"{name}.yaml"] = _mc_task(name, rel, f"depth-{depth} items only",
-                                         release.sha256, len(by_depth[depth]))
+        files[f"{name}.yaml"] = _mc_task(name, rel, f"depth-{depth} items only", release.sha256, len(by_depth[depth]))
         depth_tasks.append(name)
     group = {
         "group": GROUP_BY_DEPTH,
@@ -128,9 +127,9 @@ def deeparithmark_files(release: Release, out: Path) -> dict[str, bytes]:
         "metadata": {"version": 1.0},
     }
     files[f"{GROUP_BY_DEPTH}.yaml"] = dump(
-        "# Deep Arithmark-1 by depth tier: one sub-task per depth, averaged by size.\n", group)
+        "# Deep Arithmark-1 by depth tier: one sub-task per depth, averaged by size.\n", group
+    )
     return files
-
 
 
 def inputs(data: str | Path | None = None) -> list[tuple[Any, str]]:
@@ -164,18 +163,24 @@ def _release_for(results: Results, data: Path | None) -> Release:
     if data is None:
         recorded = info.get("path") if isinstance(info, dict) else None
         if not isinstance(recorded, str):
-            raise results.reader.fail("datasets.deeparithmark.path",
-                                      "missing; pass the data file the models were scored on with --data")
+            raise results.reader.fail(
+                "datasets.deeparithmark.path", "missing; pass the data file the models were scored on with --data"
+            )
         candidates = [Path(recorded), results.path.parent / recorded]
         data = next((p for p in candidates if p.is_file()), None)
         if data is None:
-            raise results.reader.fail("datasets.deeparithmark.path",
-                                      f"{recorded!r} is not found (here or beside the results file); "
-                                      "pass it with --data")
+            raise results.reader.fail(
+                "datasets.deeparithmark.path",
+                f"{recorded!r} is not found (here or beside the results file); pass it with --data",
+            )
     release = load_release(data)
     if want and release.sha256 != want:
-        raise InputError(f"SHA-256 {release.sha256} differs from the {want} the models were scored on "
-                         "(datasets.deeparithmark.sha256)", path=data, field="--data")
+        raise InputError(
+            f"SHA-256 {release.sha256} differs from the {want} the models were scored on "
+            "(datasets.deeparithmark.sha256)",
+            path=data,
+            field="--data",
+        )
     return release
 
 
@@ -188,9 +193,11 @@ def result_tasks(results: Results, entry: Entry, *, shared: dict, data: str | Pa
     block = entry.results["deeparithmark"]
     preds = block.data.get("predictions")
     if not isinstance(preds, list) or not preds:
-        raise results.reader.fail(f"{block.where}.predictions",
-                                  "missing; lm-eval's samples need every item's log-likelihoods: score "
-                                  "with --save-predictions (or --output-format lm-eval)")
+        raise results.reader.fail(
+            f"{block.where}.predictions",
+            "missing; lm-eval's samples need every item's log-likelihoods: score "
+            "with --save-predictions (or --output-format lm-eval)",
+        )
     index = {str(item.id): i for i, item in enumerate(release.items)}
     samples = []
     for j, rec in enumerate(preds):
@@ -206,10 +213,19 @@ def result_tasks(results: Results, entry: Entry, *, shared: dict, data: str | Pa
     body = task_yaml(deeparithmark_files(release, release.path.parent)[f"{TASK}.yaml"])
     body["dataset_kwargs"] = {"data_files": {"test": str(release.path.resolve())}}
     cfg = task_config(body, sampler="default", metadata_extra=model_args(entry), config_source=f"{TASK}.yaml")
-    task = TaskRun(TASK, cfg, 0, len(release.items), samples, "none", ("acc", "acc_norm"),
-                   key="deeparithmark", where=block.where, drop=("deeparithmark", "predictions"))
+    task = TaskRun(
+        TASK,
+        cfg,
+        0,
+        len(release.items),
+        samples,
+        "none",
+        ("acc", "acc_norm"),
+        key="deeparithmark",
+        where=block.where,
+        drop=("deeparithmark", "predictions"),
+    )
     limit = entry.settings.get("limit")
     timing = block.data.get("timing")
-    seconds = (sum(float(timing.get(k) or 0.0) for k in ("tokenize_s", "eval_s"))
-               if isinstance(timing, dict) else 0.0)
+    seconds = sum(float(timing.get(k) or 0.0) for k in ("tokenize_s", "eval_s")) if isinstance(timing, dict) else 0.0
     return EntryTasks([task], config=lambda k: {"limit": limit}, seconds=seconds)

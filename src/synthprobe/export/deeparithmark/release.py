@@ -55,28 +55,42 @@ class Release:
 def _check_metadata(item: MCItem, path: Path) -> None:
     md = item.raw.get("metadata")
     if not isinstance(md, dict):
-        raise InputError(f"expected an object with {', '.join(_METADATA_FIELDS)}, got {md!r}",
-                         path=path, line=item.line, field="metadata")
+        raise InputError(
+            f"expected an object with {', '.join(_METADATA_FIELDS)}, got {md!r}",
+            path=path,
+            line=item.line,
+            field="metadata",
+        )
     for key, (typ, what) in _METADATA_FIELDS.items():
         value = md.get(key)
         if key not in md:
-            raise InputError(f"missing; expected {what}", path=path, line=item.line,
-                             field=f"metadata.{key}")
+            raise InputError(f"missing; expected {what}", path=path, line=item.line, field=f"metadata.{key}")
         if not isinstance(value, typ) or isinstance(value, bool):
-            raise InputError(f"expected {what}, got {value!r}", path=path, line=item.line,
-                             field=f"metadata.{key}")
+            raise InputError(f"expected {what}, got {value!r}", path=path, line=item.line, field=f"metadata.{key}")
     n = len(item.endings)
     values, sources = md["option_values"], md["option_sources"]
     for key, seq, typ in (("option_values", values, int), ("option_sources", sources, str)):
         if len(seq) != n or not all(isinstance(v, typ) and not isinstance(v, bool) for v in seq):
-            raise InputError(f"expected {n} {typ.__name__} entries (one per ending), got {seq!r}",
-                             path=path, line=item.line, field=f"metadata.{key}")
+            raise InputError(
+                f"expected {n} {typ.__name__} entries (one per ending), got {seq!r}",
+                path=path,
+                line=item.line,
+                field=f"metadata.{key}",
+            )
     if sources[item.label] != "correct":
-        raise InputError(f"entry {item.label} (the label) must be 'correct', got {sources[item.label]!r}",
-                         path=path, line=item.line, field="metadata.option_sources")
+        raise InputError(
+            f"entry {item.label} (the label) must be 'correct', got {sources[item.label]!r}",
+            path=path,
+            line=item.line,
+            field="metadata.option_sources",
+        )
     if not 0 <= md["answer_rank"] < n:
-        raise InputError(f"expected 0 <= answer_rank < {n}, got {md['answer_rank']}",
-                         path=path, line=item.line, field="metadata.answer_rank")
+        raise InputError(
+            f"expected 0 <= answer_rank < {n}, got {md['answer_rank']}",
+            path=path,
+            line=item.line,
+            field="metadata.answer_rank",
+        )
 
 
 def load_release(path: str | Path) -> Release:

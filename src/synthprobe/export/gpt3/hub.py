@@ -13,9 +13,17 @@ def eval_results(results: Results, entry: Entry) -> list:
     """The entry's GPT-3 rows as ``huggingface_hub.EvalResult``s (percentages)."""
     from huggingface_hub import EvalResult
 
-    return [EvalResult(task_type="text-generation", dataset_type=DATASET[0],
-                       dataset_name=DATASET[1], dataset_config=str(row["task"]),
-                       dataset_split="test", task_name=f"{row['code']} {row['setting']}-shot",
-                       metric_type="accuracy", metric_name=f"accuracy {row['code']} {row['setting']} (%)",
-                       metric_value=round(float(row["accuracy"]), 2))
-            for row in entry.results["gpt3"].data["rows"]]
+    return [
+        EvalResult(
+            task_type="text-generation",
+            dataset_type=DATASET[0],
+            dataset_name=DATASET[1],
+            dataset_config=str(row["task"]),
+            dataset_split="test",
+            task_name=f"{row['code']} {row['setting']}-shot",
+            metric_type="accuracy",
+            metric_name=f"accuracy {row['code']} {row['setting']} (%)",
+            metric_value=round(float(row["accuracy"]), 2),
+        )
+        for row in entry.results["gpt3"].data["rows"]
+    ]

@@ -34,17 +34,26 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from synthprobe.errors import InputError
-from synthprobe.export.lm_eval.files import EntryTasks, TaskRun, doc_hash, hash_string, model_args, task_config, task_yaml
+from synthprobe.export.lm_eval.files import (
+    EntryTasks,
+    TaskRun,
+    doc_hash,
+    hash_string,
+    model_args,
+    task_config,
+    task_yaml,
+)
 from synthprobe.export.lm_eval.tasks import TaskFiles
 from synthprobe.export.lm_eval.yaml import MC_METRICS, Function, comment, data_source, dump
-from synthprobe.results import Entry, Results
 from synthprobe.formats.arithmark3 import load_arithmark3
 from synthprobe.io.read import read_jsonl
+from synthprobe.results import Entry, Results
 from synthprobe.tasks.gpt3.taskfile import check_record, load_task_file
 
 #: Prefix of every GPT-3 task name. lm-eval ships ``arithmetic_2da``, ``anagrams1``, … over
@@ -70,12 +79,12 @@ class Gpt3Pool:
     file whose name matches no task), the JSONL bytes, the prompt layout and where it came from."""
 
     name: str
-    task: Any            # synthprobe.tasks.gpt3.registry.Task | None
+    task: Any  # synthprobe.tasks.gpt3.registry.Task | None
     data: bytes
-    kind: str            # "generate" | "choice"
-    format: str          # "openai" | "eleuther": the prompt layout
+    kind: str  # "generate" | "choice"
+    format: str  # "openai" | "eleuther": the prompt layout
     seed: int
-    source: str          # "built with seed S" or the user's file name
+    source: str  # "built with seed S" or the user's file name
     n: int
 
 
@@ -83,10 +92,10 @@ class Gpt3Pool:
 class _Layout:
     """How lm-eval must join a pool's items to give synthprobe's prompt (prompts.py)."""
 
-    description: str     # put before everything (GPT-3's word-task instruction)
-    doc_to_text: str     # the item's context as lm-eval renders it
+    description: str  # put before everything (GPT-3's word-task instruction)
+    doc_to_text: str  # the item's context as lm-eval renders it
     fewshot_delimiter: str
-    reads: str           # the prompt, described for the YAML comment
+    reads: str  # the prompt, described for the YAML comment
 
 
 def _layout(pool: Gpt3Pool) -> _Layout:
@@ -97,27 +106,41 @@ def _layout(pool: Gpt3Pool) -> _Layout:
 
     task, fmt = pool.task, pool.format
     if pool.kind == "choice":
-        return _Layout("", "{{ctx}}", "\n",
-                       "demonstrations 'ctx ending' one per line, then the test ctx")
+        return _Layout("", "{{ctx}}", "\n", "demonstrations 'ctx ending' one per line, then the test ctx")
     if task is None:
-        return _Layout("", "{{context}}", "",
-                       "demonstrations (context + completion) concatenated as stored, then the "
-                       "test context")
+        return _Layout(
+            "", "{{context}}", "", "demonstrations (context + completion) concatenated as stored, then the test context"
+        )
     if task.family == "arithmetic":
         if fmt == "eleuther":
-            return _Layout("", "{{context}}", "\n\n",
-                           "'Question: ...\\nAnswer: N' demonstrations joined by a blank line, "
-                           "then the test question")
-        return _Layout("", "{{context | trim}}", "\n\n",
-                       "'Q: ...\\n\\nA: N' demonstrations joined by a blank line (the first "
-                       "item's leading blank lines dropped), then the test question")
+            return _Layout(
+                "",
+                "{{context}}",
+                "\n\n",
+                "'Question: ...\\nAnswer: N' demonstrations joined by a blank line, then the test question",
+            )
+        return _Layout(
+            "",
+            "{{context | trim}}",
+            "\n\n",
+            "'Q: ...\\n\\nA: N' demonstrations joined by a blank line (the first "
+            "item's leading blank lines dropped), then the test question",
+        )
     if fmt == "openai":
-        return _Layout(INSTRUCTION, "{{context}}", "",
-                       "GPT-3's instruction line (the description), then one line "
-                       "'<scrambled> = <word>' per demonstration, then '<scrambled> ='")
-    return _Layout("", "{{context | trim}}", "\n",
-                   "one line '<scrambled> = <word>' per demonstration (no instruction line: "
-                   "eleuther layout), then '<scrambled> ='")
+        return _Layout(
+            INSTRUCTION,
+            "{{context}}",
+            "",
+            "GPT-3's instruction line (the description), then one line "
+            "'<scrambled> = <word>' per demonstration, then '<scrambled> ='",
+        )
+    return _Layout(
+        "",
+        "{{context | trim}}",
+        "\n",
+        "one line '<scrambled> = <word>' per demonstration (no instruction line: "
+        "eleuther layout), then '<scrambled> ='",
+    )
 
 
 def _is_choice_file(path: Path) -> bool:
@@ -142,8 +165,7 @@ def _known_task(*names: str):
 
 def _check_name(name: str, field: str) -> None:
     if not name or not name.replace("_", "").isalnum() or not name.isascii():
-        raise InputError(f"task name {name!r} must be ASCII letters, digits and underscores",
-                         field=field)
+        raise InputError(f"task name {name!r} must be ASCII letters, digits and underscores", field=field)
 
 
 def user_pool(name: str, path: Path, *, seed: int = 0, fmt: str = "openai") -> Gpt3Pool:
@@ -177,12 +199,17 @@ def user_pool(name: str, path: Path, *, seed: int = 0, fmt: str = "openai") -> G
 def _built_data(task_name: str, seed: int, fmt: str, sat_file: str | None) -> bytes:
     from synthprobe.tasks.gpt3.registry import BuildConfig, build_items, serialize
 
-    return serialize(build_items(BuildConfig(task_name, seed=seed, format=fmt,
-                                             sat_file=sat_file))).encode("utf-8")
+    return serialize(build_items(BuildConfig(task_name, seed=seed, format=fmt, sat_file=sat_file))).encode("utf-8")
 
 
-def built_pools(spec: str | Iterable[str] = DEFAULT_GPT3_TASKS, *, seed: int = 0, fmt: str = "openai",
-                sat_file: str | Path | None = None, progress: bool = False) -> list[Gpt3Pool]:
+def built_pools(
+    spec: str | Iterable[str] = DEFAULT_GPT3_TASKS,
+    *,
+    seed: int = 0,
+    fmt: str = "openai",
+    sat_file: str | Path | None = None,
+    progress: bool = False,
+) -> list[Gpt3Pool]:
     """Build the GPT-3 task pools ``synthprobe score gpt3 --seed SEED --format FMT`` scores.
 
     ``spec`` names tasks as ``synthprobe build gpt3 --tasks`` does (``arithmetic``, ``words``,
@@ -206,22 +233,30 @@ def built_pools(spec: str | Iterable[str] = DEFAULT_GPT3_TASKS, *, seed: int = 0
         if sat not in tasks:
             tasks.append(sat)
     elif any(t.family == "sat" for t in tasks):
-        raise InputError("SAT analogies need --sat-file (Turney's SAT-package-V3.txt): the SAT "
-                         "set is not shipped", field="--gpt3-tasks")
-    configs = [BuildConfig(t.name, seed=seed, format=fmt,
-                           sat_file=str(sat_file) if t.family == "sat" else None) for t in tasks]
+        raise InputError(
+            "SAT analogies need --sat-file (Turney's SAT-package-V3.txt): the SAT set is not shipped",
+            field="--gpt3-tasks",
+        )
+    configs = [
+        BuildConfig(t.name, seed=seed, format=fmt, sat_file=str(sat_file) if t.family == "sat" else None) for t in tasks
+    ]
     for c in configs:
         c.validate()
     pools = []
-    for task, config in zip(tqdm(tasks, desc="building GPT-3 task pools", unit="task",
-                                 disable=not progress or not tasks, dynamic_ncols=True), configs):
+    for task, config in zip(
+        tqdm(
+            tasks, desc="building GPT-3 task pools", unit="task", disable=not progress or not tasks, dynamic_ncols=True
+        ),
+        configs,
+    ):
         data = _built_data(task.name, seed, fmt, config.sat_file)
-        source = (f"built with seed {seed} from {Path(sat_file).name}" if task.family == "sat"
-                  else f"built with seed {seed}, format {fmt}")
-        pools.append(Gpt3Pool(GPT3_PREFIX + task.name, task, data, task.kind, fmt, seed, source,
-                              data.count(b"\n")))
+        source = (
+            f"built with seed {seed} from {Path(sat_file).name}"
+            if task.family == "sat"
+            else f"built with seed {seed}, format {fmt}"
+        )
+        pools.append(Gpt3Pool(GPT3_PREFIX + task.name, task, data, task.kind, fmt, seed, source, data.count(b"\n")))
     return pools
-
 
 
 def _sampler_attr(pool: Gpt3Pool) -> str:
@@ -260,71 +295,111 @@ def fewshot_module(pools: list[Gpt3Pool]) -> bytes:
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
-
 def _gpt3_comment(pool: Gpt3Pool, variant: str, layout: _Layout) -> str:
     """What this YAML runs and, plainly, what differs from ``synthprobe score gpt3``."""
     sha = hashlib.sha256(pool.data).hexdigest()
     task = pool.task
     paras: list[tuple[str, str]] = [
-        ("", f"GPT-3 synthetic task {pool.name} ({variant}) for lm-evaluation-harness, exported by "
-             "synthprobe."),
+        ("", f"GPT-3 synthetic task {pool.name} ({variant}) for lm-evaluation-harness, exported by synthprobe."),
         ("", f"Items: {pool.n:,}, {pool.source}. SHA-256 {sha}."),
         ("", ""),
     ]
     if task is None:
-        paras.append(("", "This file's name matches no synthprobe GPT-3 task, so there is no "
-                          "synthprobe prompt to follow: demonstrations are lm-eval's random draw "
-                          f"from this file (never the test item), and the prompt is {layout.reads}."))
+        paras.append(
+            (
+                "",
+                "This file's name matches no synthprobe GPT-3 task, so there is no "
+                "synthprobe prompt to follow: demonstrations are lm-eval's random draw "
+                f"from this file (never the test item), and the prompt is {layout.reads}.",
+            )
+        )
         return comment(paras)
     cmd = f"synthprobe score gpt3 --tasks {task.name} --seed {pool.seed} --format {pool.format}"
     if not pool.source.startswith("built"):
-        paras += [("", f"The demonstrations are those of `{cmd}` only if this file is the pool that "
-                       f"command builds (`synthprobe build {task.name} --seed {pool.seed}`, default "
-                       "--n)."), ("", "")]
+        paras += [
+            (
+                "",
+                f"The demonstrations are those of `{cmd}` only if this file is the pool that "
+                f"command builds (`synthprobe build {task.name} --seed {pool.seed}`, default "
+                "--n).",
+            ),
+            ("", ""),
+        ]
     paras += [
         ("", f"The same as `{cmd}`:"),
-        ("prompt", f"{layout.reads}: description {layout.description!r}, doc_to_text "
-                   f"{layout.doc_to_text!r}, fewshot_delimiter {layout.fewshot_delimiter!r}, "
-                   "target_delimiter '' (the completion carries its own leading space)."),
-        ("demos", "K items of this task's own pool (fewshot_split = test_split), never the test "
-                  f"item, drawn by {FEWSHOT_MODULE}.py with synthprobe's own draw: the same "
-                  "demonstrations for the same item whatever --limit. Where synthprobe is not "
-                  "installed in lm-eval's Python environment they are lm-eval's random draw instead "
-                  "(seeded by the 4th value of lm-eval's --seed; they then depend on --limit and "
-                  "document order)."),
+        (
+            "prompt",
+            f"{layout.reads}: description {layout.description!r}, doc_to_text "
+            f"{layout.doc_to_text!r}, fewshot_delimiter {layout.fewshot_delimiter!r}, "
+            "target_delimiter '' (the completion carries its own leading space).",
+        ),
+        (
+            "demos",
+            "K items of this task's own pool (fewshot_split = test_split), never the test "
+            f"item, drawn by {FEWSHOT_MODULE}.py with synthprobe's own draw: the same "
+            "demonstrations for the same item whatever --limit. Where synthprobe is not "
+            "installed in lm-eval's Python environment they are lm-eval's random draw instead "
+            "(seeded by the 4th value of lm-eval's --seed; they then depend on --limit and "
+            "document order).",
+        ),
     ]
     if pool.kind == "choice":
         paras.append(("choices", "every ending scored by its log-likelihood given the prompt."))
     elif variant == "generation":
-        paras.append(("answer", f"greedy decoding up to a newline (at most {task.max_new_tokens} new "
-                                "tokens), whitespace stripped, exact match with the stripped "
-                                "completion."))
+        paras.append(
+            (
+                "answer",
+                f"greedy decoding up to a newline (at most {task.max_new_tokens} new "
+                "tokens), whitespace stripped, exact match with the stripped "
+                "completion.",
+            )
+        )
     else:
-        paras.append(("acc", "1 when every token of the gold completion is the greedy choice "
-                             "(synthprobe's --check is-greedy)."))
+        paras.append(
+            ("acc", "1 when every token of the gold completion is the greedy choice (synthprobe's --check is-greedy).")
+        )
     paras += [
         ("", "Different:"),
-        ("K", f"num_fewshot is left unset here, so lm-eval runs zero-shot by default and honours "
-              f"--num_fewshot (a YAML value of 0 would make lm-eval ignore it): pass --num_fewshot 1 "
-              f"for one-shot, {task.k_few} for GPT-3's few-shot ({task.family}); lm-eval runs one K "
-              f"per run. synthprobe score gpt3 runs zero, one and few (K={task.k_few}) by default."),
-        ("context", "synthprobe drops whole demonstrations, furthest from the test item first, until "
-                    "the prompt fits --max-context (2048, capped at the model's); lm-eval instead "
-                    "cuts the first tokens beyond the model's max_length (instruction and "
-                    "demonstrations alike)."),
-        ("BOS", "synthprobe adds no BOS token; lm-eval prepends one whenever the tokenizer adds it "
-                "by default (Llama-style tokenizers do, GPT-2-style ones such as SmolLM2's do not). "
-                "add_bos_token=False in --model_args matches synthprobe."),
+        (
+            "K",
+            f"num_fewshot is left unset here, so lm-eval runs zero-shot by default and honours "
+            f"--num_fewshot (a YAML value of 0 would make lm-eval ignore it): pass --num_fewshot 1 "
+            f"for one-shot, {task.k_few} for GPT-3's few-shot ({task.family}); lm-eval runs one K "
+            f"per run. synthprobe score gpt3 runs zero, one and few (K={task.k_few}) by default.",
+        ),
+        (
+            "context",
+            "synthprobe drops whole demonstrations, furthest from the test item first, until "
+            "the prompt fits --max-context (2048, capped at the model's); lm-eval instead "
+            "cuts the first tokens beyond the model's max_length (instruction and "
+            "demonstrations alike).",
+        ),
+        (
+            "BOS",
+            "synthprobe adds no BOS token; lm-eval prepends one whenever the tokenizer adds it "
+            "by default (Llama-style tokenizers do, GPT-2-style ones such as SmolLM2's do not). "
+            "add_bos_token=False in --model_args matches synthprobe.",
+        ),
     ]
     if pool.kind == "choice":
-        paras.append(("metric", "GPT-3 and synthprobe pick the highest PER-TOKEN mean "
-                                "log-likelihood; lm-eval's acc picks the highest sum and its "
-                                "acc_norm divides by CHARACTERS, so neither is synthprobe's "
-                                "accuracy."))
+        paras.append(
+            (
+                "metric",
+                "GPT-3 and synthprobe pick the highest PER-TOKEN mean "
+                "log-likelihood; lm-eval's acc picks the highest sum and its "
+                "acc_norm divides by CHARACTERS, so neither is synthprobe's "
+                "accuracy.",
+            )
+        )
     if variant != "generation":
-        paras.append(("tokens", "lm-eval tokenises prompt + continuation as one string and splits "
-                                "after the prompt's tokens; synthprobe tokenises them separately. "
-                                "They differ where a token straddles the join."))
+        paras.append(
+            (
+                "tokens",
+                "lm-eval tokenises prompt + continuation as one string and splits "
+                "after the prompt's tokens; synthprobe tokenises them separately. "
+                "They differ where a token straddles the join.",
+            )
+        )
     return comment(paras)
 
 
@@ -363,28 +438,49 @@ def gpt3_files(pool: Gpt3Pool, out: Path) -> dict[str, bytes]:
         del common["description"]
     meta = {"version": 1.0, "items": pool.n}
     if pool.kind == "choice":
-        mc = {"task": name, "tag": family_tags, **common, "output_type": "multiple_choice",
-              "doc_to_choice": "endings", "doc_to_target": "{{label}}",
-              **({"fewshot_config": fewshot} if fewshot else {}),
-              "metric_list": MC_METRICS, "metadata": meta}
+        mc = {
+            "task": name,
+            "tag": family_tags,
+            **common,
+            "output_type": "multiple_choice",
+            "doc_to_choice": "endings",
+            "doc_to_target": "{{label}}",
+            **({"fewshot_config": fewshot} if fewshot else {}),
+            "metric_list": MC_METRICS,
+            "metadata": meta,
+        }
         return {rel: pool.data, f"{name}.yaml": dump(_gpt3_comment(pool, "multiple choice", layout), mc)}
-    ll = {"task": name, "tag": family_tags, **common, "doc_to_target": "{{completion}}",
-          **({"fewshot_config": fewshot} if fewshot else {}),
-          "output_type": "loglikelihood",
-          "metric_list": [{"metric": "acc", "aggregation": "mean", "higher_is_better": True}],
-          "metadata": meta}
+    ll = {
+        "task": name,
+        "tag": family_tags,
+        **common,
+        "doc_to_target": "{{completion}}",
+        **({"fewshot_config": fewshot} if fewshot else {}),
+        "output_type": "loglikelihood",
+        "metric_list": [{"metric": "acc", "aggregation": "mean", "higher_is_better": True}],
+        "metadata": meta,
+    }
     # The gold is compared trimmed; demonstrations keep the completion's own leading space.
-    gen = {"task": f"{name}_gen", "tag": [f"{t}_gen" for t in family_tags], **common,
-           "doc_to_target": "{{completion | trim}}",
-           "fewshot_config": {**fewshot, "doc_to_target": "{{completion}}"},
-           "output_type": "generate_until",
-           "generation_kwargs": {"until": ["\n"], "do_sample": False,
-                                 "max_gen_toks": _max_new_tokens(pool)},
-           "filter_list": [{"name": "strip", "filter": [{"function": "remove_whitespace"},
-                                                         {"function": "take_first"}]}],
-           "metric_list": [{"metric": "exact_match", "aggregation": "mean", "higher_is_better": True,
-                            "ignore_case": False, "ignore_punctuation": False}],
-           "metadata": meta}
+    gen = {
+        "task": f"{name}_gen",
+        "tag": [f"{t}_gen" for t in family_tags],
+        **common,
+        "doc_to_target": "{{completion | trim}}",
+        "fewshot_config": {**fewshot, "doc_to_target": "{{completion}}"},
+        "output_type": "generate_until",
+        "generation_kwargs": {"until": ["\n"], "do_sample": False, "max_gen_toks": _max_new_tokens(pool)},
+        "filter_list": [{"name": "strip", "filter": [{"function": "remove_whitespace"}, {"function": "take_first"}]}],
+        "metric_list": [
+            {
+                "metric": "exact_match",
+                "aggregation": "mean",
+                "higher_is_better": True,
+                "ignore_case": False,
+                "ignore_punctuation": False,
+            }
+        ],
+        "metadata": meta,
+    }
     return {
         rel: pool.data,
         f"{name}.yaml": dump(_gpt3_comment(pool, "log-likelihood: is the completion greedy?", layout), ll),
@@ -399,16 +495,18 @@ def parse_gpt3_spec(spec: str) -> tuple[str, Path]:
         stem = Path(spec).stem.replace("-", "_").replace(".", "_")
         name, path = (GPT3_PREFIX + stem if stem else ""), spec
     if not name or not path:
-        raise InputError(f"expected NAME=PATH or PATH (e.g. data/gpt3/arithmetic_2da.jsonl), got {spec!r}",
-                         field="--gpt3")
+        raise InputError(
+            f"expected NAME=PATH or PATH (e.g. data/gpt3/arithmetic_2da.jsonl), got {spec!r}", field="--gpt3"
+        )
     return name, Path(path)
 
 
 # -- the part: task files ---------------------------------------------------------------------
 
 
-def inputs(gpt3: dict[str, str | Path] | None = None, sat_file: str | Path | None = None,
-           **_: Any) -> list[tuple[Any, str]]:
+def inputs(
+    gpt3: dict[str, str | Path] | None = None, sat_file: str | Path | None = None, **_: Any
+) -> list[tuple[Any, str]]:
     """The files named by the options (the SAT package, task files built earlier), never written over."""
     named = [(sat_file, "--sat-file"), *((p, "--gpt3") for p in (gpt3 or {}).values())]
     return [(path, flag) for path, flag in named if path is not None]
@@ -428,32 +526,45 @@ def _readme_run(pools: list[Gpt3Pool], where: Path) -> list[str]:
         f"    --include_path {where} --tasks synthprobe_gpt3_gen",
         "```",
         "",
-        "lm-eval runs one K per run; GPT-3's few-shot K differs by family, so run the families "
-        "apart:",
+        "lm-eval runs one K per run; GPT-3's few-shot K differs by family, so run the families apart:",
         "",
         "```bash",
     ]
     k_of = {t.family: t.k_few for t in ordered_tasks()}
     for fam in sorted({p.task.family for p in pools if p.task is not None}):
-        lines.append(f"lm_eval ... --include_path {where} --tasks synthprobe_gpt3_{fam}_gen "
-                     f"--num_fewshot {k_of[fam]}")
-    return lines + ["```", "",
-                    "Demonstrations are drawn by `synthprobe_fewshot.py` exactly as `synthprobe score "
-                    "gpt3` draws them (synthprobe must be importable where lm-eval runs). Each YAML's "
-                    "header states what still differs from `synthprobe score gpt3`.", ""]
+        lines.append(f"lm_eval ... --include_path {where} --tasks synthprobe_gpt3_{fam}_gen --num_fewshot {k_of[fam]}")
+    return lines + [
+        "```",
+        "",
+        "Demonstrations are drawn by `synthprobe_fewshot.py` exactly as `synthprobe score "
+        "gpt3` draws them (synthprobe must be importable where lm-eval runs). Each YAML's "
+        "header states what still differs from `synthprobe score gpt3`.",
+        "",
+    ]
 
 
-def task_files(out: Path, *, gpt3: dict[str, str | Path] | None = None,
-               gpt3_tasks: str | Iterable[str] = DEFAULT_GPT3_TASKS, gpt3_seed: int = 0,
-               gpt3_format: str = "openai", sat_file: str | Path | None = None,
-               progress: bool = False) -> TaskFiles:
+def task_files(
+    out: Path,
+    *,
+    gpt3: dict[str, str | Path] | None = None,
+    gpt3_tasks: str | Iterable[str] = DEFAULT_GPT3_TASKS,
+    gpt3_seed: int = 0,
+    gpt3_format: str = "openai",
+    sat_file: str | Path | None = None,
+    progress: bool = False,
+) -> TaskFiles:
     """The tasks ``gpt3_tasks`` built from ``gpt3_seed`` in ``gpt3_format`` (SAT from
     ``sat_file`` only), a file of ``gpt3`` replacing the built task of the same name, and the
     few-shot module their YAMLs name."""
-    user = {name: user_pool(name, Path(path), seed=gpt3_seed, fmt=gpt3_format)
-            for name, path in sorted((gpt3 or {}).items())}
-    pools = [p for p in built_pools(gpt3_tasks, seed=gpt3_seed, fmt=gpt3_format, sat_file=sat_file,
-                                    progress=progress) if p.name not in user]
+    user = {
+        name: user_pool(name, Path(path), seed=gpt3_seed, fmt=gpt3_format)
+        for name, path in sorted((gpt3 or {}).items())
+    }
+    pools = [
+        p
+        for p in built_pools(gpt3_tasks, seed=gpt3_seed, fmt=gpt3_format, sat_file=sat_file, progress=progress)
+        if p.name not in user
+    ]
     pools += list(user.values())
     files: dict[str, bytes] = {}
     for pool in pools:
@@ -482,8 +593,9 @@ def _gpt3_pool(results: Results, entry: Entry, row: dict, where: str):
     task = get_task(row["task"])
     seed, fmt = settings.get("seed", 0), settings.get("format", "openai")
     if settings.get("number_format", "plain") not in (None, "plain"):
-        raise results.reader.fail(f"{where}", "scored with a number format other than plain; the exported "
-                                              "lm-eval tasks hold plain numbers")
+        raise results.reader.fail(
+            f"{where}", "scored with a number format other than plain; the exported lm-eval tasks hold plain numbers"
+        )
     task_file = row.get("task_file")
     if task_file:
         path = Path(task_file)
@@ -506,8 +618,9 @@ def _exact_prompt(task, pool_items: list, index: int, k: int, seed: int, fmt: st
     while lo < hi:
         mid = (lo + hi) // 2
         try:
-            got = build_prompt(task, pool_items, index, PromptConfig(shots=k, format=fmt, seed=seed, max_context=mid),
-                               len)
+            got = build_prompt(
+                task, pool_items, index, PromptConfig(shots=k, format=fmt, seed=seed, max_context=mid), len
+            )
         except InputError:
             lo = mid + 1
             continue
@@ -515,8 +628,7 @@ def _exact_prompt(task, pool_items: list, index: int, k: int, seed: int, fmt: st
             hi = mid
         else:
             lo = mid + 1
-    return build_prompt(task, pool_items, index, PromptConfig(shots=k, format=fmt, seed=seed, max_context=lo),
-                        len).text
+    return build_prompt(task, pool_items, index, PromptConfig(shots=k, format=fmt, seed=seed, max_context=lo), len).text
 
 
 def _gpt3_task(results: Results, entry: Entry, i: int, row: dict, model_args: dict) -> TaskRun | None:
@@ -532,8 +644,10 @@ def _gpt3_task(results: Results, entry: Entry, i: int, row: dict, model_args: di
     items = row.get("items") or []
     key = "prediction" if check == "generate" else "logprob"
     if not items or any(key not in it or "gold" not in it for it in items):
-        raise results.reader.fail(f"{where}.items", "holds no per-item predictions; lm-eval's samples need "
-                                                    "them: score with --save-predictions")
+        raise results.reader.fail(
+            f"{where}.items",
+            "holds no per-item predictions; lm-eval's samples need them: score with --save-predictions",
+        )
     pool = _gpt3_pool(results, entry, row, where)
     # the documents lm-eval loads (the pool's JSON lines; only the scored ones are decoded), and the
     # items synthprobe's prompts are built from
@@ -543,7 +657,9 @@ def _gpt3_task(results: Results, entry: Entry, i: int, row: dict, model_args: di
 
         built = load_task_file(f"{task.name}={row['task_file']}").items
     else:
-        built = build_items(BuildConfig(task.name, seed=settings.get("seed", 0), format=settings.get("format", "openai")))
+        built = build_items(
+            BuildConfig(task.name, seed=settings.get("seed", 0), format=settings.get("format", "openai"))
+        )
     k = int(row["k"])
     files = gpt3_files(pool, results.path.parent)
     name = pool.name + ("_gen" if check == "generate" else "")
@@ -552,8 +668,11 @@ def _gpt3_task(results: Results, entry: Entry, i: int, row: dict, model_args: di
     body["dataset_kwargs"] = {"data_files": {"test": f"data/{pool.name}.jsonl"}}
     body["num_fewshot"] = k
     # lm-eval dumps the sampler class the YAML's !function names (synthprobe's demonstration draw)
-    sampler = (f"<class 'synthprobe.export.lm_eval.sampler.DemoSampler_{task.name}_seed{pool.seed}'>"
-               if (body.get("fewshot_config") or {}).get("sampler") else "default")
+    sampler = (
+        f"<class 'synthprobe.export.lm_eval.sampler.DemoSampler_{task.name}_seed{pool.seed}'>"
+        if (body.get("fewshot_config") or {}).get("sampler")
+        else "default"
+    )
     cfg = task_config(body, sampler=sampler, metadata_extra=model_args, config_source=f"{name}.yaml")
     samples = []
     for it in sorted(items, key=lambda x: x["index"]):
@@ -567,25 +686,54 @@ def _gpt3_task(results: Results, entry: Entry, i: int, row: dict, model_args: di
             filtered = raw.strip()
             gen_kwargs = dict(body["generation_kwargs"])
             metrics = {"exact_match": 1.0 if filtered == target else 0.0}
-            line = {"doc_id": idx, "doc": doc, "target": target,
-                    "arguments": {"gen_args_0": {"arg_0": prompt, "arg_1": gen_kwargs}},
-                    "resps": [[raw]], "filtered_resps": [filtered], "filter": "strip",
-                    "metrics": ["exact_match"]}
+            line = {
+                "doc_id": idx,
+                "doc": doc,
+                "target": target,
+                "arguments": {"gen_args_0": {"arg_0": prompt, "arg_1": gen_kwargs}},
+                "resps": [[raw]],
+                "filtered_resps": [filtered],
+                "filter": "strip",
+                "metrics": ["exact_match"],
+            }
         else:
             target = completion
             ll, greedy = str(float(it["logprob"])), str(bool(it["correct"]))
             metrics = {"acc": 1.0 if it["correct"] else 0.0}
-            line = {"doc_id": idx, "doc": doc, "target": target,
-                    "arguments": {"gen_args_0": {"arg_0": prompt, "arg_1": completion}},
-                    "resps": [[[ll, greedy]]], "filtered_resps": [[ll, greedy]], "filter": "none",
-                    "metrics": ["acc"]}
-        line.update({"doc_hash": doc_hash(doc), "prompt_hash": hash_string(prompt),
-                     "target_hash": hash_string(target), **metrics, "synthprobe": it})
+            line = {
+                "doc_id": idx,
+                "doc": doc,
+                "target": target,
+                "arguments": {"gen_args_0": {"arg_0": prompt, "arg_1": completion}},
+                "resps": [[[ll, greedy]]],
+                "filtered_resps": [[ll, greedy]],
+                "filter": "none",
+                "metrics": ["acc"],
+            }
+        line.update(
+            {
+                "doc_hash": doc_hash(doc),
+                "prompt_hash": hash_string(prompt),
+                "target_hash": hash_string(target),
+                **metrics,
+                "synthprobe": it,
+            }
+        )
         samples.append(line)
     filt = "strip" if check == "generate" else "none"
     metrics = ("exact_match",) if check == "generate" else ("acc",)
-    return TaskRun(name, cfg, k, pool.n, samples, filt, metrics, key=f"gpt3.rows[{i}]", where=where,
-                   drop=("gpt3", "rows", i, "items"))
+    return TaskRun(
+        name,
+        cfg,
+        k,
+        pool.n,
+        samples,
+        filt,
+        metrics,
+        key=f"gpt3.rows[{i}]",
+        where=where,
+        drop=("gpt3", "rows", i, "items"),
+    )
 
 
 def result_tasks(results: Results, entry: Entry, *, shared: dict, **_: Any) -> EntryTasks:
@@ -596,7 +744,6 @@ def result_tasks(results: Results, entry: Entry, *, shared: dict, **_: Any) -> E
 
     def config(k: int) -> dict:
         limits = settings.get("limits") or {}
-        return {"seed": settings.get("seed"),
-                "limit": limits.get("few_shot_generation" if k >= 2 else "zero_one_shot")}
+        return {"seed": settings.get("seed"), "limit": limits.get("few_shot_generation" if k >= 2 else "zero_one_shot")}
 
     return EntryTasks(tasks, config=config)

@@ -36,10 +36,11 @@ import json
 import math
 import re
 import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import yaml
 
@@ -54,18 +55,64 @@ LM_EVAL_VERSION = "0.4.13"
 FILES_VERSION = 1
 
 #: lm-eval's TaskConfig fields in the order its ``to_dict`` dumps them (``tag`` is not dumped)
-_TASK_FIELDS = ("task", "task_alias", "custom_dataset", "dataset_path", "dataset_name", "dataset_kwargs",
-                "training_split", "validation_split", "test_split", "fewshot_split", "process_docs",
-                "doc_to_text", "doc_to_target", "doc_to_image", "doc_to_audio", "unsafe_code",
-                "doc_to_choice", "process_results", "use_prompt", "description", "target_delimiter",
-                "fewshot_delimiter", "fewshot_config", "num_fewshot", "metric_list", "output_type",
-                "generation_kwargs", "repeats", "filter_list", "should_decontaminate",
-                "doc_to_decontamination_query", "gen_prefix", "metadata")
-_TASK_DEFAULTS = {"unsafe_code": False, "description": "", "target_delimiter": " ", "fewshot_delimiter": "\n\n",
-                  "output_type": "generate_until", "repeats": 1, "should_decontaminate": False}
+_TASK_FIELDS = (
+    "task",
+    "task_alias",
+    "custom_dataset",
+    "dataset_path",
+    "dataset_name",
+    "dataset_kwargs",
+    "training_split",
+    "validation_split",
+    "test_split",
+    "fewshot_split",
+    "process_docs",
+    "doc_to_text",
+    "doc_to_target",
+    "doc_to_image",
+    "doc_to_audio",
+    "unsafe_code",
+    "doc_to_choice",
+    "process_results",
+    "use_prompt",
+    "description",
+    "target_delimiter",
+    "fewshot_delimiter",
+    "fewshot_config",
+    "num_fewshot",
+    "metric_list",
+    "output_type",
+    "generation_kwargs",
+    "repeats",
+    "filter_list",
+    "should_decontaminate",
+    "doc_to_decontamination_query",
+    "gen_prefix",
+    "metadata",
+)
+_TASK_DEFAULTS = {
+    "unsafe_code": False,
+    "description": "",
+    "target_delimiter": " ",
+    "fewshot_delimiter": "\n\n",
+    "output_type": "generate_until",
+    "repeats": 1,
+    "should_decontaminate": False,
+}
 #: lm-eval's FewshotConfig fields, dumped with their nulls
-_FEWSHOT_FIELDS = ("sampler", "split", "process_docs", "fewshot_indices", "samples", "doc_to_text",
-                   "doc_to_choice", "doc_to_target", "gen_prefix", "fewshot_delimiter", "target_delimiter")
+_FEWSHOT_FIELDS = (
+    "sampler",
+    "split",
+    "process_docs",
+    "fewshot_indices",
+    "samples",
+    "doc_to_text",
+    "doc_to_choice",
+    "doc_to_target",
+    "gen_prefix",
+    "fewshot_delimiter",
+    "target_delimiter",
+)
 
 
 def hash_string(text: str) -> str:
@@ -115,10 +162,17 @@ def task_config(body: dict, *, sampler: str, metadata_extra: dict, config_source
     cfg = {**_TASK_DEFAULTS, **{k: v for k, v in body.items() if k != "tag"}}
     given = dict(cfg.get("fewshot_config") or {})
     few = {k: None for k in _FEWSHOT_FIELDS}
-    few.update({"sampler": "default", "split": cfg.get("fewshot_split"),
-                "doc_to_text": cfg.get("doc_to_text"), "doc_to_choice": cfg.get("doc_to_choice"),
-                "doc_to_target": cfg.get("doc_to_target"), "fewshot_delimiter": cfg["fewshot_delimiter"],
-                "target_delimiter": cfg["target_delimiter"]})
+    few.update(
+        {
+            "sampler": "default",
+            "split": cfg.get("fewshot_split"),
+            "doc_to_text": cfg.get("doc_to_text"),
+            "doc_to_choice": cfg.get("doc_to_choice"),
+            "doc_to_target": cfg.get("doc_to_target"),
+            "fewshot_delimiter": cfg["fewshot_delimiter"],
+            "target_delimiter": cfg["target_delimiter"],
+        }
+    )
     few.update({k: v for k, v in given.items() if k in few})
     few["sampler"] = sampler
     cfg["fewshot_config"] = few
@@ -172,8 +226,17 @@ class Run:
 # -- helpers for the benchmarks' lm_eval parts ---------------------------------------------
 
 
-def mc_sample(doc_id: int, doc: dict, ctx: str, endings: Sequence[str], label: int, record: dict, *,
-              logprob: Sequence[float] | None = None, is_greedy: Sequence[bool] | None = None) -> dict:
+def mc_sample(
+    doc_id: int,
+    doc: dict,
+    ctx: str,
+    endings: Sequence[str],
+    label: int,
+    record: dict,
+    *,
+    logprob: Sequence[float] | None = None,
+    is_greedy: Sequence[bool] | None = None,
+) -> dict:
     """A multiple-choice sample line as lm-eval writes it (its ``acc`` and per-character ``acc_norm``),
     from synthprobe's per-item record (kept whole under ``synthprobe``) and the log-likelihood and
     greedy flag of each ending (by default the record's ``logprob`` and ``is_greedy``)."""
@@ -185,13 +248,19 @@ def mc_sample(doc_id: int, doc: dict, ctx: str, endings: Sequence[str], label: i
     acc_norm = 1.0 if argmax_first([ll / len(e) for ll, e in zip(lls, endings)]) == label else 0.0
     target = str(label)
     return {
-        "doc_id": doc_id, "doc": doc, "target": target,
+        "doc_id": doc_id,
+        "doc": doc,
+        "target": target,
         "arguments": {f"gen_args_{i}": {"arg_0": ctx, "arg_1": e} for i, e in enumerate(endings)},
         "resps": [[[str(ll), str(g)]] for ll, g in zip(lls, greedy)],
         "filtered_resps": [[str(ll), str(g)] for ll, g in zip(lls, greedy)],
-        "filter": "none", "metrics": ["acc", "acc_norm"],
-        "doc_hash": doc_hash(doc), "prompt_hash": hash_string(ctx), "target_hash": hash_string(target),
-        "acc": acc, "acc_norm": acc_norm,
+        "filter": "none",
+        "metrics": ["acc", "acc_norm"],
+        "doc_hash": doc_hash(doc),
+        "prompt_hash": hash_string(ctx),
+        "target_hash": hash_string(target),
+        "acc": acc,
+        "acc_norm": acc_norm,
         "synthprobe": record,
     }
 
@@ -208,10 +277,13 @@ def model_args(entry: Entry) -> dict:
 def _env_info(entry: Entry) -> str:
     s, m = entry.settings, entry.model
     lines = [f"synthprobe version: {s.get('synthprobe') or __version__}"]
-    for label, value in (("PyTorch version", s.get("torch") or m.get("torch")),
-                         ("Transformers version", s.get("transformers") or m.get("transformers")),
-                         ("Python version", s.get("python")), ("OS", s.get("platform")),
-                         ("Torch threads", s.get("torch_threads") or s.get("threads"))):
+    for label, value in (
+        ("PyTorch version", s.get("torch") or m.get("torch")),
+        ("Transformers version", s.get("transformers") or m.get("transformers")),
+        ("Python version", s.get("python")),
+        ("OS", s.get("platform")),
+        ("Torch threads", s.get("torch_threads") or s.get("threads")),
+    ):
         if value is not None:
             lines.append(f"{label}: {value}")
     return "\n".join(lines)
@@ -236,8 +308,9 @@ def _aggregate(t: TaskRun) -> dict:
     return out
 
 
-def _results_file(entry: Entry, given: list[EntryTasks], run: Run, when: datetime, label: str,
-                  synthprobe: dict) -> dict:
+def _results_file(
+    entry: Entry, given: list[EntryTasks], run: Run, when: datetime, label: str, synthprobe: dict
+) -> dict:
     m, s = entry.model, entry.settings
     config: dict[str, Any] = {}
     for block in given:
@@ -246,8 +319,10 @@ def _results_file(entry: Entry, given: list[EntryTasks], run: Run, when: datetim
     seed = config.get("seed") or 0
     limit = config.get("limit", s.get("limit"))
     special = m.get("special_tokens") if isinstance(m.get("special_tokens"), dict) else {}
-    task_hashes = {t.name: hash_string("".join(x["doc_hash"] + x["prompt_hash"] + x["target_hash"]
-                                               for x in t.samples)) for t in run.tasks}
+    task_hashes = {
+        t.name: hash_string("".join(x["doc_hash"] + x["prompt_hash"] + x["target_hash"] for x in t.samples))
+        for t in run.tasks
+    }
     return {
         "results": {t.name: _aggregate(t) for t in run.tasks},
         "group_subtasks": {},
@@ -257,15 +332,23 @@ def _results_file(entry: Entry, given: list[EntryTasks], run: Run, when: datetim
         "higher_is_better": {t.name: {mm: True for mm in t.metrics} for t in run.tasks},
         "n-samples": {t.name: {"original": t.original, "effective": len(t.samples)} for t in run.tasks},
         "config": {
-            "model": "synthprobe", "model_args": model_args(entry),
+            "model": "synthprobe",
+            "model_args": model_args(entry),
             "model_num_parameters": m.get("params") or 0,
-            "model_dtype": f"torch.{m.get('dtype')}", "model_revision": "main",
+            "model_dtype": f"torch.{m.get('dtype')}",
+            "model_revision": "main",
             "model_sha": str(m.get("fingerprint") or ""),
-            "batch_size": str(s.get("batch_size")), "batch_sizes": [],
-            "device": str(m.get("device")), "use_cache": None,
+            "batch_size": str(s.get("batch_size")),
+            "batch_sizes": [],
+            "device": str(m.get("device")),
+            "use_cache": None,
             "limit": float(limit) if isinstance(limit, int) else None,
-            "bootstrap_iters": 0, "gen_kwargs": {},
-            "random_seed": seed, "numpy_seed": seed, "torch_seed": seed, "fewshot_seed": seed,
+            "bootstrap_iters": 0,
+            "gen_kwargs": {},
+            "random_seed": seed,
+            "numpy_seed": seed,
+            "torch_seed": seed,
+            "fewshot_seed": seed,
         },
         "git_hash": None,
         "date": when.timestamp(),
@@ -273,15 +356,20 @@ def _results_file(entry: Entry, given: list[EntryTasks], run: Run, when: datetim
         "transformers_version": str(s.get("transformers") or m.get("transformers")),
         "lm_eval_version": LM_EVAL_VERSION,
         "upper_git_hash": None,
-        "tokenizer_pad_token": special.get("pad"), "tokenizer_eos_token": special.get("eos"),
-        "tokenizer_bos_token": special.get("bos"), "eot_token_id": special.get("eot_token_id"),
+        "tokenizer_pad_token": special.get("pad"),
+        "tokenizer_eos_token": special.get("eos"),
+        "tokenizer_bos_token": special.get("bos"),
+        "eot_token_id": special.get("eot_token_id"),
         "max_length": m.get("max_positions") or s.get("max_context"),
         "task_hashes": task_hashes,
         "model_source": "synthprobe",
         "model_name": label,
         "model_name_sanitized": sanitize_model_name(label),
-        "system_instruction": None, "system_instruction_sha": None, "fewshot_as_multiturn": None,
-        "chat_template": None, "chat_template_sha": None,
+        "system_instruction": None,
+        "system_instruction_sha": None,
+        "fewshot_as_multiturn": None,
+        "chat_template": None,
+        "chat_template_sha": None,
         "total_evaluation_time_seconds": str(_seconds(entry, given)),
         "synthprobe": synthprobe,
     }
@@ -310,24 +398,28 @@ def generated_protocol(entry) -> str | None:
     return None if name == "loglik" else str(name)
 
 
-def lm_eval_files(results: Results, *, when: datetime | None = None, protocol: Any = None,
-                  **options: Any) -> dict[str, bytes]:
+def lm_eval_files(
+    results: Results, *, when: datetime | None = None, protocol: Any = None, **options: Any
+) -> dict[str, bytes]:
     """Relative path → bytes of the lm-eval output files of every model in ``results``
     (``protocol``: the document's ``protocol`` object, kept under ``synthprobe``). Each results
     block becomes tasks through its benchmark's ``lm_eval`` part; ``options`` go to the part that
     takes them (``data=``: the Deep Arithmark file the models were scored on)."""
     if not results.models:
         raise results.reader.fail("models", "is empty; expected at least one scored model")
-    when = when or datetime.now(timezone.utc)
+    when = when or datetime.now(UTC)
     parts = routed("lm_eval", options, "lm_eval_files")
     shared: dict[str, dict] = {bench.name: {} for bench, _, _ in parts}
     files: dict[str, bytes] = {}
     folders: dict[str, int] = {}
     kept = [e for e in results.models if generated_protocol(e) is None]
     if not kept:
-        raise results.reader.fail("models", "holds only generated answers (--protocol "
-                                  f"{', '.join(sorted({generated_protocol(e) for e in results.models}))}); lm-eval's "
-                                  "files hold the log-likelihood protocol (loglik) only")
+        raise results.reader.fail(
+            "models",
+            "holds only generated answers (--protocol "
+            f"{', '.join(sorted({generated_protocol(e) for e in results.models}))}); lm-eval's "
+            "files hold the log-likelihood protocol (loglik) only",
+        )
     for entry in kept:
         label = str(entry.model.get("name") or entry.model.get("spec") or "model")
         folder = sanitize_model_name(label)
@@ -349,25 +441,36 @@ def lm_eval_files(results: Results, *, when: datetime | None = None, protocol: A
                 run.tasks.append(t)
                 moved.append(t)
         if not runs:
-            what = ", ".join(getattr(part, "SCORED", bench.title) for bench, part, _ in parts
-                             if hasattr(part, "result_tasks"))
+            what = ", ".join(
+                getattr(part, "SCORED", bench.title) for bench, part, _ in parts if hasattr(part, "result_tasks")
+            )
             raise results.reader.fail(entry.where, f"holds no results lm-eval has a task for ({what})")
         order = sorted(runs)
         stamps = {k: date_id(when + timedelta(microseconds=n)) for n, k in enumerate(order)}
         for n, k in enumerate(order):
             run = runs[k]
             iso = stamps[k]
-            meta: dict[str, Any] = {"version": FILES_VERSION, "writer": f"synthprobe {__version__}",
-                                    "run": n, "runs": [stamps[x] for x in order]}
+            meta: dict[str, Any] = {
+                "version": FILES_VERSION,
+                "writer": f"synthprobe {__version__}",
+                "run": n,
+                "runs": [stamps[x] for x in order],
+            }
             if n == 0:
-                meta.update({
-                    "schema": SCHEMA, "schema_version": SCHEMA_VERSION,
-                    "source": {"synthprobe": results.synthprobe, "command": results.command,
-                               "datasets": results.datasets,
-                               "protocol": protocol},
-                    "entry": _stripped_entry(entry, moved),
-                    "samples": {t.key: {"run": stamps[t.k], "task": t.name} for t in moved},
-                })
+                meta.update(
+                    {
+                        "schema": SCHEMA,
+                        "schema_version": SCHEMA_VERSION,
+                        "source": {
+                            "synthprobe": results.synthprobe,
+                            "command": results.command,
+                            "datasets": results.datasets,
+                            "protocol": protocol,
+                        },
+                        "entry": _stripped_entry(entry, moved),
+                        "samples": {t.key: {"run": stamps[t.k], "task": t.name} for t in moved},
+                    }
+                )
             doc = _results_file(entry, given, run, when + timedelta(microseconds=n), label, meta)
             files[f"{folder}/results_{iso}.json"] = json.dumps(doc, indent=2, ensure_ascii=False).encode("utf-8")
             for t in run.tasks:
@@ -376,8 +479,9 @@ def lm_eval_files(results: Results, *, when: datetime | None = None, protocol: A
     return files
 
 
-def export_lm_eval_results(path: str | Path, out: str | Path, *, when: datetime | None = None,
-                           overwrite: bool = False, **options: Any) -> list[Path]:
+def export_lm_eval_results(
+    path: str | Path, out: str | Path, *, when: datetime | None = None, overwrite: bool = False, **options: Any
+) -> list[Path]:
     """Read the results document ``path`` and write its lm-eval output files under ``out``;
     returns the written paths. Nothing is written when any model cannot be converted. ``when``
     (default: the results file's modification time) gives the files' time stamps; ``options``
@@ -389,12 +493,14 @@ def export_lm_eval_results(path: str | Path, out: str | Path, *, when: datetime 
     results = parse(raw, path)
     out = check_out_dir(out)
     if when is None:
-        when = datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)
+        when = datetime.fromtimestamp(path.stat().st_mtime, UTC)
     files = lm_eval_files(results, when=when, protocol=raw.get("protocol"), **options)
     left = [f"{e.model.get('name')} ({generated_protocol(e)})" for e in results.models if generated_protocol(e)]
     if left:
-        print(f"synthprobe: note: left out of lm-eval's files, which hold the loglik protocol only: "
-              f"{', '.join(left)}", file=sys.stderr)
+        print(
+            f"synthprobe: note: left out of lm-eval's files, which hold the loglik protocol only: {', '.join(left)}",
+            file=sys.stderr,
+        )
     inputs = [(path, "RESULTS.json")]
     for _, part, opts in routed("lm_eval", options, "export_lm_eval_results"):
         inputs += part.inputs(**opts) if hasattr(part, "inputs") else []

@@ -33,11 +33,12 @@ def demo_sampler(task: str, seed: int) -> type:
                 return []
             where = self._index.get(key(eval_doc)) if eval_doc is not None else None
             if where is None:
-                raise ValueError(f"{task}: the test document is not in the few-shot pool; "
-                                 "synthprobe's demonstration draw needs fewshot_split equal to "
-                                 "test_split")
+                raise ValueError(
+                    f"{task}: the test document is not in the few-shot pool; "
+                    "synthprobe's demonstration draw needs fewshot_split equal to "
+                    "test_split"
+                )
             return [self._pool[j] for j in draw_demos(task, seed, where, len(self._pool), n)]
 
     DemoSampler.__name__ = DemoSampler.__qualname__ = f"DemoSampler_{task}_seed{seed}"
     return DemoSampler
-

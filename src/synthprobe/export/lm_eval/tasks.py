@@ -57,8 +57,7 @@ def _readme(files: dict[str, bytes], shares: list[TaskFiles]) -> bytes:
     return "\n".join(lines).encode("utf-8")
 
 
-def export_lm_eval(out: str | Path, *, progress: bool = False, overwrite: bool = False,
-                   **options: Any) -> list[Path]:
+def export_lm_eval(out: str | Path, *, progress: bool = False, overwrite: bool = False, **options: Any) -> list[Path]:
     """Write the task folder; returns the written paths. Raises InputError before writing, also
     when the folder already holds one of the files (unless ``overwrite``) or one is an input.
 

@@ -61,13 +61,15 @@ def load(data_files=None, **_metadata):
 
 def data_source(rel: str) -> dict[str, Any]:
     """A task's data keys: ``data/…`` relative to the export folder, loaded by :data:`DATA_MODULE`."""
-    return {"dataset_path": "json", "dataset_kwargs": {"data_files": {"test": rel}},
-            "custom_dataset": Function(f"{DATA_MODULE}.load")}
+    return {
+        "dataset_path": "json",
+        "dataset_kwargs": {"data_files": {"test": rel}},
+        "custom_dataset": Function(f"{DATA_MODULE}.load"),
+    }
 
 
 def dump(comment: str, body: dict[str, Any]) -> bytes:
-    text = yaml.dump(body, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=10_000,
-                     default_flow_style=False)
+    text = yaml.dump(body, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=10_000, default_flow_style=False)
     return (comment + text).encode("utf-8")
 
 
@@ -82,8 +84,12 @@ def comment(paragraphs: list[tuple[str, str]]) -> str:
             continue
         indent = " " * (len(label) and 13)
         first = f"{label:<13}" if label else ""
-        out += textwrap.wrap(text, width=96, initial_indent="# " + (("  " + first) if label else ""),
-                             subsequent_indent="# " + (("  " + indent) if label else ""),
-                             break_long_words=False, break_on_hyphens=False)
+        out += textwrap.wrap(
+            text,
+            width=96,
+            initial_indent="# " + (("  " + first) if label else ""),
+            subsequent_indent="# " + (("  " + indent) if label else ""),
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
     return "".join(ln.rstrip() + "\n" for ln in out)
-

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import math
 import textwrap
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import matplotlib as mpl
 import matplotlib.style
@@ -19,7 +19,6 @@ from synthprobe.metrics.stats import CORRECTION_NAME
 from synthprobe.report.figures import CHANCE_STYLE, RC, new_figure, palette, png_bytes, side_legend, text_on
 from synthprobe.report.model import ModelResult
 from synthprobe.report.stats import adjusted, contains_chance, wilson
-
 
 #: a legend entry is wrapped at this many characters (long checkpoint names squeeze no plot)
 LEGEND_WRAP = 30
@@ -64,13 +63,25 @@ def depth_figure(results: Sequence[ModelResult]) -> Figure:
                 hi.append(100 * (high - c.rate))
             # a page that mixes metrics names each line's own (one axis, two kinds of score)
             name = f"{r.model} — {r.metric}" if mixed else r.model
-            ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", markersize=4, capsize=2.5,
-                        linewidth=1.4, color=color, label=legend_label(name))
+            ax.errorbar(
+                xs,
+                ys,
+                yerr=[lo, hi],
+                marker="o",
+                markersize=4,
+                capsize=2.5,
+                linewidth=1.4,
+                color=color,
+                label=legend_label(name),
+            )
         chance = results[0].chance
         if any(r.has_chance for r in results):
             none = sorted({r.protocol for r in results if not r.has_chance})
-            ax.axhline(100 * chance, **CHANCE_STYLE, label=f"chance ({100 * chance:.0f} %"
-                       + (f"; {', '.join(none)} has none)" if none else ")"))
+            ax.axhline(
+                100 * chance,
+                **CHANCE_STYLE,
+                label=f"chance ({100 * chance:.0f} %" + (f"; {', '.join(none)} has none)" if none else ")"),
+            )
         ax.set_xticks(depths, [f"depth {d}" for d in depths])
         ax.set_ylabel(metric_axis(results))
         ax.set_title("Accuracy by depth (number of dependent operations),\n95 % Wilson intervals")
@@ -122,19 +133,38 @@ def heatmap_figure(results: Sequence[ModelResult]) -> Figure:
                 if c is None:
                     continue
                 shade = float(norm(100 * c.rate))
-                ax.text(j, i, f"{100 * c.rate:.0f}{'*' if c.significant else ''}\nn={c.n}", ha="center",
-                        va="center", fontsize=7, linespacing=1.0,
-                        color="white" if shade < 0.22 or shade > 0.78 else "black")
+                ax.text(
+                    j,
+                    i,
+                    f"{100 * c.rate:.0f}{'*' if c.significant else ''}\nn={c.n}",
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    linespacing=1.0,
+                    color="white" if shade < 0.22 or shade > 0.78 else "black",
+                )
                 if c.contains_chance:
-                    ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, hatch="///",
-                                           edgecolor="0.55", linewidth=0, gid="contains-chance"))
+                    ax.add_patch(
+                        Rectangle(
+                            (j - 0.5, i - 0.5),
+                            1,
+                            1,
+                            fill=False,
+                            hatch="///",
+                            edgecolor="0.55",
+                            linewidth=0,
+                            gid="contains-chance",
+                        )
+                    )
         if upright:
             ax.set_xticks(range(m), labels)
         else:
             ax.set_xticks(range(m), labels, rotation=90, ha="center", va="top", rotation_mode="default")
         ax.set_yticks(range(len(templates)), row_labels)
-        ax.set_title(f"{metric_axis(results)} and n per template\nwhite = chance ({chance:.0f} %); hatched: the 95 %\n"
-                     f"interval holds chance; *: {CORRECTION_NAME} p < {ALPHA:g}")
+        ax.set_title(
+            f"{metric_axis(results)} and n per template\nwhite = chance ({chance:.0f} %); hatched: the 95 %\n"
+            f"interval holds chance; *: {CORRECTION_NAME} p < {ALPHA:g}"
+        )
         fig.colorbar(im, ax=ax, shrink=0.8, label=metric_axis(results))
         return fig
 
@@ -166,8 +196,9 @@ class TemplateCell:
 def template_cells(results: Sequence[ModelResult], templates: Sequence[str]) -> list[list[TemplateCell | None]]:
     """Rows of ``templates``, one cell per model (None where the model has no items there)."""
     # a free answer has no chance level: its cells are neither starred nor hatched
-    tests = [adjusted({t: c for t, c in r.by_template.items() if c.n}, r.chance) if r.has_chance else {}
-             for r in results]
+    tests = [
+        adjusted({t: c for t, c in r.by_template.items() if c.n}, r.chance) if r.has_chance else {} for r in results
+    ]
     rows = []
     for t in templates:
         row: list[TemplateCell | None] = []
@@ -178,8 +209,9 @@ def template_cells(results: Sequence[ModelResult], templates: Sequence[str]) -> 
                 continue
             lo, hi = wilson(c)
             p, p_holm = test.get(t, (float("nan"), float("nan")))
-            row.append(TemplateCell(c.correct, c.n, c.rate, lo, hi, p, p_holm,
-                                    r.has_chance and contains_chance(c, r.chance)))
+            row.append(
+                TemplateCell(c.correct, c.n, c.rate, lo, hi, p, p_holm, r.has_chance and contains_chance(c, r.chance))
+            )
         rows.append(row)
     return rows
 
@@ -243,10 +275,19 @@ def mistake_figure(results: Sequence[ModelResult]) -> Figure | None:
         bottom_h = 0.45 + 0.16 * lines * -(-m // legend_cols)
         height = top_h + bottom_h + nrows * panel_h
         fig = Figure(figsize=(width, height))
-        axes = fig.subplots(nrows, ncols, squeeze=False, gridspec_kw={
-            "left": label_w / width, "right": 1 - 0.2 / width,
-            "top": 1 - top_h / height, "bottom": bottom_h / height,
-            "wspace": label_w / col_w, "hspace": 0.45 / (panel_h - 0.45)})
+        axes = fig.subplots(
+            nrows,
+            ncols,
+            squeeze=False,
+            gridspec_kw={
+                "left": label_w / width,
+                "right": 1 - 0.2 / width,
+                "top": 1 - top_h / height,
+                "bottom": bottom_h / height,
+                "wspace": label_w / col_w,
+                "hspace": 0.45 / (panel_h - 0.45),
+            },
+        )
         colors = palette(m)
         note_size = 6.5 if m <= 4 else 5.0
         for k, t in enumerate(templates):
@@ -272,21 +313,46 @@ def mistake_figure(results: Sequence[ModelResult]) -> Figure | None:
                 # a 0-length bar is invisible: "offered, never chosen" and "never offered" are
                 # both said in words, so neither passes for the other
                 for y, offered in zeros:
-                    ax.text(1.5, y, f"0 of {offered}", va="center", ha="left", fontsize=note_size, color=color,
-                            fontweight="bold")
+                    ax.text(
+                        1.5,
+                        y,
+                        f"0 of {offered}",
+                        va="center",
+                        ha="left",
+                        fontsize=note_size,
+                        color=color,
+                        fontweight="bold",
+                    )
                 # every bar carries its n: picked k of the N items that offered the option; right
                 # of the bar in its colour, or, where the bar runs too far right for that, inside
                 # its end in black or white, whichever reads on the bar's colour
                 for y, x, chosen, offered in counts:
                     if x <= LABEL_INSIDE_FROM:
-                        ax.text(x + 1.5, y, f"{chosen}/{offered}", va="center", ha="left",
-                                fontsize=note_size, color=color, gid="count-label")
+                        ax.text(
+                            x + 1.5,
+                            y,
+                            f"{chosen}/{offered}",
+                            va="center",
+                            ha="left",
+                            fontsize=note_size,
+                            color=color,
+                            gid="count-label",
+                        )
                     else:
-                        ax.text(x - 1.5, y, f"{chosen}/{offered}", va="center", ha="right",
-                                fontsize=note_size, color=text_on(color), gid="count-label")
+                        ax.text(
+                            x - 1.5,
+                            y,
+                            f"{chosen}/{offered}",
+                            va="center",
+                            ha="right",
+                            fontsize=note_size,
+                            color=text_on(color),
+                            gid="count-label",
+                        )
                 for y in absent:
-                    ax.text(1.5, y, "not offered", va="center", ha="left", fontsize=note_size, color="0.45",
-                            style="italic")
+                    ax.text(
+                        1.5, y, "not offered", va="center", ha="left", fontsize=note_size, color="0.45", style="italic"
+                    )
             ax.axvline(chance, **CHANCE_STYLE)
             ax.set_yticks(range(len(names)), [_wrap(n) for n in names])
             ax.invert_yaxis()
@@ -295,10 +361,14 @@ def mistake_figure(results: Sequence[ModelResult]) -> Figure | None:
             ax.tick_params(axis="y", length=0)
         for k in range(len(templates), nrows * ncols):
             axes[k // ncols][k % ncols].set_visible(False)
-        fig.suptitle("Pick rate of each option source when offered (%); dashed = chance; "
-                     "'k/N' = chosen k of the N times offered;\n'0 of N' = offered N times, never chosen; "
-                     "'not offered' = no item offered it",
-                     fontsize=10, y=1 - 0.15 / height, va="top")
+        fig.suptitle(
+            "Pick rate of each option source when offered (%); dashed = chance; "
+            "'k/N' = chosen k of the N times offered;\n'0 of N' = offered N times, never chosen; "
+            "'not offered' = no item offered it",
+            fontsize=10,
+            y=1 - 0.15 / height,
+            va="top",
+        )
         fig.legend(loc="lower center", bbox_to_anchor=(0.5, 0.05 / height), ncols=legend_cols, fontsize=8)
         return fig
 
@@ -353,8 +423,7 @@ def rank_preference(results: Sequence[ModelResult]) -> bytes | None:
             ax.bar(xs, [100 * c / total for c in r.rank_picks], width=width, color=color, label=legend_label(r.model))
         ax.axhline(chance, **CHANCE_STYLE, label=f"chance ({chance:.0f} %)")
         ax.set_xticks(range(k), rank_names(k))
-        ax.set_ylim(0, max(50.0, 5 + max(100 * c / (sum(r.rank_picks) or 1)
-                                          for r in with_ranks for c in r.rank_picks)))
+        ax.set_ylim(0, max(50.0, 5 + max(100 * c / (sum(r.rank_picks) or 1) for r in with_ranks for c in r.rank_picks)))
         ax.set_ylabel("share of answers (%)")
         ax.set_title(f"Which option does the model pick, by numeric rank?\n({rank_balance_note(with_ranks)})")
         side_legend(ax)

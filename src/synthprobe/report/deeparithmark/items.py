@@ -30,9 +30,10 @@ An item's key is ``<first 12 hex digits of the data file's SHA-256>:<id>``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from synthprobe.errors import InputError
 from synthprobe.report.viewer import Answer, Run, run_name
@@ -63,22 +64,34 @@ class DeepRun(Run):
             path = find_data(self, data_files, shared.setdefault("deeparithmark hashes", {}))
             texts[self.dataset_sha] = _texts(path) if path is not None else None
             if path is None:
-                notes.append(f"Prompts and ending texts are not shown for {self.model}: the data file "
-                             f"{self.dataset_path or '(not recorded)'} with SHA-256 {self.dataset_sha[:12] or '?'}… "
-                             "was not found (give it to `synthprobe report --data FILE`).")
+                notes.append(
+                    f"Prompts and ending texts are not shown for {self.model}: the data file "
+                    f"{self.dataset_path or '(not recorded)'} with SHA-256 {self.dataset_sha[:12] or '?'}… "
+                    "was not found (give it to `synthprobe report --data FILE`)."
+                )
         table = texts[self.dataset_sha]
         out: list[Answer] = []
         for k, rec in enumerate(self.records):
             key = f"{self.dataset_sha[:12]}:{rec['id']}"
             text = table.get(rec["id"]) if table is not None else None
             if table is not None and text is None:
-                raise InputError(f"item {rec['id']!r} is not in the data file the document names "
-                                 f"({self.dataset_path})", path=self.source, field=f"{self.where}.predictions[{k}].id")
-            item = {"key": key, "id": rec["id"], "depth": rec.get("depth"), "template": rec.get("template"),
-                    "topic": rec.get("topic"), "label": rec["label"],
-                    "prompt": text["prompt"] if text else None,
-                    "endings": text["endings"] if text else None,
-                    "mistakes": rec.get("option_sources"), "values": rec.get("option_values")}
+                raise InputError(
+                    f"item {rec['id']!r} is not in the data file the document names ({self.dataset_path})",
+                    path=self.source,
+                    field=f"{self.where}.predictions[{k}].id",
+                )
+            item = {
+                "key": key,
+                "id": rec["id"],
+                "depth": rec.get("depth"),
+                "template": rec.get("template"),
+                "topic": rec.get("topic"),
+                "label": rec["label"],
+                "prompt": text["prompt"] if text else None,
+                "endings": text["endings"] if text else None,
+                "mistakes": rec.get("option_sources"),
+                "values": rec.get("option_values"),
+            }
             protocol = rec.get("protocol") or DEFAULT_PROTOCOL
             pick, ok = pick_of(rec)
             row: dict[str, Any] = {"p": -1 if pick is None else pick, "ok": int(ok), "pr": protocol}
@@ -88,8 +101,11 @@ class DeepRun(Run):
                 row["pt"] = _round(rec["per_token"])
             if "raw" in rec or "generated" in rec:  # a generated answer (--protocol letters|free)
                 row["gen"] = rec.get("raw", rec.get("generated"))
-                row["parsed"] = rec.get("parsed") if rec.get("rule") != "unparsed" else (
-                    f"unparsed: {rec.get('unparsed_reason') or 'nothing read'}")
+                row["parsed"] = (
+                    rec.get("parsed")
+                    if rec.get("rule") != "unparsed"
+                    else (f"unparsed: {rec.get('unparsed_reason') or 'nothing read'}")
+                )
                 if isinstance(rec.get("rule"), str):
                     row["rule"] = rec["rule"]
                 if isinstance(rec.get("outcome"), str):
@@ -123,8 +139,11 @@ def _records(r, block: dict, where: str) -> list[dict] | None:
             raise r.fail(here, f"expected an object, got {type(rec).__name__}")
         r.get(rec, "id", here, str)
         r.get(rec, "label", here, int)
-        n = len(r.get(rec, "logprob", here, list, required=rec.get("protocol", DEFAULT_PROTOCOL) == DEFAULT_PROTOCOL)
-                or r.get(rec, "option_sources", here, list, required=False) or [])
+        n = len(
+            r.get(rec, "logprob", here, list, required=rec.get("protocol", DEFAULT_PROTOCOL) == DEFAULT_PROTOCOL)
+            or r.get(rec, "option_sources", here, list, required=False)
+            or []
+        )
         key = "pred" if rec.get("protocol", DEFAULT_PROTOCOL) != DEFAULT_PROTOCOL and "pred" in rec else "pred_acc_norm"
         pick = r.get(rec, key, here, int, required=False)
         if pick is not None and not -1 <= pick < max(n, 1):
@@ -159,12 +178,20 @@ def runs_of(doc: Results) -> tuple[list[DeepRun], list[tuple[dict, str, dict[str
             recs = _records(r, block.data, block.where)
             if recs is not None:
                 ds = block.data.get("dataset") if isinstance(block.data.get("dataset"), dict) else top
-                runs.append(DeepRun(benchmark=TASK, model=run_name(e), source=str(doc.path),
-                                    spec=str(e.model.get("spec") or ""), fingerprint=e.model.get("fingerprint"),
-                                    where=block.where, records=recs,
-                                    dataset_sha=str(ds.get("sha256") or top.get("sha256") or ""),
-                                    dataset_path=str(ds.get("path") or top.get("path") or ""),
-                                    dtype=e.model.get("dtype")))
+                runs.append(
+                    DeepRun(
+                        benchmark=TASK,
+                        model=run_name(e),
+                        source=str(doc.path),
+                        spec=str(e.model.get("spec") or ""),
+                        fingerprint=e.model.get("fingerprint"),
+                        where=block.where,
+                        records=recs,
+                        dataset_sha=str(ds.get("sha256") or top.get("sha256") or ""),
+                        dataset_path=str(ds.get("path") or top.get("path") or ""),
+                        dtype=e.model.get("dtype"),
+                    )
+                )
         st = e.results.get("steps")
         if st is not None and isinstance(st.data.get("items"), list):
             ds = st.data.get("dataset") if isinstance(st.data.get("dataset"), dict) else {}
@@ -208,6 +235,7 @@ def runs(docs: Sequence[Results]) -> list[DeepRun]:
 
 # -- the data files ------------------------------------------------------------------------------
 
+
 def _candidates(run: DeepRun, data_files: Sequence[Path]) -> list[Path]:
     out = list(data_files)
     if run.dataset_path:
@@ -235,8 +263,9 @@ def find_data(run: DeepRun, data_files: Sequence[Path], hashes: dict[Path, str |
 def _texts(path: Path) -> dict[str, dict[str, Any]]:
     from synthprobe.formats.arithmark3 import load_arithmark3
 
-    return {it.id: {"prompt": it.ctx, "endings": list(it.endings), "metadata": it.metadata}
-            for it in load_arithmark3(path)}
+    return {
+        it.id: {"prompt": it.ctx, "endings": list(it.endings), "metadata": it.metadata} for it in load_arithmark3(path)
+    }
 
 
 def _round(xs: Sequence[Any] | None) -> list[float] | None:

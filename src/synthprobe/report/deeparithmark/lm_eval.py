@@ -29,8 +29,10 @@ TASKS = "deeparithmark"
 #: where an export's per-item list went (the key of the ``synthprobe.samples`` object), as an error names it
 SAMPLES = "deeparithmark"
 #: what a row read from lm-eval's own files is headed by
-HEADLINE_NOTE = ("acc (lm-eval's files hold no token counts, so the per-token acc_norm and the soft "
-                 "accuracy cannot be recomputed; Deep and d2-d5 are acc, the summed log-likelihood)")
+HEADLINE_NOTE = (
+    "acc (lm-eval's files hold no token counts, so the per-token acc_norm and the soft "
+    "accuracy cannot be recomputed; Deep and d2-d5 are acc, the summed log-likelihood)"
+)
 _DEPTH_TASK = re.compile(r"^deeparithmark(_depth[0-9]+)?$")
 
 
@@ -46,16 +48,21 @@ def restore(results: dict, key: str, records: list[dict], r: Reader, at: str) ->
 def _lls(r: Reader, obj: dict, n: int, path: Path, line: int) -> tuple[list[float], list[bool]]:
     resps = obj.get("filtered_resps")
     if not isinstance(resps, list) or len(resps) != n:
-        raise InputError(f"expected {n} [log-likelihood, is-greedy] pairs, one per ending", path=path, line=line,
-                         field="filtered_resps")
+        raise InputError(
+            f"expected {n} [log-likelihood, is-greedy] pairs, one per ending",
+            path=path,
+            line=line,
+            field="filtered_resps",
+        )
     lls, greedy = [], []
     for pair in resps:
         try:
             lls.append(float(pair[0]))
             greedy.append(str(pair[1]) == "True")
         except (TypeError, ValueError, IndexError):
-            raise InputError(f"expected [log-likelihood, is-greedy], got {pair!r}", path=path, line=line,
-                             field="filtered_resps") from None
+            raise InputError(
+                f"expected [log-likelihood, is-greedy], got {pair!r}", path=path, line=line, field="filtered_resps"
+            ) from None
     return lls, greedy
 
 
@@ -70,21 +77,46 @@ def _deep_record(doc: dict, lls: list[float], greedy: list[bool]) -> dict[str, A
     label = int(doc["label"])
     per_char = [ll / len(e) for ll, e in zip(lls, endings)]
     p_acc, p_char = argmax_first(lls), argmax_first(per_char)
-    values = md.get("option_values") if isinstance(md.get("option_values"), list) and len(md["option_values"]) == n else None
-    sources = md.get("option_sources") if isinstance(md.get("option_sources"), list) and len(md["option_sources"]) == n else None
+    values = (
+        md.get("option_values") if isinstance(md.get("option_values"), list) and len(md["option_values"]) == n else None
+    )
+    sources = (
+        md.get("option_sources")
+        if isinstance(md.get("option_sources"), list) and len(md["option_sources"]) == n
+        else None
+    )
     depth = md.get("depth")
     chosen_rank = None
     if values and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
         chosen_rank = sum(1 for v in values if v < values[p_acc])
     return {
-        "id": str(doc.get("ind", "")), "line": None, "category": doc.get("activity_label"),
-        "template": md.get("template"), "depth": depth if isinstance(depth, int) and not isinstance(depth, bool) else None,
-        "topic": md.get("topic"), "label": label, "n_endings": n, "logprob": lls, "n_tokens": None,
-        "n_chars": [len(e) for e in endings], "per_token": None, "per_char": per_char, "is_greedy": greedy,
-        "pred_acc": p_acc, "pred_acc_norm": p_acc, "pred_acc_char": p_char,
-        "correct_acc": p_acc == label, "correct_acc_norm": p_acc == label, "correct_acc_char": p_char == label,
-        "soft": 0.0, "option_values": values, "option_sources": sources, "answer_rank": md.get("answer_rank"),
-        "chosen_source": sources[p_acc] if sources else None, "chosen_rank": chosen_rank, "truncated": False,
+        "id": str(doc.get("ind", "")),
+        "line": None,
+        "category": doc.get("activity_label"),
+        "template": md.get("template"),
+        "depth": depth if isinstance(depth, int) and not isinstance(depth, bool) else None,
+        "topic": md.get("topic"),
+        "label": label,
+        "n_endings": n,
+        "logprob": lls,
+        "n_tokens": None,
+        "n_chars": [len(e) for e in endings],
+        "per_token": None,
+        "per_char": per_char,
+        "is_greedy": greedy,
+        "pred_acc": p_acc,
+        "pred_acc_norm": p_acc,
+        "pred_acc_char": p_char,
+        "correct_acc": p_acc == label,
+        "correct_acc_norm": p_acc == label,
+        "correct_acc_char": p_char == label,
+        "soft": 0.0,
+        "option_values": values,
+        "option_sources": sources,
+        "answer_rank": md.get("answer_rank"),
+        "chosen_source": sources[p_acc] if sources else None,
+        "chosen_rank": chosen_rank,
+        "truncated": False,
     }
 
 
@@ -97,9 +129,14 @@ def _deep_block(folder: Path, r: Reader, tasks: list[str], iso: str) -> dict:
         path = folder / f"samples_{task}_{iso}.jsonl"
         for line, obj in samples(folder, task, iso, r):
             doc = obj.get("doc")
-            if not (isinstance(doc, dict) and isinstance(doc.get("endings"), list) and doc["endings"]
-                    and all(isinstance(e, str) and e for e in doc["endings"])
-                    and str(doc.get("label", "")).isdigit() and int(doc["label"]) < len(doc["endings"])):
+            if not (
+                isinstance(doc, dict)
+                and isinstance(doc.get("endings"), list)
+                and doc["endings"]
+                and all(isinstance(e, str) and e for e in doc["endings"])
+                and str(doc.get("label", "")).isdigit()
+                and int(doc["label"]) < len(doc["endings"])
+            ):
                 raise InputError("expected a Deep Arithmark item (endings, label)", path=path, line=line, field="doc")
             lls, greedy = _lls(r, obj, len(doc["endings"]), path, line)
             records.append(_deep_record(doc, lls, greedy))

@@ -37,15 +37,23 @@ def outcomes(results: Results) -> list[Outcomes]:
             sha = ds.get("sha256") if isinstance(ds, dict) else results.dataset_sha256(key)
             if not isinstance(preds, list) or not sha:
                 continue
-            if not all(isinstance(p, dict) and isinstance(p.get("id"), str) and correct_of(p) is not None
-                       for p in preds):
+            if not all(
+                isinstance(p, dict) and isinstance(p.get("id"), str) and correct_of(p) is not None for p in preds
+            ):
                 continue
             protocol = protocol_of(entry.data)
             label = variant_label(entry.data)
             name = str(entry.model.get("name")) + (f" [{label}]" if label else "")
             depth = {p["id"]: p.get("depth") for p in preds}
-            out.append(Outcomes(key, (sha, protocol), name, str(results.path),
-                                {p["id"]: correct_of(p) for p in preds},
-                                depth if all(isinstance(d, int) for d in depth.values()) else None,
-                                metric=METRIC if protocol == "loglik" else "accuracy"))
+            out.append(
+                Outcomes(
+                    key,
+                    (sha, protocol),
+                    name,
+                    str(results.path),
+                    {p["id"]: correct_of(p) for p in preds},
+                    depth if all(isinstance(d, int) for d in depth.values()) else None,
+                    metric=METRIC if protocol == "loglik" else "accuracy",
+                )
+            )
     return out

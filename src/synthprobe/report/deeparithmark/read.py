@@ -79,9 +79,12 @@ def _check_sums(r, groups: dict, overall: Count, where: str, metric: str = "acc_
     n = sum(c.n for c in groups.values())
     k = sum(c.correct for c in groups.values())
     if (n, k) != (overall.n, overall.correct):
-        raise r.fail(where, f"the depth tiers hold {n} items ({k} correct), but metrics.{metric} has "
-                            f"total {overall.n} ({overall.correct} correct); expected them to add up "
-                            "(every item carries one depth)")
+        raise r.fail(
+            where,
+            f"the depth tiers hold {n} items ({k} correct), but metrics.{metric} has "
+            f"total {overall.n} ({overall.correct} correct); expected them to add up "
+            "(every item carries one depth)",
+        )
 
 
 def _release_depths() -> dict[str, int]:
@@ -149,15 +152,16 @@ def _answer_ranks(r, summary: dict, where: str, n_ranks: int | None) -> tuple[in
     if not isinstance(rp, dict):
         return None
     here = f"{where}.rank_preference"
-    counts = r.get(rp, "answer_rank_counts", here, list, required=False,
-                   what="a list of counts, smallest rank first")
+    counts = r.get(rp, "answer_rank_counts", here, list, required=False, what="a list of counts, smallest rank first")
     if counts is None:
         return None
     if not counts or not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in counts):
         raise r.fail(f"{here}.answer_rank_counts", f"expected non-negative whole numbers, got {_short(counts)}")
     if n_ranks is not None and len(counts) != n_ranks:
-        raise r.fail(f"{here}.answer_rank_counts",
-                     f"expected {n_ranks} counts (as many as chosen_rank_counts), got {len(counts)}")
+        raise r.fail(
+            f"{here}.answer_rank_counts",
+            f"expected {n_ranks} counts (as many as chosen_rank_counts), got {len(counts)}",
+        )
     return tuple(counts)
 
 
@@ -175,8 +179,10 @@ def _partial_row(r, row: Any, where: str, depth: int | None, names: list[str] | 
     if not stored:
         raise r.fail(f"{where}.baselines", "is empty; expected at least one baseline")
     if names is not None and list(stored) != names:
-        raise r.fail(f"{where}.baselines", f"expected the baselines {', '.join(names)} (as over all items), "
-                                           f"got {', '.join(stored)}")
+        raise r.fail(
+            f"{where}.baselines",
+            f"expected the baselines {', '.join(names)} (as over all items), got {', '.join(stored)}",
+        )
     baselines: dict[str, PartialBaseline] = {}
     for name, b in stored.items():
         here = f"{where}.baselines.{name}"
@@ -191,8 +197,9 @@ def _partial_row(r, row: Any, where: str, depth: int | None, names: list[str] | 
         share = _fraction(r, b, "agreement", here, what="a share of items")
         if share is None or abs(share - agree / acc.n) > _TOLERANCE:
             raise r.fail(f"{here}.agreement", f"expected agree / n = {agree}/{acc.n}, got {share}")
-        baselines[name] = PartialBaseline(acc, Count(agree, acc.n),
-                                          _fraction(r, b, "p_vs_chance", here, what="a p-value"))
+        baselines[name] = PartialBaseline(
+            acc, Count(agree, acc.n), _fraction(r, b, "p_vs_chance", here, what="a p-value")
+        )
     best = r.get(row, "best_partial", where, str)
     if best not in baselines:
         raise r.fail(f"{where}.best_partial", f"expected one of the baselines ({', '.join(baselines)}), got {best!r}")
@@ -201,25 +208,32 @@ def _partial_row(r, row: Any, where: str, depth: int | None, names: list[str] | 
         raise r.fail(f"{where}.best_partial", f"{best!r} is not the most accurate baseline")
     reliance = r.get(row, "reliance", where, float)
     if abs(reliance - (full.rate - top)) > _TOLERANCE:
-        raise r.fail(f"{where}.reliance", f"expected the full accuracy minus the best baseline's, "
-                                          f"{full.rate - top:.6f}, got {reliance}")
+        raise r.fail(
+            f"{where}.reliance",
+            f"expected the full accuracy minus the best baseline's, {full.rate - top:.6f}, got {reliance}",
+        )
     return PartialRow(depth, full, baselines, best, reliance)
 
 
-def _partial(r, summary: dict, sw: str, metric: str, overall: Count,
-             by_depth: dict[int, Count]) -> PartialInputs | None:
+def _partial(
+    r, summary: dict, sw: str, metric: str, overall: Count, by_depth: dict[int, Count]
+) -> PartialInputs | None:
     """The summary's partial-input baselines (None when the run scored none)."""
     pi = r.get(summary, "partial_inputs", sw, dict, required=False)
     if pi is None:
         return None
     here = f"{sw}.partial_inputs"
     if metric != "acc_norm":
-        raise r.fail(here, f"partial-input baselines are scored by log-likelihood (acc_norm); this run's metric "
-                           f"is {metric}")
+        raise r.fail(
+            here, f"partial-input baselines are scored by log-likelihood (acc_norm); this run's metric is {metric}"
+        )
     first = _partial_row(r, pi, here, None, None)
     if first.full != overall:
-        raise r.fail(f"{here}.full", f"expected the full run's counts, {overall.correct}/{overall.n} "
-                                     f"(metrics.acc_norm), got {first.full.correct}/{first.full.n}")
+        raise r.fail(
+            f"{here}.full",
+            f"expected the full run's counts, {overall.correct}/{overall.n} "
+            f"(metrics.acc_norm), got {first.full.correct}/{first.full.n}",
+        )
     rows = [first]
     names = list(first.baselines)
     for key, row in r.get(pi, "by_depth", here, dict).items():
@@ -228,8 +242,11 @@ def _partial(r, summary: dict, sw: str, metric: str, overall: Count,
             raise r.fail(at, f"expected one of the summary's depths ({', '.join(map(str, by_depth))}) as the key")
         tier = _partial_row(r, row, at, int(key), names)
         if tier.full != by_depth[int(key)]:
-            raise r.fail(f"{at}.full", f"expected by_depth.{key}'s counts, {by_depth[int(key)].correct}/"
-                                       f"{by_depth[int(key)].n}, got {tier.full.correct}/{tier.full.n}")
+            raise r.fail(
+                f"{at}.full",
+                f"expected by_depth.{key}'s counts, {by_depth[int(key)].correct}/"
+                f"{by_depth[int(key)].n}, got {tier.full.correct}/{tier.full.n}",
+            )
         rows.append(tier)
     designs = r.get(pi, "designs", here, dict, required=False) or {}
     for name, text in designs.items():
@@ -292,21 +309,23 @@ def _answer_settings(ext: dict, protocol: str) -> dict[str, str]:
         v = counts.get(key)
         if not isinstance(v, int):
             continue
-        share = (v / total if total else ext.get("unparsed_share") if key == "unparsed" else None)
+        share = v / total if total else ext.get("unparsed_share") if key == "unparsed" else None
         resolved = key == "inconsistent" and ext.get("resolve") not in (None, "none")
         how = f"credited by --resolve {ext['resolve']}" if resolved else "counted wrong"
-        out[f"{key.replace('_', ' ')} answers"] = f"{v}" + (f" ({100 * share:.1f} %, {how})"
-                                                             if _num(share) else "")
+        out[f"{key.replace('_', ' ')} answers"] = f"{v}" + (f" ({100 * share:.1f} %, {how})" if _num(share) else "")
     shares = ext.get("rule_shares")
     if isinstance(shares, dict) and shares:
-        out["read by rule"] = " · ".join(f"{k} {100 * shares[k]:.0f} %" for k in
-                                         [*(k for k in RULES if k in shares), *(k for k in shares if k not in RULES)]
-                                         if _num(shares[k]))
+        out["read by rule"] = " · ".join(
+            f"{k} {100 * shares[k]:.0f} %"
+            for k in [*(k for k in RULES if k in shares), *(k for k in shares if k not in RULES)]
+            if _num(shares[k])
+        )
     acc = ext.get("answered_accuracy")
     if isinstance(acc, dict) and isinstance(acc.get("total"), int):
         k, n = acc.get("correct"), acc["total"]
-        out["accuracy over answered items"] = (f"{100 * k / n:.1f} % ({k}/{n})" if n and isinstance(k, int)
-                                               else "— (no item answered)")
+        out["accuracy over answered items"] = (
+            f"{100 * k / n:.1f} % ({k}/{n})" if n and isinstance(k, int) else "— (no item answered)"
+        )
     if isinstance(ext.get("resolve"), str) and ext["resolve"] != "none":
         out["inconsistent answers resolved"] = ext["resolve"]
     return out
@@ -317,8 +336,11 @@ def _answers(r, ext: Any, where: str) -> tuple[dict[str, int] | None, dict[str, 
     if not isinstance(ext, dict):
         return None, None, None
     outcomes = ext.get("outcomes")
-    counts = ({k: v for k, v in outcomes.items() if isinstance(v, int) and not isinstance(v, bool)}
-              if isinstance(outcomes, dict) else None)
+    counts = (
+        {k: v for k, v in outcomes.items() if isinstance(v, int) and not isinstance(v, bool)}
+        if isinstance(outcomes, dict)
+        else None
+    )
     if counts is None and isinstance(ext.get("unparsed"), int):
         counts = {"unparsed": ext["unparsed"]}
     shares = ext.get("rule_shares")
@@ -363,11 +385,15 @@ def parse_entry(r, entry, block: dict, block_where: str, dataset_sha: str | None
     soft = _fraction(r, metrics, "soft", f"{sw}.metrics", what="a mean probability") if metric == "acc_norm" else None
     n_items = r.get(summary, "n", sw, int, required=False, what="a whole number of items")
     if n_items is not None and n_items != overall.n:
-        raise r.fail(f"{sw}.n", f"expected the number of scored items, {overall.n} (metrics.{stored}.total), "
-                                f"got {n_items}")
+        raise r.fail(
+            f"{sw}.n", f"expected the number of scored items, {overall.n} (metrics.{stored}.total), got {n_items}"
+        )
     label = summary.get("primary_label")
-    label = label if isinstance(label, str) and label else LABELS.get(protocol if metric != "acc_norm" else "loglik",
-                                                                      metric)
+    label = (
+        label
+        if isinstance(label, str) and label
+        else LABELS.get(protocol if metric != "acc_norm" else "loglik", metric)
+    )
     outcomes, rule_shares, answered = _answers(r, block.get("extraction"), block_where)
 
     by_depth: dict[int, Count] = {}
@@ -397,8 +423,9 @@ def parse_entry(r, entry, block: dict, block_where: str, dataset_sha: str | None
         am3_metrics = r.get(am3_summary, "metrics", aw, dict)
         am3_metric = metric_of(am3_summary, protocol)
         am3_metric = am3_metric if am3_metric in am3_metrics else "acc_norm"
-        am3 = _count(r, r.get(am3_metrics, am3_metric, f"{aw}.metrics", dict),
-                     f"{aw}.metrics.{am3_metric}", total="total").rate
+        am3 = _count(
+            r, r.get(am3_metrics, am3_metric, f"{aw}.metrics", dict), f"{aw}.metrics.{am3_metric}", total="total"
+        ).rate
 
     rank_picks = _rank_picks(r, summary, sw, n_options)
     return ModelResult(

@@ -17,10 +17,10 @@ so no p-value.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
-from synthprobe.report.format import NOT_COMPARABLE_NOTE, ordered, test_set_letters
 from synthprobe.report.deeparithmark.read import APPLIES
+from synthprobe.report.format import NOT_COMPARABLE_NOTE, ordered, test_set_letters
 from synthprobe.report.model import ModelResult
 from synthprobe.results import DASH, MINUS, card_cells, card_header, fmt_p, fmt_params
 
@@ -37,8 +37,7 @@ def has_compare(results: Sequence[ModelResult]) -> bool:
 
 
 #: the outcomes each generated protocol can have (the others are a dash, as the scorer prints them)
-OUTCOME_COLUMNS = (("unparsed", "unparsed"), ("inconsistent", "inconsistent"), ("echo", "echo"),
-                   ("cut_off", "cut off"))
+OUTCOME_COLUMNS = (("unparsed", "unparsed"), ("inconsistent", "inconsistent"), ("echo", "echo"), ("cut_off", "cut off"))
 #: the order of the tables: log-likelihood first, then the generated protocols
 PROTOCOL_ORDER = {"loglik": 0, "letters": 1, "free": 2}
 
@@ -47,8 +46,9 @@ def groups(results: Sequence[ModelResult]) -> list[list[ModelResult]]:
     """The rows per metric (one table each), log-likelihood first; rows keep their order."""
     keyed: dict[tuple, list[ModelResult]] = {}
     for r in results:
-        keyed.setdefault((r.generated, r.protocol if r.generated else "loglik", r.metric_label if r.generated else ""),
-                         []).append(r)
+        keyed.setdefault(
+            (r.generated, r.protocol if r.generated else "loglik", r.metric_label if r.generated else ""), []
+        ).append(r)
     return [rs for _, rs in sorted(keyed.items(), key=lambda kv: (kv[0][0], PROTOCOL_ORDER.get(kv[0][1], 9)))]
 
 
@@ -66,9 +66,13 @@ def metric_name(results: Sequence[ModelResult]) -> str:
 def header(results: Sequence[ModelResult]) -> list[str]:
     if not generated(results):
         return card_header(depths(results), compare=has_compare(results), n=True)
-    return (["Model", "Params", "n", "Deep", "answered"] + [f"d{d}" for d in depths(results)]
-            + (["ArithMark-3", "Δ"] if has_compare(results) else []) + ["p vs chance"]
-            + [label for _, label in OUTCOME_COLUMNS])
+    return (
+        ["Model", "Params", "n", "Deep", "answered"]
+        + [f"d{d}" for d in depths(results)]
+        + (["ArithMark-3", "Δ"] if has_compare(results) else [])
+        + ["p vs chance"]
+        + [label for _, label in OUTCOME_COLUMNS]
+    )
 
 
 #: the index of the Deep column in :func:`header` / :func:`rows`
@@ -81,11 +85,17 @@ def _pct(x: float | None) -> float | None:
 
 def card_row(r: ModelResult, ds: Sequence[int], letter: str = "") -> dict:
     """One model's card row in percentages, for :func:`synthprobe.results.card_cells`."""
-    return {"model": r.model, "params": r.params, "n": f"{r.overall.n:,}" + (f" · {letter}" if letter else ""),
-            "deep": _pct(r.acc_norm), "soft": _pct(r.soft),
-            **{f"d{d}": _pct(r.by_depth[d].rate) if d in r.by_depth else None for d in ds},
-            "arithmark3": _pct(r.arithmark3), "delta": None if r.delta is None else 100 * r.delta,
-            "p_vs_chance": r.p_value}
+    return {
+        "model": r.model,
+        "params": r.params,
+        "n": f"{r.overall.n:,}" + (f" · {letter}" if letter else ""),
+        "deep": _pct(r.acc_norm),
+        "soft": _pct(r.soft),
+        **{f"d{d}": _pct(r.by_depth[d].rate) if d in r.by_depth else None for d in ds},
+        "arithmark3": _pct(r.arithmark3),
+        "delta": None if r.delta is None else 100 * r.delta,
+        "p_vs_chance": r.p_value,
+    }
 
 
 def outcome_share(r: ModelResult, key: str) -> float | None:
@@ -106,11 +116,17 @@ def generated_cells(r: ModelResult, ds: Sequence[int], letter: str = "", *, comp
     row = card_row(r, ds, letter)
     answered = r.answered.rate * 100 if r.answered is not None and r.answered.n else None
     delta = row["delta"]
-    return ([row["model"], fmt_params(r.params), row["n"], _text(row["deep"]), _text(answered)]
-            + [_text(row[f"d{d}"], 1, "") for d in ds]
-            + ([_text(row["arithmark3"]), DASH if delta is None else f"{delta:+.2f}".replace("-", MINUS)]
-               if compare else [])
-            + [fmt_p(r.p_value)] + [_text(outcome_share(r, key), 1) for key, _ in OUTCOME_COLUMNS])
+    return (
+        [row["model"], fmt_params(r.params), row["n"], _text(row["deep"]), _text(answered)]
+        + [_text(row[f"d{d}"], 1, "") for d in ds]
+        + (
+            [_text(row["arithmark3"]), DASH if delta is None else f"{delta:+.2f}".replace("-", MINUS)]
+            if compare
+            else []
+        )
+        + [fmt_p(r.p_value)]
+        + [_text(outcome_share(r, key), 1) for key, _ in OUTCOME_COLUMNS]
+    )
 
 
 def rows(results: Sequence[ModelResult]) -> list[list[str]]:
@@ -120,8 +136,9 @@ def rows(results: Sequence[ModelResult]) -> list[list[str]]:
     compare = has_compare(results)
     if generated(results):
         return [generated_cells(r, ds, letters.get(r.test_set, ""), compare=compare) for r in ordered(results)]
-    return [card_cells(card_row(r, ds, letters.get(r.test_set, "")), ds, compare=compare, n=True)
-            for r in ordered(results)]
+    return [
+        card_cells(card_row(r, ds, letters.get(r.test_set, "")), ds, compare=compare, n=True) for r in ordered(results)
+    ]
 
 
 def _md_cell(text: str) -> str:
@@ -146,17 +163,24 @@ def lead_words(results: Sequence[ModelResult]) -> str:
     n_items = sorted({r.overall.n for r in results})
     items = f"{', '.join(f'{n:,}' for n in n_items)} items"
     if not generated(results):
-        return (f"Zero-shot, acc_norm (per-token length-normalised log-likelihood), chance "
-                f"{100 * chance:.0f} %, {items}; highest Deep first. soft is the mean "
-                "probability of the correct option after a softmax over the normalised scores; "
-                "d2–d5 are acc_norm per depth tier; ")
+        return (
+            f"Zero-shot, acc_norm (per-token length-normalised log-likelihood), chance "
+            f"{100 * chance:.0f} %, {items}; highest Deep first. soft is the mean "
+            "probability of the correct option after a softmax over the normalised scores; "
+            "d2–d5 are acc_norm per depth tier; "
+        )
     free = all(r.protocol == "free" for r in results)
-    return (f"Zero-shot, generated answers, Deep = {results[0].metric_label}; "
-            + ("no chance level (a free answer is not one of a few options); " if free
-               else f"chance {100 * chance:.0f} %; ")
-            + f"{items}; highest Deep first. answered is the accuracy over the answered items only; "
-            "d2–d5 are accuracy per depth tier; unparsed, inconsistent, echo and cut off are shares of "
-            "all items (a dash: the protocol has no such outcome); ")
+    return (
+        f"Zero-shot, generated answers, Deep = {results[0].metric_label}; "
+        + (
+            "no chance level (a free answer is not one of a few options); "
+            if free
+            else f"chance {100 * chance:.0f} %; "
+        )
+        + f"{items}; highest Deep first. answered is the accuracy over the answered items only; "
+        "d2–d5 are accuracy per depth tier; unparsed, inconsistent, echo and cut off are shares of "
+        "all items (a dash: the protocol has no such outcome); "
+    )
 
 
 def checkpoint_text(r: ModelResult) -> str:
@@ -177,8 +201,11 @@ def _markdown_table(results: Sequence[ModelResult]) -> str:
     lines = [
         lead_words(results)
         + ("Δ is Deep minus ArithMark-3 on the same weights; " if has_compare(results) else "")
-        + ("p: none, a free answer has no chance level to test against." if all(r.protocol == "free" for r in results)
-           else "p is the exact two-sided binomial test of Deep against chance.")
+        + (
+            "p: none, a free answer has no chance level to test against."
+            if all(r.protocol == "free" for r in results)
+            else "p is the exact two-sided binomial test of Deep against chance."
+        )
         + (" " + NOT_COMPARABLE_NOTE if test_set_letters(results) else ""),
         "",
         "| " + " | ".join(head) + " |",

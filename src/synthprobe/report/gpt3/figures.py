@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import textwrap
-from typing import Sequence
+from collections.abc import Sequence
 
 import matplotlib as mpl
 import matplotlib.style
@@ -14,16 +14,17 @@ from synthprobe.report.figures import RC, palette, png_bytes
 from synthprobe.report.gpt3 import table as gpt3_table
 from synthprobe.report.gpt3.read import size_params
 
-
 SETTING_COLORS = {"zero": "tab:blue", "one": "tab:orange", "few": "tab:green"}
 MODEL_MARKERS = ("o", "s", "D", "^", "v", "P", "X", "*", "<", ">")
 #: where a model of unknown size is drawn on the parameter axis
 UNKNOWN_SIZE_X = 2.5e7
 #: log10 distance between neighbouring points around one size (a setting, or a model of the same size)
 SLOT_DECADES = 0.1
-TITLE = ("GPT-3 synthetic tasks: the paper's accuracy over GPT-3 sizes (lines, one per setting) and each "
-         "model's, with 95 % Wilson intervals, at its own size (points, same colour; models of the same size "
-         "side by side)")
+TITLE = (
+    "GPT-3 synthetic tasks: the paper's accuracy over GPT-3 sizes (lines, one per setting) and each "
+    "model's, with 95 % Wilson intervals, at its own size (points, same colour; models of the same size "
+    "side by side)"
+)
 TITLE_NOTE = "▲ = the interval runs past the top of the panel"
 #: inches one legend column needs (marker and a model name such as "SmolLM2-135M (135 M)")
 LEGEND_COL_INCHES = 1.75
@@ -39,8 +40,7 @@ def gpt3_curves(results: Sequence) -> bytes | None:
 
 
 #: written inside a panel whose model points were scored on synthprobe's own SAT sample
-SAT_SAMPLE_CAVEAT = ("points: synthprobe's self-written\nSAT sample, not the SAT set;\n"
-                     "not comparable with these curves")
+SAT_SAMPLE_CAVEAT = "points: synthprobe's self-written\nSAT sample, not the SAT set;\nnot comparable with these curves"
 
 
 def gpt3_figure(results: Sequence) -> Figure | None:
@@ -56,9 +56,10 @@ def gpt3_figure(results: Sequence) -> Figure | None:
         if ln.task not in tasks:
             tasks.append(ln.task)
     by_task = {t: [ln for ln in table if ln.task == t] for t in tasks}
-    settings = sorted({ln.setting for ln in table}, key=lambda s: (s not in SETTING_COLORS,
-                                                                   list(SETTING_COLORS).index(s)
-                                                                   if s in SETTING_COLORS else 0, s))
+    settings = sorted(
+        {ln.setting for ln in table},
+        key=lambda s: (s not in SETTING_COLORS, list(SETTING_COLORS).index(s) if s in SETTING_COLORS else 0, s),
+    )
     extra = palette(10)[4:]
     colors = {s: SETTING_COLORS.get(s) or extra[i % len(extra)] for i, s in enumerate(settings)}
     names = gpt3_table.column_names(results)
@@ -91,10 +92,21 @@ def gpt3_figure(results: Sequence) -> Figure | None:
     with mpl.style.context("default"), mpl.rc_context({**RC, "font.size": 8}):
         # a fixed grid: the panel sizes are known, and the layout engine is slow on many panels
         fig = Figure(figsize=(width, height))
-        axes = fig.subplots(nrows, ncols, squeeze=False, sharex=True, gridspec_kw={
-            "left": left / width, "right": 1 - right / width, "top": 1 - top / height,
-            "bottom": bottom / height, "wspace": gap_w / panel_w, "hspace": gap_h / panel_h})
-        m = len(results)
+        axes = fig.subplots(
+            nrows,
+            ncols,
+            squeeze=False,
+            sharex=True,
+            gridspec_kw={
+                "left": left / width,
+                "right": 1 - right / width,
+                "top": 1 - top / height,
+                "bottom": bottom / height,
+                "wspace": gap_w / panel_w,
+                "hspace": gap_h / panel_h,
+            },
+        )
+        len(results)
         for p, task in enumerate(tasks):
             ax = axes[p // ncols][p % ncols]
             # the y range follows the paper's figures and the models' scores, not the intervals:
@@ -111,8 +123,16 @@ def gpt3_figure(results: Sequence) -> Figure | None:
                     dx = [x for x, f in zip(px, ln.paper.values()) if f.doubtful]
                     dy = [f.value for f in ln.paper.values() if f.doubtful]
                     if dx:  # doubtful cells: hollow rings
-                        ax.plot(dx, dy, linestyle="none", marker="o", markersize=5, markerfacecolor="white",
-                                markeredgecolor=color, markeredgewidth=1.0)
+                        ax.plot(
+                            dx,
+                            dy,
+                            linestyle="none",
+                            marker="o",
+                            markersize=5,
+                            markerfacecolor="white",
+                            markeredgecolor=color,
+                            markeredgewidth=1.0,
+                        )
                     top_y = max(top_y, *py)
                 for j, (r, row) in enumerate(zip(results, ln.cells)):
                     if row is None:
@@ -123,25 +143,49 @@ def gpt3_figure(results: Sequence) -> Figure | None:
                     k, n_slots = settings.index(ln.setting) * group + slot, len(settings) * group
                     shift = 10 ** (SLOT_DECADES * (k - (n_slots - 1) / 2))
                     x = (r.params or UNKNOWN_SIZE_X) * shift
-                    ax.errorbar([x], [acc], yerr=[[acc - lo], [hi - acc]], color=color,
-                                marker=MODEL_MARKERS[j % len(MODEL_MARKERS)], markersize=5,
-                                markeredgecolor="black", markeredgewidth=0.7, capsize=2, linewidth=1.2,
-                                zorder=3)
+                    ax.errorbar(
+                        [x],
+                        [acc],
+                        yerr=[[acc - lo], [hi - acc]],
+                        color=color,
+                        marker=MODEL_MARKERS[j % len(MODEL_MARKERS)],
+                        markersize=5,
+                        markeredgecolor="black",
+                        markeredgewidth=0.7,
+                        capsize=2,
+                        linewidth=1.2,
+                        zorder=3,
+                    )
                     top_y = max(top_y, acc)
                     marks.append((x, hi, color))
             y_top = min(100.0, top_y * 1.15 + 1)
             ax.set_ylim(0, y_top)
             for x, hi, color in marks:
                 if hi > y_top + 1e-9:
-                    ax.plot([x], [y_top], linestyle="none", marker="^", markersize=4.5, color=color,
-                            clip_on=False, zorder=4)
+                    ax.plot(
+                        [x], [y_top], linestyle="none", marker="^", markersize=4.5, color=color, clip_on=False, zorder=4
+                    )
             first = by_task[task][0]
             if any(gpt3_table.from_sat_sample(row) for ln in by_task[task] for row in ln.cells if row):
                 # lower right: the paper's SAT curves run high there, the model's points sit left
-                ax.text(0.97, 0.04, SAT_SAMPLE_CAVEAT, transform=ax.transAxes, ha="right", va="bottom",
-                        fontsize=6.5, color="#8a1c00", gid="sat-sample-caveat", zorder=5,
-                        bbox={"boxstyle": "round,pad=0.25", "facecolor": "#fff7e6", "edgecolor": "#c77c02",
-                              "linewidth": 0.8})
+                ax.text(
+                    0.97,
+                    0.04,
+                    SAT_SAMPLE_CAVEAT,
+                    transform=ax.transAxes,
+                    ha="right",
+                    va="bottom",
+                    fontsize=6.5,
+                    color="#8a1c00",
+                    gid="sat-sample-caveat",
+                    zorder=5,
+                    bbox={
+                        "boxstyle": "round,pad=0.25",
+                        "facecolor": "#fff7e6",
+                        "edgecolor": "#c77c02",
+                        "linewidth": 0.8,
+                    },
+                )
             ax.set_title(f"{first.code} — {task}", fontsize=8.5)
             ax.set_xscale("log")
             ax.set_xlim(x_lo, x_hi)
@@ -161,13 +205,49 @@ def gpt3_figure(results: Sequence) -> Figure | None:
             ax.tick_params(axis="x", labelbottom=True)
         from matplotlib.lines import Line2D
 
-        handles = [Line2D([], [], color=colors[s], linewidth=1.5, marker="o", markersize=3,
-                          label=f"GPT-3 {s}-shot" if s in SETTING_COLORS else f"GPT-3 ({s})") for s in settings]
-        handles.append(Line2D([], [], linestyle="none", marker="o", markersize=5, markerfacecolor="white",
-                              markeredgecolor="0.3", label="doubtful paper cell"))
-        handles += [Line2D([], [], linestyle="none", color="0.6", marker=MODEL_MARKERS[j % len(MODEL_MARKERS)],
-                           markeredgecolor="black", markersize=6, label=name) for j, name in enumerate(names)]
-        fig.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 0.08 / height),
-                   ncols=min(len(handles), legend_cols), fontsize=8)
+        handles = [
+            Line2D(
+                [],
+                [],
+                color=colors[s],
+                linewidth=1.5,
+                marker="o",
+                markersize=3,
+                label=f"GPT-3 {s}-shot" if s in SETTING_COLORS else f"GPT-3 ({s})",
+            )
+            for s in settings
+        ]
+        handles.append(
+            Line2D(
+                [],
+                [],
+                linestyle="none",
+                marker="o",
+                markersize=5,
+                markerfacecolor="white",
+                markeredgecolor="0.3",
+                label="doubtful paper cell",
+            )
+        )
+        handles += [
+            Line2D(
+                [],
+                [],
+                linestyle="none",
+                color="0.6",
+                marker=MODEL_MARKERS[j % len(MODEL_MARKERS)],
+                markeredgecolor="black",
+                markersize=6,
+                label=name,
+            )
+            for j, name in enumerate(names)
+        ]
+        fig.legend(
+            handles=handles,
+            loc="lower center",
+            bbox_to_anchor=(0.5, 0.08 / height),
+            ncols=min(len(handles), legend_cols),
+            fontsize=8,
+        )
         fig.suptitle(title, fontsize=9.5, y=1 - 0.1 / height, va="top")
         return fig

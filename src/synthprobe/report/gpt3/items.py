@@ -20,9 +20,10 @@ Items have ``"gold"`` (generation tasks), ``depth`` null, ``template`` "<code> <
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from synthprobe.report.viewer import Answer, Run, run_name
 from synthprobe.results import Results
@@ -83,12 +84,22 @@ def pairs_of(doc: Results, pools: dict) -> list[tuple[Any, list[Pair], list[str]
                     same = q is not None and isinstance(gold, str) and getattr(q, "completion", None) == gold
                 prompt = prompt_text(task, pool, index, config, n_shots) if same else None
                 missing += prompt is None
-                key = (f"gpt3:{settings.get('seed', 0)}:{settings.get('format', 'openai')}:"
-                       f"{settings.get('number_format') or 'plain'}:{task.name}:{k}:{index}:{n_shots}")
-                item: dict[str, Any] = {"key": key, "id": f"{task.code} #{index}", "depth": None,
-                                        "template": f"{task.code} {setting}", "topic": task.family,
-                                        "label": it.get("label", 0), "prompt": prompt, "endings": None,
-                                        "mistakes": None, "values": None}
+                key = (
+                    f"gpt3:{settings.get('seed', 0)}:{settings.get('format', 'openai')}:"
+                    f"{settings.get('number_format') or 'plain'}:{task.name}:{k}:{index}:{n_shots}"
+                )
+                item: dict[str, Any] = {
+                    "key": key,
+                    "id": f"{task.code} #{index}",
+                    "depth": None,
+                    "template": f"{task.code} {setting}",
+                    "topic": task.family,
+                    "label": it.get("label", 0),
+                    "prompt": prompt,
+                    "endings": None,
+                    "mistakes": None,
+                    "values": None,
+                }
                 ok = bool(r.get(it, "correct", here, bool))
                 if task.kind == "choice":
                     item["endings"] = list(q.endings) if same else None
@@ -100,16 +111,18 @@ def pairs_of(doc: Results, pools: dict) -> list[tuple[Any, list[Pair], list[str]
                     item["gold"] = gold
                     text = r.get(it, "prediction", here, str)
                     res = {"p": -1, "ok": int(ok), "pr": "generate", "gen": text, "parsed": text.strip()}
-                else:   # is-greedy: the gold continuation's log-likelihood
+                else:  # is-greedy: the gold continuation's log-likelihood
                     item["endings"] = [gold] if isinstance(gold, str) else None
                     res = {"p": 0 if ok else -1, "ok": int(ok), "pr": "loglik"}
                     if isinstance(it.get("logprob"), (int, float)):
                         res["lp"] = [round(float(it["logprob"]), 4)]
                 pairs.append((key, item, res))
             if missing:
-                notes.append(f"{missing} of the {len(row['items'])} {task.code} {setting} items of "
-                             f"{e.model.get('name', 'a model')} have no prompt: their pool could not be rebuilt "
-                             "from the run's settings (a task file or a SAT file of one's own).")
+                notes.append(
+                    f"{missing} of the {len(row['items'])} {task.code} {setting} items of "
+                    f"{e.model.get('name', 'a model')} have no prompt: their pool could not be rebuilt "
+                    "from the run's settings (a task file or a SAT file of one's own)."
+                )
         if pairs:
             out.append((e, pairs, notes))
     return out
@@ -129,9 +142,20 @@ def runs(docs: Sequence[Results]) -> list[Gpt3Run]:
     """The benchmark's ``viewer`` part: the runs with saved items across ``docs`` (each pool
     rebuilt once)."""
     pools: dict = {}
-    return [Gpt3Run(benchmark="gpt3", model=run_name(e), source=str(doc.path), spec=str(e.model.get("spec") or ""),
-                    fingerprint=e.model.get("fingerprint"), where=e.where, notes=notes, pairs=tuple(pairs))
-            for doc in docs for e, pairs, notes in pairs_of(doc, pools)]
+    return [
+        Gpt3Run(
+            benchmark="gpt3",
+            model=run_name(e),
+            source=str(doc.path),
+            spec=str(e.model.get("spec") or ""),
+            fingerprint=e.model.get("fingerprint"),
+            where=e.where,
+            notes=notes,
+            pairs=tuple(pairs),
+        )
+        for doc in docs
+        for e, pairs, notes in pairs_of(doc, pools)
+    ]
 
 
 __all__ = ["Gpt3Run", "pairs_of", "runs"]

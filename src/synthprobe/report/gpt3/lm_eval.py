@@ -49,7 +49,7 @@ def _gpt3_row(folder: Path, r: Reader, doc: dict, name: str, iso: str) -> dict |
     from synthprobe.tasks.gpt3.registry import get_task
 
     gen = name.endswith("_gen")
-    base = name[len("synthprobe_"):-len("_gen") if gen else None]
+    base = name[len("synthprobe_") : -len("_gen") if gen else None]
     try:
         task = get_task(base)
     except InputError:
@@ -65,8 +65,13 @@ def _gpt3_row(folder: Path, r: Reader, doc: dict, name: str, iso: str) -> dict |
         if not isinstance(value, (int, float)) or isinstance(value, bool):
             raise InputError(f"expected {metric}, a number", path=path, line=line, field=metric)
         d = obj.get("doc") if isinstance(obj.get("doc"), dict) else {}
-        item = {"index": obj["doc_id"], "n_shots": k, "prompt_tokens": None, "gold": d.get("completion"),
-                "correct": value == 1}
+        item = {
+            "index": obj["doc_id"],
+            "n_shots": k,
+            "prompt_tokens": None,
+            "gold": d.get("completion"),
+            "correct": value == 1,
+        }
         resps = obj.get("resps")
         if gen and isinstance(resps, list) and resps and isinstance(resps[0], list) and resps[0]:
             item["prediction"] = resps[0][0]
@@ -76,9 +81,19 @@ def _gpt3_row(folder: Path, r: Reader, doc: dict, name: str, iso: str) -> dict |
     accuracy = 100.0 * correct / n if n else 0.0
     ci95 = wilson_percent(correct, n)
     setting = _setting(k, task)
-    row: dict[str, Any] = {"task": task.name, "code": task.code, "family": task.family, "setting": setting, "k": k,
-                           "n": n, "correct": correct, "accuracy": round(accuracy, 4), "ci95": ci95,
-                           "shots": {"mean": k, "min": k, "max": k, "reduced": 0}, "lm_eval_task": name}
+    row: dict[str, Any] = {
+        "task": task.name,
+        "code": task.code,
+        "family": task.family,
+        "setting": setting,
+        "k": k,
+        "n": n,
+        "correct": correct,
+        "accuracy": round(accuracy, 4),
+        "ci95": ci95,
+        "shots": {"mean": k, "min": k, "max": k, "reduced": 0},
+        "lm_eval_task": name,
+    }
     paper = paper_row(task.code, setting if setting in ("zero", "one", "few") else "few")
     if paper is not None:
         row["paper"] = {size: cell.to_dict() for size, cell in zip(SIZES, paper)}

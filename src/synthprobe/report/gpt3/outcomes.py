@@ -25,8 +25,9 @@ def outcomes(results: Results) -> list[Outcomes]:
         groups: dict[str, str] = {}
         for row in block.data.get("rows") or []:
             items = row.get("items") if isinstance(row, dict) else None
-            if not isinstance(items, list) or not all(isinstance(it, dict) and isinstance(it.get("correct"), bool)
-                                                      for it in items):
+            if not isinstance(items, list) or not all(
+                isinstance(it, dict) and isinstance(it.get("correct"), bool) for it in items
+            ):
                 found = {}
                 break
             for it in items:

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from synthprobe.report.format import ordered
 from synthprobe.report.model import Gpt3Result
@@ -17,8 +17,21 @@ def gpt3_table(results: Sequence[Gpt3Result]) -> Table:
     for g in ordered(results):
         for row in g.rows:
             lo, hi = wilson(row.count) if row.count.n else (None, None)
-            rows.append([g.model, g.params, row.task, row.code, row.setting, row.k, row.count.n, row.count.correct,
-                         pct(row.rate) if row.count.n else None, pct(lo), pct(hi)])
+            rows.append(
+                [
+                    g.model,
+                    g.params,
+                    row.task,
+                    row.code,
+                    row.setting,
+                    row.k,
+                    row.count.n,
+                    row.count.correct,
+                    pct(row.rate) if row.count.n else None,
+                    pct(lo),
+                    pct(hi),
+                ]
+            )
     return head, rows
 
 

@@ -61,8 +61,7 @@ def _check_setting(r, setting: str, k: int, where: str) -> None:
 
 
 def _paper(r, row: dict, where: str) -> dict[str, PaperFigure]:
-    block = r.get(row, "paper", where, dict, required=False,
-                  what="an object: GPT-3 size → {value, doubtful?, alt?}")
+    block = r.get(row, "paper", where, dict, required=False, what="an object: GPT-3 size → {value, doubtful?, alt?}")
     if block is None:
         return {}
     here = f"{where}.paper"
@@ -98,8 +97,10 @@ def parse_row(r, row: Any, where: str) -> Gpt3Row:
         raise r.fail(f"{where}.correct", f"expected 0 <= correct <= n ({n}), got {correct}")
     accuracy = _percent(r, row, "accuracy", where)
     if abs(accuracy - 100 * correct / n) > 0.01:
-        raise r.fail(f"{where}.accuracy", f"expected 100 × correct / n = {100 * correct / n:.4f} "
-                                          f"({correct} of {n}), got {accuracy}")
+        raise r.fail(
+            f"{where}.accuracy",
+            f"expected 100 × correct / n = {100 * correct / n:.4f} ({correct} of {n}), got {accuracy}",
+        )
     shots = r.get(row, "shots", where, dict, what="an object {mean, min, max, reduced}")
     sw = f"{where}.shots"
     s_mean = r.get(shots, "mean", sw, float, what="a number of demonstrations")
@@ -113,8 +114,16 @@ def parse_row(r, row: Any, where: str) -> Gpt3Row:
     if reduced > n:
         raise r.fail(f"{sw}.reduced", f"expected at most n ({n}) items with fewer demonstrations, got {reduced}")
     return Gpt3Row(
-        task=task, code=code, family=family, setting=setting, k=k, count=Count(correct, n),
-        shots_mean=float(s_mean), shots_min=s_min, shots_max=s_max, shots_reduced=reduced,
+        task=task,
+        code=code,
+        family=family,
+        setting=setting,
+        k=k,
+        count=Count(correct, n),
+        shots_mean=float(s_mean),
+        shots_min=s_min,
+        shots_max=s_max,
+        shots_reduced=reduced,
         paper=_paper(r, row, where),
         paper_note=r.get(row, "paper_note", where, str, required=False),
         lands=r.get(row, "lands", where, str, required=False),
@@ -177,19 +186,26 @@ def parse_entry(r, entry: Entry, block: Block, version: str | None) -> Gpt3Resul
     for i, item in enumerate(rows_in):
         row = parse_row(r, item, f"{rows_where}[{i}]")
         if row.key in seen:
-            raise r.fail(f"{rows_where}[{i}]", f"task {row.task!r}, setting {row.setting!r} (k = {row.k}) "
-                                               f"already scored in {rows_where}[{seen[row.key]}]; expected each once")
+            raise r.fail(
+                f"{rows_where}[{i}]",
+                f"task {row.task!r}, setting {row.setting!r} (k = {row.k}) "
+                f"already scored in {rows_where}[{seen[row.key]}]; expected each once",
+            )
         seen[row.key] = i
         rows.append(row)
-    test_set = tuple((key, _text(settings.get(key))) for key in
-                     ("seed", "format", "check", "limits", "sat_sha256", "word_list"))
-    return Gpt3Result(model=name, params=params, rows=tuple(rows),
-                      settings=_settings(block.data.get("seconds", entry.data.get("seconds")), version,
-                                         model, settings),
-                      test_set=test_set, source=str(r.path))
+    test_set = tuple(
+        (key, _text(settings.get(key))) for key in ("seed", "format", "check", "limits", "sat_sha256", "word_list")
+    )
+    return Gpt3Result(
+        model=name,
+        params=params,
+        rows=tuple(rows),
+        settings=_settings(block.data.get("seconds", entry.data.get("seconds")), version, model, settings),
+        test_set=test_set,
+        source=str(r.path),
+    )
 
 
 def parse(results: Results) -> list[Gpt3Result]:
     """Every model's GPT-3 results in one read results file."""
-    return [parse_entry(results.reader, e, b, results.synthprobe)
-            for e, b in results.blocks(TASK)]
+    return [parse_entry(results.reader, e, b, results.synthprobe) for e, b in results.blocks(TASK)]

@@ -5,11 +5,11 @@ page and the figure, and as Markdown for ``leaderboard.md``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
-from synthprobe.report.gpt3.read import size_params
 from synthprobe.report.format import DASH, fmt_params, ordered
+from synthprobe.report.gpt3.read import size_params
 from synthprobe.report.model import Gpt3Result, Gpt3Row, PaperFigure
 from synthprobe.report.stats import wilson
 
@@ -50,8 +50,9 @@ def lines(results: Sequence[Gpt3Result]) -> list[Gpt3Line]:
         for row in r.rows:
             line = out.get(row.key)
             if line is None:
-                line = out[row.key] = Gpt3Line(row.task, row.code, row.family, row.setting, row.k,
-                                               cells=[None] * len(results))
+                line = out[row.key] = Gpt3Line(
+                    row.task, row.code, row.family, row.setting, row.k, cells=[None] * len(results)
+                )
             line.cells[j] = row
             if row.paper:
                 if not line.paper:
@@ -60,8 +61,10 @@ def lines(results: Sequence[Gpt3Result]) -> list[Gpt3Line]:
                     line.paper_differs = True
             if row.paper_note and row.paper_note not in line.notes:
                 line.notes.append(row.paper_note)
-    return sorted(out.values(), key=lambda ln: (family_order[ln.family], task_order[ln.task], ln.k,
-                                                 first_seen[(ln.task, ln.setting, ln.k)]))
+    return sorted(
+        out.values(),
+        key=lambda ln: (family_order[ln.family], task_order[ln.task], ln.k, first_seen[(ln.task, ln.setting, ln.k)]),
+    )
 
 
 #: the words the scorer puts in ``paper_note`` of a SAT row scored on its shipped sample
@@ -146,7 +149,11 @@ def markdown_body(results: Sequence[Gpt3Result]) -> str:
                 notes.append(f"{name}: {shots}" if len(results) > 1 else shots)
         if ln.paper_differs:
             notes.append("the files carry different paper figures; the first file's are shown")
-        cells = ([ln.code, ln.setting, str(ln.k)] + [fmt_score(c) for c in ln.cells]
-                 + [fmt_paper(ln.paper.get(s)) for s in size_cols] + ["; ".join(notes)])
+        cells = (
+            [ln.code, ln.setting, str(ln.k)]
+            + [fmt_score(c) for c in ln.cells]
+            + [fmt_paper(ln.paper.get(s)) for s in size_cols]
+            + ["; ".join(notes)]
+        )
         out.append("| " + " | ".join(_md(c) for c in cells) + " |")
     return "\n".join(out) + "\n"

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import importlib
-from typing import Sequence
+from collections.abc import Sequence
 
 from synthprobe.report.steps.read import parse
 
@@ -15,8 +15,7 @@ from synthprobe.report.steps.read import parse
 # callable).
 importlib.import_module("synthprobe.report.steps.section")
 
-__all__ = ["KEY", "TITLE", "SHORT_TITLE", "parse", "figure", "section", "settings_table", "summary",
-           "markdown_body"]
+__all__ = ["KEY", "TITLE", "SHORT_TITLE", "parse", "figure", "section", "settings_table", "summary", "markdown_body"]
 
 KEY = "steps"
 TITLE = "Per-step probe: where the chain breaks"
@@ -49,6 +48,10 @@ def markdown_body(results: Sequence) -> str:
     """Each model's step × depth table."""
     from synthprobe.metrics.steps import step_depth_markdown
 
-    return "\n".join(f"### {r.model}\n\nChain accuracy % by step × depth (isolation in brackets), "
-                     f"log-likelihood choice, {r.summary['probes']} probes from {r.summary['items']} items.\n\n"
-                     + step_depth_markdown(r.summary) + "\n" for r in results)
+    return "\n".join(
+        f"### {r.model}\n\nChain accuracy % by step × depth (isolation in brackets), "
+        f"log-likelihood choice, {r.summary['probes']} probes from {r.summary['items']} items.\n\n"
+        + step_depth_markdown(r.summary)
+        + "\n"
+        for r in results
+    )

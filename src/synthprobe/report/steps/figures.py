@@ -4,7 +4,7 @@ break."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import matplotlib as mpl
 import matplotlib.style
@@ -27,8 +27,9 @@ def _heatmap(ax, s: dict, method: str) -> None:
     for i, row in enumerate(grid):
         for j, v in enumerate(row):
             if v == v:
-                ax.text(j, i, f"{100 * v:.0f}", ha="center", va="center", fontsize=7,
-                        color="white" if v < 0.6 else "black")
+                ax.text(
+                    j, i, f"{100 * v:.0f}", ha="center", va="center", fontsize=7, color="white" if v < 0.6 else "black"
+                )
     ax.set_xticks(range(len(steps)), [str(x) for x in steps])
     ax.set_yticks(range(len(depths)), [f"d{d}" for d in depths])
     ax.set_xlabel("step")
@@ -69,8 +70,13 @@ def _first_broken(ax, s: dict, method: str) -> None:
     bottom = [0.0] * len(depths)
     for j, key in enumerate(keys):
         vals = [per[d]["counts"].get(key, 0) / max(per[d]["items"], 1) for d in depths]
-        ax.bar([f"d{d}" for d in depths], vals, bottom=bottom, label="never" if key == "none" else f"step {key}",
-               color="0.8" if key == "none" else cmap(j))
+        ax.bar(
+            [f"d{d}" for d in depths],
+            vals,
+            bottom=bottom,
+            label="never" if key == "none" else f"step {key}",
+            color="0.8" if key == "none" else cmap(j),
+        )
         bottom = [b + v for b, v in zip(bottom, vals)]
     ax.set_ylim(0, 1)
     ax.set_ylabel("share of items")

@@ -75,9 +75,13 @@ def parse(results: Results) -> list[StepsResult]:
         r.get(s, "gap_by_operation", sw, list)
         r.get(block.data, "audit", where, list, required=False)
         name = r.get(entry.model, "name", entry.at("model"), str)
-        settings = {"data": block.data.get("dataset", {}).get("path", ""),
-                    "data SHA-256": block.data.get("dataset", {}).get("sha256", ""),
-                    "items": s.get("items"), "probes": s.get("probes"),
-                    "dtype": entry.model.get("dtype"), "device": entry.model.get("device")}
+        settings = {
+            "data": block.data.get("dataset", {}).get("path", ""),
+            "data SHA-256": block.data.get("dataset", {}).get("sha256", ""),
+            "items": s.get("items"),
+            "probes": s.get("probes"),
+            "dtype": entry.model.get("dtype"),
+            "device": entry.model.get("device"),
+        }
         out.append(StepsResult(model=name, source=str(results.path), block=block.data, settings=settings))
     return out

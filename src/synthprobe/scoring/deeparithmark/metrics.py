@@ -25,7 +25,8 @@ differ in their number of endings).
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from synthprobe.metrics.protocols import PRIMARY_LABEL
 from synthprobe.metrics.stats import accuracy_block, chi2_homogeneity
@@ -35,6 +36,8 @@ METRICS = ("acc", "acc_norm", "acc_char")
 PRIMARY = "acc_norm"
 #: The metric of generated answers (``letters``, ``free``).
 GENERATED = "accuracy"
+
+
 def _generated(records: Sequence[dict]) -> str | None:
     """The protocol of generated records (letters / free), None for log-likelihood ones."""
     protocols = {r.get("protocol", "loglik") for r in records}
@@ -53,8 +56,13 @@ def group_block(records: Sequence[dict], chance: float) -> dict[str, Any]:
     k = sum(record_correct(r) for r in records)
     block = accuracy_block(k, n, chance)
     if _generated(records):
-        return {"n": n, "correct": k, GENERATED: block["acc"], "ci95": block["ci95"],
-                "p_vs_chance": block["p_vs_chance"]}
+        return {
+            "n": n,
+            "correct": k,
+            GENERATED: block["acc"],
+            "ci95": block["ci95"],
+            "p_vs_chance": block["p_vs_chance"],
+        }
     return {
         "n": n,
         "correct": k,
@@ -77,8 +85,7 @@ def breakdown(records: Sequence[dict], field: str) -> dict[str, dict[str, Any]]:
     for r in records:
         if r.get(field) is not None:
             groups[r[field]].append(r)
-    return {str(key): group_block(groups[key], chance_level(groups[key]))
-            for key in sorted(groups, key=_sort_key)}
+    return {str(key): group_block(groups[key], chance_level(groups[key])) for key in sorted(groups, key=_sort_key)}
 
 
 def template_homogeneity(records: Sequence[dict]) -> dict[str, Any]:
@@ -86,8 +93,7 @@ def template_homogeneity(records: Sequence[dict]) -> dict[str, Any]:
     for r in records:
         if r.get("template") is not None:
             groups[r["template"]].append(r)
-    return chi2_homogeneity([(t, sum(record_correct(x) for x in rs), len(rs))
-                             for t, rs in sorted(groups.items())])
+    return chi2_homogeneity([(t, sum(record_correct(x) for x in rs), len(rs)) for t, rs in sorted(groups.items())])
 
 
 def rank_preference(records: Iterable[dict]) -> dict[str, Any] | None:
@@ -126,9 +132,10 @@ def mistake_profile(records: Iterable[dict]) -> dict[str, dict[str, Any]] | None
         chosen = Counter(r["chosen_source"] for r in rs)
         out[template] = {
             "n": len(rs),
-            "sources": {s: {"offered": offered[s], "chosen": chosen.get(s, 0),
-                            "rate": chosen.get(s, 0) / offered[s]}
-                        for s in sorted(offered, key=lambda s: (-chosen.get(s, 0), s))},
+            "sources": {
+                s: {"offered": offered[s], "chosen": chosen.get(s, 0), "rate": chosen.get(s, 0) / offered[s]}
+                for s in sorted(offered, key=lambda s: (-chosen.get(s, 0), s))
+            },
         }
     return out
 

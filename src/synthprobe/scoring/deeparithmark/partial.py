@@ -38,7 +38,8 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections import defaultdict
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from synthprobe.errors import InputError
 from synthprobe.items import MCItem
@@ -59,12 +60,18 @@ VERSION = 1
 
 #: One line per baseline, as the results file, the printed block and the report name it.
 DESIGNS = {
-    "endings": ("choices only: the question replaced by the item's four endings listed in order "
-                "('Options: e1; e2; e3; e4.' and a line 'Answer:'), each ending then scored after it"),
-    "filler": (f"the question replaced by the fixed sentence {FILLER!r}, the same for every item "
-               "(the endings' own likelihood: no question, no options)"),
-    "other-context": ("the question of another item of the same template (same shape and depth, other "
-                      f"numbers), a seeded derangement (seed {SEED}): never the item's own"),
+    "endings": (
+        "choices only: the question replaced by the item's four endings listed in order "
+        "('Options: e1; e2; e3; e4.' and a line 'Answer:'), each ending then scored after it"
+    ),
+    "filler": (
+        f"the question replaced by the fixed sentence {FILLER!r}, the same for every item "
+        "(the endings' own likelihood: no question, no options)"
+    ),
+    "other-context": (
+        "the question of another item of the same template (same shape and depth, other "
+        f"numbers), a seeded derangement (seed {SEED}): never the item's own"
+    ),
 }
 
 
@@ -85,8 +92,10 @@ def donors(items: Sequence[MCItem], seed: int = SEED) -> tuple[list[int], int]:
     many items borrow from another template (module docstring). Items without a template are
     one group. Raises :class:`InputError` with fewer than two items."""
     if len(items) < 2:
-        raise InputError(f"the other-context baseline needs at least two items, got {len(items)}; "
-                         "score more items (--limit)", field="--partial-inputs")
+        raise InputError(
+            f"the other-context baseline needs at least two items, got {len(items)}; score more items (--limit)",
+            field="--partial-inputs",
+        )
     groups: dict[Any, list[int]] = defaultdict(list)
     for i, it in enumerate(items):
         groups[it.metadata.get("template")].append(i)
@@ -125,8 +134,13 @@ def _chance(records: Sequence[dict]) -> float:
 def rate_block(correct: Sequence[bool], chance: float) -> dict[str, Any]:
     """``{n, correct, accuracy, ci95, p_vs_chance}``: the summary's group layout."""
     b = accuracy_block(sum(map(bool, correct)), len(correct), chance)
-    return {"n": b["total"], "correct": b["correct"], "accuracy": b["acc"], "ci95": b["ci95"],
-            "p_vs_chance": b["p_vs_chance"]}
+    return {
+        "n": b["total"],
+        "correct": b["correct"],
+        "accuracy": b["acc"],
+        "ci95": b["ci95"],
+        "p_vs_chance": b["p_vs_chance"],
+    }
 
 
 def _rows(full: Sequence[dict], partial: dict[str, Sequence[dict]], at: list[int]) -> dict[str, Any]:
@@ -142,12 +156,22 @@ def _rows(full: Sequence[dict], partial: dict[str, Sequence[dict]], at: list[int
     full_block = rate_block([full[i]["correct_acc_norm"] for i in at], chance)
     # the best baseline: the highest accuracy, ties to the first in BASELINES order
     best = max(baselines, key=lambda name: (baselines[name]["accuracy"], -list(baselines).index(name)))
-    return {"full": full_block, "baselines": baselines, "best_partial": best,
-            "reliance": full_block["accuracy"] - baselines[best]["accuracy"]}
+    return {
+        "full": full_block,
+        "baselines": baselines,
+        "best_partial": best,
+        "reliance": full_block["accuracy"] - baselines[best]["accuracy"],
+    }
 
 
-def partial_block(full: Sequence[dict], partial: dict[str, Sequence[dict]], *, cross_template: int,
-                  seed: int = SEED, runs: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+def partial_block(
+    full: Sequence[dict],
+    partial: dict[str, Sequence[dict]],
+    *,
+    cross_template: int,
+    seed: int = SEED,
+    runs: dict[str, dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     """The summary's ``partial_inputs`` block (layout in :mod:`synthprobe.scoring.deeparithmark.results`)
     from the full-context records and each baseline's records (same items, same order).
     ``runs``: per baseline, what its scoring run recorded (truncated, cached items, timing)."""
@@ -166,8 +190,10 @@ def partial_block(full: Sequence[dict], partial: dict[str, Sequence[dict]], *, c
         "seed": seed,
         "filler": FILLER,
         "designs": {name: DESIGNS[name] for name in partial},
-        "agreement_note": ("agreement: the share of items whose partial pick is the full-context pick "
-                           "(about 1/n_endings if the two are independent and evenly spread)"),
+        "agreement_note": (
+            "agreement: the share of items whose partial pick is the full-context pick "
+            "(about 1/n_endings if the two are independent and evenly spread)"
+        ),
         "reliance_note": "reliance: full-context accuracy minus the best partial accuracy (a fraction)",
         "n": n,
         "cross_template": cross_template,
@@ -179,8 +205,9 @@ def partial_block(full: Sequence[dict], partial: dict[str, Sequence[dict]], *, c
     return block
 
 
-def attach_picks(predictions: list[dict], partial: dict[str, Sequence[dict]], items: Sequence[MCItem],
-                 donor: Sequence[int]) -> None:
+def attach_picks(
+    predictions: list[dict], partial: dict[str, Sequence[dict]], items: Sequence[MCItem], donor: Sequence[int]
+) -> None:
     """Add to each full-context record its ``partial_picks`` (baseline -> acc_norm pick) and
     ``other_context_from`` (the donor item's id), for ``--save-predictions``."""
     for i, rec in enumerate(predictions):
@@ -192,16 +219,20 @@ def attach_picks(predictions: list[dict], partial: dict[str, Sequence[dict]], it
 def format_partial(block: dict[str, Any], name: str) -> str:
     """The printed partial-inputs block of one model: a line per baseline, then reliance per depth."""
     full = block["full"]
-    out = [f"partial-input baselines · {name} (acc_norm, n={block['n']}; full context "
-           f"{100 * full['accuracy']:.2f} %):"]
+    out = [f"partial-input baselines · {name} (acc_norm, n={block['n']}; full context {100 * full['accuracy']:.2f} %):"]
     for b, row in block["baselines"].items():
         lo, hi = row["ci95"]
-        out.append(f"  {b:<14} {100 * row['accuracy']:6.2f} % [{100 * lo:.1f}, {100 * hi:.1f}]  "
-                   f"agreement {100 * row['agreement']:5.1f} %  p vs chance {fmt_p(row['p_vs_chance'])}")
-    out.append(f"  question reliance {100 * block['reliance']:+.2f} pts (full - {block['best_partial']})"
-               + "".join(f"; d{d} {100 * r['reliance']:+.1f}" for d, r in block["by_depth"].items()))
+        out.append(
+            f"  {b:<14} {100 * row['accuracy']:6.2f} % [{100 * lo:.1f}, {100 * hi:.1f}]  "
+            f"agreement {100 * row['agreement']:5.1f} %  p vs chance {fmt_p(row['p_vs_chance'])}"
+        )
+    out.append(
+        f"  question reliance {100 * block['reliance']:+.2f} pts (full - {block['best_partial']})"
+        + "".join(f"; d{d} {100 * r['reliance']:+.1f}" for d, r in block["by_depth"].items())
+    )
     if block.get("cross_template"):
-        out.append(f"  other-context: {block['cross_template']} item(s) had no other item of their template "
-                   "and borrowed another template's context")
+        out.append(
+            f"  other-context: {block['cross_template']} item(s) had no other item of their template "
+            "and borrowed another template's context"
+        )
     return "\n".join(out)
-

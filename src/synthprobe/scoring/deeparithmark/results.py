@@ -79,12 +79,22 @@ the chosen scorer actually fed through the model.
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from synthprobe.metrics.extract import PROTOCOL_OUTCOMES
 from synthprobe.metrics.protocols import protocol_effect as _protocol_effect
-from synthprobe.results import (DEPTHS, card_cells, card_has_answers, card_has_compare,
-                                card_header, fmt_p, group_rate, primary_metric, variant_label)
+from synthprobe.results import (
+    DEPTHS,
+    card_cells,
+    card_has_answers,
+    card_has_compare,
+    card_header,
+    fmt_p,
+    group_rate,
+    primary_metric,
+    variant_label,
+)
 
 ARITHMARK3_SHA256 = "bf8ab1a5193d52cdf0e05ff0b3ca226bdfcf416cb6e75562dcbe72e7e4559435"
 
@@ -137,8 +147,9 @@ def table_row(entry: dict[str, Any]) -> dict[str, Any]:
         row[f"d{d}"] = _pct(group_rate(block, deep)) if block else None
     am3 = entry["results"].get("arithmark3")
     row["arithmark3"] = _pct(am3["summary"]["metrics"]["acc_norm"]["acc"]) if am3 else None
-    row["delta"] = (round(row["deep"] - row["arithmark3"], 2)
-                    if row["arithmark3"] is not None and row["deep"] is not None else None)
+    row["delta"] = (
+        round(row["deep"] - row["arithmark3"], 2) if row["arithmark3"] is not None and row["deep"] is not None else None
+    )
     row["p_vs_chance"] = deep["metrics"][metric]["p_vs_chance"]
     ext = entry["results"]["deeparithmark"].get("extraction")
     if ext is not None:
@@ -155,8 +166,10 @@ def table_row(entry: dict[str, Any]) -> dict[str, Any]:
 def format_usage(name: str, usage: dict[str, Any]) -> str:
     """The final line about what a server-backed run spent: "tokens (NAME): 1,234 prompt + 56
     completion = 1,290 in 40 requests" (plus the budget and the lowest concurrency when set)."""
-    line = (f"tokens ({name}): {usage['prompt_tokens']:,} prompt + {usage['completion_tokens']:,} completion = "
-            f"{usage['total_tokens']:,} in {usage['requests']:,} requests")
+    line = (
+        f"tokens ({name}): {usage['prompt_tokens']:,} prompt + {usage['completion_tokens']:,} completion = "
+        f"{usage['total_tokens']:,} in {usage['requests']:,} requests"
+    )
     if usage.get("max_tokens_total") is not None:
         line += f" (budget {usage['max_tokens_total']:,})"
     if usage.get("lowest_concurrency") is not None:
@@ -173,13 +186,17 @@ def format_protocol_effect(effect: Sequence[dict[str, Any]]) -> str:
     """The paired differences as text: one block per (model, protocol pair)."""
     lines: list[str] = []
     for block in effect:
-        lines.append(f"protocol effect · {block['model']}: {block['other']} ({block.get('metric', 'accuracy')}) "
-                     f"against {block['reference']} ({block.get('reference_metric', 'acc_norm')}) "
-                     "(same items; exact McNemar)")
+        lines.append(
+            f"protocol effect · {block['model']}: {block['other']} ({block.get('metric', 'accuracy')}) "
+            f"against {block['reference']} ({block.get('reference_metric', 'acc_norm')}) "
+            "(same items; exact McNemar)"
+        )
         for r in block["rows"]:
-            lines.append(f"  depth {str(r['depth']):<4} n={r['n']:<5} {r['reference_accuracy']:6.2f} % -> "
-                         f"{r['accuracy']:6.2f} %  delta {r['delta']:+6.2f} pts  b={r['b']} c={r['c']}  "
-                         f"p {fmt_p(r['p_mcnemar'])}")
+            lines.append(
+                f"  depth {str(r['depth']):<4} n={r['n']:<5} {r['reference_accuracy']:6.2f} % -> "
+                f"{r['accuracy']:6.2f} %  delta {r['delta']:+6.2f} pts  b={r['b']} c={r['c']}  "
+                f"p {fmt_p(r['p_mcnemar'])}"
+            )
     return "\n".join(lines)
 
 
@@ -191,33 +208,58 @@ def format_table(rows: Sequence[dict[str, Any]]) -> str:
     compare = card_has_compare(rows)
     answers = card_has_answers(rows)
     head = card_header(DEPTHS, compare=compare, n=True, answers=answers)
-    body = [card_cells({**r, "n": f"{r['n']:,}" if isinstance(r.get("n"), int) else None}, DEPTHS, compare=compare,
-                       n=True, answers=answers) for r in rows]
+    body = [
+        card_cells(
+            {**r, "n": f"{r['n']:,}" if isinstance(r.get("n"), int) else None},
+            DEPTHS,
+            compare=compare,
+            n=True,
+            answers=answers,
+        )
+        for r in rows
+    ]
     widths = [max(len(str(x)) for x in col) for col in zip(head, *body)]
     left = {0, 3} if answers else {0}  # the model and the metric
+
     def fmt(cells):
-        return "  ".join(str(c).ljust(w) if i in left else str(c).rjust(w)
-                         for i, (c, w) in enumerate(zip(cells, widths)))
+        return "  ".join(
+            str(c).ljust(w) if i in left else str(c).rjust(w) for i, (c, w) in enumerate(zip(cells, widths))
+        )
+
     lines = [fmt(head), "  ".join("-" * w for w in widths)]
     lines.extend(fmt(b) for b in body)
     if answers:
-        what = ("accuracy (generated answers, over all items)" if all(r.get("metric") == "accuracy" for r in rows)
-                else "each row's metric: acc_norm (log-likelihood) or accuracy (generated answers, over all items)")
+        what = (
+            "accuracy (generated answers, over all items)"
+            if all(r.get("metric") == "accuracy" for r in rows)
+            else "each row's metric: acc_norm (log-likelihood) or accuracy (generated answers, over all items)"
+        )
         resolved = [r for r in rows if r.get("resolve")]
-        lines.append(f"Deep is {what}; the last four columns are the shares of items whose answer did not count"
-                     + (", except inconsistent answers where a --resolve rule credited them ("
-                        + ", ".join(sorted({str(r['resolve']) for r in resolved})) + ")" if resolved else ""))
+        lines.append(
+            f"Deep is {what}; the last four columns are the shares of items whose answer did not count"
+            + (
+                ", except inconsistent answers where a --resolve rule credited them ("
+                + ", ".join(sorted({str(r["resolve"]) for r in resolved}))
+                + ")"
+                if resolved
+                else ""
+            )
+        )
     return "\n".join(lines)
 
 
 #: One line on how a generated answer is read, per protocol, printed under each generated run.
 RULES_LINE = {
-    "letters": ("rules: strict = an 'ANSWER: X' line; lax = a text that is only the letter, opens with 'X.', or says "
-                "'the answer is X'; last = the one letter mentioned; value = an option's value in place of its "
-                "letter (docs/chat-and-protocols.md)"),
-    "free": ("rules: strict = an 'ANSWER: N' line; lax = a text that is only the number, 'the answer is N', or the "
-             "weaker 'is N', 'was N', '= N'; last = the last number (the one with the item's unit first); a number "
-             "copied with its words from the question is an echo (docs/chat-and-protocols.md)"),
+    "letters": (
+        "rules: strict = an 'ANSWER: X' line; lax = a text that is only the letter, opens with 'X.', or says "
+        "'the answer is X'; last = the one letter mentioned; value = an option's value in place of its "
+        "letter (docs/chat-and-protocols.md)"
+    ),
+    "free": (
+        "rules: strict = an 'ANSWER: N' line; lax = a text that is only the number, 'the answer is N', or the "
+        "weaker 'is N', 'was N', '= N'; last = the last number (the one with the item's unit first); a number "
+        "copied with its words from the question is an echo (docs/chat-and-protocols.md)"
+    ),
 }
 
 
@@ -233,41 +275,61 @@ def format_breakdown(entry: dict[str, Any], key: str = "deeparithmark") -> str:
     metric = primary_metric(s)
     m = s["metrics"]
     if metric == "acc_norm":
-        out = [f"{entry['model']['name']} — {key}: acc {100 * m['acc']['acc']:.2f} %, "
-               f"acc_norm {100 * m['acc_norm']['acc']:.2f} %, "
-               f"acc_char {100 * m['acc_char']['acc']:.2f} %, soft {100 * m['soft']:.2f} %"]
+        out = [
+            f"{entry['model']['name']} — {key}: acc {100 * m['acc']['acc']:.2f} %, "
+            f"acc_norm {100 * m['acc_norm']['acc']:.2f} %, "
+            f"acc_char {100 * m['acc_char']['acc']:.2f} %, soft {100 * m['soft']:.2f} %"
+        ]
     else:
         label = variant_label(entry)
-        out = [f"{entry['model']['name']}{f' [{label}]' if label else ''} — {key}: "
-               f"{s.get('primary_label') or metric}", f"  accuracy {100 * m[metric]['acc']:.2f} % "
-               f"({m[metric]['correct']} of {m[metric]['total']})"]
+        out = [
+            f"{entry['model']['name']}{f' [{label}]' if label else ''} — {key}: {s.get('primary_label') or metric}",
+            f"  accuracy {100 * m[metric]['acc']:.2f} % ({m[metric]['correct']} of {m[metric]['total']})",
+        ]
     ext = block.get("extraction")
     if ext is not None:
         n = s["n"]
         outcomes = ext.get("outcomes")
         if outcomes:
             good = ext["answered_accuracy"]
-            out[-1] += (f"; over the {good['total']} answered {'item' if good['total'] == 1 else 'items'} "
-                        f"{100 * good['acc']:.2f} %" if good["total"] else "; no item was answered")
+            out[-1] += (
+                f"; over the {good['total']} answered {'item' if good['total'] == 1 else 'items'} "
+                f"{100 * good['acc']:.2f} %"
+                if good["total"]
+                else "; no item was answered"
+            )
             own = PROTOCOL_OUTCOMES.get(block.get("protocol"), tuple(outcomes))
-            out.append("  answers: " + ", ".join(f"{k.replace('_', ' ')} {_share(outcomes.get(k, 0), n)}" for k in own)
-                       + (f"; the {ext['resolved']} inconsistent resolved by --resolve {ext['resolve']}, "
-                          f"{ext.get('resolved_right', 0)} of them right"
-                          if ext.get("resolve", "none") != "none" else ""))
+            out.append(
+                "  answers: "
+                + ", ".join(f"{k.replace('_', ' ')} {_share(outcomes.get(k, 0), n)}" for k in own)
+                + (
+                    f"; the {ext['resolved']} inconsistent resolved by --resolve {ext['resolve']}, "
+                    f"{ext.get('resolved_right', 0)} of them right"
+                    if ext.get("resolve", "none") != "none"
+                    else ""
+                )
+            )
         else:
             out.append(f"  unparsed {ext['unparsed']} of {n} ({100 * ext['unparsed_share']:.1f} %, counted wrong)")
-        out.append("  read by " + ", ".join(f"{k} {_share(v, n)}" for k, v in ext["rules"].items())
-                   + f"; {ext.get('finished_by_budget', 0)} ran into the {block.get('max_new_tokens')}-token budget")
+        out.append(
+            "  read by "
+            + ", ".join(f"{k} {_share(v, n)}" for k, v in ext["rules"].items())
+            + f"; {ext.get('finished_by_budget', 0)} ran into the {block.get('max_new_tokens')}-token budget"
+        )
         out.append("  " + RULES_LINE.get(block.get("protocol"), RULES_LINE["letters"]))
     for title, field in (("depth", "by_depth"), ("template", "by_template")):
         for g, b in s[field].items():
-            out.append(f"  {title} {g:<28} n={b['n']:<4} {metric} {100 * group_rate(b, s):6.2f} %  "
-                       f"CI [{100 * b['ci95'][0]:.1f}, {100 * b['ci95'][1]:.1f}]  p {fmt_p(b['p_vs_chance'])}")
+            out.append(
+                f"  {title} {g:<28} n={b['n']:<4} {metric} {100 * group_rate(b, s):6.2f} %  "
+                f"CI [{100 * b['ci95'][0]:.1f}, {100 * b['ci95'][1]:.1f}]  p {fmt_p(b['p_vs_chance'])}"
+            )
     h = s.get("template_homogeneity") or {}
     if h.get("chi2") is not None:
         out.append(f"  templates: chi2 = {h['chi2']:.1f}, df = {h['df']}, p = {fmt_p(h['p'])}")
     rp = s.get("rank_preference")
     if rp:
-        out.append(f"  picks the smallest option {100 * rp['pick_smallest']:.1f} %, "
-                   f"the largest {100 * rp['pick_largest']:.1f} %")
+        out.append(
+            f"  picks the smallest option {100 * rp['pick_smallest']:.1f} %, "
+            f"the largest {100 * rp['pick_largest']:.1f} %"
+        )
     return "\n".join(out)

@@ -9,32 +9,35 @@ from __future__ import annotations
 
 import platform
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from synthprobe.version import __version__
 from synthprobe.backends.chat import ChatSetup
-from synthprobe.backends.spec import EMBEDDED_ALIAS
 from synthprobe.backends.refs import ModelRef, NameRegistry, named_model
+from synthprobe.backends.spec import EMBEDDED_ALIAS
 from synthprobe.errors import InputError
 from synthprobe.formats.arithmark3 import load_arithmark3
-from synthprobe.items import MCItem
 from synthprobe.io.paths import slug
 from synthprobe.io.read import sha256_file
 from synthprobe.io.write import atomic_write_json, check_not_input
+from synthprobe.items import MCItem
 from synthprobe.results import results_document
 from synthprobe.scoring.deeparithmark import results as res
 from synthprobe.scoring.runner import batches, run_items
 from synthprobe.tasks import protocols as proto
 from synthprobe.tasks.deeparithmark.composition import RELEASE_FILE
+from synthprobe.version import __version__
 
 DEFAULT_DATA = RELEASE_FILE
 DEFAULT_COMPARE_DATA = Path("data/arithmark-3.jsonl")
-ARITHMARK3_HOWTO = ("ArithMark 3.0 is not shipped with synthprobe; download the file arithmark-3.jsonl from the "
-                    "Hugging Face dataset AxiomicLabs/Arithmark-3.0 (revision 6f6e59dd9b7e2c63455f7af7f838f9ecc3d0a746),"
-                    " e.g. `huggingface-cli download AxiomicLabs/Arithmark-3.0 arithmark-3.jsonl --repo-type dataset "
-                    "--local-dir data`, then pass --compare-data data/arithmark-3.jsonl")
+ARITHMARK3_HOWTO = (
+    "ArithMark 3.0 is not shipped with synthprobe; download the file arithmark-3.jsonl from the "
+    "Hugging Face dataset AxiomicLabs/Arithmark-3.0 (revision 6f6e59dd9b7e2c63455f7af7f838f9ecc3d0a746),"
+    " e.g. `huggingface-cli download AxiomicLabs/Arithmark-3.0 arithmark-3.jsonl --repo-type dataset "
+    "--local-dir data`, then pass --compare-data data/arithmark-3.jsonl"
+)
 
 
 @dataclass
@@ -85,8 +88,12 @@ class Dataset:
 
 def load_dataset(path: Path, key: str, limit: int | None) -> Dataset:
     items = load_arithmark3(path)
-    info: dict[str, Any] = {"path": str(path), "sha256": sha256_file(path), "n_items_in_file": len(items),
-                            "limit": limit}
+    info: dict[str, Any] = {
+        "path": str(path),
+        "sha256": sha256_file(path),
+        "n_items_in_file": len(items),
+        "limit": limit,
+    }
     if limit is not None:
         items = items[:limit]
     info["n_items"] = len(items)
@@ -123,16 +130,23 @@ def validate(config: ScoreConfig) -> list[Dataset]:
         raise InputError("expected at least one model", field="--model")
     bad = [x for x in config.protocols if x not in proto.PROTOCOLS]
     if bad or not config.protocols:
-        raise InputError(f"expected one or more of {', '.join(proto.PROTOCOLS)}, got {','.join(config.protocols)!r}",
-                         field="--protocol")
+        raise InputError(
+            f"expected one or more of {', '.join(proto.PROTOCOLS)}, got {','.join(config.protocols)!r}",
+            field="--protocol",
+        )
     if config.partial_inputs and set(config.protocols) != {"loglik"}:
         others = ", ".join(x for x in config.protocols if x != "loglik")
-        raise InputError(f"the partial-input baselines score the endings by log-likelihood; they run under "
-                         f"--protocol loglik only, got {others}. Drop --partial-inputs or score loglik alone",
-                         field="--partial-inputs")
+        raise InputError(
+            f"the partial-input baselines score the endings by log-likelihood; they run under "
+            f"--protocol loglik only, got {others}. Drop --partial-inputs or score loglik alone",
+            field="--partial-inputs",
+        )
     if config.cot and "loglik" in config.protocols:
-        raise InputError("--cot lets a model reason before it answers; the loglik protocol generates nothing. "
-                         "Use --protocol letters or free with --cot", field="--cot")
+        raise InputError(
+            "--cot lets a model reason before it answers; the loglik protocol generates nothing. "
+            "Use --protocol letters or free with --cot",
+            field="--cot",
+        )
     # every data file first: a bad item is reported before any model is looked up or loaded
     datasets = [load_dataset(config.data, "deeparithmark", config.limit)]
     if config.partial_inputs:
@@ -141,8 +155,9 @@ def validate(config: ScoreConfig) -> list[Dataset]:
         donors(datasets[0].items)  # enough items for the other-context baseline, before any model loads
     if config.compare:
         if not config.compare_data.is_file():
-            raise InputError(f"ArithMark 3.0 file not found. {ARITHMARK3_HOWTO}", path=config.compare_data,
-                             field="--compare-data")
+            raise InputError(
+                f"ArithMark 3.0 file not found. {ARITHMARK3_HOWTO}", path=config.compare_data, field="--compare-data"
+            )
         datasets.append(load_dataset(config.compare_data, "arithmark3", config.limit))
     # the ArithMark 3.0 protocol reads log-likelihoods; letters and free only generate
     needs = ("loglikelihood",) if "loglik" in config.protocols else ()
@@ -151,24 +166,39 @@ def validate(config: ScoreConfig) -> list[Dataset]:
     out = config.output or default_output(config.models)
     if out.exists() and out.is_dir():
         raise InputError("is a folder; expected a file name for the results JSON", path=out, field="--output")
-    check_not_input([(out, "--output")], [(config.data, "--data"), *((as_ref(m).spec, "--model") for m in config.models),
-                                          *([(config.compare_data, "--compare-data")] if config.compare else [])])
+    check_not_input(
+        [(out, "--output")],
+        [
+            (config.data, "--data"),
+            *((as_ref(m).spec, "--model") for m in config.models),
+            *([(config.compare_data, "--compare-data")] if config.compare else []),
+        ],
+    )
     return datasets
 
 
 def _cache_record(item_id: str, scores, truncated: bool) -> dict[str, Any]:
-    return {"id": item_id, "truncated": truncated,
-            "scores": [[sc.logprob, sc.n_tokens, sc.n_chars, sc.is_greedy] for sc in scores]}
+    return {
+        "id": item_id,
+        "truncated": truncated,
+        "scores": [[sc.logprob, sc.n_tokens, sc.n_chars, sc.is_greedy] for sc in scores],
+    }
 
 
 def _from_cache(rec: dict[str, Any], n_endings: int, where: str):
     from synthprobe.backends.base import EndingScore
 
     rows = rec.get("scores")
-    if not isinstance(rows, list) or len(rows) != n_endings or not all(
-            isinstance(r, list) and len(r) == 4 for r in rows):
-        raise InputError(f"cached record for item {rec.get('id')!r} does not match the data file; run "
-                         "'synthprobe cache clear --scores' or pass --no-cache", path=where)
+    if (
+        not isinstance(rows, list)
+        or len(rows) != n_endings
+        or not all(isinstance(r, list) and len(r) == 4 for r in rows)
+    ):
+        raise InputError(
+            f"cached record for item {rec.get('id')!r} does not match the data file; run "
+            "'synthprobe cache clear --scores' or pass --no-cache",
+            path=where,
+        )
     return [EndingScore(float(a), int(b), int(c), bool(d)) for a, b, c, d in rows], bool(rec.get("truncated"))
 
 
@@ -204,8 +234,12 @@ def _chat_settings(config: ScoreConfig, backend, protocol: str) -> dict[str, Any
         ident = config.chat.identity(backend)
         extra["chat"] = {k: ident[k] for k in ("chat_template_sha256", "system_prompt_sha256")}
     if protocol != "loglik":
-        extra["protocol"] = {"name": protocol, "cot": config.cot, "max_new_tokens": _budget(config, protocol),
-                             "prompt_version": 1}
+        extra["protocol"] = {
+            "name": protocol,
+            "cot": config.cot,
+            "max_new_tokens": _budget(config, protocol),
+            "prompt_version": 1,
+        }
         if config.chat.user_turns(backend) and not config.chat.enabled:
             extra["protocol"]["user_turn"] = True  # a chat endpoint: asked as under a template
     return extra
@@ -215,21 +249,27 @@ def _budget(config: ScoreConfig, protocol: str) -> int:
     return config.max_new_tokens or proto.MAX_NEW_TOKENS[(protocol, config.cot)]
 
 
-def generate_dataset(backend, ds: Dataset, config: ScoreConfig, protocol: str, *,
-                     echo: Callable[[str], None] = print) -> dict[str, Any]:
+def generate_dataset(
+    backend, ds: Dataset, config: ScoreConfig, protocol: str, *, echo: Callable[[str], None] = print
+) -> dict[str, Any]:
     """``letters`` / ``free``: one greedy answer per item (batched, stopped at a newline unless
     ``--cot``), read back by :mod:`synthprobe.metrics.extract`; unparsed answers count as wrong
     and are reported beside the accuracy."""
     from collections import Counter
 
-    from synthprobe.scoring.deeparithmark.metrics import summarise
     from synthprobe.scoring.cache import ScoreCache, cache_key, cacheable
+    from synthprobe.scoring.deeparithmark.metrics import summarise
     from synthprobe.scoring.records import generation_record
 
     chat = config.chat
     cache = None
     if config.cache and cacheable(backend):
-        settings = {"task": ds.key, "dtype": backend.dtype, "bos": config.bos, **_chat_settings(config, backend, protocol)}
+        settings = {
+            "task": ds.key,
+            "dtype": backend.dtype,
+            "bos": config.bos,
+            **_chat_settings(config, backend, protocol),
+        }
         cache = ScoreCache(cache_key(backend.fingerprint, ds.info["sha256"], settings))
     where = f"{ds.key} · {protocol} · {backend.name}"
     budget = _budget(config, protocol)
@@ -242,26 +282,50 @@ def generate_dataset(backend, ds: Dataset, config: ScoreConfig, protocol: str, *
 
     def work(todo: list[int], batch_size: int, emit):
         # longest prompts first (little padding), one progress bar; a resumed run forms the same batches
-        for chunk in batches(todo, batch_size, length=lambda i: len(texts[i]), tiebreak=lambda i: i, desc=where,
-                             total=len(ds.items), progress=config.progress):
+        for chunk in batches(
+            todo,
+            batch_size,
+            length=lambda i: len(texts[i]),
+            tiebreak=lambda i: i,
+            desc=where,
+            total=len(ds.items),
+            progress=config.progress,
+        ):
             part = [texts[i] for i in chunk]
             if chat.enabled:
-                gens = backend.generate_chat([chat.conversation(t) for t in part], budget, stop,
-                                             template=chat.template_arg, batch_size=batch_size,
-                                             progress=False, details=True)
+                gens = backend.generate_chat(
+                    [chat.conversation(t) for t in part],
+                    budget,
+                    stop,
+                    template=chat.template_arg,
+                    batch_size=batch_size,
+                    progress=False,
+                    details=True,
+                )
             else:
                 gens = backend.generate(part, budget, stop, batch_size=batch_size, progress=False, details=True)
             for i, g in zip(chunk, gens):
                 emit(i, {"id": ds.items[i].id, "text": g.text, "finish": g.finish, "n_tokens": g.n_tokens})
         return None
 
-    result = run_items([it.id for it in ds.items], work, where=where, cache=cache, batch_size=config.batch_size,
-                       progress=config.progress, name=backend.name, echo=echo)
+    result = run_items(
+        [it.id for it in ds.items],
+        work,
+        where=where,
+        cache=cache,
+        batch_size=config.batch_size,
+        progress=config.progress,
+        name=backend.name,
+        echo=echo,
+    )
     eval_s = time.perf_counter() - t0
     resolve = config.resolve if protocol == "letters" else "none"
-    records = [generation_record(it, protocol, str(r.get("text", "")), finish=r.get("finish"),
-                                 n_tokens=r.get("n_tokens"), resolve=resolve)
-               for it, r in zip(ds.items, result.records)]
+    records = [
+        generation_record(
+            it, protocol, str(r.get("text", "")), finish=r.get("finish"), n_tokens=r.get("n_tokens"), resolve=resolve
+        )
+        for it, r in zip(ds.items, result.records)
+    ]
     written = Counter(r["chosen_source"] for r in records if not r["correct"])
     block: dict[str, Any] = {
         "dataset": {k: ds.info[k] for k in ("path", "sha256", "n_items")},
@@ -271,9 +335,11 @@ def generate_dataset(backend, ds: Dataset, config: ScoreConfig, protocol: str, *
         "stop": stop,
         "batch_size_used": result.batch_size,
         "cached_items": result.cached,
-        "timing": {"eval_s": round(eval_s, 3),
-                   "items_per_s": round(len(result.todo) / eval_s, 3) if result.todo and eval_s > 0 else None,
-                   "generated_tokens": sum(r.get("n_generated_tokens") or 0 for r in records)},
+        "timing": {
+            "eval_s": round(eval_s, 3),
+            "items_per_s": round(len(result.todo) / eval_s, 3) if result.todo and eval_s > 0 else None,
+            "generated_tokens": sum(r.get("n_generated_tokens") or 0 for r in records),
+        },
         "truncated": 0,
         "extraction": extraction_block(records, resolve=resolve),
         "wrong_answers": dict(sorted(written.items(), key=lambda kv: (-kv[1], kv[0]))),
@@ -291,11 +357,15 @@ def generate_dataset(backend, ds: Dataset, config: ScoreConfig, protocol: str, *
 
 #: The metric line of a letters run whose inconsistent answers a --resolve rule credits.
 RESOLVED_LABEL = {
-    "letter-first": ("accuracy: the letter read back names the correct option, over all items (unparsed answers "
-                     "count wrong; an inconsistent answer is credited by its letter: --resolve letter-first)"),
-    "value-first": ("accuracy: the letter read back names the correct option, over all items (unparsed answers "
-                    "count wrong; an inconsistent answer is credited by the option its value names: --resolve "
-                    "value-first)"),
+    "letter-first": (
+        "accuracy: the letter read back names the correct option, over all items (unparsed answers "
+        "count wrong; an inconsistent answer is credited by its letter: --resolve letter-first)"
+    ),
+    "value-first": (
+        "accuracy: the letter read back names the correct option, over all items (unparsed answers "
+        "count wrong; an inconsistent answer is credited by the option its value names: --resolve "
+        "value-first)"
+    ),
 }
 
 
@@ -356,8 +426,14 @@ def _no_chance_test(summary: dict[str, Any]) -> None:
     summary["chance_note"] = "free: the model writes the value, there is no chance level to test against"
 
 
-def score_dataset(backend, ds: Dataset, config: ScoreConfig, *,
-                  echo: Callable[[str], None] = print, partial: dict[str, Any] | None = None) -> dict[str, Any]:
+def score_dataset(
+    backend,
+    ds: Dataset,
+    config: ScoreConfig,
+    *,
+    echo: Callable[[str], None] = print,
+    partial: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """Score one data set with a loaded backend and summarise it.
 
     ``partial``: the items are a partial-input baseline's (:func:`partial_datasets`); this dict
@@ -367,18 +443,25 @@ def score_dataset(backend, ds: Dataset, config: ScoreConfig, *,
     ``$SYNTHPROBE_CACHE/scores/<key>.jsonl`` (key: model fingerprint, data SHA-256, dtype,
     max context, BOS, scorer), so an interrupted run resumes with the items still missing;
     the one-pass scorer is batch invariant, so resumed scores equal a fresh run's. Ctrl-C keeps
-    the items already finished (a cut-short batch's too) and raises :class:`~synthprobe.scoring.runner.ScoringInterrupted`,
+    the items already finished (a cut-short batch's too) and raises
+    :class:`~synthprobe.scoring.runner.ScoringInterrupted`,
     whose message says how many are cached. On CUDA out-of-memory the batch is halved and the
     run retried.
     """
-    from synthprobe.scoring.deeparithmark.metrics import summarise
     from synthprobe.scoring.cache import ScoreCache, cache_key, cacheable
+    from synthprobe.scoring.deeparithmark.metrics import summarise
     from synthprobe.scoring.records import build_records
 
     cache = None
     if config.cache and cacheable(backend):
-        settings = {"task": ds.key, "dtype": backend.dtype, "max_context": config.max_context,
-                    "bos": config.bos, "scorer": config.scorer, **_chat_settings(config, backend, "loglik")}
+        settings = {
+            "task": ds.key,
+            "dtype": backend.dtype,
+            "max_context": config.max_context,
+            "bos": config.bos,
+            "scorer": config.scorer,
+            **_chat_settings(config, backend, "loglik"),
+        }
         if partial is not None:
             settings["partial_input"] = partial
         cache = ScoreCache(cache_key(backend.fingerprint, ds.info["sha256"], settings))
@@ -389,13 +472,27 @@ def score_dataset(backend, ds: Dataset, config: ScoreConfig, *,
         def on_item(k: int, scores, truncated: bool) -> None:
             emit(todo[k], _cache_record(ds.items[todo[k]].id, scores, truncated))
 
-        return backend.run_choices([ds.items[i] for i in todo], batch_size=batch_size,
-                                   max_context=config.max_context, scorer=config.scorer,
-                                   progress=config.progress and bool(todo), on_item=on_item, desc=where,
-                                   source=ds.info["path"])
+        return backend.run_choices(
+            [ds.items[i] for i in todo],
+            batch_size=batch_size,
+            max_context=config.max_context,
+            scorer=config.scorer,
+            progress=config.progress and bool(todo),
+            on_item=on_item,
+            desc=where,
+            source=ds.info["path"],
+        )
 
-    result = run_items([it.id for it in ds.items], work, where=where, cache=cache, batch_size=config.batch_size,
-                       progress=config.progress, name=backend.name, echo=echo)
+    result = run_items(
+        [it.id for it in ds.items],
+        work,
+        where=where,
+        cache=cache,
+        batch_size=config.batch_size,
+        progress=config.progress,
+        name=backend.name,
+        echo=echo,
+    )
     run = result.extra
     place = str(cache.path) if cache is not None else ""
     scores: list[Any] = [None] * len(ds.items)
@@ -449,14 +546,16 @@ def partial_datasets(ds: Dataset) -> PartialSets:
             key["filler"] = pi.FILLER
         if name == "other-context":
             key["seed"] = pi.SEED
-            key["donors_sha256"] = hashlib.sha256("\n".join(f"{it.id}<-{ds.items[j].id}" for it, j in
-                                                            zip(ds.items, donor)).encode()).hexdigest()
+            key["donors_sha256"] = hashlib.sha256(
+                "\n".join(f"{it.id}<-{ds.items[j].id}" for it, j in zip(ds.items, donor)).encode()
+            ).hexdigest()
         sets[name] = (Dataset(ds.key, pi.partial_items(ds.items, name, donor), ds.info), key)
     return PartialSets(sets, donor, cross)
 
 
-def score_partial(backend, ds: Dataset, block: dict[str, Any], config: ScoreConfig, *,
-                  echo: Callable[[str], None] = print) -> None:
+def score_partial(
+    backend, ds: Dataset, block: dict[str, Any], config: ScoreConfig, *, echo: Callable[[str], None] = print
+) -> None:
     """Score ``ds`` under every partial-input baseline through :func:`score_dataset` (the same
     backend path, cache and calibration as the full run) and put the ``partial_inputs`` block
     into ``block``'s summary; each full-context prediction gets its partial picks."""
@@ -469,8 +568,9 @@ def score_partial(backend, ds: Dataset, block: dict[str, Any], config: ScoreConf
         scored = score_dataset(backend, pds, config, echo=echo, partial=key)
         records[name] = scored["predictions"]
         runs[name] = {k: scored[k] for k in ("scorer_used", "batch_size_used", "cached_items", "truncated", "timing")}
-    block["summary"]["partial_inputs"] = pi.partial_block(block["predictions"], records,
-                                                          cross_template=ps.cross_template, runs=runs)
+    block["summary"]["partial_inputs"] = pi.partial_block(
+        block["predictions"], records, cross_template=ps.cross_template, runs=runs
+    )
     pi.attach_picks(block["predictions"], records, ds.items, ps.donor)
 
 
@@ -478,14 +578,27 @@ def load_model(spec: str, config: ScoreConfig):
     """The backend of ``spec`` loaded with the run's options (dtype, device, BOS, engine options)."""
     from synthprobe.backends import load_backend
 
-    return load_backend(spec, dtype=config.dtype, device=config.device, trust_remote_code=config.trust_remote_code,
-                        bos=config.bos, progress=config.progress, **config.model_args)
+    return load_backend(
+        spec,
+        dtype=config.dtype,
+        device=config.device,
+        trust_remote_code=config.trust_remote_code,
+        bos=config.bos,
+        progress=config.progress,
+        **config.model_args,
+    )
 
 
-def score_model(spec, datasets: list[Dataset], config: ScoreConfig, *,
-                echo: Callable[[str], None] = print, names: NameRegistry | None = None,
-                on_loaded: Callable[[Any], None] | None = None,
-                calibrated: dict[str, dict[str, int]] | None = None) -> list[dict[str, Any]]:
+def score_model(
+    spec,
+    datasets: list[Dataset],
+    config: ScoreConfig,
+    *,
+    echo: Callable[[str], None] = print,
+    names: NameRegistry | None = None,
+    on_loaded: Callable[[Any], None] | None = None,
+    calibrated: dict[str, dict[str, int]] | None = None,
+) -> list[dict[str, Any]]:
     """Load one model (a spec or a :class:`ModelRef`) once and score it under every protocol: one
     results entry per protocol, each block with its per-item ``predictions`` (the caller drops them
     with :func:`drop_predictions` unless they are to be saved). ``names``: the run's names so far;
@@ -528,18 +641,32 @@ def _usage_counts(backend) -> dict[str, int] | None:
     """The counters of a server-backed engine's ``usage()`` (None for an in-process engine)."""
     if not callable(getattr(backend, "usage", None)):
         return None
-    return {k: v for k, v in backend.usage().items()
-            if k in ("prompt_tokens", "completion_tokens", "total_tokens", "requests")}
+    return {
+        k: v
+        for k, v in backend.usage().items()
+        if k in ("prompt_tokens", "completion_tokens", "total_tokens", "requests")
+    }
 
 
-def _score_protocol(backend, ref: ModelRef, protocol: str, datasets: list[Dataset], config: ScoreConfig,
-                    load_s: float, *, echo: Callable[[str], None] = print) -> dict[str, Any]:
+def _score_protocol(
+    backend,
+    ref: ModelRef,
+    protocol: str,
+    datasets: list[Dataset],
+    config: ScoreConfig,
+    load_s: float,
+    *,
+    echo: Callable[[str], None] = print,
+) -> dict[str, Any]:
     rt = backend.runtime()  # library versions: torch, transformers, torch_threads for the HF engine
     entry: dict[str, Any] = {
         "model": named_model(backend.describe(), ref),
         "chat": config.chat.identity(backend),
-        "protocol": {"name": protocol, "cot": config.cot if protocol != "loglik" else False,
-                     **({"resolve": config.resolve} if protocol == "letters" and config.resolve != "none" else {})},
+        "protocol": {
+            "name": protocol,
+            "cot": config.cot if protocol != "loglik" else False,
+            **({"resolve": config.resolve} if protocol == "letters" and config.resolve != "none" else {}),
+        },
         "settings": {
             "batch_size": config.batch_size,
             "max_context": config.max_context,
@@ -566,8 +693,9 @@ def _score_protocol(backend, ref: ModelRef, protocol: str, datasets: list[Datase
     return entry
 
 
-def run_plan(backend, datasets: list[Dataset], config: ScoreConfig,
-             calibrated: dict[str, dict[str, int]] | None = None):
+def run_plan(
+    backend, datasets: list[Dataset], config: ScoreConfig, calibrated: dict[str, dict[str, int]] | None = None
+):
     """The run's :class:`~synthprobe.plan.Plan`: one cell per protocol and data set, and with
     ``--partial-inputs`` one per partial-input baseline (three more loglik passes over Deep
     Arithmark), each scored as the run scores it (the calibration times its first batch). A server's token
@@ -591,10 +719,14 @@ def run_plan(backend, datasets: list[Dataset], config: ScoreConfig,
                 sums = calibrated.setdefault(protocol, dict.fromkeys(before, 0))
                 for k in before:
                     sums[k] += after[k] - before[k]
+
         return counted
 
-    cells = [Cell(f"{ds.key} · {protocol}", len(ds.items), scorer(ds, protocol))
-             for protocol in config.protocols for ds in datasets]
+    cells = [
+        Cell(f"{ds.key} · {protocol}", len(ds.items), scorer(ds, protocol))
+        for protocol in config.protocols
+        for ds in datasets
+    ]
     sets = " + ".join(f"{ds.key} x zero-shot x {len(ds.items):,} items ({ds.info['path']})" for ds in datasets)
     protocols = f" x {plural(len(config.protocols), 'protocol')} ({', '.join(config.protocols)})"
     extra = ""
@@ -602,10 +734,11 @@ def run_plan(backend, datasets: list[Dataset], config: ScoreConfig,
         ds = datasets[0]
         baselines = partial_datasets(ds).sets
         for name, (pds, key) in baselines.items():
-            cells.append(Cell(f"{ds.key} · loglik · partial input {name}", len(pds.items),
-                              scorer(pds, "loglik", key)))
-        extra = (f" + partial-input baselines: {len(baselines)} more loglik passes over the {len(ds.items):,} "
-                 f"{ds.key} items ({', '.join(baselines)})")
+            cells.append(Cell(f"{ds.key} · loglik · partial input {name}", len(pds.items), scorer(pds, "loglik", key)))
+        extra = (
+            f" + partial-input baselines: {len(baselines)} more loglik passes over the {len(ds.items):,} "
+            f"{ds.key} items ({', '.join(baselines)})"
+        )
     n_models = len(config.models)
     return Plan(cells, f"{sets}{protocols}{extra}, for {plural(n_models, 'model')}", models=n_models)
 
@@ -635,8 +768,13 @@ def comparisons(entries: list[dict[str, Any]], keys: list[str]) -> dict[str, Any
         # compares one model's protocols)
         metrics = {primary_metric(e["results"][key]["summary"]) for e in entries}
         metric = metrics.pop() if len(metrics) == 1 else "each model's own (acc_norm or accuracy)"
-        out[key] = compare_models(outcomes, group, metric=metric, group_by="depth" if group else None,
-                                  keep=lambda a, b: variant[a] == variant[b])
+        out[key] = compare_models(
+            outcomes,
+            group,
+            metric=metric,
+            group_by="depth" if group else None,
+            keep=lambda a, b: variant[a] == variant[b],  # noqa: B023
+        )
     return out
 
 
@@ -655,16 +793,28 @@ def run(config: ScoreConfig, *, echo: Callable[[str], None] = print) -> tuple[di
         check_plan(run_plan(backend, datasets, config, calibrated), yes=config.yes)
 
     for n, spec in enumerate(config.models):
-        for entry in score_model(spec, datasets, config, echo=echo, names=names,
-                                  on_loaded=check if n == 0 else None, calibrated=calibrated if n == 0 else None):
+        for entry in score_model(
+            spec,
+            datasets,
+            config,
+            echo=echo,
+            names=names,
+            on_loaded=check if n == 0 else None,
+            calibrated=calibrated if n == 0 else None,
+        ):
             entries.append(entry)
             echo(res.format_breakdown(entry))
     compared = comparisons(entries, [ds.key for ds in datasets]) if len(config.models) > 1 else None
     effect = res.protocol_effect(entries)
     if not config.save_predictions:
         drop_predictions(entries)
-    doc = results_document(protocol=res.PROTOCOL, datasets={ds.key: ds.info for ds in datasets}, models=entries,
-                           comparisons=compared or None, protocol_effect=effect or None)
+    doc = results_document(
+        protocol=res.PROTOCOL,
+        datasets={ds.key: ds.info for ds in datasets},
+        models=entries,
+        comparisons=compared or None,
+        protocol_effect=effect or None,
+    )
     atomic_write_json(out, doc)
     echo("")
     echo(res.format_table([e["row"] for e in entries]))
@@ -696,9 +846,11 @@ def format_comparisons(compared: dict[str, Any]) -> str:
     for key, block in compared.items():
         for p in block["pairs"]:
             lo, hi = p["ci95"] or (float("nan"), float("nan"))
-            lines.append(f"  {key}: {p['b']} - {p['a']}: {p['delta']:+.2f} [{lo:+.2f}, {hi:+.2f}]  "
-                         f"n={p['n']}  discordant {p['a_only']}/{p['b_only']}  p={fmt_p(p['p_mcnemar'])}  "
-                         f"Holm p={fmt_p(p['p_holm'])}")
+            lines.append(
+                f"  {key}: {p['b']} - {p['a']}: {p['delta']:+.2f} [{lo:+.2f}, {hi:+.2f}]  "
+                f"n={p['n']}  discordant {p['a_only']}/{p['b_only']}  p={fmt_p(p['p_mcnemar'])}  "
+                f"Holm p={fmt_p(p['p_holm'])}"
+            )
         for q in block.get("not_paired", []):
             lines.append(f"  {key}: {q['b']} vs {q['a']}: not paired, {q['reason']}")
     return "\n".join(lines)

@@ -4,10 +4,11 @@ the scored items of one task in one shot setting."""
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from synthprobe.metrics.stats import wilson_percent
-from synthprobe.tasks.gpt3.paper import SIZES, ROW_NOTES, paper_row, where_it_lands
+from synthprobe.tasks.gpt3.paper import ROW_NOTES, SIZES, paper_row, where_it_lands
 from synthprobe.tasks.gpt3.prompts import Prompt
 from synthprobe.tasks.gpt3.registry import Task
 
@@ -18,8 +19,10 @@ ITEM_KEYS = ("index", "n_shots", "prompt_tokens", "correct")
 EXTRACTION_KEYS = ("prediction", "raw", "parsed", "rule", "unparsed_reason", "outcome", "outcome_note")
 
 #: ``paper_note`` of a SAT row scored on the shipped sample.
-SAT_SAMPLE_NOTE = ("scored on synthprobe's self-written sample, not the SAT set: the paper's figures are for "
-                   "the real SAT set (374 questions, SAT-package-V3.txt), so no size verdict")
+SAT_SAMPLE_NOTE = (
+    "scored on synthprobe's self-written sample, not the SAT set: the paper's figures are for "
+    "the real SAT set (374 questions, SAT-package-V3.txt), so no size verdict"
+)
 
 
 def _shots_note(task: Task, k: int, prompts: Sequence[Prompt], mean: float) -> str | None:
@@ -28,15 +31,29 @@ def _shots_note(task: Task, k: int, prompts: Sequence[Prompt], mean: float) -> s
         return None
     reduced = sum(1 for p in prompts if p.reduced)
     if reduced:
-        return (f"--max-context cut the demonstrations to {mean:g} on average, below K={k} ({reduced} of "
-                f"{len(prompts)} items got fewer); the paper's figures use all K")
-    return (f"the {task.code} pool holds only {max(p.drawn for p in prompts)} other items, so "
-            f"{mean:g} demonstrations instead of K={k}")
+        return (
+            f"--max-context cut the demonstrations to {mean:g} on average, below K={k} ({reduced} of "
+            f"{len(prompts)} items got fewer); the paper's figures use all K"
+        )
+    return (
+        f"the {task.code} pool holds only {max(p.drawn for p in prompts)} other items, so "
+        f"{mean:g} demonstrations instead of K={k}"
+    )
 
 
-def summarize(task: Task, setting: str, k: int, prompts: Sequence[Prompt], items: list[dict],
-              *, seconds: float, max_new_tokens: int | None, save_items: bool, cached: int = 0,
-              sat_sample: bool = False) -> dict[str, Any]:
+def summarize(
+    task: Task,
+    setting: str,
+    k: int,
+    prompts: Sequence[Prompt],
+    items: list[dict],
+    *,
+    seconds: float,
+    max_new_tokens: int | None,
+    save_items: bool,
+    cached: int = 0,
+    sat_sample: bool = False,
+) -> dict[str, Any]:
     """One results row. ``save_items``: keep every item's full record (gold, prediction, ...);
     without it each item keeps only ``index``, ``n_shots``, ``prompt_tokens`` and ``correct``.
     ``sat_sample``: the SAT items came from the shipped sample, not the SAT set."""
@@ -50,12 +67,25 @@ def summarize(task: Task, setting: str, k: int, prompts: Sequence[Prompt], items
     paper_setting = setting if setting in ("zero", "one", "few") else "few"
     row = paper_row(task.code, paper_setting)
     out: dict[str, Any] = {
-        "task": task.name, "code": task.code, "family": task.family, "setting": setting, "k": k,
-        "n": n, "correct": correct, "accuracy": round(accuracy, 4), "ci95": ci95,
-        "shots": {"mean": shots_mean, "min": min(shots, default=0),
-                  "max": max(shots, default=0), "reduced": sum(1 for p in prompts if p.reduced)},
-        "prompt_tokens": {"mean": round(sum(tokens) / len(tokens), 1) if tokens else None,
-                          "max": max(tokens) if tokens else None},
+        "task": task.name,
+        "code": task.code,
+        "family": task.family,
+        "setting": setting,
+        "k": k,
+        "n": n,
+        "correct": correct,
+        "accuracy": round(accuracy, 4),
+        "ci95": ci95,
+        "shots": {
+            "mean": shots_mean,
+            "min": min(shots, default=0),
+            "max": max(shots, default=0),
+            "reduced": sum(1 for p in prompts if p.reduced),
+        },
+        "prompt_tokens": {
+            "mean": round(sum(tokens) / len(tokens), 1) if tokens else None,
+            "max": max(tokens) if tokens else None,
+        },
         "max_new_tokens": max_new_tokens,
         "cached_items": cached,
         "seconds": round(seconds, 3),
@@ -82,10 +112,19 @@ def summarize(task: Task, setting: str, k: int, prompts: Sequence[Prompt], items
             out["lands"] = where_it_lands(accuracy, row, tuple(ci95) if ci95 else None)
     spent = [it["usage"] for it in items if isinstance(it.get("usage"), dict)]
     if spent:  # a server-backed engine: the tokens its usage reported, over the items that have them
-        out["usage"] = {"items": len(spent), **{key: sum(u[key] for u in spent)
-                                                for key in ("prompt_tokens", "completion_tokens")}}
-    out["items"] = items if save_items else [
-        {**{key: it.get(key) for key in ITEM_KEYS + (EXTRACTION_KEYS if "rule" in it else ())},
-         **({"usage": it["usage"]} if "usage" in it else {})}
-        for it in items]
+        out["usage"] = {
+            "items": len(spent),
+            **{key: sum(u[key] for u in spent) for key in ("prompt_tokens", "completion_tokens")},
+        }
+    out["items"] = (
+        items
+        if save_items
+        else [
+            {
+                **{key: it.get(key) for key in ITEM_KEYS + (EXTRACTION_KEYS if "rule" in it else ())},
+                **({"usage": it["usage"]} if "usage" in it else {}),
+            }
+            for it in items
+        ]
+    )
     return out

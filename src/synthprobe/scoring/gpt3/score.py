@@ -52,22 +52,23 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
+from synthprobe.backends.chat import ChatSetup
 from synthprobe.errors import InputError
 from synthprobe.metrics.choice import exact_match, pick_choice
+from synthprobe.metrics.extract import LETTERS, extract_letter
 from synthprobe.scoring.cache import cacheable
-from synthprobe.scoring.runner import batches, run_items
 from synthprobe.scoring.gpt3.metrics import summarize
-from synthprobe.tasks.gpt3.registry import BuildConfig, FORMATS, Task, build_items, serialize
+from synthprobe.scoring.runner import batches, run_items
+from synthprobe.tasks import protocols as proto
 from synthprobe.tasks.gpt3.paper import SIZES
 from synthprobe.tasks.gpt3.prompts import Prompt, PromptConfig, build_prompts, demo_pieces, parse_shots
-from synthprobe.tasks import protocols as proto
-from synthprobe.metrics.extract import LETTERS, extract_letter
+from synthprobe.tasks.gpt3.registry import FORMATS, BuildConfig, Task, build_items, serialize
 from synthprobe.tasks.gpt3.sat import is_sample
-from synthprobe.backends.chat import ChatSetup
 
 CHECKS = ("generate", "is-greedy")
 STOP = "\n"
@@ -117,8 +118,11 @@ class EvalConfig:
     def loglik_tasks(self) -> list[str]:
         """The codes of the tasks this run scores by log-likelihood (SAT without ``--protocol
         letters``; every task with ``--check is-greedy``)."""
-        return [t.code for t in self.tasks
-                if self.check == "is-greedy" or (t.kind == "choice" and self.protocol != "letters")]
+        return [
+            t.code
+            for t in self.tasks
+            if self.check == "is-greedy" or (t.kind == "choice" and self.protocol != "letters")
+        ]
 
     def check_engine(self, spec: str) -> None:
         """Refuse, before it loads, an engine that gives no log-likelihoods when a task needs them."""
@@ -126,12 +130,14 @@ class EvalConfig:
 
         needed = self.loglik_tasks()
         if needed and not engine_can(spec, "loglikelihood"):
-            raise InputError(f"{', '.join(needed)} {'needs' if len(needed) == 1 else 'need'} log-likelihoods, which "
-                             f"the {split_kind(spec)[0]} engine cannot give; score "
-                             f"{'it' if len(needed) == 1 else 'them'} with --protocol letters (SAT) or --check generate",
-                             field="--model")
+            raise InputError(
+                f"{', '.join(needed)} {'needs' if len(needed) == 1 else 'need'} log-likelihoods, which "
+                f"the {split_kind(spec)[0]} engine cannot give; score "
+                f"{'it' if len(needed) == 1 else 'them'} with --protocol letters (SAT) or --check generate",
+                field="--model",
+            )
 
-    def validate(self) -> "EvalConfig":
+    def validate(self) -> EvalConfig:
         if not self.tasks:
             raise InputError("expected at least one task", field="--tasks")
         if not self.shots:
@@ -151,7 +157,9 @@ class EvalConfig:
         if self.protocol not in PROTOCOLS:
             raise InputError(f"expected one of {', '.join(PROTOCOLS)}, got {self.protocol!r}", field="--protocol")
         if self.protocol == "letters" and self.check == "is-greedy":
-            raise InputError("--check is-greedy reads log-likelihoods; --protocol letters generates", field="--protocol")
+            raise InputError(
+                "--check is-greedy reads log-likelihoods; --protocol letters generates", field="--protocol"
+            )
         if self.check not in CHECKS:
             raise InputError(f"expected one of {', '.join(CHECKS)}, got {self.check!r}", field="--check")
         if isinstance(self.max_context, bool) or not isinstance(self.max_context, int) or self.max_context < 8:
@@ -161,15 +169,18 @@ class EvalConfig:
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise InputError(f"expected an integer >= 0, got {self.seed!r}", field="--seed")
         if self.sat_file is not None and not any(t.family == "sat" for t in self.tasks):
-            raise InputError(f"only the SAT task reads a source file, and --tasks selects none "
-                             f"({', '.join(t.code for t in self.tasks)}); add SAT or drop --sat-file",
-                             field="--sat-file")
+            raise InputError(
+                f"only the SAT task reads a source file, and --tasks selects none "
+                f"({', '.join(t.code for t in self.tasks)}); add SAT or drop --sat-file",
+                field="--sat-file",
+            )
         if self.sat_file is not None and not Path(self.sat_file).is_file():
             raise InputError("file does not exist", path=self.sat_file, field="--sat-file")
         for tf in self.task_files:
             if tf.task not in self.tasks:
-                raise InputError(f"the file's task {tf.task.code} is not among --tasks", path=tf.path,
-                                 field="--task-file")
+                raise InputError(
+                    f"the file's task {tf.task.code} is not among --tasks", path=tf.path, field="--task-file"
+                )
         if any(t.family == "sat" for t in self.tasks):
             from synthprobe.tasks.gpt3.sat import load_sat
 
@@ -203,14 +214,21 @@ def _pool(task: Task, config: EvalConfig, cache: dict) -> list:
     if tf is not None:
         cache.setdefault(key, tf.items)
     if key not in cache:
-        cache[key] = build_items(BuildConfig(task.name, seed=config.seed, format=config.format,
-                                             sat_file=config.sat_file if task.family == "sat" else None,
-                                             number_format=config.number_format))
+        cache[key] = build_items(
+            BuildConfig(
+                task.name,
+                seed=config.seed,
+                format=config.format,
+                sat_file=config.sat_file if task.family == "sat" else None,
+                number_format=config.number_format,
+            )
+        )
     return cache[key]
 
 
-def score_task(backend, task: Task, k: int, config: EvalConfig, pool: list,
-               count_tokens: Callable[[str], int] | None = None) -> dict[str, Any]:
+def score_task(
+    backend, task: Task, k: int, config: EvalConfig, pool: list, count_tokens: Callable[[str], int] | None = None
+) -> dict[str, Any]:
     """Score ``backend`` on the first ``limit`` items of ``pool`` with ``k`` demonstrations."""
     limit = config.limit_for(k, task)
     n = len(pool) if limit is None else min(limit, len(pool))
@@ -229,8 +247,7 @@ def score_task(backend, task: Task, k: int, config: EvalConfig, pool: list,
         max_new = config.max_new_tokens or task.max_new_tokens
         reserve = max_new
     fmt = config.format_for(task)
-    pconf = PromptConfig(shots=k, format=fmt, max_context=max_context, seed=config.seed,
-                         reserve=reserve).validate()
+    pconf = PromptConfig(shots=k, format=fmt, max_context=max_context, seed=config.seed, reserve=reserve).validate()
     prompts = build_prompts(task, pool, range(n), pconf, count_tokens)
     setting = setting_name(k, task)
 
@@ -245,19 +262,28 @@ def score_task(backend, task: Task, k: int, config: EvalConfig, pool: list,
         if not chat.fewshot_as_multiturn or not p.demos:
             return chat.conversation(text)
         if letters:  # each demonstration a lettered question and its answer letter
-            return chat.conversation(proto.prompt(pool[p.index], "letters", chat=True),
-                                     demos=[(proto.prompt(pool[j], "letters", chat=True),
-                                             LETTERS[int(pool[j].label)]) for j in p.demos])
+            return chat.conversation(
+                proto.prompt(pool[p.index], "letters", chat=True),
+                demos=[(proto.prompt(pool[j], "letters", chat=True), LETTERS[int(pool[j].label)]) for j in p.demos],
+            )
         head, pieces, test_piece = demo_turns(task, pool, p.demos, pool[p.index], fmt)
-        return chat.conversation(head + test_piece if not pieces else test_piece,
-                                 demos=[((head if j == 0 else "") + q, a) for j, (q, a) in enumerate(pieces)])
+        return chat.conversation(
+            head + test_piece if not pieces else test_piece,
+            demos=[((head if j == 0 else "") + q, a) for j, (q, a) in enumerate(pieces)],
+        )
 
     def generate(chunk: Sequence[Prompt], texts: list[str], budget: int, batch_size: int) -> list:
         """The :class:`~synthprobe.backends.Generation` of each prompt (text, tokens, a server's usage)."""
         if chat.enabled:
-            return backend.generate_chat([conversation(p, t) for p, t in zip(chunk, texts)], budget, STOP,
-                                         template=chat.template_arg, batch_size=batch_size, progress=False,
-                                         details=True)
+            return backend.generate_chat(
+                [conversation(p, t) for p, t in zip(chunk, texts)],
+                budget,
+                STOP,
+                template=chat.template_arg,
+                batch_size=batch_size,
+                progress=False,
+                details=True,
+            )
         return backend.generate(texts, budget, STOP, batch_size=batch_size, progress=False, details=True)
 
     def with_usage(row: dict[str, Any], gen) -> dict[str, Any]:
@@ -273,55 +299,104 @@ def score_task(backend, task: Task, k: int, config: EvalConfig, pool: list,
                 out = gen.text
                 item = pool[p.index]
                 # the option's words written beside a letter must be that option's (else inconsistent)
-                ex = extract_letter(out, n_options=len(item.endings), options=item.endings,
-                                    cut_off=gen.finish == "length")
+                ex = extract_letter(
+                    out, n_options=len(item.endings), options=item.endings, cut_off=gen.finish == "length"
+                )
                 pred = LETTERS.index(ex.answer) if ex.counts else None
-                rows.append({"index": p.index, "id": item.id, "n_shots": p.n_shots, "prompt_tokens": p.n_tokens,
-                             "label": item.label, "prediction": pred, "correct": pred == item.label,
-                             "raw": out, "parsed": ex.answer, "rule": ex.rule, "unparsed_reason": ex.reason,
-                             "outcome": ex.outcome, "outcome_note": ex.note})
+                rows.append(
+                    {
+                        "index": p.index,
+                        "id": item.id,
+                        "n_shots": p.n_shots,
+                        "prompt_tokens": p.n_tokens,
+                        "label": item.label,
+                        "prediction": pred,
+                        "correct": pred == item.label,
+                        "raw": out,
+                        "parsed": ex.answer,
+                        "rule": ex.rule,
+                        "unparsed_reason": ex.reason,
+                        "outcome": ex.outcome,
+                        "outcome_note": ex.note,
+                    }
+                )
                 with_usage(rows[-1], gen)
         elif task.kind == "choice" and chat.enabled:
-            raise InputError("a chat template with SAT's log-likelihood protocol is not supported; use "
-                             "--protocol letters", field="--chat-template")
+            raise InputError(
+                "a chat template with SAT's log-likelihood protocol is not supported; use --protocol letters",
+                field="--chat-template",
+            )
         elif task.kind == "choice":
             queries = [dataclasses.replace(pool[p.index], ctx=p.text) for p in chunk]
-            scores = backend.score_choices(queries, batch_size=batch_size, max_context=max_context,
-                                           progress=False)
+            scores = backend.score_choices(queries, batch_size=batch_size, max_context=max_context, progress=False)
             for p, q, per_item in zip(chunk, queries, scores):
                 means = [s.per_token for s in per_item]
                 pred = pick_choice(means)
-                rows.append({"index": p.index, "id": q.id, "n_shots": p.n_shots, "prompt_tokens": p.n_tokens,
-                             "label": q.label, "prediction": pred, "correct": pred == q.label,
-                             "per_token_logprob": [round(m, 6) for m in means]})
+                rows.append(
+                    {
+                        "index": p.index,
+                        "id": q.id,
+                        "n_shots": p.n_shots,
+                        "prompt_tokens": p.n_tokens,
+                        "label": q.label,
+                        "prediction": pred,
+                        "correct": pred == q.label,
+                        "per_token_logprob": [round(m, 6) for m in means],
+                    }
+                )
         elif config.check == "is-greedy":
             pairs = [(p.text, pool[p.index].completion) for p in chunk]
-            scores = backend.loglikelihood(pairs, batch_size=batch_size, max_context=max_context,
-                                           progress=False)
-            for p, (ctx, gold), s in zip(chunk, pairs, scores):
-                rows.append({"index": p.index, "n_shots": p.n_shots, "prompt_tokens": p.n_tokens,
-                             "gold": gold, "logprob": round(s.logprob, 6), "correct": bool(s.is_greedy)})
+            scores = backend.loglikelihood(pairs, batch_size=batch_size, max_context=max_context, progress=False)
+            for p, (_ctx, gold), s in zip(chunk, pairs, scores):
+                rows.append(
+                    {
+                        "index": p.index,
+                        "n_shots": p.n_shots,
+                        "prompt_tokens": p.n_tokens,
+                        "gold": gold,
+                        "logprob": round(s.logprob, 6),
+                        "correct": bool(s.is_greedy),
+                    }
+                )
         else:
             if chat.enabled and config.check == "is-greedy":
-                raise InputError("--check is-greedy under a chat template is not supported; use --check generate",
-                                 field="--chat-template")
+                raise InputError(
+                    "--check is-greedy under a chat template is not supported; use --check generate",
+                    field="--chat-template",
+                )
             outputs = generate(chunk, [p.text for p in chunk], max_new, batch_size)
             for p, gen in zip(chunk, outputs):
                 gold = pool[p.index].completion
-                rows.append({"index": p.index, "n_shots": p.n_shots, "prompt_tokens": p.n_tokens,
-                             "gold": gold, "prediction": gen.text, "correct": exact_match(gen.text, gold)})
+                rows.append(
+                    {
+                        "index": p.index,
+                        "n_shots": p.n_shots,
+                        "prompt_tokens": p.n_tokens,
+                        "gold": gold,
+                        "prediction": gen.text,
+                        "correct": exact_match(gen.text, gold),
+                    }
+                )
                 if gen.prompt_tokens is not None:  # a server's usage for this item's request
                     rows[-1]["usage"] = {"prompt_tokens": gen.prompt_tokens, "completion_tokens": gen.n_tokens}
         return rows
 
     cache = None
     if config.cache and cacheable(backend):
-        settings = {"setting": setting, "k": k, "seed": config.seed, "format": fmt, "check": config.check,
-                    "max_context": max_context, "max_new_tokens": max_new}
+        settings = {
+            "setting": setting,
+            "k": k,
+            "seed": config.seed,
+            "format": fmt,
+            "check": config.check,
+            "max_context": max_context,
+            "max_new_tokens": max_new,
+        }
         if chat.enabled:
             ident = chat.identity(backend, fewshot=k > 0)
-            settings["chat"] = {key: ident[key] for key in ("chat_template_sha256", "system_prompt_sha256",
-                                                             "fewshot_layout")}
+            settings["chat"] = {
+                key: ident[key] for key in ("chat_template_sha256", "system_prompt_sha256", "fewshot_layout")
+            }
         if letters:
             settings["protocol"] = "letters"
             if chat.user_turns(backend) and not chat.enabled:
@@ -332,22 +407,42 @@ def score_task(backend, task: Task, k: int, config: EvalConfig, pool: list,
     def work(todo: list[int], batch_size: int, emit) -> None:
         # Longest prompts first, as the backends batch them (little padding), one backend batch at
         # a time: each finished batch goes to the cache at once.
-        for chunk in batches(todo, batch_size, length=lambda i: prompts[i].n_tokens if prompts[i].n_tokens
-                             is not None else len(prompts[i].text), tiebreak=lambda i: prompts[i].index,
-                             desc=where, total=len(prompts), progress=config.progress):
+        for chunk in batches(
+            todo,
+            batch_size,
+            length=lambda i: prompts[i].n_tokens if prompts[i].n_tokens is not None else len(prompts[i].text),
+            tiebreak=lambda i: prompts[i].index,
+            desc=where,
+            total=len(prompts),
+            progress=config.progress,
+        ):
             for i, row in zip(chunk, score([prompts[i] for i in chunk], batch_size)):
                 emit(i, {"id": str(row["index"]), "item": row})
 
     start = time.perf_counter()
-    result = run_items([str(p.index) for p in prompts], work, where=where, cache=cache,
-                       batch_size=config.batch_size, progress=config.progress,
-                       name=getattr(backend, "name", "the model"))
+    result = run_items(
+        [str(p.index) for p in prompts],
+        work,
+        where=where,
+        cache=cache,
+        batch_size=config.batch_size,
+        progress=config.progress,
+        name=getattr(backend, "name", "the model"),
+    )
     items = [rec["item"] for rec in result.records]
     seconds = time.perf_counter() - start
-    row = summarize(task, setting, k, prompts, items, seconds=seconds,
-                    max_new_tokens=max_new if task.kind != "choice" and config.check == "generate" else None,
-                    save_items=config.save_items, cached=result.stored,
-                    sat_sample=task.family == "sat" and is_sample(config.sat_file))
+    row = summarize(
+        task,
+        setting,
+        k,
+        prompts,
+        items,
+        seconds=seconds,
+        max_new_tokens=max_new if task.kind != "choice" and config.check == "generate" else None,
+        save_items=config.save_items,
+        cached=result.stored,
+        sat_sample=task.family == "sat" and is_sample(config.sat_file),
+    )
     if chat.enabled or chat.system_prompt is not None:
         row["chat"] = chat.identity(backend, fewshot=k > 0)
     if letters:
@@ -361,7 +456,9 @@ def score_task(backend, task: Task, k: int, config: EvalConfig, pool: list,
     return row
 
 
-def demo_turns(task: Task, pool: list, demos: Sequence[int], test: Any, fmt: str) -> tuple[str, list[tuple[str, str]], str]:
+def demo_turns(
+    task: Task, pool: list, demos: Sequence[int], test: Any, fmt: str
+) -> tuple[str, list[tuple[str, str]], str]:
     """(instruction head, [(demonstration question, its answer)], test question) for
     --fewshot-as-multiturn: the prompt's own pieces split at the answer."""
     head, _, test_piece = demo_pieces(task, pool, demos, test, fmt)
@@ -391,8 +488,11 @@ def item_cache(backend, task: Task, pool: list, settings: dict[str, Any]):
     from synthprobe.scoring.cache import ScoreCache, cache_key
 
     data_sha = hashlib.sha256(serialize(pool).encode("utf-8")).hexdigest()
-    return ScoreCache(cache_key(backend.fingerprint, data_sha,
-                                {"task": task.name, "dtype": backend.dtype, "bos": backend.bos, **settings}))
+    return ScoreCache(
+        cache_key(
+            backend.fingerprint, data_sha, {"task": task.name, "dtype": backend.dtype, "bos": backend.bos, **settings}
+        )
+    )
 
 
 def dumps_results(doc: dict[str, Any]) -> str:
@@ -423,7 +523,9 @@ def plan(config: EvalConfig, pools: dict[str, list] | None = None) -> list[PlanC
         for shot in config.shots:
             k = parse_shots(shot, task)
             limit = config.limit_for(k, task)
-            cells.append(PlanCell(task, setting_name(k, task), k, len(pool) if limit is None else min(limit, len(pool))))
+            cells.append(
+                PlanCell(task, setting_name(k, task), k, len(pool) if limit is None else min(limit, len(pool)))
+            )
     return cells
 
 
@@ -432,9 +534,11 @@ def plan_text(cells: Sequence[PlanCell]) -> str:
     tasks = list(dict.fromkeys(c.task.code for c in cells))
     settings = list(dict.fromkeys(c.setting for c in cells))
     per_setting = ", ".join(f"{s} {sum(c.n for c in cells if c.setting == s):,}" for s in settings)
-    return (f"{len(tasks)} task{'s' if len(tasks) != 1 else ''} ({', '.join(tasks)}) x {len(settings)} "
-            f"setting{'s' if len(settings) != 1 else ''} = {len(cells)} runs, {sum(c.n for c in cells):,} items "
-            f"({per_setting})")
+    return (
+        f"{len(tasks)} task{'s' if len(tasks) != 1 else ''} ({', '.join(tasks)}) x {len(settings)} "
+        f"setting{'s' if len(settings) != 1 else ''} = {len(cells)} runs, {sum(c.n for c in cells):,} items "
+        f"({per_setting})"
+    )
 
 
 def plan_cells(backend, config: EvalConfig, cells: Sequence[PlanCell], pools: dict[str, list]) -> list:
@@ -444,13 +548,24 @@ def plan_cells(backend, config: EvalConfig, cells: Sequence[PlanCell], pools: di
     from synthprobe.plan import Cell
 
     count_tokens = token_counter(backend)
-    return [Cell(f"{c.task.code} {c.setting}", c.n, kind=(c.task.family, c.setting),
-                 score=lambda c=c: score_task(backend, c.task, c.k, config, pools[c.task.name], count_tokens))
-            for c in cells]
+    return [
+        Cell(
+            f"{c.task.code} {c.setting}",
+            c.n,
+            kind=(c.task.family, c.setting),
+            score=lambda c=c: score_task(backend, c.task, c.k, config, pools[c.task.name], count_tokens),
+        )
+        for c in cells
+    ]
 
 
-def run(backend, config: EvalConfig, *, on_result: Callable[[dict], None] | None = None,
-        pools: dict[str, list] | None = None) -> list[dict]:
+def run(
+    backend,
+    config: EvalConfig,
+    *,
+    on_result: Callable[[dict], None] | None = None,
+    pools: dict[str, list] | None = None,
+) -> list[dict]:
     """Score every (task, shot setting) of ``config``; returns one result dict each."""
     config.validate()
     pools = {} if pools is None else pools
@@ -494,23 +609,34 @@ def format_table(results: Sequence[dict], model_name: str = "model") -> str:
                 cells.append(text + ("†" if c.get("doubtful") else ""))
         k = r["k"] if r["shots"]["mean"] == r["k"] else f"{r['k']}({r['shots']['mean']:g})"
         lands = r.get("lands")
-        rows.append([r["code"], r["setting"], str(k), str(r["n"]), f"{r['accuracy']:.2f}", _ci_text(r.get("ci95"))]
-                    + cells + ["—" if lands is None else lands])
+        rows.append(
+            [r["code"], r["setting"], str(k), str(r["n"]), f"{r['accuracy']:.2f}", _ci_text(r.get("ci95"))]
+            + cells
+            + ["—" if lands is None else lands]
+        )
         if r.get("paper_note"):
             notes.setdefault(r["paper_note"], []).append(f"{r['code']} {r['setting']}")
     widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
-    lines = ["  ".join(str(x).rjust(w) if i >= 2 else str(x).ljust(w) for i, (x, w) in enumerate(zip(line, widths)))
-             for line in [head] + rows]
+    lines = [
+        "  ".join(str(x).rjust(w) if i >= 2 else str(x).ljust(w) for i, (x, w) in enumerate(zip(line, widths)))
+        for line in [head] + rows
+    ]
     lines.insert(1, "-" * len(lines[0]))
-    legend = ["Accuracy in %, with its Wilson 95% interval. GPT-3 columns: Brown et al. 2020, Table H.1 (few-shot "
-              "K: arithmetic 50, word tasks 100, SAT 20); † = doubtful cell (text versions of the table disagree).",
-              "K(x): x demonstrations used on average where max-context forced fewer (or the pool is smaller). "
-              "lands: '≥ S' = at least GPT-3's score at every size up to S; '0, as ≤ S' = 0%, "
-              "as GPT-3 up to S; 'n too small' = the 95% interval reaches across or holds more than one GPT-3 cell "
-              "(equal cells count as one), "
-              "so the data cannot place the model; '—' = no verdict (see the notes)."]
+    legend = [
+        "Accuracy in %, with its Wilson 95% interval. GPT-3 columns: Brown et al. 2020, Table H.1 (few-shot "
+        "K: arithmetic 50, word tasks 100, SAT 20); † = doubtful cell (text versions of the table disagree).",
+        "K(x): x demonstrations used on average where max-context forced fewer (or the pool is smaller). "
+        "lands: '≥ S' = at least GPT-3's score at every size up to S; '0, as ≤ S' = 0%, "
+        "as GPT-3 up to S; 'n too small' = the 95% interval reaches across or holds more than one GPT-3 cell "
+        "(equal cells count as one), "
+        "so the data cannot place the model; '—' = no verdict (see the notes).",
+    ]
     legend += [f"Note ({', '.join(where)}): {note}." for note, where in notes.items()]
-    legend += [f"{r['code']} {r['setting']} (letters): of {r['n']} answers, unparsed {r.get('unparsed', 0)}, "
-               f"inconsistent {r.get('inconsistent', 0)} (a letter written with another option's words), cut off "
-               f"{r.get('cut_off', 0)}: all counted wrong" for r in results if r.get("protocol") == "letters"]
+    legend += [
+        f"{r['code']} {r['setting']} (letters): of {r['n']} answers, unparsed {r.get('unparsed', 0)}, "
+        f"inconsistent {r.get('inconsistent', 0)} (a letter written with another option's words), cut off "
+        f"{r.get('cut_off', 0)}: all counted wrong"
+        for r in results
+        if r.get("protocol") == "letters"
+    ]
     return "\n".join([f"model: {model_name}", ""] + lines + [""] + legend)

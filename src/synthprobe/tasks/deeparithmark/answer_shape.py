@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import importlib.resources
 import re
+from collections.abc import Mapping
 from functools import lru_cache
-from typing import Mapping
 
 from synthprobe.io.read import loads_json
 from synthprobe.tasks.deeparithmark.base import Problem, render_value

@@ -24,9 +24,9 @@ that many items — ±2.7 points at 1,000 items (:func:`tolerance`).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 from synthprobe.errors import InputError
 from synthprobe.formats.arithmark3 import load_arithmark3
@@ -84,14 +84,25 @@ def load_audit_items(path: str | Path) -> list[AuditItem]:
     for it in load_arithmark3(path):
         md = it.metadata
         vals = md.get("option_values")
-        if (not isinstance(vals, list) or len(vals) != len(it.endings)
-                or not all(isinstance(v, int) and not isinstance(v, bool) for v in vals)):
-            raise InputError(f"expected a list of {len(it.endings)} integers (one per ending), got {vals!r}",
-                             path=path, line=it.line, field="metadata.option_values")
+        if (
+            not isinstance(vals, list)
+            or len(vals) != len(it.endings)
+            or not all(isinstance(v, int) and not isinstance(v, bool) for v in vals)
+        ):
+            raise InputError(
+                f"expected a list of {len(it.endings)} integers (one per ending), got {vals!r}",
+                path=path,
+                line=it.line,
+                field="metadata.option_values",
+            )
         answer = md.get("answer")
         if not isinstance(answer, str):
-            raise InputError(f"expected the rendered answer as a string, got {answer!r}",
-                             path=path, line=it.line, field="metadata.answer")
+            raise InputError(
+                f"expected the rendered answer as a string, got {answer!r}",
+                path=path,
+                line=it.line,
+                field="metadata.answer",
+            )
         out.append(audit_item(it.endings, it.label, md))
     return out
 
@@ -99,8 +110,13 @@ def load_audit_items(path: str | Path) -> list[AuditItem]:
 def audit_item(endings: Sequence[str], label: int, metadata: dict) -> AuditItem:
     """An :class:`AuditItem` from a release item's endings, label and (checked) metadata."""
     template = metadata.get("template")
-    return AuditItem(endings=tuple(endings), values=tuple(metadata["option_values"]), label=int(label),
-                     kind=value_kind(metadata["answer"]), template=template if isinstance(template, str) else "")
+    return AuditItem(
+        endings=tuple(endings),
+        values=tuple(metadata["option_values"]),
+        label=int(label),
+        kind=value_kind(metadata["answer"]),
+        template=template if isinstance(template, str) else "",
+    )
 
 
 def argbest(keys: Sequence) -> int:
@@ -118,8 +134,9 @@ def classifier_pipeline():
     from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import make_pipeline
 
-    return make_pipeline(CountVectorizer(analyzer="char", ngram_range=(3, 3), lowercase=True),
-                         LogisticRegression(max_iter=5000))
+    return make_pipeline(
+        CountVectorizer(analyzer="char", ngram_range=(3, 3), lowercase=True), LogisticRegression(max_iter=5000)
+    )
 
 
 def option_rows(items: Sequence[AuditItem]) -> tuple[list[str], list[int], list[int]]:
@@ -138,7 +155,7 @@ def picks_from_proba(items: Sequence[AuditItem], proba: Sequence[float]) -> list
     picks, pos = [], 0
     for it in items:
         k = len(it.endings)
-        picks.append(argbest(list(proba[pos:pos + k])))
+        picks.append(argbest(list(proba[pos : pos + k])))
         pos += k
     return picks
 
@@ -150,8 +167,9 @@ def classifier_picks(items: Sequence[AuditItem]) -> list[int]:
 
     texts, y, groups = option_rows(items)
     folds = GroupKFold(n_splits=min(CV_FOLDS, len(items)))
-    proba = cross_val_predict(classifier_pipeline(), texts, np.array(y), groups=np.array(groups), cv=folds,
-                              method="predict_proba")[:, 1]
+    proba = cross_val_predict(
+        classifier_pipeline(), texts, np.array(y), groups=np.array(groups), cv=folds, method="predict_proba"
+    )[:, 1]
     return picks_from_proba(items, proba)
 
 
@@ -165,8 +183,7 @@ def strategy_picks(items: Sequence[AuditItem], *, classifier: bool = True) -> di
     picks = {
         "pick largest value": [argbest(it.values) for it in items],
         "pick smallest value": [argbest([-v for v in it.values]) for it in items],
-        "pick the roundest number":
-            [argbest([roundness_class(v, it.kind) for v in it.values]) for it in items],
+        "pick the roundest number": [argbest([roundness_class(v, it.kind) for v in it.values]) for it in items],
     }
     for s in range(N_OPTIONS):
         picks[f"fixed slot {s}"] = [s] * n
@@ -191,9 +208,13 @@ def by_template(items: Sequence[AuditItem], picks: dict[str, list[int]]) -> str:
     diagnostic for generator authors (per-template rows are small samples; rank and slot are
     balanced globally, not per template)."""
     names = [k for k in picks if not k.startswith(("fixed slot", "pick the roundest"))]
-    short = {"pick largest value": "largest", "pick smallest value": "smallest",
-             "longest ending text": "longest", "shortest ending text": "shortest",
-             CLASSIFIER: "char-3-gram"}
+    short = {
+        "pick largest value": "largest",
+        "pick smallest value": "smallest",
+        "longest ending text": "longest",
+        "shortest ending text": "shortest",
+        CLASSIFIER: "char-3-gram",
+    }
     groups: dict[str, list[int]] = {}
     for i, it in enumerate(items):
         groups.setdefault(it.template or "?", []).append(i)
@@ -212,14 +233,18 @@ def by_template(items: Sequence[AuditItem], picks: dict[str, list[int]]) -> str:
 def format_table(rows: Sequence[StrategyScore], *, title: str) -> str:
     n = rows[0].n if rows else 0
     tol = tolerance(n) if n else RELEASE_TOLERANCE
-    lines = [title,
-             f"chance {CHANCE:.2f} %; a strategy passes within ±{tol:.1f} points "
-             f"({CHANCE - tol:.2f}–{CHANCE + tol:.2f} %)", ""]
+    lines = [
+        title,
+        f"chance {CHANCE:.2f} %; a strategy passes within ±{tol:.1f} points ({CHANCE - tol:.2f}–{CHANCE + tol:.2f} %)",
+        "",
+    ]
     w = max([len("strategy")] + [len(r.name) for r in rows])
     cw = max(len("correct"), len(f"{n:,}/{n:,}"))
     lines.append(f"{'strategy':<{w}}  {'correct':>{cw}}  {'score':>8}  result")
     lines.append(f"{'-' * w}  {'-' * cw}  {'-' * 8}  ------")
     for r in rows:
-        lines.append(f"{r.name:<{w}}  {f'{r.correct:,}/{r.n:,}':>{cw}}  {r.percent:6.2f} %  "
-                     f"{'PASS' if r.within(tol) else 'FAIL'}")
+        lines.append(
+            f"{r.name:<{w}}  {f'{r.correct:,}/{r.n:,}':>{cw}}  {r.percent:6.2f} %  "
+            f"{'PASS' if r.within(tol) else 'FAIL'}"
+        )
     return "\n".join(lines)

@@ -14,9 +14,9 @@ serve the rank it needs.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable, Iterator, Mapping, Sequence
 
 Number = int | Fraction
 
@@ -37,6 +37,7 @@ def require(condition: bool, why: str) -> None:
 # ---------------------------------------------------------------------------------------
 # Number formatting shared by stories, steps and endings
 # ---------------------------------------------------------------------------------------
+
 
 def fmt_num(x: Number, *, money: bool = False, commas: bool = False) -> str:
     """Exact decimal rendering of an int or terminating Fraction ("12", "12.5", "$1,250")."""
@@ -67,7 +68,7 @@ def fmt_num(x: Number, *, money: bool = False, commas: bool = False) -> str:
         if den != 1:
             raise GenerationError(f"{num}/{denominator} has no terminating decimal form")
         places = max(twos, fives)
-        frac = (rest * 10 ** places) // denominator
+        frac = (rest * 10**places) // denominator
         text += "." + str(frac).rjust(places, "0").rstrip("0")
         if money and len(text.split(".")[1]) == 1:
             text += "0"
@@ -97,6 +98,7 @@ def as_int(x: Number, why: str = "result must be a whole number") -> int:
 # Solution steps: each call performs one binary operation exactly and records its line.
 # ---------------------------------------------------------------------------------------
 
+
 class Steps:
     """Accumulates ``<what>: <a> <op> <b> = <c>`` lines while computing the values.
 
@@ -114,7 +116,7 @@ class Steps:
     __slots__ = ("_rows",)
 
     def __init__(self) -> None:
-        self._rows: list = []   # a written line (str) or the values of one to write (tuple)
+        self._rows: list = []  # a written line (str) or the values of one to write (tuple)
 
     @property
     def lines(self) -> list[str]:
@@ -291,7 +293,7 @@ class Problem:
     answer: int
     unit: str
     ending: str
-    steps: Sequence[str]   # a tuple, or Steps.solution() (written when first read)
+    steps: Sequence[str]  # a tuple, or Steps.solution() (written when first read)
     mistakes: Mapping[str, int]
     kind: str = "count"
     params: Mapping[str, object] = field(default_factory=dict)
@@ -327,8 +329,13 @@ def register(name: str, *, topic: str, depth: int, summary: str = ""):
     def deco(fn: Callable[[random.Random], Problem]) -> Callable[[random.Random], Problem]:
         if name in FAMILIES:
             raise ValueError(f"family {name!r} registered twice")
-        FAMILIES[name] = Family(name=name, topic=topic, depth=depth, generate=fn,
-                                summary=summary or (fn.__doc__ or "").strip().splitlines()[0])
+        FAMILIES[name] = Family(
+            name=name,
+            topic=topic,
+            depth=depth,
+            generate=fn,
+            summary=summary or (fn.__doc__ or "").strip().splitlines()[0],
+        )
         return fn
 
     return deco
@@ -340,8 +347,12 @@ def register(name: str, *, topic: str, depth: int, summary: str = ""):
 
 #: Roundness classes, roundest last. Counts and money use the value; clock times use the
 #: minute-of-hour, so 9:00 is as round as 300 and 9:45 as round as 45.
-ROUNDNESS_NAMES = ("not a multiple of 5", "multiple of 5, not of 10",
-                   "multiple of 10, not of 100", "multiple of 100 / on the hour")
+ROUNDNESS_NAMES = (
+    "not a multiple of 5",
+    "multiple of 5, not of 10",
+    "multiple of 10, not of 100",
+    "multiple of 100 / on the hour",
+)
 
 
 def roundness_class(value: int, kind: str = "count") -> int:
@@ -397,10 +408,16 @@ def usable_mistakes(problem: Problem, *, roundness: bool = True) -> dict[str, in
     out: dict[str, int] = {}
     seen: set[int] = set()
     for name, value in problem.mistakes.items():
-        if (isinstance(value, int) and not isinstance(value, bool) and value > 0
-                and value != answer and abs(value - answer) != 1 and value not in seen
-                and (not roundness or roundness_class(value, kind) == answer_class)
-                and (not clock or (value < 1440 and (value < 720) == answer_am))):
+        if (
+            isinstance(value, int)
+            and not isinstance(value, bool)
+            and value > 0
+            and value != answer
+            and abs(value - answer) != 1
+            and value not in seen
+            and (not roundness or roundness_class(value, kind) == answer_class)
+            and (not clock or (value < 1440 and (value < 720) == answer_am))
+        ):
             out[name] = value
             seen.add(value)
     return out

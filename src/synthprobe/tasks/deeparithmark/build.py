@@ -64,19 +64,33 @@ import random
 import time
 from array import array
 from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Mapping, Sequence
 
 from synthprobe.io.write import atomic_open
 from synthprobe.seeding import ItemStreams, derive_seed
 from synthprobe.tasks.deeparithmark.answer_shape import acceptance, load_table
-from synthprobe.tasks.deeparithmark.base import (FAMILIES, Family, GenerationError, Problem,
-                                                 feasible_ranks, usable_mistakes)
+from synthprobe.tasks.deeparithmark.base import (
+    FAMILIES,
+    Family,
+    GenerationError,
+    Problem,
+    feasible_ranks,
+    usable_mistakes,
+)
 from synthprobe.tasks.deeparithmark.checks import ITEM_RULES, item_faults
-from synthprobe.tasks.deeparithmark.composition import (MAX_BUILD_SIZE, N_OPTIONS, RELEASE_SEED,
-                                                        RELEASE_SIZE, TEMPLATE_BY_NAME, TEMPLATES, Template,
-                                                        balance_plan, composition)
+from synthprobe.tasks.deeparithmark.composition import (
+    MAX_BUILD_SIZE,
+    N_OPTIONS,
+    RELEASE_SEED,
+    RELEASE_SIZE,
+    TEMPLATE_BY_NAME,
+    TEMPLATES,
+    Template,
+    balance_plan,
+    composition,
+)
 from synthprobe.tasks.deeparithmark.item import DecoySet, decoy_sets, make_item
 from synthprobe.tasks.numformat import PLAIN, check_number_format, format_numbers
 
@@ -111,12 +125,19 @@ def load_families(templates: Sequence[Template] = TEMPLATES) -> dict[str, Family
     for t in templates:
         fam = FAMILIES.get(t.name)
         if fam is None:
-            problems.append(f"template {t.name!r} has no registered family "
-                            + ("(expected module families/{t.name}.py)" if templates is TEMPLATES
-                               else "(load its module with --family)"))
+            problems.append(
+                f"template {t.name!r} has no registered family "
+                + (
+                    "(expected module families/{t.name}.py)"
+                    if templates is TEMPLATES
+                    else "(load its module with --family)"
+                )
+            )
         elif (fam.topic, fam.depth) != (t.topic, t.depth):
-            problems.append(f"family {t.name!r} is registered with topic {fam.topic!r}, depth "
-                            f"{fam.depth}; the release table says {t.topic!r}, depth {t.depth}")
+            problems.append(
+                f"family {t.name!r} is registered with topic {fam.topic!r}, depth "
+                f"{fam.depth}; the release table says {t.topic!r}, depth {t.depth}"
+            )
     if problems:
         raise BuildError("; ".join(problems))
     return {t.name: FAMILIES[t.name] for t in templates}
@@ -136,10 +157,10 @@ class Layout:
     n: int
     seed: int
     names: list[str]
-    starts: list[int]          # canonical index of each template's first item
-    cell: array                # canonical index -> slot * 4 + rank
-    order: array               # file position -> canonical index
-    templates: Sequence[Template] = TEMPLATES   # the table the items are drawn from
+    starts: list[int]  # canonical index of each template's first item
+    cell: array  # canonical index -> slot * 4 + rank
+    order: array  # file position -> canonical index
+    templates: Sequence[Template] = TEMPLATES  # the table the items are drawn from
 
     def locate(self, c: int) -> tuple[str, int]:
         t = bisect.bisect_right(self.starts, c) - 1
@@ -157,16 +178,16 @@ def layout(seed: int, n: int, templates: Sequence[Template] = TEMPLATES) -> Layo
             pos += comp[t.name]
     cell = array("b")
     for d, grid in plan.grid.items():
-        tier = array("b", (s * N_OPTIONS + r for s in range(N_OPTIONS) for r in range(N_OPTIONS)
-                           for _ in range(grid[s][r])))
+        tier = array(
+            "b", (s * N_OPTIONS + r for s in range(N_OPTIONS) for r in range(N_OPTIONS) for _ in range(grid[s][r]))
+        )
         random.Random(derive_seed("deeparithmark/plan", seed, d)).shuffle(tier)
         cell.extend(tier)
     if len(cell) != n:  # the plan and the composition disagree on a tier size
         raise BuildError(f"balance plan covers {len(cell)} items, composition {n}")
     order = array("I", range(n))
     random.Random(derive_seed("deeparithmark/order", seed)).shuffle(order)
-    return Layout(n=n, seed=seed, names=names, starts=starts, cell=cell, order=order,
-                  templates=templates)
+    return Layout(n=n, seed=seed, names=names, starts=starts, cell=cell, order=order, templates=templates)
 
 
 @dataclass
@@ -175,19 +196,29 @@ class BuildStats:
 
     n: int = 0
     attempts: Counter = field(default_factory=Counter)
-    discarded: Counter = field(default_factory=Counter)   # reason -> draws
+    discarded: Counter = field(default_factory=Counter)  # reason -> draws
     slots: Counter = field(default_factory=Counter)
     ranks: Counter = field(default_factory=Counter)
-    grid: Counter = field(default_factory=Counter)        # (slot, rank, depth) -> items
+    grid: Counter = field(default_factory=Counter)  # (slot, rank, depth) -> items
     templates: Counter = field(default_factory=Counter)
     off_length: Counter = field(default_factory=Counter)  # template -> items with unequal lengths
-    redrawn: int = 0     # parallel build: items re-drawn in the parent for a repeated context
+    redrawn: int = 0  # parallel build: items re-drawn in the parent for a repeated context
     worker_cpu_s: float = 0.0  # parallel build: CPU seconds the worker processes spent on items
 
 
-def _first_draw(fam: Family, template: str, seed: int, k: int, rank: int, seen: set[int],
-                shapes: Mapping[str, Mapping[str, float]], start: int, why: Counter, *,
-                roundness: bool = True) -> tuple[Problem, random.Random, int, list[DecoySet], int, int]:
+def _first_draw(
+    fam: Family,
+    template: str,
+    seed: int,
+    k: int,
+    rank: int,
+    seen: set[int],
+    shapes: Mapping[str, Mapping[str, float]],
+    start: int,
+    why: Counter,
+    *,
+    roundness: bool = True,
+) -> tuple[Problem, random.Random, int, list[DecoySet], int, int]:
     """The attempt loop of :func:`draw` from attempt ``start``: ``(problem, rng, key, sets,
     attempt, off)``; the reasons for discarded draws are counted into ``why``. ``roundness``:
     see :func:`iter_items`."""
@@ -216,14 +247,26 @@ def _first_draw(fam: Family, template: str, seed: int, k: int, rank: int, seen: 
             continue
         return problem, rng, key, sets, attempt, off
     reasons = ", ".join(f"{v} × {k_}" for k_, v in why.most_common())
-    raise BuildError(f"template {template!r}, item {k}: no usable draw in {MAX_ATTEMPTS} attempts "
-                     f"({reasons}); the template's parameter space may be exhausted at this size")
+    raise BuildError(
+        f"template {template!r}, item {k}: no usable draw in {MAX_ATTEMPTS} attempts "
+        f"({reasons}); the template's parameter space may be exhausted at this size"
+    )
 
 
-def draw(fam: Family, template: str, seed: int, k: int, rank: int, seen: set[int],
-         stats: BuildStats, shapes: Mapping[str, Mapping[str, float]], *, start: int = 0,
-         why: Counter | None = None, roundness: bool = True
-         ) -> tuple[Problem, random.Random, int, list[DecoySet]]:
+def draw(
+    fam: Family,
+    template: str,
+    seed: int,
+    k: int,
+    rank: int,
+    seen: set[int],
+    stats: BuildStats,
+    shapes: Mapping[str, Mapping[str, float]],
+    *,
+    start: int = 0,
+    why: Counter | None = None,
+    roundness: bool = True,
+) -> tuple[Problem, random.Random, int, list[DecoySet]]:
     """Item ``k`` of ``template`` with its answer at ``rank``: the first draw that survives
     every rule (step 4 of the module docstring), its RNG (for the decoy choice), its context
     key and its decoy sets. ``shapes`` is the answer-shape table (:mod:`.answer_shape`).
@@ -232,8 +275,9 @@ def draw(fam: Family, template: str, seed: int, k: int, rank: int, seen: set[int
     earlier ones (the parallel build's re-draw after a repeated context). ``roundness``: see
     :func:`iter_items`."""
     why = why if why is not None else Counter()
-    problem, rng, key, sets, attempt, off = _first_draw(fam, template, seed, k, rank, seen,
-                                                        shapes, start, why, roundness=roundness)
+    problem, rng, key, sets, attempt, off = _first_draw(
+        fam, template, seed, k, rank, seen, shapes, start, why, roundness=roundness
+    )
     stats.attempts[template] += attempt + 1
     stats.discarded.update(why)
     if off:
@@ -241,8 +285,7 @@ def draw(fam: Family, template: str, seed: int, k: int, rank: int, seen: set[int
     return problem, rng, key, sets
 
 
-def format_item(item: dict, number_format: str,
-                by_name: Mapping[str, Template] = TEMPLATE_BY_NAME) -> dict:
+def format_item(item: dict, number_format: str, by_name: Mapping[str, Template] = TEMPLATE_BY_NAME) -> dict:
     """``item`` with its prompt and endings written in ``number_format`` (see
     :mod:`synthprobe.tasks.numformat`): the same item, id and order, only the rendering differs.
     ``metadata`` stays canonical (plain digits, so values and steps check the same way in every
@@ -265,13 +308,23 @@ def _start(seed: int, n: int, stats: BuildStats | None, templates: Sequence[Temp
     and order), the answer-shape table and the stats to fill."""
     if not 1 <= n <= MAX_BUILD_SIZE:
         raise ValueError(f"n must be 1..{MAX_BUILD_SIZE:,}, got {n}")
-    return (load_families(templates), layout(seed, n, templates), load_table(),
-            (stats if stats is not None else BuildStats()))
+    return (
+        load_families(templates),
+        layout(seed, n, templates),
+        load_table(),
+        (stats if stats is not None else BuildStats()),
+    )
 
 
-def iter_items(seed: int = RELEASE_SEED, n: int = RELEASE_SIZE, *,
-               stats: BuildStats | None = None, number_format: str = PLAIN,
-               templates: Sequence[Template] = TEMPLATES, roundness: bool = True) -> Iterator[dict]:
+def iter_items(
+    seed: int = RELEASE_SEED,
+    n: int = RELEASE_SIZE,
+    *,
+    stats: BuildStats | None = None,
+    number_format: str = PLAIN,
+    templates: Sequence[Template] = TEMPLATES,
+    roundness: bool = True,
+) -> Iterator[dict]:
     """Yield the ``n`` items of the file for ``seed`` in file order, each checked, with their
     numbers written in ``number_format`` (:func:`format_item`). ``templates``: the table the
     items are drawn from (default the release's; :func:`.composition.user_table` for others).
@@ -289,8 +342,9 @@ def iter_items(seed: int = RELEASE_SEED, n: int = RELEASE_SIZE, *,
     for ind, c in enumerate(lay.order):
         template, k = lay.locate(c)
         slot, rank = divmod(lay.cell[c], N_OPTIONS)
-        item, key = _item(families, shapes, seed, ind, template, k, slot, rank, seen, stats, by_name,
-                          roundness=roundness)
+        item, key = _item(
+            families, shapes, seed, ind, template, k, slot, rank, seen, stats, by_name, roundness=roundness
+        )
         _count(stats, seen, key, template, slot, rank, by_name)
         yield format_item(item, number_format, by_name)
     _check_counts(stats, n, templates)
@@ -300,14 +354,27 @@ def _by_name(templates: Sequence[Template]) -> Mapping[str, Template]:
     return TEMPLATE_BY_NAME if templates is TEMPLATES else {t.name: t for t in templates}
 
 
-def _item(families: Mapping[str, Family], shapes: Mapping[str, Mapping[str, float]], seed: int,
-          ind: int, template: str, k: int, slot: int, rank: int, seen: set[int],
-          stats: BuildStats, by_name: Mapping[str, Template] = TEMPLATE_BY_NAME, start: int = 0,
-          why: Counter | None = None, roundness: bool = True) -> tuple[dict, int]:
+def _item(
+    families: Mapping[str, Family],
+    shapes: Mapping[str, Mapping[str, float]],
+    seed: int,
+    ind: int,
+    template: str,
+    k: int,
+    slot: int,
+    rank: int,
+    seen: set[int],
+    stats: BuildStats,
+    by_name: Mapping[str, Template] = TEMPLATE_BY_NAME,
+    start: int = 0,
+    why: Counter | None = None,
+    roundness: bool = True,
+) -> tuple[dict, int]:
     """Item ``ind`` (``k`` of ``template``), checked, and its context key (steps 4-6);
     ``roundness``: see :func:`iter_items`."""
-    problem, rng, key, sets = draw(families[template], template, seed, k, rank, seen, stats,
-                                   shapes, start=start, why=why, roundness=roundness)
+    problem, rng, key, sets = draw(
+        families[template], template, seed, k, rank, seen, stats, shapes, start=start, why=why, roundness=roundness
+    )
     fault = _fault(problem, template, k, by_name)
     if fault is None:
         item = make_item(problem, sets, template=template, ind=ind, slot=slot, rank=rank, rng=rng)
@@ -317,17 +384,25 @@ def _item(families: Mapping[str, Family], shapes: Mapping[str, Mapping[str, floa
     return item, key
 
 
-def _fault(problem: Problem, template: str, k: int,
-           by_name: Mapping[str, Template] = TEMPLATE_BY_NAME) -> str | None:
+def _fault(problem: Problem, template: str, k: int, by_name: Mapping[str, Template] = TEMPLATE_BY_NAME) -> str | None:
     row = by_name[template]
     if (problem.family, problem.topic, problem.depth) != (template, row.topic, row.depth):
-        return (f"template {template!r}, item {k}: the family returned a problem for "
-                f"{problem.family!r}, topic {problem.topic!r}, depth {problem.depth}")
+        return (
+            f"template {template!r}, item {k}: the family returned a problem for "
+            f"{problem.family!r}, topic {problem.topic!r}, depth {problem.depth}"
+        )
     return None
 
 
-def _item_fault(item: dict, ind: int, template: str, k: int,
-                by_name: Mapping[str, Template] = TEMPLATE_BY_NAME, *, roundness: bool = True) -> str | None:
+def _item_fault(
+    item: dict,
+    ind: int,
+    template: str,
+    k: int,
+    by_name: Mapping[str, Template] = TEMPLATE_BY_NAME,
+    *,
+    roundness: bool = True,
+) -> str | None:
     # the release's call stays the plain one (a control build alone passes roundness=False)
     if not roundness:
         faults = item_faults(item, ind, by_name, roundness=False)
@@ -335,13 +410,19 @@ def _item_fault(item: dict, ind: int, template: str, k: int,
         faults = item_faults(item, ind) if by_name is TEMPLATE_BY_NAME else item_faults(item, ind, by_name)
     if faults:
         rule, msg = faults[0]
-        return (f"item {ind} (template {template!r}, #{k}) breaks the rule "
-                f"'{ITEM_RULES[rule]}': {msg}")
+        return f"item {ind} (template {template!r}, #{k}) breaks the rule '{ITEM_RULES[rule]}': {msg}"
     return None
 
 
-def _count(stats: BuildStats, seen: set[int], key: int, template: str, slot: int,
-           rank: int, by_name: Mapping[str, Template] = TEMPLATE_BY_NAME) -> None:
+def _count(
+    stats: BuildStats,
+    seen: set[int],
+    key: int,
+    template: str,
+    slot: int,
+    rank: int,
+    by_name: Mapping[str, Template] = TEMPLATE_BY_NAME,
+) -> None:
     seen.add(key)
     stats.n += 1
     stats.slots[slot] += 1
@@ -378,6 +459,7 @@ def default_workers(n: int) -> int:
     CPU from :data:`PARALLEL_MIN_ITEMS` items, else 1 (this process)."""
     return available_cpus() if n >= PARALLEL_MIN_ITEMS else 1
 
+
 _WORKER: dict = {}
 
 
@@ -403,8 +485,7 @@ def _worker_init(templates: Sequence[Template], sources: Sequence) -> None:
     _WORKER["shapes"] = load_table()
 
 
-def _worker_chunk(seed: int, jobs: list[tuple[int, str, int, int, int]]
-                  ) -> tuple[list[tuple], float]:
+def _worker_chunk(seed: int, jobs: list[tuple[int, str, int, int, int]]) -> tuple[list[tuple], float]:
     """For each ``(ind, template, k, slot, rank)``: ``(line, key, attempt, why, off, failed)``
     as the serial build would make it if no earlier item had the same context; ``key`` is
     None when the draw itself failed, ``failed`` is True when the item broke a rule (the
@@ -417,24 +498,30 @@ def _worker_chunk(seed: int, jobs: list[tuple[int, str, int, int, int]]
         why: Counter = Counter()
         try:
             problem, rng, key, sets, attempt, off = _first_draw(
-                families[template], template, seed, k, rank, frozenset(), shapes, 0, why)
+                families[template], template, seed, k, rank, frozenset(), shapes, 0, why
+            )
         except BuildError:
             out.append((None, None, 0, None, 0, True))
             continue
         fault = _fault(problem, template, k, by_name)
         line = None
         if fault is None:
-            item = make_item(problem, sets, template=template, ind=ind, slot=slot, rank=rank,
-                             rng=rng)
+            item = make_item(problem, sets, template=template, ind=ind, slot=slot, rank=rank, rng=rng)
             fault = _item_fault(item, ind, template, k, by_name)
             line = dumps_item(item) + "\n"
         out.append((line, key, attempt, dict(why), off, fault is not None))
     return out, time.process_time() - cpu0
 
 
-def iter_lines_parallel(seed: int, n: int, workers: int, *, stats: BuildStats | None = None,
-                        templates: Sequence[Template] = TEMPLATES, sources: Sequence = ()
-                        ) -> Iterator[str]:
+def iter_lines_parallel(
+    seed: int,
+    n: int,
+    workers: int,
+    *,
+    stats: BuildStats | None = None,
+    templates: Sequence[Template] = TEMPLATES,
+    sources: Sequence = (),
+) -> Iterator[str]:
     """The JSONL lines of :func:`iter_items` (with their newline), drawn by ``workers``
     processes; the same bytes, the same checks and the same errors. ``sources``: where the
     workers load the families from outside the package (:func:`.plugins.load_sources`)."""
@@ -454,12 +541,10 @@ def iter_lines_parallel(seed: int, n: int, workers: int, *, stats: BuildStats | 
                 jobs.append((ind, template, k, slot, rank))
             yield jobs
 
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init,
-                               initargs=(templates, tuple(sources)))
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init, initargs=(templates, tuple(sources)))
     try:
         todo = chunks()
-        window = [(jobs, pool.submit(_worker_chunk, seed, jobs))
-                  for jobs in itertools.islice(todo, 4 * workers)]
+        window = [(jobs, pool.submit(_worker_chunk, seed, jobs)) for jobs in itertools.islice(todo, 4 * workers)]
         while window:
             jobs, fut = window.pop(0)
             results, cpu = fut.result()
@@ -473,9 +558,21 @@ def iter_lines_parallel(seed: int, n: int, workers: int, *, stats: BuildStats | 
                     stats.redrawn += key is not None and key in seen
                     # As the serial loop: a draw that failed or broke a rule raises there, a
                     # repeated context goes on from this attempt (counted as a discard).
-                    item, key = _item(families, shapes, seed, ind, template, k, slot, rank, seen,
-                                      stats, by_name, start=attempt if key is not None else 0,
-                                      why=Counter(why) if key is not None else None)
+                    item, key = _item(
+                        families,
+                        shapes,
+                        seed,
+                        ind,
+                        template,
+                        k,
+                        slot,
+                        rank,
+                        seen,
+                        stats,
+                        by_name,
+                        start=attempt if key is not None else 0,
+                        why=Counter(why) if key is not None else None,
+                    )
                     line = dumps_item(item) + "\n"
                 else:
                     stats.attempts[template] += attempt + 1
@@ -499,8 +596,10 @@ def _check_counts(stats: BuildStats, n: int, templates: Sequence[Template] = TEM
         for s in range(N_OPTIONS):
             for r in range(N_OPTIONS):
                 if stats.grid[s, r, d] != plan.grid[d][s][r]:
-                    raise BuildError(f"cell slot {s} × rank {r} × depth {d} holds "
-                                     f"{stats.grid[s, r, d]} items; the plan says {plan.grid[d][s][r]}")
+                    raise BuildError(
+                        f"cell slot {s} × rank {r} × depth {d} holds "
+                        f"{stats.grid[s, r, d]} items; the plan says {plan.grid[d][s][r]}"
+                    )
 
 
 @dataclass
@@ -512,7 +611,7 @@ class BuildResult:
     seconds: float
     stats: BuildStats
     workers: int = 1
-    cpu_s: float = 0.0   # CPU seconds of this process plus those of its workers
+    cpu_s: float = 0.0  # CPU seconds of this process plus those of its workers
 
     @property
     def items_per_s(self) -> float:
@@ -527,14 +626,29 @@ class BuildResult:
 def _progress(iterable, total: int, progress: bool | None, desc: str):
     from tqdm import tqdm
 
-    return tqdm(iterable, total=total, desc=desc, unit=" items", disable=None if progress is None
-                else not progress, dynamic_ncols=True, mininterval=0.5)
+    return tqdm(
+        iterable,
+        total=total,
+        desc=desc,
+        unit=" items",
+        disable=None if progress is None else not progress,
+        dynamic_ncols=True,
+        mininterval=0.5,
+    )
 
 
-def build(out: str | Path, *, seed: int = RELEASE_SEED, n: int = RELEASE_SIZE,
-          progress: bool | None = None, workers: int | None = None, number_format: str = PLAIN,
-          templates: Sequence[Template] = TEMPLATES, sources: Sequence = (),
-          table: dict | None = None) -> BuildResult:
+def build(
+    out: str | Path,
+    *,
+    seed: int = RELEASE_SEED,
+    n: int = RELEASE_SIZE,
+    progress: bool | None = None,
+    workers: int | None = None,
+    number_format: str = PLAIN,
+    templates: Sequence[Template] = TEMPLATES,
+    sources: Sequence = (),
+    table: dict | None = None,
+) -> BuildResult:
     """Write the ``n``-item file for ``seed`` to ``out`` atomically; return its SHA-256.
 
     ``progress``: ``True``/``False`` force the tqdm bar on/off; ``None`` shows it on a terminal.
@@ -557,16 +671,15 @@ def build(out: str | Path, *, seed: int = RELEASE_SEED, n: int = RELEASE_SIZE,
     cpu0 = time.process_time()
     with atomic_open(out, "wb") as fh:
         if workers == 1:
-            lines = (dumps_item(item) + "\n"
-                     for item in iter_items(seed, n, stats=stats, number_format=number_format,
-                                            templates=templates))
+            lines = (
+                dumps_item(item) + "\n"
+                for item in iter_items(seed, n, stats=stats, number_format=number_format, templates=templates)
+            )
         else:
-            lines = iter_lines_parallel(seed, n, workers, stats=stats, templates=templates,
-                                        sources=sources)
+            lines = iter_lines_parallel(seed, n, workers, stats=stats, templates=templates, sources=sources)
             if number_format != PLAIN:
                 by_name = _by_name(templates)
-                lines = (dumps_item(format_item(json.loads(line), number_format, by_name)) + "\n"
-                         for line in lines)
+                lines = (dumps_item(format_item(json.loads(line), number_format, by_name)) + "\n" for line in lines)
         for text in _progress(lines, n, progress, "deeparithmark build"):
             line = text.encode("utf-8")
             digest.update(line)
@@ -576,12 +689,18 @@ def build(out: str | Path, *, seed: int = RELEASE_SEED, n: int = RELEASE_SIZE,
             from synthprobe.tasks.deeparithmark.plugins import table_path
 
             atomic_write_json(table_path(out), {**table, "data": out.name, "sha256": digest.hexdigest()})
-    return BuildResult(path=out, n=n, seed=seed, sha256=digest.hexdigest(),
-                       seconds=time.perf_counter() - t0, stats=stats, workers=workers,
-                       cpu_s=time.process_time() - cpu0 + stats.worker_cpu_s)
+    return BuildResult(
+        path=out,
+        n=n,
+        seed=seed,
+        sha256=digest.hexdigest(),
+        seconds=time.perf_counter() - t0,
+        stats=stats,
+        workers=workers,
+        cpu_s=time.process_time() - cpu0 + stats.worker_cpu_s,
+    )
 
 
 def render_bytes(seed: int = RELEASE_SEED, n: int = RELEASE_SIZE, number_format: str = PLAIN) -> bytes:
     """The whole file in memory (for comparisons and tests; use :func:`build` for large N)."""
-    return "".join(dumps_item(item) + "\n"
-                   for item in iter_items(seed, n, number_format=number_format)).encode("utf-8")
+    return "".join(dumps_item(item) + "\n" for item in iter_items(seed, n, number_format=number_format)).encode("utf-8")

@@ -10,11 +10,11 @@ prompt-length mean, shortcut audit) live in :mod:`.selftest`.
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from synthprobe.tasks.deeparithmark.base import DIFFICULTY, render_value, roundness_class
-from synthprobe.tasks.deeparithmark.composition import (DEPTHS, N_OPTIONS, RELEASE_NAME,
-                                                        TEMPLATE_BY_NAME, Template)
+from synthprobe.tasks.deeparithmark.composition import DEPTHS, N_OPTIONS, RELEASE_NAME, TEMPLATE_BY_NAME, Template
 from synthprobe.tasks.deeparithmark.steps import StepError, check_chain
 from synthprobe.tasks.numformat import NUMBER_FORMATS, PLAIN, format_numbers, join_groups
 
@@ -22,11 +22,19 @@ from synthprobe.tasks.numformat import NUMBER_FORMATS, PLAIN, format_numbers, jo
 MAX_CTX_WORDS = 45
 
 #: Top-level keys, in the order the release writes them.
-ITEM_KEYS = ("ind", "activity_label", "ctx", "endings", "label", "source_id", "split",
-             "split_type", "metadata")
+ITEM_KEYS = ("ind", "activity_label", "ctx", "endings", "label", "source_id", "split", "split_type", "metadata")
 #: ``metadata`` keys, in order.
-METADATA_KEYS = ("answer", "unit", "topic", "depth", "option_values", "option_sources",
-                 "answer_rank", "solution_steps", "template")
+METADATA_KEYS = (
+    "answer",
+    "unit",
+    "topic",
+    "depth",
+    "option_values",
+    "option_sources",
+    "answer_rank",
+    "solution_steps",
+    "template",
+)
 #: The optional last ``metadata`` key of an item rendered in another number format than
 #: plain digits (``synthprobe build deeparithmark --number-format``); never written for plain.
 NUMBER_FORMAT_KEY = "number_format"
@@ -99,11 +107,14 @@ def _schema_faults(obj: dict, index: int | None, by_name: Mapping[str, Template]
         if not isinstance(obj[key], str) or not obj[key]:
             out.append(f"field {key!r}: expected a non-empty string, got {obj[key]!r}")
     endings = obj["endings"]
-    if (not isinstance(endings, list) or len(endings) != N_OPTIONS
-            or not all(isinstance(e, str) and e.startswith(" ") and len(e) > 1 for e in endings)):
+    if (
+        not isinstance(endings, list)
+        or len(endings) != N_OPTIONS
+        or not all(isinstance(e, str) and e.startswith(" ") and len(e) > 1 for e in endings)
+    ):
         out.append(f"field 'endings': expected {N_OPTIONS} strings with a leading space, got {endings!r}")
     if obj["label"] not in [str(i) for i in range(N_OPTIONS)]:
-        out.append(f"field 'label': expected one of \"0\"..\"{N_OPTIONS - 1}\" (a string), got {obj['label']!r}")
+        out.append(f'field \'label\': expected one of "0".."{N_OPTIONS - 1}" (a string), got {obj["label"]!r}')
     if obj["split"] != "test":
         out.append(f"field 'split': expected \"test\", got {obj['split']!r}")
     if obj["split_type"] != "synthetic":
@@ -113,13 +124,17 @@ def _schema_faults(obj: dict, index: int | None, by_name: Mapping[str, Template]
         out.append(f"field 'metadata': expected an object, got {type(md).__name__}")
         return out
     if tuple(md) not in (METADATA_KEYS, METADATA_KEYS + (NUMBER_FORMAT_KEY,)):
-        out.append(f"field 'metadata': keys {list(md)}; expected {list(METADATA_KEYS)} in that order"
-                   f" (and optionally {NUMBER_FORMAT_KEY!r} last)")
+        out.append(
+            f"field 'metadata': keys {list(md)}; expected {list(METADATA_KEYS)} in that order"
+            f" (and optionally {NUMBER_FORMAT_KEY!r} last)"
+        )
         return out
     if NUMBER_FORMAT_KEY in md and (md[NUMBER_FORMAT_KEY] == PLAIN or md[NUMBER_FORMAT_KEY] not in NUMBER_FORMATS):
-        out.append(f"field 'metadata.{NUMBER_FORMAT_KEY}': expected one of "
-                   f"{[f for f in NUMBER_FORMATS if f != PLAIN]} (plain items carry no such key), "
-                   f"got {md[NUMBER_FORMAT_KEY]!r}")
+        out.append(
+            f"field 'metadata.{NUMBER_FORMAT_KEY}': expected one of "
+            f"{[f for f in NUMBER_FORMATS if f != PLAIN]} (plain items carry no such key), "
+            f"got {md[NUMBER_FORMAT_KEY]!r}"
+        )
         return out
     for key in ("answer", "topic", "template"):
         if not isinstance(md[key], str) or not md[key]:
@@ -132,8 +147,7 @@ def _schema_faults(obj: dict, index: int | None, by_name: Mapping[str, Template]
     if not isinstance(vals, list) or len(vals) != N_OPTIONS or not all(_is_int(v) for v in vals):
         out.append(f"field 'metadata.option_values': expected {N_OPTIONS} integers, got {vals!r}")
     srcs = md["option_sources"]
-    if (not isinstance(srcs, list) or len(srcs) != N_OPTIONS
-            or not all(isinstance(s, str) and s for s in srcs)):
+    if not isinstance(srcs, list) or len(srcs) != N_OPTIONS or not all(isinstance(s, str) and s for s in srcs):
         out.append(f"field 'metadata.option_sources': expected {N_OPTIONS} non-empty strings, got {srcs!r}")
     if not _is_int(md["answer_rank"]) or not 0 <= md["answer_rank"] < N_OPTIONS:
         out.append(f"field 'metadata.answer_rank': expected an int 0..{N_OPTIONS - 1}, got {md['answer_rank']!r}")
@@ -141,16 +155,20 @@ def _schema_faults(obj: dict, index: int | None, by_name: Mapping[str, Template]
     if not isinstance(steps, list) or not steps or not all(isinstance(s, str) and s for s in steps):
         out.append(f"field 'metadata.solution_steps': expected a non-empty list of strings, got {steps!r}")
     if isinstance(md["template"], str) and md["template"] not in by_name:
-        out.append(f"field 'metadata.template': {md['template']!r} is not a Deep Arithmark template"
-                   + (" (a file built from other families carries its table beside it, in "
-                      "<file>.families.json)" if by_name is TEMPLATE_BY_NAME else
-                      " of this file's families table"))
+        out.append(
+            f"field 'metadata.template': {md['template']!r} is not a Deep Arithmark template"
+            + (
+                " (a file built from other families carries its table beside it, in <file>.families.json)"
+                if by_name is TEMPLATE_BY_NAME
+                else " of this file's families table"
+            )
+        )
     return out
 
 
-def item_faults(obj: dict, index: int | None = None,
-                by_name: Mapping[str, Template] = TEMPLATE_BY_NAME, *,
-                roundness: bool = True) -> list[tuple[str, str]]:
+def item_faults(
+    obj: dict, index: int | None = None, by_name: Mapping[str, Template] = TEMPLATE_BY_NAME, *, roundness: bool = True
+) -> list[tuple[str, str]]:
     """Every rule ``obj`` breaks, as ``(rule key, explanation)`` pairs (empty when clean).
 
     ``index`` is the item's 0-based position in its file (checked against ``ind``). When the
@@ -179,8 +197,9 @@ def item_faults(obj: dict, index: int | None = None,
     if depth != row.depth:
         faults.append(("labels", f"depth {depth}; template {template} is depth {row.depth}"))
     if obj["activity_label"] != activity_label(md["topic"], depth):
-        faults.append(("labels", f"activity_label {obj['activity_label']!r}; expected "
-                                 f"{activity_label(md['topic'], depth)!r}"))
+        faults.append(
+            ("labels", f"activity_label {obj['activity_label']!r}; expected {activity_label(md['topic'], depth)!r}")
+        )
     if obj["source_id"] != source_id(template, depth, ind):
         faults.append(("labels", f"source_id {obj['source_id']!r}; expected {source_id(template, depth, ind)!r}"))
 
@@ -198,11 +217,15 @@ def item_faults(obj: dict, index: int | None = None,
         if pos < 0:
             faults.append(("unit", f"ending 0 {first!r} does not contain its value {shown[0]!r}"))
         else:
-            prefix, suffix = first[:pos], first[pos + len(shown[0]):]
+            prefix, suffix = first[:pos], first[pos + len(shown[0]) :]
             for i, (e, r) in enumerate(zip(endings, shown)):
                 if e != prefix + r + suffix:
-                    faults.append(("unit", f"ending {i} {e!r} is not {prefix + r + suffix!r} "
-                                           f"(same text as ending 0 with value {r})"))
+                    faults.append(
+                        (
+                            "unit",
+                            f"ending {i} {e!r} is not {prefix + r + suffix!r} (same text as ending 0 with value {r})",
+                        )
+                    )
                     break
         if md["unit"] and not all(md["unit"] in e for e in endings):
             faults.append(("unit", f"unit {md['unit']!r} missing from an ending: {endings!r}"))

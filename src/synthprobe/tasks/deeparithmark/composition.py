@@ -30,9 +30,9 @@ Balance plan
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
 
 #: Number of options per item (the ArithMark 3.0 contract allows ≥ 2; Deep Arithmark uses 4).
 N_OPTIONS = 4
@@ -166,8 +166,7 @@ def user_table(rows: Iterable[Template]) -> tuple[Template, ...]:
             raise ValueError(f"family {t.name!r} is listed twice")
         seen.add(t.name)
         if t.depth not in DEPTHS:
-            raise ValueError(f"family {t.name!r} has depth {t.depth}; a family's depth must be one of "
-                             f"{list(DEPTHS)}")
+            raise ValueError(f"family {t.name!r} has depth {t.depth}; a family's depth must be one of {list(DEPTHS)}")
         if not isinstance(t.count, int) or t.count < 1:
             raise ValueError(f"family {t.name!r} has weight {t.count!r}; expected a whole number >= 1")
     if not rows:
@@ -178,6 +177,7 @@ def user_table(rows: Iterable[Template]) -> tuple[Template, ...]:
 # ---------------------------------------------------------------------------------------
 # Balance plan: how many items each (slot, rank, depth) cell holds
 # ---------------------------------------------------------------------------------------
+
 
 def _spread(spare: int, order: Iterable[int]) -> list[int]:
     """``spare`` units over 4 positions as evenly as possible, leftovers in ``order``."""
@@ -227,13 +227,11 @@ class BalancePlan:
 
     @property
     def slots(self) -> list[int]:
-        return [sum(g[s][r] for g in self.grid.values() for r in range(N_OPTIONS))
-                for s in range(N_OPTIONS)]
+        return [sum(g[s][r] for g in self.grid.values() for r in range(N_OPTIONS)) for s in range(N_OPTIONS)]
 
     @property
     def ranks(self) -> list[int]:
-        return [sum(g[s][r] for g in self.grid.values() for s in range(N_OPTIONS))
-                for r in range(N_OPTIONS)]
+        return [sum(g[s][r] for g in self.grid.values() for s in range(N_OPTIONS)) for r in range(N_OPTIONS)]
 
     @property
     def depths(self) -> dict[int, int]:

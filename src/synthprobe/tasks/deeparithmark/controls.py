@@ -49,11 +49,15 @@ from synthprobe.tasks.deeparithmark.composition import MAX_BUILD_SIZE
 
 #: name -> the flaw, in one sentence (shown by ``--help``, ``synthprobe validate`` and its report)
 CONTROLS: dict[str, str] = {
-    "roundness-off": ("the roundness balance switched off: decoys from every usable mistake whatever its "
-                      "roundness class (the card's early build); slot, rank and lengths still balanced"),
-    "odd-one-out": ("the right ending ends in ';' where the three decoys end in '.', or the other way round "
-                    "(half the items of each template each way): every per-option statistic balanced, "
-                    "found by comparing the four endings"),
+    "roundness-off": (
+        "the roundness balance switched off: decoys from every usable mistake whatever its "
+        "roundness class (the card's early build); slot, rank and lengths still balanced"
+    ),
+    "odd-one-out": (
+        "the right ending ends in ';' where the three decoys end in '.', or the other way round "
+        "(half the items of each template each way): every per-option statistic balanced, "
+        "found by comparing the four endings"
+    ),
 }
 
 #: the two final marks of ``odd-one-out``: the release's, and the one that sets an ending apart

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import random
-from typing import Mapping
+from collections.abc import Mapping
 
 from synthprobe.tasks.deeparithmark.base import Problem, render_value, usable_mistakes
 from synthprobe.tasks.deeparithmark.checks import CORRECT, activity_label, source_id
@@ -19,8 +19,7 @@ from synthprobe.tasks.deeparithmark.composition import N_OPTIONS
 DecoySet = tuple[tuple[str, int], ...]
 
 
-def decoy_sets(problem: Problem, rank: int, usable: Mapping[str, int] | None = None
-               ) -> tuple[int, list[DecoySet]]:
+def decoy_sets(problem: Problem, rank: int, usable: Mapping[str, int] | None = None) -> tuple[int, list[DecoySet]]:
     """The decoy triples that put the answer at ``rank``, keeping only those with the fewest
     endings whose length differs from the answer's; returns ``(that number, the sets)``.
 
@@ -32,7 +31,7 @@ def decoy_sets(problem: Problem, rank: int, usable: Mapping[str, int] | None = N
         usable = usable_mistakes(problem)
     answer, render = problem.answer, problem.render
     width = len(render(answer))
-    below, above = [], []      # (name, value) on each side of the answer, in the family's order
+    below, above = [], []  # (name, value) on each side of the answer, in the family's order
     below_off, above_off = [], []  # 1 where that ending's length differs from the answer's
     for name, v in usable.items():
         if v != answer:
@@ -59,8 +58,9 @@ def decoy_sets(problem: Problem, rank: int, usable: Mapping[str, int] | None = N
     return best, out
 
 
-def make_item(problem: Problem, decoys: list[DecoySet], *, template: str, ind: int, slot: int,
-              rank: int, rng: random.Random) -> dict:
+def make_item(
+    problem: Problem, decoys: list[DecoySet], *, template: str, ind: int, slot: int, rank: int, rng: random.Random
+) -> dict:
     """Pick one of the decoy sets, place the answer at ``slot`` and return the item."""
     chosen = list(rng.choice(decoys))
     rng.shuffle(chosen)

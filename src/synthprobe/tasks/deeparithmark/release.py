@@ -36,15 +36,20 @@ def cached_release() -> Path:
     data = render_bytes(RELEASE_SEED, RELEASE_SIZE)
     digest = hashlib.sha256(data).hexdigest()
     if digest != RELEASE_SHA256:  # a generator change would silently alter the benchmark
-        raise InputError(f"the release rendered by this synthprobe has SHA-256 {digest}, not the pinned "
-                         f"{RELEASE_SHA256}; this installation cannot reproduce Deep Arithmark-1",
-                         path=path)
+        raise InputError(
+            f"the release rendered by this synthprobe has SHA-256 {digest}, not the pinned "
+            f"{RELEASE_SHA256}; this installation cannot reproduce Deep Arithmark-1",
+            path=path,
+        )
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_bytes(path, data)
     except OSError as exc:
-        raise InputError(f"cannot write the release into the cache ({exc.strerror}); set SYNTHPROBE_CACHE to a "
-                         "writable folder, or pass --data PATH", path=path) from None
+        raise InputError(
+            f"cannot write the release into the cache ({exc.strerror}); set SYNTHPROBE_CACHE to a "
+            "writable folder, or pass --data PATH",
+            path=path,
+        ) from None
     print(f"synthprobe: rendered the Deep Arithmark-1 release into {path} (SHA-256 checked)", file=sys.stderr)
     return path
 

@@ -33,9 +33,9 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence
 
 from synthprobe.errors import InputError
 from synthprobe.items import MCItem
@@ -49,8 +49,15 @@ from synthprobe.tasks.deeparithmark.steps import CheckedStep, StepError, check_s
 PROBE_VERSION = 2
 
 #: The operations the report groups by, in order, with the step form each comes from.
-OPERATIONS = {"+": "add", "-": "subtract", "×": "multiply", "/": "divide", "divmod": "divide with remainder",
-              "%": "percent", "clock": "clock"}
+OPERATIONS = {
+    "+": "add",
+    "-": "subtract",
+    "×": "multiply",
+    "/": "divide",
+    "divmod": "divide with remainder",
+    "%": "percent",
+    "clock": "clock",
+}
 
 CHAIN_HEAD = "Problem: {ctx} …\nWorking:\n"
 
@@ -89,8 +96,10 @@ class StepProbe:
 
     def mc_items(self) -> tuple[MCItem, MCItem]:
         endings = tuple(" " + o for o in self.options)
-        return (MCItem(id=f"{self.id}/isolation", ctx=self.isolation, endings=endings, label=self.label),
-                MCItem(id=f"{self.id}/chain", ctx=self.chain, endings=endings, label=self.label))
+        return (
+            MCItem(id=f"{self.id}/isolation", ctx=self.isolation, endings=endings, label=self.label),
+            MCItem(id=f"{self.id}/chain", ctx=self.chain, endings=endings, label=self.label),
+        )
 
 
 @dataclass(frozen=True)
@@ -128,8 +137,12 @@ def _no_borrow(a: Fraction, b: Fraction) -> int | None:
 
 
 def _col(c: Fraction) -> dict[str, Fraction]:
-    return {"carry error in the tens": c + 10, "borrow error in the tens": c - 10,
-            "carry error in the hundreds": c + 100, "borrow error in the hundreds": c - 100}
+    return {
+        "carry error in the tens": c + 10,
+        "borrow error in the tens": c - 10,
+        "carry error in the hundreds": c + 100,
+        "borrow error in the hundreds": c - 100,
+    }
 
 
 def step_mistakes(s: CheckedStep) -> dict[str, Fraction]:
@@ -137,45 +150,75 @@ def step_mistakes(s: CheckedStep) -> dict[str, Fraction]:
     c = s.result
     if s.op == "+":
         a, b = s.operands
-        m = {"subtracted instead of adding": abs(a - b), "multiplied instead of adding": a * b,
-             "counted the first number twice": c + a, "counted the second number twice": c + b}
+        m = {
+            "subtracted instead of adding": abs(a - b),
+            "multiplied instead of adding": a * b,
+            "counted the first number twice": c + a,
+            "counted the second number twice": c + b,
+        }
         if (k := _carry_error(a, b)) is not None:
             m["dropped a carry"] = Fraction(k)
         return {**m, **_col(c)}
     if s.op == "-":
         a, b = s.operands
-        m = {"added instead of subtracting": a + b, "subtracted the second number twice": c - b,
-             "kept the first number": a}
+        m = {
+            "added instead of subtracting": a + b,
+            "subtracted the second number twice": c - b,
+            "kept the first number": a,
+        }
         if (k := _no_borrow(a, b)) is not None:
             m["forgot to borrow"] = Fraction(k)
         return {**m, **_col(c)}
     if s.op == "×":
         a, b = s.operands
-        m = {"added instead of multiplying": a + b, "one group too many": c + a, "one group too few": c - a,
-             "one group too many (of the other factor)": c + b, "one group too few (of the other factor)": c - b,
-             "dropped a zero": c / 10, "added a zero": c * 10}
+        m = {
+            "added instead of multiplying": a + b,
+            "one group too many": c + a,
+            "one group too few": c - a,
+            "one group too many (of the other factor)": c + b,
+            "one group too few (of the other factor)": c - b,
+            "dropped a zero": c / 10,
+            "added a zero": c * 10,
+        }
         return {**m, **_col(c)}
     if s.op == "/":
         a, b = s.operands
-        m = {"multiplied instead of dividing": a * b, "subtracted instead of dividing": a - b,
-             "divided by one more": a / (b + 1), "dropped a zero": c / 10, "added a zero": c * 10,
-             "divided by twice the divisor": c / 2, "divided by half the divisor": c * 2}
+        m = {
+            "multiplied instead of dividing": a * b,
+            "subtracted instead of dividing": a - b,
+            "divided by one more": a / (b + 1),
+            "dropped a zero": c / 10,
+            "added a zero": c * 10,
+            "divided by twice the divisor": c / 2,
+            "divided by half the divisor": c * 2,
+        }
         if b > 1:
             m["divided by one less"] = a / (b - 1)
         return {**m, **_col(c)}
     if s.op == "%":
         p, a = s.operands
-        return {"took the rest instead of the share": a - c, "added the share to the base": a + c,
-                "moved the decimal point right": c * 10, "moved the decimal point left": c / 10,
-                "one percent too many": (p + 1) * a / 100, "one percent too few": (p - 1) * a / 100,
-                "percent of the wrong base (of the share)": c * p / 100,
-                "percent of the wrong base (ten more)": p * (a + 10) / 100, **_col(c)}
+        return {
+            "took the rest instead of the share": a - c,
+            "added the share to the base": a + c,
+            "moved the decimal point right": c * 10,
+            "moved the decimal point left": c / 10,
+            "one percent too many": (p + 1) * a / 100,
+            "one percent too few": (p - 1) * a / 100,
+            "percent of the wrong base (of the share)": c * p / 100,
+            "percent of the wrong base (ten more)": p * (a + 10) / 100,
+            **_col(c),
+        }
     if s.op == "clock":
         t, mins = s.operands
         u = c % 1440
-        m = {"no carry into the hour": u - 60, "carried an extra hour": u + 60,
-             "ten minutes short": u - 10, "ten minutes over": u + 10,
-             "half an hour short": u - 30, "half an hour over": u + 30}
+        m = {
+            "no carry into the hour": u - 60,
+            "carried an extra hour": u + 60,
+            "ten minutes short": u - 10,
+            "ten minutes over": u + 10,
+            "half an hour short": u - 30,
+            "half an hour over": u + 30,
+        }
         n = int(mins)
         if n >= 100 and n % 100 < 60:
             m["read the minutes as hours and minutes"] = t + (n // 100) * 60 + n % 100
@@ -186,10 +229,16 @@ def step_mistakes(s: CheckedStep) -> dict[str, Fraction]:
 def _divmod_pairs(s: CheckedStep) -> dict[str, tuple[int, int]]:
     a, b = (int(x) for x in s.operands)
     q, r = int(s.result), int(s.remainder or 0)
-    m = {"one group too many": (q + 1, r), "one group too few": (q - 1, r),
-         "quotient off by ten (over)": (q + 10, r), "quotient off by ten (under)": (q - 10, r),
-         "divided by one more": divmod(a, b + 1), "dropped the remainder": (q, 0),
-         "remainder not reduced": (q - 1, r + b), "swapped quotient and remainder": (r, q)}
+    m = {
+        "one group too many": (q + 1, r),
+        "one group too few": (q - 1, r),
+        "quotient off by ten (over)": (q + 10, r),
+        "quotient off by ten (under)": (q - 10, r),
+        "divided by one more": divmod(a, b + 1),
+        "dropped the remainder": (q, 0),
+        "remainder not reduced": (q - 1, r + b),
+        "swapped quotient and remainder": (r, q),
+    }
     if b > 2:
         m["divided by one less"] = divmod(a, b - 1)
     return m
@@ -198,9 +247,9 @@ def _divmod_pairs(s: CheckedStep) -> dict[str, tuple[int, int]]:
 def _code(q: int, r: int, width: int) -> int | None:
     """A whole-unit division's result as one number, quotient digits then remainder digits, as
     the options read (so the audit's largest/smallest compare them as a reader would)."""
-    if q < 0 or not 0 <= r < 10 ** width:
+    if q < 0 or not 0 <= r < 10**width:
         return None
-    return q * 10 ** width + r
+    return q * 10**width + r
 
 
 # -- one step → options ------------------------------------------------------------------------
@@ -233,8 +282,7 @@ def _plan(s: CheckedStep) -> _Plan | str:
         pairs = {name: (q, r) for name, (q, r) in _divmod_pairs(s).items() if q >= 0 and r >= 0}
         coded = {name: _code(q, r, width) for name, (q, r) in pairs.items()}
         mistakes = {name: v for name, v in coded.items() if v is not None}
-        render = {v: f"{q} (remainder {r})" for name, (q, r) in pairs.items()
-                  if (v := coded[name]) is not None}
+        render = {v: f"{q} (remainder {r})" for name, (q, r) in pairs.items() if (v := coded[name]) is not None}
         render[answer] = s.rhs
         kind = "count"
     elif s.op == "clock":
@@ -250,23 +298,38 @@ def _plan(s: CheckedStep) -> _Plan | str:
         mistakes = {name: w for name, v in step_mistakes(s).items() if (w := _whole(v)) is not None}
         render = {v: fmt_num(v, money=money) for v in [answer, *mistakes.values()] if v > 0}
         kind = "count"
-    problem = Problem(family="steps", topic=s.op, depth=1, ctx="", answer=answer, unit="", ending="{}",
-                      steps=(), mistakes=mistakes, kind=kind)
+    problem = Problem(
+        family="steps",
+        topic=s.op,
+        depth=1,
+        ctx="",
+        answer=answer,
+        unit="",
+        ending="{}",
+        steps=(),
+        mistakes=mistakes,
+        kind=kind,
+    )
     return _Plan(problem, render)
 
 
 def _steps_of(item: MCItem, path) -> list[CheckedStep]:
     steps = item.metadata.get("solution_steps")
     if not isinstance(steps, list) or not steps or not all(isinstance(x, str) for x in steps):
-        raise InputError("expected a non-empty list of solution steps", path=path, line=item.line or None,
-                         field="metadata.solution_steps")
+        raise InputError(
+            "expected a non-empty list of solution steps",
+            path=path,
+            line=item.line or None,
+            field="metadata.solution_steps",
+        )
     out = []
     for i, line in enumerate(steps):
         try:
             out.append(check_step(line))
         except StepError as exc:
-            raise InputError(str(exc), path=path, line=item.line or None,
-                             field=f"metadata.solution_steps[{i}]") from None
+            raise InputError(
+                str(exc), path=path, line=item.line or None, field=f"metadata.solution_steps[{i}]"
+            ) from None
     return out
 
 
@@ -286,7 +349,7 @@ def _trigrams(text: str) -> list[str]:
     """Character trigrams of an option as the prompts' endings give it (leading space,
     lowercased), as the audit's classifier reads them."""
     t = (" " + text).lower()
-    return [t[i:i + 3] for i in range(len(t) - 2)]
+    return [t[i : i + 3] for i in range(len(t) - 2)]
 
 
 #: Text- and value-level shortcuts that the decoy choice keeps at chance, each as its pick
@@ -356,8 +419,9 @@ class _Balance:
             (self.right if i == slot else self.wrong).update(_trigrams(t))
 
 
-def _options(plan: _Plan, op: str, rank: int, slot: int, rng, balance: _Balance
-             ) -> tuple[list[tuple[str, int]], list[int]]:
+def _options(
+    plan: _Plan, op: str, rank: int, slot: int, rng, balance: _Balance
+) -> tuple[list[tuple[str, int]], list[int]]:
     """The answer at ``slot`` and three named mistakes (below it: ``rank`` of them) in the
     arrangement of least :meth:`_Balance.cost`; ties are broken by ``rng``."""
     answer = plan.problem.answer
@@ -409,19 +473,35 @@ def build_probes(items: Sequence[MCItem], *, path=None, seed: int = 0) -> tuple[
             options, hits = _options(plan, s.op, rank, slot, rng, balance)
             texts = tuple(plan.render[v] for _, v in options)
             balance.add(s.op, rank, texts, slot, hits)
-            head = CHAIN_HEAD.format(ctx=item.ctx) + "".join(f"{ln}\n" for ln in lines[:k - 1])
-            probes.append(StepProbe(
-                id=f"{item.id}#{k}", item=item.id, depth=depth, template=template, step=k, n_steps=len(steps),
-                op=s.op, digits=_digits(s), isolation=f"{s.lhs} =", chain=f"{head}{s.what}: {s.lhs} =",
-                options=texts, values=tuple(v for _, v in options), sources=tuple(n for n, _ in options),
-                label=slot, kind=plan.problem.kind))
+            head = CHAIN_HEAD.format(ctx=item.ctx) + "".join(f"{ln}\n" for ln in lines[: k - 1])
+            probes.append(
+                StepProbe(
+                    id=f"{item.id}#{k}",
+                    item=item.id,
+                    depth=depth,
+                    template=template,
+                    step=k,
+                    n_steps=len(steps),
+                    op=s.op,
+                    digits=_digits(s),
+                    isolation=f"{s.lhs} =",
+                    chain=f"{head}{s.what}: {s.lhs} =",
+                    options=texts,
+                    values=tuple(v for _, v in options),
+                    sources=tuple(n for n, _ in options),
+                    label=slot,
+                    kind=plan.problem.kind,
+                )
+            )
     return probes, skipped
 
 
 def audit_items(probes: Sequence[StepProbe]):
     """The probes as the release audit's items (endings as the prompts get them)."""
-    return [AuditItem(endings=tuple(" " + o for o in p.options), values=p.values, label=p.label, kind=p.kind,
-                      template=p.op) for p in probes]
+    return [
+        AuditItem(endings=tuple(" " + o for o in p.options), values=p.values, label=p.label, kind=p.kind, template=p.op)
+        for p in probes
+    ]
 
 
 def audit_probes(probes: Sequence[StepProbe], *, classifier: bool = True):
@@ -429,5 +509,15 @@ def audit_probes(probes: Sequence[StepProbe], *, classifier: bool = True):
     return audit(audit_items(probes), classifier=classifier)
 
 
-__all__ = ["OPERATIONS", "PROBE_VERSION", "SHORTCUTS", "Skipped", "StepProbe", "audit_items", "audit_probes",
-           "build_probes", "divisors", "step_mistakes"]
+__all__ = [
+    "OPERATIONS",
+    "PROBE_VERSION",
+    "SHORTCUTS",
+    "Skipped",
+    "StepProbe",
+    "audit_items",
+    "audit_probes",
+    "build_probes",
+    "divisors",
+    "step_mistakes",
+]

@@ -100,8 +100,7 @@ def check_step(line: str) -> CheckedStep:
             else:
                 ok = (a + b if op == "+" else a - b if op == "-" else a * b) == c
             if ok:
-                return CheckedStep(what, (_whole(a), _whole(b)), _whole(c), "×" if op == "*" else op,
-                                   *_sides(body))
+                return CheckedStep(what, (_whole(a), _whole(b)), _whole(c), "×" if op == "*" else op, *_sides(body))
         a, b, c = (parse_number(m[k]) for k in "abc")
         if op == "+":
             v = a + b
@@ -142,15 +141,16 @@ def check_step(line: str) -> CheckedStep:
     raise StepError(f"step {line!r}: calculation does not match any step form")
 
 
-def check_chain(lines: list[str] | tuple[str, ...], answer: Fraction | int | None = None,
-                *, clock: bool = False) -> list[CheckedStep]:
+def check_chain(
+    lines: list[str] | tuple[str, ...], answer: Fraction | int | None = None, *, clock: bool = False
+) -> list[CheckedStep]:
     """Check every step, that each non-final result is used by a later step, and that the
     last result is ``answer`` (minutes after midnight for clock items)."""
     steps = [check_step(line) for line in lines]
     if not steps:
         raise StepError("no solution steps")
     for i, s in enumerate(steps[:-1]):
-        if not any(s.result in later.operands for later in steps[i + 1:]):
+        if not any(s.result in later.operands for later in steps[i + 1 :]):
             raise StepError(f"step {i + 1} ({lines[i]!r}) is never used by a later step")
     if answer is not None and steps[-1].result != Fraction(answer):
         raise StepError(f"last step gives {steps[-1].result}, answer is {answer}")

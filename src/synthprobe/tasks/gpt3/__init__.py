@@ -15,8 +15,16 @@ Scoring is :mod:`synthprobe.scoring.gpt3.score` (``synthprobe score gpt3``).
 import importlib
 
 from synthprobe.items import GenItem, MCItem
-from synthprobe.tasks.gpt3.registry import (TASKS, BuildConfig, Task, build_items, get_task, resolve_tasks,
-                                            serialize, task_names)
+from synthprobe.tasks.gpt3.registry import (
+    TASKS,
+    BuildConfig,
+    Task,
+    build_items,
+    get_task,
+    resolve_tasks,
+    serialize,
+    task_names,
+)
 
 #: The modules that register tasks, in the paper's order; importing the package imports them.
 #: A new task family is one module here that calls :func:`~synthprobe.tasks.gpt3.registry.register`.
@@ -25,5 +33,16 @@ TASK_MODULES = ("arithmetic", "words", "sat")
 for _name in TASK_MODULES:
     importlib.import_module(f"{__name__}.{_name}")
 
-__all__ = ["TASKS", "TASK_MODULES", "BuildConfig", "GenItem", "MCItem", "Task", "build_items", "get_task",
-           "resolve_tasks", "serialize", "task_names"]
+__all__ = [
+    "TASKS",
+    "TASK_MODULES",
+    "BuildConfig",
+    "GenItem",
+    "MCItem",
+    "Task",
+    "build_items",
+    "get_task",
+    "resolve_tasks",
+    "serialize",
+    "task_names",
+]

@@ -21,8 +21,8 @@ with the same completion.
 
 from __future__ import annotations
 
-from synthprobe.seeding import item_rng
 from synthprobe.items import GenItem
+from synthprobe.seeding import item_rng
 from synthprobe.tasks.gpt3.registry import BuildConfig, Task, register
 from synthprobe.tasks.numformat import format_int
 
@@ -65,16 +65,20 @@ def _unique_draws(task: str, seed: int, n: int, draw):
 
 
 def build_two_operand(name: str, digits: int, op: str, config: BuildConfig) -> list[GenItem]:
-    hi = 10 ** digits
+    hi = 10**digits
 
     def draw(rng):
         return rng.randrange(hi), rng.randrange(hi)
 
     pairs = _unique_draws(name, config.seed, config.size, draw)
     nf = config.number_format
-    return [GenItem(question_text(f"{format_int(a, nf)} {_WORDS[op]} {format_int(b, nf)}", config.format),
-                    f" {format_int(_apply(a, op, b), nf)}")
-            for a, b in pairs]
+    return [
+        GenItem(
+            question_text(f"{format_int(a, nf)} {_WORDS[op]} {format_int(b, nf)}", config.format),
+            f" {format_int(_apply(a, op, b), nf)}",
+        )
+        for a, b in pairs
+    ]
 
 
 def build_1dc(name: str, config: BuildConfig) -> list[GenItem]:
@@ -87,8 +91,11 @@ def build_1dc(name: str, config: BuildConfig) -> list[GenItem]:
     for a, o1, b, o2, c in _unique_draws(name, config.seed, config.size, draw):
         value = _apply(_apply(a, o1, b), o2, c)
         # one-digit operands; |value| <= 729, so every number format writes the same text
-        items.append(GenItem(question_text(f"({a} {o1} {b}) {o2} {c}", config.format),
-                             f" {format_int(value, config.number_format)}"))
+        items.append(
+            GenItem(
+                question_text(f"({a} {o1} {b}) {o2} {c}", config.format), f" {format_int(value, config.number_format)}"
+            )
+        )
     return items
 
 
@@ -100,28 +107,51 @@ def _register_all() -> None:
         for op in ("+", "-"):
             name = f"arithmetic_{digits}d{suffix[op]}"
             code = f"{digits}D{symbol[op]}"
-            register(Task(
-                name=name, code=code, family="arithmetic",
-                summary=f"{digits}-digit {released[op]}: 'What is a {_WORDS[op]} b?', a, b uniform in [0, {10 ** digits:,})",
-                default_n=2000, k_few=50, max_n=10 ** (2 * digits),
-                max_new_tokens=digits + 4,
-                aliases=(f"{digits}D{op}", f"{_DIGIT_NAMES[digits]}_digit_{released[op]}"),
-                build=lambda cfg, _n=name, _d=digits, _o=op: build_two_operand(_n, _d, _o, cfg),
-            ))
-    register(Task(
-        name="arithmetic_2dm", code="2Dx", family="arithmetic",
-        summary="2-digit multiplication: 'What is a times b?', a, b uniform in [0, 100)",
-        default_n=2000, k_few=50, max_n=10 ** 4, max_new_tokens=8,
-        aliases=("2D*", "two_digit_multiplication"),
-        build=lambda cfg: build_two_operand("arithmetic_2dm", 2, "x", cfg),
-    ))
-    register(Task(
-        name="arithmetic_1dc", code="1DC", family="arithmetic",
-        summary="1-digit composite: 'What is (a o1 b) o2 c?', digits 1-9, o1, o2 uniform over + - *",
-        default_n=2000, k_few=50, max_n=9 ** 3 * 3 ** 2, max_new_tokens=8,
-        aliases=("single_digit_three_ops",),
-        build=lambda cfg: build_1dc("arithmetic_1dc", cfg),
-    ))
+            register(
+                Task(
+                    name=name,
+                    code=code,
+                    family="arithmetic",
+                    summary=(
+                        f"{digits}-digit {released[op]}: 'What is a {_WORDS[op]} b?', "
+                        f"a, b uniform in [0, {10**digits:,})"
+                    ),
+                    default_n=2000,
+                    k_few=50,
+                    max_n=10 ** (2 * digits),
+                    max_new_tokens=digits + 4,
+                    aliases=(f"{digits}D{op}", f"{_DIGIT_NAMES[digits]}_digit_{released[op]}"),
+                    build=lambda cfg, _n=name, _d=digits, _o=op: build_two_operand(_n, _d, _o, cfg),
+                )
+            )
+    register(
+        Task(
+            name="arithmetic_2dm",
+            code="2Dx",
+            family="arithmetic",
+            summary="2-digit multiplication: 'What is a times b?', a, b uniform in [0, 100)",
+            default_n=2000,
+            k_few=50,
+            max_n=10**4,
+            max_new_tokens=8,
+            aliases=("2D*", "two_digit_multiplication"),
+            build=lambda cfg: build_two_operand("arithmetic_2dm", 2, "x", cfg),
+        )
+    )
+    register(
+        Task(
+            name="arithmetic_1dc",
+            code="1DC",
+            family="arithmetic",
+            summary="1-digit composite: 'What is (a o1 b) o2 c?', digits 1-9, o1, o2 uniform over + - *",
+            default_n=2000,
+            k_few=50,
+            max_n=9**3 * 3**2,
+            max_new_tokens=8,
+            aliases=("single_digit_three_ops",),
+            build=lambda cfg: build_1dc("arithmetic_1dc", cfg),
+        )
+    )
 
 
 _register_all()

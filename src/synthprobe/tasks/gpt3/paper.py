@@ -142,8 +142,7 @@ def land_position(accuracy: float, row: tuple[PaperCell, ...]) -> int:
 TOO_FEW = "n too small"
 
 
-def where_it_lands(accuracy: float, row: tuple[PaperCell, ...],
-                   ci: tuple[float, float] | None = None) -> str:
+def where_it_lands(accuracy: float, row: tuple[PaperCell, ...], ci: tuple[float, float] | None = None) -> str:
     """Place ``accuracy`` among the GPT-3 sizes of one Table H.1 row.
 
     ``"≥ 1.3B"``: at least as good as GPT-3 at every size from 125M up to 1.3B (and below

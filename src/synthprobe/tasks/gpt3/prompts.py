@@ -29,12 +29,12 @@ from the test item) until prompt plus ``reserve`` tokens (room for the answer) f
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 from synthprobe.errors import InputError
-from synthprobe.seeding import derive_seed
 from synthprobe.items import GenItem, MCItem
+from synthprobe.seeding import derive_seed
 from synthprobe.tasks.gpt3.registry import FORMATS, Task
 
 #: The shot settings and their K (``few`` is the task's own default K).
@@ -52,14 +52,14 @@ class PromptConfig:
     #: Room kept after the prompt: the new tokens of a generation, the longest choice for SAT.
     reserve: int = 0
 
-    def validate(self) -> "PromptConfig":
+    def validate(self) -> PromptConfig:
         if isinstance(self.shots, bool) or not isinstance(self.shots, int) or self.shots < 0:
             raise InputError(f"expected an integer >= 0, got {self.shots!r}", field="shots")
         if self.format not in FORMATS:
             raise InputError(f"expected one of {', '.join(FORMATS)}, got {self.format!r}", field="format")
-        if self.max_context is not None and (isinstance(self.max_context, bool)
-                                             or not isinstance(self.max_context, int)
-                                             or self.max_context < 8):
+        if self.max_context is not None and (
+            isinstance(self.max_context, bool) or not isinstance(self.max_context, int) or self.max_context < 8
+        ):
             raise InputError(f"expected an integer >= 8, got {self.max_context!r}", field="max_context")
         if isinstance(self.reserve, bool) or not isinstance(self.reserve, int) or self.reserve < 0:
             raise InputError(f"expected an integer >= 0, got {self.reserve!r}", field="reserve")
@@ -70,13 +70,13 @@ class PromptConfig:
 class Prompt:
     """The prompt for one test item."""
 
-    index: int                      # test item's index in the pool
+    index: int  # test item's index in the pool
     text: str
-    n_shots: int                    # demonstrations actually used
-    requested: int                  # demonstrations asked for
-    drawn: int                      # demonstrations drawn: requested, or pool size - 1 if smaller
-    demos: tuple[int, ...]          # pool indices of the demonstrations used, in prompt order
-    n_tokens: int | None = None     # prompt length in tokens, when a tokenizer was given
+    n_shots: int  # demonstrations actually used
+    requested: int  # demonstrations asked for
+    drawn: int  # demonstrations drawn: requested, or pool size - 1 if smaller
+    demos: tuple[int, ...]  # pool indices of the demonstrations used, in prompt order
+    n_tokens: int | None = None  # prompt length in tokens, when a tokenizer was given
 
     @property
     def reduced(self) -> bool:
@@ -95,8 +95,9 @@ def parse_shots(value: str | int, task: Task) -> int:
         if text in SHOT_NAMES:
             return SHOT_NAMES[text]
         if not (text.isascii() and text.isdigit() and len(text) <= 9):  # int() would take "٣" and "1_0"
-            raise InputError(f"expected zero, one, few or an integer >= 0 in ASCII digits, got {value!r}",
-                             field="--shots")
+            raise InputError(
+                f"expected zero, one, few or an integer >= 0 in ASCII digits, got {value!r}", field="--shots"
+            )
         k = int(text)
     if k < 0:
         raise InputError(f"expected an integer >= 0, got {k}", field="--shots")
@@ -133,8 +134,13 @@ def _assemble(head: str, demo_pieces: list[str], test_piece: str) -> str:
     return text
 
 
-def build_prompt(task: Task, pool: Sequence[GenItem | MCItem], index: int, config: PromptConfig,
-                 count_tokens: Callable[[str], int] | None = None) -> Prompt:
+def build_prompt(
+    task: Task,
+    pool: Sequence[GenItem | MCItem],
+    index: int,
+    config: PromptConfig,
+    count_tokens: Callable[[str], int] | None = None,
+) -> Prompt:
     """The prompt for ``pool[index]`` with ``config.shots`` demonstrations from ``pool``.
 
     With ``count_tokens`` and ``config.max_context``, demonstrations are dropped from the far
@@ -143,8 +149,8 @@ def build_prompt(task: Task, pool: Sequence[GenItem | MCItem], index: int, confi
     demos = draw_demos(task.name, config.seed, index, len(pool), config.shots)
     head, pieces, test_piece = demo_pieces(task, pool, demos, pool[index], config.format)
 
-    def text_for(m: int) -> str:        # keep the m demonstrations nearest the test item
-        return _assemble(head, pieces[len(pieces) - m:] if m else [], test_piece)
+    def text_for(m: int) -> str:  # keep the m demonstrations nearest the test item
+        return _assemble(head, pieces[len(pieces) - m :] if m else [], test_piece)
 
     if count_tokens is None or config.max_context is None:
         return Prompt(index, text_for(len(pieces)), len(pieces), config.shots, len(demos), tuple(demos))
@@ -160,10 +166,12 @@ def build_prompt(task: Task, pool: Sequence[GenItem | MCItem], index: int, confi
     if not ok:
         ok0, n0 = fits(0)
         if not ok0:
-            raise InputError(f"item {index} of {task.name} needs {n0} prompt tokens plus "
-                             f"{config.reserve} reserved, more than max context {config.max_context}",
-                             field="--max-context")
-        lo, hi, n_tokens = 0, len(pieces), n0     # fits(lo) holds, fits(hi) does not
+            raise InputError(
+                f"item {index} of {task.name} needs {n0} prompt tokens plus "
+                f"{config.reserve} reserved, more than max context {config.max_context}",
+                field="--max-context",
+            )
+        lo, hi, n_tokens = 0, len(pieces), n0  # fits(lo) holds, fits(hi) does not
         while hi - lo > 1:
             mid = (lo + hi) // 2
             ok_mid, n_mid = fits(mid)
@@ -172,23 +180,27 @@ def build_prompt(task: Task, pool: Sequence[GenItem | MCItem], index: int, confi
             else:
                 hi = mid
         m = lo
-    used = tuple(demos[len(demos) - m:]) if m else ()
+    used = tuple(demos[len(demos) - m :]) if m else ()
     return Prompt(index, text_for(m), m, config.shots, len(demos), used, n_tokens)
 
 
-def prompt_text(task: Task, pool: Sequence[GenItem | MCItem], index: int, config: PromptConfig,
-                n_shots: int) -> str:
+def prompt_text(task: Task, pool: Sequence[GenItem | MCItem], index: int, config: PromptConfig, n_shots: int) -> str:
     """The text :func:`build_prompt` gave ``pool[index]`` when it kept ``n_shots`` of its
     demonstrations (the nearest to the test item), as a results file records per item; no
     tokenizer needed (the report rebuilds prompts with it)."""
     demos = draw_demos(task.name, config.seed, index, len(pool), config.shots)
     head, pieces, test_piece = demo_pieces(task, pool, demos, pool[index], config.format)
     kept = min(max(n_shots, 0), len(pieces))
-    return _assemble(head, pieces[len(pieces) - kept:] if kept else [], test_piece)
+    return _assemble(head, pieces[len(pieces) - kept :] if kept else [], test_piece)
 
 
-def build_prompts(task: Task, pool: Sequence, indices: Sequence[int], config: PromptConfig,
-                  count_tokens: Callable[[str], int] | None = None) -> list[Prompt]:
+def build_prompts(
+    task: Task,
+    pool: Sequence,
+    indices: Sequence[int],
+    config: PromptConfig,
+    count_tokens: Callable[[str], int] | None = None,
+) -> list[Prompt]:
     """:func:`build_prompt` for each index in ``indices``."""
     config.validate()
     return [build_prompt(task, pool, i, config, count_tokens) for i in indices]

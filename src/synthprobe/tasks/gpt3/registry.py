@@ -18,8 +18,8 @@ multiple-choice record (``ctx``, ``endings``, ``label``) for SAT analogies.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from synthprobe.errors import InputError
 from synthprobe.items import GenItem, MCItem
@@ -47,7 +47,7 @@ class BuildConfig:
     #: (OpenAI's files), ``comma`` or ``space``; only the arithmetic tasks take another than plain.
     number_format: str = "plain"
 
-    def validate(self) -> "Task":
+    def validate(self) -> Task:
         """Check every field; return the resolved :class:`Task`. Raises :class:`InputError`."""
         task = get_task(self.task)
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
@@ -56,20 +56,19 @@ class BuildConfig:
             if isinstance(self.n, bool) or not isinstance(self.n, int) or self.n < 1:
                 raise InputError(f"expected an integer >= 1, got {self.n!r}", field="n")
             if task.max_n is not None and self.n > task.max_n:
-                raise InputError(f"{task.name} has at most {task.max_n:,} distinct items, "
-                                 f"got n={self.n:,}", field="n")
+                raise InputError(f"{task.name} has at most {task.max_n:,} distinct items, got n={self.n:,}", field="n")
         if self.format not in FORMATS:
-            raise InputError(f"expected one of {', '.join(FORMATS)}, got {self.format!r}",
-                             field="format")
+            raise InputError(f"expected one of {', '.join(FORMATS)}, got {self.format!r}", field="format")
         from synthprobe.tasks.numformat import PLAIN, check_number_format
 
         check_number_format(self.number_format, field="number_format")
         if self.number_format != PLAIN and task.family != "arithmetic":
-            raise InputError(f"only the arithmetic tasks write numbers; {task.name} takes no "
-                             f"{self.number_format!r} number format", field="number_format")
+            raise InputError(
+                f"only the arithmetic tasks write numbers; {task.name} takes no {self.number_format!r} number format",
+                field="number_format",
+            )
         if self.sat_file is not None and task.family != "sat":
-            raise InputError(f"only the SAT task reads a source file, not {task.name}",
-                             field="sat_file")
+            raise InputError(f"only the SAT task reads a source file, not {task.name}", field="sat_file")
         return task
 
     @property
@@ -84,15 +83,15 @@ class Task:
 
     name: str
     code: str
-    family: str                      # "arithmetic" | "words" | "sat"
+    family: str  # "arithmetic" | "words" | "sat"
     summary: str
-    default_n: int | None            # None: as many as the source file holds
-    k_few: int                       # GPT-3's few-shot K
+    default_n: int | None  # None: as many as the source file holds
+    k_few: int  # GPT-3's few-shot K
     build: Callable[[BuildConfig], list]
     aliases: tuple[str, ...] = ()
     max_n: int | None = None
     max_new_tokens: int = 16
-    kind: str = "generate"           # "generate" | "choice"
+    kind: str = "generate"  # "generate" | "choice"
     extra: dict = field(default_factory=dict, compare=False)
 
 
@@ -126,8 +125,10 @@ def get_task(name: str) -> Task:
         raise InputError(f"expected a task name, got {name!r}", field="task")
     canonical = _ALIASES.get(_key(name))
     if canonical is None:
-        raise InputError(f"unknown task {name!r}; expected one of {', '.join(task_names())} "
-                         f"(or a paper code such as 2D+, CL, SAT)", field="task")
+        raise InputError(
+            f"unknown task {name!r}; expected one of {', '.join(task_names())} (or a paper code such as 2D+, CL, SAT)",
+            field="task",
+        )
     return TASKS[canonical]
 
 

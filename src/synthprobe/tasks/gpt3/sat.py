@@ -44,14 +44,16 @@ class SATQuestion:
     stem: Pair
     choices: tuple[Pair, ...]
     answer: int
-    line: int           # line of the record's source line
+    line: int  # line of the record's source line
 
     def to_item(self, index: int) -> MCItem:
         return MCItem(
             id=f"sat-{index + 1:03d}",
             ctx=f"{self.stem.first} is to {self.stem.second} as",
             endings=tuple(f" {c.first} is to {c.second}" for c in self.choices),
-            label=self.answer, source=self.source, line=self.line,
+            label=self.answer,
+            source=self.source,
+            line=self.line,
         )
 
 
@@ -75,8 +77,12 @@ def is_sample(path: str | Path | None) -> bool:
 def _pair(text: str, *, path: Path, line: int, field: str) -> Pair:
     parts = text.split()
     if len(parts) != 3 or not _POS.match(parts[2]):
-        raise InputError(f"expected two words and a part-of-speech pair such as "
-                         f"'lull trust v:n', got {text.strip()!r}", path=path, line=line, field=field)
+        raise InputError(
+            f"expected two words and a part-of-speech pair such as 'lull trust v:n', got {text.strip()!r}",
+            path=path,
+            line=line,
+            field=field,
+        )
     return Pair(parts[0], parts[1], parts[2])
 
 
@@ -84,8 +90,10 @@ def load_sat(path: str | Path | None = None) -> list[SATQuestion]:
     """Parse a SAT analogy file strictly; ``None`` reads the shipped sample."""
     path = Path(path) if path is not None else sample_path()
     if not path.exists():
-        raise InputError("file does not exist (GPT-3's SAT set, SAT-package-V3.txt, is "
-                         "available from Peter Turney on request)", path=path)
+        raise InputError(
+            "file does not exist (GPT-3's SAT set, SAT-package-V3.txt, is available from Peter Turney on request)",
+            path=path,
+        )
     if not path.is_file():
         raise InputError("not a regular file", path=path)
     raw = path.read_bytes()
@@ -110,31 +118,43 @@ def load_sat(path: str | Path | None = None) -> list[SATQuestion]:
     if current:
         records.append(current)
     if not records:
-        raise InputError("holds no analogy records; expected blank-line-separated records of "
-                         "source, stem, five choices and an answer letter", path=path)
+        raise InputError(
+            "holds no analogy records; expected blank-line-separated records of "
+            "source, stem, five choices and an answer letter",
+            path=path,
+        )
 
     questions = []
     for record in records:
         if len(record) < 8:
-            raise InputError(f"record has {len(record)} line(s); expected 8: source, stem, "
-                             f"five choices, answer letter", path=path, line=record[0][0])
+            raise InputError(
+                f"record has {len(record)} line(s); expected 8: source, stem, five choices, answer letter",
+                path=path,
+                line=record[0][0],
+            )
         (src_line, source), (stem_line, stem), *rest = record[-8:]
         choice_lines, (ans_line, answer) = rest[:5], rest[5]
         stem_pair = _pair(stem, path=path, line=stem_line, field="stem")
-        choices = tuple(_pair(text, path=path, line=ln, field=f"choice {LETTERS[k]}")
-                        for k, (ln, text) in enumerate(choice_lines))
+        choices = tuple(
+            _pair(text, path=path, line=ln, field=f"choice {LETTERS[k]}") for k, (ln, text) in enumerate(choice_lines)
+        )
         shown: dict[tuple[str, str], int] = {}
         for k, (c, (ln, _)) in enumerate(zip(choices, choice_lines)):
             if (c.first, c.second) in shown:
-                raise InputError(f"repeats choice {LETTERS[shown[c.first, c.second]]} ({c.first} is to {c.second}); "
-                                 "expected five distinct choices", path=path, line=ln, field=f"choice {LETTERS[k]}")
+                raise InputError(
+                    f"repeats choice {LETTERS[shown[c.first, c.second]]} ({c.first} is to {c.second}); "
+                    "expected five distinct choices",
+                    path=path,
+                    line=ln,
+                    field=f"choice {LETTERS[k]}",
+                )
             shown[c.first, c.second] = k
         letter = answer.strip().lower()
         if len(letter) != 1 or letter not in LETTERS:
-            raise InputError(f"expected one answer letter a-e, got {answer.strip()!r}",
-                             path=path, line=ans_line, field="answer")
-        questions.append(SATQuestion(source.strip(), stem_pair, choices, LETTERS.index(letter),
-                                     src_line))
+            raise InputError(
+                f"expected one answer letter a-e, got {answer.strip()!r}", path=path, line=ans_line, field="answer"
+            )
+        questions.append(SATQuestion(source.strip(), stem_pair, choices, LETTERS.index(letter), src_line))
     return questions
 
 
@@ -142,15 +162,25 @@ def build_sat(config: BuildConfig) -> list[MCItem]:
     questions = load_sat(config.sat_file)
     if config.n is not None:
         if config.n > len(questions):
-            raise InputError(f"the file holds {len(questions)} questions, got n={config.n}",
-                             path=config.sat_file or sample_path(), field="n")
-        questions = questions[:config.n]
+            raise InputError(
+                f"the file holds {len(questions)} questions, got n={config.n}",
+                path=config.sat_file or sample_path(),
+                field="n",
+            )
+        questions = questions[: config.n]
     return [q.to_item(i) for i, q in enumerate(questions)]
 
 
-register(Task(
-    name="sat_analogies", code="SAT", family="sat",
-    summary="SAT analogies: 'a is to b as' -> ' c is to d', five choices, per-token mean log-likelihood",
-    default_n=None, k_few=20, kind="choice", aliases=("sat",),
-    build=build_sat,
-))
+register(
+    Task(
+        name="sat_analogies",
+        code="SAT",
+        family="sat",
+        summary="SAT analogies: 'a is to b as' -> ' c is to d', five choices, per-token mean log-likelihood",
+        default_n=None,
+        k_few=20,
+        kind="choice",
+        aliases=("sat",),
+        build=build_sat,
+    )
+)

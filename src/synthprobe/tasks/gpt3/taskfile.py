@@ -41,8 +41,14 @@ _TWO = re.compile(r"(?P<a>[0-9]+) (?P<op>plus|minus|times) (?P<b>[0-9]+)")
 _THREE = re.compile(r"\((?P<a>[0-9]) (?P<o1>[-+*]) (?P<b>[0-9])\) (?P<o2>[-+*]) (?P<c>[0-9])")
 _INTEGER = re.compile(r" ?-?[0-9]+")
 _WORD_CONTEXT = re.compile(r"\n(?P<s>[^\n]+) =")
-_OPS = {"plus": lambda a, b: a + b, "minus": lambda a, b: a - b, "times": lambda a, b: a * b,
-        "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b}
+_OPS = {
+    "plus": lambda a, b: a + b,
+    "minus": lambda a, b: a - b,
+    "times": lambda a, b: a * b,
+    "+": lambda a, b: a + b,
+    "-": lambda a, b: a - b,
+    "*": lambda a, b: a * b,
+}
 _OP_OF = {"a": "plus", "s": "minus", "m": "times"}
 
 
@@ -53,7 +59,7 @@ class TaskFile:
     task: Task
     path: Path
     items: list[GenItem]
-    format: str          # the arithmetic layout read from the file ("openai" or "eleuther"), else None
+    format: str  # the arithmetic layout read from the file ("openai" or "eleuther"), else None
     sha256: str
 
 
@@ -66,18 +72,25 @@ def parse_spec(spec: str) -> tuple[Task, Path]:
             return get_task(name), Path(rest)
         except InputError:
             if not Path(spec).is_file():
-                raise InputError(f"{name!r} before '=' names no GPT-3 task; expected NAME=PATH with NAME "
-                                 "a task name, paper code or released file name (2D+, arithmetic_2da, "
-                                 "two_digit_addition, CL, mid_word_1_anagrams, ...)", field=FIELD) from None
+                raise InputError(
+                    f"{name!r} before '=' names no GPT-3 task; expected NAME=PATH with NAME "
+                    "a task name, paper code or released file name (2D+, arithmetic_2da, "
+                    "two_digit_addition, CL, mid_word_1_anagrams, ...)",
+                    field=FIELD,
+                ) from None
     path = Path(spec)
     if not spec:
         raise InputError("expected [NAME=]PATH, got an empty value", field=FIELD)
     try:
         return get_task(path.name.split(".")[0]), path
     except InputError:
-        raise InputError(f"the file name {path.name!r} names no GPT-3 task; name the file after one "
-                         "(arithmetic_2da.jsonl, two_digit_addition.jsonl, mid_word_1_anagrams.jsonl, "
-                         "...) or pass NAME=PATH", path=path, field=FIELD) from None
+        raise InputError(
+            f"the file name {path.name!r} names no GPT-3 task; name the file after one "
+            "(arithmetic_2da.jsonl, two_digit_addition.jsonl, mid_word_1_anagrams.jsonl, "
+            "...) or pass NAME=PATH",
+            path=path,
+            field=FIELD,
+        ) from None
 
 
 def _check_arithmetic(task: Task, question: str, answer: str, path: Path, line: int) -> None:
@@ -85,8 +98,9 @@ def _check_arithmetic(task: Task, question: str, answer: str, path: Path, line: 
         return InputError(f"{message}, as {task.code} ({task.name}) has", path=path, line=line, field=field)
 
     if not _INTEGER.fullmatch(answer):
-        raise InputError(f"expected ' <integer>' (ASCII digits), got {answer[:40]!r}", path=path, line=line,
-                         field="completion")
+        raise InputError(
+            f"expected ' <integer>' (ASCII digits), got {answer[:40]!r}", path=path, line=line, field="completion"
+        )
     if task.name == "arithmetic_1dc":
         m = _THREE.fullmatch(question)
         if not m:
@@ -98,19 +112,26 @@ def _check_arithmetic(task: Task, question: str, answer: str, path: Path, line: 
         digits = int(task.name.split("_")[1][0])
         if not m or m["op"] != op:
             raise bad(f"expected a question 'a {op} b', got {question[:60]!r}")
-        if max(len(m["a"]), len(m["b"])) > 6 or max(int(m["a"]), int(m["b"])) >= 10 ** digits:
-            raise bad(f"expected operands below {10 ** digits:,}, got {question[:60]!r}")
+        if max(len(m["a"]), len(m["b"])) > 6 or max(int(m["a"]), int(m["b"])) >= 10**digits:
+            raise bad(f"expected operands below {10**digits:,}, got {question[:60]!r}")
         value = _OPS[op](int(m["a"]), int(m["b"]))
     if int(answer) != value:
-        raise InputError(f"wrong answer: {question} is {value}, the completion says {answer.strip()}",
-                         path=path, line=line, field="completion")
+        raise InputError(
+            f"wrong answer: {question} is {value}, the completion says {answer.strip()}",
+            path=path,
+            line=line,
+            field="completion",
+        )
 
 
 def _word_ok(task: Task, scrambled: str, word: str) -> bool:
     code = task.code
     if code == "RI":
-        return (len(scrambled) == 2 * len(word) - 1 and scrambled[::2] == word
-                and all(ch in INSERTIONS for ch in scrambled[1::2]))
+        return (
+            len(scrambled) == 2 * len(word) - 1
+            and scrambled[::2] == word
+            and all(ch in INSERTIONS for ch in scrambled[1::2])
+        )
     if code == "RW":
         return scrambled == word[::-1]
     if len(scrambled) != len(word) or sorted(scrambled) != sorted(word):
@@ -121,9 +142,13 @@ def _word_ok(task: Task, scrambled: str, word: str) -> bool:
     return scrambled[:keep] == word[:keep] and scrambled[-keep:] == word[-keep:]
 
 
-_WORD_RULES = {"CL": "a rotation of", "A1": "an anagram, first and last letter kept, of",
-               "A2": "an anagram, first two and last two letters kept, of",
-               "RI": "one of space . / ! between every pair of letters of", "RW": "the reversal of"}
+_WORD_RULES = {
+    "CL": "a rotation of",
+    "A1": "an anagram, first and last letter kept, of",
+    "A2": "an anagram, first two and last two letters kept, of",
+    "RI": "one of space . / ! between every pair of letters of",
+    "RW": "the reversal of",
+}
 
 
 def check_record(obj: dict, path: str | Path, line: int) -> tuple[str, str]:
@@ -131,13 +156,16 @@ def check_record(obj: dict, path: str | Path, line: int) -> tuple[str, str]:
     non-blank strings. Returns them; raises :class:`InputError` naming file, line and field."""
     for key in obj:
         if key not in FIELDS:
-            raise InputError(f"unexpected field; OpenAI's task files hold only 'context' and "
-                             f"'completion'", path=path, line=line, field=str(key)[:40])
+            raise InputError(
+                "unexpected field; OpenAI's task files hold only 'context' and 'completion'",
+                path=path,
+                line=line,
+                field=str(key)[:40],
+            )
     for key in FIELDS:
         value = obj.get(key)
         if not isinstance(value, str) or not value.strip():
-            raise InputError(f"expected a non-empty string, got {value!r:.60}", path=path, line=line,
-                             field=key)
+            raise InputError(f"expected a non-empty string, got {value!r:.60}", path=path, line=line, field=key)
     return obj["context"], obj["completion"]
 
 
@@ -147,8 +175,11 @@ def load_task_file(spec: str) -> TaskFile:
 
     task, path = parse_spec(spec)
     if task.family == "sat":
-        raise InputError("SAT analogies were not released as context/completion lines; pass Turney's "
-                         "file with --sat-file", path=path, field=FIELD)
+        raise InputError(
+            "SAT analogies were not released as context/completion lines; pass Turney's file with --sat-file",
+            path=path,
+            field=FIELD,
+        )
     items: list[GenItem] = []
     seen: dict[tuple[str, str], int] = {}
     layout = None
@@ -158,25 +189,41 @@ def load_task_file(spec: str) -> TaskFile:
             m_openai, m_eleuther = _OPENAI.fullmatch(context), _ELEUTHER.fullmatch(context)
             m = m_openai or m_eleuther
             if m is None:
-                raise InputError(f"expected an arithmetic question '\\n\\nQ: What is ...?\\n\\nA:' (or lm-eval's "
-                                 f"'Question: What is ...?\\nAnswer:') for {task.code}, got {context[:60]!r}",
-                                 path=path, line=line, field="context")
+                raise InputError(
+                    f"expected an arithmetic question '\\n\\nQ: What is ...?\\n\\nA:' (or lm-eval's "
+                    f"'Question: What is ...?\\nAnswer:') for {task.code}, got {context[:60]!r}",
+                    path=path,
+                    line=line,
+                    field="context",
+                )
             this = "openai" if m_openai else "eleuther"
             if layout is None:
                 layout = this
             elif this != layout:
-                raise InputError(f"{this} layout, but the file's first item uses the {layout} layout",
-                                 path=path, line=line, field="context")
+                raise InputError(
+                    f"{this} layout, but the file's first item uses the {layout} layout",
+                    path=path,
+                    line=line,
+                    field="context",
+                )
             _check_arithmetic(task, m["q"], completion, path, line)
         else:
             m = _WORD_CONTEXT.fullmatch(context)
             if m is None:
-                raise InputError(f"expected '\\n<scrambled> =' for {task.code}, got {context[:60]!r}",
-                                 path=path, line=line, field="context")
+                raise InputError(
+                    f"expected '\\n<scrambled> =' for {task.code}, got {context[:60]!r}",
+                    path=path,
+                    line=line,
+                    field="context",
+                )
             word = completion.strip()
             if "\n" in completion or not _word_ok(task, m["s"], word):
-                raise InputError(f"{m['s'][:40]!r} is not {_WORD_RULES[task.code]} {word[:40]!r} "
-                                 f"({task.code}, {task.name})", path=path, line=line, field="context")
+                raise InputError(
+                    f"{m['s'][:40]!r} is not {_WORD_RULES[task.code]} {word[:40]!r} ({task.code}, {task.name})",
+                    path=path,
+                    line=line,
+                    field="context",
+                )
         key = (context, completion)
         if key in seen:
             raise InputError(f"repeats the item of line {seen[key]}", path=path, line=line, field="context")
@@ -192,7 +239,8 @@ def load_task_files(specs: list[str]) -> list[TaskFile]:
         tf = load_task_file(spec)
         for other in files:
             if other.task.name == tf.task.name:
-                raise InputError(f"names {tf.task.code} ({tf.task.name}) again; {other.path} already does",
-                                 path=tf.path, field=FIELD)
+                raise InputError(
+                    f"names {tf.task.code} ({tf.task.name}) again; {other.path} already does", path=tf.path, field=FIELD
+                )
         files.append(tf)
     return files

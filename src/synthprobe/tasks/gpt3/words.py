@@ -34,8 +34,8 @@ import importlib.resources
 import random
 
 from synthprobe.errors import InputError
-from synthprobe.seeding import derive_seed, item_rng
 from synthprobe.items import GenItem
+from synthprobe.seeding import derive_seed, item_rng
 from synthprobe.tasks.gpt3.registry import BuildConfig, Task, register
 
 #: GPT-3's instruction line for every word task (App. G).
@@ -52,8 +52,10 @@ def _unigrams_path():
     try:
         return importlib.resources.files("wordsegment") / "unigrams.txt"
     except ModuleNotFoundError:
-        raise InputError("the word tasks need the 'wordsegment' package (pip install "
-                         "wordsegment==1.3.1); it ships Norvig's word counts") from None
+        raise InputError(
+            "the word tasks need the 'wordsegment' package (pip install "
+            "wordsegment==1.3.1); it ships Norvig's word counts"
+        ) from None
 
 
 @functools.lru_cache(maxsize=1)
@@ -68,8 +70,7 @@ def norvig_words() -> tuple[str, ...]:
     for lineno, line in enumerate(text.splitlines(), start=1):
         parts = line.split("\t")
         if len(parts) != 2 or not parts[0] or not (parts[1].isascii() and parts[1].isdigit()):
-            raise InputError(f"expected 'word<TAB>count', got {line[:60]!r}", path=str(path),
-                             line=lineno)
+            raise InputError(f"expected 'word<TAB>count', got {line[:60]!r}", path=str(path), line=lineno)
         words.append(parts[0])
     if not words:
         raise InputError("holds no words", path=str(path))
@@ -85,13 +86,13 @@ def word_set(min_len: int, max_len: int, size: int = WORD_SET_SIZE) -> tuple[str
             out.append(w)
             if len(out) == size:
                 return tuple(out)
-    raise InputError(f"Norvig's list has only {len(out):,} words of {min_len}-{max_len} letters; "
-                     f"{size:,} expected")
+    raise InputError(f"Norvig's list has only {len(out):,} words of {min_len}-{max_len} letters; {size:,} expected")
 
 
 # --------------------------------------------------------------------------------------
 # Transformations: pure functions of (word, rng)
 # --------------------------------------------------------------------------------------
+
 
 def cycle_letters(word: str, rng: random.Random) -> str:
     """Rotate left by r, r uniform in 1..len-1, redrawn while the rotation equals the word.
@@ -104,7 +105,7 @@ def cycle_letters(word: str, rng: random.Random) -> str:
     """
     if len(word) < 2:
         raise ValueError(f"cannot cycle a word of {len(word)} letter(s)")
-    if len(set(word)) < 2:          # every rotation is the word itself
+    if len(set(word)) < 2:  # every rotation is the word itself
         return word
     while True:
         r = rng.randint(1, len(word) - 1)
@@ -120,8 +121,8 @@ def _shuffle_middle(word: str, keep: int, rng: random.Random) -> str:
     The result differs from the word whenever the middle has two or more distinct letters (a
     rotation by one changes any such middle); a middle of one letter repeated stays as it is.
     """
-    head, middle, tail = word[:keep], word[keep:len(word) - keep], word[len(word) - keep:]
-    if len(set(middle)) < 2:        # only one arrangement: nothing can change
+    head, middle, tail = word[:keep], word[keep : len(word) - keep], word[len(word) - keep :]
+    if len(set(middle)) < 2:  # only one arrangement: nothing can change
         return word
     letters = list(middle)
     rng.shuffle(letters)
@@ -162,29 +163,59 @@ def word_item(scrambled: str, word: str) -> GenItem:
 def build_words(name: str, min_len: int, transform, config: BuildConfig) -> list[GenItem]:
     words = list(word_set(min_len, 15))
     random.Random(derive_seed(name, config.seed, "order")).shuffle(words)
-    return [word_item(transform(w, item_rng(name, config.seed, i)), w)
-            for i, w in enumerate(words[:config.size])]
+    return [word_item(transform(w, item_rng(name, config.seed, i)), w) for i, w in enumerate(words[: config.size])]
 
 
 _SPECS = (
     # name, code, paper file stem, min length, transform, summary
-    ("cycle_letters", "CL", "cycle_letters_in_word", 6, cycle_letters,
-     "cycle letters: the word rotated left by 1..len-1 (lyinevitab -> inevitably)"),
-    ("anagrams1", "A1", "mid_word_1_anagrams", 5, anagram_1,
-     "anagram of all but the first and last letter (criroptuon -> corruption)"),
-    ("anagrams2", "A2", "mid_word_2_anagrams", 6, anagram_2,
-     "anagram of all but the first two and last two letters (opoepnnt -> opponent)"),
-    ("random_insertion", "RI", "random_insertion_in_word", 6, random_insertion,
-     "one of space . / ! between every pair of letters (s.u!c/c!e.s s i/o/n -> succession)"),
-    ("reversed_words", "RW", "reversed_words", 6, reversed_word,
-     "the word reversed (stcejbo -> objects)"),
+    (
+        "cycle_letters",
+        "CL",
+        "cycle_letters_in_word",
+        6,
+        cycle_letters,
+        "cycle letters: the word rotated left by 1..len-1 (lyinevitab -> inevitably)",
+    ),
+    (
+        "anagrams1",
+        "A1",
+        "mid_word_1_anagrams",
+        5,
+        anagram_1,
+        "anagram of all but the first and last letter (criroptuon -> corruption)",
+    ),
+    (
+        "anagrams2",
+        "A2",
+        "mid_word_2_anagrams",
+        6,
+        anagram_2,
+        "anagram of all but the first two and last two letters (opoepnnt -> opponent)",
+    ),
+    (
+        "random_insertion",
+        "RI",
+        "random_insertion_in_word",
+        6,
+        random_insertion,
+        "one of space . / ! between every pair of letters (s.u!c/c!e.s s i/o/n -> succession)",
+    ),
+    ("reversed_words", "RW", "reversed_words", 6, reversed_word, "the word reversed (stcejbo -> objects)"),
 )
 
 for _name, _code, _stem, _min, _fn, _summary in _SPECS:
-    register(Task(
-        name=_name, code=_code, family="words", summary=_summary,
-        default_n=WORD_SET_SIZE, k_few=100, max_n=WORD_SET_SIZE, max_new_tokens=20,
-        aliases=(_stem,),
-        build=lambda cfg, _n=_name, _m=_min, _f=_fn: build_words(_n, _m, _f, cfg),
-        extra={"min_len": _min, "max_len": 15, "instruction": INSTRUCTION},
-    ))
+    register(
+        Task(
+            name=_name,
+            code=_code,
+            family="words",
+            summary=_summary,
+            default_n=WORD_SET_SIZE,
+            k_few=100,
+            max_n=WORD_SET_SIZE,
+            max_new_tokens=20,
+            aliases=(_stem,),
+            build=lambda cfg, _n=_name, _m=_min, _f=_fn: build_words(_n, _m, _f, cfg),
+            extra={"min_len": _min, "max_len": 15, "instruction": INSTRUCTION},
+        )
+    )

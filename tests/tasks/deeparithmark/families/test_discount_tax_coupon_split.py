@@ -9,21 +9,18 @@ from family_checks import check_deterministic_and_varied, check_release_rates, d
 NAME = "discount_tax_coupon_split"
 
 
-def expected_pool(bill: int, off: int, tax: int, coupon: int, n: int,
-                  answer: int) -> dict[str, int]:
+def expected_pool(bill: int, off: int, tax: int, coupon: int, n: int, answer: int) -> dict[str, int]:
     b, pct = Fraction(bill), lambda p, x: x * p / 100  # noqa: E731
     sale = pct(100 - off, b)
     taxed = pct(100 + tax, sale)
     pool = {
         "forgot the discount": whole((pct(100 + tax, b) - coupon) / n),
-        "added the discount instead of taking it off": whole(
-            (pct(100 + tax, pct(100 + off, b)) - coupon) / n),
+        "added the discount instead of taking it off": whole((pct(100 + tax, pct(100 + off, b)) - coupon) / n),
         "forgot the tax": whole((sale - coupon) / n),
         "took the tax off instead of adding it": whole((pct(100 - tax, sale) - coupon) / n),
         "tax taken of the original bill": whole((sale + pct(tax, b) - coupon) / n),
         "took the discount off twice": whole((pct(100 + tax, pct(100 - off, sale)) - coupon) / n),
-        "swapped the discount and tax rates": whole(
-            (pct(100 + off, pct(100 - tax, b)) - coupon) / n),
+        "swapped the discount and tax rates": whole((pct(100 + off, pct(100 - tax, b)) - coupon) / n),
         "forgot the coupon": whole(taxed / n),
         "used the coupon twice": whole((taxed - 2 * coupon) / n),
         "took the coupon off every share": whole(taxed / n - coupon),
@@ -34,15 +31,15 @@ def expected_pool(bill: int, off: int, tax: int, coupon: int, n: int,
 
 def test_contract_and_rates():
     figures = check_release_rates(NAME, depth=4, mean_words=(29, 35), max_words=40)
-    assert {"tax taken of the original bill", "forgot the coupon",
-            "took the coupon off every share"} <= figures["mistake_names"]
+    assert {"tax taken of the original bill", "forgot the coupon", "took the coupon off every share"} <= figures[
+        "mistake_names"
+    ]
 
 
 def test_answer_and_mistakes_recomputed_from_params():
     problems, _ = draw(NAME, 120, seed=3)
     for p in problems:
-        bill, off, tax, coupon, n = (p.params[x] for x in
-                                     ("bill", "discount", "tax", "coupon", "people"))
+        bill, off, tax, coupon, n = (p.params[x] for x in ("bill", "discount", "tax", "coupon", "people"))
         total = bill * (100 - off) * (100 + tax)
         assert total % 10000 == 0
         assert (total // 10000 - coupon) % n == 0
@@ -51,8 +48,7 @@ def test_answer_and_mistakes_recomputed_from_params():
         assert f"${bill}" in p.ctx and f"{off}%" in p.ctx and f"{tax}%" in p.ctx
         assert f"${coupon}" in p.ctx and n == p.params["friends"] + 1
         assert p.kind == "money" and p.render(p.answer) == f" ${p.answer}."
-        assert p.steps[0] == f"after the discount: {100 - off}% of ${bill} = " \
-                             f"${bill * (100 - off) // 100}"
+        assert p.steps[0] == f"after the discount: {100 - off}% of ${bill} = ${bill * (100 - off) // 100}"
 
 
 def test_wrong_base_is_usually_on_offer():

@@ -33,8 +33,7 @@ def expected_pool(s: int, d: int, h: int, g: int, k: int, answer: int) -> dict[s
 
 
 def test_contract_and_rates():
-    figures = check_release_rates(NAME, depth=4, mean_words=(29, 35), max_words=40,
-                                  mistake_kinds=9)
+    figures = check_release_rates(NAME, depth=4, mean_words=(29, 35), max_words=40, mistake_kinds=9)
     assert all(p.topic == "multi_step_inventory" for p in figures["problems"])
 
 

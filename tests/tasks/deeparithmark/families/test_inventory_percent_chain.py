@@ -42,16 +42,14 @@ def expected_pool(s: int, p1: int, p2: int, d: int, k: int, answer: int) -> dict
 
 
 def test_contract_and_rates():
-    figures = check_release_rates(NAME, depth=5, mean_words=(33, 40), max_words=45,
-                                  mistake_kinds=13)
+    figures = check_release_rates(NAME, depth=5, mean_words=(33, 40), max_words=45, mistake_kinds=13)
     assert all(p.topic == "multi_step_inventory" for p in figures["problems"])
 
 
 def test_answer_and_mistakes_recomputed_from_params():
     problems, _ = draw(NAME, 120, seed=3)
     for p in problems:
-        s, p1, p2, d, k = (p.params[x] for x in
-                           ("stock", "day1_pct", "day2_pct", "delivery", "pallet"))
+        s, p1, p2, d, k = (p.params[x] for x in ("stock", "day1_pct", "day2_pct", "delivery", "pallet"))
         left2 = (s - s * p1 // 100) * (100 - p2)
         assert s * p1 % 100 == 0 and left2 % 100 == 0
         assert p.answer == (left2 // 100 + d) // k
@@ -68,11 +66,14 @@ def test_key_mistakes_are_whole_numbers_in_every_draw():
     whole counts: those mistakes exist in every draw."""
     problems, _ = draw(NAME, 200, seed=4)
     for p in problems:
-        every = expected_pool(*(p.params[x] for x in
-                                ("stock", "day1_pct", "day2_pct", "delivery", "pallet")), -1)
-        assert {"day-2 percentage taken of the original stock", "stopped after day 1",
-                "stopped before the delivery", "took the day-2 percentage after the delivery",
-                "forgot the day-1 sales"} <= set(every)
+        every = expected_pool(*(p.params[x] for x in ("stock", "day1_pct", "day2_pct", "delivery", "pallet")), -1)
+        assert {
+            "day-2 percentage taken of the original stock",
+            "stopped after day 1",
+            "stopped before the delivery",
+            "took the day-2 percentage after the delivery",
+            "forgot the day-1 sales",
+        } <= set(every)
 
 
 def test_deterministic_and_varied():

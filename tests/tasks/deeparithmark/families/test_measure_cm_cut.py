@@ -25,8 +25,7 @@ def test_contract_and_rates():
     # the answer smallest (rank 0) needs all three mistakes above it (the cut forgotten, the cut
     # added, the piece doubled) off the multiples of 5; with the cut now drawn to fit a drawn
     # final length that holds in about 39 % of draws, so rank 0 is held to 0.35, not 0.4
-    figures = check_release_rates(NAME, depth=3, mean_words=(26, 31), max_words=35,
-                                  rank_share=(0.35, 0.4, 0.4, 0.4))
+    figures = check_release_rates(NAME, depth=3, mean_words=(26, 31), max_words=35, rank_share=(0.35, 0.4, 0.4, 0.4))
     assert "dropped the metre conversion" in figures["mistake_names"]
 
 

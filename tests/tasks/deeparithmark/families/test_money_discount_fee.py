@@ -28,8 +28,9 @@ def expected_pool(price: int, p: int, fee: int, answer: int) -> dict[str, int]:
 
 def test_contract_and_rates():
     figures = check_release_rates(NAME, depth=2, mean_words=(22, 26), max_words=30)
-    assert {"forgot the fee", "ignored the discount", "took the discount amount as the price"} <= \
-        figures["mistake_names"]
+    assert {"forgot the fee", "ignored the discount", "took the discount amount as the price"} <= figures[
+        "mistake_names"
+    ]
 
 
 def test_answer_and_mistakes_recomputed_from_params():

@@ -24,8 +24,7 @@ def expected_pool(params: dict, answer: int) -> dict[str, int]:
         "added the charity share": finish((prize + gift) / parts * a),
         "took the charity share off twice": finish((prize - 2 * gift) / parts * a),
         "took the charity off one part only": finish(prize / parts * a - gift),
-        "took the charity percentage off the part again": finish(
-            rest / parts * a * (100 - c) / 100),
+        "took the charity percentage off the part again": finish(rest / parts * a * (100 - c) / 100),
         "took the other winner's part": finish(rest / parts * b),
         "split the rest in half instead of by the ratio": finish(rest / 2),
         "divided by the other ratio term, not the total parts": finish(rest / b * a),

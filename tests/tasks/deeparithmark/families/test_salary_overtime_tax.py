@@ -35,8 +35,7 @@ def test_contract_and_rates():
 def test_answer_and_mistakes_recomputed_from_params():
     problems, _ = draw(NAME, 120, seed=3)
     for p in problems:
-        h, r, o, r2, t = (p.params[x] for x in
-                          ("hours", "rate", "overtime", "overtime_rate", "tax"))
+        h, r, o, r2, t = (p.params[x] for x in ("hours", "rate", "overtime", "overtime_rate", "tax"))
         gross = h * r + o * r2
         assert gross * t % 100 == 0 and p.answer == gross - gross * t // 100
         assert r2 > r

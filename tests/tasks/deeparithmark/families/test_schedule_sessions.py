@@ -35,8 +35,9 @@ def test_contract_and_rates():
     # few plausible mistakes undercount the last rank, and more so now that the count is drawn
     # evenly down to 11 (a small count leaves little room for three mistakes below it): about
     # a quarter of the draws can put the answer last, so the bound is 0.2 instead of 0.25
-    check_release_rates(NAME, depth=3, mean_words=(26, 31), max_words=35,
-                        rank_share=(0.4, 0.4, 0.4, 0.2), max_rejected=0.15)
+    check_release_rates(
+        NAME, depth=3, mean_words=(26, 31), max_words=35, rank_share=(0.4, 0.4, 0.4, 0.2), max_rejected=0.15
+    )
 
 
 def test_answer_and_mistakes_recomputed_from_params():

@@ -15,8 +15,7 @@ def expected_pool(total: int, num: int, den: int, form: str, n: int, answer: int
     if form == "percent":
         wrong = ("took the percentage as an amount", Fraction(total - 100 * num // den, n))
     elif num > 1:
-        wrong = ("took one part of the fraction instead of several",
-                 Fraction(total - Fraction(total, den), n))
+        wrong = ("took one part of the fraction instead of several", Fraction(total - Fraction(total, den), n))
     else:
         wrong = ("took one part of the fraction instead of several", None)
     pool = {
@@ -32,8 +31,7 @@ def expected_pool(total: int, num: int, den: int, form: str, n: int, answer: int
         "took the first share off twice": (total - 2 * share) / n,
         "divided by the number of parts twice": Fraction(answer, n),
     }
-    return offered({k: None if v is None else whole(Fraction(v)) for k, v in pool.items()},
-                   answer)
+    return offered({k: None if v is None else whole(Fraction(v)) for k, v in pool.items()}, answer)
 
 
 def test_contract_and_rates():
@@ -44,8 +42,7 @@ def test_answer_and_mistakes_recomputed_from_params():
     problems, _ = draw(NAME, 150, seed=3)
     forms = set()
     for p in problems:
-        total, num, den, n = (p.params[k] for k in ("total", "share_numerator",
-                                                     "share_denominator", "parts"))
+        total, num, den, n = (p.params[k] for k in ("total", "share_numerator", "share_denominator", "parts"))
         form = p.params["share_form"]
         forms.add(form)
         # plain integer arithmetic: the share, the rest, one equal part
@@ -53,8 +50,9 @@ def test_answer_and_mistakes_recomputed_from_params():
         rest = total - total * num // den
         assert rest % n == 0 and p.answer == rest // n
         assert p.answer % 5 != 0
-        text = "half" if (num, den) == (1, 2) and form == "fraction" else (
-            f"{num}/{den}" if form == "fraction" else None)
+        text = (
+            "half" if (num, den) == (1, 2) and form == "fraction" else (f"{num}/{den}" if form == "fraction" else None)
+        )
         if text:
             assert text in p.ctx.lower()
         else:

@@ -33,8 +33,7 @@ def test_contract_and_rates():
 def test_answer_and_mistakes_recomputed_from_params():
     problems, _ = draw(NAME, 120, seed=3)
     for p in problems:
-        v, f, t1, d, t2 = (p.params[x] for x in
-                           ("start", "fill_rate", "fill_min", "drain_rate", "drain_min"))
+        v, f, t1, d, t2 = (p.params[x] for x in ("start", "fill_rate", "fill_min", "drain_rate", "drain_min"))
         assert p.answer == v + f * t1 - d * t2 >= 30
         assert dict(p.mistakes) == expected_pool(v, f, t1, d, t2, p.answer)
         assert {str(x) for x in (v, f, t1, d, t2)} <= set(re.findall(r"\d+", p.ctx))

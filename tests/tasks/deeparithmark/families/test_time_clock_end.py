@@ -36,8 +36,7 @@ def test_contract_and_rates():
 def test_answer_and_mistakes_recomputed_from_params():
     problems, _ = draw(NAME, 120, seed=3)
     for p in problems:
-        start, h1, m1, d2 = (p.params[k] for k in ("start", "first_hours", "first_minutes",
-                                                  "second_minutes"))
+        start, h1, m1, d2 = (p.params[k] for k in ("start", "first_hours", "first_minutes", "second_minutes"))
         end = start + 60 * h1 + m1 + d2
         assert p.answer == end and p.kind == "clock"
         # the story stays inside one half of the day, and so do the usable decoys

@@ -13,8 +13,7 @@ def expected_pool(shape: str, h: int, m1: int, last: int, answer: int) -> dict[s
         "used 100 minutes per hour": 100 * h + m1 + last,
         "dropped the carried hour": 60 * h + m1 + last - 60 if m1 + last >= 60 else None,
         "left out the last leg": 60 * h + m1,
-        ("left out the minutes of the first leg" if shape == "A" else "left out the first leg"):
-            60 * h + last,
+        ("left out the minutes of the first leg" if shape == "A" else "left out the first leg"): 60 * h + last,
         "wrote the hours and minutes as one number": int(f"{hours_part}{minutes_part:02d}"),
         "counted the last leg twice": 60 * h + m1 + 2 * last,
         "added the hours twice": 120 * h + m1 + last,
@@ -31,8 +30,7 @@ def test_answer_and_mistakes_recomputed_from_params():
     problems, _ = draw(NAME, 120, seed=3)
     shapes = set()
     for p in problems:
-        shape, h, m1, last = (p.params[k] for k in ("shape", "hours", "minutes_first",
-                                                     "minutes_last"))
+        shape, h, m1, last = (p.params[k] for k in ("shape", "hours", "minutes_first", "minutes_last"))
         shapes.add(shape)
         assert p.answer == 60 * h + m1 + last and p.answer % 5 != 0
         assert p.steps[0] == f"hours in minutes: {h} × 60 = {60 * h}"

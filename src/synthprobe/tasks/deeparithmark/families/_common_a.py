@@ -7,10 +7,11 @@ family's ``random.Random`` so a family stays a pure function of the generator it
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from functools import lru_cache
 from itertools import accumulate
-from typing import Mapping, Sequence, TypeVar
+from typing import TypeVar
 
 from ..base import GenerationError, Number, require
 
@@ -18,10 +19,46 @@ T = TypeVar("T")
 
 #: First names for the people in the stories (short, common, varied in origin).
 NAMES: tuple[str, ...] = (
-    "Maya", "Omar", "Lena", "Ravi", "Sofia", "Jonas", "Aisha", "Diego", "Mei", "Tomas",
-    "Priya", "Kofi", "Hannah", "Yusuf", "Clara", "Mateo", "Nadia", "Ethan", "Amara", "Felix",
-    "Ines", "Kenji", "Zara", "Lucas", "Leila", "Noah", "Ana", "Samir", "Freya", "Tariq",
-    "Elif", "Owen", "Rosa", "Idris", "Julia", "Hugo", "Nia", "Arjun", "Greta", "Malik",
+    "Maya",
+    "Omar",
+    "Lena",
+    "Ravi",
+    "Sofia",
+    "Jonas",
+    "Aisha",
+    "Diego",
+    "Mei",
+    "Tomas",
+    "Priya",
+    "Kofi",
+    "Hannah",
+    "Yusuf",
+    "Clara",
+    "Mateo",
+    "Nadia",
+    "Ethan",
+    "Amara",
+    "Felix",
+    "Ines",
+    "Kenji",
+    "Zara",
+    "Lucas",
+    "Leila",
+    "Noah",
+    "Ana",
+    "Samir",
+    "Freya",
+    "Tariq",
+    "Elif",
+    "Owen",
+    "Rosa",
+    "Idris",
+    "Julia",
+    "Hugo",
+    "Nia",
+    "Arjun",
+    "Greta",
+    "Malik",
 )
 
 #: Minimum number of plausible mistakes a family must still offer after cleaning.
@@ -49,14 +86,16 @@ def pick_log_uniform(rng: random.Random, values: Sequence[int], power: float = 1
     below them) and so are drawn for fewer items than the decoys that land there.
     """
     require(len(values) > 0, "no admissible value to draw")
-    return rng.choices(values, cum_weights=_log_cum_weights(values if isinstance(values, range) else tuple(values), power))[0]
+    return rng.choices(
+        values, cum_weights=_log_cum_weights(values if isinstance(values, range) else tuple(values), power)
+    )[0]
 
 
 @lru_cache(maxsize=4096)
 def _log_cum_weights(values: Sequence[int], power: float) -> list[float]:
     """The running sums of ``value ** -power``: what ``rng.choices(values, weights=...)``
     computes on every call, kept per value list (the same floats, so the same draws)."""
-    return list(accumulate(v ** -power for v in values))
+    return list(accumulate(v**-power for v in values))
 
 
 #: Draws a family makes at most to land an answer of the wanted parity (see :func:`parity_kept`).

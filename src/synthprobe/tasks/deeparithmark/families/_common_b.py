@@ -12,9 +12,9 @@ constant.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from fractions import Fraction
 from math import lcm
-from typing import Callable, Iterable, Iterator, Mapping
 
 from ..base import GenerationError, Number, StepLines, Steps, as_int, exact_op, exact_pct, require
 
@@ -129,7 +129,6 @@ def finish_ctx(*sentences: str) -> str:
     return ctx
 
 
-
 def lcm_of_denominators(values: Iterable[Fraction]) -> int:
     """The least common multiple of the denominators of ``values``."""
     out = 1
@@ -139,10 +138,45 @@ def lcm_of_denominators(values: Iterable[Fraction]) -> int:
 
 
 #: First names used by the stories.
-NAMES = ("Ava", "Ben", "Chloe", "Dev", "Elena", "Farid", "Grace", "Hugo", "Isla", "Jonas",
-         "Kemi", "Leo", "Maya", "Nina", "Omar", "Priya", "Quinn", "Rosa", "Sam", "Tariq",
-         "Uma", "Victor", "Wen", "Yusuf", "Zoe")
+NAMES = (
+    "Ava",
+    "Ben",
+    "Chloe",
+    "Dev",
+    "Elena",
+    "Farid",
+    "Grace",
+    "Hugo",
+    "Isla",
+    "Jonas",
+    "Kemi",
+    "Leo",
+    "Maya",
+    "Nina",
+    "Omar",
+    "Priya",
+    "Quinn",
+    "Rosa",
+    "Sam",
+    "Tariq",
+    "Uma",
+    "Victor",
+    "Wen",
+    "Yusuf",
+    "Zoe",
+)
 
 #: Small whole numbers as words, for phrases like "three times as much".
-NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight",
-                9: "nine", 10: "ten", 11: "eleven", 12: "twelve"}
+NUMBER_WORDS = {
+    2: "two",
+    3: "three",
+    4: "four",
+    5: "five",
+    6: "six",
+    7: "seven",
+    8: "eight",
+    9: "nine",
+    10: "ten",
+    11: "eleven",
+    12: "twelve",
+}

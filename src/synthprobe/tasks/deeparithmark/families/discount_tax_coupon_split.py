@@ -37,9 +37,19 @@ COUPON_TWICE = "used the coupon twice"
 COUPON_PER_PERSON = "took the coupon off every share"
 PAYER_LEFT_OUT = "left the organiser out of the split"
 
-MISTAKES = (FORGOT_DISCOUNT, ADDED_DISCOUNT, FORGOT_TAX, SUBTRACTED_TAX, TAX_ON_ORIGINAL,
-            DISCOUNT_TWICE, SWAPPED_RATES, FORGOT_COUPON, COUPON_TWICE, COUPON_PER_PERSON,
-            PAYER_LEFT_OUT)
+MISTAKES = (
+    FORGOT_DISCOUNT,
+    ADDED_DISCOUNT,
+    FORGOT_TAX,
+    SUBTRACTED_TAX,
+    TAX_ON_ORIGINAL,
+    DISCOUNT_TWICE,
+    SWAPPED_RATES,
+    FORGOT_COUPON,
+    COUPON_TWICE,
+    COUPON_PER_PERSON,
+    PAYER_LEFT_OUT,
+)
 
 DISCOUNTS = (10, 15, 20, 25, 30, 40)
 TAXES = (5, 6, 8, 10, 12, 15, 20)
@@ -47,8 +57,7 @@ TAXES = (5, 6, 8, 10, 12, 15, 20)
 
 def _step_unit(discount: int, tax: int) -> int:
     """The smallest per-person amount that keeps the discounted and taxed bill whole."""
-    return lcm_of_denominators((Fraction(100 - discount, 100),
-                                Fraction((100 - discount) * (100 + tax), 10000)))
+    return lcm_of_denominators((Fraction(100 - discount, 100), Fraction((100 - discount) * (100 + tax), 10000)))
 
 
 #: (discount, tax) pairs whose per-person step is small enough to give many different bills.
@@ -56,29 +65,35 @@ RATES = tuple((d, t) for d in DISCOUNTS for t in TAXES if _step_unit(d, t) <= 50
 
 #: (occasion, what the discount is called)
 OCCASIONS = (
-    ("had dinner out", "a happy-hour discount"), ("ordered takeaway", "a promotion"),
-    ("went go-karting", "an off-peak discount"), ("booked an escape room", "a group discount"),
+    ("had dinner out", "a happy-hour discount"),
+    ("ordered takeaway", "a promotion"),
+    ("went go-karting", "an off-peak discount"),
+    ("booked an escape room", "a group discount"),
     ("rented a cabin", "an early-booking discount"),
     ("bought concert tickets", "a student discount"),
-    ("went bowling", "a weekday discount"), ("hired bikes", "a loyalty discount"),
+    ("went bowling", "a weekday discount"),
+    ("hired bikes", "a loyalty discount"),
 )
 
 
 def _story(rng: random.Random, p: dict) -> str:
-    name, k, bill, d, t, coupon = (p["name"], p["friends"], p["bill"], p["discount"],
-                                   p["tax"], p["coupon"])
+    name, k, bill, d, t, coupon = (p["name"], p["friends"], p["bill"], p["discount"], p["tax"], p["coupon"])
     occasion, offer = p["occasion"]
     friends = f"{NUMBER_WORDS[k]} friends"
     opening = f"{name} and {friends} {occasion}."
-    bill_text = rng.choice((
-        f"The bill was {fmt_num(bill, money=True)}, with {d}% off, and then {t}% tax was added.",
-        f"The {fmt_num(bill, money=True)} bill got {offer} of {d}%, then {t}% tax.",
-        f"From a {fmt_num(bill, money=True)} bill they got {d}% off; {t}% tax was then added.",
-    ))
-    coupon_text = rng.choice((
-        f"They used a {fmt_num(coupon, money=True)} coupon and split the rest equally.",
-        f"A {fmt_num(coupon, money=True)} voucher came off, and they split the rest equally.",
-    ))
+    bill_text = rng.choice(
+        (
+            f"The bill was {fmt_num(bill, money=True)}, with {d}% off, and then {t}% tax was added.",
+            f"The {fmt_num(bill, money=True)} bill got {offer} of {d}%, then {t}% tax.",
+            f"From a {fmt_num(bill, money=True)} bill they got {d}% off; {t}% tax was then added.",
+        )
+    )
+    coupon_text = rng.choice(
+        (
+            f"They used a {fmt_num(coupon, money=True)} coupon and split the rest equally.",
+            f"A {fmt_num(coupon, money=True)} voucher came off, and they split the rest equally.",
+        )
+    )
     question = rng.choice(("Each person paid", "Each share came to", f"{name}'s share was"))
     return finish_ctx(opening, bill_text, coupon_text, question)
 
@@ -103,8 +118,16 @@ def generate(rng: random.Random) -> Problem:
         share = (Fraction(bill * (100 - discount) * (100 + tax), 10000) - coupon) / people
         if share.denominator > 1 or parity_kept(rng, int(share), ODD_SHARE):
             break
-    p = {"name": rng.choice(NAMES), "friends": friends, "people": people, "bill": bill,
-         "discount": discount, "tax": tax, "coupon": coupon, "occasion": rng.choice(OCCASIONS)}
+    p = {
+        "name": rng.choice(NAMES),
+        "friends": friends,
+        "people": people,
+        "bill": bill,
+        "discount": discount,
+        "tax": tax,
+        "coupon": coupon,
+        "occasion": rng.choice(OCCASIONS),
+    }
 
     def chain(c: Calc, m: str | None):
         off, add = (tax, discount) if m == SWAPPED_RATES else (discount, tax)
@@ -140,6 +163,15 @@ def generate(rng: random.Random) -> Problem:
     answer, steps = solve(chain)
     require(answer >= 8, "a share too small to be believable")
     return Problem(
-        family=NAME, topic=NAME, depth=4, ctx=_story(rng, p), answer=answer, unit="$",
-        ending=" ${}.", steps=steps, mistakes=mistakes(chain, MISTAKES, answer), kind="money",
-        params=p)
+        family=NAME,
+        topic=NAME,
+        depth=4,
+        ctx=_story(rng, p),
+        answer=answer,
+        unit="$",
+        ending=" ${}.",
+        steps=steps,
+        mistakes=mistakes(chain, MISTAKES, answer),
+        kind="money",
+        params=p,
+    )

@@ -26,47 +26,83 @@ FORGOT_DELIVERY = "forgot the delivery"
 SUBTRACTED_DELIVERY = "subtracted the delivery"
 LOOSE_AS_CRATE = "counted the loose units as a crate"
 
-MISTAKES = (FORGOT_DAMAGED, ADDED_DAMAGED, DAMAGED_TWICE, FORGOT_SHIPPED, ADDED_SHIPPED,
-            SHIPPED_TWICE, FORGOT_DELIVERY, SUBTRACTED_DELIVERY, LOOSE_AS_CRATE)
+MISTAKES = (
+    FORGOT_DAMAGED,
+    ADDED_DAMAGED,
+    DAMAGED_TWICE,
+    FORGOT_SHIPPED,
+    ADDED_SHIPPED,
+    SHIPPED_TWICE,
+    FORGOT_DELIVERY,
+    SUBTRACTED_DELIVERY,
+    LOOSE_AS_CRATE,
+)
 
 #: (goods, word for the damaged ones)
 GOODS = (
-    ("units", "damaged"), ("jars", "cracked"), ("tins", "dented"), ("bottles", "broken"),
-    ("seed packets", "torn"), ("tea boxes", "crushed"), ("light bulbs", "broken"),
-    ("mugs", "chipped"), ("flour bags", "split"), ("paint cans", "dented"),
-    ("candles", "snapped"), ("toy cars", "faulty"), ("lamps", "faulty"), ("plates", "chipped"),
+    ("units", "damaged"),
+    ("jars", "cracked"),
+    ("tins", "dented"),
+    ("bottles", "broken"),
+    ("seed packets", "torn"),
+    ("tea boxes", "crushed"),
+    ("light bulbs", "broken"),
+    ("mugs", "chipped"),
+    ("flour bags", "split"),
+    ("paint cans", "dented"),
+    ("candles", "snapped"),
+    ("toy cars", "faulty"),
+    ("lamps", "faulty"),
+    ("plates", "chipped"),
 )
-PLACES = ("A warehouse", "A depot", "A shop", "A stockroom", "A farm shop", "A hardware store",
-          "A bakery", "A garden centre", "A market stall", "A school store")
+PLACES = (
+    "A warehouse",
+    "A depot",
+    "A shop",
+    "A stockroom",
+    "A farm shop",
+    "A hardware store",
+    "A bakery",
+    "A garden centre",
+    "A market stall",
+    "A school store",
+)
 #: container (plural) → singular
-CONTAINERS = {"crates": "crate", "cartons": "carton", "boxes": "box", "cases": "case",
-              "trays": "tray"}
+CONTAINERS = {"crates": "crate", "cartons": "carton", "boxes": "box", "cases": "case", "trays": "tray"}
 
 
 def _story(rng: random.Random, p: dict) -> str:
     goods, bad = p["goods"], p["bad"]
     s, d, h, g, k, box = p["stock"], p["delivery"], p["shipped"], p["damaged"], p["size"], p["box"]
-    opening = rng.choice((
-        f"{p['place']} held {s} {goods}.",
-        f"{p['place']} had {s} {goods}.",
-        f"{p['place']} stocked {s} {goods}.",
-    ))
-    middle = rng.choice((
-        f"A delivery added {d}, then {h} were shipped out and {g} were found {bad}.",
-        f"A lorry brought {d} more, {h} were sent to customers and {g} were {bad}.",
-        f"After a delivery of {d}, it shipped {h} and threw out {g} {bad} ones.",
-        f"It received {d} more, sold {h}, and found {g} of them {bad}.",
-    ))
-    packing = rng.choice((
-        f"The rest were packed into {box} of {k}.",
-        f"The rest went into {box} of {k}.",
-        f"The rest were packed {k} to a {CONTAINERS[box]}.",
-    ))
-    question = rng.choice((
-        f"The number of full {box} packed was",
-        f"The number of full {box} was",
-        f"The full {box} numbered",
-    ))
+    opening = rng.choice(
+        (
+            f"{p['place']} held {s} {goods}.",
+            f"{p['place']} had {s} {goods}.",
+            f"{p['place']} stocked {s} {goods}.",
+        )
+    )
+    middle = rng.choice(
+        (
+            f"A delivery added {d}, then {h} were shipped out and {g} were found {bad}.",
+            f"A lorry brought {d} more, {h} were sent to customers and {g} were {bad}.",
+            f"After a delivery of {d}, it shipped {h} and threw out {g} {bad} ones.",
+            f"It received {d} more, sold {h}, and found {g} of them {bad}.",
+        )
+    )
+    packing = rng.choice(
+        (
+            f"The rest were packed into {box} of {k}.",
+            f"The rest went into {box} of {k}.",
+            f"The rest were packed {k} to a {CONTAINERS[box]}.",
+        )
+    )
+    question = rng.choice(
+        (
+            f"The number of full {box} packed was",
+            f"The number of full {box} was",
+            f"The full {box} numbered",
+        )
+    )
     return finish_ctx(opening, middle, packing, question)
 
 
@@ -85,9 +121,17 @@ def generate(rng: random.Random) -> Problem:
     to_pack = rng.randint(11 * size, 96 * size - 1)
     stock = to_pack - delivery + shipped + damaged
     goods, bad = rng.choice(GOODS)
-    p = {"stock": stock, "delivery": delivery, "shipped": shipped, "damaged": damaged,
-         "size": size, "goods": goods, "bad": bad, "place": rng.choice(PLACES),
-         "box": rng.choice(sorted(CONTAINERS))}
+    p = {
+        "stock": stock,
+        "delivery": delivery,
+        "shipped": shipped,
+        "damaged": damaged,
+        "size": size,
+        "goods": goods,
+        "bad": bad,
+        "place": rng.choice(PLACES),
+        "box": rng.choice(sorted(CONTAINERS)),
+    }
 
     def chain(c: Calc, m: str | None) -> int:
         if m == FORGOT_DELIVERY:
@@ -120,6 +164,15 @@ def generate(rng: random.Random) -> Problem:
     answer, steps = solve(chain)
     require(answer >= 8, "too few crates for a believable packing run")
     return Problem(
-        family=NAME, topic="multi_step_inventory", depth=4, ctx=_story(rng, p), answer=answer,
-        unit=p["box"], ending=f" {{}} {p['box']}.", steps=steps,
-        mistakes=mistakes(chain, MISTAKES, answer), kind="count", params=p)
+        family=NAME,
+        topic="multi_step_inventory",
+        depth=4,
+        ctx=_story(rng, p),
+        answer=answer,
+        unit=p["box"],
+        ending=f" {{}} {p['box']}.",
+        steps=steps,
+        mistakes=mistakes(chain, MISTAKES, answer),
+        kind="count",
+        params=p,
+    )

@@ -37,21 +37,43 @@ ADDED_DAY1 = "added the day-1 sales"
 DELIVERY_TWICE = "counted the delivery twice"
 LOOSE_AS_PALLET = "counted the leftover as a pallet"
 
-MISTAKES = (DAY2_OF_ORIGINAL, DAY2_AFTER_DELIVERY, FORGOT_DAY2, FORGOT_DAY1, ADDED_DAY2,
-            FORGOT_DELIVERY, SUBTRACTED_DELIVERY, DAY1_KEPT, DAY2_KEPT, DAY2_OF_DAY1_SALES,
-            ADDED_DAY1, DELIVERY_TWICE, LOOSE_AS_PALLET)
+MISTAKES = (
+    DAY2_OF_ORIGINAL,
+    DAY2_AFTER_DELIVERY,
+    FORGOT_DAY2,
+    FORGOT_DAY1,
+    ADDED_DAY2,
+    FORGOT_DELIVERY,
+    SUBTRACTED_DELIVERY,
+    DAY1_KEPT,
+    DAY2_KEPT,
+    DAY2_OF_DAY1_SALES,
+    ADDED_DAY1,
+    DELIVERY_TWICE,
+    LOOSE_AS_PALLET,
+)
 
 PERCENTS = (10, 15, 20, 25, 30, 35, 40, 45)
 #: (place, goods)
 STOCKS = (
-    ("A garden centre", "compost bags"), ("A depot", "cases of water"),
-    ("A builders' yard", "cement bags"), ("A tile shop", "tile boxes"),
-    ("A wholesaler", "rice sacks"), ("A paint store", "paint tins"),
-    ("A pet store", "dog-food bags"), ("A farm", "apple crates"), ("A brewery", "beer kegs"),
+    ("A garden centre", "compost bags"),
+    ("A depot", "cases of water"),
+    ("A builders' yard", "cement bags"),
+    ("A tile shop", "tile boxes"),
+    ("A wholesaler", "rice sacks"),
+    ("A paint store", "paint tins"),
+    ("A pet store", "dog-food bags"),
+    ("A farm", "apple crates"),
+    ("A brewery", "beer kegs"),
     ("A stationer", "paper reams"),
 )
-DAYS = (("on Monday", "on Tuesday"), ("on Friday", "on Saturday"), ("on Saturday", "on Sunday"),
-        ("on day one", "on day two"), ("on Wednesday", "on Thursday"))
+DAYS = (
+    ("on Monday", "on Tuesday"),
+    ("on Friday", "on Saturday"),
+    ("on Saturday", "on Sunday"),
+    ("on day one", "on day two"),
+    ("on Wednesday", "on Thursday"),
+)
 
 
 def _story(rng: random.Random, p: dict) -> str:
@@ -59,15 +81,16 @@ def _story(rng: random.Random, p: dict) -> str:
     s, d1, d2, delivery, k = p["stock"], p["day1_pct"], p["day2_pct"], p["delivery"], p["pallet"]
     first, second = p["days"]
     opening = rng.choice((f"{place} had {s} {goods}.", f"{place} held {s} {goods} in stock."))
-    sales = rng.choice((
-        f"It sold {d1}% {first} and {d2}% of the rest {second}, then received {delivery} more.",
-        f"{sentence_case(first)} {d1}% were sold, {second} {d2}% of the rest; then "
-        f"{delivery} more came.",
-    ))
-    packing = rng.choice((f"All were stacked on pallets of {k}.",
-                          f"All were loaded {k} to a pallet."))
-    question = rng.choice(("The number of full pallets was", "The full pallets numbered",
-                           "The count of full pallets was"))
+    sales = rng.choice(
+        (
+            f"It sold {d1}% {first} and {d2}% of the rest {second}, then received {delivery} more.",
+            f"{sentence_case(first)} {d1}% were sold, {second} {d2}% of the rest; then {delivery} more came.",
+        )
+    )
+    packing = rng.choice((f"All were stacked on pallets of {k}.", f"All were loaded {k} to a pallet."))
+    question = rng.choice(
+        ("The number of full pallets was", "The full pallets numbered", "The count of full pallets was")
+    )
     return finish_ctx(opening, sales, packing, question)
 
 
@@ -75,8 +98,7 @@ def _story(rng: random.Random, p: dict) -> str:
 def generate(rng: random.Random) -> Problem:
     """A stock loses p% one day and q% of the rest the next, gets a delivery, fills pallets of k."""
     d1, d2 = rng.choice(PERCENTS), rng.choice(PERCENTS)
-    unit = lcm_of_denominators((Fraction(d1, 100), Fraction(d2, 100),
-                                Fraction((100 - d1) * (100 - d2), 10000)))
+    unit = lcm_of_denominators((Fraction(d1, 100), Fraction(d2, 100), Fraction((100 - d1) * (100 - d2), 10000)))
     # the stock is drawn evenly on a log scale over 300-6,000: the decoys (a day's sales
     # forgotten or added, the delivery left out or doubled) sit at ratios to the answer, and
     # answers spread the same way cover the low teens and the high 80s-90s as they do
@@ -84,8 +106,15 @@ def generate(rng: random.Random) -> Problem:
     d_unit = Fraction(d2, 100).denominator
     delivery = d_unit * rng.randint(-(-120 // d_unit), 900 // d_unit)
     pallet = rng.randint(21, 64)
-    p = {"stock": stock, "day1_pct": d1, "day2_pct": d2, "delivery": delivery, "pallet": pallet,
-         "where": rng.choice(STOCKS), "days": rng.choice(DAYS)}
+    p = {
+        "stock": stock,
+        "day1_pct": d1,
+        "day2_pct": d2,
+        "delivery": delivery,
+        "pallet": pallet,
+        "where": rng.choice(STOCKS),
+        "days": rng.choice(DAYS),
+    }
 
     def chain(c: Calc, m: str | None):
         if m == FORGOT_DAY1:
@@ -127,6 +156,15 @@ def generate(rng: random.Random) -> Problem:
     answer, steps = solve(chain)
     require(answer >= 8, "too few pallets")
     return Problem(
-        family=NAME, topic="multi_step_inventory", depth=5, ctx=_story(rng, p), answer=answer,
-        unit="pallets", ending=" {} pallets.", steps=steps,
-        mistakes=mistakes(chain, MISTAKES, answer), kind="count", params=p)
+        family=NAME,
+        topic="multi_step_inventory",
+        depth=5,
+        ctx=_story(rng, p),
+        answer=answer,
+        unit="pallets",
+        ending=" {} pallets.",
+        steps=steps,
+        mistakes=mistakes(chain, MISTAKES, answer),
+        kind="count",
+        params=p,
+    )

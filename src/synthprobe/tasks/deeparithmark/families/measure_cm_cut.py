@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from functools import lru_cache
+from functools import cache
 
 from ..base import Problem, Steps, register, require
 from ._common_a import NAMES, clean_mistakes, pick, pick_log_uniform
@@ -12,10 +12,16 @@ NAME = "measure_cm_cut"
 
 #: (material, what is done to join a piece, what is done to remove one)
 MATERIALS = (
-    ("board", "glued", "sawed off"), ("rope", "tied", "cut off"), ("ribbon", "sewed", "snipped off"),
-    ("pipe", "welded", "cut off"), ("garden hose", "joined", "cut off"), ("cable", "spliced", "trimmed off"),
-    ("curtain rail", "screwed", "sawed off"), ("strip of fabric", "stitched", "cut off"),
-    ("wooden beam", "bolted", "sawed off"), ("length of chain", "linked", "removed"),
+    ("board", "glued", "sawed off"),
+    ("rope", "tied", "cut off"),
+    ("ribbon", "sewed", "snipped off"),
+    ("pipe", "welded", "cut off"),
+    ("garden hose", "joined", "cut off"),
+    ("cable", "spliced", "trimmed off"),
+    ("curtain rail", "screwed", "sawed off"),
+    ("strip of fabric", "stitched", "cut off"),
+    ("wooden beam", "bolted", "sawed off"),
+    ("length of chain", "linked", "removed"),
 )
 
 TEMPLATES = (
@@ -34,7 +40,7 @@ TEMPLATES = (
 FINAL_LENGTHS = tuple(v for v in range(112, 1000) if v % 5)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _cuts(diff: int) -> tuple[int, ...]:
     """The cuts of 12 to 98 cm whose added piece (the cut plus ``diff``) is 20 to 299 cm."""
     return tuple(c for c in range(12, 99) if 20 <= c + diff <= 299)
@@ -62,25 +68,42 @@ def generate(rng: random.Random) -> Problem:
     cm = s.op("first length in centimetres", m, "×", 100)
     joined = s.op("after adding the piece", cm, "+", b)
     final = s.op("after the cut", joined, "-", c)
-    require(100 <= final <= 999 and final % 5 != 0,
-            "length must be three-digit and off the multiples of 5")
+    require(100 <= final <= 999 and final % 5 != 0, "length must be three-digit and off the multiples of 5")
 
-    mistakes = clean_mistakes(final, {
-        "dropped the metre conversion": m + b - c,
-        "used 10 cm per metre": 10 * m + b - c,
-        "forgot the cut": cm + b,
-        "left out the added piece": cm - c,
-        "added the cut instead of subtracting it": cm + b + c,
-        "subtracted the added piece": cm - b - c,
-        "cut the piece off twice": cm + b - 2 * c,
-        "added the piece twice": cm + 2 * b - c,
-    })
+    mistakes = clean_mistakes(
+        final,
+        {
+            "dropped the metre conversion": m + b - c,
+            "used 10 cm per metre": 10 * m + b - c,
+            "forgot the cut": cm + b,
+            "left out the added piece": cm - c,
+            "added the cut instead of subtracting it": cm + b + c,
+            "subtracted the added piece": cm - b - c,
+            "cut the piece off twice": cm + b - 2 * c,
+            "added the piece twice": cm + 2 * b - c,
+        },
+    )
 
-    ctx = template.format(name=name, mat=mat, join=join, cut=cut, m=m, b=b, c=c,
-                          metres=f"{m} metre" + ("" if m == 1 else "s"))
+    ctx = template.format(
+        name=name, mat=mat, join=join, cut=cut, m=m, b=b, c=c, metres=f"{m} metre" + ("" if m == 1 else "s")
+    )
     return Problem(
-        family=NAME, topic=NAME, depth=3, ctx=ctx, answer=int(final), unit="cm", ending=" {} cm.",
-        steps=s.solution(), mistakes=mistakes, kind="count",
-        params={"metres": m, "added_cm": b, "cut_cm": c, "material": mat, "name": name,
-                "template": TEMPLATES.index(template)},
+        family=NAME,
+        topic=NAME,
+        depth=3,
+        ctx=ctx,
+        answer=int(final),
+        unit="cm",
+        ending=" {} cm.",
+        steps=s.solution(),
+        mistakes=mistakes,
+        kind="count",
+        params={
+            "metres": m,
+            "added_cm": b,
+            "cut_cm": c,
+            "material": mat,
+            "name": name,
+            "template": TEMPLATES.index(template),
+        },
     )

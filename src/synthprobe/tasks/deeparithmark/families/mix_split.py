@@ -31,8 +31,7 @@ REMOVED_PER_CONTAINER = "took the amount out of every container"
 LEFT_OUT_FIRST = "left out the first liquid"
 FIRST_TWICE = "counted the first liquid twice"
 
-MISTAKES = (FORGOT_REMOVED, ADDED_REMOVED, REMOVED_TWICE, REMOVED_PER_CONTAINER,
-            LEFT_OUT_FIRST, FIRST_TWICE)
+MISTAKES = (FORGOT_REMOVED, ADDED_REMOVED, REMOVED_TWICE, REMOVED_PER_CONTAINER, LEFT_OUT_FIRST, FIRST_TWICE)
 
 #: (first liquid, second liquid, how some was taken out, container, plural)
 MIXES = (
@@ -55,22 +54,28 @@ def _story(rng: random.Random, p: dict) -> str:
     first, second, removal, one, many = p["mix"]
     name, j, r, n = p["name"], p["first_ml"], p["removed_ml"], p["containers"]
     m = "twice" if p["times"] == 2 else f"{NUMBER_WORDS[p['times']]} times"
-    mixing = rng.choice((
-        f"{name} mixed {j} mL of {first} with {m} as much {second}.",
-        f"{name} stirred {j} mL of {first} into {m} as much {second}.",
-        f"{name} made a batch from {j} mL of {first} and {m} as much {second}.",
-    ))
+    mixing = rng.choice(
+        (
+            f"{name} mixed {j} mL of {first} with {m} as much {second}.",
+            f"{name} stirred {j} mL of {first} into {m} as much {second}.",
+            f"{name} made a batch from {j} mL of {first} and {m} as much {second}.",
+        )
+    )
     removed = removal.format(r=r)
-    sharing = rng.choice((
-        f"Then {removed}; the rest was poured equally into {n} {many}.",
-        f"Then {removed}. The rest was shared equally among {n} {many}.",
-        f"Then {removed}; {name} split the rest evenly into {n} {many}.",
-    ))
-    question = rng.choice((
-        f"Each {one} held",
-        f"Each {one} then held",
-        f"Each {one} contained",
-    ))
+    sharing = rng.choice(
+        (
+            f"Then {removed}; the rest was poured equally into {n} {many}.",
+            f"Then {removed}. The rest was shared equally among {n} {many}.",
+            f"Then {removed}; {name} split the rest evenly into {n} {many}.",
+        )
+    )
+    question = rng.choice(
+        (
+            f"Each {one} held",
+            f"Each {one} then held",
+            f"Each {one} contained",
+        )
+    )
     return finish_ctx(mixing, sharing, question)
 
 
@@ -87,8 +92,14 @@ def generate(rng: random.Random) -> Problem:
         if parity_kept(rng, per_first * (1 + times) - per_removed, ODD_SHARE):
             break
     first_ml, removed_ml = n * per_first, n * per_removed
-    p = {"containers": n, "times": times, "first_ml": first_ml, "removed_ml": removed_ml,
-         "name": rng.choice(NAMES), "mix": rng.choice(MIXES)}
+    p = {
+        "containers": n,
+        "times": times,
+        "first_ml": first_ml,
+        "removed_ml": removed_ml,
+        "name": rng.choice(NAMES),
+        "mix": rng.choice(MIXES),
+    }
 
     def chain(c: Calc, m: str | None):
         second = c.op("second liquid", first_ml, "×", times)
@@ -113,6 +124,15 @@ def generate(rng: random.Random) -> Problem:
     answer, steps = solve(chain)
     require(answer >= 20, "too little in each container")
     return Problem(
-        family=NAME, topic=NAME, depth=4, ctx=_story(rng, p), answer=answer, unit="mL",
-        ending=" {} mL.", steps=steps, mistakes=mistakes(chain, MISTAKES, answer), kind="count",
-        params=p)
+        family=NAME,
+        topic=NAME,
+        depth=4,
+        ctx=_story(rng, p),
+        answer=answer,
+        unit="mL",
+        ending=" {} mL.",
+        steps=steps,
+        mistakes=mistakes(chain, MISTAKES, answer),
+        kind="count",
+        params=p,
+    )

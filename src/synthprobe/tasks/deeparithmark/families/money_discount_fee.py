@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 from math import gcd
 
 from ..base import Problem, Steps, fmt_num, register, require
-from ._common_a import (NAMES, PARITY_REDRAWS, clean_mistakes, exact_div, parity_kept, pick,
-                        pick_log_uniform, whole)
+from ._common_a import NAMES, PARITY_REDRAWS, clean_mistakes, exact_div, parity_kept, pick, pick_log_uniform, whole
 
 NAME = "money_discount_fee"
 
@@ -20,10 +19,20 @@ ODD_SHARE = 0.8
 #: lowest price: the decoys that skip the discount or add it reach well above the answer, so
 #: the answers have to reach the 300s-700s too or those leading digits would mark a decoy.
 ITEMS = (
-    ("jacket", 40, 600), ("desk lamp", 30, 320), ("backpack", 30, 360), ("pair of boots", 50, 600),
-    ("coffee table", 80, 900), ("printer", 60, 800), ("rug", 50, 900), ("desk chair", 70, 800),
-    ("tent", 60, 800), ("bicycle helmet", 30, 300), ("blender", 40, 450), ("suitcase", 60, 700),
-    ("guitar", 90, 990), ("microwave", 60, 560),
+    ("jacket", 40, 600),
+    ("desk lamp", 30, 320),
+    ("backpack", 30, 360),
+    ("pair of boots", 50, 600),
+    ("coffee table", 80, 900),
+    ("printer", 60, 800),
+    ("rug", 50, 900),
+    ("desk chair", 70, 800),
+    ("tent", 60, 800),
+    ("bicycle helmet", 30, 300),
+    ("blender", 40, 450),
+    ("suitcase", 60, 700),
+    ("guitar", 90, 990),
+    ("microwave", 60, 560),
 )
 FEES = ("shipping fee", "delivery charge", "service fee", "gift-wrapping fee", "handling fee")
 #: Discounts of 20 % and more keep "took the discount amount as the price" from falling far
@@ -42,7 +51,7 @@ TEMPLATES = (
 )
 
 
-@lru_cache(maxsize=None)
+@cache
 def _fees_off_fives(sale_price: Fraction) -> tuple[int, ...]:
     """The fees of 4 to 39 dollars that leave ``sale_price`` plus the fee off the multiples of 5."""
     return tuple(f for f in range(4, 40) if (sale_price + f) % 5 != 0)
@@ -76,21 +85,39 @@ def generate(rng: random.Random) -> Problem:
     require(answer % 5 != 0, "answer should not be a multiple of 5")
 
     discount = Fraction(price * p, 100)
-    mistakes = clean_mistakes(answer, {
-        "forgot the fee": sale,
-        "subtracted the fee instead of adding it": sale - fee,
-        "added the fee twice": sale + 2 * fee,
-        "ignored the discount": price + fee,
-        "took the discount amount as the price": discount + fee,
-        "took the percentage off as dollars": price - p + fee,
-        "added the discount instead of subtracting it": price + discount + fee,
-        "discounted the fee too": exact_div((price + fee) * (100 - p), 100),
-    })
+    mistakes = clean_mistakes(
+        answer,
+        {
+            "forgot the fee": sale,
+            "subtracted the fee instead of adding it": sale - fee,
+            "added the fee twice": sale + 2 * fee,
+            "ignored the discount": price + fee,
+            "took the discount amount as the price": discount + fee,
+            "took the percentage off as dollars": price - p + fee,
+            "added the discount instead of subtracting it": price + discount + fee,
+            "discounted the fee too": exact_div((price + fee) * (100 - p), 100),
+        },
+    )
 
     ctx = template.format(name=name, item=item, price=fmt_num(price), p=p, fee=fee, feename=feename)
     return Problem(
-        family=NAME, topic=NAME, depth=2, ctx=ctx, answer=answer, unit="$", ending=" ${}.",
-        steps=s.solution(), mistakes=mistakes, kind="money",
-        params={"price": price, "percent_off": p, "fee": fee, "item": item, "fee_name": feename,
-                "name": name, "template": TEMPLATES.index(template)},
+        family=NAME,
+        topic=NAME,
+        depth=2,
+        ctx=ctx,
+        answer=answer,
+        unit="$",
+        ending=" ${}.",
+        steps=s.solution(),
+        mistakes=mistakes,
+        kind="money",
+        params={
+            "price": price,
+            "percent_off": p,
+            "fee": fee,
+            "item": item,
+            "fee_name": feename,
+            "name": name,
+            "template": TEMPLATES.index(template),
+        },
     )

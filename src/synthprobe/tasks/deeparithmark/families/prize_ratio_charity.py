@@ -42,37 +42,69 @@ ADDED_SPENDING = "added the amount spent"
 SPENT_TWICE = "took the amount spent off twice"
 SPENT_BEFORE_RATIO = "took the spending off before the ratio split"
 
-COMMON = (FORGOT_CHARITY, ADDED_CHARITY, CHARITY_TWICE, CHARITY_FROM_PART,
-          CHARITY_AGAIN_ON_PART, OTHER_PART, EQUAL_HALVES, RATIO_AS_FRACTION, ONE_PART)
-MISTAKES = {"share": COMMON + (FORGOT_SHARING, LEFT_SELF_OUT),
-            "spend": COMMON + (FORGOT_SPENDING, ADDED_SPENDING, SPENT_TWICE, SPENT_BEFORE_RATIO)}
+COMMON = (
+    FORGOT_CHARITY,
+    ADDED_CHARITY,
+    CHARITY_TWICE,
+    CHARITY_FROM_PART,
+    CHARITY_AGAIN_ON_PART,
+    OTHER_PART,
+    EQUAL_HALVES,
+    RATIO_AS_FRACTION,
+    ONE_PART,
+)
+MISTAKES = {
+    "share": COMMON + (FORGOT_SHARING, LEFT_SELF_OUT),
+    "spend": COMMON + (FORGOT_SPENDING, ADDED_SPENDING, SPENT_TWICE, SPENT_BEFORE_RATIO),
+}
 
 CHARITY = (5, 10, 12, 15, 20, 25, 30)
 #: (winner's parts, partner's parts), coprime; the winner usually has the larger part
 LARGER = tuple((a, b) for a in range(2, 8) for b in range(1, a) if gcd(a, b) == 1)
 SMALLER = tuple((b, a) for a, b in LARGER)
-CONTESTS = ("a quiz", "a raffle", "a chess tournament", "a photo contest", "a hackathon",
-            "a baking contest", "a robotics league", "a science fair", "a pub quiz", "a fun run")
+CONTESTS = (
+    "a quiz",
+    "a raffle",
+    "a chess tournament",
+    "a photo contest",
+    "a hackathon",
+    "a baking contest",
+    "a robotics league",
+    "a science fair",
+    "a pub quiz",
+    "a fun run",
+)
 PURCHASES = ("a bike", "a laptop", "a guitar", "new tyres", "a camera", "a course", "a holiday")
 
 
 def _story(rng: random.Random, p: dict) -> str:
     me, other, prize, c, (a, b) = p["winner"], p["partner"], p["prize"], p["charity"], p["ratio"]
     won, spent = fmt_num(prize, money=True), fmt_num(p["spent"], money=True)
-    opening = rng.choice((f"{me} and {other} won {won} in {p['contest']}.",
-                          f"{me} and {other} shared a {won} prize from {p['contest']}."))
-    split = rng.choice((
-        f"They gave {c}% to charity and split the rest {a} : {b} between them.",
-        f"After giving {c}% to charity, they split the rest in the ratio {a} : {b}.",
-    ))
+    opening = rng.choice(
+        (
+            f"{me} and {other} won {won} in {p['contest']}.",
+            f"{me} and {other} shared a {won} prize from {p['contest']}.",
+        )
+    )
+    split = rng.choice(
+        (
+            f"They gave {c}% to charity and split the rest {a} : {b} between them.",
+            f"After giving {c}% to charity, they split the rest in the ratio {a} : {b}.",
+        )
+    )
     if p["final"] == "share":
         k = NUMBER_WORDS[p["cousins"]]
-        last = rng.choice((f"{me} then shared that part equally with {k} cousins.",
-                           f"{me} split that part evenly with {k} cousins."))
+        last = rng.choice(
+            (f"{me} then shared that part equally with {k} cousins.", f"{me} split that part evenly with {k} cousins.")
+        )
         question = rng.choice((f"{me}'s own share was", f"{me} kept"))
     else:
-        last = rng.choice((f"{me} then spent {spent} of it on {p['purchase']}.",
-                           f"Out of that part, {me} paid {spent} for {p['purchase']}."))
+        last = rng.choice(
+            (
+                f"{me} then spent {spent} of it on {p['purchase']}.",
+                f"Out of that part, {me} paid {spent} for {p['purchase']}.",
+            )
+        )
         question = rng.choice((f"{me} had left", f"What {me} had left was"))
     return finish_ctx(opening, split, last, question)
 
@@ -103,9 +135,19 @@ def generate(rng: random.Random) -> Problem:
     mine = part * a
     spent = parts * rng.randint(max(1, mine // (10 * parts)), max(1, mine * 3 // (5 * parts)))
     winner, partner = rng.sample(NAMES, 2)
-    p = {"winner": winner, "partner": partner, "prize": prize, "charity": charity,
-         "ratio": (a, b), "final": final, "cousins": cousins, "people": people, "spent": spent,
-         "contest": rng.choice(CONTESTS), "purchase": rng.choice(PURCHASES)}
+    p = {
+        "winner": winner,
+        "partner": partner,
+        "prize": prize,
+        "charity": charity,
+        "ratio": (a, b),
+        "final": final,
+        "cousins": cousins,
+        "people": people,
+        "spent": spent,
+        "contest": rng.choice(CONTESTS),
+        "purchase": rng.choice(PURCHASES),
+    }
 
     def chain(c: Calc, m: str | None):
         if m == FORGOT_CHARITY or m == CHARITY_FROM_PART:
@@ -150,6 +192,15 @@ def generate(rng: random.Random) -> Problem:
     answer, steps = solve(chain)
     require(answer >= 10, "too little left")
     return Problem(
-        family=NAME, topic=NAME, depth=5, ctx=_story(rng, p), answer=answer, unit="$",
-        ending=" ${}.", steps=steps, mistakes=mistakes(chain, MISTAKES[final], answer),
-        kind="money", params=p)
+        family=NAME,
+        topic=NAME,
+        depth=5,
+        ctx=_story(rng, p),
+        answer=answer,
+        unit="$",
+        ending=" ${}.",
+        steps=steps,
+        mistakes=mistakes(chain, MISTAKES[final], answer),
+        kind="money",
+        params=p,
+    )

@@ -36,33 +36,55 @@ OVERTIME_AT_REGULAR = "paid the overtime at the regular rate"
 PREMIUM_ONLY = "paid only the overtime premium"
 ALL_AT_OVERTIME = "paid every hour at the overtime rate"
 
-MISTAKES = (FORGOT_TAX, ADDED_TAX, TAX_TWICE, TAX_ON_REGULAR, TAX_ON_OVERTIME, FORGOT_OVERTIME,
-            OVERTIME_AT_REGULAR, PREMIUM_ONLY, ALL_AT_OVERTIME)
+MISTAKES = (
+    FORGOT_TAX,
+    ADDED_TAX,
+    TAX_TWICE,
+    TAX_ON_REGULAR,
+    TAX_ON_OVERTIME,
+    FORGOT_OVERTIME,
+    OVERTIME_AT_REGULAR,
+    PREMIUM_ONLY,
+    ALL_AT_OVERTIME,
+)
 
 TAX_RATES = (10, 20, 25, 30)
 #: (period, regular hours range, overtime hours range)
-PERIODS = (("Last week", (32, 45), (3, 14)), ("Over two weeks", (64, 88), (4, 20)),
-           ("Last month", (128, 176), (6, 30)))
-JOBS = ("at a bakery", "at a garage", "in a warehouse", "at a hotel", "at a call centre",
-        "on a building site", "at a care home", "in a print shop", "at a cinema", "on a farm")
+PERIODS = (("Last week", (32, 45), (3, 14)), ("Over two weeks", (64, 88), (4, 20)), ("Last month", (128, 176), (6, 30)))
+JOBS = (
+    "at a bakery",
+    "at a garage",
+    "in a warehouse",
+    "at a hotel",
+    "at a call centre",
+    "on a building site",
+    "at a care home",
+    "in a print shop",
+    "at a cinema",
+    "on a farm",
+)
 
 
 def _story(rng: random.Random, p: dict) -> str:
     name, r, r2, t = p["name"], p["rate"], p["overtime_rate"], p["tax"]
     h, o = p["hours"], p["overtime"]
     money = lambda x: fmt_num(x, money=True)  # noqa: E731
-    opening = rng.choice((
-        f"{name} earns {money(r)} an hour {p['job']} and {money(r2)} an hour for overtime.",
-        f"{name} is paid {money(r)} per hour {p['job']}, or {money(r2)} per overtime hour.",
-    ))
-    hours = rng.choice((
-        f"{p['period']} {name} worked {h} regular hours and {o} hours of overtime.",
-        f"{p['period']} {name} logged {h} regular hours plus {o} overtime hours.",
-    ))
-    tax = rng.choice((f"Tax took {t}% of the pay.", f"{t}% of the gross pay went on tax.",
-                      f"{t}% was deducted for tax."))
-    question = rng.choice((f"{name}'s take-home pay was", "The pay after tax was",
-                           "The net pay came to"))
+    opening = rng.choice(
+        (
+            f"{name} earns {money(r)} an hour {p['job']} and {money(r2)} an hour for overtime.",
+            f"{name} is paid {money(r)} per hour {p['job']}, or {money(r2)} per overtime hour.",
+        )
+    )
+    hours = rng.choice(
+        (
+            f"{p['period']} {name} worked {h} regular hours and {o} hours of overtime.",
+            f"{p['period']} {name} logged {h} regular hours plus {o} overtime hours.",
+        )
+    )
+    tax = rng.choice(
+        (f"Tax took {t}% of the pay.", f"{t}% of the gross pay went on tax.", f"{t}% was deducted for tax.")
+    )
+    question = rng.choice((f"{name}'s take-home pay was", "The pay after tax was", "The net pay came to"))
     return finish_ctx(opening, hours, tax, question)
 
 
@@ -90,8 +112,16 @@ def generate(rng: random.Random) -> Problem:
         net = Fraction((hours * rate + overtime * overtime_rate) * (100 - tax), 100)
         if net.denominator > 1 or parity_kept(rng, int(net), ODD_SHARE):
             break
-    p = {"name": rng.choice(NAMES), "job": rng.choice(JOBS), "period": period, "rate": rate,
-         "overtime_rate": overtime_rate, "hours": hours, "overtime": overtime, "tax": tax}
+    p = {
+        "name": rng.choice(NAMES),
+        "job": rng.choice(JOBS),
+        "period": period,
+        "rate": rate,
+        "overtime_rate": overtime_rate,
+        "hours": hours,
+        "overtime": overtime,
+        "tax": tax,
+    }
 
     def chain(c: Calc, m: str | None):
         r_rate = overtime_rate if m == ALL_AT_OVERTIME else rate
@@ -118,6 +148,15 @@ def generate(rng: random.Random) -> Problem:
 
     answer, steps = solve(chain)
     return Problem(
-        family=NAME, topic=NAME, depth=5, ctx=_story(rng, p), answer=answer, unit="$",
-        ending=" ${}.", steps=steps, mistakes=mistakes(chain, MISTAKES, answer), kind="money",
-        params=p)
+        family=NAME,
+        topic=NAME,
+        depth=5,
+        ctx=_story(rng, p),
+        answer=answer,
+        unit="$",
+        ending=" ${}.",
+        steps=steps,
+        mistakes=mistakes(chain, MISTAKES, answer),
+        kind="money",
+        params=p,
+    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 
 from ..base import Problem, Steps, fmt_num, register, require
 from ._common_a import NAMES, clean_mistakes, pick
@@ -16,22 +16,40 @@ DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sun
 #: (template, plural noun of a session); ``{b}`` is the set-up before each session, ``{m}`` the
 #: session itself, so one complete session needs b + m minutes inside the window.
 STORIES = (
-    ("{name}'s go-kart track is open for {hours} on {day}. Each race needs a {b}-minute safety "
-     "briefing, then {m} minutes of driving. The number of complete races is", "races"),
-    ("{name} bakes cookies in one oven for {hours}. Each tray takes {b} minutes to load, "
-     "then bakes for {m} minutes. The number of fully baked trays is", "trays"),
-    ("A fairground ride run by {name} operates for {hours} on {day}. Each ride takes {b} minutes "
-     "to board, then lasts {m} minutes. The number of complete rides is", "rides"),
-    ("{name}'s car wash is open for {hours} on {day}. Each car needs {b} minutes of preparation "
-     "and {m} minutes of washing. The number of cars fully washed is", "cars"),
-    ("{name} runs blitz chess games for {hours} on {day}. Each game needs {b} minutes to set up, "
-     "then {m} minutes of play. The number of complete games is", "games"),
-    ("{name}'s climbing wall is open for {hours} on {day}. Each climber spends {b} minutes being "
-     "harnessed, then {m} minutes on the wall. The number of complete climbs is", "climbs"),
+    (
+        "{name}'s go-kart track is open for {hours} on {day}. Each race needs a {b}-minute safety "
+        "briefing, then {m} minutes of driving. The number of complete races is",
+        "races",
+    ),
+    (
+        "{name} bakes cookies in one oven for {hours}. Each tray takes {b} minutes to load, "
+        "then bakes for {m} minutes. The number of fully baked trays is",
+        "trays",
+    ),
+    (
+        "A fairground ride run by {name} operates for {hours} on {day}. Each ride takes {b} minutes "
+        "to board, then lasts {m} minutes. The number of complete rides is",
+        "rides",
+    ),
+    (
+        "{name}'s car wash is open for {hours} on {day}. Each car needs {b} minutes of preparation "
+        "and {m} minutes of washing. The number of cars fully washed is",
+        "cars",
+    ),
+    (
+        "{name} runs blitz chess games for {hours} on {day}. Each game needs {b} minutes to set up, "
+        "then {m} minutes of play. The number of complete games is",
+        "games",
+    ),
+    (
+        "{name}'s climbing wall is open for {hours} on {day}. Each climber spends {b} minutes being "
+        "harnessed, then {m} minutes on the wall. The number of complete climbs is",
+        "climbs",
+    ),
 )
 
 
-@lru_cache(maxsize=None)
+@cache
 def _sessions(window_min: int) -> tuple[tuple[int, ...], dict[int, list[tuple[int, int]]]]:
     """For a window of ``window_min`` minutes: the admissible numbers of complete sessions,
     ascending, and for each the (set-up, session length) pairs giving it, in drawing order."""
@@ -72,25 +90,44 @@ def generate(rng: random.Random) -> Problem:
 
     whole_hours = int(hours)
     part_hour = int((hours - whole_hours) * 60)  # 0, 15, 30 or 45 minutes
-    mistakes = clean_mistakes(n, {
-        "left out the set-up time": window // m,
-        "counted the set-up only once": (window - b) // m,
-        "divided by the set-up time alone": window // b,
-        "used 100 minutes per hour": int(hours * 100) // block,
-        "counted the set-up twice": window // (m + 2 * b),
-        "counted the session length twice": window // (2 * m + b),
-        "subtracted the set-up instead of adding it": window // (m - b),
-        "rounded down hour by hour": whole_hours * (60 // block) + part_hour // block,
-        "dropped the part hour": (60 * whole_hours) // block if part_hour else None,
-        "skipped the first set-up": (window + b) // block,
-        "counted the unfinished session": n + 1 if spare else None,
-    })
+    mistakes = clean_mistakes(
+        n,
+        {
+            "left out the set-up time": window // m,
+            "counted the set-up only once": (window - b) // m,
+            "divided by the set-up time alone": window // b,
+            "used 100 minutes per hour": int(hours * 100) // block,
+            "counted the set-up twice": window // (m + 2 * b),
+            "counted the session length twice": window // (2 * m + b),
+            "subtracted the set-up instead of adding it": window // (m - b),
+            "rounded down hour by hour": whole_hours * (60 // block) + part_hour // block,
+            "dropped the part hour": (60 * whole_hours) // block if part_hour else None,
+            "skipped the first set-up": (window + b) // block,
+            "counted the unfinished session": n + 1 if spare else None,
+        },
+    )
 
-    ctx = template.format(name=name, day=day, hours=f"{fmt_num(hours)} hours",
-                          hours_adj=f"{fmt_num(hours)}-hour", b=b, m=m)
+    ctx = template.format(
+        name=name, day=day, hours=f"{fmt_num(hours)} hours", hours_adj=f"{fmt_num(hours)}-hour", b=b, m=m
+    )
     return Problem(
-        family=NAME, topic=NAME, depth=3, ctx=ctx, answer=n, unit=noun, ending=f" {{}} {noun}.",
-        steps=s.solution(), mistakes=mistakes, kind="count",
-        params={"hours": fmt_num(hours), "setup_minutes": b, "session_minutes": m, "noun": noun,
-                "name": name, "day": day, "story": [st[0] for st in STORIES].index(template)},
+        family=NAME,
+        topic=NAME,
+        depth=3,
+        ctx=ctx,
+        answer=n,
+        unit=noun,
+        ending=f" {{}} {noun}.",
+        steps=s.solution(),
+        mistakes=mistakes,
+        kind="count",
+        params={
+            "hours": fmt_num(hours),
+            "setup_minutes": b,
+            "session_minutes": m,
+            "noun": noun,
+            "name": name,
+            "day": day,
+            "story": [st[0] for st in STORIES].index(template),
+        },
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 from math import gcd
 
 from ..base import Problem, Steps, fmt_num, register, require
@@ -13,8 +13,7 @@ from ._common_a import NAMES, clean_mistakes, exact_div, pick
 NAME = "share_then_split"
 
 #: Fractions taken out first, as (numerator, denominator); the rest is what gets split.
-FRACTIONS = ((1, 2), (1, 3), (1, 4), (3, 4), (1, 5), (2, 5), (3, 5), (1, 6), (1, 8), (3, 8),
-             (5, 8), (3, 10), (7, 10))
+FRACTIONS = ((1, 2), (1, 3), (1, 4), (3, 4), (1, 5), (2, 5), (3, 5), (1, 6), (1, 8), (3, 8), (5, 8), (3, 10), (7, 10))
 PERCENTS = (10, 15, 20, 25, 30, 35, 40, 45, 55, 60, 65)
 
 #: (template, kind, unit noun, answer range); ``{share}`` is "3/8" or "35%". The ranges reach
@@ -22,21 +21,48 @@ PERCENTS = (10, 15, 20, 25, 30, 35, 40, 45, 55, 60, 65)
 #: run to several times the answer, so answers capped near the bottom of that range would leave
 #: its upper half, and its leading digits, to the decoys alone.
 STORIES = (
-    ("{name} won a ${total} prize in a raffle, gave {share} of it to a local charity, and shared "
-     "the rest equally among {n} cousins. Each cousin received", "money", (), (12, 999)),
-    ("A sports club raised ${total} at its summer fair. {share_cap} of the money paid the hall "
-     "rent, and the rest was split equally between {n} youth teams. Each team got",
-     "money", (), (12, 999)),
-    ("{name} earned ${total} at a weekend market stall, kept {share} of it for new stock, and paid "
-     "the rest equally to {n} helpers. Each helper was paid", "money", (), (12, 850)),
-    ("Teacher {name} had a box of {total} {noun}. {share_cap} of them went to the art room, and "
-     "the rest were shared equally among {n} tables. Each table got",
-     "count", ("stickers", "pencils", "badges", "markers"), (11, 320)),
-    ("A farmer picked {total} {noun} in the orchard, sold {share} of them at the market, and split "
-     "the rest equally among {n} neighbours. Each neighbour received",
-     "count", ("apples", "pears", "plums", "peaches"), (11, 320)),
-    ("{name} baked {total} biscuits for the school fair, kept {share} of them for the family, and "
-     "packed the rest equally into {n} tins. Each tin held", "count", ("biscuits",), (11, 240)),
+    (
+        "{name} won a ${total} prize in a raffle, gave {share} of it to a local charity, and shared "
+        "the rest equally among {n} cousins. Each cousin received",
+        "money",
+        (),
+        (12, 999),
+    ),
+    (
+        "A sports club raised ${total} at its summer fair. {share_cap} of the money paid the hall "
+        "rent, and the rest was split equally between {n} youth teams. Each team got",
+        "money",
+        (),
+        (12, 999),
+    ),
+    (
+        "{name} earned ${total} at a weekend market stall, kept {share} of it for new stock, and paid "
+        "the rest equally to {n} helpers. Each helper was paid",
+        "money",
+        (),
+        (12, 850),
+    ),
+    (
+        "Teacher {name} had a box of {total} {noun}. {share_cap} of them went to the art room, and "
+        "the rest were shared equally among {n} tables. Each table got",
+        "count",
+        ("stickers", "pencils", "badges", "markers"),
+        (11, 320),
+    ),
+    (
+        "A farmer picked {total} {noun} in the orchard, sold {share} of them at the market, and split "
+        "the rest equally among {n} neighbours. Each neighbour received",
+        "count",
+        ("apples", "pears", "plums", "peaches"),
+        (11, 320),
+    ),
+    (
+        "{name} baked {total} biscuits for the school fair, kept {share} of them for the family, and "
+        "packed the rest equally into {n} tins. Each tin held",
+        "count",
+        ("biscuits",),
+        (11, 240),
+    ),
 )
 
 
@@ -46,7 +72,7 @@ def _share_text(form: str, num: int, den: int) -> str:
     return "half" if (num, den) == (1, 2) else f"{num}/{den}"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _answers(step: int, lo: int, hi: int) -> tuple[int, ...]:
     """The multiples of ``step`` from ``lo`` to ``hi`` that are off the multiples of 5."""
     return tuple(a for a in range(step * (-(-lo // step)), hi + 1, step) if a % 5)
@@ -93,31 +119,53 @@ def generate(rng: random.Random) -> Problem:
     each = s.op("each equal part", rest, "/", n)
     require(each == answer, "the chain must reproduce the drawn answer")
 
-    wrong_fraction = (Fraction(total - pc, n) if form == "percent" else
-                      Fraction(total - Fraction(total, den), n) if num > 1 else None)
-    mistakes = clean_mistakes(answer, {
-        "stopped before splitting the rest": rest,
-        "split the whole total": exact_div(total, n),
-        "gave the first share as the answer": share,
-        "split the first share instead of the rest": exact_div(share, n),
-        "divided the rest by one more than the number of parts": exact_div(rest, n + 1),
-        "divided the rest by one fewer than the number of parts": exact_div(rest, n - 1),
-        ("took the percentage as an amount" if form == "percent" else
-         "took one part of the fraction instead of several"): wrong_fraction,
-        "took the first share off one equal part": Fraction(total, n) - share,
-        "applied the fraction again to each part": answer - Fraction(answer * num, den),
-        "took the first share off twice": Fraction(total - 2 * share, n),
-        "divided by the number of parts twice": Fraction(answer, n),
-    })
+    wrong_fraction = (
+        Fraction(total - pc, n) if form == "percent" else Fraction(total - Fraction(total, den), n) if num > 1 else None
+    )
+    mistakes = clean_mistakes(
+        answer,
+        {
+            "stopped before splitting the rest": rest,
+            "split the whole total": exact_div(total, n),
+            "gave the first share as the answer": share,
+            "split the first share instead of the rest": exact_div(share, n),
+            "divided the rest by one more than the number of parts": exact_div(rest, n + 1),
+            "divided the rest by one fewer than the number of parts": exact_div(rest, n - 1),
+            (
+                "took the percentage as an amount"
+                if form == "percent"
+                else "took one part of the fraction instead of several"
+            ): wrong_fraction,
+            "took the first share off one equal part": Fraction(total, n) - share,
+            "applied the fraction again to each part": answer - Fraction(answer * num, den),
+            "took the first share off twice": Fraction(total - 2 * share, n),
+            "divided by the number of parts twice": Fraction(answer, n),
+        },
+    )
 
     text = _share_text(form, num, den)
-    ctx = template.format(name=name, total=fmt_num(total), share=text, noun=noun,
-                          share_cap=text[0].upper() + text[1:], n=n)
+    ctx = template.format(
+        name=name, total=fmt_num(total), share=text, noun=noun, share_cap=text[0].upper() + text[1:], n=n
+    )
     ending = " ${}." if money else f" {{}} {noun}."
     return Problem(
-        family=NAME, topic=NAME, depth=3, ctx=ctx, answer=answer, unit="$" if money else noun,
-        ending=ending, steps=s.solution(), mistakes=mistakes, kind=kind,
-        params={"total": total, "share_numerator": num, "share_denominator": den,
-                "share_form": form, "parts": n, "name": name,
-                "story": [st[0] for st in STORIES].index(template)},
+        family=NAME,
+        topic=NAME,
+        depth=3,
+        ctx=ctx,
+        answer=answer,
+        unit="$" if money else noun,
+        ending=ending,
+        steps=s.solution(),
+        mistakes=mistakes,
+        kind=kind,
+        params={
+            "total": total,
+            "share_numerator": num,
+            "share_denominator": den,
+            "share_form": form,
+            "parts": n,
+            "name": name,
+            "story": [st[0] for st in STORIES].index(template),
+        },
     )

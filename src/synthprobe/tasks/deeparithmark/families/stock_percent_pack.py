@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from functools import lru_cache
+from functools import cache
 from math import gcd
 
 from ..base import Problem, Steps, register, require
@@ -13,8 +13,10 @@ NAME = "stock_percent_pack"
 
 #: (place, goods, pack word, how the percentage leaves the stock)
 STOCKS = (
-    ("farm shop", "eggs", "boxes", "were cracked"), ("orchard", "apples", "bags", "were bruised"),
-    ("bakery", "rolls", "trays", "were sold"), ("market stall", "oranges", "crates", "had spoiled"),
+    ("farm shop", "eggs", "boxes", "were cracked"),
+    ("orchard", "apples", "bags", "were bruised"),
+    ("bakery", "rolls", "trays", "were sold"),
+    ("market stall", "oranges", "crates", "had spoiled"),
     ("plant nursery", "seedlings", "flats", "had wilted"),
     ("warehouse", "light bulbs", "cartons", "were broken"),
     ("toy shop", "marbles", "pouches", "were given away"),
@@ -37,7 +39,7 @@ TEMPLATES = (
 )
 
 
-@lru_cache(maxsize=None)
+@cache
 def _packings(p: int) -> tuple[tuple[int, ...], dict[int, list[tuple[int, int]]]]:
     """For ``p`` % removed: the admissible numbers of full packs, ascending, and for each the
     (stock, pack size) pairs giving it, in drawing order (a fixed table per percentage)."""
@@ -75,24 +77,41 @@ def generate(rng: random.Random) -> Problem:
     removed = s.pct("removed", p, stock)
     left = s.op("left to pack", stock, "-", removed)
     full, loose = s.divmod("full packs", left, k)
-    require(11 <= full <= 99 and full % 5 != 0,
-            "answer should be two-digit, off the multiples of 5")
+    require(11 <= full <= 99 and full % 5 != 0, "answer should be two-digit, off the multiples of 5")
 
-    mistakes = clean_mistakes(full, {
-        "forgot the removed items": stock // k,
-        "packed the removed items instead": removed // k,
-        "took the percentage as a count": (stock - p) // k,
-        "added the removed items": (stock + removed) // k,
-        "took the percentage off twice": (stock - 2 * removed) // k,
-        "took the percentage off the rest again": exact_div(left * (100 - p), 100) // k,
-        "counted the loose items as a pack": full + 1 if loose else None,
-    })
+    mistakes = clean_mistakes(
+        full,
+        {
+            "forgot the removed items": stock // k,
+            "packed the removed items instead": removed // k,
+            "took the percentage as a count": (stock - p) // k,
+            "added the removed items": (stock + removed) // k,
+            "took the percentage off twice": (stock - 2 * removed) // k,
+            "took the percentage off the rest again": exact_div(left * (100 - p), 100) // k,
+            "counted the loose items as a pack": full + 1 if loose else None,
+        },
+    )
 
-    ctx = template.format(place=place, goods=goods, packs=packs, gone=gone, stock=stock, p=p, k=k,
-                          name=name, day=day)
+    ctx = template.format(place=place, goods=goods, packs=packs, gone=gone, stock=stock, p=p, k=k, name=name, day=day)
     return Problem(
-        family=NAME, topic=NAME, depth=3, ctx=ctx, answer=full, unit=packs, ending=f" {{}} {packs}.",
-        steps=s.solution(), mistakes=mistakes, kind="count",
-        params={"stock": stock, "percent": p, "pack_size": k, "goods": goods, "packs": packs,
-                "name": name, "day": day, "template": TEMPLATES.index(template)},
+        family=NAME,
+        topic=NAME,
+        depth=3,
+        ctx=ctx,
+        answer=full,
+        unit=packs,
+        ending=f" {{}} {packs}.",
+        steps=s.solution(),
+        mistakes=mistakes,
+        kind="count",
+        params={
+            "stock": stock,
+            "percent": p,
+            "pack_size": k,
+            "goods": goods,
+            "packs": packs,
+            "name": name,
+            "day": day,
+            "template": TEMPLATES.index(template),
+        },
     )

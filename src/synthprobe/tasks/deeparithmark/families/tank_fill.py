@@ -30,15 +30,28 @@ FILLED_BOTH = "kept filling during the draining"
 DRAIN_AT_FILL_RATE = "drained at the filling rate"
 FILL_AT_DRAIN_RATE = "filled at the draining rate"
 
-MISTAKES = (FORGOT_DRAIN, ADDED_DRAIN, DRAIN_FOR_FILL_TIME, FILL_FOR_DRAIN_TIME, SWAPPED_RATES,
-            DRAINED_BOTH, FILLED_BOTH, DRAIN_AT_FILL_RATE, FILL_AT_DRAIN_RATE)
+MISTAKES = (
+    FORGOT_DRAIN,
+    ADDED_DRAIN,
+    DRAIN_FOR_FILL_TIME,
+    FILL_FOR_DRAIN_TIME,
+    SWAPPED_RATES,
+    DRAINED_BOTH,
+    FILLED_BOTH,
+    DRAIN_AT_FILL_RATE,
+    FILL_AT_DRAIN_RATE,
+)
 
 #: (the vessel, what fills it, what drains it)
 VESSELS = (
-    ("water tank", "a pump", "a valve"), ("rain barrel", "a hose", "a tap"),
-    ("fish pond", "a hose", "a pump"), ("cistern", "a pipe", "an outlet"),
-    ("paddling pool", "a hose", "a drain"), ("cattle trough", "a pipe", "a leak"),
-    ("hot tub", "a pump", "a drain"), ("storage tank", "an inlet", "an outlet"),
+    ("water tank", "a pump", "a valve"),
+    ("rain barrel", "a hose", "a tap"),
+    ("fish pond", "a hose", "a pump"),
+    ("cistern", "a pipe", "an outlet"),
+    ("paddling pool", "a hose", "a drain"),
+    ("cattle trough", "a pipe", "a leak"),
+    ("hot tub", "a pump", "a drain"),
+    ("storage tank", "an inlet", "an outlet"),
 )
 
 #: Starting volumes in litres: 40 to 600, off the multiples of 5.
@@ -48,24 +61,29 @@ START_VOLUMES = tuple(v for v in range(40, 601) if v % 5)
 def _story(rng: random.Random, p: dict) -> str:
     vessel, filler, drain = p["vessel"]
     v0, f, t1, d, t2 = p["start"], p["fill_rate"], p["fill_min"], p["drain_rate"], p["drain_min"]
-    opening = rng.choice((
-        f"A {vessel} held {v0} litres.",
-        f"A {vessel} had {v0} litres in it.",
-    ))
-    phases = rng.choice((
-        f"{sentence_case(filler)} filled it at {f} litres a minute for {t1} minutes, then "
-        f"{drain} drained {d} litres a minute for {t2} minutes.",
-        f"For {t1} minutes {filler} added {f} litres a minute; then for {t2} minutes "
-        f"{drain} removed {d} a minute.",
-        f"{sentence_case(filler)} added {f} litres a minute for {t1} minutes, then "
-        f"{drain} let out {d} litres a minute for {t2} minutes.",
-    ))
+    opening = rng.choice(
+        (
+            f"A {vessel} held {v0} litres.",
+            f"A {vessel} had {v0} litres in it.",
+        )
+    )
+    phases = rng.choice(
+        (
+            f"{sentence_case(filler)} filled it at {f} litres a minute for {t1} minutes, then "
+            f"{drain} drained {d} litres a minute for {t2} minutes.",
+            f"For {t1} minutes {filler} added {f} litres a minute; then for {t2} minutes {drain} removed {d} a minute.",
+            f"{sentence_case(filler)} added {f} litres a minute for {t1} minutes, then "
+            f"{drain} let out {d} litres a minute for {t2} minutes.",
+        )
+    )
     short = vessel.split()[-1]
-    question = rng.choice((
-        f"The {short} then held",
-        "The water left was",
-        f"The {short} finished with",
-    ))
+    question = rng.choice(
+        (
+            f"The {short} then held",
+            "The water left was",
+            f"The {short} finished with",
+        )
+    )
     return finish_ctx(opening, phases, question)
 
 
@@ -79,8 +97,14 @@ def generate(rng: random.Random) -> Problem:
     top = min(fill_rate - 2, (start + fill_rate * fill_min - 30) // drain_min)
     require(top >= 3, "the drain would empty the tank")
     drain_rate = rng.randint(3, top)
-    p = {"start": start, "fill_rate": fill_rate, "fill_min": fill_min,
-         "drain_rate": drain_rate, "drain_min": drain_min, "vessel": rng.choice(VESSELS)}
+    p = {
+        "start": start,
+        "fill_rate": fill_rate,
+        "fill_min": fill_min,
+        "drain_rate": drain_rate,
+        "drain_min": drain_min,
+        "vessel": rng.choice(VESSELS),
+    }
 
     def chain(c: Calc, m: str | None):
         f_rate = drain_rate if m in (SWAPPED_RATES, FILL_AT_DRAIN_RATE) else fill_rate
@@ -103,6 +127,15 @@ def generate(rng: random.Random) -> Problem:
     answer, steps = solve(chain)
     require(answer >= 30, "the tank is nearly empty")
     return Problem(
-        family=NAME, topic=NAME, depth=4, ctx=_story(rng, p), answer=answer, unit="litres",
-        ending=" {} litres.", steps=steps, mistakes=mistakes(chain, MISTAKES, answer), kind="count",
-        params=p)
+        family=NAME,
+        topic=NAME,
+        depth=4,
+        ctx=_story(rng, p),
+        answer=answer,
+        unit="litres",
+        ending=" {} litres.",
+        steps=steps,
+        mistakes=mistakes(chain, MISTAKES, answer),
+        kind="count",
+        params=p,
+    )

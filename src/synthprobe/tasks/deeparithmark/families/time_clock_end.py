@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from functools import lru_cache
+from functools import cache
 
 from ..base import Problem, Steps, fmt_clock, register, require
 from ._common_a import NAMES, clean_mistakes, hours_minutes, pick
@@ -11,37 +11,53 @@ from ._common_a import NAMES, clean_mistakes, hours_minutes, pick
 NAME = "time_clock_end"
 
 #: First activity (lasts hours and minutes): noun phrase as used in the templates.
-FIRST = ("a film", "a football match", "a hike", "a train journey", "a board game", "a concert",
-         "a cooking class", "a museum tour", "a tennis lesson", "a study session")
+FIRST = (
+    "a film",
+    "a football match",
+    "a hike",
+    "a train journey",
+    "a board game",
+    "a concert",
+    "a cooking class",
+    "a museum tour",
+    "a tennis lesson",
+    "a study session",
+)
 #: Second activity (lasts whole minutes, a multiple of five).
-SECOND = ("dinner", "coffee with a friend", "a walk home", "some shopping", "a swim",
-          "a bus ride", "a phone call", "lunch", "a nap", "tidying up")
+SECOND = (
+    "dinner",
+    "coffee with a friend",
+    "a walk home",
+    "some shopping",
+    "a swim",
+    "a bus ride",
+    "a phone call",
+    "lunch",
+    "a nap",
+    "tidying up",
+)
 
 TEMPLATES = (
-    "{name} started {first} at {start}, and it lasted {d1}. Then {second} took {d2} minutes. "
-    "{name} was done at",
+    "{name} started {first} at {start}, and it lasted {d1}. Then {second} took {d2} minutes. {name} was done at",
     "At {start}, {name} began {first} that ran for {d1}, followed by {second} lasting {d2} "
     "minutes. Everything ended at",
-    "{name}'s plan: {first} from {start} lasting {d1}, then {second} for {d2} minutes. "
-    "That left {name} free at",
-    "{first_cap} began at {start} and took {d1}. Right after it, {name} spent {d2} minutes on "
-    "{second}, finishing at",
+    "{name}'s plan: {first} from {start} lasting {d1}, then {second} for {d2} minutes. That left {name} free at",
+    "{first_cap} began at {start} and took {d1}. Right after it, {name} spent {d2} minutes on {second}, finishing at",
 )
 
 
-@lru_cache(maxsize=None)
+@cache
 def _ends(first_start: int, last_end: int) -> tuple[int, ...]:
     """End times off the multiples of 5 minutes that a story starting at ``first_start`` or
     later can reach by ``last_end``."""
     return tuple(t for t in range(first_start + 83, last_end + 1) if t % 5)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _durations(room: int, odd: int) -> tuple[tuple[int, int], ...]:
     """(minutes past the first activity's hours, second activity) pairs that fit in ``room``
     minutes, the minutes congruent to ``odd`` modulo 5."""
-    return tuple((m, 5 * k) for m in range(3, 58) if m % 5 == odd
-                 for k in range(4, 20) if room - m - 5 * k >= 0)
+    return tuple((m, 5 * k) for m in range(3, 58) if m % 5 == odd for k in range(4, 20) if room - m - 5 * k >= 0)
 
 
 @register(NAME, topic=NAME, depth=2)
@@ -86,16 +102,36 @@ def generate(rng: random.Random) -> Problem:
     }
 
     # a clock decoy lives in the answer's half of the day, like the story itself
-    mistakes = clean_mistakes(end, {k: v for k, v in wrong.items()
-                                    if half_end - 720 <= v < half_end})
+    mistakes = clean_mistakes(end, {k: v for k, v in wrong.items() if half_end - 720 <= v < half_end})
 
-    ctx = template.format(name=name, first=first, first_cap=first[0].upper() + first[1:],
-                          start=fmt_clock(start), d1=hours_minutes(h1, m1), d2=d2,
-                          second=second)
+    ctx = template.format(
+        name=name,
+        first=first,
+        first_cap=first[0].upper() + first[1:],
+        start=fmt_clock(start),
+        d1=hours_minutes(h1, m1),
+        d2=d2,
+        second=second,
+    )
     return Problem(
-        family=NAME, topic=NAME, depth=2, ctx=ctx, answer=end, unit="", ending=" {}",
-        steps=s.solution(), mistakes=mistakes, kind="clock",
-        params={"start": start, "first_hours": h1, "first_minutes": m1, "second_minutes": d2,
-                "first": first, "second": second, "name": name,
-                "template": TEMPLATES.index(template)},
+        family=NAME,
+        topic=NAME,
+        depth=2,
+        ctx=ctx,
+        answer=end,
+        unit="",
+        ending=" {}",
+        steps=s.solution(),
+        mistakes=mistakes,
+        kind="clock",
+        params={
+            "start": start,
+            "first_hours": h1,
+            "first_minutes": m1,
+            "second_minutes": d2,
+            "first": first,
+            "second": second,
+            "name": name,
+            "template": TEMPLATES.index(template),
+        },
     )

@@ -9,9 +9,18 @@ from ._common_a import NAMES, clean_mistakes, hhmm_as_number, hours_minutes, pic
 
 NAME = "trip_minutes"
 
-PLACES = ("the coast", "the airport", "a music festival", "the mountains", "a lakeside cabin",
-          "the old town", "a cousin's wedding", "the national park", "a football final",
-          "the science museum")
+PLACES = (
+    "the coast",
+    "the airport",
+    "a music festival",
+    "the mountains",
+    "a lakeside cabin",
+    "the old town",
+    "a cousin's wedding",
+    "the national park",
+    "a football final",
+    "the science museum",
+)
 RIDES = ("bus", "train", "ferry", "coach", "tram", "shuttle")
 
 #: Shape A: one leg of hours and minutes, then one leg of minutes.
@@ -52,8 +61,7 @@ def generate(rng: random.Random) -> Problem:
         hour_min = s.op("hours in minutes", h, "×", 60)
         first = s.op("first leg in minutes", hour_min, "+", m1)
         total = s.op("whole trip", first, "+", last)
-        text = template.format(name=name, place=place, ride1=ride1, ride2=ride2,
-                               hm=hours_minutes(h, m1), m2=last)
+        text = template.format(name=name, place=place, ride1=ride1, ride2=ride2, hm=hours_minutes(h, m1), m2=last)
         dropped_minutes_name = "left out the minutes of the first leg"
     else:
         m1 = rng.randint(5, 40)
@@ -62,27 +70,43 @@ def generate(rng: random.Random) -> Problem:
         hour_min = s.op("hours in minutes", h, "×", 60)
         first = s.op("first two legs", m1, "+", hour_min)
         total = s.op("whole trip", first, "+", last)
-        text = template.format(name=name, place=place, ride1=ride1, ride2=ride2,
-                               hm=hours_minutes(h, 0), m1=m1, m3=last)
+        text = template.format(name=name, place=place, ride1=ride1, ride2=ride2, hm=hours_minutes(h, 0), m1=m1, m3=last)
         dropped_minutes_name = "left out the first leg"
-    require(total % 5 != 0 and 100 <= total <= 999,
-            "answer should be three-digit, off the multiples of 5")
+    require(total % 5 != 0 and 100 <= total <= 999, "answer should be three-digit, off the multiples of 5")
 
-    mistakes = clean_mistakes(total, {
-        "used 100 minutes per hour": total + 40 * h,
-        "dropped the carried hour": total - 60 if m1 + last >= 60 else None,
-        "left out the last leg": total - last,
-        dropped_minutes_name: total - m1,
-        "wrote the hours and minutes as one number": hhmm_as_number(total),
-        "counted the last leg twice": total + last,
-        "added the hours twice": total + 60 * h,
-        "subtracted the last leg": total - 2 * last,
-    })
+    mistakes = clean_mistakes(
+        total,
+        {
+            "used 100 minutes per hour": total + 40 * h,
+            "dropped the carried hour": total - 60 if m1 + last >= 60 else None,
+            "left out the last leg": total - last,
+            dropped_minutes_name: total - m1,
+            "wrote the hours and minutes as one number": hhmm_as_number(total),
+            "counted the last leg twice": total + last,
+            "added the hours twice": total + 60 * h,
+            "subtracted the last leg": total - 2 * last,
+        },
+    )
 
     return Problem(
-        family=NAME, topic=NAME, depth=3, ctx=text, answer=int(total), unit="minutes",
-        ending=" {} minutes.", steps=s.solution(), mistakes=mistakes, kind="count",
-        params={"shape": shape, "hours": h, "minutes_first": m1, "minutes_last": last,
-                "place": place, "rides": [ride1, ride2], "name": name,
-                "template": (TEMPLATES_A if shape == "A" else TEMPLATES_B).index(template)},
+        family=NAME,
+        topic=NAME,
+        depth=3,
+        ctx=text,
+        answer=int(total),
+        unit="minutes",
+        ending=" {} minutes.",
+        steps=s.solution(),
+        mistakes=mistakes,
+        kind="count",
+        params={
+            "shape": shape,
+            "hours": h,
+            "minutes_first": m1,
+            "minutes_last": last,
+            "place": place,
+            "rides": [ride1, ride2],
+            "name": name,
+            "template": (TEMPLATES_A if shape == "A" else TEMPLATES_B).index(template),
+        },
     )

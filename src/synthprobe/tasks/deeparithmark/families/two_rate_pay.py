@@ -15,11 +15,14 @@ ODD_SHARE = 0.55
 
 #: (first block, second block, whether the second rate is always the higher one)
 SHIFTS = (
-    ("on weekdays", "on the weekend", True), ("on day shifts", "on night shifts", True),
-    ("at the café", "at the bookshop", False), ("tutoring maths", "tutoring piano", False),
-    ("in regular hours", "in overtime", True), ("at the front desk", "in the kitchen", False),
-    ("stacking shelves", "driving deliveries", False), ("at the garden centre", "at the cinema",
-                                                        False),
+    ("on weekdays", "on the weekend", True),
+    ("on day shifts", "on night shifts", True),
+    ("at the café", "at the bookshop", False),
+    ("tutoring maths", "tutoring piano", False),
+    ("in regular hours", "in overtime", True),
+    ("at the front desk", "in the kitchen", False),
+    ("stacking shelves", "driving deliveries", False),
+    ("at the garden centre", "at the cinema", False),
 )
 
 TEMPLATES = (
@@ -48,8 +51,9 @@ def generate(rng: random.Random) -> Problem:
         # The second rate is drawn among those that keep the total off the multiples of 5, so
         # the answer sits in the commonest roundness class
         sign = 1 if premium else pick(rng, (-1, 1))
-        r2 = pick(rng, [r1 + sign * d for d in range(3, 15)
-                        if r1 + sign * d >= 9 and (h1 * r1 + h2 * (r1 + sign * d)) % 5])
+        r2 = pick(
+            rng, [r1 + sign * d for d in range(3, 15) if r1 + sign * d >= 9 and (h1 * r1 + h2 * (r1 + sign * d)) % 5]
+        )
         # most decoys are products of hours and a rate, even more often than the answer
         if parity_kept(rng, h1 * r1 + h2 * r2, ODD_SHARE):
             break
@@ -62,21 +66,39 @@ def generate(rng: random.Random) -> Problem:
     total = s.op("total pay", pay1, "+", pay2, money=True)
     require(total % 5 != 0, "answer should not be a multiple of 5")
 
-    mistakes = clean_mistakes(total, {
-        "paid every hour at the first rate": (h1 + h2) * r1,
-        "paid every hour at the second rate": (h1 + h2) * r2,
-        "left out the second block of hours": pay1,
-        "left out the first block of hours": pay2,
-        "swapped the two rates": h1 * r2 + h2 * r1,
-        "averaged the two rates": Fraction((h1 + h2) * (r1 + r2), 2),
-        "counted the second block twice": pay1 + 2 * pay2,
-        "multiplied all the hours by both rates added": (h1 + h2) * (r1 + r2),
-    })
+    mistakes = clean_mistakes(
+        total,
+        {
+            "paid every hour at the first rate": (h1 + h2) * r1,
+            "paid every hour at the second rate": (h1 + h2) * r2,
+            "left out the second block of hours": pay1,
+            "left out the first block of hours": pay2,
+            "swapped the two rates": h1 * r2 + h2 * r1,
+            "averaged the two rates": Fraction((h1 + h2) * (r1 + r2), 2),
+            "counted the second block twice": pay1 + 2 * pay2,
+            "multiplied all the hours by both rates added": (h1 + h2) * (r1 + r2),
+        },
+    )
 
     ctx = template.format(name=name, h1=h1, h2=h2, r1=r1, r2=r2, s1=s1, s2=s2)
     return Problem(
-        family=NAME, topic=NAME, depth=3, ctx=ctx, answer=int(total), unit="$", ending=" ${}.",
-        steps=s.solution(), mistakes=mistakes, kind="money",
-        params={"hours1": h1, "rate1": r1, "hours2": h2, "rate2": r2, "shifts": [s1, s2],
-                "name": name, "template": TEMPLATES.index(template)},
+        family=NAME,
+        topic=NAME,
+        depth=3,
+        ctx=ctx,
+        answer=int(total),
+        unit="$",
+        ending=" ${}.",
+        steps=s.solution(),
+        mistakes=mistakes,
+        kind="money",
+        params={
+            "hours1": h1,
+            "rate1": r1,
+            "hours2": h2,
+            "rate2": r2,
+            "shifts": [s1, s2],
+            "name": name,
+            "template": TEMPLATES.index(template),
+        },
     )
