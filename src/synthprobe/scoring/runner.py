@@ -114,26 +114,21 @@ def run_items(
 
         try:
             extra = work(todo, size, emit)
-        except TokenBudgetSpent as exc:
-            # a clean stop: what came back is kept, so the same command with a larger budget resumes
-            if cache is None:
-                raise TokenBudgetSpent(f"{exc}; {len(fresh)} items were scored and none is kept (--no-cache)") from None
-            cache.append(list(fresh.values()))
-            n_cached = len(cache.load())
-            raise TokenBudgetSpent(
-                f"{exc}; {min(n_cached, total)} of {total} items of {where} are cached: run "
-                "the same command with a larger --max-tokens-total (or without it) to "
-                "finish"
-            ) from None
         except ScoringError as exc:
-            # a failed run (a server past its deadline, an answer refused) keeps what came back
-            if cache is None or not fresh:
+            # a spent token budget (a clean stop) or a failed run (a server past its deadline, an
+            # answer refused): what came back is kept, so the same command resumes
+            budget = isinstance(exc, TokenBudgetSpent)
+            if cache is None:
+                if not budget:
+                    raise
+                raise TokenBudgetSpent(f"{exc}; {len(fresh)} items were scored and none is kept (--no-cache)") from None
+            if not fresh and not budget:
                 raise
             cache.append(list(fresh.values()))
             n_cached = len(cache.load())
+            how = "with a larger --max-tokens-total (or without it) to finish" if budget else "again to resume"
             raise type(exc)(
-                f"{exc}; {min(n_cached, total)} of {total} items of {where} are cached: run the "
-                "same command again to resume"
+                f"{exc}; {min(n_cached, total)} of {total} items of {where} are cached: run the same command {how}"
             ) from None
         except KeyboardInterrupt:
             if cache is None:
