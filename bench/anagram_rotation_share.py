@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
                 ap.error(f"expected A1=PATH or A2=PATH, got {spec!r}")
             sources.append((code, path, pairs_of_file(Path(path))))
     else:
-        from synthprobe.tasks.gpt3 import BuildConfig, build_items
+        from synthprobe.benchmarks.gpt3 import BuildConfig, build_items
 
         sources = [
             (

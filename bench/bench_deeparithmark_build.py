@@ -34,14 +34,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
+from synthprobe.benchmarks.deeparithmark.composition import RELEASE_SEED  # noqa: E402
 from synthprobe.io.write import atomic_write_json  # noqa: E402
-from synthprobe.tasks.deeparithmark.composition import RELEASE_SEED  # noqa: E402
 
 
 def small_run(folder: Path, n: int, seed: int) -> dict:
-    from synthprobe.tasks.deeparithmark.audit import audit, format_table, load_audit_items
-    from synthprobe.tasks.deeparithmark.build import build
-    from synthprobe.tasks.deeparithmark.selftest import selftest
+    from synthprobe.benchmarks.deeparithmark.audit import audit, format_table, load_audit_items
+    from synthprobe.benchmarks.deeparithmark.build import build
+    from synthprobe.benchmarks.deeparithmark.selftest import selftest
 
     path = folder / f"deeparithmark-{n}.jsonl"
     t0 = time.perf_counter()
@@ -78,7 +78,7 @@ BASELINE_REV = "1bfe861"
 CHILD = r"""
 import json, resource, sys, time
 from pathlib import Path
-from synthprobe.tasks.deeparithmark.build import build
+from synthprobe.benchmarks.deeparithmark.build import build
 
 path, n, seed, workers, progress = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), \
     int(sys.argv[4]), sys.argv[5] == "1"
@@ -156,7 +156,7 @@ def compare(folder: Path, n: int, seed: int, workers: int, rev: str, repeats: in
 
 
 def main(argv: list[str] | None = None) -> int:
-    from synthprobe.tasks.deeparithmark.build import available_cpus
+    from synthprobe.benchmarks.deeparithmark.build import available_cpus
 
     p = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter

@@ -75,8 +75,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from synthprobe.backends import load_backend
     from synthprobe.backends.hf.generate import cut_at_stop, greedy_generate
-    from synthprobe.tasks.gpt3 import BuildConfig, build_items, resolve_tasks
-    from synthprobe.tasks.gpt3.prompts import PromptConfig, build_prompt
+    from synthprobe.benchmarks.gpt3 import BuildConfig, build_items, resolve_tasks
+    from synthprobe.benchmarks.gpt3.prompts import PromptConfig, build_prompt
 
     backend = load_backend(args.model, dtype="float32", **({"threads": args.threads} if args.threads else {}))
     model, tok = backend.model, backend.tokenizer

@@ -42,7 +42,7 @@ LIBS = (
     "jinja2",
     "tqdm",
     "synthprobe.cli",
-    "synthprobe.scoring.deeparithmark.score",
+    "synthprobe.benchmarks.deeparithmark.scoring.score",
 )
 HEAVY = ("datasets", "pyarrow", "scipy", "matplotlib", "sklearn", "statsmodels", "jinja2")
 

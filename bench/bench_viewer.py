@@ -41,9 +41,9 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disa
 
 def synthetic_document(n_models: int, seed: int = 0) -> dict:
     """The committed one-model document with ``n_models`` noisy copies of its predictions."""
+    from synthprobe.benchmarks.deeparithmark.scoring.metrics import summarise
+    from synthprobe.benchmarks.deeparithmark.scoring.results import table_row
     from synthprobe.metrics.choice import argmax_first, softmax
-    from synthprobe.scoring.deeparithmark.metrics import summarise
-    from synthprobe.scoring.deeparithmark.results import table_row
 
     doc = json.loads(BENCH.read_text("utf-8"))
     base = doc["models"][0]

@@ -65,8 +65,7 @@ def main(argv=None) -> int:
     import numpy as np
     from tqdm import tqdm
 
-    from synthprobe.seeding import derive_seed
-    from synthprobe.tasks.deeparithmark.audit import (
+    from synthprobe.benchmarks.deeparithmark.audit import (
         AuditItem,
         audit_item,
         classifier_picks,
@@ -74,7 +73,8 @@ def main(argv=None) -> int:
         option_rows,
         picks_from_proba,
     )
-    from synthprobe.tasks.deeparithmark.build import iter_items
+    from synthprobe.benchmarks.deeparithmark.build import iter_items
+    from synthprobe.seeding import derive_seed
 
     files: list[list[AuditItem]] = []
     for s in tqdm(args.seeds, desc="building", unit="seed"):

@@ -50,8 +50,8 @@ def test_helpers_match_the_backend():
 
 def _long_prompt(tok, max_tokens: int):
     """A few-shot 2D+ prompt of as many demonstrations as fit ``max_tokens``, and its gold answer."""
-    from synthprobe.tasks.gpt3 import BuildConfig, build_items, get_task
-    from synthprobe.tasks.gpt3.prompts import PromptConfig, build_prompt
+    from synthprobe.benchmarks.gpt3 import BuildConfig, build_items, get_task
+    from synthprobe.benchmarks.gpt3.prompts import PromptConfig, build_prompt
 
     pool = build_items(BuildConfig("2D+", n=400))
     prompt = build_prompt(

@@ -1,4 +1,4 @@
-"""The lazy benchmark registry (synthprobe.benchmarks): the built-in benchmarks resolve on first
+"""The lazy benchmark registry (synthprobe.registry): the built-in benchmarks resolve on first
 use, and a third-party benchmark installed through an entry point (tests/plugin_benchmark, pip
 installed into a throwaway folder, never into the test environment) builds, scores and reports
 through the command line."""
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from synthprobe import benchmarks
+from synthprobe import registry
 from synthprobe.cli import main
 from synthprobe.errors import InputError
 
@@ -55,23 +55,23 @@ def plugin(plugin_site, monkeypatch):
     """The installed plugin visible to this process (its folder on sys.path), the registry's
     memory cleared before and after."""
     monkeypatch.syspath_prepend(str(plugin_site))
-    benchmarks.find.cache_clear()
+    registry.find.cache_clear()
     yield plugin_site
-    benchmarks.find.cache_clear()
+    registry.find.cache_clear()
     for name in [m for m in sys.modules if m.startswith("synthprobe_larger")]:
         del sys.modules[name]
 
 
 def test_built_in_benchmarks_resolve_their_parts_on_first_use():
-    benchmarks.find.cache_clear()
-    deep = benchmarks.get("deeparithmark")
-    assert deep.title == "Deep Arithmark" and benchmarks.get("gpt3").name == "gpt3"
-    from synthprobe.scoring.deeparithmark.metrics import summarise
-    from synthprobe.scoring.gpt3.metrics import summarize
+    registry.find.cache_clear()
+    deep = registry.get("deeparithmark")
+    assert deep.title == "Deep Arithmark" and registry.get("gpt3").name == "gpt3"
+    from synthprobe.benchmarks.deeparithmark.scoring.metrics import summarise
+    from synthprobe.benchmarks.gpt3.scoring.metrics import summarize
 
-    assert deep.part("metrics") is summarise and benchmarks.get("gpt3").part("metrics") is summarize
-    assert deep.part("report").__name__ == "synthprobe.report.deeparithmark"
-    for bench in (deep, benchmarks.get("gpt3")):  # what the report's generic modules ask for
+    assert deep.part("metrics") is summarise and registry.get("gpt3").part("metrics") is summarize
+    assert deep.part("report").__name__ == "synthprobe.benchmarks.deeparithmark.report"
+    for bench in (deep, registry.get("gpt3")):  # what the report's generic modules ask for
         assert callable(bench.part("tables")) and callable(bench.part("viewer"))
         reader = bench.part("lm_eval_reader")
         assert callable(reader.read) and callable(reader.restore) and reader.TASKS and reader.SAMPLES
@@ -83,38 +83,38 @@ def test_built_in_benchmarks_resolve_their_parts_on_first_use():
 
 def test_entry_points_are_read_only_for_a_name_that_is_not_built_in(monkeypatch):
     calls = []
-    real = benchmarks._entry_points
-    monkeypatch.setattr(benchmarks, "_entry_points", lambda: calls.append(1) or real())
-    benchmarks.find.cache_clear()
-    benchmarks.get("deeparithmark")
+    real = registry._entry_points
+    monkeypatch.setattr(registry, "_entry_points", lambda: calls.append(1) or real())
+    registry.find.cache_clear()
+    registry.get("deeparithmark")
     assert calls == []
     with pytest.raises(InputError, match=r"unknown benchmark 'nosuch'; expected one of \['deeparithmark', 'gpt3'"):
-        benchmarks.get("nosuch")
+        registry.get("nosuch")
     assert calls
-    benchmarks.find.cache_clear()
+    registry.find.cache_clear()
 
 
 def test_a_broken_reference_is_one_error_naming_the_benchmark_and_part():
-    bench = benchmarks.Benchmark(name="x", title="X", metrics="synthprobe.nosuch:summarise")
+    bench = registry.Benchmark(name="x", title="X", metrics="synthprobe.nosuch:summarise")
     with pytest.raises(InputError, match=r"benchmark 'x' part 'metrics': cannot load 'synthprobe.nosuch:summarise'"):
         bench.part("metrics")
 
 
 def test_a_name_that_points_at_something_else_is_refused(monkeypatch):
-    monkeypatch.setitem(benchmarks.BUILTIN, "bogus", "synthprobe.errors:InputError")
-    benchmarks.find.cache_clear()
+    monkeypatch.setitem(registry.BUILTIN, "bogus", "synthprobe.errors:InputError")
+    registry.find.cache_clear()
     with pytest.raises(
         InputError,
-        match=r"built-in benchmark 'bogus': expected a synthprobe.benchmarks.Benchmark "
+        match=r"built-in benchmark 'bogus': expected a synthprobe.registry.Benchmark "
         r"named 'bogus', got type",
     ):
-        benchmarks.get("bogus")
-    benchmarks.find.cache_clear()
+        registry.get("bogus")
+    registry.find.cache_clear()
 
 
 def test_an_installed_benchmark_is_found_through_its_entry_point(plugin):
-    assert "larger" in benchmarks.names()
-    bench = benchmarks.get("larger")
+    assert "larger" in registry.names()
+    bench = registry.get("larger")
     assert bench.title == "Which is larger" and callable(bench.part("work"))
 
 
@@ -298,7 +298,7 @@ def test_a_chat_template_reaches_an_installed_benchmark_that_takes_one(plugin, t
 
 def test_a_chat_template_is_refused_for_a_benchmark_whose_work_takes_none(tmp_path, capsys):
     from synthprobe.backends.chat import ChatSetup
-    from synthprobe.benchmarks import Benchmark
+    from synthprobe.registry import Benchmark
     from synthprobe.scoring.benchmark import check_chat
 
     def work(backend, items):

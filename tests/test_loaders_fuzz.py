@@ -14,15 +14,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from synthprobe.benchmarks.deeparithmark.audit import load_audit_items
+from synthprobe.benchmarks.deeparithmark.export.release import load_release
+from synthprobe.benchmarks.gpt3.export.lm_eval import gpt3_files, user_pool
+from synthprobe.benchmarks.gpt3.sat import load_sat
 from synthprobe.errors import InputError
-from synthprobe.export.deeparithmark.release import load_release
-from synthprobe.export.gpt3.lm_eval import gpt3_files, user_pool
 from synthprobe.probes.items import load_grammar, load_novel_words
 from synthprobe.report.reader import load_results
 from synthprobe.study.articles import load_articles
 from synthprobe.study.items import load_items
-from synthprobe.tasks.deeparithmark.audit import load_audit_items
-from synthprobe.tasks.gpt3.sat import load_sat
 
 ROOT = Path(__file__).resolve().parents[1]
 RES = ROOT / "src" / "synthprobe" / "resources"

@@ -53,7 +53,7 @@ def _user_env(tmp_path: Path, venv: Path) -> dict:
 
 @pytest.mark.slow
 def test_the_wheel_works_in_a_fresh_virtualenv_from_an_empty_folder(tmp_path):
-    from synthprobe.tasks.deeparithmark.release import RELEASE_SHA256
+    from synthprobe.benchmarks.deeparithmark.release import RELEASE_SHA256
 
     dist = tmp_path / "dist"
     _run(

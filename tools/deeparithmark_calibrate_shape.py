@@ -1,4 +1,4 @@
-"""Calibrate the answer-shape table of :mod:`synthprobe.tasks.deeparithmark.answer_shape` (a maintainer's tool).
+"""Calibrate the answer-shape table of :mod:`synthprobe.benchmarks.deeparithmark.answer_shape` (a maintainer's tool).
 
 For every family, repeat ``--rounds`` times: draw ``--n`` items exactly as the build does
 (ranks 0–3 equally often, the current table applied), count how often each shape appears
@@ -25,13 +25,13 @@ from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from synthprobe.benchmarks.deeparithmark.answer_shape import WEIGHTS_RESOURCE, answer_shape
+from synthprobe.benchmarks.deeparithmark.build import BuildStats, draw, load_families
+from synthprobe.benchmarks.deeparithmark.composition import N_OPTIONS, TEMPLATES
+from synthprobe.benchmarks.deeparithmark.item import make_item
 from synthprobe.cli.args import positive_int
 from synthprobe.io.write import atomic_write_text
 from synthprobe.seeding import derive_seed
-from synthprobe.tasks.deeparithmark.answer_shape import WEIGHTS_RESOURCE, answer_shape
-from synthprobe.tasks.deeparithmark.build import BuildStats, draw, load_families
-from synthprobe.tasks.deeparithmark.composition import N_OPTIONS, TEMPLATES
-from synthprobe.tasks.deeparithmark.item import make_item
 
 #: the repository root, found from this script's own place (tools/ sits at the top)
 ROOT = Path(__file__).resolve().parents[1]

@@ -26,13 +26,13 @@ from collections.abc import Callable
 from pathlib import Path
 from statistics import fmean
 
+from synthprobe.benchmarks.deeparithmark.base import DIFFICULTY, FAMILIES, ROUNDNESS_NAMES
+from synthprobe.benchmarks.deeparithmark.composition import RELEASE_FILE, TEMPLATES
 from synthprobe.errors import EXIT_FAILED
 from synthprobe.formats.arithmark3 import load_arithmark3
 from synthprobe.io.write import atomic_write_bytes, atomic_write_text
 from synthprobe.items import MCItem
 from synthprobe.results import Block, Entry, Results, read_results
-from synthprobe.tasks.deeparithmark.base import DIFFICULTY, FAMILIES, ROUNDNESS_NAMES
-from synthprobe.tasks.deeparithmark.composition import RELEASE_FILE, TEMPLATES
 
 #: the repository root, found from this script's own place (tools/ sits at the top)
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,8 +55,8 @@ def _md_table(head: list[str], rows: list[list[object]]) -> str:
 
 def _mistake_pool(family, draws: int = 400) -> set[str]:
     """Every mistake name a family's code produces, found by running it on fixed seeds."""
+    from synthprobe.benchmarks.deeparithmark.base import GenerationError
     from synthprobe.seeding import item_rng
-    from synthprobe.tasks.deeparithmark.base import GenerationError
 
     names: set[str] = set()
     for i in range(draws):
@@ -68,7 +68,7 @@ def _mistake_pool(family, draws: int = 400) -> set[str]:
 
 
 def families_block(items: list[MCItem]) -> str:
-    import synthprobe.tasks.deeparithmark.families  # noqa: F401  (registers them)
+    import synthprobe.benchmarks.deeparithmark.families  # noqa: F401  (registers them)
 
     used: dict[str, Counter] = defaultdict(Counter)
     for it in items:
@@ -113,8 +113,8 @@ def balance_block(items: list[MCItem]) -> str:
     slots = Counter(it.label for it in items)
     ranks = Counter(it.metadata["answer_rank"] for it in items)
     cells = Counter((it.label, it.metadata["answer_rank"], it.metadata["depth"]) for it in items)
-    from synthprobe.tasks.deeparithmark.base import roundness_class
-    from synthprobe.tasks.deeparithmark.checks import value_kind
+    from synthprobe.benchmarks.deeparithmark.base import roundness_class
+    from synthprobe.benchmarks.deeparithmark.checks import value_kind
 
     classes = Counter(
         roundness_class(int(it.metadata["option_values"][it.label]), value_kind(it.metadata["answer"])) for it in items
@@ -138,7 +138,7 @@ def balance_block(items: list[MCItem]) -> str:
 
 @functools.lru_cache(maxsize=4)
 def _selftest(path: Path):
-    from synthprobe.tasks.deeparithmark.selftest import selftest
+    from synthprobe.benchmarks.deeparithmark.selftest import selftest
 
     return selftest(path)
 
@@ -169,7 +169,7 @@ _AUDIT_SHORT = {
 
 def audit_line_block(path: Path) -> str:
     """README's one-paragraph summary of the audit block, with the SHA-256 and selftest result."""
-    from synthprobe.tasks.deeparithmark.audit import tolerance
+    from synthprobe.benchmarks.deeparithmark.audit import tolerance
 
     report = _selftest(path)
     tol = tolerance(report.n)
@@ -208,7 +208,7 @@ def scores_block(folder: Path) -> str:
 
 def depth_curve_png(results: Path = EMBEDDED_RESULTS) -> bytes:
     """The per-depth plot of the embedded model, exactly as ``synthprobe report`` draws it."""
-    from synthprobe.report.deeparithmark.figures import depth_curve
+    from synthprobe.benchmarks.deeparithmark.report.figures import depth_curve
     from synthprobe.report.reader import load_results
 
     return depth_curve(load_results(results))

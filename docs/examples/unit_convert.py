@@ -9,7 +9,7 @@ Build a balanced 4-way file from them alone (docs/write-a-family.md)::
 
     synthprobe build deeparithmark --family unit_convert.py --n 2000 --seed 3 --out units.jsonl --selftest
 
-The contract is the one every family of ours follows (``synthprobe.tasks.deeparithmark.base``):
+The contract is the one every family of ours follows (``synthprobe.benchmarks.deeparithmark.base``):
 ``generate(rng)`` draws everything from ``rng`` (the builder's seeded per-item stream, so the
 same seed gives the same file), computes the answer through ``Steps`` (which writes one
 machine-checkable line per operation) and names the plausible mistakes with the exact wrong
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import random
 
-from synthprobe.tasks.deeparithmark.base import Problem, Steps, register, require
+from synthprobe.benchmarks.deeparithmark.base import Problem, Steps, register, require
 
 #: (big unit, its plural, small unit plural, small units per big one, what is measured, a batch
 #: and its plural)

@@ -45,12 +45,12 @@ The ``contamination`` section (its own ``version``, :data:`CONTAMINATION_VERSION
 holding one may have no models. The ``validity`` section (its own ``version``,
 :data:`VALIDITY_VERSIONS`) is written by ``synthprobe validate`` and documented in
 :mod:`synthprobe.validity`; a document holding one may have no models either. Deep Arithmark blocks are documented in
-:mod:`synthprobe.scoring.deeparithmark.results` (rates are fractions
-in [0, 1]), GPT-3 rows in :mod:`synthprobe.scoring.gpt3.score` (accuracies in percent, as the
+:mod:`synthprobe.benchmarks.deeparithmark.scoring.results` (rates are fractions
+in [0, 1]), GPT-3 rows in :mod:`synthprobe.benchmarks.gpt3.scoring.score` (accuracies in percent, as the
 paper prints them), the ``number_format`` block (its own ``version``) in
-:mod:`synthprobe.scoring.number_format`, the per-step probe's ``steps`` block in
-:mod:`synthprobe.scoring.deeparithmark.steps` and its ``summary`` in :mod:`synthprobe.metrics.steps` (fractions
-with exact 95 % intervals).
+:mod:`synthprobe.probes.number_format`, the per-step probe's ``steps`` block in
+:mod:`synthprobe.benchmarks.deeparithmark.step_probe.score` and its ``summary`` in
+:mod:`synthprobe.benchmarks.deeparithmark.step_probe.metrics` (fractions with exact 95 % intervals).
 
 Files written by earlier releases still read, converted on read, with every error located at
 the field of the file as it is on disk:
@@ -98,7 +98,7 @@ DEEPARITHMARK_V1 = "synthprobe/deeparithmark-results"
 GPT3_V1 = "gpt3-synthetic"
 #: the benchmark blocks a model entry may hold under ``results``
 BENCHMARKS = ("deeparithmark", "arithmark3", "gpt3", "number_format", "steps")
-#: versions of the ``number_format`` block (:mod:`synthprobe.scoring.number_format`) this release reads
+#: versions of the ``number_format`` block (:mod:`synthprobe.probes.number_format`) this release reads
 NUMBER_FORMAT_VERSIONS = (1,)
 #: the layout version of a ``steps`` block (``synthprobe probe steps``), its ``version`` field
 STEPS_VERSION = 1
@@ -311,7 +311,7 @@ def _validity(doc: dict, r: Reader) -> dict | None:
 def _registered(name: str) -> bool:
     """Whether ``name`` is a benchmark of the registry beyond :data:`BENCHMARKS` (one installed
     through an entry point): its block is read as an object and left to its own report section."""
-    from synthprobe.benchmarks import find
+    from synthprobe.registry import find
 
     return find(name) is not None
 

@@ -57,3 +57,16 @@ class ItemStreams:
         _random.Random.seed(rng, self.seed(*extra))
         rng.gauss_next = None
         return rng
+
+
+def draw_demos(task: str, seed: int, index: int, pool_size: int, k: int) -> list[int]:
+    """``k`` distinct pool indices other than ``index``, from a hash of (task, seed, index): the
+    demonstration draw of few-shot prompts, in ``synthprobe score`` and inside lm-eval alike."""
+    if not 0 <= index < pool_size:
+        raise ValueError(f"index {index} outside a pool of {pool_size}")
+    k = min(k, pool_size - 1)
+    if k <= 0:
+        return []
+    rng = random.Random(derive_seed("demos", task, seed, index))
+    picks = rng.sample(range(pool_size - 1), k)
+    return [j if j < index else j + 1 for j in picks]

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from synthprobe.benchmarks.deeparithmark.build import dumps_item
 from synthprobe.cli import main as synthprobe_main
 from synthprobe.cli.build import main
 from synthprobe.io.read import sha256_file
-from synthprobe.tasks.deeparithmark.build import dumps_item
 
 ROOT = Path(__file__).resolve().parents[2]
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"

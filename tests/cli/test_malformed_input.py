@@ -328,7 +328,7 @@ def test_compare_data_is_checked_before_the_model(tmp_path):
 
 
 def test_duplicate_keys_in_a_gpt3_task_file_are_refused(tmp_path):
-    from synthprobe.export.gpt3.lm_eval import user_pool
+    from synthprobe.benchmarks.gpt3.export.lm_eval import user_pool
 
     f = tmp_path / "arithmetic_2da.jsonl"
     f.write_text(
@@ -404,7 +404,7 @@ def test_sat_file_is_checked_before_the_model(tmp_path):
         "cajole compliance v:n\nhinder destination v:n\nsoothe passion v:n\nc\n",
         encoding="utf-8",
     )
-    from synthprobe.tasks.gpt3.sat import load_sat
+    from synthprobe.benchmarks.gpt3.sat import load_sat
 
     assert len(load_sat(sat)) == 1  # well-formed: each change below is what gets reported
     out = tmp_path / "r.json"
@@ -453,7 +453,7 @@ def test_build_size_has_a_documented_bound(tmp_path):
     with contextlib.redirect_stdout(help_text), pytest.raises(SystemExit):
         main(["build", "deeparithmark", "--help"])
     assert "1 to 100,000,000" in " ".join(help_text.getvalue().split())
-    from synthprobe.tasks.deeparithmark.composition import MAX_BUILD_SIZE
+    from synthprobe.benchmarks.deeparithmark.composition import MAX_BUILD_SIZE
 
     assert MAX_BUILD_SIZE >= 10_000_000
 

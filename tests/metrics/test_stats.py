@@ -7,9 +7,9 @@ import math
 import pytest
 
 from synthprobe.backends.base import EndingScore
+from synthprobe.benchmarks.deeparithmark.scoring.metrics import mistake_profile, rank_preference, summarise
 from synthprobe.metrics.choice import argmax_first, softmax
 from synthprobe.metrics.stats import accuracy_block, binom_p, chi2_homogeneity, wilson_ci
-from synthprobe.scoring.deeparithmark.metrics import mistake_profile, rank_preference, summarise
 from synthprobe.scoring.records import item_record, value_rank
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from synthprobe import benchmarks
+from synthprobe import registry
 from synthprobe.errors import InputError
 from synthprobe.report import compare, lm_eval, tables, viewer
 
@@ -57,15 +57,15 @@ def test_the_check_sees_a_named_benchmark(tmp_path):
     assert _code_strings(path) == ["KEY", "deeparithmark"]
 
 
-def _registry(monkeypatch, *benches: benchmarks.Benchmark) -> None:
+def _registry(monkeypatch, *benches: registry.Benchmark) -> None:
     known = {b.name: b for b in benches}
-    monkeypatch.setattr(benchmarks, "find", lambda name: known.get(name))
+    monkeypatch.setattr(registry, "find", lambda name: known.get(name))
 
 
 def test_tables_come_from_each_benchmark_with_items_and_a_tables_part(monkeypatch):
-    a = benchmarks.Benchmark("a", "A", tables=lambda items: {"a": (["Model", "n"], [[m, n] for m, n in items])})
-    b = benchmarks.Benchmark("b", "B")  # no tables part: none
-    c = benchmarks.Benchmark("c", "C", tables=lambda items: {"never": (["x"], [])})
+    a = registry.Benchmark("a", "A", tables=lambda items: {"a": (["Model", "n"], [[m, n] for m, n in items])})
+    b = registry.Benchmark("b", "B")  # no tables part: none
+    c = registry.Benchmark("c", "C", tables=lambda items: {"never": (["x"], [])})
     _registry(monkeypatch, a, b, c)
     out = tables.files({"a": [("m1", 3)], "b": [("m1", 4)], "c": [], "not a benchmark": [1]}, ["csv", "markdown"])
     assert sorted(out) == ["tables/a.csv", "tables/a.md"]
@@ -73,8 +73,8 @@ def test_tables_come_from_each_benchmark_with_items_and_a_tables_part(monkeypatc
 
 
 def test_two_benchmarks_naming_one_table_is_one_error(monkeypatch):
-    a = benchmarks.Benchmark("a", "A", tables=lambda items: {"leaderboard": (["Model"], [["m"]])})
-    b = benchmarks.Benchmark("b", "B", tables=lambda items: {"leaderboard": (["Model"], [["m"]])})
+    a = registry.Benchmark("a", "A", tables=lambda items: {"leaderboard": (["Model"], [["m"]])})
+    b = registry.Benchmark("b", "B", tables=lambda items: {"leaderboard": (["Model"], [["m"]])})
     _registry(monkeypatch, a, b)
     with pytest.raises(InputError, match="benchmark 'b' names a paper-ready table 'leaderboard'"):
         tables.tables({"a": [1], "b": [1]})

@@ -58,7 +58,7 @@ def scored(tmp_path_factory) -> dict[str, Path]:
     """Two results files from the real scorer: two models with an ArithMark-format comparison
     file (a second small variant stands in for ArithMark 3.0, which is not shipped), and one
     model alone."""
-    from synthprobe.tasks.deeparithmark.build import build
+    from synthprobe.benchmarks.deeparithmark.build import build
 
     root = tmp_path_factory.mktemp("report")
     data = root / "deeparithmark-small.jsonl"
@@ -185,7 +185,7 @@ def test_mistake_profile_and_rank_preference_come_from_the_results(scored, repor
         assert got == {s: (v["offered"], v["chosen"]) for s, v in block["sources"].items()}
     # per template, the page names the wrong option picked most often among those offered at
     # least 10 times, and says so when none was offered that often
-    from synthprobe.report.deeparithmark.section import preferred_mistake
+    from synthprobe.benchmarks.deeparithmark.report.section import preferred_mistake
 
     html = html_of(reports["many"])
     for _template, rows in first.mistakes.items():
@@ -286,8 +286,8 @@ def test_results_on_different_data_are_flagged(scored):
 
 
 def test_same_model_in_two_files_is_told_apart(scored, tmp_path):
+    from synthprobe.benchmarks.deeparithmark.report.table import markdown
     from synthprobe.report.build import unique_names
-    from synthprobe.report.deeparithmark.table import markdown
 
     copy = tmp_path / "copy.json"
     shutil.copy(scored["one"], copy)
@@ -328,7 +328,7 @@ def test_depth_tiers_must_add_up_to_the_total(tmp_path):
 
 
 def test_rank_title_says_balanced_only_when_the_file_is(tmp_path):
-    from synthprobe.report.deeparithmark.figures import rank_balance_note, rank_balanced
+    from synthprobe.benchmarks.deeparithmark.report.figures import rank_balance_note, rank_balanced
 
     doc = json.loads(DA_BENCH.read_text(encoding="utf-8"))
     rp = doc["models"][0]["results"]["deeparithmark"]["summary"]["rank_preference"]
@@ -370,7 +370,7 @@ def test_rank_section_words_follow_the_balance(tmp_path):
 
 
 def test_a_mistake_offered_few_times_is_not_called_preferred():
-    from synthprobe.report.deeparithmark.section import MIN_OFFERS, preferred_mistake
+    from synthprobe.benchmarks.deeparithmark.report.section import MIN_OFFERS, preferred_mistake
     from synthprobe.report.model import MistakeCount
 
     assert MIN_OFFERS == 10
@@ -410,7 +410,7 @@ def test_heatmap_labels_do_not_overlap_with_many_long_names():
 
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from synthprobe.report.deeparithmark.figures import heatmap_figure
+    from synthprobe.benchmarks.deeparithmark.report.figures import heatmap_figure
 
     [res] = load_results(DA_BENCH)
     for m in (3, 12):

@@ -11,9 +11,9 @@ from html import unescape
 
 import pytest
 
+from synthprobe.benchmarks.deeparithmark.report import figures as plots
+from synthprobe.benchmarks.deeparithmark.report.section import FOLD_BELOW
 from synthprobe.cli import main
-from synthprobe.report.deeparithmark import figures as plots
-from synthprobe.report.deeparithmark.section import FOLD_BELOW
 from synthprobe.report.reader import load_results
 from tests.report.support_generated import bench_doc, write
 

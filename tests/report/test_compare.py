@@ -237,7 +237,7 @@ def _background_at(ax, x: float, y: float):
 
 
 def test_count_labels_read_on_every_bar():
-    from synthprobe.report.deeparithmark.figures import mistake_figure
+    from synthprobe.benchmarks.deeparithmark.report.figures import mistake_figure
     from synthprobe.report.figures import contrast
 
     results = load_results(DA_BENCH)
@@ -287,7 +287,7 @@ def test_gpt3_title_inside_the_figure_with_one_task_and_same_size_models_apart()
 
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from synthprobe.report.gpt3.figures import gpt3_figure
+    from synthprobe.benchmarks.gpt3.report.figures import gpt3_figure
 
     g = load_gpt3(GPT3_BENCH)[0]
     one = replace(g, rows=tuple(r for r in g.rows if r.code == "2D+" and r.setting == "zero"))

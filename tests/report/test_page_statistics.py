@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from statsmodels.stats.multitest import multipletests
 
+from synthprobe.benchmarks.deeparithmark.report import figures as plots
+from synthprobe.benchmarks.gpt3.report import figures as gpt3_figures
 from synthprobe.report import page
-from synthprobe.report.deeparithmark import figures as plots
 from synthprobe.report.format import fmt_p
-from synthprobe.report.gpt3 import figures as gpt3_figures
 from synthprobe.report.reader import load_results
 from synthprobe.results import read_results
 
@@ -102,8 +102,8 @@ def test_mistake_profile_bars_carry_their_n():
 
 
 def test_zero_of_three_gets_no_size_verdict():
+    from synthprobe.benchmarks.gpt3.paper import TOO_FEW, paper_row, where_it_lands
     from synthprobe.metrics.stats import wilson_percent as interval
-    from synthprobe.tasks.gpt3.paper import TOO_FEW, paper_row, where_it_lands
 
     # the reported case: 0 of 3 on 5D+ zero-shot printed "0, as ≤ 13B"; the interval 0-56 %
     # holds every GPT-3 cell of the row
@@ -116,7 +116,7 @@ def test_zero_of_three_gets_no_size_verdict():
 
 
 def test_committed_gpt3_verdicts_follow_the_rule():
-    from synthprobe.tasks.gpt3.paper import paper_row, where_it_lands
+    from synthprobe.benchmarks.gpt3.paper import paper_row, where_it_lands
 
     (entry,) = read_results(GPT3).models  # the committed file, converted on read
     for r in entry.results["gpt3"].data["rows"]:

@@ -11,11 +11,11 @@ from html import unescape
 
 import pytest
 
+from synthprobe.benchmarks.deeparithmark.report import figures as plots
+from synthprobe.benchmarks.deeparithmark.scoring.results import table_row
 from synthprobe.cli import main
-from synthprobe.report.deeparithmark import figures as plots
 from synthprobe.report.reader import load_results
 from synthprobe.results import card_cells, card_header
-from synthprobe.scoring.deeparithmark.results import table_row
 from tests.report.support_generated import LABELS, bench_doc, generated_entry, old_layout, write
 
 DEPTHS = (2, 3, 4, 5)

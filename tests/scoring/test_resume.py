@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from scoring_support import RELEASE, save_tiny_llama, write_fixture
 
-import synthprobe.scoring.deeparithmark.score as scoring_run
+import synthprobe.benchmarks.deeparithmark.scoring.score as scoring_run
 from synthprobe.cli import main
 from synthprobe.scoring.cache import ScoreCache
 

@@ -5,16 +5,16 @@ from __future__ import annotations
 from collections import Counter
 from fractions import Fraction
 
+from synthprobe.benchmarks.deeparithmark.base import FAMILIES, GenerationError, Problem, feasible_ranks, usable_mistakes
+from synthprobe.benchmarks.deeparithmark.steps import check_chain
 from synthprobe.seeding import item_rng
-from synthprobe.tasks.deeparithmark.base import FAMILIES, GenerationError, Problem, feasible_ranks, usable_mistakes
-from synthprobe.tasks.deeparithmark.steps import check_chain
 
 #: Longest prompt the release allows, in words.
 MAX_WORDS = 45
 
 
 def _registered(name: str):
-    import synthprobe.tasks.deeparithmark.families  # noqa: F401  (registers all families)
+    import synthprobe.benchmarks.deeparithmark.families  # noqa: F401  (registers all families)
 
     return FAMILIES[name]
 

@@ -20,14 +20,14 @@ import sys
 
 #: module -> the figure functions in it that return PNG bytes (or None) for their arguments
 FUNCTIONS = {
-    "synthprobe.report.deeparithmark.figures": (
+    "synthprobe.benchmarks.deeparithmark.report.figures": (
         "depth_curve",
         "template_heatmap",
         "mistake_profile",
         "rank_preference",
     ),
-    "synthprobe.report.gpt3.figures": ("gpt3_curves",),
-    "synthprobe.report.steps.figures": ("steps_plots",),
+    "synthprobe.benchmarks.gpt3.report.figures": ("gpt3_curves",),
+    "synthprobe.benchmarks.deeparithmark.step_probe.report.figures": ("steps_plots",),
 }
 
 _STATE = {"on": True}

@@ -211,12 +211,12 @@ def test_bad_generic_sweeps_are_one_error_and_write_nothing(plugin, toy, tmp_pat
 
 
 def test_a_benchmark_without_the_parts_a_sweep_needs_is_refused(monkeypatch, tmp_path):
-    from synthprobe import benchmarks
+    from synthprobe import registry
     from synthprobe.errors import InputError
     from synthprobe.sweep.grid import make_grid
 
-    monkeypatch.setitem(benchmarks.BUILTIN, "bare", "tests.sweep.test_generic_part:BARE")
-    benchmarks.find.cache_clear()
+    monkeypatch.setitem(registry.BUILTIN, "bare", "tests.sweep.test_generic_part:BARE")
+    registry.find.cache_clear()
     try:
         with pytest.raises(
             InputError,
@@ -225,11 +225,11 @@ def test_a_benchmark_without_the_parts_a_sweep_needs_is_refused(monkeypatch, tmp
         ):
             make_grid(grid_file=None, models=["toy:a"], seeds="1", tasks=["bare"], limit=None)
     finally:
-        benchmarks.find.cache_clear()
+        registry.find.cache_clear()
 
 
 def _bare():
-    from synthprobe.benchmarks import Benchmark
+    from synthprobe.registry import Benchmark
 
     return Benchmark(name="bare", title="Bare", metrics="synthprobe.metrics.stats:accuracy_block")
 

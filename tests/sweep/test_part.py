@@ -7,17 +7,17 @@ from __future__ import annotations
 
 import pytest
 
-from synthprobe import benchmarks
+from synthprobe import registry
+from synthprobe.benchmarks.deeparithmark.composition import RELEASE_SEED
 from synthprobe.errors import InputError
 from synthprobe.sweep.grid import RELEASE, Seed, canonical_task, make_grid, task_seed
 from synthprobe.sweep.part import REQUIRED, part_for, sweep_part
-from synthprobe.tasks.deeparithmark.composition import RELEASE_SEED
 from tests.test_architecture import _lint_copy_with
 
 
 def test_the_built_in_benchmarks_name_their_own_sweep_parts():
-    import synthprobe.sweep.deeparithmark as deep
-    import synthprobe.sweep.gpt3 as gpt3
+    import synthprobe.benchmarks.deeparithmark.sweep as deep
+    import synthprobe.benchmarks.gpt3.sweep as gpt3
 
     assert sweep_part("deeparithmark") is deep and part_for("gpt3:arithmetic_2da") is gpt3
     for part in (deep, gpt3):
@@ -46,15 +46,15 @@ def test_release_is_each_benchmarks_own_seed_and_the_default_task_is_the_registr
     assert task_seed("gpt3:arithmetic_2da", release) == 0
     assert task_seed("gpt3:arithmetic_2da", Seed("7", 7)) == 7
     grid = make_grid(grid_file=None, models=["m"], seeds="release,1", tasks=None, limit=None)
-    assert grid.tasks == [benchmarks.DEFAULT]
+    assert grid.tasks == [registry.DEFAULT]
     assert grid.describe()["seeds"] == [{"label": "release", "seed": RELEASE_SEED}, {"label": "1", "seed": 1}]
     with pytest.raises(InputError, match="'release' is seed 0 for gpt3:arithmetic_2da; list one of them"):
         make_grid(grid_file=None, models=["m"], seeds="release,0", tasks=["gpt3:2D+"], limit=None)
 
 
 def test_a_sweep_part_without_the_protocol_is_one_error_naming_it(monkeypatch):
-    monkeypatch.setitem(benchmarks.BUILTIN, "halfway", "tests.sweep.test_part:HALFWAY")
-    benchmarks.find.cache_clear()
+    monkeypatch.setitem(registry.BUILTIN, "halfway", "tests.sweep.test_part:HALFWAY")
+    registry.find.cache_clear()
     try:
         with pytest.raises(
             InputError,
@@ -63,10 +63,10 @@ def test_a_sweep_part_without_the_protocol_is_one_error_naming_it(monkeypatch):
         ):
             make_grid(grid_file=None, models=["m"], seeds="1", tasks=["halfway"], limit=None)
     finally:
-        benchmarks.find.cache_clear()
+        registry.find.cache_clear()
 
 
-HALFWAY = benchmarks.Benchmark(name="halfway", title="Halfway", sweep="synthprobe.errors")  # a module, not a part
+HALFWAY = registry.Benchmark(name="halfway", title="Halfway", sweep="synthprobe.errors")  # a module, not a part
 
 
 @pytest.mark.parametrize(
@@ -75,24 +75,19 @@ HALFWAY = benchmarks.Benchmark(name="halfway", title="Halfway", sweep="synthprob
         # the sweep's generic modules reaching a benchmark by name
         (
             "sweep/run.py",
-            "import synthprobe.sweep.deeparithmark",
-            "synthprobe.sweep.run -> synthprobe.sweep.deeparithmark",
+            "import synthprobe.benchmarks.deeparithmark.sweep",
+            "synthprobe.sweep.run -> synthprobe.benchmarks.deeparithmark.sweep",
         ),
         (
             "sweep/grid.py",
-            "import synthprobe.tasks.gpt3.registry",
-            "synthprobe.sweep.grid -> synthprobe.tasks.gpt3.registry",
-        ),
-        (
-            "cli/sweep.py",
-            "import synthprobe.scoring.deeparithmark.results",
-            "synthprobe.cli.sweep -> synthprobe.scoring.deeparithmark.results",
+            "import synthprobe.benchmarks.gpt3.registry",
+            "synthprobe.sweep.grid -> synthprobe.benchmarks.gpt3.registry",
         ),
         # one benchmark's sweep part importing another's
         (
-            "sweep/gpt3.py",
-            "import synthprobe.sweep.deeparithmark",
-            "synthprobe.sweep.gpt3 -> synthprobe.sweep.deeparithmark",
+            "benchmarks/gpt3/sweep.py",
+            "import synthprobe.benchmarks.deeparithmark.sweep",
+            "synthprobe.benchmarks.gpt3.sweep -> synthprobe.benchmarks.deeparithmark.sweep",
         ),
     ],
 )

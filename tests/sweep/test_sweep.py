@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from synthprobe.benchmarks.deeparithmark.composition import RELEASE_SEED
 from synthprobe.errors import InputError
 from synthprobe.metrics.sweep import kendalls_w, seed_spread
 from synthprobe.sweep.grid import make_grid, parse_seeds
-from synthprobe.tasks.deeparithmark.composition import RELEASE_SEED
 
 LIMIT = 8
 
@@ -187,11 +187,11 @@ def test_serial_sweep_in_process_is_deterministic_and_summarised(toy, tmp_path):
 
 def test_gpt3_tasks_in_a_sweep_score_as_score_gpt3_does(toy, tmp_path):
     from synthprobe.backends import load_backend
+    from synthprobe.benchmarks.gpt3.registry import get_task
+    from synthprobe.benchmarks.gpt3.scoring.score import EvalConfig, run
     from synthprobe.report.sweep import parse as read_sweep
     from synthprobe.results import parse
-    from synthprobe.scoring.gpt3.score import EvalConfig, run
     from synthprobe.sweep.run import document, run_serial
-    from synthprobe.tasks.gpt3.registry import get_task
 
     grid = make_grid(grid_file=None, models=["toy:a", "toy:b"], seeds="release,1", tasks=["gpt3:2D+"], limit=12)
     assert grid.tasks == ["gpt3:arithmetic_2da"]

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from synthprobe.benchmarks.deeparithmark.build import format_item, iter_items, render_bytes
+from synthprobe.benchmarks.deeparithmark.checks import item_faults
+from synthprobe.benchmarks.gpt3.registry import BuildConfig, build_items, resolve_tasks, serialize
 from synthprobe.errors import InputError
 from synthprobe.metrics.stats import mcnemar_exact, paired_difference
-from synthprobe.tasks.deeparithmark.build import format_item, iter_items, render_bytes
-from synthprobe.tasks.deeparithmark.checks import item_faults
-from synthprobe.tasks.gpt3.registry import BuildConfig, build_items, resolve_tasks, serialize
 from synthprobe.tasks.numformat import format_int, format_numbers, group_digits, join_groups
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -275,7 +275,7 @@ def test_results_reader_checks_the_block_version(tmp_path):
 
 
 def test_parallel_build_gives_the_same_bytes_in_every_format(tmp_path):
-    from synthprobe.tasks.deeparithmark.build import build
+    from synthprobe.benchmarks.deeparithmark.build import build
 
     for fmt in ("comma", "space"):
         serial, parallel = tmp_path / f"{fmt}1.jsonl", tmp_path / f"{fmt}2.jsonl"

@@ -56,7 +56,7 @@ def test_the_release_passes_at_every_size(section):
 
 
 def test_the_audit_splits_the_controls_and_the_power_verdict_follows_them(section):
-    from synthprobe.tasks.deeparithmark.controls import CONTROLS
+    from synthprobe.benchmarks.deeparithmark.controls import CONTROLS
 
     controls = {c["name"]: c for c in section["controls"]}
     assert set(controls) == set(CONTROLS) and len(controls) == 2

@@ -115,7 +115,7 @@ def test_an_unknown_control_is_refused(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["validate", "--controls", "nonsense", "--output", str(tmp_path / "v.json")])
     assert exc.value.code == 2
-    from synthprobe.tasks.deeparithmark.controls import CONTROLS
+    from synthprobe.benchmarks.deeparithmark.controls import CONTROLS
 
     err = capsys.readouterr().err
     assert "no control 'nonsense'" in err and all(name in err for name in CONTROLS)

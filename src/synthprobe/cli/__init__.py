@@ -121,7 +121,7 @@ def with_default_what(verbs: dict[str, argparse._SubParsersAction], argv: list[s
 
 def _benchmark_commands(verbs: dict[str, argparse._SubParsersAction], argv: list[str]) -> int:
     """``build NAME`` / ``score NAME`` where NAME is no sub-command but a benchmark the registry
-    knows (:mod:`synthprobe.benchmarks`, e.g. installed through an entry point): its commands are
+    knows (:mod:`synthprobe.registry`, e.g. installed through an entry point): its commands are
     added now, so entry points are read only when a command names what is not built in."""
     if (
         len(argv) < 2
@@ -130,7 +130,7 @@ def _benchmark_commands(verbs: dict[str, argparse._SubParsersAction], argv: list
         or argv[1] in verbs[argv[0]].choices
     ):
         return 0
-    from synthprobe.benchmarks import find
+    from synthprobe.registry import find
 
     bench = find(argv[1])
     if bench is not None:

@@ -1,5 +1,5 @@
 """``synthprobe build NAME`` and ``synthprobe score NAME`` for a benchmark found in the registry
-(:mod:`synthprobe.benchmarks`, e.g. one installed through an entry point): the command line asks
+(:mod:`synthprobe.registry`, e.g. one installed through an entry point): the command line asks
 the registry, never names a benchmark. The built-in benchmarks keep their own commands."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import json
 import time
 from pathlib import Path
 
-from synthprobe.benchmarks import Benchmark
 from synthprobe.errors import InputError
+from synthprobe.registry import Benchmark
 
 
 def add_commands(verbs: dict[str, argparse._SubParsersAction], verb: str, bench: Benchmark) -> None:

@@ -23,9 +23,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from synthprobe.benchmarks.deeparithmark.composition import MAX_BUILD_SIZE, RELEASE_FILE, RELEASE_SEED, RELEASE_SIZE
 from synthprobe.cli.args import CommandParser, add_overwrite_argument, int_in_range, nonneg_int, positive_int
 from synthprobe.errors import EXIT_BAD_INPUT, EXIT_FAILED, InputError, run_command_line
-from synthprobe.tasks.deeparithmark.composition import MAX_BUILD_SIZE, RELEASE_FILE, RELEASE_SEED, RELEASE_SIZE
 from synthprobe.tasks.numformat import NUMBER_FORMATS
 
 # ---------------------------------------------------------------------------------------
@@ -58,8 +58,8 @@ def check_writable(out: Path) -> None:
 
 
 def _compare(out: Path, seed: int, n: int, number_format: str = "plain", templates=None) -> int:
+    from synthprobe.benchmarks.deeparithmark.build import dumps_item, iter_items
     from synthprobe.io.read import sha256_file
-    from synthprobe.tasks.deeparithmark.build import dumps_item, iter_items
 
     if not out.is_file():
         raise InputError("does not exist; nothing to compare the build with", path=out)
@@ -85,7 +85,7 @@ def _compare(out: Path, seed: int, n: int, number_format: str = "plain", templat
 
 def _identical(out: Path, seed: int, n: int) -> bool:
     """Whether ``out`` holds exactly the build for ``seed`` and ``n`` (rendered in memory)."""
-    from synthprobe.tasks.deeparithmark.build import dumps_item, iter_items
+    from synthprobe.benchmarks.deeparithmark.build import dumps_item, iter_items
 
     with open(out, "rb") as fh:
         for item in iter_items(seed, n):
@@ -101,8 +101,8 @@ def _outside_families(args: argparse.Namespace, number_format: str):
     composition = getattr(args, "composition", None)
     if not specs and composition is None:
         return None, (), None
-    from synthprobe.tasks.deeparithmark.base import FAMILIES
-    from synthprobe.tasks.deeparithmark.plugins import (
+    from synthprobe.benchmarks.deeparithmark.base import FAMILIES
+    from synthprobe.benchmarks.deeparithmark.plugins import (
         by_name,
         describe,
         family_table,
@@ -154,9 +154,9 @@ def _control_conflicts(args: argparse.Namespace) -> None:
 
 
 def cmd_build_control(args: argparse.Namespace) -> int:
+    from synthprobe.benchmarks.deeparithmark.build import BuildError
+    from synthprobe.benchmarks.deeparithmark.controls import CONTROLS, build_control
     from synthprobe.io.read import sha256_file
-    from synthprobe.tasks.deeparithmark.build import BuildError
-    from synthprobe.tasks.deeparithmark.controls import CONTROLS, build_control
 
     if args.control not in CONTROLS:
         raise InputError(f"no control {args.control!r}; expected one of {', '.join(CONTROLS)}", field="--control")
@@ -185,9 +185,9 @@ def cmd_build_control(args: argparse.Namespace) -> int:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
+    from synthprobe.benchmarks.deeparithmark.build import BuildError, build
     from synthprobe.io.read import sha256_file
     from synthprobe.io.write import check_outputs
-    from synthprobe.tasks.deeparithmark.build import BuildError, build
 
     if getattr(args, "control", None) is not None:
         return cmd_build_control(args)
@@ -216,7 +216,7 @@ def cmd_build(args: argparse.Namespace) -> int:
             )
         outputs = [(out, "--out")]
         if table is not None:
-            from synthprobe.tasks.deeparithmark.plugins import table_path
+            from synthprobe.benchmarks.deeparithmark.plugins import table_path
 
             outputs.append((table_path(out), "--out"))
         check_outputs(outputs, overwrite=args.overwrite)
@@ -245,7 +245,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     )
     print(f"sha256 {res.sha256}")
     if table is not None:
-        from synthprobe.tasks.deeparithmark.plugins import table_path
+        from synthprobe.benchmarks.deeparithmark.plugins import table_path
 
         print(f"families table: {table_path(out)} ({', '.join(f['name'] for f in table['families'])})")
     if getattr(args, "selftest", False):
@@ -254,7 +254,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def _run_selftest(path: Path, upstream: Path | None) -> int:
-    from synthprobe.tasks.deeparithmark.selftest import selftest
+    from synthprobe.benchmarks.deeparithmark.selftest import selftest
 
     report = selftest(path, upstream=upstream)
     print(report.table())
@@ -266,7 +266,7 @@ def cmd_selftest(args: argparse.Namespace) -> int:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    from synthprobe.tasks.deeparithmark.audit import (
+    from synthprobe.benchmarks.deeparithmark.audit import (
         by_template,
         format_table,
         load_audit_items,
@@ -380,7 +380,7 @@ def _register_deeparithmark(verbs: dict) -> None:
         action="append",
         metavar="PATH|NAME",
         help="build from a family of your own: a Python file whose generate(rng) is "
-        "decorated with synthprobe.tasks.deeparithmark.base.register, or the name of "
+        "decorated with synthprobe.benchmarks.deeparithmark.base.register, or the name of "
         "an installed entry point in the group 'synthprobe.families'; repeat for "
         "several. Alone, the file holds only these families, in equal shares; with "
         "--composition, the shares that table gives. Each family is drawn 200 times "
@@ -402,7 +402,7 @@ def _register_deeparithmark(verbs: dict) -> None:
         help="run the full selftest (every card claim and the shortcut audit) on the "
         "written file; exit 1 if any check fails",
     )
-    from synthprobe.tasks.deeparithmark.controls import CONTROLS
+    from synthprobe.benchmarks.deeparithmark.controls import CONTROLS
 
     p.add_argument(
         "--control",
@@ -498,8 +498,8 @@ DEFAULT_DIR = Path("data") / "gpt3"
 def _write_items(items: list, out: str, *, keep_identical: bool = False) -> str:
     """Write ``items`` to ``out`` ('-': stdout). ``keep_identical``: a file already holding exactly
     these bytes is left untouched (the message says so)."""
+    from synthprobe.benchmarks.gpt3.registry import serialize
     from synthprobe.io.write import atomic_write_text
-    from synthprobe.tasks.gpt3.registry import serialize
 
     text = serialize(items)
     if out == "-":
@@ -515,8 +515,8 @@ def _write_items(items: list, out: str, *, keep_identical: bool = False) -> str:
 
 
 def cmd_build_task(args: argparse.Namespace) -> int:
+    from synthprobe.benchmarks.gpt3.registry import BuildConfig, build_items, get_task
     from synthprobe.io.write import check_outputs, default_output
-    from synthprobe.tasks.gpt3.registry import BuildConfig, build_items, get_task
 
     sat_file = getattr(args, "sat_file", None)
     default = DEFAULT_DIR / f"{get_task(args.task).name}.jsonl"
@@ -545,7 +545,7 @@ def cmd_build_task(args: argparse.Namespace) -> int:
 
 
 def _same_text(path: Path, items: list) -> bool:
-    from synthprobe.tasks.gpt3.registry import serialize
+    from synthprobe.benchmarks.gpt3.registry import serialize
 
     return path.read_bytes() == serialize(items).encode("utf-8")
 
@@ -553,7 +553,7 @@ def _same_text(path: Path, items: list) -> bool:
 def cmd_build_all(args: argparse.Namespace) -> int:
     from tqdm.auto import tqdm
 
-    from synthprobe.tasks.gpt3.registry import BuildConfig, build_items, resolve_tasks
+    from synthprobe.benchmarks.gpt3.registry import BuildConfig, build_items, resolve_tasks
 
     tasks = resolve_tasks(args.tasks)
     if args.sat_file is not None and not any(t.family == "sat" for t in tasks):
@@ -595,10 +595,10 @@ def cmd_build_all(args: argparse.Namespace) -> int:
 class _AnyCaseTaskNames(dict):
     """The ``build`` verb's map of sub-command names: a name that is not a sub-command but names
     a GPT-3 task in another case (``2d+``, ``cl``, ``Arithmetic_2DA``) finds that task's
-    sub-command, as :func:`~synthprobe.tasks.gpt3.registry.get_task` does."""
+    sub-command, as :func:`~synthprobe.benchmarks.gpt3.registry.get_task` does."""
 
     def _task_name(self, key) -> str | None:
-        from synthprobe.tasks.gpt3.registry import get_task
+        from synthprobe.benchmarks.gpt3.registry import get_task
 
         if not isinstance(key, str):
             return None
@@ -642,8 +642,8 @@ _NUMBER_HELP = (
 
 
 def _register_gpt3(verbs: dict) -> None:
+    from synthprobe.benchmarks.gpt3.registry import FORMATS, ordered_tasks
     from synthprobe.cli.args import add_overwrite_argument
-    from synthprobe.tasks.gpt3.registry import FORMATS, ordered_tasks
     from synthprobe.tasks.numformat import NUMBER_FORMATS
 
     build = verbs["build"]

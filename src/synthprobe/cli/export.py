@@ -7,13 +7,13 @@ import sys
 from datetime import UTC
 from pathlib import Path
 
+from synthprobe.benchmarks.deeparithmark.export.release import DEFAULT_RELEASE
 from synthprobe.cli.args import add_overwrite_argument, nonneg_int
-from synthprobe.export.deeparithmark.release import DEFAULT_RELEASE
 
 
 def _hf(args: argparse.Namespace) -> int:
-    from synthprobe.benchmarks import get
-    from synthprobe.tasks.deeparithmark.release import locate_release
+    from synthprobe.benchmarks.deeparithmark.release import locate_release
+    from synthprobe.registry import get
 
     args.data = locate_release(args.data)
     result = get("deeparithmark").part("hf")(args.out, data=args.data, repo_id=args.repo_id, overwrite=args.overwrite)
@@ -32,10 +32,10 @@ def _hf(args: argparse.Namespace) -> int:
 def _lm_eval(args: argparse.Namespace) -> int:
     import time
 
-    from synthprobe.export.deeparithmark.lm_eval import TASK
-    from synthprobe.export.gpt3.lm_eval import parse_gpt3_spec
+    from synthprobe.benchmarks.deeparithmark.export.lm_eval import TASK
+    from synthprobe.benchmarks.deeparithmark.release import locate_release
+    from synthprobe.benchmarks.gpt3.export.lm_eval import parse_gpt3_spec
     from synthprobe.export.lm_eval.tasks import export_lm_eval
-    from synthprobe.tasks.deeparithmark.release import locate_release
 
     args.data = locate_release(args.data)
     started = time.perf_counter()
@@ -166,8 +166,8 @@ def _hub_results(args: argparse.Namespace) -> int:
 
 
 def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
-    from synthprobe.export.gpt3.lm_eval import DEFAULT_GPT3_TASKS
-    from synthprobe.tasks.gpt3.registry import FORMATS
+    from synthprobe.benchmarks.gpt3.export.lm_eval import DEFAULT_GPT3_TASKS
+    from synthprobe.benchmarks.gpt3.registry import FORMATS
 
     sub = verbs["export"]
     fmt = argparse.RawDescriptionHelpFormatter

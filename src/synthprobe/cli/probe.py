@@ -61,8 +61,8 @@ exit status: 0 ok, 2 bad input or flags, 1 the model failed to load or scoring f
 
 
 def add_steps_arguments(p: argparse.ArgumentParser) -> None:
+    from synthprobe.benchmarks.deeparithmark.step_probe.score import DEFAULT_DATA, MAX_NEW_TOKENS
     from synthprobe.cli.args import add_overwrite_argument
-    from synthprobe.scoring.deeparithmark.steps import DEFAULT_DATA, MAX_NEW_TOKENS
 
     p.add_argument(
         "--data",
@@ -121,12 +121,12 @@ def add_steps_arguments(p: argparse.ArgumentParser) -> None:
 def run_steps(args: argparse.Namespace) -> int:
     from synthprobe.backends import check_backend
     from synthprobe.backends.refs import NameRegistry, model_refs, named_model
+    from synthprobe.benchmarks.deeparithmark.release import locate_release
+    from synthprobe.benchmarks.deeparithmark.step_probe import score as steps
     from synthprobe.cli.args import backend_options
     from synthprobe.io.write import atomic_write_text, check_outputs
     from synthprobe.io.write import default_output as new_name
     from synthprobe.results import dumps_results
-    from synthprobe.scoring.deeparithmark import steps
-    from synthprobe.tasks.deeparithmark.release import locate_release
 
     args.data = locate_release(args.data)
     config = steps.StepsConfig(
@@ -430,12 +430,12 @@ def cmd_number_format(args: argparse.Namespace) -> int:
     from synthprobe import results as res
     from synthprobe.backends import check_backend
     from synthprobe.backends.refs import NameRegistry, model_refs, named_model
+    from synthprobe.benchmarks.gpt3.prompts import parse_shots
+    from synthprobe.benchmarks.gpt3.registry import resolve_tasks
     from synthprobe.cli.args import backend_options, load_backend_or_exit
     from synthprobe.io.paths import slug
     from synthprobe.io.write import atomic_write_text, check_outputs, default_output
-    from synthprobe.scoring.number_format import ProbeConfig, parse_formats, run, table_lines
-    from synthprobe.tasks.gpt3.prompts import parse_shots
-    from synthprobe.tasks.gpt3.registry import resolve_tasks
+    from synthprobe.probes.number_format import ProbeConfig, parse_formats, run, table_lines
     from synthprobe.version import __version__
 
     tasks = [] if args.tasks.strip().lower() == "none" else resolve_tasks(args.tasks)
@@ -472,7 +472,7 @@ def cmd_number_format(args: argparse.Namespace) -> int:
         try:
             names.claim(ref, backend.name)
             if ref is refs[0]:  # the plan and its estimate, once, on the first model
-                from synthprobe.scoring.number_format import run_plan
+                from synthprobe.probes.number_format import run_plan
 
                 check_plan(run_plan(backend, config, models=len(refs)), yes=args.yes)
             try:
@@ -520,7 +520,7 @@ def cmd_number_format(args: argparse.Namespace) -> int:
 
 def _register_number_format(verbs: dict) -> None:
     from synthprobe.cli.args import add_overwrite_argument
-    from synthprobe.scoring.number_format import DEFAULT_GPT3_N, DEFAULT_N, DEFAULT_SEED, DEFAULT_SHOTS
+    from synthprobe.probes.number_format import DEFAULT_GPT3_N, DEFAULT_N, DEFAULT_SEED, DEFAULT_SHOTS
 
     p = verbs["probe"].add_parser(
         "number-format",

@@ -70,11 +70,11 @@ def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> No
 
     ``root``: resolve the default data paths against this folder instead of the working directory.
     """
+    from synthprobe.benchmarks.deeparithmark.scoring.score import DEFAULT_COMPARE_DATA, DEFAULT_DATA
     from synthprobe.cli.args import add_overwrite_argument
-    from synthprobe.scoring.deeparithmark.score import DEFAULT_COMPARE_DATA, DEFAULT_DATA
 
     base = root or Path()
-    from synthprobe.tasks.deeparithmark.release import default_shown
+    from synthprobe.benchmarks.deeparithmark.release import default_shown
 
     p.add_argument(
         "--data",
@@ -183,13 +183,13 @@ def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> No
 
 def config_from_args(args: argparse.Namespace):
     from synthprobe.backends.refs import model_refs
-    from synthprobe.scoring.deeparithmark.score import ScoreConfig, default_output
+    from synthprobe.benchmarks.deeparithmark.scoring.score import ScoreConfig, default_output
 
     if args.compare_data is not None and not args.compare:
         raise InputError("only has an effect together with --compare", field="--compare-data")
+    from synthprobe.benchmarks.deeparithmark.release import locate_release
     from synthprobe.io.write import check_outputs
     from synthprobe.io.write import default_output as new_name
-    from synthprobe.tasks.deeparithmark.release import locate_release
 
     args.data = locate_release(args.data)
     models = model_refs(args.models)
@@ -238,7 +238,7 @@ def config_from_args(args: argparse.Namespace):
 def run_command(args: argparse.Namespace) -> int:
     """Run the sub-command; InputError and Ctrl-C propagate to :func:`run_command_line` (exit 2
     and 130), other failures print and return 1. No results file is written in any of them."""
-    from synthprobe.scoring.deeparithmark.score import run
+    from synthprobe.benchmarks.deeparithmark.scoring.score import run
 
     config = config_from_args(args)
     try:
@@ -279,15 +279,15 @@ def bench_main(argv: list[str] | None = None, *, root: Path | None = None) -> in
 def cmd_score(args: argparse.Namespace) -> int:
     from synthprobe.backends import ScoringError, check_backend
     from synthprobe.backends.refs import NameRegistry, model_refs, named_model
+    from synthprobe.benchmarks.deeparithmark.scoring.results import format_usage
+    from synthprobe.benchmarks.gpt3.registry import resolve_tasks
+    from synthprobe.benchmarks.gpt3.sat import sample_path
+    from synthprobe.benchmarks.gpt3.scoring.score import EvalConfig, dumps_results, format_table, run
+    from synthprobe.benchmarks.gpt3.taskfile import load_task_files
     from synthprobe.cli.args import backend_options, load_backend_or_exit
     from synthprobe.io.paths import slug
     from synthprobe.io.read import sha256_file
     from synthprobe.io.write import atomic_write_text, check_outputs, default_output
-    from synthprobe.scoring.deeparithmark.results import format_usage
-    from synthprobe.scoring.gpt3.score import EvalConfig, dumps_results, format_table, run
-    from synthprobe.tasks.gpt3.registry import resolve_tasks
-    from synthprobe.tasks.gpt3.sat import sample_path
-    from synthprobe.tasks.gpt3.taskfile import load_task_files
 
     shots = [s.strip() for s in args.shots.split(",") if s.strip()]
     # every task file is read and checked here, before any model loads
@@ -337,7 +337,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     sat_path = Path(config.sat_file) if config.sat_file else sample_path()
     uses_sat = any(t.family == "sat" for t in config.tasks)
     from synthprobe import results as res
-    from synthprobe.tasks.gpt3.words import WORD_SET_SIZE
+    from synthprobe.benchmarks.gpt3.words import WORD_SET_SIZE
 
     names = NameRegistry()
     pools: dict = {}  # the task pools, built once and shared by every model
@@ -441,7 +441,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         if "usage" in entry:  # a server's token accounting for this run's requests
             print(format_usage(entry["model"]["name"], entry["usage"]))
     if len(entries) > 1:
-        from synthprobe.scoring.deeparithmark.score import format_comparisons
+        from synthprobe.benchmarks.deeparithmark.scoring.score import format_comparisons
 
         print("\n" + format_comparisons(doc["comparisons"]))
     print(f"\nresults: {output}")
@@ -469,7 +469,7 @@ def check_plan(backend, config, pools: dict, *, yes: bool, models: int = 1) -> N
     short calibration on the loaded model (:func:`synthprobe.plan.check_plan`); refuse a
     run estimated at over an hour unless ``yes``."""
     from synthprobe import plan as run_plan
-    from synthprobe.scoring.gpt3.score import plan, plan_cells, plan_text
+    from synthprobe.benchmarks.gpt3.scoring.score import plan, plan_cells, plan_text
 
     cells = plan(config, pools)
     each = f" for each of {models} models" if models > 1 else ""
@@ -486,7 +486,7 @@ def check_plan(backend, config, pools: dict, *, yes: bool, models: int = 1) -> N
 
 def max_new_tokens_text() -> str:
     """Each generation task's default ``--max-new-tokens``, grouped: ``6 for 2D+ 2D−; ...``."""
-    from synthprobe.tasks.gpt3.registry import ordered_tasks
+    from synthprobe.benchmarks.gpt3.registry import ordered_tasks
 
     groups: dict[int, list[str]] = {}
     for t in ordered_tasks():
@@ -512,9 +512,9 @@ examples:
 
 
 def _register_gpt3(verbs: dict) -> None:
+    from synthprobe.benchmarks.gpt3.registry import FORMATS
+    from synthprobe.benchmarks.gpt3.scoring.score import CHECKS
     from synthprobe.cli.args import add_overwrite_argument
-    from synthprobe.scoring.gpt3.score import CHECKS
-    from synthprobe.tasks.gpt3.registry import FORMATS
 
     s = verbs["score"].add_parser(
         "gpt3",

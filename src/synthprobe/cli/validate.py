@@ -57,7 +57,7 @@ def sizes_arg(text: str) -> tuple[int, ...]:
 def _controls(text: str) -> tuple[str, ...]:
     if text == "none":
         return ()
-    from synthprobe.tasks.deeparithmark.controls import CONTROLS
+    from synthprobe.benchmarks.deeparithmark.controls import CONTROLS
 
     if text == "all":
         return tuple(CONTROLS)
@@ -220,18 +220,18 @@ def run_validate(args: argparse.Namespace) -> int:
 
     from synthprobe.backends import check_backend
     from synthprobe.backends.refs import model_refs, named_model
+    from synthprobe.benchmarks.deeparithmark.release import locate_release
+    from synthprobe.benchmarks.deeparithmark.scoring.score import DEFAULT_DATA
     from synthprobe.cli.args import backend_options, load_backend_or_exit
     from synthprobe.io.write import atomic_write_text, check_outputs, default_output
     from synthprobe.results import dumps_results, results_document
-    from synthprobe.scoring.deeparithmark.score import DEFAULT_DATA
-    from synthprobe.tasks.deeparithmark.release import locate_release
     from synthprobe.validity import run as vrun
 
     data = locate_release(args.data if args.data is not None else Path(DEFAULT_DATA))
     if not data.is_file():
         raise InputError("file does not exist" if not data.exists() else "not a regular file", path=data, field="FILE")
     if args.family:
-        from synthprobe.tasks.deeparithmark.plugins import load_sources, source_of
+        from synthprobe.benchmarks.deeparithmark.plugins import load_sources, source_of
 
         load_sources([source_of(s) for s in args.family])
     train_settings = {

@@ -2,7 +2,7 @@
 
 ``--task release`` is the release file (``data/deeparithmark-1.jsonl``); any other value is a
 file: a record with ``context`` makes it a GPT-3 task file in OpenAI's released format
-(``[NAME=]PATH``, read by :func:`synthprobe.tasks.gpt3.taskfile.load_task_file`), anything else
+(``[NAME=]PATH``, read by :func:`synthprobe.benchmarks.gpt3.taskfile.load_task_file`), anything else
 a Deep Arithmark / ArithMark 3.0 file (:func:`synthprobe.formats.arithmark3.load_arithmark3`).
 An item's prompt is what the model is shown: a Deep Arithmark item's ``ctx``, a GPT-3 item's
 ``context``. A GPT-3 arithmetic item (2–5 digit addition and subtraction, 2-digit
@@ -50,8 +50,8 @@ def load_task(spec: str) -> TaskItems:
     from synthprobe.io.read import sha256_file
 
     if spec == "release":
-        from synthprobe.tasks.deeparithmark.composition import RELEASE_FILE
-        from synthprobe.tasks.deeparithmark.release import locate_release
+        from synthprobe.benchmarks.deeparithmark.composition import RELEASE_FILE
+        from synthprobe.benchmarks.deeparithmark.release import locate_release
 
         spec = str(locate_release(RELEASE_FILE))
     name, sep, rest = spec.partition("=")
@@ -62,7 +62,7 @@ def load_task(spec: str) -> TaskItems:
         raise InputError("not a regular file", path=path, field=FIELD)
     first = _first_record(path)
     if isinstance(first, dict) and "context" in first:
-        from synthprobe.tasks.gpt3.taskfile import load_task_file
+        from synthprobe.benchmarks.gpt3.taskfile import load_task_file
 
         try:
             tf = load_task_file(spec)

@@ -1,5 +1,5 @@
 """The benchmarks taking part in an export, found through the registry
-(:mod:`synthprobe.benchmarks`): the generic export modules name no benchmark and import none.
+(:mod:`synthprobe.registry`): the generic export modules name no benchmark and import none.
 
 Each export asks for one part (``lm_eval``, ``hub_results``) of every benchmark that has it, in
 registry order (the built-in ones, then the installed ones). Options meant for one benchmark
@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from synthprobe import benchmarks
-from synthprobe.benchmarks import Benchmark
+from synthprobe import registry
+from synthprobe.registry import Benchmark
 
 
 def having(role: str) -> list[Benchmark]:
     """Every benchmark with the part ``role``, in registry order."""
-    found = (benchmarks.get(name) for name in benchmarks.names())
+    found = (registry.get(name) for name in registry.names())
     return [bench for bench in found if bench.has(role)]
 
 

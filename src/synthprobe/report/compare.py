@@ -9,13 +9,13 @@ Two sources, both shown:
 * models from *different* files whose items the files keep, paired here when they were scored
   on the same data (the same items key: data SHA-256, settings; and the same item ids).
 
-What is a benchmark's is its ``outcomes`` part in the registry (:mod:`synthprobe.benchmarks`), a
+What is a benchmark's is its ``outcomes`` part in the registry (:mod:`synthprobe.registry`), a
 module with ``BLOCKS`` (results block → title: the blocks it reads, and the titles of stored
 comparisons of those blocks), ``METRIC`` and ``GROUP_BY`` (how a comparison of its models is
 labelled), ``LEAD`` (its metric, for the section's lead) and ``outcomes(results) -> list of
 Outcomes`` (each model's per-item right/wrong in one read results file). This module names no
-benchmark: Deep Arithmark's part is :mod:`synthprobe.report.deeparithmark.outcomes`, the GPT-3
-synthetic tasks' :mod:`synthprobe.report.gpt3.outcomes`.
+benchmark: Deep Arithmark's part is :mod:`synthprobe.benchmarks.deeparithmark.report.outcomes`, the GPT-3
+synthetic tasks' :mod:`synthprobe.benchmarks.gpt3.report.outcomes`.
 
 A name that appears in more than one input file is shown with its file name, so two runs
 called ``final`` are never merged or confused.
@@ -30,7 +30,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from synthprobe import benchmarks
+from synthprobe import registry
 from synthprobe.metrics.compare import compare_models
 from synthprobe.report import html
 from synthprobe.results import MINUS, Results, fmt_p
@@ -69,7 +69,7 @@ class Outcomes:
 def _parts() -> tuple[tuple[str, ModuleType], ...]:
     """(benchmark name, ``outcomes`` part) of every benchmark of the registry that has one; read
     once per process, as the registry reads each benchmark once (every item of a report asks)."""
-    found = (benchmarks.get(name) for name in benchmarks.names())
+    found = (registry.get(name) for name in registry.names())
     return tuple((bench.name, bench.part("outcomes")) for bench in found if bench.has("outcomes"))
 
 

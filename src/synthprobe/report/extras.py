@@ -25,13 +25,13 @@ A section module offers
     whether the items make a section at all (default: any items).
 
 Adding a section to the report is one module plus its line here. A benchmark from the registry
-(:mod:`synthprobe.benchmarks`, e.g. installed through an entry point) brings its section as its
+(:mod:`synthprobe.registry`, e.g. installed through an entry point) brings its section as its
 ``report`` part, a module of this protocol whose ``KEY`` is the benchmark's name: it is shown
 whenever an input file holds that benchmark's block, before the sections above. The two built-in
 leaderboards (Deep Arithmark, GPT-3) are reached through the registry too (:func:`leaderboard`).
 
 Beyond its section, a benchmark brings the rest of its report as more parts of its
-:class:`~synthprobe.benchmarks.Benchmark` (:data:`synthprobe.benchmarks.PARTS`), each optional:
+:class:`~synthprobe.registry.Benchmark` (:data:`synthprobe.registry.PARTS`), each optional:
 
 ``tables``
     ``tables(items) -> {name: (head, rows)}``: its paper-ready tables (``report --table``, written
@@ -55,12 +55,12 @@ import importlib
 from collections.abc import Mapping, Sequence
 from types import ModuleType
 
-from synthprobe import benchmarks
+from synthprobe import registry
 from synthprobe.results import BENCHMARKS, Results
 
 SECTIONS = (
     "synthprobe.report.compare",
-    "synthprobe.report.steps",
+    "synthprobe.benchmarks.deeparithmark.step_probe.report",
     "synthprobe.report.sweep",
     "synthprobe.report.number_format",
     "synthprobe.report.protocol_effect",
@@ -75,13 +75,13 @@ Extras = Mapping[str, Sequence]
 def leaderboard(name: str, part: str) -> ModuleType:
     """The ``part`` module (``read``, ``section``, ``table``, ``figures``) of the built-in
     benchmark ``name``'s report package, found through the registry and imported now."""
-    return importlib.import_module(f"{benchmarks.get(name).report}.{part}")
+    return importlib.import_module(f"{registry.get(name).report}.{part}")
 
 
 def benchmark_sections(names: Sequence[str] = ()) -> list[ModuleType]:
     """The report parts of the registered benchmarks named (those that are not built into the
     report: not in :data:`synthprobe.results.BENCHMARKS`), in name order."""
-    return [benchmarks.get(name).part("report") for name in sorted(set(names) - set(BENCHMARKS))]
+    return [registry.get(name).part("report") for name in sorted(set(names) - set(BENCHMARKS))]
 
 
 def modules(names: Sequence[str] = ()) -> list[ModuleType]:

@@ -3,8 +3,8 @@
 No pyplot and no global backend switch: each figure is a :class:`matplotlib.figure.Figure`
 drawn on its own Agg canvas, inside matplotlib's default style (a user's matplotlibrc does
 not leak in). PNGs carry no ``Software`` or time stamp, so the same results give the same
-bytes on every run. The sections' figures (:mod:`synthprobe.report.deeparithmark.figures`,
-:mod:`synthprobe.report.gpt3.figures`) draw on this.
+bytes on every run. The sections' figures (:mod:`synthprobe.benchmarks.deeparithmark.report.figures`,
+:mod:`synthprobe.benchmarks.gpt3.report.figures`) draw on this.
 """
 
 from __future__ import annotations

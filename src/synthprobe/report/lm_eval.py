@@ -12,15 +12,15 @@ folder holding results files. Two kinds are read:
 * written by lm-eval itself on the tasks of ``synthprobe export lm-eval``: each benchmark reads
   its own tasks into its results block.
 
-What is a benchmark's is its ``lm_eval_reader`` part in the registry (:mod:`synthprobe.benchmarks`),
+What is a benchmark's is its ``lm_eval_reader`` part in the registry (:mod:`synthprobe.registry`),
 a module with ``TASKS`` and ``SAMPLES`` (its lm-eval task names and its keys of the
 ``synthprobe.samples`` object, as an error names them), ``restore(results, key, records, reader,
 at) -> bool`` (put an export's per-item list back into the entry's ``results``; False when the key
 is not its own) and ``read(folder, files) -> (block, settings, datasets) | None`` (its block from
 lm-eval's own results files of one model, ``(path, results file, iso time)`` in path order, with
 what it adds to the entry's settings and the document's ``datasets``). This module names no
-benchmark: Deep Arithmark's part is :mod:`synthprobe.report.deeparithmark.lm_eval`, the GPT-3
-synthetic tasks' :mod:`synthprobe.report.gpt3.lm_eval`.
+benchmark: Deep Arithmark's part is :mod:`synthprobe.benchmarks.deeparithmark.report.lm_eval`, the GPT-3
+synthetic tasks' :mod:`synthprobe.benchmarks.gpt3.report.lm_eval`.
 
 Every field used is type-checked; an error names the file and the field (or line).
 """
@@ -33,7 +33,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from synthprobe import benchmarks
+from synthprobe import registry
 from synthprobe.errors import InputError
 from synthprobe.io.read import read_jsonl
 from synthprobe.results import Reader, Results, parse, read_json, results_document
@@ -106,8 +106,8 @@ def _results_files(path: Path) -> list[Path]:
 
 def readers() -> list[tuple[str, ModuleType]]:
     """(name, ``lm_eval_reader`` part) of every benchmark of the registry that has one, in
-    :func:`synthprobe.benchmarks.names` order."""
-    found = (benchmarks.get(name) for name in benchmarks.names())
+    :func:`synthprobe.registry.names` order."""
+    found = (registry.get(name) for name in registry.names())
     return [(bench.name, bench.part("lm_eval_reader")) for bench in found if bench.has("lm_eval_reader")]
 
 

@@ -2,7 +2,7 @@
 per model, accuracy per format with the paired difference from plain digits and the exact
 McNemar p-value, by depth (Deep Arithmark) and by task (GPT-3 arithmetic).
 
-Reads the ``number_format`` block (:mod:`synthprobe.scoring.number_format`, ``version`` 1) of
+Reads the ``number_format`` block (:mod:`synthprobe.probes.number_format`, ``version`` 1) of
 any results document; every value shown is type-checked, and a wrong one is an
 :class:`~synthprobe.errors.InputError` naming the file and the field."""
 

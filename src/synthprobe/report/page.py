@@ -1,7 +1,7 @@
 """The self-contained HTML page: inline CSS, figures embedded as base64 PNG, no scripts,
 nothing fetched from the network, no time stamps (the item viewer, ``items.html``, is a page of
 its own beside it: :mod:`synthprobe.report.viewer`). The sections come from
-:mod:`synthprobe.report.deeparithmark.section` and :mod:`synthprobe.report.gpt3.section`."""
+:mod:`synthprobe.benchmarks.deeparithmark.report.section` and :mod:`synthprobe.benchmarks.gpt3.report.section`."""
 
 from __future__ import annotations
 

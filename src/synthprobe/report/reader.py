@@ -3,7 +3,7 @@
 
 The envelope (any layout, old files converted on read) is read and checked by
 :func:`synthprobe.results.read_results`; each benchmark's section reads its own blocks
-(:mod:`synthprobe.report.deeparithmark.read`, :mod:`synthprobe.report.gpt3.read`). Every value
+(:mod:`synthprobe.benchmarks.deeparithmark.report.read`, :mod:`synthprobe.benchmarks.gpt3.report.read`). Every value
 used is type-checked; a missing or wrong field is an :class:`InputError` naming the file and
 the field's path inside it (``models[1].results.deeparithmark.summary.by_depth.3.correct``),
 a JSON syntax error names the line. The report, the docs and the exports read through here;

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from synthprobe import benchmarks
+from synthprobe import registry
 from synthprobe.results import DASH, Results
 from synthprobe.templating import escape
 
@@ -70,7 +70,7 @@ def _counts(results: Results, e, task: str) -> tuple[int, int, str]:
     module docstring); a malformed block is one located error."""
     r = results.reader
     name = task.partition(":")[0]
-    bench = benchmarks.find(name)
+    bench = registry.find(name)
     read = getattr(bench.part("report"), "sweep_counts", None) if bench is not None and bench.has("report") else None
     if read is not None:
         correct, total, metric, where = read(r, e, task)
@@ -143,7 +143,7 @@ def section(tables: Sequence[SweepTable]) -> str:
         "and the rank agreement says whether the models' order holds.</p>"
     ]
     for t in tables:
-        if len(tables) > 1 or t.task != benchmarks.DEFAULT:
+        if len(tables) > 1 or t.task != registry.DEFAULT:
             parts.append(f"<h3>{escape(t.task)} · <code>{escape(t.source)}</code></h3>")
         head, rows = _spread_rows(t)
         parts.append(table(head, rows))
@@ -161,7 +161,7 @@ def markdown_body(tables: Sequence[SweepTable]) -> str:
 
     lines: list[str] = []
     for t in tables:
-        if len(tables) > 1 or t.task != benchmarks.DEFAULT:
+        if len(tables) > 1 or t.task != registry.DEFAULT:
             lines += [f"### {t.task} ({t.source})", ""]
         lines += md(*_spread_rows(t)) + ["", concordance_text(t), ""] + md(*_seed_rows(t)) + [""]
     return "\n".join(lines)

@@ -2,7 +2,7 @@
 with two decimals, 95 % Wilson bounds, p-values) rather than the page's formatted cells. Written
 into the report folder as ``tables/<name>.<ext>`` by :func:`synthprobe.report.build.build_report`.
 
-Each benchmark owns its tables: its ``tables`` part in the registry (:mod:`synthprobe.benchmarks`),
+Each benchmark owns its tables: its ``tables`` part in the registry (:mod:`synthprobe.registry`),
 ``tables(items) -> {name: (head, rows)}`` from the benchmark's report items (a built-in
 leaderboard's rows, or what a registered benchmark's report section parsed), a header of column
 names and rows of plain values (``None`` for an empty cell). A report section with a ``tables``
@@ -19,7 +19,7 @@ import io
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from synthprobe import benchmarks
+from synthprobe import registry
 from synthprobe.errors import InputError
 
 FORMATS = {"csv": "csv", "latex": "tex", "markdown": "md"}
@@ -53,7 +53,7 @@ def tables(items: Mapping[str, Sequence]) -> dict[str, Table]:
 def _maker(name: str):
     """The ``tables`` function of benchmark ``name``, or of the report section keyed ``name``
     (:mod:`synthprobe.report.extras`: the paired comparison's); None when neither has one."""
-    bench = benchmarks.find(name)
+    bench = registry.find(name)
     if bench is not None:
         return bench.part("tables") if bench.has("tables") else None
     from synthprobe.report import extras

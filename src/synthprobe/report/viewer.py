@@ -1,13 +1,13 @@
 """The report's item-level viewer, ``items.html``: every scored item of every model, in one page.
 
 Nothing new is stored in results files for it. Each benchmark brings its own saved items through
-its ``viewer`` part in the registry (:mod:`synthprobe.benchmarks`): ``viewer(docs)`` turns the
+its ``viewer`` part in the registry (:mod:`synthprobe.registry`): ``viewer(docs)`` turns the
 read results documents into :class:`Run` objects, one per model entry with saved items, and a
 run's :meth:`Run.answers` gives its items and that model's answers in the page's layout below
 (prompts read from data files at report time, where the benchmark does that). This module asks
 the registry for the benchmarks whose blocks the documents hold, joins their runs into one page
-and names no benchmark: Deep Arithmark's runs are :mod:`synthprobe.report.deeparithmark.items`,
-the GPT-3 synthetic tasks' :mod:`synthprobe.report.gpt3.items`.
+and names no benchmark: Deep Arithmark's runs are :mod:`synthprobe.benchmarks.deeparithmark.report.items`,
+the GPT-3 synthetic tasks' :mod:`synthprobe.benchmarks.gpt3.report.items`.
 
 The page is ``resources/templates/report_items.html`` with a small script of our own
 (``report_items.js``); the data sits in the page as JSON inside ``<script
@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from synthprobe import benchmarks
+from synthprobe import registry
 from synthprobe.results import Results
 from synthprobe.templating import Markup, render, script_json
 
@@ -89,7 +89,7 @@ def collect(docs: Sequence[Results]) -> list[Run]:
     the documents hold (in name order) that has a ``viewer`` part, its runs."""
     runs: list[Run] = []
     for name in sorted({name for doc in docs for e in doc.models for name in e.results}):
-        bench = benchmarks.find(name)
+        bench = registry.find(name)
         if bench is not None and bench.has("viewer"):
             runs += bench.part("viewer")(docs)
     return runs

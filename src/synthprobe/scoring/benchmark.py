@@ -1,4 +1,4 @@
-"""``synthprobe score NAME``: any registered benchmark (:mod:`synthprobe.benchmarks`) scored
+"""``synthprobe score NAME``: any registered benchmark (:mod:`synthprobe.registry`) scored
 through its own parts and the one runner.
 
 The benchmark's ``load(path)`` reads its data file into items (dicts, each with a unique string
@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from synthprobe.backends.chat import ChatSetup
-from synthprobe.benchmarks import Benchmark
 from synthprobe.errors import InputError
 from synthprobe.io.read import sha256_file
+from synthprobe.registry import Benchmark
 from synthprobe.scoring.cache import ScoreCache, cache_key, cacheable
 from synthprobe.scoring.runner import run_items
 

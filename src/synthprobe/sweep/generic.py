@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from synthprobe.benchmarks import Benchmark
 from synthprobe.errors import InputError
+from synthprobe.registry import Benchmark
 from synthprobe.sweep.job import Job, Settings, default_data_dir, job_options, sweep_block
 
 #: items built for each seed when the sweep has no ``--limit``

@@ -36,11 +36,11 @@ _FILE_KEYS = ("models", "seeds", "tasks", "limit")
 def canonical_task(name: Any, *, path: Path | None = None, field: str = "--task") -> str:
     """A grid task, ``NAME`` or ``NAME:SUB`` with NAME a registered benchmark, in its benchmark's
     canonical spelling (``gpt3:2D+`` → ``gpt3:arithmetic_2da``)."""
-    from synthprobe import benchmarks
+    from synthprobe import registry
 
-    if not isinstance(name, str) or benchmarks.find(benchmark_of(name)) is None:
+    if not isinstance(name, str) or registry.find(benchmark_of(name)) is None:
         raise InputError(
-            f"expected a benchmark NAME or NAME:SUB, NAME one of {benchmarks.names()}, got {name!r}",
+            f"expected a benchmark NAME or NAME:SUB, NAME one of {registry.names()}, got {name!r}",
             path=path,
             field=field,
         )
@@ -226,7 +226,7 @@ def make_grid(
         seed_list = parse_seeds(seeds)
     else:
         seed_list = parse_seeds(doc.get("seeds", RELEASE), where="seeds", path=where)
-    from synthprobe.benchmarks import DEFAULT
+    from synthprobe.registry import DEFAULT
 
     task_list = tasks if tasks else doc.get("tasks", [DEFAULT])
     if not isinstance(task_list, list) or not task_list:

@@ -1,9 +1,9 @@
 """What a sweep asks of one benchmark: the benchmark's *sweep part*.
 
 A grid task is ``NAME`` or ``NAME:SUB``, where NAME is a benchmark of the registry
-(:mod:`synthprobe.benchmarks`) and SUB one of its sub-tasks (e.g. ``gpt3:2D+``). The sweep
+(:mod:`synthprobe.registry`) and SUB one of its sub-tasks (e.g. ``gpt3:2D+``). The sweep
 reaches the benchmark only through its ``sweep`` part (a module, or any object with these
-attributes), named in its :class:`~synthprobe.benchmarks.Benchmark`:
+attributes), named in its :class:`~synthprobe.registry.Benchmark`:
 
 ``RELEASE_SEED``
     the seed the grid's ``release`` label stands for in this benchmark's jobs.
@@ -34,7 +34,7 @@ and, optionally:
 ``table(entries) -> str | None``
     text printed after the sweep for this benchmark's entries.
 ``PROTOCOL``
-    the default benchmark's (:data:`synthprobe.benchmarks.DEFAULT`) is the results document's
+    the default benchmark's (:data:`synthprobe.registry.DEFAULT`) is the results document's
     ``protocol`` block.
 
 A benchmark with no sweep part but with ``build``, ``load``, ``work`` and ``metrics`` joins a
@@ -45,7 +45,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from synthprobe import benchmarks
+from synthprobe import registry
 from synthprobe.errors import InputError
 
 #: the parts a benchmark needs to join a sweep without a sweep part of its own
@@ -65,7 +65,7 @@ def benchmark_of(task: str) -> str:
 def sweep_part(name: str) -> Any:
     """The sweep part of the benchmark called ``name``: its own, else the generic one when it has
     the parts that needs; an :class:`InputError` saying which are missing otherwise."""
-    bench = benchmarks.get(name)
+    bench = registry.get(name)
     if bench.has("sweep"):
         part = bench.part("sweep")
         missing = [a for a in REQUIRED if not hasattr(part, a)]
@@ -92,4 +92,4 @@ def part_for(task: str) -> Any:
 
 def default_part() -> Any:
     """The sweep part of the registry's default benchmark."""
-    return sweep_part(benchmarks.DEFAULT)
+    return sweep_part(registry.DEFAULT)

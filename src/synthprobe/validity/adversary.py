@@ -6,7 +6,7 @@ the items can be answered without the arithmetic, from how the endings look or h
 it learns to; the file passes when its accuracy stays within chance's band at every training size.
 
 A pass means something only if the adversary could have failed it. The positive controls are
-deliberately flawed builds (:mod:`synthprobe.tasks.deeparithmark.controls`): the same adversary,
+deliberately flawed builds (:mod:`synthprobe.benchmarks.deeparithmark.controls`): the same adversary,
 trained the same way on the control's own fresh builds, must land clearly above chance on each.
 One flaw the heuristic audit also catches, one it misses; a control that does not fail says the
 adversary has no power, and the verdict says so.
@@ -115,9 +115,9 @@ def power(controls: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 
 def audit_summary(records: Sequence[dict]) -> dict[str, Any]:
-    """The heuristic audit (:mod:`synthprobe.tasks.deeparithmark.audit`) of a build, in the layout
+    """The heuristic audit (:mod:`synthprobe.benchmarks.deeparithmark.audit`) of a build, in the layout
     of a control's ``audit`` block."""
-    from synthprobe.tasks.deeparithmark.audit import audit, audit_item, tolerance
+    from synthprobe.benchmarks.deeparithmark.audit import audit, audit_item, tolerance
 
     items = [audit_item(r["endings"], int(r["label"]), r["metadata"]) for r in records]
     rows = audit(items)

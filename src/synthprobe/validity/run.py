@@ -33,7 +33,7 @@ class ValidateConfig:
     seed: int = 0
     adversary: bool = True
     sizes: tuple[int, ...] = DEFAULT_SIZES
-    #: positive controls to run (names of synthprobe.tasks.deeparithmark.controls.CONTROLS)
+    #: positive controls to run (names of synthprobe.benchmarks.deeparithmark.controls.CONTROLS)
     controls: tuple[str, ...] = ()
     control_size: int | None = None  # default: DEFAULT_CONTROL_SIZE or the largest of sizes, the smaller
     control_items: int = DEFAULT_CONTROL_ITEMS
@@ -194,7 +194,7 @@ def run(
     if config.controls:
         import json
 
-        from synthprobe.tasks.deeparithmark.controls import CONTROLS, control_lines
+        from synthprobe.benchmarks.deeparithmark.controls import CONTROLS, control_lines
 
         controls = []
         size = control_size(config)

@@ -1,7 +1,7 @@
 """Where training items come from: fresh builds that share no item with the file under test.
 
 * a Deep Arithmark file (the release, a private seed, or a build of a user's families: the
-  ``<file>.families.json`` table beside it names them, :func:`synthprobe.tasks.deeparithmark.plugins.read_table`)
+  ``<file>.families.json`` table beside it names them, :func:`synthprobe.benchmarks.deeparithmark.plugins.read_table`)
   trains on builds of the same families at fresh seeds (:func:`fresh_seed`);
 * a positive control trains on the same control at fresh seeds;
 * any other multiple-choice file needs ``--train FILE`` (items with endings, ArithMark 3.0 layout).
@@ -71,9 +71,9 @@ def collect(
 
 def deeparithmark_builder(data: str | Path | None) -> Callable[[int, int], list[dict]]:
     """Builds of the families of ``data`` (its ``.families.json`` table, else the release's)."""
-    from synthprobe.tasks.deeparithmark.build import iter_items
-    from synthprobe.tasks.deeparithmark.composition import TEMPLATES
-    from synthprobe.tasks.deeparithmark.plugins import read_table
+    from synthprobe.benchmarks.deeparithmark.build import iter_items
+    from synthprobe.benchmarks.deeparithmark.composition import TEMPLATES
+    from synthprobe.benchmarks.deeparithmark.plugins import read_table
 
     templates = TEMPLATES
     if data is not None:
@@ -88,7 +88,7 @@ def deeparithmark_builder(data: str | Path | None) -> Callable[[int, int], list[
 
 
 def control_builder(name: str) -> Callable[[int, int], list[dict]]:
-    from synthprobe.tasks.deeparithmark.controls import control_lines
+    from synthprobe.benchmarks.deeparithmark.controls import control_lines
 
     def make(seed: int, n: int) -> list[dict]:
         return [json.loads(line) for line in control_lines(name, seed=seed, n=n)]

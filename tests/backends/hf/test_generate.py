@@ -6,8 +6,8 @@ import pytest
 from gpt3_model import embedded_backend, one_torch_thread
 
 from synthprobe.backends.hf.generate import cut_at_stop, greedy_generate
-from synthprobe.tasks.gpt3 import BuildConfig, build_items, get_task
-from synthprobe.tasks.gpt3.prompts import PromptConfig, build_prompt
+from synthprobe.benchmarks.gpt3 import BuildConfig, build_items, get_task
+from synthprobe.benchmarks.gpt3.prompts import PromptConfig, build_prompt
 
 pytestmark = pytest.mark.slow
 

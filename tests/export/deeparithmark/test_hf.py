@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from synthprobe.benchmarks.deeparithmark.export.hf import PARQUET_NAME, export_hf, size_category
 from synthprobe.cli import main
 from synthprobe.errors import InputError
-from synthprobe.export.deeparithmark.hf import PARQUET_NAME, export_hf, size_category
 
 REPO = Path(__file__).resolve().parents[3]
 RELEASE = REPO / "data" / "deeparithmark-1.jsonl"
@@ -19,7 +19,7 @@ RELEASE = REPO / "data" / "deeparithmark-1.jsonl"
 
 def small_release(path: Path, n: int = 40, seed: int = 11) -> list[dict]:
     """A fresh Deep Arithmark variant from the real builder (same generator as the release)."""
-    from synthprobe.tasks.deeparithmark.build import build
+    from synthprobe.benchmarks.deeparithmark.build import build
 
     build(path, seed=seed, n=n, progress=False)
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
@@ -105,12 +105,12 @@ def test_card_header_and_figures_come_from_the_data(release, tmp_path):
     words = [len(r["ctx"].split()) for r in rows]
     assert f"mean {sum(words) / len(words):.1f}, min {min(words)}, max {max(words)}" in body
     # the audit table is the audit module's output on this very file
-    from synthprobe.tasks.deeparithmark.audit import audit, load_audit_items
+    from synthprobe.benchmarks.deeparithmark.audit import audit, load_audit_items
 
     for row in audit(load_audit_items(path)):
         assert f"| {row.name} | {100 * row.correct / row.n:.2f} % |" in body
     # and the selftest verdicts are the selftest's own
-    from synthprobe.tasks.deeparithmark.selftest import selftest
+    from synthprobe.benchmarks.deeparithmark.selftest import selftest
 
     report = selftest(path)
     passed = sum(c.ok is True for c in report.checks)

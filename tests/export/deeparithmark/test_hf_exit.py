@@ -16,7 +16,7 @@ REPO = Path(__file__).resolve().parents[3]
 
 _THREADS_AFTER_EXPORT = """
 import os, sys
-from synthprobe.export.deeparithmark.hf import export_hf
+from synthprobe.benchmarks.deeparithmark.export.hf import export_hf
 import pyarrow  # noqa: F401  (its own start-up threads are not the export's)
 before = len(os.listdir("/proc/self/task"))
 export_hf(sys.argv[1])

@@ -349,9 +349,9 @@ def test_the_committed_results_go_through_lm_evals_files_unchanged(tmp_path):
 
 
 def test_a_prompt_cut_by_max_context_is_rebuilt_exactly():
-    from synthprobe.export.gpt3.lm_eval import _exact_prompt
-    from synthprobe.tasks.gpt3.prompts import PromptConfig, build_prompt
-    from synthprobe.tasks.gpt3.registry import BuildConfig, build_items, get_task
+    from synthprobe.benchmarks.gpt3.export.lm_eval import _exact_prompt
+    from synthprobe.benchmarks.gpt3.prompts import PromptConfig, build_prompt
+    from synthprobe.benchmarks.gpt3.registry import BuildConfig, build_items, get_task
 
     task = get_task("arithmetic_2da")
     pool = build_items(BuildConfig(task.name, seed=3, n=200))

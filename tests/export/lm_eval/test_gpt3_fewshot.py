@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from synthprobe.tasks.gpt3 import BuildConfig, build_items
+from synthprobe.benchmarks.gpt3 import BuildConfig, build_items
 
 
 @pytest.mark.slow
@@ -22,10 +22,10 @@ def test_exported_yaml_runs_one_shot_in_lm_eval(tmp_path):
     import subprocess
     import sys
 
+    from synthprobe.benchmarks.gpt3 import get_task
+    from synthprobe.benchmarks.gpt3.prompts import PromptConfig, build_prompt
+    from synthprobe.benchmarks.gpt3.words import INSTRUCTION
     from synthprobe.cli import main
-    from synthprobe.tasks.gpt3 import get_task
-    from synthprobe.tasks.gpt3.prompts import PromptConfig, build_prompt
-    from synthprobe.tasks.gpt3.words import INSTRUCTION
     from tests.export.deeparithmark.test_hf import small_release
     from tests.export.lm_eval.test_tasks import tiny_llama
 

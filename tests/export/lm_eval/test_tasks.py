@@ -18,13 +18,13 @@ from pathlib import Path
 import pytest
 import yaml
 
+from synthprobe.benchmarks.gpt3.export.lm_eval import FEWSHOT_MODULE
+from synthprobe.benchmarks.gpt3.prompts import PromptConfig, build_prompt
+from synthprobe.benchmarks.gpt3.registry import BuildConfig, build_items, get_task, ordered_tasks, serialize
+from synthprobe.benchmarks.gpt3.words import INSTRUCTION
 from synthprobe.cli import main
 from synthprobe.errors import InputError
-from synthprobe.export.gpt3.lm_eval import FEWSHOT_MODULE
 from synthprobe.export.lm_eval.tasks import export_lm_eval
-from synthprobe.tasks.gpt3.prompts import PromptConfig, build_prompt
-from synthprobe.tasks.gpt3.registry import BuildConfig, build_items, get_task, ordered_tasks, serialize
-from synthprobe.tasks.gpt3.words import INSTRUCTION
 from tests.export.deeparithmark.test_hf import small_release
 
 GENERATION_TASKS = [t for t in ordered_tasks() if t.family in ("arithmetic", "words")]
@@ -171,7 +171,7 @@ def test_export_is_deterministic_and_bad_input_writes_nothing(exported, tmp_path
 
 
 def test_user_built_files_and_sat(tmp_path, exported, capsys):
-    from synthprobe.tasks.gpt3.sat import sample_path
+    from synthprobe.benchmarks.gpt3.sat import sample_path
 
     _, data, _ = exported
     arith = tmp_path / "arithmetic_2da.jsonl"  # a user's own file replaces the built task
@@ -302,7 +302,7 @@ def test_lm_eval_builds_synthprobe_prompts(tmp_path, monkeypatch):
     """Every exported GPT-3 task, zero-, one- and few-shot, openai and eleuther layouts, SAT
     from a user's file: the prompt lm-eval builds (description, demonstrations drawn by
     synthprobe_fewshot.py, delimiters, test item) is the prompt `synthprobe score gpt3` builds."""
-    from synthprobe.tasks.gpt3.sat import sample_path
+    from synthprobe.benchmarks.gpt3.sat import sample_path
 
     data = tmp_path / "da.jsonl"
     small_release(data, n=8)
@@ -524,8 +524,8 @@ def test_lm_eval_run_matches_our_scorer(exported, tmp_path):
 
 def test_a_user_task_file_gets_the_same_checks_as_score_gpt3_task_file(tmp_path):
     """One validation of user task files: export refuses what `score gpt3 --task-file` refuses."""
-    from synthprobe.export.gpt3.lm_eval import user_pool
-    from synthprobe.tasks.gpt3.taskfile import load_task_file
+    from synthprobe.benchmarks.gpt3.export.lm_eval import user_pool
+    from synthprobe.benchmarks.gpt3.taskfile import load_task_file
 
     wrong = tmp_path / "arithmetic_2da.jsonl"
     wrong.write_text(json.dumps({"context": "Q: What is 2 plus 2?\n\nA:", "completion": " 5"}) + "\n", encoding="utf-8")

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from synthprobe.benchmarks import Benchmark
 from synthprobe.errors import InputError
 from synthprobe.io.read import read_jsonl
 from synthprobe.metrics.stats import accuracy_block
+from synthprobe.registry import Benchmark
 from synthprobe.seeding import item_rng
 
 NAME = "larger"

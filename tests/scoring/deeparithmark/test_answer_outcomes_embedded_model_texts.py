@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
+from synthprobe.benchmarks.deeparithmark.scoring.metrics import summarise
+from synthprobe.benchmarks.deeparithmark.scoring.score import extraction_block
 from synthprobe.formats.arithmark3 import load_arithmark3
-from synthprobe.scoring.deeparithmark.metrics import summarise
-from synthprobe.scoring.deeparithmark.score import extraction_block
 from synthprobe.scoring.records import generation_record
 
 ROOT = Path(__file__).resolve().parents[3]

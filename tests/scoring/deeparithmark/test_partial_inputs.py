@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from synthprobe.backends import ENGINES, register_engine
+from synthprobe.benchmarks.deeparithmark.scoring import partial as pi
+from synthprobe.benchmarks.deeparithmark.scoring.score import Dataset, partial_datasets
 from synthprobe.cli import main
 from synthprobe.errors import InputError
 from synthprobe.formats.arithmark3 import load_arithmark3
-from synthprobe.scoring.deeparithmark import partial as pi
-from synthprobe.scoring.deeparithmark.score import Dataset, partial_datasets
 
 ROOT = Path(__file__).resolve().parents[3]
 DATA = ROOT / "data" / "deeparithmark-1.jsonl"

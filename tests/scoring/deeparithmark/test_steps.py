@@ -15,14 +15,14 @@ import pytest
 from scipy.stats import binomtest
 
 from synthprobe.backends import ENGINES, register_engine
+from synthprobe.benchmarks.deeparithmark.audit import CHANCE, tolerance
+from synthprobe.benchmarks.deeparithmark.step_probe.build import OPERATIONS, audit_probes, build_probes, step_mistakes
+from synthprobe.benchmarks.deeparithmark.step_probe.metrics import cell, summarise_steps
+from synthprobe.benchmarks.deeparithmark.steps import check_step
 from synthprobe.cli import main
 from synthprobe.errors import InputError
 from synthprobe.formats.arithmark3 import load_arithmark3
-from synthprobe.metrics.steps import cell, summarise_steps
 from synthprobe.results import parse, read_results
-from synthprobe.tasks.deeparithmark.audit import CHANCE, tolerance
-from synthprobe.tasks.deeparithmark.step_probes import OPERATIONS, audit_probes, build_probes, step_mistakes
-from synthprobe.tasks.deeparithmark.steps import check_step
 
 ROOT = Path(__file__).resolve().parents[3]
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"
@@ -112,7 +112,7 @@ def test_probes_are_deterministic_and_a_limit_is_a_prefix(release_probes):
 
 
 def test_a_private_variant_gives_balanced_probes(tmp_path):
-    from synthprobe.tasks.deeparithmark.build import build
+    from synthprobe.benchmarks.deeparithmark.build import build
 
     out = tmp_path / "private.jsonl"
     build(out, seed=7, n=200, progress=False)
@@ -260,8 +260,8 @@ def test_toy_engine_run_resumes_from_the_cache_and_reports(toy, tmp_path):
 
 
 def test_report_section_escapes_what_it_reads():
-    from synthprobe.report.steps.read import StepsResult
-    from synthprobe.report.steps.section import section
+    from synthprobe.benchmarks.deeparithmark.step_probe.report.read import StepsResult
+    from synthprobe.benchmarks.deeparithmark.step_probe.report.section import section
 
     recs = [_rec("a", 2, 1, "+", True, False), _rec("a", 2, 2, "clock", False, True)]
     evil = "<script>alert(1)</script>"
@@ -283,7 +283,7 @@ def test_probe_steps_under_a_chat_template_asks_each_question_as_a_user_turn(tmp
 
     from synthprobe.backends import load_backend
     from synthprobe.backends.chat import ChatSetup
-    from synthprobe.scoring.deeparithmark.steps import DEFAULT_DATA, STOP
+    from synthprobe.benchmarks.deeparithmark.step_probe.score import DEFAULT_DATA, STOP
 
     model = save_tiny_llama(tmp_path / "tiny")
     template = write_turns_template(tmp_path / "turns.jinja")

@@ -11,13 +11,21 @@ from pathlib import Path
 import pytest
 from gpt3_model import embedded_backend, one_torch_thread
 
+from synthprobe.benchmarks.gpt3 import get_task, resolve_tasks, task_names
+from synthprobe.benchmarks.gpt3.paper import (
+    ROW_NOTES,
+    SIZES,
+    TABLE_H1,
+    TOO_FEW,
+    land_position,
+    paper_row,
+    where_it_lands,
+)
+from synthprobe.benchmarks.gpt3.scoring.score import EvalConfig, format_table, run
 from synthprobe.errors import InputError
 from synthprobe.metrics.choice import exact_match, pick_choice
 from synthprobe.metrics.stats import wilson_percent as interval
 from synthprobe.results import SCHEMA, SCHEMA_VERSION, read_results
-from synthprobe.scoring.gpt3.score import EvalConfig, format_table, run
-from synthprobe.tasks.gpt3 import get_task, resolve_tasks, task_names
-from synthprobe.tasks.gpt3.paper import ROW_NOTES, SIZES, TABLE_H1, TOO_FEW, land_position, paper_row, where_it_lands
 
 
 def env() -> dict:
@@ -63,8 +71,8 @@ def test_pick_choice_takes_the_first_of_equal_scores():
 
 
 def test_registry_holds_the_fifteen_tasks_in_paper_order():
-    import synthprobe.tasks.gpt3.sat  # noqa: F401  (import order must not matter)
-    import synthprobe.tasks.gpt3.words  # noqa: F401
+    import synthprobe.benchmarks.gpt3.sat  # noqa: F401  (import order must not matter)
+    import synthprobe.benchmarks.gpt3.words  # noqa: F401
 
     assert [get_task(n).code for n in task_names()] == [
         "2D+",
@@ -161,7 +169,7 @@ def test_where_it_lands_says_when_the_interval_cannot_place_the_model():
 
 
 def _prompts(k: int, n_shots: list[int], drawn: int | None = None):
-    from synthprobe.tasks.gpt3.prompts import Prompt
+    from synthprobe.benchmarks.gpt3.prompts import Prompt
 
     return [
         Prompt(
@@ -192,7 +200,7 @@ def _items(prompts, correct: list[bool]):
 
 
 def test_rows_carry_an_interval_and_honest_paper_notes():
-    from synthprobe.scoring.gpt3.metrics import SAT_SAMPLE_NOTE, summarize
+    from synthprobe.benchmarks.gpt3.scoring.metrics import SAT_SAMPLE_NOTE, summarize
 
     sat = get_task("SAT")
     prompts = _prompts(20, [15] * 16, drawn=15)
@@ -271,8 +279,8 @@ def test_rows_carry_an_interval_and_honest_paper_notes():
 def test_rows_always_keep_each_items_shots_and_prompt_size():
     import json
 
-    from synthprobe.scoring.gpt3.metrics import summarize
-    from synthprobe.scoring.gpt3.score import dumps_results
+    from synthprobe.benchmarks.gpt3.scoring.metrics import summarize
+    from synthprobe.benchmarks.gpt3.scoring.score import dumps_results
 
     task = get_task("CL")
     prompts = _prompts(100, [100, 97, 100])
@@ -305,7 +313,7 @@ def test_rows_always_keep_each_items_shots_and_prompt_size():
 
 
 def test_is_sample(tmp_path):
-    from synthprobe.tasks.gpt3.sat import is_sample, sample_path
+    from synthprobe.benchmarks.gpt3.sat import is_sample, sample_path
 
     copy = tmp_path / "copy.txt"
     copy.write_bytes(sample_path().read_bytes())
@@ -380,8 +388,8 @@ def test_real_model_few_shot_fits_max_context():
         for it in r["items"]:
             assert it["prompt_tokens"] + r["max_new_tokens"] <= 160
     # the recorded prompt size is the real tokenizer's count of the real prompt
-    from synthprobe.tasks.gpt3 import BuildConfig, build_items
-    from synthprobe.tasks.gpt3.prompts import PromptConfig, build_prompt
+    from synthprobe.benchmarks.gpt3 import BuildConfig, build_items
+    from synthprobe.benchmarks.gpt3.prompts import PromptConfig, build_prompt
 
     task = get_task("2D+")
     pool = build_items(BuildConfig("2D+"))
@@ -402,8 +410,8 @@ def test_real_model_sat_few_shot_and_is_greedy_check():
     (sat,) = run(backend, EvalConfig(tasks=resolve_tasks("SAT"), shots=["few"], limit=4, progress=False))
     assert sat["k"] == 20 and sat["shots"]["mean"] == 15 and sat["shots"]["reduced"] == 0
     # the choice rule is the per-token mean of the backend's log-likelihoods
-    from synthprobe.tasks.gpt3 import BuildConfig, build_items
-    from synthprobe.tasks.gpt3.prompts import PromptConfig, build_prompt
+    from synthprobe.benchmarks.gpt3 import BuildConfig, build_items
+    from synthprobe.benchmarks.gpt3.prompts import PromptConfig, build_prompt
 
     pool = build_items(BuildConfig("SAT"))
     p = build_prompt(get_task("SAT"), pool, 1, PromptConfig(shots=20))
@@ -584,7 +592,7 @@ def test_cli_build_bad_values(tmp_path):
 
 
 def test_cli_help_is_true_to_the_defaults():
-    from synthprobe.tasks.gpt3.registry import ordered_tasks
+    from synthprobe.benchmarks.gpt3.registry import ordered_tasks
 
     proc = subprocess.run(
         [sys.executable, "-m", "synthprobe.cli", "score", "gpt3", "--help"],
@@ -632,7 +640,7 @@ def test_task_names_in_any_case(tmp_path):
 
 
 def test_sat_file_without_a_sat_task_is_an_error(tmp_path):
-    from synthprobe.tasks.gpt3.sat import sample_path
+    from synthprobe.benchmarks.gpt3.sat import sample_path
 
     with pytest.raises(InputError, match="only the SAT task reads a source file") as err:
         EvalConfig(tasks=resolve_tasks("2D+,CL"), sat_file=str(sample_path())).validate()

@@ -12,10 +12,10 @@ from collections import Counter
 import pytest
 from deeparithmark_calibrate_shape import MIN_WEIGHT, ROOT, counts, update
 
+from synthprobe.benchmarks.deeparithmark.answer_shape import acceptance, answer_shape, load_table, shape_of
+from synthprobe.benchmarks.deeparithmark.build import BuildStats, iter_items, load_families
+from synthprobe.benchmarks.deeparithmark.composition import TEMPLATES
 from synthprobe.seeding import derive_seed
-from synthprobe.tasks.deeparithmark.answer_shape import acceptance, answer_shape, load_table, shape_of
-from synthprobe.tasks.deeparithmark.build import BuildStats, iter_items, load_families
-from synthprobe.tasks.deeparithmark.composition import TEMPLATES
 
 
 @pytest.mark.parametrize(

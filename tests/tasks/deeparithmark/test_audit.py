@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from synthprobe.errors import InputError
-from synthprobe.tasks.deeparithmark.audit import (
+from synthprobe.benchmarks.deeparithmark.audit import (
     CLASSIFIER,
     AuditItem,
     audit,
@@ -21,6 +20,7 @@ from synthprobe.tasks.deeparithmark.audit import (
     strategy_picks,
     tolerance,
 )
+from synthprobe.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[3]
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"

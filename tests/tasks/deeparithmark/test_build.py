@@ -12,10 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from synthprobe.io.read import sha256_file
-from synthprobe.tasks.deeparithmark import build as B
-from synthprobe.tasks.deeparithmark.base import FAMILIES, GenerationError
-from synthprobe.tasks.deeparithmark.composition import (
+from synthprobe.benchmarks.deeparithmark import build as B
+from synthprobe.benchmarks.deeparithmark.base import FAMILIES, GenerationError
+from synthprobe.benchmarks.deeparithmark.composition import (
     DEPTHS,
     RELEASE_SEED,
     TEMPLATES,
@@ -24,6 +23,7 @@ from synthprobe.tasks.deeparithmark.composition import (
     depth_counts,
     tier_grid,
 )
+from synthprobe.io.read import sha256_file
 
 ROOT = Path(__file__).resolve().parents[3]
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"
@@ -258,8 +258,8 @@ def test_a_missing_family_is_named(monkeypatch):
 
 def test_decoy_sets_prefer_endings_as_long_as_the_answer():
     B.load_families()
+    from synthprobe.benchmarks.deeparithmark.base import feasible_ranks
     from synthprobe.seeding import item_rng
-    from synthprobe.tasks.deeparithmark.base import feasible_ranks
 
     fam = FAMILIES["stock_percent_pack"]
     seen = 0

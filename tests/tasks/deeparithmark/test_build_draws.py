@@ -20,11 +20,11 @@ from fractions import Fraction
 
 import pytest
 
-from synthprobe.tasks.deeparithmark import build as B
-from synthprobe.tasks.deeparithmark.answer_shape import answer_shape, shape_of
-from synthprobe.tasks.deeparithmark.base import GenerationError, StepLines, Steps
-from synthprobe.tasks.deeparithmark.families import _common_b
-from synthprobe.tasks.deeparithmark.steps import CheckedStep, StepError, check_step
+from synthprobe.benchmarks.deeparithmark import build as B
+from synthprobe.benchmarks.deeparithmark.answer_shape import answer_shape, shape_of
+from synthprobe.benchmarks.deeparithmark.base import GenerationError, StepLines, Steps
+from synthprobe.benchmarks.deeparithmark.families import _common_b
+from synthprobe.benchmarks.deeparithmark.steps import CheckedStep, StepError, check_step
 
 #: BuildStats of the seed-11, 1,237-item build, from the builder before these changes.
 STATS_11_1237 = {
@@ -183,8 +183,8 @@ def _fmt_reference(x, money=False, commas=False):
 
 
 def test_fraction_rendering_and_exact_helpers_match_the_fraction_arithmetic():
-    from synthprobe.tasks.deeparithmark.base import as_int, exact_op, fmt_num
-    from synthprobe.tasks.deeparithmark.families._common_a import exact_div, whole
+    from synthprobe.benchmarks.deeparithmark.base import as_int, exact_op, fmt_num
+    from synthprobe.benchmarks.deeparithmark.families._common_a import exact_div, whole
 
     rng = random.Random(5)
     dens = (1, 2, 3, 4, 5, 7, 8, 12, 16, 20, 25, 40, 100, 1000, 1024, 78125)

@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from synthprobe.tasks.deeparithmark import build as B
-from synthprobe.tasks.deeparithmark.base import GenerationError, exact_op, exact_pct, fmt_num
-from synthprobe.tasks.deeparithmark.families._common_a import exact_div, pick_log_uniform, whole
-from synthprobe.tasks.deeparithmark.steps import parse_number
+from synthprobe.benchmarks.deeparithmark import build as B
+from synthprobe.benchmarks.deeparithmark.base import GenerationError, exact_op, exact_pct, fmt_num
+from synthprobe.benchmarks.deeparithmark.families._common_a import exact_div, pick_log_uniform, whole
+from synthprobe.benchmarks.deeparithmark.steps import parse_number
 
 ROOT = Path(__file__).resolve().parents[3]
 ints = st.integers(min_value=-(10**7), max_value=10**7)
@@ -148,7 +148,7 @@ def test_cli_help_states_the_default_threshold_and_the_run_line_reports_cpu(tmp_
 
 
 def _usable_by_definition(problem):
-    from synthprobe.tasks.deeparithmark.base import decoy_problem
+    from synthprobe.benchmarks.deeparithmark.base import decoy_problem
 
     out, seen = {}, set()
     for name, value in problem.mistakes.items():
@@ -189,7 +189,7 @@ def _decoy_sets_by_definition(problem, rank):
     st.sampled_from([" {} litres.", " ${}.", " {} 2-litre jugs.", "{}"]),
 )
 def test_usable_mistakes_and_decoy_sets_match_their_definitions(kind, answer, values, ending):
-    from synthprobe.tasks.deeparithmark.base import Problem, feasible_ranks, usable_mistakes
+    from synthprobe.benchmarks.deeparithmark.base import Problem, feasible_ranks, usable_mistakes
 
     problem = Problem(
         family="tank_fill",
@@ -217,7 +217,7 @@ def test_usable_mistakes_and_decoy_sets_match_their_definitions(kind, answer, va
 
 
 def test_pick_draws_as_randrange_did():
-    from synthprobe.tasks.deeparithmark.families._common_a import pick
+    from synthprobe.benchmarks.deeparithmark.families._common_a import pick
 
     fast, slow = random.Random(11), random.Random(11)
     for size in [1, 2, 3, 7, 10, 100, 1000, 2**20 + 3] * 20:

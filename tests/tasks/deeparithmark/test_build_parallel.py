@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from synthprobe.tasks.deeparithmark import build as B
-from synthprobe.tasks.deeparithmark.composition import RELEASE_SEED
+from synthprobe.benchmarks.deeparithmark import build as B
+from synthprobe.benchmarks.deeparithmark.composition import RELEASE_SEED
 
 ROOT = Path(__file__).resolve().parents[3]
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"

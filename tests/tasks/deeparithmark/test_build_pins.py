@@ -11,7 +11,7 @@ import hashlib
 
 import pytest
 
-from synthprobe.tasks.deeparithmark import build as B
+from synthprobe.benchmarks.deeparithmark import build as B
 
 PINS = {
     (1, 5000): "6485dc914f8529fbcbab1c244cc20435974fdfa04c6fa8aec64d98b27894aec3",

@@ -1,4 +1,4 @@
-"""Positive controls (synthprobe.tasks.deeparithmark.controls): deliberately flawed builds that a
+"""Positive controls (synthprobe.benchmarks.deeparithmark.controls): deliberately flawed builds that a
 choices-only adversary must beat. Each is deterministic, leaves the release's bytes alone and is
 labelled as a control; the heuristic audit catches ``roundness-off`` ("pick the roundest number"
 far below chance) and passes ``odd-one-out`` (every strategy, the char-3-gram classifier included,
@@ -14,13 +14,19 @@ from pathlib import Path
 
 import pytest
 
+from synthprobe.benchmarks.deeparithmark.audit import CLASSIFIER, MIN_CLASSIFIER_ITEMS, audit, audit_item, tolerance
+from synthprobe.benchmarks.deeparithmark.base import roundness_class
+from synthprobe.benchmarks.deeparithmark.build import iter_items, render_bytes
+from synthprobe.benchmarks.deeparithmark.checks import activity_label, item_faults, source_id, value_kind
+from synthprobe.benchmarks.deeparithmark.controls import (
+    CONTROLS,
+    build_control,
+    build_seed,
+    control_items,
+    control_lines,
+)
 from synthprobe.cli import main
 from synthprobe.errors import InputError
-from synthprobe.tasks.deeparithmark.audit import CLASSIFIER, MIN_CLASSIFIER_ITEMS, audit, audit_item, tolerance
-from synthprobe.tasks.deeparithmark.base import roundness_class
-from synthprobe.tasks.deeparithmark.build import iter_items, render_bytes
-from synthprobe.tasks.deeparithmark.checks import activity_label, item_faults, source_id, value_kind
-from synthprobe.tasks.deeparithmark.controls import CONTROLS, build_control, build_seed, control_items, control_lines
 
 ROOT = Path(__file__).resolve().parents[3]
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from synthprobe.tasks.deeparithmark.composition import (
+from synthprobe.benchmarks.deeparithmark.composition import (
     TEMPLATES,
     Template,
     balance_plan,
@@ -266,7 +266,7 @@ def test_composition_table_mixes_our_families_with_outside_ones(family, tmp_path
 
 _HEAD = '''
 import random
-from synthprobe.tasks.deeparithmark.base import Problem, Steps, register, require
+from synthprobe.benchmarks.deeparithmark.base import Problem, Steps, register, require
 
 @register("{name}", topic="{name}", depth=2)
 def generate(rng: random.Random):
@@ -312,7 +312,7 @@ def test_family_modules_that_are_not_families_are_refused(tmp_path):
     (tmp_path / "nothing.py").write_text("X = 1\n", encoding="utf-8")
     (tmp_path / "crash.py").write_text("raise RuntimeError('boom')\n", encoding="utf-8")
     (tmp_path / "notproblem.py").write_text(
-        "from synthprobe.tasks.deeparithmark.base import register\n"
+        "from synthprobe.benchmarks.deeparithmark.base import register\n"
         "@register('np', topic='np', depth=2)\ndef generate(rng):\n    '''Not a problem.'''\n    return 42\n",
         encoding="utf-8",
     )

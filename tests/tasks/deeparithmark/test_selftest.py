@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from synthprobe.benchmarks.deeparithmark.build import build, dumps_item
+from synthprobe.benchmarks.deeparithmark.checks import ITEM_RULES
+from synthprobe.benchmarks.deeparithmark.selftest import selftest
 from synthprobe.errors import InputError
-from synthprobe.tasks.deeparithmark.build import build, dumps_item
-from synthprobe.tasks.deeparithmark.checks import ITEM_RULES
-from synthprobe.tasks.deeparithmark.selftest import selftest
 
 ROOT = Path(__file__).resolve().parents[3]
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"

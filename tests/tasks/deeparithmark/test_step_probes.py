@@ -10,10 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from synthprobe.formats.arithmark3 import load_arithmark3
-from synthprobe.tasks.deeparithmark.audit import CHANCE, CLASSIFIER, score, strategy_picks, tolerance
-from synthprobe.tasks.deeparithmark.base import fmt_clock
-from synthprobe.tasks.deeparithmark.step_probes import (
+from synthprobe.benchmarks.deeparithmark.audit import CHANCE, CLASSIFIER, score, strategy_picks, tolerance
+from synthprobe.benchmarks.deeparithmark.base import fmt_clock
+from synthprobe.benchmarks.deeparithmark.step_probe.build import (
     SHORTCUTS,
     audit_items,
     audit_probes,
@@ -21,7 +20,8 @@ from synthprobe.tasks.deeparithmark.step_probes import (
     divisors,
     step_mistakes,
 )
-from synthprobe.tasks.deeparithmark.steps import check_step
+from synthprobe.benchmarks.deeparithmark.steps import check_step
+from synthprobe.formats.arithmark3 import load_arithmark3
 
 ROOT = Path(__file__).resolve().parents[3]
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"
@@ -117,7 +117,7 @@ def test_every_wrong_option_is_the_value_of_its_named_mistake(release_probes):
 
 
 def test_a_private_variant_keeps_text_length_shortcuts_at_chance(tmp_path):
-    from synthprobe.tasks.deeparithmark.build import build
+    from synthprobe.benchmarks.deeparithmark.build import build
 
     out = tmp_path / "private.jsonl"
     build(out, seed=8, n=200, progress=False)

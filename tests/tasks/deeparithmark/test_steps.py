@@ -6,8 +6,8 @@ from fractions import Fraction
 
 import pytest
 
-from synthprobe.tasks.deeparithmark.base import Steps, decoy_problem, fmt_clock, fmt_num, roundness_class
-from synthprobe.tasks.deeparithmark.steps import StepError, check_chain, check_step
+from synthprobe.benchmarks.deeparithmark.base import Steps, decoy_problem, fmt_clock, fmt_num, roundness_class
+from synthprobe.benchmarks.deeparithmark.steps import StepError, check_chain, check_step
 
 
 @pytest.mark.parametrize(

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from synthprobe.tasks.gpt3 import BuildConfig, build_items
-from synthprobe.tasks.gpt3.words import anagram_1, anagram_2
+from synthprobe.benchmarks.gpt3 import BuildConfig, build_items
+from synthprobe.benchmarks.gpt3.words import anagram_1, anagram_2
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -8,8 +8,8 @@ from collections import Counter
 
 import pytest
 
+from synthprobe.benchmarks.gpt3 import BuildConfig, build_items, get_task, serialize
 from synthprobe.errors import InputError
-from synthprobe.tasks.gpt3 import BuildConfig, build_items, get_task, serialize
 
 TWO_OPERAND = [(f"arithmetic_{d}d{s}", d, op) for d in (2, 3, 4, 5) for s, op in (("a", "+"), ("s", "-"))]
 TWO_OPERAND.append(("arithmetic_2dm", 2, "x"))

@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 
-from synthprobe.tasks.gpt3 import BuildConfig, build_items, serialize, task_names
+from synthprobe.benchmarks.gpt3 import BuildConfig, build_items, serialize, task_names
 
 
 def _build(out_dir, hash_seed: str, *extra: str) -> None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from synthprobe.benchmarks.gpt3 import BuildConfig, build_items, get_task
+from synthprobe.benchmarks.gpt3.prompts import PromptConfig, build_prompt, build_prompts, draw_demos, parse_shots
+from synthprobe.benchmarks.gpt3.words import INSTRUCTION
 from synthprobe.errors import InputError
-from synthprobe.tasks.gpt3 import BuildConfig, build_items, get_task
-from synthprobe.tasks.gpt3.prompts import PromptConfig, build_prompt, build_prompts, draw_demos, parse_shots
-from synthprobe.tasks.gpt3.words import INSTRUCTION
 
 
 @pytest.fixture(scope="module")

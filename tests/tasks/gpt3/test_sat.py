@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
+from synthprobe.benchmarks.gpt3 import BuildConfig, build_items
+from synthprobe.benchmarks.gpt3.sat import load_sat, sample_path
 from synthprobe.errors import InputError
-from synthprobe.tasks.gpt3 import BuildConfig, build_items
-from synthprobe.tasks.gpt3.sat import load_sat, sample_path
 
 RECORD = """190 FROM REAL SATs
 lull trust v:n

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from synthprobe.tasks.gpt3 import BuildConfig, build_items
+from synthprobe.benchmarks.gpt3 import BuildConfig, build_items
 
 
 def _write_lines(path: Path, records) -> Path:
@@ -246,7 +246,7 @@ def test_two_files_for_one_task_are_refused(tmp_path, capsys):
 
 
 def test_task_file_loader_reads_released_layouts(tmp_path):
-    from synthprobe.tasks.gpt3.taskfile import load_task_file
+    from synthprobe.benchmarks.gpt3.taskfile import load_task_file
 
     # both arithmetic layouts, 1DC, and every word task as synthprobe builds it (OpenAI's layout)
     for code in ("2D-", "3D+", "2Dx", "1DC", "CL", "A1", "A2", "RI", "RW"):

@@ -12,9 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from synthprobe.seeding import item_rng
-from synthprobe.tasks.gpt3 import BuildConfig, build_items, get_task
-from synthprobe.tasks.gpt3.words import (
+from synthprobe.benchmarks.gpt3 import BuildConfig, build_items, get_task
+from synthprobe.benchmarks.gpt3.words import (
     INSERTIONS,
     INSTRUCTION,
     anagram_1,
@@ -25,6 +24,7 @@ from synthprobe.tasks.gpt3.words import (
     reversed_word,
     word_set,
 )
+from synthprobe.seeding import item_rng
 
 CODES = ("CL", "A1", "A2", "RI", "RW")
 
@@ -124,7 +124,7 @@ CL_SEED0_SHA256 = "721882625b626bc6002bede971ee83518b3507fea03101942c840372ebff1
 def test_cycle_letters_seed_0_file_is_unchanged(tasks):
     import hashlib
 
-    from synthprobe.tasks.gpt3 import serialize
+    from synthprobe.benchmarks.gpt3 import serialize
 
     assert hashlib.sha256(serialize(tasks["CL"]).encode("utf-8")).hexdigest() == CL_SEED0_SHA256
 

@@ -5,7 +5,7 @@ benchmark contributes is its own ``lm_eval`` part (see docs/write-a-benchmark.md
 
 ``demo_sampler`` is importable from here because the ``synthprobe_fewshot.py`` that ``export
 lm-eval`` writes beside the GPT-3 YAMLs imports it from this path (those bytes stay as they
-are); it is GPT-3's (:mod:`.sampler`)."""
+are). It draws as :func:`synthprobe.seeding.draw_demos` does, for any task (:mod:`.sampler`)."""
 
 from synthprobe.export.lm_eval.sampler import demo_sampler
 

@@ -8,7 +8,7 @@ import json
 
 def demo_sampler(task: str, seed: int) -> type:
     """An lm-eval few-shot sampler class that draws demonstrations as ``synthprobe score gpt3``
-    does: :func:`synthprobe.tasks.gpt3.prompts.draw_demos` for the test document's index in the
+    does: :func:`synthprobe.seeding.draw_demos` for the test document's index in the
     pool, so K distinct pool items, never the test item, from a hash of (task, seed, index) —
     the same demonstrations whatever ``--limit``, document order or lm-eval ``--seed``.
 
@@ -16,7 +16,7 @@ def demo_sampler(task: str, seed: int) -> type:
     """
     from lm_eval.api.samplers import ContextSampler
 
-    from synthprobe.tasks.gpt3.prompts import draw_demos
+    from synthprobe.seeding import draw_demos
 
     def key(doc: dict) -> str:
         return json.dumps(dict(doc), sort_keys=True, ensure_ascii=False)

@@ -2,10 +2,10 @@
 (``lm_eval --include_path DIR``), one folder for every benchmark that has an ``lm_eval`` part.
 
 The folder is put together here without naming a benchmark: each benchmark's ``lm_eval`` part
-(:mod:`synthprobe.benchmarks`, in registry order) gives its files as a :class:`TaskFiles` —
+(:mod:`synthprobe.registry`, in registry order) gives its files as a :class:`TaskFiles` —
 Deep Arithmark's ``multiple_choice`` tasks over a byte-identical copy of the release
-(:mod:`synthprobe.export.deeparithmark.lm_eval`), GPT-3's synthetic tasks built as ``synthprobe
-score gpt3`` builds them (:mod:`synthprobe.export.gpt3.lm_eval`). Their data sit under
+(:mod:`synthprobe.benchmarks.deeparithmark.export.lm_eval`), GPT-3's synthetic tasks built as ``synthprobe
+score gpt3`` builds them (:mod:`synthprobe.benchmarks.gpt3.export.lm_eval`). Their data sit under
 ``DIR/data/``, named relative to DIR and loaded by the generated ``synthprobe_data.py``
 (:mod:`synthprobe.export.lm_eval.yaml`), so DIR can be moved or pushed as it is; ``README.md``
 says how to run them.

@@ -6,7 +6,7 @@ import re
 
 from family_checks import check_deterministic_and_varied, check_release_rates, draw, offered
 
-from synthprobe.tasks.deeparithmark.base import usable_mistakes
+from synthprobe.benchmarks.deeparithmark.base import usable_mistakes
 
 NAME = "inventory_boxes"
 

@@ -7,7 +7,7 @@ from fractions import Fraction
 
 from family_checks import check_deterministic_and_varied, check_release_rates, draw, offered, whole
 
-from synthprobe.tasks.deeparithmark.base import roundness_class, usable_mistakes
+from synthprobe.benchmarks.deeparithmark.base import roundness_class, usable_mistakes
 
 NAME = "mix_split"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from family_checks import check_deterministic_and_varied, check_release_rates, draw
 
-from synthprobe.tasks.deeparithmark.base import fmt_clock, usable_mistakes
+from synthprobe.benchmarks.deeparithmark.base import fmt_clock, usable_mistakes
 
 NAME = "time_clock_end"
 
