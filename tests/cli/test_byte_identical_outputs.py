@@ -1,6 +1,6 @@
 """The same bytes across processes and hash seeds from the writers the builders' own determinism
-tests do not cover (Deep Arithmark in ``tests/tasks/deeparithmark/test_build.py``, every GPT-3 task
-in ``tests/tasks/gpt3/test_determinism.py``): a SAT file from a user file and both exports, through
+tests do not cover (Deep Arithmark in ``tests/benchmarks/deeparithmark/test_build.py``, every GPT-3 task
+in ``tests/benchmarks/gpt3/test_determinism.py``): a SAT file from a user file and both exports, through
 the command line in one process per hash seed."""
 
 from __future__ import annotations

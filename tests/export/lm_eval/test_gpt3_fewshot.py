@@ -26,7 +26,7 @@ def test_exported_yaml_runs_one_shot_in_lm_eval(tmp_path):
     from synthprobe.benchmarks.gpt3.prompts import PromptConfig, build_prompt
     from synthprobe.benchmarks.gpt3.words import INSTRUCTION
     from synthprobe.cli import main
-    from tests.export.deeparithmark.test_hf import small_release
+    from tests.benchmarks.deeparithmark.export.test_hf import small_release
     from tests.export.lm_eval.test_tasks import tiny_llama
 
     data = tmp_path / "da.jsonl"

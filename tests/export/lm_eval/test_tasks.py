@@ -25,7 +25,7 @@ from synthprobe.benchmarks.gpt3.words import INSTRUCTION
 from synthprobe.cli import main
 from synthprobe.errors import InputError
 from synthprobe.export.lm_eval.tasks import export_lm_eval
-from tests.export.deeparithmark.test_hf import small_release
+from tests.benchmarks.deeparithmark.export.test_hf import small_release
 
 GENERATION_TASKS = [t for t in ordered_tasks() if t.family in ("arithmetic", "words")]
 

@@ -26,7 +26,7 @@ from synthprobe.benchmarks.deeparithmark.scoring.score import extraction_block
 from synthprobe.formats.arithmark3 import load_arithmark3
 from synthprobe.scoring.records import generation_record
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 TEXTS = Path(__file__).parent / "fixtures" / "smollm2_135m_instruct_chat_answers.jsonl"
 
 

@@ -23,7 +23,7 @@ from synthprobe.benchmarks.deeparithmark.step_probe.build import (
 from synthprobe.benchmarks.deeparithmark.steps import check_step
 from synthprobe.formats.arithmark3 import load_arithmark3
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"
 
 

@@ -13,7 +13,7 @@ from synthprobe.backends.chat import ChatSetup
 from synthprobe.cli import main
 from synthprobe.results import read_results
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 DATA = ROOT / "data" / "deeparithmark-1.jsonl"
 
 

@@ -24,7 +24,7 @@ from synthprobe.errors import InputError
 from synthprobe.formats.arithmark3 import load_arithmark3
 from synthprobe.results import parse, read_results
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"
 
 

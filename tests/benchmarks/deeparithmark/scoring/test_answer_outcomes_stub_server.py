@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from json_handler import JSONHandler
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 DATA = ROOT / "data" / "deeparithmark-1.jsonl"
 ITEMS = [json.loads(line) for line in DATA.read_text().splitlines()[:3]]
 

@@ -613,7 +613,7 @@ def test_cli_help_is_true_to_the_defaults():
     assert {"2Dx", "1DC"} <= set(groups[8])
     # the layout's difference from lm-eval is told in the docs the help points to
     assert "docs/command-line.md" in proc.stdout
-    doc = " ".join((Path(__file__).resolve().parents[3] / "docs" / "command-line.md").read_text().split())
+    doc = " ".join((Path(__file__).resolve().parents[4] / "docs" / "command-line.md").read_text().split())
     assert "differs from lm-eval's unscramble layout" in doc
 
 

@@ -13,7 +13,7 @@ from synthprobe.benchmarks.deeparithmark.export.hf import PARQUET_NAME, export_h
 from synthprobe.cli import main
 from synthprobe.errors import InputError
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[4]
 RELEASE = REPO / "data" / "deeparithmark-1.jsonl"
 
 

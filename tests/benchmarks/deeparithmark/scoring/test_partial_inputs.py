@@ -18,7 +18,7 @@ from synthprobe.cli import main
 from synthprobe.errors import InputError
 from synthprobe.formats.arithmark3 import load_arithmark3
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 DATA = ROOT / "data" / "deeparithmark-1.jsonl"
 
 
