@@ -59,6 +59,10 @@ PARTS = {
     "outcomes": (
         "the module giving each model's per-item right/wrong for the paired comparison (see synthprobe.report.compare)"
     ),
+    "sections": (
+        "more report section modules it owns (a probe's, a protocol comparison's), shown whatever the inputs; "
+        "each may name AFTER, the KEY of the section it follows (see synthprobe.report.extras)"
+    ),
 }
 
 
@@ -83,6 +87,7 @@ class Benchmark:
     viewer: Any = None
     lm_eval_reader: Any = None
     outcomes: Any = None
+    sections: Any = None
     #: one line for `synthprobe score NAME --help`
     summary: str = ""
 
@@ -94,6 +99,8 @@ class Benchmark:
         ref = getattr(self, role)
         if ref is None:
             raise InputError(f"benchmark {self.name!r} has no {role!r} part; expected {PARTS[role]}")
+        if role == "sections":  # a sequence of modules, each a "module" string or the module
+            return [resolve(r, f"benchmark {self.name!r} part {role!r}") if isinstance(r, str) else r for r in ref]
         return resolve(ref, f"benchmark {self.name!r} part {role!r}") if isinstance(ref, str) else ref
 
     def has(self, role: str) -> bool:

@@ -144,3 +144,40 @@ def test_a_block_belongs_to_the_benchmark_whose_outcomes_part_reads_it():
     assert (
         "(acc_norm for Deep Arithmark's log-likelihood runs, accuracy for its generated answers, exact match for GPT-3)"
     ) in compare.lead()
+
+
+def test_the_sections_a_benchmark_owns_keep_their_place_on_the_page():
+    """Deep Arithmark's per-step probe and protocol comparison come from its ``sections`` part,
+    each after the section its AFTER names: the page's order is the one it always had."""
+    from synthprobe.report import extras
+
+    keys = [mod.KEY for mod in extras.modules()]
+    assert keys == ["comparison", "steps", "sweep", "number-format", "protocol-effect", "contamination", "validity"]
+
+
+def test_a_registered_benchmarks_own_sections_go_after_their_anchor_or_last(monkeypatch):
+    import types
+
+    from synthprobe.registry import Benchmark
+    from synthprobe.report import extras
+
+    def section(key, after=None):
+        mod = types.ModuleType(f"fake_{key}")
+        mod.KEY, mod.TITLE = key, key
+        if after:
+            mod.AFTER = after
+        return mod
+
+    real_find = registry.find
+    fake = Benchmark(
+        name="fake",
+        title="Fake",
+        report=section("fake"),
+        sections=[section("fake-probe", "sweep"), section("fake-tail")],
+    )
+    monkeypatch.setattr(registry, "find", lambda name: fake if name == "fake" else real_find(name))
+    keys = [mod.KEY for mod in extras.modules(["fake"])]
+    assert keys.index("fake-probe") == keys.index("sweep") + 1
+    assert keys[-1] == "fake-tail"
+    # a benchmark named by no input brings no sections
+    assert "fake-probe" not in [mod.KEY for mod in extras.modules()]

@@ -24,7 +24,9 @@ A section module offers
 ``present(items) -> bool`` (optional)
     whether the items make a section at all (default: any items).
 
-Adding a section to the report is one module plus its line here. A benchmark from the registry
+Adding a generic section to the report is one module plus its line here. A section a benchmark
+owns (Deep Arithmark's per-step probe and protocol comparison) is named in its ``sections`` part
+instead, and says where it goes with ``AFTER``, the ``KEY`` of the section it follows. A benchmark from the registry
 (:mod:`synthprobe.registry`, e.g. installed through an entry point) brings its section as its
 ``report`` part, a module of this protocol whose ``KEY`` is the benchmark's name: it is shown
 whenever an input file holds that benchmark's block, before the sections above. The two built-in
@@ -60,10 +62,8 @@ from synthprobe.results import BENCHMARKS, Results
 
 SECTIONS = (
     "synthprobe.report.compare",
-    "synthprobe.benchmarks.deeparithmark.step_probe.report",
     "synthprobe.report.sweep",
     "synthprobe.report.number_format",
-    "synthprobe.report.protocol_effect",
     "synthprobe.report.contamination",
     "synthprobe.report.validity",
 )
@@ -84,12 +84,25 @@ def benchmark_sections(names: Sequence[str] = ()) -> list[ModuleType]:
     return [registry.get(name).part("report") for name in sorted(set(names) - set(BENCHMARKS))]
 
 
+def owned_sections(names: Sequence[str] = ()) -> list[ModuleType]:
+    """The ``sections`` parts of the built-in benchmarks and of the registered ones among
+    ``names``: the report sections a benchmark owns beyond its leaderboard, in registry order."""
+    wanted = [*registry.BUILTIN, *sorted(set(names) - set(registry.BUILTIN))]
+    found = [registry.find(name) for name in wanted]
+    return [mod for bench in found if bench is not None and bench.has("sections") for mod in bench.part("sections")]
+
+
 def modules(names: Sequence[str] = ()) -> list[ModuleType]:
     """The section modules: the sections of the benchmarks among ``names`` (results blocks or
-    section keys; :func:`benchmark_sections`), then :data:`SECTIONS`."""
-    built_in = [importlib.import_module(name) for name in SECTIONS]
-    keys = {mod.KEY for mod in built_in}
-    return benchmark_sections([name for name in names if name not in keys]) + built_in
+    section keys; :func:`benchmark_sections`), then :data:`SECTIONS` with each benchmark's own
+    sections (:func:`owned_sections`) placed after the section their ``AFTER`` names (at the end
+    when they name none)."""
+    shown = [importlib.import_module(name) for name in SECTIONS]
+    for mod in owned_sections(names):
+        after = [i for i, m in enumerate(shown) if m.KEY == getattr(mod, "AFTER", None)]
+        shown.insert(after[0] + 1 if after else len(shown), mod)
+    keys = {mod.KEY for mod in shown}
+    return benchmark_sections([name for name in names if name not in keys]) + shown
 
 
 def collect(docs: Sequence[Results]) -> dict[str, list]:

@@ -22,5 +22,9 @@ BENCHMARK = Benchmark(
     viewer="synthprobe.benchmarks.deeparithmark.report.items:runs",
     lm_eval_reader="synthprobe.benchmarks.deeparithmark.report.lm_eval",
     outcomes="synthprobe.benchmarks.deeparithmark.report.outcomes",
+    sections=(
+        "synthprobe.benchmarks.deeparithmark.step_probe.report",
+        "synthprobe.benchmarks.deeparithmark.report.protocol_effect",
+    ),
     summary="Deep, multi-step arithmetic word problems, 4-way, with named mistakes as decoys.",
 )

@@ -4,7 +4,7 @@ benchmark's ``outcomes`` part in the registry. Each model's per-item right/wrong
 it: ``correct_acc_norm`` for a log-likelihood record, ``correct`` for a generated answer
 (``protocol`` letters/free; an older file's generated records kept it as ``correct_acc_norm``);
 grouped by depth; paired on the data file's SHA-256 and the protocol (a letters run is compared
-with letters runs: the protocol effect, :mod:`synthprobe.report.protocol_effect`, compares one
+with letters runs: the protocol effect, :mod:`synthprobe.benchmarks.deeparithmark.report.protocol_effect`, compares one
 model's protocols)."""
 
 from __future__ import annotations

@@ -32,8 +32,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from synthprobe.benchmarks.deeparithmark.scoring.protocols import PRIMARY_LABEL as LABELS
 from synthprobe.metrics.extract import OUTCOMES, PROTOCOL_OUTCOMES, RULES
-from synthprobe.metrics.protocols import PRIMARY_LABEL as LABELS
 from synthprobe.report.model import Count, MistakeCount, ModelResult, PartialBaseline, PartialInputs, PartialRow
 from synthprobe.results import DEEPARITHMARK_V1, Results, primary_metric, variant_label, variant_settings
 from synthprobe.results import short as _short

@@ -28,7 +28,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from synthprobe.metrics.protocols import PRIMARY_LABEL
+from synthprobe.benchmarks.deeparithmark.scoring.protocols import PRIMARY_LABEL
 from synthprobe.metrics.stats import accuracy_block, chi2_homogeneity
 from synthprobe.scoring.records import record_correct
 

@@ -82,8 +82,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from synthprobe.benchmarks.deeparithmark.scoring.protocols import protocol_effect as _protocol_effect
 from synthprobe.metrics.extract import PROTOCOL_OUTCOMES
-from synthprobe.metrics.protocols import protocol_effect as _protocol_effect
 from synthprobe.results import (
     DEPTHS,
     card_cells,
@@ -178,7 +178,8 @@ def format_usage(name: str, usage: dict[str, Any]) -> str:
 
 
 def protocol_effect(entries: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """:func:`synthprobe.metrics.protocols.protocol_effect` with rows named by :func:`variant_label`."""
+    """:func:`synthprobe.benchmarks.deeparithmark.scoring.protocols.protocol_effect` with rows named
+    by :func:`variant_label`."""
     return _protocol_effect(entries, label=variant_label)
 
 

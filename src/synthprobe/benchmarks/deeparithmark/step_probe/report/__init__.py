@@ -18,6 +18,8 @@ importlib.import_module("synthprobe.benchmarks.deeparithmark.step_probe.report.s
 __all__ = ["KEY", "TITLE", "SHORT_TITLE", "parse", "figure", "section", "settings_table", "summary", "markdown_body"]
 
 KEY = "steps"
+#: shown after the paired comparison of models (synthprobe.report.extras)
+AFTER = "comparison"
 TITLE = "Per-step probe: where the chain breaks"
 SHORT_TITLE = "Per-step probe"
 

@@ -1,8 +1,9 @@
 """The protocol-effect section of the report page: a model scored under several protocols
 (``score deeparithmark --protocol loglik,letters,free``) in one results file, each protocol
 against the first on the same items, per depth, with the exact McNemar p-value. Computed from
-the entries' per-item predictions by :func:`synthprobe.metrics.protocols.protocol_effect`, the function
-that writes the file's own ``protocol_effect`` block."""
+the entries' per-item predictions by
+:func:`synthprobe.benchmarks.deeparithmark.scoring.protocols.protocol_effect`, the function that
+writes the file's own ``protocol_effect`` block."""
 
 from __future__ import annotations
 
@@ -10,11 +11,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from synthprobe.metrics.protocols import protocol_effect
+from synthprobe.benchmarks.deeparithmark.scoring.protocols import protocol_effect
 from synthprobe.report.html import table
 from synthprobe.results import Results, fmt_p, variant_label
 
 KEY = "protocol-effect"
+#: shown after the number-format probe (synthprobe.report.extras)
+AFTER = "number-format"
 TITLE = "Protocol effect (the same items asked another way)"
 SHORT_TITLE = "Protocol effect"
 
