@@ -78,31 +78,30 @@ def leaderboard(name: str, part: str) -> ModuleType:
     return importlib.import_module(f"{registry.get(name).report}.{part}")
 
 
-def benchmark_sections(names: Sequence[str] = ()) -> list[ModuleType]:
-    """The report parts of the registered benchmarks named (those that are not built into the
-    report: not in :data:`synthprobe.results.BENCHMARKS`), in name order."""
-    return [registry.get(name).part("report") for name in sorted(set(names) - set(BENCHMARKS))]
+def _owned(benches: Sequence[registry.Benchmark]) -> list[ModuleType]:
+    """The ``sections`` parts of ``benches``: the report sections each owns beyond its leaderboard."""
+    return [mod for bench in benches if bench.has("sections") for mod in bench.part("sections")]
 
 
-def owned_sections(names: Sequence[str] = ()) -> list[ModuleType]:
-    """The ``sections`` parts of the built-in benchmarks and of the registered ones among
-    ``names``: the report sections a benchmark owns beyond its leaderboard, in registry order."""
-    wanted = [*registry.BUILTIN, *sorted(set(names) - set(registry.BUILTIN))]
-    found = [registry.find(name) for name in wanted]
-    return [mod for bench in found if bench is not None and bench.has("sections") for mod in bench.part("sections")]
+def _place(shown: list[ModuleType], owned: Sequence[ModuleType]) -> None:
+    """Insert each owned section after the section its ``AFTER`` names (at the end when none)."""
+    for mod in owned:
+        after = [i for i, m in enumerate(shown) if m.KEY == getattr(mod, "AFTER", None)]
+        shown.insert(after[0] + 1 if after else len(shown), mod)
 
 
 def modules(names: Sequence[str] = ()) -> list[ModuleType]:
-    """The section modules: the sections of the benchmarks among ``names`` (results blocks or
-    section keys; :func:`benchmark_sections`), then :data:`SECTIONS` with each benchmark's own
-    sections (:func:`owned_sections`) placed after the section their ``AFTER`` names (at the end
-    when they name none)."""
+    """The section modules: the ``report`` parts of the registered benchmarks among ``names``
+    (results blocks or section keys; not those built into the report,
+    :data:`synthprobe.results.BENCHMARKS`), in name order; then :data:`SECTIONS`, with the sections
+    the benchmarks own (their ``sections`` part: always the built-in ones', a registered one's
+    when it is named) placed by their ``AFTER``."""
     shown = [importlib.import_module(name) for name in SECTIONS]
-    for mod in owned_sections(names):
-        after = [i for i, m in enumerate(shown) if m.KEY == getattr(mod, "AFTER", None)]
-        shown.insert(after[0] + 1 if after else len(shown), mod)
+    _place(shown, _owned([b for b in map(registry.find, registry.BUILTIN) if b is not None]))
     keys = {mod.KEY for mod in shown}
-    return benchmark_sections([name for name in names if name not in keys]) + shown
+    named = [registry.get(name) for name in sorted({n for n in names if n not in keys} - set(BENCHMARKS))]
+    _place(shown, _owned(named))
+    return [bench.part("report") for bench in named] + shown
 
 
 def collect(docs: Sequence[Results]) -> dict[str, list]:
