@@ -20,7 +20,7 @@ from synthprobe.benchmarks.gpt3.export.lm_eval import gpt3_files, user_pool
 from synthprobe.benchmarks.gpt3.sat import load_sat
 from synthprobe.errors import InputError
 from synthprobe.probes.items import load_grammar, load_novel_words
-from synthprobe.report.reader import load_results
+from synthprobe.report.reader import rows as read_rows
 from synthprobe.study.articles import load_articles
 from synthprobe.study.items import load_items
 
@@ -186,4 +186,4 @@ def test_sat_loader_never_crashes(tmp_path, lines, crlf, bom):
 def test_results_loader_never_crashes(tmp_path, doc):
     p = tmp_path / "results.json"
     p.write_text(json.dumps(doc), encoding="utf-8")
-    _check(load_results, p)
+    _check(lambda path: read_rows(path, "deeparithmark"), p)

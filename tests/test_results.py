@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from synthprobe.benchmarks.deeparithmark.layout import LAYOUTS
+from synthprobe.benchmarks.gpt3.layout import ONE_MODEL as GPT3_V1
 from synthprobe.errors import InputError
-from synthprobe.report.reader import load_any, load_gpt3, load_results
+from synthprobe.report.reader import rows as read_rows
 from synthprobe.results import (
-    DEEPARITHMARK_V1,
-    GPT3_V1,
     SCHEMA,
     SCHEMA_VERSION,
     card_cells,
@@ -21,6 +21,7 @@ from synthprobe.results import (
     read_results,
 )
 
+[DEEPARITHMARK_V1] = LAYOUTS
 ROOT = Path(__file__).resolve().parents[1]
 DA = ROOT / "benchmarks" / "deeparithmark_smollm2-135m-instruct.json"
 GPT3 = ROOT / "benchmarks" / "gpt3_smollm2-135m-instruct.json"
@@ -55,16 +56,16 @@ def test_committed_files_of_the_earlier_layouts_read_unchanged():
     assert da.dataset_sha256("deeparithmark").startswith("ecb834bf")
     assert g.models[0].where == "" and g.models[0].results["gpt3"].where == ""
     assert g.command.startswith("synthprobe score gpt3")
-    [deep] = load_results(DA)
+    [deep] = read_rows(DA, "deeparithmark")
     assert (deep.overall.correct, deep.overall.n) == (218, 1000)
-    [gpt3] = load_gpt3(GPT3)
+    [gpt3] = read_rows(GPT3, "gpt3")
     assert len(gpt3.rows) == len(json.loads(GPT3.read_text(encoding="utf-8"))["results"])
 
 
 def test_a_v2_file_holds_both_benchmarks_for_many_models(tmp_path):
     path, _, g = _v2(tmp_path)
-    deep, gpt3 = load_any(path)
-    [old_deep], (_, [old_gpt3]) = load_results(DA), load_any(GPT3)
+    deep, gpt3 = (read_rows(path, "deeparithmark", required=False), read_rows(path, "gpt3", required=False))
+    [old_deep], [old_gpt3] = read_rows(DA, "deeparithmark"), read_rows(GPT3, "gpt3")
     assert len(deep) == 1 and len(gpt3) == 2
     assert deep[0].by_depth == old_deep.by_depth and deep[0].settings == old_deep.settings
     assert gpt3[0].rows == old_gpt3.rows and gpt3[0].test_set == old_gpt3.test_set
@@ -77,17 +78,17 @@ def test_v2_errors_name_the_field_in_the_file(tmp_path):
     doc["models"][1]["results"]["gpt3"]["rows"][3]["correct"] = 10_000
     path.write_text(json.dumps(doc), encoding="utf-8")
     with pytest.raises(InputError) as err:
-        load_any(path)
+        (read_rows(path, "deeparithmark", required=False), read_rows(path, "gpt3", required=False))
     assert err.value.field == "models[1].results.gpt3.rows[3].correct"
     doc["models"][1]["results"] = {"lm-eval": {}}
     path.write_text(json.dumps(doc), encoding="utf-8")
     with pytest.raises(InputError) as err:
-        load_any(path)
+        (read_rows(path, "deeparithmark", required=False), read_rows(path, "gpt3", required=False))
     assert err.value.field == "models[1].results.lm-eval"
     doc["schema_version"] = 1
     path.write_text(json.dumps(doc), encoding="utf-8")
     with pytest.raises(InputError) as err:
-        load_any(path)
+        (read_rows(path, "deeparithmark", required=False), read_rows(path, "gpt3", required=False))
     assert err.value.field == "schema_version"
 
 

@@ -209,9 +209,9 @@ def scores_block(folder: Path) -> str:
 def depth_curve_png(results: Path = EMBEDDED_RESULTS) -> bytes:
     """The per-depth plot of the embedded model, exactly as ``synthprobe report`` draws it."""
     from synthprobe.benchmarks.deeparithmark.report.figures import depth_curve
-    from synthprobe.report.reader import load_results
+    from synthprobe.report.reader import rows as read_rows
 
-    return depth_curve(load_results(results))
+    return depth_curve(read_rows(results, "deeparithmark"))
 
 
 def png_differs(a: bytes, b: bytes, *, share: float = 0.001) -> bool:

@@ -43,7 +43,7 @@ PARTS = {
     "load": "load(path) -> list of items (dicts, each with a unique string 'id'): the data file read strictly",
     "work": "work(backend, items) -> the runner's work(todo, batch_size, emit) function (`synthprobe score NAME`)",
     "metrics": "metrics(records) -> dict: the block's summary from the scored records",
-    "report": "the report section module (KEY, TITLE, parse, section; see synthprobe.report.extras)",
+    "report": "the report section module (KEY, TITLE, parse, section; see synthprobe.report.sections)",
     "sweep": (
         "the sweep part (canonical, RELEASE_SEED, prepare, size, run, load, score, accuracy, "
         "METRIC; see synthprobe.sweep.part)"
@@ -59,9 +59,13 @@ PARTS = {
     "outcomes": (
         "the module giving each model's per-item right/wrong for the paired comparison (see synthprobe.report.compare)"
     ),
+    "layout": (
+        "its place in the results document: BLOCKS (the model-entry blocks it owns → what each is), "
+        "check_block(name, block, reader), and the earlier file layouts it still reads (see synthprobe.results)"
+    ),
     "sections": (
         "more report section modules it owns (a probe's, a protocol comparison's), shown whatever the inputs; "
-        "each may name AFTER, the KEY of the section it follows (see synthprobe.report.extras)"
+        "each may name AFTER, the KEY of the section it follows (see synthprobe.report.sections)"
     ),
 }
 
@@ -88,6 +92,7 @@ class Benchmark:
     lm_eval_reader: Any = None
     outcomes: Any = None
     sections: Any = None
+    layout: Any = None
     #: one line for `synthprobe score NAME --help`
     summary: str = ""
 

@@ -92,16 +92,11 @@ def results_document(*, synthprobe: str | None = __version__, **parts: Any) -> d
     return doc
 
 
-#: the Deep Arithmark-only layout of earlier releases (read, converted)
-DEEPARITHMARK_V1 = "synthprobe/deeparithmark-results"
-#: the one-model GPT-3 layout of earlier releases of ``score gpt3`` (read, converted)
-GPT3_V1 = "gpt3-synthetic"
-#: the benchmark blocks a model entry may hold under ``results``
-BENCHMARKS = ("deeparithmark", "arithmark3", "gpt3", "number_format", "steps")
+#: the model entry's blocks that belong to no benchmark → what each is, for messages; each
+#: benchmark names its own in its ``layout`` part (:func:`known_blocks`)
+BLOCKS = {"number_format": "a number-format"}
 #: versions of the ``number_format`` block (:mod:`synthprobe.probes.number_format`) this release reads
 NUMBER_FORMAT_VERSIONS = (1,)
-#: the layout version of a ``steps`` block (``synthprobe probe steps``), its ``version`` field
-STEPS_VERSION = 1
 MAX_BYTES = 512 << 20
 #: the versions of the ``contamination`` section this release reads
 CONTAMINATION_VERSIONS = (1,)
@@ -234,7 +229,7 @@ class Results:
 
     path: Path
     reader: Reader
-    #: the layout on disk: SCHEMA, DEEPARITHMARK_V1 or GPT3_V1
+    #: the layout on disk: SCHEMA, or an earlier layout a benchmark still reads (its ``layout`` part)
     layout: str
     synthprobe: str | None
     datasets: dict
@@ -259,26 +254,51 @@ class Results:
         return [(e, e.results[benchmark]) for e in self.models if benchmark in e.results]
 
 
+def _layouts() -> list:
+    """The ``layout`` parts of the built-in benchmarks (:mod:`synthprobe.registry`): the blocks
+    each owns and the earlier file layouts each still reads."""
+    from synthprobe import registry
+
+    found = (registry.find(name) for name in registry.BUILTIN)
+    return [bench.part("layout") for bench in found if bench is not None and bench.has("layout")]
+
+
+def known_blocks() -> dict[str, str | None]:
+    """Every block a model entry may hold, built in → what it is (None for a companion block,
+    read only beside another): each built-in benchmark's, then :data:`BLOCKS`. A benchmark
+    installed through an entry point adds its own (its name), read as an object."""
+    out: dict[str, str | None] = {}
+    for part in _layouts():
+        out.update(part.BLOCKS)
+    return {**out, **BLOCKS}
+
+
+def _owner_of(name: str):
+    return next((part for part in _layouts() if name in part.BLOCKS), None)
+
+
+def _earlier_layouts() -> dict[str, tuple[int, ...]]:
+    """schema → versions, of the earlier layouts the benchmarks still read."""
+    return {schema: v for part in _layouts() for schema, v in getattr(part, "LAYOUTS", {}).items()}
+
+
 def _expected_kinds() -> str:
-    return (
-        f"expected {SCHEMA!r} (a file written by `synthprobe score`), {DEEPARITHMARK_V1!r} (an older "
-        f'`synthprobe score deeparithmark` file), or a GPT-3 results file with "benchmark": '
-        f'"{GPT3_V1}" (written by earlier releases of `synthprobe score gpt3`)'
+    words = [f"{schema!r} ({w})" for part in _layouts() for schema, w in getattr(part, "LAYOUT_WORDS", {}).items()]
+    words += [part.ONE_MODEL_WORDS for part in _layouts() if hasattr(part, "one_model")]
+    return f"expected {SCHEMA!r} (a file written by `synthprobe score`), " + ", or ".join(
+        [", ".join(words[:-1]), words[-1]] if len(words) > 1 else words
     )
 
 
-def _gpt3_v1(doc: dict, r: Reader) -> list[Entry]:
-    benchmark = doc.get("benchmark")
-    if benchmark != GPT3_V1:
-        raise r.fail(
-            "benchmark",
-            f"expected {GPT3_V1!r} (a file written by an earlier `synthprobe score gpt3`), got {benchmark!r}",
-        )
-    model = r.get(doc, "model", "", dict)
-    settings = r.get(doc, "settings", "", dict, required=False) or {}
-    rows = r.get(doc, "results", "", list, what="a list of task results")
-    data = {"model": model, "settings": settings, "seconds": doc.get("seconds"), "results": {"gpt3": {"rows": rows}}}
-    return [Entry(model=model, settings=settings, data=data, where="", results={"gpt3": Block({"rows": rows}, "")})]
+def _one_model(doc: dict, r: Reader) -> tuple[str, list[Entry]]:
+    """An earlier one-model file (a ``benchmark`` value, no ``schema``): the layout, its entries."""
+    readers = [part for part in _layouts() if hasattr(part, "one_model")]
+    for part in readers:
+        entries = part.one_model(doc, r, Entry, Block)
+        if entries is not None:
+            return part.ONE_MODEL, entries
+    known = " or ".join(repr(part.ONE_MODEL) for part in readers)
+    raise r.fail("benchmark", f"expected {known} (an earlier one-model layout), got {doc.get('benchmark')!r}")
 
 
 def _contamination(doc: dict, r: Reader) -> dict | None:
@@ -309,7 +329,7 @@ def _validity(doc: dict, r: Reader) -> dict | None:
 
 
 def _registered(name: str) -> bool:
-    """Whether ``name`` is a benchmark of the registry beyond :data:`BENCHMARKS` (one installed
+    """Whether ``name`` is a benchmark of the registry beyond the built-in blocks (:func:`known_blocks`; one installed
     through an entry point): its block is read as an object and left to its own report section."""
     from synthprobe.registry import find
 
@@ -317,6 +337,7 @@ def _registered(name: str) -> bool:
 
 
 def _entries(doc: dict, r: Reader, *, allow_empty: bool = False) -> list[Entry]:
+    known = known_blocks()
     models = r.get(doc, "models", "", list, required=not allow_empty) or []
     if not models and not allow_empty:
         raise r.fail("models", "is empty; expected at least one scored model")
@@ -328,31 +349,25 @@ def _entries(doc: dict, r: Reader, *, allow_empty: bool = False) -> list[Entry]:
         model = r.get(e, "model", where, dict)
         settings = r.get(e, "settings", where, dict, required=False) or {}
         results = r.get(e, "results", where, dict)
-        unknown = [k for k in results if k not in BENCHMARKS]
+        unknown = [k for k in results if k not in known]
         registered = [k for k in unknown if _registered(k)]
         if len(registered) < len(unknown):
             bad = next(k for k in unknown if k not in registered)
-            raise r.fail(f"{where}.results.{bad}", f"expected a benchmark, one of {list(BENCHMARKS)}")
+            raise r.fail(f"{where}.results.{bad}", f"expected a benchmark, one of {list(known)}")
         blocks = {}
-        for name in [*BENCHMARKS, *registered]:
+        for name in [*known, *registered]:
             block = r.get(results, name, f"{where}.results", dict, required=False)
             if block is not None:
                 blocks[name] = Block(block, f"{where}.results.{name}")
-        if "gpt3" in blocks:
-            g = blocks["gpt3"]
-            r.get(g.data, "rows", g.where, list, what="a list of task results")
-            r.get(g.data, "settings", g.where, dict, required=False)
+        for name, block in blocks.items():
+            owner = _owner_of(name)
+            if owner is not None and hasattr(owner, "check_block"):
+                owner.check_block(name, block, r)
         if "number_format" in blocks:
             nf = blocks["number_format"]
             version = r.get(nf.data, "version", nf.where, int)
             if version not in NUMBER_FORMAT_VERSIONS:
                 raise r.fail(f"{nf.where}.version", f"expected one of {list(NUMBER_FORMAT_VERSIONS)}, got {version}")
-        if "steps" in blocks:
-            st = blocks["steps"]
-            version = r.get(st.data, "version", st.where, int)
-            if version != STEPS_VERSION:
-                raise r.fail(f"{st.where}.version", f"expected {STEPS_VERSION}, got {version}")
-            r.get(st.data, "summary", st.where, dict)
         out.append(Entry(model=model, settings=settings, data=e, where=where, results=blocks))
     return out
 
@@ -364,9 +379,11 @@ def parse(doc: Any, path: str | Path) -> Results:
     if not isinstance(doc, dict):
         raise r.fail("", f"expected a JSON object (a results file), got {type(doc).__name__}")
     if "schema" not in doc and "benchmark" in doc:
-        return Results(path, r, GPT3_V1, doc.get("synthprobe"), {}, _gpt3_v1(doc, r), doc.get("command"))
+        layout, entries = _one_model(doc, r)
+        return Results(path, r, layout, doc.get("synthprobe"), {}, entries, doc.get("command"))
     schema = doc.get("schema")
-    versions = {SCHEMA: (SCHEMA_VERSION,), DEEPARITHMARK_V1: (1,)}
+    earlier = _earlier_layouts()
+    versions = {SCHEMA: (SCHEMA_VERSION,), **earlier}
     if not isinstance(schema, str) or schema not in versions:
         raise r.fail("schema", f"{_expected_kinds()}; got {schema!r}")
     version = r.get(doc, "schema_version", "", int)
@@ -376,10 +393,16 @@ def parse(doc: Any, path: str | Path) -> Results:
     contamination = _contamination(doc, r) if schema == SCHEMA else None
     validity = _validity(doc, r) if schema == SCHEMA else None
     models = _entries(doc, r, allow_empty=contamination is not None or validity is not None)
-    if schema == DEEPARITHMARK_V1:
+    if schema in earlier:  # an earlier layout holds its own benchmark's blocks alone
+        owner = next(part for part in _layouts() if schema in getattr(part, "LAYOUTS", {}))
         for e in models:
-            if "gpt3" in e.results:
-                raise r.fail(f"{e.where}.results.gpt3", f"a {DEEPARITHMARK_V1!r} file holds no GPT-3 results")
+            for name in e.results:
+                if name not in owner.BLOCKS:
+                    other = _owner_of(name)
+                    what = (other.BLOCKS[name] if other is not None else None) or repr(name)
+                    raise r.fail(
+                        f"{e.where}.results.{name}", f"a {schema!r} file holds no {what.removeprefix('a ')} results"
+                    )
     comparisons = r.get(doc, "comparisons", "", dict, required=False)
     return Results(
         path,

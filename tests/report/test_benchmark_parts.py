@@ -149,17 +149,27 @@ def test_a_block_belongs_to_the_benchmark_whose_outcomes_part_reads_it():
 def test_the_sections_a_benchmark_owns_keep_their_place_on_the_page():
     """Deep Arithmark's per-step probe and protocol comparison come from its ``sections`` part,
     each after the section its AFTER names: the page's order is the one it always had."""
-    from synthprobe.report import extras
+    from synthprobe.report import sections as extras
 
     keys = [mod.KEY for mod in extras.modules()]
-    assert keys == ["comparison", "steps", "sweep", "number-format", "protocol-effect", "contamination", "validity"]
+    assert keys == [
+        "deeparithmark",
+        "gpt3",
+        "comparison",
+        "steps",
+        "sweep",
+        "number-format",
+        "protocol-effect",
+        "contamination",
+        "validity",
+    ]
 
 
 def test_a_registered_benchmarks_own_sections_go_after_their_anchor_or_last(monkeypatch):
     import types
 
     from synthprobe.registry import Benchmark
-    from synthprobe.report import extras
+    from synthprobe.report import sections as extras
 
     def section(key, after=None):
         mod = types.ModuleType(f"fake_{key}")

@@ -20,7 +20,7 @@ from scoring_support import embedded_tokenizer
 from synthprobe.cli import main
 from synthprobe.errors import InputError
 from synthprobe.report.build import build_report
-from synthprobe.report.reader import load_results
+from synthprobe.report.reader import rows as read_rows
 
 SECTIONS = ("leaderboard", "depth", "templates", "mistakes", "ranks", "runs")
 PNGS = ("depth_curve.png", "template_heatmap.png", "mistake_profile.png", "rank_preference.png")
@@ -176,7 +176,7 @@ def test_leaderboard_matches_the_scorers_own_table(scored, reports):
 
 
 def test_mistake_profile_and_rank_preference_come_from_the_results(scored, reports):
-    [first, _] = load_results(scored["two"])
+    [first, _] = read_rows(scored["two"], "deeparithmark")
     summary = json.loads(scored["two"].read_text(encoding="utf-8"))["models"][0]["results"]["deeparithmark"]["summary"]
     assert list(first.rank_picks) == summary["rank_preference"]["chosen_rank_counts"]
     assert sum(first.rank_picks) == first.overall.n
@@ -276,22 +276,24 @@ def test_cli_subcommand_form_and_help(scored, reports, tmp_path, capsys):
 def test_results_on_different_data_are_flagged(scored):
     from synthprobe.report.page import render
 
-    [res] = load_results(scored["one"])
+    [res] = read_rows(scored["one"], "deeparithmark")
     doc = json.loads(scored["one"].read_text(encoding="utf-8"))
     doc["datasets"]["deeparithmark"]["sha256"] = "0" * 64
     other = scored["root"] / "other-data.json"
     other.write_text(json.dumps(doc), encoding="utf-8")
-    html = render([res, *load_results(other)], {}, sources=["a", "b"])
+    html = render({"deeparithmark": [res, *read_rows(other, "deeparithmark")]}, {}, sources=["a", "b"])
     assert "Not one test set" in html
 
 
 def test_same_model_in_two_files_is_told_apart(scored, tmp_path):
     from synthprobe.benchmarks.deeparithmark.report.table import markdown
-    from synthprobe.report.build import unique_names
+    from synthprobe.report.sections import unique_names
 
     copy = tmp_path / "copy.json"
     shutil.copy(scored["one"], copy)
-    md = markdown(unique_names(load_results(scored["one"]) + load_results(copy)))
+    md = markdown(
+        unique_names(read_rows(scored["one"], "deeparithmark") + read_rows(copy, "deeparithmark"), "deeparithmark")
+    )
     assert "tiny-llama-3 (one_model.json)" in md and "tiny-llama-3 (copy.json)" in md
 
 
@@ -315,13 +317,13 @@ def test_depth_tiers_must_add_up_to_the_total(tmp_path):
     summary["by_depth"]["3"]["n"] -= 1  # one item lost from a tier
     bad = _write(tmp_path / "bad-depths.json", doc)
     with pytest.raises(InputError, match=r"depth tiers hold 999 items .* total 1000") as err:
-        load_results(bad)
+        read_rows(bad, "deeparithmark")
     assert err.value.field == "models[0].results.deeparithmark.summary.by_depth"
     assert str(bad) in str(err.value)
     summary["by_depth"]["3"]["n"] += 1
     summary["by_depth"]["3"]["correct"] += 1  # same items, one more correct than the total says
     with pytest.raises(InputError, match="219 correct"):
-        load_results(_write(tmp_path / "bad-correct.json", doc))
+        read_rows(_write(tmp_path / "bad-correct.json", doc), "deeparithmark")
     out = tmp_path / "out"
     assert main(["report", str(tmp_path / "bad-correct.json"), "--out", str(out)]) == 2
     assert not out.exists()
@@ -333,25 +335,25 @@ def test_rank_title_says_balanced_only_when_the_file_is(tmp_path):
     doc = json.loads(DA_BENCH.read_text(encoding="utf-8"))
     rp = doc["models"][0]["results"]["deeparithmark"]["summary"]["rank_preference"]
     assert rp["answer_rank_counts"] == [248, 252, 248, 252]
-    [res] = load_results(DA_BENCH)
+    [res] = read_rows(DA_BENCH, "deeparithmark")
     assert res.answer_ranks == (248, 252, 248, 252) and rank_balanced(res) is True
     assert rank_balance_note([res]) == "answers are rank-balanced"
 
     rp["answer_rank_counts"] = [400, 200, 200, 200]  # the answer is the smallest option 40 % of the time
-    [skewed] = load_results(_write(tmp_path / "skewed.json", doc))
+    [skewed] = read_rows(_write(tmp_path / "skewed.json", doc), "deeparithmark")
     assert rank_balanced(skewed) is False
     assert rank_balance_note([skewed]) == "answer ranks are NOT balanced in these results"
     assert rank_balance_note([res, skewed]) == "answer ranks are NOT balanced in these results"
 
     del rp["answer_rank_counts"]
-    [unknown] = load_results(_write(tmp_path / "unknown.json", doc))
+    [unknown] = read_rows(_write(tmp_path / "unknown.json", doc), "deeparithmark")
     assert unknown.answer_ranks is None and rank_balanced(unknown) is None
     assert rank_balance_note([unknown]) == "answer ranks not recorded"
     assert rank_balance_note([res, unknown]) == "answer ranks not recorded"
 
     rp["answer_rank_counts"] = [250, 250, 500]
     with pytest.raises(InputError, match="expected 4 counts") as err:
-        load_results(_write(tmp_path / "short.json", doc))
+        read_rows(_write(tmp_path / "short.json", doc), "deeparithmark")
     assert err.value.field == "models[0].results.deeparithmark.summary.rank_preference.answer_rank_counts"
 
 
@@ -361,8 +363,10 @@ def test_rank_section_words_follow_the_balance(tmp_path):
     doc = json.loads(DA_BENCH.read_text(encoding="utf-8"))
     rp = doc["models"][0]["results"]["deeparithmark"]["summary"]["rank_preference"]
     rp["answer_rank_counts"] = [400, 200, 200, 200]
-    skewed = load_results(_write(tmp_path / "skewed.json", doc))
-    html = render_files(skewed, sources=["skewed.json"], progress=False)["index.html"].decode("utf-8")
+    skewed = read_rows(_write(tmp_path / "skewed.json", doc), "deeparithmark")
+    html = render_files({"deeparithmark": skewed}, sources=["skewed.json"], progress=False)["index.html"].decode(
+        "utf-8"
+    )
     ranks = html[html.index('<section id="ranks">') :]
     ranks = ranks[: ranks.index("</section>")]
     assert "is not balanced in these results" in ranks and "rank is balanced in" not in ranks
@@ -370,8 +374,8 @@ def test_rank_section_words_follow_the_balance(tmp_path):
 
 
 def test_a_mistake_offered_few_times_is_not_called_preferred():
+    from synthprobe.benchmarks.deeparithmark.report.model import MistakeCount
     from synthprobe.benchmarks.deeparithmark.report.section import MIN_OFFERS, preferred_mistake
-    from synthprobe.report.model import MistakeCount
 
     assert MIN_OFFERS == 10
     rows = (
@@ -389,7 +393,7 @@ def test_a_mistake_offered_few_times_is_not_called_preferred():
 def test_mistake_table_marks_too_few_offers(tmp_path):
     from synthprobe.report.page import render
 
-    [res] = load_results(DA_BENCH)
+    [res] = read_rows(DA_BENCH, "deeparithmark")
     t = "measure_cm_cut"
     few = {
         **res.mistakes,
@@ -397,7 +401,7 @@ def test_mistake_table_marks_too_few_offers(tmp_path):
     }
     import dataclasses
 
-    html = render([dataclasses.replace(res, mistakes=few)], {}, sources=["x"])
+    html = render({"deeparithmark": [dataclasses.replace(res, mistakes=few)]}, {}, sources=["x"])
     row = html[html.index(f"{t} <span") :]
     row = row[: row.index("</tr>")]
     assert "too few offers to name a preference" in row
@@ -412,7 +416,7 @@ def test_heatmap_labels_do_not_overlap_with_many_long_names():
 
     from synthprobe.benchmarks.deeparithmark.report.figures import heatmap_figure
 
-    [res] = load_results(DA_BENCH)
+    [res] = read_rows(DA_BENCH, "deeparithmark")
     for m in (3, 12):
         models = [
             dataclasses.replace(res, model=f"organisation-{i}/A-Rather-Long-Model-Name-{i}B-Instruct (Q4_K_M GGUF)")
@@ -690,19 +694,19 @@ def test_gpt3_files_of_several_models_give_one_column_each(gpt3_doc, tmp_path):
 
 def render_page(paths) -> str:
     from synthprobe.report.build import render_files
-    from synthprobe.report.reader import load_any
+    from synthprobe.report.reader import rows as read_rows
 
-    gpt3 = [g for p in paths for g in load_any(p)[1]]
-    return render_files([], sources=[str(p) for p in paths], progress=False, gpt3=gpt3)["index.html"].decode()
+    gpt3 = [g for p in paths for g in read_rows(p, "gpt3", required=False)]
+    return render_files({"gpt3": gpt3}, sources=[str(p) for p in paths], progress=False)["index.html"].decode()
 
 
 def test_bad_gpt3_results_are_located_and_nothing_is_written(gpt3_doc, gpt3_old, tmp_path, capsys):
-    from synthprobe.report.reader import load_any
+    from synthprobe.report.reader import rows as read_rows
 
     def fails(doc, field, match=None):
         path = _write(tmp_path / "bad.json", doc)
         with pytest.raises(InputError, match=match) as err:
-            load_any(path)
+            (read_rows(path, "deeparithmark", required=False), read_rows(path, "gpt3", required=False))
         assert err.value.field == field and str(path) in str(err.value)
         return err.value
 

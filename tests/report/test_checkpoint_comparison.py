@@ -14,7 +14,7 @@ import pytest
 from synthprobe.benchmarks.deeparithmark.report import figures as plots
 from synthprobe.benchmarks.deeparithmark.report.section import FOLD_BELOW
 from synthprobe.cli import main
-from synthprobe.report.reader import load_results
+from synthprobe.report.reader import rows as read_rows
 from tests.report.support_generated import bench_doc, write
 
 LONG_A = "experiments/runs/2026-11-28-sft-lr3e-5-warmup200/checkpoint-12000-final-merged"
@@ -135,7 +135,7 @@ def _inside(fig, artist) -> bool:
 
 
 def test_long_names_stay_inside_the_figures(small, tmp_path):
-    rows = load_results(small["a"]) + load_results(small["b"])
+    rows = read_rows(small["a"], "deeparithmark") + read_rows(small["b"], "deeparithmark")
     fig = plots.depth_figure(rows)
     ax = fig.axes[0]
     legend = ax.get_legend()
@@ -143,7 +143,7 @@ def test_long_names_stay_inside_the_figures(small, tmp_path):
     assert all(max(len(line) for line in t.get_text().split("\n")) <= plots.LEGEND_WRAP for t in legend.get_texts())
     # the axes keep most of the width: a long name wraps instead of squeezing the plot
     assert ax.get_position().width > 0.5
-    mistakes = plots.mistake_figure(load_results(_with_mistakes(tmp_path)))
+    mistakes = plots.mistake_figure(read_rows(_with_mistakes(tmp_path), "deeparithmark"))
     (legend,) = mistakes.legends
     assert _inside(mistakes, legend)
     # below the panels, not over them

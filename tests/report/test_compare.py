@@ -17,7 +17,7 @@ import pytest
 
 from synthprobe.cli import main
 from synthprobe.report.build import build_report
-from synthprobe.report.reader import load_gpt3, load_results
+from synthprobe.report.reader import rows as read_rows
 
 ROOT = Path(__file__).resolve().parents[2]
 DA_BENCH = ROOT / "benchmarks" / "deeparithmark_smollm2-135m-instruct.json"
@@ -207,14 +207,14 @@ def test_paper_tables_in_three_formats_never_overwritten(two_files, tmp_path, ca
     assert paired_tex.startswith("\\begin{tabular}") and "tuned - base" in paired_tex
     assert len(re.findall(r"\\\\\n", paired_tex)) == len(pairs) + 1
     rows = list(csv.DictReader(io.StringIO((out / "tables" / "leaderboard.csv").read_text(encoding="utf-8"))))
-    deep = {r.model: r for r in load_results(base) + load_results(tuned)}
+    deep = {r.model: r for r in read_rows(base, "deeparithmark") + read_rows(tuned, "deeparithmark")}
     assert [r["Model"] for r in rows] == ["tuned", "base"]
     for r in rows:
         assert float(r["Deep"]) == pytest.approx(100 * deep[r["Model"]].acc_norm, abs=0.005)
         assert float(r["Deep CI low"]) < float(r["Deep"]) < float(r["Deep CI high"])
     tex = (out / "tables" / "gpt3.tex").read_text(encoding="utf-8")
     assert tex.startswith("\\begin{tabular}") and "\\toprule" in tex
-    g = load_gpt3(GPT3_BENCH)[0]
+    g = read_rows(GPT3_BENCH, "gpt3")[0]
     assert len(re.findall(r"\\\\\n", tex)) == len(g.rows) + 1  # header + one line per row
     depth_md = (out / "tables" / "per_depth.md").read_text(encoding="utf-8")
     assert depth_md.count("\n| tuned") == 4
@@ -240,12 +240,12 @@ def test_count_labels_read_on_every_bar():
     from synthprobe.benchmarks.deeparithmark.report.figures import mistake_figure
     from synthprobe.report.figures import contrast
 
-    results = load_results(DA_BENCH)
+    results = read_rows(DA_BENCH, "deeparithmark")
     base = results[0]
     # bars at 100 %, 90 %, 79 %, 60 %: the long ones carry their label on the bar
     from dataclasses import replace
 
-    from synthprobe.report.model import MistakeCount
+    from synthprobe.benchmarks.deeparithmark.report.model import MistakeCount
 
     mistakes = dict(base.mistakes)
     t = next(iter(mistakes))
@@ -289,7 +289,7 @@ def test_gpt3_title_inside_the_figure_with_one_task_and_same_size_models_apart()
 
     from synthprobe.benchmarks.gpt3.report.figures import gpt3_figure
 
-    g = load_gpt3(GPT3_BENCH)[0]
+    g = read_rows(GPT3_BENCH, "gpt3")[0]
     one = replace(g, rows=tuple(r for r in g.rows if r.code == "2D+" and r.setting == "zero"))
     models = [replace(one, model="fp32"), replace(one, model="bf16")]  # same size, same score
     fig = gpt3_figure(models)

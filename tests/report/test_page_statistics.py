@@ -18,7 +18,7 @@ from synthprobe.benchmarks.deeparithmark.report import figures as plots
 from synthprobe.benchmarks.gpt3.report import figures as gpt3_figures
 from synthprobe.report import page
 from synthprobe.report.format import fmt_p
-from synthprobe.report.reader import load_results
+from synthprobe.report.reader import rows as read_rows
 from synthprobe.results import read_results
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,8 +33,8 @@ def deep_summary() -> dict:
 
 @pytest.fixture(scope="module")
 def deep_page() -> str:
-    results = load_results(DEEP)
-    return page.render(results, {}, sources=[str(DEEP)])
+    results = read_rows(DEEP, "deeparithmark")
+    return page.render({"deeparithmark": results}, {}, sources=[str(DEEP)])
 
 
 def depth_section(html: str) -> str:
@@ -64,7 +64,7 @@ def test_depth_marks_use_holm_adjusted_p_values_equal_to_statsmodels(deep_page):
 
 def test_heatmap_cells_carry_n_and_mark_intervals_holding_chance():
     summary = deep_summary()
-    results = load_results(DEEP)
+    results = read_rows(DEEP, "deeparithmark")
     by_template, chance = summary["by_template"], summary["chance"]
     fig = plots.heatmap_figure(results)
     ax = fig.axes[0]
@@ -86,7 +86,7 @@ def test_heatmap_cells_carry_n_and_mark_intervals_holding_chance():
 
 
 def test_mistake_profile_bars_carry_their_n():
-    results = load_results(DEEP)
+    results = read_rows(DEEP, "deeparithmark")
     fig = plots.mistake_figure(results)
     texts = {t.get_text() for ax in fig.axes for t in ax.texts}
     r = results[0]
@@ -176,9 +176,9 @@ def test_is_greedy_check_with_three_items_gives_no_verdict(tmp_path):
 def test_sat_panel_from_the_sample_carries_its_caveat_in_the_figure():
     from dataclasses import replace
 
-    from synthprobe.report.reader import load_any
+    from synthprobe.report.reader import rows as read_rows
 
-    _, (result,) = load_any(GPT3)
+    (result,) = read_rows(GPT3, "gpt3")
     assert json.loads(GPT3.read_text(encoding="utf-8"))["settings"]["sat_file"].startswith("synthprobe sample")
     fig = gpt3_figures.gpt3_figure([result])
     caveats = [(ax, t) for ax in fig.axes for t in ax.texts if t.get_gid() == "sat-sample-caveat"]
@@ -390,13 +390,13 @@ def test_report_page_is_a_jinja2_template_and_escapes_a_hostile_model_name():
     from dataclasses import replace
 
     from synthprobe.report.build import render_files
-    from synthprobe.report.reader import load_any
+    from synthprobe.report.reader import rows as read_rows
     from synthprobe.templating import environment
 
-    deep = [replace(r, model=EVIL, settings={**r.settings, "dtype": EVIL}) for r in load_results(DEEP)]
-    _, gpt3 = load_any(GPT3)
+    deep = [replace(r, model=EVIL, settings={**r.settings, "dtype": EVIL}) for r in read_rows(DEEP, "deeparithmark")]
+    gpt3 = read_rows(GPT3, "gpt3", required=False)
     gpt3 = [replace(g, model=EVIL) for g in gpt3]
-    files = render_files(deep, sources=[EVIL], title=EVIL, progress=False, gpt3=gpt3)
+    files = render_files({"deeparithmark": deep, "gpt3": gpt3}, sources=[EVIL], title=EVIL, progress=False)
     html = files["index.html"].decode("utf-8")
     assert "<script>" not in html and html.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 6
     assert "&amp;lt;" not in html  # escaped once, not twice

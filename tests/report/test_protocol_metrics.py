@@ -14,7 +14,7 @@ import pytest
 from synthprobe.benchmarks.deeparithmark.report import figures as plots
 from synthprobe.benchmarks.deeparithmark.scoring.results import table_row
 from synthprobe.cli import main
-from synthprobe.report.reader import load_results
+from synthprobe.report.reader import rows as read_rows
 from synthprobe.results import card_cells, card_header
 from tests.report.support_generated import LABELS, bench_doc, generated_entry, old_layout, write
 
@@ -95,7 +95,7 @@ def test_the_report_and_the_scorer_agree_on_every_figure(three):
 
 
 def test_figures_name_the_metric_they_plot(three):
-    rows = load_results(three["path"])
+    rows = read_rows(three["path"], "deeparithmark")
     loglik = [r for r in rows if r.protocol == "loglik"]
     generated = [r for r in rows if r.generated]
     assert plots.metric_axis(loglik) == "acc_norm (%)" and plots.metric_axis(generated) == "accuracy (%)"
@@ -188,7 +188,7 @@ def test_a_file_of_the_older_layout_still_renders_as_accuracy(tmp_path):
     doc["models"] = [ll, old_layout(generated_entry(ll, "letters")), old_layout(generated_entry(ll, "free"))]
     path = write(tmp_path / "old.json", doc)
     assert main(["report", str(path), "--out", str(tmp_path / "r")]) == 0
-    rows = {r.protocol: r for r in load_results(path)}
+    rows = {r.protocol: r for r in read_rows(path, "deeparithmark")}
     assert rows["letters"].metric == rows["free"].metric == "accuracy" and rows["loglik"].metric == "acc_norm"
     assert rows["letters"].metric_label == LABELS["letters"] and rows["free"].p_value is None
     assert rows["letters"].soft is None and rows["loglik"].soft is not None
@@ -209,7 +209,7 @@ def test_a_free_run_alone_claims_no_chance_level(tmp_path):
     assert main(["report", str(path), "--out", str(tmp_path / "r")]) == 0
     html = unescape((tmp_path / "r" / "index.html").read_text(encoding="utf-8"))
     assert '<p class="sub">1 model · 1,000 items · no chance level (free) ·' in html and "chance 25 %" not in html
-    fig = plots.depth_figure(load_results(path))
+    fig = plots.depth_figure(read_rows(path, "deeparithmark"))
     labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert not any(label.startswith("chance") for label in labels) and fig.axes[0].get_ylabel() == "accuracy (%)"
     # depth cells give n, no p against a chance level

@@ -90,8 +90,8 @@ def _results_kind(doc: Any) -> str | None:
     schema = doc.get("schema")
     if isinstance(schema, str) and schema.startswith("synthprobe/") and "models" in doc:
         return f"this is a synthprobe results file (schema {schema})"
-    if doc.get("benchmark") == "gpt3-synthetic":
-        return "this is a synthprobe results file (an earlier `synthprobe score gpt3` layout)"
+    if isinstance(doc.get("benchmark"), str) and isinstance(doc.get("results"), list) and "model" in doc:
+        return "this is a synthprobe results file (an earlier one-model layout)"
     if isinstance(doc.get("results"), dict) and any(k in doc for k in ("n-shot", "configs", "lm_eval_version")):
         return "this is an lm-evaluation-harness results file"
     return None

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from synthprobe import registry
 from synthprobe.results import Results, at, fmt_p
 from synthprobe.templating import render as render_template
 
@@ -66,6 +67,18 @@ def _rows(results: Results, block: dict, where: str, key: str) -> list[dict[str,
     return out
 
 
+def _probed() -> list:
+    """(benchmark, its ``layout`` part) for each built-in benchmark whose part of a number-format
+    block the layout describes (``number_format_table(reader, part, where) -> (title, group key)``),
+    in registry order."""
+    found = [(name, registry.find(name)) for name in registry.BUILTIN]
+    return [
+        (name, b.part("layout"))
+        for name, b in found
+        if b is not None and b.has("layout") and hasattr(b.part("layout"), "number_format_table")
+    ]
+
+
 def parse(results: Results) -> list[NumberFormatResult]:
     """Every model's number-format block in one read results file (the envelope is checked by
     :func:`synthprobe.results.read_results`, the block's version too)."""
@@ -75,22 +88,12 @@ def parse(results: Results) -> list[NumberFormatResult]:
         name = r.get(entry.model, "name", entry.at("model"), str)
         formats = r.get(block.data, "formats", block.where, list)
         tables = []
-        deep = r.get(block.data, "deeparithmark", block.where, dict, required=False)
-        if deep is not None:
-            w = at(block.where, "deeparithmark")
-            title = (
-                f"Deep Arithmark, seed {r.get(deep, 'seed', w, int)}, {r.get(deep, 'n', w, int):,} items "
-                f"({r.get(deep, 'metric', w, str)})"
-            )
-            tables.append(FormatTable(title, "depth", _rows(results, deep, w, "depth")))
-        g = r.get(block.data, "gpt3", block.where, dict, required=False)
-        if g is not None:
-            w = at(block.where, "gpt3")
-            title = (
-                f"GPT-3 arithmetic, seed {r.get(g, 'seed', w, int)}, first {r.get(g, 'n', w, int):,} items "
-                f"per task, {r.get(g, 'shots', w, str)}-shot, exact match"
-            )
-            tables.append(FormatTable(title, "task", _rows(results, g, w, "task")))
+        for bench, layout in _probed():
+            part = r.get(block.data, bench, block.where, dict, required=False)
+            if part is not None:
+                w = at(block.where, bench)
+                title, key = layout.number_format_table(r, part, w)
+                tables.append(FormatTable(title, key, _rows(results, part, w, key)))
         out.append(NumberFormatResult(name, str(results.path), [str(f) for f in formats], tables))
     return out
 

@@ -1,14 +1,13 @@
 """The self-contained HTML page: inline CSS, figures embedded as base64 PNG, no scripts,
 nothing fetched from the network, no time stamps (the item viewer, ``items.html``, is a page of
-its own beside it: :mod:`synthprobe.report.viewer`). The sections come from
-:mod:`synthprobe.benchmarks.deeparithmark.report.section` and :mod:`synthprobe.benchmarks.gpt3.report.section`."""
+its own beside it: :mod:`synthprobe.report.viewer`). The sections are the modules of
+:mod:`synthprobe.report.sections`: every benchmark's own (its ``report`` part) and the generic ones."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from synthprobe.report import extras as extra_sections
-from synthprobe.report.model import Gpt3Result, ModelResult
+from synthprobe.report import sections as parts
 from synthprobe.templating import Markup, escape
 from synthprobe.templating import render as render_template
 from synthprobe.version import __version__
@@ -44,21 +43,18 @@ figure { margin: 10px 0 4px; }
 figure img { max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 4px; }
 figcaption { color: var(--muted); font-size: 13px; margin-top: 4px; }
 h3 { font-size: 16px; margin: 18px 0 4px; }
-table.gpt3 td { vertical-align: top; }
 code { font-size: 13px; background: var(--band); padding: 1px 4px; border-radius: 3px; }
 """.strip()
 
-DEFAULT_TITLE = "Deep Arithmark report"
+
+def css() -> str:
+    """The page's style sheet: :data:`CSS`, then the rules each section brings (its ``CSS``)."""
+    return "\n".join([CSS, *(mod.CSS for mod in parts.modules() if getattr(mod, "CSS", ""))])
 
 
-def default_title(
-    results: Sequence[ModelResult], gpt3: Sequence[Gpt3Result], extras: extra_sections.Extras | None = None
-) -> str:
-    if not results and not gpt3 and extra_sections.only_title(extras):
-        return f"{extra_sections.only_title(extras)} report"
-    if results and gpt3:
-        return "Deep Arithmark and GPT-3 synthetic tasks report"
-    return DEFAULT_TITLE if results else "GPT-3 synthetic tasks report"
+def default_title(extras: parts.Extras | None) -> str:
+    """The page's title: after the leaderboards on it, else its first section."""
+    return parts.default_title(extras, "report")
 
 
 #: a page that compares models leads with these sections, in this order: what a user who scored
@@ -76,57 +72,30 @@ def lead_with_comparison(sections: list[tuple[str, str, str]]) -> list[tuple[str
 
 
 def render(
-    results: Sequence[ModelResult],
+    extras: parts.Extras,
     figures: dict[str, bytes | None],
     *,
     sources: Sequence[str],
     title: str | None = None,
-    gpt3: Sequence[Gpt3Result] = (),
-    extras: extra_sections.Extras | None = None,
     items_page: tuple[str, int, int] | None = None,
 ) -> str:
-    """The page: Deep Arithmark sections when ``results`` has models, a GPT-3 section when
-    ``gpt3`` has files (its figure is ``figures["gpt3_curves"]``), the sections of
-    :mod:`synthprobe.report.extras` that ``extras`` has items for, then the runs."""
-    shown = extra_sections.present(extras)
-    deep_section = extra_sections.leaderboard("deeparithmark", "section")
-    gpt3_section = extra_sections.leaderboard("gpt3", "section")
-    if not results and not gpt3 and not shown:
+    """The page: the sections (:mod:`synthprobe.report.sections`) that ``extras`` (section KEY →
+    items, as :func:`synthprobe.report.sections.collect` gives them) has items for, in page order,
+    with their figures (``figures``: name → PNG); then the item viewer's link and the runs."""
+    shown = parts.present(extras)
+    if not shown:
         raise ValueError("nothing to report")
-    title = title or default_title(results, gpt3, extras)
-    sections = deep_section.sections(results, figures) if results else []
-    if sections and gpt3:
-        sections[0] = (sections[0][0], "Deep Arithmark leaderboard", sections[0][2])
+    title = title or default_title(extras)
+    alone = len(parts.leaderboards(shown)) <= 1
+    sections: list[tuple[str, str, str]] = []
     sub_parts: list[str] = []
-    datasets: list[str] = []
-    n_items: list[int] = []
-    if results:
-        chance = results[0].chance
-        n_items = sorted({r.overall.n for r in results})
-        datasets = sorted({r.settings.get("dataset SHA-256", "") for r in results} - {""})
-        sub = (
-            ("Deep Arithmark: " if gpt3 else "") + f"{len(results)} model{'s' if len(results) != 1 else ''} · "
-            f"{', '.join(f'{n:,}' for n in n_items)} items"
-            + (f" · chance {100 * chance:.0f} %" if any(r.has_chance for r in results) else " · no chance level (free)")
-        )
-        if datasets:
-            sub += " · data SHA-256 " + ", ".join(f"{d[:12]}…" for d in datasets)
-        sub_parts.append(sub)
-    if gpt3:
-        rows = len(extra_sections.leaderboard("gpt3", "table").lines(gpt3))
-        sub_parts.append(
-            f"GPT-3 synthetic tasks: {len(gpt3)} model{'s' if len(gpt3) != 1 else ''} · "
-            f"{rows} task × setting row{'s' if rows != 1 else ''}"
-        )
-        sections.append(("gpt3", "GPT-3 synthetic tasks", gpt3_section.section(gpt3, figures.get("gpt3_curves"))))
-
+    one_test_set = True
     for mod, items in shown:
-        summary = getattr(mod, "summary", None)
-        phrase = summary(items) if summary else None
+        phrase = parts.summary(mod, items, alone=alone)
         if phrase:
             sub_parts.append(phrase)
-        body = mod.section(items, figures.get(mod.KEY)) if hasattr(mod, "figure") else mod.section(items)
-        sections.append((mod.KEY, mod.TITLE, body))
+        sections += parts.page_sections(mod, items, figures, alone=alone)
+        one_test_set = one_test_set and getattr(mod, "one_test_set", lambda _: True)(items)
 
     sections = lead_with_comparison(sections)
     if items_page is not None:
@@ -148,16 +117,10 @@ def render(
         )
 
     runs = []
-    if results:
-        runs.append(("<h3>Deep Arithmark</h3>" if gpt3 else "") + deep_section.settings_table(results))
-    if gpt3:
-        runs.append(("<h3>GPT-3 synthetic tasks</h3>" if results else "") + gpt3_section.settings_table(gpt3))
     for mod, items in shown:
         if hasattr(mod, "settings_table"):
-            runs.append(
-                (f"<h3>{escape(extra_sections.short_title(mod))}</h3>" if results or gpt3 or len(runs) else "")
-                + mod.settings_table(items)
-            )
+            headed = not alone if parts.is_leaderboard(mod) else bool(runs)
+            runs.append((f"<h3>{escape(parts.short_title(mod))}</h3>" if headed else "") + mod.settings_table(items))
     sections.append(
         (
             "runs",
@@ -172,9 +135,9 @@ def render(
     return render_template(
         "report.html",
         title=title,
-        css=Markup(CSS),
+        css=Markup(css()),
         sub=" · ".join(sub_parts),
         sections=[(sid, name, Markup(html)) for sid, name, html in sections],
-        not_one_test_set=len(datasets) > 1 or len(n_items) > 1,
+        not_one_test_set=not one_test_set,
         version=__version__,
     )

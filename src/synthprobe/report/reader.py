@@ -1,13 +1,12 @@
-"""The report's one reader: results files → :class:`~synthprobe.report.model.ModelResult` rows
-(Deep Arithmark) and :class:`~synthprobe.report.model.Gpt3Result` (GPT-3 synthetic tasks).
+"""The report's one reader: results files → each section's items.
 
 The envelope (any layout, old files converted on read) is read and checked by
-:func:`synthprobe.results.read_results`; each benchmark's section reads its own blocks
-(:mod:`synthprobe.benchmarks.deeparithmark.report.read`, :mod:`synthprobe.benchmarks.gpt3.report.read`). Every value
-used is type-checked; a missing or wrong field is an :class:`InputError` naming the file and
-the field's path inside it (``models[1].results.deeparithmark.summary.by_depth.3.correct``),
-a JSON syntax error names the line. The report, the docs and the exports read through here;
-an lm-evaluation-harness output folder is first converted into the same document
+:func:`synthprobe.results.read_results`; each section reads its own blocks (a benchmark's
+through its ``report`` part, :mod:`synthprobe.report.sections`). Every value used is
+type-checked; a missing or wrong field is an :class:`InputError` naming the file and the
+field's path inside it (``models[1].results.deeparithmark.summary.by_depth.3.correct``), a JSON
+syntax error names the line. The report, the docs and the exports read through here; an
+lm-evaluation-harness output folder is first converted into the same document
 (:mod:`synthprobe.report.lm_eval`).
 """
 
@@ -15,22 +14,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from synthprobe.report.extras import leaderboard
-from synthprobe.report.model import Count, Gpt3Result, MistakeCount, ModelResult
-from synthprobe.results import BENCHMARKS, Results, read_results
+from synthprobe import registry
+from synthprobe.results import Results, known_blocks, read_results
 
 
-def parse(results: Results) -> tuple[list[ModelResult], list[Gpt3Result]]:
-    """Every model's rows of one read results file, per benchmark."""
+def check(results: Results) -> None:
+    """Every model entry holds a block some section shows: a benchmark's, a probe's (a companion
+    block alone, such as ArithMark 3.0 without its benchmark, is not enough)."""
+    known = known_blocks()
+    shown = [name for name, what in known.items() if what]
     for e in results.models:
-        if not any(k in e.results for k in ("deeparithmark", "gpt3", "number_format", "steps")) and not set(
-            e.results
-        ) - set(BENCHMARKS):  # a registered benchmark's block has its own section
+        if not any(known.get(k, k) for k in e.results):  # a registered benchmark's block has its own section
+            words = [known[name] for name in shown]
             raise results.reader.fail(
-                f"{e.at('results')}.deeparithmark",
-                "missing; expected a Deep Arithmark, a GPT-3, a number-format or a per-step probe results block",
+                f"{e.at('results')}.{registry.DEFAULT}",
+                f"missing; expected {', '.join(words[:-1])} or {words[-1]} results block",
             )
-    return leaderboard("deeparithmark", "read").parse(results), leaderboard("gpt3", "read").parse(results)
 
 
 def read_document(path: str | Path) -> Results:
@@ -54,40 +53,18 @@ def read_document(path: str | Path) -> Results:
         raise
 
 
-def load_any(path: str | Path) -> tuple[list[ModelResult], list[Gpt3Result]]:
-    """A results file of any layout (or an lm-eval folder): its Deep Arithmark rows and its GPT-3 results."""
-    return parse(read_document(path))
-
-
-def _load(path: str | Path, which: int, what: str, command: str):
-    """The Deep Arithmark (``which`` 0) or GPT-3 (1) results of one file; at least one."""
+def rows(path: str | Path, benchmark: str, *, required: bool = True) -> list:
+    """What ``benchmark``'s section reads from one results file (or lm-eval folder), as parsed:
+    its model rows; with ``required``, at least one."""
     results = read_document(path)
-    found = parse(results)[which]
-    if not found:
+    check(results)
+    bench = registry.get(benchmark)
+    found = bench.part("report").parse(results)
+    if required and not found:
         raise results.reader.fail(
-            "models", f"holds no {what} results; expected a file written by `synthprobe score {command}`"
+            "models", f"holds no {bench.title} results; expected a file written by `synthprobe score {benchmark}`"
         )
     return found
 
 
-def load_results(path: str | Path) -> list[ModelResult]:
-    """All Deep Arithmark model rows of one results file (at least one)."""
-    return _load(path, 0, "Deep Arithmark", "deeparithmark")
-
-
-def load_gpt3(path: str | Path) -> list[Gpt3Result]:
-    """All GPT-3 synthetic-task results of one results file (at least one)."""
-    return _load(path, 1, "GPT-3", "gpt3")
-
-
-__all__ = [
-    "read_document",
-    "load_any",
-    "load_gpt3",
-    "load_results",
-    "parse",
-    "Count",
-    "Gpt3Result",
-    "MistakeCount",
-    "ModelResult",
-]
+__all__ = ["check", "read_document", "rows"]

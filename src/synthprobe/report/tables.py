@@ -52,11 +52,11 @@ def tables(items: Mapping[str, Sequence]) -> dict[str, Table]:
 
 def _maker(name: str):
     """The ``tables`` function of benchmark ``name``, or of the report section keyed ``name``
-    (:mod:`synthprobe.report.extras`: the paired comparison's); None when neither has one."""
+    (:mod:`synthprobe.report.sections`: the paired comparison's); None when neither has one."""
     bench = registry.find(name)
     if bench is not None:
         return bench.part("tables") if bench.has("tables") else None
-    from synthprobe.report import extras
+    from synthprobe.report import sections as extras
 
     section = next((mod for mod in extras.modules() if mod.KEY == name), None)
     return getattr(section, "tables", None)

@@ -73,13 +73,15 @@ class Settings:
 
     def recorded(self) -> dict[str, Any]:
         """The settings that change a score (the results document records them)."""
+        from synthprobe.sweep.part import recorded_settings
+
         return {
             "batch_size": self.batch_size,
             "max_context": self.max_context,
             "bos": self.bos,
             "scorer": self.scorer,
             "limit": self.limit,
-            "gpt3_shots": self.shots,
+            **recorded_settings(self),
         }
 
 

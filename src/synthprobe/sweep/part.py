@@ -33,6 +33,9 @@ and, optionally:
     in the driver, once, so that jobs only read them.
 ``table(entries) -> str | None``
     text printed after the sweep for this benchmark's entries.
+``recorded(settings) -> dict``
+    the sweep settings of its own that change its scores (a built-in benchmark's are recorded
+    in every sweep's results document, after the shared ones: :meth:`synthprobe.sweep.job.Settings.recorded`).
 ``PROTOCOL``
     the default benchmark's (:data:`synthprobe.registry.DEFAULT`) is the results document's
     ``protocol`` block.
@@ -88,6 +91,17 @@ def sweep_part(name: str) -> Any:
 def part_for(task: str) -> Any:
     """The sweep part of a grid task's benchmark."""
     return sweep_part(benchmark_of(task))
+
+
+def recorded_settings(settings) -> dict[str, Any]:
+    """The settings each built-in benchmark's sweep part records (its ``recorded``), in registry order."""
+    out: dict[str, Any] = {}
+    for name in registry.BUILTIN:
+        bench = registry.find(name)
+        part = bench.part("sweep") if bench is not None and bench.has("sweep") else None
+        if part is not None and hasattr(part, "recorded"):
+            out.update(part.recorded(settings))
+    return out
 
 
 def default_part() -> Any:

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from synthprobe.cli import main
-from synthprobe.report.reader import parse, read_document
+from synthprobe.report.reader import rows as read_rows
 
 pytestmark = pytest.mark.slow
 
@@ -240,8 +240,8 @@ def test_same_documents_hashes_and_per_sample_metrics(folders):
 
 def test_report_on_lm_evals_folder_gives_our_headline_numbers(folders):
     tmp, theirs, ours = folders
-    t_deep, t_gpt3 = parse(read_document(theirs))
-    o_deep, o_gpt3 = parse(read_document(ours))
+    t_deep, t_gpt3 = read_rows(theirs, "deeparithmark"), read_rows(theirs, "gpt3")
+    o_deep, o_gpt3 = read_rows(ours, "deeparithmark"), read_rows(ours, "gpt3")
     (t,), (o,) = t_deep, o_deep
     # lm-eval's files hold no token counts, so its row is headed by acc; on these items
     # synthprobe's per-token pick (its acc_norm) is the summed pick (acc) on every item, so the

@@ -1,5 +1,5 @@
 """The report parts of the ``larger`` benchmark: its section (the protocol of
-:mod:`synthprobe.report.extras`), its paper-ready table and its items for the item viewer."""
+:mod:`synthprobe.report.sections`), its paper-ready table and its items for the item viewer."""
 
 from __future__ import annotations
 

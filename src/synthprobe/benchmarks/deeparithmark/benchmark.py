@@ -13,6 +13,7 @@ BENCHMARK = Benchmark(
     name="deeparithmark",
     title="Deep Arithmark",
     metrics="synthprobe.benchmarks.deeparithmark.scoring.metrics:summarise",
+    layout="synthprobe.benchmarks.deeparithmark.layout",
     report="synthprobe.benchmarks.deeparithmark.report",
     sweep="synthprobe.benchmarks.deeparithmark.sweep",
     lm_eval="synthprobe.benchmarks.deeparithmark.export.lm_eval",

@@ -13,6 +13,7 @@ BENCHMARK = Benchmark(
     name="gpt3",
     title="GPT-3 synthetic tasks",
     metrics="synthprobe.benchmarks.gpt3.scoring.metrics:summarize",
+    layout="synthprobe.benchmarks.gpt3.layout",
     report="synthprobe.benchmarks.gpt3.report",
     sweep="synthprobe.benchmarks.gpt3.sweep",
     lm_eval="synthprobe.benchmarks.gpt3.export.lm_eval",

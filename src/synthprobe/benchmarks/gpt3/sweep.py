@@ -18,6 +18,11 @@ RELEASE_SEED = 0
 METRIC = "accuracy"
 
 
+def recorded(settings: Settings) -> dict[str, Any]:
+    """Its setting in the sweep's results document: the shot setting its jobs ran under."""
+    return {"gpt3_shots": settings.shots}
+
+
 def _task(task: str):
     from synthprobe.benchmarks.gpt3.registry import get_task
 

@@ -15,9 +15,9 @@ from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
+from synthprobe.benchmarks.deeparithmark.report.model import ModelResult
 from synthprobe.metrics.stats import CORRECTION_NAME
 from synthprobe.report.figures import CHANCE_STYLE, RC, new_figure, palette, png_bytes, side_legend, text_on
-from synthprobe.report.model import ModelResult
 from synthprobe.report.stats import adjusted, contains_chance, wilson
 
 #: a legend entry is wrapped at this many characters (long checkpoint names squeeze no plot)

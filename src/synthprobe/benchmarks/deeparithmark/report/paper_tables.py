@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from synthprobe.benchmarks.deeparithmark.report.model import ModelResult
+from synthprobe.benchmarks.deeparithmark.report.order import ordered, test_set_letters
 from synthprobe.benchmarks.deeparithmark.report.table import OUTCOME_COLUMNS, depths, has_compare, outcome_share
-from synthprobe.report.format import ordered, test_set_letters
-from synthprobe.report.model import ModelResult
 from synthprobe.report.stats import adjusted, wilson
 from synthprobe.report.tables import Table, pct
 

@@ -16,7 +16,7 @@ from synthprobe.report.html import table
 from synthprobe.results import Results, fmt_p, variant_label
 
 KEY = "protocol-effect"
-#: shown after the number-format probe (synthprobe.report.extras)
+#: shown after the number-format probe (synthprobe.report.sections)
 AFTER = "number-format"
 TITLE = "Protocol effect (the same items asked another way)"
 SHORT_TITLE = "Protocol effect"

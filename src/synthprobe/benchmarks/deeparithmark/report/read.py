@@ -32,10 +32,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from synthprobe.benchmarks.deeparithmark.layout import LAYOUTS
+from synthprobe.benchmarks.deeparithmark.report.model import (
+    MistakeCount,
+    ModelResult,
+    PartialBaseline,
+    PartialInputs,
+    PartialRow,
+)
 from synthprobe.benchmarks.deeparithmark.scoring.protocols import PRIMARY_LABEL as LABELS
 from synthprobe.metrics.extract import OUTCOMES, PROTOCOL_OUTCOMES, RULES
-from synthprobe.report.model import Count, MistakeCount, ModelResult, PartialBaseline, PartialInputs, PartialRow
-from synthprobe.results import DEEPARITHMARK_V1, Results, primary_metric, variant_label, variant_settings
+from synthprobe.report.model import Count
+from synthprobe.results import Results, primary_metric, variant_label, variant_settings
 from synthprobe.results import short as _short
 
 TASK = "deeparithmark"
@@ -468,7 +476,7 @@ def parse(results: Results) -> list[ModelResult]:
     """Every model's Deep Arithmark row; in a file of the old Deep Arithmark layout every model
     must have one."""
     r = results.reader
-    if results.layout == DEEPARITHMARK_V1:
+    if results.layout in LAYOUTS:
         for e in results.models:
             r.get(e.data["results"], TASK, e.at("results"), dict)
     sha = results.dataset_sha256(TASK)

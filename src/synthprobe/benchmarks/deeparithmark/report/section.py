@@ -7,10 +7,11 @@ from collections.abc import Sequence
 
 from synthprobe.benchmarks.deeparithmark.report import table as lb
 from synthprobe.benchmarks.deeparithmark.report.figures import rank_balance_note, rank_balanced, rank_names
+from synthprobe.benchmarks.deeparithmark.report.model import MistakeCount, ModelResult
+from synthprobe.benchmarks.deeparithmark.report.order import NOT_COMPARABLE_NOTE, ordered, test_set_letters
 from synthprobe.metrics.stats import CORRECTION, CORRECTION_NAME
 from synthprobe.report import html
-from synthprobe.report.format import DASH, NOT_COMPARABLE_NOTE, fmt_p, ordered, test_set_letters
-from synthprobe.report.model import MistakeCount, ModelResult
+from synthprobe.report.format import DASH, fmt_p
 from synthprobe.report.stats import adjusted, wilson
 from synthprobe.templating import escape
 

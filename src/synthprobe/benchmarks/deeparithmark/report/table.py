@@ -4,7 +4,8 @@ Model, Params, Deep (acc_norm), soft, d2 … d5 (acc_norm per depth tier), Arith
 (acc_norm on the same weights), Δ = Deep − ArithMark-3, and p: the exact two-sided binomial
 p-value of Deep against chance, with n (items scored) after Params. Rows are ordered by the
 primary score (Deep), highest first; ArithMark-3 and Δ appear only when some row has them, and
-rows scored on different items carry a letter in the n column (:func:`~synthprobe.report.format.test_set_letters`).
+rows scored on different items carry a letter in the n column
+(:func:`~synthprobe.benchmarks.deeparithmark.report.order.test_set_letters`).
 
 Each metric has its own table (:func:`groups`): rows scored by log-likelihood (acc_norm) and rows
 of generated answers (accuracy of the answers read back, letters and free apart, each protocol
@@ -19,9 +20,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from synthprobe.benchmarks.deeparithmark.report.model import ModelResult
+from synthprobe.benchmarks.deeparithmark.report.order import NOT_COMPARABLE_NOTE, ordered, test_set_letters
 from synthprobe.benchmarks.deeparithmark.report.read import APPLIES
-from synthprobe.report.format import NOT_COMPARABLE_NOTE, ordered, test_set_letters
-from synthprobe.report.model import ModelResult
 from synthprobe.results import DASH, MINUS, card_cells, card_header, fmt_p, fmt_params
 
 DEFAULT_TITLE = "Deep Arithmark leaderboard"

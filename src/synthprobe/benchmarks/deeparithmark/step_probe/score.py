@@ -23,6 +23,7 @@ from typing import Any
 from synthprobe.backends.chat import ChatSetup
 from synthprobe.benchmarks.deeparithmark.audit import tolerance
 from synthprobe.benchmarks.deeparithmark.composition import RELEASE_FILE
+from synthprobe.benchmarks.deeparithmark.layout import STEPS_VERSION
 from synthprobe.benchmarks.deeparithmark.step_probe.build import (
     OPERATIONS,
     PROBE_VERSION,
@@ -36,7 +37,7 @@ from synthprobe.formats.arithmark3 import load_arithmark3
 from synthprobe.io.paths import slug
 from synthprobe.io.read import sha256_file
 from synthprobe.metrics.choice import exact_match, pick_choice
-from synthprobe.results import STEPS_VERSION, dumps_results, results_document
+from synthprobe.results import dumps_results, results_document
 from synthprobe.scoring.runner import batches, run_items
 from synthprobe.version import __version__
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from synthprobe.benchmarks.gpt3.report.model import Gpt3Result
 from synthprobe.report.format import ordered
-from synthprobe.report.model import Gpt3Result
 from synthprobe.report.stats import wilson
 from synthprobe.report.tables import Table, pct
 

@@ -20,7 +20,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from synthprobe.report.model import Count, Gpt3Result, Gpt3Row, PaperFigure
+from synthprobe.benchmarks.gpt3.report.model import Gpt3Result, Gpt3Row, PaperFigure
+from synthprobe.report.model import Count
 from synthprobe.results import Block, Entry, Results, at
 
 TASK = "gpt3"

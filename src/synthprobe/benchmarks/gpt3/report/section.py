@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from synthprobe.benchmarks.gpt3.report import table as gt
+from synthprobe.benchmarks.gpt3.report.model import Gpt3Result, Gpt3Row, PaperFigure
 from synthprobe.report import html
 from synthprobe.report.format import DASH
-from synthprobe.report.model import Gpt3Result, Gpt3Row, PaperFigure
 from synthprobe.templating import escape
 
 

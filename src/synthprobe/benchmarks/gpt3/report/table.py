@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from synthprobe.benchmarks.gpt3.report.model import Gpt3Result, Gpt3Row, PaperFigure
 from synthprobe.benchmarks.gpt3.report.read import size_params
 from synthprobe.report.format import DASH, fmt_params, ordered
-from synthprobe.report.model import Gpt3Result, Gpt3Row, PaperFigure
 from synthprobe.report.stats import wilson
 
 #: the paper the figures come from, as the scorer carries them

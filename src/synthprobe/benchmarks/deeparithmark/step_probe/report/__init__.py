@@ -1,5 +1,5 @@
 """The per-step probe's section of the report (``synthprobe probe steps`` results), registered in
-:mod:`synthprobe.report.extras`: ``read`` checks the block, ``figures`` draws ``steps.png``,
+:mod:`synthprobe.report.sections`: ``read`` checks the block, ``figures`` draws ``steps.png``,
 ``section`` writes the HTML."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ importlib.import_module("synthprobe.benchmarks.deeparithmark.step_probe.report.s
 __all__ = ["KEY", "TITLE", "SHORT_TITLE", "parse", "figure", "section", "settings_table", "summary", "markdown_body"]
 
 KEY = "steps"
-#: shown after the paired comparison of models (synthprobe.report.extras)
+#: shown after the paired comparison of models (synthprobe.report.sections)
 AFTER = "comparison"
 TITLE = "Per-step probe: where the chain breaks"
 SHORT_TITLE = "Per-step probe"
