@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from synthprobe.report.format import fmt_pct
 from synthprobe.results import Results, at, fmt_p
 from synthprobe.templating import render as render_template
 
@@ -95,10 +96,6 @@ def parse(results: Results) -> list[NumberFormatResult]:
     return out
 
 
-def _pct(x: float | None) -> str:
-    return "—" if x is None else f"{x:.1f} %"
-
-
 def _delta(x: float | None) -> str:
     return "—" if x is None else f"{x:+.1f}".replace("-", "−")
 
@@ -119,7 +116,7 @@ def section(results: Sequence[NumberFormatResult]) -> str:
                     row["format"],
                     f"{row['n']:,}",
                     f"{row['changed']:,}",
-                    _pct(row["accuracy"]),
+                    fmt_pct(row["accuracy"], 1, " %", in_percent=True),
                     _delta(row["delta"]),
                     "—" if row["b"] is None else f"{row['b']} / {row['c']}",
                     fmt_p(row["p_mcnemar"]),
