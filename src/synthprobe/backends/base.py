@@ -48,7 +48,9 @@ a chat-only endpoint lacks ``loglikelihood`` and raises in ``loglikelihood``/``r
 :class:`BaseBackend` gives ``score_choices``/``run_choices`` from ``loglikelihood`` (as
 lm-eval's ``TemplateLM`` builds multiple choice from log-likelihoods), a ``sample`` that says
 the engine cannot sample, and the rest, so a new engine implements ``loglikelihood`` and
-``generate`` only.
+``generate`` only. :class:`TokenizerBackend` adds what an engine holding a Hugging Face
+tokenizer (the HF and vLLM engines) reads from it: chat rendering, the template's text and
+token counts.
 """
 
 from __future__ import annotations
@@ -428,3 +430,26 @@ class BaseBackend:
 
     def close(self) -> None:
         pass
+
+
+class TokenizerBackend(BaseBackend):
+    """An engine that holds the model's Hugging Face tokenizer in ``tokenizer`` (the HF and vLLM
+    engines): chat rendering, the chat template's text and token counts come from it."""
+
+    tokenizer: Any
+
+    def render_chat(self, conversations: Sequence[Any], *, template: str | None = None) -> list[str]:
+        """Conversations as prompt text through the tokenizer's chat template (or ``template``);
+        see :func:`synthprobe.backends.chat.render_with_tokenizer`."""
+        from synthprobe.backends.chat import render_with_tokenizer
+
+        return render_with_tokenizer(self.tokenizer, conversations, template=template, where=self.name)
+
+    def chat_template_text(self, name: str | None = None) -> str | None:
+        from synthprobe.backends.chat import tokenizer_template
+
+        return tokenizer_template(self.tokenizer, name)
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of ``text`` as a prompt is encoded for generation (no special tokens)."""
+        return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])

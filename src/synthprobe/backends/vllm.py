@@ -45,7 +45,14 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from synthprobe.backends.base import BaseBackend, ChoiceCallback, ChoiceRun, EndingScore, Generation, ModelLoadError
+from synthprobe.backends.base import (
+    ChoiceCallback,
+    ChoiceRun,
+    EndingScore,
+    Generation,
+    ModelLoadError,
+    TokenizerBackend,
+)
 from synthprobe.backends.spec import ModelSpec, resolve_spec
 from synthprobe.errors import InputError
 from synthprobe.io.read import loads_json
@@ -170,8 +177,9 @@ def _stored_params(location: str) -> int | None:
     return total
 
 
-class VLLMBackend(BaseBackend):
-    """A ``vllm.LLM`` in this process plus the model's HF tokenizer."""
+class VLLMBackend(TokenizerBackend):
+    """A ``vllm.LLM`` in this process plus the model's HF tokenizer (chat rendering and token
+    counts from :class:`~synthprobe.backends.base.TokenizerBackend`)."""
 
     def __init__(
         self,
@@ -567,22 +575,6 @@ class VLLMBackend(BaseBackend):
         return [gens[i * n : (i + 1) * n] for i in range(len(encoded))]
 
     # -- identity --------------------------------------------------------------------------
-    def render_chat(self, conversations: Sequence[Any], *, template: str | None = None) -> list[str]:
-        """Conversations as prompt text through the tokenizer's chat template (or ``template``);
-        see :func:`synthprobe.backends.chat.render_with_tokenizer`."""
-        from synthprobe.backends.chat import render_with_tokenizer
-
-        return render_with_tokenizer(self.tokenizer, conversations, template=template, where=self.name)
-
-    def chat_template_text(self, name: str | None = None) -> str | None:
-        from synthprobe.backends.chat import tokenizer_template
-
-        return tokenizer_template(self.tokenizer, name)
-
-    def count_tokens(self, text: str) -> int:
-        """Tokens of ``text`` as a prompt is encoded (no special tokens)."""
-        return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
-
     def runtime(self) -> dict[str, Any]:
         import torch
         import transformers

@@ -453,6 +453,9 @@ def write(config: Config, doc: dict) -> None:
 
 def summary_lines(doc: dict) -> list[str]:
     """What the command prints: per task, the contaminated shares and any rescoring."""
+    from synthprobe.report.contamination import share_text
+    from synthprobe.report.format import fmt_pct
+
     sec = doc["contamination"]
     run_ = sec["run"]
     out = [
@@ -461,23 +464,16 @@ def summary_lines(doc: dict) -> list[str]:
         + (f" ({run_['mb_per_s']:.2f} MB/s)" if run_["mb_per_s"] else "")
     ]
     for t in sec["tasks"]:
-        c = t["contaminated"]
-
-        def pct(block):
-            if block is None or block["share"] is None:
-                return "—"
-            lo, hi = block["ci95"]
-            return f"{block['k']}/{t['n']} = {100 * block['share']:.2f} % [{100 * lo:.2f}, {100 * hi:.2f}]"  # noqa: B023
-
+        c, n = t["contaminated"], t["n"]
         out.append(
-            f"{t['task']} ({t['n']} items): 13-gram {pct(c['ngram13'])}; 8-gram {pct(c['ngram8'])}; "
-            f"arithmetic {pct(c['arithmetic'])}; any {pct(c['any'])}"
+            f"{t['task']} ({n} items): 13-gram {share_text(c['ngram13'], n)}; 8-gram {share_text(c['ngram8'], n)}; "
+            f"arithmetic {share_text(c['arithmetic'], n)}; any {share_text(c['any'], n)}"
         )
         for r in t["rescored"]:
             f, cl = r["full"], r["clean"]
-            acc = lambda b: "—" if b["accuracy"] is None else f"{100 * b['accuracy']:.2f} %"  # noqa: E731
+            full, clean = fmt_pct(f["accuracy"], 2, " %"), fmt_pct(cl["accuracy"], 2, " %")
             out.append(
                 f"  {r['model']}{' ' + r['setting'] if r['setting'] else ''}: {r['metric']} "
-                f"full {acc(f)} (n={f['n']}), clean {acc(cl)} (n={cl['n']})"
+                f"full {full} (n={f['n']}), clean {clean} (n={cl['n']})"
             )
     return out

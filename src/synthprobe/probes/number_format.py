@@ -376,16 +376,13 @@ def run(backend, config: ProbeConfig, *, on_row: Callable[[dict], None] | None =
 # -- the printed table ---------------------------------------------------------------------
 
 
-def _pct(x: float | None) -> str:
-    return "—" if x is None else f"{x:.1f}"
-
-
 def _delta(x: float | None) -> str:
     return "—" if x is None else f"{x:+.1f}".replace("-", "−")
 
 
 def table_lines(block: dict[str, Any]) -> list[str]:
     """The block as Markdown tables (Deep Arithmark by depth, GPT-3 by task)."""
+    from synthprobe.report.format import fmt_pct
     from synthprobe.results import fmt_p
 
     out: list[str] = []
@@ -401,8 +398,9 @@ def table_lines(block: dict[str, Any]) -> list[str]:
         ]
         for r in deep["rows"]:
             bc = "—" if r["b"] is None else f"{r['b']} / {r['c']}"
+            acc = fmt_pct(r["accuracy"], 1, in_percent=True)
             out.append(
-                f"| {r['depth']} | {r['format']} | {r['n']} | {r['changed']} | {_pct(r['accuracy'])} | "
+                f"| {r['depth']} | {r['format']} | {r['n']} | {r['changed']} | {acc} | "
                 f"{_delta(r['delta'])} | {bc} | {fmt_p(r['p_mcnemar'])} |"
             )
     g = block.get("gpt3")
@@ -417,8 +415,9 @@ def table_lines(block: dict[str, Any]) -> list[str]:
         ]
         for r in g["rows"]:
             bc = "—" if r["b"] is None else f"{r['b']} / {r['c']}"
+            acc = fmt_pct(r["accuracy"], 1, in_percent=True)
             out.append(
-                f"| {r['code']} | {r['format']} | {r['n']} | {r['changed']} | {_pct(r['accuracy'])} | "
+                f"| {r['code']} | {r['format']} | {r['n']} | {r['changed']} | {acc} | "
                 f"{_delta(r['delta'])} | {bc} | {fmt_p(r['p_mcnemar'])} |"
             )
     return out

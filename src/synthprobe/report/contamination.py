@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from synthprobe.report.format import DASH
+from synthprobe.report.format import DASH, fmt_pct_ci
 from synthprobe.results import Results
 from synthprobe.templating import render
 
@@ -57,18 +57,17 @@ def parse(results: Results) -> list[ContaminationRun]:
     return [ContaminationRun(str(results.path), sec)]
 
 
-def _share(block: dict | None, n: int) -> str:
+def share_text(block: dict | None, n: int) -> str:
+    """``3/200 = 1.50 % [0.31, 4.32]``: a test's contaminated items, their share and its 95 % CI."""
     if block is None or block.get("share") is None:
         return DASH
-    lo, hi = block["ci95"]
-    return f"{block['k']}/{n} = {100 * block['share']:.2f} % [{100 * lo:.2f}, {100 * hi:.2f}]"
+    return f"{block['k']}/{n} = {fmt_pct_ci(block['share'], block['ci95'])}"
 
 
 def _acc(b: dict) -> str:
     if b.get("accuracy") is None:
         return DASH
-    lo, hi = b["ci95"]
-    return f"{100 * b['accuracy']:.2f} % [{100 * lo:.2f}, {100 * hi:.2f}] ({b['correct']}/{b['n']})"
+    return f"{fmt_pct_ci(b['accuracy'], b['ci95'])} ({b['correct']}/{b['n']})"
 
 
 def _where(loc: dict) -> str:
@@ -87,7 +86,7 @@ def _view(run: ContaminationRun) -> dict[str, Any]:
             {
                 "name": t["task"] + (f" ({t['code']})" if t.get("code") else ""),
                 "n": f"{n:,}",
-                "cells": [_share(t["contaminated"].get(test), n) for test in TESTS],
+                "cells": [share_text(t["contaminated"].get(test), n) for test in TESTS],
             }
         )
         for r in t["rescored"]:
@@ -139,6 +138,6 @@ def markdown_body(runs: Sequence[ContaminationRun]) -> str:
     lines = ["| Source | Task | Items | 13-gram | 8-gram | arithmetic | any |", "|---|---|---|---|---|---|---|"]
     for run in runs:
         for t in run.section["tasks"]:
-            cells = [_share(t["contaminated"].get(test), t["n"]) for test in TESTS]
+            cells = [share_text(t["contaminated"].get(test), t["n"]) for test in TESTS]
             lines.append(f"| {run.source} | {t['task']} | {t['n']:,} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from synthprobe import registry
+from synthprobe.report.format import fmt_pct
 from synthprobe.results import Results, at, fmt_p
 from synthprobe.templating import render as render_template
 
@@ -98,10 +99,6 @@ def parse(results: Results) -> list[NumberFormatResult]:
     return out
 
 
-def _pct(x: float | None) -> str:
-    return "—" if x is None else f"{x:.1f} %"
-
-
 def _delta(x: float | None) -> str:
     return "—" if x is None else f"{x:+.1f}".replace("-", "−")
 
@@ -122,7 +119,7 @@ def section(results: Sequence[NumberFormatResult]) -> str:
                     row["format"],
                     f"{row['n']:,}",
                     f"{row['changed']:,}",
-                    _pct(row["accuracy"]),
+                    fmt_pct(row["accuracy"], 1, " %", in_percent=True),
                     _delta(row["delta"]),
                     "—" if row["b"] is None else f"{row['b']} / {row['c']}",
                     fmt_p(row["p_mcnemar"]),

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from synthprobe import registry
+from synthprobe.report.format import fmt_pct
 from synthprobe.results import DASH, Results
 from synthprobe.templating import escape
 
@@ -86,10 +87,6 @@ def _counts(results: Results, e, task: str) -> tuple[int, int, str]:
     return correct, total, metric
 
 
-def _pct(x: float | None, digits: int = 2) -> str:
-    return DASH if x is None else f"{100 * x:.{digits}f}"
-
-
 def _spread_rows(t: SweepTable) -> tuple[list[str], list[list[str]]]:
     n_seeds = len(t.summary["seeds_compared"])
     head = ["Model", "Seeds", "Mean %", "SD (points)", "Min %", "Max %", "Rank by mean", "Seeds at that rank"]
@@ -100,10 +97,10 @@ def _spread_rows(t: SweepTable) -> tuple[list[str], list[list[str]]]:
             [
                 label,
                 str(m["n_seeds"]),
-                _pct(m["mean"]),
-                _pct(m["sd"]),
-                _pct(m["min"]),
-                _pct(m["max"]),
+                fmt_pct(m["mean"]),
+                fmt_pct(m["sd"]),
+                fmt_pct(m["min"]),
+                fmt_pct(m["max"]),
                 DASH if rank is None else f"{rank:g}",
                 f"{m.get('seeds_at_rank_by_mean', 0)}/{n_seeds}",
             ]
@@ -114,7 +111,7 @@ def _spread_rows(t: SweepTable) -> tuple[list[str], list[list[str]]]:
 def _seed_rows(t: SweepTable) -> tuple[list[str], list[list[str]]]:
     seeds = list(dict.fromkeys(s for per in t.scores.values() for s in per))
     head = ["Model"] + [f"seed {s}" for s in seeds]
-    return head, [[label] + [_pct(per.get(s)) if s in per else DASH for s in seeds] for label, per in t.scores.items()]
+    return head, [[label] + [fmt_pct(per[s]) if s in per else DASH for s in seeds] for label, per in t.scores.items()]
 
 
 def concordance_text(t: SweepTable) -> str:

@@ -27,11 +27,6 @@ FORMATS = {"csv": "csv", "latex": "tex", "markdown": "md"}
 Table = tuple[list[str], list[list[Any]]]
 
 
-def pct(x: float | None) -> float | None:
-    """A rate in [0, 1] as a percentage with two decimals (``None`` for none or NaN)."""
-    return None if x is None or x != x else round(100 * x, 2)
-
-
 def tables(items: Mapping[str, Sequence]) -> dict[str, Table]:
     """name → table, from each benchmark among ``items`` (benchmark name → its report items, in
     order) that has items and a ``tables`` part; two benchmarks naming one table is an error."""

@@ -39,6 +39,7 @@ from typing import Any
 
 from synthprobe.metrics.stats import chance_band, paired_over_seeds
 from synthprobe.report import html
+from synthprobe.report.format import fmt_pct, fmt_pct_ci
 from synthprobe.results import DASH, MINUS, Reader, Results, fmt_p, fmt_params
 from synthprobe.templating import Markup, escape
 
@@ -279,18 +280,12 @@ def _seeds(r: Reader, seeds: Any, where: str) -> None:
 # -- numbers as the page shows them ---------------------------------------------------------
 
 
-def _pct(x: float | None, digits: int = 1) -> str:
-    return DASH if x is None or x != x else f"{100 * x:.{digits}f}"
-
-
 def _acc(b: dict | None, *, counts: bool = True) -> str:
     """``24.8 % [20.6, 29.3] (99/400)``."""
     if not b or b.get("accuracy") is None:
         return DASH
     ci = b.get("ci95")
-    text = f"{_pct(b['accuracy'])} %"
-    if ci:
-        text += f" [{_pct(ci[0])}, {_pct(ci[1])}]"
+    text = fmt_pct_ci(b["accuracy"], ci, 1) if ci else fmt_pct(b["accuracy"], 1, " %")
     return text + (f" ({b['correct']:,}/{b['n']:,})" if counts else "")
 
 
@@ -373,7 +368,7 @@ def adversary_table(block: dict, chance: float) -> Table:
         train = p.get("train") or {}
         rows.append(
             [f"{p['size']:,}", _acc(p), fmt_p(p.get("p_vs_chance")), _yes(p.get("within_chance"), good=True)]
-            + [_pct((p["by_depth"].get(d) or {}).get("accuracy")) for d in depths]
+            + [fmt_pct((p["by_depth"].get(d) or {}).get("accuracy"), 1) for d in depths]
             + [
                 DASH if train.get("loss") is None else f"{train['loss']:.4f}",
                 DASH if train.get("seconds") is None else f"{train['seconds']:,.1f}",
@@ -400,7 +395,7 @@ def controls_table(controls: Sequence[dict]) -> Table:
         caught = [s for s in audit["strategies"] if not s["within"]]
         audit_text = "passes" if audit["passes"] else "fails"
         if caught:
-            audit_text += ": " + ", ".join(f"{s['name']} {_pct(s['accuracy'])} %" for s in caught)
+            audit_text += ": " + ", ".join(f"{s['name']} {fmt_pct(s['accuracy'], 1)} %" for s in caught)
         last = _best_trained(c["adversary"])
         rows.append(
             [
@@ -466,7 +461,8 @@ def depth_table(block: dict) -> Table | None:
     for d in depths:
         n = next((p["by_depth"][d]["n"] for p in points if d in p["by_depth"]), None)
         rows.append(
-            [d, DASH if n is None else f"{n:,}"] + [_pct((p["by_depth"].get(d) or {}).get("accuracy")) for p in points]
+            [d, DASH if n is None else f"{n:,}"]
+            + [fmt_pct((p["by_depth"].get(d) or {}).get("accuracy"), 1) for p in points]
         )
     return head, rows
 
@@ -522,12 +518,12 @@ def _seed_runs(runs: Sequence[ValidityRun]) -> list[tuple[str, dict]]:
 
 
 def _range(block: dict) -> str:
-    return f"{_pct(block['min'])}–{_pct(block['max'])}"
+    return f"{fmt_pct(block['min'], 1)}–{fmt_pct(block['max'], 1)}"
 
 
 def _mean_sd(block: dict) -> str:
     sd = block.get("sd")
-    return f"{_pct(block['mean'])} ± {_pct(sd)}" if sd is not None else _pct(block["mean"])
+    return f"{fmt_pct(block['mean'], 1)} ± {fmt_pct(sd, 1)}" if sd is not None else fmt_pct(block["mean"], 1)
 
 
 def seeds_table(runs: Sequence[ValidityRun]) -> Table:
@@ -548,7 +544,7 @@ def seeds_table(runs: Sequence[ValidityRun]) -> Table:
     for label, sd in _seed_runs(runs):
         o, rel = sd["overall"], sd.get("release")
         ci = o.get("ci95")
-        mean = f"{_pct(o['mean'])}" + (f" [{_pct(ci[0])}, {_pct(ci[1])}]" if ci else "")
+        mean = f"{fmt_pct(o['mean'], 1)}" + (f" [{fmt_pct(ci[0], 1)}, {fmt_pct(ci[1], 1)}]" if ci else "")
         below = DASH if rel is None else f"{round(rel['share_below'] * len(sd['per_seed']))} of {len(sd['per_seed'])}"
         rows.append(
             [
@@ -558,7 +554,7 @@ def seeds_table(runs: Sequence[ValidityRun]) -> Table:
                 mean,
                 DASH if o.get("sd") is None else f"{100 * o['sd']:.2f}",
                 _range(o),
-                DASH if rel is None else _pct(rel["accuracy"]),
+                DASH if rel is None else fmt_pct(rel["accuracy"], 1),
                 DASH if rel is None or rel.get("z") is None else f"{rel['z']:+.2f}".replace("-", MINUS),
                 below,
             ]
@@ -598,10 +594,13 @@ def per_seed_table(runs: Sequence[ValidityRun]) -> Table:
     for seed in seeds:
         rows.append(
             [DASH if seed is None else str(seed)]
-            + [next((_pct(p["accuracy"]) for p in sd["per_seed"] if p.get("seed") == seed), DASH) for _, sd in found]
+            + [
+                next((fmt_pct(p["accuracy"], 1) for p in sd["per_seed"] if p.get("seed") == seed), DASH)
+                for _, sd in found
+            ]
         )
     rows.append(
-        ["the file"] + [DASH if sd.get("release") is None else _pct(sd["release"]["accuracy"]) for _, sd in found]
+        ["the file"] + [DASH if sd.get("release") is None else fmt_pct(sd["release"]["accuracy"], 1) for _, sd in found]
     )
     return head, rows
 
@@ -694,7 +693,7 @@ def verdicts(run: ValidityRun) -> list[tuple[str, str, bool | None]]:
         base, top = learn["curve"][0], learn["curve"][-1]
         pair = top.get("paired")
         text = (
-            f"{_pct(base['accuracy'])} % at {base['size']:,} training items, {_pct(top['accuracy'])} % at "
+            f"{fmt_pct(base['accuracy'], 1)} % at {base['size']:,} training items, {fmt_pct(top['accuracy'], 1)} % at "
             f"{top['size']:,}"
         )
         if pair is not None and top is not base:
@@ -724,7 +723,7 @@ def verdicts(run: ValidityRun) -> list[tuple[str, str, bool | None]]:
         if seeds.get("release") is not None:
             text += "; " + seeds["release"]["verdict"]
         else:
-            text += f", mean {_pct(o['mean'])} %, range {_range(o)} %"
+            text += f", mean {fmt_pct(o['mean'], 1)} %, range {_range(o)} %"
         out.append(("Seed variance", text, None))
     return out
 
@@ -737,7 +736,7 @@ def _intro(run: ValidityRun) -> str:
     return (
         f"Model-based checks of {f['path']}{bench}, {f['n_items']:,} items, SHA-256 {f['sha256'][:12]}…: "
         f"{_model_text(model)} fine-tuned on fresh-seed items that share no context with the file. "
-        f"Chance is {_pct(run.chance)} %; a scorer at chance lands in {_pct(lo)}–{_pct(hi)} % on "
+        f"Chance is {fmt_pct(run.chance, 1)} %; a scorer at chance lands in {fmt_pct(lo, 1)}–{fmt_pct(hi, 1)} % on "
         f"{f['n_items']:,} items 95 % of the time (chance's interval)."
     )
 
@@ -1026,7 +1025,7 @@ def _errors(points: Sequence[dict]) -> list[list[float]] | None:
 def _chance(ax, chance: float, n: int | None, *, band: bool = True) -> None:
     from synthprobe.report.figures import CHANCE_STYLE
 
-    ax.axhline(100 * chance, **CHANCE_STYLE, label=f"chance {_pct(chance)} %", zorder=1)
+    ax.axhline(100 * chance, **CHANCE_STYLE, label=f"chance {fmt_pct(chance, 1)} %", zorder=1)
     if band and n:
         lo, hi = chance_band(n, chance)
         ax.axhspan(
@@ -1176,7 +1175,7 @@ def _draw_lofo(ax, run: ValidityRun, colors) -> None:
             capsize=2,
             error_kw={"linewidth": 0.8},
         )
-    ax.axvline(100 * run.chance, **CHANCE_STYLE, label=f"chance {_pct(run.chance)} %")
+    ax.axvline(100 * run.chance, **CHANCE_STYLE, label=f"chance {fmt_pct(run.chance, 1)} %")
     for y, f in zip(ys, folds):
         ax.text(103, y, f"p {fmt_p(f['paired']['p'])}", va="center", fontsize=7, color="0.25")
     ax.set_yticks(

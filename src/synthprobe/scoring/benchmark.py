@@ -28,8 +28,7 @@ from synthprobe.backends.chat import ChatSetup
 from synthprobe.errors import InputError
 from synthprobe.io.read import sha256_file
 from synthprobe.registry import Benchmark
-from synthprobe.scoring.cache import ScoreCache, cache_key, cacheable
-from synthprobe.scoring.runner import run_items
+from synthprobe.scoring.runner import CacheKey, run_items
 
 
 def build_jsonl(bench: Benchmark, *, n: int, seed: int) -> tuple[int, str]:
@@ -100,26 +99,23 @@ def score_block(
     chat = chat or ChatSetup()
     check_chat(bench, chat)
     sha = sha256_file(data)
-    settings: dict[str, Any] = {"task": bench.name, "dtype": backend.dtype, "bos": getattr(backend, "bos", None)}
+    settings: dict[str, Any] = {"task": bench.name, "bos": getattr(backend, "bos", None)}
     kwargs: dict[str, Any] = {}
     if takes_chat(bench):
         kwargs["chat"] = chat
         if chat.enabled or chat.system_prompt is not None:  # keys the cache; none for raw text, as before
             ident = chat.identity(backend)
             settings["chat"] = {k: ident[k] for k in ("chat_template_sha256", "system_prompt_sha256")}
-    store = None
-    if cache and cacheable(backend):
-        store = ScoreCache(cache_key(backend.fingerprint, sha, settings))
     started = time.perf_counter()
     work = bench.part("work")(backend, items, **kwargs)
     run = run_items(
         [it["id"] for it in items],
         work,
         where=f"{bench.name} · {backend.name}",
-        cache=store,
+        backend=backend,
+        cache=CacheKey(sha, settings) if cache else None,
         batch_size=batch_size,
         progress=progress,
-        name=backend.name,
     )
     # every record in the form the score cache gives back (keys sorted): a run that reads some
     # from the cache (a rerun, a resumed run, a Ray job rerun after its worker died) writes the

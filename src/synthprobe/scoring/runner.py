@@ -3,8 +3,11 @@ GPT-3 tasks): per-item cache, resume, progress, the Ctrl-C message and out-of-me
 
 A workload says only what to ask the backend: a ``work(todo, batch_size, emit)`` function that
 scores the items at positions ``todo`` (in input order) and calls ``emit(position, record)``
-as each one finishes; ``record`` is a JSON object whose ``id`` names the item in the cache.
-:func:`run_items` does the rest and returns every item's record (fresh or cached) in order.
+as each one finishes; ``record`` is a JSON object whose ``id`` names the item in the cache;
+and what keys its cache beyond the model (a :class:`CacheKey`: the data's SHA-256 and the
+settings that change a score). :func:`run_items` does the rest, the score cache included (built
+from the backend's fingerprint and dtype and that key), and returns every item's record (fresh
+or cached) in order.
 Workloads that batch prompts themselves walk them with :func:`batches` (longest first, the
 order a resumed run repeats, with one progress bar).
 """
@@ -12,12 +15,12 @@ order a resumed run repeats, with one progress bar).
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from synthprobe.backends.base import ScoringError, TokenBudgetSpent
-from synthprobe.scoring.cache import ScoreCache, from_cache_note, run_with_oom_backoff
+from synthprobe.scoring.cache import ScoreCache, cache_key, cacheable, from_cache_note, run_with_oom_backoff
 
 T = TypeVar("T")
 
@@ -40,6 +43,29 @@ class ScoringInterrupted(KeyboardInterrupt):
         return cls(f"interrupted after {finished} items ({where}); {kept}")
 
 
+@dataclass(frozen=True)
+class CacheKey:
+    """What keys a run's items in the score cache beside the model: the SHA-256 of the data
+    scored and the settings that change a score (the task, BOS, context, protocol, chat, ...).
+    :func:`score_cache` adds the model's fingerprint and the engine's ``dtype``."""
+
+    data_sha256: str
+    settings: Mapping[str, Any]
+
+
+def score_cache(backend, key: CacheKey | Callable[[], CacheKey] | None) -> ScoreCache | None:
+    """The score cache of ``backend``'s scores under ``key`` (settings plus the engine's
+    ``dtype``), or None: no key (``--no-cache``), or an engine whose scores may not be cached
+    (:func:`~synthprobe.scoring.cache.cacheable`). ``key`` may be a function, called only when
+    the cache is used, for settings worth working out only then."""
+    if key is None or not cacheable(backend):
+        return None
+    if callable(key):
+        key = key()
+    settings = {"dtype": backend.dtype, **key.settings}
+    return ScoreCache(cache_key(backend.fingerprint, key.data_sha256, settings))
+
+
 @dataclass
 class RunResult:
     #: Every item's record, in input order (fresh or from the cache).
@@ -55,6 +81,8 @@ class RunResult:
     batch_size: int
     #: What ``work`` returned.
     extra: Any
+    #: The score cache the run used (None: off).
+    cache: ScoreCache | None = None
 
 
 def run_items(
@@ -62,24 +90,28 @@ def run_items(
     work: Callable[[list[int], int, Emit], T],
     *,
     where: str,
-    cache: ScoreCache | None,
+    backend,
+    cache: CacheKey | Callable[[], CacheKey] | None,
     batch_size: int,
     progress: bool,
-    name: str,
     echo: Callable[[str], None] = print,
 ) -> RunResult:
-    """Score the items named ``ids`` (see the module docstring) and return their records.
+    """Score the items named ``ids`` (see the module docstring) with ``backend`` and return
+    their records.
 
-    With ``cache``, finished records are appended once per ``batch_size`` items (one fsync per
-    batch), and items already there are not scored again. Ctrl-C saves what finished and raises
-    :class:`ScoringInterrupted`; out of memory halves the batch and retries (``name`` is the
-    model in the error when even a batch of one does not fit).
+    With ``cache`` (the key of :func:`score_cache`; None: off), finished records are appended
+    once per ``batch_size`` items (one fsync per batch), and items already there are not scored
+    again. Ctrl-C saves what finished and raises :class:`ScoringInterrupted`; out of memory
+    halves the batch and retries (the backend's ``name`` is the model in the error when even a
+    batch of one does not fit).
 
     Under a run's calibration (:mod:`synthprobe.plan`) only the first batch is scored,
     timed and kept; the run proper then takes those records instead of scoring them again.
     """
     from synthprobe.plan import current
 
+    cache = score_cache(backend, cache)
+    name = getattr(backend, "name", "the model")
     total = len(ids)
     ahead = current()
     key = (where, name, str(cache.path) if cache is not None else None, tuple(ids))
@@ -153,7 +185,13 @@ def run_items(
         raise
     records = [fresh[i] if i in fresh else done[key] for i, key in enumerate(ids)]
     return RunResult(
-        records=records, todo=todo, cached=total - len(fresh), stored=len(done), batch_size=used, extra=extra
+        records=records,
+        todo=todo,
+        cached=total - len(fresh),
+        stored=len(done),
+        batch_size=used,
+        extra=extra,
+        cache=cache,
     )
 
 

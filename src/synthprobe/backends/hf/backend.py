@@ -22,7 +22,14 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from synthprobe.backends.base import BaseBackend, ChoiceCallback, ChoiceRun, EndingScore, ItemCallback, ModelLoadError
+from synthprobe.backends.base import (
+    ChoiceCallback,
+    ChoiceRun,
+    EndingScore,
+    ItemCallback,
+    ModelLoadError,
+    TokenizerBackend,
+)
 from synthprobe.backends.spec import ModelSpec, resolve_spec
 from synthprobe.errors import InputError
 
@@ -122,8 +129,9 @@ def _max_positions(config) -> int | None:
     return _max_positions(text) if text is not None else None
 
 
-class HFBackend(BaseBackend):
-    """A loaded transformers causal LM plus its tokenizer (see :class:`synthprobe.backends.base.Backend`)."""
+class HFBackend(TokenizerBackend):
+    """A loaded transformers causal LM plus its tokenizer (see :class:`synthprobe.backends.base.Backend`);
+    chat rendering and token counts come from :class:`~synthprobe.backends.base.TokenizerBackend`."""
 
     def __init__(
         self,
@@ -250,22 +258,6 @@ class HFBackend(BaseBackend):
             on_item=on_item,
             source=source,
         ).scores
-
-    def render_chat(self, conversations: Sequence[Any], *, template: str | None = None) -> list[str]:
-        """Conversations as prompt text through the tokenizer's chat template (or ``template``);
-        see :func:`synthprobe.backends.chat.render_with_tokenizer`."""
-        from synthprobe.backends.chat import render_with_tokenizer
-
-        return render_with_tokenizer(self.tokenizer, conversations, template=template, where=self.name)
-
-    def chat_template_text(self, name: str | None = None) -> str | None:
-        from synthprobe.backends.chat import tokenizer_template
-
-        return tokenizer_template(self.tokenizer, name)
-
-    def count_tokens(self, text: str) -> int:
-        """Tokens of ``text`` as generation encodes a prompt (no special tokens)."""
-        return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
 
     def runtime(self) -> dict[str, Any]:
         import torch

@@ -35,6 +35,7 @@ import yaml
 from synthprobe.benchmarks.deeparithmark.export.release import DEFAULT_RELEASE, Release, load_release
 from synthprobe.errors import InputError
 from synthprobe.io.write import check_out_dir, check_output_dir, write_tree
+from synthprobe.report.format import fmt_pct
 
 PARQUET_NAME = "data/test-00000-of-00001.parquet"
 PRETTY_NAME = "Deep Arithmark-1"
@@ -261,10 +262,6 @@ def run_selftest(release: Release) -> SelftestFigures:
 # ---------------------------------------------------------------------------------------
 
 
-def _pct(x: float) -> str:
-    return f"{100 * x:.2f} %"
-
-
 def _table(header: list[str], rows: list[list[Any]], align: str | None = None) -> list[str]:
     align = align or "l" * len(header)
     sep = ["---:" if a == "r" else "---" for a in align]
@@ -315,7 +312,7 @@ def render_card(release: Release, *, repo_id: str | None = None, selftest: Selft
         f"{fig['n']:,} arithmetic word problems that need "
         f"{min(fig['depth'])}–{max(fig['depth'])} dependent operations, in the ArithMark 3.0 "
         f"task format: finish the sentence by picking one of {k} continuations "
-        f"(chance {_pct(fig['chance']) if fig['chance'] else 'n/a'}). "
+        f"(chance {fmt_pct(fig['chance'], 2, ' %') if fig['chance'] else 'n/a'}). "
         "Every wrong option is the exact value of a named, plausible mistake, so a magnitude "
         "guess does not help.",
         "",
@@ -344,7 +341,7 @@ def render_card(release: Release, *, repo_id: str | None = None, selftest: Selft
     glance = [
         ["Examples", f"{fig['n']:,}"],
         ["Choices per example", ", ".join(map(str, fig["choices"]))],
-        ["Chance", _pct(fig["chance"]) if fig["chance"] else "varies"],
+        ["Chance", fmt_pct(fig["chance"], 2, " %") if fig["chance"] else "varies"],
         ["Depth tiers", ", ".join(f"{d} ({c:,})" for d, c in fig["depth"].items())],
         ["Templates / topic labels", f"{len(fig['templates'])} / {len(fig['topics'])}"],
         ["Prompt length (words)", f"mean {fig['words_mean']:.1f}, min {fig['words_min']}, max {fig['words_max']}"],
@@ -376,11 +373,11 @@ def render_card(release: Release, *, repo_id: str | None = None, selftest: Selft
             "## Shortcut audit",
             "",
             "Strategies that skip the arithmetic, scored on this file "
-            f"(chance {_pct(fig['chance']) if fig['chance'] else 'n/a'}; "
+            f"(chance {fmt_pct(fig['chance'], 2, ' %') if fig['chance'] else 'n/a'}; "
             "`python deeparithmark.py audit` reproduces the table):",
             "",
         ]
-        lines += _table(["Strategy", "Score"], [[s, _pct(v)] for s, v in selftest.audit], "lr") + [""]
+        lines += _table(["Strategy", "Score"], [[s, fmt_pct(v, 2, " %")] for s, v in selftest.audit], "lr") + [""]
         passed = sum(status == "PASS" for _, _, status in selftest.checks)
         lines += [
             "## Self-test",

@@ -8,8 +8,9 @@ from collections.abc import Sequence
 from synthprobe.benchmarks.deeparithmark.report.model import ModelResult
 from synthprobe.benchmarks.deeparithmark.report.order import ordered, test_set_letters
 from synthprobe.benchmarks.deeparithmark.report.table import OUTCOME_COLUMNS, depths, has_compare, outcome_share
+from synthprobe.report.format import percent
 from synthprobe.report.stats import adjusted, wilson
-from synthprobe.report.tables import Table, pct
+from synthprobe.report.tables import Table
 
 
 def leaderboard(results: Sequence[ModelResult]) -> Table:
@@ -39,10 +40,10 @@ def leaderboard(results: Sequence[ModelResult]) -> Table:
             [r.model, r.params, r.overall.n]
             + ([letters[r.test_set]] if letters else [])
             + ([r.metric] if answers else [])
-            + [pct(r.acc_norm), pct(lo), pct(hi), pct(r.soft)]
-            + ([pct(answered)] if answers else [])
-            + [pct(r.by_depth[d].rate) if d in r.by_depth else None for d in ds]
-            + ([pct(r.arithmark3), None if r.delta is None else round(100 * r.delta, 2)] if compare else [])
+            + [percent(r.acc_norm, 2), percent(lo, 2), percent(hi, 2), percent(r.soft, 2)]
+            + ([percent(answered, 2)] if answers else [])
+            + [percent(r.by_depth[d].rate, 2) if d in r.by_depth else None for d in ds]
+            + ([percent(r.arithmark3, 2), None if r.delta is None else round(100 * r.delta, 2)] if compare else [])
             + [r.p_value]
             + ([_share(outcome_share(r, key)) for key, _ in OUTCOME_COLUMNS] if answers else [])
             + [r.checkpoint or None, r.fingerprint]
@@ -70,7 +71,7 @@ def per_depth(results: Sequence[ModelResult]) -> Table:
             rows.append(
                 [r.model, d, c.n, c.correct]
                 + ([r.metric] if len(metrics) > 1 else [])
-                + [pct(c.rate) if c.n else None, pct(lo), pct(hi), p, p_holm]
+                + [percent(c.rate, 2) if c.n else None, percent(lo, 2), percent(hi, 2), p, p_holm]
             )
     return head, rows
 

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from synthprobe.benchmarks.deeparithmark.report.model import ModelResult
 from synthprobe.benchmarks.deeparithmark.report.order import NOT_COMPARABLE_NOTE, ordered, test_set_letters
 from synthprobe.benchmarks.deeparithmark.report.read import APPLIES
+from synthprobe.report.format import percent
 from synthprobe.results import DASH, MINUS, card_cells, card_header, fmt_p, fmt_params
 
 DEFAULT_TITLE = "Deep Arithmark leaderboard"
@@ -80,20 +81,16 @@ def header(results: Sequence[ModelResult]) -> list[str]:
 DEEP_COLUMN = 3
 
 
-def _pct(x: float | None) -> float | None:
-    return None if x is None or x != x else 100 * x
-
-
 def card_row(r: ModelResult, ds: Sequence[int], letter: str = "") -> dict:
     """One model's card row in percentages, for :func:`synthprobe.results.card_cells`."""
     return {
         "model": r.model,
         "params": r.params,
         "n": f"{r.overall.n:,}" + (f" · {letter}" if letter else ""),
-        "deep": _pct(r.acc_norm),
-        "soft": _pct(r.soft),
-        **{f"d{d}": _pct(r.by_depth[d].rate) if d in r.by_depth else None for d in ds},
-        "arithmark3": _pct(r.arithmark3),
+        "deep": percent(r.acc_norm),
+        "soft": percent(r.soft),
+        **{f"d{d}": percent(r.by_depth[d].rate) if d in r.by_depth else None for d in ds},
+        "arithmark3": percent(r.arithmark3),
         "delta": None if r.delta is None else 100 * r.delta,
         "p_vs_chance": r.p_value,
     }

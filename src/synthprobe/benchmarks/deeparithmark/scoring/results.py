@@ -78,12 +78,12 @@ the chosen scorer actually fed through the model.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
 from synthprobe.benchmarks.deeparithmark.scoring.protocols import protocol_effect as _protocol_effect
 from synthprobe.metrics.extract import PROTOCOL_OUTCOMES
+from synthprobe.report.format import percent
 from synthprobe.results import (
     DEPTHS,
     card_cells,
@@ -122,10 +122,6 @@ def params_label(n: int | None) -> str:
     return f"{n / 1e3:.0f} K"
 
 
-def _pct(x: float | None) -> float | None:
-    return None if x is None or (isinstance(x, float) and math.isnan(x)) else round(100.0 * x, 2)
-
-
 def table_row(entry: dict[str, Any]) -> dict[str, Any]:
     """The card's row of one entry, under its protocol's own metric: acc_norm (with soft) for
     log-likelihood, accuracy for generated answers, with the shares of answers that do not count
@@ -139,27 +135,27 @@ def table_row(entry: dict[str, Any]) -> dict[str, Any]:
         "params_label": params_label(entry["model"]["params"]),
         "metric": metric,
         "n": deep["n"],
-        "deep": _pct(deep["metrics"][metric]["acc"]),
-        "soft": _pct(deep["metrics"]["soft"]) if "soft" in deep["metrics"] else None,
+        "deep": percent(deep["metrics"][metric]["acc"], 2),
+        "soft": percent(deep["metrics"]["soft"], 2) if "soft" in deep["metrics"] else None,
     }
     for d in DEPTHS:
         block = deep["by_depth"].get(str(d))
-        row[f"d{d}"] = _pct(group_rate(block, deep)) if block else None
+        row[f"d{d}"] = percent(group_rate(block, deep), 2) if block else None
     am3 = entry["results"].get("arithmark3")
-    row["arithmark3"] = _pct(am3["summary"]["metrics"]["acc_norm"]["acc"]) if am3 else None
+    row["arithmark3"] = percent(am3["summary"]["metrics"]["acc_norm"]["acc"], 2) if am3 else None
     row["delta"] = (
         round(row["deep"] - row["arithmark3"], 2) if row["arithmark3"] is not None and row["deep"] is not None else None
     )
     row["p_vs_chance"] = deep["metrics"][metric]["p_vs_chance"]
     ext = entry["results"]["deeparithmark"].get("extraction")
     if ext is not None:
-        row["unparsed"] = _pct(ext["unparsed_share"])
+        row["unparsed"] = percent(ext["unparsed_share"], 2)
         if ext.get("resolve", "none") != "none":
             row["resolve"] = ext["resolve"]
         shares = ext.get("outcome_shares") or {}
         own = PROTOCOL_OUTCOMES.get(entry["results"]["deeparithmark"].get("protocol"), ())
         for key in ("inconsistent", "echo", "cut_off"):
-            row[key] = _pct(shares.get(key)) if key in own else None
+            row[key] = percent(shares.get(key), 2) if key in own else None
     return row
 
 

@@ -26,7 +26,7 @@ from synthprobe.io.read import sha256_file
 from synthprobe.io.write import atomic_write_json, check_not_input
 from synthprobe.items import MCItem
 from synthprobe.results import results_document
-from synthprobe.scoring.runner import batches, run_items
+from synthprobe.scoring.runner import CacheKey, batches, run_items
 from synthprobe.tasks import protocols as proto
 from synthprobe.version import __version__
 
@@ -258,19 +258,14 @@ def generate_dataset(
     from collections import Counter
 
     from synthprobe.benchmarks.deeparithmark.scoring.metrics import summarise
-    from synthprobe.scoring.cache import ScoreCache, cache_key, cacheable
     from synthprobe.scoring.records import generation_record
 
     chat = config.chat
-    cache = None
-    if config.cache and cacheable(backend):
-        settings = {
-            "task": ds.key,
-            "dtype": backend.dtype,
-            "bos": config.bos,
-            **_chat_settings(config, backend, protocol),
-        }
-        cache = ScoreCache(cache_key(backend.fingerprint, ds.info["sha256"], settings))
+
+    def score_key() -> CacheKey:
+        settings = {"task": ds.key, "bos": config.bos, **_chat_settings(config, backend, protocol)}
+        return CacheKey(ds.info["sha256"], settings)
+
     where = f"{ds.key} · {protocol} · {backend.name}"
     budget = _budget(config, protocol)
     stop = proto.stop_strings(protocol, cot=config.cot)
@@ -312,10 +307,10 @@ def generate_dataset(
         [it.id for it in ds.items],
         work,
         where=where,
-        cache=cache,
+        backend=backend,
+        cache=score_key if config.cache else None,
         batch_size=config.batch_size,
         progress=config.progress,
-        name=backend.name,
         echo=echo,
     )
     eval_s = time.perf_counter() - t0
@@ -449,14 +444,11 @@ def score_dataset(
     run retried.
     """
     from synthprobe.benchmarks.deeparithmark.scoring.metrics import summarise
-    from synthprobe.scoring.cache import ScoreCache, cache_key, cacheable
     from synthprobe.scoring.records import build_records
 
-    cache = None
-    if config.cache and cacheable(backend):
+    def score_key() -> CacheKey:
         settings = {
             "task": ds.key,
-            "dtype": backend.dtype,
             "max_context": config.max_context,
             "bos": config.bos,
             "scorer": config.scorer,
@@ -464,7 +456,8 @@ def score_dataset(
         }
         if partial is not None:
             settings["partial_input"] = partial
-        cache = ScoreCache(cache_key(backend.fingerprint, ds.info["sha256"], settings))
+        return CacheKey(ds.info["sha256"], settings)  # ds's key and info: the same after templating below
+
     where = f"{ds.key} · {partial['baseline']} · {backend.name}" if partial else f"{ds.key} · {backend.name}"
     ds = Dataset(ds.key, templated_items(backend, ds.items, config.chat), ds.info)
 
@@ -487,14 +480,14 @@ def score_dataset(
         [it.id for it in ds.items],
         work,
         where=where,
-        cache=cache,
+        backend=backend,
+        cache=score_key if config.cache else None,
         batch_size=config.batch_size,
         progress=config.progress,
-        name=backend.name,
         echo=echo,
     )
     run = result.extra
-    place = str(cache.path) if cache is not None else ""
+    place = str(result.cache.path) if result.cache is not None else ""
     scores: list[Any] = [None] * len(ds.items)
     truncated = [False] * len(ds.items)
     for k, i in enumerate(result.todo):

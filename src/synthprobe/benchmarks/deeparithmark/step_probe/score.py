@@ -38,7 +38,7 @@ from synthprobe.io.paths import slug
 from synthprobe.io.read import sha256_file
 from synthprobe.metrics.choice import exact_match, pick_choice
 from synthprobe.results import dumps_results, results_document
-from synthprobe.scoring.runner import batches, run_items
+from synthprobe.scoring.runner import CacheKey, batches, run_items
 from synthprobe.version import __version__
 
 DEFAULT_DATA = RELEASE_FILE
@@ -160,15 +160,13 @@ def _joined(p: StepProbe, rec: dict, where: str, save: bool) -> dict[str, Any]:
 def score_probes(backend, pr: Probes, config: StepsConfig) -> dict[str, Any]:
     """Score every probe with a loaded backend; return the ``steps`` block."""
     from synthprobe.benchmarks.deeparithmark.scoring.score import templated_items
-    from synthprobe.scoring.cache import ScoreCache, cache_key, cacheable
 
     probes = pr.probes
-    cache = None
-    if config.cache and cacheable(backend):
+
+    def score_key() -> CacheKey:
         settings = {
             "task": "steps",
             "probe_version": PROBE_VERSION,
-            "dtype": backend.dtype,
             "max_context": config.max_context,
             "max_new_tokens": config.max_new_tokens,
             "bos": getattr(backend, "bos", False),
@@ -176,7 +174,8 @@ def score_probes(backend, pr: Probes, config: StepsConfig) -> dict[str, Any]:
         if config.chat.enabled or config.chat.system_prompt is not None:  # plain runs keep their keys
             ident = config.chat.identity(backend)
             settings["chat"] = {k: ident[k] for k in ("chat_template_sha256", "system_prompt_sha256")}
-        cache = ScoreCache(cache_key(backend.fingerprint, pr.info["sha256"], settings))
+        return CacheKey(pr.info["sha256"], settings)
+
     where = f"steps · {backend.name}"
 
     def work(todo: list[int], batch_size: int, emit) -> None:
@@ -224,13 +223,13 @@ def score_probes(backend, pr: Probes, config: StepsConfig) -> dict[str, Any]:
         [p.id for p in probes],
         work,
         where=where,
-        cache=cache,
+        backend=backend,
+        cache=score_key if config.cache else None,
         batch_size=config.batch_size,
         progress=config.progress,
-        name=backend.name,
     )
     seconds = time.perf_counter() - t0
-    place = str(cache.path) if cache is not None else ""
+    place = str(result.cache.path) if result.cache is not None else ""
     records = [_joined(p, rec, place, config.save_items) for p, rec in zip(probes, result.records)]
     skipped: dict[str, int] = {}
     for s in pr.skipped:

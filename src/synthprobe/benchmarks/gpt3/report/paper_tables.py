@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from synthprobe.benchmarks.gpt3.report.model import Gpt3Result
-from synthprobe.report.format import ordered
+from synthprobe.report.format import ordered, percent
 from synthprobe.report.stats import wilson
-from synthprobe.report.tables import Table, pct
+from synthprobe.report.tables import Table
 
 
 def gpt3_table(results: Sequence[Gpt3Result]) -> Table:
@@ -27,9 +27,9 @@ def gpt3_table(results: Sequence[Gpt3Result]) -> Table:
                     row.k,
                     row.count.n,
                     row.count.correct,
-                    pct(row.rate) if row.count.n else None,
-                    pct(lo),
-                    pct(hi),
+                    percent(row.rate, 2) if row.count.n else None,
+                    percent(lo, 2),
+                    percent(hi, 2),
                 ]
             )
     return head, rows

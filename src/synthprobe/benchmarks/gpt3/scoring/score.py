@@ -66,8 +66,7 @@ from synthprobe.benchmarks.gpt3.scoring.metrics import summarize
 from synthprobe.errors import InputError
 from synthprobe.metrics.choice import exact_match, pick_choice
 from synthprobe.metrics.extract import LETTERS, extract_letter
-from synthprobe.scoring.cache import cacheable
-from synthprobe.scoring.runner import batches, run_items
+from synthprobe.scoring.runner import CacheKey, batches, run_items
 from synthprobe.tasks import protocols as proto
 
 CHECKS = ("generate", "is-greedy")
@@ -381,8 +380,7 @@ def score_task(
                     rows[-1]["usage"] = {"prompt_tokens": gen.prompt_tokens, "completion_tokens": gen.n_tokens}
         return rows
 
-    cache = None
-    if config.cache and cacheable(backend):
+    def score_key() -> CacheKey:
         settings = {
             "setting": setting,
             "k": k,
@@ -401,7 +399,8 @@ def score_task(
             settings["protocol"] = "letters"
             if chat.user_turns(backend) and not chat.enabled:
                 settings["user_turn"] = True  # a chat endpoint: the question is a user turn
-        cache = item_cache(backend, task, pool, settings)
+        return pool_key(backend, task, pool, settings)
+
     where = f"{task.code} {setting}"
 
     def work(todo: list[int], batch_size: int, emit) -> None:
@@ -424,10 +423,10 @@ def score_task(
         [str(p.index) for p in prompts],
         work,
         where=where,
-        cache=cache,
+        backend=backend,
+        cache=score_key if config.cache else None,
         batch_size=config.batch_size,
         progress=config.progress,
-        name=getattr(backend, "name", "the model"),
     )
     items = [rec["item"] for rec in result.records]
     seconds = time.perf_counter() - start
@@ -480,19 +479,14 @@ def letters_prompt(task: Task, pool: list, p: Prompt, *, chat: bool) -> str:
     return "".join(shots) + proto.prompt(pool[p.index], "letters", chat=chat)
 
 
-def item_cache(backend, task: Task, pool: list, settings: dict[str, Any]):
-    """The score cache of one (model, task pool, setting): the pool's JSONL text stands for the
-    data (it covers the seed, the format and a user's SAT file), ``settings`` for the rest."""
+def pool_key(backend, task: Task, pool: list, settings: dict[str, Any]) -> CacheKey:
+    """The score-cache key of one (task pool, setting) beside the model: the pool's JSONL text
+    stands for the data (it covers the seed, the format and a user's SAT file), ``settings`` for
+    the rest."""
     import hashlib
 
-    from synthprobe.scoring.cache import ScoreCache, cache_key
-
     data_sha = hashlib.sha256(serialize(pool).encode("utf-8")).hexdigest()
-    return ScoreCache(
-        cache_key(
-            backend.fingerprint, data_sha, {"task": task.name, "dtype": backend.dtype, "bos": backend.bos, **settings}
-        )
-    )
+    return CacheKey(data_sha, {"task": task.name, "bos": backend.bos, **settings})
 
 
 def dumps_results(doc: dict[str, Any]) -> str:

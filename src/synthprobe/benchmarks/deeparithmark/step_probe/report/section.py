@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from synthprobe.report import html
-from synthprobe.report.format import DASH
+from synthprobe.report.format import DASH, fmt_pct
 from synthprobe.templating import escape
 
 METHOD_NAMES = {"choice": "log-likelihood choice", "generation": "greedy generation, exact match"}
@@ -15,9 +15,8 @@ METHOD_NAMES = {"choice": "log-likelihood choice", "generation": "greedy generat
 def _pct(c: dict | None) -> str:
     if not c or not c.get("n"):
         return DASH
-    acc = 100 * c["correct"] / c["n"]
-    lo, hi = (100 * x for x in c["ci95"])
-    return f'<b>{acc:.0f}</b> <span class="note">[{lo:.0f}, {hi:.0f}] n={c["n"]}</span>'
+    lo, hi = (fmt_pct(x, 0) for x in c["ci95"])
+    return f'<b>{fmt_pct(c["correct"], 0, of=c["n"])}</b> <span class="note">[{lo}, {hi}] n={c["n"]}</span>'
 
 
 def _step_depth(s: dict) -> str:
