@@ -10,9 +10,10 @@ benchmark and pointing at its :class:`Benchmark`::
 
 Entry points are read only when a name is not built in, so naming a built-in benchmark imports
 nothing but its own modules. A :class:`Benchmark` names its parts (``build``, ``load``,
-``work``, ``metrics``, ``report``, ``sweep``) as ``"module:attr"`` strings (or the objects themselves), each
-imported only when a command asks for it: the runner, the sweep, the report assembler and the
-exports reach a benchmark through here, never by importing it (the import-linter contracts in
+``work``, ``metrics``, ``report``, ``sweep``, its own sub-commands ``commands``, ...: :data:`PARTS`)
+as ``"module:attr"`` strings (or the objects themselves), each imported only when a command asks
+for it: the runner, the sweep, the report assembler, the exports and the command line reach a
+benchmark through here, never by importing it (the import-linter contracts in
 ``pyproject.toml``). See docs/write-a-benchmark.md.
 """
 
@@ -59,6 +60,11 @@ PARTS = {
     "outcomes": (
         "the module giving each model's per-item right/wrong for the paired comparison (see synthprobe.report.compare)"
     ),
+    "commands": (
+        "the module of its own sub-commands: register(verbs) adds them (verbs: each verb this command line "
+        "builds -> its argparse sub-parsers action), and VERBS, if given, names the verbs it adds to; "
+        "registered after the generic ones (see synthprobe.cli)"
+    ),
     "sections": (
         "more report section modules it owns (a probe's, a protocol comparison's), shown whatever the inputs; "
         "each may name AFTER, the KEY of the section it follows (see synthprobe.report.extras)"
@@ -70,7 +76,7 @@ PARTS = {
 class Benchmark:
     """One benchmark: its name (the results block's key), its title, and its parts, each a
     ``"module:attr"`` (``"module"`` for a module) or the object itself; ``None`` when the
-    benchmark has no such part (the built-in ones keep their own commands)."""
+    benchmark has no such part."""
 
     name: str
     title: str
@@ -88,6 +94,7 @@ class Benchmark:
     lm_eval_reader: Any = None
     outcomes: Any = None
     sections: Any = None
+    commands: Any = None
     #: one line for `synthprobe score NAME --help`
     summary: str = ""
 

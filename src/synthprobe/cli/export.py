@@ -8,7 +8,7 @@ from datetime import UTC
 from pathlib import Path
 
 from synthprobe.benchmarks.deeparithmark.export.release import DEFAULT_RELEASE
-from synthprobe.cli.args import add_overwrite_argument, nonneg_int
+from synthprobe.commandline import add_overwrite_argument, nonneg_int
 
 
 def _hf(args: argparse.Namespace) -> int:
@@ -87,10 +87,6 @@ def _lm_eval_results(args: argparse.Namespace) -> int:
     return 0
 
 
-#: ``synthprobe score`` commands that take ``--output-format lm-eval``
-SCORE_COMMANDS = ("deeparithmark", "gpt3")
-
-
 def lm_eval_dir(results: Path) -> Path:
     """Where ``--output-format lm-eval`` writes by default: beside the results file, named after it."""
     return results.with_name(results.stem + "_lm-eval")
@@ -127,13 +123,13 @@ def _with_lm_eval(func):
     return run
 
 
-def _add_output_format(verbs: dict[str, argparse._SubParsersAction]) -> None:
-    """``--output-format`` and ``--lm-eval-out`` on the score commands (this room converts; the
-    scoring room only says which file it wrote, in ``args.written``)."""
-    score = verbs["score"].choices
-    for name in SCORE_COMMANDS:
-        p = score.get(name)
-        if p is None:
+def add_output_format(verbs: dict[str, argparse._SubParsersAction]) -> None:
+    """``--output-format`` and ``--lm-eval-out`` on the score commands that write a results
+    document, which their parser says by its default ``writes_results=True`` (this module
+    converts; the score command only says which file it wrote, in ``args.written``). Called after
+    the benchmarks have added their score commands."""
+    for p in dict.fromkeys(verbs["score"].choices.values()):  # each sub-command once, aliases too
+        if not p.get_default("writes_results"):
             continue
         p.add_argument(
             "--output-format",
@@ -366,7 +362,6 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
     )
     add_overwrite_argument(r)
     r.set_defaults(func=_lm_eval_results)
-    _add_output_format(verbs)
     h = sub.add_parser(
         "hub-results",
         formatter_class=fmt,

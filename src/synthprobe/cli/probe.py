@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from synthprobe.cli.args import (
+from synthprobe.commandline import (
     NOTHING_WRITTEN,
     add_model_args,
     add_overwrite_argument,
@@ -62,7 +62,7 @@ exit status: 0 ok, 2 bad input or flags, 1 the model failed to load or scoring f
 
 def add_steps_arguments(p: argparse.ArgumentParser) -> None:
     from synthprobe.benchmarks.deeparithmark.step_probe.score import DEFAULT_DATA, MAX_NEW_TOKENS
-    from synthprobe.cli.args import add_overwrite_argument
+    from synthprobe.commandline import add_overwrite_argument
 
     p.add_argument(
         "--data",
@@ -123,7 +123,7 @@ def run_steps(args: argparse.Namespace) -> int:
     from synthprobe.backends.refs import NameRegistry, model_refs, named_model
     from synthprobe.benchmarks.deeparithmark.release import locate_release
     from synthprobe.benchmarks.deeparithmark.step_probe import score as steps
-    from synthprobe.cli.args import backend_options
+    from synthprobe.commandline import backend_options
     from synthprobe.io.write import atomic_write_text, check_outputs
     from synthprobe.io.write import default_output as new_name
     from synthprobe.results import dumps_results
@@ -432,7 +432,7 @@ def cmd_number_format(args: argparse.Namespace) -> int:
     from synthprobe.backends.refs import NameRegistry, model_refs, named_model
     from synthprobe.benchmarks.gpt3.prompts import parse_shots
     from synthprobe.benchmarks.gpt3.registry import resolve_tasks
-    from synthprobe.cli.args import backend_options, load_backend_or_exit
+    from synthprobe.commandline import backend_options, load_backend_or_exit
     from synthprobe.io.paths import slug
     from synthprobe.io.write import atomic_write_text, check_outputs, default_output
     from synthprobe.probes.number_format import ProbeConfig, parse_formats, run, table_lines
@@ -519,7 +519,7 @@ def cmd_number_format(args: argparse.Namespace) -> int:
 
 
 def _register_number_format(verbs: dict) -> None:
-    from synthprobe.cli.args import add_overwrite_argument
+    from synthprobe.commandline import add_overwrite_argument
     from synthprobe.probes.number_format import DEFAULT_GPT3_N, DEFAULT_N, DEFAULT_SEED, DEFAULT_SHOTS
 
     p = verbs["probe"].add_parser(

@@ -54,7 +54,7 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _arguments(p: argparse.ArgumentParser) -> None:
-    from synthprobe.cli.args import add_overwrite_argument
+    from synthprobe.commandline import add_overwrite_argument
 
     p.add_argument(
         "results",
