@@ -7,7 +7,7 @@ sub-commands through its registry part ``commands`` (:mod:`synthprobe.registry`)
 plug-in adds options: a module whose ``register(verbs)`` adds them and whose ``VERBS``, if given,
 names the verbs it adds to. ``register`` gets the verbs this command line builds, each mapped to
 its argparse sub-parsers action: a command line that names a verb builds only that verb, and
-imports only the modules that add to it. The built-in benchmarks' commands are registered after
+imports only the modules that add to it. The built-in benchmarks' commands are registered before
 the rooms of each verb; a benchmark installed through an entry point is looked up only when a
 command line names it. The shared flags and types are :mod:`synthprobe.commandline`; no other
 module of synthprobe imports this package.
@@ -47,30 +47,27 @@ VERBS = {
 #: Verbs whose sub-command may be left out: ``synthprobe report FILES`` (``--help`` included)
 #: means ``synthprobe report deeparithmark FILES`` (the sub-command named after
 #: :data:`synthprobe.registry.DEFAULT`).
-DEFAULT_WHAT = {"report": DEFAULT}
+DEFAULT_WHAT = {"report": DEFAULT}  # the sub-command of cli/report.py
 #: Verbs that are one command: ``synthprobe contamination ARGS`` means ``synthprobe
 #: contamination check ARGS`` (``--help`` included), ``synthprobe sweep ARGS`` ``sweep run ARGS``.
 ONE_COMMAND = {"contamination": "check", "sweep": "run", "validate": "run"}
 
 #: The generic command modules, in the order they register, and the verbs each adds sub-commands
-#: to. A command line that names a verb imports and registers only that verb's modules (and the
-#: built-in benchmarks' commands for it): the whole tree (over 600 arguments) took ~16 ms to
-#: build, on every command and every in-process call of main().
+#: to. They register after the built-in benchmarks' own commands (so a verb lists a benchmark's
+#: sub-commands first, ``probe steps`` before ``probe novel-words``, and a room may amend what the
+#: benchmarks added: ``--output-format`` on the score commands). A command line that names a verb
+#: imports and registers only that verb's modules (and the benchmarks' commands for it): the whole
+#: tree (over 600 arguments) took ~16 ms to build, on every command and every in-process call of main().
 _ROOMS = {
     "synthprobe.cli.cache": ("cache",),
     "synthprobe.cli.probe": ("probe",),
     "synthprobe.cli.study": ("study",),
     "synthprobe.cli.report": ("report",),
-    "synthprobe.cli.export": ("export",),
+    "synthprobe.cli.export": ("export", "score"),  # also --output-format on the score commands
     "synthprobe.cli.sweep": ("sweep",),
     "synthprobe.cli.contamination": ("contamination",),
     "synthprobe.cli.validate": ("validate",),
 }
-
-#: Generic functions that amend the sub-commands the benchmarks added, run after them
-#: (``"module:function"``, called with the verbs as a room's ``register`` is): ``--output-format``
-#: on every score command that says it writes a results document.
-_AMENDS = {"synthprobe.cli.export:add_output_format": ("score",)}
 
 
 def _build(only: str | None = None) -> tuple[argparse.ArgumentParser, dict[str, argparse._SubParsersAction]]:
@@ -91,17 +88,13 @@ def _build(only: str | None = None) -> tuple[argparse.ArgumentParser, dict[str, 
         p = top.add_parser(verb, help=help_text, description=help_text)
         verbs[verb] = p.add_subparsers(dest="what", metavar="WHAT")
         p.set_defaults(_verb_parser=p)
-    for room, its_verbs in _ROOMS.items():
-        if only is None or only in its_verbs:
-            _register(room, _wanted(verbs, its_verbs, only))
     from synthprobe.registry import get
 
     for name in BUILTIN:
         _register_commands(get(name), verbs, only)
-    for ref, its_verbs in _AMENDS.items():
+    for room, its_verbs in _ROOMS.items():
         if only is None or only in its_verbs:
-            module, _, func = ref.partition(":")
-            getattr(_import(module), func)(_wanted(verbs, its_verbs, only))
+            _register(room, _wanted(verbs, its_verbs, only))
     return parser, verbs
 
 
@@ -131,19 +124,15 @@ class MissingCommands(ImportError):
     it adds to (or of no verb) refuses to start rather than run without that module's commands."""
 
 
-def _import(room: str):
-    """Import ``room``; an import failure names the module."""
+def _register(room: str, verbs: dict[str, argparse._SubParsersAction]) -> None:
+    """Import ``room`` and let it add its sub-commands; an import failure names the module."""
     try:
-        return importlib.import_module(room)
+        module = importlib.import_module(room)
     except ImportError as exc:
         raise MissingCommands(
             f"cannot import the command module {room} ({type(exc).__name__}: {exc}); its commands would be missing"
         ) from exc
-
-
-def _register(room: str, verbs: dict[str, argparse._SubParsersAction]) -> None:
-    """Import ``room`` and let it add its sub-commands; an import failure names the module."""
-    _import(room).register(verbs)
+    module.register(verbs)
 
 
 def build_parser() -> argparse.ArgumentParser:

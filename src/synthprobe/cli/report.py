@@ -13,7 +13,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-SUBCOMMAND = "deeparithmark"
+from synthprobe.registry import DEFAULT
+
+#: the sub-command ``synthprobe report FILES`` means (``synthprobe.cli.DEFAULT_WHAT``): the default benchmark's name
+SUBCOMMAND = DEFAULT
 
 _DESCRIPTION = """\
 Turn results files into a report folder: index.html (one self-contained page: leaderboard,
