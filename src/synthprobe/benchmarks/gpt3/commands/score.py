@@ -64,7 +64,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         progress=args.progress,
         cache=not args.no_cache,
         chat=chat_setup(args),
-        protocol=args.protocol,
+        protocol=args.sat_protocol,
     ).validate()
     refs = model_refs(args.models)
     name = refs[0].name or refs[0].spec if len(refs) == 1 else f"{len(refs)}models"
@@ -366,11 +366,11 @@ def register(verbs: dict) -> None:
         "(default: all in one user turn)",
     )
     s.add_argument(
-        "--protocol",
+        "--sat-protocol",
         choices=["loglik", "letters"],
         default="loglik",
-        help="SAT only: loglik (default, the paper's: the options' log-likelihoods) or letters (the "
-        "options as A-E, the model answers one letter; needed for engines without "
+        help="how SAT's options are asked: loglik (default, the paper's: the options' log-likelihoods) "
+        "or letters (the options as A-E, the model answers one letter; needed for engines without "
         "log-likelihoods). The generative tasks are the same under both",
     )
     s.set_defaults(func=cmd_score, writes_results=True)  # args.written: the results file (--output-format)
