@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "src"))
 
-from synthprobe.cli.score import bench_main  # noqa: E402
+from synthprobe.benchmarks.deeparithmark.commands.score import bench_main  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(bench_main(root=Path(__file__).resolve().parent))

@@ -6,7 +6,7 @@
     python deeparithmark.py selftest [PATH] [--upstream ARITHMARK3.jsonl]
     python deeparithmark.py audit [PATH]
 
-A thin wrapper over :mod:`synthprobe.cli.build`; paths default to this
+A thin wrapper over :mod:`synthprobe.benchmarks.deeparithmark.commands.build`; paths default to this
 directory's ``data/`` whatever the working directory.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from synthprobe.cli.build import main  # noqa: E402
+from synthprobe.benchmarks.deeparithmark.commands.build import main  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(main(root=ROOT))

@@ -130,6 +130,20 @@ def test_the_cli_builds_an_installed_benchmark_and_refuses_to_overwrite(plugin, 
     assert out.read_bytes() == first  # same seed, same bytes
 
 
+def test_an_installed_benchmark_adds_its_own_sub_command_when_a_command_line_names_it(plugin, tmp_path, capsys):
+    """Its ``commands`` part, as a pytest plug-in adds options: ``probe larger`` exists when named; a
+    command line that names no benchmark never imports it, and ``build larger`` (a verb not in its
+    ``VERBS``) is still the generic command."""
+    assert main(["probe", "larger", "--n", "2", "--seed", "1"]) == 0
+    questions = capsys.readouterr().out.splitlines()
+    assert len(questions) == 2 and all(q.startswith("Which number is larger") for q in questions)
+    del sys.modules["synthprobe_larger.commands"]
+    with pytest.raises(SystemExit):
+        main(["probe", "--help"])
+    assert "larger" not in capsys.readouterr().out and "synthprobe_larger.commands" not in sys.modules
+    assert main(["build", "larger", "--n", "1", "--out", str(tmp_path / "l.jsonl")]) == 0  # the generic build
+
+
 def test_an_unknown_benchmark_stays_an_argparse_error(plugin, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["score", "nosuch", "--data", "x"])

@@ -112,12 +112,12 @@ def _parse(program: str, argv: list[str]):
         assert not extra, extra
         return args
     if program == "deeparithmark.py":
-        from synthprobe.cli.build import build_parser
+        from synthprobe.benchmarks.deeparithmark.commands.build import build_parser
 
         return build_parser(ROOT).parse_args(argv)
     import argparse
 
-    from synthprobe.cli.score import add_arguments
+    from synthprobe.benchmarks.deeparithmark.commands.score import add_arguments
 
     parser = argparse.ArgumentParser()
     add_arguments(parser, root=ROOT)

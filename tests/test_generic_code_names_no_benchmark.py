@@ -6,14 +6,18 @@ sniff its types. This test reads every generic module's tokens — comments and 
 out, so prose may still mention a benchmark — and finds the names of the benchmark folders
 (``synthprobe/benchmarks/*/``: today ``deeparithmark`` and ``gpt3``).
 
-Not generic, so not scanned: the benchmark folders themselves, the registry (whose job is to
-name the built-ins), the cross-benchmark apps that sit above the benchmarks in the layers
-(``validity``, ``probes``, ``contamination``) and the command line, whose built-in commands still
-live in ``cli/``.
+Not generic, so not scanned: the benchmark folders themselves (with each one's own commands,
+``benchmarks/*/commands/``), the registry (whose job is to name the built-ins) and the
+cross-benchmark apps that sit above the benchmarks in the layers (``validity``, ``probes``,
+``contamination``). The command line, ``cli/``, is scanned.
 
-:data:`REMAINING` lists the generic modules that may still name a benchmark, with the exact number
-of their code lines that do: none. The test fails when any module names one, and when a listed
-count changes either way — so the list can only shrink.
+:data:`REMAINING` lists the generic modules that still name a benchmark, with the exact number of
+their code lines that do: only the command line's modules for what spans both benchmarks — the
+commands of the cross-benchmark apps (``validate``, ``contamination``, ``probe number-format``),
+``export lm-eval`` (one set of task YAMLs with GPT-3's options beside Deep Arithmark's), and help
+texts whose examples name a built-in benchmark (``report``, ``sweep``). The test fails when any
+other module names one, and when a listed count changes either way — so moving a line out means
+lowering its number here, and the list can only shrink.
 """
 
 from __future__ import annotations
@@ -25,10 +29,17 @@ import tokenize
 from pathlib import Path
 
 PKG = Path(__file__).resolve().parents[1] / "src" / "synthprobe"
-NOT_GENERIC = ("benchmarks", "registry.py", "validity", "probes", "contamination", "cli")
+NOT_GENERIC = ("benchmarks", "registry.py", "validity", "probes", "contamination")
 
 #: module (under src/synthprobe/) -> its code lines that still name a benchmark
-REMAINING: dict[str, int] = {}
+REMAINING = {
+    "cli/contamination.py": 2,
+    "cli/export.py": 30,
+    "cli/probe.py": 9,
+    "cli/report.py": 3,
+    "cli/sweep.py": 6,
+    "cli/validate.py": 7,
+}
 
 
 def benchmark_names() -> list[str]:

@@ -29,7 +29,7 @@ from synthprobe.benchmarks.deeparithmark.answer_shape import WEIGHTS_RESOURCE, a
 from synthprobe.benchmarks.deeparithmark.build import BuildStats, draw, load_families
 from synthprobe.benchmarks.deeparithmark.composition import N_OPTIONS, TEMPLATES
 from synthprobe.benchmarks.deeparithmark.item import make_item
-from synthprobe.cli.args import positive_int
+from synthprobe.commandline import positive_int
 from synthprobe.io.write import atomic_write_text
 from synthprobe.seeding import derive_seed
 

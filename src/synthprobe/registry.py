@@ -10,9 +10,10 @@ benchmark and pointing at its :class:`Benchmark`::
 
 Entry points are read only when a name is not built in, so naming a built-in benchmark imports
 nothing but its own modules. A :class:`Benchmark` names its parts (``build``, ``load``,
-``work``, ``metrics``, ``report``, ``sweep``) as ``"module:attr"`` strings (or the objects themselves), each
-imported only when a command asks for it: the runner, the sweep, the report assembler and the
-exports reach a benchmark through here, never by importing it (the import-linter contracts in
+``work``, ``metrics``, ``report``, ``sweep``, its own sub-commands ``commands``, ...: :data:`PARTS`)
+as ``"module:attr"`` strings (or the objects themselves), each imported only when a command asks
+for it: the runner, the sweep, the report assembler, the exports and the command line reach a
+benchmark through here, never by importing it (the import-linter contracts in
 ``pyproject.toml``). See docs/write-a-benchmark.md.
 """
 
@@ -63,6 +64,11 @@ PARTS = {
         "its place in the results document: BLOCKS (the model-entry blocks it owns → what each is), "
         "check_block(name, block, reader), and the earlier file layouts it still reads (see synthprobe.results)"
     ),
+    "commands": (
+        "the module of its own sub-commands: register(verbs) adds them (verbs: each verb this command line "
+        "builds -> its argparse sub-parsers action), and VERBS, if given, names the verbs it adds to; "
+        "registered before the command line's own modules, so each verb lists its sub-commands as it always did (see synthprobe.cli)"
+    ),
     "sections": (
         "more report section modules it owns (a probe's, a protocol comparison's), shown whatever the inputs; "
         "each may name AFTER, the KEY of the section it follows (see synthprobe.report.sections)"
@@ -74,7 +80,7 @@ PARTS = {
 class Benchmark:
     """One benchmark: its name (the results block's key), its title, and its parts, each a
     ``"module:attr"`` (``"module"`` for a module) or the object itself; ``None`` when the
-    benchmark has no such part (the built-in ones keep their own commands)."""
+    benchmark has no such part."""
 
     name: str
     title: str
@@ -93,6 +99,7 @@ class Benchmark:
     outcomes: Any = None
     sections: Any = None
     layout: Any = None
+    commands: Any = None
     #: one line for `synthprobe score NAME --help`
     summary: str = ""
 

@@ -222,7 +222,7 @@ def test_503_beyond_max_retries_fails_naming_the_url(stub, tmp_path):
 def test_concurrency_flag_reaches_the_engine(stub):
     import argparse
 
-    from synthprobe.cli.args import add_model_args, load_backend_or_exit
+    from synthprobe.commandline import add_model_args, load_backend_or_exit
 
     url, _ = stub("legacy")
     p = argparse.ArgumentParser()

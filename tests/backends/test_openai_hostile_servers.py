@@ -477,8 +477,8 @@ def test_chat_engine_gpt3_log_likelihood_tasks_refused_before_loading(tmp_path):
     r = synthprobe(*base, "--tasks", "2D+,SAT")
     assert r.returncode == 2 and not out.exists() and "Traceback" not in r.stderr, r.stderr
     assert (
-        "SAT needs log-likelihoods, which the openai-chat engine cannot give; score it with --protocol letters "
-        "(SAT) or --check generate"
+        "SAT needs log-likelihoods, which the openai-chat engine cannot give; score it with --sat-protocol letters "
+        "or --check generate"
     ) in r.stderr
     r = synthprobe(*base, "--tasks", "2D+,RI", "--check", "is-greedy")
     assert r.returncode == 2 and not out.exists(), r.stderr

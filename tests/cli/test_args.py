@@ -12,7 +12,7 @@ import pytest
 
 from synthprobe.backends.refs import ModelRef, NameRegistry, model_refs, named_model, parse_model_ref
 from synthprobe.cli import main
-from synthprobe.cli.args import add_model_args
+from synthprobe.commandline import add_model_args
 from synthprobe.errors import InputError
 
 EMBEDDED = "smollm2-135m-instruct"

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from synthprobe.benchmarks.deeparithmark.build import dumps_item
+from synthprobe.benchmarks.deeparithmark.commands.build import main
 from synthprobe.cli import main as synthprobe_main
-from synthprobe.cli.build import main
 from synthprobe.io.read import sha256_file
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -121,7 +121,7 @@ def test_prose_is_refilled_to_the_width_not_broken_mid_line(columns, capsys, mon
 
 
 def test_the_formatter_keeps_tables_and_commands_and_refills_cells(monkeypatch):
-    from synthprobe.cli.args import CommandParser
+    from synthprobe.commandline import CommandParser
 
     monkeypatch.setenv("COLUMNS", "50")
     p = CommandParser(

@@ -280,7 +280,7 @@ def test_number_arguments_take_ascii_digits_only(digits, which, pad):
 
 @pytest.mark.parametrize("value", ["٣٠", "５", "1_000", " 5", "+"])
 def test_int_arguments_refuse_what_int_would_accept(value):
-    from synthprobe.cli.args import positive_int
+    from synthprobe.commandline import positive_int
 
     with pytest.raises(argparse.ArgumentTypeError):
         positive_int(value)
@@ -461,7 +461,7 @@ def test_build_size_has_a_documented_bound(tmp_path):
 def test_model_arg_values_go_through_the_strict_decoder():
     """``--model-arg`` values are JSON only when the strict decoder takes them: deep nesting, NaN
     and huge integers stay text for the engine to check, never a RecursionError or a float NaN."""
-    from synthprobe.cli.args import model_arg
+    from synthprobe.commandline import model_arg
 
     assert model_arg("n=4") == ("n", 4) and model_arg("flag=true") == ("flag", True)
     deep = "[" * 100_000

@@ -20,7 +20,7 @@ import json, sys
 from synthprobe.cli import build_parser
 args = build_parser().parse_args(["score", "deeparithmark", "--data", sys.argv[1], "--no-cache", "--limit", "1",
                                   "--output", sys.argv[2], "--dtype", "float32"])
-from synthprobe.cli.score import config_from_args
+from synthprobe.benchmarks.deeparithmark.commands.score import config_from_args
 from synthprobe.benchmarks.deeparithmark.scoring import score as deeparithmark
 config = config_from_args(args)
 deeparithmark.validate(config)             # reads the data, checks the model spec (imports torch)

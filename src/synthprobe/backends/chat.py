@@ -1,7 +1,7 @@
 """How a model is addressed: raw text, or conversations rendered by a chat template.
 
 :class:`ChatSetup` is what ``--chat-template``, ``--system-prompt`` and ``--fewshot-as-multiturn``
-say (built by :func:`synthprobe.cli.args.chat_setup`), and :meth:`ChatSetup.identity` is the block
+say (built by :func:`synthprobe.commandline.chat_setup`), and :meth:`ChatSetup.identity` is the block
 every results file records per model, so two runs that differ only in template never look alike:
 
 ``{"chat_template": "none" | "auto" | <file path>, "chat_template_name": the template's name,

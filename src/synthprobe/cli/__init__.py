@@ -1,11 +1,16 @@
 """The ``synthprobe`` command.
 
 Verbs (``build``, ``score``, ``probe``, ``study``, ``report``, ``export``, ``cache``, ``sweep``,
-``contamination``) each hold one sub-command per task or format. Each verb is one module of this
-package, whose ``register(verbs)`` adds its sub-commands; they are listed in ``_ROOMS`` with the
-verbs they add to, and a command line registers only those of its verb. Only this package parses
-arguments (:mod:`synthprobe.cli.args` holds the shared flags and types), and no other module of
-synthprobe imports it.
+``contamination``) each hold one sub-command per task or format. The generic commands are the
+modules of this package (``_ROOMS``, each with the verbs it adds to); a benchmark adds its own
+sub-commands through its registry part ``commands`` (:mod:`synthprobe.registry`), as a pytest
+plug-in adds options: a module whose ``register(verbs)`` adds them and whose ``VERBS``, if given,
+names the verbs it adds to. ``register`` gets the verbs this command line builds, each mapped to
+its argparse sub-parsers action: a command line that names a verb builds only that verb, and
+imports only the modules that add to it. The built-in benchmarks' commands are registered before
+the rooms of each verb; a benchmark installed through an entry point is looked up only when a
+command line names it. The shared flags and types are :mod:`synthprobe.commandline`; no other
+module of synthprobe imports this package.
 """
 
 from __future__ import annotations
@@ -14,7 +19,8 @@ import argparse
 import importlib
 import sys
 
-from synthprobe.errors import EXIT_BAD_INPUT, EXIT_FAILED, run_command_line
+from synthprobe.errors import EXIT_BAD_INPUT, EXIT_FAILED, InputError, run_command_line
+from synthprobe.registry import BUILTIN, DEFAULT
 from synthprobe.version import __version__
 
 VERBS = {
@@ -39,18 +45,20 @@ VERBS = {
 }
 
 #: Verbs whose sub-command may be left out: ``synthprobe report FILES`` (``--help`` included)
-#: means ``synthprobe report deeparithmark FILES``.
-DEFAULT_WHAT = {"report": "deeparithmark"}
+#: means ``synthprobe report deeparithmark FILES`` (the sub-command named after
+#: :data:`synthprobe.registry.DEFAULT`).
+DEFAULT_WHAT = {"report": DEFAULT}  # the sub-command of cli/report.py
 #: Verbs that are one command: ``synthprobe contamination ARGS`` means ``synthprobe
 #: contamination check ARGS`` (``--help`` included), ``synthprobe sweep ARGS`` ``sweep run ARGS``.
 ONE_COMMAND = {"contamination": "check", "sweep": "run", "validate": "run"}
 
-#: The command modules, in the order they register, and the verbs each adds sub-commands to. A
-#: command line that names a verb imports and registers only that verb's modules: the whole tree
-#: (over 600 arguments) took ~16 ms to build, on every command and every in-process call of main().
+#: The generic command modules, in the order they register, and the verbs each adds sub-commands
+#: to. They register after the built-in benchmarks' own commands (so a verb lists a benchmark's
+#: sub-commands first, ``probe steps`` before ``probe novel-words``, and a room may amend what the
+#: benchmarks added: ``--output-format`` on the score commands). A command line that names a verb
+#: imports and registers only that verb's modules (and the benchmarks' commands for it): the whole
+#: tree (over 600 arguments) took ~16 ms to build, on every command and every in-process call of main().
 _ROOMS = {
-    "synthprobe.cli.build": ("build",),
-    "synthprobe.cli.score": ("score",),
     "synthprobe.cli.cache": ("cache",),
     "synthprobe.cli.probe": ("probe",),
     "synthprobe.cli.study": ("study",),
@@ -65,7 +73,7 @@ _ROOMS = {
 def _build(only: str | None = None) -> tuple[argparse.ArgumentParser, dict[str, argparse._SubParsersAction]]:
     """The parser and each verb's sub-commands: every verb's, or, given ``only``, that verb's
     alone (the other verbs are listed, with no sub-commands)."""
-    from synthprobe.cli.args import CommandParser
+    from synthprobe.commandline import CommandParser
 
     parser = CommandParser(
         prog="synthprobe",
@@ -80,10 +88,35 @@ def _build(only: str | None = None) -> tuple[argparse.ArgumentParser, dict[str, 
         p = top.add_parser(verb, help=help_text, description=help_text)
         verbs[verb] = p.add_subparsers(dest="what", metavar="WHAT")
         p.set_defaults(_verb_parser=p)
+    from synthprobe.registry import get
+
+    for name in BUILTIN:
+        _register_commands(get(name), verbs, only)
     for room, its_verbs in _ROOMS.items():
         if only is None or only in its_verbs:
-            _register(room, verbs)
+            _register(room, _wanted(verbs, its_verbs, only))
     return parser, verbs
+
+
+def _wanted(
+    verbs: dict[str, argparse._SubParsersAction], its_verbs, only: str | None
+) -> dict[str, argparse._SubParsersAction]:
+    """The verbs a module adds to (``its_verbs``; ``None``: any) that this command line builds."""
+    return {v: a for v, a in verbs.items() if (its_verbs is None or v in its_verbs) and only in (None, v)}
+
+
+def _register_commands(bench, verbs: dict[str, argparse._SubParsersAction], only: str | None) -> None:
+    """A benchmark's own sub-commands (its ``commands`` part), for the verbs this command line
+    builds that the part's ``VERBS`` names (any, without ``VERBS``)."""
+    if not bench.has("commands"):
+        return
+    try:
+        module = bench.part("commands")
+    except InputError as exc:
+        raise MissingCommands(f"{exc}; its commands would be missing") from None
+    wanted = _wanted(verbs, getattr(module, "VERBS", None), only)
+    if wanted:
+        module.register(wanted)
 
 
 class MissingCommands(ImportError):
@@ -120,12 +153,16 @@ def with_default_what(verbs: dict[str, argparse._SubParsersAction], argv: list[s
 
 
 def _benchmark_commands(verbs: dict[str, argparse._SubParsersAction], argv: list[str]) -> int:
-    """``build NAME`` / ``score NAME`` where NAME is no sub-command but a benchmark the registry
-    knows (:mod:`synthprobe.registry`, e.g. installed through an entry point): its commands are
-    added now, so entry points are read only when a command names what is not built in."""
+    """``VERB NAME`` where NAME is no sub-command but a benchmark the registry knows
+    (:mod:`synthprobe.registry`, e.g. installed through an entry point): its own commands (its
+    ``commands`` part) are added now, and for ``build NAME`` / ``score NAME`` the generic ones
+    where it adds none, so entry points are read only when a command names what is not built in.
+    Not for a verb whose next word is an argument (:data:`DEFAULT_WHAT`, :data:`ONE_COMMAND`)."""
     if (
         len(argv) < 2
-        or argv[0] not in ("build", "score")
+        or argv[0] not in verbs
+        or argv[0] in DEFAULT_WHAT
+        or argv[0] in ONE_COMMAND
         or argv[1].startswith("-")
         or argv[1] in verbs[argv[0]].choices
     ):
@@ -133,7 +170,13 @@ def _benchmark_commands(verbs: dict[str, argparse._SubParsersAction], argv: list
     from synthprobe.registry import find
 
     bench = find(argv[1])
-    if bench is not None:
+    if bench is None or bench.name in BUILTIN:  # a built-in one's commands are registered already
+        return 0
+    try:
+        _register_commands(bench, verbs, argv[0])
+    except MissingCommands as exc:
+        raise InputError(str(exc)) from None
+    if argv[0] in ("build", "score") and argv[1] not in verbs[argv[0]].choices:
         from synthprobe.cli.benchmark import add_commands
 
         add_commands(verbs, argv[0], bench)

@@ -15,7 +15,7 @@ from synthprobe.registry import Benchmark
 
 def add_commands(verbs: dict[str, argparse._SubParsersAction], verb: str, bench: Benchmark) -> None:
     """Add ``VERB NAME`` for ``bench`` (``build`` when it has a build part, ``score`` when it can be scored)."""
-    from synthprobe.cli.args import add_model_args, add_overwrite_argument, add_yes_argument, int_at_least
+    from synthprobe.commandline import add_model_args, add_overwrite_argument, add_yes_argument, int_at_least
 
     if verb == "build" and bench.has("build"):
         p = verbs["build"].add_parser(
@@ -64,7 +64,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     from synthprobe import results as res
     from synthprobe.backends import check_backend
     from synthprobe.backends.refs import model_refs, named_model
-    from synthprobe.cli.args import backend_options, chat_setup, load_backend_or_exit
+    from synthprobe.commandline import backend_options, chat_setup, load_backend_or_exit
     from synthprobe.io.write import atomic_write_text, check_outputs
     from synthprobe.plan import Cell, Plan, check_plan, plural
     from synthprobe.scoring.benchmark import check_chat, load_items, score_block

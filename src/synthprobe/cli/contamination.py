@@ -7,7 +7,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from synthprobe.cli.args import int_at_least
+from synthprobe.commandline import int_at_least
 from synthprobe.ray_cluster import RAY_ADDRESS_HELP, ray_host_port
 
 SUBCOMMAND = "check"
@@ -41,7 +41,7 @@ examples:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from synthprobe.cli.args import add_overwrite_argument
+    from synthprobe.commandline import add_overwrite_argument
     from synthprobe.contamination import DEFAULT_MAX_RECORD_BYTES, DEFAULT_SHARD_BYTES
 
     p.add_argument(

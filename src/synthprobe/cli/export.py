@@ -1,4 +1,6 @@
-"""``synthprobe export hf`` and ``synthprobe export lm-eval``."""
+"""``synthprobe export lm-eval``, ``lm-eval-results`` and ``hub-results``, and ``--output-format``
+on the score commands. ``export hf`` is Deep Arithmark's own command
+(:mod:`synthprobe.benchmarks.deeparithmark.commands.export`)."""
 
 from __future__ import annotations
 
@@ -8,25 +10,7 @@ from datetime import UTC
 from pathlib import Path
 
 from synthprobe.benchmarks.deeparithmark.export.release import DEFAULT_RELEASE
-from synthprobe.cli.args import add_overwrite_argument, nonneg_int
-
-
-def _hf(args: argparse.Namespace) -> int:
-    from synthprobe.benchmarks.deeparithmark.release import locate_release
-    from synthprobe.registry import get
-
-    args.data = locate_release(args.data)
-    result = get("deeparithmark").part("hf")(args.out, data=args.data, repo_id=args.repo_id, overwrite=args.overwrite)
-    for p in result.paths:
-        print(p)
-    failed = [name for name, _, status in result.selftest.checks if status == "FAIL"]
-    if failed:
-        print(
-            f"synthprobe: warning: {args.data} fails {len(failed)} selftest check(s): "
-            f"{'; '.join(failed)} (marked FAIL in the card)",
-            file=sys.stderr,
-        )
-    return 0
+from synthprobe.commandline import add_overwrite_argument, nonneg_int
 
 
 def _lm_eval(args: argparse.Namespace) -> int:
@@ -87,10 +71,6 @@ def _lm_eval_results(args: argparse.Namespace) -> int:
     return 0
 
 
-#: ``synthprobe score`` commands that take ``--output-format lm-eval``
-SCORE_COMMANDS = ("deeparithmark", "gpt3")
-
-
 def lm_eval_dir(results: Path) -> Path:
     """Where ``--output-format lm-eval`` writes by default: beside the results file, named after it."""
     return results.with_name(results.stem + "_lm-eval")
@@ -127,13 +107,13 @@ def _with_lm_eval(func):
     return run
 
 
-def _add_output_format(verbs: dict[str, argparse._SubParsersAction]) -> None:
-    """``--output-format`` and ``--lm-eval-out`` on the score commands (this room converts; the
-    scoring room only says which file it wrote, in ``args.written``)."""
-    score = verbs["score"].choices
-    for name in SCORE_COMMANDS:
-        p = score.get(name)
-        if p is None:
+def add_output_format(verbs: dict[str, argparse._SubParsersAction]) -> None:
+    """``--output-format`` and ``--lm-eval-out`` on the score commands that write a results
+    document, which their parser says by its default ``writes_results=True`` (this module
+    converts; the score command only says which file it wrote, in ``args.written``). The
+    benchmarks' score commands are registered before this room."""
+    for p in dict.fromkeys(verbs["score"].choices.values()):  # each sub-command once, aliases too
+        if not p.get_default("writes_results"):
             continue
         p.add_argument(
             "--output-format",
@@ -166,52 +146,20 @@ def _hub_results(args: argparse.Namespace) -> int:
 
 
 def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
+    """The ``export`` sub-commands, and ``--output-format`` on the score commands; each for the
+    verbs this command line builds."""
+    if "score" in verbs:
+        add_output_format(verbs)
+    if "export" in verbs:
+        _register_export(verbs)
+
+
+def _register_export(verbs: dict[str, argparse._SubParsersAction]) -> None:
     from synthprobe.benchmarks.gpt3.export.lm_eval import DEFAULT_GPT3_TASKS
     from synthprobe.benchmarks.gpt3.registry import FORMATS
 
     sub = verbs["export"]
     fmt = argparse.RawDescriptionHelpFormatter
-
-    p = sub.add_parser(
-        "hf",
-        formatter_class=fmt,
-        help="write a Hugging Face Hub dataset folder (card, Parquet, JSONL)",
-        description=(
-            "Write a Hub-ready dataset folder for the Deep Arithmark release:\n"
-            "  README.md   dataset card with the Hub YAML header; every figure in it\n"
-            "              (composition, balance, shortcut audit, prompt lengths, SHA-256)\n"
-            "              is computed from the data file\n"
-            "  data/       the rows as Parquet (read by datasets.load_dataset) and the\n"
-            "              release JSONL byte for byte\n"
-            "Afterwards datasets.load_dataset(OUT, split='test') returns exactly the release\n"
-            "rows. The data file is validated first; nothing is written if it is malformed."
-        ),
-        epilog="example: synthprobe export hf --out out/hf-deeparithmark-1",
-    )
-    p.add_argument(
-        "--out",
-        required=True,
-        type=Path,
-        metavar="DIR",
-        help="output folder (created if missing; one that already holds the files we "
-        "write is refused unless --overwrite)",
-    )
-    p.add_argument(
-        "--data",
-        type=Path,
-        default=DEFAULT_RELEASE,
-        metavar="PATH",
-        help=f"release JSONL to export (default: {DEFAULT_RELEASE})",
-    )
-    p.add_argument(
-        "--repo-id",
-        default=None,
-        metavar="OWNER/NAME",
-        help="Hub repository the folder will be pushed to; used in the card's "
-        "quick-start snippet (default: a local-folder placeholder)",
-    )
-    add_overwrite_argument(p)
-    p.set_defaults(func=_hf)
 
     q = sub.add_parser(
         "lm-eval",
@@ -366,7 +314,6 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
     )
     add_overwrite_argument(r)
     r.set_defaults(func=_lm_eval_results)
-    _add_output_format(verbs)
     h = sub.add_parser(
         "hub-results",
         formatter_class=fmt,

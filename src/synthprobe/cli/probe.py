@@ -1,5 +1,6 @@
-"""``synthprobe probe``: the per-step arithmetic probe (``steps``), GPT-3's qualitative probes
-(``novel-words``, ``grammar``) and number-format sensitivity (``number-format``).
+"""``synthprobe probe``: GPT-3's qualitative probes (``novel-words``, ``grammar``) and
+number-format sensitivity (``number-format``). The per-step arithmetic probe (``steps``) is Deep
+Arithmark's own command (:mod:`synthprobe.benchmarks.deeparithmark.commands.probe`).
 
 Exit status: 0 success; 1 a model that fails to load or a failure while scoring (no results file is
 written); 2 bad input.
@@ -13,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from synthprobe.cli.args import (
+from synthprobe.commandline import (
     NOTHING_WRITTEN,
     add_model_args,
     add_overwrite_argument,
@@ -24,184 +25,11 @@ from synthprobe.cli.args import (
     int_at_least,
     load_backend_or_exit,
     nonneg_int,
-    nothing_written,
-    positive_int,
 )
 from synthprobe.errors import CommandFailed, InputError
 from synthprobe.io.read import sha256_file
 from synthprobe.io.write import atomic_write_json, atomic_write_text, check_output_dir
 from synthprobe.plan import Cell, Plan, Timed, check_plan, plural
-
-STEPS_DESCRIPTION = """\
-Where does a model's arithmetic break? Every solution step of every Deep Arithmark item
-('what: a op b = c', with remainder, percent and clock forms) becomes two four-option
-questions with the same options: the operation IN ISOLATION ('a op b =') and the step IN THE
-CHAIN, teacher-forced (the problem, the earlier steps with their correct results, then the
-step up to '='). The wrong options are the values of named mistakes at that step (a dropped
-carry, the wrong operation, one group too many, a dropped remainder, the percent of the wrong
-base, no carry into the hour, ...), balanced as the release's decoys are: picking the largest,
-smallest or roundest option, or a fixed slot, scores chance (the release's shortcut audit is
-run on the probes and stored with the results). Each probe is scored by the summed
-log-likelihood of each option and by greedy generation with exact match.
-
-The results document's 'steps' block holds, with exact (Clopper-Pearson) 95 % intervals:
-accuracy by step × depth, by operation × operand digits, the first broken step per depth and
-the isolation-vs-chain gap (exact McNemar test). 'synthprobe report FILE --out DIR' draws it."""
-
-STEPS_EPILOG = """\
-examples:
-  synthprobe probe steps --limit 20                      # embedded model, first 20 items of the release
-  synthprobe probe steps --data private.jsonl --model ./my-model --save-items
-  synthprobe probe steps --limit 20 --model base=./base --model tuned=./tuned   # several models, one file
-score cache: finished probes are stored under $SYNTHPROBE_CACHE/scores, keyed by the model,
-the data file's SHA-256 and the settings; run the same command again after an interruption
-and only the missing probes are scored. --no-cache turns this off.
-exit status: 0 ok, 2 bad input or flags, 1 the model failed to load or scoring failed,
-130 interrupted (no results file is written in these cases)."""
-
-
-def add_steps_arguments(p: argparse.ArgumentParser) -> None:
-    from synthprobe.benchmarks.deeparithmark.step_probe.score import DEFAULT_DATA, MAX_NEW_TOKENS
-    from synthprobe.cli.args import add_overwrite_argument
-
-    p.add_argument(
-        "--data",
-        type=Path,
-        default=DEFAULT_DATA,
-        metavar="PATH",
-        help="Deep Arithmark JSONL file: the release or a private variant from 'synthprobe build "
-        "deeparithmark --seed S' (default: %(default)s)",
-    )
-    p.add_argument(
-        "--limit",
-        type=positive_int,
-        default=None,
-        metavar="N",
-        help="probe only the steps of the first N items (the same probes as a full run's first ones)",
-    )
-    add_model_args(p, multiple=True, batch_size=16, chat=True)
-    p.add_argument(
-        "--max-context",
-        type=int_at_least(2),
-        default=1024,
-        metavar="N",
-        help="longest request in tokens; longer contexts are left-truncated (default: %(default)s)",
-    )
-    p.add_argument(
-        "--max-new-tokens",
-        type=positive_int,
-        default=MAX_NEW_TOKENS,
-        metavar="N",
-        help="generation budget per step; generation stops at the end of the line (default: %(default)s)",
-    )
-    p.add_argument("--bos", action="store_true", help="prepend the tokenizer's BOS token (as in scoring)")
-    p.add_argument(
-        "--save-items",
-        action="store_true",
-        help="store every probe's options, scores, pick and generated text in the results "
-        "(`synthprobe report` then shows each item's first broken step in the item viewer)",
-    )
-    p.add_argument(
-        "--output",
-        type=Path,
-        default=None,
-        metavar="PATH",
-        help="results JSON (default: benchmarks/steps_<model>.json; a new timestamped name beside "
-        "it if that file exists)",
-    )
-    add_overwrite_argument(p)
-    p.add_argument(
-        "--no-cache",
-        action="store_true",
-        help="neither read nor write the per-probe score cache ($SYNTHPROBE_CACHE/scores)",
-    )
-    add_yes_argument(p)
-
-
-def run_steps(args: argparse.Namespace) -> int:
-    from synthprobe.backends import check_backend
-    from synthprobe.backends.refs import NameRegistry, model_refs, named_model
-    from synthprobe.benchmarks.deeparithmark.release import locate_release
-    from synthprobe.benchmarks.deeparithmark.step_probe import score as steps
-    from synthprobe.cli.args import backend_options
-    from synthprobe.io.write import atomic_write_text, check_outputs
-    from synthprobe.io.write import default_output as new_name
-    from synthprobe.results import dumps_results
-
-    args.data = locate_release(args.data)
-    config = steps.StepsConfig(
-        data=args.data,
-        limit=args.limit,
-        batch_size=args.batch_size,
-        max_context=args.max_context,
-        max_new_tokens=args.max_new_tokens,
-        save_items=args.save_items,
-        cache=not args.no_cache,
-        progress=args.progress,
-        chat=chat_setup(args),
-    )
-    if not args.data.is_file():
-        raise InputError(
-            "file does not exist" if not args.data.exists() else "not a regular file", path=args.data, field="--data"
-        )
-    refs = model_refs(args.models)
-    output = args.output or new_name(
-        steps.default_output((refs[0].name or refs[0].spec) if len(refs) == 1 else f"{len(refs)}models")
-    )
-    check_outputs(
-        [(output, "--output")],
-        [(args.data, "--data"), *((r.spec, "--model") for r in refs)],
-        overwrite=args.overwrite and args.output is not None,
-    )
-    probes = steps.load_probes(config)
-    for ref in refs:  # every spec checked before the first model loads
-        check_backend(ref.spec, **backend_options(args, bos=args.bos))
-    names = NameRegistry()
-    doc = None
-    for ref in refs:
-        t0 = time.perf_counter()
-        backend = load_backend_or_exit(ref.spec, args, bos=args.bos)
-        load_s = time.perf_counter() - t0
-        try:
-            names.claim(ref, backend.name)
-            if ref is refs[0]:  # the plan and its estimate, once, on the first model
-                check_plan(steps.run_plan(backend, probes, config, models=len(refs)), yes=args.yes)
-            with nothing_written():
-                one = steps.run(
-                    backend,
-                    probes,
-                    config,
-                    spec=ref.spec,
-                    load_s=load_s,
-                    command=shlex.join(["synthprobe", *sys.argv[1:]]),
-                )
-        finally:
-            backend.close()
-        entry = one["models"][0]
-        entry["model"] = named_model(entry["model"], ref)
-        if doc is None:
-            doc = one
-        else:
-            doc["models"].append(entry)
-    atomic_write_text(output, dumps_results(doc))
-    for entry in doc["models"]:
-        if len(doc["models"]) > 1:
-            print(f"\n{entry['model']['name']}")
-        steps.format_summary(entry["results"]["steps"])
-    print(f"\nresults: {output}")
-    return 0
-
-
-def _register_steps(verbs: dict) -> None:
-    p = verbs["probe"].add_parser(
-        "steps",
-        help="per-step probe of Deep Arithmark: which step of the chain breaks, alone and in context",
-        description=STEPS_DESCRIPTION,
-        epilog=STEPS_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    add_steps_arguments(p)
-    p.set_defaults(func=run_steps)
 
 
 def _items_label(path: str | None, default_name: str) -> tuple[str, str]:
@@ -432,7 +260,7 @@ def cmd_number_format(args: argparse.Namespace) -> int:
     from synthprobe.backends.refs import NameRegistry, model_refs, named_model
     from synthprobe.benchmarks.gpt3.prompts import parse_shots
     from synthprobe.benchmarks.gpt3.registry import resolve_tasks
-    from synthprobe.cli.args import backend_options, load_backend_or_exit
+    from synthprobe.commandline import backend_options, load_backend_or_exit
     from synthprobe.io.paths import slug
     from synthprobe.io.write import atomic_write_text, check_outputs, default_output
     from synthprobe.probes.number_format import ProbeConfig, parse_formats, run, table_lines
@@ -519,7 +347,7 @@ def cmd_number_format(args: argparse.Namespace) -> int:
 
 
 def _register_number_format(verbs: dict) -> None:
-    from synthprobe.cli.args import add_overwrite_argument
+    from synthprobe.commandline import add_overwrite_argument
     from synthprobe.probes.number_format import DEFAULT_GPT3_N, DEFAULT_N, DEFAULT_SEED, DEFAULT_SHOTS
 
     p = verbs["probe"].add_parser(
@@ -590,7 +418,6 @@ def _register_number_format(verbs: dict) -> None:
 
 
 def register(verbs: dict) -> None:
-    """Add ``synthprobe probe steps``, ``novel-words``, ``grammar`` and ``number-format``, in that order."""
-    _register_steps(verbs)
+    """Add ``synthprobe probe novel-words``, ``grammar`` and ``number-format``, in that order."""
     _register_generation_probes(verbs)
     _register_number_format(verbs)

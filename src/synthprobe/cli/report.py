@@ -13,7 +13,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-SUBCOMMAND = "deeparithmark"
+from synthprobe.registry import DEFAULT
+
+#: the sub-command ``synthprobe report FILES`` means (``synthprobe.cli.DEFAULT_WHAT``): the default benchmark's name
+SUBCOMMAND = DEFAULT
 
 _DESCRIPTION = """\
 Turn results files into a report folder: index.html (one self-contained page: leaderboard,
@@ -54,7 +57,7 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _arguments(p: argparse.ArgumentParser) -> None:
-    from synthprobe.cli.args import add_overwrite_argument
+    from synthprobe.commandline import add_overwrite_argument
 
     p.add_argument(
         "results",

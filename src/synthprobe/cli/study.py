@@ -9,7 +9,7 @@ import os
 import sys
 from pathlib import Path
 
-from synthprobe.cli.args import add_overwrite_argument, any_int
+from synthprobe.commandline import add_overwrite_argument, any_int
 from synthprobe.errors import InputError
 from synthprobe.io.write import check_not_input, check_outputs
 from synthprobe.study.store import ADMIN_ENV
@@ -17,7 +17,7 @@ from synthprobe.study.store import ADMIN_ENV
 
 def _cmd_generate(args) -> int:
     from synthprobe.backends.refs import parse_model_ref
-    from synthprobe.cli.args import chat_setup, load_backend_or_exit
+    from synthprobe.commandline import chat_setup, load_backend_or_exit
     from synthprobe.study.articles import load_articles
     from synthprobe.study.generate import CONDITIONS, Settings, generate_items, write_items
 
@@ -210,7 +210,7 @@ def _cmd_results(args) -> int:
 
 
 def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
-    from synthprobe.cli.args import add_probe_model_args
+    from synthprobe.commandline import add_probe_model_args
     from synthprobe.study.limits import LOCKOUT_AFTER, LOCKOUT_SECONDS
 
     sub = verbs["study"]

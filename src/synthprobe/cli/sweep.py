@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from synthprobe.cli.args import (
+from synthprobe.commandline import (
     add_model_args,
     add_yes_argument,
     chat_setup,
@@ -80,7 +80,7 @@ file is written), 130 Ctrl-C."""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from synthprobe.cli.args import add_overwrite_argument
+    from synthprobe.commandline import add_overwrite_argument
 
     p.add_argument(
         "--grid",
@@ -207,7 +207,7 @@ def _echo_done(bar, job, result) -> None:
 def run_command(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from synthprobe.cli.args import backend_options
+    from synthprobe.commandline import backend_options
     from synthprobe.io.write import atomic_write_json, check_output_dir, check_outputs, default_output
     from synthprobe.sweep import grid as grid_mod
     from synthprobe.sweep import run as runner

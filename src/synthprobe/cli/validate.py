@@ -7,7 +7,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from synthprobe.cli.args import nothing_written
+from synthprobe.commandline import nothing_written
 from synthprobe.errors import InputError
 
 DESCRIPTION = """\
@@ -71,7 +71,7 @@ def _controls(text: str) -> tuple[str, ...]:
 
 
 def register(verbs: dict) -> None:
-    from synthprobe.cli.args import add_model_args, add_overwrite_argument, int_at_least, positive_int
+    from synthprobe.commandline import add_model_args, add_overwrite_argument, int_at_least, positive_int
     from synthprobe.validity.run import DEFAULT_CONTROL_ITEMS, DEFAULT_CONTROL_SIZE, DEFAULT_LEARN_SIZES, DEFAULT_SIZES
 
     p = verbs["validate"].add_parser(
@@ -222,7 +222,7 @@ def run_validate(args: argparse.Namespace) -> int:
     from synthprobe.backends.refs import model_refs, named_model
     from synthprobe.benchmarks.deeparithmark.release import locate_release
     from synthprobe.benchmarks.deeparithmark.scoring.score import DEFAULT_DATA
-    from synthprobe.cli.args import backend_options, load_backend_or_exit
+    from synthprobe.commandline import backend_options, load_backend_or_exit
     from synthprobe.io.write import atomic_write_text, check_outputs, default_output
     from synthprobe.results import dumps_results, results_document
     from synthprobe.validity import run as vrun

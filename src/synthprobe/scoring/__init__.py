@@ -6,7 +6,9 @@
   (what to ask the backend, how to score the answer); :mod:`~synthprobe.scoring.records` its
   per-item records, :mod:`~synthprobe.benchmarks.deeparithmark.scoring.results` its results block and printed table;
 * :mod:`~synthprobe.benchmarks.gpt3.scoring.score`: GPT-3's synthetic tasks, zero-/one-/few-shot;
-* the commands are :mod:`synthprobe.cli.score` and :mod:`synthprobe.cli.cache`.
+* the commands are each benchmark's own (its registry part ``commands``, e.g.
+  :mod:`synthprobe.benchmarks.deeparithmark.commands.score`), :mod:`synthprobe.cli.benchmark` and
+  :mod:`synthprobe.cli.cache`.
 
 The model side (tokenisation, the one-pass and per-ending scorers) lives in the engines under
 :mod:`synthprobe.backends`; the results document in :mod:`synthprobe.results`.

@@ -174,7 +174,7 @@ _QUIET = {"log_to_driver": False, "logging_level": logging.WARNING}
 
 def join_cluster(address: str) -> None:
     """Connect this process to the running cluster at ``address`` (``--ray-address``), failing
-    fast with one line when it cannot be reached (:func:`synthprobe.cli.args.connect_ray`); the
+    fast with one line when it cannot be reached (:func:`synthprobe.ray_cluster.connect_ray`); the
     command does it before it writes anything, and :func:`run_ray` then uses that connection."""
     from synthprobe.ray_cluster import connect_ray
 

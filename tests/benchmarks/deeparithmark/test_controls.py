@@ -94,7 +94,7 @@ def test_building_controls_leaves_the_release_untouched(builds, tmp_path):
     data = render_bytes()
     assert hashlib.sha256(data).hexdigest() == RELEASE_SHA256
     assert RELEASE.read_bytes() == data
-    from synthprobe.cli.build import main as card_main
+    from synthprobe.benchmarks.deeparithmark.commands.build import main as card_main
 
     assert card_main(["build", "--check"], root=ROOT) == 0
 

@@ -103,5 +103,6 @@ BENCHMARK = Benchmark(
     lm_eval="synthprobe_larger.lm_eval",
     tables="synthprobe_larger.report:tables",
     viewer="synthprobe_larger.report:viewer",
+    commands="synthprobe_larger.commands",
     summary="Two numbers, two choices: the larger one is right.",
 )

@@ -1,6 +1,7 @@
-"""Deep Arithmark in the benchmark registry (:mod:`synthprobe.registry`). Its build, score and
-per-step probe keep their own commands (``build deeparithmark``, ``score deeparithmark``,
-``probe steps``); what shared code asks the registry for is named here: the metrics
+"""Deep Arithmark in the benchmark registry (:mod:`synthprobe.registry`). Its own sub-commands
+(``build deeparithmark``, ``score deeparithmark``) are its ``commands`` part
+(:mod:`synthprobe.benchmarks.deeparithmark.commands`); what else shared code asks the registry
+for is named here too: the metrics
 (:func:`synthprobe.benchmarks.deeparithmark.scoring.metrics.summarise`), the report section
 (:mod:`synthprobe.benchmarks.deeparithmark.report`) and the exports (:mod:`synthprobe.benchmarks.deeparithmark.export`:
 lm-eval tasks and results files, Hub model-card scores, the Hub dataset folder)."""
@@ -27,5 +28,6 @@ BENCHMARK = Benchmark(
         "synthprobe.benchmarks.deeparithmark.step_probe.report",
         "synthprobe.benchmarks.deeparithmark.report.protocol_effect",
     ),
+    commands="synthprobe.benchmarks.deeparithmark.commands",
     summary="Deep, multi-step arithmetic word problems, 4-way, with named mistakes as decoys.",
 )

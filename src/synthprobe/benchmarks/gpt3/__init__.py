@@ -8,7 +8,8 @@ package imports them, :data:`TASK_MODULES`):
 * :mod:`.sat` — SAT analogies from a Turney-format file (a self-written sample ships).
 
 :mod:`.prompts` builds zero-/one-/few-shot prompts, :mod:`.paper` holds GPT-3's published
-figures (Table H.1), :mod:`.taskfile` reads a user's task files, :mod:`.cli` the build commands.
+figures (Table H.1), :mod:`.taskfile` reads a user's task files, :mod:`.commands` holds the build
+and score commands.
 Scoring is :mod:`synthprobe.benchmarks.gpt3.scoring.score` (``synthprobe score gpt3``).
 """
 

@@ -1,6 +1,7 @@
-"""The GPT-3 synthetic tasks in the benchmark registry (:mod:`synthprobe.registry`). Their
-build and score keep their own commands (``build gpt3``/``build <task>``, ``score gpt3``); what
-shared code asks the registry for is named here: the metrics (one results row per task and
+"""The GPT-3 synthetic tasks in the benchmark registry (:mod:`synthprobe.registry`). Their own
+sub-commands (``build gpt3``/``build <task>``, ``score gpt3``) are their ``commands`` part
+(:mod:`synthprobe.benchmarks.gpt3.commands`); what else shared code asks the registry for is
+named here too: the metrics (one results row per task and
 shot setting, :func:`synthprobe.benchmarks.gpt3.scoring.metrics.summarize`), the report section
 (:mod:`synthprobe.benchmarks.gpt3.report`) and the exports (:mod:`synthprobe.benchmarks.gpt3.export`: lm-eval tasks and
 results files, Hub model-card scores)."""
@@ -22,5 +23,6 @@ BENCHMARK = Benchmark(
     viewer="synthprobe.benchmarks.gpt3.report.items:runs",
     lm_eval_reader="synthprobe.benchmarks.gpt3.report.lm_eval",
     outcomes="synthprobe.benchmarks.gpt3.report.outcomes",
+    commands="synthprobe.benchmarks.gpt3.commands",
     summary="GPT-3's arithmetic, word-unscrambling and SAT-analogy tasks, zero-, one- and few-shot.",
 )

@@ -159,20 +159,6 @@ def table_row(entry: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def format_usage(name: str, usage: dict[str, Any]) -> str:
-    """The final line about what a server-backed run spent: "tokens (NAME): 1,234 prompt + 56
-    completion = 1,290 in 40 requests" (plus the budget and the lowest concurrency when set)."""
-    line = (
-        f"tokens ({name}): {usage['prompt_tokens']:,} prompt + {usage['completion_tokens']:,} completion = "
-        f"{usage['total_tokens']:,} in {usage['requests']:,} requests"
-    )
-    if usage.get("max_tokens_total") is not None:
-        line += f" (budget {usage['max_tokens_total']:,})"
-    if usage.get("lowest_concurrency") is not None:
-        line += f"; the server pushed back, requests in flight went down to {usage['lowest_concurrency']}"
-    return line
-
-
 def protocol_effect(entries: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """:func:`synthprobe.benchmarks.deeparithmark.scoring.protocols.protocol_effect` with rows named
     by :func:`variant_label`."""

@@ -26,6 +26,7 @@ from synthprobe.io.read import sha256_file
 from synthprobe.io.write import atomic_write_json, check_not_input
 from synthprobe.items import MCItem
 from synthprobe.results import results_document
+from synthprobe.scoring.console import format_comparisons, format_usage
 from synthprobe.scoring.runner import CacheKey, batches, run_items
 from synthprobe.tasks import protocols as proto
 from synthprobe.version import __version__
@@ -43,7 +44,7 @@ ARITHMARK3_HOWTO = (
 @dataclass
 class ScoreConfig:
     data: Path = DEFAULT_DATA
-    #: ``--model`` values: specs, or :class:`~synthprobe.cli.args.ModelRef` (a spec and a given name)
+    #: ``--model`` values: specs, or :class:`~synthprobe.commandline.ModelRef` (a spec and a given name)
     models: list[Any] = field(default_factory=lambda: [EMBEDDED_ALIAS])
     dtype: str | None = None
     device: str = "auto"
@@ -826,24 +827,6 @@ def run(config: ScoreConfig, *, echo: Callable[[str], None] = print) -> tuple[di
         echo(res.format_protocol_effect(effect))
     for e in entries:
         if "usage" in e:
-            echo(res.format_usage(res.variant_label(e), e["usage"]))
+            echo(format_usage(res.variant_label(e), e["usage"]))
     echo(f"\nresults: {out}")
     return doc, out
-
-
-def format_comparisons(compared: dict[str, Any]) -> str:
-    """The printed paired comparison: one line per pair and data set."""
-    from synthprobe.results import fmt_p
-
-    lines = ["paired comparison (delta = B - A in points, 95 % CI, exact McNemar p, Holm across pairs):"]
-    for key, block in compared.items():
-        for p in block["pairs"]:
-            lo, hi = p["ci95"] or (float("nan"), float("nan"))
-            lines.append(
-                f"  {key}: {p['b']} - {p['a']}: {p['delta']:+.2f} [{lo:+.2f}, {hi:+.2f}]  "
-                f"n={p['n']}  discordant {p['a_only']}/{p['b_only']}  p={fmt_p(p['p_mcnemar'])}  "
-                f"Holm p={fmt_p(p['p_holm'])}"
-            )
-        for q in block.get("not_paired", []):
-            lines.append(f"  {key}: {q['b']} vs {q['a']}: not paired, {q['reason']}")
-    return "\n".join(lines)

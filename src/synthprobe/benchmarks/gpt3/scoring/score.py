@@ -110,12 +110,13 @@ class EvalConfig:
     number_format: str = "plain"
     #: ``--chat-template`` / ``--system-prompt`` / ``--fewshot-as-multiturn`` (default: raw text).
     chat: ChatSetup = field(default_factory=ChatSetup)
-    #: ``--protocol``: ``loglik`` (the paper's way) or ``letters`` (SAT's options as A-E, one
-    #: letter generated; the generative tasks are the same under both).
+    #: ``--sat-protocol``: ``loglik`` (the paper's way) or ``letters`` (SAT's options as A-E, one
+    #: letter generated; the generative tasks are the same under both). Recorded as the entry's
+    #: ``protocol``.
     protocol: str = "loglik"
 
     def loglik_tasks(self) -> list[str]:
-        """The codes of the tasks this run scores by log-likelihood (SAT without ``--protocol
+        """The codes of the tasks this run scores by log-likelihood (SAT without ``--sat-protocol
         letters``; every task with ``--check is-greedy``)."""
         return [
             t.code
@@ -132,7 +133,7 @@ class EvalConfig:
             raise InputError(
                 f"{', '.join(needed)} {'needs' if len(needed) == 1 else 'need'} log-likelihoods, which "
                 f"the {split_kind(spec)[0]} engine cannot give; score "
-                f"{'it' if len(needed) == 1 else 'them'} with --protocol letters (SAT) or --check generate",
+                f"{'it' if len(needed) == 1 else 'them'} with --sat-protocol letters or --check generate",
                 field="--model",
             )
 
@@ -154,10 +155,10 @@ class EvalConfig:
 
         check_number_format(self.number_format)
         if self.protocol not in PROTOCOLS:
-            raise InputError(f"expected one of {', '.join(PROTOCOLS)}, got {self.protocol!r}", field="--protocol")
+            raise InputError(f"expected one of {', '.join(PROTOCOLS)}, got {self.protocol!r}", field="--sat-protocol")
         if self.protocol == "letters" and self.check == "is-greedy":
             raise InputError(
-                "--check is-greedy reads log-likelihoods; --protocol letters generates", field="--protocol"
+                "--check is-greedy reads log-likelihoods; --sat-protocol letters generates", field="--sat-protocol"
             )
         if self.check not in CHECKS:
             raise InputError(f"expected one of {', '.join(CHECKS)}, got {self.check!r}", field="--check")
@@ -322,7 +323,7 @@ def score_task(
                 with_usage(rows[-1], gen)
         elif task.kind == "choice" and chat.enabled:
             raise InputError(
-                "a chat template with SAT's log-likelihood protocol is not supported; use --protocol letters",
+                "a chat template with SAT's log-likelihood protocol is not supported; use --sat-protocol letters",
                 field="--chat-template",
             )
         elif task.kind == "choice":

@@ -1,7 +1,5 @@
-"""``synthprobe score deeparithmark`` (also behind ``bench_deeparithmark.py``) and ``synthprobe score gpt3``.
-
-``score gpt3`` regenerates GPT-3's synthetic tasks (or reads the user's task files), builds
-zero-/one-/few-shot prompts, runs the model through the one runner and prints its accuracy
+"""``synthprobe score gpt3``: regenerates GPT-3's synthetic tasks (or reads the user's task files),
+builds zero-/one-/few-shot prompts, runs the model through the one runner and prints its accuracy
 beside GPT-3's (Table H.1).
 
 Exit status: 0 success; 1 a model that fails to load or a failure while scoring (no results
@@ -14,280 +12,32 @@ import argparse
 import shlex
 import sys
 import time
-import traceback
 from pathlib import Path
 
-from synthprobe.cli.args import (
+from synthprobe.commandline import (
+    MODEL_USAGE,
     NOTHING_WRITTEN,
     add_model_args,
     add_yes_argument,
     chat_setup,
-    engine_options,
-    int_at_least,
     nonneg_int,
-    nothing_written,
     positive_int,
 )
-from synthprobe.errors import CommandFailed, InputError, run_command_line
-from synthprobe.metrics.extract import RESOLVE
-
-DESCRIPTION = """\
-Score causal language models on Deep Arithmark (finish the sentence, pick one of four endings)
-under the ArithMark 3.0 protocol (each ending's summed token log-probabilities; acc_norm, the
-primary metric, per token), print the table (Deep, soft, d2-d5, ArithMark-3, delta, p vs chance)
-and write a results JSON. Every finished item is kept in a score cache, so an interrupted run
-resumes where it stopped when the same command is run again.
-
-The protocol, the cache and the results file at length: docs/command-line.md."""
-
-#: The usage line of the score commands: the flags most runs set; --help lists every one.
-USAGE = "%(prog)s [--model SPEC]... [OPTION...]"
-
-EPILOG = """\
-examples:
-  synthprobe score deeparithmark                       # the embedded model
-  synthprobe score deeparithmark --model ./my-model \\
-      --model HuggingFaceTB/SmolLM2-135M --limit 100   # two models, compared
-  synthprobe score deeparithmark --model a=./ckpt-1 --model b=./ckpt-2  # named
-  synthprobe score deeparithmark --compare             # beside ArithMark 3.0
-
-exit status: 0 ok, 2 bad input or flags, 1 a model failed to load or scoring failed, 130
-interrupted by Ctrl-C (no results file is written in these three cases)."""
-
-
-class _ZeroShot(argparse.Action):
-    """``--shots`` is a GPT-3 flag; here it gets a sentence instead of the top-level usage."""
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        parser.error(
-            "Deep Arithmark is zero-shot: every item is scored on its own, without "
-            "demonstrations; drop --shots (it is an option of 'synthprobe score gpt3')"
-        )
-
-
-def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> None:
-    """The flags, shared by the sub-command and ``bench_deeparithmark.py``.
-
-    ``root``: resolve the default data paths against this folder instead of the working directory.
-    """
-    from synthprobe.benchmarks.deeparithmark.scoring.score import DEFAULT_COMPARE_DATA, DEFAULT_DATA
-    from synthprobe.cli.args import add_overwrite_argument
-
-    base = root or Path()
-    from synthprobe.benchmarks.deeparithmark.release import default_shown
-
-    p.add_argument(
-        "--data",
-        type=Path,
-        default=base / DEFAULT_DATA,
-        metavar="PATH",
-        help=f"Deep Arithmark JSONL file (default: {default_shown(base / DEFAULT_DATA)})",
-    )
-    add_model_args(p, multiple=True, batch_size=32, chat=True)
-    p.add_argument(
-        "--protocol",
-        default="loglik",
-        metavar="NAME[,NAME...]",
-        help="how each item is asked (default: %(default)s). loglik: ArithMark 3.0's protocol, the "
-        "endings' log-likelihoods compared; letters: the endings shown as A-D, the model answers "
-        "one letter; free: the sentence alone, the model writes the value, compared as a number "
-        "with the item's unit (a clock time as a time). letters/free generate greedily and read the "
-        "answer back (rules strict, lax, last, value: docs/chat-and-protocols.md); an answer that "
-        "is unparsed, inconsistent (a letter with another option's value), an echo of the "
-        "question's numbers or cut off by the budget counts as wrong and is reported. Several, comma-"
-        "separated (e.g. loglik,letters,free): each model is scored under each on the same items, "
-        "with the paired difference per depth (exact McNemar); per-item predictions are then kept",
-    )
-    p.add_argument(
-        "--cot",
-        action="store_true",
-        help="letters/free: let the model reason first and end with a line 'ANSWER: ...' (refused with loglik)",
-    )
-    p.add_argument(
-        "--max-new-tokens",
-        type=positive_int,
-        default=None,
-        metavar="N",
-        help="letters/free: tokens a model may generate per answer (default: 8 for letters, 16 for free, "
-        "320 with --cot)",
-    )
-    p.add_argument(
-        "--resolve",
-        choices=RESOLVE,
-        default="none",
-        help="letters: credit an inconsistent answer (a letter written with another option's value, "
-        "'A. $6966' where $6966 is B) by its letter (letter-first) or by its value (value-first); "
-        "default none: never credited. The rule is recorded in the results",
-    )
-    p.add_argument("--shots", action=_ZeroShot, help=argparse.SUPPRESS)
-    p.add_argument(
-        "--max-context",
-        type=int_at_least(2),
-        default=1024,
-        metavar="N",
-        help="longest request in tokens; longer contexts are left-truncated and counted (default: %(default)s)",
-    )
-    p.add_argument(
-        "--trust-remote-code", action="store_true", help="run modelling code shipped with a checkpoint (off by default)"
-    )
-    p.add_argument("--bos", action="store_true", help="prepend the tokenizer's BOS token (the protocol adds none)")
-    p.add_argument(
-        "--limit", type=positive_int, default=None, metavar="N", help="score only the first N items of each file"
-    )
-    p.add_argument(
-        "--compare",
-        action="store_true",
-        help="also score ArithMark 3.0 with the same weights; the table gains ArithMark-3 and "
-        "delta = Deep - ArithMark-3",
-    )
-    p.add_argument(
-        "--compare-data",
-        type=Path,
-        default=None,
-        metavar="PATH",
-        help=f"ArithMark 3.0 file for --compare (default: {base / DEFAULT_COMPARE_DATA}; from the "
-        "HF dataset AxiomicLabs/Arithmark-3.0)",
-    )
-    p.set_defaults(_compare_default=base / DEFAULT_COMPARE_DATA, _root=base)
-    p.add_argument(
-        "--save-predictions",
-        action="store_true",
-        help="keep every item's scores and prediction (`synthprobe report` then adds the item viewer, items.html)",
-    )
-    p.add_argument(
-        "--partial-inputs",
-        action="store_true",
-        help="loglik: score each item again without its question (endings listed, a filler, "
-        "another item's question): accuracy, agreement, reliance (docs/partial-inputs.md)",
-    )
-    p.add_argument(
-        "--output",
-        type=Path,
-        default=None,
-        metavar="PATH",
-        help="results JSON (default: benchmarks/deeparithmark_<model>.json; a new timestamped name if it exists)",
-    )
-    add_overwrite_argument(p)
-    p.add_argument(
-        "--scorer",
-        choices=["onepass", "reference"],
-        default="onepass",
-        help="onepass (default): each context runs once with a tree mask; reference: one row "
-        "per ending, as lm-eval does; the same scores up to float rounding",
-    )
-    p.add_argument(
-        "--no-cache", action="store_true", help="neither read nor write the score cache ($SYNTHPROBE_CACHE/scores)"
-    )
-    add_yes_argument(p)
-
-
-def config_from_args(args: argparse.Namespace):
-    from synthprobe.backends.refs import model_refs
-    from synthprobe.benchmarks.deeparithmark.scoring.score import ScoreConfig, default_output
-
-    if args.compare_data is not None and not args.compare:
-        raise InputError("only has an effect together with --compare", field="--compare-data")
-    from synthprobe.benchmarks.deeparithmark.release import locate_release
-    from synthprobe.io.write import check_outputs
-    from synthprobe.io.write import default_output as new_name
-
-    args.data = locate_release(args.data)
-    models = model_refs(args.models)
-    output = args.output or new_name(args._root / default_output(models))
-    inputs = [(args.data, "--data"), *((m.spec, "--model") for m in models)]
-    if args.compare:
-        inputs.append((args.compare_data or args._compare_default, "--compare-data"))
-    if not output.is_dir():  # a folder gets its own message in validate()
-        check_outputs([(output, "--output")], inputs, overwrite=args.overwrite)
-    from synthprobe.cli.args import chat_setup
-
-    chat = chat_setup(args)
-    protocols = tuple(x.strip() for x in str(args.protocol).split(",") if x.strip())
-    if args.resolve != "none" and "letters" not in protocols:
-        raise InputError(
-            f"--resolve {args.resolve} reads letters answers only; add --protocol letters", field="--resolve"
-        )
-    return ScoreConfig(
-        chat=chat,
-        protocols=protocols,
-        cot=args.cot,
-        max_new_tokens=args.max_new_tokens,
-        resolve=args.resolve,
-        data=args.data,
-        models=models,
-        dtype=args.dtype,
-        device=args.device,
-        batch_size=args.batch_size,
-        max_context=args.max_context,
-        trust_remote_code=args.trust_remote_code,
-        bos=args.bos,
-        limit=args.limit,
-        compare=args.compare,
-        compare_data=args.compare_data or args._compare_default,
-        save_predictions=args.save_predictions or len(protocols) > 1,
-        output=output,
-        scorer=args.scorer,
-        progress=args.progress,
-        cache=not args.no_cache,
-        yes=args.yes,
-        model_args=engine_options(args),
-        partial_inputs=args.partial_inputs,
-    )
-
-
-def run_command(args: argparse.Namespace) -> int:
-    """Run the sub-command; InputError and Ctrl-C propagate to :func:`run_command_line` (exit 2
-    and 130), other failures print and return 1. No results file is written in any of them."""
-    from synthprobe.benchmarks.deeparithmark.scoring.score import run
-
-    config = config_from_args(args)
-    try:
-        with nothing_written():
-            run(config)
-        args.written = config.output  # for what runs after the command (export.cli's --output-format)
-    except (InputError, CommandFailed, KeyboardInterrupt):
-        raise
-    except Exception as exc:  # anything mid-run: say what failed, keep the traceback for a bug report
-        traceback.print_exc()
-        raise CommandFailed(f"scoring failed: {type(exc).__name__}: {exc}\n{NOTHING_WRITTEN}") from None
-    return 0
-
-
-def _register_deeparithmark(verbs: dict) -> None:
-    p = verbs["score"].add_parser(
-        "deeparithmark",
-        help="score models on Deep Arithmark (optionally beside ArithMark 3.0)",
-        usage=USAGE,
-        description=DESCRIPTION,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    add_arguments(p)
-    p.set_defaults(func=run_command)
-
-
-def bench_main(argv: list[str] | None = None, *, root: Path | None = None) -> int:
-    """Entry point of ``bench_deeparithmark.py``: the same flags and code as the sub-command."""
-    from synthprobe.cli.args import CommandParser
-
-    parser = CommandParser(prog="bench_deeparithmark.py", usage=USAGE, description=DESCRIPTION, epilog=EPILOG)
-    add_arguments(parser, root=root)
-    args = parser.parse_args(argv)
-    return run_command_line(run_command, args)
+from synthprobe.errors import CommandFailed, InputError
 
 
 def cmd_score(args: argparse.Namespace) -> int:
     from synthprobe.backends import ScoringError, check_backend
     from synthprobe.backends.refs import NameRegistry, model_refs, named_model
-    from synthprobe.benchmarks.deeparithmark.scoring.results import format_usage
     from synthprobe.benchmarks.gpt3.registry import resolve_tasks
     from synthprobe.benchmarks.gpt3.sat import sample_path
     from synthprobe.benchmarks.gpt3.scoring.score import EvalConfig, dumps_results, format_table, run
     from synthprobe.benchmarks.gpt3.taskfile import load_task_files
-    from synthprobe.cli.args import backend_options, load_backend_or_exit
+    from synthprobe.commandline import backend_options, load_backend_or_exit
     from synthprobe.io.paths import slug
     from synthprobe.io.read import sha256_file
     from synthprobe.io.write import atomic_write_text, check_outputs, default_output
+    from synthprobe.scoring.console import format_usage
 
     shots = [s.strip() for s in args.shots.split(",") if s.strip()]
     # every task file is read and checked here, before any model loads
@@ -314,7 +64,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         progress=args.progress,
         cache=not args.no_cache,
         chat=chat_setup(args),
-        protocol=args.protocol,
+        protocol=args.sat_protocol,
     ).validate()
     refs = model_refs(args.models)
     name = refs[0].name or refs[0].spec if len(refs) == 1 else f"{len(refs)}models"
@@ -441,7 +191,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         if "usage" in entry:  # a server's token accounting for this run's requests
             print(format_usage(entry["model"]["name"], entry["usage"]))
     if len(entries) > 1:
-        from synthprobe.benchmarks.deeparithmark.scoring.score import format_comparisons
+        from synthprobe.scoring.console import format_comparisons
 
         print("\n" + format_comparisons(doc["comparisons"]))
     print(f"\nresults: {output}")
@@ -511,15 +261,16 @@ examples:
       --task-file A1=my_a1.jsonl --limit 100     # your own task files"""
 
 
-def _register_gpt3(verbs: dict) -> None:
+def register(verbs: dict) -> None:
+    """Add ``synthprobe score gpt3``."""
     from synthprobe.benchmarks.gpt3.registry import FORMATS
     from synthprobe.benchmarks.gpt3.scoring.score import CHECKS
-    from synthprobe.cli.args import add_overwrite_argument
+    from synthprobe.commandline import add_overwrite_argument
 
     s = verbs["score"].add_parser(
         "gpt3",
         help="score a causal LM on GPT-3's synthetic tasks and compare with the paper",
-        usage=USAGE,
+        usage=MODEL_USAGE,
         description=GPT3_DESCRIPTION,
         epilog=GPT3_EPILOG,
     )
@@ -615,17 +366,11 @@ def _register_gpt3(verbs: dict) -> None:
         "(default: all in one user turn)",
     )
     s.add_argument(
-        "--protocol",
+        "--sat-protocol",
         choices=["loglik", "letters"],
         default="loglik",
-        help="SAT only: loglik (default, the paper's: the options' log-likelihoods) or letters (the "
-        "options as A-E, the model answers one letter; needed for engines without "
+        help="how SAT's options are asked: loglik (default, the paper's: the options' log-likelihoods) "
+        "or letters (the options as A-E, the model answers one letter; needed for engines without "
         "log-likelihoods). The generative tasks are the same under both",
     )
-    s.set_defaults(func=cmd_score)
-
-
-def register(verbs: dict) -> None:
-    """Add ``synthprobe score deeparithmark`` and ``synthprobe score gpt3``."""
-    _register_deeparithmark(verbs)
-    _register_gpt3(verbs)
+    s.set_defaults(func=cmd_score, writes_results=True)  # args.written: the results file (--output-format)

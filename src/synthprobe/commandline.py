@@ -16,6 +16,9 @@ from collections.abc import Callable
 
 from synthprobe.errors import InputError
 
+#: The usage line of the commands that score models: the flags most runs set; --help lists every one.
+MODEL_USAGE = "%(prog)s [--model SPEC]... [OPTION...]"
+
 
 class WrappingHelpFormatter(argparse.RawDescriptionHelpFormatter):
     """The help of every synthprobe command, wrapped to the terminal's width.
