@@ -65,9 +65,7 @@ def longest_chain(src: Path) -> list[str]:
             return best[c]
         best[c] = [c]
         members = [m for m in mods if comp[m] == c]
-        tails = [
-            chain(comp[d]) for m in members for d in graph.find_modules_directly_imported_by(m) if comp[d] != c
-        ]
+        tails = [chain(comp[d]) for m in members for d in graph.find_modules_directly_imported_by(m) if comp[d] != c]
         best[c] = [c] + max(tails, key=len, default=[])
         return best[c]
 

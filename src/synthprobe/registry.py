@@ -67,7 +67,8 @@ PARTS = {
     "commands": (
         "the module of its own sub-commands: register(verbs) adds them (verbs: each verb this command line "
         "builds -> its argparse sub-parsers action), and VERBS, if given, names the verbs it adds to; "
-        "registered before the command line's own modules, so each verb lists its sub-commands as it always did (see synthprobe.cli)"
+        "registered before the command line's own modules, so each verb lists its sub-commands as it always "
+        "did (see synthprobe.cli)"
     ),
     "sections": (
         "more report section modules it owns (a probe's, a protocol comparison's), shown whatever the inputs; "
