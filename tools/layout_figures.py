@@ -93,8 +93,16 @@ def main() -> int:
     chain = longest_chain(src)
     print(f"\nlongest import chain: {len(chain)} modules: " + " → ".join(chain))
     for name in ("deeparithmark", "gpt3"):
-        dirs = sorted({str(p.parent.relative_to(pkg)) for p in files if name in p.relative_to(pkg).as_posix()})
-        print(f"\n{name}: {len(dirs)} folder(s) whose path names it hold modules: {', '.join(dirs)}")
+        mine = [p for p in files if name in p.relative_to(pkg).as_posix()]
+        tops = sorted(
+            {
+                "/".join(p.relative_to(pkg).parts[: 2 if p.relative_to(pkg).parts[0] == "benchmarks" else 1])
+                for p in mine
+            }
+        )
+        lines = sum(_lines(p) for p in mine)
+        where = f"{len(tops)} top-level folder(s): {', '.join(tops)}"
+        print(f"\n{name}: {len(mine)} modules whose path names it, {lines:,} lines, in {where}")
     return 0
 
 
