@@ -254,13 +254,13 @@ class Results:
         return [(e, e.results[benchmark]) for e in self.models if benchmark in e.results]
 
 
-def _layouts() -> list:
+def _layouts() -> tuple:
     """The ``layout`` parts of the built-in benchmarks (:mod:`synthprobe.registry`): the blocks
     each owns and the earlier file layouts each still reads."""
     from synthprobe import registry
 
     found = (registry.find(name) for name in registry.BUILTIN)
-    return [bench.part("layout") for bench in found if bench is not None and bench.has("layout")]
+    return tuple(bench.part("layout") for bench in found if bench is not None and bench.has("layout"))
 
 
 def known_blocks() -> dict[str, str | None]:
@@ -273,8 +273,9 @@ def known_blocks() -> dict[str, str | None]:
     return {**out, **BLOCKS}
 
 
-def _owner_of(name: str):
-    return next((part for part in _layouts() if name in part.BLOCKS), None)
+def _owners() -> dict[str, Any]:
+    """block name → the ``layout`` part of the benchmark that owns it."""
+    return {name: part for part in _layouts() for name in part.BLOCKS}
 
 
 def _earlier_layouts() -> dict[str, tuple[int, ...]]:
@@ -337,7 +338,7 @@ def _registered(name: str) -> bool:
 
 
 def _entries(doc: dict, r: Reader, *, allow_empty: bool = False) -> list[Entry]:
-    known = known_blocks()
+    known, owners = known_blocks(), _owners()
     models = r.get(doc, "models", "", list, required=not allow_empty) or []
     if not models and not allow_empty:
         raise r.fail("models", "is empty; expected at least one scored model")
@@ -360,7 +361,7 @@ def _entries(doc: dict, r: Reader, *, allow_empty: bool = False) -> list[Entry]:
             if block is not None:
                 blocks[name] = Block(block, f"{where}.results.{name}")
         for name, block in blocks.items():
-            owner = _owner_of(name)
+            owner = owners.get(name)
             if owner is not None and hasattr(owner, "check_block"):
                 owner.check_block(name, block, r)
         if "number_format" in blocks:
@@ -398,7 +399,7 @@ def parse(doc: Any, path: str | Path) -> Results:
         for e in models:
             for name in e.results:
                 if name not in owner.BLOCKS:
-                    other = _owner_of(name)
+                    other = _owners().get(name)
                     what = (other.BLOCKS[name] if other is not None else None) or repr(name)
                     raise r.fail(
                         f"{e.where}.results.{name}", f"a {schema!r} file holds no {what.removeprefix('a ')} results"
@@ -479,6 +480,39 @@ def fmt_p(p: float | None) -> str:
     return f"{mant}e{MINUS}{int(exp[1:])}" if exp.startswith("-") else f"{mant}e{int(exp)}"
 
 
+def percent(x: float | None, digits: int | None = None, *, of: int | None = None) -> float | None:
+    """``x`` in percent as a number: a fraction (``100 * x``) or, with ``of``, a count of ``of``
+    items (``100 * x / of``); rounded to ``digits`` decimals when given; None for None or NaN."""
+    if x is None or x != x:
+        return None
+    value = 100 * x if of is None else 100 * x / of
+    return value if digits is None else round(value, digits)
+
+
+def fmt_pct(
+    x: float | None,
+    digits: int = 2,
+    unit: str = "",
+    *,
+    of: int | None = None,
+    in_percent: bool = False,
+    dash: str = DASH,
+) -> str:
+    """``x`` in percent as text: ``digits`` decimals, then ``unit`` (``" %"``, or nothing where
+    the column or sentence says percent). ``x`` is a fraction, a count of ``of`` items, or with
+    ``in_percent`` already a percentage; ``dash`` for None or NaN."""
+    if x is None or x != x:
+        return dash
+    value = x if in_percent else percent(x, of=of)
+    return f"{value:.{digits}f}{unit}"
+
+
+def fmt_pct_ci(x: float, ci: Sequence[float], digits: int = 2) -> str:
+    """``24.80 % [20.60, 29.30]``: a fraction and its interval's ends, in percent."""
+    lo, hi = ci
+    return f"{fmt_pct(x, digits)} % [{fmt_pct(lo, digits)}, {fmt_pct(hi, digits)}]"
+
+
 #: The outcomes of generated answers that do not count, as the card's extra columns name them
 #: (the row's keys: percentages of all items).
 ANSWER_COLUMNS = (("unparsed", "unparsed"), ("inconsistent", "inconsistent"), ("echo", "echo"), ("cut_off", "cut off"))
@@ -540,8 +574,7 @@ def card_cells(
     dash). ``compare``/``n``/``answers`` as in :func:`card_header`."""
 
     def pct(key: str, digits: int = 2, unit: str = " %") -> str:
-        x = row.get(key)
-        return DASH if x is None or x != x else f"{x:.{digits}f}{unit}"
+        return fmt_pct(row.get(key), digits, unit, in_percent=True)
 
     delta = row.get("delta")
     return (

@@ -59,11 +59,7 @@ def _check_out(out: Path) -> None:
 
 def default_leaderboard_title(extras: parts.Extras | None) -> str:
     """leaderboard.md's title: after the leaderboards in it, else its first section's short title."""
-    return (
-        parts.default_title(extras, "leaderboard")
-        if parts.leaderboards(parts.present(extras))
-        else (parts.only_title(extras) or "")
-    )
+    return parts.default_title(extras, "leaderboard", bare=True)
 
 
 def markdown(extras: parts.Extras, title: str) -> str:

@@ -186,23 +186,17 @@ def short_title(mod: ModuleType) -> str:
     return getattr(mod, "SHORT_TITLE", mod.TITLE)
 
 
-def only_title(extras: Extras | None) -> str | None:
-    """The first present section's short title (for a report of nothing else)."""
-    shown = present(extras)
-    return short_title(shown[0][0]) if shown else None
-
-
-def default_title(extras: Extras | None, noun: str) -> str:
+def default_title(extras: Extras | None, noun: str, *, bare: bool = False) -> str:
     """``"<leaderboards> <noun>"`` (``"Deep Arithmark and GPT-3 synthetic tasks report"``), or,
-    without a leaderboard, the first section's short title and the noun (``"Sweep report"``;
-    leaderboard.md takes the short title alone)."""
+    without a leaderboard, the first section's short title and the noun (``"Sweep report"``), the
+    short title alone when ``bare`` (leaderboard.md's ``"Sweep"``)."""
     shown = present(extras)
     boards = leaderboards(shown)
     if boards:
         return " and ".join(short_title(m) for m in boards) + f" {noun}"
     if not shown:
         raise ValueError("nothing to report")
-    return f"{short_title(shown[0][0])} {noun}".strip()
+    return short_title(shown[0][0]) + ("" if bare else f" {noun}")
 
 
 def figure_makers(mod: ModuleType, items: Sequence) -> list:

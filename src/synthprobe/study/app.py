@@ -39,6 +39,7 @@ from flask import Flask, Response, redirect, render_template, request, session
 from jinja2 import DictLoader
 from werkzeug.exceptions import HTTPException
 
+from synthprobe.results import fmt_pct
 from synthprobe.study import stats
 from synthprobe.study.limits import (
     FAILURE_WINDOW_SECONDS,
@@ -147,7 +148,7 @@ TEMPLATES = {
 
 
 def _pct(x: float | None) -> str:
-    return "–" if x is None else f"{100 * x:.1f}%"
+    return fmt_pct(x, 1, "%", dash="–")
 
 
 def paragraphs(text: str) -> list[str]:

@@ -61,16 +61,22 @@ def page_sections(items: Sequence, figures: dict, *, alone: bool) -> list[tuple[
     return shown
 
 
+def _scored_on(items: Sequence) -> tuple[list[int], list[str]]:
+    """The item counts and the data files' SHA-256 the rows were scored on."""
+    return sorted({r.overall.n for r in items}), sorted({r.settings.get("dataset SHA-256", "") for r in items} - {""})
+
+
 def summary(items: Sequence, *, alone: bool) -> str:
     """Its phrase of the page's subtitle: models, items, chance, the data files' SHA-256."""
-    n_items = sorted({r.overall.n for r in items})
-    datasets = sorted({r.settings.get("dataset SHA-256", "") for r in items} - {""})
+    from synthprobe.report.format import fmt_pct
+
+    n_items, datasets = _scored_on(items)
     sub = (
         ("" if alone else "Deep Arithmark: ")
         + f"{len(items)} model{'s' if len(items) != 1 else ''} · "
         + f"{', '.join(f'{n:,}' for n in n_items)} items"
         + (
-            f" · chance {100 * items[0].chance:.0f} %"
+            f" · chance {fmt_pct(items[0].chance, 0, ' %')}"
             if any(r.has_chance for r in items)
             else " · no chance level (free)"
         )
@@ -82,10 +88,8 @@ def summary(items: Sequence, *, alone: bool) -> str:
 
 def one_test_set(items: Sequence) -> bool:
     """Whether every row was scored on one data file and one number of items."""
-    return (
-        len({r.settings.get("dataset SHA-256", "") for r in items} - {""}) <= 1
-        and len({r.overall.n for r in items}) <= 1
-    )
+    n_items, datasets = _scored_on(items)
+    return len(datasets) <= 1 and len(n_items) <= 1
 
 
 def settings_table(items: Sequence) -> str:
