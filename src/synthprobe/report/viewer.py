@@ -49,6 +49,26 @@ PAGE = "items.html"
 Answer = tuple[str, dict[str, Any], dict[str, Any]]
 
 
+def generated_answer(rec: dict[str, Any]) -> dict[str, Any]:
+    """The viewer's fields of one generated answer (``--protocol letters|free``, SAT under
+    ``--sat-protocol letters``) from its scored record: the text (``gen``), what was read from it
+    (``parsed``; ``"unparsed: <reason>"`` when nothing was), the rule that read it, its outcome and
+    the outcome's note, each where the record has it."""
+    row: dict[str, Any] = {"gen": rec.get("raw", rec.get("generated"))}
+    row["parsed"] = (
+        rec.get("parsed")
+        if rec.get("rule") != "unparsed"
+        else f"unparsed: {rec.get('unparsed_reason') or 'nothing read'}"
+    )
+    if isinstance(rec.get("rule"), str):
+        row["rule"] = rec["rule"]
+    if isinstance(rec.get("outcome"), str):
+        row["oc"] = rec["outcome"]
+    if isinstance(rec.get("outcome_note"), str) and rec["outcome_note"]:
+        row["ocn"] = rec["outcome_note"]
+    return row
+
+
 @dataclass
 class Run:
     """One model's saved items of one benchmark in one results file (``model`` is the name shown;

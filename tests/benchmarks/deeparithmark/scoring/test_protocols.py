@@ -502,3 +502,35 @@ def test_two_names_for_the_same_weights_each_get_their_own_protocol_effect(tmp_p
         ("base", "loglik", "letters"),
         ("tuned", "loglik", "letters"),
     ]
+
+
+def test_sat_letters_answers_that_did_not_count_reach_the_report_and_the_viewer(tmp_path, fixed):
+    """SAT asked as letters, one answer unparsed as a real model wrote it (an empty answer): the
+    report reads the row (it once required every prediction to be an integer), its tables say how
+    many answers did not count, and the item viewer shows the raw text and why nothing was read."""
+    out = tmp_path / "sat.json"
+    args = ["score", "gpt3", "--model", "fixed:x", "--tasks", "SAT", "--shots", "zero", "--limit", "3"]
+    assert main([*args, "--quiet", "--no-cache", "--sat-protocol", "letters", "--output", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    (row,) = doc["models"][0]["results"]["gpt3"]["rows"]
+    item = row["items"][0]
+    row["correct"] -= item["correct"]
+    row["accuracy"] = 100 * row["correct"] / row["n"]
+    row["unparsed"] = 1
+    item.update(
+        raw="",
+        parsed=None,
+        prediction=None,
+        correct=False,
+        rule="unparsed",
+        unparsed_reason="empty answer",
+        outcome="unparsed",
+    )
+    out.write_text(json.dumps(doc), encoding="utf-8")
+    assert main(["report", str(out), "--out", str(tmp_path / "report")]) == 0
+    board = (tmp_path / "report" / "leaderboard.md").read_text(encoding="utf-8")
+    assert "n=3; unparsed 1, inconsistent 0, cut off 0" in board
+    page = (tmp_path / "report" / "index.html").read_text(encoding="utf-8")
+    assert "unparsed 1, inconsistent 0, cut off 0 (counted wrong)" in page
+    viewer = (tmp_path / "report" / "items.html").read_text(encoding="utf-8")
+    assert '"p":-1,"parsed":"unparsed: empty answer","pr":"letters","rule":"unparsed"' in viewer

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from synthprobe.errors import InputError
-from synthprobe.report.viewer import Answer, Run, run_name
+from synthprobe.report.viewer import Answer, Run, generated_answer, run_name
 from synthprobe.results import Results
 
 #: what a record written before protocols were recorded was scored by
@@ -100,18 +100,7 @@ class DeepRun(Run):
             if rec.get("per_token") is not None:
                 row["pt"] = _round(rec["per_token"])
             if "raw" in rec or "generated" in rec:  # a generated answer (--protocol letters|free)
-                row["gen"] = rec.get("raw", rec.get("generated"))
-                row["parsed"] = (
-                    rec.get("parsed")
-                    if rec.get("rule") != "unparsed"
-                    else (f"unparsed: {rec.get('unparsed_reason') or 'nothing read'}")
-                )
-                if isinstance(rec.get("rule"), str):
-                    row["rule"] = rec["rule"]
-                if isinstance(rec.get("outcome"), str):
-                    row["oc"] = rec["outcome"]
-                if isinstance(rec.get("outcome_note"), str) and rec["outcome_note"]:
-                    row["ocn"] = rec["outcome_note"]
+                row.update(generated_answer(rec))
             if self.broken:
                 row["fb"] = self.broken.get(rec["id"], "not probed")
             out.append((key, item, row))

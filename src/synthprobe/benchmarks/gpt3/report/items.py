@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from synthprobe.report.viewer import Answer, Run, run_name
+from synthprobe.report.viewer import Answer, Run, generated_answer, run_name
 from synthprobe.results import Results
 
 Pair = Answer
@@ -103,8 +103,15 @@ def pairs_of(doc: Results, pools: dict) -> list[tuple[Any, list[Pair], list[str]
                 ok = bool(r.get(it, "correct", here, bool))
                 if task.kind == "choice":
                     item["endings"] = list(q.endings) if same else None
-                    pick = r.get(it, "prediction", here, int)
-                    res: dict[str, Any] = {"p": pick, "ok": int(ok), "pr": "loglik"}
+                    lettered = "raw" in it  # --sat-protocol letters: no pick when nothing counted
+                    pick = r.get(it, "prediction", here, int, required=not lettered)
+                    res: dict[str, Any] = {
+                        "p": -1 if pick is None else pick,
+                        "ok": int(ok),
+                        "pr": "letters" if lettered else "loglik",
+                    }
+                    if lettered:
+                        res.update(generated_answer(it))
                     if isinstance(it.get("per_token_logprob"), list):
                         res["pt"] = [round(float(x), 4) for x in it["per_token_logprob"]]
                 elif "prediction" in it:

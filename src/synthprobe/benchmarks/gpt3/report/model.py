@@ -40,6 +40,10 @@ class Gpt3Row:
     paper_note: str | None = None
     #: where the score places the model among the GPT-3 sizes, as the scorer worded it
     lands: str | None = None
+    #: answers read from generated text (SAT under ``--sat-protocol letters``): the items whose
+    #: answer did not count, per outcome (``unparsed``, ``inconsistent``, ``cut_off``); None for
+    #: rows scored otherwise
+    not_counted: dict[str, int] | None = None
 
     @property
     def key(self) -> tuple[str, str, int]:

@@ -26,6 +26,8 @@ from synthprobe.results import Block, Entry, Results, at
 
 TASK = "gpt3"
 SETTINGS = ("zero", "one", "few")
+#: a row of answers read from generated text counts the items whose answer did not count
+NOT_COUNTED = ("unparsed", "inconsistent", "cut_off")
 _K_SHOT = re.compile(r"^([0-9]+)-shot$")
 _SIZE = re.compile(r"^([0-9]+(?:\.[0-9]+)?)([KMBT])$")
 _SCALE = {"K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
@@ -114,6 +116,10 @@ def parse_row(r, row: Any, where: str) -> Gpt3Row:
         raise r.fail(f"{sw}.mean", f"expected a mean between min {s_min} and max {s_max}, got {s_mean}")
     if reduced > n:
         raise r.fail(f"{sw}.reduced", f"expected at most n ({n}) items with fewer demonstrations, got {reduced}")
+    not_counted = {key: _whole(r, row, key, where) for key in NOT_COUNTED if key in row}
+    for key, count in not_counted.items():
+        if count > n:
+            raise r.fail(f"{where}.{key}", f"expected at most n ({n}) items, got {count}")
     return Gpt3Row(
         task=task,
         code=code,
@@ -128,6 +134,7 @@ def parse_row(r, row: Any, where: str) -> Gpt3Row:
         paper=_paper(r, row, where),
         paper_note=r.get(row, "paper_note", where, str, required=False),
         lands=r.get(row, "lands", where, str, required=False),
+        not_counted=not_counted or None,
     )
 
 

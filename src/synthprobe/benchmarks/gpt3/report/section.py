@@ -22,6 +22,9 @@ def _gpt3_cell(row: Gpt3Row | None) -> str:
     shots = gt.shots_note(row)
     if shots:
         notes.append(escape(shots))
+    counted = gt.not_counted_note(row)
+    if counted:
+        notes.append(escape(f"{counted} (counted wrong)"))
     return f'<b>{acc:.1f}</b> [{lo:.1f}, {hi:.1f}]<br><span class="note">{" · ".join(notes)}</span>'
 
 

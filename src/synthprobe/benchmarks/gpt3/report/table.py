@@ -103,7 +103,17 @@ def fmt_score(row: Gpt3Row | None) -> str:
         return DASH
     acc, lo, hi = interval(row)
     text = f"{acc:.1f} [{lo:.1f}, {hi:.1f}] n={row.count.n}"
-    return f"{text}; lands {row.lands}" if row.lands else text
+    text = f"{text}; lands {row.lands}" if row.lands else text
+    counted = not_counted_note(row)
+    return f"{text}; {counted}" if counted else text
+
+
+def not_counted_note(row: Gpt3Row) -> str | None:
+    """``unparsed 5, inconsistent 0, cut off 0`` for a row of answers read from generated text
+    (each counted wrong); None for a row scored otherwise."""
+    if not row.not_counted:
+        return None
+    return ", ".join(f"{key.replace('_', ' ')} {count}" for key, count in row.not_counted.items())
 
 
 def shots_note(row: Gpt3Row) -> str | None:
