@@ -128,6 +128,10 @@ class Steps:
         family passes as ``Problem.steps``."""
         return StepLines(self._rows[:])
 
+    def keep(self, lines: Sequence[str]) -> None:
+        """Start from the lines of an earlier solution (a twin that adds a step to its original's)."""
+        self._rows.extend(lines)
+
     def op(self, what: str, a: Number, op: str, b: Number, *, money: bool = False) -> Number:
         """``a + b``, ``a - b``, ``a × b`` or an exact ``a / b`` (must terminate as a decimal)."""
         c = exact_op(a, op, b)
@@ -339,6 +343,64 @@ def register(name: str, *, topic: str, depth: int, summary: str = ""):
         return fn
 
     return deco
+
+
+# ---------------------------------------------------------------------------------------
+# Perturbation twins: the same problem told another way (see synthprobe.benchmarks.deeparithmark.twins)
+# ---------------------------------------------------------------------------------------
+
+#: The twin kinds, in display order → what the transform does to the original problem.
+TWIN_KINDS = {
+    "irrelevant_clause": "a sentence with a number that plays no part in the answer",
+    "one_step_more": "the same story with one extra dependent operation (depth + 1)",
+    "reordered": "the same operations, told in another order",
+    "unit_change": "the same quantities in another unit, the answer converted",
+}
+
+#: How a twin kind moves the depth (every other kind keeps it).
+TWIN_DEPTH_STEP = {"one_step_more": 1}
+
+#: The mistake an ``irrelevant_clause`` twin must offer, under exactly this name: the value
+#: obtained by using the irrelevant number. The twin builder always puts it among the decoys,
+#: so a wrong pick of it is the *uptake* the twin probe reports.
+IRRELEVANT = "used the irrelevant number"
+
+#: ``(family, kind)`` → the registered transform ``twin(problem, rng) -> Problem``.
+TWINS: dict[tuple[str, str], Callable[[Problem, random.Random], Problem]] = {}
+
+
+def twin(family: str, kind: str):
+    """Decorator: ``@twin("tank_fill", "irrelevant_clause")`` on ``make(problem, rng) -> Problem``.
+
+    The transform gets the family's drawn original (its ``params`` carry what the story was
+    made of) and a seeded stream of its own; it returns the twin. It must keep the family,
+    topic and (but for ``one_step_more``, depth + 1) depth; ``irrelevant_clause`` and
+    ``reordered`` keep the answer; ``irrelevant_clause`` adds the mistake :data:`IRRELEVANT`.
+    Like ``generate``, it calls :func:`require` to reject a draw (the builder draws again from
+    the twin's stream, with the same original). A family offers only the kinds it registers."""
+    if kind not in TWIN_KINDS:
+        raise ValueError(f"unknown twin kind {kind!r}; expected one of {', '.join(TWIN_KINDS)}")
+
+    def deco(fn: Callable[[Problem, random.Random], Problem]) -> Callable[[Problem, random.Random], Problem]:
+        if (family, kind) in TWINS:
+            raise ValueError(f"twin {kind!r} of family {family!r} registered twice")
+        TWINS[family, kind] = fn
+        return fn
+
+    return deco
+
+
+def last_sentence_start(ctx: str) -> int:
+    """Where the prompt's closing stem starts: after the last ". " (0 when it is one sentence)."""
+    cut = ctx.rfind(". ")
+    return 0 if cut < 0 else cut + 2
+
+
+def insert_sentence(ctx: str, sentence: str) -> str:
+    """``ctx`` with ``sentence`` (a whole sentence, ending in a full stop) placed just before
+    its closing stem — where GSM-NoOp puts its clause."""
+    at = last_sentence_start(ctx)
+    return f"{ctx[:at]}{sentence} {ctx[at:]}"
 
 
 # ---------------------------------------------------------------------------------------

@@ -336,17 +336,32 @@ def iter_items(
 
     Raises :class:`BuildError` on a faulty item, and after the last item if the counts
     differ from the plan (so a consumer that writes atomically keeps nothing)."""
+    by_name = _by_name(templates)
+    for item, _problem in iter_drawn(seed, n, stats=stats, templates=templates, roundness=roundness):
+        yield format_item(item, number_format, by_name)
+
+
+def iter_drawn(
+    seed: int = RELEASE_SEED,
+    n: int = RELEASE_SIZE,
+    *,
+    stats: BuildStats | None = None,
+    templates: Sequence[Template] = TEMPLATES,
+    roundness: bool = True,
+) -> Iterator[tuple[dict, Problem]]:
+    """:func:`iter_items` in plain digits, each item with the :class:`Problem` it was made from
+    (its ``params``: what the story was drawn from; what a perturbation twin re-tells)."""
     families, lay, shapes, stats = _start(seed, n, stats, templates)
     by_name = _by_name(templates)
     seen: set[int] = set()
     for ind, c in enumerate(lay.order):
         template, k = lay.locate(c)
         slot, rank = divmod(lay.cell[c], N_OPTIONS)
-        item, key = _item(
+        item, key, problem = _item(
             families, shapes, seed, ind, template, k, slot, rank, seen, stats, by_name, roundness=roundness
         )
         _count(stats, seen, key, template, slot, rank, by_name)
-        yield format_item(item, number_format, by_name)
+        yield item, problem
     _check_counts(stats, n, templates)
 
 
@@ -369,8 +384,8 @@ def _item(
     start: int = 0,
     why: Counter | None = None,
     roundness: bool = True,
-) -> tuple[dict, int]:
-    """Item ``ind`` (``k`` of ``template``), checked, and its context key (steps 4-6);
+) -> tuple[dict, int, Problem]:
+    """Item ``ind`` (``k`` of ``template``), checked, its context key and its problem (steps 4-6);
     ``roundness``: see :func:`iter_items`."""
     problem, rng, key, sets = draw(
         families[template], template, seed, k, rank, seen, stats, shapes, start=start, why=why, roundness=roundness
@@ -381,7 +396,7 @@ def _item(
         fault = _item_fault(item, ind, template, k, by_name, roundness=roundness)
     if fault is not None:
         raise BuildError(fault)
-    return item, key
+    return item, key, problem
 
 
 def _fault(problem: Problem, template: str, k: int, by_name: Mapping[str, Template] = TEMPLATE_BY_NAME) -> str | None:
@@ -558,7 +573,7 @@ def iter_lines_parallel(
                     stats.redrawn += key is not None and key in seen
                     # As the serial loop: a draw that failed or broke a rule raises there, a
                     # repeated context goes on from this attempt (counted as a discard).
-                    item, key = _item(
+                    item, key, _problem = _item(
                         families,
                         shapes,
                         seed,

@@ -13,7 +13,13 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from synthprobe.benchmarks.deeparithmark.base import DIFFICULTY, render_value, roundness_class
+from synthprobe.benchmarks.deeparithmark.base import (
+    DIFFICULTY,
+    TWIN_DEPTH_STEP,
+    TWIN_KINDS,
+    render_value,
+    roundness_class,
+)
 from synthprobe.benchmarks.deeparithmark.composition import DEPTHS, N_OPTIONS, RELEASE_NAME, TEMPLATE_BY_NAME, Template
 from synthprobe.benchmarks.deeparithmark.steps import StepError, check_chain
 from synthprobe.tasks.numformat import NUMBER_FORMATS, PLAIN, format_numbers, join_groups
@@ -38,8 +44,14 @@ METADATA_KEYS = (
 #: The optional last ``metadata`` key of an item rendered in another number format than
 #: plain digits (``synthprobe build deeparithmark --number-format``); never written for plain.
 NUMBER_FORMAT_KEY = "number_format"
+#: The optional ``metadata`` keys of a perturbation twin (``synthprobe build twins``), after
+#: ``template``: the ``source_id`` of the original it was made from, and its twin kind.
+TWIN_KEYS = ("twin_of", "twin_kind")
 
 CORRECT = "correct"
+
+#: The ``metadata`` key sequences an item may have.
+_METADATA_LAYOUTS = tuple(METADATA_KEYS + twin + fmt for twin in ((), TWIN_KEYS) for fmt in ((), (NUMBER_FORMAT_KEY,)))
 
 #: Per-item rules: key -> title shown by the selftest, in display order.
 ITEM_RULES = {
@@ -66,6 +78,12 @@ def activity_label(topic: str, depth: int) -> str:
 
 def source_id(template: str, depth: int, ind: int) -> str:
     return f"deeparithmark_v1_{template}_depth{depth}_{ind:04d}"
+
+
+def twin_source_id(template: str, depth: int, ind: int, kind: str | None) -> str:
+    """An item's ``source_id``; a twin's ends in ``_<kind>`` so it never equals an original's."""
+    base = source_id(template, depth, ind)
+    return base if kind is None else f"{base}_{kind}"
 
 
 def value_kind(answer_text: str) -> str:
@@ -123,12 +141,19 @@ def _schema_faults(obj: dict, index: int | None, by_name: Mapping[str, Template]
     if not isinstance(md, dict):
         out.append(f"field 'metadata': expected an object, got {type(md).__name__}")
         return out
-    if tuple(md) not in (METADATA_KEYS, METADATA_KEYS + (NUMBER_FORMAT_KEY,)):
+    if tuple(md) not in _METADATA_LAYOUTS:
         out.append(
             f"field 'metadata': keys {list(md)}; expected {list(METADATA_KEYS)} in that order"
-            f" (and optionally {NUMBER_FORMAT_KEY!r} last)"
+            f" (then optionally {list(TWIN_KEYS)}, then optionally {NUMBER_FORMAT_KEY!r} last)"
         )
         return out
+    if TWIN_KEYS[0] in md:
+        if not isinstance(md["twin_of"], str) or not md["twin_of"]:
+            out.append(f"field 'metadata.twin_of': expected the original's source_id, got {md['twin_of']!r}")
+        if md["twin_kind"] not in TWIN_KINDS:
+            out.append(f"field 'metadata.twin_kind': expected one of {list(TWIN_KINDS)}, got {md['twin_kind']!r}")
+        if out:
+            return out
     if NUMBER_FORMAT_KEY in md and (md[NUMBER_FORMAT_KEY] == PLAIN or md[NUMBER_FORMAT_KEY] not in NUMBER_FORMATS):
         out.append(
             f"field 'metadata.{NUMBER_FORMAT_KEY}': expected one of "
@@ -190,18 +215,25 @@ def item_faults(
     gold = vals[label]
     fmt = number_format_of(md)
 
-    # labels: the row of the release table this item claims
+    # labels: the row of the release table this item claims (a twin: moved as its kind moves it)
     row = by_name[template]
+    twin_kind = md.get("twin_kind")
+    row_depth = row.depth + TWIN_DEPTH_STEP.get(twin_kind, 0)
     if md["topic"] != row.topic:
         faults.append(("labels", f"topic {md['topic']!r}; template {template} has topic {row.topic!r}"))
-    if depth != row.depth:
-        faults.append(("labels", f"depth {depth}; template {template} is depth {row.depth}"))
+    if depth != row_depth:
+        faults.append(
+            ("labels", f"depth {depth}; template {template} is depth {row.depth}")
+            if twin_kind is None
+            else ("labels", f"depth {depth}; a {twin_kind} twin of template {template} is depth {row_depth}")
+        )
     if obj["activity_label"] != activity_label(md["topic"], depth):
         faults.append(
             ("labels", f"activity_label {obj['activity_label']!r}; expected {activity_label(md['topic'], depth)!r}")
         )
-    if obj["source_id"] != source_id(template, depth, ind):
-        faults.append(("labels", f"source_id {obj['source_id']!r}; expected {source_id(template, depth, ind)!r}"))
+    want_id = twin_source_id(template, depth, ind, twin_kind)
+    if obj["source_id"] != want_id:
+        faults.append(("labels", f"source_id {obj['source_id']!r}; expected {want_id!r}"))
 
     # unit / endings identical except for the number (written in the item's number format;
     # metadata.answer keeps the plain rendering)

@@ -65,6 +65,14 @@ def make_item(
     chosen = list(rng.choice(decoys))
     rng.shuffle(chosen)
     options: list[tuple[str, int]] = chosen[:slot] + [(CORRECT, problem.answer)] + chosen[slot:]
+    return item_json(problem, options, template=template, ind=ind, slot=slot, rank=rank)
+
+
+def item_json(
+    problem: Problem, options: list[tuple[str, int]], *, template: str, ind: int, slot: int, rank: int
+) -> dict:
+    """The item's JSON object for ``options`` (``(source, value)`` in slot order, the answer at
+    ``slot`` under the source :data:`CORRECT`)."""
     values = [v for _, v in options]
     depth = problem.depth
     return {

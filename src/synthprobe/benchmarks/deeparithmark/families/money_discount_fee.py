@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from fractions import Fraction
 from functools import cache
 from math import gcd
 
-from ..base import Problem, Steps, fmt_num, register, require
+from ..base import IRRELEVANT, Problem, Steps, fmt_num, insert_sentence, last_sentence_start, register, require, twin
 from ._common_a import NAMES, PARITY_REDRAWS, clean_mistakes, exact_div, parity_kept, pick, pick_log_uniform, whole
 
 NAME = "money_discount_fee"
@@ -120,4 +121,121 @@ def generate(rng: random.Random) -> Problem:
             "name": name,
             "template": TEMPLATES.index(template),
         },
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Perturbation twins (synthprobe.benchmarks.deeparithmark.twins): the drawn problem retold
+# ---------------------------------------------------------------------------------------
+
+#: A price seen elsewhere, in dollars, that plays no part in what was paid: (sentence, the sign
+#: with which a solver who falls for it applies it to the total). Cheaper elsewhere tempts a
+#: subtraction, dearer elsewhere an addition; the twin builder needs both, as an answer at the
+#: lowest rank can only have a decoy above it, and one at the highest one below it.
+IRRELEVANT_SENTENCES = (
+    ("The week before, the same {item} had been ${n} cheaper at another shop.", -1),
+    ("A friend of {name}'s had paid ${n} less for a {item} last year.", -1),
+    ("At another shop, the same {item} cost ${n} more.", 1),
+    ("A friend of {name}'s had paid ${n} more for a {item} last year.", 1),
+)
+
+#: The same story with the fee told first (the same two operations).
+REORDERED = (
+    "A ${fee} {feename} was added at checkout when {name} bought a {item} priced at ${price} during a {p}% off sale.",
+    "{name} paid a ${fee} {feename} on a {item} that normally costs ${price} and got {p}% off it.",
+    "{name} paid a ${fee} {feename} on top when buying a ${price} {item} that a shop had marked down by {p}%.",
+    "{name} ordered a {item} listed at ${price}, plus a ${fee} {feename}, with a {p}% discount.",
+)
+
+#: The story in cents (every amount × 100).
+IN_CENTS = (
+    "{name} bought a {item} priced at {price} cents during a {p}% off sale, and a {fee}-cent "
+    "{feename} was added at checkout. In cents, {name} paid",
+    "A {item} normally costs {price} cents. {name} got {p}% off it but also paid a {fee}-cent "
+    "{feename}. Altogether, in cents, the {item} cost {name}",
+    "A shop marked a {price}-cent {item} down by {p}%. {name} bought it and paid a {fee}-cent "
+    "{feename} on top. {name}'s total in cents came to",
+    "With a {p}% discount, {name} ordered a {item} listed at {price} cents, plus a {fee}-cent "
+    "{feename}. The amount {name} paid in cents was",
+)
+
+
+def _params(problem: Problem) -> dict:
+    return dict(problem.params)
+
+
+@twin(NAME, "irrelevant_clause")
+def with_irrelevant_clause(problem: Problem, rng: random.Random) -> Problem:
+    """A price seen elsewhere, in dollars; falling for it moves the total by that much."""
+    p = _params(problem)
+    n = rng.randint(4, 60)
+    sentence, sign = pick(rng, IRRELEVANT_SENTENCES)
+    return replace(
+        problem,
+        ctx=insert_sentence(problem.ctx, sentence.format(item=p["item"], name=p["name"], n=n)),
+        mistakes={**problem.mistakes, IRRELEVANT: problem.answer + sign * n},
+        params={**p, "irrelevant": n},
+    )
+
+
+@twin(NAME, "one_step_more")
+def with_one_step_more(problem: Problem, rng: random.Random) -> Problem:
+    """Paid from a gift card: what was left on it (the total taken off the card's balance)."""
+    p = _params(problem)
+    total = problem.answer
+    card = rng.randint(total + 40, 2 * total + 100)
+    s = Steps()
+    s.keep(problem.steps)
+    left = s.op("left on the gift card", card, "-", total, money=True)
+    require(left % 5 != 0, "answer should not be a multiple of 5")
+    mistakes = clean_mistakes(
+        left,
+        {
+            **{name: card - v for name, v in problem.mistakes.items()},
+            "added the total to the card instead of taking it off": card + total,
+        },
+    )
+    stem = problem.ctx[: last_sentence_start(problem.ctx)]
+    ctx = f"{stem}{p['name']} paid it all from a ${card} gift card. Left on the card was"
+    return replace(
+        problem, depth=3, ctx=ctx, answer=left, steps=s.solution(), mistakes=mistakes, params={**p, "card": card}
+    )
+
+
+@twin(NAME, "reordered")
+def reordered(problem: Problem, rng: random.Random) -> Problem:
+    """The fee told before the discount."""
+    p = _params(problem)
+    story = REORDERED[p["template"]].format(
+        name=p["name"],
+        item=p["item"],
+        price=fmt_num(p["price"]),
+        p=p["percent_off"],
+        fee=p["fee"],
+        feename=p["fee_name"],
+    )
+    return replace(problem, ctx=f"{story} {problem.ctx[last_sentence_start(problem.ctx) :]}")
+
+
+@twin(NAME, "unit_change")
+def in_cents(problem: Problem, rng: random.Random) -> Problem:
+    """Every amount in cents, the answer too."""
+    p = _params(problem)
+    price, fee, pct = 100 * p["price"], 100 * p["fee"], p["percent_off"]
+    s = Steps()
+    sale = s.pct("price after the discount, in cents", 100 - pct, price)
+    total = s.op("total with the fee, in cents", sale, "+", fee)
+    ctx = IN_CENTS[p["template"]].format(
+        name=p["name"], item=p["item"], price=price, p=pct, fee=fee, feename=p["fee_name"]
+    )
+    return replace(
+        problem,
+        ctx=ctx,
+        answer=total,
+        unit="cents",
+        ending=" {} cents.",
+        steps=s.solution(),
+        mistakes={name: 100 * v for name, v in problem.mistakes.items()},
+        kind="count",
+        params={**p, "unit": "cents"},
     )

@@ -1,0 +1,202 @@
+"""Build the twins of a Deep Arithmark file: one file per twin kind, item by item.
+
+For every original item (re-drawn exactly as the builder drew it, :func:`..build.iter_drawn`)
+whose family registers the kind, the transform is called with the original problem and the
+stream ``item_rng("deeparithmark/twin/<kind>/<template>", seed, ind, attempt)``; a draw the
+transform rejects, whose answer cannot sit at the original's rank, or (``irrelevant_clause``)
+whose decoys cannot include the irrelevant-number value is discarded and ``attempt`` goes up.
+The twin takes its original's slot and rank, and the decoys come from the same rules as the
+builder's (same-length endings first). Every twin is checked against every per-item rule.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from synthprobe.benchmarks.deeparithmark.base import (
+    IRRELEVANT,
+    TWIN_DEPTH_STEP,
+    TWIN_KINDS,
+    TWINS,
+    GenerationError,
+    Problem,
+    usable_mistakes,
+)
+from synthprobe.benchmarks.deeparithmark.build import (
+    SAME_LENGTH_ATTEMPTS,
+    BuildError,
+    BuildStats,
+    _by_name,
+    iter_drawn,
+)
+from synthprobe.benchmarks.deeparithmark.checks import CORRECT, ITEM_RULES, item_faults, twin_source_id
+from synthprobe.benchmarks.deeparithmark.composition import RELEASE_SEED, RELEASE_SIZE, TEMPLATES, Template
+from synthprobe.benchmarks.deeparithmark.item import DecoySet, decoy_sets, item_json
+from synthprobe.seeding import ItemStreams
+
+#: Draws of one twin tried before the build gives up.
+MAX_TWIN_ATTEMPTS = 500
+
+
+def supported(template: str, kind: str) -> bool:
+    """Whether family ``template`` registers twin ``kind``."""
+    return (template, kind) in TWINS
+
+
+@dataclass
+class TwinStats:
+    """What a twin build did, per kind: twins written, originals without that twin, discards."""
+
+    written: Counter = field(default_factory=Counter)  # kind -> twins
+    unsupported: Counter = field(default_factory=Counter)  # (kind, family) -> originals skipped
+    attempts: Counter = field(default_factory=Counter)  # kind -> draws
+    discarded: Counter = field(default_factory=Counter)  # (kind, reason) -> draws
+
+
+def _check_twin(kind: str, original: Problem, tw: Problem) -> str | None:
+    """What is wrong with ``tw`` as a ``kind`` twin of ``original`` (``None``: nothing)."""
+    depth = original.depth + TWIN_DEPTH_STEP.get(kind, 0)
+    if (tw.family, tw.topic, tw.depth) != (original.family, original.topic, depth):
+        return (
+            f"returned family {tw.family!r}, topic {tw.topic!r}, depth {tw.depth}; a {kind} twin of "
+            f"{original.family!r} is family {original.family!r}, topic {original.topic!r}, depth {depth}"
+        )
+    if kind in ("irrelevant_clause", "reordered") and tw.answer != original.answer:
+        return f"changed the answer from {original.answer} to {tw.answer}; a {kind} twin keeps it"
+    if kind == "irrelevant_clause" and IRRELEVANT not in tw.mistakes:
+        return f"has no mistake named {IRRELEVANT!r}"
+    if tw.ctx == original.ctx:
+        return "returned the original's prompt unchanged"
+    return None
+
+
+def draw_twin(
+    kind: str, original: Problem, item: dict, seed: int, stats: TwinStats
+) -> tuple[Problem, random.Random, list]:
+    """The first usable ``kind`` twin of ``original`` (the problem of ``item``): ``(twin, rng,
+    decoy sets)``. Raises :class:`BuildError` naming the family when no draw serves."""
+    make = TWINS[original.family, kind]
+    md = item["metadata"]
+    rank = md["answer_rank"]
+    streams = ItemStreams(f"deeparithmark/twin/{kind}/{original.family}", seed, item["ind"])
+    why: Counter = Counter()
+    for attempt in range(MAX_TWIN_ATTEMPTS):
+        rng = streams.rng(attempt)
+        stats.attempts[kind] += 1
+        try:
+            tw = make(original, rng)
+        except GenerationError:
+            why["the transform rejected the draw"] += 1
+            continue
+        fault = _check_twin(kind, original, tw)
+        if fault is not None:
+            raise BuildError(f"family {original.family!r}: its {kind} twin of item {item['ind']} {fault}")
+        usable = usable_mistakes(tw)
+        if kind == "irrelevant_clause":
+            value = tw.mistakes[IRRELEVANT]
+            if usable.get(IRRELEVANT) != value or list(tw.mistakes.values()).count(value) != 1:
+                why["the irrelevant-number value cannot be a decoy of its own"] += 1
+                continue
+        off, sets = decoy_sets(tw, rank, usable)
+        if kind == "irrelevant_clause":
+            sets = [s for s in sets if any(name == IRRELEVANT for name, _ in s)]
+        if not sets:
+            why[f"mistakes cannot put the answer at rank {rank}"] += 1
+            continue
+        if off and attempt < SAME_LENGTH_ATTEMPTS:
+            why[f"no same-length decoys for rank {rank}"] += 1
+            continue
+        for reason, count in why.items():
+            stats.discarded[kind, reason] += count
+        return tw, rng, sets
+    reasons = ", ".join(f"{v} × {k}" for k, v in why.most_common())
+    raise BuildError(
+        f"family {original.family!r}: no usable {kind} twin of item {item['ind']} in "
+        f"{MAX_TWIN_ATTEMPTS} draws ({reasons})"
+    )
+
+
+def place_options(tw: Problem, item: dict, sets: list[DecoySet], rng: random.Random) -> list[tuple[str, int]]:
+    """The twin's options in slot order: the decoy set that keeps most of the original's
+    mistakes (by name; ties: the twin's stream chooses), each kept mistake in the slot it held in
+    the original, the answer in the original's slot and any new decoy in a freed slot. So a
+    ``reordered`` twin whose mistakes all carry over shows the same options in the same slots, and
+    an ``irrelevant_clause`` twin differs from its original by the prompt and one decoy."""
+    md = item["metadata"]
+    slot = int(item["label"])
+    original = {name: i for i, name in enumerate(md["option_sources"]) if i != slot}
+    best = max(sum(name in original for name, _ in s) for s in sets)
+    chosen = rng.choice([s for s in sets if sum(name in original for name, _ in s) == best])
+    options: list[tuple[str, int] | None] = [None] * len(md["option_sources"])
+    options[slot] = (CORRECT, tw.answer)
+    new = []
+    for name, value in chosen:
+        if name in original:
+            options[original[name]] = (name, value)
+        else:
+            new.append((name, value))
+    rng.shuffle(new)
+    free = iter(i for i, o in enumerate(options) if o is None)
+    for option in new:
+        options[next(free)] = option
+    return options  # type: ignore[return-value]
+
+
+def iter_twins(
+    kinds: Sequence[str] = tuple(TWIN_KINDS),
+    seed: int = RELEASE_SEED,
+    n: int = RELEASE_SIZE,
+    *,
+    templates: Sequence[Template] = TEMPLATES,
+    stats: TwinStats | None = None,
+) -> Iterator[tuple[dict, dict[str, dict]]]:
+    """Each original item of the ``n``-item file for ``seed``, in file order, with its twins by
+    kind (only the kinds its family registers). Twins are numbered per kind in file order, so
+    ``ind`` is the twin's position in its kind's file. Raises :class:`BuildError` on a faulty
+    twin (nothing is yielded past it)."""
+    unknown = [k for k in kinds if k not in TWIN_KINDS]
+    if unknown:
+        raise ValueError(f"unknown twin kind {unknown[0]!r}; expected one of {', '.join(TWIN_KINDS)}")
+    stats = stats if stats is not None else TwinStats()
+    by_name = _by_name(templates)
+    position: Counter = Counter()
+    for item, problem in iter_drawn(seed, n, stats=BuildStats(), templates=templates):
+        template = item["metadata"]["template"]
+        twins: dict[str, dict] = {}
+        for kind in kinds:
+            if not supported(template, kind):
+                stats.unsupported[kind, template] += 1
+                continue
+            tw, rng, sets = draw_twin(kind, problem, item, seed, stats)
+            ind = position[kind]
+            slot, rank = int(item["label"]), item["metadata"]["answer_rank"]
+            options = place_options(tw, item, sets, rng)
+            out = item_json(tw, options, template=template, ind=ind, slot=slot, rank=rank)
+            out["source_id"] = twin_source_id(template, tw.depth, ind, kind)
+            out["metadata"] = {**out["metadata"], "twin_of": item["source_id"], "twin_kind": kind}
+            faults = item_faults(out, ind, by_name)
+            if faults:
+                rule, msg = faults[0]
+                raise BuildError(
+                    f"the {kind} twin of item {item['ind']} (family {template!r}) breaks the rule "
+                    f"'{ITEM_RULES[rule]}': {msg}"
+                )
+            position[kind] += 1
+            stats.written[kind] += 1
+            twins[kind] = out
+        yield item, twins
+
+
+def twin_file_items(
+    kind: str, seed: int = RELEASE_SEED, n: int = RELEASE_SIZE, *, templates: Sequence[Template] = TEMPLATES
+) -> list[dict]:
+    """The items of one kind's twin file, in order (for tests and small builds)."""
+    return [twins[kind] for _item, twins in iter_twins((kind,), seed, n, templates=templates) if kind in twins]
+
+
+def kinds_of(families: Mapping[str, object]) -> dict[str, list[str]]:
+    """Twin kind → the families (of ``families``) that register it."""
+    return {kind: [f for f in families if supported(f, kind)] for kind in TWIN_KINDS}
