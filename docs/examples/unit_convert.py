@@ -9,6 +9,10 @@ Build a balanced 4-way file from them alone (docs/write-a-family.md)::
 
     synthprobe build deeparithmark --family unit_convert.py --n 2000 --seed 3 --out units.jsonl --selftest
 
+and its perturbation twins (the end of this file: an irrelevant clause, a unit change)::
+
+    synthprobe build twins --data units.jsonl --family unit_convert.py --out units_twins/
+
 The contract is the one every family of ours follows (``synthprobe.benchmarks.deeparithmark.base``):
 ``generate(rng)`` draws everything from ``rng`` (the builder's seeded per-item stream, so the
 same seed gives the same file), computes the answer through ``Steps`` (which writes one
@@ -21,8 +25,17 @@ three so that the answer's slot and rank are balanced, and redraws when ``requir
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
-from synthprobe.benchmarks.deeparithmark.base import Problem, Steps, register, require
+from synthprobe.benchmarks.deeparithmark.base import (
+    IRRELEVANT,
+    Problem,
+    Steps,
+    insert_sentence,
+    register,
+    require,
+    twin,
+)
 
 #: (big unit, its plural, small unit plural, small units per big one, what is measured, a batch
 #: and its plural)
@@ -92,7 +105,8 @@ def generate(rng: random.Random) -> Problem:
     total = _converted(s, big, bigs, small, smalls, factor)
     require(total % 5 != 0, "answers stay off the multiples of 5 (decoys must share the class)")
     mistakes = {k: v for k, v in _mistakes(unit, bigs, smalls, big, small, factor).items() if v}
-    ctx = rng.choice(SINGLE).format(name=name, big=big, bigs=bigs, small=small, smalls=smalls, what=what)
+    template = rng.choice(SINGLE)
+    ctx = template.format(name=name, big=big, bigs=bigs, small=small, smalls=smalls, what=what)
     return Problem(
         family="unit_convert",
         topic="unit_convert",
@@ -103,6 +117,8 @@ def generate(rng: random.Random) -> Problem:
         ending=f" {{}} {smalls}.",
         steps=s.solution(),
         mistakes=mistakes,
+        # what the story was drawn from, for the twins (params are not written to the file)
+        params={"unit": unit, "big": big, "small": small, "name": name, "template": template},
     )
 
 
@@ -120,7 +136,8 @@ def generate_batches(rng: random.Random) -> Problem:
     mistakes = {k: v * b for k, v in _mistakes(unit, bigs, smalls, big, small, factor).items() if v}
     mistakes[f"counted two {batches} too many"] = per * (b + 2)
     mistakes[f"counted two {batches} too few"] = per * (b - 2)
-    ctx = rng.choice(BATCHES).format(
+    template = rng.choice(BATCHES)
+    ctx = template.format(
         name=name, big=big, bigs=bigs, small=small, smalls=smalls, what=what, b=b, batch=batch, batches=batches
     )
     return Problem(
@@ -133,4 +150,93 @@ def generate_batches(rng: random.Random) -> Problem:
         ending=f" {{}} {smalls}.",
         steps=s.solution(),
         mistakes=mistakes,
+        params={"unit": unit, "big": big, "small": small, "name": name, "template": template, "b": b},
     )
+
+
+# ---------------------------------------------------------------------------------------
+# Perturbation twins (docs/write-a-family.md, "Perturbation twins"): the drawn problem retold.
+# Each transform gets the original Problem (its params say what the story was made of) and a
+# seeded stream of its own; it returns the twin. Both families offer two kinds:
+# irrelevant_clause and unit_change. (No one_step_more: a mixed quantity has no natural next
+# step at depth 2 that is not the batches family itself; no reordered: the one sentence holds
+# both parts of the quantity, so there is nothing to tell in another order.)
+# ---------------------------------------------------------------------------------------
+
+#: A quantity someone else had, which plays no part: (sentence, the sign with which a solver who
+#: falls for it applies it to the answer). Both signs are offered: an answer at the lowest rank
+#: needs a decoy above it, one at the highest rank a decoy below it.
+IRRELEVANT_SENTENCES = (
+    ("Last month {other} used {k} {smalls} more {what}.", 1),
+    ("Last month {other} used {k} {smalls} less {what}.", -1),
+    ("{other} has {k} {smalls} more {what} at home.", 1),
+    ("{other} has {k} {smalls} less {what} at home.", -1),
+)
+
+#: The small unit → a smaller one and how many of it make one small unit: the unit_change twin
+#: tells the same quantity with its small part in that unit (5 hours as 300 minutes) and asks
+#: for the answer in it.
+SMALLER = {
+    "ounces": ("drams", 16),
+    "inches": ("eighths of an inch", 8),
+    "pints": ("fluid ounces", 16),
+    "hours": ("minutes", 60),
+    "pounds": ("ounces", 16),
+}
+
+
+def _row(unit: str):
+    return next(r for r in UNITS if r[0] == unit)
+
+
+def _irrelevant(problem: Problem, rng: random.Random) -> Problem:
+    p = problem.params
+    _, _, smalls, _, what, _, _ = _row(p["unit"])
+    other = rng.choice([n for n in NAMES if n != p["name"]])
+    sentence, sign = rng.choice(IRRELEVANT_SENTENCES)
+    k = 2 * rng.randint(1, 20)  # even, like every other slip, so the last digit says nothing
+    value = problem.answer + sign * k
+    require(value % 5 != 0, "the irrelevant-number decoy shares the answer's roundness class")
+    return replace(
+        problem,
+        ctx=insert_sentence(problem.ctx, sentence.format(other=other, k=k, smalls=smalls, what=what)),
+        mistakes={**problem.mistakes, IRRELEVANT: value},
+        params={**p, "irrelevant": k},
+    )
+
+
+def _in_smaller_unit(problem: Problem, rng: random.Random) -> Problem:
+    p = problem.params
+    unit, bigs, smalls, factor, what, batch, batches = _row(p["unit"])
+    sub, per = SMALLER[smalls]
+    big, small = p["big"], p["small"] * per
+    s = Steps()
+    answer = _converted(s, big, bigs, small, sub, factor * per)
+    if "b" in p:
+        answer = s.op(f"{sub} for {p['b']} {batches}", answer, "×", p["b"])
+    ctx = p["template"].format(
+        name=p["name"],
+        big=big,
+        bigs=bigs,
+        small=small,
+        smalls=sub,
+        what=what,
+        b=p.get("b"),
+        batch=batch,
+        batches=batches,
+    )
+    return replace(
+        problem,
+        ctx=ctx,
+        answer=answer,
+        unit=sub,
+        ending=f" {{}} {sub}.",
+        steps=s.solution(),
+        mistakes={name: v * per for name, v in problem.mistakes.items()},
+        params={**p, "unit_change": sub},
+    )
+
+
+for _family in ("unit_convert", "unit_convert_batches"):
+    twin(_family, "irrelevant_clause")(_irrelevant)
+    twin(_family, "unit_change")(_in_smaller_unit)

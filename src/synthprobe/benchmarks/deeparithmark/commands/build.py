@@ -283,6 +283,294 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------------------------
+# build twins
+# ---------------------------------------------------------------------------------------
+
+
+def _twin_kinds(spec: str) -> list[str] | None:
+    """``--kinds``: ``all`` (None: every kind a family of the file supports) or ``k1,k2``."""
+    from synthprobe.benchmarks.deeparithmark.base import TWIN_KINDS
+
+    if spec.strip() == "all":
+        return None
+    kinds = [k.strip() for k in spec.split(",") if k.strip()]
+    if not kinds:
+        raise InputError(f"expected 'all' or twin kinds separated by commas ({', '.join(TWIN_KINDS)})", field="--kinds")
+    for k in kinds:
+        if k not in TWIN_KINDS:
+            raise InputError(
+                f"unknown twin kind {k!r}; expected 'all' or some of {', '.join(TWIN_KINDS)}", field="--kinds"
+            )
+    return list(dict.fromkeys(kinds))
+
+
+def _twin_originals(args: argparse.Namespace):
+    """The originals of ``build twins``: ``(path, shown path or None, seed, n, templates,
+    number format)``, the outside families loaded and the file's table and numbers checked."""
+    import json
+
+    from synthprobe.benchmarks.deeparithmark.base import FAMILIES
+    from synthprobe.benchmarks.deeparithmark.composition import TEMPLATES
+    from synthprobe.benchmarks.deeparithmark.plugins import load_source, read_table, source_of, table_path
+    from synthprobe.benchmarks.deeparithmark.release import cached_release, locate_release
+    from synthprobe.tasks.numformat import PLAIN
+
+    import synthprobe.benchmarks.deeparithmark.families  # noqa: F401  (ours, with their @twin)
+
+    release = args.data == "release"
+    if release:
+        path = locate_release(RELEASE_FILE) if RELEASE_FILE.exists() else cached_release()
+    else:
+        path = Path(args.data)
+        if not path.is_file():
+            raise InputError(
+                "no such file; expected a Deep Arithmark JSONL file or 'release'", path=path, field="--data"
+            )
+    for spec in args.family or []:
+        load_source(source_of(spec), shown=spec)
+    found = read_table(path)
+    if found is None:
+        if args.family:
+            raise InputError(
+                f"has no families table ({table_path(path).name}) beside it, so it holds Deep Arithmark's own "
+                "families; --family is for a file built with 'build deeparithmark --family'",
+                path=path,
+                field="--family",
+            )
+        templates = TEMPLATES
+        seed = args.seed if args.seed is not None else RELEASE_SEED
+        with open(path, "rb") as fh:
+            n = sum(1 for line in fh if line.strip())
+        if release:
+            seed, n = RELEASE_SEED, RELEASE_SIZE
+        fmt = PLAIN
+        try:
+            with open(path, encoding="utf-8") as fh:
+                first = json.loads(fh.readline())
+            fmt = first["metadata"].get("number_format", PLAIN)
+        except (ValueError, KeyError, TypeError, AttributeError):
+            pass  # the byte comparison with the build says what is wrong
+    else:
+        templates, doc = found
+        seed, n, fmt = doc.get("seed"), doc.get("n"), doc.get("number_format", PLAIN)
+        where = table_path(path)
+        if not isinstance(seed, int) or not isinstance(n, int) or not 1 <= n <= MAX_BUILD_SIZE:
+            raise InputError("expected the build's seed and n (whole numbers)", path=where, field="seed")
+        if fmt not in NUMBER_FORMATS:
+            raise InputError(
+                f"expected one of {', '.join(NUMBER_FORMATS)}, got {fmt!r}", path=where, field="number_format"
+            )
+        if args.seed is not None and args.seed != seed:
+            raise InputError(f"the families table says the file was built from seed {seed}", field="--seed")
+        missing = [t.name for t in templates if t.name not in FAMILIES]
+        if missing:
+            sources = {row["name"]: row.get("source", {}) for row in doc.get("families", []) if isinstance(row, dict)}
+            named = sources.get(missing[0], {})
+            hint = named.get("path") or named.get("entry_point")
+            raise InputError(
+                f"the file holds the family {missing[0]!r}, which is not loaded; pass its module with --family"
+                + (f" (the table names {hint})" if hint else ""),
+                path=path,
+                field="--family",
+            )
+    return path, ("release" if release else None), seed, n, templates, fmt
+
+
+def _chosen_kinds(wanted: list[str] | None, templates, path: Path) -> list[str]:
+    """The kinds to build; one a family of the file supports, or one clear error."""
+    from synthprobe.benchmarks.deeparithmark.base import TWIN_KINDS
+    from synthprobe.benchmarks.deeparithmark.twins.build import kinds_of
+
+    names = list(dict.fromkeys(t.name for t in templates))
+    offered = kinds_of(dict.fromkeys(names))
+
+    def supported() -> str:
+        kinds = [f"{k} ({', '.join(offered[k])})" for k in TWIN_KINDS if offered[k]]
+        return "; the kinds its families support: " + ("; ".join(kinds) if kinds else "none")
+
+    if wanted is None:
+        kinds = [k for k in TWIN_KINDS if offered[k]]
+        if not kinds:
+            raise InputError(
+                f"no family of the file supports a twin kind (families {', '.join(names)}): a family opts "
+                "in with @twin(NAME, kind) (docs/write-a-family.md, 'Perturbation twins')",
+                path=path,
+                field="--kinds",
+            )
+        return kinds
+    for k in wanted:
+        if not offered[k]:
+            who = f"family {names[0]!r} does" if len(names) == 1 else f"families {', '.join(map(repr, names))} do"
+            raise InputError(f"{who} not support twin kind {k!r}{supported()}", path=path, field="--kinds")
+    return wanted
+
+
+def cmd_build_twins(args: argparse.Namespace) -> int:
+    from synthprobe.benchmarks.deeparithmark.build import BuildError
+    from synthprobe.benchmarks.deeparithmark.twins.build import (
+        OriginalsDiffer,
+        build_twins,
+        manifest_name,
+        stem_of,
+        twin_file_name,
+    )
+    from synthprobe.benchmarks.deeparithmark.twins.controls import format_controls
+    from synthprobe.io.write import check_out_dir, check_output_dir
+
+    if args.check is not None:
+        return _check_twins(args)
+    if args.out is None:
+        raise InputError(
+            "the folder to write the twins into is required (or --check DIR to check a build)", field="--out"
+        )
+    wanted = _twin_kinds(args.kinds)
+    path, shown, seed, n, templates, fmt = _twin_originals(args)
+    kinds = _chosen_kinds(wanted, templates, path)
+    out = check_out_dir(args.out)
+    stem = stem_of(path)
+    names = [twin_file_name(stem, k) for k in kinds] + [manifest_name(stem)]
+    check_output_dir(out, names, inputs=[(path, "--data")], overwrite=args.overwrite)
+    try:
+        res = build_twins(
+            path,
+            out,
+            kinds=kinds,
+            seed=seed,
+            n=n,
+            templates=templates,
+            number_format=fmt,
+            progress=args.progress,
+            overwrite=args.overwrite,
+        )
+    except OriginalsDiffer as exc:
+        raise InputError(f"{exc}; nothing written", path=path, field="--data") from None
+    except BuildError as exc:
+        print(f"build failed, nothing written: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except OSError as exc:
+        raise InputError(f"cannot be written ({exc.strerror}); nothing written", path=out, field="--out") from None
+    total = sum(res.stats.written.values())
+    print(
+        f"wrote {total:,} twins of {n:,} originals ({path}, seed {seed}) into {out} in {res.seconds:.1f} s"
+        f"{'' if fmt == 'plain' else f', numbers in the {fmt} format'}"
+    )
+    for kind in kinds:
+        entry = res.doc["kinds"][kind]
+        without = entry["unsupported"]
+        print(f"{kind}: {entry['n']:,} twins")
+        print(f"  {res.files[kind]}  sha256 {entry['sha256']}")
+        if without:
+            print(
+                f"  families without it ({sum(without.values()):,} originals): "
+                + ", ".join(f"{f} ({c})" for f, c in without.items())
+            )
+    print(f"manifest {res.manifest}")
+    print()
+    failed = [k for k, c in res.checks.items() if not c.ok]
+    for kind in kinds:
+        print(("PASS " if res.checks[kind].ok else "FAIL ") + res.checks[kind].summary())
+    print()
+    print(format_controls(res.doc["controls"]))
+    if failed:
+        print(
+            f"the shortcut audit fails on the {', '.join(failed)} twins (files written; see the manifest's audit)",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
+    return 0
+
+
+def _check_twins(args: argparse.Namespace) -> int:
+    from synthprobe.benchmarks.deeparithmark.twins.check import check_build
+
+    given = [opt for opt, on in (("--out", args.out is not None), ("--family", bool(args.family))) if on]
+    if given:
+        raise InputError(f"--check reads a written twin build and takes no {', '.join(given)}", field="--check")
+    report = check_build(args.check)
+    print(report.table())
+    return 0 if report.ok else EXIT_FAILED
+
+
+TWINS_HELP = "write perturbation twins of a Deep Arithmark file, one file per twin kind"
+TWINS_DESCRIPTION = """Write the perturbation twins of a Deep Arithmark file: each original item told again
+with one controlled change (irrelevant_clause: a sentence with a number that plays no
+part, one decoy being the value you get by using it; one_step_more: one more dependent
+operation; reordered: the same operations told in another order; unit_change: the same
+quantities in another unit). A twin keeps its original's correct slot and answer rank
+and names it in metadata.twin_of. The originals are drawn again from their seed and
+size (the release's, or those of the families table beside a file built with --family)
+and the file must be byte-identical to that build. Writes DIR/<stem>.twins-<kind>.jsonl
+per kind and the manifest DIR/<stem>.twins.json (files, SHA-256, families without a
+kind, the shortcut audit of each twin file and the controls: twins against their
+originals on number size, answer rank, correct slot and roundness), all files or none.
+Exit 1 when a twin file fails the shortcut audit (files written) or a build fails
+(nothing written); 2 on bad input (nothing written)."""
+
+
+def add_twins_parser(build_verb) -> None:
+    p = build_verb.add_parser(
+        "twins",
+        help=TWINS_HELP,
+        description=TWINS_DESCRIPTION,
+        epilog="Examples:\n  synthprobe build twins --out twins/\n"
+        "  synthprobe build twins --data units.jsonl --family unit_convert.py \\\n"
+        "      --kinds irrelevant_clause --out units_twins/\n"
+        "  synthprobe build twins --check twins/",
+    )
+    p.add_argument(
+        "--data",
+        default="release",
+        metavar="release|FILE",
+        help="the originals: 'release' (default, Deep Arithmark-1) or a file written by "
+        "'synthprobe build deeparithmark' (its seed and size come from its families table, "
+        "else --seed and its line count)",
+    )
+    p.add_argument(
+        "--kinds",
+        default="all",
+        metavar="all|K1,K2",
+        help="twin kinds to write, separated by commas: irrelevant_clause, one_step_more, "
+        "reordered, unit_change (default all: every kind some family of the file supports; "
+        "a kind named here that no family supports is refused)",
+    )
+    p.add_argument(
+        "--family",
+        action="append",
+        metavar="PATH|NAME",
+        help="load a family of your own, as 'build deeparithmark --family' does (a module file "
+        "or an installed entry point; repeat for several): its @twin registrations come along. "
+        "Needed for every outside family in the file's families table",
+    )
+    p.add_argument(
+        "--seed",
+        type=nonneg_int,
+        default=None,
+        metavar="S",
+        help=f"the seed a file without a families table was built from (default {RELEASE_SEED}, the release's)",
+    )
+    p.add_argument("--out", metavar="DIR", help="folder to write the twin files and the manifest into (required)")
+    add_overwrite_argument(p)
+    p.add_argument(
+        "--check",
+        metavar="DIR",
+        help="write nothing: re-check a written twin build (its folder or *.twins.json): the "
+        "SHA-256 of every file against the manifest, every twin against the item rules and "
+        "its original (twin_of, slot, rank, the kind's invariants) and the shortcut audit of "
+        "each file; exit 1 on any failure",
+    )
+    bar = p.add_mutually_exclusive_group()
+    bar.add_argument(
+        "--progress",
+        dest="progress",
+        action="store_true",
+        default=None,
+        help="always show the progress bar (default: only on a terminal)",
+    )
+    bar.add_argument("--no-progress", dest="progress", action="store_false", help="never show the progress bar")
+    p.set_defaults(func=cmd_build_twins)
+
+
+# ---------------------------------------------------------------------------------------
 # Parsers
 # ---------------------------------------------------------------------------------------
 
@@ -412,6 +700,7 @@ def register(verbs: dict) -> None:
         "--overwrite only",
     )
     p.set_defaults(func=cmd_build)
+    add_twins_parser(verbs["build"])
 
 
 def build_parser(root: Path) -> argparse.ArgumentParser:

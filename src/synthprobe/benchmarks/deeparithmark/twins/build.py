@@ -15,6 +15,7 @@ import random
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from synthprobe.benchmarks.deeparithmark.base import (
     IRRELEVANT,
@@ -200,3 +201,191 @@ def twin_file_items(
 def kinds_of(families: Mapping[str, object]) -> dict[str, list[str]]:
     """Twin kind → the families (of ``families``) that register it."""
     return {kind: [f for f in families if supported(f, kind)] for kind in TWIN_KINDS}
+
+
+# ---------------------------------------------------------------------------------------
+# Twin files: ``synthprobe build twins``
+# ---------------------------------------------------------------------------------------
+
+#: What a twin build's manifest declares itself as.
+MANIFEST_FORMAT = "synthprobe/deeparithmark-twins"
+MANIFEST_VERSION = 1
+
+
+def stem_of(originals: str | Path) -> str:
+    """The originals' file name without ``.jsonl`` (``deeparithmark-1``)."""
+    name = Path(originals).name
+    return name[: -len(".jsonl")] if name.endswith(".jsonl") else name
+
+
+def twin_file_name(stem: str, kind: str) -> str:
+    return f"{stem}.twins-{kind}.jsonl"
+
+
+def manifest_name(stem: str) -> str:
+    return f"{stem}.twins.json"
+
+
+class OriginalsDiffer(ValueError):
+    """The originals' file is not the build the twins are drawn from (bad input: exit 2)."""
+
+
+@dataclass
+class TwinBuildResult:
+    """What :func:`build_twins` wrote."""
+
+    out: Path
+    manifest: Path
+    files: dict[str, Path]
+    doc: dict
+    stats: TwinStats
+    checks: dict  # kind -> check.FileCheck
+    seconds: float
+
+
+def _compare_line(fh, want: str, lineno: int, seed: int, n: int) -> None:
+    have = fh.readline()
+    if have != want.encode("utf-8"):
+        what = "ends" if not have else "differs from the build"
+        raise OriginalsDiffer(
+            f"line {lineno} {what} for seed {seed}, n {n:,}: twins are drawn from the build itself, "
+            "so the file must be byte-identical to it (rebuild it with 'synthprobe build deeparithmark', "
+            "or name the seed with --seed)"
+        )
+
+
+def _nearest_dir(path: Path) -> Path:
+    p = path.resolve()
+    while not p.exists():
+        p = p.parent
+    return p
+
+
+def build_twins(
+    originals: str | Path,
+    out: str | Path,
+    *,
+    kinds: Sequence[str],
+    seed: int = RELEASE_SEED,
+    n: int = RELEASE_SIZE,
+    templates: Sequence[Template] = TEMPLATES,
+    number_format: str = "plain",
+    shown_path: str | None = None,
+    progress: bool | None = None,
+    overwrite: bool = False,
+) -> TwinBuildResult:
+    """Write the twins of ``kinds`` of the ``n``-item file for ``seed`` (``originals``, which must
+    hold exactly that build's bytes) into the folder ``out``: one JSONL file per kind and the
+    manifest, all or nothing (each file goes to a temporary name beside its place and all are
+    renamed at the end). Every twin is checked (:func:`.check.check_twin_items`; a fault is a
+    :class:`BuildError`) and each kind is compared with its originals (:mod:`.controls`).
+
+    Raises :class:`OriginalsDiffer` when the file is not that build, :class:`BuildError` when a
+    twin cannot be made or breaks a rule; nothing is written then."""
+    import hashlib
+    import os
+    import tempfile
+    import time
+
+    from synthprobe.benchmarks.deeparithmark.build import _progress, dumps_item, format_item
+    from synthprobe.benchmarks.deeparithmark.twins.check import check_twin_items
+    from synthprobe.benchmarks.deeparithmark.twins.controls import Tally, controls
+    from synthprobe.io.read import sha256_file
+    from synthprobe.io.write import dumps_json
+
+    t0 = time.perf_counter()
+    originals, out = Path(originals), Path(out)
+    stem = stem_of(originals)
+    names = {k: twin_file_name(stem, k) for k in kinds}
+    mname = manifest_name(stem)
+    by_name = _by_name(templates)
+    stats = TwinStats()
+    tallies = {k: Tally() for k in kinds}
+    kept_originals: list[dict] = []  # the originals, for the per-file check
+    twin_items: dict[str, list[dict]] = {k: [] for k in kinds}
+    digests = {k: hashlib.sha256() for k in kinds}
+    home = out if out.is_dir() else _nearest_dir(out)
+    temps: dict[str, str] = {}
+    handles = {}
+    try:
+        for key in [*kinds, mname]:
+            fd, tmp = tempfile.mkstemp(prefix=f".{names.get(key, key)}.", suffix=".tmp", dir=home)
+            temps[key] = tmp
+            if key != mname:
+                handles[key] = os.fdopen(fd, "wb")
+            else:
+                os.close(fd)
+        with open(originals, "rb") as src:
+            it = iter_twins(kinds, seed, n, templates=templates, stats=stats)
+            for lineno, (item, twins) in enumerate(_progress(it, n, progress, "twins build"), start=1):
+                shown = format_item(item, number_format, by_name)
+                _compare_line(src, dumps_item(shown) + "\n", lineno, seed, n)
+                kept_originals.append(shown)
+                for kind, tw in twins.items():
+                    tw = format_item(tw, number_format, by_name)
+                    line = (dumps_item(tw) + "\n").encode("utf-8")
+                    handles[kind].write(line)
+                    digests[kind].update(line)
+                    twin_items[kind].append(tw)
+                    tallies[kind].add(shown, tw)
+            if src.read(1):
+                raise OriginalsDiffer(f"has lines after the {n:,} items of the build for seed {seed}")
+        checks = {}
+        for kind in kinds:
+            fc = check_twin_items(kept_originals, twin_items[kind], kind, by_name)
+            if fc.faults:
+                raise BuildError(f"the {kind} twins fail their check: {fc.faults[0]}")
+            checks[kind] = fc
+        families = list(dict.fromkeys(t.name for t in templates))
+        doc = {
+            "format": MANIFEST_FORMAT,
+            "version": MANIFEST_VERSION,
+            "originals": {
+                "path": shown_path if shown_path is not None else os.path.relpath(originals.resolve(), out.resolve()),
+                "sha256": sha256_file(originals),
+                "seed": seed,
+                "n": n,
+            },
+            "kinds": {
+                kind: {
+                    "file": names[kind],
+                    "sha256": digests[kind].hexdigest(),
+                    "n": stats.written[kind],
+                    "unsupported": {f: stats.unsupported[kind, f] for f in families if stats.unsupported[kind, f]},
+                    "audit": checks[kind].audit_json(),
+                }
+                for kind in kinds
+            },
+            "controls": controls(tallies),
+        }
+        for fh in handles.values():
+            fh.flush()
+            os.fsync(fh.fileno())
+            fh.close()
+        with open(temps[mname], "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(dumps_json(doc))
+        out.mkdir(parents=True, exist_ok=True)
+        mask = os.umask(0)
+        os.umask(mask)
+        finals = {**{k: out / names[k] for k in kinds}, mname: out / mname}
+        for key, tmp in temps.items():
+            os.chmod(tmp, 0o666 & ~mask)
+            os.replace(tmp, finals[key])
+        temps.clear()
+    finally:
+        for fh in handles.values():
+            fh.close()
+        for tmp in temps.values():
+            try:
+                os.unlink(tmp)
+            except FileNotFoundError:
+                pass
+    return TwinBuildResult(
+        out=out,
+        manifest=out / mname,
+        files={k: out / names[k] for k in kinds},
+        doc=doc,
+        stats=stats,
+        checks=checks,
+        seconds=time.perf_counter() - t0,
+    )
