@@ -309,13 +309,12 @@ def _twin_originals(args: argparse.Namespace):
     number format)``, the outside families loaded and the file's table and numbers checked."""
     import json
 
+    import synthprobe.benchmarks.deeparithmark.families  # noqa: F401  (ours, with their @twin)
     from synthprobe.benchmarks.deeparithmark.base import FAMILIES
     from synthprobe.benchmarks.deeparithmark.composition import TEMPLATES
     from synthprobe.benchmarks.deeparithmark.plugins import load_source, read_table, source_of, table_path
     from synthprobe.benchmarks.deeparithmark.release import cached_release, locate_release
     from synthprobe.tasks.numformat import PLAIN
-
-    import synthprobe.benchmarks.deeparithmark.families  # noqa: F401  (ours, with their @twin)
 
     release = args.data == "release"
     if release:
