@@ -12,6 +12,7 @@ constant.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from fractions import Fraction
 from math import lcm
@@ -180,3 +181,30 @@ NUMBER_WORDS = {
     11: "eleven",
     12: "twelve",
 }
+
+
+# ---------------------------------------------------------------------------------------
+# Helpers for the perturbation twins (synthprobe.benchmarks.deeparithmark.twins)
+# ---------------------------------------------------------------------------------------
+
+
+def choose(rng, p: dict, key: str, options: tuple[str, ...]) -> str:
+    """``rng.choice(options)`` (the same draw), with the chosen option's index kept in
+    ``p[key]`` so that a twin can retell the story in the wording the original used."""
+    text = rng.choice(options)
+    p[key] = options.index(text)
+    return text
+
+
+def numbers_in(ctx: str) -> set[int]:
+    """The whole numbers written in a prompt ("$1,250" counts as 1250)."""
+    return {int(x.replace(",", "")) for x in re.findall(r"\d[\d,]*\d|\d", ctx)}
+
+
+def fresh_number(rng, lo: int, hi: int, ctx: str, step: int = 1) -> int:
+    """A multiple of ``step`` in [lo, hi] that the prompt does not already mention (an
+    irrelevant number must be told apart from the story's own)."""
+    taken = numbers_in(ctx)
+    choices = [v for v in range(step * -(-lo // step), hi + 1, step) if v not in taken]
+    require(bool(choices), "no fresh number in range")
+    return rng.choice(choices)

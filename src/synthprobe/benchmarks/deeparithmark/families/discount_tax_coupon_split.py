@@ -14,11 +14,33 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import replace
 from fractions import Fraction
 
-from ..base import Problem, fmt_num, register, require
-from ._common_a import PARITY_REDRAWS, parity_kept
-from ._common_b import NAMES, NUMBER_WORDS, Calc, finish_ctx, lcm_of_denominators, mistakes, solve
+from ..base import (
+    IRRELEVANT,
+    Problem,
+    Steps,
+    fmt_num,
+    insert_sentence,
+    last_sentence_start,
+    register,
+    require,
+    twin,
+)
+from ._common_a import PARITY_REDRAWS, clean_mistakes, exact_div, parity_kept
+from ._common_b import (
+    NAMES,
+    NUMBER_WORDS,
+    Calc,
+    choose,
+    finish_ctx,
+    fresh_number,
+    lcm_of_denominators,
+    mistakes,
+    sentence_case,
+    solve,
+)
 
 NAME = "discount_tax_coupon_split"
 
@@ -76,25 +98,27 @@ OCCASIONS = (
 )
 
 
+#: The story's wordings, by the index :func:`._common_b.choose` keeps in the params.
+BILL_TEXTS = (
+    "The bill was {bill}, with {d}% off, and then {t}% tax was added.",
+    "The {bill} bill got {offer} of {d}%, then {t}% tax.",
+    "From a {bill} bill they got {d}% off; {t}% tax was then added.",
+)
+COUPON_TEXTS = (
+    "They used a {coupon} coupon and split the rest equally.",
+    "A {coupon} voucher came off, and they split the rest equally.",
+)
+QUESTIONS = ("Each person paid", "Each share came to", "{name}'s share was")
+
+
 def _story(rng: random.Random, p: dict) -> str:
     name, k, bill, d, t, coupon = (p["name"], p["friends"], p["bill"], p["discount"], p["tax"], p["coupon"])
     occasion, offer = p["occasion"]
     friends = f"{NUMBER_WORDS[k]} friends"
     opening = f"{name} and {friends} {occasion}."
-    bill_text = rng.choice(
-        (
-            f"The bill was {fmt_num(bill, money=True)}, with {d}% off, and then {t}% tax was added.",
-            f"The {fmt_num(bill, money=True)} bill got {offer} of {d}%, then {t}% tax.",
-            f"From a {fmt_num(bill, money=True)} bill they got {d}% off; {t}% tax was then added.",
-        )
-    )
-    coupon_text = rng.choice(
-        (
-            f"They used a {fmt_num(coupon, money=True)} coupon and split the rest equally.",
-            f"A {fmt_num(coupon, money=True)} voucher came off, and they split the rest equally.",
-        )
-    )
-    question = rng.choice(("Each person paid", "Each share came to", f"{name}'s share was"))
+    bill_text = choose(rng, p, "bill_text", BILL_TEXTS).format(bill=fmt_num(bill, money=True), offer=offer, d=d, t=t)
+    coupon_text = choose(rng, p, "coupon_text", COUPON_TEXTS).format(coupon=fmt_num(coupon, money=True))
+    question = choose(rng, p, "question", QUESTIONS).format(name=name)
     return finish_ctx(opening, bill_text, coupon_text, question)
 
 
@@ -174,4 +198,131 @@ def generate(rng: random.Random) -> Problem:
         mistakes=mistakes(chain, MISTAKES, answer),
         kind="money",
         params=p,
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Perturbation twins (synthprobe.benchmarks.deeparithmark.twins): the drawn problem retold
+# ---------------------------------------------------------------------------------------
+
+#: A sum of money that plays no part in the bill: (sentence, the sign with which a solver who
+#: falls for it moves the amount split). The amount is a multiple of the head count, so the
+#: share it moves is whole: an expired voucher tempts a subtraction, a waived charge an addition.
+IRRELEVANT_SENTENCES = (
+    ("{name} also had a {n} voucher, but it had expired.", -1),
+    ("{name}'s {n} gift card had expired.", -1),
+    ("A {n} service charge was waived.", 1),
+    ("The venue waived its {n} booking fee for them.", 1),
+)
+
+#: The bill told with the tax before the discount, or the coupon and split before the bill (the
+#: same operations, in the same order of working).
+REORDERED = (
+    "Tax of {t}% was added to the {bill} bill after {d}% came off it. {coupon_text}",
+    "They took a {coupon} coupon off the final bill and split the rest equally. Before that, the {bill} "
+    "bill had {d}% off, then {t}% tax.",
+)
+
+#: The story in cents (every amount × 100), in the original's wording.
+BILL_CENTS = (
+    "The bill was {bill} cents, with {d}% off, and then {t}% tax was added.",
+    "The {bill}-cent bill got {offer} of {d}%, then {t}% tax.",
+    "From a {bill}-cent bill they got {d}% off; {t}% tax was then added.",
+)
+COUPON_CENTS = (
+    "They used a {coupon}-cent coupon and split the rest equally.",
+    "A {coupon}-cent voucher came off, and they split the rest equally.",
+)
+QUESTIONS_CENTS = ("In cents, each person paid", "In cents, each share came to", "In cents, {name}'s share was")
+
+
+def _opening(p: dict) -> str:
+    return f"{p['name']} and {NUMBER_WORDS[p['friends']]} friends {p['occasion'][0]}."
+
+
+@twin(NAME, "irrelevant_clause")
+def with_irrelevant_clause(problem: Problem, rng: random.Random) -> Problem:
+    """A voucher that had expired or a charge that was waived: falling for it moves every share."""
+    p = dict(problem.params)
+    sentence, sign = rng.choice(IRRELEVANT_SENTENCES)
+    n = fresh_number(rng, 3 * p["people"], 40 * p["people"], problem.ctx, step=p["people"])
+    text = sentence.format(name=p["name"], n=fmt_num(n, money=True))
+    return replace(
+        problem,
+        ctx=finish_ctx(insert_sentence(problem.ctx, sentence_case(text))),
+        mistakes={**problem.mistakes, IRRELEVANT: problem.answer + sign * (n // p["people"])},
+        params={**p, "irrelevant": n},
+    )
+
+
+@twin(NAME, "one_step_more")
+def with_one_step_more(problem: Problem, rng: random.Random) -> Problem:
+    """The asker also spent money on snacks: the share plus that amount (an addition keeps the
+    mistakes on the same side of the answer, so the twin can keep its original's rank)."""
+    p = dict(problem.params)
+    share, people = problem.answer, p["people"]
+    snacks = 5 * rng.randint(1, 8)
+    s = Steps()
+    s.keep(problem.steps)
+    total = s.op(f"{p['name']}'s spending", share, "+", snacks, money=True)
+    pool = clean_mistakes(
+        total,
+        {
+            **{name: v + snacks for name, v in problem.mistakes.items()},
+            "forgot the snacks": share,
+            "took the snacks off instead of adding them": share - snacks,
+            "added the snacks twice": share + 2 * snacks,
+            "split the snacks among everyone": exact_div(share * people + snacks, people),
+        },
+    )
+    stem = problem.ctx[: last_sentence_start(problem.ctx)]
+    ctx = finish_ctx(f"{stem}{p['name']} also spent ${snacks} on snacks. In all, {p['name']} spent")
+    return replace(
+        problem, depth=5, ctx=ctx, answer=total, steps=s.solution(), mistakes=pool, params={**p, "snacks": snacks}
+    )
+
+
+@twin(NAME, "reordered")
+def reordered(problem: Problem, rng: random.Random) -> Problem:
+    """The tax told before the discount, or the coupon and the split before the bill."""
+    p = dict(problem.params)
+    coupon = fmt_num(p["coupon"], money=True)
+    body = rng.choice(REORDERED).format(
+        t=p["tax"],
+        d=p["discount"],
+        bill=fmt_num(p["bill"], money=True),
+        coupon=coupon,
+        coupon_text=COUPON_TEXTS[p["coupon_text"]].format(coupon=coupon),
+    )
+    question = problem.ctx[last_sentence_start(problem.ctx) :]
+    return replace(problem, ctx=finish_ctx(_opening(p), body, question))
+
+
+@twin(NAME, "unit_change")
+def in_cents(problem: Problem, rng: random.Random) -> Problem:
+    """Every amount in cents, the share too."""
+    p = dict(problem.params)
+    bill, coupon, people = 100 * p["bill"], 100 * p["coupon"], p["people"]
+    s = Steps()
+    discounted = s.pct("after the discount, in cents", 100 - p["discount"], bill)
+    taxed = s.pct("with tax, in cents", 100 + p["tax"], discounted)
+    rest = s.op("after the coupon, in cents", taxed, "-", coupon)
+    share = s.op("each person, in cents", rest, "/", people)
+    require(share == 100 * problem.answer, "the share in cents must be the share in dollars × 100")
+    ctx = finish_ctx(
+        _opening(p),
+        BILL_CENTS[p["bill_text"]].format(bill=bill, offer=p["occasion"][1], d=p["discount"], t=p["tax"]),
+        COUPON_CENTS[p["coupon_text"]].format(coupon=coupon),
+        QUESTIONS_CENTS[p["question"]].format(name=p["name"]),
+    )
+    return replace(
+        problem,
+        ctx=ctx,
+        answer=share,
+        unit="cents",
+        ending=" {} cents.",
+        steps=s.solution(),
+        mistakes={name: 100 * v for name, v in problem.mistakes.items()},
+        kind="count",
+        params={**p, "unit": "cents"},
     )

@@ -10,9 +10,11 @@ Steps: stock + delivery, − shipped, − damaged, ÷ crate size (whole crates, 
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
-from ..base import Problem, register, require
-from ._common_b import Calc, finish_ctx, mistakes, solve
+from ..base import IRRELEVANT, Problem, Steps, insert_sentence, last_sentence_start, register, require, twin
+from ._common_a import clean_mistakes
+from ._common_b import Calc, choose, finish_ctx, fresh_number, mistakes, solve
 
 NAME = "inventory_boxes"
 
@@ -71,38 +73,43 @@ PLACES = (
 CONTAINERS = {"crates": "crate", "cartons": "carton", "boxes": "box", "cases": "case", "trays": "tray"}
 
 
+#: The story's wordings, by the index :func:`._common_b.choose` keeps in the params.
+OPENINGS = ("{place} held {s} {goods}.", "{place} had {s} {goods}.", "{place} stocked {s} {goods}.")
+MIDDLES = (
+    "A delivery added {d}, then {h} were shipped out and {g} were found {bad}.",
+    "A lorry brought {d} more, {h} were sent to customers and {g} were {bad}.",
+    "After a delivery of {d}, it shipped {h} and threw out {g} {bad} ones.",
+    "It received {d} more, sold {h}, and found {g} of them {bad}.",
+)
+PACKINGS = (
+    "The rest were packed into {box} of {k}.",
+    "The rest went into {box} of {k}.",
+    "The rest were packed {k} to a {crate}.",
+)
+QUESTIONS = ("The number of full {box} packed was", "The number of full {box} was", "The full {box} numbered")
+
+
+def _fields(p: dict) -> dict:
+    return {
+        "place": p["place"],
+        "goods": p["goods"],
+        "bad": p["bad"],
+        "s": p["stock"],
+        "d": p["delivery"],
+        "h": p["shipped"],
+        "g": p["damaged"],
+        "k": p["size"],
+        "box": p["box"],
+        "crate": CONTAINERS[p["box"]],
+    }
+
+
 def _story(rng: random.Random, p: dict) -> str:
-    goods, bad = p["goods"], p["bad"]
-    s, d, h, g, k, box = p["stock"], p["delivery"], p["shipped"], p["damaged"], p["size"], p["box"]
-    opening = rng.choice(
-        (
-            f"{p['place']} held {s} {goods}.",
-            f"{p['place']} had {s} {goods}.",
-            f"{p['place']} stocked {s} {goods}.",
-        )
-    )
-    middle = rng.choice(
-        (
-            f"A delivery added {d}, then {h} were shipped out and {g} were found {bad}.",
-            f"A lorry brought {d} more, {h} were sent to customers and {g} were {bad}.",
-            f"After a delivery of {d}, it shipped {h} and threw out {g} {bad} ones.",
-            f"It received {d} more, sold {h}, and found {g} of them {bad}.",
-        )
-    )
-    packing = rng.choice(
-        (
-            f"The rest were packed into {box} of {k}.",
-            f"The rest went into {box} of {k}.",
-            f"The rest were packed {k} to a {CONTAINERS[box]}.",
-        )
-    )
-    question = rng.choice(
-        (
-            f"The number of full {box} packed was",
-            f"The number of full {box} was",
-            f"The full {box} numbered",
-        )
-    )
+    f = _fields(p)
+    opening = choose(rng, p, "opening", OPENINGS).format(**f)
+    middle = choose(rng, p, "middle", MIDDLES).format(**f)
+    packing = choose(rng, p, "packing", PACKINGS).format(**f)
+    question = choose(rng, p, "question", QUESTIONS).format(**f)
     return finish_ctx(opening, middle, packing, question)
 
 
@@ -175,4 +182,90 @@ def generate(rng: random.Random) -> Problem:
         mistakes=mistakes(chain, MISTAKES, answer),
         kind="count",
         params=p,
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Perturbation twins (synthprobe.benchmarks.deeparithmark.twins): the drawn problem retold
+# ---------------------------------------------------------------------------------------
+# No unit_change twin: the story counts goods and containers, which have no other unit.
+
+#: Goods that play no part in this packing run: (sentence, the sign with which a solver who
+#: falls for it moves the goods packed). Goods shipped or broken before the story tempt a
+#: subtraction, goods elsewhere or still to come an addition.
+IRRELEVANT_SENTENCES = (
+    ("The week before, it had shipped {n} {goods}.", -1),
+    ("Last year, {n} {goods} had been found {bad}.", -1),
+    ("Another branch received {n} {goods}.", 1),
+    ("Next month, another {n} {goods} are due.", 1),
+)
+
+#: The stock's movements told with the delivery last (the count does not depend on the order).
+REORDERED_MIDDLES = (
+    "It shipped {h}, threw out {g} {bad} ones and then received {d} more.",
+    "It sold {h} and found {g} of them {bad}; a delivery then brought {d} more.",
+)
+
+
+def _packed(p: dict) -> int:
+    """The goods packed (the stock after every movement)."""
+    return p["stock"] + p["delivery"] - p["shipped"] - p["damaged"]
+
+
+@twin(NAME, "irrelevant_clause")
+def with_irrelevant_clause(problem: Problem, rng: random.Random) -> Problem:
+    """Goods shipped before, or expected later: falling for them changes the goods packed."""
+    p = dict(problem.params)
+    k = p["size"]
+    sentence, sign = rng.choice(IRRELEVANT_SENTENCES)
+    # up to 30 containers' worth, so that a round answer (30 full crates) has a value in its own
+    # roundness class within reach that no other mistake takes (10, 60)
+    n = fresh_number(rng, 2 * k + 1, 30 * k, problem.ctx)
+    text = sentence.format(n=n, goods=p["goods"], bad=p["bad"])
+    used = (_packed(p) + sign * n) // k
+    return replace(
+        problem,
+        ctx=finish_ctx(insert_sentence(problem.ctx, text)),
+        mistakes={**problem.mistakes, IRRELEVANT: used},
+        params={**p, "irrelevant": n},
+    )
+
+
+@twin(NAME, "one_step_more")
+def with_one_step_more(problem: Problem, rng: random.Random) -> Problem:
+    """Some of the full containers are sent on: the full ones left."""
+    p = dict(problem.params)
+    full, box = problem.answer, p["box"]
+    sent = rng.randint(2, full // 2)
+    s = Steps()
+    s.keep(problem.steps)
+    left = s.op(f"full {box} left", full, "-", sent)
+    pool = clean_mistakes(
+        left,
+        {
+            **{name: v - sent for name, v in problem.mistakes.items()},
+            f"added the {box} sent away": full + sent,
+            f"took the {box} sent away off twice": full - 2 * sent,
+        },
+    )
+    stem = problem.ctx[: last_sentence_start(problem.ctx)]
+    ctx = finish_ctx(f"{stem}Then {sent} full {box} were sent to another branch. The full {box} left numbered")
+    return replace(
+        problem, depth=5, ctx=ctx, answer=left, steps=s.solution(), mistakes=pool, params={**p, "sent": sent}
+    )
+
+
+@twin(NAME, "reordered")
+def reordered(problem: Problem, rng: random.Random) -> Problem:
+    """The shipping and the damaged goods told before the delivery."""
+    p = dict(problem.params)
+    f = _fields(p)
+    return replace(
+        problem,
+        ctx=finish_ctx(
+            OPENINGS[p["opening"]].format(**f),
+            rng.choice(REORDERED_MIDDLES).format(**f),
+            PACKINGS[p["packing"]].format(**f),
+            QUESTIONS[p["question"]].format(**f),
+        ),
     )
