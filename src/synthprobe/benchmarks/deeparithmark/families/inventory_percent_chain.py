@@ -15,11 +15,12 @@ of it whole, so every mistake's re-run counts whole items.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from fractions import Fraction
 
-from ..base import Problem, register, require
+from ..base import IRRELEVANT, Problem, insert_sentence, register, require, twin
 from ._common_a import pick_log_uniform
-from ._common_b import Calc, finish_ctx, lcm_of_denominators, mistakes, sentence_case, solve
+from ._common_b import Calc, choose, finish_ctx, fresh_number, lcm_of_denominators, mistakes, sentence_case, solve
 
 NAME = "inventory_percent_chain"
 
@@ -76,21 +77,39 @@ DAYS = (
 )
 
 
-def _story(rng: random.Random, p: dict) -> str:
+#: The story's wordings, by the index :func:`._common_b.choose` keeps in the params.
+OPENINGS = ("{place} had {s} {goods}.", "{place} held {s} {goods} in stock.")
+SALES = (
+    "It sold {d1}% {first} and {d2}% of the rest {second}, then received {delivery} more.",
+    "{First} {d1}% were sold, {second} {d2}% of the rest; then {delivery} more came.",
+)
+PACKINGS = ("All were stacked on pallets of {k}.", "All were loaded {k} to a pallet.")
+QUESTIONS = ("The number of full pallets was", "The full pallets numbered", "The count of full pallets was")
+
+
+def _fields(p: dict) -> dict:
     place, goods = p["where"]
-    s, d1, d2, delivery, k = p["stock"], p["day1_pct"], p["day2_pct"], p["delivery"], p["pallet"]
     first, second = p["days"]
-    opening = rng.choice((f"{place} had {s} {goods}.", f"{place} held {s} {goods} in stock."))
-    sales = rng.choice(
-        (
-            f"It sold {d1}% {first} and {d2}% of the rest {second}, then received {delivery} more.",
-            f"{sentence_case(first)} {d1}% were sold, {second} {d2}% of the rest; then {delivery} more came.",
-        )
-    )
-    packing = rng.choice((f"All were stacked on pallets of {k}.", f"All were loaded {k} to a pallet."))
-    question = rng.choice(
-        ("The number of full pallets was", "The full pallets numbered", "The count of full pallets was")
-    )
+    return {
+        "place": place,
+        "goods": goods,
+        "s": p["stock"],
+        "d1": p["day1_pct"],
+        "d2": p["day2_pct"],
+        "delivery": p["delivery"],
+        "k": p["pallet"],
+        "first": first,
+        "First": sentence_case(first),
+        "second": second,
+    }
+
+
+def _story(rng: random.Random, p: dict) -> str:
+    f = _fields(p)
+    opening = choose(rng, p, "opening", OPENINGS).format(**f)
+    sales = choose(rng, p, "sales", SALES).format(**f)
+    packing = choose(rng, p, "packing", PACKINGS).format(**f)
+    question = choose(rng, p, "question", QUESTIONS).format(**f)
     return finish_ctx(opening, sales, packing, question)
 
 
@@ -168,3 +187,57 @@ def generate(rng: random.Random) -> Problem:
         kind="count",
         params=p,
     )
+
+
+# ---------------------------------------------------------------------------------------
+# Perturbation twins (synthprobe.benchmarks.deeparithmark.twins): the drawn problem retold
+# ---------------------------------------------------------------------------------------
+# No one_step_more twin: the family is depth 5, the deepest tier. No unit_change twin: the
+# story counts goods and pallets, which have no other unit.
+
+#: Goods that play no part in these two days: (sentence, the sign with which a solver who
+#: falls for them moves the goods stacked). Sales before the story tempt a subtraction, goods
+#: still to come an addition. The short ones keep the longest prompts within the word limit.
+IRRELEVANT_SENTENCES = (
+    ("The week before, it had sold {n}.", -1),
+    ("Last week it sold {n}.", -1),
+    ("Another {n} are due next month.", 1),
+    ("Next month, {n} more arrive.", 1),
+)
+
+#: The same story with the delivery told before the two days' sales, or the pallets first.
+REORDERED = (
+    "{opening} It received {delivery} more after selling {d1}% {first} and {d2}% of the rest {second}. {packing}",
+    "{place} stacks its {goods} {k} to a pallet. It had {s}, sold {d1}% {first} and {d2}% of the rest "
+    "{second}, then received {delivery} more.",
+)
+
+
+def _stacked(p: dict) -> int:
+    """The goods stacked on pallets: what is left after the two days, plus the delivery."""
+    return p["stock"] * (100 - p["day1_pct"]) * (100 - p["day2_pct"]) // 10000 + p["delivery"]
+
+
+@twin(NAME, "irrelevant_clause")
+def with_irrelevant_clause(problem: Problem, rng: random.Random) -> Problem:
+    """Goods sold before or due after the story: falling for them changes the goods stacked."""
+    p = dict(problem.params)
+    k = p["pallet"]
+    sentence, sign = rng.choice(IRRELEVANT_SENTENCES)
+    n = fresh_number(rng, 2 * k + 1, 30 * k, problem.ctx)
+    return replace(
+        problem,
+        ctx=finish_ctx(insert_sentence(problem.ctx, sentence.format(n=n))),
+        mistakes={**problem.mistakes, IRRELEVANT: (_stacked(p) + sign * n) // k},
+        params={**p, "irrelevant": n},
+    )
+
+
+@twin(NAME, "reordered")
+def reordered(problem: Problem, rng: random.Random) -> Problem:
+    """The delivery told before the sales, or the pallet size before the stock."""
+    p = dict(problem.params)
+    f = _fields(p)
+    f["opening"] = OPENINGS[p["opening"]].format(**f)
+    f["packing"] = PACKINGS[p["packing"]].format(**f)
+    return replace(problem, ctx=finish_ctx(rng.choice(REORDERED).format(**f), QUESTIONS[p["question"]]))

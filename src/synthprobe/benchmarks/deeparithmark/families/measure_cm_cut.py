@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from functools import cache
 
-from ..base import Problem, Steps, register, require
+from ..base import IRRELEVANT, Problem, Steps, insert_sentence, last_sentence_start, register, require, twin
 from ._common_a import NAMES, clean_mistakes, pick, pick_log_uniform
+from ._common_b import finish_ctx, fresh_number
 
 NAME = "measure_cm_cut"
 
@@ -106,4 +108,143 @@ def generate(rng: random.Random) -> Problem:
             "name": name,
             "template": TEMPLATES.index(template),
         },
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Perturbation twins (synthprobe.benchmarks.deeparithmark.twins): the drawn problem retold
+# ---------------------------------------------------------------------------------------
+
+#: A length that plays no part in this one: (sentence, the sign with which a solver who falls
+#: for it moves the final length). A spare piece or a longer one tempts an addition, an offcut
+#: thrown away or a shorter one a subtraction.
+IRRELEVANT_SENTENCES = (
+    ("A spare {n} cm piece stayed in the toolbox.", 1),
+    ("Another {mat} in the shed was {n} cm longer than the first.", 1),
+    ("An old {n} cm offcut was thrown away.", -1),
+    ("Another {mat} in the shed was {n} cm shorter than the first.", -1),
+)
+
+#: Per template: the cut told before the piece that was joined first.
+REORDERED = (
+    "{name} had a {mat} {m} m long. Before {name} {cut} {c} cm, a {b} cm piece had been {join} to one end. "
+    "In centimetres, the {mat} was now",
+    "A {mat} measured {metres}. Later {c} cm was {cut}, but first a {b} cm piece was {join} onto it. "
+    "The {mat}'s final length in centimetres was",
+    "For a project, {name} took a {m} m {mat} and {cut} {c} cm that was not needed, having first {join} on "
+    "another {b} cm. Its length in centimetres was now",
+    "Starting with a {mat} of {m} m, {name} {cut} {c} cm, having first {join} an extra {b} cm to it. "
+    "Measured in centimetres, it was",
+)
+
+#: Per template: the pieces in millimetres, the answer too.
+IN_MM = (
+    "{name} had a {mat} {m} m long. {name} {join} a {b} mm piece to one end, then {cut} {c} mm. "
+    "In millimetres, the {mat} was now",
+    "A {mat} measured {metres}. A {b} mm piece was {join} onto it, and later {c} mm was {cut}. "
+    "The {mat}'s final length in millimetres was",
+    "For a project, {name} took a {m} m {mat}, {join} on another {b} mm, and {cut} {c} mm that "
+    "was not needed. Its length in millimetres was now",
+    "Starting with a {mat} of {m} m, {name} {join} an extra {b} mm to it and then {cut} {c} mm. "
+    "Measured in millimetres, it was",
+)
+
+
+def _fields(p: dict, b: int, c: int) -> dict:
+    mat, join, cut = next(x for x in MATERIALS if x[0] == p["material"])
+    m = p["metres"]
+    return {
+        "name": p["name"],
+        "mat": mat,
+        "join": join,
+        "cut": cut,
+        "m": m,
+        "b": b,
+        "c": c,
+        "metres": f"{m} metre" + ("" if m == 1 else "s"),
+    }
+
+
+@twin(NAME, "irrelevant_clause")
+def with_irrelevant_clause(problem: Problem, rng: random.Random) -> Problem:
+    """A spare piece or another length nearby: falling for it moves the final length."""
+    p = dict(problem.params)
+    sentence, sign = pick(rng, IRRELEVANT_SENTENCES)
+    n = fresh_number(rng, 12, 98, problem.ctx)
+    text = sentence.format(n=n, mat=p["material"])
+    return replace(
+        problem,
+        ctx=finish_ctx(insert_sentence(problem.ctx, text)),
+        mistakes={**problem.mistakes, IRRELEVANT: problem.answer + sign * n},
+        params={**p, "irrelevant": n},
+    )
+
+
+@twin(NAME, "one_step_more")
+def with_one_step_more(problem: Problem, rng: random.Random) -> Problem:
+    """A second length, so many centimetres longer than the finished one."""
+    p = dict(problem.params)
+    final, mat = problem.answer, p["material"]
+    more = 10 * rng.randint(2, 15)
+    s = Steps()
+    s.keep(problem.steps)
+    second = s.op(f"second {mat}", final, "+", more)
+    pool = clean_mistakes(
+        second,
+        {
+            **{name: v + more for name, v in problem.mistakes.items()},
+            "took the difference off instead of adding it": final - more,
+            "added the difference to the first length": 100 * p["metres"] + more,
+            "added the difference twice": final + 2 * more,
+        },
+    )
+    stem = problem.ctx[: last_sentence_start(problem.ctx)]
+    ctx = finish_ctx(
+        f"{stem}A second {mat} was {more} cm longer than this one. In centimetres, the second one measured"
+    )
+    return replace(
+        problem, depth=4, ctx=ctx, answer=second, steps=s.solution(), mistakes=pool, params={**p, "more": more}
+    )
+
+
+@twin(NAME, "reordered")
+def reordered(problem: Problem, rng: random.Random) -> Problem:
+    """The cut told before the piece that was joined first."""
+    p = dict(problem.params)
+    text = REORDERED[p["template"]].format(**_fields(p, p["added_cm"], p["cut_cm"]))
+    return replace(problem, ctx=finish_ctx(text))
+
+
+@twin(NAME, "unit_change")
+def in_millimetres(problem: Problem, rng: random.Random) -> Problem:
+    """The pieces in millimetres and the length asked in millimetres (the metres stay metres)."""
+    p = dict(problem.params)
+    m, b, c = p["metres"], 10 * p["added_cm"], 10 * p["cut_cm"]
+    s = Steps()
+    mm = s.op("first length in millimetres", m, "×", 1000)
+    joined = s.op("after adding the piece", mm, "+", b)
+    final = s.op("after the cut", joined, "-", c)
+    pool = clean_mistakes(
+        final,
+        {
+            "dropped the metre conversion": m + b - c,
+            "used 100 mm per metre": 100 * m + b - c,
+            "used 10 mm per metre": 10 * m + b - c,
+            "forgot the cut": mm + b,
+            "left out the added piece": mm - c,
+            "added the cut instead of subtracting it": mm + b + c,
+            "subtracted the added piece": mm - b - c,
+            "cut the piece off twice": mm + b - 2 * c,
+            "added the piece twice": mm + 2 * b - c,
+        },
+    )
+    return replace(
+        problem,
+        ctx=finish_ctx(IN_MM[p["template"]].format(**_fields(p, b, c))),
+        answer=final,
+        unit="mm",
+        ending=" {} mm.",
+        steps=s.solution(),
+        mistakes=pool,
+        params={**p, "unit": "mm"},
     )
