@@ -14,10 +14,11 @@ class (not a multiple of 5) and all can serve as options.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
-from ..base import Problem, register, require
-from ._common_a import PARITY_REDRAWS, parity_kept
-from ._common_b import NAMES, NUMBER_WORDS, Calc, finish_ctx, mistakes, solve
+from ..base import IRRELEVANT, Problem, Steps, insert_sentence, last_sentence_start, register, require, twin
+from ._common_a import PARITY_REDRAWS, clean_mistakes, exact_div, parity_kept
+from ._common_b import NAMES, NUMBER_WORDS, Calc, choose, finish_ctx, fresh_number, mistakes, solve
 
 NAME = "mix_split"
 
@@ -50,32 +51,40 @@ MULTIPLES = (2, 3, 6, 7)
 FIRST_AMOUNTS = tuple(v for v in range(24, 161) if v % 5)
 
 
-def _story(rng: random.Random, p: dict) -> str:
+#: The story's wordings, by the index :func:`._common_b.choose` keeps in the params.
+MIXINGS = (
+    "{name} mixed {j} mL of {first} with {m} as much {second}.",
+    "{name} stirred {j} mL of {first} into {m} as much {second}.",
+    "{name} made a batch from {j} mL of {first} and {m} as much {second}.",
+)
+SHARINGS = (
+    "Then {removed}; the rest was poured equally into {n} {many}.",
+    "Then {removed}. The rest was shared equally among {n} {many}.",
+    "Then {removed}; {name} split the rest evenly into {n} {many}.",
+)
+QUESTIONS = ("Each {one} held", "Each {one} then held", "Each {one} contained")
+
+
+def _fields(p: dict) -> dict:
     first, second, removal, one, many = p["mix"]
-    name, j, r, n = p["name"], p["first_ml"], p["removed_ml"], p["containers"]
-    m = "twice" if p["times"] == 2 else f"{NUMBER_WORDS[p['times']]} times"
-    mixing = rng.choice(
-        (
-            f"{name} mixed {j} mL of {first} with {m} as much {second}.",
-            f"{name} stirred {j} mL of {first} into {m} as much {second}.",
-            f"{name} made a batch from {j} mL of {first} and {m} as much {second}.",
-        )
-    )
-    removed = removal.format(r=r)
-    sharing = rng.choice(
-        (
-            f"Then {removed}; the rest was poured equally into {n} {many}.",
-            f"Then {removed}. The rest was shared equally among {n} {many}.",
-            f"Then {removed}; {name} split the rest evenly into {n} {many}.",
-        )
-    )
-    question = rng.choice(
-        (
-            f"Each {one} held",
-            f"Each {one} then held",
-            f"Each {one} contained",
-        )
-    )
+    return {
+        "name": p["name"],
+        "first": first,
+        "second": second,
+        "one": one,
+        "many": many,
+        "j": p["first_ml"],
+        "n": p["containers"],
+        "m": "twice" if p["times"] == 2 else f"{NUMBER_WORDS[p['times']]} times",
+        "removed": removal.format(r=p["removed_ml"]),
+    }
+
+
+def _story(rng: random.Random, p: dict) -> str:
+    f = _fields(p)
+    mixing = choose(rng, p, "mixing", MIXINGS).format(**f)
+    sharing = choose(rng, p, "sharing", SHARINGS).format(**f)
+    question = choose(rng, p, "question", QUESTIONS).format(**f)
     return finish_ctx(mixing, sharing, question)
 
 
@@ -136,3 +145,91 @@ def generate(rng: random.Random) -> Problem:
         kind="count",
         params=p,
     )
+
+
+# ---------------------------------------------------------------------------------------
+# Perturbation twins (synthprobe.benchmarks.deeparithmark.twins): the drawn problem retold
+# ---------------------------------------------------------------------------------------
+# No unit_change twin: millilitres are already the smallest unit in everyday use, and in
+# litres the amounts and the answer would be decimals (the answer must be a whole number).
+
+#: Liquid that plays no part in this batch: (sentence, the sign with which a solver who falls
+#: for it moves the amount shared). The amount is a multiple of the containers, so the share
+#: it moves is whole: liquid used before tempts a subtraction, liquid kept back an addition.
+#: The short ones keep the longest prompts within the word limit.
+IRRELEVANT_SENTENCES = (
+    ("The day before, {name} had used {k} mL of {first}.", -1),
+    ("Last week, {name} had spilled {k} mL of another batch.", -1),
+    ("{name} kept another {k} mL of {first} in the cupboard.", 1),
+    ("An unopened bottle held {k} mL of {second}.", 1),
+    ("{name} had spilled {k} mL last week.", -1),
+    ("The bottle still held another {k} mL.", 1),
+)
+
+#: The sharing told before the mixing, or the amount taken out before it.
+REORDERED = (
+    "{name} shared a batch equally among {n} {many} once {removed}. The batch was {j} mL of {first} "
+    "mixed with {m} as much {second}.",
+    "Before {removed}, {name} had mixed {j} mL of {first} with {m} as much {second}. The rest was "
+    "poured equally into {n} {many}.",
+)
+
+
+#: The extra step's wordings (the shorter keeps the longest prompts within the word limit).
+TOP_UPS = (
+    "Each {one} was then topped up with {top} mL of {second}. Each {one} now held",
+    "Each {one} then got {top} mL more {second}. Each now held",
+)
+
+
+@twin(NAME, "irrelevant_clause")
+def with_irrelevant_clause(problem: Problem, rng: random.Random) -> Problem:
+    """Liquid used before or kept back: falling for it changes every container's share."""
+    p = dict(problem.params)
+    n = p["containers"]
+    sentence, sign = rng.choice(IRRELEVANT_SENTENCES)
+    k = fresh_number(rng, 2 * n, 40 * n, problem.ctx, step=n)
+    f = _fields(p)
+    text = sentence.format(name=f["name"], first=f["first"], second=f["second"], k=k)
+    return replace(
+        problem,
+        ctx=finish_ctx(insert_sentence(problem.ctx, text)),
+        mistakes={**problem.mistakes, IRRELEVANT: problem.answer + sign * (k // n)},
+        params={**p, "irrelevant": k},
+    )
+
+
+@twin(NAME, "one_step_more")
+def with_one_step_more(problem: Problem, rng: random.Random) -> Problem:
+    """Every container topped up with more of the second liquid: what each then held."""
+    p = dict(problem.params)
+    f = _fields(p)
+    each, n = problem.answer, p["containers"]
+    top = 5 * rng.randint(2, 20)
+    s = Steps()
+    s.keep(problem.steps)
+    now = s.op(f"each {f['one']} after the top-up", each, "+", top)
+    pool = clean_mistakes(
+        now,
+        {
+            **{name: v + top for name, v in problem.mistakes.items()},
+            "forgot the top-up": each,
+            "took the top-up out instead of adding it": each - top,
+            "added the top-up twice": each + 2 * top,
+            "shared one top-up among all the containers": exact_div(each * n + top, n),
+        },
+    )
+    stem = problem.ctx[: last_sentence_start(problem.ctx)]
+    one = f["one"]
+    ctx = finish_ctx(stem + rng.choice(TOP_UPS).format(one=one, top=top, second=f["second"]))
+    return replace(
+        problem, depth=5, ctx=ctx, answer=now, steps=s.solution(), mistakes=pool, params={**p, "top_up": top}
+    )
+
+
+@twin(NAME, "reordered")
+def reordered(problem: Problem, rng: random.Random) -> Problem:
+    """The sharing told before the mixing, or the amount taken out first."""
+    p = dict(problem.params)
+    f = _fields(p)
+    return replace(problem, ctx=finish_ctx(rng.choice(REORDERED).format(**f), QUESTIONS[p["question"]].format(**f)))
