@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from fractions import Fraction
 from math import lcm
 
-from ..base import GenerationError, Number, StepLines, Steps, as_int, exact_op, exact_pct, require
+from ..base import GenerationError, Number, StepLines, Steps, as_int, decoy_problem, exact_op, exact_pct, require
 
 #: The longest prompt the release allows, in words.
 MAX_CTX_WORDS = 45
@@ -208,3 +208,32 @@ def fresh_number(rng, lo: int, hi: int, ctx: str, step: int = 1) -> int:
     choices = [v for v in range(step * -(-lo // step), hi + 1, step) if v not in taken]
     require(bool(choices), "no fresh number in range")
     return rng.choice(choices)
+
+
+def irrelevant_number(
+    rng, problem, lo: int, hi: int, value_of: Callable[[int], int | None], step: int = 1
+) -> tuple[int, int]:
+    """An irrelevant number for an ``irrelevant_clause`` twin of ``problem`` and the value a
+    solver who uses it gets (``value_of(n)``): ``(n, value)``.
+
+    Drawn among the multiples of ``step`` in [lo, hi] that the prompt does not mention and whose
+    value could be a decoy of its own (:func:`..base.decoy_problem`: the answer's roundness
+    class, not the answer ± 1, no other mistake's value), preferring values written as long as
+    the answer (the builder's decoys are). A round answer thus gets a round irrelevant number,
+    as its other decoys are round too; without this most draws would be discarded."""
+    taken = numbers_in(problem.ctx)
+    others = set(problem.mistakes.values())
+    answer, kind = problem.answer, problem.kind
+    width = len(problem.render(answer))
+    found: list[tuple[bool, int, int]] = []
+    for n in range(step * -(-lo // step), hi + 1, step):
+        if n in taken:
+            continue
+        v = value_of(n)
+        if v is None or v in others or decoy_problem(answer, v, kind) is not None:
+            continue
+        found.append((len(problem.render(v)) != width, n, v))
+    require(bool(found), "no irrelevant number whose value could be a decoy")
+    fewest = min(off for off, _, _ in found)
+    _, n, v = rng.choice([x for x in found if x[0] == fewest])
+    return n, v

@@ -35,7 +35,7 @@ from ._common_b import (
     Calc,
     choose,
     finish_ctx,
-    fresh_number,
+    irrelevant_number,
     lcm_of_denominators,
     mistakes,
     sentence_case,
@@ -245,12 +245,15 @@ def with_irrelevant_clause(problem: Problem, rng: random.Random) -> Problem:
     """A voucher that had expired or a charge that was waived: falling for it moves every share."""
     p = dict(problem.params)
     sentence, sign = rng.choice(IRRELEVANT_SENTENCES)
-    n = fresh_number(rng, 3 * p["people"], 40 * p["people"], problem.ctx, step=p["people"])
+    people = p["people"]
+    n, used = irrelevant_number(
+        rng, problem, 3 * people, 40 * people, lambda n: problem.answer + sign * (n // people), step=people
+    )
     text = sentence.format(name=p["name"], n=fmt_num(n, money=True))
     return replace(
         problem,
         ctx=finish_ctx(insert_sentence(problem.ctx, sentence_case(text))),
-        mistakes={**problem.mistakes, IRRELEVANT: problem.answer + sign * (n // p["people"])},
+        mistakes={**problem.mistakes, IRRELEVANT: used},
         params={**p, "irrelevant": n},
     )
 

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from ..base import IRRELEVANT, Problem, Steps, insert_sentence, last_sentence_start, register, require, twin
 from ._common_a import clean_mistakes
-from ._common_b import Calc, choose, finish_ctx, fresh_number, mistakes, solve
+from ._common_b import Calc, choose, finish_ctx, irrelevant_number, mistakes, solve
 
 NAME = "inventory_boxes"
 
@@ -218,11 +218,9 @@ def with_irrelevant_clause(problem: Problem, rng: random.Random) -> Problem:
     p = dict(problem.params)
     k = p["size"]
     sentence, sign = rng.choice(IRRELEVANT_SENTENCES)
-    # up to 30 containers' worth, so that a round answer (30 full crates) has a value in its own
-    # roundness class within reach that no other mistake takes (10, 60)
-    n = fresh_number(rng, 2 * k + 1, 30 * k, problem.ctx)
+    packed = _packed(p)
+    n, used = irrelevant_number(rng, problem, 2 * k + 1, 35 * k, lambda n: (packed + sign * n) // k)
     text = sentence.format(n=n, goods=p["goods"], bad=p["bad"])
-    used = (_packed(p) + sign * n) // k
     return replace(
         problem,
         ctx=finish_ctx(insert_sentence(problem.ctx, text)),

@@ -20,7 +20,7 @@ from fractions import Fraction
 
 from ..base import IRRELEVANT, Problem, insert_sentence, register, require, twin
 from ._common_a import pick_log_uniform
-from ._common_b import Calc, choose, finish_ctx, fresh_number, lcm_of_denominators, mistakes, sentence_case, solve
+from ._common_b import Calc, choose, finish_ctx, irrelevant_number, lcm_of_denominators, mistakes, sentence_case, solve
 
 NAME = "inventory_percent_chain"
 
@@ -224,11 +224,12 @@ def with_irrelevant_clause(problem: Problem, rng: random.Random) -> Problem:
     p = dict(problem.params)
     k = p["pallet"]
     sentence, sign = rng.choice(IRRELEVANT_SENTENCES)
-    n = fresh_number(rng, 2 * k + 1, 30 * k, problem.ctx)
+    stacked = _stacked(p)
+    n, used = irrelevant_number(rng, problem, 2 * k + 1, 35 * k, lambda n: (stacked + sign * n) // k)
     return replace(
         problem,
         ctx=finish_ctx(insert_sentence(problem.ctx, sentence.format(n=n))),
-        mistakes={**problem.mistakes, IRRELEVANT: (_stacked(p) + sign * n) // k},
+        mistakes={**problem.mistakes, IRRELEVANT: used},
         params={**p, "irrelevant": n},
     )
 

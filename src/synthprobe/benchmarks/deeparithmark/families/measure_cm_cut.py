@@ -8,7 +8,7 @@ from functools import cache
 
 from ..base import IRRELEVANT, Problem, Steps, insert_sentence, last_sentence_start, register, require, twin
 from ._common_a import NAMES, clean_mistakes, pick, pick_log_uniform
-from ._common_b import finish_ctx, fresh_number
+from ._common_b import finish_ctx, irrelevant_number
 
 NAME = "measure_cm_cut"
 
@@ -170,12 +170,12 @@ def with_irrelevant_clause(problem: Problem, rng: random.Random) -> Problem:
     """A spare piece or another length nearby: falling for it moves the final length."""
     p = dict(problem.params)
     sentence, sign = pick(rng, IRRELEVANT_SENTENCES)
-    n = fresh_number(rng, 12, 98, problem.ctx)
+    n, used = irrelevant_number(rng, problem, 12, 98, lambda n: problem.answer + sign * n)
     text = sentence.format(n=n, mat=p["material"])
     return replace(
         problem,
         ctx=finish_ctx(insert_sentence(problem.ctx, text)),
-        mistakes={**problem.mistakes, IRRELEVANT: problem.answer + sign * n},
+        mistakes={**problem.mistakes, IRRELEVANT: used},
         params={**p, "irrelevant": n},
     )
 

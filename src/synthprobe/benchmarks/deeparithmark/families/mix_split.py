@@ -18,7 +18,7 @@ from dataclasses import replace
 
 from ..base import IRRELEVANT, Problem, Steps, insert_sentence, last_sentence_start, register, require, twin
 from ._common_a import PARITY_REDRAWS, clean_mistakes, exact_div, parity_kept
-from ._common_b import NAMES, NUMBER_WORDS, Calc, choose, finish_ctx, fresh_number, mistakes, solve
+from ._common_b import NAMES, NUMBER_WORDS, Calc, choose, finish_ctx, irrelevant_number, mistakes, solve
 
 NAME = "mix_split"
 
@@ -188,13 +188,13 @@ def with_irrelevant_clause(problem: Problem, rng: random.Random) -> Problem:
     p = dict(problem.params)
     n = p["containers"]
     sentence, sign = rng.choice(IRRELEVANT_SENTENCES)
-    k = fresh_number(rng, 2 * n, 40 * n, problem.ctx, step=n)
+    k, used = irrelevant_number(rng, problem, 2 * n, 40 * n, lambda k: problem.answer + sign * (k // n), step=n)
     f = _fields(p)
     text = sentence.format(name=f["name"], first=f["first"], second=f["second"], k=k)
     return replace(
         problem,
         ctx=finish_ctx(insert_sentence(problem.ctx, text)),
-        mistakes={**problem.mistakes, IRRELEVANT: problem.answer + sign * (k // n)},
+        mistakes={**problem.mistakes, IRRELEVANT: used},
         params={**p, "irrelevant": k},
     )
 

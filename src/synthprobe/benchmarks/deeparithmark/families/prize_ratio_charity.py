@@ -15,12 +15,13 @@ an option, the others are left out.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from fractions import Fraction
 from math import gcd
 
-from ..base import Problem, fmt_num, register, require
+from ..base import IRRELEVANT, Problem, Steps, fmt_num, insert_sentence, register, require, twin
 from ._common_a import pick_log_uniform
-from ._common_b import NAMES, NUMBER_WORDS, Calc, finish_ctx, mistakes, solve
+from ._common_b import NAMES, NUMBER_WORDS, Calc, choose, finish_ctx, irrelevant_number, mistakes, solve
 
 NAME = "prize_ratio_charity"
 
@@ -77,35 +78,42 @@ CONTESTS = (
 PURCHASES = ("a bike", "a laptop", "a guitar", "new tyres", "a camera", "a course", "a holiday")
 
 
+#: The story's wordings, by the index :func:`._common_b.choose` keeps in the params.
+OPENINGS = ("{me} and {other} won {won} in {contest}.", "{me} and {other} shared a {won} prize from {contest}.")
+SPLITS = (
+    "They gave {c}% to charity and split the rest {a} : {b} between them.",
+    "After giving {c}% to charity, they split the rest in the ratio {a} : {b}.",
+)
+#: per final step ("share" or "spend"): its sentences, and the questions
+LASTS = {
+    "share": ("{me} then shared that part equally with {k} cousins.", "{me} split that part evenly with {k} cousins."),
+    "spend": ("{me} then spent {spent} of it on {purchase}.", "Out of that part, {me} paid {spent} for {purchase}."),
+}
+QUESTIONS = {"share": ("{me}'s own share was", "{me} kept"), "spend": ("{me} had left", "What {me} had left was")}
+
+
+def _fields(p: dict, won: str, spent: str) -> dict:
+    a, b = p["ratio"]
+    return {
+        "me": p["winner"],
+        "other": p["partner"],
+        "won": won,
+        "spent": spent,
+        "contest": p["contest"],
+        "purchase": p["purchase"],
+        "c": p["charity"],
+        "a": a,
+        "b": b,
+        "k": NUMBER_WORDS[p["cousins"]],
+    }
+
+
 def _story(rng: random.Random, p: dict) -> str:
-    me, other, prize, c, (a, b) = p["winner"], p["partner"], p["prize"], p["charity"], p["ratio"]
-    won, spent = fmt_num(prize, money=True), fmt_num(p["spent"], money=True)
-    opening = rng.choice(
-        (
-            f"{me} and {other} won {won} in {p['contest']}.",
-            f"{me} and {other} shared a {won} prize from {p['contest']}.",
-        )
-    )
-    split = rng.choice(
-        (
-            f"They gave {c}% to charity and split the rest {a} : {b} between them.",
-            f"After giving {c}% to charity, they split the rest in the ratio {a} : {b}.",
-        )
-    )
-    if p["final"] == "share":
-        k = NUMBER_WORDS[p["cousins"]]
-        last = rng.choice(
-            (f"{me} then shared that part equally with {k} cousins.", f"{me} split that part evenly with {k} cousins.")
-        )
-        question = rng.choice((f"{me}'s own share was", f"{me} kept"))
-    else:
-        last = rng.choice(
-            (
-                f"{me} then spent {spent} of it on {p['purchase']}.",
-                f"Out of that part, {me} paid {spent} for {p['purchase']}.",
-            )
-        )
-        question = rng.choice((f"{me} had left", f"What {me} had left was"))
+    f = _fields(p, fmt_num(p["prize"], money=True), fmt_num(p["spent"], money=True))
+    opening = choose(rng, p, "opening", OPENINGS).format(**f)
+    split = choose(rng, p, "split", SPLITS).format(**f)
+    last = choose(rng, p, "last", LASTS[p["final"]]).format(**f)
+    question = choose(rng, p, "question", QUESTIONS[p["final"]]).format(**f)
     return finish_ctx(opening, split, last, question)
 
 
@@ -203,4 +211,112 @@ def generate(rng: random.Random) -> Problem:
         mistakes=mistakes(chain, MISTAKES[final], answer),
         kind="money",
         params=p,
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Perturbation twins (synthprobe.benchmarks.deeparithmark.twins): the drawn problem retold
+# ---------------------------------------------------------------------------------------
+# No one_step_more twin: the family is depth 5, the deepest tier.
+
+#: Money that is not this part of this prize: (sentence, the sign with which a solver who falls
+#: for it moves the amount asked). Other winnings tempt an addition, the partner's spending a
+#: subtraction. The four-word ones keep the longest prompts within the word limit.
+IRRELEVANT_SENTENCES = (
+    ("{other} later won {n}.", 1),
+    ("The year before, {me} had won {n} in another contest.", 1),
+    ("{other} later spent {n}.", -1),
+    ("{other} spent {n} on a new phone.", -1),
+)
+
+#: The split told before the charity share taken off first.
+REORDERED_SPLIT = "They split the rest {a} : {b}, once {c}% had gone to charity."
+
+#: The story in cents (every amount × 100), in the original's wording.
+OPENINGS_CENTS = (
+    "{me} and {other} won {won} cents in {contest}.",
+    "{me} and {other} shared a {won}-cent prize from {contest}.",
+)
+LASTS_CENTS = {
+    "share": LASTS["share"],
+    "spend": (
+        "{me} then spent {spent} cents of it on {purchase}.",
+        "Out of that part, {me} paid {spent} cents for {purchase}.",
+    ),
+}
+QUESTIONS_CENTS = {
+    "share": ("In cents, {me}'s own share was", "In cents, {me} kept"),
+    "spend": ("In cents, {me} had left", "In cents, what {me} had left was"),
+}
+
+
+def _money_fields(p: dict) -> dict:
+    return _fields(p, fmt_num(p["prize"], money=True), fmt_num(p["spent"], money=True))
+
+
+@twin(NAME, "irrelevant_clause")
+def with_irrelevant_clause(problem: Problem, rng: random.Random) -> Problem:
+    """Another person's money, or another year's prize: falling for it moves the amount asked."""
+    p = dict(problem.params)
+    sentence, sign = rng.choice(IRRELEVANT_SENTENCES)
+    n, used = irrelevant_number(rng, problem, 10, max(40, problem.answer), lambda n: problem.answer + sign * n)
+    text = sentence.format(me=p["winner"], other=p["partner"], n=fmt_num(n, money=True))
+    return replace(
+        problem,
+        ctx=finish_ctx(insert_sentence(problem.ctx, text)),
+        mistakes={**problem.mistakes, IRRELEVANT: used},
+        params={**p, "irrelevant": n},
+    )
+
+
+@twin(NAME, "reordered")
+def reordered(problem: Problem, rng: random.Random) -> Problem:
+    """The ratio split told before the charity share that came off first."""
+    p = dict(problem.params)
+    f = _money_fields(p)
+    final = p["final"]
+    return replace(
+        problem,
+        ctx=finish_ctx(
+            OPENINGS[p["opening"]].format(**f),
+            REORDERED_SPLIT.format(**f),
+            LASTS[final][p["last"]].format(**f),
+            QUESTIONS[final][p["question"]].format(**f),
+        ),
+    )
+
+
+@twin(NAME, "unit_change")
+def in_cents(problem: Problem, rng: random.Random) -> Problem:
+    """Every amount in cents, the answer too."""
+    p = dict(problem.params)
+    prize, spent, final = 100 * p["prize"], 100 * p["spent"], p["final"]
+    a, b = p["ratio"]
+    s = Steps()
+    left = s.pct("after charity, in cents", 100 - p["charity"], prize)
+    parts = s.op("total parts", a, "+", b)
+    one = s.op("one part, in cents", left, "/", parts)
+    mine = s.op(f"{p['winner']}'s part, in cents", one, "×", a)
+    if final == "share":
+        answer = s.op("each share, in cents", mine, "/", p["people"])
+    else:
+        answer = s.op("left, in cents", mine, "-", spent)
+    require(answer == 100 * problem.answer, "the answer in cents must be the answer in dollars × 100")
+    f = _fields(p, str(prize), str(spent))
+    ctx = finish_ctx(
+        OPENINGS_CENTS[p["opening"]].format(**f),
+        SPLITS[p["split"]].format(**f),
+        LASTS_CENTS[final][p["last"]].format(**f),
+        QUESTIONS_CENTS[final][p["question"]].format(**f),
+    )
+    return replace(
+        problem,
+        ctx=ctx,
+        answer=answer,
+        unit="cents",
+        ending=" {} cents.",
+        steps=s.solution(),
+        mistakes={name: 100 * v for name, v in problem.mistakes.items()},
+        kind="count",
+        params={**p, "unit": "cents"},
     )

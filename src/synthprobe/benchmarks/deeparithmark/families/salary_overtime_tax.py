@@ -14,12 +14,13 @@ keeps the tax whole, so each mistake's re-run stays in whole dollars.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from fractions import Fraction
 from math import gcd
 
-from ..base import Problem, fmt_num, register, require
+from ..base import IRRELEVANT, Problem, Steps, fmt_num, insert_sentence, register, require, twin
 from ._common_a import PARITY_REDRAWS, parity_kept
-from ._common_b import NAMES, Calc, finish_ctx, mistakes, solve
+from ._common_b import NAMES, Calc, choose, finish_ctx, irrelevant_number, mistakes, solve
 
 NAME = "salary_overtime_tax"
 
@@ -65,26 +66,38 @@ JOBS = (
 )
 
 
+#: The story's wordings, by the index :func:`._common_b.choose` keeps in the params.
+OPENINGS = (
+    "{name} earns {r} an hour {job} and {r2} an hour for overtime.",
+    "{name} is paid {r} per hour {job}, or {r2} per overtime hour.",
+)
+HOURS = (
+    "{period} {name} worked {h} regular hours and {o} hours of overtime.",
+    "{period} {name} logged {h} regular hours plus {o} overtime hours.",
+)
+TAXES = ("Tax took {t}% of the pay.", "{t}% of the gross pay went on tax.", "{t}% was deducted for tax.")
+QUESTIONS = ("{name}'s take-home pay was", "The pay after tax was", "The net pay came to")
+
+
+def _fields(p: dict, r: str, r2: str) -> dict:
+    return {
+        "name": p["name"],
+        "job": p["job"],
+        "period": p["period"],
+        "r": r,
+        "r2": r2,
+        "h": p["hours"],
+        "o": p["overtime"],
+        "t": p["tax"],
+    }
+
+
 def _story(rng: random.Random, p: dict) -> str:
-    name, r, r2, t = p["name"], p["rate"], p["overtime_rate"], p["tax"]
-    h, o = p["hours"], p["overtime"]
-    money = lambda x: fmt_num(x, money=True)  # noqa: E731
-    opening = rng.choice(
-        (
-            f"{name} earns {money(r)} an hour {p['job']} and {money(r2)} an hour for overtime.",
-            f"{name} is paid {money(r)} per hour {p['job']}, or {money(r2)} per overtime hour.",
-        )
-    )
-    hours = rng.choice(
-        (
-            f"{p['period']} {name} worked {h} regular hours and {o} hours of overtime.",
-            f"{p['period']} {name} logged {h} regular hours plus {o} overtime hours.",
-        )
-    )
-    tax = rng.choice(
-        (f"Tax took {t}% of the pay.", f"{t}% of the gross pay went on tax.", f"{t}% was deducted for tax.")
-    )
-    question = rng.choice((f"{name}'s take-home pay was", "The pay after tax was", "The net pay came to"))
+    f = _fields(p, fmt_num(p["rate"], money=True), fmt_num(p["overtime_rate"], money=True))
+    opening = choose(rng, p, "opening", OPENINGS).format(**f)
+    hours = choose(rng, p, "hours_text", HOURS).format(**f)
+    tax = choose(rng, p, "tax_text", TAXES).format(**f)
+    question = choose(rng, p, "question", QUESTIONS).format(**f)
     return finish_ctx(opening, hours, tax, question)
 
 
@@ -159,4 +172,98 @@ def generate(rng: random.Random) -> Problem:
         mistakes=mistakes(chain, MISTAKES, answer),
         kind="money",
         params=p,
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Perturbation twins (synthprobe.benchmarks.deeparithmark.twins): the drawn problem retold
+# ---------------------------------------------------------------------------------------
+# No one_step_more twin: the family is depth 5, the deepest tier.
+
+#: Money that is not this pay: (sentence, the sign with which a solver who falls for it moves
+#: the take-home pay). Spending tempts a subtraction, someone else's pay or last year's bonus an
+#: addition. The short ones keep the longest prompts within the word limit.
+IRRELEVANT_SENTENCES = (
+    ("{name}'s rent is {n}.", -1),
+    ("{name} spent {n} on groceries.", -1),
+    ("A colleague earned {n} more.", 1),
+    ("{name}'s bonus last year was {n}.", 1),
+)
+
+#: The same story with the hours told before the rates, or the tax first.
+REORDERED = (
+    "{hours} {name} earns {r} an hour {job} and {r2} for each overtime hour. {tax}",
+    "Tax takes {t}% of {name}'s pay {job}, where {name} earns {r} an hour and {r2} per overtime hour. {hours}",
+)
+
+#: The story in cents (every amount × 100), in the original's wording.
+OPENINGS_CENTS = (
+    "{name} earns {r} cents an hour {job}, {r2} cents an hour for overtime.",
+    "{name} is paid {r} cents per hour {job}, or {r2} cents per overtime hour.",
+)
+QUESTIONS_CENTS = (
+    "{name}'s take-home pay in cents was",
+    "The pay after tax in cents was",
+    "The net pay in cents came to",
+)
+
+
+def _money_fields(p: dict) -> dict:
+    return _fields(p, fmt_num(p["rate"], money=True), fmt_num(p["overtime_rate"], money=True))
+
+
+@twin(NAME, "irrelevant_clause")
+def with_irrelevant_clause(problem: Problem, rng: random.Random) -> Problem:
+    """Spending, or someone else's pay: falling for it moves the take-home pay."""
+    p = dict(problem.params)
+    sentence, sign = rng.choice(IRRELEVANT_SENTENCES)
+    n, used = irrelevant_number(rng, problem, 10, max(40, problem.answer), lambda n: problem.answer + sign * n)
+    text = sentence.format(name=p["name"], n=fmt_num(n, money=True))
+    return replace(
+        problem,
+        ctx=finish_ctx(insert_sentence(problem.ctx, text)),
+        mistakes={**problem.mistakes, IRRELEVANT: used},
+        params={**p, "irrelevant": n},
+    )
+
+
+@twin(NAME, "reordered")
+def reordered(problem: Problem, rng: random.Random) -> Problem:
+    """The hours told before the rates, or the tax rate first."""
+    p = dict(problem.params)
+    f = _money_fields(p)
+    f["hours"] = HOURS[p["hours_text"]].format(**f)
+    f["tax"] = TAXES[p["tax_text"]].format(**f)
+    return replace(problem, ctx=finish_ctx(rng.choice(REORDERED).format(**f), QUESTIONS[p["question"]].format(**f)))
+
+
+@twin(NAME, "unit_change")
+def in_cents(problem: Problem, rng: random.Random) -> Problem:
+    """The rates in cents, the take-home pay too."""
+    p = dict(problem.params)
+    rate, overtime_rate = 100 * p["rate"], 100 * p["overtime_rate"]
+    s = Steps()
+    regular = s.op("regular pay in cents", p["hours"], "×", rate)
+    extra = s.op("overtime pay in cents", p["overtime"], "×", overtime_rate)
+    gross = s.op("gross pay in cents", regular, "+", extra)
+    tax_due = s.pct("tax in cents", p["tax"], gross)
+    net = s.op("net pay in cents", gross, "-", tax_due)
+    require(net == 100 * problem.answer, "the pay in cents must be the pay in dollars × 100")
+    f = _fields(p, str(rate), str(overtime_rate))
+    ctx = finish_ctx(
+        OPENINGS_CENTS[p["opening"]].format(**f),
+        HOURS[p["hours_text"]].format(**f),
+        TAXES[p["tax_text"]].format(**f),
+        QUESTIONS_CENTS[p["question"]].format(**f),
+    )
+    return replace(
+        problem,
+        ctx=ctx,
+        answer=net,
+        unit="cents",
+        ending=" {} cents.",
+        steps=s.solution(),
+        mistakes={name: 100 * v for name, v in problem.mistakes.items()},
+        kind="count",
+        params={**p, "unit": "cents"},
     )
