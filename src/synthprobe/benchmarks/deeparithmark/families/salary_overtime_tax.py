@@ -182,12 +182,13 @@ def generate(rng: random.Random) -> Problem:
 
 #: Money that is not this pay: (sentence, the sign with which a solver who falls for it moves
 #: the take-home pay). Spending tempts a subtraction, someone else's pay or last year's bonus an
-#: addition. The short ones keep the longest prompts within the word limit.
+#: addition. The four-word ones keep the longest prompts within the word limit.
 IRRELEVANT_SENTENCES = (
     ("{name}'s rent is {n}.", -1),
     ("{name} spent {n} on groceries.", -1),
     ("A colleague earned {n} more.", 1),
     ("{name}'s bonus last year was {n}.", 1),
+    ("{name}'s savings are {n}.", 1),
 )
 
 #: The same story with the hours told before the rates, or the tax first.
