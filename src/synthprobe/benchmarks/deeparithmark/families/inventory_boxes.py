@@ -242,6 +242,7 @@ def with_one_step_more(problem: Problem, rng: random.Random) -> Problem:
         left,
         {
             **{name: v - sent for name, v in problem.mistakes.items()},
+            f"forgot the {box} sent away": full,
             f"added the {box} sent away": full + sent,
             f"took the {box} sent away off twice": full - 2 * sent,
         },

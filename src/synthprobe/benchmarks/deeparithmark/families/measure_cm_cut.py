@@ -193,6 +193,7 @@ def with_one_step_more(problem: Problem, rng: random.Random) -> Problem:
         second,
         {
             **{name: v + more for name, v in problem.mistakes.items()},
+            "gave the first length, not the second": final,
             "took the difference off instead of adding it": final - more,
             "added the difference to the first length": 100 * p["metres"] + more,
             "added the difference twice": final + 2 * more,
