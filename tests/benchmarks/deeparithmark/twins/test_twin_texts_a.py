@@ -206,6 +206,7 @@ def test_irrelevant_number_prefers_usable_same_length_values():
     for seed in range(20):
         n, v = irrelevant_number(random.Random(seed), p, 12, 98, lambda n: p.answer + n)
         assert v == p.answer + n and n not in numbers_in(p.ctx)
+        assert n != p.answer and n not in p.mistakes.values()  # there are numbers that echo no option
         assert decoy_problem(p.answer, v, p.kind) is None and v not in p.mistakes.values()
         assert len(str(v)) == len(str(p.answer))
     with pytest.raises(GenerationError):

@@ -219,21 +219,23 @@ def irrelevant_number(
     Drawn among the multiples of ``step`` in [lo, hi] that the prompt does not mention and whose
     value could be a decoy of its own (:func:`..base.decoy_problem`: the answer's roundness
     class, not the answer ± 1, no other mistake's value), preferring values written as long as
-    the answer (the builder's decoys are). A round answer thus gets a round irrelevant number,
-    as its other decoys are round too; without this most draws would be discarded."""
+    the answer (the builder's decoys are), then numbers that are not the answer or a mistake's
+    value (an option that echoes a number of the prompt). A round answer thus gets a round
+    irrelevant number, as its other decoys are round too; without this most draws would be
+    discarded."""
     taken = numbers_in(problem.ctx)
     others = set(problem.mistakes.values())
     answer, kind = problem.answer, problem.kind
     width = len(problem.render(answer))
-    found: list[tuple[bool, int, int]] = []
+    found: list[tuple[tuple[bool, bool, bool], int, int]] = []
     for n in range(step * -(-lo // step), hi + 1, step):
         if n in taken:
             continue
         v = value_of(n)
         if v is None or v in others or decoy_problem(answer, v, kind) is not None:
             continue
-        found.append((len(problem.render(v)) != width, n, v))
+        found.append(((len(problem.render(v)) != width, n == answer, n in others), n, v))
     require(bool(found), "no irrelevant number whose value could be a decoy")
-    fewest = min(off for off, _, _ in found)
-    _, n, v = rng.choice([x for x in found if x[0] == fewest])
+    best = min(key for key, _, _ in found)
+    _, n, v = rng.choice([x for x in found if x[0] == best])
     return n, v
