@@ -189,6 +189,10 @@ ONE_MORE = (
 )
 
 
+#: The activities of :data:`SECOND` that may well last 1½ to 3 hours (a long third activity).
+LONG_THIRD = ("lunch", "coffee with a friend", "some shopping", "a nap", "tidying up")
+
+
 def _fits(ctx: str) -> str:
     n = len(ctx.split())
     require(n <= MAX_CTX_WORDS, f"prompt of {n} words is longer than {MAX_CTX_WORDS}")
@@ -274,7 +278,6 @@ def with_one_step_more(problem: Problem, rng: random.Random) -> Problem:
     midnight), so one ending at 11:59 p.m. has no such twin and the build stops on it, naming
     the family."""
     p = dict(problem.params)
-    third = pick(rng, [a for a in SECOND if a != p["second"]])
     end = problem.answer
     half_end = _half_end(problem)
     lengths = [d for d in range(4, 61) if end + d < half_end and (end + d) % 5]
@@ -283,6 +286,7 @@ def with_one_step_more(problem: Problem, rng: random.Random) -> Problem:
     if not lengths:
         lengths = [d for d in range(1, 1440 - end) if (end + d) % 5]
     d3 = pick(rng, lengths)
+    third = pick(rng, [a for a in (LONG_THIRD if d3 > 60 else SECOND) if a != p["second"]])
     s = Steps()
     s.keep(problem.steps)
     new_end = s.clock("end of the third activity", end, d3)
