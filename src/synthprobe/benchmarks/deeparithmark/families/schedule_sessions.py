@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from fractions import Fraction
 from functools import cache
 
-from ..base import Problem, Steps, fmt_num, register, require
+from ..base import IRRELEVANT, Problem, Steps, fmt_num, insert_sentence, last_sentence_start, register, require, twin
 from ._common_a import NAMES, clean_mistakes, pick
 
 NAME = "schedule_sessions"
@@ -131,3 +132,122 @@ def generate(rng: random.Random) -> Problem:
             "story": [st[0] for st in STORIES].index(template),
         },
     )
+
+
+# ---------------------------------------------------------------------------------------
+# Perturbation twins (synthprobe.benchmarks.deeparithmark.twins): the drawn problem retold
+# ---------------------------------------------------------------------------------------
+
+# No unit_change twin: the answer is a count of sessions, and restating the window in minutes
+# drops the hours-to-minutes step (the depth changes), while seconds for sessions of up to
+# 40 minutes read unnaturally.
+
+#: Per story (STORIES order): a longer opening on another day, which tempts adding its
+#: minutes to the window.
+LONGER_BEFORE = (
+    "The day before, the track stayed open {n} minutes longer.",
+    "The day before, {name} baked for {n} minutes longer.",
+    "The day before, the ride ran for {n} minutes longer.",
+    "The day before, the car wash stayed open {n} minutes longer.",
+    "The day before, the games went on {n} minutes longer.",
+    "The day before, the wall stayed open {n} minutes longer.",
+)
+#: Tidying up after the window, which tempts taking its minutes off the window.
+TIDY_AFTER = "Tidying up afterwards takes another {n} minutes."
+
+#: Per story: (one complete session, complete sessions) as the closing stem names them.
+SESSION_WORDS = (
+    ("complete race", "complete races"),
+    ("fully baked tray", "fully baked trays"),
+    ("complete ride", "complete rides"),
+    ("fully washed car", "fully washed cars"),
+    ("complete game", "complete games"),
+    ("complete climb", "complete climbs"),
+)
+
+#: Per story: the session told first, the window after it (the same three operations).
+REORDERED = (
+    "Each race at {name}'s go-kart track needs a {b}-minute safety briefing, then {m} minutes of "
+    "driving. The track is open for {hours} on {day}. The number of complete races is",
+    "Each tray of {name}'s cookies takes {b} minutes to load, then bakes for {m} minutes. {name} "
+    "bakes in one oven for {hours}. The number of fully baked trays is",
+    "Each ride on {name}'s fairground ride takes {b} minutes to board, then lasts {m} minutes. The "
+    "ride operates for {hours} on {day}. The number of complete rides is",
+    "Each car at {name}'s car wash needs {b} minutes of preparation and {m} minutes of washing. The "
+    "car wash is open for {hours} on {day}. The number of cars fully washed is",
+    "Each blitz chess game {name} runs needs {b} minutes to set up, then {m} minutes of play. {name} "
+    "runs games for {hours} on {day}. The number of complete games is",
+    "Each climber at {name}'s climbing wall spends {b} minutes being harnessed, then {m} minutes on "
+    "the wall. The wall is open for {hours} on {day}. The number of complete climbs is",
+)
+
+
+def _window_block(p: dict) -> tuple[int, int]:
+    return int(Fraction(p["hours"]) * 60), p["setup_minutes"] + p["session_minutes"]
+
+
+@twin(NAME, "irrelevant_clause")
+def with_irrelevant_clause(problem: Problem, rng: random.Random) -> Problem:
+    """Minutes outside the window (a longer day before, tidying up after): falling for them
+    adds them to, or takes them off, the window."""
+    p = dict(problem.params)
+    window, block = _window_block(p)
+    n = 5 * rng.randint(max(2, -(-2 * block // 5)), 6 * block // 5)  # 2 to 6 sessions' worth
+    if rng.random() < 0.5:
+        sentence, value = LONGER_BEFORE[p["story"]], (window + n) // block
+    else:
+        sentence, value = TIDY_AFTER, (window - n) // block
+    require(value % 5 != 0 and abs(value - problem.answer) >= 2, "the irrelevant value must be a usable decoy")
+    return replace(
+        problem,
+        ctx=insert_sentence(problem.ctx, sentence.format(name=p["name"], n=n)),
+        mistakes={**problem.mistakes, IRRELEVANT: value},
+        params={**p, "irrelevant": n},
+    )
+
+
+@twin(NAME, "one_step_more")
+def with_one_step_more(problem: Problem, rng: random.Random) -> Problem:
+    """Each complete session brings in a price: the takings (sessions × price)."""
+    p = dict(problem.params)
+    one, many = SESSION_WORDS[p["story"]]
+    price = pick(rng, [c for c in range(3, 16) if c % 5])
+    s = Steps()
+    s.keep(problem.steps)
+    takings = s.op("takings in dollars", problem.answer, "×", price)
+    mistakes = clean_mistakes(
+        takings,
+        {
+            **{name: v * price for name, v in problem.mistakes.items()},
+            "added the price instead of multiplying": problem.answer + price,
+            "priced every minute of the window": _window_block(p)[0] * price,
+        },
+    )
+    stem = problem.ctx[: last_sentence_start(problem.ctx)]
+    ctx = f"{stem}Each {one} brings in ${price}. Together, the {many} bring in"
+    return replace(
+        problem,
+        depth=4,
+        ctx=ctx,
+        answer=takings,
+        unit="$",
+        ending=" ${}.",
+        steps=s.solution(),
+        mistakes=mistakes,
+        kind="money",
+        params={**p, "price": price},
+    )
+
+
+@twin(NAME, "reordered")
+def reordered(problem: Problem, rng: random.Random) -> Problem:
+    """The session told before the window."""
+    p = dict(problem.params)
+    ctx = REORDERED[p["story"]].format(
+        name=p["name"],
+        day=p["day"],
+        hours=f"{p['hours']} hours",
+        b=p["setup_minutes"],
+        m=p["session_minutes"],
+    )
+    return replace(problem, ctx=ctx)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from fractions import Fraction
 from functools import cache
 from math import gcd
 
-from ..base import Problem, Steps, fmt_num, register, require
+from ..base import IRRELEVANT, Problem, Steps, fmt_num, insert_sentence, last_sentence_start, register, require, twin
 from ._common_a import NAMES, clean_mistakes, exact_div, pick
 
 NAME = "share_then_split"
@@ -165,7 +166,133 @@ def generate(rng: random.Random) -> Problem:
             "share_denominator": den,
             "share_form": form,
             "parts": n,
+            "noun": noun,
             "name": name,
             "story": [st[0] for st in STORIES].index(template),
         },
     )
+
+
+# ---------------------------------------------------------------------------------------
+# Perturbation twins (synthprobe.benchmarks.deeparithmark.twins): the drawn problem retold
+# ---------------------------------------------------------------------------------------
+
+# No unit_change twin: half the stories share out objects (stickers, apples, biscuits) that
+# have no other unit, and a twin kind is offered for every story of a family or for none.
+
+#: Per story (STORIES order): (a sentence that tempts adding its number to the total, one
+#: that tempts taking it off), each about something other than what is shared.
+IRRELEVANT_SENTENCES = (
+    ("{name} had also won ${x} in a raffle the year before.", "That month, a car repair cost {name} ${x}."),
+    (
+        "The club's winter fair had raised ${x} the year before.",
+        "Running the fair had cost ${x}, paid from club funds.",
+    ),
+    ("The weekend before, the stall had earned ${x}.", "{name}'s rent that month was ${x}."),
+    ("A second box, of {x} {noun}, was kept for next term.", "{x} of the {noun} in the box were blue."),
+    ("A neighbour's orchard gave {x} {noun} that day.", "{x} of the {noun} were a little smaller than the rest."),
+    ("A friend baked {x} biscuits for another stall.", "{x} of the biscuits were chocolate ones."),
+)
+
+#: Per story: each part loses an amount after the split (the new closing stem).
+ONE_STEP_MORE = (
+    "Each cousin then spent ${c} of it, leaving each cousin with",
+    "Each team then spent ${c} on kit, leaving each team with",
+    "Each helper then spent ${c} on lunch, leaving each helper with",
+    "Each table then gave {c} {noun} back, leaving each table with",
+    "Each neighbour then ate {c} of the {noun}, leaving each neighbour with",
+    "{name} then took {c} biscuits out of each tin, leaving each tin with",
+)
+
+#: Per story: the equal split told first, the share taken out after it (the same operations).
+REORDERED = (
+    "{name} shared the rest of a ${total} raffle prize equally among {n} cousins, after giving "
+    "{share} of it to a local charity. Each cousin received",
+    "A sports club split the rest of the ${total} raised at its summer fair equally between {n} "
+    "youth teams, after {share} of it paid the hall rent. Each team got",
+    "{name} paid the rest of the ${total} earned at a weekend market stall equally to {n} helpers, "
+    "after keeping {share} of it for new stock. Each helper was paid",
+    "Teacher {name} shared the rest of a box of {total} {noun} equally among {n} tables, after "
+    "{share} of them went to the art room. Each table got",
+    "A farmer split the rest of the {total} {noun} picked in the orchard equally among {n} "
+    "neighbours, after selling {share} of them at the market. Each neighbour received",
+    "{name} packed the rest of the {total} biscuits baked for the school fair equally into {n} "
+    "tins, after keeping {share} of them for the family. Each tin held",
+)
+
+
+def _text(p: dict) -> str:
+    return _share_text(p["share_form"], p["share_numerator"], p["share_denominator"])
+
+
+@twin(NAME, "irrelevant_clause")
+def with_irrelevant_clause(problem: Problem, rng: random.Random) -> Problem:
+    """An amount beside the shared total: falling for it adds it to, or takes it off, the total
+    before the share and the split."""
+    p = dict(problem.params)
+    total, num, den, parts = p["total"], p["share_numerator"], p["share_denominator"], p["parts"]
+    # a multiple of this keeps the tempting value whole: (total ± x)(den - num) / (den parts)
+    unit = den * parts // gcd(den - num, den * parts)
+    taken = set(problem.mistakes.values())
+    options = []  # (x, sign, tempting value), the value a usable decoy of its own
+    for j in range(1, int(0.6 * total) // unit + 1):
+        x = unit * j
+        for sign in (1, -1):
+            value = exact_div((total + sign * x) * (den - num), den * parts)
+            if x >= 10 and value and value % 5 and abs(value - problem.answer) >= 2 and value not in taken:
+                options.append((x, sign, value))
+    # amounts up to 30 % of the total where one serves, else up to 60 %
+    options = [o for o in options if o[0] <= 0.3 * total] or options
+    require(bool(options), "no whole irrelevant amount fits the total")
+    x, sign, value = pick(rng, options)
+    sentence = IRRELEVANT_SENTENCES[p["story"]][0 if sign > 0 else 1]
+    return replace(
+        problem,
+        ctx=insert_sentence(problem.ctx, sentence.format(name=p["name"], noun=p["noun"], x=fmt_num(x))),
+        mistakes={**problem.mistakes, IRRELEVANT: value},
+        params={**p, "irrelevant": x},
+    )
+
+
+@twin(NAME, "one_step_more")
+def with_one_step_more(problem: Problem, rng: random.Random) -> Problem:
+    """Each part then loses an amount: what each part is left with."""
+    p = dict(problem.params)
+    each, parts = problem.answer, p["parts"]
+    cs = list(range(5, min(each - 6, 60) + 1, 5))
+    require(bool(cs), "the part is too small to take from")
+    c = pick(rng, cs)
+    s = Steps()
+    s.keep(problem.steps)
+    left = s.op("left in each part", each, "-", c, money=problem.kind == "money")
+    rest = each * parts
+    mistakes = clean_mistakes(
+        left,
+        {
+            **{name: v - c for name, v in problem.mistakes.items()},
+            "added the amount instead of taking it off": each + c,
+            "took the amount off the rest before splitting it": exact_div(rest - c, parts),
+            "took the amount off twice": each - 2 * c,
+        },
+    )
+    stem = problem.ctx[: last_sentence_start(problem.ctx)]
+    closing = ONE_STEP_MORE[p["story"]].format(name=p["name"], noun=p["noun"], c=c)
+    return replace(
+        problem,
+        depth=4,
+        ctx=f"{stem}{closing}",
+        answer=left,
+        steps=s.solution(),
+        mistakes=mistakes,
+        params={**p, "taken": c},
+    )
+
+
+@twin(NAME, "reordered")
+def reordered(problem: Problem, rng: random.Random) -> Problem:
+    """The equal split told before the share taken out."""
+    p = dict(problem.params)
+    ctx = REORDERED[p["story"]].format(
+        name=p["name"], total=fmt_num(p["total"]), noun=p["noun"], n=p["parts"], share=_text(p)
+    )
+    return replace(problem, ctx=ctx)

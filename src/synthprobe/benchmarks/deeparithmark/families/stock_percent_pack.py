@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from functools import cache
 from math import gcd
 
-from ..base import Problem, Steps, register, require
+from ..base import IRRELEVANT, Problem, Steps, insert_sentence, register, require, twin
 from ._common_a import NAMES, clean_mistakes, exact_div, pick, pick_log_uniform
 
 NAME = "stock_percent_pack"
@@ -110,8 +111,137 @@ def generate(rng: random.Random) -> Problem:
             "pack_size": k,
             "goods": goods,
             "packs": packs,
+            "place": place,
+            "gone": gone,
             "name": name,
             "day": day,
             "template": TEMPLATES.index(template),
         },
     )
+
+
+# ---------------------------------------------------------------------------------------
+# Perturbation twins (synthprobe.benchmarks.deeparithmark.twins): the drawn problem retold
+# ---------------------------------------------------------------------------------------
+
+# No unit_change twin: the stock, the pack size and the answer are counts of things, with no
+# other unit to tell them in.
+
+#: Goods outside the day's stock: (sentence, the sign with which a solver who falls for it
+#: applies it to the goods packed). A delivery still to come tempts an addition, goods thrown
+#: away the week before a subtraction.
+IRRELEVANT_SENTENCES = (
+    ("A delivery of {x} {goods} was due at the {place} the following week.", 1),
+    ("The week before, the {place} had thrown away {x} {goods}.", -1),
+)
+#: Templates whose closing stem carries the pack size: the irrelevant sentence opens the
+#: story there instead of coming before the stem.
+OPENING_INSERT = (1, 3)
+
+#: Pack words in the singular.
+SINGULAR = {
+    "boxes": "box",
+    "bags": "bag",
+    "trays": "tray",
+    "crates": "crate",
+    "flats": "flat",
+    "cartons": "carton",
+    "pouches": "pouch",
+    "packs": "pack",
+    "punnets": "punnet",
+    "bundles": "bundle",
+}
+
+#: One per template: the same story, each full pack then sold at a price.
+ONE_STEP_MORE = (
+    "{name}'s {place} had {stock} {goods} on {day}. {p}% of them {gone}, and the rest were packed "
+    "into {packs} of {k}. Each full {pack} sold for ${c}, so the full {packs} brought in",
+    "Of the {stock} {goods} that {name}'s {place} had on {day}, {p}% {gone}. The remaining "
+    "{goods} were put into {packs} of {k} each, and each full {pack} sold for ${c}. The full {packs} brought in",
+    "{name} counted {stock} {goods} at the {place}. After {p}% of them {gone}, {name} packed the "
+    "rest in {packs} of {k}. Each full {pack} sold for ${c}, so the full {packs} brought in",
+    "On {day}, {name}'s {place} started with {stock} {goods}, but {p}% {gone}. The rest went into "
+    "{packs} holding {k} each, and each full {pack} sold for ${c}. The full {packs} brought in",
+)
+
+#: One per template: the pack size told first (the same three operations).
+REORDERED = (
+    "{name}'s {place} packs its {goods} into {packs} of {k}. On {day} it had {stock} {goods}, and "
+    "{p}% of them {gone}. The number of full {packs} was",
+    "The {goods} at {name}'s {place} go into {packs} of {k} each. Of the {stock} it had on {day}, "
+    "{p}% {gone}, and the remaining {goods} filled",
+    "{name} packs {goods} in {packs} of {k} at the {place}. {name} counted {stock} {goods}, and "
+    "{p}% of them {gone}. The number of full {packs} {name} made from the rest was",
+    "On {day}, {name}'s {place} packed its {goods} into {packs} holding {k} each. It had {stock} "
+    "{goods}, but {p}% {gone}. The full {packs} made from the rest came to",
+)
+
+
+def _fields(p: dict) -> dict:
+    return {
+        "name": p["name"],
+        "place": p["place"],
+        "goods": p["goods"],
+        "packs": p["packs"],
+        "pack": SINGULAR[p["packs"]],
+        "gone": p["gone"],
+        "stock": p["stock"],
+        "p": p["percent"],
+        "k": p["pack_size"],
+        "day": p["day"],
+    }
+
+
+@twin(NAME, "irrelevant_clause")
+def with_irrelevant_clause(problem: Problem, rng: random.Random) -> Problem:
+    """Goods outside the day's stock; falling for them adds them to, or takes them off, the
+    goods packed."""
+    p = dict(problem.params)
+    k = p["pack_size"]
+    left = p["stock"] - p["stock"] * p["percent"] // 100
+    x = rng.randint(2 * k, min(6 * k, left // 2))
+    sentence, sign = pick(rng, IRRELEVANT_SENTENCES)
+    value = (left + sign * x) // k
+    require(value % 5 != 0 and abs(value - problem.answer) >= 2, "the irrelevant value must be a usable decoy")
+    text = sentence.format(x=x, goods=p["goods"], place=p["place"])
+    ctx = f"{text} {problem.ctx}" if p["template"] in OPENING_INSERT else insert_sentence(problem.ctx, text)
+    return replace(problem, ctx=ctx, mistakes={**problem.mistakes, IRRELEVANT: value}, params={**p, "irrelevant": x})
+
+
+@twin(NAME, "one_step_more")
+def with_one_step_more(problem: Problem, rng: random.Random) -> Problem:
+    """Each full pack sold at a price: what the full packs brought in."""
+    p = dict(problem.params)
+    c = pick(rng, [c for c in range(2, 13) if c % 5])
+    s = Steps()
+    s.keep(problem.steps)
+    takings = s.op("takings in dollars", problem.answer, "×", c)
+    left = p["stock"] - p["stock"] * p["percent"] // 100
+    mistakes = clean_mistakes(
+        takings,
+        {
+            **{name: v * c for name, v in problem.mistakes.items()},
+            "added the price instead of multiplying": problem.answer + c,
+            "priced every item instead of every pack": left * c,
+        },
+    )
+    ctx = ONE_STEP_MORE[p["template"]].format(**_fields(p), c=c)
+    return replace(
+        problem,
+        depth=4,
+        ctx=ctx,
+        answer=takings,
+        unit="$",
+        ending=" ${}.",
+        steps=s.solution(),
+        mistakes=mistakes,
+        kind="money",
+        params={**p, "price": c},
+    )
+
+
+@twin(NAME, "reordered")
+def reordered(problem: Problem, rng: random.Random) -> Problem:
+    """The pack size told before the stock and the percentage."""
+    p = dict(problem.params)
+    return replace(problem, ctx=REORDERED[p["template"]].format(**_fields(p)))

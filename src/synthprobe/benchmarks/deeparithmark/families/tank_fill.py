@@ -14,9 +14,10 @@ the answer and every mistake that keeps the starting volume end in the same roun
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
-from ..base import Problem, register, require
-from ._common_b import Calc, finish_ctx, mistakes, sentence_case, solve
+from ..base import IRRELEVANT, Problem, Steps, insert_sentence, register, require, twin
+from ._common_b import MAX_CTX_WORDS, Calc, finish_ctx, mistakes, sentence_case, solve
 
 NAME = "tank_fill"
 
@@ -58,33 +59,50 @@ VESSELS = (
 START_VOLUMES = tuple(v for v in range(40, 601) if v % 5)
 
 
-def _story(rng: random.Random, p: dict) -> str:
+#: The story's sentences: an opening, the two phases, the closing stem (``{unit}``: litres).
+OPENINGS = ("A {vessel} held {v0} {unit}.", "A {vessel} had {v0} {unit} in it.")
+PHASES = (
+    "{Filler} filled it at {f} {unit} a minute for {t1} minutes, then {drain} drained {d} {unit} a minute "
+    "for {t2} minutes.",
+    "For {t1} minutes {filler} added {f} {unit} a minute; then for {t2} minutes {drain} removed {d} a minute.",
+    "{Filler} added {f} {unit} a minute for {t1} minutes, then {drain} let out {d} {unit} a minute for {t2} minutes.",
+)
+QUESTIONS = ("The {short} then held", "The water left was", "The {short} finished with")
+
+
+def _fields(p: dict, scale: int = 1, unit: str = "litres") -> dict:
+    """The story's fields; ``scale`` multiplies every volume (1000 for millilitres)."""
     vessel, filler, drain = p["vessel"]
-    v0, f, t1, d, t2 = p["start"], p["fill_rate"], p["fill_min"], p["drain_rate"], p["drain_min"]
-    opening = rng.choice(
-        (
-            f"A {vessel} held {v0} litres.",
-            f"A {vessel} had {v0} litres in it.",
-        )
+    return {
+        "vessel": vessel,
+        "filler": filler,
+        "Filler": sentence_case(filler),
+        "the_filler": "the " + filler.split(" ", 1)[1],
+        "drain": drain,
+        "short": vessel.split()[-1],
+        "v0": p["start"] * scale,
+        "f": p["fill_rate"] * scale,
+        "t1": p["fill_min"],
+        "d": p["drain_rate"] * scale,
+        "t2": p["drain_min"],
+        "unit": unit,
+    }
+
+
+def _story(rng: random.Random, p: dict) -> str:
+    """The prompt; the sentences chosen are recorded in ``p`` (for the twins)."""
+    # (a choice among indices draws exactly as the same choice among the sentences)
+    p["opening"] = rng.choice(range(len(OPENINGS)))
+    p["phases"] = rng.choice(range(len(PHASES)))
+    p["question"] = rng.choice(range(len(QUESTIONS)))
+    return _told(p)
+
+
+def _told(p: dict, scale: int = 1, unit: str = "litres") -> str:
+    f = _fields(p, scale, unit)
+    return finish_ctx(
+        OPENINGS[p["opening"]].format(**f), PHASES[p["phases"]].format(**f), QUESTIONS[p["question"]].format(**f)
     )
-    phases = rng.choice(
-        (
-            f"{sentence_case(filler)} filled it at {f} litres a minute for {t1} minutes, then "
-            f"{drain} drained {d} litres a minute for {t2} minutes.",
-            f"For {t1} minutes {filler} added {f} litres a minute; then for {t2} minutes {drain} removed {d} a minute.",
-            f"{sentence_case(filler)} added {f} litres a minute for {t1} minutes, then "
-            f"{drain} let out {d} litres a minute for {t2} minutes.",
-        )
-    )
-    short = vessel.split()[-1]
-    question = rng.choice(
-        (
-            f"The {short} then held",
-            "The water left was",
-            f"The {short} finished with",
-        )
-    )
-    return finish_ctx(opening, phases, question)
 
 
 @register(NAME, topic=NAME, depth=4)
@@ -138,4 +156,109 @@ def generate(rng: random.Random) -> Problem:
         mistakes=mistakes(chain, MISTAKES, answer),
         kind="count",
         params=p,
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Perturbation twins (synthprobe.benchmarks.deeparithmark.twins): the drawn problem retold
+# ---------------------------------------------------------------------------------------
+
+#: Water that came or went the day before the story (so before its starting volume): (sentence,
+#: the sign with which a solver who falls for it applies it to the volume left).
+IRRELEVANT_SENTENCES = (
+    ("Rain had added {x} litres the day before.", 1),
+    ("The {short} had leaked {x} litres the day before.", -1),
+)
+
+#: One per PHASES sentence: the two phases told first, the starting volume after them.
+REORDERED_PHASES = (
+    "{Filler} filled a {vessel} at {f} litres a minute for {t1} minutes, then {drain} drained {d} litres "
+    "a minute for {t2} minutes.",
+    "For {t1} minutes {filler} added {f} litres a minute to a {vessel}; then for {t2} minutes {drain} "
+    "removed {d} a minute.",
+    "{Filler} added {f} litres a minute to a {vessel} for {t1} minutes, then {drain} let out {d} litres a "
+    "minute for {t2} minutes.",
+)
+REORDERED_START = "The {short} had held {v0} litres before {the_filler} started."
+
+
+@twin(NAME, "irrelevant_clause")
+def with_irrelevant_clause(problem: Problem, rng: random.Random) -> Problem:
+    """Water topped up or leaked the day before; falling for it adds it to, or takes it off,
+    the volume left."""
+    p = dict(problem.params)
+    sentence, sign = rng.choice(IRRELEVANT_SENTENCES)
+    x = 5 * rng.randint(2, 24)
+    value = problem.answer + sign * x
+    require(value >= 10, "the tempting volume must stay positive")
+    ctx = insert_sentence(problem.ctx, sentence.format(short=_fields(p)["short"], x=x))
+    require(len(ctx.split()) <= MAX_CTX_WORDS, "the prompt is too long")
+    return replace(
+        problem,
+        ctx=ctx,
+        mistakes={**problem.mistakes, IRRELEVANT: value},
+        params={**p, "irrelevant": x},
+    )
+
+
+@twin(NAME, "one_step_more")
+def with_one_step_more(problem: Problem, rng: random.Random) -> Problem:
+    """Then some water drawn off in buckets: what is left after that."""
+    p = dict(problem.params)
+    answer = problem.answer
+    y = 5 * rng.randint(2, max(2, min(answer - 20, 150) // 5))
+    s = Steps()
+    s.keep(problem.steps)
+    left = s.op("after the buckets", answer, "-", y)
+    require(left >= 10, "the buckets would empty the tank")
+    mistakes = {
+        **{name: v - y for name, v in problem.mistakes.items() if v - y > 0},
+        "forgot the buckets": answer,
+        "added the water drawn off": answer + y,
+        "drew off the buckets twice": answer - 2 * y,
+    }
+    ctx = insert_sentence(problem.ctx, f"Buckets then took out {y} litres.")
+    require(len(ctx.split()) <= MAX_CTX_WORDS, "the prompt is too long")
+    return replace(
+        problem,
+        depth=5,
+        ctx=ctx,
+        answer=left,
+        steps=s.solution(),
+        mistakes={k: v for k, v in mistakes.items() if v > 0 and v != left},
+        params={**p, "buckets": y},
+    )
+
+
+@twin(NAME, "reordered")
+def reordered(problem: Problem, rng: random.Random) -> Problem:
+    """The filling and the draining told first, the starting volume after them."""
+    p = dict(problem.params)
+    f = _fields(p)
+    ctx = finish_ctx(
+        REORDERED_PHASES[p["phases"]].format(**f), REORDERED_START.format(**f), QUESTIONS[p["question"]].format(**f)
+    )
+    return replace(problem, ctx=ctx)
+
+
+@twin(NAME, "unit_change")
+def in_millilitres(problem: Problem, rng: random.Random) -> Problem:
+    """Every volume and rate in millilitres (× 1000), the answer too. Millilitres are unusual for
+    tanks of hundreds of litres, but the numbers stay exact and the story reads the same."""
+    p = dict(problem.params)
+    f = _fields(p, 1000, "millilitres")
+    s = Steps()
+    added = s.op("water added, in millilitres", f["f"], "×", f["t1"])
+    level = s.op("after filling, in millilitres", f["v0"], "+", added)
+    drained = s.op("water drained, in millilitres", f["d"], "×", f["t2"])
+    end = s.op("at the end, in millilitres", level, "-", drained)
+    return replace(
+        problem,
+        ctx=_told(p, 1000, "millilitres"),
+        answer=end,
+        unit="millilitres",
+        ending=" {} millilitres.",
+        steps=s.solution(),
+        mistakes={name: 1000 * v for name, v in problem.mistakes.items()},
+        params={**p, "unit": "millilitres"},
     )

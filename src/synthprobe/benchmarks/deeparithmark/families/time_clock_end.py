@@ -3,10 +3,23 @@
 from __future__ import annotations
 
 import random
+import re
+from dataclasses import replace
 from functools import cache
 
-from ..base import Problem, Steps, fmt_clock, register, require
+from ..base import (
+    IRRELEVANT,
+    Problem,
+    Steps,
+    decoy_problem,
+    fmt_clock,
+    insert_sentence,
+    register,
+    require,
+    twin,
+)
 from ._common_a import NAMES, clean_mistakes, hours_minutes, pick
+from ._common_b import MAX_CTX_WORDS
 
 NAME = "time_clock_end"
 
@@ -135,3 +148,179 @@ def generate(rng: random.Random) -> Problem:
             "template": TEMPLATES.index(template),
         },
     )
+
+
+# ---------------------------------------------------------------------------------------
+# Perturbation twins (synthprobe.benchmarks.deeparithmark.twins): the drawn problem retold
+# ---------------------------------------------------------------------------------------
+
+#: A time difference that is not part of the story: (sentence, the sign with which a solver
+#: who falls for it moves the end time). Later tempts an addition, earlier a subtraction.
+IRRELEVANT_SENTENCES = (
+    ("The day before, {name} had finished {k} minutes later.", 1),
+    ("{name}'s brother was free {k} minutes later.", 1),
+    ("The day before, {name} had finished {k} minutes earlier.", -1),
+    ("{name}'s brother was free {k} minutes earlier.", -1),
+)
+
+#: One template per original template: the same two activities, in the same order of time,
+#: told in another order (the second activity first, the start time last).
+REORDERED = (
+    "Straight after {first}, {name} spent {d2} minutes on {second}. The {first_noun} had started at "
+    "{start} and lasted {d1}. {name} was done at",
+    "Following {first} that ran for {d1}, {name} spent {d2} minutes on {second}. The {first_noun} "
+    "had begun at {start}, and everything ended at",
+    "{name}'s plan: {second} for {d2} minutes, right after {first} that starts at {start} and lasts "
+    "{d1}. That left {name} free at",
+    "Right after {first} that took {d1}, {name} spent {d2} minutes on {second}. The {first_noun} "
+    "had begun at {start}, and {name} finished at",
+)
+
+#: One template per original template with a third activity of ``{d3}`` minutes at the end.
+ONE_MORE = (
+    "{name} started {first} at {start}, and it lasted {d1}. Then {second} took {d2} minutes, and "
+    "{third} took {d3} more. {name} was done at",
+    "At {start}, {name} began {first} that ran for {d1}, followed by {second} lasting {d2} "
+    "minutes and {third} lasting {d3}. Everything ended at",
+    "{name}'s plan: {first} from {start} lasting {d1}, then {second} for {d2} minutes, then "
+    "{third} for {d3}. That left {name} free at",
+    "{first_cap} began at {start} and took {d1}. Right after it, {name} spent {d2} minutes on "
+    "{second} and {d3} on {third}, finishing at",
+)
+
+
+#: The activities of :data:`SECOND` that may well last 1½ to 3 hours (a long third activity).
+LONG_THIRD = ("lunch", "coffee with a friend", "some shopping", "a nap", "tidying up")
+
+
+def _fits(ctx: str) -> str:
+    n = len(ctx.split())
+    require(n <= MAX_CTX_WORDS, f"prompt of {n} words is longer than {MAX_CTX_WORDS}")
+    return ctx
+
+
+def _fields(p: dict, d1: str | None = None) -> dict:
+    first = p["first"]
+    return {
+        "name": p["name"],
+        "first": first,
+        "first_cap": first[0].upper() + first[1:],
+        "first_noun": first.split(" ", 1)[1],
+        "start": fmt_clock(p["start"]),
+        "d1": d1 or hours_minutes(p["first_hours"], p["first_minutes"]),
+        "d2": p["second_minutes"],
+        "second": p["second"],
+    }
+
+
+def _with_sentence(ctx: str, sentence: str, p: dict) -> str:
+    """``ctx`` with ``sentence`` before its closing stem; the last template's stem opens with
+    "Right after it", which then names the first activity again."""
+    out = insert_sentence(ctx, sentence)
+    if p["template"] == 3:
+        out = out.replace(f"{sentence} Right after it,", f"{sentence} Right after the {_fields(p)['first_noun']},")
+    return out
+
+
+def _numbers(ctx: str) -> set[int]:
+    """The whole numbers written in ``ctx`` (a clock time gives its hour and its minutes)."""
+    return {int(x) for x in re.findall(r"\d+", ctx.replace(",", ""))}
+
+
+def _irrelevant_number(problem: Problem, rng: random.Random, sign: int, lo: int, hi: int) -> tuple[int, int]:
+    """``(n, value)``: a number from ``lo`` to ``hi`` that the prompt does not mention, and the
+    answer moved by it (``sign``), among those whose value could be a decoy of its own (the
+    answer's roundness class and half of the day, not the answer ± 1, no other mistake's value);
+    preferring values written as long as the answer, then numbers that are neither the answer
+    nor a mistake's value (an option would echo the prompt)."""
+    taken = _numbers(problem.ctx)
+    others = set(problem.mistakes.values())
+    width = len(problem.render(problem.answer))
+    found = []
+    for n in range(lo, hi + 1):
+        v = problem.answer + sign * n
+        if n in taken or v in others or decoy_problem(problem.answer, v, problem.kind) is not None:
+            continue
+        found.append(((len(problem.render(v)) != width, n == problem.answer, n in others), n, v))
+    require(bool(found), "no irrelevant number whose value could be a decoy")
+    best = min(key for key, _, _ in found)
+    _, n, v = rng.choice([x for x in found if x[0] == best])
+    return n, v
+
+
+def _half_end(problem: Problem) -> int:
+    return 720 if problem.answer < 720 else 1440
+
+
+@twin(NAME, "irrelevant_clause")
+def with_irrelevant_clause(problem: Problem, rng: random.Random) -> Problem:
+    """Another day's or another person's finishing time; falling for it moves the end time."""
+    p = dict(problem.params)
+    sentence, sign = pick(rng, IRRELEVANT_SENTENCES)
+    k, value = _irrelevant_number(problem, rng, sign, 6, 90)
+    return replace(
+        problem,
+        ctx=_fits(_with_sentence(problem.ctx, sentence.format(name=p["name"], k=k), p)),
+        mistakes={**problem.mistakes, IRRELEVANT: value},
+        params={**p, "irrelevant": k},
+    )
+
+
+@twin(NAME, "one_step_more")
+def with_one_step_more(problem: Problem, rng: random.Random) -> Problem:
+    """A third activity after the second: the end time moves on by its minutes.
+
+    The third activity lasts 4 to 60 minutes, as long as the half of the day has room and the
+    new end time stays off the multiples of 5 minutes (the answer's roundness class). A morning
+    story ending within the hour before noon may also get a long one (1½ to 3 hours) that
+    carries the answer, and the decoys with it, into the afternoon; an evening story ending
+    after 11:55 p.m. gets the minutes left before midnight (the solution lines cannot cross
+    midnight), so one ending at 11:59 p.m. has no such twin and the build stops on it, naming
+    the family."""
+    p = dict(problem.params)
+    end = problem.answer
+    half_end = _half_end(problem)
+    lengths = [d for d in range(4, 61) if end + d < half_end and (end + d) % 5]
+    if end < 720 and end + 60 >= 720:
+        lengths += list(range(90, 185, 5))
+    if not lengths:
+        lengths = [d for d in range(1, 1440 - end) if (end + d) % 5]
+    d3 = pick(rng, lengths)
+    third = pick(rng, [a for a in (LONG_THIRD if d3 > 60 else SECOND) if a != p["second"]])
+    s = Steps()
+    s.keep(problem.steps)
+    new_end = s.clock("end of the third activity", end, d3)
+    new_half_end = 720 if new_end < 720 else 1440
+    wrong = {
+        **{name: v + d3 for name, v in problem.mistakes.items()},
+        "stopped before the third activity": end,
+        "subtracted the third activity": end - d3,
+        "counted the third activity twice": new_end + d3,
+    }
+    mistakes = clean_mistakes(new_end, {k: v for k, v in wrong.items() if new_half_end - 720 <= v < new_half_end})
+    d3_text = "1 minute" if d3 == 1 else f"{d3} minutes"
+    ctx = _fits(ONE_MORE[p["template"]].format(**_fields(p), third=third, d3=d3_text))
+    return replace(
+        problem,
+        depth=3,
+        ctx=ctx,
+        answer=new_end,
+        steps=s.solution(),
+        mistakes=mistakes,
+        params={**p, "third": third, "third_minutes": d3},
+    )
+
+
+@twin(NAME, "reordered")
+def reordered(problem: Problem, rng: random.Random) -> Problem:
+    """The second activity told first and the start time last (the times themselves in order)."""
+    p = dict(problem.params)
+    return replace(problem, ctx=_fits(REORDERED[p["template"]].format(**_fields(p))))
+
+
+# No unit_change: the answer is a time of day, which has no unit to convert. The one unit
+# in the story is the first activity's duration ("1 hour 47 minutes"); told in minutes alone
+# ("107 minutes") it leaves the answer and the solution lines as they are and takes away a
+# conversion instead of changing the unit of anything asked, and the hour-and-minute misreadings
+# go with it: near noon or midnight the mistakes left (stopping early, a forgotten carry, ...)
+# then all fall below the answer, so such a twin cannot keep its original's answer rank.

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
-from ..base import Problem, Steps, register, require
+from ..base import IRRELEVANT, Problem, Steps, insert_sentence, last_sentence_start, register, require, twin
 from ._common_a import NAMES, clean_mistakes, hhmm_as_number, hours_minutes, pick
 
 NAME = "trip_minutes"
@@ -110,3 +111,88 @@ def generate(rng: random.Random) -> Problem:
             "template": (TEMPLATES_A if shape == "A" else TEMPLATES_B).index(template),
         },
     )
+
+
+# ---------------------------------------------------------------------------------------
+# Perturbation twins (synthprobe.benchmarks.deeparithmark.twins): the drawn problem retold
+# ---------------------------------------------------------------------------------------
+
+# No unit_change twin: the family is itself a unit conversion (hours and minutes into
+# minutes); telling the legs in minutes only would drop that step (the depth changes), and
+# seconds for rides of hours read unnaturally.
+
+#: Minutes outside the trip's total: (sentence, the sign with which a solver who falls for them
+#: applies them to the total). Packing before leaving tempts an addition, minutes spent reading
+#: during a ride (still part of the ride) a subtraction.
+IRRELEVANT_SENTENCES = (
+    ("Before leaving, {name} spent {x} minutes packing.", 1),
+    ("{name} spent {x} minutes of the {ride1} ride reading.", -1),
+)
+
+#: Per shape, one per template: the legs told from the last one back (the same operations).
+REORDERED = {
+    "A": (
+        "{name}'s trip to {place} had two parts: a {m2}-minute {ride2} ride at the end, after a {ride1} "
+        "ride of {hm}. In minutes, the whole trip took",
+        "Getting to {place}, {name} spent {m2} minutes on the {ride2}, after {hm} on the {ride1}. "
+        "Counted in minutes, the journey lasted",
+    ),
+    "B": (
+        "{name} took a {m3}-minute {ride2} to {place}, after riding the {ride1} for {hm} and, before "
+        "that, walking {m1} minutes to the station. In minutes, the trip took",
+        "On the way to {place}, {name} finished with {m3} minutes by {ride2}, after travelling {hm} by "
+        "{ride1} and, first, waiting {m1} minutes. The total in minutes was",
+    ),
+}
+
+
+@twin(NAME, "irrelevant_clause")
+def with_irrelevant_clause(problem: Problem, rng: random.Random) -> Problem:
+    """Minutes spent packing beforehand or reading on the way; falling for them adds them to,
+    or takes them off, the total."""
+    p = dict(problem.params)
+    sentence, sign = rng.choice(IRRELEVANT_SENTENCES)
+    x = 5 * rng.randint(2, 12)
+    value = problem.answer + sign * x
+    text = sentence.format(name=p["name"], x=x, ride1=p["rides"][0])
+    return replace(
+        problem,
+        ctx=insert_sentence(problem.ctx, text),
+        mistakes={**problem.mistakes, IRRELEVANT: value},
+        params={**p, "irrelevant": x},
+    )
+
+
+@twin(NAME, "one_step_more")
+def with_one_step_more(problem: Problem, rng: random.Random) -> Problem:
+    """The way back took as long: the round trip (the total doubled)."""
+    p = dict(problem.params)
+    total = problem.answer
+    s = Steps()
+    s.keep(problem.steps)
+    both = s.op("there and back", total, "×", 2)
+    mistakes = clean_mistakes(
+        both,
+        {
+            **{name: 2 * v for name, v in problem.mistakes.items()},
+            "left out the way back": total,
+            "counted the way back twice": 3 * total,
+            "added the last leg for the way back": total + p["minutes_last"],
+        },
+    )
+    stem = problem.ctx[: last_sentence_start(problem.ctx)]
+    ctx = f"{stem}{p['name']} came back the same way, which took just as long. In minutes, the round trip took"
+    return replace(problem, depth=4, ctx=ctx, answer=both, steps=s.solution(), mistakes=mistakes)
+
+
+@twin(NAME, "reordered")
+def reordered(problem: Problem, rng: random.Random) -> Problem:
+    """The legs told from the last one back."""
+    p = dict(problem.params)
+    h, m1, last = p["hours"], p["minutes_first"], p["minutes_last"]
+    ride1, ride2 = p["rides"]
+    hm = hours_minutes(h, m1) if p["shape"] == "A" else hours_minutes(h, 0)
+    ctx = REORDERED[p["shape"]][p["template"]].format(
+        name=p["name"], place=p["place"], ride1=ride1, ride2=ride2, hm=hm, m1=m1, m2=last, m3=last
+    )
+    return replace(problem, ctx=ctx)

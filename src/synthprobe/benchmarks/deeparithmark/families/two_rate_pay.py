@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import random
+import re
+from dataclasses import replace
 from fractions import Fraction
 
-from ..base import Problem, Steps, register, require
+from ..base import IRRELEVANT, Problem, Steps, decoy_problem, insert_sentence, register, require, twin
 from ._common_a import NAMES, PARITY_REDRAWS, clean_mistakes, parity_kept, pick, pick_log_uniform
+from ._common_b import MAX_CTX_WORDS
 
 NAME = "two_rate_pay"
 
@@ -101,4 +104,183 @@ def generate(rng: random.Random) -> Problem:
             "name": name,
             "template": TEMPLATES.index(template),
         },
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Perturbation twins (synthprobe.benchmarks.deeparithmark.twins): the drawn problem retold
+# ---------------------------------------------------------------------------------------
+
+#: A sum of money that is not part of the pay: (sentence, the sign with which a solver who
+#: falls for it applies it to the total). Someone else's pay tempts an addition when it is
+#: higher and a subtraction when it is lower; money spent out of the pay tempts a subtraction.
+IRRELEVANT_SENTENCES = (
+    ("A coworker earned ${n} more.", 1),
+    ("A year earlier, {name} had earned ${n} more.", 1),
+    ("A coworker earned ${n} less.", -1),
+    ("{name} later spent ${n} of it on groceries.", -1),
+)
+
+#: One template per original template, the second block of hours told first (the steps still
+#: take the first block first: the same two products and one sum).
+REORDERED = (
+    "Last week {name} worked {h2} hours {s2} at ${r2} an hour and {h1} hours {s1} at ${r1} an hour. "
+    "Altogether, {name} earned",
+    "{name} is paid ${r2} an hour {s2} and ${r1} an hour {s1}. This month {name} put in {h2} hours "
+    "{s2} and {h1} hours {s1}, earning",
+    "For {h2} hours {s2} {name} earns ${r2} per hour, and for {h1} hours {s1} ${r1} per hour. "
+    "{name}'s total pay for the week was",
+    "In one week, {name} logged {h2} hours {s2}, paid at ${r2} an hour, plus {h1} hours {s1}, paid "
+    "at ${r1} an hour. The pay came to",
+)
+
+#: One template per original template, with a sum paid out of the pay (``{k}`` dollars) and
+#: what is left asked for.
+ONE_MORE = (
+    "Last week {name} worked {h1} hours {s1} at ${r1} an hour and {h2} hours {s2} at ${r2} an hour, "
+    "then paid ${k} of it in rent. {name} had left",
+    "{name} is paid ${r1} an hour {s1} and ${r2} an hour {s2}. This month {name} put in {h1} hours "
+    "{s1} and {h2} hours {s2}, then spent ${k} of the pay, keeping",
+    "For {h1} hours {s1} {name} earns ${r1} per hour, and for {h2} hours {s2} ${r2} per hour. "
+    "After paying ${k} in rent, {name} kept",
+    "In one week, {name} logged {h1} hours {s1}, paid at ${r1} an hour, plus {h2} hours {s2}, paid "
+    "at ${r2} an hour. After ${k} of it went on rent, what was left came to",
+)
+
+#: The story in cents (every rate × 100, so every amount of pay × 100).
+IN_CENTS = (
+    "Last week {name} worked {h1} hours {s1} at {r1} cents an hour and {h2} hours {s2} at {r2} cents "
+    "an hour. Altogether, in cents, {name} earned",
+    "{name} is paid {r1} cents an hour {s1} and {r2} cents an hour {s2}. This month {name} put in "
+    "{h1} hours {s1} and {h2} hours {s2}, earning in cents",
+    "For {h1} hours {s1} {name} earns {r1} cents per hour, and for {h2} hours {s2} {r2} cents per "
+    "hour. {name}'s total pay for the week in cents was",
+    "In one week, {name} logged {h1} hours {s1}, paid at {r1} cents an hour, plus {h2} hours {s2}, "
+    "paid at {r2} cents an hour. In cents, the pay came to",
+)
+
+
+def _fits(ctx: str) -> str:
+    n = len(ctx.split())
+    require(n <= MAX_CTX_WORDS, f"prompt of {n} words is longer than {MAX_CTX_WORDS}")
+    return ctx
+
+
+def _with_sentence(ctx: str, sentence: str, p: dict) -> str:
+    """``ctx`` with ``sentence`` before its closing stem. The second template's last sentence
+    holds the hours and ends in ", earning": there the sentence follows the hours, and the
+    closing stem is a sentence of its own ("Omar earned")."""
+    if p["template"] == 1:
+        head, ending = ctx.rsplit(", earning", 1)
+        require(not ending, "the second template ends in ', earning'")
+        return f"{head}. {sentence} {p['name']} earned"
+    return insert_sentence(ctx, sentence)
+
+
+def _numbers(ctx: str) -> set[int]:
+    """The whole numbers written in ``ctx`` (a clock time gives its hour and its minutes)."""
+    return {int(x) for x in re.findall(r"\d+", ctx.replace(",", ""))}
+
+
+def _irrelevant_number(problem: Problem, rng: random.Random, sign: int, lo: int, hi: int) -> tuple[int, int]:
+    """``(n, value)``: a number from ``lo`` to ``hi`` that the prompt does not mention, and the
+    answer moved by it (``sign``), among those whose value could be a decoy of its own (the
+    answer's roundness class and half of the day, not the answer ± 1, no other mistake's value);
+    preferring values written as long as the answer, then numbers that are neither the answer
+    nor a mistake's value (an option would echo the prompt)."""
+    taken = _numbers(problem.ctx)
+    others = set(problem.mistakes.values())
+    width = len(problem.render(problem.answer))
+    found = []
+    for n in range(lo, hi + 1):
+        v = problem.answer + sign * n
+        if n in taken or v in others or decoy_problem(problem.answer, v, problem.kind) is not None:
+            continue
+        found.append(((len(problem.render(v)) != width, n == problem.answer, n in others), n, v))
+    require(bool(found), "no irrelevant number whose value could be a decoy")
+    best = min(key for key, _, _ in found)
+    _, n, v = rng.choice([x for x in found if x[0] == best])
+    return n, v
+
+
+def _fields(p: dict) -> dict:
+    s1, s2 = p["shifts"]
+    return {
+        "name": p["name"],
+        "h1": p["hours1"],
+        "h2": p["hours2"],
+        "r1": p["rate1"],
+        "r2": p["rate2"],
+        "s1": s1,
+        "s2": s2,
+    }
+
+
+@twin(NAME, "irrelevant_clause")
+def with_irrelevant_clause(problem: Problem, rng: random.Random) -> Problem:
+    """Someone else's pay, or money spent out of the pay; falling for it moves the total."""
+    p = dict(problem.params)
+    sentence, sign = pick(rng, IRRELEVANT_SENTENCES)
+    n, value = _irrelevant_number(problem, rng, sign, 6, 90)
+    return replace(
+        problem,
+        ctx=_fits(_with_sentence(problem.ctx, sentence.format(name=p["name"], n=n), p)),
+        mistakes={**problem.mistakes, IRRELEVANT: value},
+        params={**p, "irrelevant": n},
+    )
+
+
+@twin(NAME, "one_step_more")
+def with_one_step_more(problem: Problem, rng: random.Random) -> Problem:
+    """Rent paid out of the pay: what is left (the total less a whole number of $5)."""
+    p = dict(problem.params)
+    total = problem.answer
+    # a multiple of $5 keeps the new answer, and every mistake carried through, in the
+    # original's roundness class (not a multiple of 5)
+    k = 5 * rng.randint(4, max(4, (total - 20) // 5))
+    s = Steps()
+    s.keep(problem.steps)
+    left = s.op("left after the rent", total, "-", k, money=True)
+    require(left >= 20, "something must be left")
+    mistakes = clean_mistakes(
+        left,
+        {
+            **{name: v - k for name, v in problem.mistakes.items()},
+            "added the rent instead of taking it off": total + k,
+            "took the rent off twice": total - 2 * k,
+        },
+    )
+    ctx = _fits(ONE_MORE[p["template"]].format(**_fields(p), k=k))
+    return replace(
+        problem, depth=4, ctx=ctx, answer=left, steps=s.solution(), mistakes=mistakes, params={**p, "rent": k}
+    )
+
+
+@twin(NAME, "reordered")
+def reordered(problem: Problem, rng: random.Random) -> Problem:
+    """The second block of hours told before the first."""
+    p = dict(problem.params)
+    return replace(problem, ctx=_fits(REORDERED[p["template"]].format(**_fields(p))))
+
+
+@twin(NAME, "unit_change")
+def in_cents(problem: Problem, rng: random.Random) -> Problem:
+    """Both rates in cents, the pay asked in cents."""
+    p = dict(problem.params)
+    f = _fields(p)
+    r1, r2 = 100 * f["r1"], 100 * f["r2"]
+    s = Steps()
+    pay1 = s.op("first block of hours, in cents", f["h1"], "×", r1)
+    pay2 = s.op("second block of hours, in cents", f["h2"], "×", r2)
+    total = s.op("total pay, in cents", pay1, "+", pay2)
+    return replace(
+        problem,
+        ctx=_fits(IN_CENTS[p["template"]].format(**{**f, "r1": r1, "r2": r2})),
+        answer=total,
+        unit="cents",
+        ending=" {} cents.",
+        steps=s.solution(),
+        mistakes={name: 100 * v for name, v in problem.mistakes.items()},
+        kind="count",
+        params={**p, "unit": "cents"},
     )
