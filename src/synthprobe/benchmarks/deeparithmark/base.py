@@ -369,6 +369,16 @@ IRRELEVANT = "used the irrelevant number"
 TWINS: dict[tuple[str, str], Callable[[Problem, random.Random], Problem]] = {}
 
 
+class NoTwin(GenerationError):
+    """This original has no twin of the kind at all (not a draw to retry): the builder leaves it
+    out of that kind's file and counts it with the originals whose family lacks the kind."""
+
+
+def no_twin(why: str) -> None:
+    """Say that the original has no twin of this kind (raises :class:`NoTwin`)."""
+    raise NoTwin(why)
+
+
 def twin(family: str, kind: str):
     """Decorator: ``@twin("tank_fill", "irrelevant_clause")`` on ``make(problem, rng) -> Problem``.
 
@@ -377,7 +387,8 @@ def twin(family: str, kind: str):
     topic and (but for ``one_step_more``, depth + 1) depth; ``irrelevant_clause`` and
     ``reordered`` keep the answer; ``irrelevant_clause`` adds the mistake :data:`IRRELEVANT`.
     Like ``generate``, it calls :func:`require` to reject a draw (the builder draws again from
-    the twin's stream, with the same original). A family offers only the kinds it registers."""
+    the twin's stream, with the same original), and :func:`no_twin` when no draw could serve
+    this original (it is left out and counted). A family offers only the kinds it registers."""
     if kind not in TWIN_KINDS:
         raise ValueError(f"unknown twin kind {kind!r}; expected one of {', '.join(TWIN_KINDS)}")
 

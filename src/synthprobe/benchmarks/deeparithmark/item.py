@@ -19,13 +19,17 @@ from synthprobe.benchmarks.deeparithmark.composition import N_OPTIONS
 DecoySet = tuple[tuple[str, int], ...]
 
 
-def decoy_sets(problem: Problem, rank: int, usable: Mapping[str, int] | None = None) -> tuple[int, list[DecoySet]]:
+def decoy_sets(
+    problem: Problem, rank: int, usable: Mapping[str, int] | None = None, *, required: str | None = None
+) -> tuple[int, list[DecoySet]]:
     """The decoy triples that put the answer at ``rank``, keeping only those with the fewest
     endings whose length differs from the answer's; returns ``(that number, the sets)``.
 
     Sets list the mistakes below the answer, then those above, in the family's order, so
     the list (and the RNG's choice from it) is deterministic. No set: ``(N_OPTIONS, [])``.
     ``usable``: :func:`usable_mistakes` of ``problem`` when the caller already has it.
+    ``required``: only the sets holding the mistake of that name compete (a perturbation twin's
+    irrelevant-number decoy, which must be shown even where it is the one off-length ending).
     """
     if usable is None:
         usable = usable_mistakes(problem)
@@ -50,6 +54,8 @@ def decoy_sets(problem: Problem, rank: int, usable: Mapping[str, int] | None = N
     best, out = N_OPTIONS, []
     for lo, lo_off in lows:
         for hi, hi_off in highs:
+            if required is not None and all(name != required for name, _ in lo + hi):
+                continue
             off = lo_off + hi_off
             if off < best:
                 best, out = off, [lo + hi]

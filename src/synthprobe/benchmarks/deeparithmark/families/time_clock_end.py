@@ -14,6 +14,7 @@ from ..base import (
     decoy_problem,
     fmt_clock,
     insert_sentence,
+    no_twin,
     register,
     require,
     twin,
@@ -275,8 +276,8 @@ def with_one_step_more(problem: Problem, rng: random.Random) -> Problem:
     story ending within the hour before noon may also get a long one (1½ to 3 hours) that
     carries the answer, and the decoys with it, into the afternoon; an evening story ending
     after 11:55 p.m. gets the minutes left before midnight (the solution lines cannot cross
-    midnight), so one ending at 11:59 p.m. has no such twin and the build stops on it, naming
-    the family."""
+    midnight), so one ending at 11:59 p.m. has no such twin (:func:`..base.no_twin`: the twin
+    file leaves it out and the manifest counts it)."""
     p = dict(problem.params)
     end = problem.answer
     half_end = _half_end(problem)
@@ -285,6 +286,8 @@ def with_one_step_more(problem: Problem, rng: random.Random) -> Problem:
         lengths += list(range(90, 185, 5))
     if not lengths:
         lengths = [d for d in range(1, 1440 - end) if (end + d) % 5]
+    if not lengths:
+        no_twin("it ends at 11:59 p.m.: no minute is left for a third activity before midnight")
     d3 = pick(rng, lengths)
     third = pick(rng, [a for a in (LONG_THIRD if d3 > 60 else SECOND) if a != p["second"]])
     s = Steps()

@@ -23,6 +23,7 @@ from synthprobe.benchmarks.deeparithmark.base import (
     TWIN_KINDS,
     TWINS,
     GenerationError,
+    NoTwin,
     Problem,
     usable_mistakes,
 )
@@ -76,9 +77,10 @@ def _check_twin(kind: str, original: Problem, tw: Problem) -> str | None:
 
 def draw_twin(
     kind: str, original: Problem, item: dict, seed: int, stats: TwinStats
-) -> tuple[Problem, random.Random, list]:
+) -> tuple[Problem, random.Random, list] | None:
     """The first usable ``kind`` twin of ``original`` (the problem of ``item``): ``(twin, rng,
-    decoy sets)``. Raises :class:`BuildError` naming the family when no draw serves."""
+    decoy sets)``; ``None`` when the transform says this original has none
+    (:func:`..base.no_twin`). Raises :class:`BuildError` naming the family when no draw serves."""
     make = TWINS[original.family, kind]
     md = item["metadata"]
     rank = md["answer_rank"]
@@ -89,6 +91,8 @@ def draw_twin(
         stats.attempts[kind] += 1
         try:
             tw = make(original, rng)
+        except NoTwin:
+            return None
         except GenerationError:
             why["the transform rejected the draw"] += 1
             continue
@@ -101,9 +105,7 @@ def draw_twin(
             if usable.get(IRRELEVANT) != value or list(tw.mistakes.values()).count(value) != 1:
                 why["the irrelevant-number value cannot be a decoy of its own"] += 1
                 continue
-        off, sets = decoy_sets(tw, rank, usable)
-        if kind == "irrelevant_clause":
-            sets = [s for s in sets if any(name == IRRELEVANT for name, _ in s)]
+        off, sets = decoy_sets(tw, rank, usable, required=IRRELEVANT if kind == "irrelevant_clause" else None)
         if not sets:
             why[f"mistakes cannot put the answer at rank {rank}"] += 1
             continue
@@ -171,7 +173,11 @@ def iter_twins(
             if not supported(template, kind):
                 stats.unsupported[kind, template] += 1
                 continue
-            tw, rng, sets = draw_twin(kind, problem, item, seed, stats)
+            drawn = draw_twin(kind, problem, item, seed, stats)
+            if drawn is None:  # the transform says this original has no such twin
+                stats.unsupported[kind, template] += 1
+                continue
+            tw, rng, sets = drawn
             ind = position[kind]
             slot, rank = int(item["label"]), item["metadata"]["answer_rank"]
             options = place_options(tw, item, sets, rng)
