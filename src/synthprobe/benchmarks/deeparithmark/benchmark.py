@@ -27,6 +27,7 @@ BENCHMARK = Benchmark(
     sections=(
         "synthprobe.benchmarks.deeparithmark.step_probe.report",
         "synthprobe.benchmarks.deeparithmark.report.protocol_effect",
+        "synthprobe.benchmarks.deeparithmark.twins.report",
     ),
     commands="synthprobe.benchmarks.deeparithmark.commands",
     summary="Deep, multi-step arithmetic word problems, 4-way, with named mistakes as decoys.",
