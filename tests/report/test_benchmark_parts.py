@@ -147,8 +147,9 @@ def test_a_block_belongs_to_the_benchmark_whose_outcomes_part_reads_it():
 
 
 def test_the_sections_a_benchmark_owns_keep_their_place_on_the_page():
-    """Deep Arithmark's per-step probe and protocol comparison come from its ``sections`` part,
-    each after the section its AFTER names: the page's order is the one it always had."""
+    """Deep Arithmark's per-step probe, perturbation twins and protocol comparison come from its
+    ``sections`` part, each after the section its AFTER names: the page's order is the one it
+    always had, the twins after the per-step probe."""
     from synthprobe.report import sections as extras
 
     keys = [mod.KEY for mod in extras.modules()]
@@ -157,6 +158,7 @@ def test_the_sections_a_benchmark_owns_keep_their_place_on_the_page():
         "gpt3",
         "comparison",
         "steps",
+        "twins",
         "sweep",
         "number-format",
         "protocol-effect",

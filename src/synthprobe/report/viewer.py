@@ -22,7 +22,13 @@ works from ``file://`` with nothing fetched. Layout of that JSON (``version`` 1)
                  "lp"?: [summed log-likelihoods], "pt"?: [per-token means],
                  "gen"?: generated text, "parsed"?: parsed answer, "rule"?: the rule that read it,
                  "oc"?: outcome (answered, unparsed, inconsistent, echo, cut_off), "ocn"?: its note,
-                 "fb"?: first broken step}]]}
+                 "fb"?: first broken step, "tw"?: {"of", "k", "src"}}]]}
+
+An answer may name the item it is a variant of (``"tw": {"of": that item's key, "k": the kind
+of variant, "src": the named mistake picked}``: a perturbation twin and its original, the same
+model's answer to both in the same column); the page then also shows such pairs side by side
+(``report_items_pairs.js``, included only when some answer has ``tw``, so other pages are
+unchanged).
 
 An item's ``key`` is unique across the page (a benchmark prefixes its own: the data file's
 SHA-256, ``gpt3:…``); an item scored by several models is one item. ``runs[m]`` holds model
@@ -104,13 +110,29 @@ def run_name(e) -> str:
     return f"{name} [{label}]" if label else name
 
 
+def _owner(block: str) -> registry.Benchmark | None:
+    """The benchmark a model entry's block belongs to: the benchmark of that name, else the
+    built-in benchmark whose ``layout`` part owns the block (a probe's block: ``twins``)."""
+    bench = registry.find(block)
+    if bench is not None:
+        return bench
+    for name in registry.BUILTIN:
+        b = registry.find(name)
+        if b is not None and b.has("layout") and block in getattr(b.part("layout"), "BLOCKS", {}):
+            return b
+    return None
+
+
 def collect(docs: Sequence[Results]) -> list[Run]:
     """Every run with saved items across ``docs``: for each benchmark of the registry whose block
-    the documents hold (in name order) that has a ``viewer`` part, its runs."""
+    (or a block it owns) the documents hold, in block-name order, that has a ``viewer`` part, its
+    runs (once per benchmark)."""
     runs: list[Run] = []
+    done: set[str] = set()
     for name in sorted({name for doc in docs for e in doc.models for name in e.results}):
-        bench = registry.find(name)
-        if bench is not None and bench.has("viewer"):
+        bench = _owner(name)
+        if bench is not None and bench.name not in done and bench.has("viewer"):
+            done.add(bench.name)
             runs += bench.part("viewer")(docs)
     return runs
 
@@ -177,6 +199,7 @@ def render_data(data: dict[str, Any], *, css: str) -> str:
         data=script_json(data),
         n_models=len(data["models"]),
         n_items=len(data["items"]),
+        pairs=any("tw" in row for rows in data["runs"] for row in rows),
     )
 
 
