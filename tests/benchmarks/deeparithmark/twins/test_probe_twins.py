@@ -16,7 +16,7 @@ from synthprobe.backends import ENGINES, register_engine
 from synthprobe.benchmarks.deeparithmark.base import IRRELEVANT
 from synthprobe.benchmarks.deeparithmark.build import dumps_item, render_bytes
 from synthprobe.benchmarks.deeparithmark.twins import metrics as tm
-from synthprobe.benchmarks.deeparithmark.twins.build import iter_twins
+from synthprobe.benchmarks.deeparithmark.twins.build import iter_twins, supported
 from synthprobe.benchmarks.deeparithmark.twins.score import TwinsConfig, load_twins
 from synthprobe.cli import main
 from synthprobe.errors import InputError
@@ -26,7 +26,7 @@ from synthprobe.results import parse
 KINDS = ("irrelevant_clause", "one_step_more", "reordered", "unit_change")
 
 
-def write_twin_build(folder: Path, *, seed: int = 7, n: int = 60, kinds=KINDS, stem: str = "originals") -> Path:
+def write_twin_build(folder: Path, *, seed: int = 7, n: int = 10, kinds=KINDS, stem: str = "originals") -> Path:
     """The originals of ``seed``/``n`` and their twins of ``kinds`` under ``folder``, with the
     manifest ``synthprobe build twins`` writes (its format, written here by hand); its path."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -205,11 +205,22 @@ def build(tmp_path_factory):
     return write_twin_build(tmp_path_factory.mktemp("twins") / "out")
 
 
+def _twins_per_kind(manifest: Path) -> dict[str, int]:
+    """Each kind's number of twins, counted in its file (not read from the manifest)."""
+    m = json.loads(manifest.read_text(encoding="utf-8"))
+    return {
+        k: len((manifest.parent / e["file"]).read_text(encoding="utf-8").splitlines()) for k, e in m["kinds"].items()
+    }
+
+
 def test_load_pairs_each_twin_with_its_original_and_limits_originals(build):
     ts = load_twins(TwinsConfig(manifest=build))
-    assert len(ts.originals.items) == 7 and ts.seed == 7 and ts.n_in_file == 60
+    # every family offers irrelevant_clause and reordered: each of the 10 originals has a twin
+    assert len(ts.originals.items) == 10 and ts.seed == 7 and ts.n_in_file == 10
+    per_kind = _twins_per_kind(build)
+    assert per_kind["reordered"] == 10 and per_kind["unit_change"] < 10  # pure counts have none
     for kind, links in ts.pairs.items():
-        assert len(links) == 7
+        assert len(links) == per_kind[kind]
         for i, j in links:
             tw, orig = ts.twins[kind].items[j], ts.originals.items[i]
             assert tw.metadata["twin_of"] == orig.raw["source_id"] and tw.metadata["twin_kind"] == kind
@@ -292,18 +303,18 @@ def test_toy_engine_every_protocol_with_aa_check_resumes_and_refuses_overwrite(t
     base += ["--protocol", "loglik,letters,free", "--aa", "3", "--batch-size", "4"]
     assert main([*base, "--output", str(a)]) == 0
     out = capsys.readouterr().out
-    assert "| loglik | irrelevant_clause | 7 |" in out and "A/A (seed 3)" in out and "McNemar p" in out
+    assert "| loglik | irrelevant_clause | 10 |" in out and "A/A (seed 3)" in out and "McNemar p" in out
     doc = json.loads(a.read_text())
     block = doc["models"][0]["results"]["twins"]
     assert (
         block["version"] == 1
-        and block["originals"]["n"] == 7
+        and block["originals"]["n"] == 10
         and block["originals"]["sha256"] == _sha(build.parent / "originals.jsonl")
     )
     assert set(block["summary"]) == {"loglik", "letters", "free"} and set(block["summary"]["free"]) == set(KINDS)
     assert {r["cached_items"] for r in block["runs"]} == {0}
     items = block["items"]
-    assert len(items) == 3 * 4 * 7
+    assert len(items) == 3 * sum(_twins_per_kind(build).values())
     for it in items:
         for side in ("original", "twin"):
             s = it[side]
@@ -362,5 +373,7 @@ def test_tiny_real_model_scores_originals_and_twins(build, tmp_path):
     args += ["--threads", "1", "--limit", "1", "--protocol", "loglik,free", "--max-new-tokens", "3"]
     assert main([*args, "--no-progress", "--save-items", "--output", str(out)]) == 0
     block = read_document(out).models[0].results["twins"].data
-    assert block["summary"]["loglik"]["reordered"]["n"] == 1 and len(block["items"]) == 2 * 4 * 1
+    first = json.loads((build.parent / "originals.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    kinds = [k for k in KINDS if supported(first["metadata"]["template"], k)]
+    assert block["summary"]["loglik"]["reordered"]["n"] == 1 and len(block["items"]) == 2 * len(kinds)
     assert all(isinstance(it["twin"]["text"], str) for it in block["items"] if it["protocol"] == "free")
