@@ -33,11 +33,8 @@ NOT_GENERIC = ("benchmarks", "registry.py", "validity", "probes", "contamination
 
 #: module (under src/synthprobe/) -> its code lines that still name a benchmark
 REMAINING = {
-    "cli/contamination.py": 2,
-    "cli/probe.py": 9,
     "cli/report.py": 3,
     "cli/sweep.py": 6,
-    "cli/validate.py": 7,
 }
 
 
