@@ -34,7 +34,6 @@ NOT_GENERIC = ("benchmarks", "registry.py", "validity", "probes", "contamination
 #: module (under src/synthprobe/) -> its code lines that still name a benchmark
 REMAINING = {
     "cli/report.py": 3,
-    "cli/sweep.py": 6,
 }
 
 
