@@ -6,8 +6,9 @@ study, report, export, scoring) -> tasks -> plan -> backends -> core -> the regi
 module below the benchmarks imports one — it asks synthprobe.registry. And independence: no
 benchmark folder imports another, whatever its name (a wildcard, no hand-listed modules). Beside
 them: nothing imports the cli package; only the command line parses arguments (cli, the shared
-flags of synthprobe.commandline and each benchmark's own commands, by a wildcard); nothing outside
-a backend imports torch or transformers.
+flags of synthprobe.commandline, each benchmark's own commands, by a wildcard, and the one
+``commands`` module of each cross-benchmark app); nothing outside a backend imports torch or
+transformers.
 """
 
 from __future__ import annotations
@@ -80,7 +81,8 @@ def test_importing_the_cli_breaks_the_contract(tmp_path, module, line):
 
 
 PARSES_BROKEN = (
-    "only the command line parses arguments: cli, synthprobe.commandline and each benchmark's commands BROKEN"
+    "only the command line parses arguments: cli, synthprobe.commandline and the commands of each benchmark "
+    "and each cross-benchmark app BROKEN"
 )
 
 
@@ -90,7 +92,9 @@ PARSES_BROKEN = (
         ("report/build.py", "import argparse"),  # argument parsing outside the command line
         ("scoring/runner.py", "import synthprobe.commandline"),  # or its shared flags
         ("benchmarks/deeparithmark/scoring/score.py", "import argparse"),  # a benchmark outside its commands
-        ("probes/number_format.py", "import synthprobe.commandline"),  # a cross-benchmark app
+        ("probes/number_format.py", "import synthprobe.commandline"),  # a cross-benchmark app outside its commands
+        ("validity/run.py", "import argparse"),
+        ("contamination/run.py", "import argparse"),
     ],
 )
 def test_parsing_arguments_outside_the_command_line_breaks_the_contract(tmp_path, module, line):

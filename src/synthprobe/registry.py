@@ -49,7 +49,10 @@ PARTS = {
         "the sweep part (canonical, RELEASE_SEED, prepare, size, run, load, score, accuracy, "
         "METRIC; see synthprobe.sweep.part)"
     ),
-    "lm_eval": "its lm-eval exports (OPTIONS, inputs, task_files, result_tasks; see synthprobe.export.lm_eval)",
+    "lm_eval": (
+        "its lm-eval exports (OPTIONS, inputs, task_files, result_tasks; HELP_FILES, HELP_NOTES, RUN_TASK, "
+        "run_task, RESULT_TASKS for the export commands' text; see synthprobe.export.lm_eval)"
+    ),
     "hub_results": "hub_results(results, entry) -> list of huggingface_hub.EvalResult: its scores on a Hub model card",
     "hf": "hf(out, data=..., repo_id=..., overwrite=...) -> the Hub dataset folder of its data file (`export hf`)",
     "tables": "tables(items) -> {name: (head, rows)}: its paper-ready tables (`report --table`), from its report items",
@@ -68,7 +71,8 @@ PARTS = {
         "the module of its own sub-commands: register(verbs) adds them (verbs: each verb this command line "
         "builds -> its argparse sub-parsers action), and VERBS, if given, names the verbs it adds to; "
         "registered before the command line's own modules, so each verb lists its sub-commands as it always "
-        "did (see synthprobe.cli)"
+        "did; lm_eval_arguments(parser) and lm_eval_options(args), if given, are its options on the generic "
+        "`export lm-eval` (see synthprobe.cli)"
     ),
     "sections": (
         "more report section modules it owns (a probe's, a protocol comparison's), shown whatever the inputs; "

@@ -1,8 +1,9 @@
 """The ``synthprobe`` command.
 
 Verbs (``build``, ``score``, ``probe``, ``study``, ``report``, ``export``, ``cache``, ``sweep``,
-``contamination``) each hold one sub-command per task or format. The generic commands are the
-modules of this package (``_ROOMS``, each with the verbs it adds to); a benchmark adds its own
+``contamination``, ``validate``) each hold one sub-command per task or format. The generic commands
+are the modules of this package and the cross-benchmark apps' ``commands`` modules (``_ROOMS``,
+each with the verbs it adds to); a benchmark adds its own
 sub-commands through its registry part ``commands`` (:mod:`synthprobe.registry`), as a pytest
 plug-in adds options: a module whose ``register(verbs)`` adds them and whose ``VERBS``, if given,
 names the verbs it adds to. ``register`` gets the verbs this command line builds, each mapped to
@@ -10,7 +11,7 @@ its argparse sub-parsers action: a command line that names a verb builds only th
 imports only the modules that add to it. The built-in benchmarks' commands are registered before
 the rooms of each verb; a benchmark installed through an entry point is looked up only when a
 command line names it. The shared flags and types are :mod:`synthprobe.commandline`; no other
-module of synthprobe imports this package.
+module of synthprobe imports this package (the rooms are imported by name, from here).
 """
 
 from __future__ import annotations
@@ -58,15 +59,18 @@ ONE_COMMAND = {"contamination": "check", "sweep": "run", "validate": "run"}
 #: benchmarks added: ``--output-format`` on the score commands). A command line that names a verb
 #: imports and registers only that verb's modules (and the benchmarks' commands for it): the whole
 #: tree (over 600 arguments) took ~16 ms to build, on every command and every in-process call of main().
+#: The cross-benchmark apps' commands (``probe``, ``contamination``, ``validate``) sit in their app,
+#: beside what they run (``synthprobe.<app>.commands``), as a benchmark's own commands sit in its
+#: folder: they name the built-in benchmarks, which an app above the benchmarks may.
 _ROOMS = {
     "synthprobe.cli.cache": ("cache",),
-    "synthprobe.cli.probe": ("probe",),
+    "synthprobe.probes.commands": ("probe",),
     "synthprobe.cli.study": ("study",),
     "synthprobe.cli.report": ("report",),
     "synthprobe.cli.export": ("export", "score"),  # also --output-format on the score commands
     "synthprobe.cli.sweep": ("sweep",),
-    "synthprobe.cli.contamination": ("contamination",),
-    "synthprobe.cli.validate": ("validate",),
+    "synthprobe.contamination.commands": ("contamination",),
+    "synthprobe.validity.commands": ("validate",),
 }
 
 

@@ -9,40 +9,44 @@ import sys
 from datetime import UTC
 from pathlib import Path
 
-from synthprobe.benchmarks.deeparithmark.export.release import DEFAULT_RELEASE
-from synthprobe.commandline import add_overwrite_argument, nonneg_int
+from synthprobe.commandline import add_overwrite_argument
+from synthprobe.registry import BUILTIN, DEFAULT, get
+
+
+def _lm_eval_parts() -> list[tuple[object, object | None]]:
+    """``(lm_eval part, commands part or None)`` of every built-in benchmark with an ``lm_eval``
+    part, in registry order: what ``export lm-eval`` says (the part's ``HELP_*`` text) and which
+    options it takes (the commands part's ``lm_eval_arguments`` / ``lm_eval_options``). Built-in
+    only, as the command line registers only the built-in benchmarks' commands up front; an
+    installed benchmark's tasks are still exported (``export_lm_eval`` asks every benchmark)."""
+    found = []
+    for name in BUILTIN:
+        bench = get(name)
+        if bench.has("lm_eval"):
+            found.append((bench.part("lm_eval"), bench.part("commands") if bench.has("commands") else None))
+    return found
 
 
 def _lm_eval(args: argparse.Namespace) -> int:
     import time
 
-    from synthprobe.benchmarks.deeparithmark.export.lm_eval import TASK
-    from synthprobe.benchmarks.deeparithmark.release import locate_release
-    from synthprobe.benchmarks.gpt3.export.lm_eval import parse_gpt3_spec
     from synthprobe.export.lm_eval.tasks import export_lm_eval
 
-    args.data = locate_release(args.data)
+    parts = _lm_eval_parts()
+    options: dict = {}
+    for _, commands in parts:
+        if hasattr(commands, "lm_eval_options"):
+            options.update(commands.lm_eval_options(args))
     started = time.perf_counter()
-    gpt3 = dict(parse_gpt3_spec(s) for s in args.gpt3 or [])
-    paths = export_lm_eval(
-        args.out,
-        data=args.data,
-        gpt3=gpt3,
-        gpt3_tasks=args.gpt3_tasks,
-        gpt3_seed=args.gpt3_seed,
-        gpt3_format=args.gpt3_format,
-        sat_file=args.sat_file,
-        progress=not args.quiet,
-        overwrite=args.overwrite,
-    )
+    paths = export_lm_eval(args.out, progress=not args.quiet, overwrite=args.overwrite, **options)
     for p in paths:
         print(p)
     tasks = sorted(p.stem for p in paths if p.suffix == ".yaml")
+    run = [name for part, _ in parts if hasattr(part, "run_task") and (name := part.run_task(tasks))]
     print(
         f"{len(tasks)} task/group YAMLs in {time.perf_counter() - started:.1f} s; run: "
         f"lm_eval --model hf --model_args pretrained=MODEL --include_path "
-        f"{Path(args.out).resolve()} --tasks {TASK}"
-        + (",synthprobe_gpt3_gen" if any(t.endswith("_gen") for t in tasks) else ""),
+        f"{Path(args.out).resolve()} --tasks {','.join(run)}",
         file=sys.stderr,
     )
     return 0
@@ -154,53 +158,43 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
         _register_export(verbs)
 
 
-def _register_export(verbs: dict[str, argparse._SubParsersAction]) -> None:
-    from synthprobe.benchmarks.gpt3.export.lm_eval import DEFAULT_GPT3_TASKS
-    from synthprobe.benchmarks.gpt3.registry import FORMATS
+def _lm_eval_description(parts: list) -> str:
+    """``export lm-eval``'s description: each benchmark's files (its lm_eval part's ``HELP_FILES``)
+    and what to know of them (``HELP_NOTES``) around the files every export writes."""
+    return (
+        "Write task YAMLs for EleutherAI's lm-evaluation-harness:\n"
+        + "".join(getattr(part, "HELP_FILES", "") for part, _ in parts)
+        + "  data/                        the data, named relative to DIR\n"
+        "  synthprobe_data.py           loads data/ for lm-eval (custom_dataset), so\n"
+        "                               DIR can be moved or pushed as it is\n"
+        + "".join(getattr(part, "HELP_NOTES", "") for part, _ in parts)
+    ).rstrip("\n")
 
+
+def _lm_eval_epilog(parts: list) -> str:
+    """``export lm-eval``'s example: one lm-eval run of every benchmark's tasks (``RUN_TASK``),
+    then the parts' own example lines (``HELP_EXAMPLE``)."""
+    run = ",".join(part.RUN_TASK for part, _ in parts if hasattr(part, "RUN_TASK"))
+    return (
+        "example, then two lm-eval runs on the files:\n"
+        "  synthprobe export lm-eval --out out/lm-eval\n"
+        "  lm_eval --model hf --model_args pretrained=MODEL \\\n"
+        f"      --include_path out/lm-eval --tasks {run}\n"
+        + "".join(line for part, _ in parts for line in getattr(part, "HELP_EXAMPLE", ()))
+    ).rstrip("\n")
+
+
+def _register_export(verbs: dict[str, argparse._SubParsersAction]) -> None:
     sub = verbs["export"]
     fmt = argparse.RawDescriptionHelpFormatter
+    parts = _lm_eval_parts()
 
     q = sub.add_parser(
         "lm-eval",
         formatter_class=fmt,
         help="write lm-evaluation-harness task YAMLs (use with --include_path)",
-        description=(
-            "Write task YAMLs for EleutherAI's lm-evaluation-harness:\n"
-            "  deeparithmark.yaml           multiple_choice over the release (0-shot)\n"
-            "  deeparithmark_depth<N>.yaml  one task per depth tier\n"
-            "  deeparithmark_depths.yaml    group of the depth tasks\n"
-            "  synthprobe_<task>_gen.yaml   GPT-3's 10 arithmetic and 5 word tasks, greedy\n"
-            "                               generation up to a newline, exact match\n"
-            "  synthprobe_<task>.yaml       the same pools as loglikelihood tasks: acc = the\n"
-            "                               gold completion is the greedy continuation\n"
-            "  synthprobe_fewshot.py        draws few-shot demonstrations as\n"
-            "                               `synthprobe score gpt3` does\n"
-            "  data/                        the data, named relative to DIR\n"
-            "  synthprobe_data.py           loads data/ for lm-eval (custom_dataset), so\n"
-            "                               DIR can be moved or pushed as it is\n"
-            'Deep Arithmark: endings keep their leading space, so target_delimiter is "".\n'
-            "Metrics are acc and acc_norm; lm-eval's acc_norm divides by characters,\n"
-            "ArithMark 3.0's by tokens, so only acc is comparable with `synthprobe score`\n"
-            "(BOS and tokenisation differences are listed at the top of each YAML).\n"
-            "GPT-3 tasks are built here exactly as `synthprobe score gpt3 --seed S --format F`\n"
-            "builds them (a few seconds; same seed, same bytes), named synthprobe_<task> so\n"
-            "lm-eval's built-in arithmetic_*/unscramble tasks (OpenAI's files) stay intact.\n"
-            "Prompts follow GPT-3: the word tasks' instruction line is the YAML description,\n"
-            "demonstrations come from the task's own pool, never the test item. The GPT-3\n"
-            "YAMLs leave num_fewshot unset (zero-shot unless asked); pass --num_fewshot 1, or\n"
-            "50 (arithmetic) / 100 (words) for GPT-3's few-shot K. What still differs from `synthprobe "
-            "score gpt3` is stated at the\n"
-            "top of each YAML. SAT analogies are exported only with --sat-file (the SAT set\n"
-            "is not shipped)."
-        ),
-        epilog=(
-            "example, then two lm-eval runs on the files:\n"
-            "  synthprobe export lm-eval --out out/lm-eval\n"
-            "  lm_eval --model hf --model_args pretrained=MODEL \\\n"
-            "      --include_path out/lm-eval --tasks deeparithmark,synthprobe_gpt3_gen\n"
-            "  lm_eval ... --tasks synthprobe_gpt3_words_gen --num_fewshot 100"
-        ),
+        description=_lm_eval_description(parts),
+        epilog=_lm_eval_epilog(parts),
     )
     q.add_argument(
         "--out",
@@ -210,53 +204,9 @@ def _register_export(verbs: dict[str, argparse._SubParsersAction]) -> None:
         help="output folder (created if missing; one that already holds the files we "
         "write is refused unless --overwrite)",
     )
-    q.add_argument(
-        "--data",
-        type=Path,
-        default=DEFAULT_RELEASE,
-        metavar="PATH",
-        help=f"Deep Arithmark release JSONL (default: {DEFAULT_RELEASE})",
-    )
-    q.add_argument(
-        "--gpt3-tasks",
-        default=DEFAULT_GPT3_TASKS,
-        metavar="LIST",
-        help="GPT-3 tasks to build: comma-separated names or paper codes, or the groups "
-        f"arithmetic/words; 'none' for none (default: {DEFAULT_GPT3_TASKS}, all 15)",
-    )
-    q.add_argument(
-        "--gpt3-seed",
-        type=nonneg_int,
-        default=0,
-        metavar="S",
-        help="seed of the GPT-3 items and of their few-shot demonstrations, as "
-        "`synthprobe score gpt3 --seed` (default 0)",
-    )
-    q.add_argument(
-        "--gpt3-format",
-        choices=FORMATS,
-        default="openai",
-        help="openai: GPT-3's layout ('Q: ...\\n\\nA:', word tasks with the instruction "
-        "line); eleuther: lm-eval's 'Question: ...\\nAnswer:', no instruction "
-        "(default openai)",
-    )
-    q.add_argument(
-        "--sat-file",
-        type=Path,
-        default=None,
-        metavar="PATH",
-        help="also export SAT analogies from Turney's SAT-package-V3.txt (never shipped; "
-        "without it no SAT task is written)",
-    )
-    q.add_argument(
-        "--gpt3",
-        action="extend",
-        nargs="+",
-        metavar="[NAME=]PATH",
-        help="also export GPT-3 task files built earlier by `synthprobe build` (one or "
-        "more, repeatable); NAME defaults to synthprobe_<file name>, and a file "
-        "replaces the built task of the same name, e.g. --gpt3 data/gpt3/*.jsonl",
-    )
+    for _, commands in parts:  # each benchmark's own options, in registry order
+        if hasattr(commands, "lm_eval_arguments"):
+            commands.lm_eval_arguments(q)
     q.add_argument("--quiet", action="store_true", help="no progress bar")
     add_overwrite_argument(q)
     q.set_defaults(func=_lm_eval)
@@ -272,8 +222,10 @@ def _register_export(verbs: dict[str, argparse._SubParsersAction]) -> None:
             "                                           n-samples, config, environment fields\n"
             "  DIR/<model>/samples_<task>_<time>.jsonl  one line per item: doc, arguments, resps,\n"
             "                                           acc / acc_norm or exact_match, hashes\n"
-            "Task names are those of `synthprobe export lm-eval` (deeparithmark,\n"
-            "synthprobe_<task>_gen, synthprobe_<task>), and the metrics are lm-eval's, computed from\n"
+            "Task names are those of `synthprobe export lm-eval` ("
+            # each benchmark's task names (its lm_eval part's RESULT_TASKS) start a line
+            + ",\n".join(part.RESULT_TASKS for part, _ in parts if hasattr(part, "RESULT_TASKS"))
+            + "), and the metrics are lm-eval's, computed from\n"
             "the recorded log-likelihoods: acc_norm is lm-eval's per-character one. What lm-eval\n"
             "has no name for (per-token acc_norm, soft accuracy, per depth and template, the\n"
             "mistake profile, SAT rows) is kept under `synthprobe` keys, so `synthprobe report DIR`\n"
@@ -325,7 +277,7 @@ def _register_export(verbs: dict[str, argparse._SubParsersAction]) -> None:
             "metadata check accepts it) and results.json (that model's entry). Pushing needs the\n"
             "network, so nothing is uploaded: the upload command is printed, one per folder."
         ),
-        epilog="example: synthprobe export hub-results benchmarks/deeparithmark_2models.json --out hub/ "
+        epilog=f"example: synthprobe export hub-results benchmarks/{DEFAULT}_2models.json --out hub/ "
         "--repo-prefix my-org/",
     )
     h.add_argument(

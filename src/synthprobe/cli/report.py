@@ -13,20 +13,23 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from synthprobe.registry import DEFAULT
+from synthprobe.registry import BUILTIN, DEFAULT
 
 #: the sub-command ``synthprobe report FILES`` means (``synthprobe.cli.DEFAULT_WHAT``): the default benchmark's name
 SUBCOMMAND = DEFAULT
 
-_DESCRIPTION = """\
+#: the score commands of the built-in benchmarks, in registry order, as the description names them
+_SCORES = "`synthprobe score " + "`, `score ".join(BUILTIN) + "`"
+
+_DESCRIPTION = f"""\
 Turn results files into a report folder: index.html (one self-contained page: leaderboard,
 figures, run settings), the PNG plots, leaderboard.md, and items.html (the item viewer) when a
 file holds saved predictions. Same inputs, byte-identical files.
 
-RESULTS.json may be any mix of files written by `synthprobe score deeparithmark`, `score gpt3`,
+RESULTS.json may be any mix of files written by {_SCORES},
 `probe number-format`, `sweep` and `contamination`, and lm-evaluation-harness output folders
 (docs/lm-eval-files.md); each kind gets its own sections. Every file is checked before anything
-is written. `synthprobe report deeparithmark` is the same command (the name is historical).
+is written. `synthprobe report {SUBCOMMAND}` is the same command (the name is historical).
 
 Each file written and what it shows: docs/command-line.md."""
 

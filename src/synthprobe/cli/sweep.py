@@ -17,15 +17,14 @@ from synthprobe.commandline import (
 )
 from synthprobe.errors import InputError
 from synthprobe.ray_cluster import RAY_ADDRESS_HELP, ray_host_port
+from synthprobe.registry import DEFAULT
 
-DESCRIPTION = """\
+#: the description, around each built-in benchmark's sentences (:func:`_description`)
+_OPENING = """\
 Score a grid of (model x task x seed) jobs and merge them into ONE results file: e.g. twelve
-checkpoints on Deep Arithmark at the release seed plus ten private variants. Each job builds
-(or finds) the seed's Deep Arithmark file (the same bytes as `synthprobe build deeparithmark
---seed S`; 'release' is the release seed, the bytes of data/deeparithmark-1.jsonl) and scores it
-exactly as `synthprobe score deeparithmark` does, through the per-item score cache. GPT-3
-synthetic tasks join the grid as gpt3:<task> (e.g. gpt3:2D+), scored as `synthprobe score gpt3`
-does in the --shots setting, their items drawn from the seed ('release' = seed 0). Any other
+checkpoints on Deep Arithmark at the release seed plus ten private variants. """
+
+_DESCRIPTION_REST = """ Any other
 registered benchmark (e.g. one installed through an entry point) joins as its NAME: each seed's
 file is its `synthprobe build NAME --n N --seed S` (N = --limit, 1000 without it; 'release' =
 seed 0), scored as `synthprobe score NAME` does.
@@ -45,7 +44,7 @@ benchmark's summary), and whether the models' rank
 order holds from seed to seed (Kendall's W with Friedman's p, and how many seeds rank the models
 as their means do). `synthprobe report` reads it and adds a "Sweep" section."""
 
-EPILOG = """\
+EPILOG_HEAD = """\
 examples:
   synthprobe sweep --model ./ckpt --seeds release,1-10 --limit 100 --workers 2
   synthprobe sweep --grid grid.yaml --ray-address ray://head:10001 \\
@@ -57,7 +56,8 @@ grid file (YAML, or JSON by its .json suffix):
     - {spec: smollm2-135m-instruct, label: smollm2-bf16, dtype: bfloat16}
     - {spec: "openai:http://127.0.0.1:8000/v1", model_args: {concurrency: 8}}
   seeds: release,1-10
-  tasks: [deeparithmark]
+"""
+EPILOG_TAIL = """\
   limit: 100
 --model values are added after the file's models; --seeds, --task and --limit replace the
 file's values. A model's options in the file replace the shared --dtype / --device /
@@ -77,10 +77,30 @@ started on one machine:
 (or --ray-address 127.0.0.1:6379, the GCS address).
 exit status: 0 ok, 2 bad input or flags, 1 a job failed or the cluster could not be reached (no results
 file is written), 130 Ctrl-C."""
+#: the grid file's example task list: the default benchmark
+EPILOG = EPILOG_HEAD + f"  tasks: [{DEFAULT}]\n" + EPILOG_TAIL
 
 
-def add_arguments(p: argparse.ArgumentParser) -> None:
+def _sweep_parts() -> list[tuple[str, object]]:
+    """``(name, sweep part)`` of every built-in benchmark with one, in registry order: what the
+    help says of each (its ``HELP`` and ``TASK_HELP``). Built-in only, as the command line reads
+    no entry point to build its parsers; an installed benchmark joins through the generic text."""
+    from synthprobe.registry import BUILTIN, get
+
+    return [(name, get(name).part("sweep")) for name in BUILTIN if get(name).has("sweep")]
+
+
+def _description(parts: list[tuple[str, object]]) -> str:
+    """The description: how each built-in benchmark's jobs run (its sweep part's ``HELP``), then
+    any other registered benchmark's, the engines and the results file."""
+    return _OPENING + " ".join(part.HELP for _, part in parts if hasattr(part, "HELP")) + _DESCRIPTION_REST
+
+
+def add_arguments(p: argparse.ArgumentParser, parts: list[tuple[str, object]]) -> None:
+    """The sweep's options; ``parts`` (:func:`_sweep_parts`) name the built-in tasks in ``--task``."""
     from synthprobe.commandline import add_overwrite_argument
+
+    named = [f"{getattr(part, 'TASK_HELP', name)}{' (default)' if name == DEFAULT else ''}" for name, part in parts]
 
     p.add_argument(
         "--grid",
@@ -96,9 +116,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         dest="tasks",
         default=None,
         metavar="TASK",
-        help="task to score (repeatable): deeparithmark (default), a GPT-3 synthetic task "
-        "as gpt3:<name or paper code>, e.g. gpt3:2D+ (its 'release' seed is 0), or another "
-        "registered benchmark's NAME",
+        help=f"task to score (repeatable): {', '.join(named)}, or another registered benchmark's NAME",
     )
     p.add_argument(
         "--shots",
@@ -124,14 +142,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=int_at_least(2),
         default=1024,
         metavar="N",
-        help="longest request in tokens, as in `score deeparithmark` (default: %(default)s)",
+        help=f"longest request in tokens, as in `score {DEFAULT}` (default: %(default)s)",
     )
     p.add_argument("--bos", action="store_true", help="prepend the tokenizer's BOS token to every context")
     p.add_argument(
         "--scorer",
         choices=["onepass", "reference"],
         default="onepass",
-        help="as in `score deeparithmark` (default: %(default)s)",
+        help=f"as in `score {DEFAULT}` (default: %(default)s)",
     )
     p.add_argument(
         "--no-cache",
@@ -307,13 +325,14 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 def register(verbs: dict) -> None:
+    parts = _sweep_parts()
     p = verbs["sweep"].add_parser(
         "run",
         prog="synthprobe sweep",
         help="run a grid of (model × task × seed) scoring jobs (the default: `synthprobe sweep ...`)",
-        description=DESCRIPTION,
+        description=_description(parts),
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    add_arguments(p)
+    add_arguments(p, parts)
     p.set_defaults(func=run_command)

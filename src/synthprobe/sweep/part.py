@@ -39,6 +39,9 @@ and, optionally:
 ``PROTOCOL``
     the default benchmark's (:data:`synthprobe.registry.DEFAULT`) is the results document's
     ``protocol`` block.
+``TASK_HELP``, ``HELP``
+    what ``synthprobe sweep --help`` says of a built-in benchmark: how ``--task`` names its
+    tasks, and its sentences of the description (how its jobs build and score).
 
 A benchmark with no sweep part but with ``build``, ``load``, ``work`` and ``metrics`` joins a
 sweep through :class:`synthprobe.sweep.generic.GenericPart`. Nothing here names a benchmark.

@@ -20,6 +20,17 @@ from synthprobe.sweep.job import Job, Settings, default_data_dir, job_options, s
 NAME = "deeparithmark"
 METRIC = "acc_norm"
 
+#: how `synthprobe sweep --help` names its grid task (the --task help)
+TASK_HELP = NAME
+#: what `synthprobe sweep --help` says of its jobs: its sentences of the description's first
+#: paragraph, laid out as they sit there (the built-in benchmarks' follow one another)
+HELP = (
+    "Each job builds\n"
+    "(or finds) the seed's Deep Arithmark file (the same bytes as `synthprobe build deeparithmark\n"
+    "--seed S`; 'release' is the release seed, the bytes of data/deeparithmark-1.jsonl) and scores it\n"
+    "exactly as `synthprobe score deeparithmark` does, through the per-item score cache."
+)
+
 
 def canonical(task: str) -> str:
     if task != NAME:

@@ -17,6 +17,16 @@ PREFIX = "gpt3:"
 RELEASE_SEED = 0
 METRIC = "accuracy"
 
+#: how `synthprobe sweep --help` names its grid tasks (the --task help)
+TASK_HELP = f"a GPT-3 synthetic task as {PREFIX}<name or paper code>, e.g. {PREFIX}2D+ (its 'release' seed is 0)"
+#: what `synthprobe sweep --help` says of its jobs: its sentences of the description's first
+#: paragraph, laid out as they sit there (the built-in benchmarks' follow one another)
+HELP = (
+    "GPT-3\n"
+    "synthetic tasks join the grid as gpt3:<task> (e.g. gpt3:2D+), scored as `synthprobe score gpt3`\n"
+    "does in the --shots setting, their items drawn from the seed ('release' = seed 0)."
+)
+
 
 def recorded(settings: Settings) -> dict[str, Any]:
     """Its setting in the sweep's results document: the shot setting its jobs ran under."""

@@ -1,11 +1,14 @@
 """``synthprobe export hf``: the Deep Arithmark release as a Hugging Face Hub dataset folder,
-written by its registry part ``hf`` (:func:`synthprobe.benchmarks.deeparithmark.export.hf.export_hf`)."""
+written by its registry part ``hf`` (:func:`synthprobe.benchmarks.deeparithmark.export.hf.export_hf`);
+and its option on the generic ``synthprobe export lm-eval`` (:mod:`synthprobe.cli.export` asks each
+benchmark's ``commands`` part for its options), the release its ``lm_eval`` part exports."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from synthprobe.benchmarks.deeparithmark.export.release import DEFAULT_RELEASE
 from synthprobe.commandline import add_overwrite_argument
@@ -74,3 +77,21 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
     )
     add_overwrite_argument(p)
     p.set_defaults(func=_hf)
+
+
+def lm_eval_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``--data`` to the ``export lm-eval`` parser."""
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=DEFAULT_RELEASE,
+        metavar="PATH",
+        help=f"Deep Arithmark release JSONL (default: {DEFAULT_RELEASE})",
+    )
+
+
+def lm_eval_options(args: argparse.Namespace) -> dict[str, Any]:
+    """Its keyword option of ``export_lm_eval``: the release, found as ``export hf`` finds it."""
+    from synthprobe.benchmarks.deeparithmark.release import locate_release
+
+    return {"data": locate_release(args.data)}

@@ -43,6 +43,33 @@ SCORED = "Deep Arithmark with --save-predictions"
 TASK = "deeparithmark"
 GROUP_BY_DEPTH = "deeparithmark_depths"
 
+# -- what `synthprobe export lm-eval --help` says of it (the command puts the parts' lines together)
+
+#: its rows in the description's list of the files written (each line ends with a newline)
+HELP_FILES = (
+    "  deeparithmark.yaml           multiple_choice over the release (0-shot)\n"
+    "  deeparithmark_depth<N>.yaml  one task per depth tier\n"
+    "  deeparithmark_depths.yaml    group of the depth tasks\n"
+)
+#: its paragraph after that list
+HELP_NOTES = (
+    'Deep Arithmark: endings keep their leading space, so target_delimiter is "".\n'
+    "Metrics are acc and acc_norm; lm-eval's acc_norm divides by characters,\n"
+    "ArithMark 3.0's by tokens, so only acc is comparable with `synthprobe score`\n"
+    "(BOS and tokenisation differences are listed at the top of each YAML).\n"
+)
+#: the ``lm_eval --tasks`` name that runs its exported tasks (the help's example)
+RUN_TASK = TASK
+#: how `synthprobe export lm-eval-results` names its tasks (that command's description)
+RESULT_TASKS = TASK
+
+
+def run_task(tasks: list[str]) -> str | None:
+    """The ``lm_eval --tasks`` name that runs what an export wrote (``tasks``: the names of the
+    task YAMLs written), or ``None`` when it wrote none of its tasks."""
+    return TASK if TASK in tasks else None
+
+
 _MC_COMMENT = """\
 # Deep Arithmark-1 ({what}) for lm-evaluation-harness, exported by synthprobe.
 # Release file SHA-256: {sha}

@@ -72,6 +72,43 @@ OPTIONS = ("gpt3", "gpt3_tasks", "gpt3_seed", "gpt3_format", "sat_file")
 #: what of its results lm-eval's files have a task for (said when an entry has none)
 SCORED = "GPT-3 generation tasks"
 
+# -- what `synthprobe export lm-eval --help` says of it (the command puts the parts' lines together)
+
+#: its rows in the description's list of the files written (each line ends with a newline)
+HELP_FILES = (
+    "  synthprobe_<task>_gen.yaml   GPT-3's 10 arithmetic and 5 word tasks, greedy\n"
+    "                               generation up to a newline, exact match\n"
+    "  synthprobe_<task>.yaml       the same pools as loglikelihood tasks: acc = the\n"
+    "                               gold completion is the greedy continuation\n"
+    "  synthprobe_fewshot.py        draws few-shot demonstrations as\n"
+    "                               `synthprobe score gpt3` does\n"
+)
+#: its paragraph after that list
+HELP_NOTES = (
+    "GPT-3 tasks are built here exactly as `synthprobe score gpt3 --seed S --format F`\n"
+    "builds them (a few seconds; same seed, same bytes), named synthprobe_<task> so\n"
+    "lm-eval's built-in arithmetic_*/unscramble tasks (OpenAI's files) stay intact.\n"
+    "Prompts follow GPT-3: the word tasks' instruction line is the YAML description,\n"
+    "demonstrations come from the task's own pool, never the test item. The GPT-3\n"
+    "YAMLs leave num_fewshot unset (zero-shot unless asked); pass --num_fewshot 1, or\n"
+    "50 (arithmetic) / 100 (words) for GPT-3's few-shot K. What still differs from `synthprobe "
+    "score gpt3` is stated at the\n"
+    "top of each YAML. SAT analogies are exported only with --sat-file (the SAT set\n"
+    "is not shipped).\n"
+)
+#: the ``lm_eval --tasks`` name that runs its exported generation tasks (a tag of theirs)
+RUN_TASK = "synthprobe_gpt3_gen"
+#: the help's example lines after the run of every benchmark's tasks: one family at its few-shot K
+HELP_EXAMPLE = ("  lm_eval ... --tasks synthprobe_gpt3_words_gen --num_fewshot 100\n",)
+#: how `synthprobe export lm-eval-results` names its tasks (that command's description)
+RESULT_TASKS = "synthprobe_<task>_gen, synthprobe_<task>"
+
+
+def run_task(tasks: list[str]) -> str | None:
+    """The ``lm_eval --tasks`` name that runs what an export wrote (``tasks``: the names of the
+    task YAMLs written), or ``None`` when it wrote no generation task."""
+    return RUN_TASK if any(t.endswith("_gen") for t in tasks) else None
+
 
 @dataclass(frozen=True)
 class Gpt3Pool:

@@ -1,4 +1,8 @@
-"""The command line of ``synthprobe contamination`` (the verb is one command: ``check``, implied)."""
+"""The command line of ``synthprobe contamination`` (the verb is one command: ``check``, implied).
+
+The contamination app's command, registered by the command line (:data:`synthprobe.cli._ROOMS`)
+and kept beside the scan it runs: its help names the built-in benchmarks' files, which an app above
+the benchmarks may."""
 
 from __future__ import annotations
 

@@ -1,6 +1,9 @@
 """``synthprobe probe``: GPT-3's qualitative probes (``novel-words``, ``grammar``) and
-number-format sensitivity (``number-format``). The per-step arithmetic probe (``steps``) is Deep
-Arithmark's own command (:mod:`synthprobe.benchmarks.deeparithmark.commands.probe`).
+number-format sensitivity (``number-format``), the probes app's commands, registered by the
+command line (:data:`synthprobe.cli._ROOMS`) and kept beside the probes they run: ``number-format``
+spans both built-in benchmarks, which an app above the benchmarks may name. The per-step
+arithmetic probe (``steps``) is Deep Arithmark's own command
+(:mod:`synthprobe.benchmarks.deeparithmark.commands.probe`).
 
 Exit status: 0 success; 1 a model that fails to load or a failure while scoring (no results file is
 written); 2 bad input.

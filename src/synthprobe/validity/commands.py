@@ -1,4 +1,8 @@
-"""``synthprobe validate``: model-based evidence that a benchmark file measures what it claims."""
+"""``synthprobe validate``: model-based evidence that a benchmark file measures what it claims.
+
+The validity app's command, registered by the command line (:data:`synthprobe.cli._ROOMS`) and
+kept beside the app it runs: it knows Deep Arithmark's controls, release and outside families,
+which an app above the benchmarks may name."""
 
 from __future__ import annotations
 
