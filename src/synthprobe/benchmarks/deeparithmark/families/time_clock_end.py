@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import re
 from dataclasses import replace
 from functools import cache
 
@@ -11,7 +10,6 @@ from ..base import (
     IRRELEVANT,
     Problem,
     Steps,
-    decoy_problem,
     fmt_clock,
     insert_sentence,
     no_twin,
@@ -20,7 +18,7 @@ from ..base import (
     twin,
 )
 from ._common_a import NAMES, clean_mistakes, hours_minutes, pick
-from ._common_b import MAX_CTX_WORDS
+from ._common_b import MAX_CTX_WORDS, irrelevant_number
 
 NAME = "time_clock_end"
 
@@ -223,32 +221,6 @@ def _with_sentence(ctx: str, sentence: str, p: dict) -> str:
     return out
 
 
-def _numbers(ctx: str) -> set[int]:
-    """The whole numbers written in ``ctx`` (a clock time gives its hour and its minutes)."""
-    return {int(x) for x in re.findall(r"\d+", ctx.replace(",", ""))}
-
-
-def _irrelevant_number(problem: Problem, rng: random.Random, sign: int, lo: int, hi: int) -> tuple[int, int]:
-    """``(n, value)``: a number from ``lo`` to ``hi`` that the prompt does not mention, and the
-    answer moved by it (``sign``), among those whose value could be a decoy of its own (the
-    answer's roundness class and half of the day, not the answer ± 1, no other mistake's value);
-    preferring values written as long as the answer, then numbers that are neither the answer
-    nor a mistake's value (an option would echo the prompt)."""
-    taken = _numbers(problem.ctx)
-    others = set(problem.mistakes.values())
-    width = len(problem.render(problem.answer))
-    found = []
-    for n in range(lo, hi + 1):
-        v = problem.answer + sign * n
-        if n in taken or v in others or decoy_problem(problem.answer, v, problem.kind) is not None:
-            continue
-        found.append(((len(problem.render(v)) != width, n == problem.answer, n in others), n, v))
-    require(bool(found), "no irrelevant number whose value could be a decoy")
-    best = min(key for key, _, _ in found)
-    _, n, v = rng.choice([x for x in found if x[0] == best])
-    return n, v
-
-
 def _half_end(problem: Problem) -> int:
     return 720 if problem.answer < 720 else 1440
 
@@ -258,7 +230,7 @@ def with_irrelevant_clause(problem: Problem, rng: random.Random) -> Problem:
     """Another day's or another person's finishing time; falling for it moves the end time."""
     p = dict(problem.params)
     sentence, sign = pick(rng, IRRELEVANT_SENTENCES)
-    k, value = _irrelevant_number(problem, rng, sign, 6, 90)
+    k, value = irrelevant_number(rng, problem, 6, 90, lambda k: problem.answer + sign * k)
     return replace(
         problem,
         ctx=_fits(_with_sentence(problem.ctx, sentence.format(name=p["name"], k=k), p)),
