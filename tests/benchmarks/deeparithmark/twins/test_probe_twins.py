@@ -313,6 +313,13 @@ def test_toy_engine_every_protocol_with_aa_check_resumes_and_refuses_overwrite(t
     )
     assert set(block["summary"]) == {"loglik", "letters", "free"} and set(block["summary"]["free"]) == set(KINDS)
     assert {r["cached_items"] for r in block["runs"]} == {0}
+    # every generated set says how its answers were read, on the console too
+    for r in block["runs"]:
+        if r["protocol"] == "loglik":
+            assert "outcomes" not in r
+        else:
+            assert sum(r["outcomes"].values()) == r["items"]
+    assert "answers read (letters): originals (n 10): answered" in out and "answers read (free): " in out
     items = block["items"]
     assert len(items) == 3 * sum(_twins_per_kind(build).values())
     for it in items:

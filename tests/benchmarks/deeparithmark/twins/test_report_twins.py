@@ -380,6 +380,12 @@ def test_what_probe_twins_writes_is_reported(build, toy, tmp_path):
         for kind, c in cells.items():
             assert f"| {kind} | {c['n']} | " in md
         assert f"| A/A check (seed 3) | {block['aa']['summary'][protocol]['aa']['n']} | " in md
+    # the letters run's answers: how each set's were read, in leaderboard.md and on the page
+    letters = [r for r in block["runs"] if r["protocol"] == "letters" and r["set"] == "originals"][0]
+    read = f"originals (n {letters['items']}): answered {letters['outcomes']['answered']}, unparsed "
+    assert "answers read (letters): " + read in md and "answers read (loglik)" not in md
+    assert "answers read (letters): " + read in (out / "index.html").read_text(encoding="utf-8")
+    assert "Accuracy: right picks over the pairs of each row (n = Pairs); the pick is the option with the highest" in md
     data = viewer_json((out / "items.html").read_text(encoding="utf-8"))
     assert data["notes"] == []
     assert sum(1 for rows in data["runs"] for r in rows if "tw" in r) == len(block["items"])

@@ -193,6 +193,7 @@ def summarise(pairs: Iterable[Mapping[str, Any]], protocols: Sequence[str], kind
 
 __all__ = [
     "CI_METHOD",
+    "answers_read",
     "HOLM_METHOD",
     "MCNEMAR_METHOD",
     "UPTAKE_EXPECTED",
@@ -205,3 +206,20 @@ __all__ = [
     "uptake",
     "wilson",
 ]
+
+
+def answers_read(runs: list[dict[str, Any]]) -> list[str]:
+    """One line per generative protocol: how each set's generated answers were read (the outcome
+    counts of ``score deeparithmark``'s extraction), so a twin accuracy is never shown without
+    how many of its answers were unparsed, inconsistent, an echo or cut off."""
+    from synthprobe.metrics.extract import PROTOCOL_OUTCOMES
+
+    by_protocol: dict[str, list[str]] = {}
+    for run in runs:
+        outcomes = run.get("outcomes")
+        if outcomes is None:
+            continue
+        shown = PROTOCOL_OUTCOMES.get(run["protocol"], tuple(outcomes))
+        counts = ", ".join(f"{k.replace('_', ' ')} {outcomes.get(k, 0)}" for k in shown)
+        by_protocol.setdefault(run["protocol"], []).append(f"{run['set']} (n {run['items']}): {counts}")
+    return [f"answers read ({protocol}): " + "; ".join(parts) for protocol, parts in by_protocol.items()]

@@ -51,7 +51,7 @@ from synthprobe.errors import InputError
 from synthprobe.io.paths import slug
 from synthprobe.io.read import sha256_file
 from synthprobe.items import MCItem
-from synthprobe.results import fmt_p, results_document
+from synthprobe.results import fmt_p, fmt_pct, results_document
 from synthprobe.version import __version__
 
 #: the manifest ``synthprobe build twins`` writes
@@ -430,6 +430,8 @@ def score_twins(backend, ts: TwinSet, config: TwinsConfig) -> dict[str, Any]:
                     "cached_items": block["cached_items"],
                     "truncated": block.get("truncated", 0),
                     "seconds": round(time.perf_counter() - t0, 3),
+                    # a generated answer's outcome (answered, unparsed, inconsistent, echo, cut off)
+                    **({"outcomes": block["extraction"]["outcomes"]} if "extraction" in block else {}),
                 }
             )
         orig = records["originals"]
@@ -531,16 +533,14 @@ def run(
     return results_document(command=command or None, datasets=datasets, models=[entry])
 
 
-def _pct(x: float | None) -> str:
-    return "—" if x is None else f"{100 * x:.1f}"
-
-
 def format_table(block: dict[str, Any], echo: Callable[[str], None] = print) -> None:
     """Per protocol, one line per kind: pairs, original and twin accuracy (%), the difference in
     points with its 95 % interval, McNemar p, Holm p and (irrelevant_clause) the uptake."""
     rows = [(p, k, c) for p, cells in block["summary"].items() for k, c in cells.items()]
     if "aa" in block:
         rows += [(p, f"A/A (seed {block['aa']['seed']})", cells[AA]) for p, cells in block["aa"]["summary"].items()]
+    for protocol in block["summary"]:
+        echo(f"accuracy ({protocol}): right picks over the pairs; the pick is {PICK[protocol]}")
     echo("| protocol | kind | pairs | original % | twin % | difference [95 % CI] | McNemar p | Holm p | uptake |")
     echo("|---|---|---:|---:|---:|---|---:|---:|---|")
     for protocol, kind, c in rows:
@@ -551,13 +551,16 @@ def format_table(block: dict[str, Any], echo: Callable[[str], None] = print) -> 
         up = c.get("uptake")
         uptake = "—"
         if up is not None and up["share"] is not None:
-            uptake = f"{up['irrelevant']}/{up['wrong_picks']} = {_pct(up['share'])} % vs 33.3 % (p {fmt_p(up['p'])})"
+            share = fmt_pct(up["share"], 1)
+            uptake = f"{up['irrelevant']}/{up['wrong_picks']} = {share} % vs 33.3 % (p {fmt_p(up['p'])})"
         holm = c.get("p_holm")
         echo(
-            f"| {protocol} | {kind} | {c['n']} | {_pct(c['original'])} | {_pct(c['twin'])} | {diff} | "
+            f"| {protocol} | {kind} | {c['n']} | {fmt_pct(c['original'], 1)} | {fmt_pct(c['twin'], 1)} | {diff} | "
             f"{fmt_p(c['p_mcnemar']) if c['p_mcnemar'] is not None else '—'} | "
             f"{fmt_p(holm) if holm is not None else '—'} | {uptake} |"
         )
+    for line in metrics.answers_read(block["runs"]):
+        echo(line)
 
 
 __all__ = [

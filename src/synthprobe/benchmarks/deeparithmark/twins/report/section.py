@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from synthprobe.benchmarks.deeparithmark.twins.metrics import answers_read
 from synthprobe.report import html
 from synthprobe.report.format import DASH, fmt_p, fmt_pct, fmt_pct_ci
 from synthprobe.templating import escape
@@ -101,6 +102,13 @@ def breakdown(cells: dict, group: str) -> tuple[list[str], list[list[str]]]:
     return head, rows
 
 
+def metric_line(r, protocol: str) -> str:
+    """What the accuracies of one protocol count: right picks over the pairs, the pick being
+    what the block's settings say (``probe twins``'s PICK)."""
+    pick = r.block.get("settings", {}).get("pick", {}).get(protocol)
+    return f"Accuracy: right picks over the pairs of each row (n = Pairs); the pick is {pick}." if pick else ""
+
+
 def _protocols(r) -> list[tuple[str, dict]]:
     return list(r.summary.items())
 
@@ -146,7 +154,11 @@ def section(results: Sequence, figures: dict) -> str:
         parts.append(f'<p class="note">{originals.get("n")} originals scored · <code>{escape(r.source)}</code></p>')
         for protocol, cells in _protocols(r):
             parts.append(f"<h4>{escape(r.model)} · {escape(protocol)}</h4>")
+            if metric_line(r, protocol):
+                parts.append(f'<p class="note">{escape(metric_line(r, protocol))}</p>')
             parts.append(html.table(HEAD, kind_rows(r, protocol, cells), left=1))
+            for line in answers_read([run for run in r.block.get("runs", []) if run["protocol"] == protocol]):
+                parts.append(f'<p class="note">{escape(line)}</p>')
             for group, title in (("by_depth", "by the original's depth"), ("by_family", "by family")):
                 head, rows = breakdown(cells, group)
                 if rows:
@@ -186,7 +198,11 @@ def markdown_body(results: Sequence) -> str:
     for r in results:
         for protocol, cells in _protocols(r):
             out.append(f"### {r.model} · {protocol}\n")
+            if metric_line(r, protocol):
+                out.append(metric_line(r, protocol) + "\n")
             out.append(_md_table(HEAD, kind_rows(r, protocol, cells)))
+            for line in answers_read([run for run in r.block.get("runs", []) if run["protocol"] == protocol]):
+                out.append(line + "\n")
             for group, title in (("by_depth", "by the original's depth"), ("by_family", "by family")):
                 head, rows = breakdown(cells, group)
                 if rows:
