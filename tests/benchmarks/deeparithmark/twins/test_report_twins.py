@@ -1,5 +1,5 @@
 """The twins section of ``synthprobe report``: a results document with a ``twins`` block (built
-here by hand, as ``synthprobe probe twins`` writes it: the spec's layout), reported by the real
+here by hand, in the layout ``synthprobe probe twins`` writes), reported by the real
 command; the tables' numbers worked out here by hand, the figures, leaderboard.md, the item
 viewer with each twin beside its original, and a malformed block refused (exit 2, nothing
 written)."""

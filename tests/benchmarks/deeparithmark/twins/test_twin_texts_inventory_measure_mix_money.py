@@ -1,4 +1,5 @@
-"""The twins of helper A's families, read as text: what each kind must do to a drawn original.
+"""The twins of discount_tax_coupon_split, inventory_boxes, inventory_percent_chain, measure_cm_cut,
+mix_split, prize_ratio_charity and salary_overtime_tax, read as text: what each kind must do to a drawn original.
 
 For a few drawn problems of each family, every registered twin is made directly (the family's
 transform on the family's own problem) and checked for properties that a wrong transform would
