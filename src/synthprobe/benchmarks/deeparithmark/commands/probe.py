@@ -203,7 +203,8 @@ interval (Newcombe's hybrid score interval for paired proportions), the exact Mc
 (Holm-adjusted across the kinds of a protocol), the consistency counts (both right, both
 wrong, right->wrong, wrong->right) and, for the irrelevant clause, the uptake: the share
 of the wrong picks that are the irrelevant-number decoy against 1/3 (one-sided exact
-binomial test). Generated answers that match no option count wrong ('no_option').
+binomial test). Generated answers that match no option count wrong ('no_option'); how
+each set's answers were read (answered, unparsed, inconsistent, echo, cut off) is shown beside.
 
 --aa SEED2 adds the A/A check: the same originals paired with an independent build of the
 same size from SEED2 (by position within family, correct slot and answer rank), the same
