@@ -24,6 +24,16 @@ from ``load(spec, **options)``; nothing outside ``backends/`` touches a tokenize
     the model's own). In-process engines render the conversation with ``render_chat`` and call
     ``generate`` (:class:`BaseBackend` does this); a chat-only HTTP engine sends the messages.
 
+``first_token(prompts, candidates, max_new_tokens, stop, *, top_k=20, ...)`` / ``first_token_chat(...)``
+    The next-token distribution where a greedy answer starts, read in the same pass that starts
+    it: per prompt a :class:`FirstToken` with the log-probability of each ``candidates`` string
+    as the first generated token (e.g. the letters ``"A"`` and ``" A"``), the ``top_k`` most
+    likely first tokens, and the greedy continuation of at most ``max_new_tokens`` tokens, cut
+    at ``stop`` (:class:`Generation`: one decoding step after the first token shows whether the
+    answer ends there). In process the continuation is exactly what ``generate`` returns for
+    the same prompts and batches; a server returns its ``top_logprobs``. Engines list
+    ``"first_token"`` in ``CAN``; the others raise :class:`ScoringError`.
+
 ``render_chat(conversations, *, template=None)``
     Each conversation as the prompt text the model sees, with the generation prompt (the start
     of the assistant turn) added, as ``tokenizer.apply_chat_template(..., tokenize=False,
@@ -170,6 +180,35 @@ class Generation:
         return self.finish != "length"
 
 
+@dataclass(frozen=True)
+class FirstToken:
+    """The distribution of the first generated token after a prompt, and the greedy answer that
+    starts with its most likely token (:meth:`Backend.first_token`)."""
+
+    #: Each candidate string's log-probability as the first generated token (natural log, fp32);
+    #: None where the string is not one token of the vocabulary, or where the engine returned only
+    #: its ``top_k`` most likely tokens and the string was not among them (then it is below the
+    #: last of ``top``).
+    candidates: dict[str, float | None]
+    #: The most likely first tokens as ``(text, logprob)``, most likely first.
+    top: tuple[tuple[str, float], ...]
+    #: The greedy continuation, at most ``max_new_tokens`` tokens, cut at the stop strings.
+    generation: Generation
+    #: How many of the most likely tokens the engine returned; None: the whole vocabulary was read
+    #: (every candidate's log-probability is exact).
+    top_k: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "candidates": dict(self.candidates),
+            "top": [list(t) for t in self.top],
+            "text": self.generation.text,
+            "finish": self.generation.finish,
+            "n_tokens": self.generation.n_tokens,
+            "top_k": self.top_k,
+        }
+
+
 @dataclass
 class ChoiceRun:
     """Scores of one multiple-choice run plus how it went."""
@@ -262,6 +301,31 @@ class Backend(Protocol):
         progress: bool = True,
         details: bool = False,
     ) -> list[str] | list[Generation]: ...
+
+    def first_token(
+        self,
+        prompts: Sequence[str],
+        candidates: Sequence[str],
+        max_new_tokens: int = 2,
+        stop: str | Sequence[str] | None = None,
+        *,
+        top_k: int = 20,
+        batch_size: int = 16,
+        progress: bool = True,
+    ) -> list[FirstToken]: ...
+
+    def first_token_chat(
+        self,
+        conversations: Sequence[Sequence[Message]],
+        candidates: Sequence[str],
+        max_new_tokens: int = 2,
+        stop: str | Sequence[str] | None = None,
+        *,
+        template: str | None = None,
+        top_k: int = 20,
+        batch_size: int = 16,
+        progress: bool = True,
+    ) -> list[FirstToken]: ...
 
     def render_chat(self, conversations: Sequence[Sequence[Message]], *, template: str | None = None) -> list[str]: ...
 
@@ -400,6 +464,41 @@ class BaseBackend:
         messages themselves."""
         prompts = self.render_chat(conversations, template=template)
         return self.generate(prompts, max_new_tokens, stop, batch_size=batch_size, progress=progress, details=details)
+
+    def first_token(
+        self,
+        prompts: Sequence[str],
+        candidates: Sequence[str],
+        max_new_tokens: int = 2,
+        stop: str | Sequence[str] | None = None,
+        *,
+        top_k: int = 20,
+        batch_size: int = 16,
+        progress: bool = True,
+    ) -> list[FirstToken]:
+        raise ScoringError(
+            f"the {type(self).__name__} engine cannot read next-token probabilities; "
+            "use a protocol that generates (letters, free)"
+        )
+
+    def first_token_chat(
+        self,
+        conversations: Sequence[Sequence[Message]],
+        candidates: Sequence[str],
+        max_new_tokens: int = 2,
+        stop: str | Sequence[str] | None = None,
+        *,
+        template: str | None = None,
+        top_k: int = 20,
+        batch_size: int = 16,
+        progress: bool = True,
+    ) -> list[FirstToken]:
+        """Render each conversation with :meth:`render_chat` and read it with :meth:`first_token`;
+        a chat-only engine overrides this to send the messages themselves."""
+        prompts = self.render_chat(conversations, template=template)
+        return self.first_token(
+            prompts, candidates, max_new_tokens, stop, top_k=top_k, batch_size=batch_size, progress=progress
+        )
 
     def render_chat(self, conversations: Sequence[Sequence[Message]], *, template: str | None = None) -> list[str]:
         raise ChatTemplateError(f"the {type(self).__name__} engine cannot render chat templates")

@@ -44,7 +44,7 @@ DTYPES = {
 }
 DEVICES = ("auto", "cpu", "cuda")
 #: what this engine can do (:func:`synthprobe.backends.engine_can`); ``train``: :mod:`.train`
-CAN = frozenset({"loglikelihood", "generate", "sample", "train"})
+CAN = frozenset({"loglikelihood", "generate", "sample", "train", "first_token"})
 
 #: weights of this many bytes or more are collected at once when a backend closes
 COLLECT_FROM_BYTES = 256 * 2**20
@@ -307,6 +307,35 @@ class HFBackend(TokenizerBackend):
             bos_id=self.bos_token_id if self.bos else None,
             details=details,
             skip_leading_whitespace=skip_leading_whitespace,
+        )
+
+    def first_token(
+        self,
+        prompts: Sequence[str],
+        candidates: Sequence[str],
+        max_new_tokens: int = 2,
+        stop: str | Sequence[str] | None = None,
+        *,
+        top_k: int = 20,
+        batch_size: int = 16,
+        progress: bool = True,
+    ) -> list[Any]:
+        """The first generated token's distribution and the greedy answer that follows, after a
+        BOS token with ``--bos``; see :func:`synthprobe.backends.hf.generate.greedy_first_token`
+        (exact log-probabilities over the whole vocabulary: ``top_k`` bounds only ``top``)."""
+        from synthprobe.backends.hf.generate import greedy_first_token
+
+        return greedy_first_token(
+            self.model,
+            self.tokenizer,
+            list(prompts),
+            candidates,
+            max_new_tokens=max_new_tokens,
+            stop=stop,
+            top_k=top_k,
+            batch_size=batch_size,
+            progress=progress,
+            bos_id=self.bos_token_id if self.bos else None,
         )
 
     def sample(

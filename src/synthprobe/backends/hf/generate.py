@@ -39,7 +39,7 @@ from typing import Any
 
 import torch
 
-from synthprobe.backends.base import FinishReason, Generation
+from synthprobe.backends.base import FinishReason, FirstToken, Generation
 
 
 def sample_arguments(
@@ -227,13 +227,45 @@ def greedy_generate(
         empty = Generation("", "length", 0)
         return [empty] * len(prompts) if details else [""] * len(prompts)
 
+    results = _greedy_batches(
+        model,
+        tokenizer,
+        encoded,
+        stops=stops,
+        max_new_tokens=max_new_tokens,
+        batch_size=batch_size,
+        progress=progress,
+        desc=desc,
+        skip_leading_whitespace=skip_leading_whitespace,
+        chooser=lambda rows: _argmax,
+    )
+    if details:
+        return results
+    return [g.text for g in results]
+
+
+def _greedy_batches(
+    model,
+    tokenizer,
+    encoded: list[list[int]],
+    *,
+    stops: tuple[str, ...],
+    max_new_tokens: int,
+    batch_size: int,
+    progress: bool,
+    desc: str,
+    skip_leading_whitespace: bool,
+    chooser: Callable[[list[int]], Callable[[torch.Tensor, list[int], list[bool]], list[int]]],
+) -> list[Generation]:
+    """Greedy decoding of ``encoded`` prompts, longest first, ``batch_size`` per batch;
+    ``chooser(rows)`` gives the ``choose`` of the batch holding prompts ``rows`` (in batch order)."""
     from tqdm.auto import tqdm
 
     setup = _decoding_setup(model, tokenizer)
-    order = sorted(range(len(prompts)), key=lambda i: (-len(encoded[i]), i))
-    results: list[Generation | None] = [None] * len(prompts)
+    order = sorted(range(len(encoded)), key=lambda i: (-len(encoded[i]), i))
+    results: list[Generation | None] = [None] * len(encoded)
 
-    with tqdm(total=len(prompts), desc=desc, unit="prompt", disable=not progress, dynamic_ncols=True) as bar:
+    with tqdm(total=len(encoded), desc=desc, unit="prompt", disable=not progress, dynamic_ncols=True) as bar:
         for start in range(0, len(order), batch_size):
             rows = order[start : start + batch_size]
             gens = _decode_batch(
@@ -242,16 +274,107 @@ def greedy_generate(
                 [encoded[i] for i in rows],
                 stops=stops,
                 max_new_tokens=max_new_tokens,
-                choose=_argmax,
+                choose=chooser(rows),
                 skip_leading_whitespace=skip_leading_whitespace,
                 **setup,
             )
             for i, gen in zip(rows, gens):
                 results[i] = gen
             bar.update(len(rows))
-    if details:
-        return results
-    return [g.text for g in results]
+    return results  # type: ignore[return-value]
+
+
+def candidate_ids(tokenizer, candidates: Sequence[str]) -> dict[str, int | None]:
+    """Each candidate string's token id where it is exactly one token (encoded without special
+    tokens and decoded back to itself); None where it is not."""
+    out: dict[str, int | None] = {}
+    for c in candidates:
+        if not isinstance(c, str) or not c:
+            raise ValueError(f"candidates must be non-empty strings, got {c!r}")
+        ids = tokenizer(c, add_special_tokens=False)["input_ids"]
+        out[c] = ids[0] if len(ids) == 1 and tokenizer.decode(ids) == c else None
+    return out
+
+
+@torch.inference_mode()
+def greedy_first_token(
+    model,
+    tokenizer,
+    prompts: Sequence[str],
+    candidates: Sequence[str],
+    *,
+    max_new_tokens: int = 2,
+    stop: str | Sequence[str] | None = None,
+    top_k: int = 20,
+    batch_size: int = 16,
+    progress: bool = True,
+    add_special_tokens: bool = False,
+    bos_id: int | None = None,
+    desc: str = "first tokens",
+) -> list[FirstToken]:
+    """:func:`greedy_generate` that also reads, from the logits of the prompt pass, each
+    ``candidates`` string's log-probability as the first generated token (exact: the whole
+    vocabulary's log-softmax in fp32) and the ``top_k`` most likely first tokens.
+
+    The decoding loop, batches and padding are :func:`greedy_generate`'s, so each
+    ``FirstToken.generation`` is the text ``greedy_generate`` returns for the same prompts and
+    ``batch_size``: with ``max_new_tokens=2``, a first token followed by an end-of-sequence token
+    or a stop string is an answer that ends after it."""
+    prompts = list(prompts) if not isinstance(prompts, str) else prompts
+    stops = _as_stops(stop)
+    if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 1:
+        raise ValueError(f"top_k must be an integer >= 1, got {top_k!r}")
+    if max_new_tokens < 1:
+        raise ValueError(f"max_new_tokens must be >= 1 to read a first token, got {max_new_tokens!r}")
+    ids = candidate_ids(tokenizer, candidates)
+    encoded = _encode(
+        tokenizer,
+        model,
+        prompts,
+        max_new_tokens=max_new_tokens,
+        batch_size=batch_size,
+        add_special_tokens=add_special_tokens,
+        bos_id=bos_id,
+    )
+    if not prompts:
+        return []
+    known = [(c, i) for c, i in ids.items() if i is not None]
+    read: dict[int, tuple[dict[str, float | None], tuple[tuple[str, float], ...]]] = {}
+
+    def chooser(rows: list[int]):
+        first = [True]
+
+        def choose(logits: torch.Tensor, active: list[int], live: list[bool]) -> list[int]:
+            if first[0]:  # the prompt pass: every row of the batch, in batch order
+                first[0] = False
+                logp = torch.log_softmax(logits.float(), dim=-1)
+                k = min(top_k, logp.shape[-1])
+                best = logp.topk(k, dim=-1)
+                cand_lp = logp[:, [i for _, i in known]].tolist() if known else [[] for _ in rows]
+                for r, prompt_index in enumerate(rows):
+                    values = dict.fromkeys(ids)
+                    values.update({c: lp for (c, _), lp in zip(known, cand_lp[r])})
+                    top = tuple(
+                        (tokenizer.decode([t]), lp) for t, lp in zip(best.indices[r].tolist(), best.values[r].tolist())
+                    )
+                    read[prompt_index] = (values, top)
+            return logits.argmax(dim=-1).tolist()
+
+        return choose
+
+    gens = _greedy_batches(
+        model,
+        tokenizer,
+        encoded,
+        stops=stops,
+        max_new_tokens=max_new_tokens,
+        batch_size=batch_size,
+        progress=progress,
+        desc=desc,
+        skip_leading_whitespace=False,
+        chooser=chooser,
+    )
+    return [FirstToken(read[i][0], read[i][1], g, None) for i, g in enumerate(gens)]
 
 
 def _nucleus_sampler(
