@@ -31,7 +31,19 @@ inspect_ai pins its own dependencies, so it runs with the python of a separate v
     .venv/bin/python bench/bench_protocols.py --n 200 --inspect-python /tmp/inspect-venv/bin/python
 
 It prints each process's wall time (model loading included), its accuracy, and the ratio of
-inspect's wall time to each of ours. The processes run one after the other, so other load on a
+inspect's wall time to each of ours. ``--protocols letters,free,letterprob`` picks ours
+(``letterprob``, a prompt pass and one decoding step per row, is skipped with a note where
+``synthprobe score`` refuses it). In process, inspect's ``hf`` provider is watched from inside
+its own process: every generate batch's rows, their prompt lengths (its tokenizer, its prompt)
+and the steps it ran. ``--account`` then runs ``bench/bench_generation_account.py`` on the same
+items in this process (the matmul ceiling, a timer on every forward, the multiply-adds of
+``bench/gen_multiply_adds.py``) and prints, per protocol, inspect / ours in wall time, in
+generation time and in multiply-adds, the speed-up over the multiply-add ratio, the prompt
+pass's share of the ceiling, and ``letterprob`` beside ``letters``::
+
+    .venv/bin/python bench/bench_protocols.py --n 64 --arms process --account \
+        --protocols letters,free,letterprob --inspect-python /tmp/inspect-venv/bin/python
+ The processes run one after the other, so other load on a
 shared machine moves the ratios from run to run.
 """
 
@@ -60,6 +72,21 @@ from inspect_ai.solver import multiple_choice
 
 items = json.load(open(sys.argv[1]))
 folder, batch, log_dir, url = sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+record = []   # every generate batch of the hf provider: its rows' prompt lengths, its steps, its time
+if url == "-":
+    import time
+    import inspect_ai.model._providers.hf as hf_provider
+    generate_batch = hf_provider._generate_batch
+
+    def recording(batch):
+        tokens = batch[0].input.tokenizer([item.input.input for item in batch])["attention_mask"].sum(-1).tolist()
+        t0 = time.perf_counter()
+        generate_batch(batch)
+        done = batch[0].future
+        steps = done.result().output_tokens if done.done() and done.exception() is None else None
+        record.append({"lengths": tokens, "steps": steps, "s": time.perf_counter() - t0})
+
+    hf_provider._generate_batch = recording   # process_batches looks the name up at each call
 samples = [Sample(input=it["question"], choices=it["choices"], target="ABCD"[it["label"]], id=it["id"])
            for it in items]
 task = Task(dataset=MemoryDataset(samples), solver=multiple_choice(), scorer=choice())
@@ -71,7 +98,7 @@ log = eval(task, **where, max_connections=batch, max_tokens=8, log_dir=log_dir, 
 if log.status != "success":
     raise SystemExit(f"inspect eval ended with status {log.status}: {log.error}")
 metrics = {k: v.value for s in log.results.scores for k, v in s.metrics.items()}
-print(json.dumps({"accuracy": metrics.get("accuracy"), "n": log.results.completed_samples}))
+print(json.dumps({"accuracy": metrics.get("accuracy"), "n": log.results.completed_samples, "batches": record}))
 """
 
 
@@ -88,18 +115,23 @@ def _env() -> dict:
     )
 
 
-def _timed(cmd: list[str]) -> tuple[float, str]:
+def _run(cmd: list[str]) -> tuple[float, subprocess.CompletedProcess]:
     t0 = time.perf_counter()
     done = subprocess.run(cmd, cwd=ROOT, env=_env(), capture_output=True, text=True)
-    wall = time.perf_counter() - t0
+    return time.perf_counter() - t0, done
+
+
+def _timed(cmd: list[str]) -> tuple[float, str]:
+    wall, done = _run(cmd)
     if done.returncode:
         raise SystemExit(f"failed ({done.returncode}): {' '.join(cmd)}\n{done.stderr[-3000:]}")
     return wall, done.stdout
 
 
-def ours(protocol: str, n: int, folder: str, batch: int, out: Path, url: str | None = None) -> dict:
+def ours(protocol: str, n: int, folder: str, batch: int, out: Path, url: str | None = None) -> dict | None:
     """One ``score deeparithmark`` process: in process on ``folder`` (its chat template), or
-    through the server at ``url`` (which applies the template itself)."""
+    through the server at ``url`` (which applies the template itself). None when ``letterprob``
+    is refused (a synthprobe without it, or an engine that cannot read next-token probabilities)."""
     model = (
         ["--model", folder, "--dtype", "float32", "--chat-template", "auto"]
         if url is None
@@ -120,17 +152,26 @@ def ours(protocol: str, n: int, folder: str, batch: int, out: Path, url: str | N
         str(batch),
         "--no-cache",
         "--quiet",
+        "--save-predictions",
         "--output",
         str(out),
     ]
-    wall, _ = _timed(cmd)
+    wall, done = _run(cmd)
+    if done.returncode:
+        if protocol == "letterprob":
+            why = (done.stderr.strip().splitlines() or ["no message"])[-1]
+            print(f"  ours letterprob: refused, skipped ({why[:160]})", flush=True)
+            return None
+        raise SystemExit(f"failed ({done.returncode}): {' '.join(cmd)}\n{done.stderr[-3000:]}")
     entry = json.loads(out.read_text())["models"][0]
     block = entry["results"]["deeparithmark"]
+    summary = block.get("summary", {}).get("metrics", {})
     return {
         "wall_s": wall,
-        "accuracy": block["summary"]["metrics"]["accuracy"]["acc"],
-        "unparsed": block["extraction"]["unparsed"],
+        "accuracy": (summary.get("accuracy") or {}).get("acc"),
+        "unparsed": (block.get("extraction") or {}).get("unparsed"),
         "eval_s": block["timing"]["eval_s"],
+        "answers": {r["id"]: r.get("n_generated_tokens") for r in block.get("predictions") or []},
     }
 
 
@@ -154,10 +195,17 @@ def inspect(python: str, n: int, folder: str, batch: int, tmp: Path, url: str | 
     return {"wall_s": wall, **json.loads(stdout.strip().splitlines()[-1])}
 
 
-def arm(label: str, args, folder: str, tmp: Path, url: str | None = None) -> None:
-    """Ours (letters, free) and inspect's, one process each, then their figures and ratios."""
-    letters = ours("letters", args.n, folder, args.batch_size, tmp / f"{label}-letters.json", url)
-    free = ours("free", args.n, folder, args.batch_size, tmp / f"{label}-free.json", url)
+def _pct(x) -> str:
+    return "-" if x is None else f"{x:.1%}"
+
+
+def arm(label: str, args, folder: str, tmp: Path, url: str | None = None) -> dict:
+    """Ours (each of ``--protocols``) and inspect's, one process each, then their figures and ratios."""
+    mine = {}
+    for protocol in args.protocols:
+        got = ours(protocol, args.n, folder, args.batch_size, tmp / f"{label}-{protocol}.json", url)
+        if got is not None:
+            mine[protocol] = got
     peer = inspect(args.inspect_python, args.n, folder, args.batch_size, tmp / label, url)
     how = (
         "in process: embedded model fp32 on CPU, chat template, greedy, batch"
@@ -165,20 +213,67 @@ def arm(label: str, args, folder: str, tmp: Path, url: str | None = None) -> Non
         else "through one vLLM CPU server (its chat template), greedy, requests in flight"
     )
     print(f"{args.n} release items, {how} {args.batch_size}; whole processes, model loading included")
+    for protocol, got in mine.items():
+        print(
+            f"  ours {protocol:<17}{got['wall_s']:7.1f} s  (generation {got['eval_s']:.1f} s)  "
+            f"acc {_pct(got['accuracy'])}  unparsed {got['unparsed']}"
+        )
+    gen = sum(b["s"] for b in peer.get("batches") or []) or None
     print(
-        f"  ours letters          {letters['wall_s']:7.1f} s  (generation {letters['eval_s']:.1f} s)  "
-        f"acc {letters['accuracy']:.1%}  unparsed {letters['unparsed']}"
+        f"  inspect_ai multiple_choice()  {peer['wall_s']:7.1f} s"
+        + (f"  (generation {gen:.1f} s)" if gen else "")
+        + f"  acc {_pct(peer['accuracy'])}  n {peer['n']}"
     )
     print(
-        f"  ours free             {free['wall_s']:7.1f} s  (generation {free['eval_s']:.1f} s)  "
-        f"acc {free['accuracy']:.1%}  unparsed {free['unparsed']}"
-    )
-    print(f"  inspect_ai multiple_choice()  {peer['wall_s']:7.1f} s  acc {peer['accuracy']:.1%}  n {peer['n']}")
-    print(
-        f"  inspect / ours letters: {peer['wall_s'] / letters['wall_s']:.2f}x   "
-        f"inspect / ours free: {peer['wall_s'] / free['wall_s']:.2f}x",
+        "  " + "   ".join(f"inspect / ours {p}: {peer['wall_s'] / got['wall_s']:.2f}x" for p, got in mine.items()),
         flush=True,
     )
+    return {"ours": mine, "inspect": peer, "inspect_generation_s": gen}
+
+
+def account_table(figs: dict, acct: dict) -> None:
+    """Per protocol: inspect / ours in wall time and in multiply-adds, and the one over the other;
+    ``letterprob`` beside ``letters``; the ceiling and the prompt pass's share of it."""
+    peer, gen = figs["inspect"], figs["inspect_generation_s"]
+    print(f"\nthe account (matmul ceiling {acct['ceiling_gflops']:.0f} GFLOP/s):")
+    print(
+        f"  {'protocol':<11}{'wall x':>8}{'gen x':>8}{'MAC x':>8}{'wall/MAC':>10}{'gen/MAC':>9}"
+        f"{'prompt pass':>13}{'answers same':>14}"
+    )
+    for protocol, got in figs["ours"].items():
+        a = acct["protocols"].get(protocol)
+        if a is None:
+            continue
+        mac = a["inspect_macs"] / a["ours_macs"] if "inspect_macs" in a else None
+        wall_x, gen_x = peer["wall_s"] / got["wall_s"], (gen / got["eval_s"]) if gen else None
+        ids = list(got["answers"])
+        same = sum(1 for i, (nt, _) in zip(ids, a["answers"]) if got["answers"][i] == nt)
+        cells = [
+            f"{wall_x:.2f}",
+            "-" if gen_x is None else f"{gen_x:.2f}",
+            "-" if mac is None else f"{mac:.2f}",
+            "-" if mac is None else f"{wall_x / mac:.0%}",
+            "-" if mac is None or gen_x is None else f"{gen_x / mac:.0%}",
+        ]
+        print(
+            f"  {protocol:<11}{cells[0]:>8}{cells[1]:>8}{cells[2]:>8}{cells[3]:>10}{cells[4]:>9}"
+            f"{a['prompt_share_of_ceiling']:>12.0%} {same:>6}/{len(ids)}"
+        )
+    print(
+        "  (x: inspect_ai multiple_choice() over ours; wall/MAC: the speed-up over the multiply-add ratio, "
+        "the goal >= 95 %;\n   prompt pass: its GFLOP/s over the ceiling; answers same: token counts "
+        "of the account's own run equal to the process run's)"
+    )
+    lp, lt = acct["protocols"].get("letterprob"), acct["protocols"].get("letters")
+    if lp and lt and "letterprob" in figs["ours"] and "letters" in figs["ours"]:
+        a, b = figs["ours"]["letterprob"], figs["ours"]["letters"]
+        print(
+            f"  letterprob beside letters: wall {a['wall_s']:.1f} / {b['wall_s']:.1f} s, generation "
+            f"{a['eval_s']:.1f} / {b['eval_s']:.1f} s, multiply-adds {lp['ours_macs'] / 1e9:,.1f} / "
+            f"{lt['ours_macs'] / 1e9:,.1f} G ({lp['ours_macs'] / lt['ours_macs']:.2f}x)"
+        )
+    elif "letterprob" in figs["ours"] or "letterprob" in acct["protocols"]:
+        print("  letterprob beside letters: one of the two was skipped")
 
 
 def main() -> None:
@@ -187,12 +282,25 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=32, help="generation batch, both sides (default 32)")
     parser.add_argument("--inspect-python", required=True, help="python of a virtualenv with inspect-ai")
     parser.add_argument(
+        "--protocols",
+        default="letters,free",
+        help="ours, comma-separated: letters, free, letterprob (skipped when refused); default: letters,free",
+    )
+    parser.add_argument(
+        "--account",
+        action="store_true",
+        help="in process: also count the multiply-adds and time the forwards (bench/bench_generation_account.py)",
+    )
+    parser.add_argument(
         "--arms",
         default="process,server",
         help="comma-separated: process (in-process engines), server (one vLLM CPU server); default: both",
     )
     args = parser.parse_args()
     arms = args.arms.split(",")
+    args.protocols = args.protocols.split(",")
+    if any(p not in ("letters", "free", "letterprob") for p in args.protocols):
+        parser.error(f"--protocols: expected letters, free, letterprob, got {','.join(args.protocols)!r}")
     if not arms or any(a not in ("process", "server") for a in arms):
         parser.error(f"--arms: expected process, server or both, got {args.arms!r}")
     import vllm_cpu
@@ -201,7 +309,13 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         if "process" in arms:
-            arm("process", args, folder, tmp)
+            figs = arm("process", args, folder, tmp)
+            if args.account:
+                from bench_generation_account import account
+
+                print()
+                acct = account(args.protocols, args.n, args.batch_size, inspect_batches=figs["inspect"].get("batches"))
+                account_table(figs, acct)
         if "server" in arms:
             with vllm_cpu.Server(Path(folder)) as server:
                 arm("server", args, server.model_id, tmp, server.url)
