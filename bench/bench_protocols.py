@@ -84,7 +84,8 @@ if url == "-":
         generate_batch(batch)
         done = batch[0].future
         steps = done.result().output_tokens if done.done() and done.exception() is None else None
-        record.append({"lengths": tokens, "steps": steps, "s": time.perf_counter() - t0})
+        texts = [item.input.input for item in batch]
+        record.append({"lengths": tokens, "steps": steps, "s": time.perf_counter() - t0, "texts": texts})
 
     hf_provider._generate_batch = recording   # process_batches looks the name up at each call
 samples = [Sample(input=it["question"], choices=it["choices"], target="ABCD"[it["label"]], id=it["id"])
@@ -264,6 +265,15 @@ def account_table(figs: dict, acct: dict) -> None:
         "the goal >= 95 %;\n   prompt pass: its GFLOP/s over the ceiling; answers same: token counts "
         "of the account's own run equal to the process run's)"
     )
+    rep = (acct["protocols"].get("letters") or {}).get("inspect_replay")
+    if rep:
+        lt = acct["protocols"]["letters"]
+        x, mac = rep["inspect_s"] / rep["ours_s"], lt["inspect_macs"] / lt["ours_macs"]
+        print(
+            f"  letters, generation in one process (inspect's batches replayed with transformers generate): "
+            f"{rep['inspect_s']:.1f} / {rep['ours_s']:.1f} s = {x:.2f}x against {mac:.2f}x the multiply-adds: "
+            f"{x / mac:.0%}"
+        )
     lp, lt = acct["protocols"].get("letterprob"), acct["protocols"].get("letters")
     if lp and lt and "letterprob" in figs["ours"] and "letters" in figs["ours"]:
         a, b = figs["ours"]["letterprob"], figs["ours"]["letters"]

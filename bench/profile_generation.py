@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import inspect
 import os
 import sys
 import time
@@ -58,7 +59,7 @@ def main(argv=None) -> int:
         mask[r, width - len(e) :] = 1
     pos = (mask.cumsum(-1) - 1).clamp(min=0)
     macs = gm.count([gm.Forward(rows, width, 0, 1, int(mask.sum()), "prompt")], gm.Costs.from_config(model.config))
-    kw = {"cache": None} if "cache" in model.forward.__code__.co_varnames else {}
+    kw = {"cache": None} if "cache" in inspect.signature(model.forward).parameters else {}
     print(
         f"{backend.name}, fp32, {args.protocol}: one batch of {rows} rows x {width} positions "
         f"({1 - int(mask.sum()) / (rows * width):.1%} padding), {2 * macs.total / 1e9:.0f} GFLOP; "
