@@ -36,6 +36,12 @@ not null past the first token, tokens and offsets spelling the prompt); a server
 stops the run with a :class:`ScoringError` that says what it returned. The first request of a
 backend runs alone, so that message comes before anything else is sent.
 
+First tokens (:meth:`OpenAIBackend.first_token`): the greedy request of ``generate`` with
+``logprobs: top_k``; the first generated position's ``choices[0].logprobs.top_logprobs[0]`` (token
+string -> log-probability) gives the ``top_k`` most likely first tokens, and each candidate is
+matched by exact token string (None outside them: a server gives its ``top_k`` only). A server
+that returns none stops the run at its first request (sent alone) with one :class:`ScoringError`.
+
 Identity: ``fingerprint`` is ``openai:<model id>@<url>`` (stable, so the per-item score cache
 works; a different model served under the same id and URL would share it), and ``describe()``
 records the model id, the URL without credentials and ``weights_fingerprinted: false``.

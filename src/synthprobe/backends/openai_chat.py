@@ -7,9 +7,11 @@ adaptation to a server that pushes back (429/503, ``Retry-After``), retries, the
 request, the API-key rules, the token accounting and ``--max-tokens-total``, the identity block
 and the per-item score cache. The options (``--model-arg``) are the same.
 
-Generation only. A chat endpoint returns no prompt log-probabilities, so ``loglikelihood`` and
-multiple choice by log-likelihood are refused; commands check this before anything loads
-(:data:`CAN`, :func:`synthprobe.backends.check_backend`) and name the protocols that work.
+Generation and first tokens only (``first_token_chat``: ``logprobs: true, top_logprobs: top_k``,
+read from ``choices[0].logprobs.content[0].top_logprobs``). A chat endpoint returns no prompt
+log-probabilities, so ``loglikelihood`` and multiple choice by log-likelihood are refused;
+commands check this before anything loads (:data:`CAN`, :func:`synthprobe.backends.check_backend`)
+and name the protocols that work.
 
 Prompts: :meth:`OpenAIChatBackend.generate` and ``sample`` take, per prompt, either a string (sent
 as one user message) or a conversation: a list of ``{"role": "system"|"user"|"assistant",

@@ -25,7 +25,9 @@ Scores follow the HF engine's protocol exactly, so the two agree to rounding:
 
 Generation (``generate``, ``sample``) uses vLLM's decoding with the stop strings, one seed per
 prompt for sampling, and the returned token ids are decoded by the HF tokenizer and cut at the
-stop string as the HF engine does.
+stop string as the HF engine does. ``first_token`` is that greedy ``generate`` with
+``SamplingParams(logprobs=top_k)``: the first generated position's top ``top_k`` tokens and the
+candidates among them (by the HF tokenizer's ids, as the HF engine maps them; None outside).
 
 Options (``--model-arg``): ``tensor_parallel_size`` (1), ``max_model_len`` (the model's),
 ``enforce_eager`` (false; true skips graph compilation, which on a CPU takes minutes),
