@@ -80,7 +80,10 @@ def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> No
         metavar="NAME[,NAME...]",
         help="how each item is asked (default: %(default)s). loglik: ArithMark 3.0's protocol, the "
         "endings' log-likelihoods compared; letters: the endings shown as A-D, the model answers "
-        "one letter; free: the sentence alone, the model writes the value, compared as a number "
+        "one letter; letterprob: letters' question read in one pass, the most likely of the letters "
+        "as the answer's first token (engines that return token probabilities: hf), an item whose "
+        "greedy answer is not that letter alone falling back to a letters answer (counted: the "
+        "certified share); free: the sentence alone, the model writes the value, compared as a number "
         "with the item's unit (a clock time as a time). letters/free generate greedily and read the "
         "answer back (rules strict, lax, last, value: docs/chat-and-protocols.md); an answer that "
         "is unparsed, inconsistent (a letter with another option's value), an echo of the "
@@ -91,7 +94,8 @@ def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> No
     p.add_argument(
         "--cot",
         action="store_true",
-        help="letters/free: let the model reason first and end with a line 'ANSWER: ...' (refused with loglik)",
+        help="letters/free: let the model reason first and end with a line 'ANSWER: ...' (refused with "
+        "loglik and letterprob)",
     )
     p.add_argument(
         "--max-new-tokens",
@@ -99,7 +103,7 @@ def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> No
         default=None,
         metavar="N",
         help="letters/free: tokens a model may generate per answer (default: 8 for letters, 16 for free, "
-        "320 with --cot)",
+        "320 with --cot); letterprob: the budget of its fallback letters answers (default 8)",
     )
     p.add_argument(
         "--resolve",

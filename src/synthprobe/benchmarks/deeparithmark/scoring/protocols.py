@@ -16,6 +16,10 @@ PRIMARY_LABEL = {
         "accuracy: the letter read back names the correct option, over all items "
         "(unparsed and inconsistent answers count wrong)"
     ),
+    "letterprob": (
+        "accuracy: the most likely letter as the answer's first token names the correct option, over "
+        "all items (one pass; every item has a letter)"
+    ),
     "free": (
         "accuracy: the value read back equals the answer, over all items "
         "(unparsed, echoed and cut-off answers count wrong)"
@@ -49,6 +53,27 @@ def _metric(entry: dict[str, Any]) -> str:
     """The metric a side is counted under: its summary's primary one (acc_norm, or accuracy)."""
     summary = entry["results"]["deeparithmark"].get("summary") or {}
     return str(summary.get("primary") or ("acc_norm" if _protocol(entry) == "loglik" else "accuracy"))
+
+
+def letter_agreement(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any] | None:
+    """Per item, whether a ``letters`` run and a ``letterprob`` run of one model (either order)
+    answer the same letter (an unread letters answer never agrees); None for any other pair.
+    ``certified``: the same over the items letterprob certified."""
+    sides = {_protocol(a): a, _protocol(b): b}
+    if set(sides) != {"letters", "letterprob"}:
+        return None
+    gen = {str(r["id"]): r.get("pred") for r in sides["letters"]["results"]["deeparithmark"].get("predictions") or []}
+    one = sides["letterprob"]["results"]["deeparithmark"].get("predictions") or []
+    pairs = [(r, gen[str(r["id"])]) for r in one if str(r["id"]) in gen]
+    k = sum(1 for r, p in pairs if p is not None and p == r.get("pred"))
+    cert = [(r, p) for r, p in pairs if r.get("certified")]
+    kc = sum(1 for r, p in cert if p is not None and p == r.get("pred"))
+    return {
+        "n": len(pairs),
+        "agree": k,
+        "share": k / len(pairs) if pairs else None,
+        "certified": {"n": len(cert), "agree": kc, "share": kc / len(cert) if cert else None},
+    }
 
 
 def protocol_effect(
@@ -91,14 +116,16 @@ def protocol_effect(
             for d in sorted({ref_items[i][0] for i in ids if ref_items[i][0] is not None}):
                 sub = [i for i in ids if ref_items[i][0] == d]
                 rows.append({"depth": d, **paired_difference([ref_items[i][1] for i in sub], [got[i][1] for i in sub])})
-            out.append(
-                {
-                    "model": ref["model"]["name"],
-                    "reference": _named(ref, label),
-                    "other": _named(other, label),
-                    "reference_metric": _metric(ref),
-                    "metric": _metric(other),
-                    "rows": rows,
-                }
-            )
+            block = {
+                "model": ref["model"]["name"],
+                "reference": _named(ref, label),
+                "other": _named(other, label),
+                "reference_metric": _metric(ref),
+                "metric": _metric(other),
+                "rows": rows,
+            }
+            agree = letter_agreement(ref, other)
+            if agree is not None:  # letters against letterprob: do the two answers name one letter?
+                block["agreement"] = agree
+            out.append(block)
     return out
