@@ -31,7 +31,7 @@ from typing import Any
 
 from synthprobe.metrics.extract import LETTERS
 
-PROTOCOLS = ("loglik", "letters", "letterprob", "free")
+PROTOCOLS = ("loglik", "letters", "free", "letterprob")
 GENERATIVE = ("letters", "free")
 
 
