@@ -84,6 +84,7 @@ def test_the_block_counts_certified_items_fallbacks_and_low_mass():
             "n_endings": 4,
             "correct": right,
             "agrees_with_letters": agrees,
+            "same_letter_written": True,
             "letters": {"outcome": "answered" if agrees else "inconsistent", "correct": right and agrees},
         }
 
@@ -92,7 +93,7 @@ def test_the_block_counts_certified_items_fallbacks_and_low_mass():
     )
     assert block["certified"] == 1 and block["fallback"] == 2 and block["certified_share"] == pytest.approx(1 / 3)
     assert block["mass"]["median"] == pytest.approx(0.6) and block["mass"]["below_half"] == 1
-    assert block["agreement"]["all"] == {"n": 3, "agree": 2, "share": pytest.approx(2 / 3)}
+    assert block["agreement"]["all"] == {"n": 3, "agree": 2, "share": pytest.approx(2 / 3), "written": 3}
     assert block["agreement"]["certified"]["agree"] == 1 and block["agreement"]["fallback"]["agree"] == 1
     assert block["as_letters"]["accuracy"]["correct"] == 1 and block["as_letters"]["outcomes"]["inconsistent"] == 1
 
@@ -168,6 +169,7 @@ def test_letters_and_letterprob_end_to_end_on_the_embedded_model(tmp_path, capsy
     assert lp["agreement"]["all"]["agree"] == agree
     (effect,) = doc["protocol_effect"]
     assert effect["agreement"]["n"] == 8 and effect["agreement"]["agree"] == agree
+    assert effect["agreement"]["written"] >= agree  # an inconsistent "A. $6966" wrote its letter
     assert f"same letter in both on {agree} of 8 items" in console
     assert f"certified {lp['certified']} of 8" in console and "letter mass: median" in console
     # resumed from the score cache: nothing scored again, the same answers

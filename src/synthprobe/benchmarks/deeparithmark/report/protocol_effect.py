@@ -104,7 +104,8 @@ def section(items: Sequence[Effect]) -> str:
             a, c = e.agreement, e.agreement["certified"]
             share = f" ({100 * a['share']:.1f} %)" if a["share"] is not None else ""
             parts.append(
-                f"<p>The same letter in both on {a['agree']:,} of {a['n']:,} items{share}; on the "
+                f"<p>The same letter in both on {a['agree']:,} of {a['n']:,} items{share} (the letters "
+                f"answer wrote it, credited or not, on {a.get('written', a['agree']):,}); on the "
                 f"{c['n']:,} items letterprob certified (its greedy answer is the letter alone) "
                 f"{c['agree']:,}.</p>"
             )

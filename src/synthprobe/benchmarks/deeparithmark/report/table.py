@@ -41,7 +41,7 @@ def has_compare(results: Sequence[ModelResult]) -> bool:
 #: the outcomes each generated protocol can have (the others are a dash, as the scorer prints them)
 OUTCOME_COLUMNS = (("unparsed", "unparsed"), ("inconsistent", "inconsistent"), ("echo", "echo"), ("cut_off", "cut off"))
 #: the order of the tables: log-likelihood first, then the generated protocols
-PROTOCOL_ORDER = {"loglik": 0, "letters": 1, "free": 2}
+PROTOCOL_ORDER = {"loglik": 0, "letters": 1, "letterprob": 2, "free": 3}
 
 
 def groups(results: Sequence[ModelResult]) -> list[list[ModelResult]]:

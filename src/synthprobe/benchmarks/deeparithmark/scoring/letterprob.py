@@ -129,12 +129,15 @@ def letterprob_record(
                 "raw": as_letters["raw"],
                 "finish": as_letters["finish"],
                 "n_generated_tokens": as_letters["n_generated_tokens"],
+                "parsed": as_letters["parsed"],
                 "pred": as_letters["pred"],
                 "correct": as_letters["correct"],
                 "outcome": as_letters["outcome"],
                 "rule": as_letters["rule"],
             },
             "agrees_with_letters": as_letters["pred"] == pred,
+            # the letter the letters answer wrote, credited or not (an inconsistent "A. $6966")
+            "same_letter_written": pred is not None and as_letters["parsed"] == LETTERS[pred],
         }
     )
     return base
@@ -151,8 +154,11 @@ def _quantile(xs: Sequence[float], q: float) -> float | None:
 
 
 def _agreement(rs: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """``agree``: the letters answer names the one-pass letter (an answer the letters rules do not
+    credit, unparsed or inconsistent, never agrees); ``written``: it wrote that letter at all."""
     k = sum(1 for r in rs if r["agrees_with_letters"])
-    return {"n": len(rs), "agree": k, "share": k / len(rs) if rs else None}
+    w = sum(1 for r in rs if r.get("same_letter_written"))
+    return {"n": len(rs), "agree": k, "share": k / len(rs) if rs else None, "written": w}
 
 
 def letterprob_block(records: Sequence[dict[str, Any]], *, top_k: int | None) -> dict[str, Any]:
@@ -217,7 +223,8 @@ def format_letterprob(block: dict[str, Any], n: int) -> list[str]:
         + "; read as "
         + ", ".join(f"{k!r} {v}" for k, v in lp["tokenisation"].items()),
         f"  as letters generation: accuracy {100 * (acc['acc'] or 0):.2f} % ({acc['correct']} of {acc['total']}); "
-        f"agrees with the one-pass letter on {agree['agree']} of {agree['n']} items"
+        f"agrees with the one-pass letter on {agree['agree']} of {agree['n']} items, "
+        f"writes it on {agree['written']} (inconsistent answers included)"
         + (
             f" (certified {lp['agreement']['certified']['agree']} of {lp['agreement']['certified']['n']})"
             if lp["certified"]

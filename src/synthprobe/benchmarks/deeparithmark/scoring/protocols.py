@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from synthprobe.metrics.extract import LETTERS
 from synthprobe.metrics.stats import paired_difference
 
 #: Each protocol's metric in one line: the headline every output gives it (the scorer writes it
@@ -57,21 +58,28 @@ def _metric(entry: dict[str, Any]) -> str:
 
 def letter_agreement(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any] | None:
     """Per item, whether a ``letters`` run and a ``letterprob`` run of one model (either order)
-    answer the same letter (an unread letters answer never agrees); None for any other pair.
+    answer the same letter (a letters answer its rules do not credit never agrees; ``written``: the
+    letters answer wrote the letter, credited or not); None for any other pair.
     ``certified``: the same over the items letterprob certified."""
     sides = {_protocol(a): a, _protocol(b): b}
     if set(sides) != {"letters", "letterprob"}:
         return None
-    gen = {str(r["id"]): r.get("pred") for r in sides["letters"]["results"]["deeparithmark"].get("predictions") or []}
+    recs = {str(r["id"]): r for r in sides["letters"]["results"]["deeparithmark"].get("predictions") or []}
+    gen = {i: r.get("pred") for i, r in recs.items()}
     one = sides["letterprob"]["results"]["deeparithmark"].get("predictions") or []
     pairs = [(r, gen[str(r["id"])]) for r in one if str(r["id"]) in gen]
     k = sum(1 for r, p in pairs if p is not None and p == r.get("pred"))
+    # the letter written, credited or not (an inconsistent "A. $6966" wrote A)
+    written = sum(
+        1 for r, _ in pairs if isinstance(r.get("pred"), int) and recs[str(r["id"])].get("parsed") == LETTERS[r["pred"]]
+    )
     cert = [(r, p) for r, p in pairs if r.get("certified")]
     kc = sum(1 for r, p in cert if p is not None and p == r.get("pred"))
     return {
         "n": len(pairs),
         "agree": k,
         "share": k / len(pairs) if pairs else None,
+        "written": written,
         "certified": {"n": len(cert), "agree": kc, "share": kc / len(cert) if cert else None},
     }
 

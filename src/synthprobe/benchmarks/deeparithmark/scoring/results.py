@@ -186,6 +186,7 @@ def format_protocol_effect(effect: Sequence[dict[str, Any]]) -> str:
             lines.append(
                 f"  same letter in both on {agree['agree']} of {agree['n']} items"
                 + (f" ({100 * agree['share']:.1f} %)" if agree["share"] is not None else "")
+                + f"; the letters answer wrote it on {agree.get('written', agree['agree'])}"
                 + f"; on the {cert['n']} certified items {cert['agree']}"
             )
     return "\n".join(lines)
