@@ -192,4 +192,6 @@ def test_letters_and_letterprob_end_to_end_on_the_embedded_model(tmp_path, capsy
     # the report page shows the pair and its agreement
     assert main(["report", str(out), "--out", str(tmp_path / "report")]) == 0
     page = (tmp_path / "report" / "index.html").read_text()
-    assert "same letter" in page
+    assert "same letter in both" in page and "certified (one pass)" in page
+    board = (tmp_path / "report" / "leaderboard.md").read_text()
+    assert "One pass (letterprob): " in board and f"fell back to letters {lp['fallback']}" in board

@@ -93,16 +93,14 @@ def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> No
     p.add_argument(
         "--cot",
         action="store_true",
-        help="letters/free: let the model reason first, ending with a line 'ANSWER: ...' (not with "
-        "loglik, letterprob)",
+        help="letters/free: let the model reason first, ending with a line 'ANSWER: ...' (not with loglik, letterprob)",
     )
     p.add_argument(
         "--max-new-tokens",
         type=positive_int,
         default=None,
         metavar="N",
-        help="new tokens per answer (default: 8 for letters and letterprob's fallback, 16 for free, "
-        "320 with --cot)",
+        help="new tokens per answer (default: 8 for letters and letterprob's fallback, 16 for free, 320 with --cot)",
     )
     p.add_argument(
         "--resolve",

@@ -64,7 +64,7 @@ class ScoreConfig:
     model_args: dict[str, Any] = field(default_factory=dict)
     #: ``--chat-template`` / ``--system-prompt`` (default: none, raw text).
     chat: ChatSetup = field(default_factory=ChatSetup)
-    #: ``--protocol`` (one or more of loglik, letters, free; each model is scored under each).
+    #: ``--protocol`` (one or more of loglik, letters, free, letterprob; each model is scored under each).
     protocols: tuple[str, ...] = ("loglik",)
     #: ``--cot``: letters/free may reason before a final ``ANSWER:`` line.
     cot: bool = False
