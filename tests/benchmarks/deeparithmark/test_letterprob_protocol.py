@@ -195,3 +195,14 @@ def test_letters_and_letterprob_end_to_end_on_the_embedded_model(tmp_path, capsy
     assert "same letter in both" in page and "certified (one pass)" in page
     board = (tmp_path / "report" / "leaderboard.md").read_text()
     assert "One pass (letterprob): " in board and f"fell back to letters {lp['fallback']}" in board
+
+
+def test_a_ruled_out_letter_is_kept_as_null_and_read_as_probability_zero():
+    from synthprobe.benchmarks.deeparithmark.scoring.score import _finite_first
+
+    rec = _finite_first(_first({**BARE, **SPACED}, "B", "B", "eos"))
+    rec["candidates"]["A"] = float("-inf")
+    rec = _finite_first(rec)
+    assert rec["candidates"]["A"] is None and json.loads(json.dumps(rec, allow_nan=False)) == rec
+    r = read_letters(rec, 4)
+    assert r["probs"][0] == 0.0 and r["pred"] == 1 and r["letters_missing"] == 0  # exact: nothing missing

@@ -424,7 +424,7 @@ def letterprob_dataset(
                 )
             clock["fast_s"] += time.perf_counter() - t1
             clock["fast_n"] += len(chunk)
-            read = [f.to_dict() for f in firsts]
+            read = [_finite_first(f.to_dict()) for f in firsts]
             back = [
                 k
                 for k, (i, f) in enumerate(zip(chunk, read))
@@ -498,6 +498,22 @@ def letterprob_dataset(
     # --save-predictions (:func:`run` drops them otherwise)
     block["predictions"] = records
     return block
+
+
+def _finite_first(rec: dict[str, Any]) -> dict[str, Any]:
+    """A first-token record as the cache and the results file keep it: a log-probability of
+    -inf (a token the model rules out) is ``null``, as JSON has no infinity; it is read as a
+    probability of 0 either way."""
+    import math
+
+    def ok(v: Any) -> Any:
+        return v if not isinstance(v, float) or math.isfinite(v) else None
+
+    return {
+        **rec,
+        "candidates": {k: ok(v) for k, v in rec["candidates"].items()},
+        "top": [[t, ok(v)] for t, v in rec["top"]],
+    }
 
 
 #: The metric line of a letters run whose inconsistent answers a --resolve rule credits.
