@@ -58,9 +58,10 @@ def read_letters(first: dict[str, Any], n_options: int) -> dict[str, Any]:
     read = "A" if mass["A"] >= mass[" A"] else " A"
     known = [i for i, v in enumerate(groups[read]) if v is not None]
     pred = max(known, key=lambda i: (probs[read][i], -i)) if known else None
-    missing = 0
+    missing = other_missing = 0
     if first.get("top_k") is not None:  # a server's top_k: a letter outside it has no probability
-        missing = sum(1 for vals in groups.values() for v in vals if v is None)
+        missing = sum(1 for v in groups[read] if v is None)
+        other_missing = sum(1 for v in groups[" A" if read == "A" else "A"] if v is None)
     return {
         "tokenisation": read,
         "probs": probs[read],
@@ -68,6 +69,7 @@ def read_letters(first: dict[str, Any], n_options: int) -> dict[str, Any]:
         "mass_other": mass[" A" if read == "A" else "A"],
         "pred": pred,
         "letters_missing": missing,
+        "other_missing": other_missing,
     }
 
 
