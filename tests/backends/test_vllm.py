@@ -249,3 +249,69 @@ def test_letters_under_the_chat_template_are_the_hf_engines(tmp_path, vllm_pytho
     assert [v["raw"] for v in vl] == [h["raw"] for h in hf]
     assert [v["finish"] for v in vl] == [h["finish"] for h in hf]
     assert [v["n_generated_tokens"] for v in vl] == [h["n_generated_tokens"] for h in hf]
+
+
+#: Release items whose letters prompts are read by first_token in both in-process engines.
+N_FIRST_TOKEN = 8
+LETTERS = ["A", "B", "C", "D"]
+#: tests/backends/test_first_token_vllm_server.py's tolerance and its reasons (fp32 on both sides).
+FIRST_TOKEN_TOLERANCE = 2e-4
+
+#: Asked in the vLLM engine's process: the first tokens and the greedy replies of conversations.
+FIRST_TOKEN_SCRIPT = """
+import json, sys
+from synthprobe.backends import load_backend
+folder, convs, out = sys.argv[1], json.load(open(sys.argv[2])), sys.argv[3]
+b = load_backend("vllm:" + folder, dtype="float32", device="cpu", progress=False,
+                 enforce_eager=True, max_model_len=2048, block_size=32)
+first = b.first_token_chat(convs, ["A", "B", "C", "D", " A"], 8, ["\\n"], progress=False)
+gens = b.generate_chat(convs, 8, ["\\n"], progress=False, details=True)
+doc = {"first": [f.to_dict() for f in first], "gens": [[g.text, g.finish, g.n_tokens] for g in gens]}
+json.dump(doc, open(out, "w"))
+b.close()
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.model
+def test_first_tokens_are_the_hf_engines(tmp_path, vllm_python, embedded_hf_folder):
+    """`first_token_chat` in vLLM's process (its top 20 log-probabilities of the first position)
+    against the HF engine's (the whole vocabulary), fp32 on both, the letters prompts of the first
+    release items under the model's own template: the letters' log-probabilities within the
+    tolerance of tests/backends/test_first_token_vllm_server.py (measured there: 2.7e-5 at most),
+    the same top token and the same replies, which are also the engine's own generate_chat's."""
+    from synthprobe.backends import load_backend
+    from synthprobe.formats.arithmark3 import load_arithmark3
+    from synthprobe.tasks.protocols import prompt
+
+    items = load_arithmark3(ROOT / "data" / "deeparithmark-1.jsonl")[:N_FIRST_TOKEN]
+    convs = [[{"role": "user", "content": prompt(it, "letters", chat=True)}] for it in items]
+    (tmp_path / "convs.json").write_text(json.dumps(convs))
+    script = [str(vllm_python), "-c", FIRST_TOKEN_SCRIPT, str(embedded_hf_folder)]
+    res = subprocess.run(
+        [*script, str(tmp_path / "convs.json"), str(tmp_path / "out.json")],
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    assert res.returncode == 0, res.stderr[-3000:]
+    got = json.loads((tmp_path / "out.json").read_text())
+    hf = load_backend(str(embedded_hf_folder), dtype="float32", device="cpu", progress=False)
+    try:
+        want = hf.first_token_chat(convs, LETTERS + [" A"], 8, ["\n"], progress=False)
+    finally:
+        hf.close()
+    first = got["first"]
+    delta = max(abs(w.candidates[c] - f["candidates"][c]) for w, f in zip(want, first) for c in LETTERS)
+    print(f"\nvLLM in process vs HF, {len(first)} items: largest |Δ logprob| over A-D {delta:.2e}")
+    assert delta < FIRST_TOKEN_TOLERANCE
+    assert [f["top"][0][0] for f in first] == [w.top[0][0] for w in want]
+    assert all(f["top_k"] == 20 == len(f["top"]) for f in first)
+    # " A" is one token, below the top 20: exact in HF, None from vLLM's top_k
+    assert all(f["candidates"][" A"] is None and w.candidates[" A"] < f["top"][-1][1] for w, f in zip(want, first))
+    assert [[f["text"], f["finish"], f["n_tokens"]] for f in first] == [
+        [w.generation.text, w.generation.finish, w.generation.n_tokens] for w in want
+    ]
+    assert [[f["text"], f["finish"], f["n_tokens"]] for f in first] == got["gens"]

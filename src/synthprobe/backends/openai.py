@@ -36,6 +36,12 @@ not null past the first token, tokens and offsets spelling the prompt); a server
 stops the run with a :class:`ScoringError` that says what it returned. The first request of a
 backend runs alone, so that message comes before anything else is sent.
 
+First tokens (:meth:`OpenAIBackend.first_token`): the greedy request of ``generate`` with
+``logprobs: top_k``; the first generated position's ``choices[0].logprobs.top_logprobs[0]`` (token
+string -> log-probability) gives the ``top_k`` most likely first tokens, and each candidate is
+matched by exact token string (None outside them: a server gives its ``top_k`` only). A server
+that returns none stops the run at its first request (sent alone) with one :class:`ScoringError`.
+
 Identity: ``fingerprint`` is ``openai:<model id>@<url>`` (stable, so the per-item score cache
 works; a different model served under the same id and URL would share it), and ``describe()``
 records the model id, the URL without credentials and ``weights_fingerprinted: false``.
@@ -59,6 +65,7 @@ from synthprobe.backends.base import (
     ChoiceCallback,
     ChoiceRun,
     EndingScore,
+    FirstToken,
     Generation,
     ModelLoadError,
     ScoringError,
@@ -920,9 +927,20 @@ class OpenAIBackend(BaseBackend):
     ) -> list[Generation]:
         """``n`` continuations of one prompt in one request (a string, or for the chat engine a list
         of messages), each with the tokens the server reported for it."""
-        body = {"model": self.model_id, **self._prompt_body(prompt), "max_tokens": max_new_tokens, "n": n, **sampling}
         if max_new_tokens == 0:
             return [Generation("", "length", 0)] * n
+        return (
+            await self._request(
+                prompt, n=n, max_new_tokens=max_new_tokens, stops=stops, skip_ws=skip_ws, sem=sem, **sampling
+            )
+        )[1]
+
+    async def _request(
+        self, prompt: Any, *, n: int, max_new_tokens: int, stops: list[str], skip_ws: bool, sem, **sampling
+    ) -> tuple[list[dict], list[Generation]]:
+        """:meth:`_complete`'s request (``max_new_tokens`` >= 1): the choices as the server sent
+        them, in index order, and their generations (``first_token`` reads the choices' logprobs)."""
+        body = {"model": self.model_id, **self._prompt_body(prompt), "max_tokens": max_new_tokens, "n": n, **sampling}
         if n > 1:  # usage counts the tokens of all choices together; each choice's tokens say its own
             body.update(self.per_choice_tokens)
         if stops and not skip_ws:
@@ -939,10 +957,12 @@ class OpenAIBackend(BaseBackend):
         for c in choices:
             own = self._choice_tokens(c)
             counts.append(len(own) if own is not None else (total if isinstance(total, int) and n == 1 else None))
-        return [self._generation(c, k, n_prompt, stops, skip_ws) for c, k in zip(choices, counts)]
+        return choices, [self._generation(c, k, n_prompt, stops, skip_ws) for c, k in zip(choices, counts)]
 
-    def _many(self, prompts: Sequence[str], desc: str, progress: bool, call) -> list[Any]:
-        """``call(i, prompt, sem)`` for every prompt, ``concurrency`` in flight, results in prompt order."""
+    def _many(self, prompts: Sequence[str], desc: str, progress: bool, call, *, alone_first: bool = False) -> list[Any]:
+        """``call(i, prompt, sem)`` for every prompt, ``concurrency`` in flight, results in prompt order;
+        ``alone_first``: the first prompt's request runs alone, so a server that cannot answer the
+        kind of request at all stops the run before anything else is sent."""
         if isinstance(prompts, str):
             raise TypeError("prompts must be a sequence of strings, not one string")
         prompts = list(prompts)
@@ -955,7 +975,11 @@ class OpenAIBackend(BaseBackend):
                 bar.update(1)
                 return out
 
-            return self._run(lambda sem: self._all(one(i, sem) for i in range(len(prompts))))
+            async def every(sem):
+                head = [await one(0, sem)] if alone_first else []
+                return head + await self._all(one(i, sem) for i in range(len(head), len(prompts)))
+
+            return self._run(every)
 
     def generate(
         self,
@@ -1029,6 +1053,92 @@ class OpenAIBackend(BaseBackend):
 
         return self._many(prompts, f"sample · {self.name}", progress, call)
 
+    # -- the first token -------------------------------------------------------------------
+    def _top_request(self, top_k: int) -> dict[str, Any]:
+        """The request fields that ask for the ``top_k`` most likely tokens at each generated position."""
+        return {"logprobs": top_k}
+
+    #: How :meth:`_top_request`'s fields and the answer's place of them read in messages.
+    top_fields = ("logprobs: top_k", "choices[0].logprobs.top_logprobs[0]")
+
+    @staticmethod
+    def _first_alternatives(choice: dict) -> list[tuple[Any, Any]] | None:
+        """The first generated position's alternatives as ``(token, logprob)`` pairs, as the server
+        sent them (``logprobs.top_logprobs[0]``, a token -> logprob object), or None when absent."""
+        lp = choice.get("logprobs")
+        tops = lp.get("top_logprobs") if isinstance(lp, dict) else None
+        first = tops[0] if isinstance(tops, list) and tops else None
+        return list(first.items()) if isinstance(first, dict) and first else None
+
+    def _first_token(
+        self, choice: dict, gen: Generation, candidates: Sequence[str], top_k: int, index: int
+    ) -> FirstToken:
+        """One :class:`FirstToken` from a choice: its ``top_k`` most likely first tokens (the server
+        may add the chosen token beside them; it is kept for the candidates, not for ``top``) and
+        each candidate matched by exact token string."""
+        where = f"{self.url} (model {self.model_id})"
+        pairs = self._first_alternatives(choice)
+        if pairs is None:
+            asked, place = self.top_fields
+            raise ScoringError(
+                f"{where} returned no log-probabilities for the first generated token of prompt {index} "
+                f"(asked with {asked}; {place} is missing from its answer): it does not return "
+                "top log-probabilities, so first-token scores cannot be read from it; use a server that "
+                "does (vLLM, SGLang) or a protocol that generates (letters, free)"
+            )
+        best: dict[str, float] = {}
+        for token, value in pairs:
+            if not isinstance(token, str):
+                raise ScoringError(f"{where} returned a top_logprobs token that is not a string: {token!r:.80}")
+            lp = check_logprob(value, where, f"the first-token alternative {token!r}")
+            if token not in best or lp > best[token]:  # two ids may decode to one string
+                best[token] = lp
+        top = tuple(sorted(best.items(), key=lambda t: -t[1])[:top_k])
+        return FirstToken({c: best.get(c) for c in candidates}, top, gen, len(top))
+
+    def first_token(
+        self,
+        prompts: Sequence[str],
+        candidates: Sequence[str],
+        max_new_tokens: int = 2,
+        stop: str | Sequence[str] | None = None,
+        *,
+        top_k: int = 20,
+        batch_size: int = 16,
+        progress: bool = True,
+    ) -> list[FirstToken]:
+        """The first generated token's ``top_k`` alternatives and the greedy (temperature 0)
+        continuation, in one request per prompt through :meth:`generate`'s request path (limiter,
+        retries, deadline, token budget). A candidate is matched by exact token string; one
+        outside the ``top_k`` that came back is None. The first request runs alone, so a server
+        that returns no log-probabilities stops the run with one :class:`ScoringError`."""
+        stops = self._stops(stop)
+        if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 1:
+            raise ValueError(f"top_k must be an integer >= 1, got {top_k!r}")
+        if not isinstance(max_new_tokens, int) or isinstance(max_new_tokens, bool) or max_new_tokens < 1:
+            raise ValueError(f"max_new_tokens must be >= 1 to read a first token, got {max_new_tokens!r}")
+        if isinstance(candidates, str):
+            raise TypeError("candidates must be a sequence of strings, not one string")
+        candidates = list(candidates)
+        for c in candidates:
+            if not isinstance(c, str) or not c:
+                raise ValueError(f"candidates must be non-empty strings, got {c!r}")
+
+        async def call(i: int, prompt: Any, sem) -> FirstToken:
+            choices, gens = await self._request(
+                prompt,
+                n=1,
+                max_new_tokens=max_new_tokens,
+                stops=stops,
+                skip_ws=False,
+                sem=sem,
+                temperature=0,
+                **self._top_request(top_k),
+            )
+            return self._first_token(choices[0], gens[0], candidates, top_k, i)
+
+        return self._many(prompts, f"first tokens · {self.name}", progress, call, alone_first=True)
+
     # -- the rest --------------------------------------------------------------------------
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` from the server's ``/tokenize`` (vLLM, SGLang); without one, the base
@@ -1092,7 +1202,7 @@ class OpenAIBackend(BaseBackend):
 
 
 #: What this engine can do (see :func:`synthprobe.backends.check_backend`'s ``needs``).
-CAN = frozenset({"loglikelihood", "generate", "sample"})
+CAN = frozenset({"loglikelihood", "generate", "sample", "first_token"})
 
 
 def check(spec: str, **options) -> None:

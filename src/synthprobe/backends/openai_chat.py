@@ -7,9 +7,11 @@ adaptation to a server that pushes back (429/503, ``Retry-After``), retries, the
 request, the API-key rules, the token accounting and ``--max-tokens-total``, the identity block
 and the per-item score cache. The options (``--model-arg``) are the same.
 
-Generation only. A chat endpoint returns no prompt log-probabilities, so ``loglikelihood`` and
-multiple choice by log-likelihood are refused; commands check this before anything loads
-(:data:`CAN`, :func:`synthprobe.backends.check_backend`) and name the protocols that work.
+Generation and first tokens only (``first_token_chat``: ``logprobs: true, top_logprobs: top_k``,
+read from ``choices[0].logprobs.content[0].top_logprobs``). A chat endpoint returns no prompt
+log-probabilities, so ``loglikelihood`` and multiple choice by log-likelihood are refused;
+commands check this before anything loads (:data:`CAN`, :func:`synthprobe.backends.check_backend`)
+and name the protocols that work.
 
 Prompts: :meth:`OpenAIChatBackend.generate` and ``sample`` take, per prompt, either a string (sent
 as one user message) or a conversation: a list of ``{"role": "system"|"user"|"assistant",
@@ -28,13 +30,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from synthprobe.backends import openai
-from synthprobe.backends.base import ScoringError
+from synthprobe.backends.base import FirstToken, ScoringError
 
 ENGINE = "openai-chat"
 ROLES = ("system", "user", "assistant")
 
 #: What this engine can do (see :func:`synthprobe.backends.check_backend`'s ``needs``).
-CAN = frozenset({"generate", "sample"})
+CAN = frozenset({"generate", "sample", "first_token"})
 
 #: Why log-likelihoods are refused, and what works instead.
 NO_LOGLIK = (
@@ -87,6 +89,15 @@ class OpenAIChatBackend(openai.OpenAIBackend):
     #: The server renders every conversation with the model's own template.
     server_chat_template = True
 
+    @staticmethod
+    def _own_template_only(template: str | None) -> None:
+        if template is not None:
+            raise ValueError(
+                f"the {ENGINE} engine cannot apply a chat template of its own: the server "
+                "renders the conversation with the model's template; leave --chat-template out "
+                "(or 'auto') with it"
+            )
+
     def generate_chat(
         self,
         conversations: Sequence[Any],
@@ -100,16 +111,50 @@ class OpenAIChatBackend(openai.OpenAIBackend):
     ):
         """Greedy replies to conversations (lists of messages), sent as they are: the server applies
         its own chat template, so ``template`` (another template's text) cannot be honoured here."""
-        if template is not None:
-            raise ValueError(
-                f"the {ENGINE} engine cannot apply a chat template of its own: the server "
-                "renders the conversation with the model's template; leave --chat-template out "
-                "(or 'auto') with it"
-            )
+        self._own_template_only(template)
         if isinstance(conversations, (str, dict)) or any(isinstance(c, str) for c in conversations):
             raise TypeError("conversations must be a sequence of message lists")
         return self.generate(
             list(conversations), max_new_tokens, stop, batch_size=batch_size, progress=progress, details=details
+        )
+
+    def _top_request(self, top_k: int) -> dict[str, Any]:
+        return {"logprobs": True, "top_logprobs": top_k}
+
+    top_fields = ("logprobs: true, top_logprobs: top_k", "choices[0].logprobs.content[0].top_logprobs")
+
+    @staticmethod
+    def _first_alternatives(choice: dict) -> list[tuple[Any, Any]] | None:
+        """``logprobs.content[0].top_logprobs``: a list of ``{"token", "logprob"}`` objects."""
+        lp = choice.get("logprobs")
+        content = lp.get("content") if isinstance(lp, dict) else None
+        first = content[0] if isinstance(content, list) and content and isinstance(content[0], dict) else None
+        tops = first.get("top_logprobs") if first is not None else None
+        if not isinstance(tops, list) or not tops or not all(isinstance(t, dict) for t in tops):
+            return None
+        return [(t.get("token"), t.get("logprob")) for t in tops]
+
+    def first_token_chat(
+        self,
+        conversations: Sequence[Any],
+        candidates: Sequence[str],
+        max_new_tokens: int = 2,
+        stop=None,
+        *,
+        template: str | None = None,
+        top_k: int = 20,
+        batch_size: int = 16,
+        progress: bool = True,
+    ) -> list[FirstToken]:
+        """The first token of the reply to each conversation, sent as it is (the server applies its
+        own template, so ``template`` is refused as in :meth:`generate_chat`); see
+        :meth:`~synthprobe.backends.openai.OpenAIBackend.first_token`. ``first_token`` itself takes
+        strings as one user message each, as ``generate`` does."""
+        self._own_template_only(template)
+        if isinstance(conversations, (str, dict)) or any(isinstance(c, str) for c in conversations):
+            raise TypeError("conversations must be a sequence of message lists")
+        return self.first_token(
+            list(conversations), candidates, max_new_tokens, stop, top_k=top_k, batch_size=batch_size, progress=progress
         )
 
     def loglikelihood(self, pairs, **kwargs):

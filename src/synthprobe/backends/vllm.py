@@ -25,7 +25,9 @@ Scores follow the HF engine's protocol exactly, so the two agree to rounding:
 
 Generation (``generate``, ``sample``) uses vLLM's decoding with the stop strings, one seed per
 prompt for sampling, and the returned token ids are decoded by the HF tokenizer and cut at the
-stop string as the HF engine does.
+stop string as the HF engine does. ``first_token`` is that greedy ``generate`` with
+``SamplingParams(logprobs=top_k)``: the first generated position's top ``top_k`` tokens and the
+candidates among them (by the HF tokenizer's ids, as the HF engine maps them; None outside).
 
 Options (``--model-arg``): ``tensor_parallel_size`` (1), ``max_model_len`` (the model's),
 ``enforce_eager`` (false; true skips graph compilation, which on a CPU takes minutes),
@@ -49,8 +51,10 @@ from synthprobe.backends.base import (
     ChoiceCallback,
     ChoiceRun,
     EndingScore,
+    FirstToken,
     Generation,
     ModelLoadError,
+    ScoringError,
     TokenizerBackend,
 )
 from synthprobe.backends.spec import ModelSpec, resolve_spec
@@ -83,7 +87,7 @@ OPTIONS = (
 )
 DEVICES = ("auto", "cpu", "cuda")
 #: what this engine can do (:func:`synthprobe.backends.engine_can`): it serves a model, it does not train one
-CAN = frozenset({"loglikelihood", "generate", "sample"})
+CAN = frozenset({"loglikelihood", "generate", "sample", "first_token"})
 
 
 def _require_vllm() -> None:
@@ -444,11 +448,16 @@ class VLLMBackend(TokenizerBackend):
         top_p: float,
         skip_leading_whitespace: bool,
         progress: bool,
+        logprobs: int | None = None,
+        firsts: list[dict[int, Any]] | None = None,
     ) -> list[Generation]:
         """One continuation per ``(prompt ids, seed)`` job, finished as the HF engine finishes it:
         the generated ids decoded by the HF tokenizer, leading whitespace dropped when asked,
         cut before the first stop string. With ``skip_leading_whitespace`` a stop string inside
-        the leading whitespace does not end the continuation: it goes on from where it was."""
+        the leading whitespace does not end the continuation: it goes on from where it was.
+        ``logprobs``: vLLM's top log-probabilities are asked for, and the first generated
+        position's (``{token id: Logprob}``, the top ``logprobs`` plus the chosen token) is
+        appended to ``firsts`` per job."""
         from vllm import SamplingParams
         from vllm.inputs import TokensPrompt
 
@@ -472,12 +481,19 @@ class VLLMBackend(TokenizerBackend):
                         seed=None if seed is None else (seed + 1_000_003 * rounds) % (1 << 63),
                         stop=list(stops) or None,
                         detokenize=bool(stops),
+                        logprobs=logprobs if rounds == 0 else None,
                     )
                 )
             outs = self.llm.generate(requests, params, use_tqdm=progress and rounds == 0)
             again = []
             for k, out in zip(todo, outs):
                 c = out.outputs[0]
+                if logprobs is not None and rounds == 0 and firsts is not None:
+                    if not c.logprobs or not c.logprobs[0]:
+                        raise ScoringError(
+                            f"vLLM returned no log-probabilities for the first generated token of prompt {k}"
+                        )
+                    firsts.append(dict(c.logprobs[0]))
                 ids = list(c.token_ids)
                 if c.finish_reason == "length":
                     finish[k] = "length"
@@ -536,6 +552,58 @@ class VLLMBackend(TokenizerBackend):
                 progress=progress,
             )
         return gens if details else [g.text for g in gens]
+
+    def first_token(
+        self,
+        prompts: Sequence[str],
+        candidates: Sequence[str],
+        max_new_tokens: int = 2,
+        stop: str | Sequence[str] | None = None,
+        *,
+        top_k: int = 20,
+        batch_size: int = 16,
+        progress: bool = True,
+    ) -> list[FirstToken]:
+        """:meth:`generate`'s greedy continuations with vLLM's ``top_k`` log-probabilities of the
+        first generated position: ``top`` is its ``top_k`` tokens (decoded one by one by the HF
+        tokenizer, as the HF engine decodes them); a candidate (a string that is one token of the
+        vocabulary, :func:`~synthprobe.backends.hf.generate.candidate_ids`) outside what came back
+        is None. vLLM adds the chosen token beside its top ``top_k``; greedy, that is the first
+        of them. vLLM bounds ``top_k`` by its ``max_logprobs`` (20 unless the engine was started
+        with more)."""
+        from synthprobe.backends.hf.generate import _as_stops, candidate_ids
+
+        stops = _as_stops(stop)
+        if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 1:
+            raise ValueError(f"top_k must be an integer >= 1, got {top_k!r}")
+        most = getattr(self.llm.llm_engine.model_config, "max_logprobs", None)
+        if isinstance(most, int) and most >= 0 and top_k > most:
+            raise ValueError(f"top_k {top_k} is more than this vLLM engine returns (its max_logprobs is {most})")
+        if not isinstance(max_new_tokens, int) or isinstance(max_new_tokens, bool) or max_new_tokens < 1:
+            raise ValueError(f"max_new_tokens must be >= 1 to read a first token, got {max_new_tokens!r}")
+        ids = candidate_ids(self.tokenizer, candidates)
+        encoded = self._encode_prompts(prompts, max_new_tokens, batch_size)
+        if not encoded:
+            return []
+        firsts: list[dict[int, Any]] = []
+        gens = self._decode(
+            [(e, None) for e in encoded],
+            max_new_tokens=max_new_tokens,
+            stops=stops,
+            temperature=0.0,
+            top_p=1.0,
+            skip_leading_whitespace=False,
+            progress=progress,
+            logprobs=top_k,
+            firsts=firsts,
+        )
+        out = []
+        for first, gen in zip(firsts, gens):
+            ranked = sorted((e.rank, t, float(e.logprob)) for t, e in first.items() if e.rank is not None)
+            top = tuple((self.tokenizer.decode([t]), lp) for rank, t, lp in ranked if rank <= top_k)
+            values = {c: (float(first[i].logprob) if i is not None and i in first else None) for c, i in ids.items()}
+            out.append(FirstToken(values, top, gen, len(top)))
+        return out
 
     def sample(
         self,

@@ -1,4 +1,4 @@
-"""How a Deep Arithmark item is asked: ``loglik``, ``letters`` or ``free`` (``--protocol``).
+"""How a Deep Arithmark item is asked: ``loglik``, ``letters``, ``letterprob`` or ``free`` (``--protocol``).
 
 ``loglik``
     ArithMark 3.0's protocol, unchanged: the context is continued by each ending and the
@@ -10,6 +10,11 @@
 ``letters``
     the sentence to finish with the four endings as options A-D; the model answers one letter.
     With ``--cot`` it may reason first and must end with the line ``ANSWER: X``.
+``letterprob``
+    ``letters``' question, answered in one pass (MMLU's original protocol, HELM's joint multiple
+    choice with log-probabilities): the letter among A-D whose token is most likely as the first
+    token of the answer. One decoding step more shows whether the greedy answer ends after that
+    letter; where it does not, the item is asked again as ``letters`` (:func:`letter_candidates`).
 ``free``
     the sentence alone; the model writes the missing value, compared as a number (a clock time
     as minutes after midnight) with the item's answer. The only protocol in which the model
@@ -26,14 +31,31 @@ from typing import Any
 
 from synthprobe.metrics.extract import LETTERS
 
-PROTOCOLS = ("loglik", "letters", "free")
+PROTOCOLS = ("loglik", "letters", "free", "letterprob")
 GENERATIVE = ("letters", "free")
+
+
+def letter_candidates(n_options: int = 4) -> tuple[str, ...]:
+    """The first tokens ``letterprob`` reads for ``n_options`` options: each letter bare, then
+    each after a space (tokenisers differ in which of the two starts an answer):
+    ``("A", "B", "C", "D", " A", " B", " C", " D")`` for four."""
+    return (*LETTERS[:n_options], *(" " + x for x in LETTERS[:n_options]))
+
+
+#: New tokens of ``letterprob``'s one pass: the letter and the step that shows whether it ends there.
+LETTERPROB_FAST_TOKENS = 2
 
 #: The answer line ``--cot`` asks for.
 ANSWER_LINE = "ANSWER:"
 
-#: New tokens allowed per answer: (protocol, cot) -> budget.
-MAX_NEW_TOKENS = {("letters", False): 8, ("free", False): 16, ("letters", True): 320, ("free", True): 320}
+#: New tokens allowed per answer: (protocol, cot) -> budget (letterprob: its fallback to letters).
+MAX_NEW_TOKENS = {
+    ("letters", False): 8,
+    ("letterprob", False): 8,
+    ("free", False): 16,
+    ("letters", True): 320,
+    ("free", True): 320,
+}
 
 
 def is_clock(item: Any) -> bool:
@@ -50,7 +72,7 @@ def prompt(item: Any, protocol: str, *, cot: bool = False, chat: bool = False) -
     trailing ``Answer:``, which the assistant turn replaces)."""
     ctx = item.ctx.rstrip()
     n = len(item.endings)
-    if protocol == "letters":
+    if protocol in ("letters", "letterprob"):  # letterprob asks letters' question
         opts = "\n".join(f"{LETTERS[i]}.{e if e.startswith(' ') else ' ' + e}" for i, e in enumerate(item.endings))
         letters = ", ".join(LETTERS[: n - 1]) + f" or {LETTERS[n - 1]}"
         body = f"Which option completes the sentence?\n\n{ctx} ...\n\n{opts}\n\n"

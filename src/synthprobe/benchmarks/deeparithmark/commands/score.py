@@ -80,26 +80,27 @@ def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> No
         metavar="NAME[,NAME...]",
         help="how each item is asked (default: %(default)s). loglik: ArithMark 3.0's protocol, the "
         "endings' log-likelihoods compared; letters: the endings shown as A-D, the model answers "
-        "one letter; free: the sentence alone, the model writes the value, compared as a number "
+        "one letter; letterprob: letters' question, the likeliest letter token read in one pass (hf "
+        "engine; letters where the answer is not that letter alone); free: the "
+        "sentence alone, the model writes the value, compared as a number "
         "with the item's unit (a clock time as a time). letters/free generate greedily and read the "
         "answer back (rules strict, lax, last, value: docs/chat-and-protocols.md); an answer that "
         "is unparsed, inconsistent (a letter with another option's value), an echo of the "
         "question's numbers or cut off by the budget counts as wrong and is reported. Several, comma-"
-        "separated (e.g. loglik,letters,free): each model is scored under each on the same items, "
-        "with the paired difference per depth (exact McNemar); per-item predictions are then kept",
+        "separated (e.g. loglik,letters,free): each model under each on the same items, paired "
+        "per depth (exact McNemar; per-item predictions kept)",
     )
     p.add_argument(
         "--cot",
         action="store_true",
-        help="letters/free: let the model reason first and end with a line 'ANSWER: ...' (refused with loglik)",
+        help="letters/free: let the model reason first, ending with a line 'ANSWER: ...' (not with loglik, letterprob)",
     )
     p.add_argument(
         "--max-new-tokens",
         type=positive_int,
         default=None,
         metavar="N",
-        help="letters/free: tokens a model may generate per answer (default: 8 for letters, 16 for free, "
-        "320 with --cot)",
+        help="new tokens per answer (default: 8 for letters and letterprob's fallback, 16 for free, 320 with --cot)",
     )
     p.add_argument(
         "--resolve",

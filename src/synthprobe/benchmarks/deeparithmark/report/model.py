@@ -87,7 +87,7 @@ class ModelResult:
     metric: str = "acc_norm"
     #: one line naming that metric (the summary's ``primary_label``)
     metric_label: str = ""
-    #: how the model was asked: ``loglik``, ``letters`` or ``free``
+    #: how the model was asked: ``loglik``, ``letters``, ``letterprob`` or ``free``
     protocol: str = "loglik"
     #: generated answers: items per outcome (answered, unparsed, inconsistent, echo, cut_off)
     outcomes: dict[str, int] | None = None

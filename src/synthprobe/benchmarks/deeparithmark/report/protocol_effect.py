@@ -32,6 +32,9 @@ class Effect:
     #: each side's metric (acc_norm for log-likelihood, accuracy for generated answers)
     reference_metric: str = "acc_norm"
     metric: str = "accuracy"
+    #: letters against letterprob: on how many items the two answers name the same letter
+    #: (:func:`~synthprobe.benchmarks.deeparithmark.scoring.protocols.letter_agreement`)
+    agreement: dict[str, Any] | None = None
 
 
 def parse(results: Results) -> list[Effect]:
@@ -41,7 +44,16 @@ def parse(results: Results) -> list[Effect]:
     except (KeyError, TypeError, ValueError) as exc:
         raise results.reader.fail("models", f"per-item predictions that cannot be paired: {exc}") from None
     return [
-        Effect(b["model"], b["reference"], b["other"], b["rows"], str(results.path), b["reference_metric"], b["metric"])
+        Effect(
+            b["model"],
+            b["reference"],
+            b["other"],
+            b["rows"],
+            str(results.path),
+            b["reference_metric"],
+            b["metric"],
+            b.get("agreement"),
+        )
         for b in blocks
     ]
 
@@ -88,5 +100,14 @@ def section(items: Sequence[Effect]) -> str:
                 body,
             )
         )
+        if e.agreement:
+            a, c = e.agreement, e.agreement["certified"]
+            share = f" ({100 * a['share']:.1f} %)" if a["share"] is not None else ""
+            parts.append(
+                f"<p>The same letter in both on {a['agree']:,} of {a['n']:,} items{share} (the letters "
+                f"answer wrote it, credited or not, on {a.get('written', a['agree']):,}); on the "
+                f"{c['n']:,} items letterprob certified (its greedy answer is the letter alone) "
+                f"{c['agree']:,}.</p>"
+            )
         parts.append(f'<p class="note">From <code>{escape(e.source)}</code>.</p>')
     return "\n".join(parts)

@@ -298,6 +298,42 @@ def _settings(r, entry: dict, task_block: dict, where: str, dataset_sha: str | N
     ext = task_block.get("extraction")
     if isinstance(ext, dict):
         out.update(_answer_settings(ext, protocol_of(entry)))
+    lp = task_block.get("letterprob")
+    if isinstance(lp, dict):
+        out.update(_letterprob_settings(lp, timing if isinstance(timing, dict) else {}))
+    return out
+
+
+def _letterprob_settings(lp: dict, timing: dict) -> dict[str, str]:
+    """A letterprob run's certified share, fallbacks, letter mass, tokenisation read and the
+    letters-equivalent answers' agreement, for the run table (each where the file records it)."""
+    out: dict[str, str] = {}
+
+    def pct(x: Any) -> str:
+        return f"{100 * x:.1f} %" if _num(x) else "—"
+
+    if isinstance(lp.get("certified"), int) and isinstance(lp.get("fallback"), int):
+        out["certified (one pass)"] = f"{lp['certified']} ({pct(lp.get('certified_share'))})"
+        out["fell back to letters"] = str(lp["fallback"])
+    mass = lp.get("mass")
+    if isinstance(mass, dict):
+        out["letter mass"] = f"median {pct(mass.get('median'))}, {mass.get('below_half')} items below 50 %" + (
+            " (lower bounds)" if mass.get("lower_bound") else ""
+        )
+    tok = lp.get("tokenisation")
+    if isinstance(tok, dict):
+        out["letters read as"] = " · ".join(f"{k!r} {v}" for k, v in tok.items())
+    agree = (lp.get("agreement") or {}).get("all") if isinstance(lp.get("agreement"), dict) else None
+    if isinstance(agree, dict) and isinstance(agree.get("n"), int):
+        out["agrees with its letters answer"] = f"{agree.get('agree')} of {agree['n']} ({pct(agree.get('share'))})"
+    acc = (lp.get("as_letters") or {}).get("accuracy") if isinstance(lp.get("as_letters"), dict) else None
+    if isinstance(acc, dict) and isinstance(acc.get("total"), int):
+        out["accuracy as letters generation"] = f"{pct(acc.get('acc'))} ({acc.get('correct')}/{acc['total']})"
+    if _num(timing.get("fast_path_s")) and _num(timing.get("fallback_s")):
+        out["time: one pass / fallback"] = (
+            f"{timing['fast_path_s']:.1f} s ({timing.get('fast_path_items')} items) / "
+            f"{timing['fallback_s']:.1f} s ({timing.get('fallback_items')} items)"
+        )
     return out
 
 

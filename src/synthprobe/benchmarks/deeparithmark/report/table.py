@@ -41,7 +41,7 @@ def has_compare(results: Sequence[ModelResult]) -> bool:
 #: the outcomes each generated protocol can have (the others are a dash, as the scorer prints them)
 OUTCOME_COLUMNS = (("unparsed", "unparsed"), ("inconsistent", "inconsistent"), ("echo", "echo"), ("cut_off", "cut off"))
 #: the order of the tables: log-likelihood first, then the generated protocols
-PROTOCOL_ORDER = {"loglik": 0, "letters": 1, "free": 2}
+PROTOCOL_ORDER = {"loglik": 0, "letters": 1, "letterprob": 2, "free": 3}
 
 
 def groups(results: Sequence[ModelResult]) -> list[list[ModelResult]]:
@@ -214,4 +214,25 @@ def _markdown_table(results: Sequence[ModelResult]) -> str:
     named = [(r.model, checkpoint_text(r)) for r in ordered(results) if checkpoint_text(r)]
     if named:
         lines += ["", "Checkpoints: " + "; ".join(f"{_md_cell(m)}: `{c}`" for m, c in named) + "."]
+    # a one-pass letter run: how far its letter is the letters answer (its run table's figures)
+    one_pass = [(r.model, letterprob_text(r)) for r in ordered(results) if r.protocol == "letterprob"]
+    one_pass = [(m, t) for m, t in one_pass if t]
+    if one_pass:
+        lines += ["", "One pass (letterprob): " + "; ".join(f"{_md_cell(m)}: {t}" for m, t in one_pass) + "."]
     return "\n".join(lines) + "\n"
+
+
+#: the run-table figures of a letterprob row the leaderboard repeats under its table
+LETTERPROB_FIGURES = (
+    "certified (one pass)",
+    "fell back to letters",
+    "letter mass",
+    "letters read as",
+    "agrees with its letters answer",
+)
+
+
+def letterprob_text(r: ModelResult) -> str:
+    """A letterprob row's certified share, fallbacks, letter mass, tokenisation read and agreement
+    with its letters-equivalent answers, as one line ("" where the file records none)."""
+    return ", ".join(f"{k} {r.settings[k]}" for k in LETTERPROB_FIGURES if k in r.settings)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from synthprobe.metrics.extract import LETTERS
 from synthprobe.metrics.stats import paired_difference
 
 #: Each protocol's metric in one line: the headline every output gives it (the scorer writes it
@@ -15,6 +16,10 @@ PRIMARY_LABEL = {
     "letters": (
         "accuracy: the letter read back names the correct option, over all items "
         "(unparsed and inconsistent answers count wrong)"
+    ),
+    "letterprob": (
+        "accuracy: the most likely letter as the answer's first token names the correct option, over "
+        "all items (one pass; every item has a letter)"
     ),
     "free": (
         "accuracy: the value read back equals the answer, over all items "
@@ -49,6 +54,34 @@ def _metric(entry: dict[str, Any]) -> str:
     """The metric a side is counted under: its summary's primary one (acc_norm, or accuracy)."""
     summary = entry["results"]["deeparithmark"].get("summary") or {}
     return str(summary.get("primary") or ("acc_norm" if _protocol(entry) == "loglik" else "accuracy"))
+
+
+def letter_agreement(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any] | None:
+    """Per item, whether a ``letters`` run and a ``letterprob`` run of one model (either order)
+    answer the same letter (a letters answer its rules do not credit never agrees; ``written``: the
+    letters answer wrote the letter, credited or not); None for any other pair.
+    ``certified``: the same over the items letterprob certified."""
+    sides = {_protocol(a): a, _protocol(b): b}
+    if set(sides) != {"letters", "letterprob"}:
+        return None
+    recs = {str(r["id"]): r for r in sides["letters"]["results"]["deeparithmark"].get("predictions") or []}
+    gen = {i: r.get("pred") for i, r in recs.items()}
+    one = sides["letterprob"]["results"]["deeparithmark"].get("predictions") or []
+    pairs = [(r, gen[str(r["id"])]) for r in one if str(r["id"]) in gen]
+    k = sum(1 for r, p in pairs if p is not None and p == r.get("pred"))
+    # the letter written, credited or not (an inconsistent "A. $6966" wrote A)
+    written = sum(
+        1 for r, _ in pairs if isinstance(r.get("pred"), int) and recs[str(r["id"])].get("parsed") == LETTERS[r["pred"]]
+    )
+    cert = [(r, p) for r, p in pairs if r.get("certified")]
+    kc = sum(1 for r, p in cert if p is not None and p == r.get("pred"))
+    return {
+        "n": len(pairs),
+        "agree": k,
+        "share": k / len(pairs) if pairs else None,
+        "written": written,
+        "certified": {"n": len(cert), "agree": kc, "share": kc / len(cert) if cert else None},
+    }
 
 
 def protocol_effect(
@@ -91,14 +124,16 @@ def protocol_effect(
             for d in sorted({ref_items[i][0] for i in ids if ref_items[i][0] is not None}):
                 sub = [i for i in ids if ref_items[i][0] == d]
                 rows.append({"depth": d, **paired_difference([ref_items[i][1] for i in sub], [got[i][1] for i in sub])})
-            out.append(
-                {
-                    "model": ref["model"]["name"],
-                    "reference": _named(ref, label),
-                    "other": _named(other, label),
-                    "reference_metric": _metric(ref),
-                    "metric": _metric(other),
-                    "rows": rows,
-                }
-            )
+            block = {
+                "model": ref["model"]["name"],
+                "reference": _named(ref, label),
+                "other": _named(other, label),
+                "reference_metric": _metric(ref),
+                "metric": _metric(other),
+                "rows": rows,
+            }
+            agree = letter_agreement(ref, other)
+            if agree is not None:  # letters against letterprob: do the two answers name one letter?
+                block["agreement"] = agree
+            out.append(block)
     return out

@@ -180,6 +180,15 @@ def format_protocol_effect(effect: Sequence[dict[str, Any]]) -> str:
                 f"{r['accuracy']:6.2f} %  delta {r['delta']:+6.2f} pts  b={r['b']} c={r['c']}  "
                 f"p {fmt_p(r['p_mcnemar'])}"
             )
+        agree = block.get("agreement")
+        if agree:
+            cert = agree["certified"]
+            lines.append(
+                f"  same letter in both on {agree['agree']} of {agree['n']} items"
+                + (f" ({100 * agree['share']:.1f} %)" if agree["share"] is not None else "")
+                + f"; the letters answer wrote it on {agree.get('written', agree['agree'])}"
+                + f"; on the {cert['n']} certified items {cert['agree']}"
+            )
     return "\n".join(lines)
 
 
@@ -300,6 +309,10 @@ def format_breakdown(entry: dict[str, Any], key: str = "deeparithmark") -> str:
             + f"; {ext.get('finished_by_budget', 0)} ran into the {block.get('max_new_tokens')}-token budget"
         )
         out.append("  " + RULES_LINE.get(block.get("protocol"), RULES_LINE["letters"]))
+    if block.get("letterprob") is not None:
+        from synthprobe.benchmarks.deeparithmark.scoring.letterprob import format_letterprob
+
+        out.extend(format_letterprob(block, s["n"]))
     for title, field in (("depth", "by_depth"), ("template", "by_template")):
         for g, b in s[field].items():
             out.append(

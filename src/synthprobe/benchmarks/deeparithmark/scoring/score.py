@@ -64,7 +64,7 @@ class ScoreConfig:
     model_args: dict[str, Any] = field(default_factory=dict)
     #: ``--chat-template`` / ``--system-prompt`` (default: none, raw text).
     chat: ChatSetup = field(default_factory=ChatSetup)
-    #: ``--protocol`` (one or more of loglik, letters, free; each model is scored under each).
+    #: ``--protocol`` (one or more of loglik, letters, free, letterprob; each model is scored under each).
     protocols: tuple[str, ...] = ("loglik",)
     #: ``--cot``: letters/free may reason before a final ``ANSWER:`` line.
     cot: bool = False
@@ -116,7 +116,7 @@ def default_output(models: list) -> Path:
 
 def validate(config: ScoreConfig) -> list[Dataset]:
     """Check flags and load the data files; raises InputError before any model is touched."""
-    from synthprobe.backends import check_backend
+    from synthprobe.backends import check_backend, engine_can, split_kind
     from synthprobe.backends.base import SCORERS
 
     if config.batch_size < 1:
@@ -148,6 +148,12 @@ def validate(config: ScoreConfig) -> list[Dataset]:
             "Use --protocol letters or free with --cot",
             field="--cot",
         )
+    if config.cot and "letterprob" in config.protocols:
+        raise InputError(
+            "--cot lets a model reason before it answers; letterprob reads the letter as the answer's "
+            "first token, with no room to reason. Use --protocol letters with --cot",
+            field="--cot",
+        )
     # every data file first: a bad item is reported before any model is looked up or loaded
     datasets = [load_dataset(config.data, "deeparithmark", config.limit)]
     if config.partial_inputs:
@@ -160,9 +166,18 @@ def validate(config: ScoreConfig) -> list[Dataset]:
                 f"ArithMark 3.0 file not found. {ARITHMARK3_HOWTO}", path=config.compare_data, field="--compare-data"
             )
         datasets.append(load_dataset(config.compare_data, "arithmark3", config.limit))
-    # the ArithMark 3.0 protocol reads log-likelihoods; letters and free only generate
+    # the ArithMark 3.0 protocol reads log-likelihoods; letterprob the first token's distribution;
+    # letters and free only generate
     needs = ("loglikelihood",) if "loglik" in config.protocols else ()
+    if "letterprob" in config.protocols:
+        needs = (*needs, "first_token")
     for ref in map(as_ref, config.models):
+        if "letterprob" in config.protocols and not engine_can(ref.spec, "first_token"):
+            raise InputError(
+                f"--protocol letterprob reads the probabilities of the answer's first token; the "
+                f"{split_kind(ref.spec)[0]} engine cannot return them. Use --protocol letters with this model",
+                field="--model",
+            )
         check_backend(ref.spec, needs=needs, dtype=config.dtype, device=config.device, **config.model_args)
     out = config.output or default_output(config.models)
     if out.exists() and out.is_dir():
@@ -349,6 +364,156 @@ def generate_dataset(
     # --save-predictions (:func:`run` drops them otherwise)
     block["predictions"] = records
     return block
+
+
+def letterprob_dataset(
+    backend, ds: Dataset, config: ScoreConfig, *, echo: Callable[[str], None] = print
+) -> dict[str, Any]:
+    """``letterprob``: ``letters``' prompt, stop and batches, read in one pass: the first token's
+    distribution over the letters and one decoding step more
+    (:meth:`~synthprobe.backends.base.Backend.first_token`); an item whose greedy answer is not
+    the letter read ending there falls back to a full ``letters`` answer, generated for the
+    batch's uncertified items (:mod:`synthprobe.benchmarks.deeparithmark.scoring.letterprob`)."""
+    from synthprobe.benchmarks.deeparithmark.scoring.letterprob import letterprob_block, letterprob_record
+    from synthprobe.benchmarks.deeparithmark.scoring.metrics import summarise
+
+    protocol = "letterprob"
+    chat = config.chat
+    budget = _budget(config, protocol)
+    stop = proto.stop_strings("letters", cot=False)
+    candidates = list(proto.letter_candidates(max((len(it.endings) for it in ds.items), default=4)))
+
+    def score_key() -> CacheKey:
+        settings = {"task": ds.key, "bos": config.bos, **_chat_settings(config, backend, protocol)}
+        settings["protocol"]["first_token"] = {"candidates": candidates, "max_new_tokens": proto.LETTERPROB_FAST_TOKENS}
+        return CacheKey(ds.info["sha256"], settings)
+
+    where = f"{ds.key} · {protocol} · {backend.name}"
+    texts = [proto.prompt(it, protocol, chat=chat.user_turns(backend)) for it in ds.items]
+    clock = {"fast_s": 0.0, "fast_n": 0, "fallback_s": 0.0, "fallback_n": 0}
+    t0 = time.perf_counter()
+
+    def work(todo: list[int], batch_size: int, emit):
+        from synthprobe.benchmarks.deeparithmark.scoring.letterprob import certified, read_letters
+
+        # letters' batches: longest prompts first, the same order a letters run (and a resume) forms
+        for chunk in batches(
+            todo,
+            batch_size,
+            length=lambda i: len(texts[i]),
+            tiebreak=lambda i: i,
+            desc=where,
+            total=len(ds.items),
+            progress=config.progress,
+        ):
+            part = [texts[i] for i in chunk]
+            t1 = time.perf_counter()
+            if chat.enabled:
+                firsts = backend.first_token_chat(
+                    [chat.conversation(t) for t in part],
+                    candidates,
+                    proto.LETTERPROB_FAST_TOKENS,
+                    stop,
+                    template=chat.template_arg,
+                    batch_size=batch_size,
+                    progress=False,
+                )
+            else:
+                firsts = backend.first_token(
+                    part, candidates, proto.LETTERPROB_FAST_TOKENS, stop, batch_size=batch_size, progress=False
+                )
+            clock["fast_s"] += time.perf_counter() - t1
+            clock["fast_n"] += len(chunk)
+            read = [_finite_first(f.to_dict()) for f in firsts]
+            back = [
+                k
+                for k, (i, f) in enumerate(zip(chunk, read))
+                if not certified(f, read_letters(f, len(ds.items[i].endings)))
+            ]
+            gens: dict[int, Any] = {}
+            if back:  # the uncertified items of the batch, asked as letters (budget, stop)
+                t1 = time.perf_counter()
+                if chat.enabled:
+                    out = backend.generate_chat(
+                        [chat.conversation(part[k]) for k in back],
+                        budget,
+                        stop,
+                        template=chat.template_arg,
+                        batch_size=batch_size,
+                        progress=False,
+                        details=True,
+                    )
+                else:
+                    out = backend.generate(
+                        [part[k] for k in back], budget, stop, batch_size=batch_size, progress=False, details=True
+                    )
+                clock["fallback_s"] += time.perf_counter() - t1
+                clock["fallback_n"] += len(back)
+                gens = {k: {"text": g.text, "finish": g.finish, "n_tokens": g.n_tokens} for k, g in zip(back, out)}
+            for k, (i, f) in enumerate(zip(chunk, read)):
+                emit(i, {"id": ds.items[i].id, "first": f, "fallback": gens.get(k)})
+        return None
+
+    result = run_items(
+        [it.id for it in ds.items],
+        work,
+        where=where,
+        backend=backend,
+        cache=score_key if config.cache else None,
+        batch_size=config.batch_size,
+        progress=config.progress,
+        echo=echo,
+    )
+    eval_s = time.perf_counter() - t0
+    records = [
+        letterprob_record(it, r.get("first") or {}, r.get("fallback")) for it, r in zip(ds.items, result.records)
+    ]
+    top_ks = {(r.get("first") or {}).get("top_k") for r in result.records}
+    block: dict[str, Any] = {
+        "dataset": {k: ds.info[k] for k in ("path", "sha256", "n_items")},
+        "protocol": protocol,
+        "cot": False,
+        "max_new_tokens": proto.LETTERPROB_FAST_TOKENS,
+        "fallback_max_new_tokens": budget,
+        "candidates": candidates,
+        "stop": stop,
+        "batch_size_used": result.batch_size,
+        "cached_items": result.cached,
+        "timing": {
+            "eval_s": round(eval_s, 3),
+            "items_per_s": round(len(result.todo) / eval_s, 3) if result.todo and eval_s > 0 else None,
+            "fast_path_s": round(clock["fast_s"], 3),
+            "fast_path_items": clock["fast_n"],
+            "fallback_s": round(clock["fallback_s"], 3),
+            "fallback_items": clock["fallback_n"],
+            "generated_tokens": sum(
+                (r["letters"]["n_generated_tokens"] or 0) if r["letters"]["fallback"] else 0 for r in records
+            ),
+        },
+        "truncated": 0,
+        "letterprob": letterprob_block(records, top_k=max((k for k in top_ks if k is not None), default=None)),
+        "summary": summarise(records),
+    }
+    # every item's record: the paired comparisons need them; kept in the file only with
+    # --save-predictions (:func:`run` drops them otherwise)
+    block["predictions"] = records
+    return block
+
+
+def _finite_first(rec: dict[str, Any]) -> dict[str, Any]:
+    """A first-token record as the cache and the results file keep it: a log-probability of
+    -inf (a token the model rules out) is ``null``, as JSON has no infinity; it is read as a
+    probability of 0 either way."""
+    import math
+
+    def ok(v: Any) -> Any:
+        return v if not isinstance(v, float) or math.isfinite(v) else None
+
+    return {
+        **rec,
+        "candidates": {k: ok(v) for k, v in rec["candidates"].items()},
+        "top": [[t, ok(v)] for t, v in rec["top"]],
+    }
 
 
 #: The metric line of a letters run whose inconsistent answers a --resolve rule credits.
@@ -681,6 +846,8 @@ def _score_protocol(
             entry["results"][ds.key] = score_dataset(backend, ds, config, echo=echo)
             if config.partial_inputs and ds.key == "deeparithmark":
                 score_partial(backend, ds, entry["results"][ds.key], config, echo=echo)
+        elif protocol == "letterprob":
+            entry["results"][ds.key] = letterprob_dataset(backend, ds, config, echo=echo)
         else:
             entry["results"][ds.key] = generate_dataset(backend, ds, config, protocol, echo=echo)
     entry["row"] = res.table_row(entry)
@@ -699,6 +866,8 @@ def run_plan(
     def scorer(ds: Dataset, protocol: str, partial: dict[str, Any] | None = None) -> Callable[[], Any]:
         if protocol == "loglik":
             score = lambda: score_dataset(backend, ds, config, partial=partial)  # noqa: E731
+        elif protocol == "letterprob":
+            score = lambda: letterprob_dataset(backend, ds, config)  # noqa: E731
         else:
             score = lambda: generate_dataset(backend, ds, config, protocol)  # noqa: E731
         if calibrated is None or _usage_counts(backend) is None:
