@@ -19,8 +19,10 @@ embedded model (fp32, CPU, its own chat template, greedy, batch ``--batch-size``
     python bench/bench_generation_account.py [--n 64] [--protocols letters,free,letterprob]
         [--inspect-batches FILE.json]
 
-``letterprob`` (a prompt pass and one decoding step per row, ``Backend.first_token``) is run when
-the installed synthprobe knows the protocol, else skipped with a note.
+``letterprob`` (a prompt pass and one decoding step per row, ``Backend.first_token`` with the
+protocol's candidates) is run when the installed synthprobe knows the protocol, else skipped with
+a note; its fallback (an uncertified item asked again as ``letters``) is not in this account
+(``bench/bench_protocols.py`` prints how many items fell back in its own run).
 """
 
 from __future__ import annotations
@@ -38,8 +40,6 @@ sys.path.insert(0, str(ROOT / "bench"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import gen_multiply_adds as gm  # noqa: E402
-
-CANDIDATES = ("A", "B", "C", "D")
 
 
 def letterprob_known() -> bool:
@@ -133,7 +133,14 @@ def run_protocol(backend, items, protocol: str, batch_size: int):
             chunk = order[s : s + batch_size]
             part = [rendered[i] for i in chunk]
             if protocol == "letterprob":
-                got = backend.first_token(part, CANDIDATES, 2, ["\n"], batch_size=batch_size, progress=False)
+                got = backend.first_token(
+                    part,
+                    list(proto.letter_candidates(4)),
+                    proto.LETTERPROB_FAST_TOKENS,
+                    ["\n"],
+                    batch_size=batch_size,
+                    progress=False,
+                )
                 gens = [g.generation for g in got]
             else:
                 budget = proto.MAX_NEW_TOKENS[protocol, False]

@@ -173,6 +173,7 @@ def ours(protocol: str, n: int, folder: str, batch: int, out: Path, url: str | N
         "unparsed": (block.get("extraction") or {}).get("unparsed"),
         "eval_s": block["timing"]["eval_s"],
         "answers": {r["id"]: r.get("n_generated_tokens") for r in block.get("predictions") or []},
+        "timing": block["timing"],
     }
 
 
@@ -258,7 +259,8 @@ def account_table(figs: dict, acct: dict) -> None:
         ]
         print(
             f"  {protocol:<11}{cells[0]:>8}{cells[1]:>8}{cells[2]:>8}{cells[3]:>10}{cells[4]:>9}"
-            f"{a['prompt_share_of_ceiling']:>12.0%} {same:>6}/{len(ids)}"
+            f"{a['prompt_share_of_ceiling']:>12.0%} "
+            + (f"{same:>6}/{len(ids)}" if any(v is not None for v in got["answers"].values()) else f"{'-':>8}")
         )
     print(
         "  (x: inspect_ai multiple_choice() over ours; wall/MAC: the speed-up over the multiply-add ratio, "
@@ -277,10 +279,12 @@ def account_table(figs: dict, acct: dict) -> None:
     lp, lt = acct["protocols"].get("letterprob"), acct["protocols"].get("letters")
     if lp and lt and "letterprob" in figs["ours"] and "letters" in figs["ours"]:
         a, b = figs["ours"]["letterprob"], figs["ours"]["letters"]
+        fell = {k: v for k, v in a["timing"].items() if "fallback" in k or "fast" in k}
         print(
             f"  letterprob beside letters: wall {a['wall_s']:.1f} / {b['wall_s']:.1f} s, generation "
             f"{a['eval_s']:.1f} / {b['eval_s']:.1f} s, multiply-adds {lp['ours_macs'] / 1e9:,.1f} / "
-            f"{lt['ours_macs'] / 1e9:,.1f} G ({lp['ours_macs'] / lt['ours_macs']:.2f}x)"
+            f"{lt['ours_macs'] / 1e9:,.1f} G ({lp['ours_macs'] / lt['ours_macs']:.2f}x; letterprob's one pass only)"
+            + (f"; its run's fast pass and fallback: {fell}" if fell else "")
         )
     elif "letterprob" in figs["ours"] or "letterprob" in acct["protocols"]:
         print("  letterprob beside letters: one of the two was skipped")
