@@ -33,10 +33,10 @@ order of the clients; the figures are medians over ``--rounds``.
     .venv/bin/python bench/bench_client_cost.py [--n 64] [--concurrency 8] [--rounds 2]
         [--inspect-python /tmp/inspect-venv/bin/python] [--lock /tmp/bench.lock] [--url URL --server-log LOG]
 
-``--lock PATH`` takes an exclusive ``flock`` on PATH around each timed process (as ``flock
-PATH cmd`` does), so timed runs of other jobs that take the same lock never overlap them; the
-server start and the untimed warm-up are outside it. ``--url`` (with ``--server-log``, the
-server's log file) uses a server that is already running instead of starting one.
+``--lock PATH`` takes an exclusive ``flock`` on PATH around each client process, warm-up
+included (as ``flock PATH cmd`` does), so timed runs of other jobs that take the same lock never
+overlap them; the server's start is outside it. ``--url`` (with ``--server-log``, the server's
+log file) uses a server that is already running instead of starting one.
 """
 
 from __future__ import annotations
@@ -302,7 +302,7 @@ def main() -> None:
         print(f"server {url}, model {model}; this process {own:.0f} MiB; load average {os.getloadavg()}", flush=True)
         if not args.no_warmup:  # page cache, .pyc files and the server's first request, for all alike
             for c in clients:
-                timed(command(c, 1, dirs[1], work, args, url, model, f"warm-{c}"), work / f"warm-{c}.log", None)
+                timed(command(c, 1, dirs[1], work, args, url, model, f"warm-{c}"), work / f"warm-{c}.log", args.lock)
         runs: dict[tuple[str, int], list[dict]] = {}
         for r in range(args.rounds):
             order = clients[r % len(clients) :] + clients[: r % len(clients)]
