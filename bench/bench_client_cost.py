@@ -234,15 +234,20 @@ def locked(path: str | None):
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
-def timed(cmd: list[str], log: Path, lock: str | None) -> dict:
+def timed(cmd: list[str], log: Path, lock: str | None, served: ServerLog | None = None) -> dict:
     """One client process: wall seconds, CPU seconds (user, system; reaped children included) and
-    peak RSS from ``os.wait4``; a failure stops the benchmark."""
+    peak RSS from ``os.wait4``, and the requests the server logged meanwhile (counted from when
+    the lock is held, so another job's requests while this one waits for it are not counted);
+    a failure stops the benchmark."""
     with locked(lock), open(log, "w") as out:
+        if served is not None:
+            served.since_mark()
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, cwd=ROOT, env=_env(), stdout=out, stderr=subprocess.STDOUT)
         _, status, ru = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t0
         proc.returncode = os.waitstatus_to_exitcode(status)
+        requests = served.since_mark() if served is not None else {}
     if proc.returncode:
         raise SystemExit(f"failed ({proc.returncode}): {' '.join(cmd)}\n" + log.read_text()[-3000:])
     return {
@@ -251,6 +256,7 @@ def timed(cmd: list[str], log: Path, lock: str | None) -> dict:
         "sys": ru.ru_stime,
         "cpu": ru.ru_utime + ru.ru_stime,
         "rss_mib": ru.ru_maxrss / 1024,
+        "requests": requests,
     }
 
 
@@ -309,9 +315,9 @@ def main() -> None:
             for k in (1, args.n):
                 for c in order:
                     tag = f"{c}-{k}-{r}"
-                    served.since_mark()
-                    res = timed(command(c, k, dirs[k], work, args, url, model, tag), work / f"{tag}.log", args.lock)
-                    res["requests"] = served.since_mark()
+                    res = timed(
+                        command(c, k, dirs[k], work, args, url, model, tag), work / f"{tag}.log", args.lock, served
+                    )
                     res["load"] = os.getloadavg()[0]
                     runs.setdefault((c, k), []).append(res)
                     print(
