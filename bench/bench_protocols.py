@@ -20,6 +20,7 @@ three processes: ours with ``--model openai-chat:URL --protocol letters|free`` a
 ``--concurrency`` = ``--batch-size``, inspect's ``multiple_choice()`` through its ``openai-api``
 provider (``openai-api/vllm/<model>``, ``model_base_url`` = the same URL, ``max_connections`` =
 ``--batch-size``, ``temperature`` 0, ``max_tokens`` 8). Both arms by default.
+The client's own CPU and memory per request through such a server: ``bench/bench_client_cost.py``.
 
 inspect_ai pins its own dependencies, so it runs with the python of a separate virtualenv
 (``--inspect-python``), e.g.::
