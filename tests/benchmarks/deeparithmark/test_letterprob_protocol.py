@@ -147,14 +147,14 @@ def test_letters_and_letterprob_end_to_end_on_the_embedded_model(tmp_path, capsy
     console = capsys.readouterr().out
     doc = json.loads(out.read_text())
     letters, one = (e["results"]["deeparithmark"] for e in doc["models"])
-    assert one["protocol"] == "letterprob" and one["max_new_tokens"] == 2 and one["fallback_max_new_tokens"] == 8
+    assert one["protocol"] == "letterprob" and one["max_new_tokens"] == 8 and "fallback_max_new_tokens" not in one
     assert one["candidates"] == ["A", "B", "C", "D", " A", " B", " C", " D"] and one["stop"] == ["\n"]
     lp, preds = one["letterprob"], one["predictions"]
     assert len(preds) == 8 and all(r["pred"] is not None for r in preds)  # every item has a letter
     # SmolLM2 answers "A." under letters' stop: its items fall back, and are counted as such
     back = [r for r in preds if not r["certified"]]
     assert lp["fallback"] == len(back) > 0 and lp["certified"] + lp["fallback"] == 8
-    assert one["timing"]["fallback_items"] == len(back) and one["timing"]["fast_path_items"] == 8
+    assert "fast_path_s" not in one["timing"]  # one decoding loop: uncertified rows decode on
     assert all(r["letters"]["fallback"] for r in back)
     # the accuracy is the one-pass letter's; the letters-equivalent answers are the letters run's
     acc = one["summary"]["metrics"]["accuracy"]
@@ -186,7 +186,7 @@ def test_letters_and_letterprob_end_to_end_on_the_embedded_model(tmp_path, capsy
         == 0
     )
     block = json.loads(again.read_text())["models"][0]["results"]["deeparithmark"]
-    assert block["cached_items"] == 8 and block["timing"]["fast_path_items"] == 0
+    assert block["cached_items"] == 8
     assert [r["pred"] for r in block["predictions"]] == [r["pred"] for r in preds]
     assert block["letterprob"]["certified"] == lp["certified"]
     # the report page shows the pair and its agreement

@@ -329,11 +329,6 @@ def _letterprob_settings(lp: dict, timing: dict) -> dict[str, str]:
     acc = (lp.get("as_letters") or {}).get("accuracy") if isinstance(lp.get("as_letters"), dict) else None
     if isinstance(acc, dict) and isinstance(acc.get("total"), int):
         out["accuracy as letters generation"] = f"{pct(acc.get('acc'))} ({acc.get('correct')}/{acc['total']})"
-    if _num(timing.get("fast_path_s")) and _num(timing.get("fallback_s")):
-        out["time: one pass / fallback"] = (
-            f"{timing['fast_path_s']:.1f} s ({timing.get('fast_path_items')} items) / "
-            f"{timing['fallback_s']:.1f} s ({timing.get('fallback_items')} items)"
-        )
     return out
 
 

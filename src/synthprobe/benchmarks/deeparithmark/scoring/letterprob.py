@@ -17,9 +17,11 @@ Certification
     tokenisation read) and the greedy answer ends after it: the one extra decoding step ends the
     answer (end of sequence or a stop string) and the answer's text, stripped, is that letter.
     Then the ``letters`` protocol's greedy answer (same prompt, same stop) is that letter, by
-    construction. Any other item falls back to a full ``letters`` answer (its budget and stop),
-    read back exactly as ``letters`` reads it; either way each item has a *letters-equivalent*
-    answer, whose accuracy and agreement with the one-pass letter the block reports.
+    construction. Any other item falls back to its full ``letters`` answer (its budget and stop):
+    its row of the same decoding loop decodes on, with no second pass over its prompt, and the
+    answer is read back exactly as ``letters`` reads it; either way each item has a
+    *letters-equivalent* answer, whose accuracy and agreement with the one-pass letter the block
+    reports.
 """
 
 from __future__ import annotations
@@ -217,8 +219,8 @@ def format_letterprob(block: dict[str, Any], n: int) -> list[str]:
     acc = lp["as_letters"]["accuracy"]
     out = [
         f"  certified {lp['certified']} of {n} ({100 * (lp['certified_share'] or 0):.1f} %: the greedy answer is the "
-        f"letter read and ends there); {lp['fallback']} fell back to a letters answer "
-        f"(budget {block.get('fallback_max_new_tokens')})",
+        f"letter read and ends there); {lp['fallback']} decoded on to a full letters answer "
+        f"(budget {block.get('max_new_tokens')})",
         f"  letter mass: median {100 * (mass['median'] or 0):.1f} %, quartiles {100 * (mass['q25'] or 0):.1f}-"
         f"{100 * (mass['q75'] or 0):.1f} %, {mass['below_half']} of {n} below 50 %"
         + (" (lower bounds: some letters were outside the server's top tokens)" if mass["lower_bound"] else "")
@@ -233,9 +235,9 @@ def format_letterprob(block: dict[str, Any], n: int) -> list[str]:
             else ""
         ),
     ]
-    if t:
+    if t.get("eval_s") is not None:
         out.append(
-            f"  time: one pass {t.get('fast_path_s', 0):.2f} s for {t.get('fast_path_items', 0)} items, "
-            f"fallback generation {t.get('fallback_s', 0):.2f} s for {t.get('fallback_items', 0)} items"
+            f"  time: {t['eval_s']:.2f} s for the one decoding loop "
+            f"({lp['certified']} rows stopped after the letter, {lp['fallback']} decoded on)"
         )
     return out

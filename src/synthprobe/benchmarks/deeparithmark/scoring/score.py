@@ -369,11 +369,13 @@ def generate_dataset(
 def letterprob_dataset(
     backend, ds: Dataset, config: ScoreConfig, *, echo: Callable[[str], None] = print
 ) -> dict[str, Any]:
-    """``letterprob``: ``letters``' prompt, stop and batches, read in one pass: the first token's
-    distribution over the letters and one decoding step more
-    (:meth:`~synthprobe.backends.base.Backend.first_token`); an item whose greedy answer is not
-    the letter read ending there falls back to a full ``letters`` answer, generated for the
-    batch's uncertified items (:mod:`synthprobe.benchmarks.deeparithmark.scoring.letterprob`)."""
+    """``letterprob``: ``letters``' prompt, stop, budget and batches, read in one decoding loop
+    (:meth:`~synthprobe.backends.base.Backend.first_token`): the prompt pass gives the first
+    token's distribution over the letters, the next step shows whether the greedy answer is the
+    letter read ending there (certified: its row stops, as in a ``letters`` run), and an
+    uncertified item's row simply decodes on to its full ``letters`` answer, in the same batch,
+    with no second pass over its prompt
+    (:mod:`synthprobe.benchmarks.deeparithmark.scoring.letterprob`)."""
     from synthprobe.benchmarks.deeparithmark.scoring.letterprob import letterprob_block, letterprob_record
     from synthprobe.benchmarks.deeparithmark.scoring.metrics import summarise
 
@@ -385,12 +387,11 @@ def letterprob_dataset(
 
     def score_key() -> CacheKey:
         settings = {"task": ds.key, "bos": config.bos, **_chat_settings(config, backend, protocol)}
-        settings["protocol"]["first_token"] = {"candidates": candidates, "max_new_tokens": proto.LETTERPROB_FAST_TOKENS}
+        settings["protocol"]["first_token"] = {"candidates": candidates, "continued": True}
         return CacheKey(ds.info["sha256"], settings)
 
     where = f"{ds.key} · {protocol} · {backend.name}"
     texts = [proto.prompt(it, protocol, chat=chat.user_turns(backend)) for it in ds.items]
-    clock = {"fast_s": 0.0, "fast_n": 0, "fallback_s": 0.0, "fallback_n": 0}
     t0 = time.perf_counter()
 
     def work(todo: list[int], batch_size: int, emit):
@@ -407,51 +408,24 @@ def letterprob_dataset(
             progress=config.progress,
         ):
             part = [texts[i] for i in chunk]
-            t1 = time.perf_counter()
             if chat.enabled:
                 firsts = backend.first_token_chat(
                     [chat.conversation(t) for t in part],
                     candidates,
-                    proto.LETTERPROB_FAST_TOKENS,
+                    budget,
                     stop,
                     template=chat.template_arg,
                     batch_size=batch_size,
                     progress=False,
                 )
             else:
-                firsts = backend.first_token(
-                    part, candidates, proto.LETTERPROB_FAST_TOKENS, stop, batch_size=batch_size, progress=False
-                )
-            clock["fast_s"] += time.perf_counter() - t1
-            clock["fast_n"] += len(chunk)
-            read = [_finite_first(f.to_dict()) for f in firsts]
-            back = [
-                k
-                for k, (i, f) in enumerate(zip(chunk, read))
-                if not certified(f, read_letters(f, len(ds.items[i].endings)))
-            ]
-            gens: dict[int, Any] = {}
-            if back:  # the uncertified items of the batch, asked as letters (budget, stop)
-                t1 = time.perf_counter()
-                if chat.enabled:
-                    out = backend.generate_chat(
-                        [chat.conversation(part[k]) for k in back],
-                        budget,
-                        stop,
-                        template=chat.template_arg,
-                        batch_size=batch_size,
-                        progress=False,
-                        details=True,
-                    )
-                else:
-                    out = backend.generate(
-                        [part[k] for k in back], budget, stop, batch_size=batch_size, progress=False, details=True
-                    )
-                clock["fallback_s"] += time.perf_counter() - t1
-                clock["fallback_n"] += len(back)
-                gens = {k: {"text": g.text, "finish": g.finish, "n_tokens": g.n_tokens} for k, g in zip(back, out)}
-            for k, (i, f) in enumerate(zip(chunk, read)):
-                emit(i, {"id": ds.items[i].id, "first": f, "fallback": gens.get(k)})
+                firsts = backend.first_token(part, candidates, budget, stop, batch_size=batch_size, progress=False)
+            for i, f in zip(chunk, firsts):
+                first = _finite_first(f.to_dict())
+                # an uncertified item's answer is the same loop decoding on: its letters answer
+                ok = certified(first, read_letters(first, len(ds.items[i].endings)))
+                fallback = None if ok else {k: first[k] for k in ("text", "finish", "n_tokens")}
+                emit(i, {"id": ds.items[i].id, "first": first, "fallback": fallback})
         return None
 
     result = run_items(
@@ -473,8 +447,7 @@ def letterprob_dataset(
         "dataset": {k: ds.info[k] for k in ("path", "sha256", "n_items")},
         "protocol": protocol,
         "cot": False,
-        "max_new_tokens": proto.LETTERPROB_FAST_TOKENS,
-        "fallback_max_new_tokens": budget,
+        "max_new_tokens": budget,
         "candidates": candidates,
         "stop": stop,
         "batch_size_used": result.batch_size,
@@ -482,10 +455,6 @@ def letterprob_dataset(
         "timing": {
             "eval_s": round(eval_s, 3),
             "items_per_s": round(len(result.todo) / eval_s, 3) if result.todo and eval_s > 0 else None,
-            "fast_path_s": round(clock["fast_s"], 3),
-            "fast_path_items": clock["fast_n"],
-            "fallback_s": round(clock["fallback_s"], 3),
-            "fallback_items": clock["fallback_n"],
             "generated_tokens": sum(
                 (r["letters"]["n_generated_tokens"] or 0) if r["letters"]["fallback"] else 0 for r in records
             ),
