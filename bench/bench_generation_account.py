@@ -21,7 +21,8 @@ embedded model (fp32, CPU, its own chat template, greedy, batch ``--batch-size``
 
 ``letterprob`` (a prompt pass and one decoding step per row, ``Backend.first_token`` with the
 protocol's candidates) is run when the installed synthprobe knows the protocol, else skipped with
-a note; its fallback (an uncertified item asked again as ``letters``) is not in this account
+a note; its fallback (an uncertified row decoding on to its ``letters`` answer in the same loop,
+which makes a ``letterprob`` run cost what a ``letters`` run costs) is not in this account
 (``bench/bench_protocols.py`` prints how many items fell back in its own run).
 """
 
