@@ -265,6 +265,30 @@ def _budget(config: ScoreConfig, protocol: str) -> int:
     return config.max_new_tokens or proto.MAX_NEW_TOKENS[(protocol, config.cot)]
 
 
+def _asked(backend, method: str, chat: ChatSetup, texts, todo, batch_size, args, kwargs, where, config):
+    """``(batch, answers)`` for each batch of ``todo``: longest prompts first (little padding), one
+    progress bar, the same batches on a resumed run; each batch asked through ``method`` of the
+    engine (``generate``, ``first_token``), or its ``_chat`` form as user turns under a template."""
+    for chunk in batches(
+        todo,
+        batch_size,
+        length=lambda i: len(texts[i]),
+        tiebreak=lambda i: i,
+        desc=where,
+        total=len(texts),
+        progress=config.progress,
+    ):
+        part = [texts[i] for i in chunk]
+        if chat.enabled:
+            convs = [chat.conversation(t) for t in part]
+            got = getattr(backend, f"{method}_chat")(
+                convs, *args, template=chat.template_arg, batch_size=batch_size, progress=False, **kwargs
+            )
+        else:
+            got = getattr(backend, method)(part, *args, batch_size=batch_size, progress=False, **kwargs)
+        yield chunk, got
+
+
 def generate_dataset(
     backend, ds: Dataset, config: ScoreConfig, protocol: str, *, echo: Callable[[str], None] = print
 ) -> dict[str, Any]:
@@ -292,29 +316,9 @@ def generate_dataset(
     texts = [proto.prompt(it, protocol, cot=config.cot, chat=chat.user_turns(backend)) for it in ds.items]
 
     def work(todo: list[int], batch_size: int, emit):
-        # longest prompts first (little padding), one progress bar; a resumed run forms the same batches
-        for chunk in batches(
-            todo,
-            batch_size,
-            length=lambda i: len(texts[i]),
-            tiebreak=lambda i: i,
-            desc=where,
-            total=len(ds.items),
-            progress=config.progress,
+        for chunk, gens in _asked(
+            backend, "generate", chat, texts, todo, batch_size, (budget, stop), {"details": True}, where, config
         ):
-            part = [texts[i] for i in chunk]
-            if chat.enabled:
-                gens = backend.generate_chat(
-                    [chat.conversation(t) for t in part],
-                    budget,
-                    stop,
-                    template=chat.template_arg,
-                    batch_size=batch_size,
-                    progress=False,
-                    details=True,
-                )
-            else:
-                gens = backend.generate(part, budget, stop, batch_size=batch_size, progress=False, details=True)
             for i, g in zip(chunk, gens):
                 emit(i, {"id": ds.items[i].id, "text": g.text, "finish": g.finish, "n_tokens": g.n_tokens})
         return None
@@ -397,29 +401,10 @@ def letterprob_dataset(
     def work(todo: list[int], batch_size: int, emit):
         from synthprobe.benchmarks.deeparithmark.scoring.letterprob import certified, read_letters
 
-        # letters' batches: longest prompts first, the same order a letters run (and a resume) forms
-        for chunk in batches(
-            todo,
-            batch_size,
-            length=lambda i: len(texts[i]),
-            tiebreak=lambda i: i,
-            desc=where,
-            total=len(ds.items),
-            progress=config.progress,
+        # letters' batches (the same a letters run and a resume form)
+        for chunk, firsts in _asked(
+            backend, "first_token", chat, texts, todo, batch_size, (candidates, budget, stop), {}, where, config
         ):
-            part = [texts[i] for i in chunk]
-            if chat.enabled:
-                firsts = backend.first_token_chat(
-                    [chat.conversation(t) for t in part],
-                    candidates,
-                    budget,
-                    stop,
-                    template=chat.template_arg,
-                    batch_size=batch_size,
-                    progress=False,
-                )
-            else:
-                firsts = backend.first_token(part, candidates, budget, stop, batch_size=batch_size, progress=False)
             for i, f in zip(chunk, firsts):
                 first = _finite_first(f.to_dict())
                 # an uncertified item's answer is the same loop decoding on: its letters answer
