@@ -265,6 +265,21 @@ def _budget(config: ScoreConfig, protocol: str) -> int:
     return config.max_new_tokens or proto.MAX_NEW_TOKENS[(protocol, config.cot)]
 
 
+def _run(ds: Dataset, work, where: str, backend, score_key, config: ScoreConfig, echo):
+    """:func:`~synthprobe.scoring.runner.run_items` over ``ds``'s items with the run's cache,
+    batch size and progress settings."""
+    return run_items(
+        [it.id for it in ds.items],
+        work,
+        where=where,
+        backend=backend,
+        cache=score_key if config.cache else None,
+        batch_size=config.batch_size,
+        progress=config.progress,
+        echo=echo,
+    )
+
+
 def _asked(backend, method: str, chat: ChatSetup, texts, todo, batch_size, args, kwargs, where, config):
     """``(batch, answers)`` for each batch of ``todo``: longest prompts first (little padding), one
     progress bar, the same batches on a resumed run; each batch asked through ``method`` of the
@@ -323,16 +338,7 @@ def generate_dataset(
                 emit(i, {"id": ds.items[i].id, "text": g.text, "finish": g.finish, "n_tokens": g.n_tokens})
         return None
 
-    result = run_items(
-        [it.id for it in ds.items],
-        work,
-        where=where,
-        backend=backend,
-        cache=score_key if config.cache else None,
-        batch_size=config.batch_size,
-        progress=config.progress,
-        echo=echo,
-    )
+    result = _run(ds, work, where, backend, score_key, config, echo)
     eval_s = time.perf_counter() - t0
     resolve = config.resolve if protocol == "letters" else "none"
     records = [
@@ -413,16 +419,7 @@ def letterprob_dataset(
                 emit(i, {"id": ds.items[i].id, "first": first, "fallback": fallback})
         return None
 
-    result = run_items(
-        [it.id for it in ds.items],
-        work,
-        where=where,
-        backend=backend,
-        cache=score_key if config.cache else None,
-        batch_size=config.batch_size,
-        progress=config.progress,
-        echo=echo,
-    )
+    result = _run(ds, work, where, backend, score_key, config, echo)
     eval_s = time.perf_counter() - t0
     records = [
         letterprob_record(it, r.get("first") or {}, r.get("fallback")) for it, r in zip(ds.items, result.records)
@@ -596,16 +593,7 @@ def score_dataset(
             source=ds.info["path"],
         )
 
-    result = run_items(
-        [it.id for it in ds.items],
-        work,
-        where=where,
-        backend=backend,
-        cache=score_key if config.cache else None,
-        batch_size=config.batch_size,
-        progress=config.progress,
-        echo=echo,
-    )
+    result = _run(ds, work, where, backend, score_key, config, echo)
     run = result.extra
     place = str(result.cache.path) if result.cache is not None else ""
     scores: list[Any] = [None] * len(ds.items)
