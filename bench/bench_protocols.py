@@ -20,7 +20,16 @@ three processes: ours with ``--model openai-chat:URL --protocol letters|free`` a
 ``--concurrency`` = ``--batch-size``, inspect's ``multiple_choice()`` through its ``openai-api``
 provider (``openai-api/vllm/<model>``, ``model_base_url`` = the same URL, ``max_connections`` =
 ``--batch-size``, ``temperature`` 0, ``max_tokens`` 8). Both arms by default.
-The client's own CPU and memory per request through such a server: ``bench/bench_client_cost.py``.
+
+Two more arms run the other generative figures' scripts as their own processes, one after the
+other, so that one command prints them all: ``client`` (``bench/bench_client_cost.py --n N``: the
+client process's own CPU, memory and wall time per request through one vLLM server, ours against
+inspect_ai and lm-eval ``local-chat-completions``) and ``first`` (``bench/bench_first_token.py``:
+``first_token`` against ``generate`` through a vLLM server's chat and completions endpoints, and
+their letters' log-probabilities against the HF engine's)::
+
+    .venv/bin/python bench/bench_protocols.py --n 64 --arms process,server,client,first --account \
+        --protocols letters,free,letterprob --inspect-python /tmp/inspect-venv/bin/python
 
 inspect_ai pins its own dependencies, so it runs with the python of a separate virtualenv
 (``--inspect-python``), e.g.::
@@ -302,15 +311,18 @@ def main() -> None:
     parser.add_argument(
         "--arms",
         default="process,server",
-        help="comma-separated: process (in-process engines), server (one vLLM CPU server); default: both",
+        help=(
+            "comma-separated: process (in-process engines), server (one vLLM CPU server), client "
+            "(bench_client_cost.py), first (bench_first_token.py); default: process,server"
+        ),
     )
     args = parser.parse_args()
     arms = args.arms.split(",")
     args.protocols = args.protocols.split(",")
     if any(p not in ("letters", "free", "letterprob") for p in args.protocols):
         parser.error(f"--protocols: expected letters, free, letterprob, got {','.join(args.protocols)!r}")
-    if not arms or any(a not in ("process", "server") for a in arms):
-        parser.error(f"--arms: expected process, server or both, got {args.arms!r}")
+    if not arms or any(a not in ARMS for a in arms):
+        parser.error(f"--arms: expected one or more of {', '.join(ARMS)}, got {args.arms!r}")
     import vllm_cpu
 
     folder = str(vllm_cpu.embedded_model_folder())
@@ -327,6 +339,18 @@ def main() -> None:
         if "server" in arms:
             with vllm_cpu.Server(Path(folder)) as server:
                 arm("server", args, server.model_id, tmp, server.url)
+    for name, script in (("client", "bench_client_cost.py"), ("first", "bench_first_token.py")):
+        if name in arms:  # its own process: it starts (and stops) its own server
+            print(f"\n== {script} --n {args.n}", flush=True)
+            # the environment as given: the script's own server and client agree on their API key
+            env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), HF_HUB_OFFLINE="1")
+            done = subprocess.run([sys.executable, str(ROOT / "bench" / script), "--n", str(args.n)], cwd=ROOT, env=env)
+            if done.returncode:
+                raise SystemExit(f"bench/{script} failed ({done.returncode})")
+
+
+#: The arms ``--arms`` may name.
+ARMS = ("process", "server", "client", "first")
 
 
 if __name__ == "__main__":
