@@ -261,6 +261,13 @@ def account(args, tasks, folder: Path, a_out: Path, b_out: Path, walls: dict | N
             f"wall, median of {len(walls['A'])}: ours {a_med:.1f} s, lm-eval {b_med:.1f} s: lm-eval / ours {speed:.2f}x"
         )
         print(f"speed-up / multiply-add ratio: {speed / mac:.0%}")
+        per_round = [b / a for a, b in zip(walls["A"], walls["B"])]
+        mid = statistics.median(per_round)
+        print(
+            f"each round's lm-eval / ours: {', '.join(f'{r:.2f}x' for r in per_round)}; median {mid:.2f}x = "
+            f"{mid / mac:.0%} of the multiply-add ratio (each round's pair ran back to back, under about "
+            f"the same load)"
+        )
     return 0 if ok else 1
 
 
