@@ -26,9 +26,11 @@ other, so that one command prints them all: ``client`` (``bench/bench_client_cos
 client process's own CPU, memory and wall time per request through one vLLM server, ours against
 inspect_ai and lm-eval ``local-chat-completions``) and ``first`` (``bench/bench_first_token.py``:
 ``first_token`` against ``generate`` through a vLLM server's chat and completions endpoints, and
-their letters' log-probabilities against the HF engine's)::
+their letters' log-probabilities against the HF engine's) and ``gpt3``
+(``bench/bench_gpt3_generation.py``: GPT-3 arithmetic generation against lm-eval 0.4.13's HF
+``generate_until``, whole processes and multiply-adds)::
 
-    .venv/bin/python bench/bench_protocols.py --n 64 --arms process,server,client,first --account \
+    .venv/bin/python bench/bench_protocols.py --n 64 --arms process,server,client,first,gpt3 --account \
         --protocols letters,free,letterprob --inspect-python /tmp/inspect-venv/bin/python
 
 inspect_ai pins its own dependencies, so it runs with the python of a separate virtualenv
@@ -313,7 +315,8 @@ def main() -> None:
         default="process,server",
         help=(
             "comma-separated: process (in-process engines), server (one vLLM CPU server), client "
-            "(bench_client_cost.py), first (bench_first_token.py); default: process,server"
+            "(bench_client_cost.py), first (bench_first_token.py), gpt3 (bench_gpt3_generation.py); "
+            "default: process,server"
         ),
     )
     args = parser.parse_args()
@@ -339,7 +342,11 @@ def main() -> None:
         if "server" in arms:
             with vllm_cpu.Server(Path(folder)) as server:
                 arm("server", args, server.model_id, tmp, server.url)
-    for name, script in (("client", "bench_client_cost.py"), ("first", "bench_first_token.py")):
+    for name, script in (
+        ("client", "bench_client_cost.py"),
+        ("first", "bench_first_token.py"),
+        ("gpt3", "bench_gpt3_generation.py"),
+    ):
         if name in arms:  # its own process: it starts (and stops) its own server
             print(f"\n== {script} --n {args.n}", flush=True)
             # the environment as given: the script's own server and client agree on their API key
@@ -350,7 +357,7 @@ def main() -> None:
 
 
 #: The arms ``--arms`` may name.
-ARMS = ("process", "server", "client", "first")
+ARMS = ("process", "server", "client", "first", "gpt3")
 
 
 if __name__ == "__main__":
