@@ -14,7 +14,8 @@
     ``letters``' question, answered in one pass (MMLU's original protocol, HELM's joint multiple
     choice with log-probabilities): the letter among A-D whose token is most likely as the first
     token of the answer. One decoding step more shows whether the greedy answer ends after that
-    letter; where it does not, the item is asked again as ``letters`` (:func:`letter_candidates`).
+    letter; where it does not, the same decoding goes on to the full ``letters`` answer
+    (:func:`letter_candidates`).
 ``free``
     the sentence alone; the model writes the missing value, compared as a number (a clock time
     as minutes after midnight) with the item's answer. The only protocol in which the model

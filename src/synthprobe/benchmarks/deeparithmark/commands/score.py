@@ -80,8 +80,8 @@ def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> No
         metavar="NAME[,NAME...]",
         help="how each item is asked (default: %(default)s). loglik: ArithMark 3.0's protocol, the "
         "endings' log-likelihoods compared; letters: the endings shown as A-D, the model answers "
-        "one letter; letterprob: letters' question, the likeliest letter token read in one pass (hf "
-        "engine; letters where the answer is not that letter alone); free: the "
+        "one letter; letterprob: letters' question, the likeliest letter token read in one pass "
+        "(with letters' answer where that is not the letter alone); free: the "
         "sentence alone, the model writes the value, compared as a number "
         "with the item's unit (a clock time as a time). letters/free generate greedily and read the "
         "answer back (rules strict, lax, last, value: docs/chat-and-protocols.md); an answer that "

@@ -300,11 +300,11 @@ def _settings(r, entry: dict, task_block: dict, where: str, dataset_sha: str | N
         out.update(_answer_settings(ext, protocol_of(entry)))
     lp = task_block.get("letterprob")
     if isinstance(lp, dict):
-        out.update(_letterprob_settings(lp, timing if isinstance(timing, dict) else {}))
+        out.update(_letterprob_settings(lp))
     return out
 
 
-def _letterprob_settings(lp: dict, timing: dict) -> dict[str, str]:
+def _letterprob_settings(lp: dict) -> dict[str, str]:
     """A letterprob run's certified share, fallbacks, letter mass, tokenisation read and the
     letters-equivalent answers' agreement, for the run table (each where the file records it)."""
     out: dict[str, str] = {}

@@ -91,25 +91,23 @@ def certified(first: dict[str, Any], reading: dict[str, Any]) -> bool:
     )
 
 
-def letterprob_record(
-    item: Any, first: dict[str, Any], fallback: dict[str, Any] | None, *, resolve: str = "none"
-) -> dict[str, Any]:
+def letterprob_record(item: Any, first: dict[str, Any], *, resolve: str = "none") -> dict[str, Any]:
     """One item's record: the one-pass letter (``pred``, ``correct``) with what it was read from,
-    whether it is certified, and the letters-equivalent answer (``letters``): the one pass's own
-    greedy answer when certified, else ``fallback``, the full ``letters`` answer
-    (``{text, finish, n_tokens}``), read back by :func:`synthprobe.scoring.records.generation_record`."""
+    whether it is certified, and the letters-equivalent answer (``letters``): the greedy answer of
+    the same decoding loop (``first``'s ``text``, ``finish``, ``n_tokens``; the letter alone when
+    certified, else the full ``letters`` answer its row decoded on to), read back by
+    :func:`synthprobe.scoring.records.generation_record`."""
     n = len(item.endings)
     base = item_fields(item)
     reading = read_letters(first, n)
     pred = reading["pred"]
     ok = certified(first, reading)
-    gen = first if ok else (fallback or {})
     as_letters = generation_record(
         item,
         "letters",
-        str(gen.get("text", "")),
-        finish=gen.get("finish"),
-        n_tokens=gen.get("n_tokens"),
+        str(first.get("text", "")),
+        finish=first.get("finish"),
+        n_tokens=first.get("n_tokens"),
         resolve=resolve,
     )
     values, sources = base["option_values"], base["option_sources"]

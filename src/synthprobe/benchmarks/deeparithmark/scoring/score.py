@@ -405,25 +405,19 @@ def letterprob_dataset(
     t0 = time.perf_counter()
 
     def work(todo: list[int], batch_size: int, emit):
-        from synthprobe.benchmarks.deeparithmark.scoring.letterprob import certified, read_letters
-
         # letters' batches (the same a letters run and a resume form)
         for chunk, firsts in _asked(
             backend, "first_token", chat, texts, todo, batch_size, (candidates, budget, stop), {}, where, config
         ):
             for i, f in zip(chunk, firsts):
-                first = _finite_first(f.to_dict())
-                # an uncertified item's answer is the same loop decoding on: its letters answer
-                ok = certified(first, read_letters(first, len(ds.items[i].endings)))
-                fallback = None if ok else {k: first[k] for k in ("text", "finish", "n_tokens")}
-                emit(i, {"id": ds.items[i].id, "first": first, "fallback": fallback})
+                # one loop: a certified row stopped after its letter, the others decoded on to
+                # their letters answer (letterprob.letterprob_record reads both from it)
+                emit(i, {"id": ds.items[i].id, "first": _finite_first(f.to_dict())})
         return None
 
     result = _run(ds, work, where, backend, score_key, config, echo)
     eval_s = time.perf_counter() - t0
-    records = [
-        letterprob_record(it, r.get("first") or {}, r.get("fallback")) for it, r in zip(ds.items, result.records)
-    ]
+    records = [letterprob_record(it, r.get("first") or {}) for it, r in zip(ds.items, result.records)]
     top_ks = {(r.get("first") or {}).get("top_k") for r in result.records}
     block: dict[str, Any] = {
         "dataset": {k: ds.info[k] for k in ("path", "sha256", "n_items")},
