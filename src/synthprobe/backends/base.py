@@ -209,6 +209,22 @@ class FirstToken:
         }
 
 
+def first_token_arguments(candidates: Sequence[str], max_new_tokens: Any, top_k: Any) -> list[str]:
+    """The checked arguments of a ``first_token`` call, for every engine: the candidates as a list.
+    Raises ``TypeError`` / ``ValueError`` naming the argument that is out of range."""
+    if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 1:
+        raise ValueError(f"top_k must be an integer >= 1, got {top_k!r}")
+    if not isinstance(max_new_tokens, int) or isinstance(max_new_tokens, bool) or max_new_tokens < 1:
+        raise ValueError(f"max_new_tokens must be >= 1 to read a first token, got {max_new_tokens!r}")
+    if isinstance(candidates, str):
+        raise TypeError("candidates must be a sequence of strings, not one string")
+    out = list(candidates)
+    for c in out:
+        if not isinstance(c, str) or not c:
+            raise ValueError(f"candidates must be non-empty strings, got {c!r}")
+    return out
+
+
 @dataclass
 class ChoiceRun:
     """Scores of one multiple-choice run plus how it went."""

@@ -70,6 +70,7 @@ from synthprobe.backends.base import (
     ModelLoadError,
     ScoringError,
     TokenBudgetSpent,
+    first_token_arguments,
 )
 from synthprobe.errors import InputError
 
@@ -1113,16 +1114,7 @@ class OpenAIBackend(BaseBackend):
         outside the ``top_k`` that came back is None. The first request runs alone, so a server
         that returns no log-probabilities stops the run with one :class:`ScoringError`."""
         stops = self._stops(stop)
-        if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 1:
-            raise ValueError(f"top_k must be an integer >= 1, got {top_k!r}")
-        if not isinstance(max_new_tokens, int) or isinstance(max_new_tokens, bool) or max_new_tokens < 1:
-            raise ValueError(f"max_new_tokens must be >= 1 to read a first token, got {max_new_tokens!r}")
-        if isinstance(candidates, str):
-            raise TypeError("candidates must be a sequence of strings, not one string")
-        candidates = list(candidates)
-        for c in candidates:
-            if not isinstance(c, str) or not c:
-                raise ValueError(f"candidates must be non-empty strings, got {c!r}")
+        candidates = first_token_arguments(candidates, max_new_tokens, top_k)
 
         async def call(i: int, prompt: Any, sem) -> FirstToken:
             choices, gens = await self._request(

@@ -56,6 +56,7 @@ from synthprobe.backends.base import (
     ModelLoadError,
     ScoringError,
     TokenizerBackend,
+    first_token_arguments,
 )
 from synthprobe.backends.spec import ModelSpec, resolve_spec
 from synthprobe.errors import InputError
@@ -574,13 +575,10 @@ class VLLMBackend(TokenizerBackend):
         from synthprobe.backends.hf.generate import _as_stops, candidate_ids
 
         stops = _as_stops(stop)
-        if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 1:
-            raise ValueError(f"top_k must be an integer >= 1, got {top_k!r}")
+        candidates = first_token_arguments(candidates, max_new_tokens, top_k)
         most = getattr(self.llm.llm_engine.model_config, "max_logprobs", None)
         if isinstance(most, int) and most >= 0 and top_k > most:
             raise ValueError(f"top_k {top_k} is more than this vLLM engine returns (its max_logprobs is {most})")
-        if not isinstance(max_new_tokens, int) or isinstance(max_new_tokens, bool) or max_new_tokens < 1:
-            raise ValueError(f"max_new_tokens must be >= 1 to read a first token, got {max_new_tokens!r}")
         ids = candidate_ids(self.tokenizer, candidates)
         encoded = self._encode_prompts(prompts, max_new_tokens, batch_size)
         if not encoded:

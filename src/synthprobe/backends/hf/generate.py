@@ -39,7 +39,7 @@ from typing import Any
 
 import torch
 
-from synthprobe.backends.base import FinishReason, FirstToken, Generation
+from synthprobe.backends.base import FinishReason, FirstToken, Generation, first_token_arguments
 
 
 def sample_arguments(
@@ -286,11 +286,10 @@ def _greedy_batches(
 
 def candidate_ids(tokenizer, candidates: Sequence[str]) -> dict[str, int | None]:
     """Each candidate string's token id where it is exactly one token (encoded without special
-    tokens and decoded back to itself); None where it is not."""
+    tokens and decoded back to itself); None where it is not. ``candidates`` as
+    :func:`~synthprobe.backends.base.first_token_arguments` returns them."""
     out: dict[str, int | None] = {}
     for c in candidates:
-        if not isinstance(c, str) or not c:
-            raise ValueError(f"candidates must be non-empty strings, got {c!r}")
         ids = tokenizer(c, add_special_tokens=False)["input_ids"]
         out[c] = ids[0] if len(ids) == 1 and tokenizer.decode(ids) == c else None
     return out
@@ -322,11 +321,7 @@ def greedy_first_token(
     or a stop string is an answer that ends after it."""
     prompts = list(prompts) if not isinstance(prompts, str) else prompts
     stops = _as_stops(stop)
-    if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 1:
-        raise ValueError(f"top_k must be an integer >= 1, got {top_k!r}")
-    if max_new_tokens < 1:
-        raise ValueError(f"max_new_tokens must be >= 1 to read a first token, got {max_new_tokens!r}")
-    ids = candidate_ids(tokenizer, candidates)
+    ids = candidate_ids(tokenizer, first_token_arguments(candidates, max_new_tokens, top_k))
     encoded = _encode(
         tokenizer,
         model,
