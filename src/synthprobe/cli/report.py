@@ -36,8 +36,8 @@ Each file written and what it shows: docs/command-line.md."""
 
 _EXAMPLES = """\
 examples:
-  synthprobe report benchmarks/gpt3_smollm2-135m-instruct.json --out report/
-  synthprobe report deep.json gpt3.json --out both/ --title "Our models"
+  synthprobe report results.json --out report/
+  synthprobe report deep.json words.json --out both/ --title "Our models"
   synthprobe report contamination.json deep.json --out checked/
   synthprobe report deep.json --out paper/ --table latex --table csv
   synthprobe report lm-eval-out/ --out from-lm-eval/   # lm_eval's folder
@@ -95,8 +95,8 @@ def _arguments(p: argparse.ArgumentParser) -> None:
         action="append",
         choices=["csv", "latex", "markdown"],
         default=None,
-        help="also write paper-ready tables (leaderboard, per_depth, paired_comparison, gpt3) "
-        "into DIR/tables/; repeat for several formats",
+        help="also write paper-ready tables (the leaderboard, the paired comparison and each "
+        "benchmark's own: docs/command-line.md) into DIR/tables/; repeat for several formats",
     )
     p.set_defaults(func=_report)
 
