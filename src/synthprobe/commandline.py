@@ -447,6 +447,25 @@ def chat_setup(args: argparse.Namespace):
     return ChatSetup(source=source, text=text, system_prompt=system, fewshot_as_multiturn=multiturn)
 
 
+def run_settings(args: argparse.Namespace) -> dict:
+    """The settings every scoring run shares (the fields of
+    :class:`~synthprobe.scoring.settings.RunSettings`), read from a command's arguments: ``--limit``,
+    ``--batch-size``, ``--no-cache``, the progress switch, the chat setup (:func:`chat_setup`) and,
+    where the command has them, ``--max-context`` and ``--max-new-tokens``. Each command adds its own
+    fields beside them (``StepsConfig(**run_settings(args), data=...)``)."""
+    shared = {
+        "limit": args.limit,
+        "batch_size": args.batch_size,
+        "cache": not args.no_cache,
+        "progress": args.progress,
+        "chat": chat_setup(args),
+    }
+    for name in ("max_context", "max_new_tokens"):
+        if hasattr(args, name):
+            shared[name] = getattr(args, name)
+    return shared
+
+
 def engine_options(args: argparse.Namespace) -> dict:
     """The engine's own options from the model block: ``--threads``, ``--concurrency`` when given,
     then every ``--model-arg`` (last, so it wins)."""

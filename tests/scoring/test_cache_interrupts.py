@@ -135,7 +135,7 @@ def test_ctrl_c_at_every_line_of_saving_a_batch_leaves_each_item_once(data, back
     from synthprobe.scoring.runner import ScoringInterrupted
 
     ds = load_dataset(data, "deeparithmark", 6)
-    config = ScoreConfig(data=data, batch_size=2, progress=False, save_predictions=True)
+    config = ScoreConfig(data=data, batch_size=2, progress=False, save_items=True)
     monkeypatch.setenv("SYNTHPROBE_CACHE", str(tmp_path / "reference"))
     reference = score_dataset(backend, ds, dataclasses_replace(config, cache=False), echo=lambda s: None)
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

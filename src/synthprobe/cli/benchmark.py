@@ -64,10 +64,11 @@ def cmd_score(args: argparse.Namespace) -> int:
     from synthprobe import results as res
     from synthprobe.backends import check_backend
     from synthprobe.backends.refs import model_refs, named_model
-    from synthprobe.commandline import backend_options, chat_setup, load_backend_or_exit
+    from synthprobe.commandline import backend_options, load_backend_or_exit, run_settings
     from synthprobe.io.write import atomic_write_text, check_outputs
     from synthprobe.plan import Cell, Plan, check_plan, plural
     from synthprobe.scoring.benchmark import check_chat, load_items, score_block
+    from synthprobe.scoring.settings import RunSettings
 
     bench: Benchmark = args.benchmark
     if not args.data.is_file():
@@ -77,25 +78,17 @@ def cmd_score(args: argparse.Namespace) -> int:
     check_outputs([(args.out, "--out")], [(args.data, "--data")], overwrite=args.overwrite)
     ref = model_refs([args.model])[0]
     check_backend(ref.spec, **backend_options(args))
-    chat = chat_setup(args)
-    check_chat(bench, chat)
-    items = load_items(bench, args.data, limit=args.limit)  # the whole file read before the model loads
+    settings = RunSettings(**run_settings(args))
+    settings.check_run()
+    check_chat(bench, settings.chat)
+    items = load_items(bench, args.data, limit=settings.limit)  # the whole file read before the model loads
     started = time.perf_counter()
     backend = load_backend_or_exit(ref.spec, args)
     try:
         load_s = round(time.perf_counter() - started, 3)
 
         def score() -> dict:
-            return score_block(
-                bench,
-                backend,
-                items,
-                args.data,
-                batch_size=args.batch_size,
-                progress=args.progress,
-                cache=not args.no_cache,
-                chat=chat,
-            )
+            return score_block(bench, backend, items, args.data, settings)
 
         # the plan, and above a few dozen items an estimate from the first batch (kept for the run)
         check_plan(
@@ -106,7 +99,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         )
         block = score()
         model = named_model(backend.describe(), ref)
-        asked = chat.identity(backend)
+        asked = settings.chat.identity(backend)
     finally:
         backend.close()
     doc = res.results_document(

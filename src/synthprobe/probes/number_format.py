@@ -175,7 +175,7 @@ def _score_config(config: ProbeConfig):
     return ScoreConfig(
         batch_size=config.batch_size,
         max_context=config.max_context,
-        save_predictions=True,
+        save_items=True,
         progress=config.progress,
         cache=config.cache,
         chat=config.chat,

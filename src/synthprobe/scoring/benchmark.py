@@ -29,6 +29,7 @@ from synthprobe.errors import InputError
 from synthprobe.io.read import sha256_file
 from synthprobe.registry import Benchmark
 from synthprobe.scoring.runner import CacheKey, run_items
+from synthprobe.scoring.settings import RunSettings
 
 
 def build_jsonl(bench: Benchmark, *, n: int, seed: int) -> tuple[int, str]:
@@ -88,24 +89,22 @@ def score_block(
     backend,
     items: list[dict],
     data: Path,
-    *,
-    batch_size: int,
-    progress: bool,
-    cache: bool = True,
-    chat: ChatSetup | None = None,
+    settings: RunSettings,
 ) -> dict[str, Any]:
-    """Score ``items`` (read from ``data``) with ``backend``; the model's results block. ``chat``:
-    the command's chat setup, handed to a work function that takes it (:func:`check_chat`)."""
-    chat = chat or ChatSetup()
+    """Score ``items`` (read from ``data``) with ``backend`` under ``settings`` (the batch size,
+    the score cache, the progress bar; its chat setup is handed to a work function that takes it:
+    :func:`check_chat`); the model's results block. ``items`` are the ones to score: ``settings.limit``
+    is applied by :func:`load_items`."""
+    chat = settings.chat
     check_chat(bench, chat)
     sha = sha256_file(data)
-    settings: dict[str, Any] = {"task": bench.name, "bos": getattr(backend, "bos", None)}
+    keyed: dict[str, Any] = {"task": bench.name, "bos": getattr(backend, "bos", None)}
     kwargs: dict[str, Any] = {}
     if takes_chat(bench):
         kwargs["chat"] = chat
         if chat.enabled or chat.system_prompt is not None:  # keys the cache; none for raw text, as before
             ident = chat.identity(backend)
-            settings["chat"] = {k: ident[k] for k in ("chat_template_sha256", "system_prompt_sha256")}
+            keyed["chat"] = {k: ident[k] for k in ("chat_template_sha256", "system_prompt_sha256")}
     started = time.perf_counter()
     work = bench.part("work")(backend, items, **kwargs)
     run = run_items(
@@ -113,9 +112,9 @@ def score_block(
         work,
         where=f"{bench.name} · {backend.name}",
         backend=backend,
-        cache=CacheKey(sha, settings) if cache else None,
-        batch_size=batch_size,
-        progress=progress,
+        cache=CacheKey(sha, keyed) if settings.cache else None,
+        batch_size=settings.batch_size,
+        progress=settings.progress,
     )
     # every record in the form the score cache gives back (keys sorted): a run that reads some
     # from the cache (a rerun, a resumed run, a Ray job rerun after its worker died) writes the

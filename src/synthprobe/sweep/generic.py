@@ -94,18 +94,17 @@ class GenericPart:
 
     def score(self, backend, job: Job, settings: Settings) -> dict[str, Any]:
         from synthprobe.scoring.benchmark import score_block
+        from synthprobe.scoring.settings import RunSettings
 
         path, items = self._data(job, settings)
-        return score_block(
-            self.bench,
-            backend,
-            items,
-            path,
+        run = RunSettings(
             batch_size=settings.batch_size,
-            progress=False,
+            max_context=settings.max_context,
             cache=settings.cache,
+            progress=False,
             chat=settings.chat,
         )
+        return score_block(self.bench, backend, items, path, run)
 
     def run(self, job: Job, settings: Settings) -> dict[str, Any]:
         t0 = time.perf_counter()

@@ -18,11 +18,11 @@ from synthprobe.commandline import (
     add_model_args,
     add_overwrite_argument,
     add_yes_argument,
-    chat_setup,
     int_at_least,
     load_backend_or_exit,
     nothing_written,
     positive_int,
+    run_settings,
 )
 from synthprobe.errors import InputError
 from synthprobe.io.write import atomic_write_text
@@ -124,17 +124,7 @@ def run_steps(args: argparse.Namespace) -> int:
     from synthprobe.results import dumps_results
 
     args.data = locate_release(args.data)
-    config = steps.StepsConfig(
-        data=args.data,
-        limit=args.limit,
-        batch_size=args.batch_size,
-        max_context=args.max_context,
-        max_new_tokens=args.max_new_tokens,
-        save_items=args.save_items,
-        cache=not args.no_cache,
-        progress=args.progress,
-        chat=chat_setup(args),
-    )
+    config = steps.StepsConfig(**run_settings(args), data=args.data, save_items=args.save_items)
     if not args.data.is_file():
         raise InputError(
             "file does not exist" if not args.data.exists() else "not a regular file", path=args.data, field="--data"
@@ -315,21 +305,15 @@ def run_twins(args: argparse.Namespace) -> int:
 
     kinds = None if args.kinds.strip() == "all" else tuple(k.strip() for k in args.kinds.split(",") if k.strip())
     config = tw.TwinsConfig(
+        **run_settings(args),
         manifest=args.manifest,
-        limit=args.limit,
         kinds=kinds,
         protocols=tuple(x.strip() for x in str(args.protocol).split(",") if x.strip()),
         aa=args.aa,
-        batch_size=args.batch_size,
-        max_context=args.max_context,
-        max_new_tokens=args.max_new_tokens,
         cot=args.cot,
         bos=args.bos,
         scorer=args.scorer,
         save_items=args.save_items,
-        cache=not args.no_cache,
-        progress=args.progress,
-        chat=chat_setup(args),
     )
     ts = tw.load_twins(config)  # every file checked before a model is looked up
     refs = model_refs(args.models)

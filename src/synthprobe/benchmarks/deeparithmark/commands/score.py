@@ -15,11 +15,11 @@ from synthprobe.commandline import (
     NOTHING_WRITTEN,
     add_model_args,
     add_yes_argument,
-    chat_setup,
     engine_options,
     int_at_least,
     nothing_written,
     positive_int,
+    run_settings,
 )
 from synthprobe.errors import CommandFailed, InputError, run_command_line
 from synthprobe.metrics.extract import RESOLVE
@@ -191,34 +191,28 @@ def config_from_args(args: argparse.Namespace):
     if not output.is_dir():  # a folder gets its own message in validate()
         check_outputs([(output, "--output")], inputs, overwrite=args.overwrite)
 
-    chat = chat_setup(args)
+    shared = run_settings(args)  # reads the chat template, once
     protocols = tuple(x.strip() for x in str(args.protocol).split(",") if x.strip())
     if args.resolve != "none" and "letters" not in protocols:
         raise InputError(
             f"--resolve {args.resolve} reads letters answers only; add --protocol letters", field="--resolve"
         )
     return ScoreConfig(
-        chat=chat,
+        **shared,
         protocols=protocols,
         cot=args.cot,
-        max_new_tokens=args.max_new_tokens,
         resolve=args.resolve,
         data=args.data,
         models=models,
         dtype=args.dtype,
         device=args.device,
-        batch_size=args.batch_size,
-        max_context=args.max_context,
         trust_remote_code=args.trust_remote_code,
         bos=args.bos,
-        limit=args.limit,
         compare=args.compare,
         compare_data=args.compare_data or args._compare_default,
-        save_predictions=args.save_predictions or len(protocols) > 1,
+        save_items=args.save_predictions or len(protocols) > 1,
         output=output,
         scorer=args.scorer,
-        progress=args.progress,
-        cache=not args.no_cache,
         yes=args.yes,
         model_args=engine_options(args),
         partial_inputs=args.partial_inputs,

@@ -28,6 +28,7 @@ from synthprobe.items import MCItem
 from synthprobe.results import results_document
 from synthprobe.scoring.console import format_comparisons, format_usage
 from synthprobe.scoring.runner import CacheKey, batches, run_items
+from synthprobe.scoring.settings import RunSettings
 from synthprobe.tasks import protocols as proto
 from synthprobe.version import __version__
 
@@ -41,35 +42,28 @@ ARITHMARK3_HOWTO = (
 )
 
 
-@dataclass
-class ScoreConfig:
+@dataclass(kw_only=True)
+class ScoreConfig(RunSettings):
+    """A ``score deeparithmark`` run: the shared settings (:class:`RunSettings`) and Deep
+    Arithmark's own."""
+
     data: Path = DEFAULT_DATA
     #: ``--model`` values: specs, or :class:`~synthprobe.commandline.ModelRef` (a spec and a given name)
     models: list[Any] = field(default_factory=lambda: [EMBEDDED_ALIAS])
     dtype: str | None = None
     device: str = "auto"
-    batch_size: int = 32
-    max_context: int = 1024
     trust_remote_code: bool = False
     bos: bool = False
-    limit: int | None = None
     compare: bool = False
     compare_data: Path = DEFAULT_COMPARE_DATA
-    save_predictions: bool = False
     output: Path | None = None
     scorer: str = "onepass"
-    progress: bool = True
-    cache: bool = True
     #: Engine options (``--model-arg key=value``, ``--threads``), passed to ``load_backend``.
     model_args: dict[str, Any] = field(default_factory=dict)
-    #: ``--chat-template`` / ``--system-prompt`` (default: none, raw text).
-    chat: ChatSetup = field(default_factory=ChatSetup)
     #: ``--protocol`` (one or more of loglik, letters, free, letterprob; each model is scored under each).
     protocols: tuple[str, ...] = ("loglik",)
     #: ``--cot``: letters/free may reason before a final ``ANSWER:`` line.
     cot: bool = False
-    #: ``--max-new-tokens`` for letters/free (default: :data:`protocols.MAX_NEW_TOKENS`).
-    max_new_tokens: int | None = None
     #: ``--resolve``: how a letters answer whose letter and written value disagree is credited
     #: (:data:`synthprobe.metrics.extract.RESOLVE`; ``none``, the default: never).
     resolve: str = "none"
@@ -119,12 +113,7 @@ def validate(config: ScoreConfig) -> list[Dataset]:
     from synthprobe.backends import check_backend, engine_can, split_kind
     from synthprobe.backends.base import SCORERS
 
-    if config.batch_size < 1:
-        raise InputError(f"expected a positive integer, got {config.batch_size}", field="--batch-size")
-    if config.max_context < 2:
-        raise InputError(f"expected an integer >= 2, got {config.max_context}", field="--max-context")
-    if config.limit is not None and config.limit < 1:
-        raise InputError(f"expected a positive integer, got {config.limit}", field="--limit")
+    config.check_run()
     if config.scorer not in SCORERS:
         raise InputError(f"expected one of {', '.join(SCORERS)}, got {config.scorer!r}", field="--scorer")
     if not config.models:
@@ -905,7 +894,7 @@ def run(config: ScoreConfig, *, echo: Callable[[str], None] = print) -> tuple[di
             echo(res.format_breakdown(entry))
     compared = comparisons(entries, [ds.key for ds in datasets]) if len(config.models) > 1 else None
     effect = res.protocol_effect(entries)
-    if not config.save_predictions:
+    if not config.save_items:
         drop_predictions(entries)
     doc = results_document(
         protocol=res.PROTOCOL,

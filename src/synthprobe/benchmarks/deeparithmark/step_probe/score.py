@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from synthprobe.backends.chat import ChatSetup
 from synthprobe.benchmarks.deeparithmark.audit import tolerance
 from synthprobe.benchmarks.deeparithmark.composition import RELEASE_FILE
 from synthprobe.benchmarks.deeparithmark.layout import STEPS_VERSION
@@ -39,6 +38,7 @@ from synthprobe.io.read import sha256_file
 from synthprobe.metrics.choice import exact_match, pick_choice
 from synthprobe.results import dumps_results, results_document
 from synthprobe.scoring.runner import CacheKey, batches, run_items
+from synthprobe.scoring.settings import RunSettings
 from synthprobe.version import __version__
 
 DEFAULT_DATA = RELEASE_FILE
@@ -48,20 +48,16 @@ STOP = ("\n",)
 MODES = ("isolation", "chain")
 
 
-@dataclass
-class StepsConfig:
+@dataclass(kw_only=True)
+class StepsConfig(RunSettings):
+    """A ``probe steps`` run: the shared settings (:class:`RunSettings`; here 16 rows a batch and
+    16 generated tokens a step) and the data file. Under ``chat``, each probe's question is the
+    user turn, its options scored (and its answer generated) as the assistant's."""
+
     data: Path = DEFAULT_DATA
-    limit: int | None = None
     batch_size: int = 16
-    max_context: int = 1024
     max_new_tokens: int = MAX_NEW_TOKENS
-    save_items: bool = False
-    cache: bool = True
-    progress: bool = True
     model_args: dict[str, Any] = field(default_factory=dict)
-    #: ``--chat-template`` / ``--system-prompt`` (default: none, raw text): each probe's question is
-    #: the user turn, its options scored (and its answer generated) as the assistant's
-    chat: ChatSetup = field(default_factory=ChatSetup)
 
 
 @dataclass
@@ -78,8 +74,7 @@ def default_output(model: str) -> Path:
 
 def load_probes(config: StepsConfig) -> Probes:
     """Read the data file and build every probe (bad input: :class:`InputError`, nothing loaded)."""
-    if config.limit is not None and config.limit < 1:
-        raise InputError(f"expected a positive integer, got {config.limit}", field="--limit")
+    config.check_run()
     items = load_arithmark3(config.data)
     n_file = len(items)
     if config.limit is not None:

@@ -43,7 +43,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from synthprobe.backends.chat import ChatSetup
 from synthprobe.benchmarks.deeparithmark.base import TWIN_KINDS
 from synthprobe.benchmarks.deeparithmark.layout import TWINS_VERSION
 from synthprobe.benchmarks.deeparithmark.twins import metrics
@@ -52,6 +51,7 @@ from synthprobe.io.paths import slug
 from synthprobe.io.read import sha256_file
 from synthprobe.items import MCItem
 from synthprobe.results import fmt_p, fmt_pct, results_document
+from synthprobe.scoring.settings import RunSettings
 from synthprobe.version import __version__
 
 #: the manifest ``synthprobe build twins`` writes
@@ -67,25 +67,19 @@ PICK = {
 }
 
 
-@dataclass
-class TwinsConfig:
+@dataclass(kw_only=True)
+class TwinsConfig(RunSettings):
+    """A ``probe twins`` run: the shared settings (:class:`RunSettings`) and the twins' own."""
+
     manifest: Path
-    limit: int | None = None
     #: the twin kinds to score (None: every kind the manifest lists)
     kinds: tuple[str, ...] | None = None
     protocols: tuple[str, ...] = ("loglik",)
     #: ``--aa SEED2``: also pair the originals with an independent build from this seed
     aa: int | None = None
-    batch_size: int = 32
-    max_context: int = 1024
-    max_new_tokens: int | None = None
     cot: bool = False
     bos: bool = False
     scorer: str = "onepass"
-    save_items: bool = False
-    cache: bool = True
-    progress: bool = True
-    chat: ChatSetup = field(default_factory=ChatSetup)
 
 
 @dataclass
@@ -201,8 +195,7 @@ def load_twins(config: TwinsConfig) -> TwinSet:
     is one :class:`InputError`, raised before a model is touched."""
     from synthprobe.formats.arithmark3 import load_arithmark3
 
-    if config.limit is not None and config.limit < 1:
-        raise InputError(f"expected a positive integer, got {config.limit}", field="--limit")
+    config.check_run()
     bad = [p for p in config.protocols if p not in PROTOCOLS]
     if bad or not config.protocols:
         raise InputError(

@@ -19,9 +19,9 @@ from synthprobe.commandline import (
     NOTHING_WRITTEN,
     add_model_args,
     add_yes_argument,
-    chat_setup,
     nonneg_int,
     positive_int,
+    run_settings,
 )
 from synthprobe.errors import CommandFailed, InputError
 
@@ -48,22 +48,16 @@ def cmd_score(args: argparse.Namespace) -> int:
         tasks = resolve_tasks(args.tasks)
         tasks += [tf.task for tf in task_files if tf.task not in tasks]
     config = EvalConfig(
+        **run_settings(args),
         tasks=tasks,
         task_files=task_files,
         shots=shots,
-        limit=args.limit,
         limit_few=args.limit_few,
         seed=args.seed,
         format=args.format,
         check=args.check,
-        max_context=args.max_context,
-        batch_size=args.batch_size,
-        max_new_tokens=args.max_new_tokens,
         sat_file=args.sat_file,
         save_items=args.save_predictions,
-        progress=args.progress,
-        cache=not args.no_cache,
-        chat=chat_setup(args),
         protocol=args.sat_protocol,
     ).validate()
     refs = model_refs(args.models)

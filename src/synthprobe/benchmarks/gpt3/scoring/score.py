@@ -55,9 +55,8 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from synthprobe.backends.chat import ChatSetup
 from synthprobe.benchmarks.gpt3.paper import SIZES
 from synthprobe.benchmarks.gpt3.prompts import Prompt, PromptConfig, build_prompts, demo_pieces, parse_shots
 from synthprobe.benchmarks.gpt3.registry import FORMATS, BuildConfig, Task, build_items, serialize
@@ -67,6 +66,7 @@ from synthprobe.errors import InputError
 from synthprobe.metrics.choice import exact_match, pick_choice
 from synthprobe.metrics.extract import LETTERS, extract_letter
 from synthprobe.scoring.runner import CacheKey, batches, run_items
+from synthprobe.scoring.settings import RunSettings
 from synthprobe.tasks import protocols as proto
 
 CHECKS = ("generate", "is-greedy")
@@ -84,32 +84,29 @@ def setting_name(k: int, task: Task) -> str:
     return f"{k}-shot"
 
 
-@dataclass
-class EvalConfig:
-    """One scoring run over several tasks and shot settings."""
+@dataclass(kw_only=True)
+class EvalConfig(RunSettings):
+    """One scoring run over several tasks and shot settings: the shared settings
+    (:class:`RunSettings`; here 16 rows a batch, 2,048 tokens of context, each item kept) and
+    GPT-3's own."""
+
+    MIN_CONTEXT: ClassVar[int] = 8
 
     tasks: list[Task]
     shots: list[str] = field(default_factory=lambda: ["zero", "one", "few"])
-    limit: int | None = None
     limit_few: int | None = None
     seed: int = 0
     format: str = "openai"
     check: str = "generate"
     max_context: int = 2048
     batch_size: int = 16
-    max_new_tokens: int | None = None
     sat_file: str | None = None
     save_items: bool = True
-    progress: bool = True
-    #: Keep every finished item in the score cache, so an interrupted run resumes (--no-cache: off).
-    cache: bool = True
     #: Users' task files (:class:`~synthprobe.benchmarks.gpt3.taskfile.TaskFile`, checked on loading):
     #: each one's items replace the built pool of its task, which must be in ``tasks``.
     task_files: list = field(default_factory=list)
     #: How the arithmetic tasks write numbers (plain, comma, space: :mod:`synthprobe.tasks.numformat`).
     number_format: str = "plain"
-    #: ``--chat-template`` / ``--system-prompt`` / ``--fewshot-as-multiturn`` (default: raw text).
-    chat: ChatSetup = field(default_factory=ChatSetup)
     #: ``--sat-protocol``: ``loglik`` (the paper's way) or ``letters`` (SAT's options as A-E, one
     #: letter generated; the generative tasks are the same under both). Recorded as the entry's
     #: ``protocol``.
@@ -145,10 +142,10 @@ class EvalConfig:
         for t in self.tasks:
             for s in self.shots:
                 parse_shots(s, t)
-        for name in ("limit", "limit_few", "max_new_tokens"):
-            v = getattr(self, name)
-            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
-                raise InputError(f"expected an integer >= 1, got {v!r}", field="--" + name.replace("_", "-"))
+        self.check_run()
+        v = self.limit_few
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+            raise InputError(f"expected an integer >= 1, got {v!r}", field="--limit-few")
         if self.format not in FORMATS:
             raise InputError(f"expected one of {', '.join(FORMATS)}, got {self.format!r}", field="--format")
         from synthprobe.tasks.numformat import check_number_format
@@ -162,10 +159,6 @@ class EvalConfig:
             )
         if self.check not in CHECKS:
             raise InputError(f"expected one of {', '.join(CHECKS)}, got {self.check!r}", field="--check")
-        if isinstance(self.max_context, bool) or not isinstance(self.max_context, int) or self.max_context < 8:
-            raise InputError(f"expected an integer >= 8, got {self.max_context!r}", field="--max-context")
-        if isinstance(self.batch_size, bool) or not isinstance(self.batch_size, int) or self.batch_size < 1:
-            raise InputError(f"expected an integer >= 1, got {self.batch_size!r}", field="--batch-size")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise InputError(f"expected an integer >= 0, got {self.seed!r}", field="--seed")
         if self.sat_file is not None and not any(t.family == "sat" for t in self.tasks):
