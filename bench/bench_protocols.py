@@ -21,16 +21,19 @@ three processes: ours with ``--model openai-chat:URL --protocol letters|free`` a
 provider (``openai-api/vllm/<model>``, ``model_base_url`` = the same URL, ``max_connections`` =
 ``--batch-size``, ``temperature`` 0, ``max_tokens`` 8). Both arms by default.
 
-Two more arms run the other generative figures' scripts as their own processes, one after the
+More arms run the other generative figures' scripts as their own processes, one after the
 other, so that one command prints them all: ``client`` (``bench/bench_client_cost.py --n N``: the
 client process's own CPU, memory and wall time per request through one vLLM server, ours against
-inspect_ai and lm-eval ``local-chat-completions``) and ``first`` (``bench/bench_first_token.py``:
+inspect_ai and lm-eval ``local-chat-completions``), ``first`` (``bench/bench_first_token.py``:
 ``first_token`` against ``generate`` through a vLLM server's chat and completions endpoints, and
-their letters' log-probabilities against the HF engine's) and ``gpt3``
+their letters' log-probabilities against the HF engine's), ``gpt3``
 (``bench/bench_gpt3_generation.py``: GPT-3 arithmetic generation against lm-eval 0.4.13's HF
-``generate_until``, whole processes and multiply-adds)::
+``generate_until``, whole processes and multiply-adds) and ``free``
+(``bench/bench_free_generation.py``: ``--protocol free`` against lm-eval 0.4.13's HF
+``generate_until`` on the same rendered prompts, whole processes and multiply-adds, the like-for-like
+peer inspect's ``multiple_choice()`` is not)::
 
-    .venv/bin/python bench/bench_protocols.py --n 64 --arms process,server,client,first,gpt3 --account \
+    .venv/bin/python bench/bench_protocols.py --n 64 --arms process,server,client,first,gpt3,free --account \
         --protocols letters,free,letterprob --inspect-python /tmp/inspect-venv/bin/python
 
 inspect_ai pins its own dependencies, so it runs with the python of a separate virtualenv
@@ -299,7 +302,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=200, help="release items (default 200)")
     parser.add_argument("--batch-size", type=int, default=32, help="generation batch, both sides (default 32)")
-    parser.add_argument("--inspect-python", required=True, help="python of a virtualenv with inspect-ai")
+    parser.add_argument(
+        "--inspect-python", help="python of a virtualenv with inspect-ai (needed by the process and server arms)"
+    )
     parser.add_argument(
         "--protocols",
         default="letters,free",
@@ -315,8 +320,8 @@ def main() -> None:
         default="process,server",
         help=(
             "comma-separated: process (in-process engines), server (one vLLM CPU server), client "
-            "(bench_client_cost.py), first (bench_first_token.py), gpt3 (bench_gpt3_generation.py); "
-            "default: process,server"
+            "(bench_client_cost.py), first (bench_first_token.py), gpt3 (bench_gpt3_generation.py), free "
+            "(bench_free_generation.py); default: process,server"
         ),
     )
     args = parser.parse_args()
@@ -326,6 +331,8 @@ def main() -> None:
         parser.error(f"--protocols: expected letters, free, letterprob, got {','.join(args.protocols)!r}")
     if not arms or any(a not in ARMS for a in arms):
         parser.error(f"--arms: expected one or more of {', '.join(ARMS)}, got {args.arms!r}")
+    if {"process", "server"} & set(arms) and not args.inspect_python:
+        parser.error("--inspect-python: needed by the process and server arms")
     import vllm_cpu
 
     folder = str(vllm_cpu.embedded_model_folder())
@@ -346,6 +353,7 @@ def main() -> None:
         ("client", "bench_client_cost.py"),
         ("first", "bench_first_token.py"),
         ("gpt3", "bench_gpt3_generation.py"),
+        ("free", "bench_free_generation.py"),
     ):
         if name in arms:  # its own process: it starts (and stops) its own server
             print(f"\n== {script} --n {args.n}", flush=True)
@@ -357,7 +365,7 @@ def main() -> None:
 
 
 #: The arms ``--arms`` may name.
-ARMS = ("process", "server", "client", "first", "gpt3")
+ARMS = ("process", "server", "client", "first", "gpt3", "free")
 
 
 if __name__ == "__main__":
