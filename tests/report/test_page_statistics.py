@@ -379,7 +379,7 @@ def test_report_help_says_it_reads_any_results_files_with_examples():
         assert proc.returncode == 0
         text = " ".join(proc.stdout.split())
         assert "score gpt3" in text and "score deeparithmark" in text, argv
-        assert "examples:" in proc.stdout and "gpt3_smollm2-135m-instruct.json --out" in proc.stdout, argv
+        assert "examples:" in proc.stdout and "synthprobe report results.json --out report/" in proc.stdout, argv
         assert "any mix of files written by" in text and "--out DIR" in text and "--table" in text, argv
 
 
