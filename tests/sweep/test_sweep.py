@@ -222,6 +222,9 @@ def test_gpt3_tasks_in_a_sweep_score_as_score_gpt3_does(toy, tmp_path):
             row.pop(key)
     assert entries[3]["results"]["gpt3"]["rows"] == direct
     doc = document(grid, settings, entries)
+    # the sweep records the context its GPT-3 jobs were given (score gpt3's, not --max-context)
+    assert settings.max_context == 1024
+    assert doc["sweep"]["settings"]["gpt3_max_context"] == EvalConfig(tasks=[get_task("2D+")]).max_context == 2048
     summary = doc["sweep"]["summary"]["gpt3:arithmetic_2da"]
     assert summary["metric"] == "accuracy"
     assert summary["models"]["toy:b"]["mean"] == pytest.approx(

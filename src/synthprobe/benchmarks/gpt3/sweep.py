@@ -29,8 +29,12 @@ HELP = (
 
 
 def recorded(settings: Settings) -> dict[str, Any]:
-    """Its setting in the sweep's results document: the shot setting its jobs ran under."""
-    return {"gpt3_shots": settings.shots}
+    """Its settings in the sweep's results document: the shot setting its jobs ran under, and the
+    context they were given — ``score gpt3``'s own (GPT-3's window), not the sweep's
+    ``--max-context``, which few-shot prompts of 1-2k tokens would not fit."""
+    from synthprobe.benchmarks.gpt3.scoring.score import MAX_CONTEXT
+
+    return {"gpt3_shots": settings.shots, "gpt3_max_context": MAX_CONTEXT}
 
 
 def _task(task: str):

@@ -72,6 +72,8 @@ from synthprobe.tasks import protocols as proto
 CHECKS = ("generate", "is-greedy")
 STOP = "\n"
 PROTOCOLS = ("loglik", "letters")
+#: prompt plus answer tokens at most: GPT-3's window (``--max-context``; capped at the model's)
+MAX_CONTEXT = 2048
 
 
 def setting_name(k: int, task: Task) -> str:
@@ -98,7 +100,7 @@ class EvalConfig(RunSettings):
     seed: int = 0
     format: str = "openai"
     check: str = "generate"
-    max_context: int = 2048
+    max_context: int = MAX_CONTEXT
     batch_size: int = 16
     sat_file: str | None = None
     save_items: bool = True
