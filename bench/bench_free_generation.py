@@ -60,7 +60,13 @@ sys.path.insert(0, str(ROOT / "bench"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import gen_multiply_adds as gm  # noqa: E402
-from bench_gpt3_generation import check_peer_layout, lm_eval_layout, sample_answer, sample_context  # noqa: E402
+from bench_gpt3_generation import (  # noqa: E402
+    check_peer_layout,
+    lm_eval_layout,
+    print_walls,
+    sample_answer,
+    sample_context,
+)  # noqa: E402
 from bench_whole_process import embedded_folder, timed  # noqa: E402
 
 #: the lm-eval task the peer runs
@@ -255,19 +261,7 @@ def account(args, folder: Path, items, texts, rendered, encoded, a_out: Path, b_
     ok = same_prompt == same_answer == n == len(peer)
     if args.check_layout:
         ok &= check_peer_layout(folder, rendered, [r["raw"] for r in mine], budget(), args.batch_size, tok)
-    if walls:
-        a_med, b_med = statistics.median(walls["A"]), statistics.median(walls["B"])
-        speed = b_med / a_med
-        print(
-            f"wall, median of {len(walls['A'])}: ours {a_med:.1f} s, lm-eval {b_med:.1f} s: lm-eval / ours {speed:.2f}x"
-        )
-        print(f"speed-up / multiply-add ratio: {speed / mac:.0%} (goal >= 95 %)")
-        per_round = [b / a for a, b in zip(walls["A"], walls["B"])]
-        mid = statistics.median(per_round)
-        print(
-            f"each round's lm-eval / ours: {', '.join(f'{r:.2f}x' for r in per_round)}; median {mid:.2f}x = "
-            f"{mid / mac:.0%} of the multiply-add ratio"
-        )
+    print_walls(walls, mac, goal=" (goal >= 95 %)")
     return 0 if ok else 1
 
 

@@ -218,6 +218,25 @@ def check_our_layout(backend, prompts: list[str], answers: list[str], budget: in
     return seen == counted and same == len(prompts) and passes == real
 
 
+def print_walls(walls: dict[str, list[float]], mac: float, *, goal: str = "") -> None:
+    """The timed rounds against the multiply-add ratio ``mac`` (lm-eval / ours): the medians,
+    lm-eval / ours, its share of ``mac``, and each round's ratio (A then B ran back to back, under
+    about the same load). Nothing when no round was timed."""
+    if not walls:
+        return
+    a_med, b_med = statistics.median(walls["A"]), statistics.median(walls["B"])
+    speed = b_med / a_med
+    print(f"wall, median of {len(walls['A'])}: ours {a_med:.1f} s, lm-eval {b_med:.1f} s: lm-eval / ours {speed:.2f}x")
+    print(f"speed-up / multiply-add ratio: {speed / mac:.0%}{goal}")
+    per_round = [b / a for a, b in zip(walls["A"], walls["B"])]
+    mid = statistics.median(per_round)
+    print(
+        f"each round's lm-eval / ours: {', '.join(f'{r:.2f}x' for r in per_round)}; median {mid:.2f}x = "
+        f"{mid / mac:.0%} of the multiply-add ratio (each round's pair ran back to back, under about "
+        f"the same load)"
+    )
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--n", type=int, default=100, help="first N items of each task (default: %(default)s)")
@@ -355,20 +374,7 @@ def account(args, tasks, folder: Path, a_out: Path, b_out: Path, walls: dict | N
             f"  {name}: {parts}; layers {c.linear / 1e9:.1f}, LM head {c.head / 1e9:.1f}, "
             f"attention {c.attention / 1e9:.1f}"
         )
-    if walls:
-        a_med, b_med = statistics.median(walls["A"]), statistics.median(walls["B"])
-        speed = b_med / a_med
-        print(
-            f"wall, median of {len(walls['A'])}: ours {a_med:.1f} s, lm-eval {b_med:.1f} s: lm-eval / ours {speed:.2f}x"
-        )
-        print(f"speed-up / multiply-add ratio: {speed / mac:.0%}")
-        per_round = [b / a for a, b in zip(walls["A"], walls["B"])]
-        mid = statistics.median(per_round)
-        print(
-            f"each round's lm-eval / ours: {', '.join(f'{r:.2f}x' for r in per_round)}; median {mid:.2f}x = "
-            f"{mid / mac:.0%} of the multiply-add ratio (each round's pair ran back to back, under about "
-            f"the same load)"
-        )
+    print_walls(walls, mac)
     return 0 if ok else 1
 
 
