@@ -16,7 +16,7 @@ from __future__ import annotations
 import platform
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +57,6 @@ class StepsConfig(RunSettings):
     data: Path = DEFAULT_DATA
     batch_size: int = 16
     max_new_tokens: int = MAX_NEW_TOKENS
-    model_args: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
