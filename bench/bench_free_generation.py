@@ -240,9 +240,11 @@ def account(args, folder: Path, items, texts, rendered, encoded, a_out: Path, b_
     tok = AutoTokenizer.from_pretrained(folder)
     costs = gm.Costs.from_config(AutoConfig.from_pretrained(folder))
     ids = [tok(r, add_special_tokens=False)["input_ids"] for r in rendered]
+    # what our run ordered its batches by: the engine's prompt_lengths, the questions' tokens
+    question_lengths = [len(tok(t, add_special_tokens=False)["input_ids"]) for t in texts]
     same_ids = sum(a == list(b) for a, b in zip(ids, encoded))
     passes = [gm.row_passes(r["n_generated_tokens"], r["finish"]) for r in mine]
-    ours_c = gm.count(gm.ours_run(encoded, passes, [len(t) for t in texts], args.batch_size), costs)
+    ours_c = gm.count(gm.ours_run(encoded, passes, question_lengths, args.batch_size), costs)
     peer_c = gm.count(lm_eval_layout(ids, rendered, passes, args.batch_size), costs)
     acct_c = gm.count(gm.lm_eval_run(encoded, passes, args.batch_size), costs)
     mac = peer_c.total / ours_c.total

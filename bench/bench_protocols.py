@@ -254,7 +254,10 @@ def account_table(figs: dict, acct: dict) -> None:
     ``letterprob`` beside ``letters``; the ceiling and the prompt pass's share of it."""
     peer = figs["inspect"]
     print(f"\nthe account (matmul ceiling {acct['ceiling_gflops']:.0f} GFLOP/s):")
-    print(f"  {'protocol':<11}{'wall x':>8}{'MAC x':>8}{'wall/MAC':>10}{'prompt pass':>13}{'answers same':>14}")
+    print(
+        f"  {'protocol':<11}{'wall x':>8}{'MAC x':>8}{'wall/MAC':>10}{'prompt pass':>13}{'real tokens':>13}"
+        f"{'answers same':>14}"
+    )
     for protocol, got in figs["ours"].items():
         a = acct["protocols"].get(protocol)
         if a is None:
@@ -266,12 +269,14 @@ def account_table(figs: dict, acct: dict) -> None:
         cells = [f"{wall_x:.2f}", "-" if mac is None else f"{mac:.2f}", "-" if mac is None else f"{wall_x / mac:.0%}"]
         print(
             f"  {protocol:<11}{cells[0]:>8}{cells[1]:>8}{cells[2]:>10}{a['prompt_share_of_ceiling']:>12.0%} "
+            f"{a['prompt_useful_share_of_ceiling']:>12.0%} "
             + (f"{same:>6}/{len(ids)}" if any(v is not None for v in got["answers"].values()) else f"{'-':>8}")
         )
     print(
         "  (x: inspect_ai multiple_choice() over ours, whole processes; wall/MAC: the speed-up over the "
-        "multiply-add ratio, the goal >= 95 %;\n   prompt pass: its GFLOP/s over the ceiling; answers same: token "
-        "counts of the account's own run equal to the process run's. A results file's generation time leaves out "
+        "multiply-add ratio, the goal >= 95 %;\n   prompt pass: its GFLOP/s over the ceiling (real tokens: "
+        "padding's work left out); answers same: token counts of the account's own run equal to the process "
+        "run's. A results file's generation time leaves out "
         "the batch the run's plan\n   scores before the clock starts, so generation times are compared in one "
         "process below)"
     )

@@ -154,12 +154,13 @@ def chunks(order: Sequence[int], size: int) -> list[list[int]]:
 
 
 def ours_run(
-    encoded: Sequence[Sequence[int]], passes: Sequence[int], text_lengths: Sequence[int], batch_size: int
+    encoded: Sequence[Sequence[int]], passes: Sequence[int], lengths: Sequence[int], batch_size: int
 ) -> list[Forward]:
-    """Our passes over a Deep Arithmark run: items longest question text first in chunks of
-    ``batch_size`` (``synthprobe.scoring.runner.batches``), each chunk's prompts longest in tokens
-    first (``_greedy_batches``; one batch per chunk)."""
-    order = sorted(range(len(encoded)), key=lambda i: (-text_lengths[i], i))
+    """Our passes over a Deep Arithmark run: items longest first by ``lengths`` (what the run
+    orders by: the engine's ``prompt_lengths`` of the question texts, their tokens in process) in
+    chunks of ``batch_size`` (``synthprobe.scoring.runner.batches``), each chunk's prompts longest
+    in tokens first (``_greedy_batches``; one batch per chunk)."""
+    order = sorted(range(len(encoded)), key=lambda i: (-lengths[i], i))
     out: list[Forward] = []
     for chunk in chunks(order, batch_size):
         rows = sorted(chunk, key=lambda i: (-len(encoded[i]), chunk.index(i)))

@@ -30,6 +30,8 @@ ANSWERS = [
 class FixedAnswers(ToyBackend):
     #: every conversation rendered, in order (the tests read the turns back)
     SEEN: list = []
+    #: the prompts of every ``generate`` call, one list per batch asked
+    BATCHES: list = []
 
     def render_chat(self, conversations, *, template=None):
         FixedAnswers.SEEN.extend(conversations)
@@ -54,6 +56,7 @@ class FixedAnswers(ToyBackend):
     ):
         from synthprobe.backends.base import Generation
 
+        FixedAnswers.BATCHES.append(list(prompts))
         out = []
         for p in prompts:
             k = next((i for i, it in enumerate(_ITEMS) if it["ctx"].rstrip() in p), None)

@@ -81,7 +81,7 @@ def test_runs_batch_as_each_side_does():
     assert [(x.rows, x.width, x.kind) for x in f] == [(2, 6, "prompt"), (2, 1, "decode"), (2, 4, "prompt")] + [
         (2, 1, "decode")
     ] * 2
-    # ours: chunks by question text length (here the reverse of the token order), then by tokens
+    # ours: chunks by the lengths the run orders by (here the reverse of the token order), then by tokens
     ours = gm.ours_run(encoded, passes, [40, 10, 30, 20], 2)
     kinds = [(x.rows, x.width, x.past, x.kind) for x in ours]
     assert kinds == [

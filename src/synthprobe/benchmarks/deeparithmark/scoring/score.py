@@ -270,13 +270,15 @@ def _run(ds: Dataset, work, where: str, backend, score_key, config: ScoreConfig,
 
 
 def _asked(backend, method: str, chat: ChatSetup, texts, todo, batch_size, args, kwargs, where, config):
-    """``(batch, answers)`` for each batch of ``todo``: longest prompts first (little padding), one
-    progress bar, the same batches on a resumed run; each batch asked through ``method`` of the
-    engine (``generate``, ``first_token``), or its ``_chat`` form as user turns under a template."""
+    """``(batch, answers)`` for each batch of ``todo``: longest prompts first by the engine's
+    :meth:`~synthprobe.backends.base.Backend.prompt_lengths` (tokens in process: little padding),
+    one progress bar, the same batches on a resumed run; each batch asked through ``method`` of
+    the engine (``generate``, ``first_token``), or its ``_chat`` form as user turns under a template."""
+    lengths = dict(zip(todo, backend.prompt_lengths([texts[i] for i in todo])))
     for chunk in batches(
         todo,
         batch_size,
-        length=lambda i: len(texts[i]),
+        length=lengths.__getitem__,
         tiebreak=lambda i: i,
         desc=where,
         total=len(texts),
