@@ -16,7 +16,8 @@ The layouts, from what each side's code does (the generation code read for facts
 
 * **ours** (:func:`ours_forwards`, ``synthprobe.backends.hf.generate._decode_batch``): the
   tokens every row of a batch starts with read once (one row), the rest of each prompt
-  left-padded to the batch's longest, logits at the last position only, then one position per
+  left-padded to the longest of its group (``row_groups``: rows of near one length read
+  together, the groups' caches joined), logits at the last position only, then one position per
   live row per step; a row leaves the cache the step it finishes (stop string, end of sequence
   or the budget).
 * **padded, every row to the last** (:func:`padded_forwards`): lm-eval 0.4.13's HF
@@ -128,11 +129,17 @@ def shared_prefix_length(batch: Sequence[Sequence[int]]) -> int:
 
 def ours_forwards(batch: Sequence[Sequence[int]], passes: Sequence[int]) -> list[Forward]:
     """Our passes over one batch of prompts (token ids), row ``r`` taking ``passes[r]`` passes."""
+    from synthprobe.backends.hf.generate import row_groups
+
     shared = shared_prefix_length(batch)
     out = [Forward(1, shared, 0, 1, shared, "prefix")] if shared else []
     tails = [len(ids) - shared for ids in batch]
     width = max(tails)
-    out.append(Forward(len(batch), width, shared, 1, sum(tails), "prompt"))
+    # the prompt pass in groups of rows of near one length, each padded to its own longest
+    # (``row_groups``; only over a shared opening, whose cache the groups copy)
+    for rows in row_groups(tails) if shared else [range(len(batch))]:
+        own = [tails[r] for r in rows]
+        out.append(Forward(len(own), max(own), shared, 1, sum(own), "prompt"))
     for step in range(1, max(passes)):
         live = sum(1 for p in passes if p > step)
         out.append(Forward(live, 1, shared + width + step - 1, 1, live, "decode"))

@@ -90,7 +90,13 @@ def test_runs_batch_as_each_side_does():
     ]  # fmt: skip
 
 
-def test_the_layout_is_the_passes_decode_batch_makes():
+SMALL = [[5, 6, 7, 8, 9, 10, 11], [5, 6, 7, 20, 21], [5, 6, 7, 30], [5, 6, 7, 31, 32, 33]]
+#: 20 prompts over one opening, 1-20 own tokens: the prompt pass goes in groups (``row_groups``)
+SPREAD = [[5, 6, 7] + [(7 * n + j) % 37 + 1 for j in range(n)] for n in range(1, 21)]
+
+
+@pytest.mark.parametrize("batch", [SMALL, SPREAD], ids=["one-prompt-pass", "grouped-prompt-pass"])
+def test_the_layout_is_the_passes_decode_batch_makes(batch):
     torch = pytest.importorskip("torch")
     transformers = pytest.importorskip("transformers")
     from synthprobe.backends.hf.generate import _decode_batch, _decoding_setup
@@ -111,8 +117,7 @@ def test_the_layout_is_the_passes_decode_batch_makes():
     )
     setup = _decoding_setup(model, tok)
     setup["eos"] = set(range(0, 40, 3))  # a third of the vocabulary ends a row: rows end at different steps
-    batch = [[5, 6, 7, 8, 9, 10, 11], [5, 6, 7, 20, 21], [5, 6, 7, 30], [5, 6, 7, 31, 32, 33]]
-    batch.sort(key=len, reverse=True)
+    batch = sorted(batch, key=len, reverse=True)
     seen = []
 
     def pre(module, args, kwargs):
@@ -128,4 +133,7 @@ def test_the_layout_is_the_passes_decode_batch_makes():
         handle.remove()
     passes = [gm.row_passes(g.n_tokens, g.finish) for g in gens]
     assert len(set(passes)) > 1, "the rows should end at different steps for this test to mean anything"
-    assert seen == [(f.rows, f.width, f.past) for f in gm.ours_forwards(batch, passes)]
+    counted = gm.ours_forwards(batch, passes)
+    assert seen == [(f.rows, f.width, f.past) for f in counted]
+    if len(batch) == len(SPREAD):
+        assert sum(f.kind == "prompt" for f in counted) > 1

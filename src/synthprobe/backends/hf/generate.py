@@ -14,6 +14,10 @@ reports such ties.)
 * each batch's own tokens are left-padded, with an attention mask and explicit ``position_ids``
   (so a padded prompt sees the same positions as when it is run alone), and decoded with the KV
   cache, computing logits for the last position only;
+* where a batch's lengths spread, its prompt pass runs in groups of rows of near one length
+  (:func:`row_groups`), each padded to its own longest row, and the groups' caches are joined
+  into the one the whole batch's pass would have made: the pass does no work on the padding the
+  batch's longest row would give a short one;
 * after every step each unfinished sequence is checked: it is done when its decoded
   continuation contains a stop string or it emits an end-of-sequence token; finished rows are
   dropped from the batch (and from the cache), and the batch ends when all are done;
@@ -498,11 +502,100 @@ def shared_prefix_length(batch: Sequence[Sequence[int]]) -> int:
     return n
 
 
-def _read_shared_prefix(model, batch: list[list[int]], *, device, cache_kw: str, extra: dict) -> tuple[Any, int]:
+def row_groups(lengths: Sequence[int], *, min_rows: int = 8, most: int = 4, overhead: float = 0.02) -> list[range]:
+    """Contiguous row ranges of a batch (``lengths``: each row's own tokens, longest first) whose
+    prompt passes, each padded to its own longest row, feed the fewest positions: at most ``most``
+    groups of at least ``min_rows`` rows (fewer rows make smaller, slower matrix products), each
+    group beyond the first charged ``overhead`` of the single pass's positions (its own call
+    through every layer). One range over every row where splitting saves less than that."""
+    k = len(lengths)
+    whole = [range(k)]
+    if k < 2 * min_rows or any(a < b for a, b in zip(lengths, lengths[1:])):
+        return whole
+    single = k * lengths[0]
+    charge = overhead * single
+    # best[(j, g)] = (positions, start of the last group) for rows [0, j) in g groups
+    best: dict[tuple[int, int], tuple[float, int]] = {(0, 0): (0.0, 0)}
+    for g in range(1, most + 1):
+        for j in range(g * min_rows, k + 1):
+            options = [
+                (best[(i, g - 1)][0] + (j - i) * lengths[i] + (charge if g > 1 else 0.0), i)
+                for i in range((g - 1) * min_rows, j - min_rows + 1)
+                if (i, g - 1) in best
+            ]
+            if options:
+                best[(j, g)] = min(options)
+    cost, groups = min((best[(k, g)][0], g) for g in range(1, most + 1) if (k, g) in best)
+    if groups == 1:
+        return whole
+    bounds, j = [k], k
+    for g in range(groups, 0, -1):
+        j = best[(j, g)][1]
+        bounds.append(j)
+    bounds.reverse()
+    return [range(a, b) for a, b in zip(bounds, bounds[1:])]
+
+
+def _joinable(cache) -> bool:
+    """Whether ``cache`` holds every layer's keys and values as plain ``[rows, heads, positions,
+    dim]`` tensors that grow by concatenation (transformers' ``DynamicLayer``), so caches of the
+    same prefix can be padded and stacked row-wise (a sliding window's or a quantised layer can not)."""
+    layers = getattr(cache, "layers", None)
+    return bool(layers) and all(type(layer).__name__ == "DynamicLayer" for layer in layers)
+
+
+def _grouped_prompt_pass(
+    model, prefix, groups: list[range], *, input_ids, mask, positions, shared: int, cache_kw: str, extra: dict
+):
+    """The prompt pass of a left-padded batch run group by group (:func:`row_groups`), each group
+    cut to its own longest row so that no group reads the padding the longest row of the batch
+    would give it, then the groups' caches joined into the cache the whole batch's pass would
+    have made (zeros where the dropped padding columns were: the attention mask hides them as it
+    hid the padding). ``prefix`` is the batch's shared opening read for one row.
+    Returns ``(cache, logits of every row's last position)``."""
+    import copy
+
+    width = input_ids.shape[1]
+    caches, cuts, logits = [], [], []
+    for rows in groups:
+        sl = slice(rows.start, rows.stop)
+        cut = int((mask[rows.start, shared:] == 0).sum())  # the group's longest row's own padding
+        cache = copy.deepcopy(prefix)
+        cache.batch_repeat_interleave(len(rows))
+        out = model(
+            input_ids=input_ids[sl, cut:],
+            attention_mask=torch.cat([mask[sl, :shared], mask[sl, shared + cut :]], dim=1),
+            position_ids=positions[sl, cut:],
+            use_cache=True,
+            **{cache_kw: cache},
+            **extra,
+        )
+        got = getattr(out, "cache", None)
+        caches.append(got if got is not None else out.past_key_values)
+        cuts.append(cut)
+        logits.append(out.logits[:, -1, :])
+    joined = caches[0]
+    for i, layer in enumerate(joined.layers):
+        for name in ("keys", "values"):
+            parts = []
+            for cache, cut in zip(caches, cuts):
+                t = getattr(cache.layers[i], name)
+                if cut:
+                    gap = t.new_zeros((*t.shape[:2], cut, t.shape[3]))
+                    t = torch.cat([t[:, :, :shared], gap, t[:, :, shared:]], dim=2)
+                parts.append(t)
+            setattr(layer, name, torch.cat(parts, dim=0))
+    assert joined.get_seq_length() == shared + width
+    return joined, torch.cat(logits, dim=0)
+
+
+def _read_shared_prefix(
+    model, batch: list[list[int]], *, device, cache_kw: str, extra: dict, copies: bool = True
+) -> tuple[Any, int]:
     """Read the tokens every prompt of ``batch`` starts with once (a chat template's system turn,
     a question's fixed opening, the demonstrations of a few-shot prompt) and copy their cache to
-    every row: ``(cache, shared)``; ``(None, 0)`` when there is nothing to share or the model's
-    cache cannot be copied to several rows."""
+    every row (``copies=False``: leave it one row): ``(cache, shared)``; ``(None, 0)`` when there
+    is nothing to share or the model's cache cannot be copied to several rows."""
     shared = shared_prefix_length(batch)
     if not shared:
         return None, 0
@@ -520,7 +613,8 @@ def _read_shared_prefix(model, batch: list[list[int]], *, device, cache_kw: str,
         past = out.past_key_values
     if not hasattr(past, "batch_repeat_interleave"):
         return None, 0
-    past.batch_repeat_interleave(len(batch))
+    if copies:
+        past.batch_repeat_interleave(len(batch))
     return past, shared
 
 
@@ -549,8 +643,15 @@ def _decode_batch(
     """
     k = len(batch)
     extra = {"logits_to_keep": 1} if keep_last else {}
-    past, shared = _read_shared_prefix(model, batch, device=device, cache_kw=cache_kw, extra=extra)
+    past, shared = _read_shared_prefix(model, batch, device=device, cache_kw=cache_kw, extra=extra, copies=False)
     tails = [ids[shared:] for ids in batch]
+    # a batch whose rows' lengths spread reads its prompts in groups, each padded to its own
+    # longest row (no work on the batch's padding), when its opening's cache can be joined
+    groups = row_groups([len(t) for t in tails]) if past is not None and repeat == 1 and keep_last else []
+    if len(groups) < 2 or not _joinable(past):
+        groups = []
+        if past is not None:
+            past.batch_repeat_interleave(k)
     width = max(len(ids) for ids in tails)
     input_ids = torch.full((k, width), pad, dtype=torch.long)
     mask = torch.zeros((k, width), dtype=torch.long)
@@ -570,19 +671,32 @@ def _decode_batch(
     active = list(range(n))  # batch rows held in the cache, in cache order
     next_pos = mask.sum(-1)  # position of each active row's next token
 
-    for _step in range(max_new_tokens):
-        out = model(
-            input_ids=input_ids,
-            attention_mask=mask,
-            position_ids=positions,
-            use_cache=True,
-            **{cache_kw: past},
-            **extra,
-        )
-        past = getattr(out, "cache", None)
-        if past is None:
-            past = out.past_key_values
-        logits = out.logits[:, -1, :]
+    for step in range(max_new_tokens):
+        if step == 0 and groups:
+            past, logits = _grouped_prompt_pass(
+                model,
+                past,
+                groups,
+                input_ids=input_ids,
+                mask=mask,
+                positions=positions,
+                shared=shared,
+                cache_kw=cache_kw,
+                extra=extra,
+            )
+        else:
+            out = model(
+                input_ids=input_ids,
+                attention_mask=mask,
+                position_ids=positions,
+                use_cache=True,
+                **{cache_kw: past},
+                **extra,
+            )
+            past = getattr(out, "cache", None)
+            if past is None:
+                past = out.past_key_values
+            logits = out.logits[:, -1, :]
         if not expanded:  # after the prompt pass: one cache row per sample
             if hasattr(past, "batch_repeat_interleave"):
                 past.batch_repeat_interleave(repeat)
