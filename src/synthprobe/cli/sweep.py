@@ -142,7 +142,8 @@ def add_arguments(p: argparse.ArgumentParser, parts: list[tuple[str, object]]) -
         type=int_at_least(2),
         default=1024,
         metavar="N",
-        help=f"longest request in tokens, as in `score {DEFAULT}` (default: %(default)s)",
+        help=f"longest request in tokens, as in `score {DEFAULT}`, for the jobs of a benchmark that takes one; "
+        "a benchmark with a context of its own keeps it, recorded in its jobs (default: %(default)s)",
     )
     p.add_argument("--bos", action="store_true", help="prepend the tokenizer's BOS token to every context")
     p.add_argument(
