@@ -40,23 +40,11 @@ def test_row_groups_never_make_a_group_under_the_minimum():
     assert all(len(g) >= 8 for g in groups)
 
 
-def tiny_model(torch, transformers):
-    torch.manual_seed(0)
-    cfg = transformers.LlamaConfig(
-        vocab_size=40,
-        hidden_size=16,
-        intermediate_size=24,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        num_key_value_heads=1,
-        max_position_embeddings=128,
-    )
-    model = transformers.LlamaForCausalLM(cfg).eval()
-    with torch.no_grad():  # peaked distributions: a wrong cache would change the tokens
-        for p in model.parameters():
-            if p.dim() == 2:
-                p.normal_(0.0, 0.5)
-    return model
+def tiny_model():
+    """A tiny random Llama with peaked distributions (a wrong cache would change its tokens)."""
+    from scoring_support import tiny_llama
+
+    return tiny_llama(0, vocab_size=40, max_position_embeddings=128)
 
 
 def spread_batch():
@@ -70,8 +58,7 @@ def spread_batch():
 
 def test_grouped_decoding_writes_what_one_pass_and_one_prompt_at_a_time_write(monkeypatch):
     torch = pytest.importorskip("torch")
-    transformers = pytest.importorskip("transformers")
-    model = tiny_model(torch, transformers)
+    model = tiny_model()
     tok = SimpleNamespace(pad_token_id=0, eos_token_id=None, decode=lambda ids, **_: " ".join(map(str, ids)))
     setup = gen._decoding_setup(model, tok)
     setup["eos"] = {39}
@@ -108,8 +95,7 @@ def test_grouped_decoding_writes_what_one_pass_and_one_prompt_at_a_time_write(mo
 
 def test_the_joined_cache_holds_what_the_whole_batch_pass_holds():
     torch = pytest.importorskip("torch")
-    transformers = pytest.importorskip("transformers")
-    model = tiny_model(torch, transformers)
+    model = tiny_model()
     batch = spread_batch()
     shared, k = 4, len(batch)
     tails = [ids[shared:] for ids in batch]
