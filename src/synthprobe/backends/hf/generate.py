@@ -577,14 +577,13 @@ def _grouped_prompt_pass(
     joined = caches[0]
     for i, layer in enumerate(joined.layers):
         for name in ("keys", "values"):
-            parts = []
-            for cache, cut in zip(caches, cuts):
+            first = getattr(layer, name)
+            full = first.new_zeros((input_ids.shape[0], first.shape[1], shared + width, first.shape[3]))
+            for rows, cache, cut in zip(groups, caches, cuts):  # one copy of each group's tensor
                 t = getattr(cache.layers[i], name)
-                if cut:
-                    gap = t.new_zeros((*t.shape[:2], cut, t.shape[3]))
-                    t = torch.cat([t[:, :, :shared], gap, t[:, :, shared:]], dim=2)
-                parts.append(t)
-            setattr(layer, name, torch.cat(parts, dim=0))
+                full[rows.start : rows.stop, :, :shared] = t[:, :, :shared]
+                full[rows.start : rows.stop, :, shared + cut :] = t[:, :, shared:]
+            setattr(layer, name, full)
     assert joined.get_seq_length() == shared + width
     return joined, torch.cat(logits, dim=0)
 
