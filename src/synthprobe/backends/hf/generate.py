@@ -525,7 +525,7 @@ def row_groups(lengths: Sequence[int], *, min_rows: int = 8, most: int = 4, over
             ]
             if options:
                 best[(j, g)] = min(options)
-    cost, groups = min((best[(k, g)][0], g) for g in range(1, most + 1) if (k, g) in best)
+    groups = min((best[(k, g)][0], g) for g in range(1, most + 1) if (k, g) in best)[1]
     if groups == 1:
         return whole
     bounds, j = [k], k
