@@ -288,6 +288,13 @@ class Problem:
     ``mistakes`` maps a human-readable mistake name ("forgot the damaged units") to the exact
     value it produces; invalid ones (non-positive, equal to the answer, ±1, …) are filtered
     by the builder, so families need not pre-filter.
+
+    ``extra_mistakes``: more named mistakes (often compound ones, "forgot the fee and doubled
+    the discount") that only the role-balanced builder (:mod:`.groups`) draws on. They widen the
+    pool so that the same four values can be the options of four items, each value the key of
+    one; the legacy selection (the positive control, and the release until it is re-rendered)
+    reads ``mistakes`` alone, so adding them changes none of its bytes. A family computes them
+    without drawing from the generator.
     """
 
     family: str
@@ -301,6 +308,7 @@ class Problem:
     mistakes: Mapping[str, int]
     kind: str = "count"
     params: Mapping[str, object] = field(default_factory=dict)
+    extra_mistakes: Mapping[str, int] = field(default_factory=dict)
 
     def render(self, value: int) -> str:
         return self.ending.format(render_value(value, self.kind))
@@ -469,10 +477,11 @@ def decoy_problem(answer: int, value: int, kind: str = "count", *, roundness: bo
     return None
 
 
-def usable_mistakes(problem: Problem, *, roundness: bool = True) -> dict[str, int]:
+def usable_mistakes(problem: Problem, *, roundness: bool = True, extra: bool = False) -> dict[str, int]:
     """The problem's mistakes that may serve as decoys, first name kept per distinct value.
 
-    ``roundness=False``: whatever their roundness class (:func:`decoy_problem`)."""
+    ``roundness=False``: whatever their roundness class (:func:`decoy_problem`). ``extra``: the
+    family's ``extra_mistakes`` too, after its ``mistakes`` (the role-balanced builder's pool)."""
     # decoy_problem(answer, value, kind, roundness=roundness) is None, with the answer's side
     # computed once
     answer, kind = problem.answer, problem.kind
@@ -480,7 +489,8 @@ def usable_mistakes(problem: Problem, *, roundness: bool = True) -> dict[str, in
     answer_class, answer_am = roundness_class(answer, kind), answer < 720
     out: dict[str, int] = {}
     seen: set[int] = set()
-    for name, value in problem.mistakes.items():
+    named = problem.mistakes.items() if not extra else [*problem.mistakes.items(), *problem.extra_mistakes.items()]
+    for name, value in named:
         if (
             isinstance(value, int)
             and not isinstance(value, bool)
