@@ -79,6 +79,9 @@ from synthprobe.benchmarks.deeparithmark.base import (
 )
 from synthprobe.benchmarks.deeparithmark.checks import ITEM_RULES, item_faults
 from synthprobe.benchmarks.deeparithmark.composition import (
+    DECOY_MODES,
+    GROUPS,
+    LEGACY,
     MAX_BUILD_SIZE,
     N_OPTIONS,
     RELEASE_SEED,
@@ -93,6 +96,12 @@ from synthprobe.benchmarks.deeparithmark.item import DecoySet, decoy_sets, make_
 from synthprobe.io.write import atomic_open
 from synthprobe.seeding import ItemStreams, derive_seed
 from synthprobe.tasks.numformat import PLAIN, check_number_format, format_numbers
+
+
+def check_decoys(decoys: str) -> None:
+    if decoys not in DECOY_MODES:
+        raise ValueError(f"decoys must be one of {list(DECOY_MODES)}, got {decoys!r}")
+
 
 #: Draws tried for one item before the build gives up on its template.
 MAX_ATTEMPTS = 2000
@@ -324,6 +333,7 @@ def iter_items(
     number_format: str = PLAIN,
     templates: Sequence[Template] = TEMPLATES,
     roundness: bool = True,
+    decoys: str = LEGACY,
 ) -> Iterator[dict]:
     """Yield the ``n`` items of the file for ``seed`` in file order, each checked, with their
     numbers written in ``number_format`` (:func:`format_item`). ``templates``: the table the
@@ -337,7 +347,7 @@ def iter_items(
     Raises :class:`BuildError` on a faulty item, and after the last item if the counts
     differ from the plan (so a consumer that writes atomically keeps nothing)."""
     by_name = _by_name(templates)
-    for item, _problem in iter_drawn(seed, n, stats=stats, templates=templates, roundness=roundness):
+    for item, _problem in iter_drawn(seed, n, stats=stats, templates=templates, roundness=roundness, decoys=decoys):
         yield format_item(item, number_format, by_name)
 
 
@@ -348,12 +358,18 @@ def iter_drawn(
     stats: BuildStats | None = None,
     templates: Sequence[Template] = TEMPLATES,
     roundness: bool = True,
+    decoys: str = LEGACY,
 ) -> Iterator[tuple[dict, Problem]]:
     """:func:`iter_items` in plain digits, each item with the :class:`Problem` it was made from
     (its ``params``: what the story was drawn from; what a perturbation twin re-tells)."""
+    check_decoys(decoys)
     families, lay, shapes, stats = _start(seed, n, stats, templates)
     by_name = _by_name(templates)
     seen: set[int] = set()
+    if decoys == GROUPS:
+        yield from _iter_grouped(seed, n, families, lay, stats, by_name, templates, seen)
+        _check_counts(stats, n, templates)
+        return
     for ind, c in enumerate(lay.order):
         template, k = lay.locate(c)
         slot, rank = divmod(lay.cell[c], N_OPTIONS)
@@ -363,6 +379,23 @@ def iter_drawn(
         _count(stats, seen, key, template, slot, rank, by_name)
         yield item, problem
     _check_counts(stats, n, templates)
+
+
+def _iter_grouped(seed, n, families, lay, stats, by_name, templates, seen) -> Iterator[tuple[dict, Problem]]:
+    """The role-balanced build's items (:mod:`.grouped_build`), each checked and counted."""
+    from synthprobe.benchmarks.deeparithmark.grouped_build import GroupBuildError, iter_grouped
+
+    try:
+        for item, problem, m in iter_grouped(seed, n, families, templates, lay.order):
+            fault = _fault(problem, m.template, m.k, by_name)
+            fault = fault or _item_fault(item, item["ind"], m.template, m.k, by_name)
+            if fault is not None:
+                raise BuildError(fault)
+            stats.attempts[m.template] += 1
+            _count(stats, seen, _ctx_key(problem.ctx), m.template, m.slot, m.position, by_name)
+            yield item, problem
+    except GroupBuildError as e:
+        raise BuildError(str(e)) from None
 
 
 def _by_name(templates: Sequence[Template]) -> Mapping[str, Template]:
@@ -663,17 +696,21 @@ def build(
     templates: Sequence[Template] = TEMPLATES,
     sources: Sequence = (),
     table: dict | None = None,
+    decoys: str = LEGACY,
 ) -> BuildResult:
     """Write the ``n``-item file for ``seed`` to ``out`` atomically; return its SHA-256.
 
     ``progress``: ``True``/``False`` force the tqdm bar on/off; ``None`` shows it on a terminal.
     ``workers``: processes drawing items (1: in this process; 0: one per available CPU;
-    ``None``: :func:`default_workers`); any number gives the same bytes. ``number_format``: how
+    ``None``: :func:`default_workers`); any number gives the same bytes (a ``groups`` build always
+    runs in this process). ``number_format``: how
     numbers are written (:func:`format_item`). ``templates``: the table to draw from (default
     the release's), with ``sources`` the outside family modules the workers load
     (:mod:`.plugins`); ``table``: the families table (:func:`.plugins.describe`) to write beside
-    the file with its digest, before the file itself is renamed into place.
+    the file with its digest, before the file itself is renamed into place. ``decoys``: how decoys
+    are chosen (:data:`DECOY_MODES`).
     """
+    check_decoys(decoys)
     check_number_format(number_format)
     if workers is None:
         workers = default_workers(n)
@@ -685,10 +722,12 @@ def build(
     t0 = time.perf_counter()
     cpu0 = time.process_time()
     with atomic_open(out, "wb") as fh:
-        if workers == 1:
+        if workers == 1 or decoys == GROUPS:  # a role-balanced build draws once per item: no pool
             lines = (
                 dumps_item(item) + "\n"
-                for item in iter_items(seed, n, stats=stats, number_format=number_format, templates=templates)
+                for item in iter_items(
+                    seed, n, stats=stats, number_format=number_format, templates=templates, decoys=decoys
+                )
             )
         else:
             lines = iter_lines_parallel(seed, n, workers, stats=stats, templates=templates, sources=sources)

@@ -50,8 +50,18 @@ TWIN_KEYS = ("twin_of", "twin_kind")
 
 CORRECT = "correct"
 
+#: The optional ``metadata`` key of an item of a role-balanced build (:mod:`.grouped_build`), after
+#: ``template``: the id of its group (``"<template>#<n>"``); the items of one group show the same
+#: four values, each the key of one of them.
+GROUP_KEY = "group"
+
 #: The ``metadata`` key sequences an item may have.
-_METADATA_LAYOUTS = tuple(METADATA_KEYS + twin + fmt for twin in ((), TWIN_KEYS) for fmt in ((), (NUMBER_FORMAT_KEY,)))
+_METADATA_LAYOUTS = tuple(
+    METADATA_KEYS + group + twin + fmt
+    for group in ((), (GROUP_KEY,))
+    for twin in ((), TWIN_KEYS)
+    for fmt in ((), (NUMBER_FORMAT_KEY,))
+)
 
 #: Per-item rules: key -> title shown by the selftest, in display order.
 ITEM_RULES = {
@@ -144,8 +154,11 @@ def _schema_faults(obj: dict, index: int | None, by_name: Mapping[str, Template]
     if tuple(md) not in _METADATA_LAYOUTS:
         out.append(
             f"field 'metadata': keys {list(md)}; expected {list(METADATA_KEYS)} in that order"
-            f" (then optionally {list(TWIN_KEYS)}, then optionally {NUMBER_FORMAT_KEY!r} last)"
+            f" (then optionally {GROUP_KEY!r}, then {list(TWIN_KEYS)}, then {NUMBER_FORMAT_KEY!r} last)"
         )
+        return out
+    if GROUP_KEY in md and (not isinstance(md[GROUP_KEY], str) or not md[GROUP_KEY]):
+        out.append(f"field 'metadata.{GROUP_KEY}': expected the id of the item's group, got {md[GROUP_KEY]!r}")
         return out
     if TWIN_KEYS[0] in md:
         if not isinstance(md["twin_of"], str) or not md["twin_of"]:

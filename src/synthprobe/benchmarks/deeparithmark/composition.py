@@ -53,6 +53,16 @@ RELEASE_SEED = 20261027
 #: Release name as it appears in ``activity_label``.
 RELEASE_NAME = "deeparithmark-1"
 
+#: How a build chooses decoys: ``groups`` builds role-balanced groups (:mod:`.grouped_build`: the
+#: same four values are the options of four items, each the key of one), ``legacy`` picks three
+#: usable mistakes for each item's planned rank (the builder of 2026-10, whose options give the key
+#: away; kept as the trained audit's positive control).
+GROUPS = "groups"
+LEGACY = "legacy"
+DECOY_MODES = (GROUPS, LEGACY)
+#: The builder's default (the release's own mode).
+DEFAULT_DECOYS = LEGACY
+
 #: The released file, relative to the repository root: the default data of every command that
 #: reads the release (build --check, score, export, the docs tool).
 RELEASE_FILE = Path("data") / f"{RELEASE_NAME}.jsonl"

@@ -19,7 +19,14 @@ import sys
 import tempfile
 from pathlib import Path
 
-from synthprobe.benchmarks.deeparithmark.composition import MAX_BUILD_SIZE, RELEASE_FILE, RELEASE_SEED, RELEASE_SIZE
+from synthprobe.benchmarks.deeparithmark.composition import (
+    DECOY_MODES,
+    DEFAULT_DECOYS,
+    MAX_BUILD_SIZE,
+    RELEASE_FILE,
+    RELEASE_SEED,
+    RELEASE_SIZE,
+)
 from synthprobe.commandline import CommandParser, add_overwrite_argument, int_in_range, nonneg_int
 from synthprobe.errors import EXIT_BAD_INPUT, EXIT_FAILED, InputError, run_command_line
 from synthprobe.tasks.numformat import NUMBER_FORMATS
@@ -53,7 +60,9 @@ def check_writable(out: Path) -> None:
 # ---------------------------------------------------------------------------------------
 
 
-def _compare(out: Path, seed: int, n: int, number_format: str = "plain", templates=None) -> int:
+def _compare(
+    out: Path, seed: int, n: int, number_format: str = "plain", templates=None, decoys: str = DEFAULT_DECOYS
+) -> int:
     from synthprobe.benchmarks.deeparithmark.build import dumps_item, iter_items
     from synthprobe.io.read import sha256_file
 
@@ -61,7 +70,8 @@ def _compare(out: Path, seed: int, n: int, number_format: str = "plain", templat
         raise InputError("does not exist; nothing to compare the build with", path=out)
     extra = {} if templates is None else {"templates": templates}
     with open(out, "rb") as fh:
-        for lineno, item in enumerate(iter_items(seed, n, number_format=number_format, **extra), start=1):
+        items = iter_items(seed, n, number_format=number_format, decoys=decoys, **extra)
+        for lineno, item in enumerate(items, start=1):
             want = (dumps_item(item) + "\n").encode("utf-8")
             have = fh.readline()
             if have != want:
@@ -79,12 +89,12 @@ def _compare(out: Path, seed: int, n: int, number_format: str = "plain", templat
     return 0
 
 
-def _identical(out: Path, seed: int, n: int) -> bool:
+def _identical(out: Path, seed: int, n: int, decoys: str = DEFAULT_DECOYS) -> bool:
     """Whether ``out`` holds exactly the build for ``seed`` and ``n`` (rendered in memory)."""
     from synthprobe.benchmarks.deeparithmark.build import dumps_item, iter_items
 
     with open(out, "rb") as fh:
-        for item in iter_items(seed, n):
+        for item in iter_items(seed, n, decoys=decoys):
             if fh.readline() != (dumps_item(item) + "\n").encode("utf-8"):
                 return False
         return not fh.read(1)
@@ -197,11 +207,11 @@ def cmd_build(args: argparse.Namespace) -> int:
     templates, sources, table = _outside_families(args, number_format)
     try:
         if args.check:
-            return _compare(out, args.seed, args.n, number_format, templates)
+            return _compare(out, args.seed, args.n, number_format, templates, getattr(args, "decoys", DEFAULT_DECOYS))
         if args.out is None and out.is_file() and not args.overwrite:
             # The release file: a fresh render identical to it leaves it untouched (so README's
             # command changes no tracked file); one that differs is refused without --overwrite.
-            if _identical(out, args.seed, args.n):
+            if _identical(out, args.seed, args.n, getattr(args, "decoys", DEFAULT_DECOYS)):
                 print(f"{out}: already identical to the build for seed {args.seed}, n {args.n:,}; left untouched")
                 print(f"sha256 {sha256_file(out)}")
                 return _run_selftest(out, None) if getattr(args, "selftest", False) else 0
@@ -225,6 +235,7 @@ def cmd_build(args: argparse.Namespace) -> int:
             progress=args.progress,
             workers=getattr(args, "workers", None),
             number_format=number_format,
+            decoys=getattr(args, "decoys", DEFAULT_DECOYS),
             **extra,
         )
     except BuildError as exc:
@@ -548,6 +559,16 @@ def add_twins_parser(build_verb) -> None:
         help=f"the seed a file without a families table was built from (default {RELEASE_SEED}, the release's)",
     )
     p.add_argument("--out", metavar="DIR", help="folder to write the twin files and the manifest into (required)")
+    p.add_argument(
+        "--decoys",
+        choices=DECOY_MODES,
+        default=DEFAULT_DECOYS,
+        help="how decoys are chosen: groups (role-balanced: the same four values are the options of "
+        "four items of a template, each the key of one and a named mistake of the others, so a "
+        "strategy that reads only the options scores 25 %% in expectation) or legacy (three "
+        "mistakes per item for its planned rank: its options give the key away; kept as the "
+        f"trained audit's positive control); default {DEFAULT_DECOYS}",
+    )
     add_overwrite_argument(p)
     p.add_argument(
         "--check",
@@ -629,6 +650,16 @@ def add_build_arguments(p: argparse.ArgumentParser, *, default_out: Path | None,
         "an ordinary space); the same items, ids and order in every format, so "
         "scores pair (synthprobe probe number-format); the metadata keeps plain "
         "digits and records the format",
+    )
+    p.add_argument(
+        "--decoys",
+        choices=DECOY_MODES,
+        default=DEFAULT_DECOYS,
+        help="how decoys are chosen: groups (role-balanced: the same four values are the options of "
+        "four items of a template, each the key of one and a named mistake of the others, so a "
+        "strategy that reads only the options scores 25 %% in expectation) or legacy (three "
+        "mistakes per item for its planned rank: its options give the key away; kept as the "
+        f"trained audit's positive control); default {DEFAULT_DECOYS}",
     )
     add_overwrite_argument(p)
     p.add_argument(
