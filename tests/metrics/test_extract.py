@@ -18,7 +18,15 @@ LETTER_CASES = [
     ("**D**", "D", "lax"),
     ("ANSWER: $B$", "B", "strict"),  # inspect_ai #5145: read as no answer there
     ("**Answer:** C", "C", "strict"),  # markdown around the answer line
-    ("answer: (a)", None, "unparsed"),  # a lower-case "a" is not an option letter
+    ("answer: (a)", "A", "strict"),  # a lower-case letter on the answer line is the answer
+    ("Answer:  d", "D", "strict"),
+    ("(c)", "C", "lax"),  # the whole answer, in lower case
+    ("**b**", "B", "lax"),
+    ("The answer is (c), since 65% of $480 is $312.", "C", "lax"),
+    ("I think the answer is d.", "D", "lax"),
+    ("The answer is a number near 300, so C.", "C", "last"),  # "a number": the article
+    ("the answer is b\nbecause the fee is added", "B", "lax"),
+    ("It is a tricky one, but B.", "B", "last"),  # an article "a" inside prose is no answer
     ("Answer: B. Because the fee is added, A is wrong.", "B", "lax"),  # the answer, then more text
     ("ANSWER: A\nOn second thought the fee is added.\nANSWER: D", "D", "strict"),  # the last line counts
     ("The answer is (C), since 65% of $480 is $312.", "C", "lax"),

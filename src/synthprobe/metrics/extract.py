@@ -9,13 +9,16 @@ the first that finds an answer wins:
     the fixed answer line the prompt asks for, ``ANSWER: X`` on a line of its own (any case,
     markdown emphasis, ``$X$``, ``(X)``, ``X.`` around the value allowed); when the text holds
     several such lines the **last** one counts (a model that corrects itself ends with its final
-    answer; taking the first is the published simple-evals bug).
+    answer; taking the first is the published simple-evals bug). The letter may be lower case
+    (``Answer:  d`` is option D): the line holds nothing else.
 ``lax``
     a text that is nothing but the answer with decoration (``(C)``, ``**B**``, ``$B$``, ``B.``;
     ``$312``, ``312 dollars.``); else ``answer is X`` / ``answer is: X`` / ``Answer: X``
     anywhere, even followed by more text (the last occurrence); else a text that opens with an
     option label and the option (``A. $312``; a model that lists the options first and then
-    says which one is right is read by the previous pattern).
+    says which one is right is read by the previous pattern). After an answer cue, and as the
+    whole text, a lower-case letter is the answer too (``(c)``, ``the answer is d.``) where only a
+    closing mark or the line's end follows it; ``the answer is a number`` names no option.
 ``last``
     letters: the lettered options mentioned as standalone capitals (``A`` followed by a
     lower-case word is the article, not an option): if exactly one distinct letter is mentioned
@@ -126,8 +129,14 @@ def _strict_letter(text: str, letters: str) -> tuple[str, int] | None:
         rf"^\s*{_DECOR}answer{_DECOR_AFTER}\s*[:：]\s*{_DECOR}([{letters}]){_DECOR_AFTER}[.!]?{_DECOR_AFTER}$",
         re.IGNORECASE | re.MULTILINE,
     )
-    found = [(m.group(1), m.end(1)) for m in pat.finditer(text) if m.group(1).isupper()]
+    # an answer line says what it answers: "Answer: d" is option D (the line holds nothing else)
+    found = [(m.group(1).upper(), m.end(1)) for m in pat.finditer(text)]
     return found[-1] if found else None
+
+
+#: What may follow a lower-case letter after an answer cue for it to be the answer ("the answer is
+#: (c)", "the answer is d." at a line's end), not an article ("the answer is a number").
+_LOWER_ENDS = re.compile(r"[)\]}*_`$\\\"'”]|[.!]?[ \t]*(?:\n|$)")
 
 
 def _lax_letter(text: str, letters: str) -> tuple[str, int] | None:
@@ -136,14 +145,19 @@ def _lax_letter(text: str, letters: str) -> tuple[str, int] | None:
     whole = re.fullmatch(
         rf"{_DECOR}(?:option\s+)?([{letters}]){_DECOR_AFTER}[.!]?{_DECOR_AFTER}", text.strip(), re.IGNORECASE
     )
-    if whole and whole.group(1).isupper():
-        return whole.group(1), len(text)
-    # "the answer is D", "Answer: B. because ...", "The answer is: (C)": the last one counts
+    if whole:  # the whole answer is one letter, "(c)" as much as "(C)"
+        return whole.group(1).upper(), len(text)
+    # "the answer is D", "Answer: B. because ...", "The answer is: (C)": the last one counts; a
+    # lower-case letter only where nothing but a closing mark or the line's end follows it
     pat = re.compile(
         rf"answer{_DECOR_AFTER}\s*(?:is|would be)?\s*[:：]?\s*(?:option\s+)?{_DECOR}([{letters}])(?![A-Za-z])",
         re.IGNORECASE,
     )
-    found = [(m.group(1), m.end(1)) for m in pat.finditer(text) if m.group(1).isupper()]
+    found = [
+        (m.group(1).upper(), m.end(1))
+        for m in pat.finditer(text)
+        if m.group(1).isupper() or _LOWER_ENDS.match(text, m.end(1))
+    ]
     if found:
         return found[-1]
     # the answer opens with an option label and (part of) the option: "A. $312", "(B) 446 litres"
