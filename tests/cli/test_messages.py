@@ -160,4 +160,20 @@ def test_a_hub_model_that_cannot_be_had_offline_is_explained_once(tmp_path):
     assert res.returncode == 1, res.stderr
     assert res.stderr.count("not in the local Hugging Face cache") == 1, res.stderr
     assert res.stderr.count("hub cannot be reached") == 1 and "HF_HUB_OFFLINE is set" in res.stderr
+    # said before anything loads, with what else was looked for: a local folder of that name
+    assert "no local folder of that name exists" in res.stderr, res.stderr
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_a_missing_checkpoint_folder_typed_like_a_hub_id_is_refused_at_once(tmp_path):
+    """``checkpoints/final`` before the run that writes it: no folder, no cached hub repository; the
+    command says both, in the check made before any model loads."""
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "SYNTHPROBE_CACHE": str(tmp_path / "cache")}
+    cmd = [sys.executable, "-m", "synthprobe", "score", "deeparithmark", "--model", "checkpoints/final"]
+    res = subprocess.run(
+        [*cmd, "--output", str(tmp_path / "r.json")], capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path
+    )
+    assert res.returncode == 1, res.stderr
+    assert f"no local folder of that name exists ({tmp_path / 'checkpoints' / 'final'})" in res.stderr
+    assert "Traceback" not in res.stderr and not (tmp_path / "r.json").exists()
     assert "download it where the hub is reachable" in res.stderr and not (tmp_path / "r.json").exists()

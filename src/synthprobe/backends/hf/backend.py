@@ -469,6 +469,8 @@ def check_checkpoint(resolved: ModelSpec, *, revision: Any = None, tokenizer: An
             f"{resolved.spec!r} is a local {'GGUF file' if resolved.kind == 'gguf' else 'folder'}",
             field="--model-arg",
         )
+    if resolved.kind == "hub":
+        _check_offline_hub_id(resolved, revision)
     if resolved.kind == "folder" and tokenizer is None and not has_tokenizer(resolved.location):
         raise InputError(
             f"model folder {resolved.spec!r} holds no tokenizer files (tokenizer.json, "
@@ -519,6 +521,25 @@ def adapter_identity(adapter: str | None) -> dict[str, Any] | None:
     return {"path": str(folder), "files": {p.name: file_digest(p) for p in files}}
 
 
+def _check_offline_hub_id(resolved: ModelSpec, revision: Any) -> None:
+    """A hub id that the offline hub cannot give, refused before anything loads: no local folder
+    of that name exists either (``checkpoints/final`` typed before the run that writes it)."""
+    from huggingface_hub import constants, try_to_load_from_cache
+
+    if not constants.HF_HUB_OFFLINE or isinstance(
+        try_to_load_from_cache(resolved.location, "config.json", revision=revision), str
+    ):
+        return
+    raise ModelLoadError(
+        f"could not load model {resolved.spec!r}: {_no_local_folder(resolved)}, and as a hub id it is not in "
+        f"the local Hugging Face cache and the hub cannot be reached (HF_HUB_OFFLINE is set); {_HUB_ADVICE}"
+    )
+
+
+def _no_local_folder(resolved: ModelSpec) -> str:
+    return f"no local folder of that name exists ({Path(resolved.spec).resolve()})"
+
+
 def hub_preflight(resolved: ModelSpec, revision: str | None) -> bool:
     """For a hub id: whether to load from the local hub cache only. When the files are not in
     the cache and the hub cannot be reached (``HF_HUB_OFFLINE``, or one quick request fails),
@@ -545,8 +566,8 @@ def hub_preflight(resolved: ModelSpec, revision: str | None) -> bool:
         return True
     why = "HF_HUB_OFFLINE is set" if constants.HF_HUB_OFFLINE else f"{constants.ENDPOINT} did not answer"
     raise ModelLoadError(
-        f"could not load model {resolved.spec!r}: it is not in the local Hugging Face cache and "
-        f"the hub cannot be reached ({why}); {_HUB_ADVICE}"
+        f"could not load model {resolved.spec!r}: {_no_local_folder(resolved)}, and as a hub id it is not in "
+        f"the local Hugging Face cache and the hub cannot be reached ({why}); {_HUB_ADVICE}"
     )
 
 
