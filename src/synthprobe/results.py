@@ -168,7 +168,10 @@ def read_json(path: str | Path) -> Any:
         raise InputError("not a regular file", path=path)
     if path.stat().st_size > MAX_BYTES:
         raise InputError(f"larger than {MAX_BYTES >> 20} MiB; not a results file", path=path)
-    data = path.read_bytes()
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot be read ({exc.strerror})", path=path) from None
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

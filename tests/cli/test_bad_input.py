@@ -7,6 +7,7 @@ expected, no traceback, and nothing written at the output path.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -16,6 +17,7 @@ import pytest
 
 from synthprobe.cli import main
 from synthprobe.io.read import MAX_LINE_BYTES
+from tests.support.permissions import as_nobody, unreadable_file, unwritable_folder
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -340,13 +342,10 @@ def test_bad_input_paths(tmp_path, capsys, name, what):
         bad = tmp_path / "a-folder"
         bad.mkdir()
     else:
-        if os.geteuid() == 0:
-            pytest.skip("root reads every file")
-        bad = tmp_path / "locked.jsonl"
-        bad.write_bytes(RELEASE_GOOD[0])
-        bad.chmod(0)
+        bad = unreadable_file(tmp_path / "locked.jsonl", RELEASE_GOOD[0])
     cmds, out = _path_commands(tmp_path, bad)
-    rc, err = run_cli(cmds[name], capsys)
+    with as_nobody(tmp_path) if what == "unreadable" else contextlib.nullcontext():  # root reads every file
+        rc, err = run_cli(cmds[name], capsys)
     assert_bad_input(rc, err, path=bad, out=out)
 
 
@@ -386,29 +385,40 @@ def test_output_under_a_file_is_refused(tmp_path, capsys, name):
     (tmp_path / "r.json").write_text("{}", encoding="utf-8")
     argv = [a.replace("{blocker}", str(blocker)).replace("{tmp}", str(tmp_path)) for a in OUT_UNDER_A_FILE[name]]
     rc, err = run_cli(argv, capsys)
-    if name == "report":  # the results file is checked first
-        assert_bad_input(rc, err, path=tmp_path / "r.json")
-    else:
-        assert_bad_input(rc, err, path=blocker)
-        assert "not a folder" in err or "not a directory" in err, err
+    assert_bad_input(rc, err, path=blocker)  # the outputs are checked before any input is read
+    assert "not a folder" in err or "not a directory" in err, err
     assert blocker.read_text(encoding="utf-8") == "keep me\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["blocker", "r.json"]
 
 
-@pytest.mark.skipif(sys.platform == "win32" or os.geteuid() == 0, reason="needs POSIX permissions")
+@pytest.mark.skipif(sys.platform == "win32", reason="needs POSIX permissions")
 def test_build_into_unwritable_folder(tmp_path, capsys):
-    locked = tmp_path / "locked"
-    locked.mkdir()
-    locked.chmod(0o500)
-    try:
+    with unwritable_folder(tmp_path / "locked") as locked:
         out = locked / "sub" / "x.jsonl"
         rc, err = run_cli(["build", "arithmetic_2da", "--n", "5", "--out", out], capsys)
         assert_bad_input(rc, err, path=out.parent if "sub" in err and str(out) not in err else out)
         assert not out.exists()
         rc, err = run_cli(["build", "deeparithmark", "--n", "10", "--out", locked / "d.jsonl", "--no-progress"], capsys)
         assert_bad_input(rc, err, out=locked / "d.jsonl")
-    finally:
-        locked.chmod(0o700)
+        assert list(locked.iterdir()) == []
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs POSIX permissions")
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["score", "deeparithmark", "--limit", "2", "--no-cache", "--output", "{locked}/r.json"],
+        ["score", "gpt3", "--tasks", "2D+", "--limit", "2", "--no-cache", "--output", "{locked}/g.json"],
+    ],
+    ids=["score-deeparithmark", "score-gpt3"],
+)
+def test_an_unwritable_output_is_refused_before_a_model_loads(tmp_path, capsys, argv):
+    """A read-only folder for --output is found by the checks made before any model loads (not after
+    the scoring, when the work is lost): exit 2, one line, nothing written."""
+    with unwritable_folder(tmp_path / "locked") as locked:
+        rc, err = run_cli([a.replace("{locked}", str(locked)) for a in argv], capsys)
+        assert rc == 2 and "not writable" in err, err
+        assert "loading" not in err.lower() and list(locked.iterdir()) == []
 
 
 # --- bad command-line values -----------------------------------------------------------------

@@ -63,13 +63,32 @@ def check_outputs(outputs, inputs=(), *, overwrite: bool = False) -> None:
 
     Default output names are made new with :func:`default_output` before calling this."""
     check_not_input(outputs, inputs)
-    if overwrite:
-        return
     for out, field in _path_pairs(outputs):
-        if os.path.lexists(out) and not out.is_dir():
+        if not overwrite and os.path.lexists(out) and not out.is_dir():
             raise InputError(
                 "already exists; pass --overwrite to replace it, or choose another path", path=out, field=field
             )
+        check_writable(out, field, folder=out.is_dir())
+
+
+def check_writable(path: str | Path, field: str | None = None, *, folder: bool = False) -> None:
+    """Refuse, before any work, an output that cannot be written: a folder in its way that is a file,
+    or a folder (the nearest that exists) where no file can be created — a read-only folder or disk.
+    ``folder``: ``path`` is a folder the command writes into. Found by creating and removing a
+    probe file there, which is what the write itself will do (permission bits alone do not say it:
+    root ignores them, an immutable or read-only mount does not)."""
+    path = Path(path)
+    anc = path if folder else path.parent
+    while not os.path.lexists(anc) and anc != anc.parent:
+        anc = anc.parent
+    if not anc.is_dir():
+        raise InputError(f"cannot be created: {anc} is not a directory", path=path, field=field)
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".synthprobe-probe.", dir=anc)
+    except OSError as exc:
+        raise InputError(f"cannot be written: {anc} is not writable ({exc.strerror})", path=path, field=field) from None
+    os.close(fd)
+    os.unlink(probe)
 
 
 def check_output_dir(
@@ -80,6 +99,7 @@ def check_output_dir(
     folder = Path(folder)
     paths = [folder / n for n in names]
     check_not_input([(p, field) for p in paths], inputs)
+    check_writable(folder, field, folder=True)
     if overwrite:
         return
     held = [str(n) for n, p in zip(names, paths) if os.path.lexists(p)]

@@ -96,7 +96,10 @@ def load_sat(path: str | Path | None = None) -> list[SATQuestion]:
         )
     if not path.is_file():
         raise InputError("not a regular file", path=path)
-    raw = path.read_bytes()
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot be read ({exc.strerror})", path=path) from None
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     lines = raw.split(b"\n")
