@@ -1,0 +1,159 @@
+"""The trained choices-only audit of Deep Arithmark (benchmarks.deeparithmark.trained_audit and
+``deeparithmark.py audit``), on real builds of today's builder: the legacy control fails far above
+chance, the label-permuted null passes, the release fails the audit, and the command's exit codes
+and bad-input messages."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from synthprobe.benchmarks.deeparithmark import trained_audit as ta
+from synthprobe.benchmarks.deeparithmark.build import dumps_item
+from synthprobe.benchmarks.deeparithmark.commands.build import main
+from synthprobe.benchmarks.deeparithmark.composition import RELEASE_SEED
+from synthprobe.errors import InputError
+
+ROOT = Path(__file__).resolve().parents[3]
+RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"
+
+#: a tiny budget: real builds, the two cheap adversaries, every control
+TINY = ta.Budget(train=1_000, audit=600, control_train=1_000, control_test=600)
+
+
+@pytest.fixture(scope="module")
+def tiny_report():
+    return ta.run(RELEASE, budget=TINY, adversaries=("knn", "gap_order"))
+
+
+def test_the_legacy_control_fails_and_the_null_passes(tiny_report):
+    controls = {c["name"]: c for c in tiny_report["controls"]}
+    assert list(controls) == list(ta.CONTROL_NAMES)
+    legacy = controls["legacy"]
+    assert legacy["outcome"] == "fail" and legacy["best_accuracy"] > 0.35 and legacy["best_p_bonferroni"] < 1e-6
+    assert (legacy["train_n"], legacy["test_n"]) == (1_000, 600)
+    null = controls["null"]
+    assert null["outcome"] == "pass" and null["as_expected"] and null["test_n"] == 600
+    assert all(c["as_expected"] for c in controls.values())
+    assert tiny_report["verdict"]["power"] is True
+
+
+def test_todays_builder_and_the_release_fail(tiny_report):
+    assert tiny_report["verdict"]["status"] == "fails"
+    assert tiny_report["verdict"]["failing"] == ["audit build", "file"]
+    file = tiny_report["test_sets"]["file"]
+    assert file["n"] == 1_000 and file["adversaries"]["gap_order"]["accuracy"] > 0.33
+    assert any(r["flagged"] and r["kind"] == "group" for r in file["screen"])
+    assert tiny_report["decoys"] == ta.default_decoys() and "equivalence test needs" in tiny_report["note"]
+    json.dumps(tiny_report, allow_nan=False)
+    text = ta.format_report(tiny_report)
+    assert "verdict: Fails" in text and "null" in text and "seconds: builds" in text
+
+
+def test_the_builds_use_fresh_seeds_of_their_own(tiny_report):
+    seeds = []
+    for b in tiny_report["builds"]:
+        seeds += b["seed"] if isinstance(b["seed"], list) else [b["seed"]]
+    assert RELEASE_SEED not in seeds and len(seeds) == len(set(seeds))
+    assert ta.split_sizes(16_000) == [4_000] * 4 and ta.split_sizes(4_001) == [2_001, 2_000]
+
+
+def test_mixing_replaces_a_tenth_with_items_of_the_same_template():
+    audit = ta.build(ta.audit_seed(1), 400)
+    pool = ta.build(ta.control_seed("mix10", "pool", 1), 60, decoys="legacy")
+    out = ta.mixed(audit, pool, 0.10, 1, "test")
+    changed = [i for i, (a, b) in enumerate(zip(audit, out)) if a != b]
+    assert len(changed) == 40 and out == ta.mixed(audit, pool, 0.10, 1, "test")
+    same = sum(audit[i].group == out[i].group for i in changed)
+    assert same >= 30  # the pool has most templates; the rest take any pool item
+    null = ta.permuted(audit, 1)
+    assert [it.values for it in null] == [it.values for it in audit]
+    assert 0.15 < sum(a.label == b.label for a, b in zip(audit, null)) / len(audit) < 0.35
+    assert set(Counter(it.label for it in null)) == {0, 1, 2, 3}
+
+
+def test_sizes_are_checked_before_any_work():
+    with pytest.raises(InputError, match="needs at least 4,097"):
+        ta.check_sizes("full", 16_000, 4_000)
+    ta.check_sizes("small", 2_000, 1_000)
+
+
+@pytest.mark.slow
+def test_the_small_budget_with_every_adversary():
+    report = ta.run(RELEASE, budget="small")
+    legacy = next(c for c in report["controls"] if c["name"] == "legacy")
+    assert legacy["outcome"] == "fail" and legacy["best_accuracy"] > 0.45
+    null = next(c for c in report["controls"] if c["name"] == "null")
+    assert null["outcome"] == "pass"
+    assert report["test_sets"]["audit build"]["adversaries"]["trees"]["accuracy"] > 0.45
+    assert report["verdict"]["status"] == "fails"
+
+
+# ---------------------------------------------------------------------------------------
+# The command
+# ---------------------------------------------------------------------------------------
+
+
+def run(argv, capsys):
+    code = main(argv, root=ROOT)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+QUICK = ["--budget", "small", "--train-items", "800", "--audit-items", "400", "--adversaries", "gap_order"]
+
+
+def test_the_command_fails_on_todays_release_and_writes_its_report(tmp_path, capsys):
+    out = tmp_path / "audit.json"
+    code, text, _ = run(["audit", *QUICK, "--no-controls", "--json", str(out)], capsys)
+    assert code == 1, text
+    assert "Shortcut audit" in text and "Trained choices-only audit" in text and "verdict: Fails" in text
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert report["verdict"]["status"] == "fails" and report["controls"] == []
+    code, _, err = run(["audit", *QUICK, "--no-controls", "--json", str(out)], capsys)
+    assert code == 2 and "audit.json: field '--json': already exists; add --overwrite" in err
+
+
+def test_no_trained_keeps_the_shortcut_audit_alone(capsys):
+    code, text, _ = run(["audit", "--no-trained"], capsys)
+    assert code == 0 and "Shortcut audit" in text and "Trained" not in text
+
+
+@pytest.mark.parametrize(
+    "extra, needle",
+    [
+        (["--audit-items", "4000"], "field '--audit-items': the audit build has 4,000 items"),
+        (["--adversaries", "trees,forest"], "field '--adversaries': expected adversaries"),
+    ],
+)
+def test_bad_options_exit_2(extra, needle, capsys):
+    code, _, err = run(["audit", *extra], capsys)
+    assert code == 2 and needle in err
+
+
+@pytest.mark.parametrize(
+    "extra, needle",
+    [
+        (["--budget", "medium"], "argument --budget: invalid choice"),
+        (["--train-items", "0"], "argument --train-items: expected a whole number from 1"),
+    ],
+)
+def test_bad_values_are_refused_by_the_parser(extra, needle, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["audit", *extra], root=ROOT)
+    assert exc.value.code == 2 and needle in capsys.readouterr().err
+
+
+def test_a_file_without_option_values_exits_2_naming_file_line_and_field(tmp_path, capsys):
+    rows = [json.loads(line) for line in RELEASE.read_text(encoding="utf-8").splitlines()[:20]]
+    del rows[3]["metadata"]["option_values"]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("".join(dumps_item(r) + "\n" for r in rows), encoding="utf-8")
+    code, _, err = run(["audit", str(bad), *QUICK], capsys)
+    assert code == 2 and "bad.jsonl:4: field 'metadata.option_values'" in err
+    assert len(err.strip().splitlines()) == 1
+    with pytest.raises(InputError, match="option_values"):
+        ta.load_file(bad)
