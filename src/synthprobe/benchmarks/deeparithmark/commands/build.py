@@ -916,8 +916,10 @@ def build_parser(root: Path) -> argparse.ArgumentParser:
     )
     s.set_defaults(func=cmd_selftest)
 
+    # no abbreviated options: '--n' would be ambiguous between --no-trained and --no-controls
     a = sub.add_parser(
         "audit",
+        allow_abbrev=False,
         help="score strategies that skip the arithmetic (all must stay at chance)",
         description="Print the shortcut table: pick the largest / smallest value, the roundest "
         "number, a fixed slot, the longest / shortest ending, and a cross-validated "
