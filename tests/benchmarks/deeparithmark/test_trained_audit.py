@@ -50,7 +50,8 @@ def test_todays_builder_and_the_release_fail(tiny_report):
     assert tiny_report["decoys"] == ta.default_decoys() and "equivalence test needs" in tiny_report["note"]
     json.dumps(tiny_report, allow_nan=False)
     text = ta.format_report(tiny_report)
-    assert "verdict: Fails" in text and "null" in text and "seconds: builds" in text
+    assert "verdict: Fails" in text and "null" in text and "seconds: builds" in text and "stated power" in text
+    assert tiny_report["stated_power"]["detected"] is True
 
 
 def test_the_builds_use_fresh_seeds_of_their_own(tiny_report):

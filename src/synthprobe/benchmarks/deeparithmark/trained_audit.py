@@ -393,6 +393,7 @@ def run(
     report["decoys"] = decoys or default_decoys()
     report["seed"] = seed
     report["builds"] = builds.log
+    report["stated_power"] = stated_power(report)
     report["seconds"] = _seconds(report, time.perf_counter() - start)
     if budget != "full" or not report["test_sets"]["audit build"]["adversaries"][adversaries[0]]["applies"]:
         report["note"] = (
@@ -400,6 +401,27 @@ def run(
             "this run reports the screen and the controls"
         )
     return report
+
+
+#: what the mix10 control should score if the adversaries find the legacy items (25 + 31 · f %,
+#: from the outside study's 56 % on legacy items)
+MIX_EXPECTED = 0.25 + 0.31 * MIX_FRACTION
+
+
+def stated_power(report: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The audit's stated power: whether it finds a build with 10 % legacy items (``mix10``)."""
+    mix = next((c for c in report["controls"] if c["name"] == "mix10"), None)
+    if mix is None:
+        return None
+    return {
+        "control": "mix10",
+        "fraction": MIX_FRACTION,
+        "expected_accuracy": MIX_EXPECTED,
+        "best_adversary": mix["best_adversary"],
+        "best_accuracy": mix["best_accuracy"],
+        "detected": mix["outcome"] == "fail",
+        "all_legacy": report["decoys"] == "legacy",
+    }
 
 
 def _seconds(report: Mapping[str, Any], total: float) -> dict[str, float]:
@@ -513,6 +535,15 @@ def format_report(report: Mapping[str, Any]) -> str:
     s = report["seconds"]
     lines = ["", f"Trained choices-only audit: {report['file']['path']}", ""]
     lines += adversary_table(report) + [""] + control_table(report) + [""] + strata_table(report) + [""]
+    power = report.get("stated_power")
+    if power:
+        found = "found" if power["detected"] else "NOT found"
+        lines.append(
+            f"stated power: a build with {100 * power['fraction']:.0f} % legacy items (expected ≈ "
+            f"{100 * power['expected_accuracy']:.0f} %) is {found}: {power['best_adversary']} scores "
+            f"{100 * power['best_accuracy']:.1f} %"
+            + (" (today's decoys are legacy, so every item of it leaks)" if power["all_legacy"] else "")
+        )
     if report.get("note"):
         lines.append(f"note: {report['note']}")
     lines.append(f"verdict: {report['verdict']['text'].upper()[:1]}{report['verdict']['text'][1:]}")
