@@ -68,7 +68,8 @@ def test_build_writes_one_file_per_kind_and_the_manifest(release_twins):
         assert all(t["metadata"]["twin_kind"] == kind for t in twins)
         pos = [order.index(t["metadata"]["twin_of"]) for t in twins]
         assert pos == sorted(pos)  # the originals' file order
-        # every original is either twinned or counted under its family as unsupported
+        # every original is either twinned or counted under its family: unsupported or no usable twin
+        assert entry["no_usable_twin"] == {}
         assert len(twins) + sum(entry["unsupported"].values()) == RELEASE_SIZE
         twinned = Counter(originals[t["metadata"]["twin_of"]]["metadata"]["template"] for t in twins)
         assert not set(twinned) & set(entry["unsupported"])

@@ -501,6 +501,7 @@ def _chosen_kinds(wanted: list[str] | None, templates, path: Path) -> list[str]:
 def cmd_build_twins(args: argparse.Namespace) -> int:
     from synthprobe.benchmarks.deeparithmark.build import BuildError
     from synthprobe.benchmarks.deeparithmark.twins.build import (
+        MAX_TWIN_ATTEMPTS,
         OriginalsDiffer,
         build_twins,
         manifest_name,
@@ -549,13 +550,18 @@ def cmd_build_twins(args: argparse.Namespace) -> int:
     )
     for kind in kinds:
         entry = res.doc["kinds"][kind]
-        without = entry["unsupported"]
+        without, short = entry["unsupported"], entry["no_usable_twin"]
         print(f"{kind}: {entry['n']:,} twins")
         print(f"  {res.files[kind]}  sha256 {entry['sha256']}")
         if without:
             print(
                 f"  families without it ({sum(without.values()):,} originals): "
                 + ", ".join(f"{f} ({c})" for f, c in without.items())
+            )
+        if short:
+            print(
+                f"  originals without a usable twin in {MAX_TWIN_ATTEMPTS} draws ({sum(short.values()):,}): "
+                + ", ".join(f"{f} ({c})" for f, c in short.items())
             )
     print(f"manifest {res.manifest}")
     print()

@@ -7,6 +7,11 @@ transform rejects, whose answer cannot sit at the original's rank, or (``irrelev
 whose decoys cannot include the irrelevant-number value is discarded and ``attempt`` goes up.
 The twin takes its original's slot and rank, and the decoys come from the same rules as the
 builder's (same-length endings first). Every twin is checked against every per-item rule.
+
+An original none of whose first :data:`MAX_TWIN_ATTEMPTS` draws serves has no twin of that kind:
+it is counted (:attr:`TwinStats.no_usable`, per kind and family, in the manifest and the
+command's output) and the build goes on. A transform that breaks the kind's contract is a family
+bug and fails the build.
 """
 
 from __future__ import annotations
@@ -35,11 +40,17 @@ from synthprobe.benchmarks.deeparithmark.build import (
     iter_drawn,
 )
 from synthprobe.benchmarks.deeparithmark.checks import CORRECT, ITEM_RULES, item_faults, twin_source_id
-from synthprobe.benchmarks.deeparithmark.composition import RELEASE_SEED, RELEASE_SIZE, TEMPLATES, Template
+from synthprobe.benchmarks.deeparithmark.composition import (
+    DEFAULT_DECOYS,
+    RELEASE_SEED,
+    RELEASE_SIZE,
+    TEMPLATES,
+    Template,
+)
 from synthprobe.benchmarks.deeparithmark.item import DecoySet, decoy_sets, item_json
 from synthprobe.seeding import ItemStreams
 
-#: Draws of one twin tried before the build gives up.
+#: Draws of one twin tried before the original is counted as having no usable twin of that kind.
 MAX_TWIN_ATTEMPTS = 500
 
 
@@ -53,7 +64,13 @@ class TwinStats:
     """What a twin build did, per kind: twins written, originals without that twin, discards."""
 
     written: Counter = field(default_factory=Counter)  # kind -> twins
-    unsupported: Counter = field(default_factory=Counter)  # (kind, family) -> originals skipped
+    # (kind, family) -> originals skipped: the family has no such twin, or the transform says
+    # this original has none (:func:`..base.no_twin`)
+    unsupported: Counter = field(default_factory=Counter)
+    # (kind, family) -> originals none of whose MAX_TWIN_ATTEMPTS draws served
+    no_usable: Counter = field(default_factory=Counter)
+    # (kind, reason) -> draws of those originals, by why each was discarded
+    no_usable_why: Counter = field(default_factory=Counter)
     attempts: Counter = field(default_factory=Counter)  # kind -> draws
     discarded: Counter = field(default_factory=Counter)  # (kind, reason) -> draws
 
@@ -75,12 +92,22 @@ def _check_twin(kind: str, original: Problem, tw: Problem) -> str | None:
     return None
 
 
+class NoUsableTwin(Exception):
+    """None of an original's :data:`MAX_TWIN_ATTEMPTS` draws of a twin kind served (counted,
+    not a failed build)."""
+
+    def __init__(self, message: str, why: Counter):
+        super().__init__(message)
+        self.why = why
+
+
 def draw_twin(
     kind: str, original: Problem, item: dict, seed: int, stats: TwinStats
 ) -> tuple[Problem, random.Random, list] | None:
     """The first usable ``kind`` twin of ``original`` (the problem of ``item``): ``(twin, rng,
     decoy sets)``; ``None`` when the transform says this original has none
-    (:func:`..base.no_twin`). Raises :class:`BuildError` naming the family when no draw serves."""
+    (:func:`..base.no_twin`). Raises :class:`NoUsableTwin` when no draw serves and
+    :class:`BuildError` naming the family when the transform breaks the kind's contract."""
     make = TWINS[original.family, kind]
     md = item["metadata"]
     rank = md["answer_rank"]
@@ -116,9 +143,10 @@ def draw_twin(
             stats.discarded[kind, reason] += count
         return tw, rng, sets
     reasons = ", ".join(f"{v} × {k}" for k, v in why.most_common())
-    raise BuildError(
+    raise NoUsableTwin(
         f"family {original.family!r}: no usable {kind} twin of item {item['ind']} in "
-        f"{MAX_TWIN_ATTEMPTS} draws ({reasons})"
+        f"{MAX_TWIN_ATTEMPTS} draws ({reasons})",
+        why,
     )
 
 
@@ -155,25 +183,33 @@ def iter_twins(
     *,
     templates: Sequence[Template] = TEMPLATES,
     stats: TwinStats | None = None,
+    decoys: str = DEFAULT_DECOYS,
 ) -> Iterator[tuple[dict, dict[str, dict]]]:
-    """Each original item of the ``n``-item file for ``seed``, in file order, with its twins by
-    kind (only the kinds its family registers). Twins are numbered per kind in file order, so
-    ``ind`` is the twin's position in its kind's file. Raises :class:`BuildError` on a faulty
-    twin (nothing is yielded past it)."""
+    """Each original item of the ``n``-item file for ``seed`` (built with decoy mode ``decoys``),
+    in file order, with its twins by kind (only the kinds its family registers and that have a
+    usable draw: see :class:`TwinStats`). Twins are numbered per kind in file order, so ``ind``
+    is the twin's position in its kind's file. Raises :class:`BuildError` on a faulty twin
+    (nothing is yielded past it)."""
     unknown = [k for k in kinds if k not in TWIN_KINDS]
     if unknown:
         raise ValueError(f"unknown twin kind {unknown[0]!r}; expected one of {', '.join(TWIN_KINDS)}")
     stats = stats if stats is not None else TwinStats()
     by_name = _by_name(templates)
     position: Counter = Counter()
-    for item, problem in iter_drawn(seed, n, stats=BuildStats(), templates=templates):
+    for item, problem in iter_drawn(seed, n, stats=BuildStats(), templates=templates, decoys=decoys):
         template = item["metadata"]["template"]
         twins: dict[str, dict] = {}
         for kind in kinds:
             if not supported(template, kind):
                 stats.unsupported[kind, template] += 1
                 continue
-            drawn = draw_twin(kind, problem, item, seed, stats)
+            try:
+                drawn = draw_twin(kind, problem, item, seed, stats)
+            except NoUsableTwin as exc:  # counted; the original goes without this twin
+                stats.no_usable[kind, template] += 1
+                for reason, count in exc.why.items():
+                    stats.no_usable_why[kind, reason] += count
+                continue
             if drawn is None:  # the transform says this original has no such twin
                 stats.unsupported[kind, template] += 1
                 continue
@@ -198,10 +234,16 @@ def iter_twins(
 
 
 def twin_file_items(
-    kind: str, seed: int = RELEASE_SEED, n: int = RELEASE_SIZE, *, templates: Sequence[Template] = TEMPLATES
+    kind: str,
+    seed: int = RELEASE_SEED,
+    n: int = RELEASE_SIZE,
+    *,
+    templates: Sequence[Template] = TEMPLATES,
+    decoys: str = DEFAULT_DECOYS,
 ) -> list[dict]:
     """The items of one kind's twin file, in order (for tests and small builds)."""
-    return [twins[kind] for _item, twins in iter_twins((kind,), seed, n, templates=templates) if kind in twins]
+    drawn = iter_twins((kind,), seed, n, templates=templates, decoys=decoys)
+    return [twins[kind] for _item, twins in drawn if kind in twins]
 
 
 def kinds_of(families: Mapping[str, object]) -> dict[str, list[str]]:
@@ -276,18 +318,20 @@ def build_twins(
     n: int = RELEASE_SIZE,
     templates: Sequence[Template] = TEMPLATES,
     number_format: str = "plain",
+    decoys: str = DEFAULT_DECOYS,
     shown_path: str | None = None,
     progress: bool | None = None,
     overwrite: bool = False,
 ) -> TwinBuildResult:
-    """Write the twins of ``kinds`` of the ``n``-item file for ``seed`` (``originals``, which must
-    hold exactly that build's bytes) into the folder ``out``: one JSONL file per kind and the
+    """Write the twins of ``kinds`` of the ``n``-item file for ``seed`` and decoy mode ``decoys``
+    (``originals``, which must hold exactly that build's bytes) into the folder ``out``: one JSONL file per kind and the
     manifest, all or nothing (each file goes to a temporary name beside its place and all are
     renamed at the end). Every twin is checked (:func:`.check.check_twin_items`; a fault is a
     :class:`BuildError`) and each kind is compared with its originals (:mod:`.controls`).
 
-    Raises :class:`OriginalsDiffer` when the file is not that build, :class:`BuildError` when a
-    twin cannot be made or breaks a rule; nothing is written then."""
+    An original with no usable twin of a kind is counted in the manifest (``no_usable_twin``, per
+    family), not a failure. Raises :class:`OriginalsDiffer` when the file is not that build,
+    :class:`BuildError` when a twin breaks a rule; nothing is written then."""
     import hashlib
     import os
     import tempfile
@@ -322,7 +366,7 @@ def build_twins(
             else:
                 os.close(fd)
         with open(originals, "rb") as src:
-            it = iter_twins(kinds, seed, n, templates=templates, stats=stats)
+            it = iter_twins(kinds, seed, n, templates=templates, stats=stats, decoys=decoys)
             for lineno, (item, twins) in enumerate(_progress(it, n, progress, "twins build"), start=1):
                 shown = format_item(item, number_format, by_name)
                 _compare_line(src, dumps_item(shown) + "\n", lineno, seed, n)
@@ -351,6 +395,7 @@ def build_twins(
                 "sha256": sha256_file(originals),
                 "seed": seed,
                 "n": n,
+                "decoys": decoys,
             },
             "kinds": {
                 kind: {
@@ -358,6 +403,7 @@ def build_twins(
                     "sha256": digests[kind].hexdigest(),
                     "n": stats.written[kind],
                     "unsupported": {f: stats.unsupported[kind, f] for f in families if stats.unsupported[kind, f]},
+                    "no_usable_twin": {f: stats.no_usable[kind, f] for f in families if stats.no_usable[kind, f]},
                     "audit": checks[kind].audit_json(),
                 }
                 for kind in kinds
