@@ -218,9 +218,10 @@ def test_overwrite_replaces_the_files(release_twins, tmp_path):
     assert _tree(out) == _tree(release_twins)
 
 
-def test_a_seed_build_without_a_table_takes_its_seed(tmp_path, capsys):
+def test_a_seed_build_without_a_record_or_table_takes_its_seed(tmp_path, capsys):
     data = tmp_path / "private.jsonl"
     assert main(["build", "deeparithmark", "--seed", "7", "--n", "200", "--out", str(data), "--no-progress"]) == 0
+    (tmp_path / "private.jsonl.build.json").unlink()  # a file from before build records
     out = tmp_path / "tw"
     _refused(["build", "twins", "--data", str(data), "--out", str(out)], out, capsys, "--seed")
     assert main(["build", "twins", "--data", str(data), "--seed", "7", "--kinds", "reordered", "--out", str(out)]) == 0

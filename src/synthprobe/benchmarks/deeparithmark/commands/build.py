@@ -192,6 +192,7 @@ def cmd_build_control(args: argparse.Namespace) -> int:
 
 def cmd_build(args: argparse.Namespace) -> int:
     from synthprobe.benchmarks.deeparithmark.build import BuildError, build
+    from synthprobe.benchmarks.deeparithmark.twins.build_record import record_path, write_record
     from synthprobe.io.read import sha256_file
     from synthprobe.io.write import check_outputs
 
@@ -225,9 +226,15 @@ def cmd_build(args: argparse.Namespace) -> int:
             from synthprobe.benchmarks.deeparithmark.plugins import table_path
 
             outputs.append((table_path(out), "--out"))
+        # The build record (FILE.build.json) says how the file was built, so 'build twins' needs
+        # no --seed; the release's default build writes none (no tracked file changes).
+        record = args.out is not None
+        if record:
+            outputs.append((record_path(out), "--out"))
         check_outputs(outputs, overwrite=args.overwrite)
         check_writable(out)
         extra = {} if templates is None else {"templates": templates, "sources": sources, "table": table}
+        decoys = getattr(args, "decoys", DEFAULT_DECOYS)
         res = build(
             out,
             seed=args.seed,
@@ -235,9 +242,11 @@ def cmd_build(args: argparse.Namespace) -> int:
             progress=args.progress,
             workers=getattr(args, "workers", None),
             number_format=number_format,
-            decoys=getattr(args, "decoys", DEFAULT_DECOYS),
+            decoys=decoys,
             **extra,
         )
+        if record:
+            write_record(out, seed=res.seed, n=res.n, decoys=decoys, number_format=number_format, sha256=res.sha256)
     except BuildError as exc:
         print(f"build failed, nothing written: {exc}", file=sys.stderr)
         return EXIT_FAILED
@@ -255,6 +264,8 @@ def cmd_build(args: argparse.Namespace) -> int:
         from synthprobe.benchmarks.deeparithmark.plugins import table_path
 
         print(f"families table: {table_path(out)} ({', '.join(f['name'] for f in table['families'])})")
+    if record:
+        print(f"build record: {record_path(out)} (seed, n, decoys, number format, sha256; read by 'build twins')")
     if getattr(args, "selftest", False):
         return _run_selftest(out, None)
     return 0
@@ -400,7 +411,11 @@ def _twin_kinds(spec: str) -> list[str] | None:
 
 def _twin_originals(args: argparse.Namespace):
     """The originals of ``build twins``: ``(path, shown path or None, seed, n, templates,
-    number format)``, the outside families loaded and the file's table and numbers checked."""
+    number format, decoy mode)``, the outside families loaded and the file's build record,
+    table and numbers checked. The build's parameters come from the release's, else the build
+    record beside the file (``FILE.build.json``, its SHA-256 checked), else the families table,
+    else ``--seed``, ``--decoys`` and the file's line count; an option that disagrees with a
+    record or table is refused."""
     import json
 
     import synthprobe.benchmarks.deeparithmark.families  # noqa: F401  (ours, with their @twin)
@@ -408,6 +423,7 @@ def _twin_originals(args: argparse.Namespace):
     from synthprobe.benchmarks.deeparithmark.composition import TEMPLATES
     from synthprobe.benchmarks.deeparithmark.plugins import load_source, read_table, source_of, table_path
     from synthprobe.benchmarks.deeparithmark.release import cached_release, locate_release
+    from synthprobe.benchmarks.deeparithmark.twins.build_record import read_record
     from synthprobe.tasks.numformat import PLAIN
 
     release = args.data == "release"
@@ -421,6 +437,7 @@ def _twin_originals(args: argparse.Namespace):
             )
     for spec in args.family or []:
         load_source(source_of(spec), shown=spec)
+    record = None if release else read_record(path)
     found = read_table(path)
     if found is None:
         if args.family:
@@ -431,18 +448,37 @@ def _twin_originals(args: argparse.Namespace):
                 field="--family",
             )
         templates = TEMPLATES
-        seed = args.seed if args.seed is not None else RELEASE_SEED
-        with open(path, "rb") as fh:
-            n = sum(1 for line in fh if line.strip())
         if release:
+            if args.seed is not None and args.seed != RELEASE_SEED:
+                raise InputError(
+                    f"the release was built from seed {RELEASE_SEED}; --seed is for a file of another build",
+                    field="--seed",
+                )
             seed, n = RELEASE_SEED, RELEASE_SIZE
+        elif record is not None:
+            seed, n = record.seed, record.n
+        else:
+            seed = args.seed if args.seed is not None else RELEASE_SEED
+            with open(path, "rb") as fh:
+                n = sum(1 for line in fh if line.strip())
+            if not 1 <= n <= MAX_BUILD_SIZE:
+                raise InputError(
+                    f"holds {n:,} items; expected the 1 to {MAX_BUILD_SIZE:,} items of a Deep Arithmark build",
+                    path=path,
+                    field="--data",
+                )
         fmt = PLAIN
-        try:
-            with open(path, encoding="utf-8") as fh:
-                first = json.loads(fh.readline())
-            fmt = first["metadata"].get("number_format", PLAIN)
-        except (ValueError, KeyError, TypeError, AttributeError):
-            pass  # the byte comparison with the build says what is wrong
+        if record is not None:
+            fmt = record.number_format
+        else:
+            try:
+                with open(path, encoding="utf-8") as fh:
+                    first = json.loads(fh.readline())
+                fmt = first["metadata"].get("number_format", PLAIN)
+            except (ValueError, KeyError, TypeError, AttributeError):
+                pass  # the byte comparison with the build says what is wrong
+            if fmt not in NUMBER_FORMATS:
+                fmt = PLAIN  # likewise
     else:
         templates, doc = found
         seed, n, fmt = doc.get("seed"), doc.get("n"), doc.get("number_format", PLAIN)
@@ -453,7 +489,20 @@ def _twin_originals(args: argparse.Namespace):
             raise InputError(
                 f"expected one of {', '.join(NUMBER_FORMATS)}, got {fmt!r}", path=where, field="number_format"
             )
-        if args.seed is not None and args.seed != seed:
+        if record is not None:
+            for name, table_value, record_value in (
+                ("seed", seed, record.seed),
+                ("n", n, record.n),
+                ("number_format", fmt, record.number_format),
+            ):
+                if table_value != record_value:
+                    raise InputError(
+                        f"says {table_value!r}, but the build record {record.path.name} says {record_value!r}; "
+                        "they must describe the same build",
+                        path=where,
+                        field=name,
+                    )
+        elif args.seed is not None and args.seed != seed:
             raise InputError(f"the families table says the file was built from seed {seed}", field="--seed")
         missing = [t.name for t in templates if t.name not in FAMILIES]
         if missing:
@@ -466,7 +515,19 @@ def _twin_originals(args: argparse.Namespace):
                 path=path,
                 field="--family",
             )
-    return path, ("release" if release else None), seed, n, templates, fmt
+    decoys = args.decoys if args.decoys is not None else DEFAULT_DECOYS
+    if record is not None:
+        if args.seed is not None and args.seed != record.seed:
+            raise InputError(
+                f"the build record {record.path} says the file was built from seed {record.seed}", field="--seed"
+            )
+        if args.decoys is not None and args.decoys != record.decoys:
+            raise InputError(
+                f"the build record {record.path} says the file was built with --decoys {record.decoys}",
+                field="--decoys",
+            )
+        decoys = record.decoys
+    return path, ("release" if release else None), seed, n, templates, fmt, decoys
 
 
 def _chosen_kinds(wanted: list[str] | None, templates, path: Path) -> list[str]:
@@ -518,7 +579,7 @@ def cmd_build_twins(args: argparse.Namespace) -> int:
             "the folder to write the twins into is required (or --check DIR to check a build)", field="--out"
         )
     wanted = _twin_kinds(args.kinds)
-    path, shown, seed, n, templates, fmt = _twin_originals(args)
+    path, shown, seed, n, templates, fmt, decoys = _twin_originals(args)
     kinds = _chosen_kinds(wanted, templates, path)
     out = check_out_dir(args.out)
     stem = stem_of(path)
@@ -533,6 +594,7 @@ def cmd_build_twins(args: argparse.Namespace) -> int:
             n=n,
             templates=templates,
             number_format=fmt,
+            decoys=decoys,
             progress=args.progress,
             overwrite=args.overwrite,
         )
@@ -545,7 +607,8 @@ def cmd_build_twins(args: argparse.Namespace) -> int:
         raise InputError(f"cannot be written ({exc.strerror}); nothing written", path=out, field="--out") from None
     total = sum(res.stats.written.values())
     print(
-        f"wrote {total:,} twins of {n:,} originals ({path}, seed {seed}) into {out} in {res.seconds:.1f} s"
+        f"wrote {total:,} twins of {n:,} originals ({path}, seed {seed}, {decoys} decoys) into {out} "
+        f"in {res.seconds:.1f} s"
         f"{'' if fmt == 'plain' else f', numbers in the {fmt} format'}"
     )
     for kind in kinds:
@@ -596,12 +659,15 @@ with one controlled change (irrelevant_clause: a sentence with a number that pla
 part, one decoy being the value you get by using it; one_step_more: one more dependent
 operation; reordered: the same operations told in another order; unit_change: the same
 quantities in another unit). A twin keeps its original's correct slot and answer rank
-and names it in metadata.twin_of. The originals are drawn again from their seed and
-size (the release's, or those of the families table beside a file built with --family)
-and the file must be byte-identical to that build. Writes DIR/<stem>.twins-<kind>.jsonl
-per kind and the manifest DIR/<stem>.twins.json (files, SHA-256, families without a
-kind, the shortcut audit of each twin file and the controls: twins against their
-originals on number size, answer rank, correct slot and roundness), all files or none.
+and names it in metadata.twin_of. The originals are drawn again from their seed, size
+and decoy mode (the release's, or those of the build record FILE.build.json that 'build
+deeparithmark --out FILE' writes beside the file, or of its families table) and the file
+must be byte-identical to that build. An original none of whose draws of a kind makes a
+usable twin goes without that twin and is counted, per family. Writes
+DIR/<stem>.twins-<kind>.jsonl per kind and the manifest DIR/<stem>.twins.json (files,
+SHA-256, families without a kind, originals without a usable twin, the shortcut audit of
+each twin file and the controls: twins against their originals on number size, answer
+rank, correct slot and roundness), all files or none.
 Exit 1 when a twin file fails the shortcut audit (files written) or a build fails
 (nothing written); 2 on bad input (nothing written)."""
 
@@ -621,8 +687,9 @@ def add_twins_parser(build_verb) -> None:
         default="release",
         metavar="release|FILE",
         help="the originals: 'release' (default, Deep Arithmark-1) or a file written by "
-        "'synthprobe build deeparithmark' (its seed and size come from its families table, "
-        "else --seed and its line count)",
+        "'synthprobe build deeparithmark' (its seed, size and decoy mode come from the build "
+        "record FILE.build.json beside it, whose SHA-256 must be the file's; else from its "
+        "families table; else --seed, --decoys and its line count)",
     )
     p.add_argument(
         "--kinds",
@@ -645,18 +712,17 @@ def add_twins_parser(build_verb) -> None:
         type=nonneg_int,
         default=None,
         metavar="S",
-        help=f"the seed a file without a families table was built from (default {RELEASE_SEED}, the release's)",
+        help="the seed a file without a build record or families table was built from (default "
+        f"{RELEASE_SEED}, the release's); refused when it disagrees with the record or table",
     )
     p.add_argument("--out", metavar="DIR", help="folder to write the twin files and the manifest into (required)")
     p.add_argument(
         "--decoys",
         choices=DECOY_MODES,
-        default=DEFAULT_DECOYS,
-        help="how decoys are chosen: groups (role-balanced: the same four values are the options of "
-        "four items of a template, each the key of one and a named mistake of the others, so a "
-        "strategy that reads only the options scores 25 %% in expectation) or legacy (three "
-        "mistakes per item for its planned rank: its options give the key away; kept as the "
-        f"trained audit's positive control); default {DEFAULT_DECOYS}",
+        default=None,
+        help="the decoy mode the file was built with ('build deeparithmark --decoys'), so its "
+        "originals are drawn again as they were: default the one its build record names, else "
+        f"{DEFAULT_DECOYS}; refused when it disagrees with the record",
     )
     add_overwrite_argument(p)
     p.add_argument(
