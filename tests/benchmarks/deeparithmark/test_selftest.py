@@ -1,4 +1,8 @@
-"""Deep Arithmark selftest: passes on the release and fresh seeds, names the broken check."""
+"""Deep Arithmark selftest: passes on the release and fresh seeds, names the broken check.
+
+The trained choices-only audit (the selftest's last check before the upstream ones) fails every
+legacy-decoy build, the release included: that is its finding, not a fault. The tests of the other
+checks therefore pass ``trained=False``; the trained check has its own tests at the end."""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ import pytest
 
 from synthprobe.benchmarks.deeparithmark.build import build, dumps_item
 from synthprobe.benchmarks.deeparithmark.checks import ITEM_RULES
-from synthprobe.benchmarks.deeparithmark.selftest import selftest
+from synthprobe.benchmarks.deeparithmark.selftest import TRAINED_CHECK, selftest
 from synthprobe.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -27,7 +31,9 @@ def _write(path: Path, items: list[dict]) -> Path:
 
 @pytest.fixture(scope="module")
 def release_report():
-    return selftest(RELEASE)
+    # every card claim; without the trained check, which the release's legacy decoys fail
+    # (test_the_release_fails_the_trained_check)
+    return selftest(RELEASE, trained=False)
 
 
 def test_release_passes_every_check(release_report):
@@ -58,12 +64,12 @@ def fresh(tmp_path_factory):
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_other_seeds_pass(fresh, seed):
-    rep = selftest(fresh[seed])
+    rep = selftest(fresh[seed], trained=False)  # legacy decoys, as the release: the trained check fails them
     assert rep.ok, rep.table()
 
 
 def test_scaled_file_expects_scaled_figures(fresh):
-    rep = selftest(fresh[2], classifier=False)
+    rep = selftest(fresh[2], classifier=False, trained=False)  # the figures of the other checks
     assert rep.check("depth tiers").figure.startswith("50 / 50 / 50 / 50")
     assert rep.check("correct slot balance").figure.startswith("52 / 52 / 48 / 48")
     assert "scaled to 200" in rep.check("composition (template, topic, depth, count)").figure
@@ -85,7 +91,8 @@ def _first(items, pred):
 
 
 def _failed(tmp_path, items, **kw):
-    rep = selftest(_write(tmp_path / "bad.jsonl", items), classifier=False, **kw)
+    # trained=False: the release's decoys fail the trained check; these tests name the check they break
+    rep = selftest(_write(tmp_path / "bad.jsonl", items), classifier=False, trained=False, **kw)
     assert not rep.ok
     return set(rep.failed), rep
 
@@ -186,7 +193,7 @@ def test_non_canonical_bytes_are_caught(tmp_path, release_items):
         "".join(json.dumps(o, separators=(",", ":"), ensure_ascii=False) + "\n" for o in release_items),
         encoding="utf-8",
     )
-    rep = selftest(path, classifier=False)
+    rep = selftest(path, classifier=False, trained=False)  # the release's decoys fail the trained check
     assert rep.failed == ["canonical JSONL bytes"]
 
 
@@ -221,7 +228,8 @@ UNRELATED = [
 
 
 def test_upstream_without_overlap_passes(tmp_path):
-    rep = selftest(RELEASE, upstream=_upstream(tmp_path / "up.jsonl", UNRELATED), classifier=False)
+    # trained=False: the release passes every other check; its decoys fail the trained one
+    rep = selftest(RELEASE, upstream=_upstream(tmp_path / "up.jsonl", UNRELATED), classifier=False, trained=False)
     assert rep.ok, rep.table()
     assert rep.check("no context shared with upstream (2 items)").figure == "0 identical contexts"
 
@@ -230,7 +238,153 @@ def test_upstream_overlap_is_caught(tmp_path, release_items):
     ctx = release_items[0]["ctx"]
     words = ctx.split()
     partial = "Entirely different opening words here, " + " ".join(words[2:12]) + " and more."
-    rep = selftest(RELEASE, upstream=_upstream(tmp_path / "up.jsonl", UNRELATED + [partial]), classifier=False)
+    up = _upstream(tmp_path / "up.jsonl", UNRELATED + [partial])
+    rep = selftest(RELEASE, upstream=up, classifier=False, trained=False)  # the upstream checks alone fail
     assert rep.failed == ["no 8-word n-gram shared with upstream"]
-    rep = selftest(RELEASE, upstream=_upstream(tmp_path / "up2.jsonl", [ctx.upper()]), classifier=False)
+    rep = selftest(RELEASE, upstream=_upstream(tmp_path / "up2.jsonl", [ctx.upper()]), classifier=False, trained=False)
     assert set(rep.failed) == {"no context shared with upstream (1 items)", "no 8-word n-gram shared with upstream"}
+
+
+# -- the trained choices-only audit --------------------------------------------------------------
+
+
+def _report(statuses, outcomes):
+    """A trained report with the test sets' statuses and the controls' (name, expect, outcome)."""
+    return {
+        "test_sets": {name: {"status": st} for name, st in statuses.items()},
+        "controls": [{"name": n, "expect": e, "outcome": o, "as_expected": e == o} for n, e, o in outcomes],
+    }
+
+
+@pytest.mark.parametrize(
+    "statuses, outcomes, passes",
+    [
+        # at the selftest's budget the equivalence test cannot apply: "screen only" is the best a set gets
+        (
+            {"audit build": "screen only", "file": "screen only"},
+            [("legacy", "fail", "fail"), ("null", "pass", "pass")],
+            True,
+        ),
+        (
+            {"audit build": "fails", "file": "screen only"},
+            [("legacy", "fail", "fail"), ("null", "pass", "pass")],
+            False,
+        ),
+        (
+            {"audit build": "screen only", "file": "fails"},
+            [("legacy", "fail", "fail"), ("null", "pass", "pass")],
+            False,
+        ),
+        # no power: a leak unseen, or a null that fails
+        (
+            {"audit build": "screen only", "file": "screen only"},
+            [("legacy", "fail", "pass"), ("null", "pass", "pass")],
+            False,
+        ),
+        (
+            {"audit build": "screen only", "file": "screen only"},
+            [("legacy", "fail", "fail"), ("null", "pass", "fail")],
+            False,
+        ),
+    ],
+)
+def test_the_trained_rule_needs_no_leak_and_both_controls_as_expected(statuses, outcomes, passes):
+    from synthprobe.benchmarks.deeparithmark.selftest import trained_passes
+
+    assert trained_passes(_report(statuses, outcomes)) is passes
+
+
+def test_the_decoy_mode_is_read_from_the_items():
+    from synthprobe.benchmarks.deeparithmark.selftest import file_decoys
+    from synthprobe.items import MCItem
+
+    def item(md):
+        return MCItem(id="0", ctx="x", endings=("a", "b"), label=0, raw={"metadata": md})
+
+    assert file_decoys([item({"template": "t"})]) == "legacy"
+    assert file_decoys([item({"template": "t"}), item({"template": "t", "group": "t#3"})]) == "groups"
+
+
+def test_the_trained_check_at_a_tiny_budget_is_one_row_with_three_lines(monkeypatch):
+    from synthprobe.benchmarks.deeparithmark import selftest as st
+
+    monkeypatch.setattr(st, "TRAINED_SIZES", {"train": 300, "audit": 200, "control_train": 300, "control_test": 200})
+    rep = selftest(RELEASE, classifier=False)
+    names = [c.name for c in rep.checks]
+    assert names[-1] == TRAINED_CHECK and names.count(TRAINED_CHECK) == 1
+    check, report = rep.check(TRAINED_CHECK), rep.trained
+    assert check.ok is report["passes"] and len(check.details) in (2, 3)
+    assert list(report["adversaries"]) == list(st.TRAINED_ADVERSARIES)
+    assert [c["name"] for c in report["controls"]] == ["legacy", "null"]
+    assert report["test_sets"]["audit build"]["n"] == 200 and report["test_sets"]["file"]["n"] == 1000
+    assert report["decoys"] == "legacy" and report["sizes"]["train"] == 300
+    assert check.details[0].startswith("knn / gap_order / trees: audit build (200 items) ")
+    assert check.details[1].startswith("controls: legacy ")
+    # without it the table is the card's 32 checks
+    assert len(selftest(RELEASE, classifier=False, trained=False).checks) == len(rep.checks) - 1
+
+
+def test_a_file_with_families_of_its_own_skips_the_trained_check(monkeypatch):
+    from synthprobe.benchmarks.deeparithmark import trained_audit
+    from synthprobe.benchmarks.deeparithmark.selftest import trained_check
+
+    monkeypatch.setattr(trained_audit, "outside_families", lambda path: True)
+    check, report = trained_check(RELEASE, [])
+    assert check.status == "SKIP" and report is None and "its own families" in check.figure
+
+
+def test_the_no_trained_flag_gives_the_cards_checks(capsys):
+    from synthprobe.benchmarks.deeparithmark.commands.build import main
+
+    assert main(["selftest", "--no-trained"], root=ROOT) == 0
+    out = capsys.readouterr().out
+    assert "32/32 checks passed" in out and TRAINED_CHECK not in out
+
+
+@pytest.mark.slow
+def test_the_release_fails_the_trained_check(capsys):
+    """The release's legacy decoys give the key away to a trained adversary: the check fails it,
+    with the power shown (the legacy control fails, the null passes); every other check passes."""
+    from synthprobe.benchmarks.deeparithmark.commands.build import main
+
+    assert main(["selftest"], root=ROOT) == 1
+    out = capsys.readouterr().out
+    assert "32/33 checks passed; failed: trained choices-only audit" in out
+    row = next(line for line in out.splitlines() if line.startswith(TRAINED_CHECK))
+    assert "leaks: trees" in row and "legacy fails, null passes" in row and row.endswith("FAIL")
+
+
+def _every_catalogue_shipped() -> bool:
+    from synthprobe.benchmarks.deeparithmark.composition import TEMPLATES
+    from synthprobe.benchmarks.deeparithmark.groups import shipped_path
+
+    return all(shipped_path(t.name).exists() for t in TEMPLATES)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "decoys",
+    [
+        "legacy",
+        pytest.param(
+            "groups",
+            marks=pytest.mark.skipif(
+                not _every_catalogue_shipped(),
+                reason="a role-balanced build needs every template's group catalogue; some are not shipped yet "
+                "(time_clock_end: 'no role-balanced group in its catalogue')",
+            ),
+        ),
+    ],
+)
+def test_the_trained_check_fails_a_legacy_build_and_passes_a_role_balanced_one(tmp_path, decoys):
+    path = build(tmp_path / f"{decoys}.jsonl", seed=11, n=1000, progress=False, decoys=decoys).path
+    rep = selftest(path, classifier=False)
+    check, report = rep.check(TRAINED_CHECK), rep.trained
+    assert report["decoys"] == decoys
+    assert {c["name"]: c["outcome"] for c in report["controls"]} == {"legacy": "fail", "null": "pass"}
+    if decoys == "legacy":
+        assert check.ok is False and check.figure.startswith("leaks: ")
+        assert report["test_sets"]["audit build"]["status"] == "fails" == report["test_sets"]["file"]["status"]
+    else:
+        assert check.ok is True, rep.table()
+        assert check.figure.startswith("at chance: ") and rep.ok

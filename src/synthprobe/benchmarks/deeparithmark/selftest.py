@@ -11,8 +11,14 @@ rule of :mod:`.checks` (schema and types, labels, units, distinct positive optio
 decoy, one roundness class, clock half-day, label ↔ source ↔ answer ↔ values, answer rank,
 steps = depth, every step re-evaluated, prompt ≤ 45 words); unique ids, source ids and
 contexts; the composition table; correct-slot, answer-rank and depth balance and the
-slot × rank × depth grid; prompt-length mean; the shortcut audit (:mod:`.audit`); and,
+slot × rank × depth grid; prompt-length mean; the shortcut audit (:mod:`.audit`); the trained
+choices-only audit at a small budget (:func:`trained_check`; ``trained=False`` leaves it out); and,
 with an upstream ArithMark 3.0 file, no shared context and no shared eight-word n-gram.
+
+The trained check is a check of the *builder* as much as of the file: adversaries trained on the
+options of fresh builds made the way the file was made must stay at chance on a fresh audit build
+and on the file. The legacy decoy selection fails it (its options give the key away); a file
+built with ``--decoys groups`` is audited against role-balanced builds.
 """
 
 from __future__ import annotations
@@ -56,6 +62,18 @@ NGRAM = 8
 #: Located examples shown per failing check.
 EXAMPLES = 3
 
+#: The trained check's name.
+TRAINED_CHECK = "trained choices-only audit"
+
+#: The trained check's adversaries (:mod:`synthprobe.metrics.choices_only`): the DeepSets network
+#: is left to ``deeparithmark.py audit`` (the slowest to fit, and the trees see what it sees).
+TRAINED_ADVERSARIES = ("knn", "gap_order", "trees")
+
+#: The trained check's budget: fresh training items, audit-build items, and the legacy control's
+#: training and test items (its null is the audit build with labels redrawn). About 30 s of wall
+#: time on 2 loaded cores; the adversaries and builds are seeded, so the figure is the same each run.
+TRAINED_SIZES = {"train": 2_000, "audit": 1_000, "control_train": 2_000, "control_test": 1_000}
+
 
 @dataclass
 class Check:
@@ -76,6 +94,8 @@ class SelftestReport:
     sha256: str
     checks: list[Check]
     audit_rows: list = field(default_factory=list)
+    #: the trained check's report (:func:`trained_report`), None when it did not run
+    trained: dict | None = None
 
     @property
     def ok(self) -> bool:
@@ -190,9 +210,139 @@ def _upstream_checks(items: list[MCItem], upstream: Path) -> list[Check]:
     ]
 
 
-def selftest(path: str | Path, *, upstream: str | Path | None = None, classifier: bool = True) -> SelftestReport:
+def file_decoys(items: Sequence[MCItem]) -> str:
+    """How the file's decoys were chosen: ``groups`` when its items name a role-balanced group
+    (``metadata.group``, written by the role-balanced builder only), else ``legacy``."""
+    return "groups" if any("group" in it.metadata for it in items) else "legacy"
+
+
+def trained_report(path: str | Path, *, decoys: str, seed: int | None = None, step=None) -> dict:
+    """The trained check's audit of ``path`` (:mod:`.trained_audit`'s pieces at
+    :data:`TRAINED_SIZES`): :data:`TRAINED_ADVERSARIES` trained on fresh builds with ``decoys``,
+    scored on a fresh audit build and on the file; the ``legacy`` control (must fail) and the
+    label-permuted null (must pass). The plain report of
+    :func:`synthprobe.metrics.choices_only.run_audit`, with ``passes`` (:func:`trained_passes`),
+    the sizes, decoy mode, seed and seconds. Raises :class:`.build.BuildError` when a build fails."""
+    import time
+
+    from synthprobe.benchmarks.deeparithmark import trained_audit as ta
+    from synthprobe.metrics.choices_only import Control, run_audit
+
+    start = time.perf_counter()
+    seed = ta.RELEASE_SEED if seed is None else seed
+    sizes = TRAINED_SIZES
+    file_items, fmt = ta.load_file(path)
+    builds = ta.Builds(decoys=decoys, number_format=fmt, step=step)
+    parts = ta.split_sizes(sizes["train"])
+    train = builds.fresh("train", ta.train_seeds(seed, len(parts)), parts, decoys)
+    audit = builds.fresh("audit build", [ta.audit_seed(seed)], [sizes["audit"]], decoys)
+    legacy = [
+        builds.fresh(f"legacy {part}", [ta.control_seed("legacy", part, seed)], [sizes[f"control_{part}"]], "legacy")
+        for part in ("train", "test")
+    ]
+    controls = [
+        Control("legacy", legacy[0], legacy[1], "fail", "the legacy decoy selection"),
+        Control("null", None, ta.permuted(audit, seed), "pass", "the audit build, labels drawn at random"),
+    ]
+    report = run_audit(train, {"audit build": audit, "file": file_items}, TRAINED_ADVERSARIES, controls, step=step)
+    report.update(sizes=dict(sizes), decoys=decoys, seed=seed, builds=builds.log)
+    report["passes"] = trained_passes(report)
+    report["seconds"] = time.perf_counter() - start
+    return report
+
+
+def trained_passes(report: dict) -> bool:
+    """The trained check's rule: no adversary significantly above chance on the audit build or
+    the file (overall, per depth or per template: the Holm screen; too few items for the
+    equivalence test at this budget), the legacy control failing and the null passing (else the
+    check has no power, and fails)."""
+    leak = any(t["status"] == "fails" for t in report["test_sets"].values())
+    return not leak and all(c["as_expected"] for c in report["controls"])
+
+
+def _accuracies(report: dict, test_set: str) -> str:
+    blocks = report["test_sets"][test_set]["adversaries"]
+    return " / ".join(f"{100 * blocks[a]['accuracy']:.1f}" for a in blocks) + " %"
+
+
+#: a control's outcome as the check's words say it
+OUTCOME = {"fail": "fails", "pass": "passes"}
+
+
+def _stratum(row: dict) -> str:
+    return {"all": "all items", "group": f"template {row['stratum']}"}.get(
+        row["kind"], f"{row['kind']} {row['stratum']}"
+    )
+
+
+def _trained_figure(report: dict) -> str:
+    """The check's figure: the best adversary (and how many strata leak), then the controls."""
+    sets = report["test_sets"]
+    flagged = sum(r["flagged"] for t in sets.values() for r in t["screen"])
+    name, adversary, acc = max(
+        ((name, a, b["accuracy"]) for name, t in sets.items() for a, b in t["adversaries"].items()),
+        key=lambda x: x[2],
+    )
+    if flagged:
+        figure = f"leaks: {adversary} {100 * acc:.1f} % ({name}), {flagged} strata flagged"
+    else:
+        figure = f"at chance: best {adversary} {100 * acc:.1f} %"
+    missed = [c for c in report["controls"] if not c["as_expected"]]
+    if missed:
+        return figure + "; no power: " + ", ".join(f"{c['name']} {OUTCOME[c['outcome']]}" for c in missed)
+    return figure + "; legacy fails, null passes"
+
+
+def _trained_details(report: dict) -> list[str]:
+    """Three lines: the adversaries' accuracies on both test sets, the controls, and the worst
+    flagged stratum below the whole set (a depth or a template)."""
+    audit = report["test_sets"]["audit build"]
+    lines = [
+        f"{' / '.join(report['adversaries'])}: audit build ({audit['n']:,} items) "
+        f"{_accuracies(report, 'audit build')}, file {_accuracies(report, 'file')}",
+        "controls: "
+        + "; ".join(
+            f"{c['name']} {OUTCOME[c['outcome']]}{'' if c['as_expected'] else ' (it must not)'}"
+            f" (best {c['best_adversary']} {100 * c['best_accuracy']:.1f} %)"
+            for c in report["controls"]
+        ),
+    ]
+    rows = [(name, r) for name, t in report["test_sets"].items() for r in t["screen"] if r["flagged"]]
+    if rows:
+        strata = [nr for nr in rows if nr[1]["kind"] != "all"] or rows  # the overall figures are above
+        name, r = min(strata, key=lambda nr: (nr[1]["p_holm"], -nr[1]["accuracy"]))
+        lines.append(
+            f"{len(rows)} strata flagged (Holm, α {report['screen_alpha']}); worst: {name}, {r['adversary']}, "
+            f"{_stratum(r)}: {100 * r['accuracy']:.1f} % of {r['n']:,} items"
+        )
+    return lines
+
+
+def trained_check(path: Path, items: Sequence[MCItem]) -> tuple[Check, dict | None]:
+    """The trained choices-only audit as one selftest check (:func:`trained_report`), and its
+    report; not run (SKIP) for a file built from families of its own (the audit trains on the
+    release's); a build that fails is a FAIL naming it."""
+    from synthprobe.benchmarks.deeparithmark.build import BuildError
+    from synthprobe.benchmarks.deeparithmark.trained_audit import outside_families
+
+    if outside_families(path):
+        return Check(
+            TRAINED_CHECK, "not run: the file has its own families (the audit trains on the release's)", None
+        ), None
+    decoys = file_decoys(items)
+    try:
+        report = trained_report(path, decoys=decoys)
+    except BuildError as exc:
+        return Check(TRAINED_CHECK, f"a fresh {decoys} build failed", False, [str(exc)]), None
+    return Check(TRAINED_CHECK, _trained_figure(report), report["passes"], _trained_details(report)), report
+
+
+def selftest(
+    path: str | Path, *, upstream: str | Path | None = None, classifier: bool = True, trained: bool = True
+) -> SelftestReport:
     """Run every check on ``path``. Raises :class:`InputError` if the file (or ``upstream``)
-    does not load under the ArithMark 3.0 contract."""
+    does not load under the ArithMark 3.0 contract. ``trained=False`` leaves out the trained
+    choices-only audit (:func:`trained_check`, about 30 s), which the legacy decoys fail."""
     path = Path(path)
     items = load_arithmark3(path)  # InputError -> exit 2, located
     n = len(items)
@@ -256,7 +406,7 @@ def selftest(path: str | Path, *, upstream: str | Path | None = None, classifier
         "slot × rank × depth grid",
         "prompt length",
         "shortcut audit",
-    ]
+    ] + ([TRAINED_CHECK] if trained else [])
     if n_schema_bad:
         checks += [Check(name, f"not run: {n_schema_bad} item(s) break the schema", None) for name in dataset_names]
         return SelftestReport(path, n, sha256_file(path), checks)
@@ -385,6 +535,11 @@ def selftest(path: str | Path, *, upstream: str | Path | None = None, classifier
     if classifier and CLASSIFIER not in by_name:
         checks.append(Check(f"shortcut: {CLASSIFIER}", "not applicable below 10 items", None))
 
+    report = None
+    if trained:
+        check, report = trained_check(path, items)
+        checks.append(check)
+
     if upstream is not None:
         checks += _upstream_checks(items, Path(upstream))
-    return SelftestReport(path, n, sha256_file(path), checks, rows)
+    return SelftestReport(path, n, sha256_file(path), checks, rows, report)

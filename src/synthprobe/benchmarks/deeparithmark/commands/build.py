@@ -271,16 +271,16 @@ def cmd_build(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_selftest(path: Path, upstream: Path | None) -> int:
+def _run_selftest(path: Path, upstream: Path | None, trained: bool = False) -> int:
     from synthprobe.benchmarks.deeparithmark.selftest import selftest
 
-    report = selftest(path, upstream=upstream)
+    report = selftest(path, upstream=upstream, trained=trained)
     print(report.table())
     return 0 if report.ok else EXIT_FAILED
 
 
 def cmd_selftest(args: argparse.Namespace) -> int:
-    return _run_selftest(Path(args.path), Path(args.upstream) if args.upstream else None)
+    return _run_selftest(Path(args.path), Path(args.upstream) if args.upstream else None, args.trained)
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
@@ -985,6 +985,14 @@ def build_parser(root: Path) -> argparse.ArgumentParser:
         metavar="ARITHMARK3.jsonl",
         help="an ArithMark 3.0 file; also require 0 identical contexts and 0 shared "
         "eight-word n-grams (lower-cased word tokens) with it",
+    )
+    s.add_argument(
+        "--trained",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also run the trained choices-only audit at a small budget (default on; about 30 s): "
+        "adversaries trained on fresh builds' options must stay at chance on a fresh build and the "
+        "file, the legacy control must fail and a label-permuted null pass; legacy decoys fail it",
     )
     s.set_defaults(func=cmd_selftest)
 
