@@ -80,8 +80,8 @@ from synthprobe.benchmarks.deeparithmark.base import (
 from synthprobe.benchmarks.deeparithmark.checks import ITEM_RULES, item_faults
 from synthprobe.benchmarks.deeparithmark.composition import (
     DECOY_MODES,
+    DEFAULT_DECOYS,
     GROUPS,
-    LEGACY,
     MAX_BUILD_SIZE,
     N_OPTIONS,
     RELEASE_SEED,
@@ -333,7 +333,7 @@ def iter_items(
     number_format: str = PLAIN,
     templates: Sequence[Template] = TEMPLATES,
     roundness: bool = True,
-    decoys: str = LEGACY,
+    decoys: str = DEFAULT_DECOYS,
 ) -> Iterator[dict]:
     """Yield the ``n`` items of the file for ``seed`` in file order, each checked, with their
     numbers written in ``number_format`` (:func:`format_item`). ``templates``: the table the
@@ -358,7 +358,7 @@ def iter_drawn(
     stats: BuildStats | None = None,
     templates: Sequence[Template] = TEMPLATES,
     roundness: bool = True,
-    decoys: str = LEGACY,
+    decoys: str = DEFAULT_DECOYS,
 ) -> Iterator[tuple[dict, Problem]]:
     """:func:`iter_items` in plain digits, each item with the :class:`Problem` it was made from
     (its ``params``: what the story was drawn from; what a perturbation twin re-tells)."""
@@ -696,7 +696,7 @@ def build(
     templates: Sequence[Template] = TEMPLATES,
     sources: Sequence = (),
     table: dict | None = None,
-    decoys: str = LEGACY,
+    decoys: str = DEFAULT_DECOYS,
 ) -> BuildResult:
     """Write the ``n``-item file for ``seed`` to ``out`` atomically; return its SHA-256.
 
@@ -755,6 +755,9 @@ def build(
     )
 
 
-def render_bytes(seed: int = RELEASE_SEED, n: int = RELEASE_SIZE, number_format: str = PLAIN) -> bytes:
+def render_bytes(
+    seed: int = RELEASE_SEED, n: int = RELEASE_SIZE, number_format: str = PLAIN, decoys: str = DEFAULT_DECOYS
+) -> bytes:
     """The whole file in memory (for comparisons and tests; use :func:`build` for large N)."""
-    return "".join(dumps_item(item) + "\n" for item in iter_items(seed, n, number_format=number_format)).encode("utf-8")
+    items = iter_items(seed, n, number_format=number_format, decoys=decoys)
+    return "".join(dumps_item(item) + "\n" for item in items).encode("utf-8")

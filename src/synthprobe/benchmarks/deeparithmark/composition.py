@@ -60,7 +60,8 @@ RELEASE_NAME = "deeparithmark-1"
 GROUPS = "groups"
 LEGACY = "legacy"
 DECOY_MODES = (GROUPS, LEGACY)
-#: The builder's default (the release's own mode).
+#: The release's mode, and so the default of every build, command and fresh-seed build that stands
+#: for the release (the trained audit's, the sweep's, validate's seeds).
 DEFAULT_DECOYS = LEGACY
 
 #: The released file, relative to the repository root: the default data of every command that

@@ -43,7 +43,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from synthprobe.benchmarks.deeparithmark.base import DIFFICULTY
-from synthprobe.benchmarks.deeparithmark.composition import MAX_BUILD_SIZE
+from synthprobe.benchmarks.deeparithmark.composition import LEGACY, MAX_BUILD_SIZE
 from synthprobe.errors import InputError
 from synthprobe.seeding import derive_seed
 
@@ -128,7 +128,9 @@ def control_items(name: str, *, seed: int, n: int) -> list[dict]:
     _check(name, n)
     s = build_seed(name, seed)
     if name == "roundness-off":
-        return [_label(item, name) for item in iter_items(seed=s, n=n, roundness=False)]
+        # the flaw is in the legacy selection (a role-balanced build shows every value as the key
+        # once, whatever its roundness): the card's early build, as it was
+        return [_label(item, name) for item in iter_items(seed=s, n=n, roundness=False, decoys=LEGACY)]
     items = list(iter_items(seed=s, n=n))
     return [_label(_mark(item, odd), name) for item, odd in zip(items, odd_sides(items, s))]
 
