@@ -635,7 +635,9 @@ def cmd_build_twins(args: argparse.Namespace) -> int:
     print(format_controls(res.doc["controls"]))
     if failed:
         print(
-            f"the shortcut audit fails on the {', '.join(failed)} twins (files written; see the manifest's audit)",
+            f"the shortcut audit fails on the {', '.join(failed)} twins (files written): a strategy that reads "
+            "only the options scores outside chance and apart from their originals on this draw (the lines "
+            "above, the manifest's audit; docs/twins.md says how often a fresh seed does this)",
             file=sys.stderr,
         )
         return EXIT_FAILED

@@ -12,6 +12,7 @@ a written build.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,9 +69,13 @@ def pair_faults(original: dict, twin: dict, kind: str) -> list[str]:
 class FileCheck:
     """The check of one twin file. The shortcut audit runs on the twins and on their originals
     (the same items before the perturbation): a strategy passes within the audit's tolerance of
-    chance, or within that tolerance of its score on the originals — a small twin file (one
-    family's twins) strays from chance as its originals do, and what a twin must not do is open
-    a shortcut its originals lack."""
+    chance, or within :attr:`tolerance_vs_originals` of its score on the originals — a small twin
+    file (one family's twins) strays from chance as its originals do, and what a twin must not do
+    is open a shortcut its originals lack. That second band is the 95 % band of the *difference*
+    of two chance-level scores on ``n`` items each (√2 × the tolerance): the twins' and the
+    originals' scores are two measurements, each with its own noise (the classifier of a
+    ``one_step_more`` or ``unit_change`` file reads other numbers than its originals', so its
+    score is close to independent of theirs)."""
 
     kind: str
     n: int
@@ -82,11 +87,16 @@ class FileCheck:
     def tolerance(self) -> float:
         return tolerance(self.n) if self.n else 0.0
 
+    @property
+    def tolerance_vs_originals(self) -> float:
+        """The band of a twins-minus-originals difference: √2 × :attr:`tolerance`."""
+        return math.sqrt(2.0) * self.tolerance
+
     def _passes(self, row: StrategyScore) -> bool:
         if row.within(self.tolerance):
             return True
         base = {r.name: r.percent for r in self.original_audit}.get(row.name)
-        return base is not None and abs(row.percent - base) <= self.tolerance
+        return base is not None and abs(row.percent - base) <= self.tolerance_vs_originals
 
     @property
     def audit_ok(self) -> bool:
@@ -101,6 +111,7 @@ class FileCheck:
         return {
             "n": self.n,
             "tolerance": round(self.tolerance, 2),
+            "tolerance_vs_originals": round(self.tolerance_vs_originals, 2),
             "strategies": {
                 r.name: {"twins": round(r.percent, 2), "originals": round(base[r.name], 2), "ok": self._passes(r)}
                 for r in self.audit
@@ -115,14 +126,17 @@ class FileCheck:
             worst = max(self.audit, key=lambda r: abs(r.percent - 25.0))
             head += (
                 f"; shortcut audit {'PASS' if self.audit_ok else 'FAIL'} (furthest from chance: "
-                f"{worst.name} {worst.percent:.2f} %, originals {base[worst.name]:.2f} %; 25 ± {self.tolerance:.1f})"
+                f"{worst.name} {worst.percent:.2f} %, originals {base[worst.name]:.2f} %; 25 ± {self.tolerance:.1f}, "
+                f"or originals ± {self.tolerance_vs_originals:.1f})"
             )
         lines = [head]
         lines += [f"  {f}" for f in self.faults[:SHOWN]]
         if len(self.faults) > SHOWN:
             lines.append(f"  ... and {len(self.faults) - SHOWN} more")
         lines += [
-            f"  shortcut {r.name}: {r.percent:.2f} % (originals {base[r.name]:.2f} %)"
+            f"  shortcut {r.name}: {r.percent:.2f} % on the twins, {base[r.name]:.2f} % on their originals: "
+            f"outside 25 ± {self.tolerance:.1f} and {r.percent - base[r.name]:+.2f} points from the originals "
+            f"(± {self.tolerance_vs_originals:.1f} allowed)"
             for r in self.audit
             if not self._passes(r)
         ]
