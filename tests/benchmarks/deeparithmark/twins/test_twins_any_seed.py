@@ -62,6 +62,7 @@ def test_the_build_writes_its_record(seed7):
     assert rec["sha256"] == hashlib.sha256(seed7.read_bytes()).hexdigest()
 
 
+@pytest.mark.slow  # ~10 s: the audit's classifier on the twins and their originals
 def test_seed_7_twins_count_the_original_without_a_usable_twin(seed7, capsys):
     out = seed7.parent / "tw"
     capsys.readouterr()
@@ -197,3 +198,23 @@ def test_the_release_default_build_writes_no_record(tmp_path):
     assert script_main(["build", "--seed", "7", "--n", "20", "--no-progress"], root=tmp_path) == 0
     written = sorted(p.name for p in (tmp_path / "data").iterdir())
     assert written == ["deeparithmark-1.jsonl"]
+
+
+@pytest.mark.parametrize(
+    ("twins", "originals", "ok"),
+    [
+        (215, 176, False),  # seed 1's one_step_more classifier: 28.67 % vs 23.47 %, 5.2 points apart
+        (215, 190, True),  # 28.67 % vs 25.33 %: 3.3 points, beyond one score's band, within a difference's
+        (200, 100, True),  # 26.67 %: within the band of chance, whatever the originals did
+    ],
+)
+def test_the_audit_holds_a_difference_to_the_band_of_a_difference(twins, originals, ok):
+    from synthprobe.benchmarks.deeparithmark.audit import CLASSIFIER, StrategyScore
+    from synthprobe.benchmarks.deeparithmark.twins.check import FileCheck
+
+    fc = FileCheck("one_step_more", 750, audit=[StrategyScore(CLASSIFIER, twins, 750)])
+    fc.original_audit = [StrategyScore(CLASSIFIER, originals, 750)]
+    assert round(fc.tolerance, 1) == 3.1 and round(fc.tolerance_vs_originals, 1) == 4.4
+    assert fc.audit_ok is ok
+    assert fc.audit_json()["strategies"][CLASSIFIER]["ok"] is ok
+    assert ("outside 25 ± 3.1" in fc.summary()) is (not ok)
