@@ -272,6 +272,11 @@ def format_breakdown(entry: dict[str, Any], key: str = "deeparithmark") -> str:
             f"acc_norm {100 * m['acc_norm']['acc']:.2f} %, "
             f"acc_char {100 * m['acc_char']['acc']:.2f} %, soft {100 * m['soft']:.2f} %"
         ]
+        if m["acc"]["correct"] == m["acc_norm"]["correct"] == m["acc_char"]["correct"]:
+            out.append(
+                "  (acc, acc_norm and acc_char agree: an item's four endings differ only in the number and "
+                "most have one length, so dividing by their tokens or characters seldom changes the pick)"
+            )
     else:
         label = variant_label(entry)
         out = [
@@ -317,7 +322,7 @@ def format_breakdown(entry: dict[str, Any], key: str = "deeparithmark") -> str:
         for g, b in s[field].items():
             out.append(
                 f"  {title} {g:<28} n={b['n']:<4} {metric} {100 * group_rate(b, s):6.2f} %  "
-                f"CI [{100 * b['ci95'][0]:.1f}, {100 * b['ci95'][1]:.1f}]  p {fmt_p(b['p_vs_chance'])}"
+                f"CI [{100 * b['ci95'][0]:.1f}, {100 * b['ci95'][1]:.1f}]  p vs chance {fmt_p(b['p_vs_chance'])}"
             )
     h = s.get("template_homogeneity") or {}
     if h.get("chi2") is not None:
