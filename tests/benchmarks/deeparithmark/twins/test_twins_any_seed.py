@@ -1,7 +1,7 @@
 """``build twins`` on fresh seeds: an original without a usable twin is counted, not a failed
 build; the build record ``FILE.build.json`` that ``build deeparithmark`` writes stands in for
 ``--seed``; a record that does not describe the file is refused (exit 2, nothing written).
-Real builds throughout (legacy decoys, the default)."""
+Real builds throughout, with legacy decoys."""
 
 from __future__ import annotations
 
@@ -36,7 +36,8 @@ def _refused(argv: list[str], out: Path, capsys, *messages: str) -> str:
 
 
 def _build(data: Path, seed: int, n: int, *extra: str) -> None:
-    argv = ["build", "deeparithmark", "--seed", str(seed), "--n", str(n), "--out", str(data)]
+    """A legacy-decoy build (the counts below are legacy builds'; a groups build takes minutes)."""
+    argv = ["build", "deeparithmark", "--seed", str(seed), "--n", str(n), "--decoys", "legacy", "--out", str(data)]
     assert main([*argv, *extra, "--no-progress"]) == 0
 
 
@@ -90,7 +91,7 @@ def test_seed_7_twins_count_the_original_without_a_usable_twin(seed7, capsys):
 def test_seed_2_counts_its_shortfall_without_a_file():
     """Seed 2 at 1,000 items (the review's failing build): drawn in memory, one kind."""
     stats = TwinStats()
-    n = sum(1 for _item, tw in iter_twins(("irrelevant_clause",), 2, 1000, stats=stats) if tw)
+    n = sum(1 for _item, tw in iter_twins(("irrelevant_clause",), 2, 1000, stats=stats, decoys="legacy") if tw)
     assert n == stats.written["irrelevant_clause"] == 999
     assert dict(stats.no_usable) == {("irrelevant_clause", "stock_percent_pack"): 1}
     assert sum(c for (k, _r), c in stats.no_usable_why.items() if k == "irrelevant_clause") == MAX_TWIN_ATTEMPTS
@@ -99,7 +100,7 @@ def test_seed_2_counts_its_shortfall_without_a_file():
 def test_seed_7_every_kind_counts_every_original():
     """Per kind, every original is twinned or counted: unsupported, or without a usable twin."""
     stats = TwinStats()
-    for _item, _tw in iter_twins(tuple(TWIN_KINDS), 7, 200, stats=stats):
+    for _item, _tw in iter_twins(tuple(TWIN_KINDS), 7, 200, stats=stats, decoys="legacy"):
         pass
     for kind in TWIN_KINDS:
         counted = sum(c for (k, _f), c in [*stats.unsupported.items(), *stats.no_usable.items()] if k == kind)
@@ -186,7 +187,8 @@ def test_an_empty_file_without_a_record_is_refused(tmp_path, capsys):
 def test_an_existing_record_is_refused_without_overwrite(tmp_path, capsys):
     data = tmp_path / "s.jsonl"
     record_path(data).write_text("{}", encoding="utf-8")
-    argv = ["build", "deeparithmark", "--seed", "7", "--n", "20", "--out", str(data), "--no-progress"]
+    argv = ["build", "deeparithmark", "--seed", "7", "--n", "20", "--decoys", "legacy", "--out", str(data)]
+    argv.append("--no-progress")
     err = _refused(argv, tmp_path, capsys, "s.jsonl.build.json", "--overwrite")
     assert not data.exists(), err
     assert main([*argv, "--overwrite"]) == 0
@@ -195,7 +197,7 @@ def test_an_existing_record_is_refused_without_overwrite(tmp_path, capsys):
 
 def test_the_release_default_build_writes_no_record(tmp_path):
     """``deeparithmark.py build`` (the release path): no record, so no tracked file changes."""
-    assert script_main(["build", "--seed", "7", "--n", "20", "--no-progress"], root=tmp_path) == 0
+    assert script_main(["build", "--seed", "7", "--n", "20", "--decoys", "legacy", "--no-progress"], root=tmp_path) == 0
     written = sorted(p.name for p in (tmp_path / "data").iterdir())
     assert written == ["deeparithmark-1.jsonl"]
 
