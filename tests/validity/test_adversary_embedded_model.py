@@ -23,6 +23,8 @@ def section(tmp_path_factory) -> dict:
         main(
             [
                 "validate",
+                # the LoRA adversary alone: the trained audit has its own tests (test_validate_trained.py)
+                "--no-trained",
                 "--sizes",
                 "0,500",
                 "--control-size",

@@ -17,6 +17,12 @@ from synthprobe.errors import InputError
 DESCRIPTION = """\
 Model-based evidence that a multiple-choice file measures what it claims (docs/validity.md).
 
+  trained        (a Deep Arithmark file; --no-trained skips it) the trained choices-only audit,
+                 run first and without a model: adversaries (relation-feature trees, k nearest
+                 neighbours, a DeepSets network, a gap-order lookup) trained on the options of
+                 fresh builds must stay at chance on a fresh audit build and on FILE; positive
+                 controls (legacy, mix10, roundness-off, odd-one-out) must fail and a
+                 label-permuted null must pass. Minutes on 2 CPU cores (--trained-budget).
   adversary      the model fine-tuned (LoRA) on the endings alone of fresh-seed items that share no
                  item with FILE, then scoring FILE from its endings alone, at each of --sizes. FILE
                  passes when that accuracy stays within chance's band at every size.
@@ -34,11 +40,18 @@ Model-based evidence that a multiple-choice file measures what it claims (docs/v
 
 Everything is written to one results document (--output), read by `synthprobe report` (its Validity
 section). Training is deterministic for a seed on one machine: the same seed gives the same adapter
-(adapter_sha256 in the results)."""
+(adapter_sha256 in the results).
+
+Time on 2 shared CPU cores (docs/validity.md): the trained audit about 4 min at --trained-budget
+full and 1-2.5 min at small; the LoRA adversary with both controls at the default --sizes
+36 min. The model loads only when a part that needs it runs."""
 
 EPILOG = """\
 examples:
-  synthprobe validate                                   # the release, the embedded model, default budget
+  # the trained audit alone, small budget: no model, a control fails, ~2 min
+  synthprobe validate --no-adversary --controls none --trained-budget small
+  synthprobe validate --no-adversary --controls none  # trained audit, ~4 min
+  synthprobe validate              # trained audit + LoRA adversary, ~40 min
   synthprobe validate --sizes 0,1000,4000,16000 --learnability --device cuda --model ./my-model
   synthprobe validate my_build.jsonl --family ./my_family.py --controls none
   synthprobe validate other.jsonl --train other_train.jsonl --controls none"""
@@ -100,7 +113,7 @@ def register(verbs: dict) -> None:
         "--adversary",
         action=argparse.BooleanOptionalAction,
         default=True,
-        help="train and run the choices-only adversary on FILE (default: on; --no-adversary runs "
+        help="train and run the LoRA choices-only adversary on FILE (default: on; --no-adversary runs "
         "only the other parts asked for)",
     )
     g.add_argument(
@@ -109,14 +122,15 @@ def register(verbs: dict) -> None:
         default=DEFAULT_SIZES,
         metavar="N,N,...",
         help=f"training sizes (items seen, one pass; 0 = untrained) at which FILE is scored "
-        f"(default: {','.join(map(str, DEFAULT_SIZES))}; with the controls ~15 min alone on 2 CPU cores)",
+        f"(default: {','.join(map(str, DEFAULT_SIZES))}; with both controls 36 min on 2 shared CPU cores)",
     )
     g.add_argument(
         "--controls",
         type=_controls,
         default=None,
         metavar="all|none|NAME,...",
-        help="positive controls to run (default: all for a Deep Arithmark file, none otherwise)",
+        help="the LoRA adversary's positive controls (default: all for a Deep Arithmark file, none "
+        "otherwise; the trained audit always runs its own)",
     )
     g.add_argument(
         "--control-items",
@@ -148,6 +162,23 @@ def register(verbs: dict) -> None:
         metavar="PATH|NAME",
         help="load an outside family (as `build deeparithmark --family`) so that fresh builds of "
         "FILE's families can be made; the table beside FILE (FILE.families.json) names them",
+    )
+    g = p.add_argument_group("the trained choices-only audit")
+    g.add_argument(
+        "--trained",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="run the trained choices-only audit first (default: on for a Deep Arithmark file of the "
+        "release's families, off otherwise); no model, minutes on 2 CPU cores; its seeds are the "
+        "audit's own (as `python deeparithmark.py audit`), not --seed",
+    )
+    g.add_argument(
+        "--trained-budget",
+        choices=("small", "full"),
+        default="full",
+        help="full (default): 16,000 training and 4,100 audit items, the equivalence test at ± 2 points, "
+        "~4 min; small: 2,000 / 1,000, the screen and the controls only (it cannot show equivalence), "
+        "1-2.5 min",
     )
     g = p.add_argument_group("more evidence")
     g.add_argument(
@@ -265,15 +296,21 @@ def run_validate(args: argparse.Namespace) -> int:
         adapter_out=args.save_adapter,
     )
     test = vrun.read_test(config)
+    from synthprobe.validity import trained as vtrained
     from synthprobe.validity.sources import is_deeparithmark
 
-    config.controls = (
-        args.controls if args.controls is not None else (_controls("all") if is_deeparithmark(test) else ())
-    )
+    deep = is_deeparithmark(test)
+    config.controls = args.controls if args.controls is not None else (_controls("all") if deep else ())
+    # the trained audit: on by default where it can run (a Deep Arithmark file of the release's families)
+    config.trained = args.trained if args.trained is not None else vtrained.refusal(data, deep) is None
+    config.trained_budget = args.trained_budget
     vrun.check(config, test)
+    model = vrun.needs_model(config)
     ref = model_refs([args.model])[0]
-    output = args.output or default_output(Path(f"validity_{Path(ref.name or ref.spec).name}.json"))
-    inputs = [(data, "FILE"), (ref.spec, "--model")] + ([(args.train, "--train")] if args.train else [])
+    name = f"validity_{Path(ref.name or ref.spec).name}.json" if model else "validity.json"
+    output = args.output or default_output(Path(name))
+    inputs = [(data, "FILE")] + ([(ref.spec, "--model")] if model else [])
+    inputs += [(args.train, "--train")] if args.train else []
     check_outputs(
         [(output, "--output"), *([(args.save_adapter, "--save-adapter")] if args.save_adapter else [])],
         inputs,
@@ -283,28 +320,28 @@ def run_validate(args: argparse.Namespace) -> int:
         raise InputError(
             "already exists; add --overwrite to replace it", path=args.save_adapter, field="--save-adapter"
         )
-    check_backend(ref.spec, needs=("train",), **backend_options(args))
-    import importlib.util
+    if model:
+        check_backend(ref.spec, needs=("train",), **backend_options(args))
+        import importlib.util
 
-    if importlib.util.find_spec("peft") is None:
-        from synthprobe.errors import CommandFailed
+        if importlib.util.find_spec("peft") is None:
+            from synthprobe.errors import CommandFailed
 
-        raise CommandFailed(
-            "validate trains LoRA adapters with peft, which is not installed: pip install 'synthprobe[peft]'"
-        )
+            raise CommandFailed(
+                "validate trains LoRA adapters with peft, which is not installed: pip install 'synthprobe[peft]'"
+            )
     print("plan:")
     for line in vrun.plan_lines(config, test):
         print(f"  {line}")
     if args.seeds:
         print(f"  seeds: score on {args.seeds} fresh builds of {args.seed_items or len(test):,} items")
-    backend = load_backend_or_exit(ref.spec, args)
-    if not hasattr(backend, "train_choices"):
+    backend = load_backend_or_exit(ref.spec, args) if model else None
+    if backend is not None and not hasattr(backend, "train_choices"):
         raise InputError(
             f"the {backend.name} engine cannot be fine-tuned here; validate needs a transformers model (the hf engine)",
             field="--model",
         )
-
-    described = named_model(backend.describe(), ref)
+    described = None if backend is None else named_model(backend.describe(), ref)
 
     def bar(desc: str, total: int):
         t = tqdm(total=total, desc=desc, unit="item", disable=not args.progress, leave=False)
@@ -327,8 +364,10 @@ def run_validate(args: argparse.Namespace) -> int:
                     backend, config, test, k=args.seeds, n=args.seed_items, progress=args.progress, file=section["file"]
                 )
     finally:
-        backend.close()
-    section["model"]["name"] = described.get("name")
+        if backend is not None:
+            backend.close()
+    if described is not None:
+        section["model"]["name"] = described.get("name")
     doc = results_document(command=command, models=[], validity=section)
     atomic_write_text(output, dumps_results(doc))
     print(format_summary(section))
@@ -342,11 +381,16 @@ def _cell(p: dict) -> str:
 
 
 def format_summary(section: dict) -> str:
-    """The run's figures as a few lines of text (the results document holds them all)."""
+    """The run's figures as a few lines of text (the results document holds them all): the
+    trained audit's tables as ``deeparithmark.py audit`` prints them, then the other parts."""
     adv = {p["size"]: p for p in (section.get("adversary") or {}).get("curve", [])}
     learn = {p["size"]: p for p in (section.get("learnability") or {}).get("curve", [])}
     n = section["file"]["n_items"]
     lines = [""]
+    if section.get("trained"):
+        from synthprobe.benchmarks.deeparithmark.trained_audit import format_report
+
+        lines += [format_report(section["trained"]).strip("\n"), ""]
     if adv or learn or section.get("controls") or section.get("leave_one_family_out"):
         lines.append(
             f"accuracy = the letter with the highest logit is the right one; n = {n:,} items of "
@@ -372,7 +416,7 @@ def format_summary(section: dict) -> str:
             f"{'passes it' if c['audit']['passes'] else 'catches it'}; the adversary "
             f"{'fails it, as it must' if c['fails'] else 'does NOT fail it'})"
         )
-    if section.get("controls") or section.get("adversary"):
+    if section.get("controls") or section.get("adversary") or section.get("trained"):
         lines.append(f"power: {section['power']['verdict']}")
     for f in (section.get("leave_one_family_out") or {}).get("folds", []):
         lines.append(

@@ -15,6 +15,7 @@ from synthprobe.io.read import sha256_file
 from synthprobe.items import MCItem
 from synthprobe.validity import adversary as adv
 from synthprobe.validity import learn, sources
+from synthprobe.validity import trained as vtrained
 from synthprobe.validity.curve import group_of
 
 VERSION = 1
@@ -45,6 +46,16 @@ class ValidateConfig:
     train_settings: dict[str, Any] = field(default_factory=dict)
     adapter_out: Path | None = None
     seeds: int | None = None  # K fresh builds for seed variance (synthprobe.validity.seeds)
+    #: the trained choices-only audit (synthprobe.validity.trained): model-free, run first
+    trained: bool = False
+    trained_budget: str = vtrained.DEFAULT_BUDGET
+
+
+def needs_model(config: ValidateConfig) -> bool:
+    """Whether a part asked for uses the model (every part but the trained audit does)."""
+    return bool(
+        config.adversary or config.controls or config.learn_sizes or config.lofo_size is not None or config.seeds
+    )
 
 
 def control_size(config: ValidateConfig) -> int:
@@ -72,11 +83,19 @@ def read_test(config: ValidateConfig) -> list[MCItem]:
 
 def check(config: ValidateConfig, test: Sequence[MCItem]) -> None:
     """Refuse what cannot run, before any model loads."""
-    if not (config.adversary or config.controls or config.learn_sizes or config.lofo_size is not None or config.seeds):
+    if not (needs_model(config) or config.trained):
         raise InputError(
-            "nothing to run: --no-adversary with no controls, --learnability, --lofo or --seeds", field="--no-adversary"
+            "nothing to run: --no-adversary with no controls, --learnability, --lofo, --seeds or trained audit",
+            field="--no-adversary",
         )
     deep = sources.is_deeparithmark(test)
+    if config.trained:
+        vtrained.check(config.data, config.trained_budget)
+        why = vtrained.refusal(config.data, deep)
+        if why is not None:
+            raise InputError(f"{why} (--no-trained)", path=config.data, field="--trained")
+    if not needs_model(config):
+        return
     if not deep and config.train is None:
         raise InputError(
             "is not a Deep Arithmark build, so synthprobe cannot build fresh training items for it; "
@@ -119,7 +138,8 @@ def _train_items(config: ValidateConfig, test: Sequence[MCItem], n: int, purpose
 
 def plan_lines(config: ValidateConfig, test: Sequence[MCItem]) -> list[str]:
     top = max(config.sizes)
-    lines = (
+    lines = [vtrained.plan_line(config.trained_budget, test)] if config.trained else []
+    lines += (
         [
             f"adversary: train on {top:,} items' endings, score {len(test):,} items at sizes "
             f"{', '.join(f'{s:,}' for s in config.sizes)}"
@@ -151,7 +171,9 @@ def run(
     bar: Callable[[str, int], Callable[[int], None]] | None = None,
     log: Callable[[str], None] = print,
 ) -> dict[str, Any]:
-    """Every part of ``config`` on ``backend``; the ``validity`` section (and its timings)."""
+    """Every part of ``config`` on ``backend``; the ``validity`` section (and its timings). The
+    trained audit runs first; ``backend`` may be None when no other part is asked for
+    (:func:`needs_model`), and the section's ``model`` is then null."""
     settings = dict(config.train_settings)
     settings.setdefault("seed", config.seed)
     t0 = time.perf_counter()
@@ -172,11 +194,22 @@ def run(
             "control_items": config.control_items,
             "limit": config.limit,
             "train_file": None if config.train is None else str(config.train),
+            "trained": config.trained,
+            "trained_budget": config.trained_budget if config.trained else None,
         },
-        "model": {k: backend.describe().get(k) for k in ("spec", "name", "fingerprint", "params", "dtype", "device")},
+        "model": None
+        if backend is None
+        else {k: backend.describe().get(k) for k in ("spec", "name", "fingerprint", "params", "dtype", "device")},
     }
     top = max(config.sizes)
     section["chance"] = round(sum(1.0 / len(it.endings) for it in test) / len(test), 6)
+    if config.trained:
+        log(f"trained audit ({config.trained_budget}): fresh builds, adversaries, controls")
+        tick = bar("trained audit", vtrained.planned_steps()) if bar is not None else None
+        section["trained"] = vtrained.run(
+            config.data, test, budget=config.trained_budget, step=None if tick is None else (lambda _what: tick(1))
+        )
+        log(f"trained audit {section['trained']['verdict']['text']} ({section['trained']['seconds']['total']:.0f} s)")
     if config.adversary:
         log(f"adversary: {top:,} training items' endings")
         block = adv.adversary(
@@ -236,10 +269,10 @@ def run(
             )
             controls.append(one)
         section["controls"] = controls
-        section["power"] = adv.power(controls)
+    lora = adv.power(section.get("controls", [])) if config.adversary or config.controls else None
+    section["power"] = vtrained.combined_power(lora, vtrained.power(section["trained"]) if config.trained else None)
+    if config.controls or config.trained:
         log(f"power: {section['power']['verdict']}")
-    else:
-        section["power"] = adv.power([])
     if config.learn_sizes:
         n = max(config.learn_sizes)
         log(f"learnability: {n:,} training items with their context")
