@@ -15,7 +15,14 @@ Shown, each part only when the file holds it:
 * seed variance (``seeds``, :mod:`synthprobe.validity.seeds`): per model its score over the K
   fresh builds (mean with the t interval of the mean, SD, range), overall and per depth, each
   build's score, where the file's own score falls; and, when several input files hold one, every
-  two models across the builds they share (mean difference, paired t-test).
+  two models across the builds they share (mean difference, paired t-test);
+* the trained choices-only audit (``trained``, the report of
+  ``synthprobe.benchmarks.deeparithmark.trained_audit.run``; no model): per adversary its accuracy
+  on the fresh audit build with the 90 % interval and the equivalence (TOST) result, and on the
+  file with the p-value above chance; per control each adversary's accuracy and whether it fails
+  or passes as it must; the per-stratum screen's flagged depths and templates, worst first (at
+  most :data:`SCREEN_ROWS`) with how many in all; and its verdict. A document holding only this
+  part has ``model`` null.
 
 One PNG, ``validity.png``, holds a panel per part present: adversary accuracy against training
 size with chance's band and each control; learnability against size (per depth, thin); the
@@ -44,6 +51,8 @@ from synthprobe.results import DASH, MINUS, Reader, Results, fmt_p, fmt_params
 from synthprobe.templating import Markup, escape
 
 KEY = "validity"
+#: flagged strata shown in the trained audit's screen table (the worst; the count says how many in all)
+SCREEN_ROWS = 10
 TITLE = "Validity: does the file measure what it claims?"
 SHORT_TITLE = "Validity"
 SECTION = "validity"
@@ -177,10 +186,15 @@ def parse(results: Results) -> list[ValidityRun]:
     r.get(file, "n_items", f"{w}.file", int)
     r.get(file, "benchmark", f"{w}.file", str, required=False)
     r.get(sec, "settings", w, dict)
-    model = r.get(sec, "model", w, dict)
-    r.get(model, "spec", f"{w}.model", str)
-    r.get(model, "name", f"{w}.model", str, required=False)
-    r.get(model, "params", f"{w}.model", int, required=False)
+    # a document of the trained audit alone used no model: its model is null
+    model_parts = any(k in sec for k in ("adversary", "controls", "learnability", "leave_one_family_out", "seeds"))
+    model = r.get(sec, "model", w, dict, required=model_parts or "trained" not in sec)
+    if model is not None:
+        r.get(model, "spec", f"{w}.model", str)
+        r.get(model, "name", f"{w}.model", str, required=False)
+        r.get(model, "params", f"{w}.model", int, required=False)
+    if "trained" in sec:
+        _trained(r, sec["trained"], f"{w}.trained")
     if "adversary" in sec:
         _curve(r, sec["adversary"], f"{w}.adversary", adversary=True)
     for i, c in enumerate(_list(r, sec, "controls", w, required=False)):
@@ -220,6 +234,76 @@ def parse(results: Results) -> list[ValidityRun]:
     if "seeds" in sec:
         _seeds(r, sec["seeds"], f"{w}.seeds")
     return [ValidityRun(str(results.path), sec)]
+
+
+def _p_value(r: Reader, obj: dict, key: str, where: str) -> None:
+    p = r.get(obj, key, where, float, required=False, what="a p-value in [0, 1]")
+    if p is not None and not 0 <= p <= 1:
+        raise r.fail(f"{where}.{key}", f"expected a p-value in [0, 1], got {p}")
+
+
+def _pair(r: Reader, obj: dict, key: str, where: str) -> None:
+    value = r.get(obj, key, where, list, what="[low, high]")
+    if len(value) != 2 or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in value):
+        raise r.fail(f"{where}.{key}", f"expected [low, high], got {json.dumps(value)[:60]}")
+
+
+def _trained(r: Reader, block: Any, where: str) -> None:
+    """The ``trained`` part: the fields the page shows, each located."""
+    block = _obj(r, block, where)
+    names = list(r.get(block, "adversaries", where, dict))
+    if not names:
+        raise r.fail(f"{where}.adversaries", "is empty; expected at least one adversary")
+    r.get(block, "train_n", where, int)
+    r.get(block, "decoys", where, str)
+    _pair(r, block, "bounds", where)
+    _fraction(r, block, "screen_alpha", where)
+    sets = r.get(block, "test_sets", where, dict)
+    for name in ("audit build", "file"):
+        at = f"{where}.test_sets.{name}"
+        ts = _obj(r, r.get(sets, name, f"{where}.test_sets", dict), at)
+        r.get(ts, "n", at, int)
+        blocks = r.get(ts, "adversaries", at, dict)
+        for adv in names:
+            here = f"{at}.adversaries.{adv}"
+            b = _obj(r, r.get(blocks, adv, f"{at}.adversaries", dict), here)
+            r.get(b, "n", here, int)
+            r.get(b, "correct", here, int)
+            _fraction(r, b, "accuracy", here)
+            _pair(r, b, "cp90", here)
+            _p_value(r, b, "tost_p", here)
+            _p_value(r, b, "p_above_chance", here)
+            r.get(b, "passes", here, bool, required=False, what="true, false or null")
+            r.get(b, "items_needed", here, int, required=False)
+            clusters = r.get(b, "clusters", here, dict, required=False)
+            if clusters is not None:
+                _pair(r, clusters, "interval", f"{here}.clusters")
+        for i, row in enumerate(_list(r, ts, "screen", at)):
+            here = f"{at}.screen[{i}]"
+            _obj(r, row, here)
+            for key in ("adversary", "kind", "stratum"):
+                r.get(row, key, here, str)
+            r.get(row, "n", here, int)
+            _fraction(r, row, "accuracy", here)
+            _p_value(r, row, "p_holm", here)
+            r.get(row, "flagged", here, bool)
+    for i, c in enumerate(_list(r, block, "controls", where)):
+        here = f"{where}.controls[{i}]"
+        _obj(r, c, here)
+        for key in ("name", "expect", "outcome"):
+            r.get(c, key, here, str)
+        r.get(c, "note", here, str, required=False)
+        r.get(c, "as_expected", here, bool)
+        r.get(c, "train_n", here, int, required=False)
+        r.get(c, "test_n", here, int)
+        per = r.get(c, "adversaries", here, dict)
+        for adv, b in per.items():
+            _fraction(r, _obj(r, b, f"{here}.adversaries.{adv}"), "accuracy", f"{here}.adversaries.{adv}")
+    verdict = r.get(block, "verdict", where, dict)
+    r.get(verdict, "status", f"{where}.verdict", str)
+    r.get(verdict, "passes", f"{where}.verdict", bool)
+    r.get(verdict, "text", f"{where}.verdict", str)
+    r.get(block, "note", where, str, required=False)
 
 
 def _fraction(r: Reader, obj: dict, key: str, where: str, *, required: bool = True) -> float | None:
@@ -498,6 +582,137 @@ def lofo_table(lofo: dict) -> Table:
     return head, rows
 
 
+def _interval(b: dict) -> list[float]:
+    """The interval the equivalence test read: the cluster interval where items came in groups."""
+    return (b.get("clusters") or {}).get("interval") or b["cp90"]
+
+
+def _counts(b: dict) -> str:
+    return f" ({b['correct']:,}/{b['n']:,})"
+
+
+def _tost(b: dict) -> Cell:
+    """The equivalence result: inside the margin or not, or why the test does not apply."""
+    if b.get("passes") is None:
+        need = b.get("items_needed")
+        return escape(f"n/a: {b['n']:,} items, the test needs {need:,}" if need else "n/a")
+    return _yes(b["passes"], "equivalent", "not equivalent", good=True)
+
+
+def _flagged(test_set: dict, adversary: str) -> Cell:
+    """How many of the adversary's strata the screen flags on a test set (overall, depths, templates)."""
+    k = sum(r["flagged"] for r in test_set["screen"] if r["adversary"] == adversary)
+    return _yes(k == 0, "none", f"{k:,}", good=True)
+
+
+def trained_adversary_table(block: dict) -> Table:
+    """Per adversary: the audit build's accuracy with the 90 % interval, the TOST p and the
+    equivalence result, the strata flagged there; the file's accuracy, its p above chance and
+    strata flagged."""
+    audit, file = block["test_sets"]["audit build"], block["test_sets"]["file"]
+    lo, hi = block["bounds"]
+    head = [
+        "Adversary",
+        "audit build % [90 % CI] (right/n)",
+        "TOST p",
+        f"within {fmt_pct(lo, 0)}–{fmt_pct(hi, 0)} %",
+        "audit build: strata flagged",
+        "file % (right/n)",
+        "file: p above chance",
+        "file: strata flagged",
+    ]
+    rows = []
+    for name in block["adversaries"]:
+        a, f = audit["adversaries"][name], file["adversaries"][name]
+        rows.append(
+            [
+                name,
+                fmt_pct_ci(a["accuracy"], _interval(a), 1) + _counts(a),
+                fmt_p(a.get("tost_p")),
+                _tost(a),
+                _flagged(audit, name),
+                fmt_pct(f["accuracy"], 1, " %") + _counts(f),
+                fmt_p(f.get("p_above_chance")),
+                _flagged(file, name),
+            ]
+        )
+    return head, rows
+
+
+def trained_controls_table(block: dict) -> Table:
+    """Per control: what it is, what it must do, its sizes, each adversary's accuracy on it and
+    its outcome against what it must do."""
+    names = list(block["adversaries"])
+    head = ["Control", "what it is", "must", "train / test items"] + [f"{n} %" for n in names] + ["result"]
+    rows = []
+    for c in block["controls"]:
+        train = "the audit's" if c.get("train_n") is None else f"{c['train_n']:,}"
+        outcome = {"fail": "fails", "pass": "passes"}.get(c["outcome"], c["outcome"])
+        rows.append(
+            [c["name"], c.get("note") or DASH, c["expect"], f"{train} / {c['test_n']:,}"]
+            + [fmt_pct((c["adversaries"].get(n) or {}).get("accuracy"), 1) for n in names]
+            + [_yes(c["as_expected"], f"{outcome}, as it must", f"{outcome}: it must {c['expect']}", good=True)]
+        )
+    return head, rows
+
+
+def _stratum(row: dict) -> str:
+    return {"group": "template", "depth": "depth"}.get(row["kind"], row["kind"]) + f" {row['stratum']}"
+
+
+def trained_screen(block: dict) -> tuple[Table | None, int, int]:
+    """The per-stratum screen below the whole set (depths and templates, both test sets): a table
+    of the flagged strata, worst first (Holm p, then accuracy), at most :data:`SCREEN_ROWS` rows
+    (None when none is flagged), how many are flagged and how many were screened."""
+    rows = [(name, r) for name, t in block["test_sets"].items() for r in t["screen"] if r["kind"] != "all"]
+    flagged = sorted((nr for nr in rows if nr[1]["flagged"]), key=lambda nr: (nr[1]["p_holm"], -nr[1]["accuracy"]))
+    if not flagged:
+        return None, 0, len(rows)
+    head = ["Test set", "Adversary", "Stratum", "items", "accuracy %", "p (Holm)"]
+    body = [
+        [name, r["adversary"], _stratum(r), f"{r['n']:,}", fmt_pct(r["accuracy"], 1), fmt_p(r["p_holm"])]
+        for name, r in flagged[:SCREEN_ROWS]
+    ]
+    return (head, body), len(flagged), len(rows)
+
+
+def _screen_words(block: dict) -> str:
+    _, flagged, total = trained_screen(block)
+    shown = f"; the {min(flagged, SCREEN_ROWS)} worst" if flagged else ""
+    return (
+        f"Per depth and template, on both test sets, a one-sided exact test above chance with Holm's "
+        f"correction across strata and adversaries (α {block['screen_alpha']:g}): {flagged:,} of {total:,} "
+        f"strata flagged{shown}."
+    )
+
+
+def _trained_intro(block: dict) -> str:
+    audit, file = block["test_sets"]["audit build"], block["test_sets"]["file"]
+    budget = block.get("budget") or {}
+    lo, hi = block["bounds"]
+    return (
+        f"Adversaries that never read the question, trained on the options of {block['train_n']:,} items of "
+        f"fresh builds ({block['decoys']} decoys), scored on a fresh {audit['n']:,}-item audit build and on the "
+        f"file's {file['n']:,} items. The audit build passes when every adversary's 90 % interval lies inside "
+        f"{fmt_pct(lo, 0)}–{fmt_pct(hi, 0)} % (a TOST equivalence test; it needs "
+        f"{max((b.get('items_needed') or 0) for b in audit['adversaries'].values()):,} items)"
+        + (f"; budget {budget['name']}" if budget.get("name") else "")
+        + "."
+    )
+
+
+def _stated_power(block: dict) -> str | None:
+    power = block.get("stated_power")
+    if not power:
+        return None
+    found = "found" if power.get("detected") else "not found"
+    return (
+        f"Stated power: a build with {fmt_pct(power['fraction'], 0)} % legacy items (expected about "
+        f"{fmt_pct(power['expected_accuracy'], 0)} %) is {found}: {power['best_adversary']} scores "
+        f"{fmt_pct(power['best_accuracy'], 1)} %."
+    )
+
+
 def _scalar(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:.4g}"
@@ -508,7 +723,10 @@ def _scalar(v: Any) -> str:
 
 def _labels(runs: Sequence[ValidityRun]) -> list[str]:
     """Each run's model name, with its file when two runs share a name."""
-    names = [r.section["model"].get("name") or r.section["model"]["spec"] for r in runs]
+    names = [
+        (r.section.get("model") or {}).get("name") or (r.section.get("model") or {}).get("spec") or "no model"
+        for r in runs
+    ]
     return [f"{n} ({r.source})" if names.count(n) > 1 else n for n, r in zip(names, runs)]
 
 
@@ -671,6 +889,11 @@ def verdicts(run: ValidityRun) -> list[tuple[str, str, bool | None]]:
     leave-one-family-out (``good``: the outcome a valid benchmark wants; None: neutral)."""
     sec = run.section
     out: list[tuple[str, str, bool | None]] = []
+    trained = sec.get("trained")
+    if trained is not None:
+        v = trained["verdict"]
+        good = True if v["passes"] else (None if v["status"] == "inconclusive" else False)
+        out.append(("Trained choices-only audit", v["text"], good))
     adv = sec.get("adversary")
     if adv is not None:
         out.append(
@@ -730,12 +953,16 @@ def verdicts(run: ValidityRun) -> list[tuple[str, str, bool | None]]:
 
 def _intro(run: ValidityRun) -> str:
     sec = run.section
-    f, model = sec["file"], sec["model"]
+    f, model = sec["file"], sec.get("model")
     lo, hi = chance_band(f["n_items"], run.chance)
     bench = f" ({f['benchmark']})" if f.get("benchmark") else ""
+    how = (
+        "the trained choices-only audit alone (no model)"
+        if model is None
+        else f"{_model_text(model)} fine-tuned on fresh-seed items that share no context with the file"
+    )
     return (
-        f"Model-based checks of {f['path']}{bench}, {f['n_items']:,} items, SHA-256 {f['sha256'][:12]}…: "
-        f"{_model_text(model)} fine-tuned on fresh-seed items that share no context with the file. "
+        f"Checks of {f['path']}{bench}, {f['n_items']:,} items, SHA-256 {f['sha256'][:12]}…: {how}. "
         f"Chance is {fmt_pct(run.chance, 1)} %; a scorer at chance lands in {fmt_pct(lo, 1)}–{fmt_pct(hi, 1)} % on "
         f"{f['n_items']:,} items 95 % of the time (chance's interval)."
     )
@@ -747,9 +974,10 @@ def _intro(run: ValidityRun) -> str:
 def summary(runs: Sequence[ValidityRun]) -> str | None:
     parts = []
     for run in runs:
-        adv = run.section.get("adversary")
+        adv, trained = run.section.get("adversary"), run.section.get("trained")
         power = run.section["power"]
-        words = ([f"adversary {_verdict_word(adv['passes'])}"] if adv is not None else []) + [
+        words = [f"trained audit {trained['verdict']['status']}"] if trained is not None else []
+        words += ([f"adversary {_verdict_word(adv['passes'])}"] if adv is not None else []) + [
             _power_word(power.get("has_power"))
         ]
         parts.append(", ".join(words))
@@ -772,7 +1000,9 @@ def _head(run: ValidityRun, heading: bool) -> str:
         cls = "" if good is None else (' class="above"' if good else ' class="below"')
         items.append(Markup("<li><strong{}>{}</strong>: {}</li>").format(Markup(cls), part, sentence))
     parts.append("<ul>" + "".join(items) + "</ul>")
-    if sec["power"].get("has_power") is not True and sec.get("adversary", {}).get("passes"):
+    # the LoRA adversary's own power (the trained audit's controls do not show it)
+    adv_power = (sec["power"].get("parts") or {}).get("adversary", sec["power"])
+    if adv_power.get("has_power") is not True and sec.get("adversary", {}).get("passes"):
         parts.append(
             '<p class="warn">The adversary passed, but its power is not shown: a pass is evidence only '
             "when the positive controls fail it.</p>"
@@ -783,7 +1013,7 @@ def _head(run: ValidityRun, heading: bool) -> str:
 def _details(run: ValidityRun) -> str:
     """Each part's table and notes."""
     sec = run.section
-    parts = []
+    parts = _trained_html(sec["trained"]) if sec.get("trained") is not None else []
     adv = sec.get("adversary")
     if adv is not None:
         parts.append("<h4>Choices-only adversary</h4>")
@@ -851,6 +1081,39 @@ def _details(run: ValidityRun) -> str:
     return "".join(str(p) for p in parts)
 
 
+def _trained_html(block: dict) -> list[str]:
+    """The trained audit: its adversaries, controls and screen tables, its verdict."""
+    parts = ["<h4>Trained choices-only audit</h4>", _note(_trained_intro(block))]
+    parts.append(html.table(*_escaped(trained_adversary_table(block)), raw=True))
+    parts.append(
+        _note(
+            "Accuracy: the option the adversary ranks first is the key. 90 % CI: the exact Clopper–Pearson "
+            "interval (the cluster interval where items come in role-balanced groups). Strata flagged: of the "
+            "adversary's screen strata (all items, each depth, each template) above chance after Holm's correction."
+        )
+    )
+    parts.append("<p>Controls: a planted leak must fail (an adversary above chance), the null must pass:</p>")
+    parts.append(html.table(*_escaped(trained_controls_table(block)), left=2, raw=True))
+    power = _stated_power(block)
+    if power:
+        parts.append(_note(power))
+    screen, _, _ = trained_screen(block)
+    parts.append(f"<p>{escape(_screen_words(block))}</p>")
+    if screen is not None:
+        parts.append(html.table(*screen, left=3))
+    v = block["verdict"]
+    cls = Markup("") if v["passes"] else Markup(' class="warn"')
+    word = _capital(v["status"])
+    parts.append(
+        Markup("<p{}><strong>Verdict: {}.</strong> {}</p>").format(
+            cls, word, _capital(_strip(v["text"], v["status"])) + "."
+        )
+    )
+    if block.get("note"):
+        parts.append(_note(_capital(block["note"]) + "."))
+    return [str(x) for x in parts]
+
+
 def _seeds_html(runs: Sequence[ValidityRun]) -> str:
     blocks = _seed_blocks(runs)
     if not blocks:
@@ -906,7 +1169,7 @@ def section(runs: Sequence[ValidityRun], png: bytes | None = None) -> str:
 def _settings(run: ValidityRun) -> dict[str, str]:
     sec = run.section
     out = {f"file {k}": _scalar(v) for k, v in sec["file"].items()}
-    out.update((f"model {k}", _scalar(v)) for k, v in sec["model"].items())
+    out.update((f"model {k}", _scalar(v)) for k, v in (sec.get("model") or {}).items())
     out.update((k, _scalar(v)) for k, v in sec["settings"].items())
     if sec.get("seconds") is not None:
         out["seconds"] = _scalar(sec["seconds"])
@@ -948,6 +1211,14 @@ def markdown_body(runs: Sequence[ValidityRun]) -> str:
         lines += [_intro(run), ""]
         lines += [f"- **{part}**: {sentence}" for part, sentence, _ in verdicts(run)] + [""]
         blocks: list[tuple[str, Callable[[], Table]]] = []
+        trained = sec.get("trained")
+        if trained is not None:
+            lines += ["**Trained choices-only audit**", "", _trained_intro(trained), ""]
+            lines += _md(trained_adversary_table(trained)) + [""]
+            lines += ["Controls:", ""] + _md(trained_controls_table(trained), 2) + [""]
+            screen, _, _ = trained_screen(trained)
+            lines += [_screen_words(trained), ""] + (_md(screen, 3) + [""] if screen is not None else [])
+            lines += [f"Verdict: {trained['verdict']['text']}.", ""]
         if sec.get("adversary") is not None:
             blocks.append(("Choices-only adversary", lambda: adversary_table(sec["adversary"], run.chance)))  # noqa: B023
         if sec.get("controls"):
