@@ -42,7 +42,7 @@ Everything is written to one results document (--output), read by `synthprobe re
 section). Training is deterministic for a seed on one machine: the same seed gives the same adapter
 (adapter_sha256 in the results).
 
-Time on 2 shared CPU cores (docs/validity.md): the trained audit about 4 min at --trained-budget
+Time on 2 shared CPU cores (docs/validity.md): the trained audit 4-8 min at --trained-budget
 full and 1-2.5 min at small; the LoRA adversary with both controls at the default --sizes
 36 min. The model loads only when a part that needs it runs."""
 
@@ -50,8 +50,8 @@ EPILOG = """\
 examples:
   # the trained audit alone, small budget: no model, a control fails, ~2 min
   synthprobe validate --no-adversary --controls none --trained-budget small
-  synthprobe validate --no-adversary --controls none  # trained audit, ~4 min
-  synthprobe validate              # trained audit + LoRA adversary, ~40 min
+  synthprobe validate --no-adversary --controls none  # trained audit, 4-8 min
+  synthprobe validate           # trained audit + LoRA adversary, 40-45 min
   synthprobe validate --sizes 0,1000,4000,16000 --learnability --device cuda --model ./my-model
   synthprobe validate my_build.jsonl --family ./my_family.py --controls none
   synthprobe validate other.jsonl --train other_train.jsonl --controls none"""
@@ -177,7 +177,7 @@ def register(verbs: dict) -> None:
         choices=("small", "full"),
         default="full",
         help="full (default): 16,000 training and 4,100 audit items, the equivalence test at ± 2 points, "
-        "~4 min; small: 2,000 / 1,000, the screen and the controls only (it cannot show equivalence), "
+        "4-8 min; small: 2,000 / 1,000, the screen and the controls only (it cannot show equivalence), "
         "1-2.5 min",
     )
     g = p.add_argument_group("more evidence")
@@ -237,7 +237,13 @@ def register(verbs: dict) -> None:
         metavar="DIR",
         help="save the adversary's final adapter here (written whole or not at all)",
     )
-    g.add_argument("--limit", type=positive_int, default=None, metavar="N", help="use only FILE's first N items")
+    g.add_argument(
+        "--limit",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="use only FILE's first N items (the trained audit reads the whole file)",
+    )
     p.add_argument(
         "--output",
         "-o",

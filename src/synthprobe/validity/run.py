@@ -85,7 +85,7 @@ def check(config: ValidateConfig, test: Sequence[MCItem]) -> None:
     """Refuse what cannot run, before any model loads."""
     if not (needs_model(config) or config.trained):
         raise InputError(
-            "nothing to run: --no-adversary with no controls, --learnability, --lofo, --seeds or trained audit",
+            "nothing to run: --no-adversary and no trained audit, with no controls, --learnability, --lofo or --seeds",
             field="--no-adversary",
         )
     deep = sources.is_deeparithmark(test)
