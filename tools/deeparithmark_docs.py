@@ -296,6 +296,59 @@ def _gpt3_model_block(f: Path, results: Results, entry: Entry, block: Block) -> 
     return out
 
 
+#: The committed report of ``python deeparithmark.py audit --budget full --json`` on the release.
+TRAINED_AUDIT = ROOT / "docs" / "figures" / "trained_audit_deeparithmark-1.json"
+
+
+def trained_audit_block(path: Path = TRAINED_AUDIT) -> str:
+    """The trained choices-only audit's rows for the card: each adversary on the fresh audit build
+    (90 % interval, equivalence) and on the file, each control, the verdict, from its report."""
+    if not path.exists():
+        return "_The trained audit's report is not committed yet._\n"
+    from synthprobe.io.read import loads_json
+
+    rep = loads_json(path.read_text(encoding="utf-8"))
+    audit, file = rep["test_sets"]["audit build"], rep["test_sets"]["file"]
+    rows = []
+    for name, a in audit["adversaries"].items():
+        lo, hi = a["cp90"]
+        verdict = {True: "inside 23–27 %", False: "outside 23–27 %", None: "—"}[a["passes"]]
+        f = file["adversaries"][name]
+        rows.append(
+            [
+                name,
+                f"{100 * a['accuracy']:.1f} % [{100 * lo:.1f}, {100 * hi:.1f}]",
+                verdict,
+                f"{100 * f['accuracy']:.1f} %",
+            ]
+        )
+    text = _md_table(
+        [
+            "trained adversary (options only)",
+            f"fresh audit build ({audit['n']:,} items), 90 % CI",
+            "equivalence",
+            "this file",
+        ],
+        rows,
+    )
+    crow = []
+    for c in rep["controls"]:
+        accs = " / ".join(f"{100 * v['accuracy']:.1f}" for v in c["adversaries"].values())
+        crow.append([c["name"], c["expect"], accs + " %", "yes" if c["as_expected"] else "**no**"])
+    text += "\n" + _md_table(
+        ["control", "must", " / ".join(audit["adversaries"]) + " (test items)", "as it must"], crow
+    )
+    strata = [x for t in rep["test_sets"].values() for x in t.get("screen", []) if x["kind"] != "all"]
+    flagged = sum(x["flagged"] for x in strata)
+    text += (
+        f"\nVerdict: {rep['verdict']['text']}. Trained on {rep['train_n']:,} fresh items ({rep['decoys']} decoys); "
+        f"per depth and template {flagged} of {len(strata)} strata flagged above chance (Holm); "
+        f"{rep['seconds']['total']:.0f} s. Reproduce: `python deeparithmark.py audit --budget full --json "
+        f"{path.relative_to(ROOT)}`.\n"
+    )
+    return text
+
+
 def blocks(release: Path = RELEASE, results: Path = EMBEDDED_RESULTS) -> dict[str, Callable[[], str]]:
     items = load_arithmark3(release)
     return {
@@ -304,6 +357,7 @@ def blocks(release: Path = RELEASE, results: Path = EMBEDDED_RESULTS) -> dict[st
         "balance": lambda: balance_block(items),
         "audit": lambda: audit_block(release),
         "audit-line": lambda: audit_line_block(release),
+        "trained-audit": lambda: trained_audit_block(),
         "worked-example": lambda: worked_example_block(results),
         "scores": lambda: scores_block(results.parent),
         "gpt3-scores": lambda: gpt3_block(results.parent),
