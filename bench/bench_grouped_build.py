@@ -42,7 +42,8 @@ def compare(folder: Path, n: int, seed: int, repeats: int) -> None:
             walls[decoys].append(timed_build(folder, n, seed, decoys))
     med = {k: statistics.median(v) for k, v in walls.items()}
     for k, v in med.items():
-        print(f"{n:>9,} items  {k:6s}  {v:8.2f} s  {n / v:9,.0f} items/s  (rounds: {', '.join(f'{x:.2f}' for x in walls[k])})")
+        rounds = ", ".join(f"{x:.2f}" for x in walls[k])
+        print(f"{n:>9,} items  {k:6s}  {v:8.2f} s  {n / v:9,.0f} items/s  (rounds: {rounds})")
     print(f"{n:>9,} items  groups / legacy wall time: {med['groups'] / med['legacy']:.2f}x")
 
 
