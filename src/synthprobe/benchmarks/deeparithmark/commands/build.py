@@ -14,9 +14,7 @@ Exit status: 0 success; 1 a failed check, a ``--check`` mismatch or a failed bui
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 from synthprobe.benchmarks.deeparithmark.composition import (
@@ -37,22 +35,13 @@ from synthprobe.tasks.numformat import NUMBER_FORMATS
 
 
 def check_writable(out: Path) -> None:
-    """Fail early, before a long build, if ``out`` cannot be written."""
+    """Fail early, before a long build, if ``out`` cannot be written (a folder, or a place where no
+    file can be created: :func:`synthprobe.io.write.check_writable`)."""
+    from synthprobe.io.write import check_writable as writable
+
     if out.is_dir():
         raise InputError("is a directory; expected the path of the file to write", path=out, field="--out")
-    anc = out.parent
-    while not anc.exists():
-        anc = anc.parent
-    if not anc.is_dir():
-        raise InputError(f"cannot be created: {anc} is not a directory", path=out, field="--out")
-    try:
-        fd, probe = tempfile.mkstemp(prefix=".deeparithmark-probe.", dir=anc)
-    except OSError as exc:
-        raise InputError(
-            f"cannot be written: {anc} is not writable ({exc.strerror})", path=out, field="--out"
-        ) from None
-    os.close(fd)
-    os.unlink(probe)
+    writable(out, "--out")
 
 
 # ---------------------------------------------------------------------------------------
