@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
+from fractions import Fraction
 from functools import cache
 from math import gcd
 
 from ..base import IRRELEVANT, Problem, Steps, insert_sentence, register, require, twin
-from ._common_a import NAMES, clean_mistakes, exact_div, pick, pick_log_uniform
+from ._common_a import NAMES, clean_mistakes, exact_div, pick, pick_log_uniform, whole
 
 NAME = "stock_percent_pack"
 
@@ -54,6 +55,78 @@ def _packings(p: int) -> tuple[tuple[int, ...], dict[int, list[tuple[int, int]]]
             if 11 <= full <= 99 and full % 5:
                 pairs_for.setdefault(full, []).append((stock, k))
     return tuple(sorted(pairs_for)), pairs_for
+
+
+def _full(items, k: int) -> int | None:
+    """Full packs of ``k`` from a wrong item count; ``None`` when the count is not a whole
+    number of items (or is negative), which no solver would pack."""
+    n = whole(items)
+    return None if n is None or n < 0 else n // k
+
+
+def _rounded_up(items, k: int) -> int | None:
+    """Packs of ``k`` from a wrong item count with the loose items counted as one more pack
+    (only when some are loose: otherwise it is the plain mistake)."""
+    n = whole(items)
+    if n is None or n < 0:
+        return None
+    full, loose = divmod(n, k)
+    return full + 1 if loose else None
+
+
+def _loose(items, k: int) -> int | None:
+    """The loose items left over from a wrong item count (the remainder given as the answer)."""
+    n = whole(items)
+    return None if n is None or n < 0 else n % k
+
+
+def extra_mistakes(stock: int, p: int, k: int) -> dict[str, int]:
+    """The role-balanced builder's further mistakes (:mod:`..groups`), from the drawn numbers
+    alone (no draw of its own): the percentage added as a count, taken off the rest again as
+    a count or twice as a count, taken from another base, divided by instead of multiplied;
+    the removed items of a double removal packed; and every wrong item count compounded with
+    the slips of the last division (the loose items counted as a pack, the loose items given
+    as the answer, each loose item counted as a pack).
+
+    The legacy mistakes put every wrong count but the loose pack above the answer or far
+    below it, so the largest value of a group found nothing just below itself; these add
+    wrong counts on both sides, near and far.
+    """
+    removed = stock * p // 100  # whole by the choice of stock (see _packings)
+    left = stock - removed
+    again = Fraction(left * p, 100)  # the percentage of the rest, taken off a second time
+    #: the legacy wrong item counts, compounded below with the slips of the last division
+    legacy = {
+        "forgot the removed items": stock,
+        "packed the removed items instead": removed,
+        "took the percentage as a count": stock - p,
+        "added the removed items": stock + removed,
+        "took the percentage off twice": stock - 2 * removed,
+        "took the percentage off the rest again": left - again,
+    }
+    new = {
+        "added the percentage as a count": stock + p,
+        "took the percentage off the rest again as a count": left - p,
+        "took the percentage off twice as a count": stock - 2 * p,
+        "took the percentage of the rest off the stock": stock - again,
+        "divided by one plus the percentage instead of taking it off": Fraction(stock * 100, 100 + p),
+        "divided by the share left instead of multiplying by it": Fraction(stock * 100, 100 - p),
+        "took a tenth of the percentage (moved its decimal point)": stock - Fraction(stock * p, 1000),
+        "took the percentage off twice and packed the removed items": 2 * removed,
+        "took the percentage off the rest again and packed all the removed items": removed + again,
+    }
+    out: dict[str, int | None] = {name: _full(items, k) for name, items in new.items()}
+    for name, items in {**legacy, **new}.items():
+        out[f"{name} and counted the loose items as a pack"] = _rounded_up(items, k)
+    out["gave the loose items instead of the full packs"] = _loose(left, k)
+    for name in ("forgot the removed items", "took the percentage as a count", "added the removed items"):
+        out[f"{name} and gave the loose items"] = _loose(legacy[name], k)
+    out["counted each loose item as a pack"] = left // k + left % k
+    out["packed the stock first and took the percentage off as a count of packs"] = stock // k - p
+    out["packed the stock first, its loose items as a pack, and took the percentage off as a count of packs"] = (
+        -(-stock // k) - p
+    )
+    return {name: v for name, v in out.items() if v is not None}
 
 
 @register(NAME, topic=NAME, depth=3)
@@ -104,6 +177,7 @@ def generate(rng: random.Random) -> Problem:
         ending=f" {{}} {packs}.",
         steps=s.solution(),
         mistakes=mistakes,
+        extra_mistakes=extra_mistakes(stock, p, k),
         kind="count",
         params={
             "stock": stock,
@@ -235,6 +309,7 @@ def with_one_step_more(problem: Problem, rng: random.Random) -> Problem:
         ending=" ${}.",
         steps=s.solution(),
         mistakes=mistakes,
+        extra_mistakes={},
         kind="money",
         params={**p, "price": c},
     )
