@@ -52,6 +52,48 @@ TEMPLATES = (
 )
 
 
+def _price_slips(price: int, p: int, discount: int) -> dict[str, int | None]:
+    """The slips a solver can make on the discount, each as the price it leads to in place of
+    the sale price (for the compound mistakes of :func:`_extra_mistakes`)."""
+    return {
+        "ignored the discount": price,
+        "added the discount instead of subtracting it": price + discount,
+        "took the discount amount as the price": discount,
+        "took the percentage off as dollars": price - p,
+        "subtracted the discount twice": price - 2 * discount,
+        "took the discount off the sale price again": exact_div((price - discount) * (100 - p), 100),
+    }
+
+
+#: The slips of :func:`_price_slips` that are new on their own (the others are ``mistakes``).
+NEW_PRICE_SLIPS = ("subtracted the discount twice", "took the discount off the sale price again")
+
+
+def _extra_mistakes(answer: int, price: int, p: int, fee: int) -> dict[str, int]:
+    """The role-balanced builder's wider pool (:mod:`..groups`): the discount taken off twice
+    (the same amount again, or the percentage again off the sale price), and every slip on the
+    discount made together with a slip on the fee (forgot it, subtracted it, added it twice).
+
+    The slips on the discount and on the fee move the total by different amounts, so their
+    compounds put decoys on both sides of the key at the distances the single slips do, and
+    the key can sit where a decoy sits in another item. Each value is exact; one that is not a
+    whole positive number of dollars (or is the answer) is left out, and nothing is drawn.
+    """
+    discount = exact_div(price * p, 100)  # whole: the price is drawn a multiple of 100/gcd(p, 100)
+    if discount is None:
+        return {}
+    fee_slips = (("forgot the fee", 0), ("subtracted the fee", -fee), ("added the fee twice", 2 * fee))
+    candidates: dict[str, int] = {}
+    for slip, value in _price_slips(price, p, discount).items():
+        if value is None:
+            continue
+        if slip in NEW_PRICE_SLIPS:
+            candidates[slip] = value + fee
+        for fee_slip, fee_value in fee_slips:
+            candidates[f"{slip} and {fee_slip}"] = value + fee_value
+    return {name: v for name, v in candidates.items() if v > 0 and v != answer}
+
+
 @cache
 def _fees_off_fives(sale_price: Fraction) -> tuple[int, ...]:
     """The fees of 4 to 39 dollars that leave ``sale_price`` plus the fee off the multiples of 5."""
@@ -112,6 +154,7 @@ def generate(rng: random.Random) -> Problem:
         steps=s.solution(),
         mistakes=mistakes,
         kind="money",
+        extra_mistakes=_extra_mistakes(answer, price, p, fee),
         params={
             "price": price,
             "percent_off": p,
@@ -198,7 +241,14 @@ def with_one_step_more(problem: Problem, rng: random.Random) -> Problem:
     stem = problem.ctx[: last_sentence_start(problem.ctx)]
     ctx = f"{stem}{p['name']} paid it all from a ${card} gift card. Left on the card was"
     return replace(
-        problem, depth=3, ctx=ctx, answer=left, steps=s.solution(), mistakes=mistakes, params={**p, "card": card}
+        problem,
+        depth=3,
+        ctx=ctx,
+        answer=left,
+        steps=s.solution(),
+        mistakes=mistakes,
+        extra_mistakes={},  # the original's extra values are not this answer's mistakes
+        params={**p, "card": card},
     )
 
 
@@ -236,6 +286,7 @@ def in_cents(problem: Problem, rng: random.Random) -> Problem:
         ending=" {} cents.",
         steps=s.solution(),
         mistakes={name: 100 * v for name, v in problem.mistakes.items()},
+        extra_mistakes={},  # in cents "the percentage off as dollars" is no longer 100 times its value
         kind="count",
         params={**p, "unit": "cents"},
     )
