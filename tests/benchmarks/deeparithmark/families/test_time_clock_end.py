@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from family_checks import check_deterministic_and_varied, check_release_rates, draw
 
-from synthprobe.benchmarks.deeparithmark.base import fmt_clock, usable_mistakes
+from synthprobe.benchmarks.deeparithmark.base import TWINS, GenerationError, fmt_clock, usable_mistakes
+from synthprobe.seeding import item_rng
 
 NAME = "time_clock_end"
 
@@ -63,3 +64,103 @@ def test_hand_worked_example_matches_the_pool():
 
 def test_deterministic_and_varied():
     check_deterministic_and_varied(NAME, may_reject=True)
+
+
+def expected_extra(start: int, h1: int, m1: int, d2: int, answer: int) -> dict[str, int]:
+    """Every extra (role-balanced) mistake recomputed by hand, on minutes after midnight."""
+    read = start + int(f"{h1}{m1:02d}")  # 1 h 47 min read as 147 minutes, the second activity left out
+    misread = "read the hours and minutes as one number of minutes"
+    pool = {
+        f"{misread} and stopped after the first activity": read,
+        f"{misread} and counted the second activity twice": read + 2 * d2,
+        f"{misread} and subtracted the second activity": read - d2,
+        "left out the hours of the first activity and stopped after it": start + m1,
+        "left out the hours of the first activity and counted the second activity twice": start + m1 + 2 * d2,
+        "left out the hours of the first activity and subtracted the second activity": start + m1 - d2,
+    }
+    half = 0 if answer < 720 else 720
+    return {k: v for k, v in pool.items() if half <= v < half + 720 and v != answer}
+
+
+def test_contract_and_rates():
+    check_release_rates(NAME, depth=2, mean_words=(22, 27), max_words=30)
+
+
+def test_answer_and_mistakes_recomputed_from_params():
+    problems, _ = draw(NAME, 120, seed=3)
+    for p in problems:
+        start, h1, m1, d2 = (p.params[k] for k in ("start", "first_hours", "first_minutes", "second_minutes"))
+        end = start + 60 * h1 + m1 + d2
+        assert p.answer == end and p.kind == "clock"
+        # the story stays inside one half of the day, and so do the usable decoys
+        assert (start < 720) == (end < 720)
+        assert all((v < 720) == (end < 720) for v in usable_mistakes(p).values())
+        assert fmt_clock(start) in p.ctx and f"{d2} minutes" in p.ctx
+        assert p.render(end) == " " + fmt_clock(end) and not p.render(end).endswith("..")
+        assert end % 5 != 0  # the end time is never on a round 5 minutes
+        assert dict(p.mistakes) == expected_pool(start, h1, m1, d2, end)
+
+
+def test_hand_worked_example_matches_the_pool():
+    # 6:15 p.m. + 1 h 47 min = 8:02 p.m. (one carry), + 40 min = 8:42 p.m.
+    pool = expected_pool(18 * 60 + 15, 1, 47, 40, 20 * 60 + 42)
+    assert fmt_clock(pool["forgot to carry the hour"]) == "7:42 p.m."
+    assert fmt_clock(pool["read the hours and minutes as one number of minutes"]) == "9:22 p.m."
+    assert fmt_clock(pool["stopped after the first activity"]) == "8:02 p.m."
+    # the family offers the carry mistake whenever the story has a carry
+    problems, _ = draw(NAME, 120, seed=4)
+    with_carry = [p for p in problems if "forgot to carry the hour" in p.mistakes]
+    assert len(with_carry) > 0.3 * len(problems)
+    assert all((p.answer - p.mistakes["forgot to carry the hour"]) in (60, 120) for p in with_carry)
+
+
+def test_deterministic_and_varied():
+    check_deterministic_and_varied(NAME, may_reject=True)
+
+
+def expected_extra(start: int, h1: int, m1: int, d2: int, answer: int) -> dict[str, int]:
+    """Every extra (role-balanced) mistake recomputed by hand, on minutes after midnight."""
+    as_minutes = int(f"{h1}{m1:02d}")  # 1 h 47 min read as 147 minutes
+    pool = {
+        "read the hours and minutes as one number of minutes and stopped after the first activity": start + as_minutes,
+        "read the hours and minutes as one number of minutes and counted the second activity twice": start
+        + as_minutes
+        + 2 * d2,
+        "read the hours and minutes as one number of minutes and subtracted the second activity": start
+        + as_minutes
+        - d2,
+        "left out the hours of the first activity and stopped after it": start + m1,
+        "left out the hours of the first activity and counted the second activity twice": start + m1 + 2 * d2,
+        "left out the hours of the first activity and subtracted the second activity": start + m1 - d2,
+    }
+    half = 0 if answer < 720 else 720
+    return {k: v for k, v in pool.items() if half <= v < half + 720 and v != answer}
+
+
+def test_extra_mistakes_recomputed_from_params():
+    problems, _ = draw(NAME, 400, seed=5)
+    assert len(problems) > 300
+    for p in problems:
+        start, h1, m1, d2 = (p.params[k] for k in ("start", "first_hours", "first_minutes", "second_minutes"))
+        assert dict(p.extra_mistakes) == expected_extra(start, h1, m1, d2, p.answer)
+        assert dict(p.mistakes) == expected_pool(start, h1, m1, d2, p.answer)  # the legacy pool untouched
+        assert not set(p.extra_mistakes) & set(p.mistakes)
+        # every extra value keeps the end time's minutes off the multiples of 5 (its roundness class)
+        assert all(v % 5 for v in p.extra_mistakes.values())
+
+
+def test_twins_that_change_the_numbers_drop_the_extra_mistakes():
+    problems, _ = draw(NAME, 40, seed=6)
+    for i, p in enumerate(problems):
+        try:
+            t = TWINS[(NAME, "one_step_more")](p, item_rng("test/twin", i, "one_step_more"))
+        except GenerationError:  # a twin may reject its draw (or have none)
+            pass
+        else:
+            assert dict(t.extra_mistakes) == {}
+        for kind in ("irrelevant_clause", "reordered"):
+            try:
+                t = TWINS[(NAME, kind)](p, item_rng("test/twin", i, kind))
+            except GenerationError:
+                continue
+            assert t.answer == p.answer and t.extra_mistakes == p.extra_mistakes

@@ -72,6 +72,33 @@ def _durations(room: int, odd: int) -> tuple[tuple[int, int], ...]:
     return tuple((m, 5 * k) for m in range(3, 58) if m % 5 == odd for k in range(4, 20) if room - m - 5 * k >= 0)
 
 
+def _extra_mistakes(start: int, h1: int, m1: int, d2: int, end: int, half_end: int) -> dict[str, int]:
+    """The role-balanced builder's wider pool (:mod:`..groups`): each of the two misreadings of
+    the first activity's length (1 h 47 min read as 147 minutes, or as 47 minutes) made
+    together with a slip on the second activity (stopped before it, counted it twice,
+    subtracted it).
+
+    The misreadings move the end time by whole hours (+40 or -60 per hour) and the second
+    activity's slips by its own minutes, so their compounds put decoys on both sides of the
+    key at the distances the single slips do, and the key can sit where a decoy sits in another
+    item. The compounds with the first activity left out land on the multiples of 5 minutes
+    (another roundness class), and those with it doubled or subtracted joined no group in
+    100,000 catalogue draws, so neither is offered. Like the mistakes, a value outside the
+    answer's half of the day (or the answer itself) is left out; nothing is drawn.
+    """
+    read = start + 100 * h1 + m1  # the first activity's hours and minutes run together as minutes
+    minutes_only = start + m1  # the first activity's hours left out
+    wrong = {
+        "read the hours and minutes as one number of minutes and stopped after the first activity": read,
+        "read the hours and minutes as one number of minutes and counted the second activity twice": read + 2 * d2,
+        "read the hours and minutes as one number of minutes and subtracted the second activity": read - d2,
+        "left out the hours of the first activity and stopped after it": minutes_only,
+        "left out the hours of the first activity and counted the second activity twice": minutes_only + 2 * d2,
+        "left out the hours of the first activity and subtracted the second activity": minutes_only - d2,
+    }
+    return {k: v for k, v in wrong.items() if half_end - 720 <= v < half_end and v != end}
+
+
 @register(NAME, topic=NAME, depth=2)
 def generate(rng: random.Random) -> Problem:
     """A start time plus two durations give the end time."""
@@ -136,6 +163,7 @@ def generate(rng: random.Random) -> Problem:
         steps=s.solution(),
         mistakes=mistakes,
         kind="clock",
+        extra_mistakes=_extra_mistakes(start, h1, m1, d2, end, half_end),
         params={
             "start": start,
             "first_hours": h1,
@@ -282,6 +310,7 @@ def with_one_step_more(problem: Problem, rng: random.Random) -> Problem:
         answer=new_end,
         steps=s.solution(),
         mistakes=mistakes,
+        extra_mistakes={},  # the original's extra values are not this answer's mistakes
         params={**p, "third": third, "third_minutes": d3},
     )
 
