@@ -42,3 +42,40 @@ def test_answer_and_mistakes_recomputed_from_params():
 
 def test_deterministic_and_varied():
     check_deterministic_and_varied(NAME, may_reject=True)
+
+
+def expected_extra(shape: str, h: int, m1: int, last: int) -> dict[str, int]:
+    """The extra mistakes worked out by hand. A carry slip acts on the sum of the minute parts
+    as the solver has it: under 60, an hour carried anyway; 60 or more, the carried hour
+    dropped or added twice."""
+    first = "the minutes of the first leg" if shape == "A" else "the first leg"
+    left_out_first = "left out the minutes of the first leg" if shape == "A" else "left out the first leg"
+    out = {
+        f"counted {first} twice": 60 * h + m1 + m1 + last,
+        f"subtracted {first}": 60 * h + m1 + last - 2 * m1,
+    }
+    if m1 + last < 60:
+        out["carried an hour the minutes did not make"] = 60 * (h + 1) + m1 + last
+    else:
+        out["added the carried hour twice"] = 60 * (h + 1) + m1 + last
+    # with the last leg left out the minutes are the first leg's alone, under an hour
+    out["left out the last leg and carried an hour the minutes did not make"] = 60 * (h + 1) + m1
+    out[f"{left_out_first} and carried an hour the minutes did not make"] = 60 * (h + 1) + last
+    for slip, minutes in (("counted the last leg twice", m1 + 2 * last), (f"counted {first} twice", 2 * m1 + last)):
+        if minutes < 60:
+            out[f"{slip} and carried an hour the minutes did not make"] = 60 * h + minutes + 60
+        else:
+            out[f"{slip} and dropped a carried hour"] = 60 * h + minutes - 60
+            out[f"{slip} and added the carried hour twice"] = 60 * h + minutes + 60
+    return out
+
+
+def test_extra_mistakes_recomputed_from_params():
+    problems, _ = draw(NAME, 400, seed=11)
+    assert len(problems) > 300
+    for p in problems:
+        shape, h, m1, last = (p.params[k] for k in ("shape", "hours", "minutes_first", "minutes_last"))
+        assert dict(p.mistakes) == expected_pool(shape, h, m1, last, p.answer)  # the legacy pool, untouched
+        assert dict(p.extra_mistakes) == expected_extra(shape, h, m1, last)
+        assert not set(p.extra_mistakes) & set(p.mistakes)
+        assert all(type(v) is int and v > 0 for v in p.extra_mistakes.values())

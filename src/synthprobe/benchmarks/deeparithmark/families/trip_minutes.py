@@ -40,6 +40,49 @@ TEMPLATES_B = (
 )
 
 
+def _carry_slips(slip: str | None, hours: int, minutes: int) -> dict[str, int]:
+    """The carry slips of adding the legs as hours and minutes, on a (possibly wrong) sum
+    ``minutes`` of the minute parts: an hour carried that the minutes do not make, or, when
+    they make one, a carried hour dropped or added twice. ``slip`` names the mistake that gave
+    that sum (``None``: the right one, whose dropped hour is already a legacy mistake)."""
+    out: dict[str, int] = {}
+    lead = "" if slip is None else f"{slip} and "
+    if minutes < 60:
+        out[f"{lead}carried an hour the minutes did not make"] = 60 * hours + minutes + 60
+    else:
+        if slip is not None:
+            out[f"{lead}dropped a carried hour"] = 60 * hours + minutes - 60
+        out[f"{lead}added the carried hour twice"] = 60 * hours + minutes + 60
+    return out
+
+
+def extra_mistakes(shape: str, h: int, m1: int, last: int) -> dict[str, int]:
+    """The role-balanced builder's further mistakes (:mod:`..groups`), from the drawn numbers
+    alone (no draw of its own): the first leg's minutes counted twice or subtracted (as the
+    legacy mistakes do with the last leg), and the carry slips of adding the minute parts
+    (an hour carried that they do not make, the carried hour dropped or added twice), on the
+    right sum of the minute parts and on the sums the legacy leg mistakes give.
+
+    The legacy mistakes move the total by a leg or by a multiple of the hours, which ties every
+    value to the answer's minutes past the hour; a value an hour off, on the right sum and on
+    the wrong ones, lets four totals show one another's values."""
+    first = "the minutes of the first leg" if shape == "A" else "the first leg"
+    out = {
+        f"counted {first} twice": 60 * h + 2 * m1 + last,
+        f"subtracted {first}": 60 * h - m1 + last,
+    }
+    sums = {
+        None: m1 + last,
+        "left out the last leg": m1,
+        ("left out the minutes of the first leg" if shape == "A" else "left out the first leg"): last,
+        "counted the last leg twice": m1 + 2 * last,
+        f"counted {first} twice": 2 * m1 + last,
+    }
+    for slip, minutes in sums.items():
+        out.update(_carry_slips(slip, h, minutes))
+    return out
+
+
 @register(NAME, topic=NAME, depth=3)
 def generate(rng: random.Random) -> Problem:
     """Legs in hours and minutes, converted and summed to total minutes."""
@@ -99,6 +142,7 @@ def generate(rng: random.Random) -> Problem:
         ending=" {} minutes.",
         steps=s.solution(),
         mistakes=mistakes,
+        extra_mistakes=extra_mistakes(shape, h, m1, last),
         kind="count",
         params={
             "shape": shape,
@@ -182,7 +226,7 @@ def with_one_step_more(problem: Problem, rng: random.Random) -> Problem:
     )
     stem = problem.ctx[: last_sentence_start(problem.ctx)]
     ctx = f"{stem}{p['name']} came back the same way, which took just as long. In minutes, the round trip took"
-    return replace(problem, depth=4, ctx=ctx, answer=both, steps=s.solution(), mistakes=mistakes)
+    return replace(problem, depth=4, ctx=ctx, answer=both, steps=s.solution(), mistakes=mistakes, extra_mistakes={})
 
 
 @twin(NAME, "reordered")
