@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from family_checks import check_deterministic_and_varied, check_release_rates, draw, offered
 
+from synthprobe.benchmarks.deeparithmark.base import TWINS, GenerationError
+from synthprobe.seeding import item_rng
+
 NAME = "measure_cm_cut"
 
 
@@ -44,3 +47,68 @@ def test_answer_and_mistakes_recomputed_from_params():
 
 def test_deterministic_and_varied():
     check_deterministic_and_varied(NAME, may_reject=True)
+
+
+def expected_extra(m: int, b: int, c: int, answer: int) -> dict[str, int]:
+    """Every extra (role-balanced) mistake recomputed by hand: any two slips on different steps."""
+    pool = {
+        "left out the starting length": b - c,
+        # the conversion slip with a slip on the piece
+        "dropped the metre conversion and left out the added piece": m - c,
+        "dropped the metre conversion and added the piece twice": m + 2 * b - c,
+        "dropped the metre conversion and subtracted the added piece": m - b - c,
+        "used 10 cm per metre and left out the added piece": 10 * m - c,
+        "used 10 cm per metre and added the piece twice": 10 * m + 2 * b - c,
+        "used 10 cm per metre and subtracted the added piece": 10 * m - b - c,
+        "left out the starting length and left out the added piece": -c,
+        "left out the starting length and added the piece twice": 2 * b - c,
+        "left out the starting length and subtracted the added piece": -b - c,
+        # the conversion slip with a slip on the cut
+        "dropped the metre conversion and forgot the cut": m + b,
+        "dropped the metre conversion and cut the piece off twice": m + b - 2 * c,
+        "dropped the metre conversion and added the cut instead of subtracting it": m + b + c,
+        "used 10 cm per metre and forgot the cut": 10 * m + b,
+        "used 10 cm per metre and cut the piece off twice": 10 * m + b - 2 * c,
+        "used 10 cm per metre and added the cut instead of subtracting it": 10 * m + b + c,
+        "left out the starting length and forgot the cut": b,
+        "left out the starting length and cut the piece off twice": b - 2 * c,
+        "left out the starting length and added the cut instead of subtracting it": b + c,
+        # the piece slip with a slip on the cut
+        "left out the added piece and forgot the cut": 100 * m,
+        "left out the added piece and cut the piece off twice": 100 * m - 2 * c,
+        "left out the added piece and added the cut instead of subtracting it": 100 * m + c,
+        "added the piece twice and forgot the cut": 100 * m + 2 * b,
+        "added the piece twice and cut the piece off twice": 100 * m + 2 * b - 2 * c,
+        "added the piece twice and added the cut instead of subtracting it": 100 * m + 2 * b + c,
+        "subtracted the added piece and forgot the cut": 100 * m - b,
+        "subtracted the added piece and cut the piece off twice": 100 * m - b - 2 * c,
+        "subtracted the added piece and added the cut instead of subtracting it": 100 * m - b + c,
+    }
+    return offered(pool, answer)
+
+
+def test_extra_mistakes_recomputed_from_params():
+    problems, _ = draw(NAME, 400, seed=5)
+    assert len(problems) > 300
+    for p in problems:
+        m, b, c = p.params["metres"], p.params["added_cm"], p.params["cut_cm"]
+        assert dict(p.extra_mistakes) == expected_extra(m, b, c, p.answer)
+        assert dict(p.mistakes) == expected_pool(m, b, c, p.answer)  # the legacy pool untouched
+        assert not set(p.extra_mistakes) & set(p.mistakes)
+
+
+def test_twins_that_change_the_numbers_drop_the_extra_mistakes():
+    problems, _ = draw(NAME, 40, seed=6)
+    for i, p in enumerate(problems):
+        for kind in ("one_step_more", "unit_change"):
+            try:
+                t = TWINS[(NAME, kind)](p, item_rng("test/twin", i, kind))
+            except GenerationError:  # a twin may reject its draw
+                continue
+            assert dict(t.extra_mistakes) == {}
+        for kind in ("irrelevant_clause", "reordered"):
+            try:
+                t = TWINS[(NAME, kind)](p, item_rng("test/twin", i, kind))
+            except GenerationError:
+                continue
+            assert t.answer == p.answer and t.extra_mistakes == p.extra_mistakes

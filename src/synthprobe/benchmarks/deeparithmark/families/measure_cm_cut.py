@@ -48,6 +48,41 @@ def _cuts(diff: int) -> tuple[int, ...]:
     return tuple(c for c in range(12, 99) if 20 <= c + diff <= 299)
 
 
+#: The slips on each of the three steps, as the factor they put on its number in place of the
+#: right one (100 cm per metre, +1 on the piece, -1 on the cut), for
+#: :func:`_extra_mistakes`. All but "left out the starting length" are ``mistakes`` on their own.
+CONVERSION_SLIPS = (
+    ("dropped the metre conversion", 1),
+    ("used 10 cm per metre", 10),
+    ("left out the starting length", 0),
+)
+PIECE_SLIPS = (("left out the added piece", 0), ("added the piece twice", 2), ("subtracted the added piece", -1))
+CUT_SLIPS = (("forgot the cut", 0), ("cut the piece off twice", -2), ("added the cut instead of subtracting it", 1))
+
+
+def _extra_mistakes(m: int, b: int, c: int, final: int) -> dict[str, int]:
+    """The role-balanced builder's wider pool (:mod:`..groups`): the starting length left out
+    (only the change, the piece less the cut, given), and every two slips on different steps
+    made together (the conversion and the piece, the conversion and the cut, the piece and
+    the cut: "used 10 cm per metre and forgot the cut").
+
+    The slips move the length by multiples of the piece, of the cut and of the metres, so their
+    compounds put decoys on both sides of the key at the distances the single slips do, and
+    the key can sit where a decoy sits in another item. A value that is not a positive length
+    (or is the answer) is left out; nothing is drawn.
+    """
+    wrong = {"left out the starting length": b - c}
+    for conv, k in CONVERSION_SLIPS:
+        for piece, x in PIECE_SLIPS:
+            wrong[f"{conv} and {piece}"] = k * m + x * b - c
+        for cut, y in CUT_SLIPS:
+            wrong[f"{conv} and {cut}"] = k * m + b + y * c
+    for piece, x in PIECE_SLIPS:
+        for cut, y in CUT_SLIPS:
+            wrong[f"{piece} and {cut}"] = 100 * m + x * b + y * c
+    return {name: v for name, v in wrong.items() if v > 0 and v != final}
+
+
 @register(NAME, topic=NAME, depth=3)
 def generate(rng: random.Random) -> Problem:
     """Metres to centimetres, add a piece, cut a piece off."""
@@ -100,6 +135,7 @@ def generate(rng: random.Random) -> Problem:
         steps=s.solution(),
         mistakes=mistakes,
         kind="count",
+        extra_mistakes=_extra_mistakes(m, b, c, final),
         params={
             "metres": m,
             "added_cm": b,
@@ -204,7 +240,14 @@ def with_one_step_more(problem: Problem, rng: random.Random) -> Problem:
         f"{stem}A second {mat} was {more} cm longer than this one. In centimetres, the second one measured"
     )
     return replace(
-        problem, depth=4, ctx=ctx, answer=second, steps=s.solution(), mistakes=pool, params={**p, "more": more}
+        problem,
+        depth=4,
+        ctx=ctx,
+        answer=second,
+        steps=s.solution(),
+        mistakes=pool,
+        extra_mistakes={},  # the original's extra values are not this answer's mistakes
+        params={**p, "more": more},
     )
 
 
@@ -247,5 +290,6 @@ def in_millimetres(problem: Problem, rng: random.Random) -> Problem:
         ending=" {} mm.",
         steps=s.solution(),
         mistakes=pool,
+        extra_mistakes={},  # the original's extra values are centimetres
         params={**p, "unit": "mm"},
     )
