@@ -52,3 +52,22 @@ def test_every_option_that_keeps_the_start_volume_avoids_multiples_of_5():
 def test_deterministic_and_varied():
     problems = check_deterministic_and_varied(NAME)
     assert len({p.params["vessel"] for p in problems}) >= 6
+
+
+def test_extra_mistakes_recomputed_from_params():
+    """The role-balanced groups' extra mistakes, each redone by hand; the legacy pool unchanged."""
+    problems, _ = draw(NAME, 300, seed=5)
+    assert len(problems) > 250
+    for p in problems:
+        v, f, t1, d, t2 = (p.params[x] for x in ("start", "fill_rate", "fill_min", "drain_rate", "drain_min"))
+        assert dict(p.mistakes) == expected_pool(v, f, t1, d, t2, p.answer)
+        extra = {
+            # the drain taken off a second time after the correct end volume
+            "took the drained water off twice": v + f * t1 - d * t2 - d * t2,
+            # the filling left out: the start volume less the drained water
+            "forgot the water added": v - d * t2,
+            # the filled water added a second time
+            "counted the water added twice": v + f * t1 + f * t1 - d * t2,
+        }
+        assert dict(p.extra_mistakes) == offered(extra, p.answer)
+        assert not set(p.extra_mistakes) & set(p.mistakes)

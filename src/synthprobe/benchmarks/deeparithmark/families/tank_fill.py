@@ -31,6 +31,15 @@ FILLED_BOTH = "kept filling during the draining"
 DRAIN_AT_FILL_RATE = "drained at the filling rate"
 FILL_AT_DRAIN_RATE = "filled at the draining rate"
 
+# more named mistakes for the role-balanced groups (``Problem.extra_mistakes``): the other
+# direction of forgetting a step. "Forgot the draining" puts the key a drain's volume below a
+# decoy and "added the drained water" two below; taking the drain off twice, or dropping or
+# doubling the water added, puts decoys the same volumes below and above the key, so the key is
+# no longer always the low end of the drain's evenly spaced run
+DRAIN_TWICE = "took the drained water off twice"
+FORGOT_FILL = "forgot the water added"
+FILL_TWICE = "counted the water added twice"
+
 MISTAKES = (
     FORGOT_DRAIN,
     ADDED_DRAIN,
@@ -42,6 +51,7 @@ MISTAKES = (
     DRAIN_AT_FILL_RATE,
     FILL_AT_DRAIN_RATE,
 )
+EXTRA_MISTAKES = (DRAIN_TWICE, FORGOT_FILL, FILL_TWICE)
 
 #: (the vessel, what fills it, what drains it)
 VESSELS = (
@@ -134,13 +144,21 @@ def generate(rng: random.Random) -> Problem:
         if m == DRAINED_BOTH:
             d_min = c.op("draining time", fill_min, "+", drain_min)
         added = c.op("water added", f_rate, "×", f_min)
-        level = c.op("after filling", start, "+", added)
+        if m == FORGOT_FILL:
+            level = start
+        elif m == FILL_TWICE:
+            level = c.op("after filling", c.op("after filling", start, "+", added), "+", added)
+        else:
+            level = c.op("after filling", start, "+", added)
         if m == FORGOT_DRAIN:
             return level
         drained = c.op("water drained", d_rate, "×", d_min)
         if m == ADDED_DRAIN:
             return c.op("at the end", level, "+", drained)
-        return c.op("at the end", level, "-", drained)
+        end = c.op("at the end", level, "-", drained)
+        if m == DRAIN_TWICE:
+            end = c.op("at the end", end, "-", drained)
+        return end
 
     answer, steps = solve(chain)
     require(answer >= 30, "the tank is nearly empty")
@@ -156,6 +174,7 @@ def generate(rng: random.Random) -> Problem:
         mistakes=mistakes(chain, MISTAKES, answer),
         kind="count",
         params=p,
+        extra_mistakes=mistakes(chain, EXTRA_MISTAKES, answer),
     )
 
 
@@ -227,6 +246,7 @@ def with_one_step_more(problem: Problem, rng: random.Random) -> Problem:
         steps=s.solution(),
         mistakes={k: v for k, v in mistakes.items() if v > 0 and v != left},
         params={**p, "buckets": y},
+        extra_mistakes={},
     )
 
 
@@ -261,4 +281,5 @@ def in_millilitres(problem: Problem, rng: random.Random) -> Problem:
         steps=s.solution(),
         mistakes={name: 1000 * v for name, v in problem.mistakes.items()},
         params={**p, "unit": "millilitres"},
+        extra_mistakes={name: 1000 * v for name, v in problem.extra_mistakes.items()},
     )
