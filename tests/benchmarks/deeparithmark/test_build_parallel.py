@@ -99,7 +99,9 @@ def test_cli_workers_option_and_interrupt_leave_nothing(tmp_path):
         capture_output=True,
     )
     assert out.read_bytes() == serial.read_bytes()
-    out.unlink(), serial.unlink()
+    for p in (out, serial):  # each build wrote the file and its build record (FILE.build.json)
+        p.unlink()
+        p.with_name(p.name + ".build.json").unlink()
     for how in ("Ctrl-C", "kill -9"):
         proc = subprocess.Popen(
             [*cmd[:5], "--n", "200000", *cmd[7:], "--workers", "2"],
