@@ -7,7 +7,8 @@ from fractions import Fraction
 
 from family_checks import check_deterministic_and_varied, check_release_rates, draw, offered, whole
 
-from synthprobe.benchmarks.deeparithmark.base import roundness_class, usable_mistakes
+from synthprobe.benchmarks.deeparithmark.base import TWINS, GenerationError, roundness_class, usable_mistakes
+from synthprobe.seeding import item_rng
 
 NAME = "mix_split"
 
@@ -52,3 +53,46 @@ def test_numbers_keep_every_option_in_one_roundness_class():
 def test_deterministic_and_varied():
     problems = check_deterministic_and_varied(NAME)
     assert len({p.params["mix"] for p in problems}) >= 6
+
+
+def expected_extra(j: int, m: int, r: int, n: int) -> dict[str, int]:
+    """Each extra mistake redone by hand on the totals (all multiples of ``n``)."""
+    return {
+        # mixture + r + r: the sign slip and the second removal together
+        "added the amount taken out twice": (j + j * m + r + r) // n,
+        # the spill taken from the first liquid, then m times that much of the second
+        "took the amount out of the first liquid before mixing": ((j - r) + (j - r) * m) // n,
+        "took the amount out of the first liquid before mixing and again after": ((j - r) + (j - r) * m - r) // n,
+        "added the amount to the first liquid before mixing": ((j + r) + (j + r) * m) // n,
+        # the whole amount added to, or twice taken out of, each container's share of the mixture
+        "added the amount to every container": (j + j * m) // n + r,
+        "took the amount out of every container twice": (j + j * m) // n - r - r,
+    }
+
+
+def test_extra_mistakes_recomputed_from_params():
+    problems, _ = draw(NAME, 400, seed=5)
+    assert len(problems) > 300
+    for p in problems:
+        j, m, r, n = (p.params[x] for x in ("first_ml", "times", "removed_ml", "containers"))
+        assert j % n == 0 and r % n == 0
+        assert dict(p.extra_mistakes) == expected_extra(j, m, r, n)
+        assert dict(p.mistakes) == expected_pool(j, m, r, n, p.answer)  # the legacy pool untouched
+        assert not set(p.extra_mistakes) & set(p.mistakes)
+
+
+def test_twins_that_change_the_numbers_drop_the_extra_mistakes():
+    problems, _ = draw(NAME, 40, seed=6)
+    for i, p in enumerate(problems):
+        try:
+            t = TWINS[(NAME, "one_step_more")](p, item_rng("test/twin", i, "one_step_more"))
+        except GenerationError:
+            pass
+        else:
+            assert dict(t.extra_mistakes) == {}
+        for kind in ("irrelevant_clause", "reordered"):
+            try:
+                t = TWINS[(NAME, kind)](p, item_rng("test/twin", i, kind))
+            except GenerationError:
+                continue
+            assert t.answer == p.answer and t.extra_mistakes == p.extra_mistakes

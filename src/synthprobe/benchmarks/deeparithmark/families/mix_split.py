@@ -34,6 +34,35 @@ FIRST_TWICE = "counted the first liquid twice"
 
 MISTAKES = (FORGOT_REMOVED, ADDED_REMOVED, REMOVED_TWICE, REMOVED_PER_CONTAINER, LEFT_OUT_FIRST, FIRST_TWICE)
 
+# Extra mistakes (``Problem.extra_mistakes``, read only by the role-balanced groups): the legacy
+# ones all sit at the answer plus a small multiple of the amount taken out of each container
+# (+1, +2, -1, -(n - 1) of it), so the answer is never the top of such a run. These add the runs'
+# missing steps on both sides (+3, +(n + 1), +(m + 2); -m, -(m + 1), -(2n - 1) of it, m the
+# multiple), each the exact result of a named error: a sign slip, a step done twice, or the amount
+# taken out of the first liquid before it was multiplied.
+ADDED_REMOVED_TWICE = "added the amount taken out twice"
+REMOVED_FROM_FIRST = "took the amount out of the first liquid before mixing"
+REMOVED_FROM_FIRST_AND_MIXTURE = "took the amount out of the first liquid before mixing and again after"
+ADDED_TO_FIRST = "added the amount to the first liquid before mixing"
+ADDED_PER_CONTAINER = "added the amount to every container"
+REMOVED_PER_CONTAINER_TWICE = "took the amount out of every container twice"
+
+
+def _extra_mistakes(first_ml: int, times: int, removed_ml: int, n: int) -> dict[str, int | None]:
+    """The extra mistakes' exact values per container (every amount is a multiple of ``n``, so
+    each divides out; ``None`` would mark a share that does not)."""
+    mixture = first_ml * (1 + times)
+    mixed_after_removal = (first_ml - removed_ml) * (1 + times)
+    return {
+        ADDED_REMOVED_TWICE: exact_div(mixture + 2 * removed_ml, n),
+        REMOVED_FROM_FIRST: exact_div(mixed_after_removal, n),
+        REMOVED_FROM_FIRST_AND_MIXTURE: exact_div(mixed_after_removal - removed_ml, n),
+        ADDED_TO_FIRST: exact_div((first_ml + removed_ml) * (1 + times), n),
+        ADDED_PER_CONTAINER: exact_div(mixture + n * removed_ml, n),
+        REMOVED_PER_CONTAINER_TWICE: exact_div(mixture - 2 * n * removed_ml, n),
+    }
+
+
 #: (first liquid, second liquid, how some was taken out, container, plural)
 MIXES = (
     ("lemon cordial", "water", "{r} mL was spilled", "jug", "jugs"),
@@ -144,6 +173,7 @@ def generate(rng: random.Random) -> Problem:
         mistakes=mistakes(chain, MISTAKES, answer),
         kind="count",
         params=p,
+        extra_mistakes=_extra_mistakes(first_ml, times, removed_ml, n),
     )
 
 
@@ -223,7 +253,14 @@ def with_one_step_more(problem: Problem, rng: random.Random) -> Problem:
     one = f["one"]
     ctx = finish_ctx(stem + rng.choice(TOP_UPS).format(one=one, top=top, second=f["second"]))
     return replace(
-        problem, depth=5, ctx=ctx, answer=now, steps=s.solution(), mistakes=pool, params={**p, "top_up": top}
+        problem,
+        depth=5,
+        ctx=ctx,
+        answer=now,
+        steps=s.solution(),
+        mistakes=pool,
+        params={**p, "top_up": top},
+        extra_mistakes={},  # the original's extra values are not this answer's mistakes
     )
 
 
