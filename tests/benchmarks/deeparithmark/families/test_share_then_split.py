@@ -76,3 +76,36 @@ def test_steps_read_as_a_share_then_a_split():
 
 def test_deterministic_and_varied():
     check_deterministic_and_varied(NAME, may_reject=True)
+
+
+def test_extra_mistakes_recomputed_from_params():
+    """The role-balanced groups' extra mistakes, each redone by hand; the legacy pool unchanged."""
+    problems, _ = draw(NAME, 400, seed=11)
+    assert len(problems) > 300
+    seen = set()
+    for p in problems:
+        total, num, den, n = (p.params[k] for k in ("total", "share_numerator", "share_denominator", "parts"))
+        assert dict(p.mistakes) == expected_pool(total, num, den, p.params["share_form"], n, p.answer)
+        share = total * num // den  # whole: checked above
+
+        def split(amount: int, parts: int) -> int | None:
+            return amount // parts if amount % parts == 0 else None
+
+        extra = {
+            "split the first share among one more than the number of parts": split(share, n + 1),
+            "split the first share among one fewer than the number of parts": split(share, n - 1),
+            "split the first share and divided by the number of parts twice": split(share, n * n),
+            "added the first share instead of taking it off": split(total + share, n),
+            "split the whole total among one more than the number of parts": split(total, n + 1),
+            "split the whole total among one fewer than the number of parts": split(total, n - 1),
+            "took the first share off twice and divided by one more than the number of parts": split(
+                total - 2 * share, n + 1
+            ),
+            "took the first share off twice and divided by one fewer than the number of parts": split(
+                total - 2 * share, n - 1
+            ),
+        }
+        assert dict(p.extra_mistakes) == offered(extra, p.answer)
+        assert not set(p.extra_mistakes) & set(p.mistakes)
+        seen |= set(p.extra_mistakes)
+    assert len(seen) == 8  # every extra mistake comes out whole on some draws

@@ -144,6 +144,26 @@ def generate(rng: random.Random) -> Problem:
         },
     )
 
+    # more named mistakes for the role-balanced groups (``Problem.extra_mistakes``). The legacy
+    # ones move the key by fixed ratios; these pair the off-by-one divisor with the share split
+    # instead of the rest and with the whole total split, so that the problems told with the
+    # same total, the complementary share or one part more or fewer (whose keys are these
+    # values) offer the key back among their own mistakes
+    extra = {
+        "split the first share among one more than the number of parts": exact_div(share, n + 1),
+        "split the first share among one fewer than the number of parts": exact_div(share, n - 1),
+        "split the first share and divided by the number of parts twice": exact_div(share, n * n),
+        "added the first share instead of taking it off": exact_div(total + share, n),
+        "split the whole total among one more than the number of parts": exact_div(total, n + 1),
+        "split the whole total among one fewer than the number of parts": exact_div(total, n - 1),
+        "took the first share off twice and divided by one more than the number of parts": exact_div(
+            total - 2 * share, n + 1
+        ),
+        "took the first share off twice and divided by one fewer than the number of parts": exact_div(
+            total - 2 * share, n - 1
+        ),
+    }
+
     text = _share_text(form, num, den)
     ctx = template.format(
         name=name, total=fmt_num(total), share=text, noun=noun, share_cap=text[0].upper() + text[1:], n=n
@@ -170,6 +190,7 @@ def generate(rng: random.Random) -> Problem:
             "name": name,
             "story": [st[0] for st in STORIES].index(template),
         },
+        extra_mistakes={k: v for k, v in extra.items() if v is not None and v > 0 and v != answer},
     )
 
 
@@ -285,6 +306,7 @@ def with_one_step_more(problem: Problem, rng: random.Random) -> Problem:
         steps=s.solution(),
         mistakes=mistakes,
         params={**p, "taken": c},
+        extra_mistakes={},
     )
 
 
