@@ -57,3 +57,57 @@ def test_answer_and_mistakes_recomputed_from_params():
 
 def test_deterministic_and_varied():
     check_deterministic_and_varied(NAME, may_reject=True)
+
+
+def expected_extra(hours: Fraction, b: int, m: int) -> dict[str, int]:
+    """The extra mistakes worked out by hand: a wrong window in minutes over a wrong session
+    length, complete sessions only (floor), or with the unfinished one counted (ceil, only when
+    something is left over)."""
+    window = int(hours * 60)
+    whole_hours = int(hours)
+    part = hours - whole_hours
+    decimal = "took the decimal part of the hours as minutes"
+    windows = {"used 100 minutes per hour": int(hours * 100)}
+    if part:
+        windows["dropped the part hour"] = whole_hours * 60
+        # 4.25 hours read as 4 h 25 min, 4.5 as 4 h 50 min, 4.75 as 4 h 75 min
+        windows[decimal] = whole_hours * 60 + {Fraction(1, 4): 25, Fraction(1, 2): 50, Fraction(3, 4): 75}[part]
+    sessions = {
+        "left out the set-up time": m,
+        "counted the set-up twice": b + b + m,
+        "counted the session length twice": b + m + m,
+        "subtracted the set-up instead of adding it": m - b,
+    }
+    out = {}
+    if part:
+        out[decimal] = windows[decimal] // (b + m)
+    for wrong_window, minutes in windows.items():
+        for wrong_session, length in sessions.items():
+            out[f"{wrong_window} and {wrong_session}"] = minutes // length
+        out[f"{wrong_window} and counted the set-up only once"] = (minutes - b) // m
+    for wrong_session, length in sessions.items():
+        if window % length:
+            out[f"{wrong_session} and counted the unfinished session"] = window // length + 1
+    for wrong_window, minutes in windows.items():
+        if minutes % (b + m):
+            out[f"{wrong_window} and counted the unfinished session"] = minutes // (b + m) + 1
+    for wrong_session, length in sessions.items():
+        # each whole hour on its own, then the part hour, with the wrong session length
+        per_hour = 60 // length
+        out[f"rounded down hour by hour and {wrong_session}"] = whole_hours * per_hour + int(part * 60) // length
+    return out
+
+
+def test_extra_mistakes_recomputed_from_params():
+    problems, _ = draw(NAME, 400, seed=11)
+    assert len(problems) > 300
+    parts = set()
+    for p in problems:
+        hours = Fraction(p.params["hours"])
+        b, m = p.params["setup_minutes"], p.params["session_minutes"]
+        parts.add(hours - int(hours))
+        assert dict(p.mistakes) == expected_pool(hours, b, m, p.answer)  # the legacy pool, untouched
+        assert dict(p.extra_mistakes) == expected_extra(hours, b, m)
+        assert not set(p.extra_mistakes) & set(p.mistakes)
+        assert all(type(v) is int for v in p.extra_mistakes.values())
+    assert parts == {0, Fraction(1, 4), Fraction(1, 2), Fraction(3, 4)}

@@ -63,6 +63,53 @@ def _sessions(window_min: int) -> tuple[tuple[int, ...], dict[int, list[tuple[in
     return tuple(sorted(pairs_for)), pairs_for
 
 
+def extra_mistakes(hours: Fraction, b: int, m: int) -> dict[str, int]:
+    """The role-balanced builder's further mistakes (:mod:`..groups`), from the drawn numbers
+    alone (no draw of its own): the decimal part of the hours taken as minutes (4.25 hours as
+    4 h 25 min, 4.5 as 4 h 50 min), and the legacy mistakes two at a time - a wrong window
+    (100 minutes per hour, the part hour dropped, the decimal part as minutes) with a wrong
+    session (the set-up left out, doubled or subtracted, the session doubled), or with the
+    set-up counted only once; either with the unfinished session counted; the hour-by-hour
+    rounding with a wrong session.
+
+    The legacy mistakes change the window or the session, one at a time, so they sit at a few
+    fixed ratios to the answer; two at a time they fill the gaps, on both sides, so that four
+    counts can show one another's values."""
+    window = int(hours * 60)
+    block = b + m
+    whole_hours = int(hours)
+    part = hours - whole_hours
+    part_minutes = int(part * 60)
+    decimal = "took the decimal part of the hours as minutes"
+    windows = {"used 100 minutes per hour": int(hours * 100)}
+    if part:
+        windows["dropped the part hour"] = 60 * whole_hours
+        windows[decimal] = 60 * whole_hours + int(part * 100)
+    sessions = {
+        "left out the set-up time": m,
+        "counted the set-up twice": m + 2 * b,
+        "counted the session length twice": 2 * m + b,
+        "subtracted the set-up instead of adding it": m - b,
+    }
+    out: dict[str, int] = {}
+    if part:
+        out[decimal] = windows[decimal] // block
+    for wrong_window, minutes in windows.items():
+        for wrong_session, length in sessions.items():
+            out[f"{wrong_window} and {wrong_session}"] = minutes // length
+        out[f"{wrong_window} and counted the set-up only once"] = (minutes - b) // m
+    # the unfinished session counted, after a wrong session or a wrong window
+    divisions = {name: (window, length) for name, length in sessions.items()}
+    divisions.update({name: (minutes, block) for name, minutes in windows.items()})
+    for wrong, (minutes, length) in divisions.items():
+        full, spare = divmod(minutes, length)
+        if spare:
+            out[f"{wrong} and counted the unfinished session"] = full + 1
+    for wrong_session, length in sessions.items():
+        out[f"rounded down hour by hour and {wrong_session}"] = whole_hours * (60 // length) + part_minutes // length
+    return out
+
+
 @register(NAME, topic=NAME, depth=3)
 def generate(rng: random.Random) -> Problem:
     """Sessions with set-up breaks fitted into a window: number of complete sessions."""
@@ -121,6 +168,7 @@ def generate(rng: random.Random) -> Problem:
         ending=f" {{}} {noun}.",
         steps=s.solution(),
         mistakes=mistakes,
+        extra_mistakes=extra_mistakes(hours, b, m),
         kind="count",
         params={
             "hours": fmt_num(hours),
@@ -234,6 +282,7 @@ def with_one_step_more(problem: Problem, rng: random.Random) -> Problem:
         ending=" ${}.",
         steps=s.solution(),
         mistakes=mistakes,
+        extra_mistakes={},
         kind="money",
         params={**p, "price": price},
     )
