@@ -6,6 +6,9 @@ from fractions import Fraction
 
 from family_checks import check_deterministic_and_varied, check_release_rates, draw, offered, whole
 
+from synthprobe.benchmarks.deeparithmark.base import TWINS, GenerationError
+from synthprobe.seeding import item_rng
+
 NAME = "discount_tax_coupon_split"
 
 
@@ -61,3 +64,65 @@ def test_wrong_base_is_usually_on_offer():
 def test_deterministic_and_varied():
     problems = check_deterministic_and_varied(NAME)
     assert len({(p.params["discount"], p.params["tax"]) for p in problems}) >= 8
+
+
+def expected_extra(bill: int, off: int, tax: int, coupon: int, n: int, answer: int) -> dict[str, int]:
+    """Each extra mistake redone by hand: the bill after the rates (right or with one slip), then
+    the coupon and the split (right or with one slip)."""
+    b, pct = Fraction(bill), lambda p, x: x * p / 100  # noqa: E731
+    taxed = pct(100 + tax, pct(100 - off, b))
+    pool = {
+        "added the coupon instead of taking it off": whole((taxed + coupon) / n),
+        "added the coupon twice": whole((taxed + 2 * coupon) / n),
+        "added the coupon to every share": whole(taxed / n + coupon),
+        "took the coupon off the bill and again off every share": whole((taxed - coupon) / n - coupon),
+    }
+    # the bill after tax with one slip on the rates
+    after_rates = {
+        "forgot the discount": pct(100 + tax, b),
+        "added the discount instead of taking it off": pct(100 + tax, pct(100 + off, b)),
+        "forgot the tax": pct(100 - off, b),
+        "took the tax off instead of adding it": pct(100 - tax, pct(100 - off, b)),
+        "took the tax of the original bill": pct(100 - off, b) + pct(tax, b),
+        "took the discount off twice": pct(100 + tax, pct(100 - off, pct(100 - off, b))),
+        "swapped the discount and tax rates": pct(100 + off, pct(100 - tax, b)),
+    }
+    for rate_slip, total in after_rates.items():
+        pool[f"{rate_slip} and forgot the coupon"] = whole(total / n)
+        pool[f"{rate_slip} and used the coupon twice"] = whole((total - 2 * coupon) / n)
+        pool[f"{rate_slip} and took the coupon off every share"] = whole(total / n - coupon)
+        pool[f"{rate_slip} and added the coupon instead of taking it off"] = whole((total + coupon) / n)
+    return offered(pool, answer)
+
+
+def test_extra_mistakes_recomputed_from_params():
+    problems, _ = draw(NAME, 400, seed=5)
+    assert len(problems) > 300
+    for p in problems:
+        bill, off, tax, coupon, n = (p.params[x] for x in ("bill", "discount", "tax", "coupon", "people"))
+        assert dict(p.extra_mistakes) == expected_extra(bill, off, tax, coupon, n, p.answer)
+        assert dict(p.mistakes) == expected_pool(bill, off, tax, coupon, n, p.answer)  # the legacy pool untouched
+        assert not set(p.extra_mistakes) & set(p.mistakes)
+
+
+def test_twins_that_change_the_numbers_drop_or_convert_the_extra_mistakes():
+    problems, _ = draw(NAME, 40, seed=6)
+    for i, p in enumerate(problems):
+        try:
+            t = TWINS[(NAME, "one_step_more")](p, item_rng("test/twin", i, "one_step_more"))
+        except GenerationError:
+            pass
+        else:
+            assert dict(t.extra_mistakes) == {}
+        try:
+            t = TWINS[(NAME, "unit_change")](p, item_rng("test/twin", i, "unit_change"))
+        except GenerationError:
+            pass
+        else:
+            assert dict(t.extra_mistakes) == {name: 100 * v for name, v in p.extra_mistakes.items()}
+        for kind in ("irrelevant_clause", "reordered"):
+            try:
+                t = TWINS[(NAME, kind)](p, item_rng("test/twin", i, kind))
+            except GenerationError:
+                continue
+            assert t.answer == p.answer and t.extra_mistakes == p.extra_mistakes

@@ -73,6 +73,38 @@ MISTAKES = (
     PAYER_LEFT_OUT,
 )
 
+# Extra mistakes (``Problem.extra_mistakes``, read only by the role-balanced groups). The legacy
+# ones are either a slip on the rates (a fixed ratio of the share before the coupon) or a slip on
+# the coupon (a fixed step of one coupon's share off the answer, most of them above it), so the
+# key's place among them is set by those shapes. The extra ones are the coupon slips the other
+# way (added instead of taken off, once or twice, or to every share; taken off the bill and every
+# share) and every slip on the rates together with one slip on the coupon, each the chain below
+# re-run with both errors: decoys then sit on both sides of the key at the single slips'
+# distances, and the key can take their roles.
+ADDED_COUPON = "added the coupon instead of taking it off"
+ADDED_COUPON_TWICE = "added the coupon twice"
+ADDED_COUPON_PER_PERSON = "added the coupon to every share"
+COUPON_BILL_AND_SHARES = "took the coupon off the bill and again off every share"
+
+RATE_SLIPS = (
+    FORGOT_DISCOUNT,
+    ADDED_DISCOUNT,
+    FORGOT_TAX,
+    SUBTRACTED_TAX,
+    TAX_ON_ORIGINAL,
+    DISCOUNT_TWICE,
+    SWAPPED_RATES,
+)
+COUPON_SLIPS = (FORGOT_COUPON, COUPON_TWICE, COUPON_PER_PERSON, ADDED_COUPON)
+#: A rate slip as the first half of a compound mistake's name.
+RATE_SLIP_VERBS = {TAX_ON_ORIGINAL: "took the tax of the original bill"}
+
+#: compound mistake's name -> (its slip on the rates, its slip on the coupon)
+COMPOUNDS = {
+    f"{RATE_SLIP_VERBS.get(rate, rate)} and {coupon}": (rate, coupon) for rate in RATE_SLIPS for coupon in COUPON_SLIPS
+}
+EXTRA_MISTAKES = (ADDED_COUPON, ADDED_COUPON_TWICE, ADDED_COUPON_PER_PERSON, COUPON_BILL_AND_SHARES, *COMPOUNDS)
+
 DISCOUNTS = (10, 15, 20, 25, 30, 40)
 TAXES = (5, 6, 8, 10, 12, 15, 20)
 
@@ -154,33 +186,42 @@ def generate(rng: random.Random) -> Problem:
     }
 
     def chain(c: Calc, m: str | None):
-        off, add = (tax, discount) if m == SWAPPED_RATES else (discount, tax)
-        if m == FORGOT_DISCOUNT:
+        # a compound mistake makes one slip on the rates and one on the coupon
+        rate_m, coupon_m = COMPOUNDS.get(m, (m, m))
+        off, add = (tax, discount) if rate_m == SWAPPED_RATES else (discount, tax)
+        if rate_m == FORGOT_DISCOUNT:
             discounted = bill
-        elif m == ADDED_DISCOUNT:
+        elif rate_m == ADDED_DISCOUNT:
             discounted = c.pct("after the discount", 100 + off, bill, money=True)
         else:
             discounted = c.pct("after the discount", 100 - off, bill, money=True)
-            if m == DISCOUNT_TWICE:
+            if rate_m == DISCOUNT_TWICE:
                 discounted = c.pct("after the discount again", 100 - off, discounted, money=True)
-        if m == FORGOT_TAX:
+        if rate_m == FORGOT_TAX:
             taxed = discounted
-        elif m == SUBTRACTED_TAX:
+        elif rate_m == SUBTRACTED_TAX:
             taxed = c.pct("with tax", 100 - add, discounted, money=True)
-        elif m == TAX_ON_ORIGINAL:
+        elif rate_m == TAX_ON_ORIGINAL:
             tax_due = c.pct("tax", add, bill, money=True)
             taxed = c.op("with tax", discounted, "+", tax_due, money=True)
         else:
             taxed = c.pct("with tax", 100 + add, discounted, money=True)
-        if m == COUPON_PER_PERSON:
+        if coupon_m in (COUPON_PER_PERSON, ADDED_COUPON_PER_PERSON):
             share = c.op("each", taxed, "/", people)
-            return c.op("each", share, "-", coupon, money=True)
-        if m == FORGOT_COUPON:
+            return c.op("each", share, "-" if coupon_m == COUPON_PER_PERSON else "+", coupon, money=True)
+        if coupon_m == FORGOT_COUPON:
             to_split = taxed
+        elif coupon_m in (ADDED_COUPON, ADDED_COUPON_TWICE):
+            to_split = c.op("after the coupon", taxed, "+", coupon, money=True)
+            if coupon_m == ADDED_COUPON_TWICE:
+                to_split = c.op("after the coupon again", to_split, "+", coupon, money=True)
         else:
             to_split = c.op("after the coupon", taxed, "-", coupon, money=True)
-            if m == COUPON_TWICE:
+            if coupon_m == COUPON_TWICE:
                 to_split = c.op("after the coupon again", to_split, "-", coupon, money=True)
+        if coupon_m == COUPON_BILL_AND_SHARES:
+            share = c.op("each", to_split, "/", people)
+            return c.op("each", share, "-", coupon, money=True)
         # the head count is not money: this line reads "each person: 780 / 6 = 130"
         return c.op("each person", to_split, "/", people - 1 if m == PAYER_LEFT_OUT else people)
 
@@ -198,6 +239,7 @@ def generate(rng: random.Random) -> Problem:
         mistakes=mistakes(chain, MISTAKES, answer),
         kind="money",
         params=p,
+        extra_mistakes=mistakes(chain, EXTRA_MISTAKES, answer),
     )
 
 
@@ -281,7 +323,14 @@ def with_one_step_more(problem: Problem, rng: random.Random) -> Problem:
     stem = problem.ctx[: last_sentence_start(problem.ctx)]
     ctx = finish_ctx(f"{stem}{p['name']} also spent ${snacks} on snacks. In all, {p['name']} spent")
     return replace(
-        problem, depth=5, ctx=ctx, answer=total, steps=s.solution(), mistakes=pool, params={**p, "snacks": snacks}
+        problem,
+        depth=5,
+        ctx=ctx,
+        answer=total,
+        steps=s.solution(),
+        mistakes=pool,
+        params={**p, "snacks": snacks},
+        extra_mistakes={},  # the original's extra values are not this answer's mistakes
     )
 
 
@@ -328,4 +377,5 @@ def in_cents(problem: Problem, rng: random.Random) -> Problem:
         mistakes={name: 100 * v for name, v in problem.mistakes.items()},
         kind="count",
         params={**p, "unit": "cents"},
+        extra_mistakes={name: 100 * v for name, v in problem.extra_mistakes.items()},
     )
