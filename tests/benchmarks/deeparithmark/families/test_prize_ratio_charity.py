@@ -78,3 +78,42 @@ def test_the_winner_usually_holds_the_larger_part():
 def test_deterministic_and_varied():
     problems = check_deterministic_and_varied(NAME)
     assert len({p.params["ratio"] for p in problems}) >= 15
+
+
+def expected_extra(params: dict, answer: int) -> dict[str, int]:
+    """The extra mistakes of the role-balanced groups, redone by hand from the params."""
+    prize, c, (a, b) = Fraction(params["prize"]), params["charity"], params["ratio"]
+    spent, cousins, people = params["spent"], params["cousins"], params["people"]
+    rest = prize * (100 - c) / 100  # after the charity share
+    one_part = rest / (a + b)
+    if params["final"] == "share":
+        pool = {
+            "took the other winner's part and left the sharer out": one_part * b / cousins,
+            "took the other winner's part and counted the sharer twice": one_part * b / (people + 1),
+            "took the other winner's part and forgot to share": one_part * b,
+            "gave one ratio part and left the sharer out": one_part / cousins,
+            "split the rest in half and left the sharer out": rest / 2 / cousins,
+            "skipped the ratio split and shared the whole rest": rest / people,
+            "skipped the ratio split and left the sharer out": rest / cousins,
+            "counted the sharer twice": one_part * a / (people + 1),
+        }
+    else:
+        pool = {
+            "took the other winner's part and forgot the amount spent": one_part * b,
+            "gave one ratio part and forgot the amount spent": one_part,
+            "took the charity share off twice and forgot the amount spent": prize * (100 - 2 * c) / 100 / (a + b) * a,
+            "forgot the charity share and took the amount spent off twice": prize / (a + b) * a - 2 * spent,
+        }
+    return offered({k: whole(Fraction(v)) for k, v in pool.items()}, answer)
+
+
+def test_extra_mistakes_recomputed_from_params():
+    problems, _ = draw(NAME, 400, seed=11)
+    assert {p.params["final"] for p in problems} == {"share", "spend"}
+    seen = set()
+    for p in problems:
+        assert dict(p.mistakes) == expected_pool(p.params, p.answer)
+        assert dict(p.extra_mistakes) == expected_extra(p.params, p.answer)
+        assert not set(p.extra_mistakes) & set(p.mistakes)
+        seen |= set(p.extra_mistakes)
+    assert len(seen) == 12  # every extra mistake comes out whole on some draws

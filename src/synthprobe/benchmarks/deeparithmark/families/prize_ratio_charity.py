@@ -43,6 +43,10 @@ ADDED_SPENDING = "added the amount spent"
 SPENT_TWICE = "took the amount spent off twice"
 SPENT_BEFORE_RATIO = "took the spending off before the ratio split"
 
+# errors that only the extra mistakes below make (alone or with the ones above)
+SKIPPED_RATIO = "skipped the ratio split"
+SHARER_TWICE = "counted the sharer twice"
+
 COMMON = (
     FORGOT_CHARITY,
     ADDED_CHARITY,
@@ -57,6 +61,33 @@ COMMON = (
 MISTAKES = {
     "share": COMMON + (FORGOT_SHARING, LEFT_SELF_OUT),
     "spend": COMMON + (FORGOT_SPENDING, ADDED_SPENDING, SPENT_TWICE, SPENT_BEFORE_RATIO),
+}
+
+#: More named mistakes for the role-balanced groups (``Problem.extra_mistakes``), per final step:
+#: each the errors it makes together. A share's legacy decoys are its own part shared, not shared
+#: or shared among too few, and the partner's part shared; these give the partner's part, one
+#: ratio part, half and all of the rest the same treatments, and the sharer counted twice (the
+#: other direction of leaving the sharer out). The problems with the same prize told with the
+#: other ratio order, another ratio of the same total parts or one cousin more or fewer have
+#: these values as keys and offer the key back, so the same four values can be the options of
+#: four problems.
+EXTRA = {
+    "share": {
+        "took the other winner's part and left the sharer out": (OTHER_PART, LEFT_SELF_OUT),
+        "took the other winner's part and counted the sharer twice": (OTHER_PART, SHARER_TWICE),
+        "took the other winner's part and forgot to share": (OTHER_PART, FORGOT_SHARING),
+        "gave one ratio part and left the sharer out": (ONE_PART, LEFT_SELF_OUT),
+        "split the rest in half and left the sharer out": (EQUAL_HALVES, LEFT_SELF_OUT),
+        "skipped the ratio split and shared the whole rest": (SKIPPED_RATIO,),
+        "skipped the ratio split and left the sharer out": (SKIPPED_RATIO, LEFT_SELF_OUT),
+        SHARER_TWICE: (SHARER_TWICE,),
+    },
+    "spend": {
+        "took the other winner's part and forgot the amount spent": (OTHER_PART, FORGOT_SPENDING),
+        "gave one ratio part and forgot the amount spent": (ONE_PART, FORGOT_SPENDING),
+        "took the charity share off twice and forgot the amount spent": (CHARITY_TWICE, FORGOT_SPENDING),
+        "forgot the charity share and took the amount spent off twice": (FORGOT_CHARITY, SPENT_TWICE),
+    },
 }
 
 CHARITY = (5, 10, 12, 15, 20, 25, 30)
@@ -157,43 +188,50 @@ def generate(rng: random.Random) -> Problem:
         "purchase": rng.choice(PURCHASES),
     }
 
+    extra = EXTRA[final]
+
     def chain(c: Calc, m: str | None):
-        if m == FORGOT_CHARITY or m == CHARITY_FROM_PART:
+        errors = extra.get(m, (m,))  # the errors the named mistake makes (an extra one: several)
+        if FORGOT_CHARITY in errors or CHARITY_FROM_PART in errors:
             left = prize
-        elif m == ADDED_CHARITY:
+        elif ADDED_CHARITY in errors:
             left = c.pct("with charity added", 100 + charity, prize, money=True)
-        elif m == CHARITY_TWICE:
+        elif CHARITY_TWICE in errors:
             gift = c.pct("charity", charity, prize, money=True)
             left = c.op("after charity", c.op("after charity", prize, "-", gift), "-", gift)
         else:
             left = c.pct("after charity", 100 - charity, prize, money=True)
-        if m == SPENT_BEFORE_RATIO:
+        if SPENT_BEFORE_RATIO in errors:
             left = c.op("after spending", left, "-", spent, money=True)
         # ratio arithmetic is in plain numbers: "one part: 4800 / 8 = 600"
         total_parts = c.op("total parts", a, "+", b)
-        if m == EQUAL_HALVES:
+        if EQUAL_HALVES in errors:
             mine = c.op(f"{winner}'s part", left, "/", 2)
+        elif SKIPPED_RATIO in errors:
+            mine = left
         else:
-            divisor = b if m == RATIO_AS_FRACTION else total_parts
+            divisor = b if RATIO_AS_FRACTION in errors else total_parts
             one_part = c.op("one part", left, "/", divisor)
-            if m == ONE_PART:
+            if ONE_PART in errors:
                 mine = one_part
             else:
-                mine = c.op(f"{winner}'s part", one_part, "×", b if m == OTHER_PART else a)
-        if m == CHARITY_FROM_PART:
+                mine = c.op(f"{winner}'s part", one_part, "×", b if OTHER_PART in errors else a)
+        if CHARITY_FROM_PART in errors:
             mine = c.op(f"{winner}'s part", mine, "-", c.pct("charity", charity, prize))
-        elif m == CHARITY_AGAIN_ON_PART:
+        elif CHARITY_AGAIN_ON_PART in errors:
             mine = c.pct(f"{winner}'s part", 100 - charity, mine)
         if final == "share":
-            if m == FORGOT_SHARING:
+            if FORGOT_SHARING in errors:
                 return mine
-            return c.op("each share", mine, "/", cousins if m == LEFT_SELF_OUT else people)
-        if m in (FORGOT_SPENDING, SPENT_BEFORE_RATIO):
+            if LEFT_SELF_OUT in errors:
+                return c.op("each share", mine, "/", cousins)
+            return c.op("each share", mine, "/", people + 1 if SHARER_TWICE in errors else people)
+        if FORGOT_SPENDING in errors or SPENT_BEFORE_RATIO in errors:
             return mine
-        if m == ADDED_SPENDING:
+        if ADDED_SPENDING in errors:
             return c.op("left", mine, "+", spent, money=True)
         left_over = c.op("left", mine, "-", spent, money=True)
-        if m == SPENT_TWICE:
+        if SPENT_TWICE in errors:
             left_over = c.op("left", left_over, "-", spent, money=True)
         return left_over
 
@@ -211,6 +249,7 @@ def generate(rng: random.Random) -> Problem:
         mistakes=mistakes(chain, MISTAKES[final], answer),
         kind="money",
         params=p,
+        extra_mistakes=mistakes(chain, extra, answer),
     )
 
 
@@ -319,4 +358,5 @@ def in_cents(problem: Problem, rng: random.Random) -> Problem:
         mistakes={name: 100 * v for name, v in problem.mistakes.items()},
         kind="count",
         params={**p, "unit": "cents"},
+        extra_mistakes={name: 100 * v for name, v in problem.extra_mistakes.items()},
     )
