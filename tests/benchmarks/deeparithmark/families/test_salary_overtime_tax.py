@@ -6,6 +6,9 @@ from fractions import Fraction
 
 from family_checks import check_deterministic_and_varied, check_release_rates, draw, offered, whole
 
+from synthprobe.benchmarks.deeparithmark.base import TWINS, GenerationError
+from synthprobe.seeding import item_rng
+
 NAME = "salary_overtime_tax"
 
 
@@ -57,3 +60,78 @@ def test_deterministic_and_varied():
     problems = check_deterministic_and_varied(NAME)
     assert {p.params["tax"] for p in problems} == {10, 20, 25, 30}
     assert len({p.params["period"] for p in problems}) == 3
+
+
+def expected_extra(h: int, r: int, o: int, r2: int, t: int, answer: int) -> dict[str, int]:
+    """Each extra mistake redone by hand: a gross pay (right or with one slip on the pay), then
+    the tax on it (right or with one slip on the tax)."""
+    keep = Fraction(100 - t, 100)
+
+    def taxed(gross):  # the take-home pay, right
+        return gross * keep
+
+    def forgot(gross):  # "forgot the tax"
+        return Fraction(gross)
+
+    def twice(gross):  # "took the tax off twice": the tax of the gross pay, taken off twice
+        return gross - 2 * Fraction(gross * t, 100)
+
+    def again(gross):  # "took the tax off the take-home pay again": t % off the net pay too
+        return gross * keep * keep
+
+    right = h * r + o * r2
+    no_overtime = h * r
+    at_regular = (h + o) * r
+    premium = h * r + o * (r2 - r)
+    all_overtime = (h + o) * r2
+    overtime_twice = h * r + 2 * o * r2
+    both_rates = h * r + o * (r + r2)
+    pool = {
+        "added the overtime pay twice": whole(taxed(overtime_twice)),
+        "paid the overtime hours at both rates": whole(taxed(both_rates)),
+        "took the tax off the take-home pay again": whole(again(right)),
+        "forgot the overtime and forgot the tax": whole(forgot(no_overtime)),
+        "forgot the overtime and added the tax instead of taking it off": whole(no_overtime * Fraction(100 + t, 100)),
+        "forgot the overtime and took the tax off the take-home pay again": whole(again(no_overtime)),
+        "paid the overtime at the regular rate and forgot the tax": whole(forgot(at_regular)),
+        "paid the overtime at the regular rate and took the tax off the take-home pay again": whole(again(at_regular)),
+        "paid only the overtime premium and forgot the tax": whole(forgot(premium)),
+        "paid only the overtime premium and took the tax off the take-home pay again": whole(again(premium)),
+        "paid every hour at the overtime rate and forgot the tax": whole(forgot(all_overtime)),
+        "paid every hour at the overtime rate and took the tax off twice": whole(twice(all_overtime)),
+        "paid every hour at the overtime rate and took the tax off the take-home pay again": whole(again(all_overtime)),
+        "added the overtime pay twice and forgot the tax": whole(forgot(overtime_twice)),
+        "added the overtime pay twice and took the tax off twice": whole(twice(overtime_twice)),
+        "added the overtime pay twice and took the tax off the take-home pay again": whole(again(overtime_twice)),
+        "paid the overtime hours at both rates and forgot the tax": whole(forgot(both_rates)),
+        "paid the overtime hours at both rates and took the tax off twice": whole(twice(both_rates)),
+        "paid the overtime hours at both rates and took the tax off the take-home pay again": whole(again(both_rates)),
+    }
+    return offered(pool, answer)
+
+
+def test_extra_mistakes_recomputed_from_params():
+    problems, _ = draw(NAME, 400, seed=5)
+    assert len(problems) > 300
+    for p in problems:
+        h, r, o, r2, t = (p.params[x] for x in ("hours", "rate", "overtime", "overtime_rate", "tax"))
+        assert dict(p.extra_mistakes) == expected_extra(h, r, o, r2, t, p.answer)
+        assert dict(p.mistakes) == expected_pool(h, r, o, r2, t, p.answer)  # the legacy pool untouched
+        assert not set(p.extra_mistakes) & set(p.mistakes)
+
+
+def test_twins_keep_or_convert_the_extra_mistakes():
+    problems, _ = draw(NAME, 40, seed=6)
+    for i, p in enumerate(problems):
+        try:
+            t = TWINS[(NAME, "unit_change")](p, item_rng("test/twin", i, "unit_change"))
+        except GenerationError:
+            pass
+        else:
+            assert dict(t.extra_mistakes) == {name: 100 * v for name, v in p.extra_mistakes.items()}
+        for kind in ("irrelevant_clause", "reordered"):
+            try:
+                t = TWINS[(NAME, kind)](p, item_rng("test/twin", i, kind))
+            except GenerationError:
+                continue
+            assert t.answer == p.answer and t.extra_mistakes == p.extra_mistakes

@@ -49,6 +49,33 @@ MISTAKES = (
     ALL_AT_OVERTIME,
 )
 
+# Extra mistakes (``Problem.extra_mistakes``, read only by the role-balanced groups). The legacy
+# ones are a slip on the pay (overtime left out or underpaid: below the key) or on the tax (a
+# fixed ratio of the gross pay), so the key is nearly always the value with the pay slips below it
+# and the tax slips at its own ratios. The extra ones are pay slips the other way (the overtime
+# pay added twice; the overtime hours paid at both rates), the tax taken off again from the
+# take-home pay (one more step of the ratio, below the key), and a slip on the pay together with
+# a slip on the tax, each the chain below re-run with both errors; the pairs kept are those that
+# give the role-balanced groups most (tried on 100,000 draws), not every pair.
+OVERTIME_PAY_TWICE = "added the overtime pay twice"
+BOTH_RATES = "paid the overtime hours at both rates"
+TAX_OF_NET_AGAIN = "took the tax off the take-home pay again"
+
+#: compound mistake's name -> (its slip on the pay, its slip on the tax)
+COMPOUNDS = {
+    f"{pay} and {tax_slip}": (pay, tax_slip)
+    for pay, tax_slips in (
+        (FORGOT_OVERTIME, (FORGOT_TAX, ADDED_TAX, TAX_OF_NET_AGAIN)),
+        (OVERTIME_AT_REGULAR, (FORGOT_TAX, TAX_OF_NET_AGAIN)),
+        (PREMIUM_ONLY, (FORGOT_TAX, TAX_OF_NET_AGAIN)),
+        (ALL_AT_OVERTIME, (FORGOT_TAX, TAX_TWICE, TAX_OF_NET_AGAIN)),
+        (OVERTIME_PAY_TWICE, (FORGOT_TAX, TAX_TWICE, TAX_OF_NET_AGAIN)),
+        (BOTH_RATES, (FORGOT_TAX, TAX_TWICE, TAX_OF_NET_AGAIN)),
+    )
+    for tax_slip in tax_slips
+}
+EXTRA_MISTAKES = (OVERTIME_PAY_TWICE, BOTH_RATES, TAX_OF_NET_AGAIN, *COMPOUNDS)
+
 TAX_RATES = (10, 20, 25, 30)
 #: (period, regular hours range, overtime hours range)
 PERIODS = (("Last week", (32, 45), (3, 14)), ("Over two weeks", (64, 88), (4, 20)), ("Last month", (128, 176), (6, 30)))
@@ -137,26 +164,34 @@ def generate(rng: random.Random) -> Problem:
     }
 
     def chain(c: Calc, m: str | None):
-        r_rate = overtime_rate if m == ALL_AT_OVERTIME else rate
-        o_rate = rate if m == OVERTIME_AT_REGULAR else overtime_rate
-        if m == PREMIUM_ONLY:
+        # a compound mistake makes one slip on the pay and one on the tax
+        pay_m, tax_m = COMPOUNDS.get(m, (m, m))
+        r_rate = overtime_rate if pay_m == ALL_AT_OVERTIME else rate
+        o_rate = rate if pay_m == OVERTIME_AT_REGULAR else overtime_rate
+        if pay_m == PREMIUM_ONLY:
             o_rate = c.op("overtime premium", overtime_rate, "-", rate)
+        elif pay_m == BOTH_RATES:
+            o_rate = c.op("overtime rate", rate, "+", overtime_rate)
         # hours × hourly rate: plain numbers ("regular pay: 40 × 18 = 720")
         regular = c.op("regular pay", hours, "×", r_rate)
         extra = c.op("overtime pay", overtime, "×", o_rate)
-        if m == FORGOT_OVERTIME:
+        if pay_m == FORGOT_OVERTIME:
             gross = regular
         else:
             gross = c.op("gross pay", regular, "+", extra, money=True)
-        if m == FORGOT_TAX:
+            if pay_m == OVERTIME_PAY_TWICE:
+                gross = c.op("gross pay", gross, "+", extra, money=True)
+        if tax_m == FORGOT_TAX:
             return gross
-        base = {TAX_ON_REGULAR: regular, TAX_ON_OVERTIME: extra}.get(m, gross)
+        base = {TAX_ON_REGULAR: regular, TAX_ON_OVERTIME: extra}.get(tax_m, gross)
         tax_due = c.pct("tax", tax, base, money=True)
-        if m == ADDED_TAX:
+        if tax_m == ADDED_TAX:
             return c.op("net pay", gross, "+", tax_due, money=True)
         net = c.op("net pay", gross, "-", tax_due, money=True)
-        if m == TAX_TWICE:
+        if tax_m == TAX_TWICE:
             net = c.op("net pay", net, "-", tax_due, money=True)
+        elif tax_m == TAX_OF_NET_AGAIN:
+            net = c.op("net pay", net, "-", c.pct("tax", tax, net, money=True), money=True)
         return net
 
     answer, steps = solve(chain)
@@ -172,6 +207,7 @@ def generate(rng: random.Random) -> Problem:
         mistakes=mistakes(chain, MISTAKES, answer),
         kind="money",
         params=p,
+        extra_mistakes=mistakes(chain, EXTRA_MISTAKES, answer),
     )
 
 
@@ -267,4 +303,5 @@ def in_cents(problem: Problem, rng: random.Random) -> Problem:
         mistakes={name: 100 * v for name, v in problem.mistakes.items()},
         kind="count",
         params={**p, "unit": "cents"},
+        extra_mistakes={name: 100 * v for name, v in problem.extra_mistakes.items()},
     )
