@@ -42,3 +42,31 @@ def test_answer_and_mistakes_recomputed_from_params():
 
 def test_deterministic_and_varied():
     check_deterministic_and_varied(NAME, may_reject=True)
+
+
+def test_extra_mistakes_recomputed_from_params():
+    """The role-balanced groups' extra mistakes, each redone by hand; the legacy pool unchanged."""
+    problems, _ = draw(NAME, 300, seed=11)
+    assert len(problems) > 250
+    for p in problems:
+        h1, r1, h2, r2 = (p.params[k] for k in ("hours1", "rate1", "hours2", "rate2"))
+        assert dict(p.mistakes) == expected_pool(h1, r1, h2, r2, p.answer)
+        extra = {
+            # the second block's hours paid at the first rate as well as at the second
+            "paid the second block at both rates": h1 * r1 + h2 * r1 + h2 * r2,
+            "paid the first block at both rates": h1 * r1 + h1 * r2 + h2 * r2,
+            "swapped the rates and paid the second block at both rates": h1 * r2 + h2 * r2 + h2 * r1,
+            "swapped the rates and paid the first block at both rates": h1 * r2 + h1 * r1 + h2 * r1,
+        }
+        if h1 > h2:  # the first block's hours read as the total hours, the second block's taken out
+            extra["took the second block's hours out of the first block's"] = (h1 - h2) * r1 + h2 * r2
+            extra["swapped the rates and took the second block's hours out of the first block's"] = (
+                h1 - h2
+            ) * r2 + h2 * r1
+        else:
+            extra["took the first block's hours out of the second block's"] = h1 * r1 + (h2 - h1) * r2
+            extra["swapped the rates and took the first block's hours out of the second block's"] = (
+                h1 * r2 + (h2 - h1) * r1
+            )
+        assert dict(p.extra_mistakes) == offered(extra, p.answer)
+        assert not set(p.extra_mistakes) & set(p.mistakes)

@@ -82,6 +82,27 @@ def generate(rng: random.Random) -> Problem:
         },
     )
 
+    # more named mistakes for the role-balanced groups (``Problem.extra_mistakes``). The legacy
+    # ones (a block left out or counted twice, every hour at one rate) sit at fixed offsets from
+    # the key; these add one block's hours to the other's, or take them out of it (read as the
+    # total hours), with the rates as given or swapped: the problems whose hours were drawn that
+    # way, or whose rates were drawn in the other order, have these values as keys and offer the
+    # key back among theirs. Taking hours out only where the block has more of them
+    extra = {
+        "paid the second block at both rates": h1 * r1 + h2 * (r1 + r2),
+        "paid the first block at both rates": h1 * (r1 + r2) + h2 * r2,
+        "took the second block's hours out of the first block's": (h1 - h2) * r1 + h2 * r2 if h1 > h2 else None,
+        "took the first block's hours out of the second block's": h1 * r1 + (h2 - h1) * r2 if h2 > h1 else None,
+        "swapped the rates and paid the second block at both rates": h1 * r2 + h2 * (r1 + r2),
+        "swapped the rates and paid the first block at both rates": h1 * (r1 + r2) + h2 * r1,
+        "swapped the rates and took the second block's hours out of the first block's": (
+            (h1 - h2) * r2 + h2 * r1 if h1 > h2 else None
+        ),
+        "swapped the rates and took the first block's hours out of the second block's": (
+            h1 * r2 + (h2 - h1) * r1 if h2 > h1 else None
+        ),
+    }
+
     ctx = template.format(name=name, h1=h1, h2=h2, r1=r1, r2=r2, s1=s1, s2=s2)
     return Problem(
         family=NAME,
@@ -103,6 +124,7 @@ def generate(rng: random.Random) -> Problem:
             "name": name,
             "template": TEMPLATES.index(template),
         },
+        extra_mistakes={k: v for k, v in extra.items() if v is not None and v > 0 and v != total},
     )
 
 
@@ -225,7 +247,14 @@ def with_one_step_more(problem: Problem, rng: random.Random) -> Problem:
     )
     ctx = _fits(ONE_MORE[p["template"]].format(**_fields(p), k=k))
     return replace(
-        problem, depth=4, ctx=ctx, answer=left, steps=s.solution(), mistakes=mistakes, params={**p, "rent": k}
+        problem,
+        depth=4,
+        ctx=ctx,
+        answer=left,
+        steps=s.solution(),
+        mistakes=mistakes,
+        params={**p, "rent": k},
+        extra_mistakes={},
     )
 
 
@@ -256,4 +285,5 @@ def in_cents(problem: Problem, rng: random.Random) -> Problem:
         mistakes={name: 100 * v for name, v in problem.mistakes.items()},
         kind="count",
         params={**p, "unit": "cents"},
+        extra_mistakes={name: 100 * v for name, v in problem.extra_mistakes.items()},
     )
