@@ -23,7 +23,7 @@ from synthprobe.results import (
 
 [DEEPARITHMARK_V1] = LAYOUTS
 ROOT = Path(__file__).resolve().parents[1]
-DA = ROOT / "benchmarks" / "deeparithmark_smollm2-135m-instruct.json"
+DA = ROOT / "tests" / "fixtures" / "results_v1" / "deeparithmark_smollm2-135m-instruct_2026-10.json"  # the first layout
 GPT3 = ROOT / "benchmarks" / "gpt3_smollm2-135m-instruct.json"
 
 

@@ -105,4 +105,4 @@ def test_the_wheel_works_in_a_fresh_virtualenv_from_an_empty_folder(tmp_path):
     # a data file given to report is named for what it is
     wrong = _run([cli, "report", "ten.jsonl", "--out", "report2"], cwd=work, env=env, check=False)
     assert wrong.returncode == 2 and "this is a data file" in wrong.stderr, wrong.stderr
-    assert sorted(p.name for p in work.iterdir()) == ["deep.json", "hf", "report", "ten.jsonl"]
+    assert sorted(p.name for p in work.iterdir()) == ["deep.json", "hf", "report", "ten.jsonl", "ten.jsonl.build.json"]

@@ -96,6 +96,15 @@ def _mistakes(unit: str, bigs: str, smalls: str, big: int, small: int, factor: i
     }
 
 
+def _extra(unit: str, bigs: str, big: int, small: int, factor: int) -> dict[str, int]:
+    """Slips the role-balanced build may also show (``Problem.extra_mistakes``): three big units
+    more or fewer. With them, four values one big unit apart are each the answer of one draw and
+    slips of the other three (the end values need a slip of three units), so the groups build
+    finds groups; without them the family has none (docs/write-a-family.md, §3)."""
+    right = big * factor + small
+    return {f"counted three {bigs} too many": right + 3 * factor, f"counted three {bigs} too few": right - 3 * factor}
+
+
 @register("unit_convert", topic="unit_convert", depth=2)
 def generate(rng: random.Random) -> Problem:
     """A mixed quantity (big and small units) written in the small unit."""
@@ -117,6 +126,7 @@ def generate(rng: random.Random) -> Problem:
         ending=f" {{}} {smalls}.",
         steps=s.solution(),
         mistakes=mistakes,
+        extra_mistakes={k: v for k, v in _extra(unit, bigs, big, small, factor).items() if v > 0},
         # what the story was drawn from, for the twins (params are not written to the file)
         params={"unit": unit, "big": big, "small": small, "name": name, "template": template},
     )
@@ -150,6 +160,7 @@ def generate_batches(rng: random.Random) -> Problem:
         ending=f" {{}} {smalls}.",
         steps=s.solution(),
         mistakes=mistakes,
+        extra_mistakes={k: v * b for k, v in _extra(unit, bigs, big, small, factor).items() if v > 0},
         params={"unit": unit, "big": big, "small": small, "name": name, "template": template, "b": b},
     )
 
@@ -233,6 +244,7 @@ def _in_smaller_unit(problem: Problem, rng: random.Random) -> Problem:
         ending=f" {{}} {sub}.",
         steps=s.solution(),
         mistakes={name: v * per for name, v in problem.mistakes.items()},
+        extra_mistakes={name: v * per for name, v in problem.extra_mistakes.items()},
         params={**p, "unit_change": sub},
     )
 

@@ -332,7 +332,7 @@ def test_serial_sweep_document_and_report(serial, sweep_dir):
     ]
     assert len(read_results(serial).models) == 4
     release = doc["models"][0]["results"]["deeparithmark"]["dataset"]
-    assert release["sha256"] == "ecb834bf82217f4c747657dc564a9fd991f4cb6034b8674e3a54f75443daafc0"
+    assert release["sha256"] == "a3050d7e098fe523a91c2578876b098134e8593c945fe0fd6c75acaab98ff238"
     assert {e["results"]["deeparithmark"]["summary"]["n"] for e in doc["models"]} == {LIMIT}
     summary = doc["sweep"]["summary"]["deeparithmark"]
     accs = [e["results"]["deeparithmark"]["summary"]["metrics"]["acc_norm"] for e in doc["models"]]

@@ -143,28 +143,6 @@ def test_the_trained_audit_alone_runs_without_a_model(tmp_path, monkeypatch, cap
     assert sec["settings"]["trained"] is True and sec["settings"]["trained_budget"] == "small"
 
 
-def test_a_file_with_families_of_its_own_runs_no_trained_audit_by_default(tmp_path, monkeypatch, capsys):
-    from synthprobe.benchmarks.deeparithmark import trained_audit as ta
-    from synthprobe.validity import run as vrun
-
-    monkeypatch.setattr(ta, "outside_families", lambda path: True)
-    seen = {}
-
-    def stop(config, test):
-        seen["trained"] = config.trained
-        raise SystemExit(0)
-
-    monkeypatch.setattr(vrun, "check", stop)
-    with pytest.raises(SystemExit):
-        main(["validate", "--output", str(tmp_path / "v.json")])
-    assert seen == {"trained": False}
-    # asked for, it is refused with the reason
-    monkeypatch.undo()
-    monkeypatch.setattr(ta, "outside_families", lambda path: True)
-    assert main(["validate", "--trained", "--output", str(tmp_path / "v.json")]) == 2
-    assert "families of its own" in _error(capsys)
-
-
 @pytest.mark.slow
 def test_the_small_budget_shows_a_control_fail(tmp_path, capsys):
     """The newcomer's command of docs/validity.md (about 1.5 min on 2 loaded cores): the release's

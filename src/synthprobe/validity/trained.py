@@ -38,12 +38,6 @@ def refusal(path: Path, deep: bool) -> str | None:
     """Why the trained audit cannot run on ``path`` (None when it can)."""
     if not deep:
         return "the trained audit builds fresh Deep Arithmark items: Deep Arithmark files only"
-    from synthprobe.benchmarks.deeparithmark.trained_audit import outside_families
-
-    if outside_families(path):
-        return (
-            "the file has families of its own (a families table beside it); the trained audit trains on the release's"
-        )
     return None
 
 

@@ -324,15 +324,6 @@ def test_the_trained_check_at_a_tiny_budget_is_one_row_with_three_lines(monkeypa
     assert len(selftest(RELEASE, classifier=False, trained=False).checks) == len(rep.checks) - 1
 
 
-def test_a_file_with_families_of_its_own_skips_the_trained_check(monkeypatch):
-    from synthprobe.benchmarks.deeparithmark import trained_audit
-    from synthprobe.benchmarks.deeparithmark.selftest import trained_check
-
-    monkeypatch.setattr(trained_audit, "outside_families", lambda path: True)
-    check, report = trained_check(RELEASE, [])
-    assert check.status == "SKIP" and report is None and "its own families" in check.figure
-
-
 def test_the_no_trained_flag_gives_the_cards_checks(capsys):
     from synthprobe.benchmarks.deeparithmark.commands.build import main
 

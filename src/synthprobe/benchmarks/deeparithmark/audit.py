@@ -13,7 +13,9 @@ Each strategy picks one option per item without reading the question:
   (scikit-learn ``CountVectorizer(analyzer="char", ngram_range=(3, 3))``) and a logistic
   regression trained to tell correct from wrong endings, cross-validated with
   ``GroupKFold`` so that an item's four endings are always in the same fold (the model
-  never sees the item it predicts); per item it picks the ending with the highest
+  never sees the item it predicts), and the items of one role-balanced group too (it never
+  sees the same four values in another item: learnt as decoys there, they would steer it off
+  the key); per item it picks the ending with the highest
   probability of being correct, ties to the lowest index. Deterministic: no shuffling, a
   deterministic solver.
 
@@ -62,6 +64,8 @@ class AuditItem:
     label: int
     kind: str
     template: str = ""
+    #: the role-balanced group the item belongs to (``metadata.group``); "" for none
+    group: str = ""
 
 
 @dataclass(frozen=True)
@@ -116,6 +120,7 @@ def audit_item(endings: Sequence[str], label: int, metadata: dict) -> AuditItem:
         label=int(label),
         kind=value_kind(metadata["answer"]),
         template=template if isinstance(template, str) else "",
+        group=str(metadata.get("group") or ""),
     )
 
 
@@ -140,13 +145,18 @@ def classifier_pipeline():
 
 
 def option_rows(items: Sequence[AuditItem]) -> tuple[list[str], list[int], list[int]]:
-    """One row per ending: its text, 1 if it is the correct one, and its item's index."""
+    """One row per ending: its text, 1 if it is the correct one, and its fold group: the item's
+    role-balanced group where it has one (the four items showing the same values fall in one
+    fold: trained on three of them, the classifier would learn their values as decoys and avoid
+    the fourth's key), else the item itself."""
     texts, y, groups = [], [], []
+    ids: dict[str, int] = {}
     for g, it in enumerate(items):
+        fold_group = ids.setdefault(it.group, len(ids)) if it.group else len(items) + g
         for i, e in enumerate(it.endings):
             texts.append(e)
             y.append(int(i == it.label))
-            groups.append(g)
+            groups.append(fold_group)
     return texts, y, groups
 
 

@@ -62,7 +62,7 @@ LEGACY = "legacy"
 DECOY_MODES = (GROUPS, LEGACY)
 #: The release's mode, and so the default of every build, command and fresh-seed build that stands
 #: for the release (the trained audit's, the sweep's, validate's seeds).
-DEFAULT_DECOYS = LEGACY
+DEFAULT_DECOYS = GROUPS
 
 #: The released file, relative to the repository root: the default data of every command that
 #: reads the release (build --check, score, export, the docs tool).

@@ -121,17 +121,19 @@ def _mark(item: dict, right_is_odd: bool) -> dict:
     return item
 
 
-def control_items(name: str, *, seed: int, n: int) -> list[dict]:
-    """The ``n`` items of control ``name`` for ``seed``, in file order (deterministic)."""
+def control_items(name: str, *, seed: int, n: int, templates=None) -> list[dict]:
+    """The ``n`` items of control ``name`` for ``seed``, in file order (deterministic), drawn
+    from ``templates`` (default the release's table)."""
     from synthprobe.benchmarks.deeparithmark.build import iter_items
 
     _check(name, n)
+    table = {} if templates is None else {"templates": templates}
     s = build_seed(name, seed)
     if name == "roundness-off":
         # the flaw is in the legacy selection (a role-balanced build shows every value as the key
         # once, whatever its roundness): the card's early build, as it was
-        return [_label(item, name) for item in iter_items(seed=s, n=n, roundness=False, decoys=LEGACY)]
-    items = list(iter_items(seed=s, n=n))
+        return [_label(item, name) for item in iter_items(seed=s, n=n, roundness=False, decoys=LEGACY, **table)]
+    items = list(iter_items(seed=s, n=n, **table))
     return [_label(_mark(item, odd), name) for item, odd in zip(items, odd_sides(items, s))]
 
 

@@ -17,7 +17,7 @@ from synthprobe.benchmarks.deeparithmark.composition import RELEASE_FILE, RELEAS
 from synthprobe.errors import InputError
 
 #: SHA-256 of the release bytes, as the card's audit line states.
-RELEASE_SHA256 = "ecb834bf82217f4c747657dc564a9fd991f4cb6034b8674e3a54f75443daafc0"
+RELEASE_SHA256 = "a3050d7e098fe523a91c2578876b098134e8593c945fe0fd6c75acaab98ff238"
 
 
 def cached_release() -> Path:

@@ -320,15 +320,10 @@ def _trained_details(report: dict) -> list[str]:
 
 def trained_check(path: Path, items: Sequence[MCItem]) -> tuple[Check, dict | None]:
     """The trained choices-only audit as one selftest check (:func:`trained_report`), and its
-    report; not run (SKIP) for a file built from families of its own (the audit trains on the
-    release's); a build that fails is a FAIL naming it."""
+    report; a file built from families of its own is audited on fresh builds of those families
+    (its families table names them); a build that fails is a FAIL naming it."""
     from synthprobe.benchmarks.deeparithmark.build import BuildError
-    from synthprobe.benchmarks.deeparithmark.trained_audit import outside_families
 
-    if outside_families(path):
-        return Check(
-            TRAINED_CHECK, "not run: the file has its own families (the audit trains on the release's)", None
-        ), None
     decoys = file_decoys(items)
     try:
         report = trained_report(path, decoys=decoys)

@@ -62,6 +62,9 @@ from synthprobe.metrics.choices_only import (
 from synthprobe.metrics.equivalence import MARGIN, items_needed
 from synthprobe.seeding import derive_seed
 
+#: a build's table of templates; None for the release's
+Templates = Sequence[Any] | None
+
 #: the metadata key naming an item's role-balanced group (counted as a cluster)
 CLUSTER_KEY = "group"
 
@@ -175,11 +178,15 @@ def default_decoys() -> str:
     return "legacy" if param is None else str(param.default)
 
 
-def build(seed: int, n: int, *, decoys: str | None = None, number_format: str = "plain") -> list[ChoiceItem]:
-    """The ``n`` items of a fresh build at ``seed`` (:func:`.build.iter_items`) as choice items."""
+def build(
+    seed: int, n: int, *, decoys: str | None = None, number_format: str = "plain", templates: Templates = None
+) -> list[ChoiceItem]:
+    """The ``n`` items of a fresh build at ``seed`` (:func:`.build.iter_items`) as choice items,
+    drawn from ``templates`` (default the release's table)."""
     from synthprobe.benchmarks.deeparithmark.build import iter_items
 
-    items = iter_items(seed, n, number_format=number_format, **decoy_options(decoys))
+    table = {} if templates is None else {"templates": templates}
+    items = iter_items(seed, n, number_format=number_format, **table, **decoy_options(decoys))
     return [choice_from_item(it) for it in items]
 
 
@@ -231,20 +238,21 @@ def mixed(
     return out
 
 
-def flawed_build(name: str, seed: int, n: int) -> list[ChoiceItem]:
+def flawed_build(name: str, seed: int, n: int, templates: Templates = None) -> list[ChoiceItem]:
     """``n`` items of one of :mod:`.controls`' flawed builds at ``seed``."""
     from synthprobe.benchmarks.deeparithmark.controls import control_items
 
-    return [choice_from_item(it) for it in control_items(name, seed=seed, n=n)]
+    return [choice_from_item(it) for it in control_items(name, seed=seed, n=n, templates=templates)]
 
 
 class Builds:
     """Makes the audit's builds, timing each and announcing it to ``step``; ``log`` records what
     was built (seeds, sizes, seconds) for the report."""
 
-    def __init__(self, *, decoys: str | None, number_format: str, step: Step | None):
+    def __init__(self, *, decoys: str | None, number_format: str, step: Step | None, templates: Templates = None):
         self.decoys = decoys
         self.number_format = number_format
+        self.templates = templates
         self.step = step
         self.log: list[dict[str, Any]] = []
 
@@ -260,10 +268,14 @@ class Builds:
 
     def fresh(self, what: str, seeds: Sequence[int], sizes: Sequence[int], decoys: str | None) -> list[ChoiceItem]:
         """Fresh builds of the release's families at ``seeds`` of ``sizes``, joined."""
-        fmt = self.number_format
+        fmt, table = self.number_format, self.templates
 
         def make():
-            return [it for s, n in zip(seeds, sizes) for it in build(s, n, decoys=decoys, number_format=fmt)]
+            return [
+                it
+                for s, n in zip(seeds, sizes)
+                for it in build(s, n, decoys=decoys, number_format=fmt, templates=table)
+            ]
 
         shown = list(seeds) if len(seeds) > 1 else seeds[0]
         return self.timed(what, shown, make, decoys=decoys or default_decoys())
@@ -271,7 +283,7 @@ class Builds:
     def flawed(self, name: str, part: str, seed: int, n: int) -> list[ChoiceItem]:
         """``n`` items of the flawed build ``name`` of :mod:`.controls`, at a seed for ``part``."""
         s = control_seed(name, part, seed)
-        return self.timed(f"{name} {part}", s, lambda: flawed_build(name, s, n), control=name)
+        return self.timed(f"{name} {part}", s, lambda: flawed_build(name, s, n, self.templates), control=name)
 
 
 def train_seeds(seed: int, count: int) -> list[int]:
@@ -347,12 +359,30 @@ def check_sizes(budget_name: str, train_n: int, audit_n: int, margin: float = MA
 # ---------------------------------------------------------------------------------------
 
 
-def outside_families(path: str | Path) -> bool:
-    """Whether ``path`` was built from families of its own (a families table beside it): the
-    audit's training builds draw the release's families, so it cannot train for such a file."""
-    from synthprobe.benchmarks.deeparithmark.plugins import read_table
+def file_families(path: str | Path) -> Templates:
+    """The table a file built from families of its own was drawn from (its families table
+    beside it), with those families loaded again from the sources the table names, so that the
+    audit trains on fresh builds of the same families; None for a file of the release's table.
+    A source that no longer loads is an :class:`InputError` naming it."""
+    from synthprobe.benchmarks.deeparithmark.plugins import load_source, read_table, table_path
 
-    return read_table(path) is not None
+    found = read_table(path)
+    if found is None:
+        return None
+    templates, doc = found
+    for row in doc["families"]:
+        origin = row.get("source") or {}
+        if "path" in origin:
+            load_source(("path", origin["path"]))
+        elif "entry_point" in origin:
+            load_source(("entry_point", origin["entry_point"]))
+        elif origin.get("package") != "synthprobe":
+            raise InputError(
+                f"family {row['name']!r} names no source the audit can load again (a path or an entry point)",
+                path=table_path(path),
+                field="families",
+            )
+    return templates
 
 
 def run(
@@ -380,8 +410,9 @@ def run(
     audit_n = sizes.audit if audit_n is None else audit_n
     check_sizes(budget, train_n, audit_n)
     decoy_options(decoys)  # an unknown mode fails before any work
+    templates = file_families(path)
     file_items, fmt = load_file(path)
-    builds = Builds(decoys=decoys, number_format=fmt, step=step)
+    builds = Builds(decoys=decoys, number_format=fmt, step=step, templates=templates)
     parts = split_sizes(train_n)
     train = builds.fresh("train", train_seeds(seed, len(parts)), parts, decoys)
     audit = builds.fresh("audit build", [audit_seed(seed)], [audit_n], decoys)
@@ -392,6 +423,7 @@ def run(
     report["budget"].update({"control_train": sizes.control_train, "control_test": sizes.control_test})
     report["decoys"] = decoys or default_decoys()
     report["seed"] = seed
+    report["families"] = "release" if templates is None else [t.name for t in templates]
     report["builds"] = builds.log
     report["stated_power"] = stated_power(report)
     report["seconds"] = _seconds(report, time.perf_counter() - start)

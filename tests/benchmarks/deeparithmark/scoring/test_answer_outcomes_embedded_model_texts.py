@@ -1,7 +1,7 @@
 """What the embedded model really writes under ``letters`` and ``free``, read back.
 
-``fixtures/smollm2_135m_instruct_chat_answers.jsonl`` holds the 2,000 texts (one per release item
-and protocol, with the engine's finish reason) that SmolLM2-135M-Instruct (the embedded model,
+``fixtures/smollm2_135m_instruct_chat_answers.jsonl`` holds the 2,000 texts (one per item of the
+2026-10 release and protocol, with the engine's finish reason) that SmolLM2-135M-Instruct (the embedded model,
 weights fingerprint ``158b3579…``) generated greedily, in fp32 on CPU, under its own chat template
 (SHA-256 ``872be49d…``), with the default budgets (8 new tokens for letters, 16 for free)::
 
@@ -10,11 +10,14 @@ weights fingerprint ``158b3579…``) generated greedily, in fp32 on CPU, under i
 
 Reading them needs no model, so the figures docs/chat-and-protocols.md gives are checked here on
 every run: how many answers contradict themselves, echo the question or were cut off, and the
-accuracy with and without them.
+accuracy with and without them. The items they answer are the 2026-10 release's, the legacy build of
+the card's seed (``decoys="legacy"``), rebuilt here byte for byte (its SHA-256 is pinned); the
+release that replaced it shows other options, so the texts are read against the items they answered.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter
 from pathlib import Path
@@ -28,11 +31,25 @@ from synthprobe.scoring.records import generation_record
 
 ROOT = Path(__file__).resolve().parents[4]
 TEXTS = Path(__file__).parent / "fixtures" / "smollm2_135m_instruct_chat_answers.jsonl"
+#: the 2026-10 release the texts answer (the legacy build of the card's seed)
+LEGACY_RELEASE_SHA256 = "ecb834bf82217f4c747657dc564a9fd991f4cb6034b8674e3a54f75443daafc0"
 
 
 @pytest.fixture(scope="module")
-def records():
-    items = {it.id: it for it in load_arithmark3(ROOT / "data" / "deeparithmark-1.jsonl")}
+def release(tmp_path_factory) -> Path:
+    """The 2026-10 release, rebuilt (legacy decoys) and checked against its pinned SHA-256."""
+    from synthprobe.benchmarks.deeparithmark.build import render_bytes
+
+    data = render_bytes(decoys="legacy")
+    assert hashlib.sha256(data).hexdigest() == LEGACY_RELEASE_SHA256
+    path = tmp_path_factory.mktemp("release") / "deeparithmark-1.jsonl"
+    path.write_bytes(data)
+    return path
+
+
+@pytest.fixture(scope="module")
+def records(release):
+    items = {it.id: it for it in load_arithmark3(release)}
     out: dict[str, list[dict]] = {"letters": [], "free": []}
     for line in TEXTS.read_text(encoding="utf-8").splitlines():
         t = json.loads(line)
@@ -73,8 +90,8 @@ def test_letters_on_the_release(records):
 
 
 @pytest.mark.parametrize("rule,correct", [("none", 199), ("letter-first", 252), ("value-first", 230)])
-def test_letters_under_each_resolve_rule(records, rule, correct):
-    items = {it.id: it for it in load_arithmark3(ROOT / "data" / "deeparithmark-1.jsonl")}
+def test_letters_under_each_resolve_rule(records, release, rule, correct):
+    items = {it.id: it for it in load_arithmark3(release)}
     again = [
         generation_record(items[r["id"]], "letters", r["raw"], finish=r["finish"], resolve=rule)
         for r in records["letters"]
