@@ -145,9 +145,11 @@ def test_items_are_in_release_key_order_with_a_leading_space(small_build):
         "answer_rank",
         "solution_steps",
         "template",
+        "group",  # a role-balanced build (the default, as the release) names each item's group
     ]
     for o in items:
         md = o["metadata"]
+        assert md["group"].rpartition("#")[0] == md["template"]
         assert all(e.startswith(" ") for e in o["endings"])
         assert md["option_sources"][int(o["label"])] == "correct"
         assert o["source_id"] == f"deeparithmark_v1_{md['template']}_depth{md['depth']}_{o['ind']:04d}"
@@ -240,11 +242,18 @@ def test_a_wrong_step_fails_the_build(monkeypatch, tmp_path):
 
 
 def test_an_exhausted_template_is_named(monkeypatch, tmp_path):
+    """The legacy builder's attempt loop gives up on a template after 2,000 draws (pinned with
+    ``decoys="legacy"``); a role-balanced build names the template whose catalogue draws its
+    family no longer realises."""
+
     def never(rng):
         raise GenerationError("no")
 
     _swap_family(monkeypatch, "trip_minutes", never)
     with pytest.raises(B.BuildError, match=r"trip_minutes.*no usable draw in 2000 attempts"):
+        B.build(tmp_path / "x.jsonl", seed=3, n=100, progress=False, decoys="legacy")
+    assert _leftovers(tmp_path) == []
+    with pytest.raises(B.BuildError, match=r"trip_minutes.*no longer realises group"):
         B.build(tmp_path / "x.jsonl", seed=3, n=100, progress=False)
     assert _leftovers(tmp_path) == []
 

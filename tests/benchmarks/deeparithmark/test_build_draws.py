@@ -9,7 +9,9 @@ no build statistic.
 
 The bytes are pinned in ``test_build_pins.py``; here the build statistics are pinned as
 the builder wrote them before these changes, and each saving is checked against the eager
-code it replaces.
+code it replaces. The statistics pin the legacy decoy selection (``decoys="legacy"``, the
+default until the role-balanced build replaced it, kept as the trained audit's positive
+control): a role-balanced build draws each item once from its catalogue, with no discards.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from synthprobe.benchmarks.deeparithmark.base import GenerationError, StepLines,
 from synthprobe.benchmarks.deeparithmark.families import _common_b
 from synthprobe.benchmarks.deeparithmark.steps import CheckedStep, StepError, check_step
 
-#: BuildStats of the seed-11, 1,237-item build, from the builder before these changes.
+#: BuildStats of the seed-11, 1,237-item legacy build, from the builder before these changes.
 STATS_11_1237 = {
     "discarded": {
         "answer shape thinned": 2858,
@@ -67,14 +69,14 @@ def _stats_view(stats: B.BuildStats) -> dict:
 
 def test_serial_build_statistics_are_those_of_the_builder_before():
     stats = B.BuildStats()
-    for _ in B.iter_items(11, 1237, stats=stats):
+    for _ in B.iter_items(11, 1237, stats=stats, decoys="legacy"):
         pass
     assert _stats_view(stats) == STATS_11_1237
     assert stats.n == 1237 and stats.redrawn == 0
 
 
 def test_parallel_build_statistics_are_those_of_the_builder_before(tmp_path):
-    res = B.build(tmp_path / "p.jsonl", seed=11, n=1237, progress=False, workers=2)
+    res = B.build(tmp_path / "p.jsonl", seed=11, n=1237, progress=False, workers=2, decoys="legacy")
     assert _stats_view(res.stats) == STATS_11_1237
 
 
