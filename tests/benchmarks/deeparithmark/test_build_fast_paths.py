@@ -103,12 +103,17 @@ def test_default_workers_is_serial_for_small_builds_and_all_cpus_for_large():
 
 
 def test_build_reports_its_workers_and_cpu_time(tmp_path):
-    one = B.build(tmp_path / "1.jsonl", seed=3, n=300, progress=False)  # the default: serial
+    """Worker processes draw a legacy build (``decoys="legacy"``); a role-balanced build (the
+    default) always runs in this process and says so, whatever ``workers`` asks for."""
+    one = B.build(tmp_path / "1.jsonl", seed=3, n=300, progress=False, decoys="legacy")  # default workers: serial
     assert one.workers == 1 and one.stats.worker_cpu_s == 0.0 and one.cpu_s > 0
-    two = B.build(tmp_path / "2.jsonl", seed=3, n=300, progress=False, workers=2)
+    two = B.build(tmp_path / "2.jsonl", seed=3, n=300, progress=False, workers=2, decoys="legacy")
     assert two.workers == 2 and two.stats.worker_cpu_s > 0 and two.cpu_s >= two.stats.worker_cpu_s
     assert one.sha256 == two.sha256
     assert two.cpu_us_per_item == pytest.approx(1e6 * two.cpu_s / 300)
+    grouped = B.build(tmp_path / "g.jsonl", seed=3, n=300, progress=False, workers=2)
+    assert grouped.workers == 1 and grouped.stats.worker_cpu_s == 0.0 and grouped.cpu_s > 0
+    assert grouped.sha256 == B.build(tmp_path / "g1.jsonl", seed=3, n=300, progress=False).sha256
 
 
 def test_cli_help_states_the_default_threshold_and_the_run_line_reports_cpu(tmp_path):

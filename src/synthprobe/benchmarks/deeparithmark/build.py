@@ -703,7 +703,7 @@ def build(
     ``progress``: ``True``/``False`` force the tqdm bar on/off; ``None`` shows it on a terminal.
     ``workers``: processes drawing items (1: in this process; 0: one per available CPU;
     ``None``: :func:`default_workers`); any number gives the same bytes (a ``groups`` build always
-    runs in this process). ``number_format``: how
+    runs in this process, and its result says 1 worker). ``number_format``: how
     numbers are written (:func:`format_item`). ``templates``: the table to draw from (default
     the release's), with ``sources`` the outside family modules the workers load
     (:mod:`.plugins`); ``table``: the families table (:func:`.plugins.describe`) to write beside
@@ -712,7 +712,9 @@ def build(
     """
     check_decoys(decoys)
     check_number_format(number_format)
-    if workers is None:
+    if decoys == GROUPS:  # a role-balanced build draws once per item, in this process: no pool
+        workers = 1
+    elif workers is None:
         workers = default_workers(n)
     elif workers == 0:
         workers = available_cpus()
@@ -722,7 +724,7 @@ def build(
     t0 = time.perf_counter()
     cpu0 = time.process_time()
     with atomic_open(out, "wb") as fh:
-        if workers == 1 or decoys == GROUPS:  # a role-balanced build draws once per item: no pool
+        if workers == 1:
             lines = (
                 dumps_item(item) + "\n"
                 for item in iter_items(
