@@ -1,4 +1,8 @@
-"""Deep Arithmark parallel build (``--workers``): the same bytes, stats and failures as serial."""
+"""Deep Arithmark parallel build (``--workers``): the same bytes, stats and failures as serial.
+
+Worker processes draw the legacy decoy selection only (``decoys="legacy"``): a role-balanced build
+(the default) draws each item once from its catalogue and always runs in one process, so the
+tests of the pool, its re-draws and its interrupts build in legacy mode."""
 
 from __future__ import annotations
 
@@ -23,17 +27,24 @@ def _env() -> dict:
     return {**os.environ, "PYTHONPATH": str(ROOT / "src")}
 
 
+#: sha256 of the legacy-decoy release (the release until the role-balanced re-render).
+LEGACY_RELEASE_SHA256 = "ecb834bf82217f4c747657dc564a9fd991f4cb6034b8674e3a54f75443daafc0"
+
+
 def test_parallel_build_of_the_release_is_byte_identical(tmp_path):
     res = B.build(tmp_path / "r.jsonl", seed=RELEASE_SEED, n=1000, progress=False, workers=2)
     assert res.path.read_bytes() == RELEASE.read_bytes()
+    # the pool itself, on the legacy release's bytes
+    legacy = B.build(tmp_path / "l.jsonl", seed=RELEASE_SEED, n=1000, progress=False, workers=2, decoys="legacy")
+    assert legacy.workers == 2 and legacy.sha256 == LEGACY_RELEASE_SHA256
 
 
 def test_parallel_build_redraws_a_repeated_context_as_the_serial_build(tmp_path):
     # Seed 7, n 3000 is known to hit the repeated-context rule: the serial build discards
     # exactly one draw for it (asserted below), and the parallel parent re-draws exactly one
     # item (stats.redrawn, counted only on that path) — so the path is really exercised.
-    one = B.build(tmp_path / "1.jsonl", seed=7, n=3000, progress=False, workers=1)
-    two = B.build(tmp_path / "2.jsonl", seed=7, n=3000, progress=False, workers=2)
+    one = B.build(tmp_path / "1.jsonl", seed=7, n=3000, progress=False, workers=1, decoys="legacy")
+    two = B.build(tmp_path / "2.jsonl", seed=7, n=3000, progress=False, workers=2, decoys="legacy")
     serial, parallel = one.stats, two.stats
     assert serial.discarded[REPEAT] == 1 and serial.redrawn == 0
     assert parallel.redrawn == 1
@@ -44,8 +55,8 @@ def test_parallel_build_redraws_a_repeated_context_as_the_serial_build(tmp_path)
 
 
 def test_parallel_build_with_more_workers_than_chunks(tmp_path):
-    res = B.build(tmp_path / "s.jsonl", seed=3, n=40, progress=False, workers=3)
-    assert res.path.read_bytes() == B.render_bytes(seed=3, n=40)
+    res = B.build(tmp_path / "s.jsonl", seed=3, n=40, progress=False, workers=3, decoys="legacy")
+    assert res.path.read_bytes() == B.render_bytes(seed=3, n=40, decoys="legacy")
 
 
 def test_a_faulty_item_fails_the_parallel_build_like_the_serial_one(monkeypatch, tmp_path):
@@ -59,7 +70,7 @@ def test_a_faulty_item_fails_the_parallel_build_like_the_serial_one(monkeypatch,
     msgs = []
     for workers in (1, 2):
         with pytest.raises(B.BuildError) as exc:
-            B.build(tmp_path / "f.jsonl", seed=7, n=600, progress=False, workers=workers)
+            B.build(tmp_path / "f.jsonl", seed=7, n=600, progress=False, workers=workers, decoys="legacy")
         msgs.append(str(exc.value))
         assert list(tmp_path.iterdir()) == []
     assert msgs[0] == msgs[1] and "item 37" in msgs[0]
@@ -90,10 +101,11 @@ def test_cli_workers_option_and_interrupt_leave_nothing(tmp_path):
         str(out),
         "--no-progress",
     ]
-    subprocess.run(cmd + ["--workers", "2"], env=_env(), check=True, capture_output=True)
+    legacy = ["--decoys", "legacy"]  # the mode worker processes draw (a groups build has none)
+    subprocess.run(cmd + ["--workers", "2", *legacy], env=_env(), check=True, capture_output=True)
     serial = tmp_path / "s.jsonl"
     subprocess.run(
-        cmd[:-3] + ["--out", str(serial), "--no-progress", "--workers", "1"],
+        cmd[:-3] + ["--out", str(serial), "--no-progress", "--workers", "1", *legacy],
         env=_env(),
         check=True,
         capture_output=True,
@@ -104,7 +116,7 @@ def test_cli_workers_option_and_interrupt_leave_nothing(tmp_path):
         p.with_name(p.name + ".build.json").unlink()
     for how in ("Ctrl-C", "kill -9"):
         proc = subprocess.Popen(
-            [*cmd[:5], "--n", "200000", *cmd[7:], "--workers", "2"],
+            [*cmd[:5], "--n", "200000", *cmd[7:], "--workers", "2", *legacy],
             env=_env(),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
