@@ -23,13 +23,24 @@ ROOT = Path(__file__).resolve().parents[4]
 DATA = ROOT / "data" / "deeparithmark-1.jsonl"
 ITEMS = [json.loads(line) for line in DATA.read_text().splitlines()[:3]]
 
-#: per release item: (letters answer, finish), (free answer, finish). Item 0: B ($327) is right;
-#: item 1: B (446 litres); item 2: C (586 litres; B is 326).
+#: per release item: (letters answer, finish), (free answer, finish). Item 0: B ($66) is right;
+#: item 1: A (187 litres); item 2: B (638 litres; C is 38).
 TEXTS = [
-    (("A. $327", "stop"), ("Clara bought a pair of boots priced at $480", "length")),  # B's value; the question
-    (("B. 446 litres", "stop"), ("446 litres", "stop")),  # right and consistent
-    (("A. 326 litres", "stop"), ("The tank finished with", "length")),  # B's value; cut off
+    (("A. $66", "stop"), ("Idris bought a backpack priced at $45", "length")),  # B's value; the question
+    (("A. 187 litres", "stop"), ("187 litres", "stop")),  # right and consistent
+    (("A. 38 litres", "stop"), ("The water left was", "length")),  # C's value; cut off
 ]
+
+
+def test_the_texts_fit_the_release_items():
+    """The answers above are written for these three items of the release: if it is re-rendered,
+    they must be written again for its new items."""
+    assert [(it["endings"], int(it["label"])) for it in ITEMS] == [
+        ([" $54.", " $66.", " $69.", " $57."], 1),
+        ([" 187 litres.", " 367 litres.", " 637 litres.", " 337 litres."], 0),
+        ([" 278 litres.", " 638 litres.", " 38 litres.", " 398 litres."], 1),
+    ]
+    assert ITEMS[0]["ctx"].startswith(TEXTS[0][1][0]) and ITEMS[2]["ctx"].endswith(TEXTS[2][1][0])
 
 
 class Answers(JSONHandler):
@@ -96,10 +107,10 @@ def test_inconsistent_echoed_and_cut_off_answers_are_counted_and_never_credited(
     recs = letters["predictions"]
     assert [(r["parsed"], r["outcome"], r["written_option"], r["correct"]) for r in recs] == [
         ("A", "inconsistent", 1, False),
-        ("B", "answered", 1, True),
-        ("A", "inconsistent", 1, False),
+        ("A", "answered", 0, True),
+        ("A", "inconsistent", 2, False),
     ]
-    assert recs[0]["outcome_note"] == "letter A, but the value written (327) is option B's"
+    assert recs[0]["outcome_note"] == "letter A, but the value written (66) is option B's"
     assert letters["summary"]["metrics"] == {"accuracy": letters["summary"]["metrics"]["accuracy"]}
     assert letters["summary"]["metrics"]["accuracy"]["correct"] == 1
     assert letters["extraction"]["outcomes"] == {
@@ -113,8 +124,8 @@ def test_inconsistent_echoed_and_cut_off_answers_are_counted_and_never_credited(
 
     recs = free["predictions"]
     assert [(r["parsed"], r["outcome"], r["correct"]) for r in recs] == [
-        (480, "echo", False),
-        (446, "answered", True),
+        (45, "echo", False),
+        (187, "answered", True),
         (None, "unparsed", False),
     ]
     assert [r["cut_off"] for r in recs] == [True, False, True]

@@ -39,12 +39,12 @@ def toy():
 
 def test_the_endings_baseline_lists_the_endings_in_order_without_the_question(release):
     item = release[0]
-    assert item.endings == (" $312.", " $327.", " $183.", " $297.")
+    assert item.endings == (" $54.", " $66.", " $69.", " $57.")
     ctx = pi.endings_context(item.endings)
-    assert ctx == "Options: $312; $327; $183; $297.\nAnswer:"
+    assert ctx == "Options: $54; $66; $69; $57.\nAnswer:"
     (endings,) = pi.partial_items([item], "endings")
     assert endings.ctx == ctx and endings.endings == item.endings and endings.label == item.label
-    assert "Clara" not in endings.ctx
+    assert "Idris" in item.ctx and "Idris" not in endings.ctx
     (filler,) = pi.partial_items([item], "filler")
     assert filler.ctx == pi.FILLER == "The answer is" and filler.id == item.id
 
