@@ -17,13 +17,15 @@ ROOT = Path(__file__).resolve().parents[2]
 _ITEMS = [json.loads(line) for line in (ROOT / "data" / "deeparithmark-1.jsonl").read_text().splitlines()[:6]]
 
 #: per release item (0-5): the letters answer, the free answer
+#: (written for the release re-rendered with role-balanced decoys, sha256 a3050d7e…; the right
+#: options: B, A, B, C, A, D)
 ANSWERS = [
-    ("ANSWER: $B$", "The total is $327."),  # item 0: B ($327) is right -> both right
-    ("A or B", "836 litres"),  # item 1: ambiguous; free writes a named mistake's value
-    ("(C)", "It held 999 litres."),  # item 2: a value that is no option
+    ("ANSWER: $B$", "The total is $66."),  # item 0: B ($66) is right -> both right
+    ("A or B", "637 litres"),  # item 1: ambiguous; free writes a named mistake's value (C)
+    ("(B)", "It held 999 litres."),  # item 2: letters right; free a value that is no option
     ("I cannot help with that.", "I cannot help with that."),  # refusals
-    ("Answer: B. Then again maybe not.", "ANSWER: 13 pallets"),
-    ("D", "ANSWER: 5:12 p.m."),
+    ("Answer: B. Then again maybe not.", "ANSWER: 54 pallets"),  # item 4: A is right; both wrong
+    ("C", "ANSWER: 5:12 p.m."),  # item 5: D is right; a clock time for litres
 ]
 
 
