@@ -25,8 +25,13 @@ decoys, answer-shape thinning, per-item checks):
     coin per item the per-template split drifts, the char-3-gram classifier learns a weight for
     ``;`` against ``.`` in some template, and since the best-scored of the four endings is taken,
     a weight of either sign favours the odd one out (a large one would score 50 %): in a probe on
-    ten 1,000-item builds the classifier averaged 27.9 % with coins against 25.9 % on the same
-    builds unmarked, and 25.7 % with the dealt split.)
+    ten 1,000-item legacy builds the classifier averaged 27.9 % with coins against 25.9 % on the
+    same builds unmarked, and 25.7 % with the dealt split.) In a role-balanced build the deal is
+    per group (two of a full group's four items each way), as its ranks are: the audit's
+    classifier folds a group's items together, and a split dealt per template drifts within a
+    fold of whole groups (on the 1,000-item controls of seeds 1-5 and 9 it scored 27.6-32.6 %
+    dealt per template, 26.9-28.3 % per group, 27.0 % at seed 9; whole groups dealt one way,
+    23.7-33.9 %; the unmarked builds 24.8-25.1 %).
 
 Controls are for testing an adversary, never for reporting scores: their ``activity_label``
 (``deeparithmark::control-NAME::...``) and ``source_id`` (``deeparithmark_control_NAME_...``)
@@ -92,14 +97,17 @@ def _label(item: dict, name: str) -> dict:
 
 def odd_sides(items: list[dict], seed: int) -> list[bool]:
     """Per item, whether its *right* ending carries the odd mark (``;``) — else the decoys do:
-    half of every template's items each way, dealt by a seeded shuffle (deterministic)."""
-    by_template: dict[str, list[int]] = defaultdict(list)
+    half of every role-balanced group's items each way (half of every template's where the items
+    have no group), dealt by a seeded shuffle (deterministic). A template holds at most one group
+    of an odd size (its last), so each template's items stay half each way within one."""
+    by_unit: dict[str, list[int]] = defaultdict(list)
     for i, item in enumerate(items):
-        by_template[item["metadata"]["template"]].append(i)
+        md = item["metadata"]
+        by_unit[md.get("group") or md["template"]].append(i)
     out = [False] * len(items)
-    for template in sorted(by_template):
-        where = by_template[template]
-        rng = random.Random(derive_seed("deeparithmark/control/odd-one-out", seed, template))
+    for unit in sorted(by_unit):
+        where = by_unit[unit]
+        rng = random.Random(derive_seed("deeparithmark/control/odd-one-out", seed, unit))
         sides = [True, False] * (len(where) // 2)
         if len(where) % 2:
             sides.append(rng.random() < 0.5)
