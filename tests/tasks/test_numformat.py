@@ -27,7 +27,8 @@ def env() -> dict:
     return {**os.environ, "HF_HUB_OFFLINE": "1"}
 
 
-#: sha256 of small builds taken before --number-format existed (the plain rendering must not move)
+#: sha256 of small builds taken before --number-format existed (the plain rendering must not move);
+#: the Deep Arithmark one is the legacy decoy selection's (``decoys="legacy"``), the default then
 DEEP_SEED7_N200 = "57c62f3d099fe3bac0b0dae13ed3eb2fcc41688daf21ce5e1b6093d4ced43c35"
 GPT3_ARITHMETIC_SEED3_N60 = "46c8997443fe660d610e30f08c9d1a8b22b545038a0ce1c7c0a187d66d15be72"
 
@@ -42,12 +43,33 @@ def cli(*argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
 
 
 def test_plain_deeparithmark_build_is_todays_bytes(tmp_path):
-    assert hashlib.sha256(render_bytes(7, 200)).hexdigest() == DEEP_SEED7_N200
-    assert hashlib.sha256(render_bytes(7, 200, "plain")).hexdigest() == DEEP_SEED7_N200
+    """The pin is the legacy builder's (``decoys="legacy"``); a default (role-balanced) build in
+    plain digits is the bytes of the same build without the option."""
+    assert hashlib.sha256(render_bytes(7, 200, decoys="legacy")).hexdigest() == DEEP_SEED7_N200
+    assert hashlib.sha256(render_bytes(7, 200, "plain", decoys="legacy")).hexdigest() == DEEP_SEED7_N200
     out = tmp_path / "plain.jsonl"
-    proc = cli("build", "deeparithmark", "--seed", "7", "--n", "200", "--out", str(out), "--number-format", "plain")
+    proc = cli(
+        "build",
+        "deeparithmark",
+        "--seed",
+        "7",
+        "--n",
+        "200",
+        "--out",
+        str(out),
+        "--number-format",
+        "plain",
+        "--decoys",
+        "legacy",
+    )
     assert proc.returncode == 0, proc.stderr
     assert hashlib.sha256(out.read_bytes()).hexdigest() == DEEP_SEED7_N200
+    default = render_bytes(7, 200)
+    assert render_bytes(7, 200, "plain") == default
+    grouped = tmp_path / "grouped.jsonl"
+    proc = cli("build", "deeparithmark", "--seed", "7", "--n", "200", "--out", str(grouped), "--number-format", "plain")
+    assert proc.returncode == 0, proc.stderr
+    assert grouped.read_bytes() == default
 
 
 def test_plain_gpt3_arithmetic_is_todays_bytes():
@@ -150,7 +172,7 @@ def test_each_format_passes_selftest_and_audit(tmp_path, fmt):
         "--no-progress",
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "32/32 checks passed" in proc.stdout
+    assert "33/33 checks passed" in proc.stdout  # the trained choices-only audit included
     audit = subprocess.run(
         [sys.executable, str(ROOT / "deeparithmark.py"), "audit", "--no-trained", str(out)],
         env=env(),
