@@ -24,29 +24,37 @@ from synthprobe.results import read_results
 ROOT = Path(__file__).resolve().parents[2]
 DEEP = ROOT / "benchmarks" / "deeparithmark_smollm2-135m-instruct.json"
 GPT3 = ROOT / "benchmarks" / "gpt3_smollm2-135m-instruct.json"
+#: the 2026-10 results file (first layout, the release before role-balanced decoys): its depth 2 is
+#: below 0.05 before Holm's correction only, and two templates' intervals lie below chance
+DEEP_2026_10 = ROOT / "tests" / "fixtures" / "results_v1" / "deeparithmark_smollm2-135m-instruct_2026-10.json"
 
 
-def deep_summary() -> dict:
-    doc = json.loads(DEEP.read_text(encoding="utf-8"))
+def deep_summary(path: Path = DEEP) -> dict:
+    doc = json.loads(path.read_text(encoding="utf-8"))
     return doc["models"][0]["results"]["deeparithmark"]["summary"]
+
+
+def render_deep(path: Path) -> str:
+    results = read_rows(path, "deeparithmark")
+    return page.render({"deeparithmark": results}, {}, sources=[str(path)])
 
 
 @pytest.fixture(scope="module")
 def deep_page() -> str:
-    results = read_rows(DEEP, "deeparithmark")
-    return page.render({"deeparithmark": results}, {}, sources=[str(DEEP)])
+    return render_deep(DEEP)
 
 
 def depth_section(html: str) -> str:
     return re.search(r'<section id="depth">(.*?)</section>', html, re.S).group(1)
 
 
-def test_depth_marks_use_holm_adjusted_p_values_equal_to_statsmodels(deep_page):
-    by_depth = deep_summary()["by_depth"]
+def check_depth_marks(path: Path, html: str) -> tuple[list[float], list[float], list[str]]:
+    """The depth table of ``path``'s page: n, p and Holm p in every cell, a mark only where the
+    adjusted p is below 0.05; returns the raw and adjusted p-values and the cells."""
+    by_depth = deep_summary(path)["by_depth"]
     depths = sorted(by_depth, key=int)
     raw = [by_depth[d]["p_vs_chance"] for d in depths]
     holm = multipletests(raw, method="holm")[1]
-    html = depth_section(deep_page)
     cells = re.findall(r"<td>(.*?)</td>", html, re.S)
     assert len(cells) == len(depths)
     for d, cell, p, q in zip(depths, cells, raw, holm):
@@ -55,22 +63,40 @@ def test_depth_marks_use_holm_adjusted_p_values_equal_to_statsmodels(deep_page):
         assert f"· p {fmt_p(p)} · Holm p {fmt_p(q)}" in text, (d, text)
         # coloured only when the adjusted p is below 0.05
         assert (('class="above"' in cell) or ('class="below"' in cell)) == (q < 0.05), d
-    # depth 2 of the shipped file: p 0.049 uncorrected, 0.19 after Holm over 4 tiers: no mark, and
-    # the caption does not call it a stable wrong path
+    assert "Holm" in html and "multipletests" in html and "after the correction" in html
+    return raw, list(holm), cells
+
+
+def test_depth_marks_use_holm_adjusted_p_values_equal_to_statsmodels(deep_page):
+    raw, holm, cells = check_depth_marks(DEEP, depth_section(deep_page))
+    # the shipped file (the role-balanced release): no tier is far from chance, marked or not
+    assert min(raw) > 0.05 and not any('class="above"' in c or 'class="below"' in c for c in cells)
+
+
+def test_a_tier_below_005_only_before_holm_gets_no_mark():
+    """Depth 2 of the 2026-10 file: p 0.049 uncorrected, 0.15 after Holm over 4 tiers: no mark,
+    and the caption does not call it a stable wrong path."""
+    raw, holm, cells = check_depth_marks(DEEP_2026_10, depth_section(render_deep(DEEP_2026_10)))
     assert raw[0] < 0.05 < holm[0]
     assert 'class="below"' not in cells[0]
-    assert "Holm" in html and "multipletests" in html and "after the correction" in html
 
 
-def test_heatmap_cells_carry_n_and_mark_intervals_holding_chance():
-    summary = deep_summary()
-    results = read_rows(DEEP, "deeparithmark")
+@pytest.mark.parametrize(
+    "path,holding",
+    # the shipped file: every template's interval holds chance; the 2026-10 file: 13 of 15, so
+    # both a hatched cell and a plain one are drawn
+    [(DEEP, 15), (DEEP_2026_10, 13)],
+    ids=["shipped", "2026-10"],
+)
+def test_heatmap_cells_carry_n_and_mark_intervals_holding_chance(path, holding):
+    summary = deep_summary(path)
+    results = read_rows(path, "deeparithmark")
     by_template, chance = summary["by_template"], summary["chance"]
     fig = plots.heatmap_figure(results)
     ax = fig.axes[0]
     texts = [t.get_text() for t in ax.texts]
     templates = [t.get_text().rsplit(" (d", 1)[0] for t in ax.get_yticklabels()]
-    assert sorted(templates) == sorted(by_template)
+    assert sorted(templates) == sorted(by_template) and len(templates) == 15
     holm = dict(zip(templates, multipletests([by_template[t]["p_vs_chance"] for t in templates], method="holm")[1]))
     for t, text in zip(templates, texts):
         b = by_template[t]
@@ -78,10 +104,10 @@ def test_heatmap_cells_carry_n_and_mark_intervals_holding_chance():
         assert text == f"{100 * b['acc_norm']:.0f}{star}\nn={b['n']}", t
     hatched = [p for p in ax.patches if p.get_gid() == "contains-chance"]
     holds = [t for t in templates if by_template[t]["ci95"][0] <= chance <= by_template[t]["ci95"][1]]
-    assert len(hatched) == len(holds) and 0 < len(holds) < len(templates)
+    assert len(hatched) == len(holds) == holding
     rows = sorted(int(round(p.get_y() + 0.5)) for p in hatched)
     assert rows == sorted(templates.index(t) for t in holds)
-    # n spans 33-128 items in the shipped file
+    # n spans 33-128 items in both files
     assert min(b["n"] for b in by_template.values()) == 33 and max(b["n"] for b in by_template.values()) == 128
 
 
