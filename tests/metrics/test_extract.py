@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from synthprobe.metrics.extract import OUTCOMES, RULES, extract_letter, extract_number, resolve
 
-VALUES = [312, 327, 183, 297]  # item 0 of the release: $312 / $327 / $183 / $297, B is right
+VALUES = [312, 327, 183, 297]  # item 0 of the 2026-10 release: $312 / $327 / $183 / $297, B is right
 
 # text, expected letter (None = unparsed), expected rule
 LETTER_CASES = [

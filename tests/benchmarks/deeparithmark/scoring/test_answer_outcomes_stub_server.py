@@ -2,7 +2,7 @@
 server with exactly these texts, through ``score deeparithmark --model openai-chat:URL``.
 
 The server is a STUB (a stdlib HTTP server on a loopback port, the chat half of
-tests/backends/test_openai_hostile_servers.py): no real model writes "A. $327" on demand. What the
+tests/backends/test_openai_hostile_servers.py): no real model writes "A. $66" on demand. What the
 embedded model really writes is read in test_answer_outcomes_embedded_model_texts.py.
 """
 
