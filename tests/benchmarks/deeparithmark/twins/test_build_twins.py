@@ -69,8 +69,15 @@ def test_build_writes_one_file_per_kind_and_the_manifest(release_twins):
         pos = [order.index(t["metadata"]["twin_of"]) for t in twins]
         assert pos == sorted(pos)  # the originals' file order
         # every original is either twinned or counted under its family: unsupported or no usable twin
-        assert entry["no_usable_twin"] == {}
-        assert len(twins) + sum(entry["unsupported"].values()) == RELEASE_SIZE
+        if kind in ("irrelevant_clause", "reordered"):  # its original's answer and decoy pool: always one
+            assert entry["no_usable_twin"] == {}
+        else:
+            # a new answer: its decoys are re-derived, and these twins drop the extra mistakes that a
+            # role-balanced original's rank may rest on (rank 0 or 3), so a few originals go without
+            assert sum(entry["no_usable_twin"].values()) <= RELEASE_SIZE // 100
+        unmade = sum(entry["unsupported"].values()) + sum(entry["no_usable_twin"].values())
+        assert len(twins) + unmade == RELEASE_SIZE
+        assert all(t["metadata"]["group"] == originals[t["metadata"]["twin_of"]]["metadata"]["group"] for t in twins)
         twinned = Counter(originals[t["metadata"]["twin_of"]]["metadata"]["template"] for t in twins)
         assert not set(twinned) & set(entry["unsupported"])
         assert entry["audit"]["ok"] is True
@@ -284,8 +291,9 @@ def test_controls_of_the_release_twins(release_twins):
         twins = _lines(release_twins / m["kinds"][kind]["file"])
         slots = Counter(int(t["label"]) for t in twins)
         assert res["correct_slot"]["twin"] == [slots[s] for s in range(4)]
-    # the same numbers: a reordered twin shows its original's options; an irrelevant clause's
-    # differ by one decoy, which moves the option digits by chance only
+    # the same numbers: a reordered twin shows its original's options (a role-balanced original's
+    # group values, extra mistakes included); an irrelevant clause's differ by one decoy, which
+    # moves the option digits by chance only
     assert all(c["kinds"]["reordered"][name]["p"] == 1.0 for name in c["tests"])
     irrelevant = c["kinds"]["irrelevant_clause"]
     assert all(irrelevant[name]["p"] == 1.0 for name in c["tests"] if name != "option_digits")

@@ -8,6 +8,17 @@ whose decoys cannot include the irrelevant-number value is discarded and ``attem
 The twin takes its original's slot and rank, and the decoys come from the same rules as the
 builder's (same-length endings first). Every twin is checked against every per-item rule.
 
+Twins of a role-balanced file (items with ``metadata.group``): the original's decoys are values of
+its group, named by mistakes from the family's ``mistakes`` *and* ``extra_mistakes``, so the twin
+draws from that same pool (:func:`..base.usable_mistakes` with ``extra=True``) and, among the sets
+that put its answer at the original's rank, takes those that keep the most of its original's
+decoys (by mistake name), then the fewest off-length endings (an original's decoy shown with its
+original's value never counts: the original showed it). A ``reordered`` twin
+whose mistakes all carry over so shows its original's four values, and the twins of a group's
+items stay a group as far as their kind allows. The twin keeps its original's ``metadata.group``,
+so the audit's classifier folds a group's twins together, as it does their originals (trained on
+three twins of a group it would learn the group's values as decoys and avoid the fourth's key).
+
 An original none of whose first :data:`MAX_TWIN_ATTEMPTS` draws serves has no twin of that kind:
 it is counted (:attr:`TwinStats.no_usable`, per kind and family, in the manifest and the
 command's output) and the build goes on. A transform that breaks the kind's contract is a family
@@ -16,6 +27,7 @@ bug and fails the build.
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
@@ -39,9 +51,10 @@ from synthprobe.benchmarks.deeparithmark.build import (
     _by_name,
     iter_drawn,
 )
-from synthprobe.benchmarks.deeparithmark.checks import CORRECT, ITEM_RULES, item_faults, twin_source_id
+from synthprobe.benchmarks.deeparithmark.checks import CORRECT, GROUP_KEY, ITEM_RULES, item_faults, twin_source_id
 from synthprobe.benchmarks.deeparithmark.composition import (
     DEFAULT_DECOYS,
+    N_OPTIONS,
     RELEASE_SEED,
     RELEASE_SIZE,
     TEMPLATES,
@@ -92,6 +105,35 @@ def _check_twin(kind: str, original: Problem, tw: Problem) -> str | None:
     return None
 
 
+def keeping_sets(
+    problem: Problem, rank: int, usable: Mapping[str, int], keep: Mapping[str, int], *, required: str | None = None
+) -> tuple[int, list[DecoySet]]:
+    """The decoy triples of ``usable`` that put the answer at ``rank`` (holding the mistake
+    ``required`` where given) and keep the most of the mistakes named in ``keep`` (a role-balanced
+    original's decoys, name -> the value it showed); among those, the ones with the fewest endings
+    off the answer's length, where a kept decoy showing its original's value never counts (the
+    original showed it). Returns ``(that number, the sets)``, the sets in
+    :func:`..item.decoy_sets`'s order; no set: ``(N_OPTIONS, [])``."""
+    answer, render = problem.answer, problem.render
+    width = len(render(answer))
+    below = [(name, v) for name, v in usable.items() if v < answer]
+    above = [(name, v) for name, v in usable.items() if v > answer]
+    off = {name: keep.get(name) != v and len(render(v)) != width for name, v in usable.items()}
+    best: tuple[int, int] | None = None
+    out: list[DecoySet] = []
+    for lo in itertools.combinations(below, rank):
+        for hi in itertools.combinations(above, N_OPTIONS - 1 - rank):
+            chosen = lo + hi
+            if required is not None and all(name != required for name, _ in chosen):
+                continue
+            score = (-sum(name in keep for name, _ in chosen), sum(off[name] for name, _ in chosen))
+            if best is None or score < best:
+                best, out = score, [chosen]
+            elif score == best:
+                out.append(chosen)
+    return (N_OPTIONS, []) if best is None else (best[1], out)
+
+
 class NoUsableTwin(Exception):
     """None of an original's :data:`MAX_TWIN_ATTEMPTS` draws of a twin kind served (counted,
     not a failed build)."""
@@ -111,6 +153,9 @@ def draw_twin(
     make = TWINS[original.family, kind]
     md = item["metadata"]
     rank = md["answer_rank"]
+    grouped = GROUP_KEY in md  # a role-balanced original: its decoys may be extra mistakes
+    slot = int(item["label"])
+    keep = {name: v for i, (name, v) in enumerate(zip(md["option_sources"], md["option_values"])) if i != slot}
     streams = ItemStreams(f"deeparithmark/twin/{kind}/{original.family}", seed, item["ind"])
     why: Counter = Counter()
     for attempt in range(MAX_TWIN_ATTEMPTS):
@@ -126,13 +171,17 @@ def draw_twin(
         fault = _check_twin(kind, original, tw)
         if fault is not None:
             raise BuildError(f"family {original.family!r}: its {kind} twin of item {item['ind']} {fault}")
-        usable = usable_mistakes(tw)
+        usable = usable_mistakes(tw, extra=grouped)
+        required = IRRELEVANT if kind == "irrelevant_clause" else None
         if kind == "irrelevant_clause":
             value = tw.mistakes[IRRELEVANT]
             if usable.get(IRRELEVANT) != value or list(tw.mistakes.values()).count(value) != 1:
                 why["the irrelevant-number value cannot be a decoy of its own"] += 1
                 continue
-        off, sets = decoy_sets(tw, rank, usable, required=IRRELEVANT if kind == "irrelevant_clause" else None)
+        if grouped:
+            off, sets = keeping_sets(tw, rank, usable, keep, required=required)
+        else:
+            off, sets = decoy_sets(tw, rank, usable, required=required)
         if not sets:
             why[f"mistakes cannot put the answer at rank {rank}"] += 1
             continue
@@ -219,7 +268,8 @@ def iter_twins(
             options = place_options(tw, item, sets, rng)
             out = item_json(tw, options, template=template, ind=ind, slot=slot, rank=rank)
             out["source_id"] = twin_source_id(template, tw.depth, ind, kind)
-            out["metadata"] = {**out["metadata"], "twin_of": item["source_id"], "twin_kind": kind}
+            group = {GROUP_KEY: item["metadata"][GROUP_KEY]} if GROUP_KEY in item["metadata"] else {}
+            out["metadata"] = {**out["metadata"], **group, "twin_of": item["source_id"], "twin_kind": kind}
             faults = item_faults(out, ind, by_name)
             if faults:
                 rule, msg = faults[0]

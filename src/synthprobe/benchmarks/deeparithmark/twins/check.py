@@ -20,7 +20,7 @@ from typing import Any
 
 from synthprobe.benchmarks.deeparithmark.audit import StrategyScore, audit, audit_item, tolerance
 from synthprobe.benchmarks.deeparithmark.base import IRRELEVANT, TWIN_DEPTH_STEP
-from synthprobe.benchmarks.deeparithmark.checks import ITEM_RULES, item_faults
+from synthprobe.benchmarks.deeparithmark.checks import GROUP_KEY, ITEM_RULES, item_faults
 from synthprobe.benchmarks.deeparithmark.composition import TEMPLATE_BY_NAME, Template
 
 #: Faults shown per failing file (the count is always given).
@@ -46,6 +46,8 @@ def pair_faults(original: dict, twin: dict, kind: str) -> list[str]:
         out.append(f"correct slot {twin['label']}; its original's is {original['label']}")
     if t["answer_rank"] != o["answer_rank"]:
         out.append(f"answer rank {t['answer_rank']}; its original's is {o['answer_rank']}")
+    if t.get(GROUP_KEY) != o.get(GROUP_KEY):  # the audit folds a group's twins together
+        out.append(f"group {t.get(GROUP_KEY)!r}; its original's is {o.get(GROUP_KEY)!r}")
     if twin["ctx"] == original["ctx"]:
         out.append("the prompt is its original's, unchanged")
     depth = o["depth"] + TWIN_DEPTH_STEP.get(kind, 0)
