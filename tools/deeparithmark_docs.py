@@ -298,11 +298,19 @@ def _gpt3_model_block(f: Path, results: Results, entry: Entry, block: Block) -> 
 
 #: The committed report of ``python deeparithmark.py audit --budget full --json`` on the release.
 TRAINED_AUDIT = ROOT / "docs" / "figures" / "trained_audit_deeparithmark-1.json"
+#: the same audit of the 2026-10 release (legacy decoys), kept for the design doc's story
+TRAINED_AUDIT_2026_10 = ROOT / "docs" / "figures" / "trained_audit_deeparithmark-1_2026-10.json"
+#: how that report is made again: the 2026-10 file rebuilt, audited against legacy builds
+REPRODUCE_2026_10 = (
+    "synthprobe build deeparithmark --decoys legacy --out deeparithmark-1_2026-10.jsonl && "
+    "python deeparithmark.py audit deeparithmark-1_2026-10.jsonl --decoys legacy --budget full"
+)
 
 
-def trained_audit_block(path: Path = TRAINED_AUDIT) -> str:
+def trained_audit_block(path: Path = TRAINED_AUDIT, reproduce: str | None = None) -> str:
     """The trained choices-only audit's rows for the card: each adversary on the fresh audit build
-    (90 % interval, equivalence) and on the file, each control, the verdict, from its report."""
+    (90 % interval, equivalence) and on the file, each control, the verdict, from its report.
+    ``reproduce``: the command that makes the report again (default: the release's audit)."""
     if not path.exists():
         return "_The trained audit's report is not committed yet._\n"
     from synthprobe.io.read import loads_json
@@ -343,8 +351,9 @@ def trained_audit_block(path: Path = TRAINED_AUDIT) -> str:
     text += (
         f"\nVerdict: {rep['verdict']['text']}. Trained on {rep['train_n']:,} fresh items ({rep['decoys']} decoys); "
         f"per depth and template {flagged} of {len(strata)} strata flagged above chance (Holm); "
-        f"{rep['seconds']['total']:.0f} s. Reproduce: `python deeparithmark.py audit --budget full --json "
-        f"{path.relative_to(ROOT)}`.\n"
+        f"{rep['seconds']['total']:.0f} s. Reproduce: `"
+        + (reproduce or f"python deeparithmark.py audit --budget full --json {path.relative_to(ROOT)}")
+        + "`.\n"
     )
     return text
 
@@ -358,6 +367,7 @@ def blocks(release: Path = RELEASE, results: Path = EMBEDDED_RESULTS) -> dict[st
         "audit": lambda: audit_block(release),
         "audit-line": lambda: audit_line_block(release),
         "trained-audit": lambda: trained_audit_block(),
+        "trained-audit-2026-10": lambda: trained_audit_block(TRAINED_AUDIT_2026_10, REPRODUCE_2026_10),
         "worked-example": lambda: worked_example_block(results),
         "scores": lambda: scores_block(results.parent),
         "gpt3-scores": lambda: gpt3_block(results.parent),

@@ -322,7 +322,7 @@ def test_depth_tiers_must_add_up_to_the_total(tmp_path):
     assert str(bad) in str(err.value)
     summary["by_depth"]["3"]["n"] += 1
     summary["by_depth"]["3"]["correct"] += 1  # same items, one more correct than the total says
-    with pytest.raises(InputError, match=r"\(235 correct\), but metrics.acc_norm has total 1000 \(234 correct\)"):
+    with pytest.raises(InputError, match=r"\(230 correct\), but metrics.acc_norm has total 1000 \(229 correct\)"):
         read_rows(_write(tmp_path / "bad-correct.json", doc), "deeparithmark")
     out = tmp_path / "out"
     assert main(["report", str(tmp_path / "bad-correct.json"), "--out", str(out)]) == 2

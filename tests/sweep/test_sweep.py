@@ -332,7 +332,7 @@ def test_serial_sweep_document_and_report(serial, sweep_dir):
     ]
     assert len(read_results(serial).models) == 4
     release = doc["models"][0]["results"]["deeparithmark"]["dataset"]
-    assert release["sha256"] == "a3050d7e098fe523a91c2578876b098134e8593c945fe0fd6c75acaab98ff238"
+    assert release["sha256"] == "6bc14eb787488885b66824d37252c01bb8c0cc9a2e028398d2b2bd192b2b3f83"
     assert {e["results"]["deeparithmark"]["summary"]["n"] for e in doc["models"]} == {LIMIT}
     summary = doc["sweep"]["summary"]["deeparithmark"]
     accs = [e["results"]["deeparithmark"]["summary"]["metrics"]["acc_norm"] for e in doc["models"]]

@@ -134,7 +134,7 @@ def test_the_trained_audit_alone_runs_without_a_model(tmp_path, monkeypatch, cap
     assert main([*argv, "--output", str(out)]) == 0
     assert calls == [("deeparithmark-1.jsonl", 1000, "small")]
     printed = capsys.readouterr().out
-    assert "trained audit (small): 4 adversaries trained on 2,000 fresh items' options (legacy decoys)" in printed
+    assert "trained audit (small): 4 adversaries trained on 2,000 fresh items' options (groups decoys)" in printed
     assert "Trained choices-only audit: " in printed and "controls (a planted leak must fail" in printed
     assert "power: has power: the trained audit finds every planted leak" in printed
     sec = json.loads(out.read_text(encoding="utf-8"))["validity"]

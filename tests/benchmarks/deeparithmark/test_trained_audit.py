@@ -1,10 +1,11 @@
 """The trained choices-only audit of Deep Arithmark (benchmarks.deeparithmark.trained_audit and
-``deeparithmark.py audit``), on real builds of today's builder: the legacy control fails far above
-chance, the label-permuted null passes, the release fails the audit, and the command's exit codes
-and bad-input messages."""
+``deeparithmark.py audit``), on real builds: the legacy control fails far above chance, the
+label-permuted null passes, the 2026-10 release (legacy decoys, rebuilt here) fails the audit, the
+role-balanced release stays at chance, and the command's exit codes and bad-input messages."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter
 from pathlib import Path
@@ -19,14 +20,29 @@ from synthprobe.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[3]
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"
+#: the 2026-10 release: the legacy build of the card's seed
+LEGACY_RELEASE_SHA256 = "ecb834bf82217f4c747657dc564a9fd991f4cb6034b8674e3a54f75443daafc0"
 
 #: a tiny budget: real builds, the two cheap adversaries, every control
 TINY = ta.Budget(train=1_000, audit=600, control_train=1_000, control_test=600)
 
 
 @pytest.fixture(scope="module")
-def tiny_report():
-    return ta.run(RELEASE, budget=TINY, adversaries=("knn", "gap_order"))
+def legacy_release(tmp_path_factory) -> Path:
+    """The 2026-10 release, rebuilt byte for byte from the card's seed with legacy decoys."""
+    from synthprobe.benchmarks.deeparithmark.build import render_bytes
+
+    data = render_bytes(decoys="legacy")
+    assert hashlib.sha256(data).hexdigest() == LEGACY_RELEASE_SHA256
+    path = tmp_path_factory.mktemp("legacy") / "deeparithmark-1_2026-10.jsonl"
+    path.write_bytes(data)
+    return path
+
+
+@pytest.fixture(scope="module")
+def tiny_report(legacy_release):
+    """The legacy builder audited as the 2026-10 release was: legacy training and audit builds."""
+    return ta.run(legacy_release, budget=TINY, adversaries=("knn", "gap_order"), decoys="legacy")
 
 
 def test_the_legacy_control_fails_and_the_null_passes(tiny_report):
@@ -37,21 +53,39 @@ def test_the_legacy_control_fails_and_the_null_passes(tiny_report):
     assert (legacy["train_n"], legacy["test_n"]) == (1_000, 600)
     null = controls["null"]
     assert null["outcome"] == "pass" and null["as_expected"] and null["test_n"] == 600
-    assert all(c["as_expected"] for c in controls.values())
-    assert tiny_report["verdict"]["power"] is True
+    # odd-one-out marks the key's text on role-balanced items: the two value-only adversaries of
+    # this run cannot see it, and the verdict says so (the trees and DeepSets read it: 100 %)
+    assert [n for n, c in controls.items() if not c["as_expected"]] == ["odd-one-out"]
+    assert tiny_report["verdict"]["power"] is False and tiny_report["verdict"]["controls_missed"] == ["odd-one-out"]
 
 
-def test_todays_builder_and_the_release_fail(tiny_report):
+def test_the_legacy_builder_and_the_2026_10_release_fail(tiny_report):
     assert tiny_report["verdict"]["status"] == "fails"
     assert tiny_report["verdict"]["failing"] == ["audit build", "file"]
     file = tiny_report["test_sets"]["file"]
     assert file["n"] == 1_000 and file["adversaries"]["gap_order"]["accuracy"] > 0.33
     assert any(r["flagged"] and r["kind"] == "group" for r in file["screen"])
-    assert tiny_report["decoys"] == ta.default_decoys() and "equivalence test needs" in tiny_report["note"]
+    assert tiny_report["decoys"] == "legacy" and "equivalence test needs" in tiny_report["note"]
     json.dumps(tiny_report, allow_nan=False)
     text = ta.format_report(tiny_report)
     assert "verdict: Fails" in text and "null" in text and "seconds: builds" in text and "stated power" in text
     assert tiny_report["stated_power"]["detected"] is True
+
+
+def test_the_release_stays_at_chance_at_a_tiny_budget():
+    """Role-balanced decoys: no stratum flagged on the audit build or the file, every adversary
+    within a few points of 25 %; at this size the audit claims no pass (too few items for the
+    equivalence test, and a tenth of legacy items is too small a leak to see)."""
+    report = ta.run(RELEASE, budget=TINY, adversaries=("knn", "gap_order"))
+    assert report["decoys"] == ta.default_decoys() == "groups"
+    for name, test_set in report["test_sets"].items():
+        assert test_set["status"] == "screen only", name
+        assert not any(r["flagged"] for r in test_set["screen"]), name
+        for adversary, block in test_set["adversaries"].items():
+            assert 0.21 < block["accuracy"] < 0.29, (name, adversary, block["accuracy"])
+    outcomes = {c["name"]: c["outcome"] for c in report["controls"]}
+    assert outcomes["legacy"] == outcomes["roundness-off"] == "fail" and outcomes["null"] == "pass"
+    assert report["verdict"]["passes"] is False and report["verdict"]["status"] == "no power"
 
 
 def test_the_builds_use_fresh_seeds_of_their_own(tiny_report):
@@ -89,8 +123,10 @@ def test_the_small_budget_with_every_adversary():
     assert legacy["outcome"] == "fail" and legacy["best_accuracy"] > 0.45
     null = next(c for c in report["controls"] if c["name"] == "null")
     assert null["outcome"] == "pass"
-    assert report["test_sets"]["audit build"]["adversaries"]["trees"]["accuracy"] > 0.45
-    assert report["verdict"]["status"] == "fails"
+    for test_set in report["test_sets"].values():
+        assert all(0.21 < b["accuracy"] < 0.29 for b in test_set["adversaries"].values())
+        assert not any(r["flagged"] for r in test_set["screen"])
+    assert report["verdict"]["status"] != "fails"
 
 
 # ---------------------------------------------------------------------------------------
@@ -107,15 +143,24 @@ def run(argv, capsys):
 QUICK = ["--budget", "small", "--train-items", "800", "--audit-items", "400", "--adversaries", "gap_order"]
 
 
-def test_the_command_fails_on_todays_release_and_writes_its_report(tmp_path, capsys):
+def test_the_command_fails_the_2026_10_release_and_writes_its_report(tmp_path, capsys, legacy_release):
     out = tmp_path / "audit.json"
-    code, text, _ = run(["audit", *QUICK, "--no-controls", "--json", str(out)], capsys)
+    argv = ["audit", str(legacy_release), *QUICK, "--decoys", "legacy", "--no-controls", "--json", str(out)]
+    code, text, _ = run(argv, capsys)
     assert code == 1, text
     assert "Shortcut audit" in text and "Trained choices-only audit" in text and "verdict: Fails" in text
     report = json.loads(out.read_text(encoding="utf-8"))
     assert report["verdict"]["status"] == "fails" and report["controls"] == []
-    code, _, err = run(["audit", *QUICK, "--no-controls", "--json", str(out)], capsys)
+    code, _, err = run(argv, capsys)
     assert code == 2 and "audit.json: field '--json': already exists; add --overwrite" in err
+
+
+def test_the_command_finds_nothing_on_the_release(capsys):
+    """No stratum flagged; at this size the equivalence test cannot apply, so no pass (exit 1)."""
+    code, text, _ = run(["audit", *QUICK, "--no-controls"], capsys)
+    assert code == 1, text
+    assert "0 of " in text and "strata flagged" in text
+    assert "verdict: Inconclusive: no test set was large enough" in text
 
 
 def test_no_trained_keeps_the_shortcut_audit_alone(capsys):

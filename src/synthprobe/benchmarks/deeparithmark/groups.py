@@ -55,6 +55,11 @@ DRAWS_PER_MEMBER = 8
 #: Groups kept per template (in a fixed pseudo-random order); enough for 100,000-item builds.
 MAX_GROUPS = 4000
 
+#: Parts a template's catalogue may grow to (part ``k`` draws ``k * CATALOGUE_DRAWS`` onwards):
+#: a build that uses up the groups of one part goes on with the next, made when first needed and
+#: cached (the release and builds of ordinary sizes never get past part 0, the shipped one).
+MAX_PARTS = 8
+
 #: Draws whose signatures make a catalogue's fingerprint (see :func:`fingerprint`).
 FINGERPRINT_DRAWS = 2000
 
@@ -73,18 +78,22 @@ class Catalogue:
     fingerprint: str
     groups: tuple[Group, ...]
     members: tuple[tuple[tuple[int, ...], ...], ...]  # [group][value position] -> draw indices
+    start: int = 0  # the first draw (part k of a template's catalogue starts at k * CATALOGUE_DRAWS)
 
     def __len__(self) -> int:
         return len(self.groups)
 
     def to_json(self) -> dict:
-        return {
+        out = {
             "template": self.template,
             "draws": self.draws,
             "fingerprint": self.fingerprint,
             "groups": [list(g) for g in self.groups],
             "members": [[list(m) for m in ms] for ms in self.members],
         }
+        if self.start:
+            out["start"] = self.start
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping) -> Catalogue:
@@ -94,6 +103,7 @@ class Catalogue:
             fingerprint=data["fingerprint"],
             groups=tuple(tuple(g) for g in data["groups"]),
             members=tuple(tuple(tuple(m) for m in ms) for ms in data["members"]),
+            start=int(data.get("start", 0)),
         )
 
 
@@ -130,12 +140,13 @@ def fingerprint(fam: Family, template: str, draws: int = FINGERPRINT_DRAWS) -> s
     return h.hexdigest()
 
 
-def _draw_all(fam: Family, template: str, draws: int, progress: bool | None) -> dict[tuple, list[int]]:
+def _draw_all(fam: Family, template: str, draws: int, progress: bool | None, start: int = 0) -> dict[tuple, list[int]]:
     """Catalogue draw signature -> the draw indices that produce it, in draw order."""
     from tqdm import tqdm
 
     by_sig: dict[tuple, list[int]] = {}
-    for i in tqdm(range(draws), desc=f"catalogue {template}", disable=None if progress is None else not progress):
+    shown = None if progress is None else not progress
+    for i in tqdm(range(start, start + draws), desc=f"catalogue {template}", disable=shown):
         p = draw_problem(fam, template, i)
         if p is not None:
             by_sig.setdefault(_signature(p), []).append(i)
@@ -172,10 +183,10 @@ def _groups(cover: Mapping[tuple[int, tuple[int, ...]], list[int]]) -> dict[Grou
 
 
 def build_catalogue(
-    fam: Family, template: str, draws: int = CATALOGUE_DRAWS, *, progress: bool | None = None
+    fam: Family, template: str, draws: int = CATALOGUE_DRAWS, *, progress: bool | None = None, start: int = 0
 ) -> Catalogue:
-    """The catalogue of ``template`` from ``draws`` fixed draws (deterministic)."""
-    found = _groups(_covers(_draw_all(fam, template, draws, progress)))
+    """The catalogue of ``template`` from ``draws`` fixed draws from draw ``start`` (deterministic)."""
+    found = _groups(_covers(_draw_all(fam, template, draws, progress, start)))
     order = sorted(found, key=lambda g: derive_seed("deeparithmark/catalogue-order", template, *g))[:MAX_GROUPS]
     order.sort()
     return Catalogue(
@@ -184,6 +195,7 @@ def build_catalogue(
         fingerprint=fingerprint(fam, template),
         groups=tuple(order),
         members=tuple(found[g] for g in order),
+        start=start,
     )
 
 
@@ -205,21 +217,32 @@ def shipped_path(template: str) -> Path:
 
 
 def load_catalogue(
-    fam: Family, template: str, *, verify: bool = False, cache_dir: Path | None = None, progress: bool | None = None
+    fam: Family,
+    template: str,
+    *,
+    verify: bool = False,
+    cache_dir: Path | None = None,
+    progress: bool | None = None,
+    part: int = 0,
 ) -> Catalogue:
     """The template's catalogue: the shipped one for a built-in family, else one made now and kept
     in ``cache_dir`` (by fingerprint) for the next build. ``verify``: check a shipped catalogue's
-    fingerprint against the family's code first, and make a new one where it differs."""
+    fingerprint against the family's code first, and make a new one where it differs. ``part``
+    ``k`` > 0: the catalogue of the next ``CATALOGUE_DRAWS`` draws after part ``k - 1``'s (for
+    builds that use up the groups before it; never shipped, made and cached when first asked for)."""
+    if not 0 <= part < MAX_PARTS:
+        raise ValueError(f"part {part} is outside 0..{MAX_PARTS - 1}")
     path = shipped_path(template)
-    if path.exists():
+    if part == 0 and path.exists():
         cat = read_catalogue(path)
         if not verify or cat.fingerprint == fingerprint(fam, template):
             return cat
     fp = fingerprint(fam, template)
-    cached = None if cache_dir is None else Path(cache_dir) / f"{template}-{fp[:16]}-{CATALOGUE_DRAWS}.json.gz"
+    name = f"{template}-{fp[:16]}-{CATALOGUE_DRAWS}" + (f"-part{part}" if part else "") + ".json.gz"
+    cached = None if cache_dir is None else Path(cache_dir) / name
     if cached is not None and cached.exists():
         return read_catalogue(cached)
-    cat = build_catalogue(fam, template, progress=progress)
+    cat = build_catalogue(fam, template, progress=progress, start=part * CATALOGUE_DRAWS)
     if cached is not None:
         cached.parent.mkdir(parents=True, exist_ok=True)
         write_catalogue(cat, cached)

@@ -17,7 +17,7 @@ from synthprobe.benchmarks.deeparithmark.composition import RELEASE_FILE, RELEAS
 from synthprobe.errors import InputError
 
 #: SHA-256 of the release bytes, as the card's audit line states.
-RELEASE_SHA256 = "a3050d7e098fe523a91c2578876b098134e8593c945fe0fd6c75acaab98ff238"
+RELEASE_SHA256 = "6bc14eb787488885b66824d37252c01bb8c0cc9a2e028398d2b2bd192b2b3f83"
 
 
 def cached_release() -> Path:
