@@ -5,7 +5,7 @@
 #   make check  the fast subset: every test that needs no real model, vLLM server, browser or Ray
 #               (pytest -m "not slow"; the markers are in tests/conftest.py), on CHECK_WORKERS
 #               processes (pytest-xdist; default: one more than the cores)
-#   make test   the whole test suite (what CI runs)
+#   make test   the whole test suite (what CI runs): the fast subset in parallel, then the slow tests
 # The distribution's Python 3.11 where the machine has one: Debian and Ubuntu build it with
 # profile-guided and link-time optimisation into one static binary, which runs this project's
 # pure-Python work (the report figures, the builders, the tests) ~20 % faster than pyenv's default
@@ -79,8 +79,12 @@ CHECK_WORKERS ?= $(shell $(BIN)/python -c 'import os; print(len(os.sched_getaffi
 check: venv
 	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -m "not slow" -n $(CHECK_WORKERS) --dist worksteal
 
+# The whole suite in two runs: the fast subset on CHECK_WORKERS processes (as make check), then the
+# slow tests (real models, servers, browser, Ray) in one process, where they share the loaded model
+# and never race for a port or the cores.
 test: venv browser vllm-env
-	$(BIN)/python -m pytest -q
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -m "not slow" -n $(CHECK_WORKERS) --dist worksteal
+	$(BIN)/python -m pytest -q -m slow
 
 clean:
 	rm -rf $(VENV) .pytest_cache $(OUT)

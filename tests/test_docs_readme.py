@@ -43,10 +43,7 @@ RUN = (
     "synthprobe report my-model.json --out my-report/",
     "python deeparithmark.py build",
     "python deeparithmark.py build --check",
-    # the trained audit's verdict on the 2026-10 release is a failure (exit 1; README says so), so
-    # README's commands that include it are parsed here and run by tests/benchmarks/deeparithmark/
-    # test_trained_audit.py and test_selftest.py instead
-    "python deeparithmark.py selftest --no-trained",
+    "python deeparithmark.py selftest",
     "python deeparithmark.py audit --no-trained",
     "synthprobe build deeparithmark --seed 7 --n 2000 --out private.jsonl --selftest",
     "synthprobe score deeparithmark --model smollm2-135m-instruct --limit 20 --output deep.json",
