@@ -9,8 +9,10 @@ gives two multiple-choice questions with the same four options:
   correct results, then step ``k`` up to ``=``.
 
 The options are the step's correct result and three values of *named* per-step mistakes
-(:func:`step_mistakes`: carry and borrow errors, the wrong operation, one group too many, a
-dropped remainder, the percent of the wrong base, the clock without a carry into the hour …),
+(:func:`step_mistakes`: carry and borrow errors, the wrong operation, one, two or ten groups too
+many, a dropped remainder, ten percent too many, the percent of the wrong base, the clock without
+a carry into the hour …; multiplications and percents have mistakes that keep the answer's
+factors, so that a decoy can be as "nice" as a correct product of round operands),
 under the release's decoy rules (:func:`.base.usable_mistakes` on the same :class:`.base.Problem`
 contract: whole, positive, not the answer ± 1, one roundness class, the same half of the day).
 
@@ -20,8 +22,9 @@ picking the largest, smallest or roundest option, or a fixed slot, stays at chan
 decoy triples that realise that rank, the builder takes the one that keeps the text-level
 shortcuts at chance too (:class:`_Balance`): picking the longest or shortest option text and
 the option with the most or fewest small divisors (:func:`divisors` — a correct result of
-arithmetic on round operands is "nicer" than a carry error next to it; multiplications and
-percents cannot be balanced on their own, so the other operations make up for them), options
+arithmetic on round operands is "nicer" than a carry error next to it; the divisors are kept
+at chance over all probes only, the text lengths per operation too; the decoys' order is chosen
+as well, since the shortcuts break ties to the first option), options
 of the answer's text length where the mistakes allow, and decoys whose character trigrams have
 so far been seen in correct options more than in wrong ones (so that a classifier over option
 text learns nothing that tells right from wrong). :func:`audit_probes` runs the release's
@@ -46,7 +49,7 @@ from synthprobe.items import MCItem
 from synthprobe.seeding import item_rng
 
 #: Bump when probe texts, mistakes or the balancing change: it keys the score cache.
-PROBE_VERSION = 2
+PROBE_VERSION = 3
 
 #: The operations the report groups by, in order, with the step form each comes from.
 OPERATIONS = {
@@ -179,6 +182,16 @@ def step_mistakes(s: CheckedStep) -> dict[str, Fraction]:
             "one group too few (of the other factor)": c - b,
             "dropped a zero": c / 10,
             "added a zero": c * 10,
+            "two groups too many": c + 2 * a,
+            "two groups too few": c - 2 * a,
+            "two groups too many (of the other factor)": c + 2 * b,
+            "two groups too few (of the other factor)": c - 2 * b,
+            "ten groups too many": c + 10 * a,
+            "ten groups too few": c - 10 * a,
+            "ten groups too many (of the other factor)": c + 10 * b,
+            "ten groups too few (of the other factor)": c - 10 * b,
+            "doubled the product": c * 2,
+            "halved the product": c / 2,
         }
         return {**m, **_col(c)}
     if s.op == "/":
@@ -206,6 +219,13 @@ def step_mistakes(s: CheckedStep) -> dict[str, Fraction]:
             "one percent too few": (p - 1) * a / 100,
             "percent of the wrong base (of the share)": c * p / 100,
             "percent of the wrong base (ten more)": p * (a + 10) / 100,
+            "percent of the wrong base (ten less)": p * (a - 10) / 100,
+            "ten percent too many": (p + 10) * a / 100,
+            "ten percent too few": (p - 10) * a / 100,
+            "five percent too many": (p + 5) * a / 100,
+            "five percent too few": (p - 5) * a / 100,
+            "doubled the share": c * 2,
+            "halved the share": c / 2,
             **_col(c),
         }
     if s.op == "clock":
@@ -362,6 +382,12 @@ SHORTCUTS = {
 }
 
 
+#: The shortcuts kept at chance within each operation as well as over all probes (the divisor
+#: counts only over all probes: multiplications and percents cannot be balanced on their own, and
+#: holding every other operation at chance too would leave nothing to make up for them).
+PER_OPERATION = ("longest text", "shortest text")
+
+
 class _Balance:
     """What the builder has emitted so far: per operation, answer ranks, probes and shortcut
     hits; over all probes, shortcut hits and how often each character trigram was in a correct
@@ -395,13 +421,13 @@ class _Balance:
     def cost(self, op: str, texts: Sequence[str], values: Sequence[int], slot: int) -> tuple[float, list[int]]:
         """How far an arrangement of options moves the file from chance (lower is better), and
         which shortcuts would pick its answer: the squared drift of each shortcut's hits from a
-        quarter of the probes, per operation and over all operations (where one operation's
-        mistakes cannot balance a shortcut, the others make up for it), plus one per option whose
+        quarter of the probes, over all operations and, for :data:`PER_OPERATION`, per operation
+        (where one operation's mistakes cannot balance a shortcut, the others make up for it), plus one per option whose
         text length differs from the answer's, minus the trigram :meth:`_need` of the decoys."""
         hits = [int(pick(texts, values) == slot) for pick in SHORTCUTS.values()]
         target = (self.n[op] + 1) / N_OPTIONS
         past = self.hits.get(op, [0] * len(SHORTCUTS))
-        drift = sum((h0 + h - target) ** 2 for h0, h in zip(past, hits))
+        drift = sum((h0 + h - target) ** 2 for h0, h, name in zip(past, hits, SHORTCUTS) if name in PER_OPERATION)
         every = (sum(self.n.values()) + 1) / N_OPTIONS
         drift += sum((h0 + h - every) ** 2 for h0, h in zip(self.all_hits, hits))
         off_length = sum(len(t) != len(texts[slot]) for t in texts)
@@ -423,7 +449,8 @@ def _options(
     plan: _Plan, op: str, rank: int, slot: int, rng, balance: _Balance
 ) -> tuple[list[tuple[str, int]], list[int]]:
     """The answer at ``slot`` and three named mistakes (below it: ``rank`` of them) in the
-    arrangement of least :meth:`_Balance.cost`; ties are broken by ``rng``."""
+    arrangement (which mistakes, in which order) of least :meth:`_Balance.cost`; ties are broken
+    by ``rng``."""
     answer = plan.problem.answer
     usable = usable_mistakes(plan.problem)
     below = [(n, v) for n, v in usable.items() if v < answer]
@@ -432,15 +459,14 @@ def _options(
     out: list[tuple[list[tuple[str, int]], list[int]]] = []
     for lo in itertools.combinations(below, rank):
         for hi in itertools.combinations(above, N_OPTIONS - 1 - rank):
-            chosen = list(lo + hi)
-            rng.shuffle(chosen)
-            options = chosen[:slot] + [("correct", answer)] + chosen[slot:]
-            texts = [plan.render[v] for _, v in options]
-            c, hits = balance.cost(op, texts, [v for _, v in options], slot)
-            if best is None or c < best:
-                best, out = c, [(options, hits)]
-            elif c == best:
-                out.append((options, hits))
+            for chosen in itertools.permutations(lo + hi):
+                options = [*chosen[:slot], ("correct", answer), *chosen[slot:]]
+                texts = [plan.render[v] for _, v in options]
+                c, hits = balance.cost(op, texts, [v for _, v in options], slot)
+                if best is None or c < best:
+                    best, out = c, [(options, hits)]
+                elif c == best:
+                    out.append((options, hits))
     return rng.choice(out)
 
 
