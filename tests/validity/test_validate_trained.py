@@ -145,8 +145,10 @@ def test_the_trained_audit_alone_runs_without_a_model(tmp_path, monkeypatch, cap
 
 @pytest.mark.slow
 def test_the_small_budget_shows_a_control_fail(tmp_path, capsys):
-    """The newcomer's command of docs/validity.md (about 1.5 min on 2 loaded cores): the release's
-    legacy decoys leak, every planted leak fails, the null passes."""
+    """The newcomer's command of docs/validity.md (about 40 s of audit on 2 cores): on the
+    role-balanced release no stratum is flagged, the planted leaks that a small budget can see fail
+    (legacy, roundness-off, odd-one-out), the null passes, and the tenth of legacy items (mix10)
+    goes unseen at 1,000 items, so the verdict says "no power" rather than vouch for the file."""
     out = tmp_path / "v.json"
     argv = ["validate", "--no-adversary", "--controls", "none", "--trained-budget", "small", "--no-progress"]
     assert main([*argv, "--output", str(out)]) == 0
@@ -154,6 +156,8 @@ def test_the_small_budget_shows_a_control_fail(tmp_path, capsys):
     assert "legacy          fail" in printed and "FAIL (as expected)" in printed
     sec = json.loads(out.read_text(encoding="utf-8"))["validity"]
     trained = sec["trained"]
-    assert trained["verdict"]["status"] == "fails"
-    assert all(c["as_expected"] for c in trained["controls"])
-    assert sec["power"]["has_power"] is True
+    assert not any(r["flagged"] for t in trained["test_sets"].values() for r in t["screen"])
+    outcomes = {c["name"]: (c["outcome"], c["as_expected"]) for c in trained["controls"]}
+    assert outcomes["legacy"] == outcomes["roundness-off"] == outcomes["odd-one-out"] == ("fail", True)
+    assert outcomes["null"] == ("pass", True) and outcomes["mix10"] == ("pass", False)
+    assert trained["verdict"]["status"] == "no power" and sec["power"]["has_power"] is False
