@@ -17,6 +17,7 @@ import pytest
 
 from synthprobe.benchmarks.deeparithmark import build as B
 from synthprobe.benchmarks.deeparithmark.composition import RELEASE_SEED
+from tests.support.legacy_release import LEGACY_RELEASE_SHA256
 
 ROOT = Path(__file__).resolve().parents[3]
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"
@@ -25,10 +26,6 @@ REPEAT = "context repeats an earlier item"
 
 def _env() -> dict:
     return {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-
-
-#: sha256 of the legacy-decoy release (the release until the role-balanced re-render).
-LEGACY_RELEASE_SHA256 = "ecb834bf82217f4c747657dc564a9fd991f4cb6034b8674e3a54f75443daafc0"
 
 
 def test_parallel_build_of_the_release_is_byte_identical(tmp_path):

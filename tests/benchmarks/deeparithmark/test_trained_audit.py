@@ -5,7 +5,6 @@ role-balanced release stays at chance, and the command's exit codes and bad-inpu
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import Counter
 from pathlib import Path
@@ -17,11 +16,10 @@ from synthprobe.benchmarks.deeparithmark.build import dumps_item
 from synthprobe.benchmarks.deeparithmark.commands.build import main
 from synthprobe.benchmarks.deeparithmark.composition import RELEASE_SEED
 from synthprobe.errors import InputError
+from tests.support.legacy_release import write_legacy_release
 
 ROOT = Path(__file__).resolve().parents[3]
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"
-#: the 2026-10 release: the legacy build of the card's seed
-LEGACY_RELEASE_SHA256 = "ecb834bf82217f4c747657dc564a9fd991f4cb6034b8674e3a54f75443daafc0"
 
 #: a tiny budget: real builds, the two cheap adversaries, every control
 TINY = ta.Budget(train=1_000, audit=600, control_train=1_000, control_test=600)
@@ -29,14 +27,7 @@ TINY = ta.Budget(train=1_000, audit=600, control_train=1_000, control_test=600)
 
 @pytest.fixture(scope="module")
 def legacy_release(tmp_path_factory) -> Path:
-    """The 2026-10 release, rebuilt byte for byte from the card's seed with legacy decoys."""
-    from synthprobe.benchmarks.deeparithmark.build import render_bytes
-
-    data = render_bytes(decoys="legacy")
-    assert hashlib.sha256(data).hexdigest() == LEGACY_RELEASE_SHA256
-    path = tmp_path_factory.mktemp("legacy") / "deeparithmark-1_2026-10.jsonl"
-    path.write_bytes(data)
-    return path
+    return write_legacy_release(tmp_path_factory.mktemp("legacy"))
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,6 @@ release that replaced it shows other options, so the texts are read against the 
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import Counter
 from pathlib import Path
@@ -28,23 +27,16 @@ from synthprobe.benchmarks.deeparithmark.scoring.metrics import summarise
 from synthprobe.benchmarks.deeparithmark.scoring.score import extraction_block
 from synthprobe.formats.arithmark3 import load_arithmark3
 from synthprobe.scoring.records import generation_record
+from tests.support.legacy_release import write_legacy_release
 
 ROOT = Path(__file__).resolve().parents[4]
 TEXTS = Path(__file__).parent / "fixtures" / "smollm2_135m_instruct_chat_answers.jsonl"
-#: the 2026-10 release the texts answer (the legacy build of the card's seed)
-LEGACY_RELEASE_SHA256 = "ecb834bf82217f4c747657dc564a9fd991f4cb6034b8674e3a54f75443daafc0"
 
 
 @pytest.fixture(scope="module")
 def release(tmp_path_factory) -> Path:
-    """The 2026-10 release, rebuilt (legacy decoys) and checked against its pinned SHA-256."""
-    from synthprobe.benchmarks.deeparithmark.build import render_bytes
-
-    data = render_bytes(decoys="legacy")
-    assert hashlib.sha256(data).hexdigest() == LEGACY_RELEASE_SHA256
-    path = tmp_path_factory.mktemp("release") / "deeparithmark-1.jsonl"
-    path.write_bytes(data)
-    return path
+    """The 2026-10 release the texts answer, rebuilt (legacy decoys) and checked."""
+    return write_legacy_release(tmp_path_factory.mktemp("release"))
 
 
 @pytest.fixture(scope="module")
