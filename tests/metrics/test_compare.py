@@ -61,3 +61,27 @@ def test_compare_models_pairs_groups_and_holm():
 def test_models_on_different_items_are_not_paired():
     out = compare_models({"a": {"1": True, "2": False}, "b": {"1": True, "3": True}}, metric="acc_norm")
     assert out["pairs"] == [] and "different items" in out["not_paired"][0]["reason"]
+
+
+def test_two_names_for_the_same_weights_are_said_to_be_the_same_weights():
+    """Two names for one checkpoint: their pair (and the block) say so, the printed comparison
+    says so, and the report's row names it; a pair of different weights says nothing."""
+    from synthprobe.report.compare import rows
+    from synthprobe.scoring.console import format_comparisons
+
+    right = {str(i): i % 3 == 0 for i in range(30)}
+    other = {str(i): i % 2 == 0 for i in range(30)}
+    block = compare_models(
+        {"a": right, "b": dict(right), "c": other},
+        metric="acc_norm",
+        fingerprints={"a": "158b3579", "b": "158b3579", "c": "0d9e2a11"},
+    )
+    same = {(p["a"], p["b"]): p.get("same_weights", False) for p in block["pairs"]}
+    assert same == {("a", "b"): True, ("a", "c"): False, ("b", "c"): False}
+    assert block["same_weights"] == [["a", "b"]]
+    printed = format_comparisons({"deeparithmark": block})
+    assert "a and b are the same weights" in printed and printed.count("same weights") == 1
+    assert rows(block)[0][0] == "b − a (the same weights)" and "same weights" not in rows(block)[1][0]
+    # no fingerprint (a server that gives none): nothing is claimed
+    plain = compare_models({"a": right, "b": dict(right)}, metric="acc_norm", fingerprints={"a": "", "b": ""})
+    assert "same_weights" not in plain and "same_weights" not in plain["pairs"][0]

@@ -12,7 +12,9 @@ The block this writes (a results document's ``comparisons.<benchmark>``, version
                 "n", "a_correct", "b_correct", "a_accuracy", "b_accuracy" (percent),
                 "delta" (points), "ci95": [lo, hi] (points), "a_only", "b_only" (discordant items),
                 "p_mcnemar", "p_holm",
-                "groups": {"<group>": {the same fields}}}]}
+                "same_weights": true,            # only where both models have one weights fingerprint
+                "groups": {"<group>": {the same fields}}}],
+     "same_weights": [[a, b], ...]}             # only where some pair has: their difference is the settings'
 
 Models that were not scored on the same item ids are not paired (their pair is absent and
 listed under ``not_paired`` with the reason). Pure numbers: imports nothing above the core.
@@ -59,11 +61,15 @@ def compare_models(
     metric: str,
     group_by: str | None = None,
     keep: Callable[[str, str], bool] | None = None,
+    fingerprints: Mapping[str, str | None] | None = None,
 ) -> dict[str, Any]:
     """Every pair of models in ``outcomes`` (model name → item id → right?, in model order).
     ``groups``: item id → group (depth, task); each pair also gets per-group results. Two models
     are paired only when they scored exactly the same item ids. ``keep(a, b)``: test only the
-    pairs it accepts (Holm then counts only those)."""
+    pairs it accepts (Holm then counts only those). ``fingerprints``: model name → its weights'
+    fingerprint; two names with the same one are the same weights, and their pair says so
+    (``same_weights``): a difference between them is the settings', never the model's."""
+    prints = {n: f for n, f in (fingerprints or {}).items() if f}
     names = list(outcomes)
     pairs: list[dict[str, Any]] = []
     not_paired: list[dict[str, Any]] = []
@@ -82,6 +88,8 @@ def compare_models(
             )
             continue
         row = {"a": a, "b": b, **pair_stats([outcomes[a][i] for i in ids_a], [outcomes[b][i] for i in ids_a])}
+        if a in prints and prints.get(a) == prints.get(b):
+            row["same_weights"] = True
         if groups is not None:
             by: dict[str, list[str]] = {}
             for i in ids_a:
@@ -106,6 +114,9 @@ def compare_models(
         "models": names,
         "pairs": pairs,
     }
+    same = [[p["a"], p["b"]] for p in pairs if p.get("same_weights")]
+    if same:
+        out["same_weights"] = same
     if not_paired:
         out["not_paired"] = not_paired
     return out

@@ -208,7 +208,7 @@ def rows(block: dict, rename=lambda n: n) -> list[list[str]]:
     A only / B only, McNemar p, Holm p."""
     out = []
     for p in block["pairs"]:
-        label = f"{rename(p['b'])} − {rename(p['a'])}"
+        label = f"{rename(p['b'])} − {rename(p['a'])}" + (" (the same weights)" if p.get("same_weights") else "")
         for group, s in [("all", p), *((g, s) for g, s in (p.get("groups") or {}).items())]:
             out.append(
                 [

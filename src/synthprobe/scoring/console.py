@@ -33,6 +33,8 @@ def format_comparisons(compared: dict[str, Any]) -> str:
                 f"n={p['n']}  discordant {p['a_only']}/{p['b_only']}  p={fmt_p(p['p_mcnemar'])}  "
                 f"Holm p={fmt_p(p['p_holm'])}"
             )
+            if p.get("same_weights"):
+                lines.append(f"    {p['a']} and {p['b']} are the same weights: the difference is their settings'")
         for q in block.get("not_paired", []):
             lines.append(f"  {key}: {q['b']} vs {q['a']}: not paired, {q['reason']}")
     return "\n".join(lines)

@@ -845,12 +845,14 @@ def comparisons(entries: list[dict[str, Any]], keys: list[str]) -> dict[str, Any
     for key in keys:
         outcomes: dict[str, dict[str, bool]] = {}
         variant: dict[str, str] = {}
+        prints: dict[str, str | None] = {}
         depth: dict[str, Any] = {}
         for e in entries:
             recs = e["results"][key]["predictions"]
             v = res.variant_label(e)
             label = f"{e['model']['name']} [{v}]" if v else e["model"]["name"]
             variant[label] = v
+            prints[label] = e["model"].get("fingerprint")
             outcomes[label] = {r["id"]: record_correct(r) for r in recs}
             depth.update({r["id"]: r.get("depth") for r in recs})
         group = depth if all(v is not None for v in depth.values()) else None
@@ -864,6 +866,7 @@ def comparisons(entries: list[dict[str, Any]], keys: list[str]) -> dict[str, Any
             metric=metric,
             group_by="depth" if group else None,
             keep=lambda a, b: variant[a] == variant[b],  # noqa: B023
+            fingerprints=prints,
         )
     return out
 

@@ -198,14 +198,16 @@ def gpt3_comparisons(entries: list[dict]) -> dict:
 
     outcomes: dict[str, dict[str, bool]] = {}
     groups: dict[str, str] = {}
+    prints: dict[str, str | None] = {}
     for e in entries:
         mine = outcomes.setdefault(e["model"]["name"], {})
+        prints[e["model"]["name"]] = e["model"].get("fingerprint")
         for row in e["results"]["gpt3"]["rows"]:
             for it in row["items"]:
                 key = f"{row['task']}|{row['setting']}|{it['index']}"
                 mine[key] = bool(it["correct"])
                 groups[key] = f"{row['code']} {row['setting']}"
-    return compare_models(outcomes, groups, metric="accuracy (exact match)", group_by="task")
+    return compare_models(outcomes, groups, metric="accuracy (exact match)", group_by="task", fingerprints=prints)
 
 
 def check_plan(backend, config, pools: dict, *, yes: bool, models: int = 1) -> None:
