@@ -49,6 +49,7 @@ from synthprobe.benchmarks.deeparithmark.composition import (
 )
 from synthprobe.benchmarks.deeparithmark.plugins import by_name as table_by_name
 from synthprobe.benchmarks.deeparithmark.plugins import read_table, table_path
+from synthprobe.errors import InputError
 from synthprobe.formats.arithmark3 import load_arithmark3
 from synthprobe.io.read import sha256_file
 from synthprobe.items import MCItem
@@ -222,7 +223,9 @@ def trained_report(path: str | Path, *, decoys: str, seed: int | None = None, st
     scored on a fresh audit build and on the file; the ``legacy`` control (must fail) and the
     label-permuted null (must pass). The plain report of
     :func:`synthprobe.metrics.choices_only.run_audit`, with ``passes`` (:func:`trained_passes`),
-    the sizes, decoy mode, seed and seconds. Raises :class:`.build.BuildError` when a build fails."""
+    the sizes, decoy mode, seed and seconds. The fresh builds draw the file's own families where a
+    families table names them. Raises :class:`.build.BuildError` when a build fails, and
+    :class:`InputError` when a family the table names no longer loads."""
     import time
 
     from synthprobe.benchmarks.deeparithmark import trained_audit as ta
@@ -231,8 +234,9 @@ def trained_report(path: str | Path, *, decoys: str, seed: int | None = None, st
     start = time.perf_counter()
     seed = ta.RELEASE_SEED if seed is None else seed
     sizes = TRAINED_SIZES
+    templates = ta.file_families(path)  # a file of families of its own: fresh builds of those
     file_items, fmt = ta.load_file(path)
-    builds = ta.Builds(decoys=decoys, number_format=fmt, step=step)
+    builds = ta.Builds(decoys=decoys, number_format=fmt, step=step, templates=templates)
     parts = ta.split_sizes(sizes["train"])
     train = builds.fresh("train", ta.train_seeds(seed, len(parts)), parts, decoys)
     audit = builds.fresh("audit build", [ta.audit_seed(seed)], [sizes["audit"]], decoys)
@@ -245,7 +249,8 @@ def trained_report(path: str | Path, *, decoys: str, seed: int | None = None, st
         Control("null", None, ta.permuted(audit, seed), "pass", "the audit build, labels drawn at random"),
     ]
     report = run_audit(train, {"audit build": audit, "file": file_items}, TRAINED_ADVERSARIES, controls, step=step)
-    report.update(sizes=dict(sizes), decoys=decoys, seed=seed, builds=builds.log)
+    families = "release" if templates is None else [t.name for t in templates]
+    report.update(sizes=dict(sizes), decoys=decoys, seed=seed, families=families, builds=builds.log)
     report["passes"] = trained_passes(report)
     report["seconds"] = time.perf_counter() - start
     return report
@@ -321,7 +326,8 @@ def _trained_details(report: dict) -> list[str]:
 def trained_check(path: Path, items: Sequence[MCItem]) -> tuple[Check, dict | None]:
     """The trained choices-only audit as one selftest check (:func:`trained_report`), and its
     report; a file built from families of its own is audited on fresh builds of those families
-    (its families table names them); a build that fails is a FAIL naming it."""
+    (its families table names them; where a source no longer loads the check is not run, SKIP,
+    saying why); a build that fails is a FAIL naming it."""
     from synthprobe.benchmarks.deeparithmark.build import BuildError
 
     decoys = file_decoys(items)
@@ -329,6 +335,8 @@ def trained_check(path: Path, items: Sequence[MCItem]) -> tuple[Check, dict | No
         report = trained_report(path, decoys=decoys)
     except BuildError as exc:
         return Check(TRAINED_CHECK, f"a fresh {decoys} build failed", False, [str(exc)]), None
+    except InputError as exc:  # the families table names a family source that no longer loads
+        return Check(TRAINED_CHECK, "not run: its families cannot be loaded again", None, [str(exc)]), None
     return Check(TRAINED_CHECK, _trained_figure(report), report["passes"], _trained_details(report)), report
 
 
