@@ -669,3 +669,14 @@ def test_sat_file_without_a_sat_task_is_an_error(tmp_path):
         assert proc.returncode == 2, proc.stderr
         assert "--sat-file" in proc.stderr and "selects none (2D+)" in proc.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_plan_line_counts_one_run_as_one_run():
+    from synthprobe.benchmarks.gpt3.scoring.score import PlanCell, plan_text
+    from synthprobe.benchmarks.gpt3.registry import resolve_tasks
+
+    task = resolve_tasks("arithmetic")[0]
+    one = plan_text([PlanCell(task, "zero-shot", 0, 20)])
+    assert "= 1 run, 20 items" in one and "1 task (" in one and "1 setting " in one
+    two = plan_text([PlanCell(task, "zero-shot", 0, 20), PlanCell(task, "one-shot", 1, 20)])
+    assert "= 2 runs, 40 items" in two and "2 settings" in two

@@ -526,7 +526,8 @@ def plan_text(cells: Sequence[PlanCell]) -> str:
     per_setting = ", ".join(f"{s} {sum(c.n for c in cells if c.setting == s):,}" for s in settings)
     return (
         f"{len(tasks)} task{'s' if len(tasks) != 1 else ''} ({', '.join(tasks)}) x {len(settings)} "
-        f"setting{'s' if len(settings) != 1 else ''} = {len(cells)} runs, {sum(c.n for c in cells):,} items "
+        f"setting{'s' if len(settings) != 1 else ''} = {len(cells)} run{'s' if len(cells) != 1 else ''}, "
+        f"{sum(c.n for c in cells):,} items "
         f"({per_setting})"
     )
 
