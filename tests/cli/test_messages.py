@@ -115,12 +115,22 @@ def test_a_folder_of_synthprobe_results_asks_for_the_files(tmp_path, capsys):
 @pytest.mark.parametrize(
     "text, message",
     [
-        ('{"a": "b', "invalid JSON (Unterminated string starting at column 7)"),
-        ('{"a": "b\tc"}\n', "invalid JSON (Invalid control character at column 9)"),
+        (
+            '{"a": "b',
+            "invalid JSON (Unterminated string starting at column 7); the text ends before the JSON value "
+            "does: the record looks cut short",
+        ),
+        (
+            '{"a": "b\tc"}\n',
+            "invalid JSON (Invalid control character at column 9); a raw control character ('\\t') inside a "
+            "string: a line break or tab that is not escaped, as when a record is cut in two and its rest "
+            "moved to the next line",
+        ),
         ('{"a": }\n', "invalid JSON (Expecting value at column 7)"),
     ],
 )
 def test_json_errors_name_the_column_once(text, message, tmp_path, capsys):
+    """Python's message with its column once, and in words what a truncated or broken line means."""
     data = tmp_path / "bad.jsonl"
     data.write_text(text, encoding="utf-8")
     assert (

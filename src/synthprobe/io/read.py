@@ -298,6 +298,18 @@ def _marking_decoder(allow_nonfinite: bool) -> json.JSONDecoder:
     return json.JSONDecoder(object_pairs_hook=_pairs, parse_int=_int, parse_float=_float, parse_constant=_constant)
 
 
+def _json_hint(text: str, exc: json.JSONDecodeError) -> str:
+    """What a JSON error most often means in a hand-edited or truncated file, said in words."""
+    if exc.msg.startswith("Invalid control character"):
+        return (
+            f"; a raw control character ({text[exc.pos]!r}) inside a string: a line break or tab that is not "
+            "escaped, as when a record is cut in two and its rest moved to the next line"
+        )
+    if exc.msg.startswith("Unterminated string") or (exc.msg.startswith("Expecting") and not text[exc.pos :].strip()):
+        return "; the text ends before the JSON value does: the record looks cut short"
+    return ""
+
+
 def loads_json(
     text: str, *, path: str | Path | None = None, line: int | None = None, allow_nonfinite: bool = False
 ) -> Any:
@@ -322,7 +334,9 @@ def loads_json(
         # json's messages that end in "at" ("Unterminated string starting at") name a position
         where = f"column {exc.colno}" if exc.msg.endswith(" at") else f"at column {exc.colno}"
         raise InputError(
-            f"invalid JSON ({exc.msg} {where})", path=path, line=line if line is not None else exc.lineno
+            f"invalid JSON ({exc.msg} {where}){_json_hint(text, exc)}",
+            path=path,
+            line=line if line is not None else exc.lineno,
         ) from None
     except RecursionError:  # not reached after _check_depth; kept so it can never escape
         raise InputError(
