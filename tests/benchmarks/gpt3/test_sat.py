@@ -74,6 +74,8 @@ def test_records_use_their_last_eight_lines_and_tolerate_crlf_and_comments(tmp_p
         (RECORD.replace("lull trust v:n", "lull trust"), 2, "stem", "part-of-speech pair"),
         (RECORD.replace("betray loyalty v:n", "betray loyalty vn"), 4, "choice b", "part-of-speech pair"),
         (RECORD.replace("soothe passion v:n", "soothe the passion v:n"), 7, "choice e", "two words"),
+        # one answer line too many: said so on that line, not read as a bad "choice e"
+        (RECORD.replace("\nc\n", "\nc\nd\n"), 9, None, "a second answer line ('d' after 'c')"),
     ],
 )
 def test_bad_records_raise_located_errors(tmp_path, text, line, field, words):

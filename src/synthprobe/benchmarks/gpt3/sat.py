@@ -74,6 +74,12 @@ def is_sample(path: str | Path | None) -> bool:
         return False
 
 
+def _is_answer(text: str) -> bool:
+    """Whether a line is an answer line: one of the letters a-e alone."""
+    t = text.strip().lower()
+    return len(t) == 1 and t in LETTERS
+
+
 def _pair(text: str, *, path: Path, line: int, field: str) -> Pair:
     parts = text.split()
     if len(parts) != 3 or not _POS.match(parts[2]):
@@ -134,6 +140,13 @@ def load_sat(path: str | Path | None = None) -> list[SATQuestion]:
                 f"record has {len(record)} line(s); expected 8: source, stem, five choices, answer letter",
                 path=path,
                 line=record[0][0],
+            )
+        if len(record) > 8 and _is_answer(record[-2][1]) and _is_answer(record[-1][1]):
+            raise InputError(
+                f"a second answer line ({record[-1][1].strip()!r} after {record[-2][1].strip()!r}); expected one "
+                "answer letter after the five choices, then a blank line",
+                path=path,
+                line=record[-1][0],
             )
         (src_line, source), (stem_line, stem), *rest = record[-8:]
         choice_lines, (ans_line, answer) = rest[:5], rest[5]
