@@ -672,8 +672,8 @@ def test_sat_file_without_a_sat_task_is_an_error(tmp_path):
 
 
 def test_the_plan_line_counts_one_run_as_one_run():
-    from synthprobe.benchmarks.gpt3.scoring.score import PlanCell, plan_text
     from synthprobe.benchmarks.gpt3.registry import resolve_tasks
+    from synthprobe.benchmarks.gpt3.scoring.score import PlanCell, plan_text
 
     task = resolve_tasks("arithmetic")[0]
     one = plan_text([PlanCell(task, "zero-shot", 0, 20)])
