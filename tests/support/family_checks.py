@@ -132,3 +132,37 @@ def check_deterministic_and_varied(name: str, *, may_reject: bool = False) -> li
     problems, _ = draw(name, 150, seed=9)
     assert len({p.ctx for p in problems}) == len(problems)
     return problems
+
+
+def check_extra_mistakes(name: str, keys, pool, extra, *, n: int = 400, seed: int = 5, at_least: int = 300):
+    """On ``n`` draws of the family: its ``extra_mistakes`` are ``extra(*params, answer)`` and its
+    ``mistakes`` ``pool(*params, answer)`` (the legacy pool untouched), each recomputed by hand
+    from the draw's ``params[k]`` for ``k`` in ``keys``; the two share no name. Returns the draws."""
+    problems, _ = draw(name, n, seed=seed)
+    assert len(problems) > at_least
+    for p in problems:
+        values = [p.params[k] for k in keys]
+        assert dict(p.extra_mistakes) == extra(*values, p.answer), values
+        assert dict(p.mistakes) == pool(*values, p.answer), values
+        assert not set(p.extra_mistakes) & set(p.mistakes)
+    return problems
+
+
+def family_twins(name: str, kinds, *, n: int = 40, seed: int = 6):
+    """``(problem, kind, twin)`` for each of ``n`` draws and each twin kind that accepts it."""
+    from synthprobe.benchmarks.deeparithmark.base import TWINS
+
+    problems, _ = draw(name, n, seed=seed)
+    for i, p in enumerate(problems):
+        for kind in kinds:
+            try:
+                yield p, kind, TWINS[(name, kind)](p, item_rng("test/twin", i, kind))
+            except GenerationError:  # a twin may reject its draw
+                continue
+
+
+def check_twins_keep_the_extra_mistakes(name: str, *, n: int = 40, seed: int = 6) -> None:
+    """The twins that keep the answer (an irrelevant clause, the story reordered) keep the extra
+    mistakes as they are."""
+    for p, _, t in family_twins(name, ("irrelevant_clause", "reordered"), n=n, seed=seed):
+        assert t.answer == p.answer and t.extra_mistakes == p.extra_mistakes

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from family_checks import check_deterministic_and_varied, check_release_rates, draw, offered, whole
-
-from synthprobe.benchmarks.deeparithmark.base import TWINS, GenerationError
-from synthprobe.seeding import item_rng
+from family_checks import (
+    check_deterministic_and_varied,
+    check_extra_mistakes,
+    check_release_rates,
+    check_twins_keep_the_extra_mistakes,
+    draw,
+    family_twins,
+    offered,
+    whole,
+)
 
 NAME = "discount_tax_coupon_split"
 
@@ -96,33 +102,11 @@ def expected_extra(bill: int, off: int, tax: int, coupon: int, n: int, answer: i
 
 
 def test_extra_mistakes_recomputed_from_params():
-    problems, _ = draw(NAME, 400, seed=5)
-    assert len(problems) > 300
-    for p in problems:
-        bill, off, tax, coupon, n = (p.params[x] for x in ("bill", "discount", "tax", "coupon", "people"))
-        assert dict(p.extra_mistakes) == expected_extra(bill, off, tax, coupon, n, p.answer)
-        assert dict(p.mistakes) == expected_pool(bill, off, tax, coupon, n, p.answer)  # the legacy pool untouched
-        assert not set(p.extra_mistakes) & set(p.mistakes)
+    check_extra_mistakes(NAME, ("bill", "discount", "tax", "coupon", "people"), expected_pool, expected_extra)
 
 
 def test_twins_that_change_the_numbers_drop_or_convert_the_extra_mistakes():
-    problems, _ = draw(NAME, 40, seed=6)
-    for i, p in enumerate(problems):
-        try:
-            t = TWINS[(NAME, "one_step_more")](p, item_rng("test/twin", i, "one_step_more"))
-        except GenerationError:
-            pass
-        else:
-            assert dict(t.extra_mistakes) == {}
-        try:
-            t = TWINS[(NAME, "unit_change")](p, item_rng("test/twin", i, "unit_change"))
-        except GenerationError:
-            pass
-        else:
-            assert dict(t.extra_mistakes) == {name: 100 * v for name, v in p.extra_mistakes.items()}
-        for kind in ("irrelevant_clause", "reordered"):
-            try:
-                t = TWINS[(NAME, kind)](p, item_rng("test/twin", i, kind))
-            except GenerationError:
-                continue
-            assert t.answer == p.answer and t.extra_mistakes == p.extra_mistakes
+    for p, kind, t in family_twins(NAME, ("one_step_more", "unit_change")):
+        converted = {} if kind == "one_step_more" else {name: 100 * v for name, v in p.extra_mistakes.items()}
+        assert dict(t.extra_mistakes) == converted
+    check_twins_keep_the_extra_mistakes(NAME)

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from family_checks import check_deterministic_and_varied, check_release_rates, draw, offered
-
-from synthprobe.benchmarks.deeparithmark.base import TWINS, GenerationError
-from synthprobe.seeding import item_rng
+from family_checks import (
+    check_deterministic_and_varied,
+    check_extra_mistakes,
+    check_release_rates,
+    check_twins_keep_the_extra_mistakes,
+    draw,
+    family_twins,
+    offered,
+)
 
 NAME = "measure_cm_cut"
 
@@ -88,27 +93,10 @@ def expected_extra(m: int, b: int, c: int, answer: int) -> dict[str, int]:
 
 
 def test_extra_mistakes_recomputed_from_params():
-    problems, _ = draw(NAME, 400, seed=5)
-    assert len(problems) > 300
-    for p in problems:
-        m, b, c = p.params["metres"], p.params["added_cm"], p.params["cut_cm"]
-        assert dict(p.extra_mistakes) == expected_extra(m, b, c, p.answer)
-        assert dict(p.mistakes) == expected_pool(m, b, c, p.answer)  # the legacy pool untouched
-        assert not set(p.extra_mistakes) & set(p.mistakes)
+    check_extra_mistakes(NAME, ("metres", "added_cm", "cut_cm"), expected_pool, expected_extra)
 
 
 def test_twins_that_change_the_numbers_drop_the_extra_mistakes():
-    problems, _ = draw(NAME, 40, seed=6)
-    for i, p in enumerate(problems):
-        for kind in ("one_step_more", "unit_change"):
-            try:
-                t = TWINS[(NAME, kind)](p, item_rng("test/twin", i, kind))
-            except GenerationError:  # a twin may reject its draw
-                continue
-            assert dict(t.extra_mistakes) == {}
-        for kind in ("irrelevant_clause", "reordered"):
-            try:
-                t = TWINS[(NAME, kind)](p, item_rng("test/twin", i, kind))
-            except GenerationError:
-                continue
-            assert t.answer == p.answer and t.extra_mistakes == p.extra_mistakes
+    for _, _, t in family_twins(NAME, ("one_step_more", "unit_change")):
+        assert dict(t.extra_mistakes) == {}
+    check_twins_keep_the_extra_mistakes(NAME)

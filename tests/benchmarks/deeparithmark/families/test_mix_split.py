@@ -5,10 +5,18 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from family_checks import check_deterministic_and_varied, check_release_rates, draw, offered, whole
+from family_checks import (
+    check_deterministic_and_varied,
+    check_extra_mistakes,
+    check_release_rates,
+    check_twins_keep_the_extra_mistakes,
+    draw,
+    family_twins,
+    offered,
+    whole,
+)
 
-from synthprobe.benchmarks.deeparithmark.base import TWINS, GenerationError, roundness_class, usable_mistakes
-from synthprobe.seeding import item_rng
+from synthprobe.benchmarks.deeparithmark.base import roundness_class, usable_mistakes
 
 NAME = "mix_split"
 
@@ -71,28 +79,19 @@ def expected_extra(j: int, m: int, r: int, n: int) -> dict[str, int]:
 
 
 def test_extra_mistakes_recomputed_from_params():
-    problems, _ = draw(NAME, 400, seed=5)
-    assert len(problems) > 300
-    for p in problems:
-        j, m, r, n = (p.params[x] for x in ("first_ml", "times", "removed_ml", "containers"))
-        assert j % n == 0 and r % n == 0
-        assert dict(p.extra_mistakes) == expected_extra(j, m, r, n)
-        assert dict(p.mistakes) == expected_pool(j, m, r, n, p.answer)  # the legacy pool untouched
-        assert not set(p.extra_mistakes) & set(p.mistakes)
+    problems = check_extra_mistakes(
+        NAME,
+        ("first_ml", "times", "removed_ml", "containers"),
+        expected_pool,
+        lambda j, m, r, n, answer: expected_extra(j, m, r, n),
+    )
+    assert all(
+        p.params["first_ml"] % p.params["containers"] == 0 == p.params["removed_ml"] % p.params["containers"]
+        for p in problems
+    )
 
 
 def test_twins_that_change_the_numbers_drop_the_extra_mistakes():
-    problems, _ = draw(NAME, 40, seed=6)
-    for i, p in enumerate(problems):
-        try:
-            t = TWINS[(NAME, "one_step_more")](p, item_rng("test/twin", i, "one_step_more"))
-        except GenerationError:
-            pass
-        else:
-            assert dict(t.extra_mistakes) == {}
-        for kind in ("irrelevant_clause", "reordered"):
-            try:
-                t = TWINS[(NAME, kind)](p, item_rng("test/twin", i, kind))
-            except GenerationError:
-                continue
-            assert t.answer == p.answer and t.extra_mistakes == p.extra_mistakes
+    for _, _, t in family_twins(NAME, ("one_step_more",)):
+        assert dict(t.extra_mistakes) == {}
+    check_twins_keep_the_extra_mistakes(NAME)

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from family_checks import check_deterministic_and_varied, check_release_rates, draw, offered, whole
-
-from synthprobe.benchmarks.deeparithmark.base import TWINS, GenerationError
-from synthprobe.seeding import item_rng
+from family_checks import (
+    check_deterministic_and_varied,
+    check_extra_mistakes,
+    check_release_rates,
+    check_twins_keep_the_extra_mistakes,
+    draw,
+    family_twins,
+    offered,
+    whole,
+)
 
 NAME = "salary_overtime_tax"
 
@@ -111,27 +117,10 @@ def expected_extra(h: int, r: int, o: int, r2: int, t: int, answer: int) -> dict
 
 
 def test_extra_mistakes_recomputed_from_params():
-    problems, _ = draw(NAME, 400, seed=5)
-    assert len(problems) > 300
-    for p in problems:
-        h, r, o, r2, t = (p.params[x] for x in ("hours", "rate", "overtime", "overtime_rate", "tax"))
-        assert dict(p.extra_mistakes) == expected_extra(h, r, o, r2, t, p.answer)
-        assert dict(p.mistakes) == expected_pool(h, r, o, r2, t, p.answer)  # the legacy pool untouched
-        assert not set(p.extra_mistakes) & set(p.mistakes)
+    check_extra_mistakes(NAME, ("hours", "rate", "overtime", "overtime_rate", "tax"), expected_pool, expected_extra)
 
 
 def test_twins_keep_or_convert_the_extra_mistakes():
-    problems, _ = draw(NAME, 40, seed=6)
-    for i, p in enumerate(problems):
-        try:
-            t = TWINS[(NAME, "unit_change")](p, item_rng("test/twin", i, "unit_change"))
-        except GenerationError:
-            pass
-        else:
-            assert dict(t.extra_mistakes) == {name: 100 * v for name, v in p.extra_mistakes.items()}
-        for kind in ("irrelevant_clause", "reordered"):
-            try:
-                t = TWINS[(NAME, kind)](p, item_rng("test/twin", i, kind))
-            except GenerationError:
-                continue
-            assert t.answer == p.answer and t.extra_mistakes == p.extra_mistakes
+    for p, _, t in family_twins(NAME, ("unit_change",)):
+        assert dict(t.extra_mistakes) == {name: 100 * v for name, v in p.extra_mistakes.items()}
+    check_twins_keep_the_extra_mistakes(NAME)

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from family_checks import check_deterministic_and_varied, check_release_rates, draw
+from family_checks import (
+    check_deterministic_and_varied,
+    check_extra_mistakes,
+    check_release_rates,
+    check_twins_keep_the_extra_mistakes,
+    draw,
+    family_twins,
+)
 
-from synthprobe.benchmarks.deeparithmark.base import TWINS, GenerationError, fmt_clock, usable_mistakes
-from synthprobe.seeding import item_rng
+from synthprobe.benchmarks.deeparithmark.base import fmt_clock, usable_mistakes
 
 NAME = "time_clock_end"
 
@@ -138,29 +144,14 @@ def expected_extra(start: int, h1: int, m1: int, d2: int, answer: int) -> dict[s
 
 
 def test_extra_mistakes_recomputed_from_params():
-    problems, _ = draw(NAME, 400, seed=5)
-    assert len(problems) > 300
-    for p in problems:
-        start, h1, m1, d2 = (p.params[k] for k in ("start", "first_hours", "first_minutes", "second_minutes"))
-        assert dict(p.extra_mistakes) == expected_extra(start, h1, m1, d2, p.answer)
-        assert dict(p.mistakes) == expected_pool(start, h1, m1, d2, p.answer)  # the legacy pool untouched
-        assert not set(p.extra_mistakes) & set(p.mistakes)
-        # every extra value keeps the end time's minutes off the multiples of 5 (its roundness class)
-        assert all(v % 5 for v in p.extra_mistakes.values())
+    problems = check_extra_mistakes(
+        NAME, ("start", "first_hours", "first_minutes", "second_minutes"), expected_pool, expected_extra
+    )
+    # every extra value keeps the end time's minutes off the multiples of 5 (its roundness class)
+    assert all(v % 5 for p in problems for v in p.extra_mistakes.values())
 
 
 def test_twins_that_change_the_numbers_drop_the_extra_mistakes():
-    problems, _ = draw(NAME, 40, seed=6)
-    for i, p in enumerate(problems):
-        try:
-            t = TWINS[(NAME, "one_step_more")](p, item_rng("test/twin", i, "one_step_more"))
-        except GenerationError:  # a twin may reject its draw (or have none)
-            pass
-        else:
-            assert dict(t.extra_mistakes) == {}
-        for kind in ("irrelevant_clause", "reordered"):
-            try:
-                t = TWINS[(NAME, kind)](p, item_rng("test/twin", i, kind))
-            except GenerationError:
-                continue
-            assert t.answer == p.answer and t.extra_mistakes == p.extra_mistakes
+    for _, _, t in family_twins(NAME, ("one_step_more",)):
+        assert dict(t.extra_mistakes) == {}
+    check_twins_keep_the_extra_mistakes(NAME)
