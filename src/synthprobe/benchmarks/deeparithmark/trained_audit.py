@@ -40,7 +40,6 @@ cannot be shown and the verdict is at best *inconclusive*.
 
 from __future__ import annotations
 
-import inspect
 import random
 import time
 from collections import defaultdict, deque
@@ -49,7 +48,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from synthprobe.benchmarks.deeparithmark.composition import MAX_BUILD_SIZE, RELEASE_SEED
+from synthprobe.benchmarks.deeparithmark.composition import DECOY_MODES, DEFAULT_DECOYS, MAX_BUILD_SIZE, RELEASE_SEED
 from synthprobe.errors import InputError
 from synthprobe.metrics.choices_only import (
     NUMERIC_ADVERSARIES,
@@ -156,26 +155,18 @@ def load_file(path: str | Path) -> tuple[list[ChoiceItem], str]:
 
 
 def decoy_options(decoys: str | None) -> dict[str, str]:
-    """The ``decoys=`` keyword for :func:`.build.iter_items`: none for the builder's default, and
-    none where the builder has no decoy modes (it then builds the legacy selection, and only
-    ``legacy`` may be asked for)."""
-    from synthprobe.benchmarks.deeparithmark.build import iter_items
-
+    """The ``decoys=`` keyword for :func:`.build.iter_items` (none for the builder's default); an
+    unknown mode is an :class:`InputError`."""
     if decoys is None:
         return {}
-    if "decoys" not in inspect.signature(iter_items).parameters:
-        if decoys == "legacy":
-            return {}
-        raise InputError(f"this builder has no decoy modes; cannot build {decoys!r} decoys", field="--decoys")
+    if decoys not in DECOY_MODES:
+        raise InputError(f"expected one of {', '.join(DECOY_MODES)}, got {decoys!r}", field="--decoys")
     return {"decoys": decoys}
 
 
 def default_decoys() -> str:
-    """The decoy mode :func:`.build.iter_items` uses when none is named (``legacy`` where it has none)."""
-    from synthprobe.benchmarks.deeparithmark.build import iter_items
-
-    param = inspect.signature(iter_items).parameters.get("decoys")
-    return "legacy" if param is None else str(param.default)
+    """The decoy mode a build uses when none is named."""
+    return DEFAULT_DECOYS
 
 
 def build(
