@@ -60,10 +60,19 @@ def is_default_release(path: str | Path) -> bool:
     return not p.is_absolute() and p.parts[-2:] == RELEASE_FILE.parts
 
 
+def _present(p: Path) -> bool:
+    """Whether ``p`` exists; True where it cannot be told (a folder on the way that this user may
+    not enter), so the path is kept and reading it gives the located "cannot be read" error."""
+    try:
+        return p.exists()
+    except OSError:
+        return True
+
+
 def locate_release(path: str | Path) -> Path:
     """``path`` itself when it exists or is not the default release path; else the cached release."""
     p = Path(path)
-    if p.exists() or not is_default_release(p):
+    if _present(p) or not is_default_release(p):
         return p
     return cached_release()
 
@@ -72,7 +81,7 @@ def default_shown(path: str | Path) -> str:
     """What ``--help`` names as a default data path: ``path`` where it exists (a checkout), else
     where :func:`locate_release` renders the release (an installed package)."""
     p = Path(path)
-    if p.exists() or not is_default_release(p):
+    if _present(p) or not is_default_release(p):
         return str(p)
     from synthprobe.backends.spec import cache_root
 
