@@ -546,7 +546,7 @@ def card_header(
         + (["n"] if n else [])
         + (["metric"] if answers else [])
         + ["Deep", "soft"]
-        + [f"d{d}" for d in depths]
+        + [f"d{d} %" for d in depths]
         + (["ArithMark-3", "Δ"] if compare else [])
         + ["p vs chance"]
         + ([label for _, label in ANSWER_COLUMNS] if answers else [])

@@ -24,6 +24,8 @@ from synthprobe.report.reader import rows as read_rows
 
 SECTIONS = ("leaderboard", "depth", "templates", "mistakes", "ranks", "runs")
 PNGS = ("depth_curve.png", "template_heatmap.png", "mistake_profile.png", "rank_preference.png")
+#: the 48-item test files offer no wrong option 10 times in any template: no mistake panels
+SMALL_PNGS = tuple(n for n in PNGS if n != "mistake_profile.png")
 
 
 def tiny_llamas(folder: Path, seeds: tuple[int, ...]) -> list[Path]:
@@ -127,9 +129,11 @@ def test_one_model_report_has_every_section(reports):
     check_self_contained(html)
     pngs = embedded_pngs(html)
     # the single-model file has no per-item predictions, but the summary carries the rank
-    # preference and mistake profile, so all four figures are there
-    assert len(pngs) == 4
-    for name in PNGS:
+    # preference and mistake profile; on 48 items no template offers a wrong option 10 times, so
+    # the mistake profile is its table alone, and the page says why there are no panels
+    assert len(pngs) == 3 and not (out / "mistake_profile.png").exists()
+    assert "No mistake panels: no template offered a wrong option 10 times" in html
+    for name in SMALL_PNGS:
         data = (out / name).read_bytes()
         assert data.startswith(b"\x89PNG\r\n\x1a\n")
         assert data in pngs  # the page embeds exactly the written files
@@ -143,7 +147,7 @@ def test_one_model_report_has_every_section(reports):
 def test_leaderboard_matches_the_scorers_own_table(scored, reports):
     out = reports["many"]
     md = (out / "leaderboard.md").read_text(encoding="utf-8")
-    header = "| Model | Params | n | Deep | soft | d2 | d3 | d4 | d5 | ArithMark-3 | Δ | p vs chance |"
+    header = "| Model | Params | n | Deep | soft | d2 % | d3 % | d4 % | d5 % | ArithMark-3 | Δ | p vs chance |"
     assert header in md
     rows = {
         line.split(" | ")[0].lstrip("| "): line.strip("|").split(" | ")
@@ -171,7 +175,7 @@ def test_leaderboard_matches_the_scorers_own_table(scored, reports):
     for name in ("tiny-llama-1", "tiny-llama-2", "tiny-llama-3"):
         assert html.count(name) >= 4  # leaderboard, depth table, mistakes, ranks, runs
     check_self_contained(html)
-    assert len(embedded_pngs(html)) == 5  # the four figures and the paired differences
+    assert len(embedded_pngs(html)) == 4  # three figures (no mistake panels on 48 items) and the paired differences
     assert "Not one test set" not in html  # both files scored the same data
 
 
@@ -209,7 +213,7 @@ def test_reruns_are_byte_identical(scored, reports, tmp_path):
     assert (
         names
         == sorted(p.name for p in b.iterdir())
-        == sorted(["index.html", "leaderboard.md", "items.html", "comparison.png", *PNGS])
+        == sorted(["index.html", "leaderboard.md", "items.html", "comparison.png", *SMALL_PNGS])
     )
     for name in names:
         assert (a / name).read_bytes() == (b / name).read_bytes(), name

@@ -79,7 +79,7 @@ def test_leaderboard_orders_by_score_with_n_and_no_empty_columns(two_files, tmp_
     build_report([base, tuned], out, progress=False)
     md = (out / "leaderboard.md").read_text(encoding="utf-8")
     head = next(ln for ln in md.splitlines() if ln.startswith("| Model |"))
-    assert head == "| Model | Params | n | Deep | soft | d2 | d3 | d4 | d5 | p vs chance |"  # no ArithMark-3, Δ
+    assert head == "| Model | Params | n | Deep | soft | d2 % | d3 % | d4 % | d5 % | p vs chance |"  # no ArithMark-3, Δ
     rows = _md_rows(md, "Model")
     assert [r[0] for r in rows] == ["tuned", "base"]  # higher acc_norm first, same size
     assert [r[2] for r in rows] == ["1,000", "1,000"] and "not comparable" not in md

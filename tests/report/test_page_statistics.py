@@ -20,6 +20,7 @@ from synthprobe.report import page
 from synthprobe.report.format import fmt_p
 from synthprobe.report.reader import rows as read_rows
 from synthprobe.results import read_results
+from synthprobe.templating import escape
 
 ROOT = Path(__file__).resolve().parents[2]
 DEEP = ROOT / "benchmarks" / "deeparithmark_smollm2-135m-instruct.json"
@@ -62,7 +63,7 @@ def check_depth_marks(path: Path, html: str) -> tuple[list[float], list[float], 
         assert f"n {by_depth[d]['n']}" in text, d
         assert f"· p {fmt_p(p)} · Holm p {fmt_p(q)}" in text, (d, text)
         # coloured only when the adjusted p is below 0.05
-        assert (('class="above"' in cell) or ('class="below"' in cell)) == (q < 0.05), d
+        assert (('class="sig-above"' in cell) or ('class="sig-below"' in cell)) == (q < 0.05), d
     assert "Holm" in html and "multipletests" in html and "after the correction" in html
     return raw, list(holm), cells
 
@@ -70,7 +71,7 @@ def check_depth_marks(path: Path, html: str) -> tuple[list[float], list[float], 
 def test_depth_marks_use_holm_adjusted_p_values_equal_to_statsmodels(deep_page):
     raw, holm, cells = check_depth_marks(DEEP, depth_section(deep_page))
     # the shipped file (the role-balanced release): no tier is far from chance, marked or not
-    assert min(raw) > 0.05 and not any('class="above"' in c or 'class="below"' in c for c in cells)
+    assert min(raw) > 0.05 and not any('class="sig-above"' in c or 'class="sig-below"' in c for c in cells)
 
 
 def test_a_tier_below_005_only_before_holm_gets_no_mark():
@@ -78,7 +79,7 @@ def test_a_tier_below_005_only_before_holm_gets_no_mark():
     and the caption does not call it a stable wrong path."""
     raw, holm, cells = check_depth_marks(DEEP_2026_10, depth_section(render_deep(DEEP_2026_10)))
     assert raw[0] < 0.05 < holm[0]
-    assert 'class="below"' not in cells[0]
+    assert 'class="sig-below"' not in cells[0]
 
 
 @pytest.mark.parametrize(
@@ -122,6 +123,32 @@ def test_mistake_profile_bars_carry_their_n():
                 assert f"{mc.chosen}/{mc.offered}" in texts, (template, mc.source)
             elif mc.offered:
                 assert f"0 of {mc.offered}" in texts
+
+
+def test_mistake_profile_leads_with_the_strongest_preferences_and_draws_no_unreadable_panel():
+    import dataclasses
+
+    from synthprobe.benchmarks.deeparithmark.report.model import MIN_OFFERS, MistakeCount, preferred_mistake
+
+    (r,) = read_rows(DEEP, "deeparithmark")
+    strongest = {t: preferred_mistake(rows)[0].rate for t, rows in r.mistakes.items()}
+    order = sorted(strongest, key=lambda t: (-strongest[t], r.template_depth.get(t, 0), t))  # ties: by depth, name
+    # one template whose wrong options were each offered fewer than 10 times: no panel for it
+    thin = order[0]
+    few = tuple(MistakeCount(mc.source, min(mc.offered, MIN_OFFERS - 1), 0) for mc in r.mistakes[thin])
+    thinned = dataclasses.replace(r, mistakes={**r.mistakes, thin: few})
+    fig = plots.mistake_figure([thinned])
+    titles = [ax.get_title(loc="center") for ax in fig.axes if ax.get_title(loc="center")]
+    shown = [t.split(" (d")[0] for t in titles]
+    assert thin not in shown and shown == [t for t in order if t != thin]
+    # on the page the table leads, strongest preference first; the figure follows with the
+    # hidden template counted in its caption
+    html = page.render({"deeparithmark": [thinned]}, {"mistake_profile": b"png"}, sources=[str(DEEP)])
+    section = re.search(r'<section id="mistakes">(.*?)</section>', html, re.S).group(1)
+    assert section.index("<table") < section.index("<figure")
+    first_row = re.search(r"<tbody>\s*<tr><td[^>]*>(.*?)</td>", section, re.S).group(1)
+    assert first_row.startswith(escape(order[1]))
+    assert "The 1 template where no wrong option was offered 10 times get no panel" in section
 
 
 # --- GPT-3: no size verdict without enough items -------------------------------------------
@@ -432,3 +459,18 @@ def test_report_page_is_a_jinja2_template_and_escapes_a_hostile_model_name():
     env = environment()
     assert env.autoescape is True
     assert {"report.html", "report_parts.html", "grammar.html", "novel_words.html"} <= set(env.list_templates())
+
+
+def test_a_headline_below_chance_is_marked_blue_with_a_down_arrow_not_alarm_red():
+    """The 2026-10 file's 21.80 % is significantly below chance (p < 0.05): a finding about the
+    model, so its Deep cell carries the blue ▼ mark, which the lead explains, never the red that
+    the validity verdicts use for a failure."""
+    (r,) = read_rows(DEEP_2026_10, "deeparithmark")
+    assert r.acc_norm < r.chance and r.p_value < 0.05
+    html = render_deep(DEEP_2026_10)
+    board = re.search(r'<section id="leaderboard">(.*?)</section>', html, re.S).group(1)
+    assert f'<span class="sig-below">{100 * r.acc_norm:.2f} %</span>' in board
+    assert "a green ▲ / blue ▼ marks a score significantly above / below chance" in board
+    rules = dict(re.findall(r"^(\.[\w-]+(?:::after)?) \{ (.*?) \}$", page.css(), re.M))
+    assert "#2f5597" in rules[".sig-below"] and "#a3281b" not in rules[".sig-below"]
+    assert "25BC" in rules[".sig-below::after"] and "25B2" in rules[".sig-above::after"]

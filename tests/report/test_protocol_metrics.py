@@ -88,7 +88,18 @@ def test_the_report_and_the_scorer_agree_on_every_figure(three):
         head, rows = _md_table(md, LABELS[label])
         (mine,) = [dict(zip(head, r)) for r in rows]
         assert mine["Model"] == cli["Model"] == f"SmolLM2-135M-Instruct (Q4_1 GGUF) [{label}]"
-        for col in ("Deep", "d2", "d3", "d4", "d5", "p vs chance", "unparsed", "inconsistent", "echo", "cut off"):
+        for col in (
+            "Deep",
+            "d2 %",
+            "d3 %",
+            "d4 %",
+            "d5 %",
+            "p vs chance",
+            "unparsed",
+            "inconsistent",
+            "echo",
+            "cut off",
+        ):
             assert mine[col] == cli[col], (label, col)
         acc = entry["results"]["deeparithmark"]["extraction"]["answered_accuracy"]
         assert mine["answered"] == f"{100 * acc['correct'] / acc['total']:.2f} %"

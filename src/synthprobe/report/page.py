@@ -39,6 +39,10 @@ tbody tr:nth-child(even) { background: #fafbfc; }
 .warn { border-left: 4px solid #c77c02; background: #fff7e6; padding: 8px 12px; max-width: 90ch; }
 .above { color: #1b6e33; font-weight: 600; }
 .below { color: #a3281b; font-weight: 600; }
+.sig-above { color: #1b6e33; font-weight: 600; }
+.sig-above::after { content: " \\25B2"; font-size: 80%; }
+.sig-below { color: #2f5597; font-weight: 600; }
+.sig-below::after { content: " \\25BC"; font-size: 80%; }
 figure { margin: 10px 0 4px; }
 figure img { max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 4px; }
 figcaption { color: var(--muted); font-size: 13px; margin-top: 4px; }

@@ -15,7 +15,7 @@ from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from synthprobe.benchmarks.deeparithmark.report.model import ModelResult
+from synthprobe.benchmarks.deeparithmark.report.model import ModelResult, mistake_templates
 from synthprobe.metrics.stats import CORRECTION_NAME
 from synthprobe.report.figures import CHANCE_STYLE, RC, new_figure, palette, png_bytes, side_legend, text_on
 from synthprobe.report.stats import adjusted, contains_chance, wilson
@@ -238,14 +238,16 @@ def mistake_profile(results: Sequence[ModelResult]) -> bytes | None:
 
 
 def mistake_figure(results: Sequence[ModelResult]) -> Figure | None:
-    """The mistake profile as a figure: every bar labelled with its n (``k/N``)."""
+    """The mistake profile as a figure: every bar labelled with its n (``k/N``); one panel per
+    template where some wrong option was offered often enough to read (:data:`MIN_OFFERS`), the
+    strongest preference first; None when no template has that many offers."""
     with_mistakes = [r for r in results if r.mistakes]
-    if not with_mistakes:
+    templates, _few = mistake_templates(with_mistakes)
+    if not templates:
         return None
     depth_of: dict[str, int] = {}
     for r in with_mistakes:
         depth_of.update(r.template_depth)
-    templates = sorted({t for r in with_mistakes for t in r.mistakes}, key=lambda t: (depth_of.get(t, 0), t))
     sources: dict[str, list[str]] = {}
     for t in templates:
         names: list[str] = []

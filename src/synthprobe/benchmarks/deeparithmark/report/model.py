@@ -22,6 +22,47 @@ class MistakeCount:
         return self.chosen / self.offered if self.offered else float("nan")
 
 
+#: a wrong option offered fewer times than this is never called "preferred", and a template none
+#: of whose wrong options was offered this often gets no panel in the mistake figure
+MIN_OFFERS = 10
+
+
+def preferred_mistake(rows) -> tuple[MistakeCount | None, bool]:
+    """The wrong option picked most often when offered, and whether it may be called preferred.
+
+    Only options offered at least :data:`MIN_OFFERS` times compete for "preferred" (a 2-of-3 pick
+    rate says little). When none was offered that often, the most picked one is returned with
+    ``False``; ``(None, False)`` when no wrong option was offered at all.
+    """
+    wrong = [mc for mc in rows if mc.source != "correct" and mc.offered]
+    if not wrong:
+        return None, False
+    enough = [mc for mc in wrong if mc.offered >= MIN_OFFERS]
+    pool = enough or wrong
+    return max(pool, key=lambda mc: (mc.rate, mc.chosen, mc.source)), bool(enough)
+
+
+def mistake_templates(results) -> tuple[list[str], list[str]]:
+    """The templates of the mistake profile in reading order, split in two: those where some
+    model has a preferred mistake (a wrong option offered at least :data:`MIN_OFFERS` times),
+    the strongest preference first; then those with too few offers to read, by depth."""
+    with_m = [r for r in results if r.mistakes]
+    depth_of: dict[str, int] = {}
+    for r in with_m:
+        depth_of.update(r.template_depth)
+    strongest: dict[str, float] = {}
+    rest: set[str] = set()
+    for r in with_m:
+        for t, rows in r.mistakes.items():
+            top, enough = preferred_mistake(rows)
+            if enough:
+                strongest[t] = max(strongest.get(t, 0.0), top.rate)
+            else:
+                rest.add(t)
+    readable = sorted(strongest, key=lambda t: (-strongest[t], depth_of.get(t, 0), t))
+    return readable, sorted(rest - set(strongest), key=lambda t: (depth_of.get(t, 0), t))
+
+
 @dataclass(frozen=True)
 class PartialBaseline:
     """One partial-input baseline over a set of items (``score deeparithmark --partial-inputs``):

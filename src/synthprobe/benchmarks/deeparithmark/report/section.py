@@ -7,7 +7,12 @@ from collections.abc import Sequence
 
 from synthprobe.benchmarks.deeparithmark.report import table as lb
 from synthprobe.benchmarks.deeparithmark.report.figures import rank_balance_note, rank_balanced, rank_names
-from synthprobe.benchmarks.deeparithmark.report.model import MistakeCount, ModelResult
+from synthprobe.benchmarks.deeparithmark.report.model import (
+    MIN_OFFERS,
+    ModelResult,
+    mistake_templates,
+    preferred_mistake,
+)
 from synthprobe.benchmarks.deeparithmark.report.order import NOT_COMPARABLE_NOTE, ordered, test_set_letters
 from synthprobe.metrics.stats import CORRECTION, CORRECTION_NAME
 from synthprobe.report import html
@@ -15,17 +20,17 @@ from synthprobe.report.format import DASH, fmt_p
 from synthprobe.report.stats import adjusted, wilson
 from synthprobe.templating import escape
 
-#: a wrong option offered fewer times than this is never called "preferred".
-MIN_OFFERS = 10
-
 #: p-values below this are called significant in the page's colouring.
 ALPHA = 0.05
 
 
 def _sig_class(rate: float, chance: float, p: float) -> str:
+    """``sig-above`` / ``sig-below`` for a score significantly above / below chance, else "".
+    Below chance is a finding about the model (it prefers a wrong option), never an error of the
+    page, so it is marked blue with a ▼, not in the alarm red the validity verdicts use."""
     if p != p or p >= ALPHA:
         return ""
-    return "above" if rate > chance else "below"
+    return "sig-above" if rate > chance else "sig-below"
 
 
 def checkpoint_line(r: ModelResult) -> str:
@@ -133,7 +138,7 @@ def _partial_section(results: Sequence[ModelResult]) -> str | None:
         "<b>agreement</b>: the share of items whose partial pick is the full-context pick (about "
         f"{100 * with_p[0].chance:.0f} % when the two are independent); <b>question reliance</b>: the "
         "full-context accuracy minus the best baseline's, in points. Cells: acc_norm % [95 % Wilson "
-        "interval] and the exact binomial p against chance (green/red: p &lt; 0.05, uncorrected).</p>"
+        "interval] and the exact binomial p against chance (green ▲ / blue ▼: p &lt; 0.05, uncorrected).</p>"
     )
     if designs:
         lead += "<ul>" + "".join(f"<li><b>{escape(k)}</b>: {escape(v)}</li>" for k, v in designs.items()) + "</ul>"
@@ -150,21 +155,6 @@ def _partial_section(results: Sequence[ModelResult]) -> str | None:
     return "".join(parts)
 
 
-def preferred_mistake(rows: Sequence[MistakeCount]) -> tuple[MistakeCount | None, bool]:
-    """The wrong option picked most often when offered, and whether it may be called preferred.
-
-    Only options offered at least :data:`MIN_OFFERS` times compete for "preferred" (a 2-of-3 pick
-    rate says little). When none was offered that often, the most picked one is returned with
-    ``False``; ``(None, False)`` when no wrong option was offered at all.
-    """
-    wrong = [mc for mc in rows if mc.source != "correct" and mc.offered]
-    if not wrong:
-        return None, False
-    enough = [mc for mc in wrong if mc.offered >= MIN_OFFERS]
-    pool = enough or wrong
-    return max(pool, key=lambda mc: (mc.rate, mc.chosen, mc.source)), bool(enough)
-
-
 def _mistake_table(results: Sequence[ModelResult]) -> str | None:
     with_m = [r for r in ordered(results) if r.mistakes]
     if not with_m:
@@ -172,7 +162,8 @@ def _mistake_table(results: Sequence[ModelResult]) -> str | None:
     depth_of: dict[str, int] = {}
     for r in with_m:
         depth_of.update(r.template_depth)
-    templates = sorted({t for r in with_m for t in r.mistakes}, key=lambda t: (depth_of.get(t, 0), t))
+    readable, few = mistake_templates(with_m)
+    templates = readable + few  # the preferred mistakes lead, strongest first
     head = ["Template"] + [r.model for r in with_m]
     body = []
     for t in templates:
@@ -239,8 +230,8 @@ def _lead(results: Sequence[ModelResult]) -> str:
     """The paragraph over one metric's leaderboard: which metric Deep is, and its columns."""
     chance = results[0].chance
     significance = (
-        "<b>p</b> is the exact two-sided binomial test against chance; green/red marks a score "
-        "significantly above/below chance (p &lt; 0.05; the per-depth and per-template marks below "
+        "<b>p</b> is the exact two-sided binomial test against chance; a green ▲ / blue ▼ marks a "
+        "score significantly above / below chance (p &lt; 0.05; the per-depth and per-template marks below "
         f"use {CORRECTION_NAME}-adjusted p). "
     )
     compare = "<b>Δ</b> = Deep − ArithMark-3 on the same weights, in points. " if lb.has_compare(results) else ""
@@ -327,7 +318,7 @@ def sections(results: Sequence[ModelResult], figures: dict[str, bytes | None]) -
     body.append(
         f'<p class="note">Cells: {escape(lb.metric_name(results))} % [95 % Wilson interval], items n, the exact '
         f"binomial p against chance, and that p after {CORRECTION_NAME}'s correction for the tiers of each "
-        f"model (statsmodels' multipletests, method '{CORRECTION}'). Green/red marks a tier whose "
+        f"model (statsmodels' multipletests, method '{CORRECTION}'). A green ▲ / blue ▼ marks a tier whose "
         f"{CORRECTION_NAME}-adjusted p is below {ALPHA:g}. Only a tier below chance after the "
         "correction suggests a stable wrong path rather than guessing."
         + (
@@ -371,7 +362,26 @@ def sections(results: Sequence[ModelResult], figures: dict[str, bytes | None]) -
     mt = _mistake_table(results)
     if figures.get("mistake_profile") or mt:
         parts = []
+        if mt:  # the table a reader can use leads; the panels follow
+            parts.append(
+                "<p>The wrong option each model prefers most, per template (pick rate when "
+                "offered, and how many items offered it), strongest preference first. Only options "
+                f"offered at least {MIN_OFFERS} times are called preferred; a cell with none says so, "
+                "and those templates come last.</p>" + mt
+            )
+        if mt and not figures.get("mistake_profile"):
+            parts.append(
+                f'<p class="note">No mistake panels: no template offered a wrong option {MIN_OFFERS} '
+                "times, too few to read a pick rate from a bar.</p>"
+            )
         if figures.get("mistake_profile"):
+            readable, few = mistake_templates(results)
+            hidden = (
+                f" The {len(few)} template{'s' if len(few) != 1 else ''} where no wrong option was "
+                f"offered {MIN_OFFERS} times get no panel (too few offers to read; the table has them)."
+                if few
+                else ""
+            )
             parts.append(
                 html.img(
                     figures["mistake_profile"],
@@ -379,14 +389,8 @@ def sections(results: Sequence[ModelResult], figures: dict[str, bytes | None]) -
                     "How often each option is picked when it is offered, by the mistake that "
                     "produces it ('correct' is the answer). Dashed line: chance. Each bar is labelled 'k/N': "
                     "picked k of the N times it was offered. '0 of N' marks an option "
-                    "offered N times and never picked; 'not offered' one that no item offered.",
+                    "offered N times and never picked; 'not offered' one that no item offered." + hidden,
                 )
-            )
-        if mt:
-            parts.append(
-                "<p>The wrong option each model prefers most, per template (pick rate when "
-                "offered, and how many items offered it). Only options offered at least "
-                f"{MIN_OFFERS} times are called preferred; a cell with none says so.</p>" + mt
             )
         sections.append(("mistakes", "Mistake profile", _folded(fold, "mistake panels", "".join(parts))))
 

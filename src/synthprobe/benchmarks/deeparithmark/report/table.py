@@ -70,7 +70,7 @@ def header(results: Sequence[ModelResult]) -> list[str]:
         return card_header(depths(results), compare=has_compare(results), n=True)
     return (
         ["Model", "Params", "n", "Deep", "answered"]
-        + [f"d{d}" for d in depths(results)]
+        + [f"d{d} %" for d in depths(results)]
         + (["ArithMark-3", "Δ"] if has_compare(results) else [])
         + ["p vs chance"]
         + [label for _, label in OUTCOME_COLUMNS]
