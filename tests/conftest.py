@@ -10,6 +10,7 @@ cache through symlinks: they are content-addressed and re-creating them costs ~2
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -84,8 +85,19 @@ import needs_guard  # noqa: E402  (tests/support/ is on the test path: pyproject
 NEEDS = needs_guard.NEEDS
 
 
+def _interruptible() -> None:
+    """Ctrl-C as a terminal gives it, whoever started pytest: a shell that runs a job in the
+    background starts it with SIGINT ignored, and the tests that interrupt a build or a scoring
+    run (in this process or in a child, which inherits "ignored") would then wait out their
+    timeouts instead of testing the interrupt."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def pytest_configure(config):
     import tempfile
+
+    _interruptible()
 
     # `make check` runs one xdist worker per core: there, each worker (and each command a test runs)
     # keeps to one torch/BLAS thread. With the libraries' default of one thread per core, two

@@ -48,12 +48,14 @@ def unwritable_folder(path: Path) -> Iterator[Path]:
 @contextlib.contextmanager
 def as_nobody(*folders: Path) -> Iterator[None]:
     """Run the block as the user ``nobody`` when the suite runs as root (``folders`` made writable
-    for it and their parents traversable first); a no-op otherwise."""
+    for it, their parents and the working folder's traversable first: a command reads its default
+    files, ``data/…``, from there); a no-op otherwise."""
     if not is_root():
         yield
         return
     for folder in folders:
         folder.chmod(0o777)
+    for folder in (*folders, Path.cwd() / "data"):
         for p in folder.parents:
             p.chmod(p.stat().st_mode | 0o011)
     os.setegid(NOBODY)

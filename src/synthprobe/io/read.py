@@ -8,6 +8,7 @@ import hashlib
 import json
 import math
 import re
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -35,9 +36,13 @@ def read_jsonl(path: str | Path, *, allow_empty: bool = False) -> Iterator[tuple
     naming file and line (and the field where there is one).
     """
     path = Path(path)
-    if not path.exists():
-        raise InputError("file does not exist", path=path)
-    if not path.is_file():
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise InputError("file does not exist", path=path) from None
+    except OSError as exc:  # a folder on the way this user may not enter, say
+        raise InputError(f"cannot be read ({exc.strerror})", path=path) from None
+    if not stat.S_ISREG(st.st_mode):
         raise InputError("not a regular file", path=path)
     try:
         fh = open(path, "rb")
