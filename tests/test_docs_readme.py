@@ -1,6 +1,8 @@
-"""README's commands are current: every command in its shell blocks is accepted by today's
-parsers, the cheap ones run for real in a copy of the checkout, and the quick start runs on a
-real checkpoint folder. None of them changes a tracked file.
+"""README's commands are current: every command in the shell blocks of README and of the guide it
+indexes (docs/guide.md) is accepted by today's parsers, the cheap ones run for real in a copy of
+the checkout, and the quick start runs on a real checkpoint folder. None of them changes a tracked
+file. README stays a guide (under 3,500 words, the task index a line per task) and every relative
+link of README and docs/ leads to a file that exists.
 
 A command README gains must be classified here (run, parsed only, or set-up outside
 synthprobe), so a new command cannot go unchecked.
@@ -22,6 +24,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+#: README's task index links each task to its section here; its commands are README's commands
+GUIDE = ROOT / "docs" / "guide.md"
+#: README is a guide: quick start, set-up, concepts and a line per task; reference goes in docs/
+README_MAX_WORDS = 3_500
 
 #: Commands that set up or serve rather than run synthprobe, and what checks them instead.
 OUTSIDE = {
@@ -77,9 +83,10 @@ COPIED = (
 
 
 def readme_commands(text: str | None = None) -> list[str]:
-    """Every command of README's ```bash blocks, continuation lines joined, comments dropped,
-    normalised through shlex."""
-    text = README.read_text(encoding="utf-8") if text is None else text
+    """Every command of the ```bash blocks of README and the guide (or of ``text``), continuation
+    lines joined, comments dropped, normalised through shlex."""
+    if text is None:
+        text = README.read_text(encoding="utf-8") + "\n" + GUIDE.read_text(encoding="utf-8")
     out = []
     for block in re.findall(r"```bash\n(.*?)```", text, re.S):
         for line in block.replace("\\\n", " ").splitlines():
@@ -150,6 +157,33 @@ def test_quick_start_leads_the_readme():
     setup = text.split("## Set-up")[1].split("## Concepts")[0]
     assert "make demo" in setup and "make test" in setup and ".venv/bin/synthprobe" in setup
     assert "docs/performance.md" in text and (ROOT / "docs" / "performance.md").is_file()
+
+
+def test_readme_is_a_guide_with_one_line_per_task_leading_to_its_section():
+    text = README.read_text(encoding="utf-8")
+    words = len(re.findall(r"\S+", text))
+    assert words < README_MAX_WORDS, f"README has {words:,} words; move reference material into docs/"
+    index = text.split("## Reference by task")[1].split("\n## ")[0]
+    tasks = re.findall(r"^- \[([^\]]+)\]\(docs/guide\.md#([\w-]+)\): \S", index, re.M)
+    guide = GUIDE.read_text(encoding="utf-8")
+    sections = re.findall(r"^## (.+)$", guide, re.M)
+    assert [title for title, _ in tasks] == sections  # every section, in the guide's order
+    for title, anchor in tasks:  # GitHub's anchor: lower case, punctuation dropped, spaces to hyphens
+        assert anchor == re.sub(r"[^\w\- ]", "", title.lower()).replace(" ", "-"), title
+    assert "### " not in text.split("## Reference by task")[1]  # no reference sections left in README
+
+
+def test_every_relative_link_of_readme_and_docs_leads_to_a_file():
+    broken = []
+    for doc in [README, *sorted((ROOT / "docs").glob("*.md"))]:
+        text = re.sub(r"```.*?```", "", doc.read_text(encoding="utf-8"), flags=re.S)
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"^[a-z]+:", target) or target.startswith("#"):
+                continue
+            path = target.split("#")[0]
+            if not (doc.parent / path).exists():
+                broken.append(f"{doc.relative_to(ROOT)}: {target}")
+    assert not broken, "\n".join(broken)
 
 
 def _tracked_digests(root: Path) -> dict[str, str]:

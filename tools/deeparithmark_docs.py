@@ -9,10 +9,10 @@ Each generated block sits between ``<!-- BEGIN GENERATED: name -->`` and
 Blocks: ``families`` (each family, its story and the named mistakes the release actually
 uses as decoys, from the code and the data), ``composition``, ``balance``, ``audit`` (the
 selftest and audit figures on the release file), ``audit-line`` (the same in one paragraph, for
-README.md), ``scores`` (the card's columns for every committed results file), ``gpt3-scores``
+docs/guide.md), ``scores`` (the card's columns for every committed results file), ``gpt3-scores``
 (the committed GPT-3 synthetic-task results beside GPT-3 125M and 175B), and ``worked-example`` (the embedded model's
 per-template and mistake-profile figures, from its committed results JSON). The same run redraws
-``benchmarks/depth_curve.png`` (README's plot) from that JSON.
+``benchmarks/depth_curve.png`` (the guide's plot) from that JSON.
 """
 
 from __future__ import annotations
@@ -37,9 +37,9 @@ from synthprobe.results import Block, Entry, Results, read_results
 #: the repository root, found from this script's own place (tools/ sits at the top)
 ROOT = Path(__file__).resolve().parents[1]
 RELEASE = ROOT / RELEASE_FILE
-DOCS = (ROOT / "DEEPARITHMARK_DESIGN.md", ROOT / "data" / "README.md", ROOT / "README.md")
+DOCS = (ROOT / "DEEPARITHMARK_DESIGN.md", ROOT / "data" / "README.md", ROOT / "README.md", ROOT / "docs" / "guide.md")
 EMBEDDED_RESULTS = ROOT / "benchmarks" / "deeparithmark_smollm2-135m-instruct.json"
-#: README embeds this plot; it is drawn from EMBEDDED_RESULTS by the report's own plotting code.
+#: the guide (docs/guide.md) embeds this plot; it is drawn from EMBEDDED_RESULTS by the report's own plotting code.
 DEPTH_PNG = ROOT / "benchmarks" / "depth_curve.png"
 
 _BLOCK = re.compile(
@@ -156,7 +156,7 @@ def audit_block(path: Path) -> str:
     return text
 
 
-#: How README names each audit strategy, in the audit's own order.
+#: How the guide names each audit strategy, in the audit's own order.
 _AUDIT_SHORT = {
     "pick largest value": "largest",
     "pick smallest value": "smallest",
@@ -168,7 +168,7 @@ _AUDIT_SHORT = {
 
 
 def audit_line_block(path: Path) -> str:
-    """README's one-paragraph summary of the audit block, with the SHA-256 and selftest result."""
+    """The guide's one-paragraph summary of the audit block, with the SHA-256 and selftest result."""
     from synthprobe.benchmarks.deeparithmark.audit import tolerance
 
     report = _selftest(path)
@@ -259,7 +259,7 @@ def gpt3_block(folder: Path) -> str:
 
 
 def _gpt3_model_block(f: Path, results: Results, entry: Entry, block: Block) -> list[str]:
-    """One model's GPT-3 table, as the README shows it."""
+    """One model's GPT-3 table, as the guide shows it."""
     out = []
     model = entry.model
     settings_of_run = block.data.get("settings") or entry.settings

