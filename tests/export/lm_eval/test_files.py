@@ -207,6 +207,16 @@ def test_gpt3_rows_become_one_run_per_k_with_our_tasks(scored, tmp_path):
     assert first["prompt_hash"] == hashlib.sha256(first["arguments"]["gen_args_0"]["arg_0"].encode()).hexdigest()
 
 
+def same_figures(a: Path, b: Path) -> set[str]:
+    """The PNGs of two report folders, the same names byte for byte (the mistake panels are drawn
+    only where some template offered a wrong option 10 times, so the set depends on the items)."""
+    names = {p.name for p in a.glob("*.png")}
+    assert names == {p.name for p in b.glob("*.png")}
+    for name in names:
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+    return names
+
+
 def test_report_on_the_lm_eval_files_is_the_report_on_the_document(scored, tmp_path):
     deep, gpt3 = scored
     lm = tmp_path / "lm"
@@ -215,8 +225,7 @@ def test_report_on_the_lm_eval_files_is_the_report_on_the_document(scored, tmp_p
     assert main(["report", str(deep), str(gpt3), "--out", str(a)]) == 0
     assert main(["report", str(deep.with_name("deep_lm-eval")), str(lm), "--out", str(b)]) == 0
     assert (a / "leaderboard.md").read_bytes() == (b / "leaderboard.md").read_bytes()
-    for name in ("depth_curve.png", "template_heatmap.png", "mistake_profile.png", "gpt3_curves.png"):
-        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+    assert same_figures(a, b) >= {"depth_curve.png", "template_heatmap.png", "gpt3_curves.png"}
     # nothing lost: the document read back is the document exported
     for src, folder in ((deep, deep.with_name("deep_lm-eval")), (gpt3, lm)):
         original = json.loads(src.read_text())["models"][0]
@@ -344,8 +353,8 @@ def test_the_committed_results_go_through_lm_evals_files_unchanged(tmp_path):
     a, b = tmp_path / "a", tmp_path / "b"
     assert main(["report", str(deep), str(gpt3), "--out", str(a)]) == 0
     assert main(["report", str(lm), "--out", str(b)]) == 0
-    for name in ("leaderboard.md", "depth_curve.png", "mistake_profile.png", "gpt3_curves.png"):
-        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+    assert (a / "leaderboard.md").read_bytes() == (b / "leaderboard.md").read_bytes()
+    assert same_figures(a, b) >= {"depth_curve.png", "gpt3_curves.png"}
 
 
 def test_a_prompt_cut_by_max_context_is_rebuilt_exactly():
