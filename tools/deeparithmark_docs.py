@@ -37,7 +37,7 @@ from synthprobe.results import Block, Entry, Results, read_results
 #: the repository root, found from this script's own place (tools/ sits at the top)
 ROOT = Path(__file__).resolve().parents[1]
 RELEASE = ROOT / RELEASE_FILE
-DOCS = (ROOT / "DEEPARITHMARK_DESIGN.md", ROOT / "data" / "README.md", ROOT / "README.md", ROOT / "docs" / "guide.md")
+DOCS = (ROOT / "DEEPARITHMARK_DESIGN.md", ROOT / "data" / "README.md", ROOT / "docs" / "guide.md")
 EMBEDDED_RESULTS = ROOT / "benchmarks" / "deeparithmark_smollm2-135m-instruct.json"
 #: the guide (docs/guide.md) embeds this plot; it is drawn from EMBEDDED_RESULTS by the report's own plotting code.
 DEPTH_PNG = ROOT / "benchmarks" / "depth_curve.png"

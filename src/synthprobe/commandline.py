@@ -263,7 +263,6 @@ nonneg_int = int_at_least(0)
 def model_arg(text: str) -> tuple[str, object]:
     """``--model-arg key=value``: the value as JSON when the strict decoder of :mod:`synthprobe.io.read`
     takes it (``4``, ``true``, ``1.5``), else the text as given."""
-    from synthprobe.errors import InputError
     from synthprobe.io.read import loads_json
 
     key, sep, value = text.partition("=")
@@ -327,7 +326,8 @@ def add_model_args(
 
     where = (
         f"an alias ({EMBEDDED_ALIAS}, embedded, the default), a local folder or .gguf file, a hub id, or "
-        "ENGINE:SPEC (e.g. openai:http://127.0.0.1:8000/v1); NAME= names it (docs/command-line.md#models)"
+        "ENGINE:SPEC (e.g. openai:http://127.0.0.1:8000/v1); NAME=, ,KEY=VALUE: its name, own settings "
+        "(docs/command-line.md#models)"
     )
     if multiple:
         p.add_argument(
@@ -412,6 +412,17 @@ def add_model_args(
         p.add_argument("--quiet", action="store_false", dest="progress", help="the same as --no-progress")
 
 
+def add_bos_argument(p: argparse.ArgumentParser) -> None:
+    """``--bos`` / ``--no-bos`` (``args.bos``: True, False, or None when neither is given): every
+    command that runs a model declares it here, once."""
+    p.add_argument(
+        "--bos",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="BOS first or never, every model; default: as trained (on for Gemma); per model: NAME=SPEC,bos=true",
+    )
+
+
 def add_yes_argument(p: argparse.ArgumentParser) -> None:
     """``--yes``: the one flag that starts a run estimated at over an hour (:mod:`synthprobe.plan`)."""
     p.add_argument(
@@ -423,28 +434,15 @@ def add_yes_argument(p: argparse.ArgumentParser) -> None:
 
 def chat_setup(args: argparse.Namespace):
     """The :class:`~synthprobe.backends.chat.ChatSetup` of ``--chat-template``, ``--system-prompt``
-    and (where the command has it) ``--fewshot-as-multiturn``; a missing or unparsable template
-    file, or a system prompt or multiturn layout without a template, is an :class:`InputError`."""
-    from synthprobe.backends.chat import AUTO, NONE, ChatSetup, is_template_name, read_template
+    and (where the command has it) ``--fewshot-as-multiturn``
+    (:func:`~synthprobe.backends.chat.chat_setup_for`: its errors are InputErrors)."""
+    from synthprobe.backends.chat import NONE, chat_setup_for
 
-    source = getattr(args, "chat_template", NONE) or NONE
-    system = getattr(args, "system_prompt", None)
-    multiturn = bool(getattr(args, "fewshot_as_multiturn", False))
-    if source == NONE:
-        if system is not None:
-            raise InputError(
-                "a system prompt needs a chat template; add --chat-template auto or PATH", field="--system-prompt"
-            )
-        if multiturn:
-            raise InputError(
-                "multiturn demonstrations need a chat template; add --chat-template auto or PATH",
-                field="--fewshot-as-multiturn",
-            )
-        return ChatSetup()
-    if is_template_name(source):  # looked up in the model's tokenizer once it has loaded
-        return ChatSetup(source=source, name=source, system_prompt=system, fewshot_as_multiturn=multiturn)
-    text = None if source == AUTO else read_template(source)
-    return ChatSetup(source=source, text=text, system_prompt=system, fewshot_as_multiturn=multiturn)
+    return chat_setup_for(
+        getattr(args, "chat_template", NONE),
+        getattr(args, "system_prompt", None),
+        fewshot_as_multiturn=bool(getattr(args, "fewshot_as_multiturn", False)),
+    )
 
 
 def run_settings(args: argparse.Namespace) -> dict:
@@ -486,14 +484,29 @@ def backend_options(args: argparse.Namespace, **extra) -> dict:
     return options
 
 
-def load_backend_or_exit(spec: str, args: argparse.Namespace, **extra):
-    """Load ``spec`` with the model block's options; a model that cannot be loaded ends the command
-    with one line and :data:`~synthprobe.errors.EXIT_FAILED` (bad flags raise InputError: status 2)."""
+def model_backend_options(args: argparse.Namespace, ref, **extra) -> dict:
+    """:func:`backend_options` for one model: the run-wide ``--bos``/``--no-bos`` where the command
+    has it, then the model's own ``bos``, ``dtype``, ``device`` and engine keys
+    (``--model NAME=SPEC,KEY=VALUE``, :class:`~synthprobe.backends.refs.ModelRef`) over them."""
+    options = backend_options(args, **extra)
+    if getattr(args, "bos", None) is not None:
+        options.setdefault("bos", args.bos)
+    own = getattr(ref, "settings", None) or {}
+    options.update({k: own[k] for k in ("bos", "dtype", "device") if k in own})
+    if ref is not None:
+        options.update(ref.engine_settings())
+    return options
+
+
+def load_backend_or_exit(spec: str, args: argparse.Namespace, *, ref=None, **extra):
+    """Load ``spec`` with the model block's options (and ``ref``'s own settings over them, see
+    :func:`model_backend_options`); a model that cannot be loaded ends the command with one line
+    and :data:`~synthprobe.errors.EXIT_FAILED` (bad flags raise InputError: status 2)."""
     from synthprobe.backends import ModelLoadError, load_backend
     from synthprobe.errors import CommandFailed
 
     try:
-        return load_backend(spec, **backend_options(args, **extra))
+        return load_backend(spec, **model_backend_options(args, ref, **extra))
     except ModelLoadError as exc:
         raise CommandFailed(str(exc)) from None
 
@@ -525,12 +538,7 @@ def add_probe_model_args(p: argparse.ArgumentParser, *, chat: bool = False) -> N
     """The model block (:func:`add_model_args`, with ``--chat-template``/``--system-prompt`` when
     ``chat``) plus ``--bos`` and ``--seed``: the generating commands (probes, study)."""
     add_model_args(p, chat=chat)
-    p.add_argument(
-        "--bos",
-        action="store_true",
-        help="put the tokenizer's BOS token before every prompt (for models trained with one; "
-        "refused when the tokenizer has none)",
-    )
+    add_bos_argument(p)
     p.add_argument(
         "--seed",
         type=nonneg_int,

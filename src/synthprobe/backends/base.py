@@ -75,6 +75,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from synthprobe.backends.bos import BosNeed
 from synthprobe.errors import InputError
 
 #: One chat turn: ``{"role": "system" | "user" | "assistant", "content": text}``.
@@ -373,6 +374,8 @@ class BaseBackend:
     dtype: str = "float32"
     device: str = "cpu"
     bos: bool = False
+    #: what the model was trained with (:mod:`synthprobe.backends.bos`): nothing known by default
+    bos_need: BosNeed = BosNeed(None)
     max_length: int | None = None
     server_chat_template: bool = False
 

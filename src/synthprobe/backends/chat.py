@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from synthprobe.backends.base import ChatTemplateError, Message, check_conversations
+from synthprobe.errors import InputError
 
 #: ``--chat-template`` values that are not paths.
 NONE, AUTO = "none", "auto"
@@ -154,6 +155,35 @@ class ChatSetup:
         if self.system_prompt is not None:
             tag += f"+sys@{ident['system_prompt_sha256'][:8]}"
         return tag
+
+
+def chat_setup_for(
+    source: str | None,
+    system_prompt: str | None = None,
+    *,
+    fewshot_as_multiturn: bool = False,
+    fields: tuple[str, str] = ("--chat-template", "--system-prompt"),
+) -> ChatSetup:
+    """The :class:`ChatSetup` of a chat-template value (``auto``, ``none``, a tokenizer's template
+    NAME or a Jinja file's PATH) and a system prompt; a missing or unparsable template file, or a
+    system prompt or multiturn layout without a template, is an :class:`InputError` naming
+    ``fields`` (the flags, or a model's own keys)."""
+    source = source or NONE
+    if source == NONE:
+        if system_prompt is not None:
+            raise InputError(f"a system prompt needs a chat template; add {fields[0]} auto or PATH", field=fields[1])
+        if fewshot_as_multiturn:
+            raise InputError(
+                f"multiturn demonstrations need a chat template; add {fields[0]} auto or PATH",
+                field="--fewshot-as-multiturn",
+            )
+        return ChatSetup()
+    if is_template_name(source):  # looked up in the model's tokenizer once it has loaded
+        return ChatSetup(
+            source=source, name=source, system_prompt=system_prompt, fewshot_as_multiturn=fewshot_as_multiturn
+        )
+    text = None if source == AUTO else read_template(source)
+    return ChatSetup(source=source, text=text, system_prompt=system_prompt, fewshot_as_multiturn=fewshot_as_multiturn)
 
 
 def read_template(path: str | Path) -> str:

@@ -1,12 +1,22 @@
-"""Models named on a command line, as data: ``[NAME=]SPEC`` parsed and checked (:class:`ModelRef`),
-one run's names kept apart (:class:`NameRegistry`), a backend's description under the given name
-(:func:`named_model`). The command line reads ``--model`` into these; scoring and sweeps use them."""
+"""Models named on a command line, as data: ``[NAME=]SPEC[,KEY=VALUE...]`` parsed and checked
+(:class:`ModelRef`), one run's names kept apart (:class:`NameRegistry`), a backend's description
+under the given name (:func:`named_model`). The command line reads ``--model`` into these; scoring
+and sweeps use them.
+
+A model's own settings follow its SPEC after commas, as lm-eval's ``--model_args`` are written:
+``--model gemma=gemma-3-270m,bos=true,max_context=2048``. They override the run-wide flags for that
+model alone: :data:`MODEL_KEYS` are settings of the run (``--bos``, ``--dtype``, ``--device``,
+``--max-context``, ``--chat-template``, ``--system-prompt``); any other key is one of its engine's
+``--model-arg`` options (``adapter``, ``revision``, ``tokenizer``, ``api_key_env``, ...), checked
+by the engine before anything loads."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from synthprobe.errors import InputError
 
@@ -14,23 +24,87 @@ from synthprobe.errors import InputError
 _MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
 
 
+#: the run settings a model may set for itself after its SPEC, and the flag each one overrides
+MODEL_KEYS = {
+    "bos": "--bos",
+    "dtype": "--dtype",
+    "device": "--device",
+    "max_context": "--max-context",
+    "chat_template": "--chat-template",
+    "system_prompt": "--system-prompt",
+}
+#: ``,KEY=VALUE`` after a SPEC (a key is a plain identifier)
+_SETTING = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.S)
+
+
 @dataclass(frozen=True)
 class ModelRef:
-    """One ``--model`` value: the SPEC to load and the NAME the user gave it (None: unnamed)."""
+    """One ``--model`` value: the SPEC to load, the NAME the user gave it (None: unnamed) and the
+    settings given for this model alone (``,KEY=VALUE`` after the SPEC; see the module's doc)."""
 
     spec: str
     name: str | None = None
+    settings: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=True)
+
+    def run_settings(self) -> dict[str, Any]:
+        """This model's own values of the run settings (:data:`MODEL_KEYS`)."""
+        return {k: v for k, v in self.settings.items() if k in MODEL_KEYS}
+
+    def engine_settings(self) -> dict[str, Any]:
+        """This model's own engine options (every other key)."""
+        return {k: v for k, v in self.settings.items() if k not in MODEL_KEYS}
 
     def shown(self, engine_name: str) -> str:
         """The name in tables and reports: the given one, else the engine's."""
         return self.name or engine_name
 
 
+def _setting_value(key: str, text: str, whole: str) -> Any:
+    """A per-model value: JSON where the strict decoder takes it (``true``, ``2048``), else text;
+    the run settings' types checked here, with the whole ``--model`` value in the message."""
+    from synthprobe.io.read import loads_json
+
+    try:
+        value = loads_json(text)
+    except InputError:
+        value = text
+    want = {"bos": bool, "max_context": int}.get(key)
+    if want is not None and (type(value) is not want):
+        kind = "true or false" if want is bool else "a whole number"
+        raise InputError(f"expected {key}={kind} in {whole!r}, got {key}={text}", field="--model")
+    if want is None and key in MODEL_KEYS and not isinstance(value, str):
+        value = text
+    return value
+
+
+def _split_settings(text: str) -> tuple[str, dict[str, Any]]:
+    """``SPEC,KEY=VALUE,...`` → (SPEC, settings); a text that is an existing path is all SPEC."""
+    if "," not in text or Path(text).expanduser().exists():
+        return text, {}
+    head, *rest = text.split(",")
+    settings: dict[str, Any] = {}
+    for part in rest:
+        m = _SETTING.match(part.strip())
+        if m is None:
+            raise InputError(
+                f"expected KEY=VALUE after the model's SPEC and a comma, got {part!r} in {text!r} "
+                f"(per-model keys: {', '.join(MODEL_KEYS)}, or an engine's --model-arg key)",
+                field="--model",
+            )
+        key, value = m.group(1), m.group(2)
+        if key in settings:
+            raise InputError(f"{key} is given twice in {text!r}", field="--model")
+        settings[key] = _setting_value(key, value, text)
+    return head, settings
+
+
 def parse_model_ref(text: str) -> ModelRef:
-    """``--model [NAME=]SPEC`` (the rule: docs/command-line.md, "Models"); raises InputError (exit 2)."""
+    """``--model [NAME=]SPEC[,KEY=VALUE...]`` (the rule: docs/command-line.md, "Models"); raises
+    InputError (exit 2)."""
+    text, settings = _split_settings(text)
     name, sep, spec = text.partition("=")
     if not sep or not _MODEL_NAME.fullmatch(name):
-        return ModelRef(text)
+        return ModelRef(text, settings=settings)
     if Path(text).expanduser().exists():
         raise InputError(
             f"{text!r} is both NAME=SPEC and an existing path; write ./{text} for the path, or "
@@ -39,7 +113,7 @@ def parse_model_ref(text: str) -> ModelRef:
         )
     if not spec.strip():
         raise InputError(f"expected NAME=SPEC with a model after '=', got {text!r}", field="--model")
-    return ModelRef(spec, name)
+    return ModelRef(spec, name, settings)
 
 
 def model_refs(texts: list[str] | None) -> list[ModelRef]:

@@ -47,6 +47,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from synthprobe.backends import bos as bos_rules
 from synthprobe.backends.base import (
     ChoiceCallback,
     ChoiceRun,
@@ -118,7 +119,7 @@ def check(spec: str, *, dtype: str | None = None, device: str = "auto", **option
     _int_option("max_model_len", options.get("max_model_len"), 2)
     _int_option("block_size", options.get("block_size"), 1)
     for flag in ("enforce_eager", "trust_remote_code", "bos"):
-        if flag in options and not isinstance(options[flag], bool):
+        if options.get(flag) is not None and not isinstance(options[flag], bool):
             raise InputError(f"{flag} must be true or false, got {options[flag]!r}", field="--model-arg")
     util = options.get("gpu_memory_utilization")
     if util is not None and (isinstance(util, bool) or not isinstance(util, (int, float)) or not 0 < util <= 1):
@@ -196,7 +197,7 @@ class VLLMBackend(TokenizerBackend):
         config,
         dtype: str,
         device: str,
-        bos: bool,
+        bos: bool | None,
         options: dict[str, Any],
         checkpoint: dict[str, Any] | None = None,
     ):
@@ -215,7 +216,13 @@ class VLLMBackend(TokenizerBackend):
         self.name = spec.display or spec.spec
         self.dtype = dtype
         self.device = device
-        self.bos = bos
+        #: what the model was trained with (:mod:`synthprobe.backends.bos`); ``bos``: the setting used
+        self.bos_need = bos_rules.trained_with(
+            getattr(config, "model_type", None),
+            getattr(tokenizer, "bos_token", None),
+            getattr(tokenizer, "chat_template", None),
+        )
+        self.bos = bos_rules.resolve(bos, self.bos_need)
         self.options = options
         self.n_params = _stored_params(location)
         model_len = llm.llm_engine.model_config.max_model_len
@@ -242,7 +249,7 @@ class VLLMBackend(TokenizerBackend):
         #: Prompt tokens read from vLLM's prefix cache / all prompt tokens, over this backend's life.
         self.cached_tokens = 0
         self.prompt_tokens = 0
-        if bos and tokenizer.bos_token_id is None:
+        if self.bos and tokenizer.bos_token_id is None:
             raise ModelLoadError(f"--bos was given, but the tokenizer of {self.name} defines no BOS token")
 
     # -- scoring ---------------------------------------------------------------------------
@@ -691,7 +698,7 @@ def load(
     dtype: str | None = None,
     device: str = "auto",
     trust_remote_code: bool = False,
-    bos: bool = False,
+    bos: bool | None = None,
     progress: bool = True,
     threads: int | None = None,
     tensor_parallel_size: int = 1,

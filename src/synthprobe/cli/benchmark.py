@@ -64,7 +64,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     from synthprobe import results as res
     from synthprobe.backends import check_backend
     from synthprobe.backends.refs import model_refs, named_model
-    from synthprobe.commandline import backend_options, load_backend_or_exit, run_settings
+    from synthprobe.commandline import load_backend_or_exit, model_backend_options, run_settings
     from synthprobe.io.write import atomic_write_text, check_outputs
     from synthprobe.plan import Cell, Plan, check_plan, plural
     from synthprobe.scoring.benchmark import check_chat, load_items, score_block
@@ -77,13 +77,13 @@ def cmd_score(args: argparse.Namespace) -> int:
         )
     check_outputs([(args.out, "--out")], [(args.data, "--data")], overwrite=args.overwrite)
     ref = model_refs([args.model])[0]
-    check_backend(ref.spec, **backend_options(args))
+    check_backend(ref.spec, **model_backend_options(args, ref))
     settings = RunSettings(**run_settings(args))
     settings.check_run()
     check_chat(bench, settings.chat)
     items = load_items(bench, args.data, limit=settings.limit)  # the whole file read before the model loads
     started = time.perf_counter()
-    backend = load_backend_or_exit(ref.spec, args)
+    backend = load_backend_or_exit(ref.spec, args, ref=ref)
     try:
         load_s = round(time.perf_counter() - started, 3)
 

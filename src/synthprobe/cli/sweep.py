@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from synthprobe.commandline import (
+    add_bos_argument,
     add_model_args,
     add_yes_argument,
     chat_setup,
@@ -145,7 +146,7 @@ def add_arguments(p: argparse.ArgumentParser, parts: list[tuple[str, object]]) -
         help=f"longest request in tokens, as in `score {DEFAULT}`, for the jobs of a benchmark that takes one; "
         "a benchmark with a context of its own keeps it, recorded in its jobs (default: %(default)s)",
     )
-    p.add_argument("--bos", action="store_true", help="prepend the tokenizer's BOS token to every context")
+    add_bos_argument(p)
     p.add_argument(
         "--scorer",
         choices=["onepass", "reference"],

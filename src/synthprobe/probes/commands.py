@@ -77,7 +77,7 @@ def _run_probe(args, probe: str, stem: str, load, default_file, run, to_html, ti
     )
     sampling = _sampling(args)
     label, sha = _items_label(args.items, default_file)
-    lm = load_backend_or_exit(ref.spec, args, bos=args.bos)
+    lm = load_backend_or_exit(ref.spec, args, ref=ref)
     asked = sum(1 for it in items if getattr(it, "output", getattr(it, "sentence", None)) is None)
     how = "chained, one item at a time" if options.get("chain", True) else "in batches"
 
@@ -263,7 +263,7 @@ def cmd_number_format(args: argparse.Namespace) -> int:
     from synthprobe.backends.refs import NameRegistry, model_refs, named_model
     from synthprobe.benchmarks.gpt3.prompts import parse_shots
     from synthprobe.benchmarks.gpt3.registry import resolve_tasks
-    from synthprobe.commandline import backend_options, load_backend_or_exit
+    from synthprobe.commandline import load_backend_or_exit, model_backend_options
     from synthprobe.io.paths import slug
     from synthprobe.io.write import atomic_write_text, check_outputs, default_output
     from synthprobe.probes.number_format import ProbeConfig, parse_formats, run, table_lines
@@ -292,13 +292,13 @@ def cmd_number_format(args: argparse.Namespace) -> int:
         raise InputError("is a directory; expected the path of the results file", path=output, field="--output")
     check_outputs([(output, "--output")], [(r.spec, "--model") for r in refs], overwrite=args.overwrite)
     for ref in refs:  # every spec checked before the first model loads
-        check_backend(ref.spec, **backend_options(args))
+        check_backend(ref.spec, **model_backend_options(args, ref))
 
     names = NameRegistry()
     entries = []
     for ref in refs:
         started = time.perf_counter()
-        backend = load_backend_or_exit(ref.spec, args)
+        backend = load_backend_or_exit(ref.spec, args, ref=ref)
         load_seconds = time.perf_counter() - started
         try:
             names.claim(ref, backend.name)

@@ -20,8 +20,9 @@ the twins' ``manifest``) after these.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from synthprobe.backends.chat import ChatSetup
 from synthprobe.errors import InputError
@@ -65,3 +66,49 @@ class RunSettings:
                 continue
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise InputError(f"expected an integer >= {least}, got {value!r}", field="--" + name.replace("_", "-"))
+
+
+#: per-model keys that are the model loader's when the run's settings have no field for them
+LOAD_KEYS = ("bos", "dtype", "device")
+
+
+def for_model(settings: Any, ref: Any) -> Any:
+    """``settings`` (a :class:`RunSettings` or a benchmark's subclass) as one model runs it: the
+    run-wide values overridden by the model's own (``--model NAME=SPEC,KEY=VALUE``,
+    :class:`~synthprobe.backends.refs.ModelRef`). ``chat_template`` and ``system_prompt`` make a
+    new chat setup, the other run keys replace the field of their name, and engine keys join
+    ``model_args`` where the settings have those fields; ``bos``, ``dtype``, ``device`` and engine
+    keys they lack are the loader's (:func:`synthprobe.commandline.model_backend_options`). A run
+    key that neither takes is an InputError naming the model."""
+    from synthprobe.backends.chat import chat_setup_for
+
+    own = dict(getattr(ref, "settings", None) or {})
+    if not own:
+        return settings
+    names = {f.name for f in dataclasses.fields(settings)}
+    where = f"--model {ref.name + '=' if ref.name else ''}{ref.spec}"
+    changes: dict[str, Any] = {}
+    if "chat_template" in own or "system_prompt" in own:
+        if "chat" not in names:
+            raise InputError("this command sends no chat turns; drop chat_template/system_prompt", field=where)
+        chat = settings.chat
+        changes["chat"] = chat_setup_for(
+            own.get("chat_template", chat.source),
+            own.get("system_prompt", chat.system_prompt),
+            fewshot_as_multiturn=chat.fewshot_as_multiturn,
+            fields=(f"{where},chat_template=", f"{where},system_prompt="),
+        )
+    for key in ref.run_settings():
+        if key in ("chat_template", "system_prompt"):
+            continue
+        if key in names:
+            changes[key] = own[key]
+        elif key not in LOAD_KEYS:
+            raise InputError(f"this command has no {key} setting for one model", field=f"{where},{key}=")
+    engine = ref.engine_settings()
+    if engine and "model_args" in names:
+        changes["model_args"] = {**settings.model_args, **engine}
+    out = dataclasses.replace(settings, **changes)
+    if hasattr(out, "check_run"):
+        out.check_run()
+    return out

@@ -88,8 +88,8 @@ class GenericPart:
         from synthprobe.backends import load_backend
 
         options = job_options(job, settings)
-        if settings.bos:
-            options.setdefault("bos", True)
+        if settings.bos is not None:
+            options.setdefault("bos", settings.bos)
         return load_backend(job.model.spec, progress=False, **options)
 
     def score(self, backend, job: Job, settings: Settings) -> dict[str, Any]:

@@ -57,7 +57,8 @@ class Settings:
     options: dict[str, Any]
     batch_size: int = 32
     max_context: int = 1024
-    bos: bool = False
+    #: ``--bos`` / ``--no-bos``; None: each model as it was trained (a grid file's model may set it)
+    bos: bool | None = None
     scorer: str = "onepass"
     cache: bool = True
     limit: int | None = None

@@ -263,7 +263,7 @@ def run_validate(args: argparse.Namespace) -> int:
     from synthprobe.backends.refs import model_refs, named_model
     from synthprobe.benchmarks.deeparithmark.release import locate_release
     from synthprobe.benchmarks.deeparithmark.scoring.score import DEFAULT_DATA
-    from synthprobe.commandline import backend_options, load_backend_or_exit
+    from synthprobe.commandline import load_backend_or_exit, model_backend_options
     from synthprobe.io.write import atomic_write_text, check_outputs, default_output
     from synthprobe.results import dumps_results, results_document
     from synthprobe.validity import run as vrun
@@ -327,7 +327,7 @@ def run_validate(args: argparse.Namespace) -> int:
             "already exists; add --overwrite to replace it", path=args.save_adapter, field="--save-adapter"
         )
     if model:
-        check_backend(ref.spec, needs=("train",), **backend_options(args))
+        check_backend(ref.spec, needs=("train",), **model_backend_options(args, ref))
         import importlib.util
 
         if importlib.util.find_spec("peft") is None:
@@ -341,7 +341,7 @@ def run_validate(args: argparse.Namespace) -> int:
         print(f"  {line}")
     if args.seeds:
         print(f"  seeds: score on {args.seeds} fresh builds of {args.seed_items or len(test):,} items")
-    backend = load_backend_or_exit(ref.spec, args) if model else None
+    backend = load_backend_or_exit(ref.spec, args, ref=ref) if model else None
     if backend is not None and not hasattr(backend, "train_choices"):
         raise InputError(
             f"the {backend.name} engine cannot be fine-tuned here; validate needs a transformers model (the hf engine)",

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from synthprobe.backends import bos as bos_rules
 from synthprobe.backends.base import (
     ChoiceCallback,
     ChoiceRun,
@@ -142,7 +143,7 @@ class HFBackend(TokenizerBackend):
         name: str,
         dtype: str,
         device: str,
-        bos: bool = False,
+        bos: bool | None = None,
         fingerprint: str | None = None,
         n_params: int | None = None,
         checkpoint: dict[str, Any] | None = None,
@@ -153,7 +154,13 @@ class HFBackend(TokenizerBackend):
         self.name = name
         self.dtype = dtype
         self.device = device
-        self.bos = bos
+        #: what the model was trained with (:mod:`synthprobe.backends.bos`); ``bos``: the setting used
+        self.bos_need = bos_rules.trained_with(
+            getattr(model.config, "model_type", None),
+            getattr(tokenizer, "bos_token", None),
+            getattr(tokenizer, "chat_template", None),
+        )
+        self.bos = bos_rules.resolve(bos, self.bos_need)
         self.n_params = n_params if n_params is not None else sum(p.numel() for p in model.parameters())
         self.max_positions = _max_positions(model.config)
         self.max_length = self.max_positions
@@ -171,7 +178,7 @@ class HFBackend(TokenizerBackend):
         self.fingerprint = fingerprint
         #: Filled in by the scoring engine the first time it checks the one-pass layout.
         self.capabilities: dict[str, Any] = {}
-        if bos and self.bos_token_id is None:
+        if self.bos and self.bos_token_id is None:
             raise ModelLoadError(f"--bos was given, but the tokenizer of {name} defines no BOS token")
 
     @property
@@ -786,7 +793,7 @@ def load_backend(
     dtype: str | None = None,
     device: str = "auto",
     trust_remote_code: bool = False,
-    bos: bool = False,
+    bos: bool | None = None,
     progress: bool = True,
     threads: int | None = None,
     revision: str | None = None,

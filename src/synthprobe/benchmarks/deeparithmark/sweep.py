@@ -84,7 +84,7 @@ def _config(job: Job, settings: Settings):
     options = job_options(job, settings)
     dtype = options.pop("dtype", None)
     device = options.pop("device", "auto")
-    bos = bool(options.pop("bos", settings.bos))  # a grid file's model may set it; it keys the cache
+    bos = options.pop("bos", settings.bos)  # a grid file's model may set it; None: as the model was trained
     trust = bool(options.pop("trust_remote_code", False))
     config = ScoreConfig(
         data=Path(ds.info["path"]),

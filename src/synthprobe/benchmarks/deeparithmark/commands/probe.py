@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from synthprobe.commandline import (
+    add_bos_argument,
     add_model_args,
     add_overwrite_argument,
     add_yes_argument,
@@ -89,7 +90,7 @@ def add_steps_arguments(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="generation budget per step; generation stops at the end of the line (default: %(default)s)",
     )
-    p.add_argument("--bos", action="store_true", help="prepend the tokenizer's BOS token (as in scoring)")
+    add_bos_argument(p)
     p.add_argument(
         "--save-items",
         action="store_true",
@@ -118,7 +119,7 @@ def run_steps(args: argparse.Namespace) -> int:
     from synthprobe.backends.refs import NameRegistry, model_refs, named_model
     from synthprobe.benchmarks.deeparithmark.release import locate_release
     from synthprobe.benchmarks.deeparithmark.step_probe import score as steps
-    from synthprobe.commandline import backend_options
+    from synthprobe.commandline import model_backend_options
     from synthprobe.io.write import check_outputs
     from synthprobe.io.write import default_output as new_name
     from synthprobe.results import dumps_results
@@ -140,12 +141,12 @@ def run_steps(args: argparse.Namespace) -> int:
     )
     probes = steps.load_probes(config)
     for ref in refs:  # every spec checked before the first model loads
-        check_backend(ref.spec, **backend_options(args, bos=args.bos))
+        check_backend(ref.spec, **model_backend_options(args, ref))
     names = NameRegistry()
     doc = None
     for ref in refs:
         t0 = time.perf_counter()
-        backend = load_backend_or_exit(ref.spec, args, bos=args.bos)
+        backend = load_backend_or_exit(ref.spec, args, ref=ref)
         load_s = time.perf_counter() - t0
         try:
             names.claim(ref, backend.name)
@@ -268,7 +269,7 @@ def add_twins_arguments(p: argparse.ArgumentParser) -> None:
         help="letters/free: tokens per answer (default: 8 for letters, 16 for free, 320 with --cot)",
     )
     p.add_argument("--cot", action="store_true", help="letters/free: reason first, end with 'ANSWER: ...'")
-    p.add_argument("--bos", action="store_true", help="prepend the tokenizer's BOS token (as in scoring)")
+    add_bos_argument(p)
     p.add_argument(
         "--scorer",
         choices=["onepass", "reference"],
@@ -298,7 +299,7 @@ def run_twins(args: argparse.Namespace) -> int:
     from synthprobe.backends import check_backend
     from synthprobe.backends.refs import NameRegistry, model_refs, named_model
     from synthprobe.benchmarks.deeparithmark.twins import score as tw
-    from synthprobe.commandline import backend_options
+    from synthprobe.commandline import model_backend_options
     from synthprobe.io.write import check_outputs
     from synthprobe.io.write import default_output as new_name
     from synthprobe.results import dumps_results
@@ -334,12 +335,12 @@ def run_twins(args: argparse.Namespace) -> int:
         tw.aa_partners(ts, config.aa)  # a seed without partners is refused before any model loads
     needs = ("loglikelihood",) if "loglik" in config.protocols else ()
     for ref in refs:
-        check_backend(ref.spec, needs=needs, **backend_options(args, bos=args.bos))
+        check_backend(ref.spec, needs=needs, **model_backend_options(args, ref))
     names = NameRegistry()
     doc = None
     for ref in refs:
         t0 = time.perf_counter()
-        backend = load_backend_or_exit(ref.spec, args, bos=args.bos)
+        backend = load_backend_or_exit(ref.spec, args, ref=ref)
         load_s = time.perf_counter() - t0
         try:
             names.claim(ref, backend.name)

@@ -13,6 +13,7 @@ from pathlib import Path
 from synthprobe.commandline import (
     MODEL_USAGE,
     NOTHING_WRITTEN,
+    add_bos_argument,
     add_model_args,
     add_yes_argument,
     engine_options,
@@ -121,7 +122,7 @@ def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> No
     p.add_argument(
         "--trust-remote-code", action="store_true", help="run modelling code shipped with a checkpoint (off by default)"
     )
-    p.add_argument("--bos", action="store_true", help="prepend the tokenizer's BOS token (the protocol adds none)")
+    add_bos_argument(p)
     p.add_argument(
         "--limit", type=positive_int, default=None, metavar="N", help="score only the first N items of each file"
     )

@@ -280,6 +280,8 @@ def _settings(r, entry: dict, task_block: dict, where: str, dataset_sha: str | N
     out |= {
         "dtype": text(model.get("dtype")),
         "device": text(model.get("device")),
+        # the BOS setting the model ran with (--bos, --no-bos, its own bos=, or its default)
+        "BOS": {True: "on", False: "off"}.get(model.get("bos"), "—"),
         "batch size": text(settings.get("batch_size")),
         "max context": text(settings.get("max_context")),
         "scorer": text(task_block.get("scorer_used", settings.get("scorer"))),

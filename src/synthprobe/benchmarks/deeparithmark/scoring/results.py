@@ -259,6 +259,18 @@ def _share(k: int, n: int) -> str:
     return f"{k} ({100 * k / n:.1f} %)" if n else str(k)
 
 
+def run_settings_line(entry: dict[str, Any]) -> str:
+    """The settings one model ran with, in one line: each model of a run may have its own
+    (``--model NAME=SPEC,KEY=VALUE``), so each model's breakdown says them."""
+    model, settings = entry.get("model", {}), entry.get("settings", {})
+    bos = {True: "on", False: "off"}.get(model.get("bos"), "?")
+    chat = (entry.get("chat") or {}).get("chat_template_name") or "none"
+    return (
+        f"ran with: dtype {model.get('dtype', '?')}, device {model.get('device', '?')}, BOS {bos}, "
+        f"max context {settings.get('max_context', '?')}, chat template {chat}"
+    )
+
+
 def format_breakdown(entry: dict[str, Any], key: str = "deeparithmark") -> str:
     """Per-depth and per-template lines for one model (printed under the table), under the
     protocol's own metric; a generated run adds how its answers were read and what they count as."""
@@ -283,6 +295,7 @@ def format_breakdown(entry: dict[str, Any], key: str = "deeparithmark") -> str:
             f"{entry['model']['name']}{f' [{label}]' if label else ''} — {key}: {s.get('primary_label') or metric}",
             f"  accuracy {100 * m[metric]['acc']:.2f} % ({m[metric]['correct']} of {m[metric]['total']})",
         ]
+    out.insert(1, "  " + run_settings_line(entry))
     ext = block.get("extraction")
     if ext is not None:
         n = s["n"]

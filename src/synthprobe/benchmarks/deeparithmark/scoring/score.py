@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from synthprobe.backends import bos as bos_rules
 from synthprobe.backends.chat import ChatSetup
 from synthprobe.backends.refs import ModelRef, NameRegistry, named_model
 from synthprobe.backends.spec import EMBEDDED_ALIAS
@@ -28,7 +29,7 @@ from synthprobe.items import MCItem
 from synthprobe.results import results_document
 from synthprobe.scoring.console import format_comparisons, format_usage
 from synthprobe.scoring.runner import CacheKey, batches, run_items
-from synthprobe.scoring.settings import RunSettings
+from synthprobe.scoring.settings import RunSettings, for_model
 from synthprobe.tasks import protocols as proto
 from synthprobe.version import __version__
 
@@ -53,7 +54,8 @@ class ScoreConfig(RunSettings):
     dtype: str | None = None
     device: str = "auto"
     trust_remote_code: bool = False
-    bos: bool = False
+    #: ``--bos`` / ``--no-bos``; None: what the model was trained with (:mod:`synthprobe.backends.bos`)
+    bos: bool | None = None
     compare: bool = False
     compare_data: Path = DEFAULT_COMPARE_DATA
     output: Path | None = None
@@ -161,13 +163,14 @@ def validate(config: ScoreConfig) -> list[Dataset]:
     if "letterprob" in config.protocols:
         needs = (*needs, "first_token")
     for ref in map(as_ref, config.models):
+        own = for_model(config, ref)  # the model's own settings, checked with the rest
         if "letterprob" in config.protocols and not engine_can(ref.spec, "first_token"):
             raise InputError(
                 f"--protocol letterprob reads the probabilities of the answer's first token; the "
                 f"{split_kind(ref.spec)[0]} engine cannot return them. Use --protocol letters with this model",
                 field="--model",
             )
-        check_backend(ref.spec, needs=needs, dtype=config.dtype, device=config.device, **config.model_args)
+        check_backend(ref.spec, needs=needs, dtype=own.dtype, device=own.device, **own.model_args)
     out = config.output or default_output(config.models)
     if out.exists() and out.is_dir():
         raise InputError("is a folder; expected a file name for the results JSON", path=out, field="--output")
@@ -309,7 +312,7 @@ def generate_dataset(
     chat = config.chat
 
     def score_key() -> CacheKey:
-        settings = {"task": ds.key, "bos": config.bos, **_chat_settings(config, backend, protocol)}
+        settings = {"task": ds.key, "bos": backend.bos, **_chat_settings(config, backend, protocol)}
         return CacheKey(ds.info["sha256"], settings)
 
     where = f"{ds.key} · {protocol} · {backend.name}"
@@ -387,7 +390,7 @@ def letterprob_dataset(
     candidates = list(proto.letter_candidates(max((len(it.endings) for it in ds.items), default=4)))
 
     def score_key() -> CacheKey:
-        settings = {"task": ds.key, "bos": config.bos, **_chat_settings(config, backend, protocol)}
+        settings = {"task": ds.key, "bos": backend.bos, **_chat_settings(config, backend, protocol)}
         settings["protocol"]["first_token"] = {"candidates": candidates, "continued": True}
         return CacheKey(ds.info["sha256"], settings)
 
@@ -552,7 +555,7 @@ def score_dataset(
         settings = {
             "task": ds.key,
             "max_context": config.max_context,
-            "bos": config.bos,
+            "bos": backend.bos,
             "scorer": config.scorer,
             **_chat_settings(config, backend, "loglik"),
         }
@@ -693,6 +696,8 @@ def score_model(
     that check puts a server's token counts per protocol for the batches it scored ahead (the run
     takes those records, so its own usage counts them)."""
     ref = as_ref(spec)
+    shared_bos = config.bos
+    config = for_model(config, ref)  # the run's settings with this model's own over them
     t0 = time.perf_counter()
     backend = load_model(ref.spec, config)
     load_s = time.perf_counter() - t0
@@ -700,6 +705,10 @@ def score_model(
     try:
         if names is not None:
             names.claim(ref, backend.name)
+        if "bos" not in ref.settings and (
+            warning := bos_rules.contradiction(ref.shown(backend.name), shared_bos, backend.bos_need)
+        ):
+            echo(warning)
         if on_loaded is not None:
             on_loaded(backend)
         for protocol in config.protocols:

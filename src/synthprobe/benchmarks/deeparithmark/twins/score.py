@@ -78,7 +78,8 @@ class TwinsConfig(RunSettings):
     #: ``--aa SEED2``: also pair the originals with an independent build from this seed
     aa: int | None = None
     cot: bool = False
-    bos: bool = False
+    #: ``--bos`` / ``--no-bos``; None: what the model was trained with (:mod:`synthprobe.backends.bos`)
+    bos: bool | None = None
     scorer: str = "onepass"
 
 
@@ -459,7 +460,7 @@ def score_twins(backend, ts: TwinSet, config: TwinsConfig) -> dict[str, Any]:
             "max_context": config.max_context,
             "max_new_tokens": config.max_new_tokens,
             "cot": config.cot,
-            "bos": config.bos,
+            "bos": backend.bos,
             "scorer": config.scorer,
         },
         "runs": runs,

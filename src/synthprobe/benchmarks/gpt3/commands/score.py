@@ -17,6 +17,7 @@ from pathlib import Path
 from synthprobe.commandline import (
     MODEL_USAGE,
     NOTHING_WRITTEN,
+    add_bos_argument,
     add_model_args,
     add_yes_argument,
     nonneg_int,
@@ -28,16 +29,18 @@ from synthprobe.errors import CommandFailed, InputError
 
 def cmd_score(args: argparse.Namespace) -> int:
     from synthprobe.backends import ScoringError, check_backend
+    from synthprobe.backends.bos import contradiction as bos_contradiction
     from synthprobe.backends.refs import NameRegistry, model_refs, named_model
     from synthprobe.benchmarks.gpt3.registry import resolve_tasks
     from synthprobe.benchmarks.gpt3.sat import sample_path
     from synthprobe.benchmarks.gpt3.scoring.score import EvalConfig, dumps_results, format_table, run
     from synthprobe.benchmarks.gpt3.taskfile import load_task_files
-    from synthprobe.commandline import backend_options, load_backend_or_exit
+    from synthprobe.commandline import load_backend_or_exit, model_backend_options
     from synthprobe.io.paths import slug
     from synthprobe.io.read import sha256_file
     from synthprobe.io.write import atomic_write_text, check_outputs, default_output
     from synthprobe.scoring.console import format_usage
+    from synthprobe.scoring.settings import for_model
 
     shots = [s.strip() for s in args.shots.split(",") if s.strip()]
     # every task file is read and checked here, before any model loads
@@ -74,9 +77,10 @@ def cmd_score(args: argparse.Namespace) -> int:
         ],
         overwrite=args.overwrite,
     )
-    for ref in refs:  # every spec checked before the first model loads
+    for ref in refs:  # every spec and its own settings checked before the first model loads
         config.check_engine(ref.spec)
-        check_backend(ref.spec, **backend_options(args))
+        for_model(config, ref)
+        check_backend(ref.spec, **model_backend_options(args, ref))
 
     sat_path = Path(config.sat_file) if config.sat_file else sample_path()
     uses_sat = any(t.family == "sat" for t in config.tasks)
@@ -89,10 +93,14 @@ def cmd_score(args: argparse.Namespace) -> int:
     tables = []
     for ref in refs:
         started = time.perf_counter()
-        backend = load_backend_or_exit(ref.spec, args)  # a model that will not load: exit 1, no results file
+        # a model that will not load: exit 1, no results file
+        backend = load_backend_or_exit(ref.spec, args, ref=ref)
         load_seconds = time.perf_counter() - started
+        own = for_model(config, ref)  # the run's settings with this model's own over them
         try:
             shown = names.claim(ref, backend.name)
+            if "bos" not in ref.settings and (warning := bos_contradiction(shown, args.bos, backend.bos_need)):
+                print(warning, file=sys.stderr)
 
             def report(result: dict) -> None:
                 if args.progress:
@@ -106,7 +114,7 @@ def cmd_score(args: argparse.Namespace) -> int:
             if ref is refs[0]:  # the plan and its estimate once, on the first model, for all of them
                 check_plan(backend, config, pools, yes=args.yes, models=len(refs))
             try:
-                results = run(backend, config, on_result=report, pools=pools)
+                results = run(backend, own, on_result=report, pools=pools)
             except (InputError, KeyboardInterrupt):
                 raise
             except ScoringError as exc:  # a refusal or a spent token budget: its own one line
@@ -118,7 +126,7 @@ def cmd_score(args: argparse.Namespace) -> int:
             threads = backend.runtime().get("torch_threads")
             usage = backend.usage() if callable(getattr(backend, "usage", None)) else None
             model = named_model(backend.describe(), ref)
-            chat = config.chat.identity(backend, fewshot=any(r.get("k", 0) > 0 for r in results))
+            chat = own.chat.identity(backend, fewshot=any(r.get("k", 0) > 0 for r in results))
         finally:
             backend.close()
         settings = {
@@ -127,9 +135,9 @@ def cmd_score(args: argparse.Namespace) -> int:
             "seed": config.seed,
             "format": config.format,
             "check": config.check,
-            "max_context": config.max_context,
-            "batch_size": config.batch_size,
-            "max_new_tokens": config.max_new_tokens,
+            "max_context": own.max_context,
+            "batch_size": own.batch_size,
+            "max_new_tokens": own.max_new_tokens,
             "threads": threads,
             "limits": {
                 "zero_one_shot": config.limit,
@@ -355,6 +363,7 @@ def register(verbs: dict) -> None:
         "--no-cache", action="store_true", help="neither read nor write the score cache ($SYNTHPROBE_CACHE/scores)"
     )
     add_model_args(s, multiple=True, batch_size=16, chat=True)
+    add_bos_argument(s)
     s.add_argument(
         "--fewshot-as-multiturn",
         action="store_true",
