@@ -433,3 +433,31 @@ def test_score_gpt3_with_no_tasks_shows_the_whole_grid_and_does_not_start(tmp_pa
     assert "plan: 16 tasks" in res.stderr and "x 3 settings = 48 runs" in res.stderr, res.stderr
     assert "estimate: over" in res.stderr and "pass --yes to start it" in res.stderr
     assert not out.exists()
+
+
+def test_a_few_long_few_shot_prompts_are_estimated_too(toy, tmp_path, capsys):
+    """20 few-shot items (50 demonstrations each) are few items but many tokens: the threshold
+    counts planned tokens as well as items, so the run is timed and estimated; the same 20 items
+    zero-shot stay below both and are planned only."""
+    from synthprobe.plan import CALIBRATE_ABOVE, CALIBRATE_ABOVE_TOKENS
+
+    few = ["score", "gpt3", "--tasks", "2D+", "--limit", "20", "--model", "toy:bigram", "--quiet", "--no-cache"]
+    assert 20 <= CALIBRATE_ABOVE
+    assert main([*few, "--shots", "few", "--output", str(tmp_path / "few.json")]) == 0
+    err = capsys.readouterr().err
+    assert "estimate: about" in err, err
+    assert main([*few, "--shots", "zero", "--output", str(tmp_path / "zero.json")]) == 0
+    err = capsys.readouterr().err
+    assert "plan: " in err and "estimate" not in err, err
+    # the count behind it: the cell's planned tokens, from the model's own tokenizer
+    from synthprobe.backends import load_backend
+    from synthprobe.benchmarks.gpt3.registry import resolve_tasks
+    from synthprobe.benchmarks.gpt3.scoring.score import EvalConfig, plan, planned_tokens
+
+    backend = load_backend("toy:bigram")
+    pools: dict = {}
+    for shots, above in (("few", True), ("zero", False)):
+        config = EvalConfig(tasks=resolve_tasks("2D+"), shots=[shots], limit=20)
+        (cell,) = plan(config, pools)
+        tokens = planned_tokens(cell, pools[cell.task.name], backend.count_tokens, config.max_context)
+        assert (tokens > CALIBRATE_ABOVE_TOKENS) is above, (shots, tokens)

@@ -3,7 +3,9 @@ a model (``score deeparithmark``, ``score gpt3``, ``probe steps``, ``probe numbe
 ``probe grammar``, ``probe novel-words``, ``sweep``).
 
 A plan is a list of :class:`Cell` (what is scored, how many items, with which settings) and
-the number of models. Above :data:`CALIBRATE_ABOVE` items, a short calibration on the loaded
+the number of models. Above :data:`CALIBRATE_ABOVE` items, or :data:`CALIBRATE_ABOVE_TOKENS` planned
+prompt tokens where the cells know them (20 few-shot GPT-3 items of 1,500 tokens each are a
+long run of few items), a short calibration on the loaded
 model times the *first batch* of one cell of each kind: the cell's own scoring function runs
 under :func:`time_cell`, where :func:`synthprobe.scoring.runner.run_items` scores the first
 ``batch_size`` items the score cache does not hold (the longest, as the run orders them),
@@ -40,6 +42,10 @@ from synthprobe.errors import InputError
 #: Runs of at most this many items (all cells, one model) are planned without a calibration.
 CALIBRATE_ABOVE = 48
 
+#: ... or of at most this many planned prompt tokens (all cells, one model), where cells count them:
+#: about what 48 Deep Arithmark items hold, so a run of few but long prompts is estimated too.
+CALIBRATE_ABOVE_TOKENS = 12_000
+
 #: A run estimated longer than this waits for ``--yes``.
 CONFIRM_ABOVE_S = 3600.0
 
@@ -55,6 +61,9 @@ class Cell:
     items: int
     score: Callable[[], Any] | None = None
     kind: Hashable = None
+    #: the prompt tokens the cell's items hold, all of them, where the command can count them
+    #: before the run (None: not counted; the item count alone decides on a calibration)
+    tokens: int | None = None
 
 
 @dataclass
@@ -245,7 +254,8 @@ def duration(seconds: float) -> str:
 
 
 def check_plan(plan: Plan, *, yes: bool, echo: Callable[[str], None] | None = None) -> Estimate | None:
-    """Print ``plan:`` (and, above :data:`CALIBRATE_ABOVE` items over all models, ``estimate:``) on stderr; raise
+    """Print ``plan:`` (and, above :data:`CALIBRATE_ABOVE` items or :data:`CALIBRATE_ABOVE_TOKENS`
+    planned tokens over all models, ``estimate:``) on stderr; raise
     :class:`~synthprobe.errors.InputError` (exit 2) for a run estimated over an hour unless
     ``yes``. Call it with the (first) model loaded, before any item is scored: the run that
     follows in the same context takes the timed items instead of scoring them again."""
@@ -254,8 +264,10 @@ def check_plan(plan: Plan, *, yes: bool, echo: Callable[[str], None] | None = No
     _CURRENT.set(ahead)  # for the run that follows
     say(f"plan: {plan.text}")
     items = sum(c.items for c in plan.cells)
+    tokens = sum(c.tokens or 0 for c in plan.cells)
     models = max(plan.models, 1)
-    if items * models <= CALIBRATE_ABOVE:  # every model's items: two models of 20 items are 40
+    # every model's items: two models of 20 items are 40; and a few long prompts are a long run
+    if items * models <= CALIBRATE_ABOVE and tokens * models <= CALIBRATE_ABOVE_TOKENS:
         return None
     est = calibrate(plan.cells, ahead, stop_above=None if yes else CONFIRM_ABOVE_S, models=models, echo=say)
     seconds = est.seconds

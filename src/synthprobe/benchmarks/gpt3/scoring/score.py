@@ -545,9 +545,22 @@ def plan_cells(backend, config: EvalConfig, cells: Sequence[PlanCell], pools: di
             c.n,
             kind=(c.task.family, c.setting),
             score=lambda c=c: score_task(backend, c.task, c.k, config, pools[c.task.name], count_tokens),
+            tokens=planned_tokens(c, pools[c.task.name], count_tokens, config.max_context),
         )
         for c in cells
     ]
+
+
+def planned_tokens(cell: PlanCell, pool: Sequence, count_tokens: Callable[[str], int], max_context: int) -> int:
+    """About how many prompt tokens ``cell`` sends: its items times (K demonstrations + the item)
+    times the mean tokens of an example (the first 16 of the pool, counted by the model's own
+    tokenizer), each prompt at most ``max_context``."""
+    sample = list(pool[:16])
+    if not sample or not cell.n:
+        return 0
+    texts = [f"{getattr(it, 'context', '')}{getattr(it, 'completion', '')}" for it in sample]
+    per_example = sum(count_tokens(t) for t in texts) / len(texts)
+    return int(cell.n * min(max_context, per_example * (cell.k + 1)))
 
 
 def run(
