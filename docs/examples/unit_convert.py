@@ -13,7 +13,8 @@ and its perturbation twins (the end of this file: an irrelevant clause, a unit c
 
     synthprobe build twins --data units.jsonl --family unit_convert.py --out units_twins/
 
-The contract is the one every family of ours follows (``synthprobe.benchmarks.deeparithmark.base``):
+The contract is the one every family of ours follows, imported from ``synthprobe.plugin`` (the
+stable import):
 ``generate(rng)`` draws everything from ``rng`` (the builder's seeded per-item stream, so the
 same seed gives the same file), computes the answer through ``Steps`` (which writes one
 machine-checkable line per operation) and names the plausible mistakes with the exact wrong
@@ -27,7 +28,7 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from synthprobe.benchmarks.deeparithmark.base import (
+from synthprobe.plugin import (
     IRRELEVANT,
     Problem,
     Steps,

@@ -23,10 +23,12 @@ from there, so a file of other families is checked as strictly as the release.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import importlib.util
 import sys
+import warnings
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -72,6 +74,15 @@ Source = tuple[str, str]
 _LOADED: dict[Source, tuple[list[str], dict]] = {}
 
 
+@contextlib.contextmanager
+def _deprecations_shown():
+    """While a family's code is imported, a DeprecationWarning it triggers is printed (Python hides
+    those outside ``__main__``): its author learns that an import path is going, and the new one."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("default", DeprecationWarning)
+        yield
+
+
 def _ours() -> None:
     import synthprobe.benchmarks.deeparithmark.families  # noqa: F401  (registers every family of ours)
 
@@ -108,7 +119,8 @@ def load_source(source: Source, *, shown: str | None = None) -> tuple[list[str],
         module = importlib.util.module_from_spec(spec)
         sys.modules[modname] = module
         try:
-            spec.loader.exec_module(module)
+            with _deprecations_shown():
+                spec.loader.exec_module(module)
         except Exception as exc:  # the user's code: any failure is bad input, named
             _forget(before)
             sys.modules.pop(modname, None)
@@ -129,7 +141,8 @@ def load_source(source: Source, *, shown: str | None = None) -> tuple[list[str],
             )
         ep = found[0]
         try:
-            ep.load()
+            with _deprecations_shown():
+                ep.load()
         except Exception as exc:
             _forget(before)
             raise InputError(
@@ -147,7 +160,7 @@ def load_source(source: Source, *, shown: str | None = None) -> tuple[list[str],
     if not names:
         raise InputError(
             "registers no family: decorate its generate(rng) with "
-            "@register(NAME, topic=..., depth=...) from synthprobe.benchmarks.deeparithmark.base",
+            "@register(NAME, topic=..., depth=...) from synthprobe.plugin",
             path=shown if kind == "path" else None,
             field="--family",
         )
