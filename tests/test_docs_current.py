@@ -1,11 +1,15 @@
-"""The data-derived blocks of the design doc and the release card match the code and the data."""
+"""The data-derived blocks of the design doc and the release card match the code and the data,
+and the docs' descriptions of the code's layout name what the code has."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import deeparithmark_docs as docs
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_generated_blocks_are_current():
@@ -71,3 +75,26 @@ def test_readme_depth_plot_is_drawn_from_the_committed_results(tmp_path):
     swapped = tmp_path / "swapped.json"
     swapped.write_text(json.dumps(doc), encoding="utf-8")
     assert docs.png_differs(docs.depth_curve_png(swapped), docs.DEPTH_PNG.read_bytes())
+
+
+def test_the_documented_benchmark_folder_names_every_folder_and_module_of_deep_arithmark():
+    """docs/write-a-benchmark.md's tree of ``benchmarks/deeparithmark/``: a folder or module added
+    to the benchmark and left out of the tree fails here."""
+    import re
+
+    text = (ROOT / "docs" / "write-a-benchmark.md").read_text(encoding="utf-8")
+    tree = re.search(r"```\nbenchmarks/deeparithmark/\n(.*?)```", text, re.S).group(1)
+    named = set(re.findall(r"([\w]+/|[\w]+\.py)", tree))
+    here = ROOT / "src" / "synthprobe" / "benchmarks" / "deeparithmark"
+    folders = {f"{p.name}/" for p in here.iterdir() if p.is_dir() and p.name != "__pycache__"}
+    modules = {p.name for p in here.glob("*.py") if p.name != "__init__.py"}
+    assert folders <= named, sorted(folders - named)
+    assert modules <= named, sorted(modules - named)
+
+
+def test_the_architecture_doc_lists_every_registry_part():
+    from synthprobe.registry import PARTS
+
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    line = next(x for x in text.splitlines() if x.startswith("| `registry.py` |"))
+    assert all(f"`{part}`" in line for part in PARTS), [p for p in PARTS if f"`{p}`" not in line]
