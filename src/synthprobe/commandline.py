@@ -412,6 +412,19 @@ def add_model_args(
         p.add_argument("--quiet", action="store_false", dest="progress", help="the same as --no-progress")
 
 
+def add_limit_argument(p, help: str) -> None:
+    """``--limit N`` (``args.limit``: a whole number >= 1, or None for all): every command that
+    scores the first N of something declares it here, once; ``help`` says of what."""
+    p.add_argument("--limit", type=positive_int, default=None, metavar="N", help=help)
+
+
+def add_max_context_argument(p, help: str, *, default: int = 1024, least: int = 2) -> None:
+    """``--max-context N`` (``args.max_context``): the longest request in tokens, declared here
+    once for every command that takes it; ``default`` and the ``least`` it accepts are the
+    command's (GPT-3's window is 2,048)."""
+    p.add_argument("--max-context", type=int_at_least(least), default=default, metavar="N", help=help)
+
+
 def add_bos_argument(p: argparse.ArgumentParser) -> None:
     """``--bos`` / ``--no-bos`` (``args.bos``: True, False, or None when neither is given): every
     command that runs a model declares it here, once."""

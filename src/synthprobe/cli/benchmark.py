@@ -15,7 +15,13 @@ from synthprobe.registry import Benchmark
 
 def add_commands(verbs: dict[str, argparse._SubParsersAction], verb: str, bench: Benchmark) -> None:
     """Add ``VERB NAME`` for ``bench`` (``build`` when it has a build part, ``score`` when it can be scored)."""
-    from synthprobe.commandline import add_model_args, add_overwrite_argument, add_yes_argument, int_at_least
+    from synthprobe.commandline import (
+        add_limit_argument,
+        add_model_args,
+        add_overwrite_argument,
+        add_yes_argument,
+        int_at_least,
+    )
 
     if verb == "build" and bench.has("build"):
         p = verbs["build"].add_parser(
@@ -40,7 +46,7 @@ def add_commands(verbs: dict[str, argparse._SubParsersAction], verb: str, bench:
         )
         p.add_argument("--data", type=Path, required=True, metavar="FILE", help="the benchmark's data file")
         p.add_argument("--out", type=Path, required=True, metavar="FILE", help="the results JSON to write")
-        p.add_argument("--limit", type=int_at_least(1), default=None, metavar="N", help="score the first N items only")
+        add_limit_argument(p, "score the first N items only")
         p.add_argument("--no-cache", action="store_true", help="neither read nor write the per-item score cache")
         add_model_args(p, batch_size=8, chat=True)
         add_overwrite_argument(p)

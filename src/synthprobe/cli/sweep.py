@@ -8,10 +8,11 @@ from pathlib import Path
 
 from synthprobe.commandline import (
     add_bos_argument,
+    add_limit_argument,
+    add_max_context_argument,
     add_model_args,
     add_yes_argument,
     chat_setup,
-    int_at_least,
     nonneg_int,
     nothing_written,
     positive_int,
@@ -131,19 +132,10 @@ def add_arguments(p: argparse.ArgumentParser, parts: list[tuple[str, object]]) -
         metavar="LIST",
         help="comma-separated seeds and ranges; 'release' is the release seed (default: release), e.g. release,1-10",
     )
-    p.add_argument(
-        "--limit",
-        type=positive_int,
-        default=None,
-        metavar="N",
-        help="score only the first N items of each seed's file (small grids)",
-    )
-    p.add_argument(
-        "--max-context",
-        type=int_at_least(2),
-        default=1024,
-        metavar="N",
-        help=f"longest request in tokens, as in `score {DEFAULT}`, for the jobs of a benchmark that takes one; "
+    add_limit_argument(p, "score only the first N items of each seed's file (small grids)")
+    add_max_context_argument(
+        p,
+        f"longest request in tokens, as in `score {DEFAULT}`, for the jobs of a benchmark that takes one; "
         "a benchmark with a context of its own keeps it, recorded in its jobs (default: %(default)s)",
     )
     add_bos_argument(p)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from synthprobe.commandline import (
     NOTHING_WRITTEN,
+    add_max_context_argument,
     add_model_args,
     add_overwrite_argument,
     add_probe_model_args,
@@ -397,12 +398,7 @@ def _register_number_format(verbs: dict) -> None:
         help="GPT-3 shot setting: zero, one, few or a number K (default: %(default)s: the "
         "demonstration shows the format)",
     )
-    p.add_argument(
-        "--max-context",
-        type=int_at_least(8),
-        default=1024,
-        help="longest Deep Arithmark prompt plus ending in tokens (default: %(default)s)",
-    )
+    add_max_context_argument(p, "longest Deep Arithmark prompt plus ending in tokens (default: %(default)s)", least=8)
     p.add_argument(
         "--output",
         default=None,

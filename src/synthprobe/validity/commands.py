@@ -11,7 +11,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from synthprobe.commandline import nothing_written
+from synthprobe.commandline import add_limit_argument, nothing_written
 from synthprobe.errors import InputError
 
 DESCRIPTION = """\
@@ -237,13 +237,7 @@ def register(verbs: dict) -> None:
         metavar="DIR",
         help="save the adversary's final adapter here (written whole or not at all)",
     )
-    g.add_argument(
-        "--limit",
-        type=positive_int,
-        default=None,
-        metavar="N",
-        help="use only FILE's first N items (the trained audit reads the whole file)",
-    )
+    add_limit_argument(g, "use only FILE's first N items (the trained audit reads the whole file)")
     p.add_argument(
         "--output",
         "-o",

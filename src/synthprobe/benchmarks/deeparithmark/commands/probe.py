@@ -16,6 +16,8 @@ from pathlib import Path
 
 from synthprobe.commandline import (
     add_bos_argument,
+    add_limit_argument,
+    add_max_context_argument,
     add_model_args,
     add_overwrite_argument,
     add_yes_argument,
@@ -68,21 +70,9 @@ def add_steps_arguments(p: argparse.ArgumentParser) -> None:
         help="Deep Arithmark JSONL file: the release or a private variant from 'synthprobe build "
         "deeparithmark --seed S' (default: %(default)s)",
     )
-    p.add_argument(
-        "--limit",
-        type=positive_int,
-        default=None,
-        metavar="N",
-        help="probe only the steps of the first N items (the same probes as a full run's first ones)",
-    )
+    add_limit_argument(p, "probe only the steps of the first N items (the same probes as a full run's first ones)")
     add_model_args(p, multiple=True, batch_size=16, chat=True)
-    p.add_argument(
-        "--max-context",
-        type=int_at_least(2),
-        default=1024,
-        metavar="N",
-        help="longest request in tokens; longer contexts are left-truncated (default: %(default)s)",
-    )
+    add_max_context_argument(p, "longest request in tokens; longer contexts are left-truncated (default: %(default)s)")
     p.add_argument(
         "--max-new-tokens",
         type=positive_int,
@@ -231,13 +221,7 @@ def add_twins_arguments(p: argparse.ArgumentParser) -> None:
         help="twin kinds to score (default: every kind in the manifest): irrelevant_clause, "
         "one_step_more, reordered, unit_change",
     )
-    p.add_argument(
-        "--limit",
-        type=positive_int,
-        default=None,
-        metavar="N",
-        help="score only the first N originals that have a twin of a chosen kind (and their twins)",
-    )
+    add_limit_argument(p, "score only the first N originals that have a twin of a chosen kind (and their twins)")
     p.add_argument(
         "--protocol",
         default="loglik",
@@ -254,13 +238,7 @@ def add_twins_arguments(p: argparse.ArgumentParser) -> None:
         "from SEED2 (the release's families), the same statistics; it should find no effect",
     )
     add_model_args(p, multiple=True, batch_size=32, chat=True)
-    p.add_argument(
-        "--max-context",
-        type=int_at_least(2),
-        default=1024,
-        metavar="N",
-        help="longest request in tokens; longer contexts are left-truncated (default: %(default)s)",
-    )
+    add_max_context_argument(p, "longest request in tokens; longer contexts are left-truncated (default: %(default)s)")
     p.add_argument(
         "--max-new-tokens",
         type=positive_int,

@@ -14,10 +14,11 @@ from synthprobe.commandline import (
     MODEL_USAGE,
     NOTHING_WRITTEN,
     add_bos_argument,
+    add_limit_argument,
+    add_max_context_argument,
     add_model_args,
     add_yes_argument,
     engine_options,
-    int_at_least,
     nothing_written,
     positive_int,
     run_settings,
@@ -112,20 +113,14 @@ def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> No
         "default none: never credited. The rule is recorded in the results",
     )
     p.add_argument("--shots", action=_ZeroShot, help=argparse.SUPPRESS)
-    p.add_argument(
-        "--max-context",
-        type=int_at_least(2),
-        default=1024,
-        metavar="N",
-        help="longest request in tokens; longer contexts are left-truncated and counted (default: %(default)s)",
+    add_max_context_argument(
+        p, "longest request in tokens; longer contexts are left-truncated and counted (default: %(default)s)"
     )
     p.add_argument(
         "--trust-remote-code", action="store_true", help="run modelling code shipped with a checkpoint (off by default)"
     )
     add_bos_argument(p)
-    p.add_argument(
-        "--limit", type=positive_int, default=None, metavar="N", help="score only the first N items of each file"
-    )
+    add_limit_argument(p, "score only the first N items of each file")
     p.add_argument(
         "--compare",
         action="store_true",

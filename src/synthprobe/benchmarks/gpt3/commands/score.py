@@ -18,6 +18,8 @@ from synthprobe.commandline import (
     MODEL_USAGE,
     NOTHING_WRITTEN,
     add_bos_argument,
+    add_limit_argument,
+    add_max_context_argument,
     add_model_args,
     add_yes_argument,
     nonneg_int,
@@ -299,9 +301,7 @@ def register(verbs: dict) -> None:
         help="comma-separated settings: zero/0, one/1, few (GPT-3's K: 50 arithmetic, 100 words, "
         "20 SAT) or a number K (default zero,one,few)",
     )
-    s.add_argument(
-        "--limit", type=positive_int, default=None, metavar="N", help="score only the first N items of each task"
-    )
+    add_limit_argument(s, "score only the first N items of each task")
     s.add_argument(
         "--limit-few",
         type=positive_int,
@@ -326,12 +326,11 @@ def register(verbs: dict) -> None:
         help="generate: exact match of the greedy generation (GPT-3); is-greedy: the gold "
         "completion is the model's greedy continuation (lm-eval's arithmetic acc)",
     )
-    s.add_argument(
-        "--max-context",
-        type=positive_int,
+    add_max_context_argument(
+        s,
+        "prompt plus answer tokens at most (default 2048, GPT-3's window; capped at the model's)",
         default=2048,
-        metavar="N",
-        help="prompt plus answer tokens at most (default 2048, GPT-3's window; capped at the model's)",
+        least=1,
     )
     s.add_argument(
         "--max-new-tokens",
