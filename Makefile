@@ -84,7 +84,7 @@ check: venv
 # and never race for a port or the cores.
 test: venv browser vllm-env
 	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -m "not slow" -n $(CHECK_WORKERS) --dist worksteal
-	$(BIN)/python -m pytest -q -m slow
+	$(BIN)/python -m pytest -q -m slow --durations=20
 
 clean:
 	rm -rf $(VENV) .pytest_cache $(OUT)
