@@ -1,7 +1,7 @@
 """The second real model, Gemma 3 270M (base), as the alias ``gemma-3-270m``: its GGUF, shipped in
 four PyPI part packages, is joined once into the cache (SHA-256 checked by the package), loads in
 transformers as a 268 M-parameter Gemma 3 without a chat template, and scores text sensibly only
-after its BOS token (the protocol's default adds none: docs/second-model.md)."""
+after its BOS token, which it gets by default (docs/second-model.md)."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def test_it_loads_as_gemma3_and_prefers_the_true_continuation_after_its_bos():
         ("The capital of France is", " Paris"),
         ("The capital of France is", " Berlin"),
     ]
-    plain = load_backend("gemma-3-270m", dtype="float32", progress=False)
+    plain = load_backend("gemma-3-270m", dtype="float32", progress=False, bos=False)
     try:
         d = plain.describe()
         assert 260e6 < d["params"] < 275e6 and d["source"] == "gguf" and len(plain.fingerprint) == 64
@@ -64,8 +64,10 @@ def test_it_loads_as_gemma3_and_prefers_the_true_continuation_after_its_bos():
         fox_plain, _, _ = plain.loglikelihood(pairs)
     finally:
         plain.close()
-    with_bos = load_backend("gemma-3-270m", dtype="float32", progress=False, bos=True)
+    # given no BOS setting, Gemma runs as it was trained: with its <bos> (as lm-eval does)
+    with_bos = load_backend("gemma-3-270m", dtype="float32", progress=False)
     try:
+        assert with_bos.bos and with_bos.bos_need.wants and not d["bos"]
         assert with_bos.fingerprint == d["fingerprint"]
         fox, paris, berlin = with_bos.loglikelihood(pairs)
     finally:
