@@ -504,9 +504,8 @@ def model_backend_options(args: argparse.Namespace, ref, **extra) -> dict:
     options = backend_options(args, **extra)
     if getattr(args, "bos", None) is not None:
         options.setdefault("bos", args.bos)
-    own = getattr(ref, "settings", None) or {}
-    options.update({k: own[k] for k in ("bos", "dtype", "device") if k in own})
     if ref is not None:
+        options.update({k: ref.settings[k] for k in ("bos", "dtype", "device") if k in ref.settings})
         options.update(ref.engine_settings())
     return options
 

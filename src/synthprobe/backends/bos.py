@@ -20,6 +20,7 @@ command prints when a run-wide ``--bos``/``--no-bos`` goes against a model's kno
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,13 @@ def trained_with(model_type: str | None, bos_token: str | None, chat_template: s
     if bos_token and chat_template and bos_token in chat_template:
         return BosNeed(False, f"its BOS token {bos_token!r} is a chat-turn marker of its template, not a start of text")
     return BosNeed(None)
+
+
+def decide(bos: bool | None, model_type: str | None, tokenizer: Any) -> tuple[BosNeed, bool]:
+    """An engine's BOS on loading: the model's known need (:func:`trained_with`, from its config's
+    ``model_type`` and its tokenizer) and the setting the run uses (:func:`resolve`)."""
+    need = trained_with(model_type, getattr(tokenizer, "bos_token", None), getattr(tokenizer, "chat_template", None))
+    return need, resolve(bos, need)
 
 
 def resolve(bos: bool | None, need: BosNeed) -> bool:

@@ -54,6 +54,13 @@ class ModelRef:
         """This model's own engine options (every other key)."""
         return {k: v for k, v in self.settings.items() if k not in MODEL_KEYS}
 
+    def bos_warning(self, shown: str, shared: bool | None, need: Any) -> str | None:
+        """The warning for a run-wide ``--bos``/``--no-bos`` (``shared``) against this model's known
+        need (:func:`synthprobe.backends.bos.contradiction`); None when the model sets its own."""
+        from synthprobe.backends.bos import contradiction
+
+        return None if "bos" in self.settings else contradiction(shown, shared, need)
+
     def shown(self, engine_name: str) -> str:
         """The name in tables and reports: the given one, else the engine's."""
         return self.name or engine_name

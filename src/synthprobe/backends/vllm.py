@@ -217,12 +217,7 @@ class VLLMBackend(TokenizerBackend):
         self.dtype = dtype
         self.device = device
         #: what the model was trained with (:mod:`synthprobe.backends.bos`); ``bos``: the setting used
-        self.bos_need = bos_rules.trained_with(
-            getattr(config, "model_type", None),
-            getattr(tokenizer, "bos_token", None),
-            getattr(tokenizer, "chat_template", None),
-        )
-        self.bos = bos_rules.resolve(bos, self.bos_need)
+        self.bos_need, self.bos = bos_rules.decide(bos, getattr(config, "model_type", None), tokenizer)
         self.options = options
         self.n_params = _stored_params(location)
         model_len = llm.llm_engine.model_config.max_model_len

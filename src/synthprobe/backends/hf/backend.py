@@ -155,12 +155,7 @@ class HFBackend(TokenizerBackend):
         self.dtype = dtype
         self.device = device
         #: what the model was trained with (:mod:`synthprobe.backends.bos`); ``bos``: the setting used
-        self.bos_need = bos_rules.trained_with(
-            getattr(model.config, "model_type", None),
-            getattr(tokenizer, "bos_token", None),
-            getattr(tokenizer, "chat_template", None),
-        )
-        self.bos = bos_rules.resolve(bos, self.bos_need)
+        self.bos_need, self.bos = bos_rules.decide(bos, getattr(model.config, "model_type", None), tokenizer)
         self.n_params = n_params if n_params is not None else sum(p.numel() for p in model.parameters())
         self.max_positions = _max_positions(model.config)
         self.max_length = self.max_positions

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from synthprobe.backends import bos as bos_rules
 from synthprobe.backends.chat import ChatSetup
 from synthprobe.backends.refs import ModelRef, NameRegistry, named_model
 from synthprobe.backends.spec import EMBEDDED_ALIAS
@@ -705,9 +704,7 @@ def score_model(
     try:
         if names is not None:
             names.claim(ref, backend.name)
-        if "bos" not in ref.settings and (
-            warning := bos_rules.contradiction(ref.shown(backend.name), shared_bos, backend.bos_need)
-        ):
+        if warning := ref.bos_warning(ref.shown(backend.name), shared_bos, backend.bos_need):
             echo(warning)
         if on_loaded is not None:
             on_loaded(backend)

@@ -31,7 +31,6 @@ from synthprobe.errors import CommandFailed, InputError
 
 def cmd_score(args: argparse.Namespace) -> int:
     from synthprobe.backends import ScoringError, check_backend
-    from synthprobe.backends.bos import contradiction as bos_contradiction
     from synthprobe.backends.refs import NameRegistry, model_refs, named_model
     from synthprobe.benchmarks.gpt3.registry import resolve_tasks
     from synthprobe.benchmarks.gpt3.sat import sample_path
@@ -79,9 +78,10 @@ def cmd_score(args: argparse.Namespace) -> int:
         ],
         overwrite=args.overwrite,
     )
-    for ref in refs:  # every spec and its own settings checked before the first model loads
+    owns = []  # each model's settings: the run's with its own over them, checked before the first loads
+    for ref in refs:
         config.check_engine(ref.spec)
-        for_model(config, ref)
+        owns.append(for_model(config, ref))
         check_backend(ref.spec, **model_backend_options(args, ref))
 
     sat_path = Path(config.sat_file) if config.sat_file else sample_path()
@@ -93,15 +93,14 @@ def cmd_score(args: argparse.Namespace) -> int:
     pools: dict = {}  # the task pools, built once and shared by every model
     entries = []
     tables = []
-    for ref in refs:
+    for ref, own in zip(refs, owns):
         started = time.perf_counter()
         # a model that will not load: exit 1, no results file
         backend = load_backend_or_exit(ref.spec, args, ref=ref)
         load_seconds = time.perf_counter() - started
-        own = for_model(config, ref)  # the run's settings with this model's own over them
         try:
             shown = names.claim(ref, backend.name)
-            if "bos" not in ref.settings and (warning := bos_contradiction(shown, args.bos, backend.bos_need)):
+            if warning := ref.bos_warning(shown, args.bos, backend.bos_need):
                 print(warning, file=sys.stderr)
 
             def report(result: dict) -> None:
