@@ -151,6 +151,23 @@ def test_mistake_profile_leads_with_the_strongest_preferences_and_draws_no_unrea
     assert "The 1 template where no wrong option was offered 10 times get no panel" in section
 
 
+def test_a_model_that_never_picks_an_option_has_no_preferred_mistake():
+    """Under ``free`` a model writes values, not options: every wrong option offered, none picked.
+    Its cells say so, and its templates are no preference to lead with."""
+    import dataclasses
+
+    from synthprobe.benchmarks.deeparithmark.report.model import MistakeCount, mistake_templates
+
+    (r,) = read_rows(DEEP, "deeparithmark")
+    none = {t: tuple(MistakeCount(mc.source, mc.offered, 0) for mc in rows) for t, rows in r.mistakes.items()}
+    free = dataclasses.replace(r, mistakes=none)
+    readable, rest = mistake_templates([free])
+    assert readable == [] and sorted(rest) == sorted(r.mistakes)
+    html = page.render({"deeparithmark": [free]}, {}, sources=[str(DEEP)])
+    section = re.search(r'<section id="mistakes">(.*?)</section>', html, re.S).group(1)
+    assert section.count("no wrong option picked") == len(r.mistakes) and "chosen 0 of" not in section
+
+
 # --- GPT-3: no size verdict without enough items -------------------------------------------
 
 

@@ -44,8 +44,9 @@ def preferred_mistake(rows) -> tuple[MistakeCount | None, bool]:
 
 def mistake_templates(results) -> tuple[list[str], list[str]]:
     """The templates of the mistake profile in reading order, split in two: those where some
-    model has a preferred mistake (a wrong option offered at least :data:`MIN_OFFERS` times),
-    the strongest preference first; then those with too few offers to read, by depth."""
+    model has a preferred mistake (a wrong option offered at least :data:`MIN_OFFERS` times and
+    picked at least once), the strongest preference first; then the rest (too few offers to read,
+    or no wrong option ever picked, as under ``free``), by depth."""
     with_m = [r for r in results if r.mistakes]
     depth_of: dict[str, int] = {}
     for r in with_m:
@@ -55,7 +56,7 @@ def mistake_templates(results) -> tuple[list[str], list[str]]:
     for r in with_m:
         for t, rows in r.mistakes.items():
             top, enough = preferred_mistake(rows)
-            if enough:
+            if enough and top.chosen:  # a wrong option never picked is no preference
                 strongest[t] = max(strongest.get(t, 0.0), top.rate)
             else:
                 rest.add(t)

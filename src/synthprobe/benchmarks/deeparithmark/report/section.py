@@ -174,7 +174,10 @@ def _mistake_table(results: Sequence[ModelResult]) -> str | None:
                 row.append(DASH)
                 continue
             counts = f"chosen {top.chosen} of {top.offered} times offered ({100 * top.rate:.0f} %)"
-            if enough:
+            if not top.chosen:  # a free answer, or a model that never fell for a named mistake here
+                offered = sum(mc.offered for mc in r.mistakes.get(t, ()) if mc.source != "correct")
+                row.append(f'<span class="note">no wrong option picked ({offered} offers)</span>')
+            elif enough:
                 row.append(f'{escape(top.source)}<br><span class="note">{counts}</span>')
             else:
                 row.append(
