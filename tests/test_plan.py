@@ -461,3 +461,38 @@ def test_a_few_long_few_shot_prompts_are_estimated_too(toy, tmp_path, capsys):
         (cell,) = plan(config, pools)
         tokens = planned_tokens(cell, pools[cell.task.name], backend.count_tokens, config.max_context)
         assert (tokens > CALIBRATE_ABOVE_TOKENS) is above, (shots, tokens)
+
+
+def test_the_estimate_is_refreshed_from_the_pace_the_run_keeps(toy, tmp_path, capsys, monkeypatch):
+    """A calibration during a load spike made the demo's estimate 19 minutes for a 5.5-minute
+    run: the run proper says, once, how long is left at the pace it keeps."""
+    import synthprobe.plan as run_plan
+
+    monkeypatch.setattr(run_plan, "REFRESH_AFTER_S", 0.0)  # refresh after the run's first item
+    assert main(_command("score deeparithmark", tmp_path / "r.json", 60, tmp_path)) == 0
+    err = capsys.readouterr().err
+    shape = r"^estimate now: about \d+ s left \(1 item scored so far took [\d.]+ x the calibration's"
+    refreshed = re.findall(shape, err, re.M)
+    assert len(refreshed) == 1, err
+    assert err.index("estimate: ") < err.index("estimate now: ")
+
+
+def test_a_later_models_cached_items_shorten_the_estimate_as_it_starts(toy, tmp_path, capsys, monkeypatch):
+    """A cached second model was estimated at 74 s and took 32: the estimate reckons the models
+    after the loaded one as work, and says the run is shorter once a model finds its items cached."""
+    monkeypatch.setenv("SYNTHPROBE_CACHE", str(tmp_path / "cache"))
+    one = ["score", "deeparithmark", "--limit", "60", "--batch-size", "8", "--quiet"]
+    assert main([*one, "--model", "toy:a", "--output", str(tmp_path / "a.json")]) == 0  # toy:a cached
+    capsys.readouterr()
+    assert main([*one, "--model", "toy:bigram", "--model", "toy:a", "--output", str(tmp_path / "b.json")]) == 0
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if ln.startswith("estimate now: ")]
+    assert lines == [
+        "estimate now: about 0 s left (toy:a has 60 of 60 items of deeparithmark in the score "
+        "cache; the estimate had counted them as work)"
+    ], err
+    # the loaded model's own cached items were counted as cached from the start, and a new model
+    # finds nothing: no such line
+    capsys.readouterr()
+    assert main([*one, "--model", "toy:a", "--model", "toy:c", "--output", str(tmp_path / "c.json")]) == 0
+    assert "estimate now: " not in capsys.readouterr().err

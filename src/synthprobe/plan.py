@@ -22,6 +22,11 @@ several kinds of cells to time (GPT-3's tasks x settings), a line says which one
 timed. The estimate errs on the long side (the longest items are timed). A
 run estimated over :data:`CONFIRM_ABOVE_S` stops with exit 2 (nothing written) unless ``--yes``.
 
+The run proper refreshes the estimate (``estimate now: about ... left``): once, after it has
+scored calibrated items for :data:`REFRESH_AFTER_S` (a calibration during a load spike, or a
+first batch slower than the rest, is corrected by the pace the run keeps), and whenever a later
+model finds enough of its items in its score cache, which the estimate had reckoned as work.
+
 Usage, with the (first) model loaded::
 
     check_plan(Plan(cells, "...", models=2), yes=args.yes)   # prints; exit 2 if too long
@@ -48,6 +53,12 @@ CALIBRATE_ABOVE_TOKENS = 12_000
 
 #: A run estimated longer than this waits for ``--yes``.
 CONFIRM_ABOVE_S = 3600.0
+
+#: The estimate is refreshed once the run proper has scored calibrated items for this long.
+REFRESH_AFTER_S = 20.0
+
+#: A later model whose score cache saves at least this share of what is left gets a new estimate.
+MENTION_SAVING = 0.10
 
 
 @dataclass
@@ -129,6 +140,19 @@ class Ahead:
         #: Whether a cell whose items are all cached is timed all the same (a run of several
         #: models: the others are reckoned at this model's time per item).
         self.time_cached = False
+        #: calibrated seconds per item, by workload (:func:`_workload`: the same for every model)
+        self.rates: dict[tuple, float] = {}
+        #: runs whose cached items the estimate counted as cached (the loaded model's)
+        self.counted: set[tuple] = set()
+        #: the run's estimate in seconds (None: no estimate, nothing to refresh)
+        self.planned: float | None = None
+        self.say: Callable[[str], None] | None = None
+        #: the run proper so far: seconds scoring items of calibrated workloads, what the
+        #: estimate gave those items, seconds on other items, items scored, seconds saved by
+        #: caches the estimate did not count
+        self.seen = self.expected = self.other = self.saved = 0.0
+        self.scored = 0
+        self.refreshed = False
 
     def clear(self) -> None:
         self._records.clear()
@@ -144,6 +168,7 @@ class Ahead:
         if retimed:  # every item cached: time a batch of them anyway, for the models that follow
             todo = list(range(cached))
         elif not todo:
+            self.counted.add(key)
             raise Timed(0.0, 0, 0, cached)
         want = min(batch_size, len(todo))
         got: dict[int, dict] = {}
@@ -159,10 +184,83 @@ class Ahead:
         except _Enough:
             pass
         seconds = time.perf_counter() - t0
+        self.counted.add(key)
+        if got:
+            self.rates[_workload(key)] = seconds / len(got)
         if retimed:  # the run reads these from the cache
             raise Timed(seconds, len(got), 0, cached, kept=False, retimed=True)
         self._records[key] = got
         raise Timed(seconds, len(got), len(todo), cached)
+
+    # -- the run proper: refresh the estimate (issue: a calibration during a load spike, a later
+    # model whose items are cached) --------------------------------------------------------------
+
+    def begin(self, seconds: float, say: Callable[[str], None] | None) -> None:
+        """The estimate the run starts from; refreshed lines go to ``say`` (None: stderr, above
+        any progress bar)."""
+        self.planned, self.say = seconds, say
+
+    def _pace(self) -> float:
+        """How the run proper's time per item compares with the calibration's (1: as timed)."""
+        return self.seen / self.expected if self.expected > 0 else 1.0
+
+    def left(self) -> float:
+        """Seconds the run still needs: what the estimate has not yet seen scored or saved, at
+        the pace measured so far (items of workloads never timed count at that pace too)."""
+        pace = self._pace()
+        done = self.expected + self.other / pace + self.saved
+        return max((self.planned or 0.0) - done, 0.0) * pace
+
+    def _tell(self, line: str) -> None:
+        if self.say is not None:
+            self.say(line)
+            return
+        from tqdm.auto import tqdm
+
+        tqdm.write(line, file=sys.stderr)
+
+    def found_cached(self, key: tuple, cached: int, total: int) -> None:
+        """The run proper of ``key`` starts with ``cached`` of ``total`` items in the score cache.
+        Where the estimate reckoned them as work (a model after the loaded one), the estimate
+        is that much shorter, and says so when it matters."""
+        rate = self.rates.get(_workload(key))
+        if self.planned is None or not cached or rate is None or key in self.counted:
+            return
+        before = self.left()
+        self.saved += cached * rate
+        self.counted.add(key)
+        if before > 0 and (before - self.left()) >= MENTION_SAVING * before:
+            what = key[0].replace(f" · {key[1]}", "")
+            self._tell(
+                f"estimate now: about {duration(self.left())} left ({key[1]} has {cached:,} of {total:,} "
+                f"items of {what} in the score cache; the estimate had counted them as work)"
+            )
+
+    def scored_items(self, key: tuple, n: int, seconds: float) -> None:
+        """The run proper of ``key`` scored ``n`` more items in ``seconds``. Once calibrated
+        items have been scored for :data:`REFRESH_AFTER_S`, the estimate is refreshed, once."""
+        if self.planned is None:
+            return
+        rate = self.rates.get(_workload(key))
+        if rate is None:
+            self.other += seconds
+            return
+        self.seen += seconds
+        self.expected += n * rate
+        self.scored += n
+        if not self.refreshed and self.seen >= REFRESH_AFTER_S:
+            self.refreshed = True
+            self._tell(
+                f"estimate now: about {duration(self.left())} left ({plural(self.scored, 'item')} scored "
+                f"so far took {self._pace():.2f} x the calibration's time per item)"
+            )
+
+
+def _workload(key: tuple) -> tuple:
+    """A run's key less its model: ``(where, model name, cache, ids)`` -> ``(where without the
+    name, ids)``, shared by every model of the run."""
+    where, name, _cache, ids = key
+    return (where.replace(name, "*") if name else where, ids)
 
 
 def current() -> Ahead | None:
@@ -300,6 +398,8 @@ def check_plan(plan: Plan, *, yes: bool, echo: Callable[[str], None] | None = No
             f"start it, or score less with {plan.shorter}",
             field="--yes",
         )
+    if est.complete:
+        ahead.begin(seconds, echo)
     return est
 
 

@@ -15,6 +15,7 @@ order a resumed run repeats, with one progress bar).
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -134,9 +135,16 @@ def run_items(
         pending: list[dict] = list(fresh.values()) if cache is not None else []
         if progress and len(todo) + len(fresh) < total:
             print(f"{where}: {from_cache_note(total - len(todo) - len(fresh), total)}", file=sys.stderr, flush=True)
+        if ahead is not None:  # the run's estimate: refreshed from what this run finds and takes
+            ahead.found_cached(key, total - len(todo) - len(fresh), total)
+        last = [time.perf_counter()]
 
         def emit(pos: int, record: dict) -> None:
             fresh[pos] = record
+            if ahead is not None:
+                now = time.perf_counter()
+                ahead.scored_items(key, 1, now - last[0])
+                last[0] = now
             if cache is None:
                 return
             pending.append(record)
