@@ -66,10 +66,11 @@ def test_built_in_benchmarks_resolve_their_parts_on_first_use():
     registry.find.cache_clear()
     deep = registry.get("deeparithmark")
     assert deep.title == "Deep Arithmark" and registry.get("gpt3").name == "gpt3"
-    from synthprobe.benchmarks.deeparithmark.scoring.metrics import summarise
-    from synthprobe.benchmarks.gpt3.scoring.metrics import summarize
+    from synthprobe.benchmarks.deeparithmark.scoring import metrics as deep_metrics
+    from synthprobe.benchmarks.gpt3.scoring import metrics as gpt3_metrics
 
-    assert deep.part("metrics") is summarise and registry.get("gpt3").part("metrics") is summarize
+    assert deep.part("metrics") is deep_metrics.summarise
+    assert registry.get("gpt3").part("metrics") is gpt3_metrics.summarise
     assert deep.part("report").__name__ == "synthprobe.benchmarks.deeparithmark.report"
     for bench in (deep, registry.get("gpt3")):  # what the report's generic modules ask for
         assert callable(bench.part("tables")) and callable(bench.part("viewer"))
@@ -421,3 +422,17 @@ def test_an_installed_benchmark_with_an_lm_eval_part_shows_up_in_lm_evals_files(
     # it writes no task YAML: the lm-eval task folder is the built-in benchmarks' alone
     assert main(["export", "lm-eval", "--gpt3-tasks", "none", "--out", str(tmp_path / "yaml"), "--quiet"]) == 0
     assert not any("larger" in p.name for p in (tmp_path / "yaml").rglob("*"))
+
+
+def test_every_benchmarks_metrics_part_is_one_function_named_summarise():
+    """The rule in docs/write-a-benchmark.md ("Where a metric goes"): a benchmark's block summary
+    is its ``metrics`` part, named ``summarise``, and the code has one spelling of it."""
+    import re
+    from pathlib import Path
+
+    for name in registry.names():
+        assert registry.get(name).part("metrics").__name__ == "summarise", name
+    src = Path(__file__).resolve().parents[1] / "src" / "synthprobe"
+    american = [str(p) for p in src.rglob("*.py") if re.search(r"\bsummari[z]e", p.read_text())]
+    assert not american, american
+    assert "**Where a metric goes.**" in (src.parents[1] / "docs" / "write-a-benchmark.md").read_text()

@@ -2,7 +2,7 @@
 sub-commands (``build gpt3``/``build <task>``, ``score gpt3``) are their ``commands`` part
 (:mod:`synthprobe.benchmarks.gpt3.commands`); what else shared code asks the registry for is
 named here too: the metrics (one results row per task and
-shot setting, :func:`synthprobe.benchmarks.gpt3.scoring.metrics.summarize`), the report section
+shot setting, :func:`synthprobe.benchmarks.gpt3.scoring.metrics.summarise`), the report section
 (:mod:`synthprobe.benchmarks.gpt3.report`) and the exports (:mod:`synthprobe.benchmarks.gpt3.export`: lm-eval tasks and
 results files, Hub model-card scores)."""
 
@@ -13,7 +13,7 @@ from synthprobe.registry import Benchmark
 BENCHMARK = Benchmark(
     name="gpt3",
     title="GPT-3 synthetic tasks",
-    metrics="synthprobe.benchmarks.gpt3.scoring.metrics:summarize",
+    metrics="synthprobe.benchmarks.gpt3.scoring.metrics:summarise",
     layout="synthprobe.benchmarks.gpt3.layout",
     report="synthprobe.benchmarks.gpt3.report",
     sweep="synthprobe.benchmarks.gpt3.sweep",

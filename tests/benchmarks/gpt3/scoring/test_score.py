@@ -200,11 +200,11 @@ def _items(prompts, correct: list[bool]):
 
 
 def test_rows_carry_an_interval_and_honest_paper_notes():
-    from synthprobe.benchmarks.gpt3.scoring.metrics import SAT_SAMPLE_NOTE, summarize
+    from synthprobe.benchmarks.gpt3.scoring.metrics import SAT_SAMPLE_NOTE, summarise
 
     sat = get_task("SAT")
     prompts = _prompts(20, [15] * 16, drawn=15)
-    row = summarize(
+    row = summarise(
         sat,
         "few",
         20,
@@ -220,7 +220,7 @@ def test_rows_carry_an_interval_and_honest_paper_notes():
     assert row["lands"] is None and row["paper_note"] == SAT_SAMPLE_NOTE and "real SAT set" in SAT_SAMPLE_NOTE
     assert set(row["paper"]) == set(SIZES)  # the figures stay, for reference
     # a user's SAT file (not the sample) gets a verdict, and the note says the pool was short of K
-    row = summarize(
+    row = summarise(
         sat,
         "few",
         20,
@@ -236,7 +236,7 @@ def test_rows_carry_an_interval_and_honest_paper_notes():
     # --max-context cut the demonstrations below K
     task = get_task("2D+")
     prompts = _prompts(50, [50, 31, 12, 50])
-    row = summarize(
+    row = summarise(
         task,
         "few",
         50,
@@ -251,12 +251,12 @@ def test_rows_carry_an_interval_and_honest_paper_notes():
     assert "2 of 4 items" in row["paper_note"]
     # all K used: no note (2D+ has no row note of its own)
     prompts = _prompts(50, [50] * 4)
-    row = summarize(
+    row = summarise(
         task, "few", 50, prompts, _items(prompts, [True] * 4), seconds=1.0, max_new_tokens=7, save_items=False
     )
     assert "paper_note" not in row and row["lands"] == TOO_FEW and row["ci95"][1] == 100.0
     # the table prints the interval, the note and a "—" for a row without a verdict
-    sat_row = summarize(
+    sat_row = summarise(
         sat,
         "one",
         1,
@@ -279,20 +279,20 @@ def test_rows_carry_an_interval_and_honest_paper_notes():
 def test_rows_always_keep_each_items_shots_and_prompt_size():
     import json
 
-    from synthprobe.benchmarks.gpt3.scoring.metrics import summarize
+    from synthprobe.benchmarks.gpt3.scoring.metrics import summarise
     from synthprobe.benchmarks.gpt3.scoring.score import dumps_results
 
     task = get_task("CL")
     prompts = _prompts(100, [100, 97, 100])
     items = _items(prompts, [True, False, True])
-    lean = summarize(task, "few", 100, prompts, items, seconds=1.0, max_new_tokens=20, save_items=False)
+    lean = summarise(task, "few", 100, prompts, items, seconds=1.0, max_new_tokens=20, save_items=False)
     # correctness is always kept too: the paired comparison of models needs it
     assert lean["items"] == [
         {"index": 0, "n_shots": 100, "prompt_tokens": 200, "correct": True},
         {"index": 1, "n_shots": 97, "prompt_tokens": 197, "correct": False},
         {"index": 2, "n_shots": 100, "prompt_tokens": 200, "correct": True},
     ]
-    full = summarize(task, "few", 100, prompts, items, seconds=1.0, max_new_tokens=20, save_items=True)
+    full = summarise(task, "few", 100, prompts, items, seconds=1.0, max_new_tokens=20, save_items=True)
     assert full["items"] == items and full["items"][1]["prediction"] == " 2"
     # in the file every item sits on one line and the JSON reads back the same
     doc = {

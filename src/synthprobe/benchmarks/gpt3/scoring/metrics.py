@@ -41,7 +41,7 @@ def _shots_note(task: Task, k: int, prompts: Sequence[Prompt], mean: float) -> s
     )
 
 
-def summarize(
+def summarise(
     task: Task,
     setting: str,
     k: int,

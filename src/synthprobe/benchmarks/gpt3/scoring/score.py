@@ -61,7 +61,7 @@ from synthprobe.benchmarks.gpt3.paper import SIZES
 from synthprobe.benchmarks.gpt3.prompts import Prompt, PromptConfig, build_prompts, demo_pieces, parse_shots
 from synthprobe.benchmarks.gpt3.registry import FORMATS, BuildConfig, Task, build_items, serialize
 from synthprobe.benchmarks.gpt3.sat import is_sample
-from synthprobe.benchmarks.gpt3.scoring.metrics import summarize
+from synthprobe.benchmarks.gpt3.scoring.metrics import summarise
 from synthprobe.errors import InputError
 from synthprobe.metrics.choice import exact_match, pick_choice
 from synthprobe.metrics.extract import LETTERS, extract_letter
@@ -426,7 +426,7 @@ def score_task(
     )
     items = [rec["item"] for rec in result.records]
     seconds = time.perf_counter() - start
-    row = summarize(
+    row = summarise(
         task,
         setting,
         k,
