@@ -8,18 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from synthprobe.benchmarks.deeparithmark.card import card_cells, card_header
 from synthprobe.benchmarks.deeparithmark.layout import LAYOUTS
 from synthprobe.benchmarks.gpt3.layout import ONE_MODEL as GPT3_V1
 from synthprobe.errors import InputError
 from synthprobe.report.reader import rows as read_rows
-from synthprobe.results import (
-    SCHEMA,
-    SCHEMA_VERSION,
-    card_cells,
-    card_header,
-    dumps_results,
-    read_results,
-)
+from synthprobe.results import SCHEMA, SCHEMA_VERSION, dumps_results, read_results
 
 [DEEPARITHMARK_V1] = LAYOUTS
 ROOT = Path(__file__).resolve().parents[1]
@@ -128,3 +122,13 @@ def test_the_card_is_formatted_once():
         "p vs chance",
     ]
     assert card_cells(row) == ["m", "1.30 B", "31.26 %", "—", "40.0", "—", "0.0", "100.0", "30.00 %", "−1.50", "2.5e−7"]
+
+
+def test_the_generic_results_module_holds_no_deep_arithmark_card():
+    """Deep Arithmark's card row lives in its own folder (``benchmarks/deeparithmark/card.py``);
+    the results document's module keeps only what every benchmark uses."""
+    import synthprobe.results as generic
+    from synthprobe.benchmarks.deeparithmark import card
+
+    for name in ("DEPTHS", "ANSWER_COLUMNS", "card_header", "card_cells", "card_has_compare", "card_has_answers"):
+        assert not hasattr(generic, name) and hasattr(card, name), name

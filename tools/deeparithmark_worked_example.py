@@ -6,7 +6,8 @@ layout): nothing here reads a model or the data, so the text always matches the 
 
 from __future__ import annotations
 
-from synthprobe.results import Results, card_cells, card_header
+from synthprobe.benchmarks.deeparithmark.card import card_cells, card_header
+from synthprobe.results import Results
 
 
 def _pct(x: float) -> str:
@@ -107,7 +108,7 @@ def _reading(m: dict, h: dict) -> str:
 
 
 def scores_table(results_files: list[Results]) -> str:
-    """The card's columns (cells from :func:`synthprobe.results.card_cells`, as the scorer's
+    """The card's columns (cells from :func:`synthprobe.benchmarks.deeparithmark.card.card_cells`, as the scorer's
     table and the report's leaderboard show them), plus dtype and device, for every model row
     in the given results files."""
     head = card_header() + ["dtype", "device"]

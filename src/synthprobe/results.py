@@ -450,14 +450,10 @@ def _dump(value: Any, indent: str, one_line_items: bool) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-# -- the Deep Arithmark card's row, formatted once -------------------------------------------
-# The scorer's printed table, the report's leaderboard and the README's scores table all show
-# these columns; each builds a row of percentages and formats it here.
+# -- numbers as tables print them ------------------------------------------------------------
 
 DASH = "—"
 MINUS = "−"
-#: the depth tiers of the Deep Arithmark release (the card's d2 … d5 columns)
-DEPTHS = (2, 3, 4, 5)
 
 
 def fmt_params(n: int | None) -> str:
@@ -516,11 +512,6 @@ def fmt_pct_ci(x: float, ci: Sequence[float], digits: int = 2) -> str:
     return f"{fmt_pct(x, digits)} % [{fmt_pct(lo, digits)}, {fmt_pct(hi, digits)}]"
 
 
-#: The outcomes of generated answers that do not count, as the card's extra columns name them
-#: (the row's keys: percentages of all items).
-ANSWER_COLUMNS = (("unparsed", "unparsed"), ("inconsistent", "inconsistent"), ("echo", "echo"), ("cut_off", "cut off"))
-
-
 def primary_metric(summary: Mapping[str, Any]) -> str:
     """The metric a summary reports first: ``acc_norm`` for log-likelihood, ``accuracy`` for
     generated answers (files written before ``primary`` was recorded are ``acc_norm``)."""
@@ -532,64 +523,6 @@ def group_rate(block: Mapping[str, Any], summary: Mapping[str, Any]) -> float | 
     primary metric (older files' generated blocks hold it as ``acc_norm``)."""
     key = primary_metric(summary)
     return block.get(key, block.get("acc_norm"))
-
-
-def card_header(
-    depths: Sequence[int] = DEPTHS, *, compare: bool = True, n: bool = False, answers: bool = False
-) -> list[str]:
-    """The card's columns; ``compare``: with ArithMark-3 and Δ (leave them out when no row has
-    them); ``n``: with the number of scored items after Params; ``answers``: with the metric
-    each row's Deep is (``acc_norm`` or ``accuracy``) and the shares of generated answers that do
-    not count (:data:`ANSWER_COLUMNS`), for a table that holds generated answers."""
-    return (
-        ["Model", "Params"]
-        + (["n"] if n else [])
-        + (["metric"] if answers else [])
-        + ["Deep", "soft"]
-        + [f"d{d} %" for d in depths]
-        + (["ArithMark-3", "Δ"] if compare else [])
-        + ["p vs chance"]
-        + ([label for _, label in ANSWER_COLUMNS] if answers else [])
-    )
-
-
-def card_has_compare(rows: Sequence[Mapping[str, Any]]) -> bool:
-    """Whether any row has an ArithMark-3 score (else the card drops ArithMark-3 and Δ)."""
-    return any(r.get("arithmark3") is not None for r in rows)
-
-
-def card_has_answers(rows: Sequence[Mapping[str, Any]]) -> bool:
-    """Whether any row is of generated answers (its ``metric`` is not acc_norm)."""
-    return any(r.get("metric", "acc_norm") != "acc_norm" for r in rows)
-
-
-def card_cells(
-    row: Mapping[str, Any],
-    depths: Sequence[int] = DEPTHS,
-    *,
-    compare: bool = True,
-    n: bool = False,
-    answers: bool = False,
-) -> list[str]:
-    """The card's cells for one model. ``row`` holds percentages (``deep``, ``soft``, ``d<n>``,
-    ``arithmark3``; ``delta`` in points; ``unparsed`` … ``cut_off``), ``model``, ``params``,
-    ``metric`` and ``p_vs_chance`` (``n``: the item count, text); None: not measured (shown as a
-    dash). ``compare``/``n``/``answers`` as in :func:`card_header`."""
-
-    def pct(key: str, digits: int = 2, unit: str = " %") -> str:
-        return fmt_pct(row.get(key), digits, unit, in_percent=True)
-
-    delta = row.get("delta")
-    return (
-        [row["model"], fmt_params(row.get("params"))]
-        + ([str(row.get("n", DASH))] if n else [])
-        + ([str(row.get("metric", "acc_norm"))] if answers else [])
-        + [pct("deep"), pct("soft")]
-        + [pct(f"d{d}", 1, "") for d in depths]
-        + ([pct("arithmark3"), DASH if delta is None else f"{delta:+.2f}".replace("-", MINUS)] if compare else [])
-        + [fmt_p(row.get("p_vs_chance"))]
-        + ([pct(key, 1) for key, _ in ANSWER_COLUMNS] if answers else [])
-    )
 
 
 # -- how a model was asked: protocol and chat template -----------------------------------------

@@ -11,11 +11,11 @@ from html import unescape
 
 import pytest
 
+from synthprobe.benchmarks.deeparithmark.card import card_cells, card_header
 from synthprobe.benchmarks.deeparithmark.report import figures as plots
 from synthprobe.benchmarks.deeparithmark.scoring.results import table_row
 from synthprobe.cli import main
 from synthprobe.report.reader import rows as read_rows
-from synthprobe.results import card_cells, card_header
 from tests.report.support_generated import LABELS, bench_doc, generated_entry, old_layout, write
 
 DEPTHS = (2, 3, 4, 5)
@@ -77,7 +77,7 @@ def test_each_protocol_has_its_own_table_under_its_own_metric(three):
 
 
 def test_the_report_and_the_scorer_agree_on_every_figure(three):
-    """Each generated row's cells are the scorer's own row's (``results.card_cells``, as the CLI
+    """Each generated row's cells are the scorer's own row's (``card.card_cells``, as the CLI
     prints them): Deep, d2-d5, p and the outcome shares."""
     md = three["md"]
     for entry, label in zip(three["doc"]["models"][1:], ("letters", "free")):

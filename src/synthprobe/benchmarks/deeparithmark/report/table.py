@@ -20,11 +20,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from synthprobe.benchmarks.deeparithmark.card import card_cells, card_header
 from synthprobe.benchmarks.deeparithmark.report.model import ModelResult
 from synthprobe.benchmarks.deeparithmark.report.order import NOT_COMPARABLE_NOTE, ordered, test_set_letters
 from synthprobe.benchmarks.deeparithmark.report.read import APPLIES
 from synthprobe.report.format import percent
-from synthprobe.results import DASH, MINUS, card_cells, card_header, fmt_p, fmt_params
+from synthprobe.results import DASH, MINUS, fmt_p, fmt_params
 
 DEFAULT_TITLE = "Deep Arithmark leaderboard"
 
@@ -82,7 +83,7 @@ DEEP_COLUMN = 3
 
 
 def card_row(r: ModelResult, ds: Sequence[int], letter: str = "") -> dict:
-    """One model's card row in percentages, for :func:`synthprobe.results.card_cells`."""
+    """One model's card row in percentages, for :func:`synthprobe.benchmarks.deeparithmark.card.card_cells`."""
     return {
         "model": r.model,
         "params": r.params,

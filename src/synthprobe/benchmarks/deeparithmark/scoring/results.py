@@ -81,20 +81,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from synthprobe.benchmarks.deeparithmark.card import DEPTHS, card_cells, card_has_answers, card_has_compare, card_header
 from synthprobe.benchmarks.deeparithmark.scoring.protocols import protocol_effect as _protocol_effect
 from synthprobe.metrics.extract import PROTOCOL_OUTCOMES
 from synthprobe.report.format import percent
-from synthprobe.results import (
-    DEPTHS,
-    card_cells,
-    card_has_answers,
-    card_has_compare,
-    card_header,
-    fmt_p,
-    group_rate,
-    primary_metric,
-    variant_label,
-)
+from synthprobe.results import fmt_p, group_rate, primary_metric, variant_label
 
 ARITHMARK3_SHA256 = "bf8ab1a5193d52cdf0e05ff0b3ca226bdfcf416cb6e75562dcbe72e7e4559435"
 
@@ -193,7 +184,7 @@ def format_protocol_effect(effect: Sequence[dict[str, Any]]) -> str:
 
 
 def format_table(rows: Sequence[dict[str, Any]]) -> str:
-    """The card's table as aligned text (cells from :func:`synthprobe.results.card_cells`, as the
+    """The card's table as aligned text (cells from :func:`synthprobe.benchmarks.deeparithmark.card.card_cells`, as the
     report's leaderboard and the README show them): Model, Params, n (the items scored), Deep,
     soft, d2-d5, ArithMark-3, Δ, p vs chance; with generated answers among the rows, also the
     metric each row's Deep is and the shares of answers that do not count."""
