@@ -20,17 +20,15 @@ from types import ModuleType
 from synthprobe.backends.base import (
     Backend,
     BaseBackend,
-    ChatTemplateError,
     ChoiceRun,
     EndingScore,
     FirstToken,
     Generation,
-    Message,
     ModelLoadError,
     ScoringError,
     TokenBudgetSpent,
-    check_conversations,
 )
+from synthprobe.backends.conversation import ChatTemplateError, Message, check_conversations
 from synthprobe.backends.spec import EMBEDDED_ALIAS, ModelSpec, resolve_spec
 
 __all__ = [

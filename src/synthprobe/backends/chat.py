@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from synthprobe.backends.base import ChatTemplateError, Message, check_conversations
+from synthprobe.backends.conversation import ChatTemplateError, Message, check_conversations
 from synthprobe.errors import InputError
 
 #: ``--chat-template`` values that are not paths.

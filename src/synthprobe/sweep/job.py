@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from synthprobe import registry
 from synthprobe.backends.chat import ChatSetup
 
 #: the grid's seed label that stands for each benchmark's own release seed
@@ -74,8 +75,6 @@ class Settings:
 
     def recorded(self) -> dict[str, Any]:
         """The settings that change a score (the results document records them)."""
-        from synthprobe.sweep.part import recorded_settings
-
         return {
             "batch_size": self.batch_size,
             "max_context": self.max_context,
@@ -84,6 +83,17 @@ class Settings:
             "limit": self.limit,
             **recorded_settings(self),
         }
+
+
+def recorded_settings(settings) -> dict[str, Any]:
+    """The settings each built-in benchmark's sweep part records (its ``recorded``), in registry order."""
+    out: dict[str, Any] = {}
+    for name in registry.BUILTIN:
+        bench = registry.find(name)
+        part = bench.part("sweep") if bench is not None and bench.has("sweep") else None
+        if part is not None and hasattr(part, "recorded"):
+            out.update(part.recorded(settings))
+    return out
 
 
 def default_data_dir() -> Path:

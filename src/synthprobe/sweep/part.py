@@ -96,17 +96,6 @@ def part_for(task: str) -> Any:
     return sweep_part(benchmark_of(task))
 
 
-def recorded_settings(settings) -> dict[str, Any]:
-    """The settings each built-in benchmark's sweep part records (its ``recorded``), in registry order."""
-    out: dict[str, Any] = {}
-    for name in registry.BUILTIN:
-        bench = registry.find(name)
-        part = bench.part("sweep") if bench is not None and bench.has("sweep") else None
-        if part is not None and hasattr(part, "recorded"):
-            out.update(part.recorded(settings))
-    return out
-
-
 def default_part() -> Any:
     """The sweep part of the registry's default benchmark."""
     return sweep_part(registry.DEFAULT)

@@ -61,6 +61,7 @@ from synthprobe.benchmarks.deeparithmark.composition import (
     Template,
 )
 from synthprobe.benchmarks.deeparithmark.item import DecoySet, decoy_sets, item_json
+from synthprobe.benchmarks.deeparithmark.twins.check import MANIFEST_FORMAT, MANIFEST_VERSION, check_twin_items
 from synthprobe.seeding import ItemStreams
 
 #: Draws of one twin tried before the original is counted as having no usable twin of that kind.
@@ -305,10 +306,6 @@ def kinds_of(families: Mapping[str, object]) -> dict[str, list[str]]:
 # Twin files: ``synthprobe build twins``
 # ---------------------------------------------------------------------------------------
 
-#: What a twin build's manifest declares itself as.
-MANIFEST_FORMAT = "synthprobe/deeparithmark-twins"
-MANIFEST_VERSION = 1
-
 
 def stem_of(originals: str | Path) -> str:
     """The originals' file name without ``.jsonl`` (``deeparithmark-1``)."""
@@ -388,7 +385,6 @@ def build_twins(
     import time
 
     from synthprobe.benchmarks.deeparithmark.build import _progress, dumps_item, format_item
-    from synthprobe.benchmarks.deeparithmark.twins.check import check_twin_items
     from synthprobe.benchmarks.deeparithmark.twins.controls import Tally, controls
     from synthprobe.io.read import sha256_file
     from synthprobe.io.write import dumps_json

@@ -23,6 +23,11 @@ from synthprobe.benchmarks.deeparithmark.base import IRRELEVANT, TWIN_DEPTH_STEP
 from synthprobe.benchmarks.deeparithmark.checks import GROUP_KEY, ITEM_RULES, item_faults
 from synthprobe.benchmarks.deeparithmark.composition import TEMPLATE_BY_NAME, Template
 
+#: What a twin build's manifest declares itself as (``build twins`` writes it; this module and
+#: ``score twins`` read it).
+MANIFEST_FORMAT = "synthprobe/deeparithmark-twins"
+MANIFEST_VERSION = 1
+
 #: Faults shown per failing file (the count is always given).
 SHOWN = 5
 
@@ -246,7 +251,6 @@ def _originals_path(manifest: Path, given: str) -> Path:
 def read_manifest(path: Path) -> dict[str, Any]:
     """The manifest at ``path``, its shape checked (:class:`~synthprobe.errors.InputError`)."""
     from synthprobe.benchmarks.deeparithmark.base import TWIN_KINDS
-    from synthprobe.benchmarks.deeparithmark.twins.build import MANIFEST_FORMAT, MANIFEST_VERSION
     from synthprobe.errors import InputError
     from synthprobe.io.read import loads_json
 

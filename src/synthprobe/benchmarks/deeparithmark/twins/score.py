@@ -46,6 +46,7 @@ from typing import Any
 from synthprobe.benchmarks.deeparithmark.base import TWIN_KINDS
 from synthprobe.benchmarks.deeparithmark.layout import TWINS_VERSION
 from synthprobe.benchmarks.deeparithmark.twins import metrics
+from synthprobe.benchmarks.deeparithmark.twins.check import MANIFEST_FORMAT, MANIFEST_VERSION
 from synthprobe.errors import InputError
 from synthprobe.io.paths import slug
 from synthprobe.io.read import sha256_file
@@ -54,9 +55,8 @@ from synthprobe.results import fmt_p, fmt_pct, results_document
 from synthprobe.scoring.settings import RunSettings
 from synthprobe.version import __version__
 
-#: the manifest ``synthprobe build twins`` writes
-MANIFEST_FORMAT = "synthprobe/deeparithmark-twins"
-MANIFEST_VERSIONS = (1,)
+#: the manifest versions this reader takes
+MANIFEST_VERSIONS = (MANIFEST_VERSION,)
 #: the kind name of the A/A pairs (originals against an independent build)
 AA = "aa"
 PROTOCOLS = ("loglik", "letters", "free")
