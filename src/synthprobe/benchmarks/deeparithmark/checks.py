@@ -10,7 +10,7 @@ prompt-length mean, shortcut audit) live in :mod:`.selftest`.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from synthprobe.benchmarks.deeparithmark.base import (
@@ -117,15 +117,41 @@ def _is_int(x: Any) -> bool:
 
 
 def _schema_faults(obj: dict, index: int | None, by_name: Mapping[str, Template]) -> list[str]:
+    """What breaks the item's schema, checked in order: the keys, the top-level fields, the
+    metadata's layout, its group and twin keys, its number format, its fields and template. A
+    broken layout stops the check there (the fields after it cannot be read)."""
+    keys = _key_faults(obj)
+    if keys:
+        return keys
+    out = _top_field_faults(obj, index)
+    md = obj["metadata"]
+    if not isinstance(md, dict):
+        return [*out, f"field 'metadata': expected an object, got {type(md).__name__}"]
+    layout = _metadata_layout_faults(md)
+    if layout:
+        return out + layout
+    if TWIN_KEYS[0] in md:
+        twin = _twin_key_faults(md)
+        if out or twin:
+            return out + twin
+    fmt = _number_format_key_faults(md)
+    if fmt:
+        return out + fmt
+    return out + _metadata_field_faults(md) + _template_faults(md, by_name)
+
+
+def _key_faults(obj: dict) -> list[str]:
+    if tuple(obj) == ITEM_KEYS:
+        return []
+    missing = [k for k in ITEM_KEYS if k not in obj]
+    extra = [k for k in obj if k not in ITEM_KEYS]
+    if missing or extra:
+        return [f"keys: missing {missing}, unexpected {extra}"]
+    return [f"keys out of order: {list(obj)}; expected {list(ITEM_KEYS)}"]
+
+
+def _top_field_faults(obj: dict, index: int | None) -> list[str]:
     out: list[str] = []
-    if tuple(obj) != ITEM_KEYS:
-        missing = [k for k in ITEM_KEYS if k not in obj]
-        extra = [k for k in obj if k not in ITEM_KEYS]
-        if missing or extra:
-            out.append(f"keys: missing {missing}, unexpected {extra}")
-        else:
-            out.append(f"keys out of order: {list(obj)}; expected {list(ITEM_KEYS)}")
-        return out
     ind = obj["ind"]
     if not _is_int(ind):
         out.append(f"field 'ind': expected an int, got {ind!r}")
@@ -147,33 +173,41 @@ def _schema_faults(obj: dict, index: int | None, by_name: Mapping[str, Template]
         out.append(f"field 'split': expected \"test\", got {obj['split']!r}")
     if obj["split_type"] != "synthetic":
         out.append(f"field 'split_type': expected \"synthetic\", got {obj['split_type']!r}")
-    md = obj["metadata"]
-    if not isinstance(md, dict):
-        out.append(f"field 'metadata': expected an object, got {type(md).__name__}")
-        return out
+    return out
+
+
+def _metadata_layout_faults(md: dict) -> list[str]:
     if tuple(md) not in _METADATA_LAYOUTS:
-        out.append(
+        return [
             f"field 'metadata': keys {list(md)}; expected {list(METADATA_KEYS)} in that order"
             f" (then optionally {GROUP_KEY!r}, then {list(TWIN_KEYS)}, then {NUMBER_FORMAT_KEY!r} last)"
-        )
-        return out
+        ]
     if GROUP_KEY in md and (not isinstance(md[GROUP_KEY], str) or not md[GROUP_KEY]):
-        out.append(f"field 'metadata.{GROUP_KEY}': expected the id of the item's group, got {md[GROUP_KEY]!r}")
-        return out
-    if TWIN_KEYS[0] in md:
-        if not isinstance(md["twin_of"], str) or not md["twin_of"]:
-            out.append(f"field 'metadata.twin_of': expected the original's source_id, got {md['twin_of']!r}")
-        if md["twin_kind"] not in TWIN_KINDS:
-            out.append(f"field 'metadata.twin_kind': expected one of {list(TWIN_KINDS)}, got {md['twin_kind']!r}")
-        if out:
-            return out
+        return [f"field 'metadata.{GROUP_KEY}': expected the id of the item's group, got {md[GROUP_KEY]!r}"]
+    return []
+
+
+def _twin_key_faults(md: dict) -> list[str]:
+    out: list[str] = []
+    if not isinstance(md["twin_of"], str) or not md["twin_of"]:
+        out.append(f"field 'metadata.twin_of': expected the original's source_id, got {md['twin_of']!r}")
+    if md["twin_kind"] not in TWIN_KINDS:
+        out.append(f"field 'metadata.twin_kind': expected one of {list(TWIN_KINDS)}, got {md['twin_kind']!r}")
+    return out
+
+
+def _number_format_key_faults(md: dict) -> list[str]:
     if NUMBER_FORMAT_KEY in md and (md[NUMBER_FORMAT_KEY] == PLAIN or md[NUMBER_FORMAT_KEY] not in NUMBER_FORMATS):
-        out.append(
+        return [
             f"field 'metadata.{NUMBER_FORMAT_KEY}': expected one of "
             f"{[f for f in NUMBER_FORMATS if f != PLAIN]} (plain items carry no such key), "
             f"got {md[NUMBER_FORMAT_KEY]!r}"
-        )
-        return out
+        ]
+    return []
+
+
+def _metadata_field_faults(md: dict) -> list[str]:
+    out: list[str] = []
     for key in ("answer", "topic", "template"):
         if not isinstance(md[key], str) or not md[key]:
             out.append(f"field 'metadata.{key}': expected a non-empty string, got {md[key]!r}")
@@ -192,16 +226,20 @@ def _schema_faults(obj: dict, index: int | None, by_name: Mapping[str, Template]
     steps = md["solution_steps"]
     if not isinstance(steps, list) or not steps or not all(isinstance(s, str) and s for s in steps):
         out.append(f"field 'metadata.solution_steps': expected a non-empty list of strings, got {steps!r}")
-    if isinstance(md["template"], str) and md["template"] not in by_name:
-        out.append(
-            f"field 'metadata.template': {md['template']!r} is not a Deep Arithmark template"
-            + (
-                " (a file built from other families carries its table beside it, in <file>.families.json)"
-                if by_name is TEMPLATE_BY_NAME
-                else " of this file's families table"
-            )
-        )
     return out
+
+
+def _template_faults(md: dict, by_name: Mapping[str, Template]) -> list[str]:
+    if not isinstance(md["template"], str) or md["template"] in by_name:
+        return []
+    return [
+        f"field 'metadata.template': {md['template']!r} is not a Deep Arithmark template"
+        + (
+            " (a file built from other families carries its table beside it, in <file>.families.json)"
+            if by_name is TEMPLATE_BY_NAME
+            else " of this file's families table"
+        )
+    ]
 
 
 def item_faults(
@@ -218,17 +256,24 @@ def item_faults(
     schema = _schema_faults(obj, index, by_name)
     if schema:
         return [("schema", msg) for msg in schema]
+    kind = value_kind(obj["metadata"]["answer"])
+    rendered, unit = _ending_faults(obj, kind)
+    return [
+        *_label_faults(obj, by_name),
+        *unit,
+        *_option_faults(obj, kind, roundness),
+        *_answer_faults(obj, rendered),
+        *_chain_faults(obj),
+        *_prompt_faults(obj),
+    ]
+
+
+def _label_faults(obj: dict, by_name: Mapping[str, Template]) -> list[tuple[str, str]]:
+    """``labels``: the row of the release table the item claims (a twin: moved as its kind
+    moves it): topic, depth, activity label, source id."""
     faults: list[tuple[str, str]] = []
     md = obj["metadata"]
-    ind, ctx, endings = obj["ind"], obj["ctx"], obj["endings"]
-    label = int(obj["label"])
-    vals, srcs = md["option_values"], md["option_sources"]
     depth, template = md["depth"], md["template"]
-    kind = value_kind(md["answer"])
-    gold = vals[label]
-    fmt = number_format_of(md)
-
-    # labels: the row of the release table this item claims (a twin: moved as its kind moves it)
     row = by_name[template]
     twin_kind = md.get("twin_kind")
     row_depth = row.depth + TWIN_DEPTH_STEP.get(twin_kind, 0)
@@ -244,48 +289,55 @@ def item_faults(
         faults.append(
             ("labels", f"activity_label {obj['activity_label']!r}; expected {activity_label(md['topic'], depth)!r}")
         )
-    want_id = twin_source_id(template, depth, ind, twin_kind)
+    want_id = twin_source_id(template, depth, obj["ind"], twin_kind)
     if obj["source_id"] != want_id:
         faults.append(("labels", f"source_id {obj['source_id']!r}; expected {want_id!r}"))
+    return faults
 
-    # unit / endings identical except for the number (written in the item's number format;
-    # metadata.answer keeps the plain rendering)
-    rendered = []
+
+def _ending_faults(obj: dict, kind: str) -> tuple[list[str], list[tuple[str, str]]]:
+    """``unit``: the endings identical except for the number (written in the item's number
+    format; ``metadata.answer`` keeps the plain rendering). Also the values' plain renderings
+    (empty when one cannot be rendered)."""
+    faults: list[tuple[str, str]] = []
+    md, endings = obj["metadata"], obj["endings"]
     try:
-        rendered = [render_value(v, kind) for v in vals]
+        rendered = [render_value(v, kind) for v in md["option_values"]]
     except ValueError as exc:  # GenerationError: a value with no rendering (clock outside the day)
-        faults.append(("unit", f"option value cannot be rendered: {exc}"))
-    if rendered:
-        shown = [format_numbers(r, fmt) for r in rendered]
-        first = endings[0]
-        pos = first.find(shown[0])
-        if pos < 0:
-            faults.append(("unit", f"ending 0 {first!r} does not contain its value {shown[0]!r}"))
-        else:
-            prefix, suffix = first[:pos], first[pos + len(shown[0]) :]
-            for i, (e, r) in enumerate(zip(endings, shown)):
-                if e != prefix + r + suffix:
-                    faults.append(
-                        (
-                            "unit",
-                            f"ending {i} {e!r} is not {prefix + r + suffix!r} (same text as ending 0 with value {r})",
-                        )
-                    )
-                    break
-        if md["unit"] and not all(md["unit"] in e for e in endings):
-            faults.append(("unit", f"unit {md['unit']!r} missing from an ending: {endings!r}"))
-        if not md["unit"] and kind != "clock":
-            faults.append(("unit", "empty unit on a non-clock item"))
+        return [], [("unit", f"option value cannot be rendered: {exc}")]
+    shown = [format_numbers(r, number_format_of(md)) for r in rendered]
+    first = endings[0]
+    pos = first.find(shown[0])
+    if pos < 0:
+        faults.append(("unit", f"ending 0 {first!r} does not contain its value {shown[0]!r}"))
+    else:
+        prefix, suffix = first[:pos], first[pos + len(shown[0]) :]
+        for i, (e, r) in enumerate(zip(endings, shown)):
+            if e != prefix + r + suffix:
+                faults.append(
+                    ("unit", f"ending {i} {e!r} is not {prefix + r + suffix!r} (same text as ending 0 with value {r})")
+                )
+                break
+    if md["unit"] and not all(md["unit"] in e for e in endings):
+        faults.append(("unit", f"unit {md['unit']!r} missing from an ending: {endings!r}"))
+    if not md["unit"] and kind != "clock":
+        faults.append(("unit", "empty unit on a non-clock item"))
+    return rendered, faults
 
-    # options distinct and positive
+
+def _option_faults(obj: dict, kind: str, roundness: bool) -> list[tuple[str, str]]:
+    """``distinct`` (values and endings distinct, values positive), then the decoy rules:
+    ``pm1``, ``roundness`` (unless left out) and ``clock``."""
+    faults: list[tuple[str, str]] = []
+    vals, endings = obj["metadata"]["option_values"], obj["endings"]
+    label = int(obj["label"])
+    gold = vals[label]
     if len(set(vals)) != N_OPTIONS:
         faults.append(("distinct", f"option values repeat: {vals}"))
     if len(set(endings)) != N_OPTIONS:
         faults.append(("distinct", f"endings repeat: {endings}"))
     if any(v <= 0 for v in vals):
         faults.append(("distinct", f"non-positive option value: {vals}"))
-
-    # decoy rules
     for i, v in enumerate(vals):
         if i != label and abs(v - gold) == 1:
             faults.append(("pm1", f"decoy {v} in slot {i} is answer {gold} ± 1"))
@@ -297,8 +349,17 @@ def item_faults(
             faults.append(("clock", f"clock values {vals} outside one day"))
         elif len({v < 720 for v in vals}) != 1:
             faults.append(("clock", f"clock values {vals} straddle noon"))
+    return faults
 
-    # label ↔ sources ↔ answer ↔ values
+
+def _answer_faults(obj: dict, rendered: Sequence[str]) -> list[tuple[str, str]]:
+    """``answer``: label, sources, answer and values agree; ``rank``: the recorded rank is the
+    answer's among the values."""
+    faults: list[tuple[str, str]] = []
+    md = obj["metadata"]
+    vals, srcs = md["option_values"], md["option_sources"]
+    label = int(obj["label"])
+    gold = vals[label]
     if srcs[label] != CORRECT:
         faults.append(("answer", f"label {label} but option_sources[{label}] is {srcs[label]!r}"))
     if srcs.count(CORRECT) != 1:
@@ -307,21 +368,31 @@ def item_faults(
         faults.append(("answer", f"option_sources repeat: {srcs}"))
     if rendered and md["answer"] != rendered[label]:
         faults.append(("answer", f"answer {md['answer']!r} but option_values[{label}] renders as {rendered[label]!r}"))
-
-    # rank
     true_rank = sum(v < gold for v in vals)
     if md["answer_rank"] != true_rank:
         faults.append(("rank", f"answer_rank {md['answer_rank']}; the answer {gold} is rank {true_rank} of {vals}"))
+    return faults
 
-    # steps
-    steps = md["solution_steps"]
+
+def _chain_faults(obj: dict) -> list[tuple[str, str]]:
+    """``depth``: one solution step per level; ``steps``: the steps compute the answer."""
+    md = obj["metadata"]
+    steps, depth = md["solution_steps"], md["depth"]
+    faults: list[tuple[str, str]] = []
     if len(steps) != depth:
         faults.append(("depth", f"{len(steps)} solution steps at depth {depth}"))
     try:
-        check_chain(steps, gold)
+        check_chain(steps, md["option_values"][int(obj["label"])])
     except StepError as exc:
         faults.append(("steps", str(exc)))
+    return faults
 
+
+def _prompt_faults(obj: dict) -> list[tuple[str, str]]:
+    """``unit``: the prompt's numbers in the item's number format; ``length``: at most
+    :data:`MAX_CTX_WORDS` words."""
+    faults: list[tuple[str, str]] = []
+    ctx, fmt = obj["ctx"], number_format_of(obj["metadata"])
     if fmt != PLAIN and format_numbers(ctx, fmt) != ctx:
         faults.append(("unit", f"prompt has numbers not written in the {fmt} format: {ctx!r}"))
     words = ctx_words(ctx, fmt)
