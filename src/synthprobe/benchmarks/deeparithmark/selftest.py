@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import fmean
@@ -43,6 +43,7 @@ from synthprobe.benchmarks.deeparithmark.checks import (
 from synthprobe.benchmarks.deeparithmark.composition import (
     N_OPTIONS,
     TEMPLATES,
+    Template,
     balance_plan,
     composition,
     depth_counts,
@@ -340,41 +341,85 @@ def trained_check(path: Path, items: Sequence[MCItem]) -> tuple[Check, dict | No
     return Check(TRAINED_CHECK, _trained_figure(report), report["passes"], _trained_details(report)), report
 
 
+#: The checks over the whole file; they need every item well formed.
+DATASET_CHECKS = (
+    "unique ind, source_id, ctx",
+    "composition (template, topic, depth, count)",
+    "correct slot balance",
+    "answer rank balance",
+    "depth tiers",
+    "slot × rank × depth grid",
+    "prompt length",
+    "shortcut audit",
+)
+
+
 def selftest(
     path: str | Path, *, upstream: str | Path | None = None, classifier: bool = True, trained: bool = True
 ) -> SelftestReport:
     """Run every check on ``path``. Raises :class:`InputError` if the file (or ``upstream``)
     does not load under the ArithMark 3.0 contract. ``trained=False`` leaves out the trained
-    choices-only audit (:func:`trained_check`, about 30 s), which the legacy decoys fail."""
+    choices-only audit (:func:`trained_check`, about 30 s), which the legacy decoys fail.
+
+    The checks, in order: the loader contract and the bytes, the families table a file from
+    other families carries, every item rule, then (on a well-formed file) uniqueness,
+    composition, balance, the grid, prompt length, the shortcut audit and the trained audit."""
     path = Path(path)
     items = load_arithmark3(path)  # InputError -> exit 2, located
     n = len(items)
-    checks: list[Check] = [
+    checks = [
         Check(
             "ArithMark 3.0 loader contract",
             f"{n:,} items load, {len({i.category for i in items})} activity labels",
             True,
+        ),
+        _bytes_check(path, items),
+    ]
+    templates, table = _table_checks(path)  # InputError -> exit 2, located
+    checks += table
+    rules, n_schema_bad = _item_rule_checks(items, table_by_name(templates))
+    checks += rules
+    if n_schema_bad:
+        names = [*DATASET_CHECKS, *([TRAINED_CHECK] if trained else [])]
+        checks += [Check(name, f"not run: {n_schema_bad} item(s) break the schema", None) for name in names]
+        return SelftestReport(path, n, sha256_file(path), checks)
+    checks.append(_uniqueness_check(items))
+    checks.append(_composition_check(items, templates))
+    balance, got_slots, got_ranks = _balance_checks(items, templates)
+    checks += balance
+    checks.append(_length_check(items, templates))
+    shortcut, rows = _shortcut_checks(items, got_slots, got_ranks, classifier=classifier)
+    checks += shortcut
+    report = None
+    if trained:
+        check, report = trained_check(path, items)
+        checks.append(check)
+    if upstream is not None:
+        checks += _upstream_checks(items, Path(upstream))
+    return SelftestReport(path, n, sha256_file(path), checks, rows, report)
+
+
+def _table_checks(path: Path) -> tuple[Sequence[Template], list[Check]]:
+    """The table the file claims to follow: the release's, or the one a build from other
+    families wrote beside it (``plugins.table_path``), which must name this file's SHA-256."""
+    found = read_table(path)
+    if found is None:
+        return TEMPLATES, []
+    templates, claimed = found[0], found[1].get("sha256")
+    digest = sha256_file(path)
+    return templates, [
+        Check(
+            f"families table {table_path(path).name} describes this file",
+            f"{len(templates)} families; sha256 {'matches' if claimed == digest else 'differs'}",
+            claimed == digest,
+            [] if claimed == digest else [f"the table was written for sha256 {claimed}, the file has {digest}"],
         )
     ]
-    checks.append(_bytes_check(path, items))
-    # the table the file claims to follow: the release's, or the one a build from other
-    # families wrote beside it (plugins.table_path)
-    found = read_table(path)  # InputError -> exit 2, located
-    templates = TEMPLATES if found is None else found[0]
-    rows_by_name = table_by_name(templates)
-    if found is not None:
-        digest = sha256_file(path)
-        claimed = found[1].get("sha256")
-        checks.append(
-            Check(
-                f"families table {table_path(path).name} describes this file",
-                f"{len(templates)} families; sha256 {'matches' if claimed == digest else 'differs'}",
-                claimed == digest,
-                [] if claimed == digest else [f"the table was written for sha256 {claimed}, the file has {digest}"],
-            )
-        )
 
-    # -- per-item rules --------------------------------------------------------------
+
+def _item_rule_checks(items: Sequence[MCItem], rows_by_name: Mapping[str, Template]) -> tuple[list[Check], int]:
+    """One check per item rule (:data:`ITEM_RULES`), with every fault located by line; and how
+    many items break the schema (then the other rules count only the well-formed ones)."""
     faults: dict[str, list[str]] = defaultdict(list)
     bad_items: dict[str, set[int]] = defaultdict(set)
     schema_ok: list[MCItem] = []
@@ -386,35 +431,20 @@ def selftest(
         if not any(rule == "schema" for rule, _ in found_faults):
             schema_ok.append(it)
     n_schema_bad = len(bad_items["schema"])
+    checks = []
     for rule, title in ITEM_RULES.items():
-        if rule != "schema" and n_schema_bad:
-            checked = f" (of {len(schema_ok):,} well-formed)"
-        else:
-            checked = ""
+        checked = f" (of {len(schema_ok):,} well-formed)" if rule != "schema" and n_schema_bad else ""
         k = len(bad_items[rule])
         if rule == "clock":
             n_clock = sum(value_kind(i.metadata["answer"]) == "clock" for i in schema_ok)
             figure = f"{k} of {n_clock:,} clock items break it{checked}"
         else:
-            figure = f"{k} of {n:,} items break it{checked}"
+            figure = f"{k} of {len(items):,} items break it{checked}"
         checks.append(Check(title, figure, k == 0, faults[rule]))
+    return checks, n_schema_bad
 
-    # -- dataset-level checks need well-formed items -----------------------------------
-    dataset_names = [
-        "unique ind, source_id, ctx",
-        "composition (template, topic, depth, count)",
-        "correct slot balance",
-        "answer rank balance",
-        "depth tiers",
-        "slot × rank × depth grid",
-        "prompt length",
-        "shortcut audit",
-    ] + ([TRAINED_CHECK] if trained else [])
-    if n_schema_bad:
-        checks += [Check(name, f"not run: {n_schema_bad} item(s) break the schema", None) for name in dataset_names]
-        return SelftestReport(path, n, sha256_file(path), checks)
 
-    md = [it.metadata for it in items]
+def _uniqueness_check(items: Sequence[MCItem]) -> Check:
     ids = Counter(it.id for it in items)
     sids = Counter(it.raw["source_id"] for it in items)
     ctxs = Counter(_norm_ctx(it.ctx) for it in items)
@@ -423,63 +453,62 @@ def selftest(
         + [f"source_id {k!r} × {v}" for k, v in sids.items() if v > 1]
         + [f"context {k[:50]!r}… × {v}" for k, v in ctxs.items() if v > 1]
     )
-    checks.append(
-        Check(
-            "unique ind, source_id, ctx",
-            f"{len(ids):,} / {len(sids):,} / {len(ctxs):,} distinct of {n:,}",
-            not dups,
-            dups,
-        )
-    )
+    figure = f"{len(ids):,} / {len(sids):,} / {len(ctxs):,} distinct of {len(items):,}"
+    return Check("unique ind, source_id, ctx", figure, not dups, dups)
 
-    # composition
+
+def _composition_check(items: Sequence[MCItem], templates: Sequence[Template]) -> Check:
+    """Items per template as the table scales them to the file's size, and the topics."""
+    n = len(items)
     expect = composition(n, templates)
-    got = Counter(m["template"] for m in md)
-    topics = {m["topic"] for m in md}
+    got = Counter(it.metadata["template"] for it in items)
+    topics = {it.metadata["topic"] for it in items}
     diffs = [
         f"{t.name}: {got.get(t.name, 0)} items, expected {expect[t.name]}"
         for t in templates
         if got.get(t.name, 0) != expect[t.name]
     ]
-    n_templates = sum(1 for c in got.values() if c)
     exp_topics = {t.topic for t in templates if expect[t.name]}
     if topics != exp_topics:
         diffs.append(f"topics {sorted(topics)}, expected {sorted(exp_topics)}")
-    checks.append(
-        Check(
-            "composition (template, topic, depth, count)",
-            f"{n_templates} templates, {len(topics)} topics; "
-            + (
-                "matches the table" + (f" scaled to {n:,}" if n != 1000 else "")
-                if not diffs
-                else f"{len(diffs)} differences"
-            ),
-            not diffs,
-            diffs,
-        )
+    n_templates = sum(1 for c in got.values() if c)
+    verdict = (
+        "matches the table" + (f" scaled to {n:,}" if n != 1000 else "") if not diffs else f"{len(diffs)} differences"
+    )
+    return Check(
+        "composition (template, topic, depth, count)",
+        f"{n_templates} templates, {len(topics)} topics; {verdict}",
+        not diffs,
+        diffs,
     )
 
-    # balance
+
+def _balance_checks(items: Sequence[MCItem], templates: Sequence[Template]) -> tuple[list[Check], list[int], list[int]]:
+    """Slot, rank and depth counts against the balance plan, and the slot × rank × depth grid;
+    also the slot and rank counts (the shortcut audit's fixed strategies must equal them)."""
+    n = len(items)
     plan = balance_plan(n, templates)
     slots = Counter(it.label for it in items)
-    ranks = Counter(m["answer_rank"] for m in md)
-    depths = Counter(m["depth"] for m in md)
+    ranks = Counter(it.metadata["answer_rank"] for it in items)
+    depths = Counter(it.metadata["depth"] for it in items)
     got_slots = [slots[s] for s in range(N_OPTIONS)]
     got_ranks = [ranks[r] for r in range(N_OPTIONS)]
     per_depth = depth_counts(n, templates)
     tiers = sorted(set(per_depth) | set(depths))
     got_depths = [depths[d] for d in tiers]
     exp_depths = [per_depth.get(d, 0) for d in tiers]
-    checks.append(
-        Check("correct slot balance", f"{_slash(got_slots)} (expected {_slash(plan.slots)})", got_slots == plan.slots)
-    )
-    checks.append(
-        Check("answer rank balance", f"{_slash(got_ranks)} (expected {_slash(plan.ranks)})", got_ranks == plan.ranks)
-    )
-    checks.append(
-        Check("depth tiers", f"{_slash(got_depths)} (expected {_slash(exp_depths)})", got_depths == exp_depths)
-    )
-    grid = Counter((it.label, m["answer_rank"], m["depth"]) for it, m in zip(items, md))
+    checks = [
+        Check("correct slot balance", f"{_slash(got_slots)} (expected {_slash(plan.slots)})", got_slots == plan.slots),
+        Check("answer rank balance", f"{_slash(got_ranks)} (expected {_slash(plan.ranks)})", got_ranks == plan.ranks),
+        Check("depth tiers", f"{_slash(got_depths)} (expected {_slash(exp_depths)})", got_depths == exp_depths),
+        _grid_check(items, tiers, per_depth),
+    ]
+    return checks, got_slots, got_ranks
+
+
+def _grid_check(items: Sequence[MCItem], tiers: Sequence[int], per_depth: Mapping[int, int]) -> Check:
+    """Every slot × rank × depth cell holds its depth's share, give or take one item."""
+    grid = Counter((it.label, it.metadata["answer_rank"], it.metadata["depth"]) for it in items)
     cells = []
     off = []
     for d in tiers:
@@ -490,33 +519,32 @@ def selftest(
                 cells.append(c)
                 if not lo <= c <= lo + 1:
                     off.append(f"slot {s} × rank {r} × depth {d}: {c} items, expected {lo}–{lo + 1}")
-    checks.append(
-        Check("slot × rank × depth grid", f"{len(cells)} cells hold {min(cells)}–{max(cells)} items", not off, off)
-    )
+    return Check("slot × rank × depth grid", f"{len(cells)} cells hold {min(cells)}–{max(cells)} items", not off, off)
 
-    # prompt length
-    words = [ctx_words(it.ctx, number_format_of(m)) for it, m in zip(items, md)]
+
+def _length_check(items: Sequence[MCItem], templates: Sequence[Template]) -> Check:
+    """At most :data:`MAX_CTX_WORDS` words a prompt; the release's mean within the card's range."""
+    words = [ctx_words(it.ctx, number_format_of(it.metadata)) for it in items]
     mean_w, max_w = fmean(words), max(words)
     if templates is TEMPLATES:  # the card's mean is a claim about the release's stories
         lo_w, hi_w = MEAN_WORDS_RANGE
-        checks.append(
-            Check(
-                "prompt length",
-                f"mean {mean_w:.1f} words ({lo_w:g}–{hi_w:g}), max {max_w} (≤ {MAX_CTX_WORDS})",
-                lo_w <= mean_w <= hi_w and max_w <= MAX_CTX_WORDS,
-            )
+        return Check(
+            "prompt length",
+            f"mean {mean_w:.1f} words ({lo_w:g}–{hi_w:g}), max {max_w} (≤ {MAX_CTX_WORDS})",
+            lo_w <= mean_w <= hi_w and max_w <= MAX_CTX_WORDS,
         )
-    else:
-        checks.append(
-            Check("prompt length", f"mean {mean_w:.1f} words, max {max_w} (≤ {MAX_CTX_WORDS})", max_w <= MAX_CTX_WORDS)
-        )
+    return Check("prompt length", f"mean {mean_w:.1f} words, max {max_w} (≤ {MAX_CTX_WORDS})", max_w <= MAX_CTX_WORDS)
 
-    # shortcut audit
-    a_items = [audit_item(it.endings, it.label, m) for it, m in zip(items, md)]
+
+def _shortcut_checks(
+    items: Sequence[MCItem], got_slots: Sequence[int], got_ranks: Sequence[int], *, classifier: bool
+) -> tuple[list[Check], list]:
+    """The fixed strategies and the char-3-gram classifier within chance's tolerance; the slot
+    and rank strategies must score exactly the balance counts."""
+    a_items = [audit_item(it.endings, it.label, it.metadata) for it in items]
     rows = audit(a_items, classifier=classifier)
-    tol = tolerance(n)
-    for r in rows:
-        checks.append(Check(f"shortcut: {r.name}", f"{r.percent:.2f} % (25 ± {tol:.1f})", r.within(tol)))
+    tol = tolerance(len(items))
+    checks = [Check(f"shortcut: {r.name}", f"{r.percent:.2f} % (25 ± {tol:.1f})", r.within(tol)) for r in rows]
     by_name = {r.name: r.correct for r in rows}
     mismatch = [
         f"fixed slot {s}: {by_name[f'fixed slot {s}']} correct, {got_slots[s]} items in slot {s}"
@@ -537,12 +565,4 @@ def selftest(
     )
     if classifier and CLASSIFIER not in by_name:
         checks.append(Check(f"shortcut: {CLASSIFIER}", "not applicable below 10 items", None))
-
-    report = None
-    if trained:
-        check, report = trained_check(path, items)
-        checks.append(check)
-
-    if upstream is not None:
-        checks += _upstream_checks(items, Path(upstream))
-    return SelftestReport(path, n, sha256_file(path), checks, rows, report)
+    return checks, rows
