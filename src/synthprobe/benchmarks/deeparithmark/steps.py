@@ -85,60 +85,70 @@ def check_step(line: str) -> CheckedStep:
     if not sep or not what.strip():
         raise StepError(f"step {line!r} does not read '<what>: <calculation>'")
     # the four forms are mutually exclusive; the commonest is tried first
-    if m := _BIN.match(body):
-        op = m["op"]
-        ia = m["a"].replace("$", "").replace(",", "")
-        ib = m["b"].replace("$", "").replace(",", "")
-        ic = m["c"].replace("$", "").replace(",", "")
-        if ia.isdigit() and ib.isdigit() and ic.isdigit():
-            # whole non-negative operands (most steps): the same test in int arithmetic
-            a, b, c = int(ia), int(ib), int(ic)
-            if op == "/":
-                if b == 0:
-                    raise StepError(f"{line!r}: division by zero")
-                ok = a == b * c
-            else:
-                ok = (a + b if op == "+" else a - b if op == "-" else a * b) == c
-            if ok:
-                return CheckedStep(what, (_whole(a), _whole(b)), _whole(c), "×" if op == "*" else op, *_sides(body))
-        a, b, c = (parse_number(m[k]) for k in "abc")
-        if op == "+":
-            v = a + b
-        elif op == "-":
-            v = a - b
-        elif op in "×*":
-            v = a * b
-        else:
+    for form, check in ((_BIN, _binary_step), (_PCT, _percent_step), (_CLK, _clock_step), (_DIVMOD, _divmod_step)):
+        if m := form.match(body):
+            return check(m, line, what, body)
+    raise StepError(f"step {line!r}: calculation does not match any step form")
+
+
+def _plain_whole(*texts: str) -> list[int] | None:
+    """The numbers as ints when each is a whole non-negative number (``$`` and commas dropped),
+    else None: most steps, tested in int arithmetic."""
+    bare = [t.replace("$", "").replace(",", "") for t in texts]
+    return [int(t) for t in bare] if all(t.isdigit() for t in bare) else None
+
+
+def _binary_step(m: re.Match, line: str, what: str, body: str) -> CheckedStep:
+    """``a op b = c`` for + - × * /."""
+    op = m["op"]
+    sign = "×" if op == "*" else op
+    whole = _plain_whole(m["a"], m["b"], m["c"])
+    if whole is not None:
+        a, b, c = whole
+        if op == "/":
             if b == 0:
                 raise StepError(f"{line!r}: division by zero")
-            v = a / b
-        if v != c:
-            raise StepError(f"{line!r}: {m['a']} {op} {m['b']} is {v}, not {m['c']}")
-        return CheckedStep(what, (a, b), c, "×" if op == "*" else op, *_sides(body))
-    if m := _PCT.match(body):
-        ip = m["p"].replace("$", "").replace(",", "")
-        ia = m["a"].replace("$", "").replace(",", "")
-        ic = m["c"].replace("$", "").replace(",", "")
-        if ip.isdigit() and ia.isdigit() and ic.isdigit():
-            # whole non-negative numbers (most steps): a·p/100 = c tested in int arithmetic
-            p, a, c = int(ip), int(ia), int(ic)
-            if a * p == 100 * c:
-                return CheckedStep(what, (_whole(p), _whole(a)), _whole(c), "%", *_sides(body))
-        p, a, c = (parse_number(m[k]) for k in "pac")
-        if a * p / 100 != c:
-            raise StepError(f"{line!r}: {m['p']}% of {m['a']} is {a * p / 100}, not {m['c']}")
-        return CheckedStep(what, (p, a), c, "%", *_sides(body))
-    if m := _CLK.match(body):
-        t, u, mins = parse_clock(m["t"]), parse_clock(m["u"]), int(m["m"])
-        if (t + mins) % 1440 != u:
-            raise StepError(f"{line!r}: clock sum is wrong")
-        return CheckedStep(what, (Fraction(t), Fraction(mins)), Fraction(t + mins), "clock", *_sides(body))
-    if m := _DIVMOD.match(body):
-        a, b, q, r = (parse_number(m[k]) for k in "abqr")
-        if b <= 0 or not (0 <= r < b) or q * b + r != a or q.denominator != 1:
-            raise StepError(f"{line!r}: {m['a']} / {m['b']} is not {m['q']} remainder {m['r']}")
-        return CheckedStep(what, (a, b), q, "divmod", *_sides(body), remainder=r)
-    raise StepError(f"step {line!r}: calculation does not match any step form")
+            ok = a == b * c
+        else:
+            ok = (a + b if op == "+" else a - b if op == "-" else a * b) == c
+        if ok:
+            return CheckedStep(what, (_whole(a), _whole(b)), _whole(c), sign, *_sides(body))
+    a, b, c = (parse_number(m[k]) for k in "abc")
+    if op == "/" and b == 0:
+        raise StepError(f"{line!r}: division by zero")
+    v = a + b if op == "+" else a - b if op == "-" else a * b if op in "×*" else a / b
+    if v != c:
+        raise StepError(f"{line!r}: {m['a']} {op} {m['b']} is {v}, not {m['c']}")
+    return CheckedStep(what, (a, b), c, sign, *_sides(body))
+
+
+def _percent_step(m: re.Match, line: str, what: str, body: str) -> CheckedStep:
+    """``p% of a = c``."""
+    whole = _plain_whole(m["p"], m["a"], m["c"])
+    if whole is not None:
+        p, a, c = whole
+        if a * p == 100 * c:  # a·p/100 = c in int arithmetic
+            return CheckedStep(what, (_whole(p), _whole(a)), _whole(c), "%", *_sides(body))
+    p, a, c = (parse_number(m[k]) for k in "pac")
+    if a * p / 100 != c:
+        raise StepError(f"{line!r}: {m['p']}% of {m['a']} is {a * p / 100}, not {m['c']}")
+    return CheckedStep(what, (p, a), c, "%", *_sides(body))
+
+
+def _clock_step(m: re.Match, line: str, what: str, body: str) -> CheckedStep:
+    """A time of day plus minutes is a time of day."""
+    t, u, mins = parse_clock(m["t"]), parse_clock(m["u"]), int(m["m"])
+    if (t + mins) % 1440 != u:
+        raise StepError(f"{line!r}: clock sum is wrong")
+    return CheckedStep(what, (Fraction(t), Fraction(mins)), Fraction(t + mins), "clock", *_sides(body))
+
+
+def _divmod_step(m: re.Match, line: str, what: str, body: str) -> CheckedStep:
+    """``a / b = q remainder r``."""
+    a, b, q, r = (parse_number(m[k]) for k in "abqr")
+    if b <= 0 or not (0 <= r < b) or q * b + r != a or q.denominator != 1:
+        raise StepError(f"{line!r}: {m['a']} / {m['b']} is not {m['q']} remainder {m['r']}")
+    return CheckedStep(what, (a, b), q, "divmod", *_sides(body), remainder=r)
 
 
 def check_chain(
