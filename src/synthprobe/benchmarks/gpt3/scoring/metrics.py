@@ -92,39 +92,51 @@ def summarise(
         "items_per_s": round((n - cached) / seconds, 4) if seconds > 0 and n > cached else None,
     }
     if row is not None:
-        out["paper"] = {size: cell.to_dict() for size, cell in zip(SIZES, row)}
-        notes = []
-        if paper_setting != setting:
-            notes.append(f"paper's few-shot row uses K={task.k_few}, this run K={k}")
-        elif (task.code.replace("\u2212", "-"), setting) in ROW_NOTES:
-            notes.append(ROW_NOTES[(task.code.replace("\u2212", "-"), setting)])
-        if task.family == "sat" and sat_sample:
-            notes.append(SAT_SAMPLE_NOTE)
-        else:
-            shots_note = _shots_note(task, k, prompts, shots_mean)
-            if shots_note:
-                notes.append(shots_note)
-        if notes:
-            out["paper_note"] = "; ".join(notes)
-        if task.family == "sat" and sat_sample:
-            out["lands"] = None
-        else:
-            out["lands"] = where_it_lands(accuracy, row, tuple(ci95) if ci95 else None)
+        out.update(_paper_block(task, setting, k, prompts, row, accuracy, ci95, shots_mean, sat_sample=sat_sample))
     spent = [it["usage"] for it in items if isinstance(it.get("usage"), dict)]
     if spent:  # a server-backed engine: the tokens its usage reported, over the items that have them
         out["usage"] = {
             "items": len(spent),
             **{key: sum(u[key] for u in spent) for key in ("prompt_tokens", "completion_tokens")},
         }
-    out["items"] = (
-        items
-        if save_items
-        else [
-            {
-                **{key: it.get(key) for key in ITEM_KEYS + (EXTRACTION_KEYS if "rule" in it else ())},
-                **({"usage": it["usage"]} if "usage" in it else {}),
-            }
-            for it in items
-        ]
-    )
+    out["items"] = items if save_items else [_kept(it) for it in items]
     return out
+
+
+def _paper_block(
+    task: Task,
+    setting: str,
+    k: int,
+    prompts: Sequence[Prompt],
+    row: Sequence,
+    accuracy: float,
+    ci95: Sequence[float] | None,
+    shots_mean: float,
+    *,
+    sat_sample: bool,
+) -> dict[str, Any]:
+    """The paper's figures for the row (``paper``), what makes them differ from this run
+    (``paper_note``) and where the score lands among GPT-3's sizes (``lands``; None for the
+    shipped SAT sample, which is not the paper's set)."""
+    out: dict[str, Any] = {"paper": {size: cell.to_dict() for size, cell in zip(SIZES, row)}}
+    notes = []
+    if setting not in ("zero", "one", "few"):
+        notes.append(f"paper's few-shot row uses K={task.k_few}, this run K={k}")
+    elif (task.code.replace("\u2212", "-"), setting) in ROW_NOTES:
+        notes.append(ROW_NOTES[(task.code.replace("\u2212", "-"), setting)])
+    sat = task.family == "sat" and sat_sample
+    if sat:
+        notes.append(SAT_SAMPLE_NOTE)
+    elif shots_note := _shots_note(task, k, prompts, shots_mean):
+        notes.append(shots_note)
+    if notes:
+        out["paper_note"] = "; ".join(notes)
+    out["lands"] = None if sat else where_it_lands(accuracy, row, tuple(ci95) if ci95 else None)
+    return out
+
+
+def _kept(item: dict) -> dict:
+    """What an item keeps without ``save_items``: :data:`ITEM_KEYS`, how a generated answer
+    was read (:data:`EXTRACTION_KEYS`), and a server's token usage."""
+    keys = ITEM_KEYS + (EXTRACTION_KEYS if "rule" in item else ())
+    return {**{key: item.get(key) for key in keys}, **({"usage": item["usage"]} if "usage" in item else {})}
