@@ -398,13 +398,7 @@ def parse_entry(r, entry, block: dict, block_where: str, dataset_sha: str | None
     """One model's Deep Arithmark row (``entry``: a :class:`synthprobe.results.Entry`)."""
     where = entry.where
     model = entry.model
-    name = r.get(model, "name", entry.at("model"), str)
-    sweep = entry.data.get("sweep")
-    if isinstance(sweep, dict) and isinstance(sweep.get("label"), str) and isinstance(sweep.get("seed_label"), str):
-        name = f"{sweep['label']} · seed {sweep['seed_label']}"  # a `synthprobe sweep` job: one row per seed
-    label = variant_label(entry.data)  # protocol, chat template, system prompt: never merged into one row
-    if label:
-        name = f"{name} [{label}]"
+    name = _row_name(r, entry)
     params = r.get(model, "params", entry.at("model"), int, required=False)
     results = entry.data["results"]
     summary = r.get(block, "summary", block_where, dict)
@@ -431,43 +425,18 @@ def parse_entry(r, entry, block: dict, block_where: str, dataset_sha: str | None
             f"{sw}.n", f"expected the number of scored items, {overall.n} (metrics.{stored}.total), got {n_items}"
         )
     label = summary.get("primary_label")
-    label = (
-        label
-        if isinstance(label, str) and label
-        else LABELS.get(protocol if metric != "acc_norm" else "loglik", metric)
-    )
+    if not (isinstance(label, str) and label):
+        label = LABELS.get(protocol if metric != "acc_norm" else "loglik", metric)
     outcomes, rule_shares, answered = _answers(r, block.get("extraction"), block_where)
 
-    by_depth: dict[int, Count] = {}
-    for key, b in r.get(summary, "by_depth", sw, dict).items():
-        here = f"{sw}.by_depth.{key}"
-        if not (isinstance(key, str) and key.isascii() and key.isdigit() and len(key) <= 9):
-            raise r.fail(here, "expected a depth (a whole number) as the key")
-        if not isinstance(b, dict):
-            raise r.fail(here, f"expected an object, got {type(b).__name__}")
-        by_depth[int(key)] = _count(r, b, here)
-    by_template: dict[str, Count] = {}
-    for key, b in r.get(summary, "by_template", sw, dict).items():
-        here = f"{sw}.by_template.{key}"
-        if not isinstance(b, dict):
-            raise r.fail(here, f"expected an object, got {type(b).__name__}")
-        by_template[key] = _count(r, b, here)
+    by_depth = _by_depth(r, summary, sw)
+    by_template = _by_template(r, summary, sw)
     if not by_depth:
         raise r.fail(f"{sw}.by_depth", "is empty; expected Deep Arithmark items with metadata.depth")
     _check_sums(r, by_depth, overall, f"{sw}.by_depth", stored)
 
     n_options = round(1 / chance) if abs(1 / chance - round(1 / chance)) < 1e-9 else None
-    am3 = None
-    am3_block = r.get(results, "arithmark3", f"{where}.results", dict, required=False)
-    if am3_block is not None:
-        aw = f"{where}.results.arithmark3.summary"
-        am3_summary = r.get(am3_block, "summary", f"{where}.results.arithmark3", dict)
-        am3_metrics = r.get(am3_summary, "metrics", aw, dict)
-        am3_metric = metric_of(am3_summary, protocol)
-        am3_metric = am3_metric if am3_metric in am3_metrics else "acc_norm"
-        am3 = _count(
-            r, r.get(am3_metrics, am3_metric, f"{aw}.metrics", dict), f"{aw}.metrics.{am3_metric}", total="total"
-        ).rate
+    am3 = _arithmark3_rate(r, results, where, protocol)
 
     rank_picks = _rank_picks(r, summary, sw, n_options)
     return ModelResult(
@@ -497,6 +466,53 @@ def parse_entry(r, entry, block: dict, block_where: str, dataset_sha: str | None
         fingerprint=model.get("fingerprint") if isinstance(model.get("fingerprint"), str) else None,
         partial=_partial(r, summary, sw, metric, overall, by_depth),
     )
+
+
+def _row_name(r, entry) -> str:
+    """The row's model name: a sweep job's label and seed, and the variant (protocol, chat
+    template, system prompt) in brackets, so that runs that differ are never merged."""
+    name = r.get(entry.model, "name", entry.at("model"), str)
+    sweep = entry.data.get("sweep")
+    if isinstance(sweep, dict) and isinstance(sweep.get("label"), str) and isinstance(sweep.get("seed_label"), str):
+        name = f"{sweep['label']} · seed {sweep['seed_label']}"  # a `synthprobe sweep` job: one row per seed
+    label = variant_label(entry.data)
+    return f"{name} [{label}]" if label else name
+
+
+def _by_depth(r, summary: dict, sw: str) -> dict[int, Count]:
+    by_depth: dict[int, Count] = {}
+    for key, b in r.get(summary, "by_depth", sw, dict).items():
+        here = f"{sw}.by_depth.{key}"
+        if not (isinstance(key, str) and key.isascii() and key.isdigit() and len(key) <= 9):
+            raise r.fail(here, "expected a depth (a whole number) as the key")
+        if not isinstance(b, dict):
+            raise r.fail(here, f"expected an object, got {type(b).__name__}")
+        by_depth[int(key)] = _count(r, b, here)
+    return by_depth
+
+
+def _by_template(r, summary: dict, sw: str) -> dict[str, Count]:
+    by_template: dict[str, Count] = {}
+    for key, b in r.get(summary, "by_template", sw, dict).items():
+        here = f"{sw}.by_template.{key}"
+        if not isinstance(b, dict):
+            raise r.fail(here, f"expected an object, got {type(b).__name__}")
+        by_template[key] = _count(r, b, here)
+    return by_template
+
+
+def _arithmark3_rate(r, results: dict, where: str, protocol: str) -> float | None:
+    """The entry's ArithMark 3.0 score under the same metric, where it was scored too."""
+    am3_block = r.get(results, "arithmark3", f"{where}.results", dict, required=False)
+    if am3_block is None:
+        return None
+    aw = f"{where}.results.arithmark3.summary"
+    am3_summary = r.get(am3_block, "summary", f"{where}.results.arithmark3", dict)
+    am3_metrics = r.get(am3_summary, "metrics", aw, dict)
+    am3_metric = metric_of(am3_summary, protocol)
+    am3_metric = am3_metric if am3_metric in am3_metrics else "acc_norm"
+    primary = r.get(am3_metrics, am3_metric, f"{aw}.metrics", dict)
+    return _count(r, primary, f"{aw}.metrics.{am3_metric}", total="total").rate
 
 
 def _block_sha(block: dict) -> str | None:
