@@ -196,62 +196,15 @@ def load_twins(config: TwinsConfig) -> TwinSet:
     is one :class:`InputError`, raised before a model is touched."""
     from synthprobe.formats.arithmark3 import load_arithmark3
 
-    config.check_run()
-    bad = [p for p in config.protocols if p not in PROTOCOLS]
-    if bad or not config.protocols:
-        raise InputError(
-            f"expected one or more of {', '.join(PROTOCOLS)}, got {','.join(config.protocols)!r}", field="--protocol"
-        )
-    if config.cot and "loglik" in config.protocols:
-        raise InputError(
-            "--cot lets a model reason first; loglik generates nothing. Use letters or free", field="--cot"
-        )
+    _check_protocols(config)
     m = _read_manifest(Path(config.manifest))
     doc, mpath = m["doc"], m["path"]
-    listed = list(doc["kinds"])
-    kinds = list(config.kinds) if config.kinds else listed
-    for kind in kinds:
-        if kind not in TWIN_KINDS:
-            raise InputError(f"expected one or more of {', '.join(TWIN_KINDS)}, got {kind!r}", field="--kinds")
-        if kind not in listed:
-            raise InputError(
-                f"the manifest has no {kind} twins (it lists {', '.join(listed) or 'none'})",
-                path=mpath,
-                field="--kinds",
-            )
-    if not kinds:
-        raise InputError("the manifest lists no twin kind", path=mpath, field="kinds")
+    kinds = _chosen_kinds(config, list(doc["kinds"]), mpath)
     opath = _originals_path(mpath, doc["originals"]["path"])
     osha = _check_file(opath, doc["originals"]["sha256"], "the originals' file", mpath, "originals.path")
     originals = load_arithmark3(opath)
-    by_source = {}
-    for i, it in enumerate(originals):
-        sid = it.raw.get("source_id")
-        if isinstance(sid, str):
-            by_source[sid] = i
-    files: dict[str, tuple[Path, str, list[MCItem]]] = {}
-    for kind in kinds:
-        entry = doc["kinds"][kind]
-        tpath = mpath.parent / entry["file"]
-        tsha = _check_file(tpath, entry["sha256"], f"the {kind} twin file", mpath, f"kinds.{kind}.file")
-        items = load_arithmark3(tpath)
-        for it in items:
-            md = it.metadata
-            if md.get("twin_kind") != kind:
-                raise InputError(
-                    f"item {it.id} has twin_kind {md.get('twin_kind')!r}; a {kind} twin file holds {kind} twins",
-                    path=tpath,
-                    line=it.line,
-                    field="metadata.twin_kind",
-                )
-            if md.get("twin_of") not in by_source:
-                raise InputError(
-                    f"item {it.id} is a twin of {md.get('twin_of')!r}, which is not among the originals ({opath})",
-                    path=tpath,
-                    line=it.line,
-                    field="metadata.twin_of",
-                )
-        files[kind] = (tpath, tsha, items)
+    by_source = {it.raw["source_id"]: i for i, it in enumerate(originals) if isinstance(it.raw.get("source_id"), str)}
+    files = {kind: _twin_file(doc["kinds"][kind], kind, mpath, opath, by_source) for kind in kinds}
     has = sorted({by_source[it.metadata["twin_of"]] for _p, _s, items in files.values() for it in items})
     if not has:
         raise InputError("no original has a twin of the kinds chosen", path=mpath, field="--kinds")
@@ -274,6 +227,65 @@ def load_twins(config: TwinsConfig) -> TwinSet:
         seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else None,
         all_originals=originals,
     )
+
+
+def _check_protocols(config: TwinsConfig) -> None:
+    config.check_run()
+    bad = [p for p in config.protocols if p not in PROTOCOLS]
+    if bad or not config.protocols:
+        raise InputError(
+            f"expected one or more of {', '.join(PROTOCOLS)}, got {','.join(config.protocols)!r}", field="--protocol"
+        )
+    if config.cot and "loglik" in config.protocols:
+        raise InputError(
+            "--cot lets a model reason first; loglik generates nothing. Use letters or free", field="--cot"
+        )
+
+
+def _chosen_kinds(config: TwinsConfig, listed: list[str], mpath: Path) -> list[str]:
+    """``--kinds`` (default: every kind the manifest lists), each a kind the manifest has."""
+    kinds = list(config.kinds) if config.kinds else listed
+    for kind in kinds:
+        if kind not in TWIN_KINDS:
+            raise InputError(f"expected one or more of {', '.join(TWIN_KINDS)}, got {kind!r}", field="--kinds")
+        if kind not in listed:
+            raise InputError(
+                f"the manifest has no {kind} twins (it lists {', '.join(listed) or 'none'})",
+                path=mpath,
+                field="--kinds",
+            )
+    if not kinds:
+        raise InputError("the manifest lists no twin kind", path=mpath, field="kinds")
+    return kinds
+
+
+def _twin_file(
+    entry: dict, kind: str, mpath: Path, opath: Path, by_source: dict[str, int]
+) -> tuple[Path, str, list[MCItem]]:
+    """One kind's twin file, its SHA-256 checked against the manifest, each item a twin of that
+    kind of an original in the originals' file."""
+    from synthprobe.formats.arithmark3 import load_arithmark3
+
+    tpath = mpath.parent / entry["file"]
+    tsha = _check_file(tpath, entry["sha256"], f"the {kind} twin file", mpath, f"kinds.{kind}.file")
+    items = load_arithmark3(tpath)
+    for it in items:
+        md = it.metadata
+        if md.get("twin_kind") != kind:
+            raise InputError(
+                f"item {it.id} has twin_kind {md.get('twin_kind')!r}; a {kind} twin file holds {kind} twins",
+                path=tpath,
+                line=it.line,
+                field="metadata.twin_kind",
+            )
+        if md.get("twin_of") not in by_source:
+            raise InputError(
+                f"item {it.id} is a twin of {md.get('twin_of')!r}, which is not among the originals ({opath})",
+                path=tpath,
+                line=it.line,
+                field="metadata.twin_of",
+            )
+    return tpath, tsha, items
 
 
 def aa_partners(ts: TwinSet, seed2: int) -> tuple[Scored, list[tuple[int, int]]]:
