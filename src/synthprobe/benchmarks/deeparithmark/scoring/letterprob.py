@@ -172,39 +172,56 @@ def letterprob_block(records: Sequence[dict[str, Any]], *, top_k: int | None) ->
     n = len(records)
     cert = [r for r in records if r["certified"]]
     back = [r for r in records if not r["certified"]]
-    masses = [r["mass"] for r in records]
-    low = sum(1 for m in masses if m < LOW_MASS)
-    outcomes = Counter(r["letters"]["outcome"] for r in records)
-    chance = sum(1.0 / r["n_endings"] for r in records) / n if n else float("nan")
-    acc = accuracy_block(sum(1 for r in records if r["letters"]["correct"]), n, chance)
     return {
         "top_k": top_k,
         "certified": len(cert),
-        "certified_share": len(cert) / n if n else None,
+        "certified_share": _share(len(cert), n),
         "fallback": len(back),
         "tokenisation": {k: sum(1 for r in records if r["tokenisation"] == k) for k in ("A", " A")},
-        "mass": {
-            "median": _quantile(masses, 0.5),
-            "q25": _quantile(masses, 0.25),
-            "q75": _quantile(masses, 0.75),
-            "min": min(masses) if masses else None,
-            "below_half": low,
-            "below_half_share": low / n if n else None,
-            "lower_bound": any(r["letters_missing"] for r in records),
-        },
+        "mass": _mass_summary(records),
         "letters_missing_items": sum(1 for r in records if r["letters_missing"]),
         "no_letter": sum(1 for r in records if r["pred"] is None),
         "top_is_letter": sum(1 for r in records if (r["top_token"] or "").strip() in LETTERS[: r["n_endings"]]),
-        "as_letters": {
-            "accuracy": {k: acc[k] for k in ("correct", "total", "acc", "ci95")},
-            "outcomes": {k: outcomes.get(k, 0) for k in PROTOCOL_OUTCOMES["letters"]},
-        },
+        "as_letters": _as_letters(records),
         "agreement": {
             "all": _agreement(records),
             "certified": _agreement(cert),
             "fallback": _agreement(back),
         },
-        "certified_accuracy": (sum(1 for r in cert if r["correct"]) / len(cert)) if cert else None,
+        "certified_accuracy": _share(sum(1 for r in cert if r["correct"]), len(cert)),
+    }
+
+
+def _share(k: int, n: int) -> float | None:
+    return k / n if n else None
+
+
+def _mass_summary(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The letter mass's quartiles, minimum and the items below one half (a lower bound where a
+    server's top tokens left a letter out)."""
+    masses = [r["mass"] for r in records]
+    low = sum(1 for m in masses if m < LOW_MASS)
+    return {
+        "median": _quantile(masses, 0.5),
+        "q25": _quantile(masses, 0.25),
+        "q75": _quantile(masses, 0.75),
+        "min": min(masses) if masses else None,
+        "below_half": low,
+        "below_half_share": _share(low, len(records)),
+        "lower_bound": any(r["letters_missing"] for r in records),
+    }
+
+
+def _as_letters(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The letters-equivalent answers: their accuracy against the items' own chance, and
+    their outcomes."""
+    n = len(records)
+    outcomes = Counter(r["letters"]["outcome"] for r in records)
+    chance = sum(1.0 / r["n_endings"] for r in records) / n if n else float("nan")
+    acc = accuracy_block(sum(1 for r in records if r["letters"]["correct"]), n, chance)
+    return {
+        "accuracy": {k: acc[k] for k in ("correct", "total", "acc", "ci95")},
+        "outcomes": {k: outcomes.get(k, 0) for k in PROTOCOL_OUTCOMES["letters"]},
     }
 
 
