@@ -53,7 +53,7 @@ def _pool(task, settings: dict, pools: dict) -> list | None:
 
 def pairs_of(doc: Results, pools: dict) -> list[tuple[Any, list[Pair], list[str]]]:
     """Per model entry with saved GPT-3 items: (entry, [(item key, item, row)], notes for the page)."""
-    from synthprobe.benchmarks.gpt3.prompts import PromptConfig, prompt_text
+    from synthprobe.benchmarks.gpt3.prompts import PromptConfig
     from synthprobe.benchmarks.gpt3.registry import get_task
 
     r = doc.reader
@@ -71,59 +71,12 @@ def pairs_of(doc: Results, pools: dict) -> list[tuple[Any, list[Pair], list[str]
             setting = r.get(row, "setting", where, str)
             pool = None if row.get("task_file") else _pool(task, settings, pools)
             config = PromptConfig(shots=k, format=settings.get("format", "openai"), seed=settings.get("seed", 0))
-            missing = 0
-            for i, it in enumerate(row["items"]):
-                here = f"{where}.items[{i}]"
-                index = r.get(it, "index", here, int)
-                n_shots = r.get(it, "n_shots", here, int, required=False) or 0
-                q = pool[index] if pool is not None and 0 <= index < len(pool) else None
-                gold = it.get("gold")
-                if q is not None and task.kind == "choice":
-                    same = str(q.id) == str(it.get("id")) and q.label == it.get("label")
-                else:
-                    same = q is not None and isinstance(gold, str) and getattr(q, "completion", None) == gold
-                prompt = prompt_text(task, pool, index, config, n_shots) if same else None
-                missing += prompt is None
-                key = (
-                    f"gpt3:{settings.get('seed', 0)}:{settings.get('format', 'openai')}:"
-                    f"{settings.get('number_format') or 'plain'}:{task.name}:{k}:{index}:{n_shots}"
-                )
-                item: dict[str, Any] = {
-                    "key": key,
-                    "id": f"{task.code} #{index}",
-                    "depth": None,
-                    "template": f"{task.code} {setting}",
-                    "topic": task.family,
-                    "label": it.get("label", 0),
-                    "prompt": prompt,
-                    "endings": None,
-                    "mistakes": None,
-                    "values": None,
-                }
-                ok = bool(r.get(it, "correct", here, bool))
-                if task.kind == "choice":
-                    item["endings"] = list(q.endings) if same else None
-                    lettered = "raw" in it  # --sat-protocol letters: no pick when nothing counted
-                    pick = r.get(it, "prediction", here, int, required=not lettered)
-                    res: dict[str, Any] = {
-                        "p": -1 if pick is None else pick,
-                        "ok": int(ok),
-                        "pr": "letters" if lettered else "loglik",
-                    }
-                    if lettered:
-                        res.update(generated_answer(it))
-                    if isinstance(it.get("per_token_logprob"), list):
-                        res["pt"] = [round(float(x), 4) for x in it["per_token_logprob"]]
-                elif "prediction" in it:
-                    item["gold"] = gold
-                    text = r.get(it, "prediction", here, str)
-                    res = {"p": -1, "ok": int(ok), "pr": "generate", "gen": text, "parsed": text.strip()}
-                else:  # is-greedy: the gold continuation's log-likelihood
-                    item["endings"] = [gold] if isinstance(gold, str) else None
-                    res = {"p": 0 if ok else -1, "ok": int(ok), "pr": "loglik"}
-                    if isinstance(it.get("logprob"), (int, float)):
-                        res["lp"] = [round(float(it["logprob"]), 4)]
-                pairs.append((key, item, res))
+            row_pairs = [
+                _pair(r, it, f"{where}.items[{i}]", task, setting, k, pool, config, settings)
+                for i, it in enumerate(row["items"])
+            ]
+            pairs += row_pairs
+            missing = sum(1 for _key, item, _res in row_pairs if item["prompt"] is None)
             if missing:
                 notes.append(
                     f"{missing} of the {len(row['items'])} {task.code} {setting} items of "
@@ -133,6 +86,64 @@ def pairs_of(doc: Results, pools: dict) -> list[tuple[Any, list[Pair], list[str]
         if pairs:
             out.append((e, pairs, notes))
     return out
+
+
+def _pair(r, it: dict, here: str, task, setting: str, k: int, pool, config, settings: dict) -> Pair:
+    """One saved item as the viewer shows it: its key, the item (its prompt rebuilt from the
+    pool when the pool's item is the one scored; None otherwise) and what the model did."""
+    from synthprobe.benchmarks.gpt3.prompts import prompt_text
+
+    index = r.get(it, "index", here, int)
+    n_shots = r.get(it, "n_shots", here, int, required=False) or 0
+    q = pool[index] if pool is not None and 0 <= index < len(pool) else None
+    gold = it.get("gold")
+    if q is not None and task.kind == "choice":
+        same = str(q.id) == str(it.get("id")) and q.label == it.get("label")
+    else:
+        same = q is not None and isinstance(gold, str) and getattr(q, "completion", None) == gold
+    key = (
+        f"gpt3:{settings.get('seed', 0)}:{settings.get('format', 'openai')}:"
+        f"{settings.get('number_format') or 'plain'}:{task.name}:{k}:{index}:{n_shots}"
+    )
+    item: dict[str, Any] = {
+        "key": key,
+        "id": f"{task.code} #{index}",
+        "depth": None,
+        "template": f"{task.code} {setting}",
+        "topic": task.family,
+        "label": it.get("label", 0),
+        "prompt": prompt_text(task, pool, index, config, n_shots) if same else None,
+        "endings": None,
+        "mistakes": None,
+        "values": None,
+    }
+    ok = bool(r.get(it, "correct", here, bool))
+    if task.kind == "choice":
+        item["endings"] = list(q.endings) if same else None
+        return key, item, _choice_result(r, it, here, ok)
+    if "prediction" in it:
+        item["gold"] = gold
+        text = r.get(it, "prediction", here, str)
+        return key, item, {"p": -1, "ok": int(ok), "pr": "generate", "gen": text, "parsed": text.strip()}
+    # is-greedy: the gold continuation's log-likelihood
+    item["endings"] = [gold] if isinstance(gold, str) else None
+    res: dict[str, Any] = {"p": 0 if ok else -1, "ok": int(ok), "pr": "loglik"}
+    if isinstance(it.get("logprob"), (int, float)):
+        res["lp"] = [round(float(it["logprob"]), 4)]
+    return key, item, res
+
+
+def _choice_result(r, it: dict, here: str, ok: bool) -> dict[str, Any]:
+    """A SAT answer: the pick by log-likelihood, or (``--sat-protocol letters``) the letter the
+    model wrote, with no pick when nothing counted."""
+    lettered = "raw" in it
+    pick = r.get(it, "prediction", here, int, required=not lettered)
+    res: dict[str, Any] = {"p": -1 if pick is None else pick, "ok": int(ok), "pr": "letters" if lettered else "loglik"}
+    if lettered:
+        res.update(generated_answer(it))
+    if isinstance(it.get("per_token_logprob"), list):
+        res["pt"] = [round(float(x), 4) for x in it["per_token_logprob"]]
+    return res
 
 
 @dataclass
