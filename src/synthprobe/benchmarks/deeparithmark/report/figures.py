@@ -297,64 +297,7 @@ def mistake_figure(results: Sequence[ModelResult]) -> Figure | None:
             names = sources[t]
             bar_h = 0.8 / m
             for j, (r, color) in enumerate(zip(with_mistakes, colors)):
-                by_name = {mc.source: mc for mc in r.mistakes.get(t, ())}
-                ys, xs, zeros, absent, counts = [], [], [], [], []
-                for i, name in enumerate(names):
-                    mc = by_name.get(name)
-                    y = i - 0.4 + bar_h * (j + 0.5)
-                    if mc is None or not mc.offered:
-                        absent.append(y)
-                    else:
-                        ys.append(y)
-                        xs.append(100 * mc.rate)
-                        if not mc.chosen:
-                            zeros.append((y, mc.offered))
-                        else:
-                            counts.append((y, 100 * mc.rate, mc.chosen, mc.offered))
-                ax.barh(ys, xs, height=bar_h, color=color, label=legend_label(r.model) if k == 0 else None)
-                # a 0-length bar is invisible: "offered, never chosen" and "never offered" are
-                # both said in words, so neither passes for the other
-                for y, offered in zeros:
-                    ax.text(
-                        1.5,
-                        y,
-                        f"0 of {offered}",
-                        va="center",
-                        ha="left",
-                        fontsize=note_size,
-                        color=color,
-                        fontweight="bold",
-                    )
-                # every bar carries its n: picked k of the N items that offered the option; right
-                # of the bar in its colour, or, where the bar runs too far right for that, inside
-                # its end in black or white, whichever reads on the bar's colour
-                for y, x, chosen, offered in counts:
-                    if x <= LABEL_INSIDE_FROM:
-                        ax.text(
-                            x + 1.5,
-                            y,
-                            f"{chosen}/{offered}",
-                            va="center",
-                            ha="left",
-                            fontsize=note_size,
-                            color=color,
-                            gid="count-label",
-                        )
-                    else:
-                        ax.text(
-                            x - 1.5,
-                            y,
-                            f"{chosen}/{offered}",
-                            va="center",
-                            ha="right",
-                            fontsize=note_size,
-                            color=text_on(color),
-                            gid="count-label",
-                        )
-                for y in absent:
-                    ax.text(
-                        1.5, y, "not offered", va="center", ha="left", fontsize=note_size, color="0.45", style="italic"
-                    )
+                _mistake_bars(ax, r, t, names, j, bar_h, color, note_size, legend=k == 0)
             ax.axvline(chance, **CHANCE_STYLE)
             ax.set_yticks(range(len(names)), [_wrap(n) for n in names])
             ax.invert_yaxis()
@@ -373,6 +316,48 @@ def mistake_figure(results: Sequence[ModelResult]) -> Figure | None:
         )
         fig.legend(loc="lower center", bbox_to_anchor=(0.5, 0.05 / height), ncols=legend_cols, fontsize=8)
         return fig
+
+
+def _mistake_bars(
+    ax, r: ModelResult, t: str, names: Sequence[str], j: int, bar_h: float, color, note_size: float, *, legend: bool
+) -> None:
+    """Model ``r``'s bars in template ``t``'s panel (the ``j``-th model's slot in each row),
+    each with its n; "0 of N" and "not offered" said in words, so that neither passes for the
+    other (a 0-length bar is invisible)."""
+    by_name = {mc.source: mc for mc in r.mistakes.get(t, ())}
+    ys, xs, zeros, absent, counts = [], [], [], [], []
+    for i, name in enumerate(names):
+        mc = by_name.get(name)
+        y = i - 0.4 + bar_h * (j + 0.5)
+        if mc is None or not mc.offered:
+            absent.append(y)
+            continue
+        ys.append(y)
+        xs.append(100 * mc.rate)
+        if not mc.chosen:
+            zeros.append((y, mc.offered))
+        else:
+            counts.append((y, 100 * mc.rate, mc.chosen, mc.offered))
+    ax.barh(ys, xs, height=bar_h, color=color, label=legend_label(r.model) if legend else None)
+    for y, offered in zeros:
+        ax.text(1.5, y, f"0 of {offered}", va="center", ha="left", fontsize=note_size, color=color, fontweight="bold")
+    # every bar carries its n: picked k of the N items that offered the option; right of the bar
+    # in its colour, or, where the bar runs too far right for that, inside its end in black or
+    # white, whichever reads on the bar's colour
+    for y, x, chosen, offered in counts:
+        inside = x > LABEL_INSIDE_FROM
+        ax.text(
+            x - 1.5 if inside else x + 1.5,
+            y,
+            f"{chosen}/{offered}",
+            va="center",
+            ha="right" if inside else "left",
+            fontsize=note_size,
+            color=text_on(color) if inside else color,
+            gid="count-label",
+        )
+    for y in absent:
+        ax.text(1.5, y, "not offered", va="center", ha="left", fontsize=note_size, color="0.45", style="italic")
 
 
 RANK_NAMES = {4: ("smallest", "2nd smallest", "2nd largest", "largest")}
