@@ -251,14 +251,12 @@ def register(verbs: dict) -> None:
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
 
-    from synthprobe.backends import check_backend
     from synthprobe.backends.refs import model_refs, named_model
     from synthprobe.benchmarks.deeparithmark.release import locate_release
     from synthprobe.benchmarks.deeparithmark.scoring.score import DEFAULT_DATA
-    from synthprobe.commandline import load_backend_or_exit, model_backend_options
-    from synthprobe.io.write import atomic_write_text, check_outputs, default_output
+    from synthprobe.commandline import load_backend_or_exit
+    from synthprobe.io.write import atomic_write_text, default_output
     from synthprobe.results import dumps_results, results_document
     from synthprobe.validity import run as vrun
 
@@ -269,6 +267,58 @@ def run_validate(args: argparse.Namespace) -> int:
         from synthprobe.benchmarks.deeparithmark.plugins import load_sources, source_of
 
         load_sources([source_of(s) for s in args.family])
+    config = _validate_config(args, data)
+    test = vrun.read_test(config)
+    from synthprobe.validity import trained as vtrained
+    from synthprobe.validity.sources import is_deeparithmark
+
+    deep = is_deeparithmark(test)
+    config.controls = args.controls if args.controls is not None else (_controls("all") if deep else ())
+    # the trained audit: on by default where it can run (a Deep Arithmark file of the release's families)
+    config.trained = args.trained if args.trained is not None else vtrained.refusal(data, deep) is None
+    config.trained_budget = args.trained_budget
+    vrun.check(config, test)
+    model = vrun.needs_model(config)
+    ref = model_refs([args.model])[0]
+    name = f"validity_{Path(ref.name or ref.spec).name}.json" if model else "validity.json"
+    output = args.output or default_output(Path(name))
+    _check_validate_outputs(args, output, data, ref.spec if model else None)
+    if model:
+        _check_trainable(args, ref)
+    print("plan:")
+    for line in vrun.plan_lines(config, test):
+        print(f"  {line}")
+    if args.seeds:
+        print(f"  seeds: score on {args.seeds} fresh builds of {args.seed_items or len(test):,} items")
+    backend = load_backend_or_exit(ref.spec, args, ref=ref) if model else None
+    if backend is not None and not hasattr(backend, "train_choices"):
+        raise InputError(
+            f"the {backend.name} engine cannot be fine-tuned here; validate needs a transformers model (the hf engine)",
+            field="--model",
+        )
+    described = None if backend is None else named_model(backend.describe(), ref)
+
+    command = shlex.join(["synthprobe", *sys.argv[1:]])
+    try:
+        with nothing_written():
+            section = _validity_section(args, backend, config, test)
+    finally:
+        if backend is not None:
+            backend.close()
+    if described is not None:
+        section["model"]["name"] = described.get("name")
+    doc = results_document(command=command, models=[], validity=section)
+    atomic_write_text(output, dumps_results(doc))
+    print(format_summary(section))
+    print(f"\nresults: {output}")
+    return 0
+
+
+def _validate_config(args: argparse.Namespace, data: Path):
+    """The run's :class:`~synthprobe.validity.run.ValidateConfig` from its flags (the controls
+    and the trained audit are decided once the file is read)."""
+    from synthprobe.validity import run as vrun
+
     train_settings = {
         k: v
         for k, v in (
@@ -279,7 +329,7 @@ def run_validate(args: argparse.Namespace) -> int:
         )
         if v is not None
     }
-    config = vrun.ValidateConfig(
+    return vrun.ValidateConfig(
         data=data,
         seed=args.seed,
         adversary=args.adversary,
@@ -295,21 +345,14 @@ def run_validate(args: argparse.Namespace) -> int:
         train_settings=train_settings,
         adapter_out=args.save_adapter,
     )
-    test = vrun.read_test(config)
-    from synthprobe.validity import trained as vtrained
-    from synthprobe.validity.sources import is_deeparithmark
 
-    deep = is_deeparithmark(test)
-    config.controls = args.controls if args.controls is not None else (_controls("all") if deep else ())
-    # the trained audit: on by default where it can run (a Deep Arithmark file of the release's families)
-    config.trained = args.trained if args.trained is not None else vtrained.refusal(data, deep) is None
-    config.trained_budget = args.trained_budget
-    vrun.check(config, test)
-    model = vrun.needs_model(config)
-    ref = model_refs([args.model])[0]
-    name = f"validity_{Path(ref.name or ref.spec).name}.json" if model else "validity.json"
-    output = args.output or default_output(Path(name))
-    inputs = [(data, "FILE")] + ([(ref.spec, "--model")] if model else [])
+
+def _check_validate_outputs(args: argparse.Namespace, output: Path, data: Path, model_spec: str | None) -> None:
+    """Every output can be written and replaces nothing (unless ``--overwrite``) and is none of
+    the inputs: checked before a model loads."""
+    from synthprobe.io.write import check_outputs
+
+    inputs = [(data, "FILE")] + ([(model_spec, "--model")] if model_spec is not None else [])
     inputs += [(args.train, "--train")] if args.train else []
     check_outputs(
         [(output, "--output"), *([(args.save_adapter, "--save-adapter")] if args.save_adapter else [])],
@@ -320,28 +363,29 @@ def run_validate(args: argparse.Namespace) -> int:
         raise InputError(
             "already exists; add --overwrite to replace it", path=args.save_adapter, field="--save-adapter"
         )
-    if model:
-        check_backend(ref.spec, needs=("train",), **model_backend_options(args, ref))
-        import importlib.util
 
-        if importlib.util.find_spec("peft") is None:
-            from synthprobe.errors import CommandFailed
 
-            raise CommandFailed(
-                "validate trains LoRA adapters with peft, which is not installed: pip install 'synthprobe[peft]'"
-            )
-    print("plan:")
-    for line in vrun.plan_lines(config, test):
-        print(f"  {line}")
-    if args.seeds:
-        print(f"  seeds: score on {args.seeds} fresh builds of {args.seed_items or len(test):,} items")
-    backend = load_backend_or_exit(ref.spec, args, ref=ref) if model else None
-    if backend is not None and not hasattr(backend, "train_choices"):
-        raise InputError(
-            f"the {backend.name} engine cannot be fine-tuned here; validate needs a transformers model (the hf engine)",
-            field="--model",
+def _check_trainable(args: argparse.Namespace, ref) -> None:
+    """The model's engine can fine-tune, and peft is installed."""
+    import importlib.util
+
+    from synthprobe.backends import check_backend
+    from synthprobe.commandline import model_backend_options
+
+    check_backend(ref.spec, needs=("train",), **model_backend_options(args, ref))
+    if importlib.util.find_spec("peft") is None:
+        from synthprobe.errors import CommandFailed
+
+        raise CommandFailed(
+            "validate trains LoRA adapters with peft, which is not installed: pip install 'synthprobe[peft]'"
         )
-    described = None if backend is None else named_model(backend.describe(), ref)
+
+
+def _validity_section(args: argparse.Namespace, backend, config, test) -> dict:
+    """The results document's ``validity`` section: the run's parts, then ``--seeds``."""
+    from tqdm import tqdm
+
+    from synthprobe.validity import run as vrun
 
     def bar(desc: str, total: int):
         t = tqdm(total=total, desc=desc, unit="item", disable=not args.progress, leave=False)
@@ -353,26 +397,14 @@ def run_validate(args: argparse.Namespace) -> int:
 
         return tick
 
-    command = shlex.join(["synthprobe", *sys.argv[1:]])
-    try:
-        with nothing_written():
-            section = vrun.run(backend, config, test, bar=bar)
-            if args.seeds:
-                from synthprobe.validity import seeds as vseeds
+    section = vrun.run(backend, config, test, bar=bar)
+    if args.seeds:
+        from synthprobe.validity import seeds as vseeds
 
-                section["seeds"] = vseeds.for_validate(
-                    backend, config, test, k=args.seeds, n=args.seed_items, progress=args.progress, file=section["file"]
-                )
-    finally:
-        if backend is not None:
-            backend.close()
-    if described is not None:
-        section["model"]["name"] = described.get("name")
-    doc = results_document(command=command, models=[], validity=section)
-    atomic_write_text(output, dumps_results(doc))
-    print(format_summary(section))
-    print(f"\nresults: {output}")
-    return 0
+        section["seeds"] = vseeds.for_validate(
+            backend, config, test, k=args.seeds, n=args.seed_items, progress=args.progress, file=section["file"]
+        )
+    return section
 
 
 def _cell(p: dict) -> str:
