@@ -108,33 +108,59 @@ def run(
     demos = [g for g in items if g.output is not None]
     targets = [g for g in items if g.output is None]
     seeds = [derive_seed(TASK, seed, index) for index in range(len(targets))]
-    prompts: list[str] = []
-    runs = []
     if chain:
-        history: list[tuple[GrammarItem, str]] = []
-        for index, g in enumerate(tqdm(targets, desc="grammar", unit="item", disable=not progress)):
-            prompts.append(build_prompt(demos, g, history))
-            (run_,) = generate(lm, [prompts[-1]], sampling, seeds=[seeds[index]], stop=STOP, chat=chat)
-            runs.append(run_)
-            history.append((g, run_[0].text))
+        prompts, runs = _chained(lm, demos, targets, sampling, seeds, progress=progress, chat=chat)
     else:
         prompts = [build_prompt(demos, g) for g in targets]
         runs = generate(lm, prompts, sampling, seeds=seeds, stop=STOP, progress=progress, chat=chat)
-    results = []
-    for index, (g, prompt, run_) in enumerate(zip(targets, prompts, runs)):
-        gens = [x.text for x in run_]
-        row: dict[str, Any] = {
-            "input": g.input,
-            "line": g.line,
-            "prompt": prompt,
-            "earlier_answers": index if chain else 0,
-            "generations": gens,
-            "finished": [x.finished for x in run_],
-            "reference": g.reference,
-        }
-        if g.reference is not None:
-            row["exact_match"] = [exact_match(x, g.reference) for x in gens]
-        results.append(row)
+    results = [
+        _row(g, prompt, run_, index if chain else 0)
+        for index, (g, prompt, run_) in enumerate(zip(targets, prompts, runs))
+    ]
+    summary = _summary(results, sampling, chain)
+    return {
+        "demonstrations": [{"input": d.input, "output": d.output} for d in demos],
+        "results": results,
+        "summary": summary,
+    }
+
+
+def _chained(
+    lm, demos, targets, sampling: Sampling, seeds: list[int], *, progress: bool, chat
+) -> tuple[list[str], list]:
+    """One prompt at a time, each after the previous items and the model's own corrections."""
+    prompts: list[str] = []
+    runs = []
+    history: list[tuple[GrammarItem, str]] = []
+    for index, g in enumerate(tqdm(targets, desc="grammar", unit="item", disable=not progress)):
+        prompts.append(build_prompt(demos, g, history))
+        (run_,) = generate(lm, [prompts[-1]], sampling, seeds=[seeds[index]], stop=STOP, chat=chat)
+        runs.append(run_)
+        history.append((g, run_[0].text))
+    return prompts, runs
+
+
+def _row(g: GrammarItem, prompt: str, run_, earlier: int) -> dict[str, Any]:
+    """One item's record: its prompt, the samples and (with a reference) their exact matches."""
+    gens = [x.text for x in run_]
+    row: dict[str, Any] = {
+        "input": g.input,
+        "line": g.line,
+        "prompt": prompt,
+        "earlier_answers": earlier,
+        "generations": gens,
+        "finished": [x.finished for x in run_],
+        "reference": g.reference,
+    }
+    if g.reference is not None:
+        row["exact_match"] = [exact_match(x, g.reference) for x in gens]
+    return row
+
+
+def _summary(results: list[dict[str, Any]], sampling: Sampling, chain: bool) -> dict[str, Any]:
+    """The run's figures over the items with a reference (the first sample of each), the copy
+    baseline, and the generations that changed nothing, were empty or were cut off; each
+    scored item gains its sentence chrF."""
     scored = [r for r in results if r["reference"] is not None]
     metrics = score([r["generations"][0] for r in scored], [r["reference"] for r in scored])
     if scored:
@@ -142,7 +168,7 @@ def run(
     if "sentence_chrf" in metrics:
         for r, s in zip(scored, metrics.pop("sentence_chrf")):
             r["chrf"] = s
-    summary = {
+    return {
         "items": len(results),
         "chained": chain,
         "samples_per_item": sampling.n,
@@ -152,9 +178,4 @@ def run(
         "unchanged_inputs": sum(1 for r in results if exact_match(r["generations"][0], r["input"])),
         "empty_generations": sum(1 for r in results for x in r["generations"] if not x),
         "truncated_generations": sum(1 for r in results for f in r["finished"] if not f),
-    }
-    return {
-        "demonstrations": [{"input": d.input, "output": d.output} for d in demos],
-        "results": results,
-        "summary": summary,
     }
