@@ -230,24 +230,28 @@ class Ahead:
         self.saved += cached * rate
         self.counted.add(key)
         if before > 0 and (before - self.left()) >= MENTION_SAVING * before:
-            what = key[0].replace(f" · {key[1]}", "")
             self._tell(
                 f"estimate now: about {duration(self.left())} left ({key[1]} has {cached:,} of {total:,} "
-                f"items of {what} in the score cache; the estimate had counted them as work)"
+                f"items of {_workload(key)[0]} in the score cache; the estimate had counted them as work)"
             )
 
-    def scored_items(self, key: tuple, n: int, seconds: float) -> None:
-        """The run proper of ``key`` scored ``n`` more items in ``seconds``. Once calibrated
-        items have been scored for :data:`REFRESH_AFTER_S`, the estimate is refreshed, once."""
+    def rate_of(self, key: tuple) -> float | None:
+        """The calibrated seconds per item of ``key``'s workload (None: not timed). A run looks
+        it up once and hands it to :meth:`scored_item` for each item."""
+        return self.rates.get(_workload(key))
+
+    def scored_item(self, rate: float | None, seconds: float) -> None:
+        """The run proper scored one more item in ``seconds``, of a workload timed at ``rate``
+        (:meth:`rate_of`). Once calibrated items have been scored for :data:`REFRESH_AFTER_S`,
+        the estimate is refreshed, once."""
         if self.planned is None:
             return
-        rate = self.rates.get(_workload(key))
         if rate is None:
             self.other += seconds
             return
         self.seen += seconds
-        self.expected += n * rate
-        self.scored += n
+        self.expected += rate
+        self.scored += 1
         if not self.refreshed and self.seen >= REFRESH_AFTER_S:
             self.refreshed = True
             self._tell(
@@ -257,10 +261,10 @@ class Ahead:
 
 
 def _workload(key: tuple) -> tuple:
-    """A run's key less its model: ``(where, model name, cache, ids)`` -> ``(where without the
-    name, ids)``, shared by every model of the run."""
+    """A run's key less its model: ``(where, model name, cache, ids)`` -> ``(where without
+    " · <name>", ids)``, shared by every model of the run."""
     where, name, _cache, ids = key
-    return (where.replace(name, "*") if name else where, ids)
+    return (where.replace(f" · {name}", "") if name else where, ids)
 
 
 def current() -> Ahead | None:

@@ -137,13 +137,14 @@ def run_items(
             print(f"{where}: {from_cache_note(total - len(todo) - len(fresh), total)}", file=sys.stderr, flush=True)
         if ahead is not None:  # the run's estimate: refreshed from what this run finds and takes
             ahead.found_cached(key, total - len(todo) - len(fresh), total)
+        rate = ahead.rate_of(key) if ahead is not None else None
         last = [time.perf_counter()]
 
         def emit(pos: int, record: dict) -> None:
             fresh[pos] = record
             if ahead is not None:
                 now = time.perf_counter()
-                ahead.scored_items(key, 1, now - last[0])
+                ahead.scored_item(rate, now - last[0])
                 last[0] = now
             if cache is None:
                 return
