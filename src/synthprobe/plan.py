@@ -249,15 +249,18 @@ class Ahead:
         if rate is None:
             self.other += seconds
             return
-        self.seen += seconds
-        self.expected += rate
-        self.scored += 1
-        if not self.refreshed and self.seen >= REFRESH_AFTER_S:
+        # A batch's items arrive together: its first carries the batch's time, the others ~0. So
+        # the pace is read just before an item that carries time is added, over whole batches
+        # (read after it, one batch's time would be set against one item's share).
+        if not self.refreshed and self.scored and self.seen >= REFRESH_AFTER_S and seconds >= rate / 2:
             self.refreshed = True
             self._tell(
                 f"estimate now: about {duration(self.left())} left ({plural(self.scored, 'item')} scored "
                 f"so far took {self._pace():.2f} x the calibration's time per item)"
             )
+        self.seen += seconds
+        self.expected += rate
+        self.scored += 1
 
 
 def _workload(key: tuple) -> tuple:
