@@ -244,7 +244,7 @@ class Results:
     #: the paired comparison of the file's models, per benchmark (:mod:`synthprobe.metrics.compare`)
     comparisons: dict | None = None
     #: the ``validity`` section (``synthprobe validate``), when the file holds one; its parts are
-    #: checked by the report's Validity section (:mod:`synthprobe.report.validity`)
+    #: checked by the report's Validity section (:mod:`synthprobe.validity.report`)
     validity: dict | None = None
 
     def dataset_sha256(self, benchmark: str) -> str | None:

@@ -17,7 +17,7 @@ import pytest
 
 from synthprobe.errors import InputError
 from synthprobe.report.build import build_report
-from synthprobe.report.validity import SCREEN_ROWS
+from synthprobe.validity.report import SCREEN_ROWS
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TRAINED = FIXTURES / "validity_trained_small.json"

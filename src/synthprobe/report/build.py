@@ -34,7 +34,7 @@ The four Deep Arithmark figures are written only with Deep Arithmark inputs, gpt
 only with GPT-3 inputs. A file written by ``synthprobe contamination`` adds a Contamination
 section (contaminated share per task, clean-subset scores) to the page;
 steps.png only with per-step probe inputs. A file written by ``synthprobe validate`` adds a
-Validity section (:mod:`synthprobe.report.validity`) and validity.png.
+Validity section (:mod:`synthprobe.validity.report`) and validity.png.
 
 Same inputs → byte-identical files: no time stamps anywhere, PNG metadata stripped.
 Every input is read and validated before anything is written.

@@ -40,6 +40,9 @@ page's "not one test set" warning up) and a ``summary(items, *, alone)`` that kn
 the only leaderboard.
 
 Adding a generic section to the report is one module plus its line in :data:`SECTIONS`. A
+section that belongs to an app above the report lives beside that app (the Validity section is
+:mod:`synthprobe.validity.report`, beside ``synthprobe validate``) and is named here by its import
+path, as the registry names a benchmark's parts: the report imports nothing above it. A
 section a benchmark owns beyond its own (Deep Arithmark's per-step probe and protocol comparison)
 is named in its ``sections`` part instead, and says where it goes with ``AFTER``, the ``KEY`` of
 the section it follows. Every built-in benchmark's section and owned sections are always
@@ -79,7 +82,7 @@ SECTIONS = (
     "synthprobe.report.sweep",
     "synthprobe.report.number_format",
     "synthprobe.report.contamination",
-    "synthprobe.report.validity",
+    "synthprobe.validity.report",
 )
 
 #: section KEY -> the items of every input file, in input order
