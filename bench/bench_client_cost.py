@@ -17,7 +17,7 @@ new tokens, stopped at a newline where the client sends stop strings:
 * ``lm-eval``: ``lm_eval --model local-chat-completions --apply_chat_template`` (0.4.13,
   ``num_concurrent`` = C, ``tokenized_requests=False``, no tokenizer) on a ``generate_until``
   task written here whose ``doc_to_text`` is, item by item, the very user turn ours sends
-  (``synthprobe.tasks.protocols.prompt(item, "letters", chat=True)``), ``until: ["\\n"]``,
+  (``synthprobe.prompts.protocols.prompt(item, "letters", chat=True)``), ``until: ["\\n"]``,
   ``max_gen_toks: 8``, temperature 0. ``synthprobe export lm-eval`` writes only the
   log-likelihood task for Deep Arithmark, which a chat endpoint cannot score. Its body differs
   from ours by ``"seed": 1234`` (ours: ``"n": 1``); messages, ``max_tokens``, ``temperature``
@@ -113,7 +113,7 @@ def write_inputs(work: Path, n: int) -> dict[int, Path]:
     from bench_protocols import INSPECT_SCRIPT
 
     from synthprobe.formats.arithmark3 import load_arithmark3
-    from synthprobe.tasks.protocols import prompt
+    from synthprobe.prompts.protocols import prompt
 
     items = load_arithmark3(DATA)
     (work / "inspect_mc.py").write_text(INSPECT_SCRIPT)

@@ -39,7 +39,7 @@ LETTERS = ["A", "B", "C", "D"]
 
 def conversations(n: int) -> list[list[dict]]:
     from synthprobe.formats.arithmark3 import load_arithmark3
-    from synthprobe.tasks.protocols import prompt
+    from synthprobe.prompts.protocols import prompt
 
     items = load_arithmark3(ROOT / "data" / "deeparithmark-1.jsonl")[:n]
     return [[{"role": "user", "content": prompt(it, "letters", chat=True)}] for it in items]

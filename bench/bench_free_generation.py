@@ -71,12 +71,12 @@ from bench_whole_process import embedded_folder, timed  # noqa: E402
 
 #: the lm-eval task the peer runs
 TASK = "synthprobe_free_peer"
-#: the protocol's stop, as ``synthprobe.tasks.protocols.stop_strings("free")`` gives it
+#: the protocol's stop, as ``synthprobe.prompts.protocols.stop_strings("free")`` gives it
 STOP = ["\n"]
 
 
 def budget() -> int:
-    from synthprobe.tasks import protocols as proto
+    from synthprobe.prompts import protocols as proto
 
     return proto.MAX_NEW_TOKENS["free", False]
 

@@ -49,7 +49,7 @@ import gen_multiply_adds as gm  # noqa: E402
 
 
 def letterprob_known() -> bool:
-    from synthprobe.tasks import protocols as proto
+    from synthprobe.prompts import protocols as proto
 
     return "letterprob" in getattr(proto, "PROTOCOLS", ())
 
@@ -107,7 +107,7 @@ def prompts(backend, items, protocol: str, batch_size: int):
     """What ``generate_dataset`` feeds for ``protocol``: the question texts (their lengths order
     the chunks), the rendered prompts, and their token ids."""
     from synthprobe.backends.hf.generate import encode_prompts
-    from synthprobe.tasks import protocols as proto
+    from synthprobe.prompts import protocols as proto
 
     asked = "letters" if protocol == "letterprob" else protocol
     texts = [proto.prompt(it, asked, chat=True) for it in items]
@@ -127,7 +127,7 @@ def prompts(backend, items, protocol: str, batch_size: int):
 def run_protocol(backend, items, protocol: str, batch_size: int):
     """Generate as ``generate_dataset`` does, timed; ``(answers, wall, timers)``: answers as
     ``(n_tokens, finish)`` per item, in item order."""
-    from synthprobe.tasks import protocols as proto
+    from synthprobe.prompts import protocols as proto
 
     texts, rendered, _ = prompts(backend, items, protocol, batch_size)
     lengths = backend.prompt_lengths(texts)  # what generate_dataset orders its batches by

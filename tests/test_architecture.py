@@ -2,7 +2,7 @@
 
 Two rules carry the architecture. The layers: cli -> the cross-benchmark apps (validity, probes,
 contamination) -> the benchmark folders (synthprobe.benchmarks.*) -> sweep -> the generic apps (api,
-study, report, export, scoring) -> tasks -> plan -> backends -> core -> the registry; so no generic
+study, report, export, scoring) -> prompts -> plan -> backends -> core -> the registry; so no generic
 module below the benchmarks imports one — it asks synthprobe.registry. And independence: no
 benchmark folder imports another, whatever its name (a wildcard, no hand-listed modules). Beside
 them: nothing imports the cli package; only the command line parses arguments (cli, the shared
@@ -119,7 +119,7 @@ def test_a_benchmarks_commands_may_parse_arguments_whatever_the_benchmark(tmp_pa
     assert res.returncode != 0 and PARSES_BROKEN in " ".join(res.stdout.split()), res.stdout
 
 
-LAYERS_BROKEN = "cli -> cross-benchmark apps -> benchmarks -> sweep -> apps -> tasks -> backends -> core BROKEN"
+LAYERS_BROKEN = "cli -> cross-benchmark apps -> benchmarks -> sweep -> apps -> prompts -> backends -> core BROKEN"
 APART_BROKEN = "no benchmark folder imports another BROKEN"
 
 

@@ -78,3 +78,28 @@ def test_the_earlier_path_warns_once_and_registers_into_the_same_contract():
     with pytest.warns(DeprecationWarning, match="import from synthprobe.plugin instead"):
         old = importlib.import_module("synthprobe.tasks.deeparithmark.base")
     assert old.register is base.register and old.Problem is base.Problem and old.FAMILIES is base.FAMILIES
+
+
+@pytest.mark.parametrize("old", ["synthprobe.tasks.protocols", "synthprobe.tasks.numformat"])
+def test_the_earlier_prompts_paths_warn_and_give_the_moved_modules_objects(old):
+    from synthprobe.moved import MOVED
+
+    new = importlib.import_module(MOVED[old][0])
+    sys.modules.pop(old, None)
+    with pytest.warns(DeprecationWarning, match=f"{old} is deprecated .* import from {MOVED[old][0]} instead"):
+        mod = importlib.import_module(old)
+    public = [k for k in vars(new) if not k.startswith("_")]
+    assert public and all(getattr(mod, k) is getattr(new, k) for k in public)
+
+
+def test_the_source_tree_has_no_tasks_folder_and_the_new_path_warns_nothing():
+    src = ROOT / "src" / "synthprobe"
+    assert (src / "prompts" / "protocols.py").is_file()
+    assert not (src / "tasks").exists()
+    run = subprocess.run(
+        [sys.executable, "-W", "error::DeprecationWarning", "-c", "import synthprobe.prompts.protocols, synthprobe.plugin"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]

@@ -9,7 +9,10 @@ Quick helpers (imported on first use, so ``import synthprobe`` stays light):
 loaded backend or a model spec string; see :mod:`synthprobe.api`.
 """
 
+from synthprobe import moved as _moved
 from synthprobe.version import __version__
+
+_moved.install()  # earlier import paths answer for one release, with a warning (synthprobe.moved)
 
 __all__ = ["__version__"]
 

@@ -35,7 +35,7 @@ def letters_conversations(n: int) -> list[list[dict]]:
     from pathlib import Path
 
     from synthprobe.formats.arithmark3 import load_arithmark3
-    from synthprobe.tasks.protocols import prompt
+    from synthprobe.prompts.protocols import prompt
 
     data = Path(__file__).resolve().parents[2] / "data" / "deeparithmark-1.jsonl"
     return [[{"role": "user", "content": prompt(it, "letters", chat=True)}] for it in load_arithmark3(data)[:n]]

@@ -282,7 +282,7 @@ def test_first_tokens_are_the_hf_engines(tmp_path, vllm_python, embedded_hf_fold
     the same top token and the same replies, which are also the engine's own generate_chat's."""
     from synthprobe.backends import load_backend
     from synthprobe.formats.arithmark3 import load_arithmark3
-    from synthprobe.tasks.protocols import prompt
+    from synthprobe.prompts.protocols import prompt
 
     items = load_arithmark3(ROOT / "data" / "deeparithmark-1.jsonl")[:N_FIRST_TOKEN]
     convs = [[{"role": "user", "content": prompt(it, "letters", chat=True)}] for it in items]

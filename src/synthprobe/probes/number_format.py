@@ -1,5 +1,5 @@
 """Number-format sensitivity: the same items with numbers written as plain digits, comma groups or
-spaced groups (:mod:`synthprobe.tasks.numformat`), one model, paired differences.
+spaced groups (:mod:`synthprobe.prompts.numformat`), one model, paired differences.
 
 Deep Arithmark: a private variant (``seed``, ``n``) is built once and rendered in every format;
 items are paired by id. Only the items whose text a format changes (a number of 1,000 or more in
@@ -48,7 +48,7 @@ from typing import Any
 from synthprobe.backends.chat import ChatSetup
 from synthprobe.errors import InputError
 from synthprobe.metrics.stats import paired_difference
-from synthprobe.tasks.numformat import NUMBER_FORMATS, PLAIN, SEPARATORS
+from synthprobe.prompts.numformat import NUMBER_FORMATS, PLAIN, SEPARATORS
 
 VERSION = 1
 DEFAULT_SEED = 1

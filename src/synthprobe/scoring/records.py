@@ -49,7 +49,7 @@ from synthprobe.backends.base import EndingScore
 from synthprobe.metrics.choice import argmax_first, softmax
 from synthprobe.metrics.extract import LETTERS, extract_letter, extract_number
 from synthprobe.metrics.extract import resolve as resolve_letter
-from synthprobe.tasks.protocols import clock_pm, is_clock
+from synthprobe.prompts.protocols import clock_pm, is_clock
 
 #: how these records score an item: every ending by its log-likelihood
 PROTOCOL = "loglik"

@@ -9,7 +9,7 @@ from pathlib import Path
 import bench_free_generation as bf  # bench/ is on the test path (pyproject.toml)
 import pytest
 
-from synthprobe.tasks import protocols as proto
+from synthprobe.prompts import protocols as proto
 
 #: prompts as a chat template renders them: special tokens, newlines, a trailing newline, braces
 #: and quotes a template engine could eat, outer white space

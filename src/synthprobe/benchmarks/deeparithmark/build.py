@@ -95,7 +95,7 @@ from synthprobe.benchmarks.deeparithmark.composition import (
 from synthprobe.benchmarks.deeparithmark.item import DecoySet, decoy_sets, make_item
 from synthprobe.io.write import atomic_open
 from synthprobe.seeding import ItemStreams, derive_seed
-from synthprobe.tasks.numformat import PLAIN, check_number_format, format_numbers
+from synthprobe.prompts.numformat import PLAIN, check_number_format, format_numbers
 
 
 def check_decoys(decoys: str) -> None:
@@ -296,7 +296,7 @@ def draw(
 
 def format_item(item: dict, number_format: str, by_name: Mapping[str, Template] = TEMPLATE_BY_NAME) -> dict:
     """``item`` with its prompt and endings written in ``number_format`` (see
-    :mod:`synthprobe.tasks.numformat`): the same item, id and order, only the rendering differs.
+    :mod:`synthprobe.prompts.numformat`): the same item, id and order, only the rendering differs.
     ``metadata`` stays canonical (plain digits, so values and steps check the same way in every
     format) and gains a last key ``number_format``; a ``plain`` item is returned unchanged, so a
     plain build is byte-identical to a build without the option."""

@@ -22,7 +22,7 @@ from synthprobe.benchmarks.deeparithmark.base import (
 )
 from synthprobe.benchmarks.deeparithmark.composition import DEPTHS, N_OPTIONS, RELEASE_NAME, TEMPLATE_BY_NAME, Template
 from synthprobe.benchmarks.deeparithmark.steps import StepError, check_chain
-from synthprobe.tasks.numformat import NUMBER_FORMATS, PLAIN, format_numbers, join_groups
+from synthprobe.prompts.numformat import NUMBER_FORMATS, PLAIN, format_numbers, join_groups
 
 #: Longest prompt allowed, in whitespace-separated words.
 MAX_CTX_WORDS = 45

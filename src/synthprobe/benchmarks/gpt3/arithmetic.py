@@ -12,7 +12,7 @@ Layout and sampling follow OpenAI's released files, not the paper prose where th
 * 1DC is always ``(a o1 b) o2 c`` with digits 1–9 and both operators uniform over + - *.
 
 ``number_format="comma"`` or ``"space"`` writes every operand and answer of 1,000 or more with
-grouped digits (``12,345``, ``-1 234``; :mod:`synthprobe.tasks.numformat`): the same draws, ids
+grouped digits (``12,345``, ``-1 234``; :mod:`synthprobe.prompts.numformat`): the same draws, ids
 and order as the plain build, which stays byte-identical to OpenAI's layout.
 
 ``format="eleuther"`` writes lm-eval's rewrite instead: ``Question: What is 98 plus 45?\\nAnswer:``
@@ -24,7 +24,7 @@ from __future__ import annotations
 from synthprobe.benchmarks.gpt3.registry import BuildConfig, Task, register
 from synthprobe.items import GenItem
 from synthprobe.seeding import item_rng
-from synthprobe.tasks.numformat import format_int
+from synthprobe.prompts.numformat import format_int
 
 _WORDS = {"+": "plus", "-": "minus", "x": "times"}
 _DIGIT_NAMES = {2: "two", 3: "three", 4: "four", 5: "five"}

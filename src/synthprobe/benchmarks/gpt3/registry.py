@@ -43,7 +43,7 @@ class BuildConfig:
     n: int | None = None
     format: str = "openai"
     sat_file: str | None = None
-    #: How the arithmetic tasks write numbers (:mod:`synthprobe.tasks.numformat`): ``plain``
+    #: How the arithmetic tasks write numbers (:mod:`synthprobe.prompts.numformat`): ``plain``
     #: (OpenAI's files), ``comma`` or ``space``; only the arithmetic tasks take another than plain.
     number_format: str = "plain"
 
@@ -59,7 +59,7 @@ class BuildConfig:
                 raise InputError(f"{task.name} has at most {task.max_n:,} distinct items, got n={self.n:,}", field="n")
         if self.format not in FORMATS:
             raise InputError(f"expected one of {', '.join(FORMATS)}, got {self.format!r}", field="format")
-        from synthprobe.tasks.numformat import PLAIN, check_number_format
+        from synthprobe.prompts.numformat import PLAIN, check_number_format
 
         check_number_format(self.number_format, field="number_format")
         if self.number_format != PLAIN and task.family != "arithmetic":

@@ -26,7 +26,7 @@ def fixed():
 
 def test_a_run_asks_its_batches_longest_first_by_the_engines_prompt_lengths(tmp_path, fixed, monkeypatch):
     from synthprobe.formats.arithmark3 import load_arithmark3
-    from synthprobe.tasks import protocols as proto
+    from synthprobe.prompts import protocols as proto
 
     items = load_arithmark3(DATA)[:6]
     questions = [proto.prompt(it, "free", chat=False) for it in items]
@@ -67,7 +67,7 @@ def test_the_releases_letters_batches_by_tokens_pad_under_one_percent_of_the_pro
     chat template, 32 a batch: ordered by characters (before) it was 8 %; by tokens it is 0.5 %."""
     from synthprobe.backends.hf.generate import shared_prefix_length
     from synthprobe.formats.arithmark3 import load_arithmark3
-    from synthprobe.tasks import protocols as proto
+    from synthprobe.prompts import protocols as proto
 
     backend = tokenizer_engine()
     items = load_arithmark3(DATA)

@@ -27,7 +27,7 @@ from synthprobe.benchmarks.deeparithmark.composition import (
 )
 from synthprobe.commandline import CommandParser, add_overwrite_argument, int_in_range, nonneg_int
 from synthprobe.errors import EXIT_BAD_INPUT, EXIT_FAILED, InputError, run_command_line
-from synthprobe.tasks.numformat import NUMBER_FORMATS
+from synthprobe.prompts.numformat import NUMBER_FORMATS
 
 # ---------------------------------------------------------------------------------------
 # Argument types and checks
@@ -408,7 +408,7 @@ def _twin_originals(args: argparse.Namespace):
     from synthprobe.benchmarks.deeparithmark.plugins import load_source, read_table, source_of, table_path
     from synthprobe.benchmarks.deeparithmark.release import cached_release, locate_release
     from synthprobe.benchmarks.deeparithmark.twins.build_record import read_record
-    from synthprobe.tasks.numformat import PLAIN
+    from synthprobe.prompts.numformat import PLAIN
 
     release = args.data == "release"
     if release:

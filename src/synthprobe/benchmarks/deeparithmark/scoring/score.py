@@ -29,7 +29,7 @@ from synthprobe.results import results_document
 from synthprobe.scoring.console import format_comparisons, format_usage
 from synthprobe.scoring.runner import CacheKey, batches, run_items
 from synthprobe.scoring.settings import RunSettings, for_model
-from synthprobe.tasks import protocols as proto
+from synthprobe.prompts import protocols as proto
 from synthprobe.version import __version__
 
 DEFAULT_DATA = RELEASE_FILE

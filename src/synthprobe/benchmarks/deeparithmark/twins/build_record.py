@@ -16,7 +16,7 @@ from pathlib import Path
 
 from synthprobe.benchmarks.deeparithmark.composition import DECOY_MODES, MAX_BUILD_SIZE
 from synthprobe.errors import InputError
-from synthprobe.tasks.numformat import NUMBER_FORMATS
+from synthprobe.prompts.numformat import NUMBER_FORMATS
 
 #: What a build record declares itself as.
 RECORD_FORMAT = "synthprobe/deeparithmark-build"

@@ -167,7 +167,7 @@ def register(verbs: dict) -> None:
     """Add one ``synthprobe build <task>`` per GPT-3 task and ``synthprobe build gpt3``."""
     from synthprobe.benchmarks.gpt3.registry import FORMATS, ordered_tasks
     from synthprobe.commandline import add_overwrite_argument
-    from synthprobe.tasks.numformat import NUMBER_FORMATS
+    from synthprobe.prompts.numformat import NUMBER_FORMATS
 
     build = verbs["build"]
     _any_case(build)

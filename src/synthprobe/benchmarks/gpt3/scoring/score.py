@@ -67,7 +67,7 @@ from synthprobe.metrics.choice import exact_match, pick_choice
 from synthprobe.metrics.extract import LETTERS, extract_letter
 from synthprobe.scoring.runner import CacheKey, batches, run_items
 from synthprobe.scoring.settings import RunSettings
-from synthprobe.tasks import protocols as proto
+from synthprobe.prompts import protocols as proto
 
 CHECKS = ("generate", "is-greedy")
 STOP = "\n"
@@ -107,7 +107,7 @@ class EvalConfig(RunSettings):
     #: Users' task files (:class:`~synthprobe.benchmarks.gpt3.taskfile.TaskFile`, checked on loading):
     #: each one's items replace the built pool of its task, which must be in ``tasks``.
     task_files: list = field(default_factory=list)
-    #: How the arithmetic tasks write numbers (plain, comma, space: :mod:`synthprobe.tasks.numformat`).
+    #: How the arithmetic tasks write numbers (plain, comma, space: :mod:`synthprobe.prompts.numformat`).
     number_format: str = "plain"
     #: ``--sat-protocol``: ``loglik`` (the paper's way) or ``letters`` (SAT's options as A-E, one
     #: letter generated; the generative tasks are the same under both). Recorded as the entry's
@@ -150,7 +150,7 @@ class EvalConfig(RunSettings):
             raise InputError(f"expected an integer >= 1, got {v!r}", field="--limit-few")
         if self.format not in FORMATS:
             raise InputError(f"expected one of {', '.join(FORMATS)}, got {self.format!r}", field="--format")
-        from synthprobe.tasks.numformat import check_number_format
+        from synthprobe.prompts.numformat import check_number_format
 
         check_number_format(self.number_format)
         if self.protocol not in PROTOCOLS:

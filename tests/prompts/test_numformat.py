@@ -17,7 +17,7 @@ from synthprobe.benchmarks.deeparithmark.checks import item_faults
 from synthprobe.benchmarks.gpt3.registry import BuildConfig, build_items, resolve_tasks, serialize
 from synthprobe.errors import InputError
 from synthprobe.metrics.stats import mcnemar_exact, paired_difference
-from synthprobe.tasks.numformat import format_int, format_numbers, group_digits, join_groups
+from synthprobe.prompts.numformat import format_int, format_numbers, group_digits, join_groups
 
 ROOT = Path(__file__).resolve().parents[2]
 
