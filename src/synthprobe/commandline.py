@@ -354,6 +354,18 @@ def add_model_args(
         metavar="KEY=VALUE",
         help=model_arg_help(),
     )
+    _add_engine_args(p, batch_size)
+    if chat:
+        _add_chat_args(p)
+    p.add_argument(
+        "--progress", action=argparse.BooleanOptionalAction, default=True, help="show progress bars (default: on)"
+    )
+    if quiet_alias:
+        p.add_argument("--quiet", action="store_false", dest="progress", help="the same as --no-progress")
+
+
+def _add_engine_args(p: argparse.ArgumentParser, batch_size: int | None) -> None:
+    """How the model runs: dtype, device, threads, batch size, and a server's concurrency and token budget."""
     p.add_argument(
         "--dtype",
         default=None,
@@ -390,26 +402,24 @@ def add_model_args(
         help="stop once a server reports N tokens spent (exit 1; finished items stay cached, so a "
         "larger N resumes) (default: no limit)",
     )
-    if chat:
-        p.add_argument(
-            "--chat-template",
-            default="none",
-            metavar="auto|none|NAME|PATH",
-            help="send every prompt as a user turn under a chat template: auto (the model's own), "
-            "NAME (one of the tokenizer's named templates), PATH (a Jinja file) or none (raw text, "
-            "as always; the default); recorded with its SHA-256 (docs/chat-and-protocols.md)",
-        )
-        p.add_argument(
-            "--system-prompt",
-            default=None,
-            metavar="TEXT",
-            help="a system turn before every prompt (needs --chat-template; recorded with its SHA-256)",
-        )
+
+
+def _add_chat_args(p: argparse.ArgumentParser) -> None:
+    """--chat-template and --system-prompt (read by :func:`chat_setup`)."""
     p.add_argument(
-        "--progress", action=argparse.BooleanOptionalAction, default=True, help="show progress bars (default: on)"
+        "--chat-template",
+        default="none",
+        metavar="auto|none|NAME|PATH",
+        help="send every prompt as a user turn under a chat template: auto (the model's own), "
+        "NAME (one of the tokenizer's named templates), PATH (a Jinja file) or none (raw text, "
+        "as always; the default); recorded with its SHA-256 (docs/chat-and-protocols.md)",
     )
-    if quiet_alias:
-        p.add_argument("--quiet", action="store_false", dest="progress", help="the same as --no-progress")
+    p.add_argument(
+        "--system-prompt",
+        default=None,
+        metavar="TEXT",
+        help="a system turn before every prompt (needs --chat-template; recorded with its SHA-256)",
+    )
 
 
 def add_limit_argument(p, help: str) -> None:

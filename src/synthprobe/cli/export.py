@@ -188,7 +188,13 @@ def _register_export(verbs: dict[str, argparse._SubParsersAction]) -> None:
     sub = verbs["export"]
     fmt = argparse.RawDescriptionHelpFormatter
     parts = _lm_eval_parts()
+    _register_lm_eval(sub, fmt, parts)
+    _register_lm_eval_results(sub, fmt, parts)
+    _register_hub_results(sub, fmt)
 
+
+def _register_lm_eval(sub, fmt, parts) -> None:
+    """`export lm-eval`: each benchmark's task YAMLs, with the options its `commands` part adds."""
     q = sub.add_parser(
         "lm-eval",
         formatter_class=fmt,
@@ -211,6 +217,9 @@ def _register_export(verbs: dict[str, argparse._SubParsersAction]) -> None:
     add_overwrite_argument(q)
     q.set_defaults(func=_lm_eval)
 
+
+def _register_lm_eval_results(sub, fmt, parts) -> None:
+    """`export lm-eval-results`: a results document as lm-eval's output files."""
     r = sub.add_parser(
         "lm-eval-results",
         formatter_class=fmt,
@@ -266,6 +275,10 @@ def _register_export(verbs: dict[str, argparse._SubParsersAction]) -> None:
     )
     add_overwrite_argument(r)
     r.set_defaults(func=_lm_eval_results)
+
+
+def _register_hub_results(sub, fmt) -> None:
+    """`export hub-results`: a Hub model card per model."""
     h = sub.add_parser(
         "hub-results",
         formatter_class=fmt,

@@ -210,10 +210,16 @@ def _cmd_results(args) -> int:
 
 
 def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
-    from synthprobe.commandline import add_probe_model_args
-    from synthprobe.study.limits import LOCKOUT_AFTER, LOCKOUT_SECONDS
-
     sub = verbs["study"]
+    _register_generate(sub)
+    _register_serve(sub)
+    _register_results(sub)
+
+
+def _register_generate(sub) -> None:
+    """`study generate`: the articles each model writes for the raters."""
+    from synthprobe.commandline import add_probe_model_args
+
     p = sub.add_parser(
         "generate",
         help="write model versions of human news articles (GPT-3's news study)",
@@ -273,6 +279,11 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
     add_overwrite_argument(p)
     p.set_defaults(func=_cmd_generate)
 
+
+def _register_serve(sub) -> None:
+    """`study serve`: the rater web app."""
+    from synthprobe.study.limits import LOCKOUT_AFTER, LOCKOUT_SECONDS
+
     p = sub.add_parser(
         "serve",
         help="serve the rating web app to human raters",
@@ -326,6 +337,9 @@ def register(verbs: dict[str, argparse._SubParsersAction]) -> None:
     )
     p.set_defaults(func=_cmd_serve)
 
+
+def _register_results(sub) -> None:
+    """`study results`: the raters' accuracy and the tests."""
     p = sub.add_parser(
         "results",
         help="accuracy per model and condition, as in GPT-3's Table 3.11",

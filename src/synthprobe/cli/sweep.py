@@ -112,6 +112,36 @@ def add_arguments(p: argparse.ArgumentParser, parts: list[tuple[str, object]]) -
         help="grid file (YAML or JSON) with models, seeds, tasks and limit; see below",
     )
     add_model_args(p, multiple=True, batch_size=32, chat=True)
+    _grid_flags(p, named)
+    _ray_flags(p)
+    p.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="where each seed's data file is built (default: $SYNTHPROBE_CACHE/sweep/data)",
+    )
+    p.add_argument(
+        "--output",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="results JSON (default: benchmarks/sweep_<N>models_<M>seeds.json, a new "
+        "timestamped name beside it if that file exists)",
+    )
+    p.add_argument(
+        "--report",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="also write the report of the results (as `synthprobe report`) into DIR",
+    )
+    add_overwrite_argument(p)
+    add_yes_argument(p)
+
+
+def _grid_flags(p: argparse.ArgumentParser, named: list[str]) -> None:
+    """What each job scores: the task, shot settings, seeds, items, context, BOS, scorer, the cache."""
     p.add_argument(
         "--task",
         action="append",
@@ -150,6 +180,10 @@ def add_arguments(p: argparse.ArgumentParser, parts: list[tuple[str, object]]) -
         action="store_true",
         help="neither read nor write the per-item score cache (a lost worker then costs its whole job)",
     )
+
+
+def _ray_flags(p) -> None:
+    """Where the jobs run: Ray workers, its address, CPUs per job, retries (--serial: none)."""
     p.add_argument(
         "--workers",
         type=nonneg_int,
@@ -179,30 +213,6 @@ def add_arguments(p: argparse.ArgumentParser, parts: list[tuple[str, object]]) -
         metavar="N",
         help="times Ray reruns a job whose worker died (default: %(default)s)",
     )
-    p.add_argument(
-        "--data-dir",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="where each seed's data file is built (default: $SYNTHPROBE_CACHE/sweep/data)",
-    )
-    p.add_argument(
-        "--output",
-        type=Path,
-        default=None,
-        metavar="PATH",
-        help="results JSON (default: benchmarks/sweep_<N>models_<M>seeds.json, a new "
-        "timestamped name beside it if that file exists)",
-    )
-    p.add_argument(
-        "--report",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="also write the report of the results (as `synthprobe report`) into DIR",
-    )
-    add_overwrite_argument(p)
-    add_yes_argument(p)
 
 
 def _echo_done(bar, job, result) -> None:

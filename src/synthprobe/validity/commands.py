@@ -88,8 +88,7 @@ def _controls(text: str) -> tuple[str, ...]:
 
 
 def register(verbs: dict) -> None:
-    from synthprobe.commandline import add_model_args, add_overwrite_argument, int_at_least, positive_int
-    from synthprobe.validity.run import DEFAULT_CONTROL_ITEMS, DEFAULT_CONTROL_SIZE, DEFAULT_LEARN_SIZES, DEFAULT_SIZES
+    from synthprobe.commandline import add_model_args, add_overwrite_argument
 
     p = verbs["validate"].add_parser(
         "run",
@@ -108,6 +107,27 @@ def register(verbs: dict) -> None:
         help="the multiple-choice file to validate (default: the Deep Arithmark-1 release)",
     )
     add_model_args(p, batch_size=32)
+    _adversary_flags(p)
+    _trained_audit_flags(p)
+    _evidence_flags(p)
+    _training_flags(p)
+    p.add_argument(
+        "--output",
+        "-o",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="the results document (default: validity_<model>.json, never replacing a file)",
+    )
+    add_overwrite_argument(p)
+    p.set_defaults(func=run_validate)
+
+
+def _adversary_flags(p) -> None:
+    """The LoRA choices-only adversary and its controls."""
+    from synthprobe.commandline import int_at_least, positive_int
+    from synthprobe.validity.run import DEFAULT_CONTROL_ITEMS, DEFAULT_CONTROL_SIZE, DEFAULT_SIZES
+
     g = p.add_argument_group("the adversary")
     g.add_argument(
         "--adversary",
@@ -163,6 +183,10 @@ def register(verbs: dict) -> None:
         help="load an outside family (as `build deeparithmark --family`) so that fresh builds of "
         "FILE's families can be made; the table beside FILE (FILE.families.json) names them",
     )
+
+
+def _trained_audit_flags(p) -> None:
+    """The trained choices-only audit."""
     g = p.add_argument_group("the trained choices-only audit")
     g.add_argument(
         "--trained",
@@ -180,6 +204,13 @@ def register(verbs: dict) -> None:
         "4-8 min; small: 2,000 / 1,000, the screen and the controls only (it cannot show equivalence), "
         "1-2.5 min",
     )
+
+
+def _evidence_flags(p) -> None:
+    """Learnability, leave-one-family-out, seed variance."""
+    from synthprobe.commandline import int_at_least, positive_int
+    from synthprobe.validity.run import DEFAULT_LEARN_SIZES
+
     g = p.add_argument_group("more evidence")
     g.add_argument(
         "--learnability",
@@ -212,6 +243,12 @@ def register(verbs: dict) -> None:
         metavar="N",
         help="items per fresh build for --seeds (default: as many as FILE holds)",
     )
+
+
+def _training_flags(p) -> None:
+    """Seeds, optimiser and LoRA settings, the adapter saved, --limit."""
+    from synthprobe.commandline import int_at_least, positive_int
+
     g = p.add_argument_group("training")
     g.add_argument("--seed", type=int, default=0, help="seed of the fresh builds and of training (default: 0)")
     g.add_argument("--lr", type=float, default=None, help="AdamW learning rate (default: 1e-3)")
@@ -238,16 +275,6 @@ def register(verbs: dict) -> None:
         help="save the adversary's final adapter here (written whole or not at all)",
     )
     add_limit_argument(g, "use only FILE's first N items (the trained audit reads the whole file)")
-    p.add_argument(
-        "--output",
-        "-o",
-        type=Path,
-        default=None,
-        metavar="FILE",
-        help="the results document (default: validity_<model>.json, never replacing a file)",
-    )
-    add_overwrite_argument(p)
-    p.set_defaults(func=run_validate)
 
 
 def run_validate(args: argparse.Namespace) -> int:

@@ -62,8 +62,7 @@ def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> No
 
     ``root``: resolve the default data paths against this folder instead of the working directory.
     """
-    from synthprobe.benchmarks.deeparithmark.scoring.score import DEFAULT_COMPARE_DATA, DEFAULT_DATA
-    from synthprobe.commandline import add_overwrite_argument
+    from synthprobe.benchmarks.deeparithmark.scoring.score import DEFAULT_DATA
 
     base = root or Path()
     from synthprobe.benchmarks.deeparithmark.release import default_shown
@@ -76,6 +75,18 @@ def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> No
         help=f"Deep Arithmark JSONL file (default: {default_shown(base / DEFAULT_DATA)})",
     )
     add_model_args(p, multiple=True, batch_size=32, chat=True)
+    _protocol_flags(p)
+    p.add_argument(
+        "--trust-remote-code", action="store_true", help="run modelling code shipped with a checkpoint (off by default)"
+    )
+    add_bos_argument(p)
+    add_limit_argument(p, "score only the first N items of each file")
+    _compare_flags(p, base)
+    _output_flags(p)
+
+
+def _protocol_flags(p) -> None:
+    """How an item is asked (--protocol, --cot, --resolve), the answer's length and the context."""
     p.add_argument(
         "--protocol",
         default="loglik",
@@ -116,11 +127,12 @@ def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> No
     add_max_context_argument(
         p, "longest request in tokens; longer contexts are left-truncated and counted (default: %(default)s)"
     )
-    p.add_argument(
-        "--trust-remote-code", action="store_true", help="run modelling code shipped with a checkpoint (off by default)"
-    )
-    add_bos_argument(p)
-    add_limit_argument(p, "score only the first N items of each file")
+
+
+def _compare_flags(p: argparse.ArgumentParser, base: Path) -> None:
+    """--compare: ArithMark 3.0 scored with the same weights (its file found under ``base``)."""
+    from synthprobe.benchmarks.deeparithmark.scoring.score import DEFAULT_COMPARE_DATA
+
     p.add_argument(
         "--compare",
         action="store_true",
@@ -136,6 +148,12 @@ def add_arguments(p: argparse.ArgumentParser, *, root: Path | None = None) -> No
         "HF dataset AxiomicLabs/Arithmark-3.0)",
     )
     p.set_defaults(_compare_default=base / DEFAULT_COMPARE_DATA, _root=base)
+
+
+def _output_flags(p) -> None:
+    """What a run keeps and writes: predictions, partial-input baselines, the results file, the scorer, the cache."""
+    from synthprobe.commandline import add_overwrite_argument
+
     p.add_argument(
         "--save-predictions",
         action="store_true",

@@ -304,9 +304,21 @@ def yaml_header(fig: dict[str, Any]) -> str:
 
 
 def render_card(release: Release, *, repo_id: str | None = None, selftest: SelftestFigures | None = None) -> str:
+    """The dataset card (README.md) of ``release``: front matter, what it is and how to load it,
+    its figures, the audit and selftest (when ``selftest`` is given), one item, fields, limits,
+    licence and files."""
     fig = card_figures(release)
+    lines = _card_intro(release, fig, repo_id or "path/to/this/folder")
+    lines += _card_figures(fig)
+    if selftest is not None:
+        lines += _card_checks(fig, selftest)
+    lines += _card_reference(release, fig)
+    return "\n".join(lines)
+
+
+def _card_intro(release: Release, fig: dict[str, Any], load_id: str) -> list[str]:
+    """The front matter, the first paragraph, the unofficial notice and the quick start."""
     k = len(fig["slot"])
-    load_id = repo_id or "path/to/this/folder"
     lines: list[str] = [yaml_header(fig).rstrip("\n"), "", f"# {PRETTY_NAME}", ""]
     lines += [
         f"{fig['n']:,} arithmetic word problems that need "
@@ -338,6 +350,13 @@ def render_card(release: Release, *, repo_id: str | None = None, selftest: Selft
         "## At a glance",
         "",
     ]
+    return lines
+
+
+def _card_figures(fig: dict[str, Any]) -> list[str]:
+    """At a glance, composition by depth and template, and the balance of slot and rank."""
+    k = len(fig["slot"])
+    lines: list[str] = []
     glance = [
         ["Examples", f"{fig['n']:,}"],
         ["Choices per example", ", ".join(map(str, fig["choices"]))],
@@ -368,36 +387,47 @@ def render_card(release: Release, *, repo_id: str | None = None, selftest: Selft
         "",
     ]
 
-    if selftest is not None:
-        lines += [
-            "## Shortcut audit",
-            "",
-            "Strategies that skip the arithmetic, scored on this file "
-            f"(chance {fmt_pct(fig['chance'], 2, ' %') if fig['chance'] else 'n/a'}; "
-            "`python deeparithmark.py audit` reproduces the table):",
-            "",
-        ]
-        lines += _table(["Strategy", "Score"], [[s, fmt_pct(v, 2, " %")] for s, v in selftest.audit], "lr") + [""]
-        passed = sum(status == "PASS" for _, _, status in selftest.checks)
-        lines += [
-            "## Self-test",
-            "",
-            f"`python deeparithmark.py selftest` re-checks every claim on this card against the "
-            f"file: {passed} of {len(selftest.checks)} checks pass"
-            + ("." if selftest.ok else "; **the failing checks are marked FAIL below**."),
-            "",
-        ]
-        lines += _table(
-            ["Check", "Figure", "Result"],
-            [
-                [c, f.replace("|", "\\|"), st]
-                for c, f, st in selftest.checks
-                if not c.startswith("shortcut: ") or st != "PASS"
-            ],
-            "lll",
-        )
-        lines += ["", "Passing shortcut checks are the rows of the audit table above.", ""]
+    return lines
 
+
+def _card_checks(fig: dict[str, Any], selftest: SelftestFigures) -> list[str]:
+    """The shortcut audit's table and the selftest's checks (a failing one marked FAIL)."""
+    lines: list[str] = []
+    lines += [
+        "## Shortcut audit",
+        "",
+        "Strategies that skip the arithmetic, scored on this file "
+        f"(chance {fmt_pct(fig['chance'], 2, ' %') if fig['chance'] else 'n/a'}; "
+        "`python deeparithmark.py audit` reproduces the table):",
+        "",
+    ]
+    lines += _table(["Strategy", "Score"], [[s, fmt_pct(v, 2, " %")] for s, v in selftest.audit], "lr") + [""]
+    passed = sum(status == "PASS" for _, _, status in selftest.checks)
+    lines += [
+        "## Self-test",
+        "",
+        f"`python deeparithmark.py selftest` re-checks every claim on this card against the "
+        f"file: {passed} of {len(selftest.checks)} checks pass"
+        + ("." if selftest.ok else "; **the failing checks are marked FAIL below**."),
+        "",
+    ]
+    lines += _table(
+        ["Check", "Figure", "Result"],
+        [
+            [c, f.replace("|", "\\|"), st]
+            for c, f, st in selftest.checks
+            if not c.startswith("shortcut: ") or st != "PASS"
+        ],
+        "lll",
+    )
+    lines += ["", "Passing shortcut checks are the rows of the audit table above.", ""]
+
+    return lines
+
+
+def _card_reference(release: Release, fig: dict[str, Any]) -> list[str]:
+    """One item, the fields, the limitations, the licence and the files."""
+    lines: list[str] = []
     example = _pretty(release.rows[0])
     lines += ["## One item", "", "```json", example, "```", ""]
 
@@ -463,7 +493,7 @@ def render_card(release: Release, *, repo_id: str | None = None, selftest: Selft
         ),
         "",
     ]
-    return "\n".join(lines)
+    return lines
 
 
 @dataclass(frozen=True)

@@ -268,9 +268,6 @@ examples:
 
 def register(verbs: dict) -> None:
     """Add ``synthprobe score gpt3``."""
-    from synthprobe.benchmarks.gpt3.registry import FORMATS
-    from synthprobe.benchmarks.gpt3.scoring.score import CHECKS
-    from synthprobe.commandline import add_overwrite_argument
 
     s = verbs["score"].add_parser(
         "gpt3",
@@ -279,6 +276,30 @@ def register(verbs: dict) -> None:
         description=GPT3_DESCRIPTION,
         epilog=GPT3_EPILOG,
     )
+    _what_is_scored_flags(s)
+    _how_it_is_asked_flags(s)
+    _output_flags(s)
+    add_model_args(s, multiple=True, batch_size=16, chat=True)
+    add_bos_argument(s)
+    s.add_argument(
+        "--fewshot-as-multiturn",
+        action="store_true",
+        help="under --chat-template: each demonstration a user turn, its answer an assistant turn "
+        "(default: all in one user turn)",
+    )
+    s.add_argument(
+        "--sat-protocol",
+        choices=["loglik", "letters"],
+        default="loglik",
+        help="how SAT's options are asked: loglik (default, the paper's: the options' log-likelihoods) "
+        "or letters (the options as A-E, the model answers one letter; needed for engines without "
+        "log-likelihoods). The generative tasks are the same under both",
+    )
+    s.set_defaults(func=cmd_score, writes_results=True)  # args.written: the results file (--output-format)
+
+
+def _what_is_scored_flags(s) -> None:
+    """The tasks, task files, shot settings, item counts and seed."""
     s.add_argument(
         "--tasks",
         default=None,
@@ -311,6 +332,13 @@ def register(verbs: dict) -> None:
     s.add_argument(
         "--seed", type=nonneg_int, default=0, metavar="S", help="seed of the items and demonstration draws (default 0)"
     )
+
+
+def _how_it_is_asked_flags(s) -> None:
+    """The prompt layout, how an answer is checked, the context and answer lengths, the SAT file."""
+    from synthprobe.benchmarks.gpt3.registry import FORMATS
+    from synthprobe.benchmarks.gpt3.scoring.score import CHECKS
+
     s.add_argument(
         "--format",
         choices=FORMATS,
@@ -344,6 +372,12 @@ def register(verbs: dict) -> None:
         metavar="PATH",
         help="Turney's SAT file; default synthprobe's sample (not the SAT set)",
     )
+
+
+def _output_flags(s) -> None:
+    """The results file, --overwrite, --yes, saved predictions and the score cache."""
+    from synthprobe.commandline import add_overwrite_argument
+
     s.add_argument(
         "--output",
         default=None,
@@ -360,20 +394,3 @@ def register(verbs: dict) -> None:
     s.add_argument(
         "--no-cache", action="store_true", help="neither read nor write the score cache ($SYNTHPROBE_CACHE/scores)"
     )
-    add_model_args(s, multiple=True, batch_size=16, chat=True)
-    add_bos_argument(s)
-    s.add_argument(
-        "--fewshot-as-multiturn",
-        action="store_true",
-        help="under --chat-template: each demonstration a user turn, its answer an assistant turn "
-        "(default: all in one user turn)",
-    )
-    s.add_argument(
-        "--sat-protocol",
-        choices=["loglik", "letters"],
-        default="loglik",
-        help="how SAT's options are asked: loglik (default, the paper's: the options' log-likelihoods) "
-        "or letters (the options as A-E, the model answers one letter; needed for engines without "
-        "log-likelihoods). The generative tasks are the same under both",
-    )
-    s.set_defaults(func=cmd_score, writes_results=True)  # args.written: the results file (--output-format)

@@ -362,6 +362,15 @@ def _gpt3_comment(pool: Gpt3Pool, variant: str, layout: _Layout) -> str:
             ),
             ("", ""),
         ]
+    paras += _gpt3_same(pool, variant, layout, cmd)
+    paras += _gpt3_different(pool, variant)
+    return comment(paras)
+
+
+def _gpt3_same(pool: Gpt3Pool, variant: str, layout: _Layout, cmd: str) -> list[tuple[str, str]]:
+    """The comment's paragraphs on what the YAML runs as ``cmd`` does: prompt, demonstrations, scoring."""
+    task = pool.task
+    paras: list[tuple[str, str]] = []
     paras += [
         ("", f"The same as `{cmd}`:"),
         (
@@ -395,6 +404,13 @@ def _gpt3_comment(pool: Gpt3Pool, variant: str, layout: _Layout) -> str:
         paras.append(
             ("acc", "1 when every token of the gold completion is the greedy choice (synthprobe's --check is-greedy).")
         )
+    return paras
+
+
+def _gpt3_different(pool: Gpt3Pool, variant: str) -> list[tuple[str, str]]:
+    """The comment's paragraphs on what lm-eval does differently: K, context, BOS, metric, tokens."""
+    task = pool.task
+    paras: list[tuple[str, str]] = []
     paras += [
         ("", "Different:"),
         (
@@ -437,7 +453,7 @@ def _gpt3_comment(pool: Gpt3Pool, variant: str, layout: _Layout) -> str:
                 "They differ where a token straddles the join.",
             )
         )
-    return comment(paras)
+    return paras
 
 
 def _max_new_tokens(pool: Gpt3Pool) -> int:
@@ -716,47 +732,7 @@ def _gpt3_task(results: Results, entry: Entry, i: int, row: dict, model_args: di
         idx = int(it["index"])
         doc = json.loads(pool_lines[idx])
         prompt = _exact_prompt(task, built, idx, k, pool.seed, pool.format, int(it.get("n_shots", k)))
-        completion = doc["completion"]
-        if check == "generate":
-            target = completion.strip()
-            raw = it["prediction"]
-            filtered = raw.strip()
-            gen_kwargs = dict(body["generation_kwargs"])
-            metrics = {"exact_match": 1.0 if filtered == target else 0.0}
-            line = {
-                "doc_id": idx,
-                "doc": doc,
-                "target": target,
-                "arguments": {"gen_args_0": {"arg_0": prompt, "arg_1": gen_kwargs}},
-                "resps": [[raw]],
-                "filtered_resps": [filtered],
-                "filter": "strip",
-                "metrics": ["exact_match"],
-            }
-        else:
-            target = completion
-            ll, greedy = str(float(it["logprob"])), str(bool(it["correct"]))
-            metrics = {"acc": 1.0 if it["correct"] else 0.0}
-            line = {
-                "doc_id": idx,
-                "doc": doc,
-                "target": target,
-                "arguments": {"gen_args_0": {"arg_0": prompt, "arg_1": completion}},
-                "resps": [[[ll, greedy]]],
-                "filtered_resps": [[ll, greedy]],
-                "filter": "none",
-                "metrics": ["acc"],
-            }
-        line.update(
-            {
-                "doc_hash": doc_hash(doc),
-                "prompt_hash": hash_string(prompt),
-                "target_hash": hash_string(target),
-                **metrics,
-                "synthprobe": it,
-            }
-        )
-        samples.append(line)
+        samples.append(_gpt3_sample(it, idx, doc, prompt, check, body))
     filt = "strip" if check == "generate" else "none"
     metrics = ("exact_match",) if check == "generate" else ("acc",)
     return TaskRun(
@@ -771,6 +747,53 @@ def _gpt3_task(results: Results, entry: Entry, i: int, row: dict, model_args: di
         where=where,
         drop=("gpt3", "rows", i, "items"),
     )
+
+
+def _gpt3_sample(it: dict, idx: int, doc: dict, prompt: str, check: str, body: dict) -> dict:
+    """One line of lm-eval's ``samples_*.jsonl`` for the scored item ``it`` (document ``idx``):
+    the greedy generation and its exact match, or the gold completion's log-likelihood and
+    whether it is the greedy one."""
+    completion = doc["completion"]
+    if check == "generate":
+        target = completion.strip()
+        raw = it["prediction"]
+        filtered = raw.strip()
+        gen_kwargs = dict(body["generation_kwargs"])
+        metrics = {"exact_match": 1.0 if filtered == target else 0.0}
+        line = {
+            "doc_id": idx,
+            "doc": doc,
+            "target": target,
+            "arguments": {"gen_args_0": {"arg_0": prompt, "arg_1": gen_kwargs}},
+            "resps": [[raw]],
+            "filtered_resps": [filtered],
+            "filter": "strip",
+            "metrics": ["exact_match"],
+        }
+    else:
+        target = completion
+        ll, greedy = str(float(it["logprob"])), str(bool(it["correct"]))
+        metrics = {"acc": 1.0 if it["correct"] else 0.0}
+        line = {
+            "doc_id": idx,
+            "doc": doc,
+            "target": target,
+            "arguments": {"gen_args_0": {"arg_0": prompt, "arg_1": completion}},
+            "resps": [[[ll, greedy]]],
+            "filtered_resps": [[ll, greedy]],
+            "filter": "none",
+            "metrics": ["acc"],
+        }
+    line.update(
+        {
+            "doc_hash": doc_hash(doc),
+            "prompt_hash": hash_string(prompt),
+            "target_hash": hash_string(target),
+            **metrics,
+            "synthprobe": it,
+        }
+    )
+    return line
 
 
 def result_tasks(results: Results, entry: Entry, *, shared: dict, **_: Any) -> EntryTasks:
