@@ -17,6 +17,7 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 from fractions import Fraction
+from functools import partial
 from math import gcd
 
 from ..base import IRRELEVANT, Problem, Steps, fmt_num, insert_sentence, register, require, twin
@@ -189,51 +190,7 @@ def generate(rng: random.Random) -> Problem:
     }
 
     extra = EXTRA[final]
-
-    def chain(c: Calc, m: str | None):
-        errors = extra.get(m, (m,))  # the errors the named mistake makes (an extra one: several)
-        if FORGOT_CHARITY in errors or CHARITY_FROM_PART in errors:
-            left = prize
-        elif ADDED_CHARITY in errors:
-            left = c.pct("with charity added", 100 + charity, prize, money=True)
-        elif CHARITY_TWICE in errors:
-            gift = c.pct("charity", charity, prize, money=True)
-            left = c.op("after charity", c.op("after charity", prize, "-", gift), "-", gift)
-        else:
-            left = c.pct("after charity", 100 - charity, prize, money=True)
-        if SPENT_BEFORE_RATIO in errors:
-            left = c.op("after spending", left, "-", spent, money=True)
-        # ratio arithmetic is in plain numbers: "one part: 4800 / 8 = 600"
-        total_parts = c.op("total parts", a, "+", b)
-        if EQUAL_HALVES in errors:
-            mine = c.op(f"{winner}'s part", left, "/", 2)
-        elif SKIPPED_RATIO in errors:
-            mine = left
-        else:
-            divisor = b if RATIO_AS_FRACTION in errors else total_parts
-            one_part = c.op("one part", left, "/", divisor)
-            if ONE_PART in errors:
-                mine = one_part
-            else:
-                mine = c.op(f"{winner}'s part", one_part, "×", b if OTHER_PART in errors else a)
-        if CHARITY_FROM_PART in errors:
-            mine = c.op(f"{winner}'s part", mine, "-", c.pct("charity", charity, prize))
-        elif CHARITY_AGAIN_ON_PART in errors:
-            mine = c.pct(f"{winner}'s part", 100 - charity, mine)
-        if final == "share":
-            if FORGOT_SHARING in errors:
-                return mine
-            if LEFT_SELF_OUT in errors:
-                return c.op("each share", mine, "/", cousins)
-            return c.op("each share", mine, "/", people + 1 if SHARER_TWICE in errors else people)
-        if FORGOT_SPENDING in errors or SPENT_BEFORE_RATIO in errors:
-            return mine
-        if ADDED_SPENDING in errors:
-            return c.op("left", mine, "+", spent, money=True)
-        left_over = c.op("left", mine, "-", spent, money=True)
-        if SPENT_TWICE in errors:
-            left_over = c.op("left", left_over, "-", spent, money=True)
-        return left_over
+    chain = partial(_chain, p)
 
     answer, steps = solve(chain)
     require(answer >= 10, "too little left")
@@ -251,6 +208,72 @@ def generate(rng: random.Random) -> Problem:
         params=p,
         extra_mistakes=mistakes(chain, extra, answer),
     )
+
+
+def _chain(p: dict, c: Calc, m: str | None):
+    """The solution of ``p`` worked through ``c``, or its wrong value under the named mistake
+    ``m`` (an extra mistake makes several errors at once)."""
+    errors = EXTRA[p["final"]].get(m, (m,))
+    left = _after_charity(c, p, errors)
+    if SPENT_BEFORE_RATIO in errors:
+        left = c.op("after spending", left, "-", p["spent"], money=True)
+    mine = _winners_part(c, p, left, errors)
+    return _last_step(c, p, mine, errors)
+
+
+def _after_charity(c: Calc, p: dict, errors) -> int:
+    """The prize less the charity's share (or as a mistake takes it)."""
+    prize, charity = p["prize"], p["charity"]
+    if FORGOT_CHARITY in errors or CHARITY_FROM_PART in errors:
+        return prize
+    if ADDED_CHARITY in errors:
+        return c.pct("with charity added", 100 + charity, prize, money=True)
+    if CHARITY_TWICE in errors:
+        gift = c.pct("charity", charity, prize, money=True)
+        return c.op("after charity", c.op("after charity", prize, "-", gift), "-", gift)
+    return c.pct("after charity", 100 - charity, prize, money=True)
+
+
+def _winners_part(c: Calc, p: dict, left, errors):
+    """The winner's part of ``left`` by the ratio (ratio arithmetic in plain numbers:
+    "one part: 4800 / 8 = 600")."""
+    (a, b), winner = p["ratio"], p["winner"]
+    total_parts = c.op("total parts", a, "+", b)
+    if EQUAL_HALVES in errors:
+        mine = c.op(f"{winner}'s part", left, "/", 2)
+    elif SKIPPED_RATIO in errors:
+        mine = left
+    else:
+        divisor = b if RATIO_AS_FRACTION in errors else total_parts
+        one_part = c.op("one part", left, "/", divisor)
+        if ONE_PART in errors:
+            mine = one_part
+        else:
+            mine = c.op(f"{winner}'s part", one_part, "×", b if OTHER_PART in errors else a)
+    if CHARITY_FROM_PART in errors:
+        mine = c.op(f"{winner}'s part", mine, "-", c.pct("charity", p["charity"], p["prize"]))
+    elif CHARITY_AGAIN_ON_PART in errors:
+        mine = c.pct(f"{winner}'s part", 100 - p["charity"], mine)
+    return mine
+
+
+def _last_step(c: Calc, p: dict, mine, errors):
+    """Each person's share of the winner's part, or what is left after the purchase."""
+    spent = p["spent"]
+    if p["final"] == "share":
+        if FORGOT_SHARING in errors:
+            return mine
+        if LEFT_SELF_OUT in errors:
+            return c.op("each share", mine, "/", p["cousins"])
+        return c.op("each share", mine, "/", p["people"] + 1 if SHARER_TWICE in errors else p["people"])
+    if FORGOT_SPENDING in errors or SPENT_BEFORE_RATIO in errors:
+        return mine
+    if ADDED_SPENDING in errors:
+        return c.op("left", mine, "+", spent, money=True)
+    left_over = c.op("left", mine, "-", spent, money=True)
+    if SPENT_TWICE in errors:
+        left_over = c.op("left", left_over, "-", spent, money=True)
+    return left_over
 
 
 # ---------------------------------------------------------------------------------------

@@ -85,28 +85,7 @@ def generate(rng: random.Random) -> Problem:
     template, kind, nouns, (lo, hi) = pick(rng, STORIES)
     noun = pick(rng, nouns) if nouns else ""
     name = pick(rng, NAMES)
-    # Draw the share and the number of parts, then an answer that is a multiple of ``step``:
-    # (den - num) | answer makes the total and the split-the-wrong-amount mistakes whole;
-    # folding in n + 1 and den (when that keeps the answer off the multiples of 5, the
-    # commonest roundness class) makes the off-by-one divisor and doubled-fraction mistakes
-    # whole too, so the pool has values on both sides of the answer.
-    for _ in range(30):
-        if rng.random() < 0.4:
-            form, pc = "percent", pick(rng, PERCENTS)
-            num, den = pc // gcd(pc, 100), 100 // gcd(pc, 100)
-        else:
-            form, pc = "fraction", 0
-            num, den = pick(rng, FRACTIONS)
-        n = rng.randint(3, 9)
-        step = den - num
-        for extra in (n + 1, den):
-            wider = step * extra // gcd(step, extra)
-            if wider % 5 and 3 * wider <= hi:
-                step = wider
-        if step % 5 and hi // step > lo // step:
-            break
-    else:
-        require(False, "no share and group size give a whole answer")
+    form, pc, num, den, n, step = _draw_share(rng, lo, hi)
     answer = pick(rng, _answers(step, lo, hi))
     total = answer * n * den // (den - num)
 
@@ -120,50 +99,7 @@ def generate(rng: random.Random) -> Problem:
     each = s.op("each equal part", rest, "/", n)
     require(each == answer, "the chain must reproduce the drawn answer")
 
-    wrong_fraction = (
-        Fraction(total - pc, n) if form == "percent" else Fraction(total - Fraction(total, den), n) if num > 1 else None
-    )
-    mistakes = clean_mistakes(
-        answer,
-        {
-            "stopped before splitting the rest": rest,
-            "split the whole total": exact_div(total, n),
-            "gave the first share as the answer": share,
-            "split the first share instead of the rest": exact_div(share, n),
-            "divided the rest by one more than the number of parts": exact_div(rest, n + 1),
-            "divided the rest by one fewer than the number of parts": exact_div(rest, n - 1),
-            (
-                "took the percentage as an amount"
-                if form == "percent"
-                else "took one part of the fraction instead of several"
-            ): wrong_fraction,
-            "took the first share off one equal part": Fraction(total, n) - share,
-            "applied the fraction again to each part": answer - Fraction(answer * num, den),
-            "took the first share off twice": Fraction(total - 2 * share, n),
-            "divided by the number of parts twice": Fraction(answer, n),
-        },
-    )
-
-    # more named mistakes for the role-balanced groups (``Problem.extra_mistakes``). The legacy
-    # ones move the key by fixed ratios; these pair the off-by-one divisor with the share split
-    # instead of the rest and with the whole total split, so that the problems told with the
-    # same total, the complementary share or one part more or fewer (whose keys are these
-    # values) offer the key back among their own mistakes
-    extra = {
-        "split the first share among one more than the number of parts": exact_div(share, n + 1),
-        "split the first share among one fewer than the number of parts": exact_div(share, n - 1),
-        "split the first share and divided by the number of parts twice": exact_div(share, n * n),
-        "added the first share instead of taking it off": exact_div(total + share, n),
-        "split the whole total among one more than the number of parts": exact_div(total, n + 1),
-        "split the whole total among one fewer than the number of parts": exact_div(total, n - 1),
-        "took the first share off twice and divided by one more than the number of parts": exact_div(
-            total - 2 * share, n + 1
-        ),
-        "took the first share off twice and divided by one fewer than the number of parts": exact_div(
-            total - 2 * share, n - 1
-        ),
-    }
-
+    mistakes = _named_mistakes(answer, total, share, rest, n, form, pc, num, den)
     text = _share_text(form, num, den)
     ctx = template.format(
         name=name, total=fmt_num(total), share=text, noun=noun, share_cap=text[0].upper() + text[1:], n=n
@@ -190,8 +126,87 @@ def generate(rng: random.Random) -> Problem:
             "name": name,
             "story": [st[0] for st in STORIES].index(template),
         },
-        extra_mistakes={k: v for k, v in extra.items() if v is not None and v > 0 and v != answer},
+        extra_mistakes=_extra_mistakes(answer, total, share, n),
     )
+
+
+def _draw_share(rng: random.Random, lo: int, hi: int) -> tuple[str, int, int, int, int, int]:
+    """The share (a percentage or a fraction num/den), the number of parts n and the ``step``
+    the answer is a multiple of: (form, percent, num, den, n, step)."""
+    # Draw the share and the number of parts, then an answer that is a multiple of ``step``:
+    # (den - num) | answer makes the total and the split-the-wrong-amount mistakes whole;
+    # folding in n + 1 and den (when that keeps the answer off the multiples of 5, the
+    # commonest roundness class) makes the off-by-one divisor and doubled-fraction mistakes
+    # whole too, so the pool has values on both sides of the answer.
+    for _ in range(30):
+        if rng.random() < 0.4:
+            form, pc = "percent", pick(rng, PERCENTS)
+            num, den = pc // gcd(pc, 100), 100 // gcd(pc, 100)
+        else:
+            form, pc = "fraction", 0
+            num, den = pick(rng, FRACTIONS)
+        n = rng.randint(3, 9)
+        step = den - num
+        for extra in (n + 1, den):
+            wider = step * extra // gcd(step, extra)
+            if wider % 5 and 3 * wider <= hi:
+                step = wider
+        if step % 5 and hi // step > lo // step:
+            break
+    else:
+        require(False, "no share and group size give a whole answer")
+    return form, pc, num, den, n, step
+
+
+def _named_mistakes(answer, total, share, rest, n: int, form: str, pc: int, num: int, den: int) -> dict:
+    """The legacy named mistakes, each the exact value it gives (whole and positive ones kept)."""
+    wrong_fraction = (
+        Fraction(total - pc, n) if form == "percent" else Fraction(total - Fraction(total, den), n) if num > 1 else None
+    )
+    return clean_mistakes(
+        answer,
+        {
+            "stopped before splitting the rest": rest,
+            "split the whole total": exact_div(total, n),
+            "gave the first share as the answer": share,
+            "split the first share instead of the rest": exact_div(share, n),
+            "divided the rest by one more than the number of parts": exact_div(rest, n + 1),
+            "divided the rest by one fewer than the number of parts": exact_div(rest, n - 1),
+            (
+                "took the percentage as an amount"
+                if form == "percent"
+                else "took one part of the fraction instead of several"
+            ): wrong_fraction,
+            "took the first share off one equal part": Fraction(total, n) - share,
+            "applied the fraction again to each part": answer - Fraction(answer * num, den),
+            "took the first share off twice": Fraction(total - 2 * share, n),
+            "divided by the number of parts twice": Fraction(answer, n),
+        },
+    )
+
+
+def _extra_mistakes(answer, total, share, n: int) -> dict:
+    # more named mistakes for the role-balanced groups (``Problem.extra_mistakes``). The legacy
+    # ones move the key by fixed ratios; these pair the off-by-one divisor with the share split
+    # instead of the rest and with the whole total split, so that the problems told with the
+    # same total, the complementary share or one part more or fewer (whose keys are these
+    # values) offer the key back among their own mistakes
+    extra = {
+        "split the first share among one more than the number of parts": exact_div(share, n + 1),
+        "split the first share among one fewer than the number of parts": exact_div(share, n - 1),
+        "split the first share and divided by the number of parts twice": exact_div(share, n * n),
+        "added the first share instead of taking it off": exact_div(total + share, n),
+        "split the whole total among one more than the number of parts": exact_div(total, n + 1),
+        "split the whole total among one fewer than the number of parts": exact_div(total, n - 1),
+        "took the first share off twice and divided by one more than the number of parts": exact_div(
+            total - 2 * share, n + 1
+        ),
+        "took the first share off twice and divided by one fewer than the number of parts": exact_div(
+            total - 2 * share, n - 1
+        ),
+    }
+
+    return {k: v for k, v in extra.items() if v is not None and v > 0 and v != answer}
 
 
 # ---------------------------------------------------------------------------------------

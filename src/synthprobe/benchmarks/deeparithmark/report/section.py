@@ -295,15 +295,34 @@ def _folded(few: int | None, what: str, body: str) -> str:
 
 
 def sections(results: Sequence[ModelResult], figures: dict[str, bytes | None]) -> list[tuple[str, str, str]]:
-    sections: list[tuple[str, str, str]] = []
-
+    """The page's Deep Arithmark sections, in order, each (anchor, title, html): the leaderboard,
+    accuracy by depth, then, where the results hold them, the partial-input baselines, accuracy by
+    template, the mistake profile and the rank preference."""
     parts = lb.groups(results)
+    sections = [_leaderboard_section(parts), _depth_section(results, figures, parts)]
+    partial = _partial_section(results)
+    if partial:
+        sections.append(("partial", "Partial-input baselines", partial))
+    fold = few_per_template(results)
+    sections += _template_section(results, figures, fold)
+    sections += _mistake_section(results, figures, fold)
+    sections += _rank_section(results, figures)
+    return sections
+
+
+def _leaderboard_section(parts: list) -> tuple[str, str, str]:
+    """The leaderboard: one table per metric group, each led by its sentence."""
     board = []
     for rs in parts:
         heading = f"<h3>{escape(rs[0].metric_label)}</h3>" if len(parts) > 1 else ""
         board.append(heading + _lead(rs) + _leaderboard_table(rs))
-    sections.append(("leaderboard", "Leaderboard", "".join(board)))
+    return ("leaderboard", "Leaderboard", "".join(board))
 
+
+def _depth_section(
+    results: Sequence[ModelResult], figures: dict[str, bytes | None], parts: list
+) -> tuple[str, str, str]:
+    """Accuracy by depth: the curve, one table per metric group, and how to read a cell."""
     body = []
     if figures.get("depth_curve"):
         metric = lb.metric_name(results)
@@ -331,100 +350,106 @@ def sections(results: Sequence[ModelResult], figures: dict[str, bytes | None]) -
         )
         + "</p>"
     )
-    sections.append(("depth", "Accuracy by depth", "".join(body)))
+    return ("depth", "Accuracy by depth", "".join(body))
 
-    partial = _partial_section(results)
-    if partial:
-        sections.append(("partial", "Partial-input baselines", partial))
 
-    fold = few_per_template(results)
-    if figures.get("template_heatmap"):
-        metric = lb.metric_name(results)
-        sections.append(
-            (
-                "templates",
-                "Accuracy by template",
-                _folded(
-                    fold,
-                    "per-template rows",
-                    html.img(
-                        figures["template_heatmap"],
-                        f"template by model heat-map of {metric}",
-                        f"{metric} per template (rows, with depth) and model (columns); white is chance, "
-                        "blue above, red below. Each cell gives its number of items n; a hatched cell's 95 % "
-                        "Wilson interval contains chance (it cannot be told from guessing); * marks a cell whose "
-                        f"exact binomial p against chance stays below {ALPHA:g} after {CORRECTION_NAME}'s correction "
-                        "for the templates of that model.",
-                    )
-                    + '<p class="note">Answer rank is balanced globally, not per template: read per-template '
-                    "rows as preference, not partial skill.</p>",
-                ),
+def _template_section(results: Sequence[ModelResult], figures: dict[str, bytes | None], fold: int | None) -> list:
+    """Accuracy by template: the heat-map, folded away when templates hold few items (none without it)."""
+    if not figures.get("template_heatmap"):
+        return []
+    metric = lb.metric_name(results)
+    return [
+        (
+            "templates",
+            "Accuracy by template",
+            _folded(
+                fold,
+                "per-template rows",
+                html.img(
+                    figures["template_heatmap"],
+                    f"template by model heat-map of {metric}",
+                    f"{metric} per template (rows, with depth) and model (columns); white is chance, "
+                    "blue above, red below. Each cell gives its number of items n; a hatched cell's 95 % "
+                    "Wilson interval contains chance (it cannot be told from guessing); * marks a cell whose "
+                    f"exact binomial p against chance stays below {ALPHA:g} after {CORRECTION_NAME}'s correction "
+                    "for the templates of that model.",
+                )
+                + '<p class="note">Answer rank is balanced globally, not per template: read per-template '
+                "rows as preference, not partial skill.</p>",
+            ),
+        )
+    ]
+
+
+def _mistake_section(results: Sequence[ModelResult], figures: dict[str, bytes | None], fold: int | None) -> list:
+    """The mistake profile: the preferred-mistake table first, then the panels a reader can read."""
+    mt = _mistake_table(results)
+    if not (figures.get("mistake_profile") or mt):
+        return []
+    parts = []
+    if mt:  # the table a reader can use leads; the panels follow
+        parts.append(
+            "<p>The wrong option each model prefers most, per template (pick rate when "
+            "offered, and how many items offered it), strongest preference first. Only options "
+            f"offered at least {MIN_OFFERS} times are called preferred; a cell with none says so, "
+            "and those templates come last.</p>" + mt
+        )
+    if mt and not figures.get("mistake_profile"):
+        parts.append(
+            f'<p class="note">No mistake panels: no template offered a wrong option {MIN_OFFERS} '
+            "times, too few to read a pick rate from a bar.</p>"
+        )
+    if figures.get("mistake_profile"):
+        readable, few = mistake_templates(results)
+        hidden = (
+            f" The {len(few)} template{'s' if len(few) != 1 else ''} where no wrong option was "
+            f"offered {MIN_OFFERS} times get no panel (too few offers to read; the table has them)."
+            if few
+            else ""
+        )
+        parts.append(
+            html.img(
+                figures["mistake_profile"],
+                "pick rate of each option source per template",
+                "How often each option is picked when it is offered, by the mistake that "
+                "produces it ('correct' is the answer). Dashed line: chance. Each bar is labelled 'k/N': "
+                "picked k of the N times it was offered. '0 of N' marks an option "
+                "offered N times and never picked; 'not offered' one that no item offered." + hidden,
             )
         )
+    return [("mistakes", "Mistake profile", _folded(fold, "mistake panels", "".join(parts)))]
 
-    mt = _mistake_table(results)
-    if figures.get("mistake_profile") or mt:
-        parts = []
-        if mt:  # the table a reader can use leads; the panels follow
-            parts.append(
-                "<p>The wrong option each model prefers most, per template (pick rate when "
-                "offered, and how many items offered it), strongest preference first. Only options "
-                f"offered at least {MIN_OFFERS} times are called preferred; a cell with none says so, "
-                "and those templates come last.</p>" + mt
-            )
-        if mt and not figures.get("mistake_profile"):
-            parts.append(
-                f'<p class="note">No mistake panels: no template offered a wrong option {MIN_OFFERS} '
-                "times, too few to read a pick rate from a bar.</p>"
-            )
-        if figures.get("mistake_profile"):
-            readable, few = mistake_templates(results)
-            hidden = (
-                f" The {len(few)} template{'s' if len(few) != 1 else ''} where no wrong option was "
-                f"offered {MIN_OFFERS} times get no panel (too few offers to read; the table has them)."
-                if few
-                else ""
-            )
-            parts.append(
-                html.img(
-                    figures["mistake_profile"],
-                    "pick rate of each option source per template",
-                    "How often each option is picked when it is offered, by the mistake that "
-                    "produces it ('correct' is the answer). Dashed line: chance. Each bar is labelled 'k/N': "
-                    "picked k of the N times it was offered. '0 of N' marks an option "
-                    "offered N times and never picked; 'not offered' one that no item offered." + hidden,
-                )
-            )
-        sections.append(("mistakes", "Mistake profile", _folded(fold, "mistake panels", "".join(parts))))
 
+def _rank_section(results: Sequence[ModelResult], figures: dict[str, bytes | None]) -> list:
+    """Rank preference: the share of picks by numeric rank, with why it matters here, and its table."""
     rt = _rank_table(results)
-    if figures.get("rank_preference") or rt:
-        parts = []
-        if figures.get("rank_preference"):
-            note = rank_balance_note([r for r in results if r.rank_picks])
-            if note == "answers are rank-balanced":
-                why = (
-                    "The correct answer's rank is balanced in these results, so a skill-free model that "
-                    "prefers a rank shows a bar far from chance while scoring chance overall."
-                )
-            elif note.startswith("answer ranks are NOT"):
-                why = (
-                    "The correct answer's rank is not balanced in these results (see the table): a "
-                    "preferred rank can raise or lower the score by itself."
-                )
-            else:
-                why = (
-                    "The results do not record the correct answer's rank, so this page cannot say "
-                    "whether a preferred rank moves the score."
-                )
-            parts.append(
-                html.img(
-                    figures["rank_preference"],
-                    "share of picks by numeric rank",
-                    f"Share of answers at each numeric rank of the options. {why}",
-                )
+    if not (figures.get("rank_preference") or rt):
+        return []
+    parts = []
+    if figures.get("rank_preference"):
+        note = rank_balance_note([r for r in results if r.rank_picks])
+        if note == "answers are rank-balanced":
+            why = (
+                "The correct answer's rank is balanced in these results, so a skill-free model that "
+                "prefers a rank shows a bar far from chance while scoring chance overall."
             )
-        if rt:
-            parts.append(rt)
-        sections.append(("ranks", "Rank preference", "".join(parts)))
-    return sections
+        elif note.startswith("answer ranks are NOT"):
+            why = (
+                "The correct answer's rank is not balanced in these results (see the table): a "
+                "preferred rank can raise or lower the score by itself."
+            )
+        else:
+            why = (
+                "The results do not record the correct answer's rank, so this page cannot say "
+                "whether a preferred rank moves the score."
+            )
+        parts.append(
+            html.img(
+                figures["rank_preference"],
+                "share of picks by numeric rank",
+                f"Share of answers at each numeric rank of the options. {why}",
+            )
+        )
+    if rt:
+        parts.append(rt)
+    return [("ranks", "Rank preference", "".join(parts))]

@@ -106,88 +106,9 @@ def gpt3_figure(results: Sequence) -> Figure | None:
                 "hspace": gap_h / panel_h,
             },
         )
-        len(results)
         for p, task in enumerate(tasks):
             ax = axes[p // ncols][p % ncols]
-            # the y range follows the paper's figures and the models' scores, not the intervals:
-            # a few-shot row of 2 items has an interval of half the axis and would flatten the
-            # curves; an interval that runs past the top is cut there and marked with a ▲
-            top_y = 8.0
-            marks: list[tuple[float, float, str]] = []
-            for ln in by_task[task]:
-                color = colors[ln.setting]
-                if ln.paper:
-                    px = [size_params(s) for s in ln.paper]
-                    py = [f.value for f in ln.paper.values()]
-                    ax.plot(px, py, color=color, linewidth=1.3, marker="o", markersize=2.5)
-                    dx = [x for x, f in zip(px, ln.paper.values()) if f.doubtful]
-                    dy = [f.value for f in ln.paper.values() if f.doubtful]
-                    if dx:  # doubtful cells: hollow rings
-                        ax.plot(
-                            dx,
-                            dy,
-                            linestyle="none",
-                            marker="o",
-                            markersize=5,
-                            markerfacecolor="white",
-                            markeredgecolor=color,
-                            markeredgewidth=1.0,
-                        )
-                    top_y = max(top_y, *py)
-                for j, (r, row) in enumerate(zip(results, ln.cells)):
-                    if row is None:
-                        continue
-                    acc, lo, hi = gpt3_table.interval(row)
-                    # settings and same-size models side by side around the model's size
-                    slot, group = slot_of[j]
-                    k, n_slots = settings.index(ln.setting) * group + slot, len(settings) * group
-                    shift = 10 ** (SLOT_DECADES * (k - (n_slots - 1) / 2))
-                    x = (r.params or UNKNOWN_SIZE_X) * shift
-                    ax.errorbar(
-                        [x],
-                        [acc],
-                        yerr=[[acc - lo], [hi - acc]],
-                        color=color,
-                        marker=MODEL_MARKERS[j % len(MODEL_MARKERS)],
-                        markersize=5,
-                        markeredgecolor="black",
-                        markeredgewidth=0.7,
-                        capsize=2,
-                        linewidth=1.2,
-                        zorder=3,
-                    )
-                    top_y = max(top_y, acc)
-                    marks.append((x, hi, color))
-            y_top = min(100.0, top_y * 1.15 + 1)
-            ax.set_ylim(0, y_top)
-            for x, hi, color in marks:
-                if hi > y_top + 1e-9:
-                    ax.plot(
-                        [x], [y_top], linestyle="none", marker="^", markersize=4.5, color=color, clip_on=False, zorder=4
-                    )
-            first = by_task[task][0]
-            if any(gpt3_table.from_sat_sample(row) for ln in by_task[task] for row in ln.cells if row):
-                # lower right: the paper's SAT curves run high there, the model's points sit left
-                ax.text(
-                    0.97,
-                    0.04,
-                    SAT_SAMPLE_CAVEAT,
-                    transform=ax.transAxes,
-                    ha="right",
-                    va="bottom",
-                    fontsize=6.5,
-                    color="#8a1c00",
-                    gid="sat-sample-caveat",
-                    zorder=5,
-                    bbox={
-                        "boxstyle": "round,pad=0.25",
-                        "facecolor": "#fff7e6",
-                        "edgecolor": "#c77c02",
-                        "linewidth": 0.8,
-                    },
-                )
-            ax.set_title(f"{first.code} — {task}", fontsize=8.5)
-            ax.set_xscale("log")
+            _panel(ax, task, by_task[task], results, settings, colors, slot_of)
             ax.set_xlim(x_lo, x_hi)
             if p % ncols == 0:
                 ax.set_ylabel("accuracy (%)")
@@ -203,45 +124,7 @@ def gpt3_figure(results: Sequence) -> Figure | None:
             ax.set_xticks(ticks, labels, rotation=60, ha="right", rotation_mode="anchor", fontsize=7)
             ax.xaxis.set_minor_locator(mpl.ticker.NullLocator())
             ax.tick_params(axis="x", labelbottom=True)
-        from matplotlib.lines import Line2D
-
-        handles = [
-            Line2D(
-                [],
-                [],
-                color=colors[s],
-                linewidth=1.5,
-                marker="o",
-                markersize=3,
-                label=f"GPT-3 {s}-shot" if s in SETTING_COLORS else f"GPT-3 ({s})",
-            )
-            for s in settings
-        ]
-        handles.append(
-            Line2D(
-                [],
-                [],
-                linestyle="none",
-                marker="o",
-                markersize=5,
-                markerfacecolor="white",
-                markeredgecolor="0.3",
-                label="doubtful paper cell",
-            )
-        )
-        handles += [
-            Line2D(
-                [],
-                [],
-                linestyle="none",
-                color="0.6",
-                marker=MODEL_MARKERS[j % len(MODEL_MARKERS)],
-                markeredgecolor="black",
-                markersize=6,
-                label=name,
-            )
-            for j, name in enumerate(names)
-        ]
+        handles = _legend_handles(settings, colors, names)
         fig.legend(
             handles=handles,
             loc="lower center",
@@ -251,3 +134,151 @@ def gpt3_figure(results: Sequence) -> Figure | None:
         )
         fig.suptitle(title, fontsize=9.5, y=1 - 0.1 / height, va="top")
         return fig
+
+
+def _panel(ax, task: str, lines: list, results: Sequence, settings: list[str], colors: dict, slot_of: dict) -> None:
+    """One task's panel: the paper's line per setting and each model's points, the y range, a ▲
+    where an interval runs past the top, the SAT sample's caveat where it applies, the title."""
+    # the y range follows the paper's figures and the models' scores, not the intervals:
+    # a few-shot row of 2 items has an interval of half the axis and would flatten the
+    # curves; an interval that runs past the top is cut there and marked with a ▲
+    top_y = 8.0
+    marks: list[tuple[float, float, str]] = []
+    for ln in lines:
+        color = colors[ln.setting]
+        if ln.paper:
+            top_y = max(top_y, _paper_line(ax, ln, color))
+        for x, acc, hi in _model_points(ax, ln, results, settings, color, slot_of):
+            top_y = max(top_y, acc)
+            marks.append((x, hi, color))
+    y_top = min(100.0, top_y * 1.15 + 1)
+    ax.set_ylim(0, y_top)
+    for x, hi, color in marks:
+        if hi > y_top + 1e-9:
+            ax.plot([x], [y_top], linestyle="none", marker="^", markersize=4.5, color=color, clip_on=False, zorder=4)
+    first = lines[0]
+    if any(gpt3_table.from_sat_sample(row) for ln in lines for row in ln.cells if row):
+        # lower right: the paper's SAT curves run high there, the model's points sit left
+        _sat_caveat(ax)
+    ax.set_title(f"{first.code} — {task}", fontsize=8.5)
+    ax.set_xscale("log")
+
+
+def _paper_line(ax, ln, color: str) -> float:
+    """The paper's accuracy over GPT-3 sizes for one setting (doubtful cells as hollow rings);
+    returns its highest value."""
+    px = [size_params(s) for s in ln.paper]
+    py = [f.value for f in ln.paper.values()]
+    ax.plot(px, py, color=color, linewidth=1.3, marker="o", markersize=2.5)
+    dx = [x for x, f in zip(px, ln.paper.values()) if f.doubtful]
+    dy = [f.value for f in ln.paper.values() if f.doubtful]
+    if dx:  # doubtful cells: hollow rings
+        ax.plot(
+            dx,
+            dy,
+            linestyle="none",
+            marker="o",
+            markersize=5,
+            markerfacecolor="white",
+            markeredgecolor=color,
+            markeredgewidth=1.0,
+        )
+    return max(py)
+
+
+def _model_points(
+    ax, ln, results: Sequence, settings: list[str], color: str, slot_of: dict
+) -> list[tuple[float, float, float]]:
+    """Each model's accuracy in ``ln``'s setting with its 95 % interval, beside the others of its
+    size; returns (x, accuracy, interval top) of each point drawn."""
+    drawn = []
+    for j, (r, row) in enumerate(zip(results, ln.cells)):
+        if row is None:
+            continue
+        acc, lo, hi = gpt3_table.interval(row)
+        # settings and same-size models side by side around the model's size
+        slot, group = slot_of[j]
+        k, n_slots = settings.index(ln.setting) * group + slot, len(settings) * group
+        shift = 10 ** (SLOT_DECADES * (k - (n_slots - 1) / 2))
+        x = (r.params or UNKNOWN_SIZE_X) * shift
+        ax.errorbar(
+            [x],
+            [acc],
+            yerr=[[acc - lo], [hi - acc]],
+            color=color,
+            marker=MODEL_MARKERS[j % len(MODEL_MARKERS)],
+            markersize=5,
+            markeredgecolor="black",
+            markeredgewidth=0.7,
+            capsize=2,
+            linewidth=1.2,
+            zorder=3,
+        )
+        drawn.append((x, acc, hi))
+    return drawn
+
+
+def _sat_caveat(ax) -> None:
+    """The SAT sample's caveat, lower right (the paper's SAT curves run high there, the points sit left)."""
+    ax.text(
+        0.97,
+        0.04,
+        SAT_SAMPLE_CAVEAT,
+        transform=ax.transAxes,
+        ha="right",
+        va="bottom",
+        fontsize=6.5,
+        color="#8a1c00",
+        gid="sat-sample-caveat",
+        zorder=5,
+        bbox={
+            "boxstyle": "round,pad=0.25",
+            "facecolor": "#fff7e6",
+            "edgecolor": "#c77c02",
+            "linewidth": 0.8,
+        },
+    )
+
+
+def _legend_handles(settings: list[str], colors: dict, names: list[str]) -> list:
+    """The legend: a line per setting, the doubtful ring, a marker per model."""
+    from matplotlib.lines import Line2D
+
+    handles = [
+        Line2D(
+            [],
+            [],
+            color=colors[s],
+            linewidth=1.5,
+            marker="o",
+            markersize=3,
+            label=f"GPT-3 {s}-shot" if s in SETTING_COLORS else f"GPT-3 ({s})",
+        )
+        for s in settings
+    ]
+    handles.append(
+        Line2D(
+            [],
+            [],
+            linestyle="none",
+            marker="o",
+            markersize=5,
+            markerfacecolor="white",
+            markeredgecolor="0.3",
+            label="doubtful paper cell",
+        )
+    )
+    handles += [
+        Line2D(
+            [],
+            [],
+            linestyle="none",
+            color="0.6",
+            marker=MODEL_MARKERS[j % len(MODEL_MARKERS)],
+            markeredgecolor="black",
+            markersize=6,
+            label=name,
+        )
+        for j, name in enumerate(names)
+    ]
+    return handles
