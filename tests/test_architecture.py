@@ -235,3 +235,44 @@ def test_no_module_imports_itself_round_a_circle_even_through_a_deferred_import(
     back = "\n\ndef _back():\n    import synthprobe.backends.base  # noqa\n"
     chat.write_text(chat.read_text(encoding="utf-8") + back)
     assert _circles(src) == [["synthprobe.backends.base", "synthprobe.backends.chat"]]
+
+
+SHARED_FLAGS = ("--limit", "--max-context", "--bos")
+
+
+def _flag_declarations(src: Path) -> dict[str, list[str]]:
+    """Where each shared run flag is declared: every ``add_argument`` call whose first
+    argument is one of :data:`SHARED_FLAGS`, as ``file:line``."""
+    import ast
+
+    found: dict[str, list[str]] = {flag: [] for flag in SHARED_FLAGS}
+    for path in sorted(src.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "add_argument"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and node.args[0].value in found
+            ):
+                found[node.args[0].value].append(f"{path.relative_to(src)}:{node.lineno}")
+    return found
+
+
+def test_each_shared_run_flag_is_declared_in_one_place(tmp_path):
+    found = _flag_declarations(ROOT / "src" / "synthprobe")
+    assert {flag: len(where) for flag, where in found.items()} == dict.fromkeys(SHARED_FLAGS, 1), found
+    assert all(where[0].startswith("commandline.py:") for where in found.values()), found
+    # the check sees a command that declares one again
+    copy = tmp_path / "synthprobe"
+    shutil.copytree(ROOT / "src" / "synthprobe", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    study = copy / "cli" / "study.py"
+    study.write_text(
+        study.read_text(encoding="utf-8").replace(
+            'add_limit_argument(p, "use only the first N articles")',
+            'p.add_argument("--limit", type=int, default=None, metavar="N", help="use only the first N articles")',
+        ),
+        encoding="utf-8",
+    )
+    assert len(_flag_declarations(copy)["--limit"]) == 2

@@ -9,7 +9,7 @@ import os
 import sys
 from pathlib import Path
 
-from synthprobe.commandline import add_overwrite_argument, any_int
+from synthprobe.commandline import add_limit_argument, add_overwrite_argument, any_int
 from synthprobe.errors import InputError
 from synthprobe.io.write import check_not_input, check_outputs
 from synthprobe.study.store import ADMIN_ENV
@@ -275,7 +275,7 @@ def _register_generate(sub) -> None:
         default=None,
         help="token budget per sample (default: 400 for --length 200, 900 for --length 500)",
     )
-    p.add_argument("--limit", type=any_int, default=None, metavar="N", help="use only the first N articles")
+    add_limit_argument(p, "use only the first N articles")
     add_overwrite_argument(p)
     p.set_defaults(func=_cmd_generate)
 
