@@ -14,8 +14,9 @@ the family contract), each app with its own command module beside it (``validity
 ``validate``; ``contamination/commands.py``; ``probes/commands.py``: ``probe novel-words``,
 ``grammar``, ``number-format``), which name the built-in benchmarks where the layers allow it —
 import-linter's ``command-line-parses`` contract lets exactly those modules parse arguments. The
-command line, ``cli/``, is scanned (and ``tasks/``, but for ``tasks/deeparithmark/``, the family
-contract's earlier import path kept one release: :data:`ALIASES`). What the command line says of a
+command line, ``cli/``, is scanned (and ``prompts/``; not ``moved.py``, which maps the earlier
+import paths kept one release, the family contract's among them, to their new modules:
+:data:`ALIASES`). What the command line says of a
 built-in benchmark comes from the registry
 (``registry.DEFAULT``, ``registry.BUILTIN``) or from text the benchmark's parts supply
 (``export lm-eval``: each ``lm_eval`` part's ``HELP_*`` and ``RUN_TASK`` and each ``commands``
@@ -37,8 +38,8 @@ from pathlib import Path
 
 PKG = Path(__file__).resolve().parents[1] / "src" / "synthprobe"
 NOT_GENERIC = ("benchmarks", "registry.py", "validity", "probes", "contamination", "plugin.py")
-#: deprecated import paths kept one release, each an alias of a benchmark's own module
-ALIASES = ("tasks/deeparithmark",)
+#: the module of deprecated import paths kept one release (each names the module it moved to)
+ALIASES = ("moved.py",)
 
 #: module (under src/synthprobe/) -> its code lines that still name a benchmark
 REMAINING: dict[str, int] = {}
@@ -78,8 +79,7 @@ def generic_modules() -> list[Path]:
     return sorted(
         p
         for p in PKG.rglob("*.py")
-        if p.relative_to(PKG).parts[0] not in NOT_GENERIC
-        and not any(p.relative_to(PKG).as_posix().startswith(alias + "/") for alias in ALIASES)
+        if p.relative_to(PKG).parts[0] not in NOT_GENERIC and p.relative_to(PKG).as_posix() not in ALIASES
     )
 
 
@@ -121,6 +121,6 @@ def test_the_scan_sees_a_benchmark_named_in_code_but_not_in_prose(tmp_path):
 
 def test_the_scan_covers_every_generic_package():
     tops = {p.relative_to(PKG).parts[0] for p in generic_modules()}
-    for package in ("scoring", "report", "export", "sweep", "tasks", "metrics", "backends", "io", "formats", "study"):
+    for package in ("scoring", "report", "export", "sweep", "prompts", "metrics", "backends", "io", "formats", "study"):
         assert package in tops
     assert not tops & set(NOT_GENERIC)

@@ -97,7 +97,13 @@ def test_the_source_tree_has_no_tasks_folder_and_the_new_path_warns_nothing():
     assert (src / "prompts" / "protocols.py").is_file()
     assert not (src / "tasks").exists()
     run = subprocess.run(
-        [sys.executable, "-W", "error::DeprecationWarning", "-c", "import synthprobe.prompts.protocols, synthprobe.plugin"],
+        [
+            sys.executable,
+            "-W",
+            "error::DeprecationWarning",
+            "-c",
+            "import synthprobe.prompts.protocols, synthprobe.plugin",
+        ],
         capture_output=True,
         text=True,
         timeout=120,

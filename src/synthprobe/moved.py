@@ -66,7 +66,9 @@ def _caller_level() -> int:
     """How far up the stack the first frame outside importlib and this module is."""
     frame, level = sys._getframe(1), 1
     while frame is not None and (
-        frame.f_code.co_filename == __file__ or "importlib" in frame.f_code.co_filename or "<frozen" in frame.f_code.co_filename
+        frame.f_code.co_filename == __file__
+        or "importlib" in frame.f_code.co_filename
+        or "<frozen" in frame.f_code.co_filename
     ):
         frame, level = frame.f_back, level + 1
     return level

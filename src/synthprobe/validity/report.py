@@ -31,8 +31,8 @@ training loss curves; leave-one-family-out bars; then one seed-variance panel of
 This module lives beside the command that writes the section (as the twins' report lives beside
 the twins), and the report reaches it by its import path (:data:`synthprobe.report.sections.SECTIONS`).
 It reads the document alone and imports nothing else of :mod:`synthprobe.validity` (a report is
-drawn without training anything); two rules are read from the core: chance's interval (:func:`synthprobe.metrics.stats.chance_band`, the normal
-approximation
+drawn without training anything); two rules are read from the core: chance's interval
+(:func:`synthprobe.metrics.stats.chance_band`, the normal approximation
 ``chance ± 1.96·sqrt(chance·(1 − chance)/n)``, the one validate uses; the in/out
 call shown is the one the file records, ``within_chance``) and the paired t-test of two models'
 per-build scores (:func:`synthprobe.metrics.stats.paired_over_seeds`, which ``validity.seeds.paired`` calls too).

@@ -13,8 +13,8 @@ from gpt3_model import embedded_backend, one_torch_thread
 
 from synthprobe.benchmarks.deeparithmark.scoring.letterprob import certified, read_letters
 from synthprobe.formats.arithmark3 import load_arithmark3
-from synthprobe.scoring.records import generation_record
 from synthprobe.prompts import protocols as proto
+from synthprobe.scoring.records import generation_record
 
 pytestmark = pytest.mark.model
 

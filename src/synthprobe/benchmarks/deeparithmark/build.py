@@ -94,8 +94,8 @@ from synthprobe.benchmarks.deeparithmark.composition import (
 )
 from synthprobe.benchmarks.deeparithmark.item import DecoySet, decoy_sets, make_item
 from synthprobe.io.write import atomic_open
-from synthprobe.seeding import ItemStreams, derive_seed
 from synthprobe.prompts.numformat import PLAIN, check_number_format, format_numbers
+from synthprobe.seeding import ItemStreams, derive_seed
 
 
 def check_decoys(decoys: str) -> None:

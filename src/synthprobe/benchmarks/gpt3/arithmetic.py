@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from synthprobe.benchmarks.gpt3.registry import BuildConfig, Task, register
 from synthprobe.items import GenItem
-from synthprobe.seeding import item_rng
 from synthprobe.prompts.numformat import format_int
+from synthprobe.seeding import item_rng
 
 _WORDS = {"+": "plus", "-": "minus", "x": "times"}
 _DIGIT_NAMES = {2: "two", 3: "three", 4: "four", 5: "five"}

@@ -25,11 +25,11 @@ from synthprobe.io.paths import slug
 from synthprobe.io.read import sha256_file
 from synthprobe.io.write import atomic_write_json, check_not_input
 from synthprobe.items import MCItem
+from synthprobe.prompts import protocols as proto
 from synthprobe.results import results_document
 from synthprobe.scoring.console import format_comparisons, format_usage
 from synthprobe.scoring.runner import CacheKey, batches, run_items
 from synthprobe.scoring.settings import RunSettings, for_model
-from synthprobe.prompts import protocols as proto
 from synthprobe.version import __version__
 
 DEFAULT_DATA = RELEASE_FILE

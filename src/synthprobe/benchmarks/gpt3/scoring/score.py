@@ -65,9 +65,9 @@ from synthprobe.benchmarks.gpt3.scoring.metrics import summarise
 from synthprobe.errors import InputError
 from synthprobe.metrics.choice import exact_match, pick_choice
 from synthprobe.metrics.extract import LETTERS, extract_letter
+from synthprobe.prompts import protocols as proto
 from synthprobe.scoring.runner import CacheKey, batches, run_items
 from synthprobe.scoring.settings import RunSettings
-from synthprobe.prompts import protocols as proto
 
 CHECKS = ("generate", "is-greedy")
 STOP = "\n"
