@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cli import synthprobe
+
 ROOT = Path(__file__).resolve().parents[2]
 #: Items of the release scored by both engines (the bench runs 200: bench/bench_vllm_inprocess.py).
 N_DEEP = 24
@@ -39,9 +41,8 @@ def _env(**extra) -> dict:
 
 
 def _cli(python, *args, timeout=1800) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [str(python), "-m", "synthprobe", *args], cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=timeout
-    )
+    """``synthprobe ARGS`` under the vLLM virtualenv's ``python``, through the shared runner."""
+    return synthprobe(*args, python=python, cwd=ROOT, extra_env=_env(), timeout=timeout)
 
 
 def _predictions(path: Path) -> tuple[dict, list[dict]]:

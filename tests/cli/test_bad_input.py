@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from synthprobe.cli import main
 from synthprobe.io.read import MAX_LINE_BYTES
+from tests.support.cli import in_process
 from tests.support.permissions import as_nobody, unreadable_file, unwritable_folder
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -31,11 +31,8 @@ def first_lines(path: Path, n: int) -> list[bytes]:
 
 
 def run_cli(argv: list[str], capsys) -> tuple[int, str]:
-    try:
-        rc = main([str(a) for a in argv])
-    except SystemExit as exc:  # argparse rejects a flag value
-        rc = exc.code
-    err = capsys.readouterr().err
+    """(exit status, stderr) of the command line run here, through the shared runner."""
+    rc, _, err = in_process(argv)
     return rc, err
 
 

@@ -14,15 +14,15 @@ from synthprobe.benchmarks.deeparithmark.build import dumps_item
 from synthprobe.benchmarks.deeparithmark.commands.build import main
 from synthprobe.cli import main as synthprobe_main
 from synthprobe.io.read import sha256_file
+from tests.support.cli import in_process
 
 ROOT = Path(__file__).resolve().parents[2]
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"
 
 
 def run(argv, capsys):
-    code = main(argv, root=ROOT)
-    out, err = capsys.readouterr()
-    return code, out, err
+    """``deeparithmark.py ARGV`` run here, through the shared runner: (status, stdout, stderr)."""
+    return in_process(argv, main=main, root=ROOT)
 
 
 @pytest.mark.parametrize(

@@ -6,22 +6,15 @@ the command line in one process per hash seed."""
 from __future__ import annotations
 
 import hashlib
-import os
 import subprocess
-import sys
 from pathlib import Path
+
+from tests.support.cli import synthprobe
 
 
 def _synthprobe(args: list[str], hash_seed: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONHASHSEED": hash_seed, "HF_HUB_OFFLINE": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "synthprobe.cli", *map(str, args)],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
+    """``python -m synthprobe.cli ARGS`` under ``PYTHONHASHSEED``, through the shared runner."""
+    return synthprobe(*args, module="synthprobe.cli", cwd=cwd, extra_env={"PYTHONHASHSEED": hash_seed})
 
 
 def _tree(folder: Path) -> dict[str, str]:

@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from synthprobe.cli import _build
+from tests.support.cli import synthprobe
 
 WIDTH = 100
 
@@ -35,8 +36,7 @@ def test_every_help_line_fits_an_ordinary_terminal(monkeypatch):
     assert not long, "\n".join(f"{n}: {len(text)} chars: {text}" for n, text in long)
 
 
-def _cli(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "synthprobe", *args], capture_output=True, text=True, timeout=120)
+_cli = synthprobe  # the shared runner (tests/support/cli.py)
 
 
 def test_shots_on_deep_arithmark_says_it_is_zero_shot():

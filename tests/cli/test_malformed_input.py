@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from synthprobe.cli import main
 from synthprobe.errors import InputError
 from synthprobe.io.read import MAX_INT_DIGITS, MAX_JSON_DEPTH, loads_json, read_jsonl
+from tests.support.cli import in_process
 
 ROOT = Path(__file__).resolve().parents[2]
 RES = ROOT / "src" / "synthprobe" / "resources"
@@ -41,13 +42,9 @@ FEW = settings(
 
 
 def run_cli(argv: list) -> tuple[int, str]:
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-        try:
-            rc = main([str(a) for a in argv])
-        except SystemExit as exc:  # argparse rejects a flag value
-            rc = exc.code
-    return rc, err.getvalue()
+    """(exit status, stderr) of the command line run here, through the shared runner."""
+    rc, _, err = in_process(argv)
+    return rc, err
 
 
 def assert_bad(rc: int, err: str, *, path=None, line=None, field=None, out=None) -> None:

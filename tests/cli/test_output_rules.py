@@ -29,16 +29,14 @@ from synthprobe.io.write import (
     default_output,
     same_file,
 )
+from tests.support.cli import synthprobe
 
 ROOT = Path(__file__).resolve().parents[2]
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"
 EMBEDDED = "smollm2-135m-instruct"
 
 
-def _cli(*args: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "synthprobe", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout
-    )
+_cli = synthprobe  # the shared runner (tests/support/cli.py)
 
 
 def _links(tmp_path: Path, target: Path) -> dict[str, Path]:

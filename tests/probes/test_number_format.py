@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
 from synthprobe.metrics.stats import paired_difference
 from synthprobe.results import read_results
+from tests.support.cli import synthprobe
 
 
 def env() -> dict:
@@ -38,10 +37,7 @@ ARGS = [
 ]
 
 
-def cli(*argv: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "synthprobe", *argv], env=env(), capture_output=True, text=True, timeout=900
-    )
+cli = synthprobe  # the shared runner (tests/support/cli.py)
 
 
 def _check_rows(rows, outcomes, formats, key):

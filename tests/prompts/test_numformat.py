@@ -18,6 +18,7 @@ from synthprobe.benchmarks.gpt3.registry import BuildConfig, build_items, resolv
 from synthprobe.errors import InputError
 from synthprobe.metrics.stats import mcnemar_exact, paired_difference
 from synthprobe.prompts.numformat import format_int, format_numbers, group_digits, join_groups
+from tests.support.cli import synthprobe
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,10 +34,7 @@ DEEP_SEED7_N200 = "57c62f3d099fe3bac0b0dae13ed3eb2fcc41688daf21ce5e1b6093d4ced43
 GPT3_ARITHMETIC_SEED3_N60 = "46c8997443fe660d610e30f08c9d1a8b22b545038a0ce1c7c0a187d66d15be72"
 
 
-def cli(*argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "synthprobe", *argv], cwd=cwd, env=env(), capture_output=True, text=True, timeout=600
-    )
+cli = synthprobe  # the shared runner (tests/support/cli.py)
 
 
 # -- plain is today's bytes ------------------------------------------------------------------

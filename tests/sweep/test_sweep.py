@@ -18,6 +18,7 @@ from synthprobe.benchmarks.deeparithmark.composition import RELEASE_SEED
 from synthprobe.errors import InputError
 from synthprobe.metrics.sweep import kendalls_w, seed_spread
 from synthprobe.sweep.grid import make_grid, parse_seeds
+from tests.support.cli import synthprobe
 
 LIMIT = 8
 
@@ -236,9 +237,8 @@ def test_gpt3_tasks_in_a_sweep_score_as_score_gpt3_does(toy, tmp_path):
 
 
 def _cli(args, cwd, env=None, **kw):
-    return subprocess.run(
-        [sys.executable, "-m", "synthprobe", "sweep", *args], cwd=cwd, capture_output=True, text=True, env=env, **kw
-    )
+    """``synthprobe sweep ARGS`` through the shared runner."""
+    return synthprobe("sweep", *args, cwd=cwd, extra_env=env, **kw)
 
 
 def test_bad_grid_input_exits_2_and_writes_nothing(tmp_path):

@@ -12,7 +12,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -25,18 +24,19 @@ from synthprobe.benchmarks.deeparithmark.composition import (
     depth_counts,
     user_table,
 )
+from tests.support import cli
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "docs" / "examples" / "unit_convert.py"
 
 
 def run(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
-    full = {**os.environ, **(env or {})}
-    return subprocess.run([sys.executable, *args], cwd=cwd, env=full, capture_output=True, text=True, timeout=600)
+    """``python ARGS`` (``-m synthprobe ...`` or a script) through the shared runner."""
+    return cli.synthprobe(*args, module=None, cwd=cwd, extra_env=env)
 
 
 def synthprobe(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
-    return run("-m", "synthprobe", *args, cwd=cwd, env=env)
+    return cli.synthprobe(*args, cwd=cwd, extra_env=env)
 
 
 def tool(*args: str, cwd: Path) -> subprocess.CompletedProcess:

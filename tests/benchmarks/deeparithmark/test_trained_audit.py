@@ -16,6 +16,7 @@ from synthprobe.benchmarks.deeparithmark.build import dumps_item
 from synthprobe.benchmarks.deeparithmark.commands.build import main
 from synthprobe.benchmarks.deeparithmark.composition import RELEASE_SEED
 from synthprobe.errors import InputError
+from tests.support.cli import in_process
 from tests.support.legacy_release import write_legacy_release
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -126,9 +127,8 @@ def test_the_small_budget_with_every_adversary():
 
 
 def run(argv, capsys):
-    code = main(argv, root=ROOT)
-    out, err = capsys.readouterr()
-    return code, out, err
+    """``deeparithmark.py ARGV`` run here, through the shared runner: (status, stdout, stderr)."""
+    return in_process(argv, main=main, root=ROOT)
 
 
 QUICK = ["--budget", "small", "--train-items", "800", "--audit-items", "400", "--adversaries", "gap_order"]

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -23,6 +21,7 @@ from synthprobe.cli import main
 from synthprobe.errors import InputError
 from synthprobe.formats.arithmark3 import load_arithmark3
 from synthprobe.results import parse, read_results
+from tests.support.cli import synthprobe
 
 ROOT = Path(__file__).resolve().parents[4]
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"
@@ -173,15 +172,8 @@ def test_results_document_checks_the_steps_block_version(tmp_path):
 
 
 def _cli(*args, cwd=ROOT):
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    return subprocess.run(
-        [sys.executable, "-m", "synthprobe", "probe", "steps", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    """``synthprobe probe steps ARGS`` through the shared runner."""
+    return synthprobe("probe", "steps", *args, cwd=cwd)
 
 
 def test_bad_input_exits_2_with_one_line_and_writes_nothing(tmp_path):

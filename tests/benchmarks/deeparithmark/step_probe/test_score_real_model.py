@@ -5,25 +5,19 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import subprocess
-import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
+
+from tests.support.cli import synthprobe
 
 ROOT = Path(__file__).resolve().parents[4]
 
 pytestmark = pytest.mark.slow
 
 
-def _run(*args):
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    r = subprocess.run(
-        [sys.executable, "-m", "synthprobe", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800
-    )
-    assert r.returncode == 0, r.stderr[-2000:]
-    return r
+_run = partial(synthprobe, cwd=ROOT, check=True)  # the shared runner (tests/support/cli.py)
 
 
 def _comparable(path: Path) -> dict:
