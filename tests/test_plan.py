@@ -498,6 +498,83 @@ def test_a_later_models_cached_items_shorten_the_estimate_as_it_starts(toy, tmp_
     assert "estimate now: " not in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("command", ["score deeparithmark", "score gpt3", "probe number-format"])
+def test_a_later_models_cached_items_are_counted_before_the_run(toy, tmp_path, capsys, monkeypatch, command):
+    """A cached second model was estimated at 74 s and took 32: where its engine can tell its
+    identity without loading it (the HF engine's identify; here the toy engine given one), the
+    estimate printed before the run counts its cached items as cached, the one-hour guard with it,
+    and the run proper does not take them off a second time."""
+    import toy_engine
+
+    import synthprobe.plan as run_plan
+
+    monkeypatch.setenv("SYNTHPROBE_CACHE", str(tmp_path / "cache"))
+    base = _command(command, None, 60, tmp_path)[:-5] + ["--quiet"]  # less its model and output
+    assert main([*base, "--model", "toy:a", "--output", str(tmp_path / "a.json")]) == 0  # toy:a cached
+    capsys.readouterr()
+    two = [*base, "--model", "toy:bigram", "--model", "toy:a"]
+    # without an identify the engine cannot tell: reckoned in full
+    assert main([*two, "--output", str(tmp_path / "b.json")]) == 0
+    (line,) = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("estimate: ")]
+    assert "for 2 models: the other at about " in line and "none of its items cached" in line, line
+    # with one: counted before the run, and the run proper says nothing more
+    monkeypatch.setattr(toy_engine, "identify", toy_engine.load, raising=False)
+    seen: list = []
+    real = run_plan.calibrate
+    monkeypatch.setattr(run_plan, "calibrate", lambda *a, **k: seen.append((real(*a, **k), a[0])) or seen[-1][0])
+    assert main([*two, "--output", str(tmp_path / "c.json")]) == 0
+    err = capsys.readouterr().err
+    (line,) = [ln for ln in err.splitlines() if ln.startswith("estimate: ")]
+    ((est, cells),) = seen  # the loaded model's cells: what each model of the run scores
+    (name, seconds, held, total), n = est.others[0], sum(c.items for c in cells)
+    assert seconds == 0.0, est
+    assert (name, held, total) == ("toy:a", n, n) and n > 0 and est.each_other > 0, est
+    assert f"for 2 models: toy:a at about 0 s ({n:,} of its {n:,} items in its score cache)" in line, line
+    assert "estimate now: " not in err, err
+    # the whole estimate is the loaded model's: nothing of toy:a's is reckoned as work
+    assert est.seconds <= est.each_other, est
+    # a model whose engine cannot tell its identity (None), or whose stand-in lacks what a cell
+    # asks for before the runner (a bare object), is reckoned in full
+    for k, stand in enumerate([lambda spec, **_: None, lambda spec, **_: object()]):
+        monkeypatch.setattr(toy_engine, "identify", stand, raising=False)
+        seen.clear()
+        assert main([*two, "--output", str(tmp_path / f"d{k}.json")]) == 0
+        assert seen[0][0].others == [] and "the other at about " in capsys.readouterr().err
+
+
+def test_a_sweeps_other_models_cached_jobs_are_counted_before_the_run(toy, tmp_path, capsys, monkeypatch):
+    """The sweep reckons each other model's jobs at the first model's time: less the items its
+    own score cache holds, counted on a stand-in of the model (its part's identify)."""
+    import toy_engine
+
+    import synthprobe.plan as run_plan
+
+    monkeypatch.setenv("SYNTHPROBE_CACHE", str(tmp_path / "cache"))
+    base = _command("sweep", None, 40, tmp_path)[:-5] + ["--quiet"]
+    assert main([*base, "--model", "toy:a", "--output", str(tmp_path / "a.json")]) == 0  # toy:a's jobs cached
+    capsys.readouterr()
+    two = [*base, "--model", "toy:bigram", "--model", "toy:a"]
+    seen: list = []
+    real = run_plan.calibrate
+    monkeypatch.setattr(run_plan, "calibrate", lambda *a, **k: seen.append((real(*a, **k), a[0])) or seen[-1][0])
+    assert main([*two, "--output", str(tmp_path / "b.json")]) == 0  # the toy engine cannot identify: in full
+    ((est, cells),) = seen
+    mine = sum(c.items for c in cells if c.score is None)  # toy:a's jobs
+    assert mine > 0 and est.cached == 0, est
+    # a sweep's estimate covers every job (Estimate.each_other: all of them at the timed pace):
+    # the loaded model's untimed jobs and all of toy:a's, more than half of it
+    assert est.seconds > est.each_other / 2 > 0, est
+    capsys.readouterr()
+    monkeypatch.setattr(toy_engine, "identify", toy_engine.load, raising=False)
+    seen.clear()
+    new_first = [*base, "--model", "toy:c", "--model", "toy:a"]  # toy:bigram's jobs are cached by now
+    assert main([*new_first, "--output", str(tmp_path / "c.json")]) == 0
+    ((est, _),) = seen
+    (line,) = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("estimate: ")]
+    assert est.cached == mine and f"{mine:,} items already in the score cache cost ~0" in line, line
+    assert est.seconds <= est.each_other / 2, est  # the loaded model's untimed jobs alone: toy:a's cost ~0
+
+
 def test_the_refreshed_pace_is_read_over_whole_batches():
     """A batch's items arrive together, the first carrying the batch's time: the pace is read
     before such an item is added, never with one batch's time set against one item's share

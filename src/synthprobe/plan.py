@@ -14,10 +14,15 @@ times them and stops the cell there (:class:`Timed`). The records stay in memory
 costs next to nothing and changes no score: the run forms the same batches after it (the
 one-pass scorer packs by a token budget too; on the Deep Arithmark release its first forward holds
 ``batch_size`` items up to batch 51, and it is batch invariant beyond). Cached items cost ~0
-and are counted as such, for the loaded model only: a run of several models reckons each of the
-others at the loaded model's time per item for every item (their cache entries are their own;
-where the loaded model has every item of a kind cached, a batch of them is timed all the same,
-and the run still reads them from the cache), and the one-hour guard counts them all. With
+and are counted as such. A run of several models reckons each of the others at the loaded
+model's time per item (where the loaded model has every item of a kind cached, a batch of them
+is timed all the same, and the run still reads them from the cache); the items each other model
+already holds in its own score cache are counted first and cost ~0 too, found without loading its
+weights: the command lists the others (:attr:`Plan.others`) with a stand-in of each
+(:func:`synthprobe.backends.identify_backend`: name, fingerprint, dtype, BOS, tokenizer), whose
+cells run up to the runner, which counts the cell's cached items and stops (:func:`count_cached`).
+A model whose engine cannot tell its identity before loading (a server, a GGUF file not yet
+converted) is reckoned in full, as the one-hour guard then counts it. With
 several kinds of cells to time (GPT-3's tasks x settings), a line says which one is being
 timed. The estimate errs on the long side (the longest items are timed). A
 run estimated over :data:`CONFIRM_ABOVE_S` stops with exit 2 (nothing written) unless ``--yes``.
@@ -39,7 +44,7 @@ import contextvars
 import sys
 import time
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from synthprobe.errors import InputError
@@ -75,6 +80,10 @@ class Cell:
     #: the prompt tokens the cell's items hold, all of them, where the command can count them
     #: before the run (None: not counted; the item count alone decides on a calibration)
     tokens: int | None = None
+    #: for a cell of a model other than the loaded one (no ``score``): scores the cell on a stand-in
+    #: of its model up to the runner (:func:`count_on` counts what its cache holds; None: the
+    #: model cannot be told before it loads). Those items cost ~0 in the estimate.
+    held: Callable[[], Any] | None = None
 
 
 @dataclass
@@ -87,6 +96,12 @@ class Plan:
     note: str = ""
     #: What makes a run shorter, named in the refusal (``--limit N`` first).
     shorter: str = "--limit N"
+    #: The models after the loaded one, each ``(name, cells)``: ``cells()`` gives the run's cells
+    #: on a stand-in of that model (:func:`synthprobe.backends.identify_backend`: its identity in
+    #: the score cache, no weights), or None where its engine cannot tell it before loading. Its
+    #: items already in its score cache are then counted as cached (:func:`count_cached`); a
+    #: model not listed, or given None, is reckoned in full at the loaded model's time per item.
+    others: Sequence[tuple[str, Callable[[], list[Cell] | None]]] = ()
 
 
 @dataclass
@@ -106,6 +121,9 @@ class Estimate:
     #: Items timed again although the score cache holds them, to reckon the other models (the
     #: loaded model had nothing left to time).
     retimed: int = 0
+    #: Each other model's ``(name, seconds, items its score cache holds, items)``, for those whose
+    #: cache was counted before the run (:attr:`Plan.others`); the rest cost :attr:`each_other`.
+    others: list[tuple[str, float, int, int]] = field(default_factory=list)
 
 
 class Timed(BaseException):
@@ -120,6 +138,16 @@ class Timed(BaseException):
         self.kept = kept
         #: Whether the timed items are cached ones, timed only to reckon the other models.
         self.retimed = retimed
+
+
+class Counted(BaseException):
+    """Raised by :func:`~synthprobe.scoring.runner.run_items` while :func:`count_cached` counts a
+    later model's cached items: ``cached`` of the cell's items are in its score cache; ``key``
+    is the run the cell would be."""
+
+    def __init__(self, cached: int, key: tuple):
+        super().__init__(f"{cached} items cached")
+        self.cached, self.key = cached, key
 
 
 class _Enough(BaseException):
@@ -140,6 +168,8 @@ class Ahead:
         #: Whether a cell whose items are all cached is timed all the same (a run of several
         #: models: the others are reckoned at this model's time per item).
         self.time_cached = False
+        #: Whether the runner only counts a cell's cached items (:func:`count_cached`).
+        self.counting = False
         #: calibrated seconds per item, by workload (:func:`_workload`: the same for every model)
         self.rates: dict[tuple, float] = {}
         #: runs whose cached items the estimate counted as cached (the loaded model's)
@@ -291,6 +321,75 @@ def time_cell(cell: Cell, ahead: Ahead) -> Timed | None:
     return done if isinstance(done, Timed) else None
 
 
+def count_on(score: Callable[[], Any], ahead: Ahead) -> tuple[int, tuple] | None:
+    """Run ``score`` (a cell's scoring on a stand-in of a model, no weights) up to the runner,
+    which counts the items its score cache holds and stops (:class:`Counted`): (that count, the
+    run's key); None when it cannot get there (it needs what a stand-in lacks, or scores outside
+    the runner)."""
+    ahead.counting = True
+    try:
+        score()
+    except Counted as c:
+        return c.cached, c.key
+    except Exception:  # a stand-in lacks what the cell asks for before the runner
+        return None
+    finally:
+        ahead.counting = False
+    return None  # scored outside the runner: nothing to count
+
+
+def count_cached(cells: Sequence[Cell], ahead: Ahead) -> list[int] | None:
+    """How many of each cell's items a later model's score cache holds, each cell's scoring run
+    on that model's stand-in (:func:`count_on`); None if any cell cannot be counted so. The runs
+    counted are marked as such, so that the run proper does not take their cached items off
+    again."""
+    counts, keys = [], []
+    for cell in cells:
+        got = count_on(cell.score, ahead) if cell.score is not None and cell.items else (0, None)
+        if got is None:
+            return None
+        counts.append(got[0])
+        if got[1] is not None:
+            keys.append(got[1])
+    ahead.counted.update(keys)
+    return counts
+
+
+def later_model(
+    name: str, spec: str, options: dict[str, Any], cells_on: Callable[[Any], list[Cell]]
+) -> tuple[str, Callable[[], list[Cell] | None]]:
+    """An entry of :attr:`Plan.others`: the model ``name`` (``spec`` loaded with ``options``), whose
+    cells are ``cells_on(stand_in)`` on a stand-in of it made when the estimate is
+    (:func:`synthprobe.backends.identify_backend`; None where its engine cannot make one)."""
+
+    def cells() -> list[Cell] | None:
+        from synthprobe.backends import identify_backend
+
+        stand = identify_backend(spec, **options)
+        return None if stand is None else cells_on(stand)
+
+    return name, cells
+
+
+def _count_other(cells_of: Callable[[], list[Cell] | None], ahead: Ahead) -> list[int] | None:
+    """:func:`count_cached` on a later model's cells (None: its stand-in could not be made)."""
+    try:
+        cells = cells_of()
+    except Exception:  # a stand-in without what building the cells asks of it
+        return None
+    return None if cells is None else count_cached(cells, ahead)
+
+
+def _count_held(cell: Cell, ahead: Ahead) -> int | None:
+    """The items of ``cell`` (another model's) its score cache holds (:attr:`Cell.held`), marked
+    as counted; None where they cannot be counted."""
+    got = count_on(cell.held, ahead)
+    if got is None:
+        return None
+    ahead.counted.add(got[1])
+    return got[0]
+
+
 def calibrate(
     cells: Sequence[Cell],
     ahead: Ahead,
@@ -298,6 +397,7 @@ def calibrate(
     stop_above: float | None = None,
     models: int = 1,
     echo: Callable[[str], None] | None = None,
+    others: Sequence[tuple[str, Callable[[], list[Cell] | None]]] = (),
 ) -> Estimate:
     """Estimated seconds for ``cells`` on the loaded model (see the module docstring); the timed
     items are kept in ``ahead``. ``models``: the run scores that many models, the loaded one
@@ -306,22 +406,46 @@ def calibrate(
     timed all the same). ``seconds`` is the whole run's. Once it passes ``stop_above`` the rest
     is not timed (the figure is then a lower bound). ``echo``: told which cell is being timed,
     when there are several kinds to time (a long calibration, e.g. GPT-3's few-shot grid, shows
-    where it is)."""
+    where it is). ``others``: :attr:`Plan.others`, whose cached items are counted first."""
     per_item: dict[Hashable, float] = {}
     rest: dict[int, int] = {}  # cell index -> items still to score after the calibration
     cached = kept = sampled = retimed = 0
-    others = max(models, 1) - 1
-    ahead.time_cached = others > 0
+    others_n = max(models, 1) - 1
+    others = list(others)[:others_n]
+    ahead.time_cached = others_n > 0
     kinds = list(dict.fromkeys(_kind(i, c) for i, c in enumerate(cells) if c.items and c.score is not None))
 
     def first() -> float:
-        return sum(per_item.get(_kind(i, c), 0.0) * rest.get(i, c.items) for i, c in enumerate(cells))
+        return sum(per_item.get(_kind(i, c), 0.0) * rest.get(i, c.items - pre.get(i, 0)) for i, c in enumerate(cells))
 
-    def each_other() -> float:
-        return sum(per_item.get(_kind(i, c), 0.0) * c.items for i, c in enumerate(cells))
+    def each_other(held: Sequence[int] = ()) -> float:
+        """One more model's time, ``held[i]`` of cell i's items in its cache (none by default)."""
+        return sum(
+            per_item.get(_kind(i, c), 0.0) * max(c.items - (held[i] if held else 0), 0) for i, c in enumerate(cells)
+        )
+
+    held = [(name, _count_other(cells_of, ahead)) for name, cells_of in others]
+    # cells of other models, each counted on its own stand-in (a sweep's jobs)
+    pre: dict[int, int] = {}
+    for i, c in enumerate(cells):
+        got = _count_held(c, ahead) if c.held is not None and c.items else None
+        if got is not None:
+            pre[i] = got
+            cached += got
+    known = [(name, h) for name, h in held if h is not None]
 
     def estimate(complete: bool) -> Estimate:
-        return Estimate(first() + others * each_other(), complete, cached, kept, sampled, each_other(), retimed)
+        rest_s = sum(each_other(h) for _, h in known) + (others_n - len(known)) * each_other()
+        return Estimate(
+            first() + rest_s,
+            complete,
+            cached,
+            kept,
+            sampled,
+            each_other(),
+            retimed,
+            [(name, each_other(h), sum(h), sum(c.items for c in cells)) for name, h in known],
+        )
 
     for i, cell in enumerate(cells):
         kind = _kind(i, cell)
@@ -374,7 +498,14 @@ def check_plan(plan: Plan, *, yes: bool, echo: Callable[[str], None] | None = No
     # every model's items: two models of 20 items are 40; and a few long prompts are a long run
     if items * models <= CALIBRATE_ABOVE and tokens * models <= CALIBRATE_ABOVE_TOKENS:
         return None
-    est = calibrate(plan.cells, ahead, stop_above=None if yes else CONFIRM_ABOVE_S, models=models, echo=say)
+    est = calibrate(
+        plan.cells,
+        ahead,
+        stop_above=None if yes else CONFIRM_ABOVE_S,
+        models=models,
+        echo=say,
+        others=plan.others,
+    )
     seconds = est.seconds
     about = f"about {duration(seconds)}" if est.complete else f"over {duration(seconds)}"
     how = []
@@ -389,10 +520,7 @@ def check_plan(plan: Plan, *, yes: bool, echo: Callable[[str], None] | None = No
     if est.cached:
         how.append(f"{est.cached:,} items already in the score cache cost ~0")
     if models > 1:
-        how.append(
-            f"for {models} models: the other{'s' if models > 2 else ''} at about "
-            f"{duration(est.each_other)} each, none of {'their' if models > 2 else 'its'} items cached"
-        )
+        how.append(_others_text(models, est))
     if plan.note:
         how.append(plan.note)
     if not est.complete:
@@ -408,6 +536,26 @@ def check_plan(plan: Plan, *, yes: bool, echo: Callable[[str], None] | None = No
     if est.complete:
         ahead.begin(seconds, echo)
     return est
+
+
+def _others_text(models: int, est: Estimate) -> str:
+    """The estimate's words on the models after the loaded one: each whose score cache was
+    counted with its time and what its cache holds, the rest at the uncached time each."""
+    uncounted = models - 1 - len(est.others)
+    parts = [
+        f"{name} at about {duration(seconds)} ({held:,} of its {total:,} items in its score cache)"
+        for name, seconds, held, total in est.others
+    ]
+    if uncounted:
+        if not parts:
+            rest = "the other" if uncounted == 1 else "the others"
+        else:
+            rest = "one more model" if uncounted == 1 else f"{uncounted} more models"
+        parts.append(
+            f"{rest} at about {duration(est.each_other)} each, none of "
+            f"{'its' if uncounted == 1 else 'their'} items cached"
+        )
+    return f"for {models} models: " + "; ".join(parts)
 
 
 def plural(n: int, word: str) -> str:

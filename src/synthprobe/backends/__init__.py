@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 from types import ModuleType
+from typing import Any
 
 from synthprobe.backends.base import (
     Backend,
@@ -120,6 +121,21 @@ def check_backend(spec: str, *, needs: tuple[str, ...] = (), **options) -> None:
     check = getattr(module, "check", None)
     if check is not None:
         check(rest, **options)
+
+
+def identify_backend(spec: str, **options) -> Any | None:
+    """A stand-in for ``spec``'s backend that knows its identity in the score cache (name,
+    fingerprint, dtype, BOS, tokenizer) without loading its weights, or None where the engine
+    cannot tell it before loading (an engine without ``identify``, files not on this machine, any
+    failure: the caller then reckons the model's items as work, as it would without this)."""
+    kind, rest = split_kind(spec)
+    identify = getattr(_engine(kind), "identify", None)
+    if identify is None:
+        return None
+    try:
+        return identify(rest, **options)
+    except Exception:  # an estimate's refinement: a model it cannot read is reckoned in full
+        return None
 
 
 def load_backend(spec: str, **options) -> Backend:

@@ -33,7 +33,7 @@ from synthprobe.commandline import (
 from synthprobe.errors import CommandFailed, InputError
 from synthprobe.io.read import sha256_file
 from synthprobe.io.write import atomic_write_json, atomic_write_text, check_output_dir
-from synthprobe.plan import Cell, Plan, Timed, check_plan, plural
+from synthprobe.plan import Cell, Plan, Timed, check_plan, later_model, plural
 
 
 def _items_label(path: str | None, default_name: str) -> tuple[str, str]:
@@ -306,7 +306,14 @@ def cmd_number_format(args: argparse.Namespace) -> int:
             if ref is refs[0]:  # the plan and its estimate, once, on the first model
                 from synthprobe.probes.number_format import run_plan
 
-                check_plan(run_plan(backend, config, models=len(refs)), yes=args.yes)
+                plan = run_plan(backend, config, models=len(refs))
+                plan.others = [  # each later model's cached items counted as cached
+                    later_model(
+                        r.name or r.spec, r.spec, model_backend_options(args, r), lambda s: run_plan(s, config).cells
+                    )
+                    for r in refs[1:]
+                ]
+                check_plan(plan, yes=args.yes)
             try:
                 block = run(backend, config)
             except (InputError, KeyboardInterrupt):

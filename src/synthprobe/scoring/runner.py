@@ -107,15 +107,20 @@ def run_items(
     batch of one does not fit).
 
     Under a run's calibration (:mod:`synthprobe.plan`) only the first batch is scored,
-    timed and kept; the run proper then takes those records instead of scoring them again.
+    timed and kept; the run proper then takes those records instead of scoring them again. While
+    the plan counts a later model's cached items (on a stand-in of it, no weights) the run counts
+    the items its cache holds and stops there (:class:`synthprobe.plan.Counted`).
     """
-    from synthprobe.plan import current
+    from synthprobe.plan import Counted, current
 
     cache = score_cache(backend, cache)
     name = getattr(backend, "name", "the model")
     total = len(ids)
     ahead = current()
     key = (where, name, str(cache.path) if cache is not None else None, tuple(ids))
+    if ahead is not None and ahead.counting:  # a later model's stand-in: count its cached items, stop
+        done = cache.load() if cache is not None else {}
+        raise Counted(sum(1 for k in ids if k in done), key)
     if ahead is not None and ahead.timing:  # the run's calibration: time the first batch, keep it
         done = cache.load() if cache is not None else {}
         ahead.time_first_batch(

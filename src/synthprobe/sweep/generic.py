@@ -84,13 +84,21 @@ class GenericPart:
     def size(self, job: Job, settings: Settings) -> int:
         return len(self._data(job, settings)[1])
 
-    def load(self, job: Job, settings: Settings):
-        from synthprobe.backends import load_backend
-
+    def _options(self, job: Job, settings: Settings) -> dict[str, Any]:
         options = job_options(job, settings)
         if settings.bos is not None:
             options.setdefault("bos", settings.bos)
-        return load_backend(job.model.spec, progress=False, **options)
+        return {"progress": False, **options}
+
+    def load(self, job: Job, settings: Settings):
+        from synthprobe.backends import load_backend
+
+        return load_backend(job.model.spec, **self._options(job, settings))
+
+    def identify(self, job: Job, settings: Settings):
+        from synthprobe.backends import identify_backend
+
+        return identify_backend(job.model.spec, **self._options(job, settings))
 
     def score(self, backend, job: Job, settings: Settings) -> dict[str, Any]:
         from synthprobe.scoring.benchmark import score_block

@@ -33,6 +33,10 @@ and, optionally:
     in the driver, once, so that jobs only read them.
 ``table(entries) -> str | None``
     text printed after the sweep for this benchmark's entries.
+``identify(job, settings) -> stand-in | None``
+    the job's model as :func:`synthprobe.backends.identify_backend` gives it (its identity in the
+    score cache, no weights), loaded with what ``load`` would load it with: the plan runs ``score``
+    on it to count the items the other models' caches hold (without it they are reckoned in full).
 ``recorded(settings) -> dict``
     the sweep settings of its own that change its scores (a built-in benchmark's are recorded
     in every sweep's results document, after the shared ones: :meth:`synthprobe.sweep.job.Settings.recorded`).

@@ -88,7 +88,8 @@ def run_job(job: Job, settings: Settings) -> dict[str, Any]:
 def sweep_plan(grid: Grid, settings: Settings, jobs: list[Job], *, where: str, workers: int | None) -> Iterator[Any]:
     """The sweep's :class:`~synthprobe.plan.Plan`: one cell per job (its items); the
     calibration loads the first model here, once, and times each task's first job as the job
-    scores it; every other model's jobs of that task are reckoned at the first model's time.
+    scores it; every other model's jobs of that task are reckoned at the first model's time, less
+    the items their own score caches hold (counted on a stand-in of each model, no weights).
     A serial run's first jobs take the timed items; Ray workers score them again (one batch a
     task). ``workers``: the local Ray's CPUs (0: a cluster's; None: serial)."""
     from synthprobe.plan import Cell, Plan, plural
@@ -100,6 +101,19 @@ def sweep_plan(grid: Grid, settings: Settings, jobs: list[Job], *, where: str, w
         if "model" not in loaded:
             loaded["model"] = part.load(job, settings)
         return part.score(loaded["model"], job, settings)
+
+    stand_ins: dict[tuple[str, str], Any] = {}  # (model label, task) -> its stand-in (or None)
+
+    def held(job: Job) -> Any:
+        """Score ``job`` on a stand-in of its model, for the plan to count what its cache holds
+        (:attr:`synthprobe.plan.Cell.held`); nothing where its part or engine cannot make one."""
+        part = part_for(job.task)
+        key = (job.model.label, job.task)
+        if key not in stand_ins:
+            stand_ins[key] = part.identify(job, settings) if hasattr(part, "identify") else None
+        if stand_ins[key] is not None:
+            return part.score(stand_ins[key], job, settings)
+        return None
 
     cells = []
     first = jobs[0].model.label if jobs else None
@@ -114,13 +128,17 @@ def sweep_plan(grid: Grid, settings: Settings, jobs: list[Job], *, where: str, w
                 sizes[size],
                 kind=job.task,
                 score=(lambda job=job: score(job)) if job.model.label == first else None,
+                held=None if job.model.label == first else (lambda job=job: held(job)),
             )
         )
     shape = (
         f"{plural(len(jobs), 'job')} ({plural(len(grid.models), 'model')} x {plural(len(grid.tasks), 'task')} x "
         f"{plural(len(grid.seeds), 'seed')}) {where}, {plural(sum(c.items for c in cells), 'item')}"
     )
-    note = "one process; each job reckoned at the first model's time for its task"
+    note = (
+        "one process; each job reckoned at the first model's time for its task, less the items "
+        "its model's score cache holds"
+    )
     if workers is not None:
         who = "the cluster's" if workers == 0 else str(workers)
         note += f"; {who} workers divide it"

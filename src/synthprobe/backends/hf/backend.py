@@ -121,6 +121,20 @@ def _weights_identity(spec: ModelSpec, config) -> Any:
     return {p.name: file_digest(p) for p in files}
 
 
+def model_fingerprint(spec: ModelSpec, config, tokenizer, checkpoint: dict[str, Any]) -> str:
+    """A model's identity in the score cache: its weights (file digests, or a hub commit), config,
+    tokenizer and adapter. Read from the files and the tokenizer alone, so a model's entries can be
+    found before its weights load (:func:`identify`)."""
+    return _sha(
+        {
+            "weights": _weights_identity(spec, config),
+            "config": config_digest(config),
+            "tokenizer": tokenizer_digest(tokenizer),
+            **({"adapter": checkpoint["adapter"]["files"]} if checkpoint.get("adapter") else {}),
+        }
+    )
+
+
 def _max_positions(config) -> int | None:
     for key in ("max_position_embeddings", "n_positions", "max_sequence_length", "seq_length", "n_ctx"):
         v = getattr(config, key, None)
@@ -161,16 +175,7 @@ class HFBackend(TokenizerBackend):
         self.max_length = self.max_positions
         #: ``revision``, ``tokenizer`` and ``adapter`` as loaded (only those given): part of the identity.
         self.checkpoint = dict(checkpoint or {})
-        if fingerprint is None:
-            fingerprint = _sha(
-                {
-                    "weights": _weights_identity(spec, model.config),
-                    "config": config_digest(model.config),
-                    "tokenizer": tokenizer_digest(tokenizer),
-                    **({"adapter": self.checkpoint["adapter"]["files"]} if self.checkpoint.get("adapter") else {}),
-                }
-            )
-        self.fingerprint = fingerprint
+        self.fingerprint = fingerprint or model_fingerprint(spec, model.config, tokenizer, self.checkpoint)
         #: Filled in by the scoring engine the first time it checks the one-pass layout.
         self.capabilities: dict[str, Any] = {}
         if self.bos and self.bos_token_id is None:
@@ -852,6 +857,69 @@ def load_backend(
         spec=resolved,
         name=resolved.display or spec,
         dtype=dtype_name,
+        device=device,
+        bos=bos,
+        checkpoint=checkpoint_record(revision, tokenizer, adapter),
+    )
+
+
+class HFIdentity(TokenizerBackend):
+    """A model of this engine as the score cache knows it, with no weights loaded: its name,
+    fingerprint, dtype, device, BOS setting and tokenizer (chat templates, token counts). A run of
+    several models builds one per later model to count the items its cache already holds before
+    the first model's estimate is printed (:mod:`synthprobe.plan`); it scores nothing."""
+
+    def __init__(self, *, spec: ModelSpec, name: str, tokenizer, config, dtype: str, device: str, bos, checkpoint):
+        self.spec, self.name, self.tokenizer, self.dtype, self.device = spec, name, tokenizer, dtype, device
+        self.checkpoint = checkpoint
+        self.bos_need, self.bos = bos_rules.decide(bos, getattr(config, "model_type", None), tokenizer)
+        self.max_positions = self.max_length = _max_positions(config)
+        self.fingerprint = model_fingerprint(spec, config, tokenizer, checkpoint)
+        self.capabilities: dict[str, Any] = {}
+
+
+def identify(
+    spec: str,
+    *,
+    dtype: str | None = None,
+    device: str = "auto",
+    trust_remote_code: bool = False,
+    bos: bool | None = None,
+    revision: str | None = None,
+    tokenizer: str | None = None,
+    adapter: str | None = None,
+    **_: Any,
+) -> HFIdentity | None:
+    """The :class:`HFIdentity` of ``spec`` loaded with these options, read from local files only
+    (config, tokenizer, weight digests; no weights, nothing downloaded), or None where that cannot
+    be done without loading: a GGUF file not yet converted, a hub model not in the local cache."""
+    from transformers import AutoConfig, AutoTokenizer
+
+    resolved = resolve_spec(spec)
+    device = resolve_device(device)
+    location = resolved.location
+    if resolved.kind == "gguf":
+        from synthprobe.backends.hf import gguf as gguf_cache
+
+        folder = gguf_cache.cached_folder(resolved.gguf_path) if resolved.gguf_path.is_file() else None
+        if folder is None:
+            return None
+        location = str(folder)
+    tok = AutoTokenizer.from_pretrained(
+        tokenizer if tokenizer is not None else location,
+        trust_remote_code=trust_remote_code,
+        revision=revision if tokenizer is None else None,
+        local_files_only=True,
+    )
+    config = AutoConfig.from_pretrained(
+        location, trust_remote_code=trust_remote_code, revision=revision, local_files_only=True
+    )
+    return HFIdentity(
+        spec=resolved,
+        name=resolved.display or spec,
+        tokenizer=tok,
+        config=config,
+        dtype=resolve_dtype(dtype, device),
         device=device,
         bos=bos,
         checkpoint=checkpoint_record(revision, tokenizer, adapter),

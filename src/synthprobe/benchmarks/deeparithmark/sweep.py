@@ -135,6 +135,13 @@ def load(job: Job, settings: Settings):
     return load_model(job.model.spec, _config(job, settings)[1])
 
 
+def identify(job: Job, settings: Settings):
+    from synthprobe.backends import identify_backend
+    from synthprobe.benchmarks.deeparithmark.scoring.score import model_options
+
+    return identify_backend(job.model.spec, **model_options(_config(job, settings)[1]))
+
+
 def score(backend, job: Job, settings: Settings) -> Any:
     from synthprobe.benchmarks.deeparithmark.scoring.score import score_dataset
 

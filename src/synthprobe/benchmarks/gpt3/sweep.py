@@ -131,6 +131,12 @@ def load(job: Job, settings: Settings):
     return load_backend(job.model.spec, progress=False, **job_options(job, settings))
 
 
+def identify(job: Job, settings: Settings):
+    from synthprobe.backends import identify_backend
+
+    return identify_backend(job.model.spec, progress=False, **job_options(job, settings))
+
+
 def score(backend, job: Job, settings: Settings) -> Any:
     from synthprobe.benchmarks.gpt3.scoring.score import run as score_gpt3
 

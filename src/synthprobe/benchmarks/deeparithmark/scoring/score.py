@@ -662,18 +662,34 @@ def score_partial(
     pi.attach_picks(block["predictions"], records, ds.items, ps.donor)
 
 
+def model_options(config: ScoreConfig) -> dict[str, Any]:
+    """What a model is loaded with: the run's dtype, device, BOS and engine options."""
+    return {
+        "dtype": config.dtype,
+        "device": config.device,
+        "trust_remote_code": config.trust_remote_code,
+        "bos": config.bos,
+        "progress": config.progress,
+        **config.model_args,
+    }
+
+
 def load_model(spec: str, config: ScoreConfig):
     """The backend of ``spec`` loaded with the run's options (dtype, device, BOS, engine options)."""
     from synthprobe.backends import load_backend
 
-    return load_backend(
-        spec,
-        dtype=config.dtype,
-        device=config.device,
-        trust_remote_code=config.trust_remote_code,
-        bos=config.bos,
-        progress=config.progress,
-        **config.model_args,
+    return load_backend(spec, **model_options(config))
+
+
+def _later(spec, datasets: list[Dataset], config: ScoreConfig):
+    """A later model of the run for :attr:`synthprobe.plan.Plan.others`: its cells with its own
+    settings over the run's, on a stand-in of it, so the estimate counts its cached items."""
+    from synthprobe.plan import later_model
+
+    ref = as_ref(spec)
+    own = for_model(config, ref)
+    return later_model(
+        ref.name or ref.spec, ref.spec, model_options(own), lambda stand: run_plan(stand, datasets, own).cells
     )
 
 
@@ -889,7 +905,9 @@ def run(config: ScoreConfig, *, echo: Callable[[str], None] = print) -> tuple[di
     def check(backend) -> None:  # the plan and its estimate, once, on the first model
         from synthprobe.plan import check_plan
 
-        check_plan(run_plan(backend, datasets, config, calibrated), yes=config.yes)
+        plan = run_plan(backend, datasets, config, calibrated)
+        plan.others = [_later(m, datasets, config) for m in config.models[1:]]
+        check_plan(plan, yes=config.yes)
 
     for n, spec in enumerate(config.models):
         for entry in score_model(

@@ -113,7 +113,10 @@ def cmd_score(args: argparse.Namespace) -> int:
                     )
 
             if ref is refs[0]:  # the plan and its estimate once, on the first model, for all of them
-                check_plan(backend, config, pools, yes=args.yes, models=len(refs))
+                others = [
+                    (r.name or r.spec, r.spec, model_backend_options(args, r), o) for r, o in zip(refs[1:], owns[1:])
+                ]
+                check_plan(backend, config, pools, yes=args.yes, models=len(refs), others=others)
             try:
                 results = run(backend, own, on_result=report, pools=pools)
             except (InputError, KeyboardInterrupt):
@@ -219,10 +222,12 @@ def gpt3_comparisons(entries: list[dict]) -> dict:
     return compare_models(outcomes, groups, metric="accuracy (exact match)", group_by="task", fingerprints=prints)
 
 
-def check_plan(backend, config, pools: dict, *, yes: bool, models: int = 1) -> None:
+def check_plan(backend, config, pools: dict, *, yes: bool, models: int = 1, others=()) -> None:
     """Print the run's plan and, for a run of more than a few dozen items, an estimate from a
     short calibration on the loaded model (:func:`synthprobe.plan.check_plan`); refuse a
-    run estimated at over an hour unless ``yes``."""
+    run estimated at over an hour unless ``yes``. ``others``: the later models, each
+    ``(name, spec, load options, own settings)``, whose cached items the estimate counts as cached
+    (:func:`synthprobe.plan.later_model`)."""
     from synthprobe import plan as run_plan
     from synthprobe.benchmarks.gpt3.scoring.score import plan, plan_cells, plan_text
 
@@ -234,6 +239,10 @@ def check_plan(backend, config, pools: dict, *, yes: bool, models: int = 1) -> N
             plan_text(cells) + each,
             models=models,
             shorter="--limit N, --limit-few N, --tasks or --shots",
+            others=[
+                run_plan.later_model(name, spec, options, lambda stand, own=own: plan_cells(stand, own, cells, pools))
+                for name, spec, options, own in others
+            ],
         ),
         yes=yes,
     )
