@@ -21,8 +21,9 @@ already holds in its own score cache are counted first and cost ~0 too, found wi
 weights: the command lists the others (:attr:`Plan.others`) with a stand-in of each
 (:func:`synthprobe.backends.identify_backend`: name, fingerprint, dtype, BOS, tokenizer), whose
 cells run up to the runner, which counts the cell's cached items and stops (:func:`count_cached`).
-A model whose engine cannot tell its identity before loading (a server, a GGUF file not yet
-converted) is reckoned in full, as the one-hour guard then counts it. With
+A model whose engine cannot tell its identity before loading (a GGUF file not yet converted, a
+vLLM model with an adapter, an engine without ``identify``) is reckoned in full, and the one-hour
+guard counts it so. With
 several kinds of cells to time (GPT-3's tasks x settings), a line says which one is being
 timed. The estimate errs on the long side (the longest items are timed). A
 run estimated over :data:`CONFIRM_ABOVE_S` stops with exit 2 (nothing written) unless ``--yes``.
@@ -355,29 +356,44 @@ def count_cached(cells: Sequence[Cell], ahead: Ahead) -> list[int] | None:
     return counts
 
 
+class _LaterModel:
+    """The cells of a later model on a stand-in of it, made when called; :meth:`close` lets go of
+    the stand-in (a server's holds a connection)."""
+
+    def __init__(self, spec: str, options: dict[str, Any], cells_on: Callable[[Any], list[Cell]]):
+        self.spec, self.options, self.cells_on, self.stand = spec, options, cells_on, None
+
+    def __call__(self) -> list[Cell] | None:
+        from synthprobe.backends import identify_backend
+
+        self.stand = identify_backend(self.spec, **self.options)
+        return None if self.stand is None else self.cells_on(self.stand)
+
+    def close(self) -> None:
+        if self.stand is not None and callable(getattr(self.stand, "close", None)):
+            self.stand.close()
+        self.stand = None
+
+
 def later_model(
     name: str, spec: str, options: dict[str, Any], cells_on: Callable[[Any], list[Cell]]
 ) -> tuple[str, Callable[[], list[Cell] | None]]:
     """An entry of :attr:`Plan.others`: the model ``name`` (``spec`` loaded with ``options``), whose
     cells are ``cells_on(stand_in)`` on a stand-in of it made when the estimate is
     (:func:`synthprobe.backends.identify_backend`; None where its engine cannot make one)."""
-
-    def cells() -> list[Cell] | None:
-        from synthprobe.backends import identify_backend
-
-        stand = identify_backend(spec, **options)
-        return None if stand is None else cells_on(stand)
-
-    return name, cells
+    return name, _LaterModel(spec, options, cells_on)
 
 
 def _count_other(cells_of: Callable[[], list[Cell] | None], ahead: Ahead) -> list[int] | None:
     """:func:`count_cached` on a later model's cells (None: its stand-in could not be made)."""
     try:
         cells = cells_of()
+        return None if cells is None else count_cached(cells, ahead)
     except Exception:  # a stand-in without what building the cells asks of it
         return None
-    return None if cells is None else count_cached(cells, ahead)
+    finally:
+        if callable(close := getattr(cells_of, "close", None)):
+            close()
 
 
 def _count_held(cell: Cell, ahead: Ahead) -> int | None:

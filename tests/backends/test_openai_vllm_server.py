@@ -238,6 +238,26 @@ def test_server_killed_midway_then_resumed(vllm_server, tmp_path, _isolated_scor
     assert resumed["predictions"] == fresh["predictions"]
 
 
+def test_a_cached_server_model_is_counted_in_the_estimate_before_the_run(vllm_server, tmp_path, _isolated_score_cache):
+    """A server model's identity is the server's answer to which model it serves (one request, no
+    weights): run after a model of this machine, its cached items are counted before the estimate."""
+    args = ["score", "deeparithmark", "--limit", "64", "--batch-size", "16", "--quiet"]
+    first = synthprobe(*args, "--model", f"s=openai:{vllm_server.url}", "--output", str(tmp_path / "s.json"))
+    assert first.returncode == 0, first.stderr[-3000:]
+    both = synthprobe(
+        *args,
+        "--model",
+        "smollm2-135m-instruct",
+        "--model",
+        f"s=openai:{vllm_server.url}",
+        "--output",
+        str(tmp_path / "both.json"),
+    )
+    assert both.returncode == 0, both.stderr[-3000:]
+    (line,) = [ln for ln in both.stderr.splitlines() if ln.startswith("estimate: ")]
+    assert "for 2 models: s at about 0 s (64 of its 64 items in its score cache)" in line, line
+
+
 def test_token_straddling_the_boundary_counts_for_the_continuation(server):
     # "Hello wor" + "ld": the server's joint tokenisation has one token " world" across the boundary.
     # It carries continuation characters, so it is the continuation's: the same token after the

@@ -140,6 +140,22 @@ def test_deeparithmark_agrees_with_the_hf_engine_and_resumes_from_the_cache(tmp_
             assert top[0] - top[1] <= 2 * delta, (h["id"], top[:2], delta)
     assert all(h["is_greedy"] == v["is_greedy"] for h, v in zip(hf, vl))
 
+    # the engine tells this model's identity from its files, without starting vLLM: the plan of a
+    # run of several models counts its cached items before the estimate (synthprobe.plan)
+    ident = subprocess.run(
+        [str(vllm_python), "-c", IDENTIFY_SCRIPT, f"vllm:{embedded_hf_folder}"],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=600,
+    )
+    assert ident.returncode == 0, ident.stderr[-3000:]
+    assert json.loads(ident.stdout) == {
+        "fingerprint": entry["model"]["fingerprint"],
+        "dtype": "float32",
+        "started_vllm": False,
+    }
+
     # the same command again reads every item from the cache and writes the same predictions
     res = _cli(vllm_python, *common, "--model", f"vllm:{embedded_hf_folder}", *VLLM_ARGS, "--output", str(again))
     assert res.returncode == 0, res.stderr[-3000:]
@@ -257,6 +273,16 @@ N_FIRST_TOKEN = 8
 LETTERS = ["A", "B", "C", "D"]
 #: tests/backends/test_first_token_vllm_server.py's tolerance and its reasons (fp32 on both sides).
 FIRST_TOKEN_TOLERANCE = 2e-4
+
+#: Run in the vLLM virtualenv: the identity ``identify`` reads from the files, and whether it
+#: started an engine to read it.
+IDENTIFY_SCRIPT = """
+import json, sys
+from synthprobe.backends import identify_backend
+b = identify_backend(sys.argv[1], dtype="float32")
+started = "vllm.entrypoints.llm" in sys.modules
+print(json.dumps({"fingerprint": b.fingerprint, "dtype": b.dtype, "started_vllm": started}))
+"""
 
 #: Asked in the vLLM engine's process: the first tokens and the greedy replies of conversations.
 FIRST_TOKEN_SCRIPT = """

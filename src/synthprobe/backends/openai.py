@@ -1207,3 +1207,10 @@ def load(spec: str, **options) -> OpenAIBackend:
     a server that cannot be reached is a :class:`ModelLoadError` naming the URL."""
     settings = _settings(spec, options)
     return OpenAIBackend(settings, progress=bool(options.get("progress", True)))
+
+
+def identify(spec: str, **options) -> OpenAIBackend:
+    """The model's identity in the score cache (:func:`synthprobe.backends.identify_backend`): a
+    server's backend holds no weights, so it is the backend itself, made by asking the server which
+    models it serves (one request); the plan closes it once its cached items are counted."""
+    return load(spec, **options)

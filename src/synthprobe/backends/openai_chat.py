@@ -176,3 +176,8 @@ def load(spec: str, **options) -> OpenAIChatBackend:
     """Connect to the server at ``spec`` (or ``base_url``), pick the model and return the backend."""
     settings = openai._settings(spec, options, ENGINE)
     return OpenAIChatBackend(settings, progress=bool(options.get("progress", True)))
+
+
+def identify(spec: str, **options) -> OpenAIChatBackend:
+    """As :func:`synthprobe.backends.openai.identify`: the backend itself (no weights to spare)."""
+    return load(spec, **options)

@@ -201,13 +201,7 @@ class VLLMBackend(TokenizerBackend):
         options: dict[str, Any],
         checkpoint: dict[str, Any] | None = None,
     ):
-        from synthprobe.backends.hf.backend import (
-            _max_positions,
-            _sha,
-            _weights_identity,
-            config_digest,
-            tokenizer_digest,
-        )
+        from synthprobe.backends.hf.backend import _max_positions, model_fingerprint
 
         self.llm = llm
         self.tokenizer = tokenizer
@@ -229,15 +223,7 @@ class VLLMBackend(TokenizerBackend):
         # entries of their own instead of reading the HF engine's.
         #: ``revision``, ``tokenizer`` and ``adapter`` as loaded (only those given): part of the identity.
         self.checkpoint = dict(checkpoint or {})
-        self.fingerprint = _sha(
-            {
-                "engine": "vllm",
-                "weights": _weights_identity(spec, config),
-                "config": config_digest(config),
-                "tokenizer": tokenizer_digest(tokenizer),
-                **({"adapter": self.checkpoint["adapter"]["files"]} if self.checkpoint.get("adapter") else {}),
-            }
-        )
+        self.fingerprint = model_fingerprint(spec, config, tokenizer, self.checkpoint, engine="vllm")
         self.eos_ids = {
             t for t in (tokenizer.eos_token_id, getattr(config, "eos_token_id", None)) if isinstance(t, int)
         }
@@ -685,6 +671,40 @@ class VLLMBackend(TokenizerBackend):
                 shutdown.shutdown()
             del llm
         gc.collect()
+
+
+def identify(
+    spec: str,
+    *,
+    dtype: str | None = None,
+    trust_remote_code: bool = False,
+    bos: bool | None = None,
+    revision: str | None = None,
+    tokenizer: str | None = None,
+    adapter: str | None = None,
+    **_: Any,
+):
+    """The model's identity in the score cache as :func:`load` would give it (``engine: vllm`` in
+    its fingerprint), from its files, without starting vLLM (:func:`synthprobe.backends.hf.backend.stand_in`);
+    None with an adapter (the merged folder vLLM loads is made on load)."""
+    if adapter is not None:
+        return None
+    from vllm.platforms import current_platform
+
+    from synthprobe.backends.hf.backend import stand_in
+
+    platform = str(getattr(current_platform, "device_type", "cpu") or "cpu")
+    return stand_in(
+        spec,
+        device=platform,
+        dtype=dtype,
+        trust_remote_code=trust_remote_code,
+        bos=bos,
+        revision=revision,
+        tokenizer=tokenizer,
+        adapter=None,
+        engine="vllm",
+    )
 
 
 def load(

@@ -147,6 +147,9 @@ def sweep_plan(grid: Grid, settings: Settings, jobs: list[Job], *, where: str, w
     finally:
         if "model" in loaded:
             loaded["model"].close()
+        for stand in stand_ins.values():  # a server's stand-in holds a connection
+            if stand is not None and callable(getattr(stand, "close", None)):
+                stand.close()
 
 
 def _ray_job(job: Job, settings: Settings) -> dict[str, Any]:

@@ -121,12 +121,14 @@ def _weights_identity(spec: ModelSpec, config) -> Any:
     return {p.name: file_digest(p) for p in files}
 
 
-def model_fingerprint(spec: ModelSpec, config, tokenizer, checkpoint: dict[str, Any]) -> str:
+def model_fingerprint(spec: ModelSpec, config, tokenizer, checkpoint: dict[str, Any], engine: str | None = None) -> str:
     """A model's identity in the score cache: its weights (file digests, or a hub commit), config,
-    tokenizer and adapter. Read from the files and the tokenizer alone, so a model's entries can be
-    found before its weights load (:func:`identify`)."""
+    tokenizer and adapter, and the ``engine`` where its scores round differently from torch's
+    (vLLM). Read from the files and the tokenizer alone, so a model's entries can be found before
+    its weights load (:func:`identify`)."""
     return _sha(
         {
+            **({"engine": engine} if engine else {}),
             "weights": _weights_identity(spec, config),
             "config": config_digest(config),
             "tokenizer": tokenizer_digest(tokenizer),
@@ -869,12 +871,14 @@ class HFIdentity(TokenizerBackend):
     several models builds one per later model to count the items its cache already holds before
     the first model's estimate is printed (:mod:`synthprobe.plan`); it scores nothing."""
 
-    def __init__(self, *, spec: ModelSpec, name: str, tokenizer, config, dtype: str, device: str, bos, checkpoint):
+    def __init__(
+        self, *, spec: ModelSpec, name: str, tokenizer, config, dtype: str, device: str, bos, checkpoint, engine=None
+    ):
         self.spec, self.name, self.tokenizer, self.dtype, self.device = spec, name, tokenizer, dtype, device
         self.checkpoint = checkpoint
         self.bos_need, self.bos = bos_rules.decide(bos, getattr(config, "model_type", None), tokenizer)
         self.max_positions = self.max_length = _max_positions(config)
-        self.fingerprint = model_fingerprint(spec, config, tokenizer, checkpoint)
+        self.fingerprint = model_fingerprint(spec, config, tokenizer, checkpoint, engine)
         self.capabilities: dict[str, Any] = {}
 
 
@@ -893,10 +897,35 @@ def identify(
     """The :class:`HFIdentity` of ``spec`` loaded with these options, read from local files only
     (config, tokenizer, weight digests; no weights, nothing downloaded), or None where that cannot
     be done without loading: a GGUF file not yet converted, a hub model not in the local cache."""
+    return stand_in(
+        spec,
+        device=resolve_device(device),
+        dtype=dtype,
+        trust_remote_code=trust_remote_code,
+        bos=bos,
+        revision=revision,
+        tokenizer=tokenizer,
+        adapter=adapter,
+    )
+
+
+def stand_in(
+    spec: str,
+    *,
+    device: str,
+    dtype: str | None,
+    trust_remote_code: bool,
+    bos: bool | None,
+    revision: str | None,
+    tokenizer: str | None,
+    adapter: str | None,
+    engine: str | None = None,
+) -> HFIdentity | None:
+    """:func:`identify` on a resolved ``device``, for an engine that loads a checkpoint as this one
+    does (``engine``: its tag in the fingerprint, as its backend writes it)."""
     from transformers import AutoConfig, AutoTokenizer
 
     resolved = resolve_spec(spec)
-    device = resolve_device(device)
     location = resolved.location
     if resolved.kind == "gguf":
         from synthprobe.backends.hf import gguf as gguf_cache
@@ -923,6 +952,7 @@ def identify(
         device=device,
         bos=bos,
         checkpoint=checkpoint_record(revision, tokenizer, adapter),
+        engine=engine,
     )
 
 
