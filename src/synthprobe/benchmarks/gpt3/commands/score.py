@@ -240,7 +240,9 @@ def check_plan(backend, config, pools: dict, *, yes: bool, models: int = 1, othe
             models=models,
             shorter="--limit N, --limit-few N, --tasks or --shots",
             others=[
-                run_plan.later_model(name, spec, options, lambda stand, own=own: plan_cells(stand, own, cells, pools))
+                run_plan.later_model(
+                    name, spec, options, lambda stand, own=own: plan_cells(stand, own, cells, pools, tokens=False)
+                )
                 for name, spec, options, own in others
             ],
         ),

@@ -532,10 +532,14 @@ def plan_text(cells: Sequence[PlanCell]) -> str:
     )
 
 
-def plan_cells(backend, config: EvalConfig, cells: Sequence[PlanCell], pools: dict[str, list]) -> list:
+def plan_cells(
+    backend, config: EvalConfig, cells: Sequence[PlanCell], pools: dict[str, list], *, tokens: bool = True
+) -> list:
     """``cells`` as the cells of a :class:`synthprobe.plan.Plan`: each scores its task
     and setting as the run does (so the calibration's batch is the run's own first batch); the
-    tasks of one family and setting are reckoned at the time per item of the first of them."""
+    tasks of one family and setting are reckoned at the time per item of the first of them.
+    ``tokens=False``: no planned prompt tokens (a later model's cells, only counted in its cache:
+    the loaded model's tokens decide on a calibration, and a server would be asked to count)."""
     from synthprobe.plan import Cell
 
     count_tokens = token_counter(backend)
@@ -545,7 +549,7 @@ def plan_cells(backend, config: EvalConfig, cells: Sequence[PlanCell], pools: di
             c.n,
             kind=(c.task.family, c.setting),
             score=lambda c=c: score_task(backend, c.task, c.k, config, pools[c.task.name], count_tokens),
-            tokens=planned_tokens(c, pools[c.task.name], count_tokens, config.max_context),
+            tokens=planned_tokens(c, pools[c.task.name], count_tokens, config.max_context) if tokens else None,
         )
         for c in cells
     ]
