@@ -51,6 +51,8 @@ __all__ = [
     "load_backend",
     "check_backend",
     "engine_can",
+    "text_embedder",
+    "TextEmbedder",
     "register_engine",
     "ENGINES",
     "DEFAULT_KIND",
@@ -95,7 +97,8 @@ def _engine(kind: str) -> ModuleType:
 
 def engine_can(spec: str, need: str) -> bool:
     """Whether the engine of ``spec`` can do ``need`` (``"loglikelihood"``, ``"generate"``,
-    ``"sample"``, ``"train"``: fine-tune a choice head, :mod:`synthprobe.backends.hf.train`), read from its module's
+    ``"sample"``, ``"train"``: fine-tune a choice head, :mod:`synthprobe.backends.hf.train`;
+    ``"embed"``: frozen text embeddings, :mod:`synthprobe.backends.hf.embed`), read from its module's
     ``CAN`` set before anything loads (an engine without one
     can do all of them). The one place that says whether an engine gives log-likelihoods."""
     can = getattr(_engine(split_kind(spec)[0]), "CAN", None)
@@ -142,3 +145,51 @@ def load_backend(spec: str, **options) -> Backend:
     """Load ``[kind:]spec`` with the engine of ``kind`` (default ``hf``) and return its backend."""
     kind, rest = split_kind(spec)
     return _engine(kind).load(rest, **options)
+
+
+class TextEmbedder:
+    """Texts -> a float32 array, one row per text, from the model ``spec`` loaded on first use
+    (once); each distinct text is embedded once however often it is asked for."""
+
+    def __init__(self, spec: str, options: dict[str, Any]):
+        self.spec, self.options = spec, options
+        self.backend: Backend | None = None
+        self.seen: dict[str, Any] = {}
+
+    def __call__(self, texts):
+        import numpy as np
+
+        texts = list(texts)
+        new = sorted({t for t in texts if t not in self.seen})
+        if new:
+            if self.backend is None:
+                self.backend = load_backend(self.spec, **self.options)
+            for text, row in zip(new, self.backend.embed(new)):
+                self.seen[text] = row
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        return np.stack([self.seen[t] for t in texts])
+
+    def describe(self) -> dict[str, Any]:
+        if self.backend is None:
+            return {"model": self.spec}
+        return {"model": self.backend.name, "fingerprint": self.backend.fingerprint}
+
+    def close(self) -> None:
+        if self.backend is not None:
+            self.backend.close()
+            self.backend = None
+
+
+def text_embedder(spec: str, **options) -> TextEmbedder:
+    """A :class:`TextEmbedder` of the model ``spec`` (an engine that can ``embed``); nothing loads
+    until its first call, and ``close()`` frees the model. An engine that cannot embed, or a spec
+    its engine refuses, fails here, before anything loads."""
+    from synthprobe.errors import InputError
+
+    if not engine_can(spec, "embed"):
+        raise InputError(
+            f"the engine of {spec!r} gives no text embeddings; use a transformers model", field="--embedder"
+        )
+    check_backend(spec, **options)
+    return TextEmbedder(spec, options)

@@ -566,7 +566,9 @@ Embedder = Callable[[Sequence[str]], np.ndarray]
 
 
 class EmbeddingAdversary(Adversary):
-    """A logistic-regression probe on frozen embeddings of the endings, ``[e_i, e_i − mean_j e_j]``."""
+    """A logistic-regression probe on frozen embeddings of the endings, ``[e_i, d_i, |d_i|]`` with
+    ``d_i = e_i − mean_j e_j``: what an ending says, how it differs from the set, and how far (the
+    last makes "the one unlike the others" linear, whichever way it differs)."""
 
     name = "embedding"
 
@@ -581,7 +583,8 @@ class EmbeddingAdversary(Adversary):
             raise InputError(f"embed() returned shape {vectors.shape} for {len(texts)} texts; expected (texts, dims)")
         where = {t: i for i, t in enumerate(texts)}
         e = vectors[[[where[x] for x in it.endings] for it in items]]  # (n, k, d)
-        rows = np.concatenate([e, e - e.mean(1, keepdims=True)], axis=-1)
+        d = e - e.mean(1, keepdims=True)
+        rows = np.concatenate([e, d, np.abs(d)], axis=-1)
         return rows.reshape(-1, rows.shape[-1])
 
     def _fit(self, items: list[ChoiceItem]) -> None:

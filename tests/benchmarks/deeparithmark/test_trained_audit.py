@@ -121,7 +121,6 @@ def test_the_small_budget_with_every_adversary():
     assert report["verdict"]["status"] != "fails"
 
 
-
 def _without_seconds(obj):
     """A report without its wall-clock figures (what may differ between two runs)."""
     if isinstance(obj, dict):

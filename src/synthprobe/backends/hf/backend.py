@@ -44,8 +44,9 @@ DTYPES = {
     "half": "float16",
 }
 DEVICES = ("auto", "cpu", "cuda")
-#: what this engine can do (:func:`synthprobe.backends.engine_can`); ``train``: :mod:`.train`
-CAN = frozenset({"loglikelihood", "generate", "sample", "train", "first_token"})
+#: what this engine can do (:func:`synthprobe.backends.engine_can`); ``train``: :mod:`.train`,
+#: ``embed``: :mod:`.embed`
+CAN = frozenset({"loglikelihood", "generate", "sample", "train", "first_token", "embed"})
 
 #: weights of this many bytes or more are collected at once when a backend closes
 COLLECT_FROM_BYTES = 256 * 2**20
@@ -394,6 +395,13 @@ class HFBackend(TokenizerBackend):
         from synthprobe.backends.hf.train import pick_choices
 
         return pick_choices(self, prompts, choices, batch_size=batch_size, max_tokens=max_tokens, progress=progress)
+
+    def embed(self, texts: Sequence[str], *, batch_size: int = 128, progress=None):
+        """Frozen embeddings of ``texts`` (a float32 array, one row per text); see
+        :mod:`synthprobe.backends.hf.embed`."""
+        from synthprobe.backends.hf.embed import embed_texts
+
+        return embed_texts(self, texts, batch_size=batch_size, progress=progress)
 
     def train_choices(
         self,

@@ -387,13 +387,15 @@ def run(
     decoys: str | None = None,
     seed: int = RELEASE_SEED,
     embed: Embedder | None = None,
+    embedder: str | None = None,
     step: Step | None = None,
 ) -> dict[str, Any]:
     """The trained audit of the file at ``path``: a plain dict (JSON-ready) with the
     adversaries' results on the audit build and on the file, the screen, the controls, the
     verdict, what was built and the seconds each part took. ``budget``: a name of
     :data:`BUDGETS` or a :class:`Budget` (reported as ``custom``); ``train_n`` and ``audit_n``
-    override its sizes. Raises :class:`InputError` on bad input before any build."""
+    override its sizes. ``embedder`` names where ``embed``'s vectors come from (recorded when the
+    embedding adversary runs). Raises :class:`InputError` on bad input before any build."""
     start = time.perf_counter()
     sizes = budget if isinstance(budget, Budget) else BUDGETS[budget]
     budget = budget if isinstance(budget, str) else "custom"
@@ -414,6 +416,8 @@ def run(
     report["budget"].update({"control_train": sizes.control_train, "control_test": sizes.control_test})
     report["decoys"] = decoys or default_decoys()
     report["seed"] = seed
+    if "embedding" in adversaries:
+        report["embedder"] = embedder or "unnamed"
     report["families"] = "release" if templates is None else [t.name for t in templates]
     report["builds"] = builds.log
     report["stated_power"] = stated_power(report)
@@ -424,6 +428,62 @@ def run(
             "this run reports the screen and the controls"
         )
     return report
+
+
+#: the budget of the trained audit a twin build runs
+TWINS_BUDGET = "small"
+
+
+def run_on_items(
+    test_sets: Mapping[str, Sequence[Mapping[str, Any]]],
+    *,
+    seed: int,
+    templates: Templates = None,
+    decoys: str | None = None,
+    number_format: str = "plain",
+    budget: str = TWINS_BUDGET,
+    adversaries: Sequence[str] = NUMERIC_ADVERSARIES,
+    step: Step | None = None,
+) -> dict[str, Any]:
+    """The trained adversaries on items that are not a build of their own (a twin build's files):
+    trained on fresh builds of the same families (the budget's training size, seeds derived from
+    ``seed`` as :func:`run` derives them), scored on each of ``test_sets`` (Deep Arithmark items)
+    with the per-stratum screen. No controls run here: the same adversaries' power is shown by the
+    audit of the file the items come from (``deeparithmark.py audit``, its selftest)."""
+    start = time.perf_counter()
+    sizes = BUDGETS[budget]
+    builds = Builds(decoys=decoys, number_format=number_format, step=step, templates=templates)
+    parts = split_sizes(sizes.train)
+    train = builds.fresh("train", train_seeds(seed, len(parts)), parts, decoys)
+    sets = {label: [choice_from_item(it) for it in items] for label, items in test_sets.items()}
+    report = run_audit(train, sets, adversaries, (), step=step)
+    report["budget"] = {"name": budget, "train": sizes.train}
+    report["decoys"] = decoys or default_decoys()
+    report["seed"] = seed
+    report["builds"] = builds.log
+    report["note"] = "no controls here: the adversaries' power is shown by the audit of the originals' file"
+    report["seconds"] = {"total": time.perf_counter() - start}
+    return report
+
+
+def summary(report: Mapping[str, Any], label: str) -> dict[str, Any]:
+    """One test set of :func:`run_on_items` in brief: its status, each adversary's accuracy, the
+    strata flagged and the worst stratum (for a manifest)."""
+    t = report["test_sets"][label]
+    worst = max(t["screen"], key=lambda r: (r["correct"] / r["n"] if r["n"] else 0.0, r["n"]), default=None)
+    return {
+        "status": t["status"],
+        "n": t["n"],
+        "adversaries": {
+            name: {"correct": b["correct"], "n": b["n"], "accuracy": b["accuracy"]}
+            for name, b in t["adversaries"].items()
+        },
+        "strata_flagged": sum(bool(r["flagged"]) for r in t["screen"]),
+        "strata": len(t["screen"]),
+        "worst_stratum": None
+        if worst is None
+        else {k: worst[k] for k in ("adversary", "kind", "stratum", "correct", "n", "p_holm") if k in worst},
+    }
 
 
 #: what the mix10 control should score if the adversaries find the legacy items (25 + 31 · f %,
@@ -567,6 +627,8 @@ def format_report(report: Mapping[str, Any]) -> str:
             f"{100 * power['best_accuracy']:.1f} %"
             + (" (today's decoys are legacy, so every item of it leaks)" if power["all_legacy"] else "")
         )
+    if report.get("embedder"):
+        lines.append(f"embedding adversary: frozen embeddings of the endings from {report['embedder']}")
     if report.get("note"):
         lines.append(f"note: {report['note']}")
     lines.append(f"verdict: {report['verdict']['text'].upper()[:1]}{report['verdict']['text'][1:]}")

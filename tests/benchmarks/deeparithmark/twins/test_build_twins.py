@@ -84,6 +84,57 @@ def test_build_writes_one_file_per_kind_and_the_manifest(release_twins):
         assert set(m["controls"]["kinds"][kind]) >= {"n", "answer_digits", "option_digits", "answer_rank"}
 
 
+def test_the_trained_adversaries_find_nothing_in_the_release_twins(release_twins):
+    """The build scores the trained adversaries (fitted on 2,000 fresh role-balanced items) on the
+    originals and on each kind's twins: no stratum flagged, every adversary near 25 %."""
+    m = json.loads((release_twins / f"{STEM}.twins.json").read_text(encoding="utf-8"))
+    trained = m["trained_audit"]
+    assert trained["adversaries"] == ["trees", "knn", "deepsets", "gap_order"]
+    assert (trained["budget"]["train"], trained["decoys"]) == (2_000, "groups")
+    assert list(trained["sets"]) == ["originals", *KINDS]
+    for label, t in trained["sets"].items():
+        n = RELEASE_SIZE if label == "originals" else m["kinds"][label]["n"]
+        assert t["n"] == n and t["status"] == "screen only" and t["strata_flagged"] == 0, (label, t)
+        for name, a in t["adversaries"].items():
+            assert a["n"] == n and 0.20 < a["accuracy"] < 0.30, (label, name, a)
+
+
+def test_no_trained_leaves_the_trained_adversaries_out(tmp_path, capsys):
+    out = tmp_path / "tw"
+    argv = ["build", "twins", "--kinds", "reordered", "--no-trained", "--out", str(out), "--no-progress"]
+    assert main(argv) == 0
+    assert "trained adversaries" not in capsys.readouterr().out
+    assert "trained_audit" not in json.loads((out / f"{STEM}.twins.json").read_text(encoding="utf-8"))
+
+
+def test_twins_fail_the_trained_screen_only_when_their_originals_pass_it():
+    from synthprobe.benchmarks.deeparithmark.commands.build import format_trained_twins, twins_failing_trained
+
+    def brief(status):
+        acc = {"correct": 40, "n": 100, "accuracy": 0.4}
+        return {
+            "status": status,
+            "n": 100,
+            "adversaries": {"trees": acc},
+            "strata_flagged": int(status == "fails"),
+            "strata": 8,
+        }
+
+    doc = {
+        "adversaries": ["trees"],
+        "budget": {"train": 2000},
+        "decoys": "groups",
+        "screen_alpha": 0.05,
+        "note": "no controls here",
+        "sets": {"originals": brief("screen only"), "reordered": brief("fails"), "unit_change": brief("screen only")},
+    }
+    assert twins_failing_trained(doc) == ["reordered"]
+    assert "FAIL reordered (100 items): trees 40.0 %; 1 of 8 strata flagged" in format_trained_twins(doc)
+    doc["sets"]["originals"] = brief("fails")  # a leaky file: its twins inherit the leak
+    assert twins_failing_trained(doc) == []
+    assert "the originals themselves fail the trained screen" in format_trained_twins(doc)
+
+
 def test_a_second_build_into_another_folder_is_byte_identical(release_twins):
     other = release_twins.parent / "b"
     assert main(["build", "twins", "--out", str(other), "--no-progress"]) == 0

@@ -125,8 +125,14 @@ def test_seed_and_decoys_must_agree_with_the_record(seed7, capsys):
     argv = ["build", "twins", "--data", str(seed7), "--kinds", "reordered", "--out", str(out), "--no-progress"]
     _refused([*argv, "--seed", "8"], out, capsys, "s7.jsonl.build.json says the file was built from seed 7", "--seed")
     _refused([*argv, "--decoys", "groups"], out, capsys, "built with --decoys legacy", "--decoys")
+    capsys.readouterr()
     assert main([*argv, "--seed", "7", "--decoys", "legacy"]) == 0
-    assert json.loads((out / "s7.twins.json").read_text(encoding="utf-8"))["originals"]["seed"] == 7
+    m = json.loads((out / "s7.twins.json").read_text(encoding="utf-8"))
+    assert m["originals"]["seed"] == 7
+    # legacy decoys leak: the trained screen flags the originals, and their twins inherit it
+    # without failing the twin build (the file's own audit is where that shows)
+    assert m["trained_audit"]["sets"]["originals"]["status"] == "fails"
+    assert "the originals themselves fail the trained screen" in capsys.readouterr().out
 
 
 def test_a_record_whose_sha256_disagrees_is_refused(tmp_path, capsys):

@@ -17,6 +17,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from synthprobe.backends.spec import EMBEDDED_ALIAS
 from synthprobe.benchmarks.deeparithmark.composition import (
     DECOY_MODES,
     DEFAULT_DECOYS,
@@ -28,6 +29,10 @@ from synthprobe.benchmarks.deeparithmark.composition import (
 from synthprobe.commandline import CommandParser, add_overwrite_argument, int_in_range, nonneg_int
 from synthprobe.errors import EXIT_BAD_INPUT, EXIT_FAILED, InputError, run_command_line
 from synthprobe.prompts.numformat import NUMBER_FORMATS
+
+#: the embedding adversary's embeddings: the embedded model by default, or hashed character n-grams
+DEFAULT_EMBEDDER = EMBEDDED_ALIAS
+CHAR_NGRAMS = "char-ngram"
 
 # ---------------------------------------------------------------------------------------
 # Argument types and checks
@@ -314,6 +319,14 @@ def _trained_audit_options(args: argparse.Namespace) -> dict:
     train_n = args.train_items if args.train_items is not None else sizes.train
     audit_n = args.audit_items if args.audit_items is not None else sizes.audit
     check_sizes(args.budget, train_n, audit_n)
+    embed = None
+    if "embedding" in names and args.embedder != CHAR_NGRAMS:
+        from synthprobe.backends import ModelLoadError, text_embedder
+
+        try:
+            embed = text_embedder(args.embedder)  # a bad model spec fails here, before any build
+        except ModelLoadError as exc:
+            raise InputError(str(exc), field="--embedder") from None
     if args.json is not None:
         out = Path(args.json)
         if out.is_dir():
@@ -322,7 +335,7 @@ def _trained_audit_options(args: argparse.Namespace) -> dict:
             raise InputError("already exists; add --overwrite to replace it", path=out, field="--json")
         if not out.resolve().parent.is_dir():
             raise InputError("cannot be written: its folder does not exist", path=out, field="--json")
-    return {"adversaries": list(dict.fromkeys(names)), "train_n": train_n, "audit_n": audit_n}
+    return {"adversaries": list(dict.fromkeys(names)), "train_n": train_n, "audit_n": audit_n, "embed": embed}
 
 
 def _trained_audit(path: Path, args: argparse.Namespace, options: dict) -> int:
@@ -357,6 +370,18 @@ def _run_trained(ta, path: Path, args: argparse.Namespace, options: dict, step) 
     from synthprobe.metrics.choices_only import char_ngram_embedder
 
     names = options["adversaries"]
+    embed, embedder = options["embed"], None
+    if "embedding" in names:
+        embed, embedder = (embed, args.embedder) if embed is not None else (char_ngram_embedder(), CHAR_NGRAMS)
+    try:
+        return _run_trained_with(ta, path, args, options, step, embed, embedder)
+    finally:
+        if hasattr(embed, "close"):
+            embed.close()
+
+
+def _run_trained_with(ta, path: Path, args: argparse.Namespace, options: dict, step, embed, embedder) -> dict:
+    names = options["adversaries"]
     return ta.run(
         path,
         budget=args.budget,
@@ -366,7 +391,8 @@ def _run_trained(ta, path: Path, args: argparse.Namespace, options: dict, step) 
         controls=not args.no_controls,
         decoys=args.decoys,
         seed=args.audit_seed,
-        embed=char_ngram_embedder() if "embedding" in names else None,
+        embed=embed,
+        embedder=embedder,
         step=step,
     )
 
@@ -581,6 +607,7 @@ def cmd_build_twins(args: argparse.Namespace) -> int:
             decoys=decoys,
             progress=args.progress,
             overwrite=args.overwrite,
+            trained=args.trained,
         )
     except OriginalsDiffer as exc:
         raise InputError(f"{exc}; nothing written", path=path, field="--data") from None
@@ -615,17 +642,56 @@ def cmd_build_twins(args: argparse.Namespace) -> int:
     failed = [k for k, c in res.checks.items() if not c.ok]
     for kind in kinds:
         print(("PASS " if res.checks[kind].ok else "FAIL ") + res.checks[kind].summary())
+    trained = res.doc.get("trained_audit")
+    if trained is not None:
+        print()
+        print(format_trained_twins(trained))
+        failed += twins_failing_trained(trained)
     print()
     print(format_controls(res.doc["controls"]))
     if failed:
         print(
-            f"the shortcut audit fails on the {', '.join(failed)} twins (files written): a strategy that reads "
+            f"the shortcut audit fails on the {', '.join(dict.fromkeys(failed))} twins (files written): "
+            "a strategy that reads "
             "only the options scores outside chance and apart from their originals on this draw (the lines "
             "above, the manifest's audit; docs/twins.md says how often a fresh seed does this)",
             file=sys.stderr,
         )
         return EXIT_FAILED
     return 0
+
+
+def twins_failing_trained(trained: dict) -> list[str]:
+    """The twin kinds the trained screen flags while their originals pass it: a leak the twins
+    brought. Twins of originals that leak themselves (a legacy-decoy file) inherit the leak; the
+    file's own audit is where that shows, so they do not fail the twin build."""
+    sets = trained["sets"]
+    if sets["originals"]["status"] == "fails":
+        return []
+    return [k for k, t in sets.items() if k != "originals" and t["status"] == "fails"]
+
+
+def format_trained_twins(trained: dict) -> str:
+    """The twin build's trained audit as printed: one line per set (the originals, each kind)."""
+    names = trained["adversaries"]
+    lines = [
+        f"trained adversaries ({', '.join(names)}; trained on {trained['budget']['train']:,} fresh items, "
+        f"{trained['decoys']} decoys): accuracy on each set, strata flagged above chance (Holm, "
+        f"α {trained['screen_alpha']:g})"
+    ]
+    for label, t in trained["sets"].items():
+        accs = ", ".join(f"{n} {100 * t['adversaries'][n]['accuracy']:.1f} %" for n in names)
+        mark = "FAIL" if t["status"] == "fails" else "PASS"
+        lines.append(
+            f"{mark} {label} ({t['n']:,} items): {accs}; {t['strata_flagged']} of {t['strata']} strata flagged"
+        )
+    if trained["sets"]["originals"]["status"] == "fails":
+        lines.append(
+            "the originals themselves fail the trained screen (their options give the key away, as legacy "
+            "decoys do): their twins inherit it; 'deeparithmark.py audit FILE' audits the file"
+        )
+    lines.append(f"({trained['note']})")
+    return "\n".join(lines)
 
 
 def _check_twins(args: argparse.Namespace) -> int:
@@ -654,8 +720,9 @@ DIR/<stem>.twins-<kind>.jsonl per kind and the manifest DIR/<stem>.twins.json (f
 SHA-256, families without a kind, originals without a usable twin, the shortcut audit of
 each twin file and the controls: twins against their originals on number size, answer
 rank, correct slot and roundness), all files or none.
-Exit 1 when a twin file fails the shortcut audit (files written) or a build fails
-(nothing written); 2 on bad input (nothing written)."""
+The trained adversaries of the audit (--trained, default on) are scored on each twin file and
+on the originals. Exit 1 when a twin file fails the shortcut audit or the trained screen (files
+written) or a build fails (nothing written); 2 on bad input (nothing written)."""
 
 
 def add_twins_parser(build_verb) -> None:
@@ -709,6 +776,15 @@ def add_twins_parser(build_verb) -> None:
         help="the decoy mode the file was built with ('build deeparithmark --decoys'), so its "
         "originals are drawn again as they were: default the one its build record names, else "
         f"{DEFAULT_DECOYS}; refused when it disagrees with the record",
+    )
+    p.add_argument(
+        "--trained",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="score the trained choices-only adversaries (relation-feature trees, k nearest "
+        "neighbours, DeepSets, gap-order lookup; trained on 2,000 fresh items of the same "
+        "families, seconds) on each kind's twins and on the originals, with the per-depth and "
+        "per-template screen; a flagged stratum fails the build's audit (default on)",
     )
     add_overwrite_argument(p)
     p.add_argument(
@@ -905,8 +981,17 @@ def add_trained_audit_arguments(p: argparse.ArgumentParser) -> None:
         default="trees,knn,deepsets,gap_order",
         metavar="LIST",
         help="adversaries separated by commas among trees, knn, deepsets, gap_order and embedding "
-        "(a linear probe on hashed character n-grams of the endings, a model-free stand-in for "
-        "text embeddings; opt-in); default trees,knn,deepsets,gap_order",
+        "(a linear probe on frozen embeddings of the endings' text, from --embedder; opt-in, it "
+        "runs a model over every distinct ending); default trees,knn,deepsets,gap_order",
+    )
+    p.add_argument(
+        "--embedder",
+        default=DEFAULT_EMBEDDER,
+        metavar="MODEL",
+        help="where the embedding adversary's embeddings come from: a transformers model (alias, "
+        "folder, .gguf file or cached hub id; the mean of its last hidden states over an ending's "
+        f"tokens) or {CHAR_NGRAMS} (hashed character 2-4-grams, no model); default {DEFAULT_EMBEDDER}, "
+        "the embedded model",
     )
     p.add_argument(
         "--decoys",

@@ -356,6 +356,26 @@ def _nearest_dir(path: Path) -> Path:
     return p
 
 
+def _trained_audit(
+    originals: list[dict], twins: Mapping[str, list[dict]], seed: int, templates, decoys: str, number_format: str
+) -> dict:
+    """The trained adversaries on each kind's twins and on the originals, in brief (the manifest's
+    ``trained_audit``): per set its status (``fails`` when a stratum is flagged), accuracies and
+    worst stratum."""
+    from synthprobe.benchmarks.deeparithmark import trained_audit as ta
+
+    sets = {"originals": originals, **{kind: items for kind, items in twins.items() if items}}
+    report = ta.run_on_items(sets, seed=seed, templates=templates, decoys=decoys, number_format=number_format)
+    return {
+        "budget": report["budget"],
+        "decoys": report["decoys"],
+        "adversaries": list(report["adversaries"]),
+        "screen_alpha": report["screen_alpha"],
+        "note": report["note"],
+        "sets": {label: ta.summary(report, label) for label in sets},
+    }
+
+
 def build_twins(
     originals: str | Path,
     out: str | Path,
@@ -369,12 +389,16 @@ def build_twins(
     shown_path: str | None = None,
     progress: bool | None = None,
     overwrite: bool = False,
+    trained: bool = True,
 ) -> TwinBuildResult:
     """Write the twins of ``kinds`` of the ``n``-item file for ``seed`` and decoy mode ``decoys``
     (``originals``, which must hold exactly that build's bytes) into the folder ``out``: one JSONL file per kind and the
     manifest, all or nothing (each file goes to a temporary name beside its place and all are
     renamed at the end). Every twin is checked (:func:`.check.check_twin_items`; a fault is a
-    :class:`BuildError`) and each kind is compared with its originals (:mod:`.controls`).
+    :class:`BuildError`) and each kind is compared with its originals (:mod:`.controls`). With
+    ``trained``, the trained choices-only adversaries (:func:`..trained_audit.run_on_items`, fitted
+    on fresh builds of the same families) are scored on each kind's twins and on the originals;
+    the manifest's ``trained_audit`` holds each set's brief (:func:`..trained_audit.summary`).
 
     An original with no usable twin of a kind is counted in the manifest (``no_usable_twin``, per
     family), not a failure. Raises :class:`OriginalsDiffer` when the file is not that build,
@@ -433,6 +457,9 @@ def build_twins(
                 raise BuildError(f"the {kind} twins fail their check: {fc.faults[0]}")
             checks[kind] = fc
         families = list(dict.fromkeys(t.name for t in templates))
+        trained_doc = (
+            _trained_audit(kept_originals, twin_items, seed, templates, decoys, number_format) if trained else None
+        )
         doc = {
             "format": MANIFEST_FORMAT,
             "version": MANIFEST_VERSION,
@@ -456,6 +483,8 @@ def build_twins(
             },
             "controls": controls(tallies),
         }
+        if trained_doc is not None:
+            doc["trained_audit"] = trained_doc
         for fh in handles.values():
             fh.flush()
             os.fsync(fh.fileno())
