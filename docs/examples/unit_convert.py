@@ -29,10 +29,10 @@ import random
 from dataclasses import replace
 
 from synthprobe.plugin import (
-    IRRELEVANT,
     Problem,
     Steps,
     insert_sentence,
+    irrelevant_twin,
     register,
     require,
     twin,
@@ -209,12 +209,8 @@ def _irrelevant(problem: Problem, rng: random.Random) -> Problem:
     k = 2 * rng.randint(1, 20)  # even, like every other slip, so the last digit says nothing
     value = problem.answer + sign * k
     require(value % 5 != 0, "the irrelevant-number decoy shares the answer's roundness class")
-    return replace(
-        problem,
-        ctx=insert_sentence(problem.ctx, sentence.format(other=other, k=k, smalls=smalls, what=what)),
-        mistakes={**problem.mistakes, IRRELEVANT: value},
-        params={**p, "irrelevant": k},
-    )
+    ctx = insert_sentence(problem.ctx, sentence.format(other=other, k=k, smalls=smalls, what=what))
+    return irrelevant_twin(problem, ctx, k, value)
 
 
 def _in_smaller_unit(problem: Problem, rng: random.Random) -> Problem:

@@ -422,6 +422,21 @@ def insert_sentence(ctx: str, sentence: str) -> str:
     return f"{ctx[:at]}{sentence} {ctx[at:]}"
 
 
+def irrelevant_twin(problem: Problem, ctx: str, number: int, value: int) -> Problem:
+    """The ``irrelevant_clause`` twin of ``problem`` told as ``ctx`` (its story with the sentence
+    placed, e.g. by :func:`insert_sentence`): the same answer, ``number`` (the irrelevant number
+    the sentence shows) kept in its params as ``"irrelevant"``, and ``value`` (what a solver who
+    uses it answers) added as the mistake :data:`IRRELEVANT`."""
+    from dataclasses import replace
+
+    return replace(
+        problem,
+        ctx=ctx,
+        mistakes={**problem.mistakes, IRRELEVANT: value},
+        params={**problem.params, "irrelevant": number},
+    )
+
+
 # ---------------------------------------------------------------------------------------
 # Option rules shared by the builder, the selftest and the family tests
 # ---------------------------------------------------------------------------------------

@@ -18,11 +18,11 @@ from dataclasses import replace
 from fractions import Fraction
 
 from ..base import (
-    IRRELEVANT,
     Problem,
     Steps,
     fmt_num,
     insert_sentence,
+    irrelevant_twin,
     last_sentence_start,
     register,
     require,
@@ -292,12 +292,7 @@ def with_irrelevant_clause(problem: Problem, rng: random.Random) -> Problem:
         rng, problem, 3 * people, 40 * people, lambda n: problem.answer + sign * (n // people), step=people
     )
     text = sentence.format(name=p["name"], n=fmt_num(n, money=True))
-    return replace(
-        problem,
-        ctx=finish_ctx(insert_sentence(problem.ctx, sentence_case(text))),
-        mistakes={**problem.mistakes, IRRELEVANT: used},
-        params={**p, "irrelevant": n},
-    )
+    return irrelevant_twin(problem, finish_ctx(insert_sentence(problem.ctx, sentence_case(text))), n, used)
 
 
 @twin(NAME, "one_step_more")

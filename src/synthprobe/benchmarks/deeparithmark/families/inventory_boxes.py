@@ -12,7 +12,16 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from ..base import IRRELEVANT, Problem, Steps, insert_sentence, last_sentence_start, register, require, twin
+from ..base import (
+    Problem,
+    Steps,
+    insert_sentence,
+    irrelevant_twin,
+    last_sentence_start,
+    register,
+    require,
+    twin,
+)
 from ._common_a import clean_mistakes
 from ._common_b import Calc, choose, finish_ctx, irrelevant_number, mistakes, solve
 
@@ -221,12 +230,7 @@ def with_irrelevant_clause(problem: Problem, rng: random.Random) -> Problem:
     packed = _packed(p)
     n, used = irrelevant_number(rng, problem, 2 * k + 1, 35 * k, lambda n: (packed + sign * n) // k)
     text = sentence.format(n=n, goods=p["goods"], bad=p["bad"])
-    return replace(
-        problem,
-        ctx=finish_ctx(insert_sentence(problem.ctx, text)),
-        mistakes={**problem.mistakes, IRRELEVANT: used},
-        params={**p, "irrelevant": n},
-    )
+    return irrelevant_twin(problem, finish_ctx(insert_sentence(problem.ctx, text)), n, used)
 
 
 @twin(NAME, "one_step_more")

@@ -18,7 +18,7 @@ import random
 from dataclasses import replace
 from fractions import Fraction
 
-from ..base import IRRELEVANT, Problem, insert_sentence, register, require, twin
+from ..base import Problem, insert_sentence, irrelevant_twin, register, require, twin
 from ._common_a import pick_log_uniform
 from ._common_b import Calc, choose, finish_ctx, irrelevant_number, lcm_of_denominators, mistakes, sentence_case, solve
 
@@ -226,12 +226,7 @@ def with_irrelevant_clause(problem: Problem, rng: random.Random) -> Problem:
     sentence, sign = rng.choice(IRRELEVANT_SENTENCES)
     stacked = _stacked(p)
     n, used = irrelevant_number(rng, problem, 2 * k + 1, 35 * k, lambda n: (stacked + sign * n) // k)
-    return replace(
-        problem,
-        ctx=finish_ctx(insert_sentence(problem.ctx, sentence.format(n=n))),
-        mistakes={**problem.mistakes, IRRELEVANT: used},
-        params={**p, "irrelevant": n},
-    )
+    return irrelevant_twin(problem, finish_ctx(insert_sentence(problem.ctx, sentence.format(n=n))), n, used)
 
 
 @twin(NAME, "reordered")

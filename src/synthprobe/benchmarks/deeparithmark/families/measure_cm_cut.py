@@ -6,7 +6,16 @@ import random
 from dataclasses import replace
 from functools import cache
 
-from ..base import IRRELEVANT, Problem, Steps, insert_sentence, last_sentence_start, register, require, twin
+from ..base import (
+    Problem,
+    Steps,
+    insert_sentence,
+    irrelevant_twin,
+    last_sentence_start,
+    register,
+    require,
+    twin,
+)
 from ._common_a import NAMES, clean_mistakes, pick, pick_log_uniform
 from ._common_b import finish_ctx, irrelevant_number
 
@@ -208,12 +217,7 @@ def with_irrelevant_clause(problem: Problem, rng: random.Random) -> Problem:
     sentence, sign = pick(rng, IRRELEVANT_SENTENCES)
     n, used = irrelevant_number(rng, problem, 12, 98, lambda n: problem.answer + sign * n)
     text = sentence.format(n=n, mat=p["material"])
-    return replace(
-        problem,
-        ctx=finish_ctx(insert_sentence(problem.ctx, text)),
-        mistakes={**problem.mistakes, IRRELEVANT: used},
-        params={**p, "irrelevant": n},
-    )
+    return irrelevant_twin(problem, finish_ctx(insert_sentence(problem.ctx, text)), n, used)
 
 
 @twin(NAME, "one_step_more")

@@ -16,7 +16,16 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from ..base import IRRELEVANT, Problem, Steps, insert_sentence, last_sentence_start, register, require, twin
+from ..base import (
+    Problem,
+    Steps,
+    insert_sentence,
+    irrelevant_twin,
+    last_sentence_start,
+    register,
+    require,
+    twin,
+)
 from ._common_a import PARITY_REDRAWS, clean_mistakes, exact_div, parity_kept
 from ._common_b import NAMES, NUMBER_WORDS, Calc, choose, finish_ctx, irrelevant_number, mistakes, solve
 
@@ -221,12 +230,7 @@ def with_irrelevant_clause(problem: Problem, rng: random.Random) -> Problem:
     k, used = irrelevant_number(rng, problem, 2 * n, 40 * n, lambda k: problem.answer + sign * (k // n), step=n)
     f = _fields(p)
     text = sentence.format(name=f["name"], first=f["first"], second=f["second"], k=k)
-    return replace(
-        problem,
-        ctx=finish_ctx(insert_sentence(problem.ctx, text)),
-        mistakes={**problem.mistakes, IRRELEVANT: used},
-        params={**p, "irrelevant": k},
-    )
+    return irrelevant_twin(problem, finish_ctx(insert_sentence(problem.ctx, text)), k, used)
 
 
 @twin(NAME, "one_step_more")

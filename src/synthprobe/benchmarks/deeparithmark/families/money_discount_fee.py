@@ -8,7 +8,17 @@ from fractions import Fraction
 from functools import cache
 from math import gcd
 
-from ..base import IRRELEVANT, Problem, Steps, fmt_num, insert_sentence, last_sentence_start, register, require, twin
+from ..base import (
+    Problem,
+    Steps,
+    fmt_num,
+    insert_sentence,
+    irrelevant_twin,
+    last_sentence_start,
+    register,
+    require,
+    twin,
+)
 from ._common_a import NAMES, PARITY_REDRAWS, clean_mistakes, exact_div, parity_kept, pick, pick_log_uniform, whole
 
 NAME = "money_discount_fee"
@@ -213,11 +223,11 @@ def with_irrelevant_clause(problem: Problem, rng: random.Random) -> Problem:
     p = _params(problem)
     n = rng.randint(4, 60)
     sentence, sign = pick(rng, IRRELEVANT_SENTENCES)
-    return replace(
+    return irrelevant_twin(
         problem,
-        ctx=insert_sentence(problem.ctx, sentence.format(item=p["item"], name=p["name"], n=n)),
-        mistakes={**problem.mistakes, IRRELEVANT: problem.answer + sign * n},
-        params={**p, "irrelevant": n},
+        insert_sentence(problem.ctx, sentence.format(item=p["item"], name=p["name"], n=n)),
+        n,
+        problem.answer + sign * n,
     )
 
 

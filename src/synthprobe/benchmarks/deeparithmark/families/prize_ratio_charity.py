@@ -20,7 +20,7 @@ from fractions import Fraction
 from functools import partial
 from math import gcd
 
-from ..base import IRRELEVANT, Problem, Steps, fmt_num, insert_sentence, register, require, twin
+from ..base import Problem, Steps, fmt_num, insert_sentence, irrelevant_twin, register, require, twin
 from ._common_a import pick_log_uniform
 from ._common_b import NAMES, NUMBER_WORDS, Calc, choose, finish_ctx, irrelevant_number, mistakes, solve
 
@@ -323,12 +323,7 @@ def with_irrelevant_clause(problem: Problem, rng: random.Random) -> Problem:
     sentence, sign = rng.choice(IRRELEVANT_SENTENCES)
     n, used = irrelevant_number(rng, problem, 10, max(40, problem.answer), lambda n: problem.answer + sign * n)
     text = sentence.format(me=p["winner"], other=p["partner"], n=fmt_num(n, money=True))
-    return replace(
-        problem,
-        ctx=finish_ctx(insert_sentence(problem.ctx, text)),
-        mistakes={**problem.mistakes, IRRELEVANT: used},
-        params={**p, "irrelevant": n},
-    )
+    return irrelevant_twin(problem, finish_ctx(insert_sentence(problem.ctx, text)), n, used)
 
 
 @twin(NAME, "reordered")

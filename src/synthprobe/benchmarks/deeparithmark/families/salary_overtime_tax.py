@@ -18,7 +18,7 @@ from dataclasses import replace
 from fractions import Fraction
 from math import gcd
 
-from ..base import IRRELEVANT, Problem, Steps, fmt_num, insert_sentence, register, require, twin
+from ..base import Problem, Steps, fmt_num, insert_sentence, irrelevant_twin, register, require, twin
 from ._common_a import PARITY_REDRAWS, parity_kept
 from ._common_b import NAMES, Calc, choose, finish_ctx, irrelevant_number, mistakes, solve
 
@@ -256,12 +256,7 @@ def with_irrelevant_clause(problem: Problem, rng: random.Random) -> Problem:
     sentence, sign = rng.choice(IRRELEVANT_SENTENCES)
     n, used = irrelevant_number(rng, problem, 10, max(40, problem.answer), lambda n: problem.answer + sign * n)
     text = sentence.format(name=p["name"], n=fmt_num(n, money=True))
-    return replace(
-        problem,
-        ctx=finish_ctx(insert_sentence(problem.ctx, text)),
-        mistakes={**problem.mistakes, IRRELEVANT: used},
-        params={**p, "irrelevant": n},
-    )
+    return irrelevant_twin(problem, finish_ctx(insert_sentence(problem.ctx, text)), n, used)
 
 
 @twin(NAME, "reordered")

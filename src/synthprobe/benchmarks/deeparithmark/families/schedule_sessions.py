@@ -7,7 +7,17 @@ from dataclasses import replace
 from fractions import Fraction
 from functools import cache
 
-from ..base import IRRELEVANT, Problem, Steps, fmt_num, insert_sentence, last_sentence_start, register, require, twin
+from ..base import (
+    Problem,
+    Steps,
+    fmt_num,
+    insert_sentence,
+    irrelevant_twin,
+    last_sentence_start,
+    register,
+    require,
+    twin,
+)
 from ._common_a import NAMES, clean_mistakes, pick
 
 NAME = "schedule_sessions"
@@ -246,12 +256,7 @@ def with_irrelevant_clause(problem: Problem, rng: random.Random) -> Problem:
     else:
         sentence, value = TIDY_AFTER, (window - n) // block
     require(value % 5 != 0 and abs(value - problem.answer) >= 2, "the irrelevant value must be a usable decoy")
-    return replace(
-        problem,
-        ctx=insert_sentence(problem.ctx, sentence.format(name=p["name"], n=n)),
-        mistakes={**problem.mistakes, IRRELEVANT: value},
-        params={**p, "irrelevant": n},
-    )
+    return irrelevant_twin(problem, insert_sentence(problem.ctx, sentence.format(name=p["name"], n=n)), n, value)
 
 
 @twin(NAME, "one_step_more")

@@ -8,7 +8,17 @@ from fractions import Fraction
 from functools import cache
 from math import gcd
 
-from ..base import IRRELEVANT, Problem, Steps, fmt_num, insert_sentence, last_sentence_start, register, require, twin
+from ..base import (
+    Problem,
+    Steps,
+    fmt_num,
+    insert_sentence,
+    irrelevant_twin,
+    last_sentence_start,
+    register,
+    require,
+    twin,
+)
 from ._common_a import NAMES, clean_mistakes, exact_div, pick
 
 NAME = "share_then_split"
@@ -282,11 +292,8 @@ def with_irrelevant_clause(problem: Problem, rng: random.Random) -> Problem:
     require(bool(options), "no whole irrelevant amount fits the total")
     x, sign, value = pick(rng, options)
     sentence = IRRELEVANT_SENTENCES[p["story"]][0 if sign > 0 else 1]
-    return replace(
-        problem,
-        ctx=insert_sentence(problem.ctx, sentence.format(name=p["name"], noun=p["noun"], x=fmt_num(x))),
-        mistakes={**problem.mistakes, IRRELEVANT: value},
-        params={**p, "irrelevant": x},
+    return irrelevant_twin(
+        problem, insert_sentence(problem.ctx, sentence.format(name=p["name"], noun=p["noun"], x=fmt_num(x))), x, value
     )
 
 

@@ -8,7 +8,7 @@ from fractions import Fraction
 from functools import cache
 from math import gcd
 
-from ..base import IRRELEVANT, Problem, Steps, insert_sentence, register, require, twin
+from ..base import Problem, Steps, insert_sentence, irrelevant_twin, register, require, twin
 from ._common_a import NAMES, clean_mistakes, exact_div, pick, pick_log_uniform, whole
 
 NAME = "stock_percent_pack"
@@ -279,7 +279,7 @@ def with_irrelevant_clause(problem: Problem, rng: random.Random) -> Problem:
     require(value % 5 != 0 and abs(value - problem.answer) >= 2, "the irrelevant value must be a usable decoy")
     text = sentence.format(x=x, goods=p["goods"], place=p["place"])
     ctx = f"{text} {problem.ctx}" if p["template"] in OPENING_INSERT else insert_sentence(problem.ctx, text)
-    return replace(problem, ctx=ctx, mistakes={**problem.mistakes, IRRELEVANT: value}, params={**p, "irrelevant": x})
+    return irrelevant_twin(problem, ctx, x, value)
 
 
 @twin(NAME, "one_step_more")

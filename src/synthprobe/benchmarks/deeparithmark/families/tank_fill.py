@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from ..base import IRRELEVANT, Problem, Steps, insert_sentence, register, require, twin
+from ..base import Problem, Steps, insert_sentence, irrelevant_twin, register, require, twin
 from ._common_b import MAX_CTX_WORDS, Calc, finish_ctx, mistakes, sentence_case, solve
 
 NAME = "tank_fill"
@@ -212,12 +212,7 @@ def with_irrelevant_clause(problem: Problem, rng: random.Random) -> Problem:
     require(value >= 10, "the tempting volume must stay positive")
     ctx = insert_sentence(problem.ctx, sentence.format(short=_fields(p)["short"], x=x))
     require(len(ctx.split()) <= MAX_CTX_WORDS, "the prompt is too long")
-    return replace(
-        problem,
-        ctx=ctx,
-        mistakes={**problem.mistakes, IRRELEVANT: value},
-        params={**p, "irrelevant": x},
-    )
+    return irrelevant_twin(problem, ctx, x, value)
 
 
 @twin(NAME, "one_step_more")

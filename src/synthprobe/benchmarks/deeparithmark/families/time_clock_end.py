@@ -7,11 +7,11 @@ from dataclasses import replace
 from functools import cache
 
 from ..base import (
-    IRRELEVANT,
     Problem,
     Steps,
     fmt_clock,
     insert_sentence,
+    irrelevant_twin,
     no_twin,
     register,
     require,
@@ -259,11 +259,8 @@ def with_irrelevant_clause(problem: Problem, rng: random.Random) -> Problem:
     p = dict(problem.params)
     sentence, sign = pick(rng, IRRELEVANT_SENTENCES)
     k, value = irrelevant_number(rng, problem, 6, 90, lambda k: problem.answer + sign * k)
-    return replace(
-        problem,
-        ctx=_fits(_with_sentence(problem.ctx, sentence.format(name=p["name"], k=k), p)),
-        mistakes={**problem.mistakes, IRRELEVANT: value},
-        params={**p, "irrelevant": k},
+    return irrelevant_twin(
+        problem, _fits(_with_sentence(problem.ctx, sentence.format(name=p["name"], k=k), p)), k, value
     )
 
 

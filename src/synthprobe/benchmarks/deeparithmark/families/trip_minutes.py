@@ -5,7 +5,16 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from ..base import IRRELEVANT, Problem, Steps, insert_sentence, last_sentence_start, register, require, twin
+from ..base import (
+    Problem,
+    Steps,
+    insert_sentence,
+    irrelevant_twin,
+    last_sentence_start,
+    register,
+    require,
+    twin,
+)
 from ._common_a import NAMES, clean_mistakes, hhmm_as_number, hours_minutes, pick
 
 NAME = "trip_minutes"
@@ -199,12 +208,7 @@ def with_irrelevant_clause(problem: Problem, rng: random.Random) -> Problem:
     x = 5 * rng.randint(2, 12)
     value = problem.answer + sign * x
     text = sentence.format(name=p["name"], x=x, ride1=p["rides"][0])
-    return replace(
-        problem,
-        ctx=insert_sentence(problem.ctx, text),
-        mistakes={**problem.mistakes, IRRELEVANT: value},
-        params={**p, "irrelevant": x},
-    )
+    return irrelevant_twin(problem, insert_sentence(problem.ctx, text), x, value)
 
 
 @twin(NAME, "one_step_more")

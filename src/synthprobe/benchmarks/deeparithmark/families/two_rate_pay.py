@@ -6,7 +6,7 @@ import random
 from dataclasses import replace
 from fractions import Fraction
 
-from ..base import IRRELEVANT, Problem, Steps, insert_sentence, register, require, twin
+from ..base import Problem, Steps, insert_sentence, irrelevant_twin, register, require, twin
 from ._common_a import NAMES, PARITY_REDRAWS, clean_mistakes, parity_kept, pick, pick_log_uniform
 from ._common_b import MAX_CTX_WORDS, irrelevant_number
 
@@ -217,11 +217,8 @@ def with_irrelevant_clause(problem: Problem, rng: random.Random) -> Problem:
     p = dict(problem.params)
     sentence, sign = pick(rng, IRRELEVANT_SENTENCES)
     n, value = irrelevant_number(rng, problem, 6, 90, lambda k: problem.answer + sign * k)
-    return replace(
-        problem,
-        ctx=_fits(_with_sentence(problem.ctx, sentence.format(name=p["name"], n=n), p)),
-        mistakes={**problem.mistakes, IRRELEVANT: value},
-        params={**p, "irrelevant": n},
+    return irrelevant_twin(
+        problem, _fits(_with_sentence(problem.ctx, sentence.format(name=p["name"], n=n), p)), n, value
     )
 
 
