@@ -14,7 +14,8 @@ import torch
 
 from synthprobe.cli import main
 from synthprobe.errors import InputError
-from synthprobe.scoring.cache import ScoreCache, cache_key, run_with_oom_backoff
+from synthprobe.scoring.cache import ScoreCache, cache_key
+from synthprobe.scoring.runner import run_with_oom_backoff
 
 SHA = "ab" * 32
 MODEL = {"name": "m", "weights_sha256": "cd" * 32}

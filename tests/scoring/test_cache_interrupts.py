@@ -131,7 +131,8 @@ def test_ctrl_c_at_every_line_of_saving_a_batch_leaves_each_item_once(data, back
     """The real caller (``score_dataset``) on a loaded tiny model: 6 items in batches of 2, a
     real SIGINT at the 1st, 2nd, ... line of saving the third batch, until the save completes
     before the signal could land."""
-    from synthprobe.benchmarks.deeparithmark.scoring.score import ScoreConfig, load_dataset, score_dataset
+    from synthprobe.benchmarks.deeparithmark.scoring.score import ScoreConfig, load_dataset
+    from synthprobe.benchmarks.deeparithmark.scoring.workloads import score_dataset
     from synthprobe.scoring.runner import ScoringInterrupted
 
     ds = load_dataset(data, "deeparithmark", 6)

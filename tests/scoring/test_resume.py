@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from scoring_support import RELEASE, save_tiny_llama, write_fixture
 
-import synthprobe.benchmarks.deeparithmark.scoring.score as scoring_run
+import synthprobe.benchmarks.deeparithmark.scoring.workloads as scoring_run
 from synthprobe.cli import main
 from synthprobe.scoring.cache import ScoreCache
 
@@ -248,7 +248,7 @@ def test_ctrl_c_between_the_items_of_a_batch_keeps_the_finished_ones(
     n_items = fresh["summary"]["n"]
     assert n_items == 8
 
-    original, calls = scoring_run._cache_record, []
+    original, calls = scoring_run.cache_record, []
 
     def record_then_ctrl_c(*args, **kwargs):
         calls.append(args[0])
@@ -256,12 +256,12 @@ def test_ctrl_c_between_the_items_of_a_batch_keeps_the_finished_ones(
             signal.raise_signal(signal.SIGINT)
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(scoring_run, "_cache_record", record_then_ctrl_c)
+    monkeypatch.setattr(scoring_run, "cache_record", record_then_ctrl_c)
     out = tmp_path / "results.json"
     capsys.readouterr()
     assert main(base + ["--output", str(out)]) == 130
     err = capsys.readouterr().err
-    monkeypatch.setattr(scoring_run, "_cache_record", original)
+    monkeypatch.setattr(scoring_run, "cache_record", original)
     _no_results(out)
     (cache_file,) = (_isolated_score_cache / "scores").glob("*.jsonl")
     cached = _whole_records(cache_file, fresh)

@@ -13,7 +13,7 @@ items no format changes (2D+, 2D−, 1DC) reuses the plain scores. Exact match a
 completion written in the same format.
 
 Every score goes through :func:`synthprobe.scoring.runner.run_items` (via
-:func:`~synthprobe.benchmarks.deeparithmark.scoring.score_dataset` and
+:func:`~synthprobe.benchmarks.deeparithmark.scoring.workloads.score_dataset` and
 :func:`~synthprobe.benchmarks.gpt3.scoring.score_task`), so a run is cached and resumes.
 
 Per format and depth (Deep Arithmark) or task (GPT-3), the block holds the accuracy, the
@@ -123,7 +123,7 @@ class ProbeConfig:
 
 def _deep_dataset(items: list[dict], fmt: str, seed: int, n: int):
     from synthprobe.benchmarks.deeparithmark.build import dumps_item
-    from synthprobe.benchmarks.deeparithmark.scoring.score import Dataset
+    from synthprobe.benchmarks.deeparithmark.scoring.workloads import Dataset
     from synthprobe.formats.arithmark3 import item_from_record
 
     label = f"synthprobe build deeparithmark --seed {seed} --n {n} --number-format {fmt}"
@@ -183,7 +183,7 @@ def _score_config(config: ProbeConfig):
 
 
 def score_deeparithmark(backend, config: ProbeConfig) -> dict[str, Any]:
-    from synthprobe.benchmarks.deeparithmark.scoring.score import score_dataset
+    from synthprobe.benchmarks.deeparithmark.scoring.workloads import score_dataset
 
     ids, depth, changed, sets = _deep_parts(config)
     sconf = _score_config(config)
@@ -310,7 +310,7 @@ def run_plan(backend, config: ProbeConfig, *, models: int = 1):
     """The run's :class:`~synthprobe.plan.Plan`: a cell per format that is scored (Deep
     Arithmark: the items the format changes; GPT-3: per task), each scored as the run scores it;
     the calibration times the plain one of each part (Deep Arithmark, each GPT-3 task)."""
-    from synthprobe.benchmarks.deeparithmark.scoring.score import score_dataset
+    from synthprobe.benchmarks.deeparithmark.scoring.workloads import score_dataset
     from synthprobe.benchmarks.gpt3.scoring.score import score_task, token_counter
     from synthprobe.plan import Cell, Plan, plural
 

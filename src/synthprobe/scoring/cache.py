@@ -11,9 +11,6 @@ mid-write) is never read back and is cut off before the next append; :meth:`Scor
 skips items already on disk, and when an interrupt left it unsure what reached the disk it
 reads the file again before writing. Any other damage is an :class:`InputError` naming the
 cache file and line.
-
-This module also holds :func:`run_with_oom_backoff`, which halves the batch on CUDA
-out-of-memory and retries, and reports the batch size that finally worked.
 """
 
 from __future__ import annotations
@@ -22,11 +19,10 @@ import hashlib
 import json
 import os
 import shutil
-import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from synthprobe.backends.spec import cache_root
 from synthprobe.errors import InputError
@@ -34,8 +30,6 @@ from synthprobe.io.read import loads_json
 
 #: Bump when the line layout changes; old files are then simply not found.
 FORMAT = 1
-
-T = TypeVar("T")
 
 
 def scores_dir() -> Path:
@@ -205,35 +199,3 @@ def clear(*, scores: bool, models: bool) -> list[Path]:
             shutil.rmtree(folder)
             removed.append(folder)
     return removed
-
-
-def _is_oom(exc: BaseException) -> bool:
-    """An engine's out-of-memory error (torch's ``OutOfMemoryError``, or any engine's class of
-    that name), recognised without importing an engine here."""
-    return any(cls.__name__ == "OutOfMemoryError" for cls in type(exc).__mro__)
-
-
-def run_with_oom_backoff(
-    fn: Callable[[int], T], batch_size: int, *, on_halve: Callable[[int, int], None] | None = None
-) -> tuple[T, int]:
-    """Call ``fn(batch_size)``; on ``torch.OutOfMemoryError`` halve the batch and retry.
-
-    Returns ``(result, batch size that worked)``. When even a batch of one runs out of memory
-    the error is re-raised, so the caller fails loudly instead of writing a partial result.
-    """
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
-    size = batch_size
-    while True:
-        try:
-            return fn(size), size
-        except Exception as exc:
-            if not _is_oom(exc) or size == 1:
-                raise
-            new = size // 2
-            if on_halve is not None:
-                on_halve(size, new)
-            torch = sys.modules.get("torch")  # loaded by the engine that ran out, if any
-            if torch is not None and torch.cuda.is_available():
-                torch.cuda.empty_cache()
-            size = new

@@ -1,5 +1,6 @@
 """THE scoring loop, written once for every scored workload (Deep Arithmark, ArithMark 3.0,
-GPT-3 tasks): per-item cache, resume, progress, the Ctrl-C message and out-of-memory halving.
+GPT-3 tasks): per-item cache, resume, progress, the Ctrl-C message and out-of-memory halving
+(:func:`run_with_oom_backoff`: the batch halved on an engine's out-of-memory error and retried).
 
 A workload says only what to ask the backend: a ``work(todo, batch_size, emit)`` function that
 scores the items at positions ``todo`` (in input order) and calls ``emit(position, record)``
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from synthprobe.backends.base import ScoringError, TokenBudgetSpent
-from synthprobe.scoring.cache import ScoreCache, cache_key, cacheable, from_cache_note, run_with_oom_backoff
+from synthprobe.scoring.cache import ScoreCache, cache_key, cacheable, from_cache_note
 
 T = TypeVar("T")
 
@@ -207,6 +208,38 @@ def run_items(
         extra=extra,
         cache=cache,
     )
+
+
+def _is_oom(exc: BaseException) -> bool:
+    """An engine's out-of-memory error (torch's ``OutOfMemoryError``, or any engine's class of
+    that name), recognised without importing an engine here."""
+    return any(cls.__name__ == "OutOfMemoryError" for cls in type(exc).__mro__)
+
+
+def run_with_oom_backoff(
+    fn: Callable[[int], T], batch_size: int, *, on_halve: Callable[[int, int], None] | None = None
+) -> tuple[T, int]:
+    """Call ``fn(batch_size)``; on ``torch.OutOfMemoryError`` halve the batch and retry.
+
+    Returns ``(result, batch size that worked)``. When even a batch of one runs out of memory
+    the error is re-raised, so the caller fails loudly instead of writing a partial result.
+    """
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    size = batch_size
+    while True:
+        try:
+            return fn(size), size
+        except Exception as exc:
+            if not _is_oom(exc) or size == 1:
+                raise
+            new = size // 2
+            if on_halve is not None:
+                on_halve(size, new)
+            torch = sys.modules.get("torch")  # loaded by the engine that ran out, if any
+            if torch is not None and torch.cuda.is_available():
+                torch.cuda.empty_cache()
+            size = new
 
 
 def batches(

@@ -1,7 +1,7 @@
 """Seed variance: how much a model's score moves from one build of the benchmark to the next.
 
 The model is scored (the release protocol: log-likelihood, ``acc_norm``, through the score
-command's own scorer and cache, :func:`synthprobe.benchmarks.deeparithmark.scoring.score.score_dataset`) on
+command's own scorer and cache, :func:`synthprobe.benchmarks.deeparithmark.scoring.workloads.score_dataset`) on
 K fresh full-size builds at seeds derived from the run's ``--seed``
 (:func:`synthprobe.validity.sources.fresh_seed`, purpose ``"seeds"``), and on the file under test.
 The ``seeds`` block of the validity section::
@@ -39,7 +39,8 @@ def seed_list(seed: int, k: int) -> list[int]:
 
 
 def _score(backend, items: Sequence[MCItem], info: dict, *, batch_size: int, progress: bool) -> list[bool]:
-    from synthprobe.benchmarks.deeparithmark.scoring.score import Dataset, ScoreConfig, score_dataset
+    from synthprobe.benchmarks.deeparithmark.scoring.score import ScoreConfig
+    from synthprobe.benchmarks.deeparithmark.scoring.workloads import Dataset, score_dataset
     from synthprobe.scoring.records import record_correct
 
     config = ScoreConfig(batch_size=batch_size, progress=progress)

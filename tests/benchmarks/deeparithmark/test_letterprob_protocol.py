@@ -198,7 +198,7 @@ def test_letters_and_letterprob_end_to_end_on_the_embedded_model(tmp_path, capsy
 
 
 def test_a_ruled_out_letter_is_kept_as_null_and_read_as_probability_zero():
-    from synthprobe.benchmarks.deeparithmark.scoring.score import _finite_first
+    from synthprobe.benchmarks.deeparithmark.scoring.workloads import finite_first as _finite_first
 
     rec = _finite_first(_first({**BARE, **SPACED}, "B", "B", "eos"))
     rec["candidates"]["A"] = float("-inf")

@@ -143,7 +143,7 @@ def identify(job: Job, settings: Settings):
 
 
 def score(backend, job: Job, settings: Settings) -> Any:
-    from synthprobe.benchmarks.deeparithmark.scoring.score import score_dataset
+    from synthprobe.benchmarks.deeparithmark.scoring.workloads import score_dataset
 
     ds, config = _config(job, settings)
     return score_dataset(backend, ds, config, echo=lambda _: None)

@@ -23,8 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from synthprobe.benchmarks.deeparithmark.scoring.metrics import summarise
-from synthprobe.benchmarks.deeparithmark.scoring.score import extraction_block
+from synthprobe.benchmarks.deeparithmark.scoring.metrics import extraction_block, summarise
 from synthprobe.formats.arithmark3 import load_arithmark3
 from synthprobe.scoring.records import generation_record
 from tests.support.legacy_release import write_legacy_release

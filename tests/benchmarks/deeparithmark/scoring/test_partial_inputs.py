@@ -13,7 +13,8 @@ import pytest
 
 from synthprobe.backends import ENGINES, register_engine
 from synthprobe.benchmarks.deeparithmark.scoring import partial as pi
-from synthprobe.benchmarks.deeparithmark.scoring.score import Dataset, partial_datasets
+from synthprobe.benchmarks.deeparithmark.scoring.partial import partial_datasets
+from synthprobe.benchmarks.deeparithmark.scoring.workloads import Dataset
 from synthprobe.cli import main
 from synthprobe.errors import InputError
 from synthprobe.formats.arithmark3 import load_arithmark3

@@ -166,3 +166,74 @@ def summarise(records: Sequence[dict]) -> dict[str, Any]:
         "rank_preference": rank_preference(records),
         "mistake_profile": mistake_profile(records),
     }
+
+
+#: The metric line of a letters run whose inconsistent answers a --resolve rule credits.
+RESOLVED_LABEL = {
+    "letter-first": (
+        "accuracy: the letter read back names the correct option, over all items (unparsed answers "
+        "count wrong; an inconsistent answer is credited by its letter: --resolve letter-first)"
+    ),
+    "value-first": (
+        "accuracy: the letter read back names the correct option, over all items (unparsed answers "
+        "count wrong; an inconsistent answer is credited by the option its value names: --resolve "
+        "value-first)"
+    ),
+}
+
+
+def extraction_block(records: list[dict[str, Any]], *, resolve: str = "none") -> dict[str, Any]:
+    """How the generated answers were read (``results.deeparithmark.extraction``): the count and
+    share read by each rule, the outcomes (answered, unparsed, inconsistent, echo, cut off)
+    overall and per depth, the accuracy over the answered items alone, and the ``--resolve``
+    rule in force."""
+    from collections import Counter
+
+    from synthprobe.metrics.extract import OUTCOMES
+    from synthprobe.metrics.stats import accuracy_block
+
+    n = len(records)
+    rules = Counter(r["rule"] for r in records)
+    outcomes = Counter(r["outcome"] for r in records)
+    by_depth: dict[str, dict[str, Any]] = {}
+    unparsed_by_depth: dict[str, dict[str, Any]] = {}
+    for r in records:
+        d = by_depth.setdefault(str(r["depth"]), {"n": 0, **{k: 0 for k in OUTCOMES}})
+        d["n"] += 1
+        d[r["outcome"]] += 1
+        u = unparsed_by_depth.setdefault(str(r["depth"]), {"n": 0, "unparsed": 0})
+        u["n"] += 1
+        u["unparsed"] += r["rule"] == "unparsed"
+    for u in unparsed_by_depth.values():
+        u["share"] = u["unparsed"] / u["n"]
+    answered = [r for r in records if r["outcome"] == "answered"]
+    good = accuracy_block(sum(r["correct"] for r in answered), len(answered), 0.25)  # chance unused here
+    if not answered:  # no interval either: JSON holds no NaN
+        good["acc"], good["ci95"] = None, None
+    return {
+        "rules": {k: rules.get(k, 0) for k in ("strict", "lax", "last", "value", "unparsed")},
+        "rule_shares": {k: rules.get(k, 0) / n if n else None for k in ("strict", "lax", "last", "value", "unparsed")},
+        "unparsed": rules.get("unparsed", 0),
+        "unparsed_share": rules.get("unparsed", 0) / n if n else None,
+        "unparsed_by_depth": unparsed_by_depth,
+        "outcomes": {k: outcomes.get(k, 0) for k in OUTCOMES},
+        "outcome_shares": {k: outcomes.get(k, 0) / n if n else None for k in OUTCOMES},
+        "outcomes_by_depth": by_depth,
+        "answered_accuracy": {k: good[k] for k in ("correct", "total", "acc", "ci95")},
+        "resolve": resolve,
+        "resolved": sum(1 for r in records if r.get("resolved_by")),
+        "resolved_right": sum(1 for r in records if r.get("resolved_by") and r["correct"]),
+        "finished_by_budget": sum(1 for r in records if r.get("finish") == "length"),
+    }
+
+
+def no_chance_test(summary: dict[str, Any]) -> None:
+    """``free`` offers no options to guess among, so a test against 1/4 would say nothing: its
+    p-values are null (the summary's ``chance`` stays the letters' 1/4 for the layout)."""
+    for block in summary["metrics"].values():
+        if isinstance(block, dict) and "p_vs_chance" in block:
+            block["p_vs_chance"] = None
+    for field_ in ("by_depth", "by_template", "by_topic", "by_category"):
+        for block in summary[field_].values():
+            block["p_vs_chance"] = None
+    summary["chance_note"] = "free: the model writes the value, there is no chance level to test against"

@@ -38,13 +38,18 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections import defaultdict
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from synthprobe.errors import InputError
 from synthprobe.items import MCItem
 from synthprobe.metrics.stats import accuracy_block
 from synthprobe.results import fmt_p
+
+if TYPE_CHECKING:
+    from synthprobe.benchmarks.deeparithmark.scoring.score import ScoreConfig
+    from synthprobe.benchmarks.deeparithmark.scoring.workloads import Dataset  # noqa: F401 (annotations)
 
 #: The baselines, in the order they are scored and shown.
 BASELINES = ("endings", "filler", "other-context")
@@ -236,3 +241,62 @@ def format_partial(block: dict[str, Any], name: str) -> str:
             "and borrowed another template's context"
         )
     return "\n".join(out)
+
+
+# ---------------------------------------------------------------------------------------
+# The baselines scored: each a loglik pass of its own
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class PartialSets:
+    """A data set's partial-input baselines: each baseline's items with what names it in the
+    cache, the other-context donors and how many of them come from another template."""
+
+    sets: dict[str, tuple[Dataset, dict[str, Any]]]
+    donor: list[int]
+    cross_template: int
+
+
+def partial_datasets(ds: Dataset) -> PartialSets:
+    """The items of every partial-input baseline (:mod:`synthprobe.benchmarks.deeparithmark.scoring.partial`).
+    A baseline's cache key names it, its prompt version and (other-context) the digest of its
+    donors, which depend on the items scored (``--limit``)."""
+    import hashlib
+
+    from synthprobe.benchmarks.deeparithmark.scoring.workloads import Dataset
+
+    donor, cross = donors(ds.items)
+    sets = {}
+    for name in BASELINES:
+        key: dict[str, Any] = {"baseline": name, "version": VERSION}
+        if name == "filler":
+            key["filler"] = FILLER
+        if name == "other-context":
+            key["seed"] = SEED
+            key["donors_sha256"] = hashlib.sha256(
+                "\n".join(f"{it.id}<-{ds.items[j].id}" for it, j in zip(ds.items, donor)).encode()
+            ).hexdigest()
+        sets[name] = (Dataset(ds.key, partial_items(ds.items, name, donor), ds.info), key)
+    return PartialSets(sets, donor, cross)
+
+
+def score_partial(
+    backend, ds: Dataset, block: dict[str, Any], config: ScoreConfig, *, echo: Callable[[str], None] = print
+) -> None:
+    """Score ``ds`` under every partial-input baseline through :func:`score_dataset` (the same
+    backend path, cache and calibration as the full run) and put the ``partial_inputs`` block
+    into ``block``'s summary; each full-context prediction gets its partial picks."""
+    from synthprobe.benchmarks.deeparithmark.scoring.workloads import score_dataset
+
+    ps = partial_datasets(ds)
+    records: dict[str, list[dict[str, Any]]] = {}
+    runs: dict[str, dict[str, Any]] = {}
+    for name, (pds, key) in ps.sets.items():
+        scored = score_dataset(backend, pds, config, echo=echo, partial=key)
+        records[name] = scored["predictions"]
+        runs[name] = {k: scored[k] for k in ("scorer_used", "batch_size_used", "cached_items", "truncated", "timing")}
+    block["summary"]["partial_inputs"] = partial_block(
+        block["predictions"], records, cross_template=ps.cross_template, runs=runs
+    )
+    attach_picks(block["predictions"], records, ds.items, ps.donor)

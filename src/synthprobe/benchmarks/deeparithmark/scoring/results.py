@@ -338,3 +338,41 @@ def format_breakdown(entry: dict[str, Any], key: str = "deeparithmark") -> str:
             f"the largest {100 * rp['pick_largest']:.1f} %"
         )
     return "\n".join(out)
+
+
+def comparisons(entries: list[dict[str, Any]], keys: list[str]) -> dict[str, Any]:
+    """The paired comparison of every pair of a run's models (:func:`synthprobe.metrics.compare.compare_models`)
+    on each data set, per depth, under the runs' own metric (acc_norm, or accuracy for generated
+    answers; pairs are only formed under one protocol); needs the entries' predictions."""
+    from synthprobe.metrics.compare import compare_models
+    from synthprobe.results import primary_metric
+    from synthprobe.scoring.records import record_correct
+
+    out: dict[str, Any] = {}
+    for key in keys:
+        outcomes: dict[str, dict[str, bool]] = {}
+        variant: dict[str, str] = {}
+        prints: dict[str, str | None] = {}
+        depth: dict[str, Any] = {}
+        for e in entries:
+            recs = e["results"][key]["predictions"]
+            v = variant_label(e)
+            label = f"{e['model']['name']} [{v}]" if v else e["model"]["name"]
+            variant[label] = v
+            prints[label] = e["model"].get("fingerprint")
+            outcomes[label] = {r["id"]: record_correct(r) for r in recs}
+            depth.update({r["id"]: r.get("depth") for r in recs})
+        group = depth if all(v is not None for v in depth.values()) else None
+        # models against each other under the same protocol and template (the protocol effect
+        # compares one model's protocols)
+        metrics = {primary_metric(e["results"][key]["summary"]) for e in entries}
+        metric = metrics.pop() if len(metrics) == 1 else "each model's own (acc_norm or accuracy)"
+        out[key] = compare_models(
+            outcomes,
+            group,
+            metric=metric,
+            group_by="depth" if group else None,
+            keep=lambda a, b: variant[a] == variant[b],  # noqa: B023
+            fingerprints=prints,
+        )
+    return out

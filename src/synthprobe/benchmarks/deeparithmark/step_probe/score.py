@@ -153,7 +153,7 @@ def _joined(p: StepProbe, rec: dict, where: str, save: bool) -> dict[str, Any]:
 
 def score_probes(backend, pr: Probes, config: StepsConfig) -> dict[str, Any]:
     """Score every probe with a loaded backend; return the ``steps`` block."""
-    from synthprobe.benchmarks.deeparithmark.scoring.score import templated_items
+    from synthprobe.benchmarks.deeparithmark.scoring.workloads import templated_items
 
     probes = pr.probes
 

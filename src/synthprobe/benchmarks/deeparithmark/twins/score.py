@@ -7,8 +7,8 @@ than its own (:func:`load_twins`: one clear :class:`InputError`, nothing written
 
 The originals that have a twin of a chosen kind (the first ``--limit`` of them) and their
 twins are scored as ``synthprobe score deeparithmark`` scores items, under every protocol
-asked (``loglik``, ``letters``, ``free``; :func:`..scoring.score.score_dataset` and
-:func:`..scoring.score.generate_dataset`, so the same engines, chat templates, answer reading,
+asked (``loglik``, ``letters``, ``free``; :func:`..scoring.workloads.score_dataset` and
+:func:`..scoring.workloads.generate_dataset`, so the same engines, chat templates, answer reading,
 score cache and resume). Each item's pick is the option chosen (``loglik``: the highest
 per-token log-likelihood, ``acc_norm``; ``letters``/``free``: the option named or written, or
 none); the pairs then go to :mod:`.metrics`.
@@ -361,7 +361,7 @@ def _score_config(config: TwinsConfig):
 def score_set(backend, s: Scored, config: TwinsConfig, protocol: str) -> dict[str, Any]:
     """Score one set under one protocol as ``score deeparithmark`` does; its block, predictions
     included (the same cache entries as ``score deeparithmark`` for the same file and settings)."""
-    from synthprobe.benchmarks.deeparithmark.scoring.score import Dataset, generate_dataset, score_dataset
+    from synthprobe.benchmarks.deeparithmark.scoring.workloads import Dataset, generate_dataset, score_dataset
 
     ds = Dataset("deeparithmark", s.items, s.info)
     sc = _score_config(config)
