@@ -19,6 +19,19 @@ def model_device(model):
         return torch.device("cpu")
 
 
+def right_padded(batch, pad_id: int, device):
+    """Token id lists as a right-padded ``(ids, attention_mask)`` pair of long tensors on ``device``."""
+    import torch
+
+    width = max(len(s) for s in batch)
+    ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(batch), width), dtype=torch.long)
+    for i, s in enumerate(batch):
+        ids[i, : len(s)] = torch.tensor(s, dtype=torch.long)
+        mask[i, : len(s)] = 1
+    return ids.to(device), mask.to(device)
+
+
 def target_logprobs(logits, rows, targets):
     """Log-probabilities of ``targets`` under ``logits[rows]`` (log-softmax in fp32) and greedy flags.
 

@@ -18,6 +18,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import torch
 
+from synthprobe.backends.hf.common import right_padded
+
 #: longest text, in tokens, that an embedding reads (an ending is a few tokens)
 MAX_TOKENS = 64
 
@@ -72,13 +74,8 @@ def embed_texts(
 
 
 def _mean_hidden(body, batch: Sequence[Sequence[int]], pad_id: int, device: str) -> np.ndarray:
-    width = max(len(s) for s in batch)
-    ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
-    mask = torch.zeros((len(batch), width), dtype=torch.long)
-    for i, s in enumerate(batch):
-        ids[i, : len(s)] = torch.tensor(s, dtype=torch.long)
-        mask[i, : len(s)] = 1
-    hidden = body(input_ids=ids.to(device), attention_mask=mask.to(device)).last_hidden_state.float()
+    ids, mask = right_padded(batch, pad_id, device)
+    hidden = body(input_ids=ids, attention_mask=mask).last_hidden_state.float()
     weights = mask.to(hidden.device).unsqueeze(-1).float()
     mean = (hidden * weights).sum(1) / weights.sum(1)
     return mean.cpu().numpy().astype(np.float32)

@@ -34,6 +34,7 @@ from typing import Any
 import torch
 
 from synthprobe.backends.base import ModelLoadError, ScoringError
+from synthprobe.backends.hf.common import right_padded
 
 
 @dataclass(frozen=True)
@@ -129,13 +130,7 @@ def _head(model, choice_ids: Sequence[int]) -> torch.Tensor:
 
 def _choice_logits(model, batch: Sequence[Sequence[int]], head: torch.Tensor, pad_id: int, device: str) -> torch.Tensor:
     """Right-padded batch -> the choice letters' logits at each sequence's last real token."""
-    width = max(len(s) for s in batch)
-    ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
-    mask = torch.zeros((len(batch), width), dtype=torch.long)
-    for i, s in enumerate(batch):
-        ids[i, : len(s)] = torch.tensor(s, dtype=torch.long)
-        mask[i, : len(s)] = 1
-    ids, mask = ids.to(device), mask.to(device)
+    ids, mask = right_padded(batch, pad_id, device)
     hidden = model.get_decoder()(input_ids=ids, attention_mask=mask).last_hidden_state
     last = torch.tensor([len(s) - 1 for s in batch], device=hidden.device)
     h = hidden[torch.arange(len(batch), device=hidden.device), last]
