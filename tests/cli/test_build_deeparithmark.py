@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +11,7 @@ from synthprobe.benchmarks.deeparithmark.build import dumps_item
 from synthprobe.benchmarks.deeparithmark.commands.build import main
 from synthprobe.cli import main as synthprobe_main
 from synthprobe.io.read import sha256_file
-from tests.support.cli import in_process
+from tests.support.cli import in_process, synthprobe
 
 ROOT = Path(__file__).resolve().parents[2]
 RELEASE = ROOT / "data" / "deeparithmark-1.jsonl"
@@ -136,14 +133,6 @@ def test_help_texts_explain_the_commands(capsys):
 
 
 def test_root_script_runs_from_any_directory(tmp_path):
-    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "deeparithmark.py"), "build", "--check"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    proc = synthprobe(ROOT / "deeparithmark.py", "build", "--check", module=None, cwd=tmp_path, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert sha256_file(RELEASE) in proc.stdout

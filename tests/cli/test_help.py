@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import subprocess
-import sys
 
 import pytest
 
@@ -169,17 +167,8 @@ def test_model_arg_help_lists_every_engine_key(capsys, monkeypatch):
 def test_data_default_is_the_checkout_file_or_the_cached_release(tmp_path):
     here = _cli("score", "deeparithmark", "--help")
     assert "(default: data/deeparithmark-1.jsonl)" in " ".join(here.stdout.split())
-    import os
-
-    env = {**os.environ, "SYNTHPROBE_CACHE": str(tmp_path / "cache"), "COLUMNS": "200"}
-    elsewhere = subprocess.run(
-        [sys.executable, "-m", "synthprobe", "score", "deeparithmark", "--help"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
-        env=env,
-    )
+    env = {"SYNTHPROBE_CACHE": str(tmp_path / "cache"), "COLUMNS": "200"}
+    elsewhere = synthprobe("score", "deeparithmark", "--help", timeout=120, cwd=tmp_path, extra_env=env)
     text = " ".join(elsewhere.stdout.split())
     assert f"the release, rendered once into {tmp_path / 'cache' / 'data' / 'deeparithmark-1.jsonl'}" in text
     assert not (tmp_path / "cache").exists()  # --help renders nothing

@@ -5,15 +5,13 @@ file where a data file goes, an lm-eval results file or a folder of synthprobe r
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from synthprobe.cli import main
+from tests.support.cli import synthprobe
 
 ROOT = Path(__file__).resolve().parents[2]
 DEEP = ROOT / "benchmarks" / "deeparithmark_smollm2-135m-instruct.json"
@@ -141,32 +139,9 @@ def test_json_errors_name_the_column_once(text, message, tmp_path, capsys):
 
 
 def test_a_hub_model_that_cannot_be_had_offline_is_explained_once(tmp_path):
-    env = {
-        **os.environ,
-        "HF_HUB_OFFLINE": "1",
-        "HF_HOME": str(tmp_path / "hf"),
-        "SYNTHPROBE_CACHE": str(tmp_path / "cache"),
-    }
-    res = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "synthprobe",
-            "score",
-            "deeparithmark",
-            "--model",
-            "SomeOrg/missing-model",
-            "--limit",
-            "1",
-            "--no-cache",
-            "--output",
-            str(tmp_path / "r.json"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env,
-    )
+    env = {"HF_HOME": str(tmp_path / "hf"), "SYNTHPROBE_CACHE": str(tmp_path / "cache")}
+    argv = ["score", "deeparithmark", "--model", "SomeOrg/missing-model", "--limit", "1", "--no-cache"]
+    res = synthprobe(*argv, "--output", tmp_path / "r.json", timeout=300, extra_env=env)
     assert res.returncode == 1, res.stderr
     assert res.stderr.count("not in the local Hugging Face cache") == 1, res.stderr
     assert res.stderr.count("hub cannot be reached") == 1 and "HF_HUB_OFFLINE is set" in res.stderr
@@ -178,11 +153,8 @@ def test_a_hub_model_that_cannot_be_had_offline_is_explained_once(tmp_path):
 def test_a_missing_checkpoint_folder_typed_like_a_hub_id_is_refused_at_once(tmp_path):
     """``checkpoints/final`` before the run that writes it: no folder, no cached hub repository; the
     command says both, in the check made before any model loads."""
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "SYNTHPROBE_CACHE": str(tmp_path / "cache")}
-    cmd = [sys.executable, "-m", "synthprobe", "score", "deeparithmark", "--model", "checkpoints/final"]
-    res = subprocess.run(
-        [*cmd, "--output", str(tmp_path / "r.json")], capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path
-    )
+    argv = ["score", "deeparithmark", "--model", "checkpoints/final", "--output", tmp_path / "r.json"]
+    res = synthprobe(*argv, timeout=120, cwd=tmp_path, extra_env={"SYNTHPROBE_CACHE": str(tmp_path / "cache")})
     assert res.returncode == 1, res.stderr
     assert f"no local folder of that name exists ({tmp_path / 'checkpoints' / 'final'})" in res.stderr
     assert "Traceback" not in res.stderr and not (tmp_path / "r.json").exists()

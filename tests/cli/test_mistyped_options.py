@@ -6,23 +6,19 @@ terminal's width like every synthprobe command."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from synthprobe.cli import main
+from tests.support.cli import synthprobe
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _script(name: str, *args: str, columns: int = 80) -> subprocess.CompletedProcess:
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "COLUMNS": str(columns)}
-    return subprocess.run(
-        [sys.executable, str(ROOT / name), *args], capture_output=True, text=True, timeout=120, env=env
-    )
+    return synthprobe(ROOT / name, *args, module=None, timeout=120, extra_env={"COLUMNS": str(columns)})
 
 
 def _one_error(stderr: str) -> str:

@@ -337,22 +337,17 @@ def test_readme_release_build_leaves_an_identical_file_untouched_and_refuses_a_d
     root = _copy_root(tmp_path, "deeparithmark.py", "data/deeparithmark-1.jsonl")
     release = root / "data" / "deeparithmark-1.jsonl"
     stamp = release.stat().st_mtime_ns
-    res = subprocess.run([sys.executable, "deeparithmark.py", "build"], cwd=root, capture_output=True, text=True)
+    res = synthprobe("deeparithmark.py", "build", module=None, cwd=root)
     assert res.returncode == 0 and "left untouched" in res.stdout, res.stderr
     assert release.stat().st_mtime_ns == stamp and release.read_bytes() == RELEASE.read_bytes()
     assert os.listdir(release.parent) == ["deeparithmark-1.jsonl"]
     with open(release, "ab") as fh:
         fh.write(b"\n")
     changed = release.read_bytes()
-    res = subprocess.run([sys.executable, "deeparithmark.py", "build"], cwd=root, capture_output=True, text=True)
+    res = synthprobe("deeparithmark.py", "build", module=None, cwd=root)
     assert res.returncode == 2 and "differs" in res.stderr and "--overwrite" in res.stderr
     assert release.read_bytes() == changed
-    res = subprocess.run(
-        [sys.executable, "deeparithmark.py", "build", "--overwrite", "--no-progress"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-    )
+    res = synthprobe("deeparithmark.py", "build", "--overwrite", "--no-progress", module=None, cwd=root)
     assert res.returncode == 0 and release.read_bytes() == RELEASE.read_bytes()
 
 
@@ -363,24 +358,8 @@ def test_readme_scoring_commands_keep_the_committed_benchmarks(tmp_path):
     deep = "benchmarks/deeparithmark_smollm2-135m-instruct.json"
     gpt3 = "benchmarks/gpt3_smollm2-135m-instruct.json"
     root = _copy_root(tmp_path, "bench_deeparithmark.py", "data/deeparithmark-1.jsonl", deep, gpt3)
-    res = subprocess.run(
-        [
-            sys.executable,
-            "bench_deeparithmark.py",
-            "--model",
-            EMBEDDED,
-            "--limit",
-            "2",
-            "--no-progress",
-            "--no-cache",
-            "--batch-size",
-            "2",
-        ],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    argv = ["--model", EMBEDDED, "--limit", "2", "--no-progress", "--no-cache", "--batch-size", "2"]
+    res = synthprobe("bench_deeparithmark.py", *argv, module=None, cwd=root, timeout=600)
     assert res.returncode == 0, res.stderr
     res2 = _cli("score", "gpt3", "--tasks", "2D+", "--shots", "zero", "--limit", "1", "--quiet", "--no-cache", cwd=root)
     assert res2.returncode == 0, res2.stderr

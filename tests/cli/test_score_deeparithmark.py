@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +10,7 @@ from scoring_support import REPO, fixture_items, save_tiny_llama, write_fixture
 
 from synthprobe.cli import main
 from synthprobe.results import SCHEMA
+from tests.support.cli import synthprobe
 
 
 @pytest.fixture(scope="module")
@@ -162,44 +160,15 @@ def test_bad_input_exits_2_before_loading(tmp_path, data, capsys):
 
 
 def test_bench_wrapper_runs_the_same_command(tiny_dir, data, tmp_path):
-    env = dict(os.environ, HF_HUB_OFFLINE="1")
+    bench = REPO / "bench_deeparithmark.py"
     out = tmp_path / "bench.json"
-    p = subprocess.run(
-        [
-            sys.executable,
-            str(REPO / "bench_deeparithmark.py"),
-            "--data",
-            str(data),
-            "--model",
-            str(tiny_dir),
-            "--limit",
-            "2",
-            "--output",
-            str(out),
-            "--no-progress",
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-    )
+    argv = ["--data", data, "--model", tiny_dir, "--limit", "2", "--output", out, "--no-progress"]
+    p = synthprobe(bench, *argv, module=None, timeout=600)
     assert p.returncode == 0, p.stderr
     assert json.loads(out.read_text())["models"][0]["results"]["deeparithmark"]["summary"]["n"] == 2
-    p = subprocess.run(
-        [sys.executable, str(REPO / "bench_deeparithmark.py"), "--model", str(tmp_path / "x"), "--data", str(data)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-    )
+    p = synthprobe(bench, "--model", tmp_path / "x", "--data", data, module=None, timeout=600)
     assert p.returncode == 2 and "does not exist" in p.stderr
-    h = subprocess.run(
-        [sys.executable, str(REPO / "bench_deeparithmark.py"), "--help"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-    )
+    h = synthprobe(bench, "--help", module=None, timeout=600)
     assert h.returncode == 0 and "--compare-data" in h.stdout and "--trust-remote-code" in h.stdout
 
 
