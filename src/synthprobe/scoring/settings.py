@@ -112,3 +112,22 @@ def for_model(settings: Any, ref: Any) -> Any:
     if hasattr(out, "check_run"):
         out.check_run()
     return out
+
+
+def environment(backend) -> dict[str, Any]:
+    """Where a model was run, for an entry's ``settings`` block: the engine's libraries (torch and
+    transformers first), synthprobe's version, the rest of the engine's ``runtime()`` (threads,
+    device), Python and the platform. Every scoring command puts these fields into its entries
+    from here."""
+    import platform
+
+    from synthprobe.version import __version__
+
+    rt = backend.runtime()
+    return {
+        **{k: rt[k] for k in ("torch", "transformers") if k in rt},
+        "synthprobe": __version__,
+        **{k: v for k, v in rt.items() if k not in ("torch", "transformers")},
+        "python": platform.python_version(),
+        "platform": platform.platform(terse=True),
+    }

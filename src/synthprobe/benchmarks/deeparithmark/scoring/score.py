@@ -7,7 +7,6 @@ atomically only after every model has been scored, so a failure leaves no file b
 
 from __future__ import annotations
 
-import platform
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,8 +30,7 @@ from synthprobe.io.write import atomic_write_json, check_not_input
 from synthprobe.prompts import protocols as proto
 from synthprobe.results import results_document
 from synthprobe.scoring.console import format_comparisons, format_usage
-from synthprobe.scoring.settings import RunSettings, for_model
-from synthprobe.version import __version__
+from synthprobe.scoring.settings import RunSettings, environment, for_model
 
 DEFAULT_DATA = RELEASE_FILE
 DEFAULT_COMPARE_DATA = Path("data/arithmark-3.jsonl")
@@ -283,7 +281,6 @@ def _score_protocol(
     *,
     echo: Callable[[str], None] = print,
 ) -> dict[str, Any]:
-    rt = backend.runtime()  # library versions: torch, transformers, torch_threads for the HF engine
     entry: dict[str, Any] = {
         "model": named_model(backend.describe(), ref),
         "chat": config.chat.identity(backend),
@@ -298,11 +295,7 @@ def _score_protocol(
             "scorer": config.scorer,
             "trust_remote_code": config.trust_remote_code,
             "limit": config.limit,
-            **{k: rt[k] for k in ("torch", "transformers") if k in rt},
-            "synthprobe": __version__,
-            **{k: v for k, v in rt.items() if k not in ("torch", "transformers")},
-            "python": platform.python_version(),
-            "platform": platform.platform(terse=True),
+            **environment(backend),
         },
         "load_s": round(load_s, 3),
         "results": {},

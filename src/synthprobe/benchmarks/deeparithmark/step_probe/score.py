@@ -13,7 +13,6 @@ one results document (:mod:`synthprobe.results`), summarised by
 
 from __future__ import annotations
 
-import platform
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -39,7 +38,6 @@ from synthprobe.metrics.choice import exact_match, pick_choice
 from synthprobe.results import dumps_results, results_document
 from synthprobe.scoring.runner import CacheKey, batches, run_items
 from synthprobe.scoring.settings import RunSettings
-from synthprobe.version import __version__
 
 DEFAULT_DATA = RELEASE_FILE
 #: Generated tokens per step: the longest option ("1234 (remainder 56)", "12:45 p.m.") fits.
@@ -273,7 +271,8 @@ def run(
     backend, pr: Probes, config: StepsConfig, *, spec: str, load_s: float, command: str | None = None
 ) -> dict[str, Any]:
     """The results document for one model (``backend`` is closed by the caller)."""
-    rt = backend.runtime()
+    from synthprobe.scoring.settings import environment
+
     entry = {
         "model": {"spec": spec, **backend.describe()},
         "settings": {
@@ -281,11 +280,8 @@ def run(
             "max_context": config.max_context,
             "max_new_tokens": config.max_new_tokens,
             "limit": config.limit,
-            "synthprobe": __version__,
             "chat": config.chat.identity(backend),
-            **rt,
-            "python": platform.python_version(),
-            "platform": platform.platform(terse=True),
+            **environment(backend),
         },
         "load_s": round(load_s, 3),
         "results": {"steps": score_probes(backend, pr, config)},

@@ -36,7 +36,6 @@ The block (``results.twins`` of the one results document)::
 from __future__ import annotations
 
 import hashlib
-import platform
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -53,7 +52,6 @@ from synthprobe.io.read import sha256_file
 from synthprobe.items import MCItem
 from synthprobe.results import fmt_p, fmt_pct, results_document
 from synthprobe.scoring.settings import RunSettings
-from synthprobe.version import __version__
 
 #: the manifest versions this reader takes
 MANIFEST_VERSIONS = (MANIFEST_VERSION,)
@@ -519,18 +517,16 @@ def run(
     backend, ts: TwinSet, config: TwinsConfig, *, spec: str, load_s: float, command: str | None = None
 ) -> dict[str, Any]:
     """The results document for one model (``backend`` is closed by the caller)."""
-    rt = backend.runtime()
+    from synthprobe.scoring.settings import environment
+
     entry = {
         "model": {"spec": spec, **backend.describe()},
         "settings": {
             "batch_size": config.batch_size,
             "max_context": config.max_context,
             "limit": config.limit,
-            "synthprobe": __version__,
             "chat": config.chat.identity(backend),
-            **rt,
-            "python": platform.python_version(),
-            "platform": platform.platform(terse=True),
+            **environment(backend),
         },
         "load_s": round(load_s, 3),
         "results": {"twins": score_twins(backend, ts, config)},
