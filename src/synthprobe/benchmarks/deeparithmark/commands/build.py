@@ -367,6 +367,8 @@ def _trained_audit(path: Path, args: argparse.Namespace, options: dict) -> int:
 
 
 def _run_trained(ta, path: Path, args: argparse.Namespace, options: dict, step) -> dict:
+    """The trained audit's report; a model embedder is named in it by its model and fingerprint,
+    and closed afterwards."""
     from synthprobe.metrics.choices_only import char_ngram_embedder
 
     names = options["adversaries"]
@@ -374,27 +376,26 @@ def _run_trained(ta, path: Path, args: argparse.Namespace, options: dict, step) 
     if "embedding" in names:
         embed, embedder = (embed, args.embedder) if embed is not None else (char_ngram_embedder(), CHAR_NGRAMS)
     try:
-        return _run_trained_with(ta, path, args, options, step, embed, embedder)
+        report = ta.run(
+            path,
+            budget=args.budget,
+            train_n=options["train_n"],
+            audit_n=options["audit_n"],
+            adversaries=names,
+            controls=not args.no_controls,
+            decoys=args.decoys,
+            seed=args.audit_seed,
+            embed=embed,
+            embedder=embedder,
+            step=step,
+        )
+        if hasattr(embed, "describe") and embed.backend is not None:
+            model = embed.describe()
+            report["embedder"] = f"{args.embedder} ({model['model']}, fingerprint {model['fingerprint'][:12]})"
+        return report
     finally:
         if hasattr(embed, "close"):
             embed.close()
-
-
-def _run_trained_with(ta, path: Path, args: argparse.Namespace, options: dict, step, embed, embedder) -> dict:
-    names = options["adversaries"]
-    return ta.run(
-        path,
-        budget=args.budget,
-        train_n=options["train_n"],
-        audit_n=options["audit_n"],
-        adversaries=names,
-        controls=not args.no_controls,
-        decoys=args.decoys,
-        seed=args.audit_seed,
-        embed=embed,
-        embedder=embedder,
-        step=step,
-    )
 
 
 # ---------------------------------------------------------------------------------------
