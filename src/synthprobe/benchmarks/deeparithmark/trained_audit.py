@@ -281,6 +281,13 @@ def train_seeds(seed: int, count: int) -> list[int]:
     return [derive_seed("deeparithmark/audit-train", seed, i) for i in range(count)]
 
 
+def training_items(builds: Builds, seed: int, n: int) -> list[ChoiceItem]:
+    """The adversaries' ``n`` training items: fresh builds of equal size at the training seeds
+    derived from ``seed``, in ``builds``' decoy mode."""
+    parts = split_sizes(n)
+    return builds.fresh("train", train_seeds(seed, len(parts)), parts, builds.decoys)
+
+
 def audit_seed(seed: int) -> int:
     return derive_seed("deeparithmark/audit-test", seed)
 
@@ -406,8 +413,7 @@ def run(
     templates = file_families(path)
     file_items, fmt = load_file(path)
     builds = Builds(decoys=decoys, number_format=fmt, step=step, templates=templates)
-    parts = split_sizes(train_n)
-    train = builds.fresh("train", train_seeds(seed, len(parts)), parts, decoys)
+    train = training_items(builds, seed, train_n)
     audit = builds.fresh("audit build", [audit_seed(seed)], [audit_n], decoys)
     made = make_controls(builds, sizes, seed, train, audit) if controls else []
     report = run_audit(train, {"audit build": audit, "file": file_items}, adversaries, made, embed=embed, step=step)
@@ -453,8 +459,7 @@ def run_on_items(
     start = time.perf_counter()
     sizes = BUDGETS[budget]
     builds = Builds(decoys=decoys, number_format=number_format, step=step, templates=templates)
-    parts = split_sizes(sizes.train)
-    train = builds.fresh("train", train_seeds(seed, len(parts)), parts, decoys)
+    train = training_items(builds, seed, sizes.train)
     sets = {label: [choice_from_item(it) for it in items] for label, items in test_sets.items()}
     report = run_audit(train, sets, adversaries, (), step=step)
     report["budget"] = {"name": budget, "train": sizes.train}
